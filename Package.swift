@@ -1,0 +1,51 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "seedkit",
+    platforms: [.macOS(.v13), .iOS(.v16)],
+    products: [
+        // What an app links: install the bundled seed, apply pending migrations. GRDB only.
+        .library(name: "SeedRuntime", targets: ["SeedRuntime"]),
+        // Fixtures, validation, building, planning, inspection: what the CLI and CI use.
+        .library(name: "SeedTooling", targets: ["SeedTooling"]),
+        .executable(name: "seedkit", targets: ["seedkit"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+    ],
+    targets: [
+        .target(
+            name: "SeedRuntime",
+            dependencies: [.product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        .target(
+            name: "SeedTooling",
+            dependencies: [
+                "SeedRuntime",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Yams", package: "Yams"),
+            ]
+        ),
+        .executableTarget(
+            name: "seedkit",
+            dependencies: [
+                "SeedTooling",
+                "SeedRuntime",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "SeedRuntimeTests", dependencies: ["SeedRuntime", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "SeedToolingTests", dependencies: ["SeedTooling", "SeedRuntime", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "seedkitTests", dependencies: ["SeedTooling", "SeedRuntime", .product(name: "GRDB", package: "GRDB.swift")]),
+    ]
+)
+
+for target in package.targets {
+    var settings = target.swiftSettings ?? []
+    settings.append(.enableUpcomingFeature("ExistentialAny"))
+    settings.append(.enableUpcomingFeature("MemberImportVisibility"))
+    target.swiftSettings = settings
+}

@@ -1,0 +1,51 @@
+/// Everything that can go wrong in seedkit, as one error type with a kind that maps to an exit code.
+///
+/// ```swift
+/// do { try installer.prepareStore() }
+/// catch let error as SeedError where error.kind == .refused { showUnstableStoreMessage(error) }
+/// ```
+public struct SeedError: Error, Sendable, CustomStringConvertible {
+    /// What failed, coarse enough to act on. Each kind has its own CLI exit code.
+    public enum Kind: Sendable, Equatable {
+        /// The input data has errors (validation, parse, conflicts under `--on-conflict fail`). Exit 1.
+        case invalidData
+        /// Usage or configuration: bad manifest, missing file, malformed migration. Exit 2.
+        case configuration
+        /// The store was refused: changed migration, newer than these migrations, not a database. Exit 3.
+        case refused
+        /// SQLite or I/O failed: locked, disk full, read-only. Exit 4.
+        case io
+    }
+
+    public var kind: Kind
+    /// Every problem found; at least one.
+    public var diagnostics: [Diagnostic]
+
+    public init(_ kind: Kind, _ diagnostics: [Diagnostic]) {
+        self.kind = kind
+        self.diagnostics = diagnostics
+    }
+
+    public init(_ kind: Kind, file: String? = nil, line: Int = 0, column: Int = 0, code: DiagnosticCode? = nil, _ message: String) {
+        let defaultCode: DiagnosticCode
+        switch kind {
+        case .invalidData: defaultCode = .otherRule
+        case .configuration: defaultCode = .configuration
+        case .refused: defaultCode = .storeRefused
+        case .io: defaultCode = .ioFailure
+        }
+        self.init(kind, [Diagnostic(file: file, line: line, column: column, code: code ?? defaultCode, message: message)])
+    }
+
+    /// The CLI exit code for this error (SPEC §5).
+    public var exitCode: Int32 {
+        switch kind {
+        case .invalidData: return 1
+        case .configuration: return 2
+        case .refused: return 3
+        case .io: return 4
+        }
+    }
+
+    public var description: String { diagnostics.map(\.description).joined(separator: "\n") }
+}

@@ -1,0 +1,53 @@
+import Foundation
+public import GRDB
+
+/// One migration as the store recorded it.
+public struct LedgerEntry: Sendable, Equatable {
+    public enum Origin: String, Sendable { case seed, applied }
+
+    public var number: Int
+    public var name: String
+    /// `sha256:` followed by the hex digest.
+    public var checksum: String
+    /// ISO 8601 UTC; nil for migrations the seed came with.
+    public var appliedAt: String?
+    public var origin: Origin
+
+    public init(number: Int, name: String, checksum: String, appliedAt: String?, origin: Origin) {
+        self.number = number
+        self.name = name
+        self.checksum = checksum
+        self.appliedAt = appliedAt
+        self.origin = origin
+    }
+}
+
+/// Reads and writes the `_seedkit_migrations` table.
+public enum MigrationLedger {
+    /// The recorded migrations in number order; empty when the store has no ledger.
+    public static func entries(_ db: Database) throws -> [LedgerEntry] {
+        guard try db.tableExists(SeedCatalog.ledgerTable) else { return [] }
+        return try Row.fetchAll(
+            db, sql: "SELECT number, name, checksum, applied_at, origin FROM \(SeedCatalog.ledgerTable) ORDER BY number"
+        ).map { row in
+            LedgerEntry(
+                number: row[0], name: row[1], checksum: row[2], appliedAt: row[3],
+                origin: LedgerEntry.Origin(rawValue: row[4]) ?? .applied)
+        }
+    }
+
+    /// Records one migration.
+    public static func record(_ entry: LedgerEntry, in db: Database) throws {
+        try db.execute(sql: SeedCatalog.createLedger)
+        try db.execute(
+            sql: "INSERT INTO \(SeedCatalog.ledgerTable)(number, name, checksum, applied_at, origin) VALUES (?, ?, ?, ?, ?)",
+            arguments: [entry.number, entry.name, entry.checksum, entry.appliedAt, entry.origin.rawValue])
+    }
+
+    /// Now, as the ledger writes it: `2026-11-22T03:01:23Z`.
+    public static func timestamp(_ date: Date = Date()) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        return formatter.string(from: date)
+    }
+}

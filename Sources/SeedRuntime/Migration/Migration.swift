@@ -1,0 +1,180 @@
+import Foundation
+
+/// One numbered data update: a declarative file (`NNNN-name.yml`/`.json`) or SQL (`NNNN-name.sql`).
+public struct Migration: Sendable, Equatable {
+    /// The number from the file name: `1` for `0001-add-fourth-book.yml`.
+    public var number: Int
+    /// The name from the file name: `add-fourth-book`.
+    public var name: String
+    /// The file, for messages.
+    public var file: String
+    /// `sha256:` and the hex digest of the migration's content (see ``Migration/checksum(of:)``).
+    public var checksum: String
+    public var body: Body
+
+    public enum Body: Sendable, Equatable {
+        /// SQL run as written, once.
+        case sql(String)
+        /// Declarative inserts, updates and deletes.
+        case changes(DataChanges)
+    }
+
+    public init(number: Int, name: String, file: String, checksum: String, body: Body) {
+        self.number = number
+        self.name = name
+        self.file = file
+        self.checksum = checksum
+        self.body = body
+    }
+
+    /// `0001-add-fourth-book`.
+    public var id: String { String(number).leftPadded(to: 4) + "-" + name }
+
+    /// Splits `0001-add-fourth-book.yml` into its number and name; nil for other names.
+    public static func parseFileName(_ fileName: String) -> (number: Int, name: String, ext: String)? {
+        guard let dot = fileName.lastIndex(of: ".") else { return nil }
+        let stem = fileName[..<dot]
+        let ext = String(fileName[fileName.index(after: dot)...]).lowercased()
+        let digits = stem.prefix { $0.isASCII && $0.isNumber }
+        guard !digits.isEmpty, let number = Int(digits) else { return nil }
+        var rest = stem.dropFirst(digits.count)
+        if rest.first == "-" || rest.first == "_" { rest = rest.dropFirst() }
+        return (number, String(rest), ext)
+    }
+
+    /// The checksum of a migration: SHA-256 over SQL as written, or over a declarative
+    /// migration's canonical JSON, so that the same content in YAML or JSON has the same
+    /// checksum and comments or formatting do not count as a change.
+    public static func checksum(sql: String) -> String { "sha256:" + SHA256.hex(sql.utf8) }
+
+    /// See ``checksum(sql:)``.
+    public static func checksum(of document: DocNode) -> String { "sha256:" + SHA256.hex(document.jsonText.utf8) }
+
+    /// Builds a migration from a file's name and parsed content.
+    public static func make(fileName: String, file: String, document: DocNode) throws(SeedError) -> Migration {
+        guard let parts = parseFileName(fileName) else {
+            throw SeedError(.configuration, file: file, "a migration file name must start with its number, like 0001-add-fourth-book.yml")
+        }
+        let changes = try DataChanges(document: document, file: file)
+        return Migration(number: parts.number, name: parts.name, file: file, checksum: checksum(of: document), body: .changes(changes))
+    }
+}
+
+/// Declarative changes: `insert`, `update` and `delete`, each by table, in the order written.
+public struct DataChanges: Sendable, Equatable {
+    public var operations: [Operation]
+
+    public enum Operation: Sendable, Equatable {
+        case insert(table: String, rows: [RowValues])
+        case update(table: String, changes: [RowChange])
+        case delete(table: String, changes: [RowChange])
+
+        public var table: String {
+            switch self {
+            case .insert(let table, _), .update(let table, _), .delete(let table, _): return table
+            }
+        }
+    }
+
+    /// Column values in written order, with where they were written.
+    public struct RowValues: Sendable, Equatable {
+        public var values: [(column: String, value: InputValue)]
+        public var line: Int
+        public var file: String
+
+        public static func == (lhs: RowValues, rhs: RowValues) -> Bool {
+            lhs.line == rhs.line && lhs.file == rhs.file && lhs.values.map(\.column) == rhs.values.map(\.column)
+                && lhs.values.map(\.value) == rhs.values.map(\.value)
+        }
+
+        public subscript(column: String) -> InputValue? { values.first { $0.column == column }?.value }
+    }
+
+    /// An update (`key`, `from`, `to`) or a delete (`key`, optional `from`).
+    public struct RowChange: Sendable, Equatable {
+        /// A single key value (`The first book`) or values by column for composite keys.
+        public var key: Key
+        public var from: RowValues
+        public var to: RowValues
+        public var line: Int
+    }
+
+    public enum Key: Sendable, Equatable, CustomStringConvertible {
+        case single(InputValue)
+        case columns(RowValues)
+
+        public var description: String {
+            switch self {
+            case .single(let value): return value.description
+            case .columns(let row): return "{" + row.values.map { "\($0.column): \($0.value)" }.joined(separator: ", ") + "}"
+            }
+        }
+    }
+
+    public init(operations: [Operation]) { self.operations = operations }
+
+    /// Reads the document of a migration file.
+    public init(document: DocNode, file: String) throws(SeedError) {
+        func fail(_ node: DocNode, _ message: String) -> SeedError {
+            SeedError(.configuration, file: file, line: node.line, column: node.column, message)
+        }
+        func rowValues(_ node: DocNode, what: String) throws(SeedError) -> RowValues {
+            guard let entries = node.entries else { throw fail(node, "\(what) must be a map of column: value") }
+            return RowValues(values: entries.map { ($0.key, $0.node.inputValue) }, line: node.line, file: file)
+        }
+        guard let sections = document.entries else {
+            throw fail(document, "a migration is a map with insert, update and/or delete")
+        }
+        var operations: [Operation] = []
+        for section in sections {
+            guard ["insert", "update", "delete"].contains(section.key) else {
+                throw SeedError(.configuration, file: file, line: section.line, column: section.column,
+                    "unknown operation '\(section.key)' (expected insert, update or delete)")
+            }
+            if case .null = section.node.value { continue }
+            guard let tables = section.node.entries else { throw fail(section.node, "'\(section.key)' must be a map of table: [rows]") }
+            for table in tables {
+                guard let items = table.node.items else {
+                    throw fail(table.node, "'\(section.key).\(table.key)' must be a list of rows")
+                }
+                switch section.key {
+                case "insert":
+                    var rows: [RowValues] = []
+                    for item in items { rows.append(try rowValues(item, what: "a row to insert")) }
+                    operations.append(.insert(table: table.key, rows: rows))
+                default:
+                    var changes: [RowChange] = []
+                    for item in items {
+                        guard let entries = item.entries else { throw fail(item, "each \(section.key) is a map with key, from\(section.key == "update" ? " and to" : "")") }
+                        var key: Key?
+                        var from = RowValues(values: [], line: item.line, file: file)
+                        var to = RowValues(values: [], line: item.line, file: file)
+                        for entry in entries {
+                            switch entry.key {
+                            case "key":
+                                if let keyEntries = entry.node.entries {
+                                    key = .columns(RowValues(values: keyEntries.map { ($0.key, $0.node.inputValue) }, line: entry.line, file: file))
+                                } else if entry.node.items != nil {
+                                    throw fail(entry.node, "a key is one value, or a map of column: value for a composite key")
+                                } else {
+                                    key = .single(entry.node.inputValue)
+                                }
+                            case "from": from = try rowValues(entry.node, what: "'from'")
+                            case "to" where section.key == "update": to = try rowValues(entry.node, what: "'to'")
+                            default:
+                                let allowed = section.key == "update" ? "key, from, to" : "key, from"
+                                throw SeedError(.configuration, file: file, line: entry.line, column: entry.column,
+                                    "unknown field '\(entry.key)' in \(section.key) (expected \(allowed))")
+                            }
+                        }
+                        guard let key else { throw fail(item, "this \(section.key) has no 'key'") }
+                        if section.key == "update" && to.values.isEmpty { throw fail(item, "this update has no 'to' values") }
+                        changes.append(RowChange(key: key, from: from, to: to, line: item.line))
+                    }
+                    operations.append(section.key == "update" ? .update(table: table.key, changes: changes) : .delete(table: table.key, changes: changes))
+                }
+            }
+        }
+        self.operations = operations
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+
+/// Reads the migrations of a directory: `NNNN-name.json` and `NNNN-name.sql`, and
+/// `.yml`/`.yaml` when given a YAML parser (the tooling passes one; an app bundles JSON or SQL).
+///
+/// ```swift
+/// let migrations = try MigrationDirectory.load(Bundle.main.url(forResource: "migrations", withExtension: nil)!)
+/// ```
+public enum MigrationDirectory {
+    /// Parses a YAML document into a ``DocNode``; throws a ``SeedError`` naming the file on bad YAML.
+    public typealias YAMLParser = @Sendable (_ text: String, _ file: String) throws(SeedError) -> DocNode
+
+    /// The migrations in `directory`, in number order.
+    ///
+    /// - parameters:
+    ///   - directory: the folder. A missing folder means no migrations.
+    ///   - displayPath: how to name the folder in messages (defaults to its path).
+    ///   - yamlParser: how to read `.yml` files; without one they are a configuration error.
+    /// - throws: ``SeedError`` (configuration) for unreadable or malformed files, names that do
+    ///   not start with a number, and two files with the same number.
+    public static func load(_ directory: URL, displayPath: String? = nil, yamlParser: YAMLParser? = nil) throws(SeedError) -> [Migration] {
+        let shown = displayPath ?? directory.path
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) else { return [] }
+        guard isDirectory.boolValue else { throw SeedError(.configuration, file: shown, "the migrations path is not a directory") }
+        let names: [String]
+        do { names = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() }
+        catch { throw SeedError(.configuration, file: shown, "cannot list migrations: \(error.localizedDescription)") }
+
+        var migrations: [Migration] = []
+        var byNumber: [Int: String] = [:]
+        for name in names where !name.hasPrefix(".") {
+            let file = (shown as NSString).appendingPathComponent(name)
+            guard let parts = Migration.parseFileName(name), ["yml", "yaml", "json", "sql"].contains(parts.ext) else {
+                if name.lowercased().hasSuffix(".md") || name.lowercased() == "readme" { continue }
+                throw SeedError(.configuration, file: file,
+                    "not a migration file name: expected NNNN-name.yml, .json or .sql (rename it, or move it out of the migrations directory)")
+            }
+            if let other = byNumber[parts.number] {
+                throw SeedError(.configuration, file: file, "migration number \(parts.number) is used twice: \(other) and \(file); give one of them the next free number")
+            }
+            byNumber[parts.number] = file
+            let data: Data
+            do { data = try Data(contentsOf: directory.appendingPathComponent(name)) }
+            catch { throw SeedError(.configuration, file: file, "cannot read: \(error.localizedDescription)") }
+            guard let text = String(data: data, encoding: .utf8) else { throw SeedError(.configuration, file: file, code: .invalidEncoding, "not UTF-8") }
+            switch parts.ext {
+            case "sql":
+                migrations.append(Migration(number: parts.number, name: parts.name, file: file, checksum: Migration.checksum(sql: text), body: .sql(text)))
+            case "json":
+                let document: DocNode
+                do { document = try data.withUnsafeBytes { bytes in try JSONScanner.parseDocument(bytes) } }
+                catch let error as JSONScanError { throw SeedError(.configuration, file: file, line: error.line, column: error.column, code: .parseError, error.message) }
+                catch { throw SeedError(.configuration, file: file, code: .parseError, "\(error)") }
+                migrations.append(try Migration.make(fileName: name, file: file, document: document))
+            default:
+                guard let yamlParser else {
+                    throw SeedError(.configuration, file: file, "YAML migrations need the seedkit tool; bundle migrations as .json or .sql in an app (`seedkit export-migrations`)")
+                }
+                migrations.append(try Migration.make(fileName: name, file: file, document: try yamlParser(text, file)))
+            }
+        }
+        return migrations.sorted { $0.number < $1.number }
+    }
+}
+
+extension JSONScanError {
+    var line: Int { if case .syntax(let line, _, _) = self { return line } else { return 0 } }
+    var column: Int { if case .syntax(_, let column, _) = self { return column } else { return 0 } }
+    var message: String { if case .syntax(_, _, let message) = self { return message } else { return "unexpected end of file" } }
+}

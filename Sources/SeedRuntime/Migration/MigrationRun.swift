@@ -1,0 +1,339 @@
+import GRDB
+import Foundation
+
+/// One run of the migrator inside an open transaction: resolves keys and refs against
+/// the store, decides what each row change does, and has the dialect write it.
+///
+/// Decisions (SPEC §7): an insert whose key exists is left alone; an update applies only
+/// where the row still holds `from`, is done where it holds `to`, and is otherwise a
+/// conflict; a delete removes only an unchanged row that nothing references.
+struct MigrationRun {
+    private let db: Database
+    private let options: SeedMigrator.Options
+    private var specs: [String: TableSpec]
+    private var tables: [String: TableInfo] = [:]
+    /// Problems that stop the run; thrown together at the end so that all are reported.
+    private var errors: [Diagnostic] = []
+
+    init(db: Database, options: SeedMigrator.Options) throws {
+        self.db = db
+        self.options = options
+        let specs = try options.tables ?? SeedCatalog.tableSpecs(db) ?? []
+        self.specs = Dictionary(specs.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    mutating func apply(_ migration: Migration) throws -> [RowEvent] {
+        switch migration.body {
+        case .sql(let sql):
+            do {
+                try db.execute(sql: sql)
+            } catch let error as DatabaseError {
+                throw SeedError(.invalidData, file: migration.file, "SQL migration failed: \(error.message ?? "\(error)"); nothing was written")
+            }
+            tables.removeAll()  // the SQL may have changed the schema
+            return [RowEvent(kind: .sql, table: "", key: "", detail: "ran \(migration.file)", file: migration.file, line: 0)]
+        case .changes(let changes):
+            var events: [RowEvent] = []
+            for operation in changes.operations {
+                let table = try tableInfo(operation.table, file: migration.file)
+                switch operation {
+                case .insert(_, let rows):
+                    for row in rows { if let event = try insert(row, into: table) { events.append(event) } }
+                case .update(_, let changes):
+                    for change in changes { if let event = try update(change, in: table, file: migration.file) { events.append(event) } }
+                case .delete(_, let changes):
+                    for change in changes { if let event = try delete(change, from: table, file: migration.file) { events.append(event) } }
+                }
+            }
+            return events
+        }
+    }
+
+    /// Throws everything collected, then checks foreign keys before the caller commits.
+    func finish() throws {
+        var errors = self.errors
+        if errors.isEmpty {
+            for row in try Row.fetchAll(db, sql: "PRAGMA foreign_key_check") {
+                let table: String = row[0]
+                let parent: String = row[2]
+                errors.append(Diagnostic(code: .unresolvedReference, message: "after the migrations, a row of \(table) (rowid \(row[1] as Int64? ?? 0)) references a missing row of \(parent); nothing was written", table: table))
+            }
+        }
+        if !errors.isEmpty { throw SeedError(errors.contains { $0.code == .configuration || $0.code == .unknownColumn } ? .configuration : .invalidData, errors) }
+    }
+
+    // MARK: - Operations
+
+    private mutating func insert(_ row: DataChanges.RowValues, into table: TableInfo) throws -> RowEvent? {
+        guard let values = try resolve(row, in: table) else {
+            return event(.conflict, table, row: row, key: "", "a referenced row is missing (the user deleted it?); row not inserted")
+        }
+        let keyColumns = try self.keyColumns(table, file: row.file, line: row.line)
+        var key: [(column: String, value: SQLValue)] = []
+        for column in keyColumns {
+            guard let value = values.first(where: { $0.column.caseInsensitiveCompare(column) == .orderedSame }) else {
+                errors.append(Diagnostic(file: row.file, line: row.line, code: .configuration, message: "this row for \(table.name) has no value for its key column '\(column)'", table: table.name))
+                return nil
+            }
+            key.append((column, value.value))
+        }
+        let keyText = render(key)
+        if let validator = options.validator {
+            let problems = validator.validate(table: table.name, values: values, file: row.file, line: row.line)
+            if !problems.isEmpty { errors += problems; return nil }
+        }
+        if try count(table, key) > 0 {
+            return event(.alreadyPresent, table, row: row, key: keyText, "already present; left as it is")
+        }
+        do {
+            try options.dialect.insert(db, into: table, values: values)
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+            errors.append(Diagnostic(file: row.file, line: row.line, code: constraintCode(error), message: "cannot insert \(keyText) into \(table.name): \(error.message ?? "constraint failed")", table: table.name))
+            return nil
+        }
+        return event(.inserted, table, row: row, key: keyText, "inserted")
+    }
+
+    private mutating func update(_ change: DataChanges.RowChange, in table: TableInfo, file: String) throws -> RowEvent? {
+        guard let key = try resolveKey(change.key, in: table, file: file, line: change.line) else { return nil }
+        let keyText = render(key)
+        for column in change.to.values.map(\.column) where change.from[column] == nil {
+            errors.append(Diagnostic(file: file, line: change.line, code: .configuration, message: "update of \(table.name) \(keyText) sets '\(column)' without a 'from' value; add what the previous seed shipped, so that a user's edit is never overwritten", table: table.name))
+            return nil
+        }
+        guard let from = try resolve(change.from, in: table), let to = try resolve(change.to, in: table) else {
+            return event(.conflict, table, line: change.line, file: file, key: keyText, "a referenced row is missing; row not updated")
+        }
+        let rows = try fetch(table, key)
+        guard rows.count == 1, let current = rows.first else {
+            return rows.isEmpty
+                ? event(.missing, table, line: change.line, file: file, key: keyText, "not in the store (deleted by the user?); nothing to update")
+                : event(.conflict, table, line: change.line, file: file, key: keyText, "\(rows.count) rows have this key; none updated")
+        }
+        if matches(current, to) { return event(.upToDate, table, line: change.line, file: file, key: keyText, "already up to date") }
+        let changed = mismatches(current, from)
+        guard changed.isEmpty else {
+            return conflict(table, line: change.line, file: file, key: keyText, "changed in the store (\(changed)); the store's values are kept")
+        }
+        if let validator = options.validator {
+            let problems = validator.validate(table: table.name, values: to, file: file, line: change.to.line)
+            if !problems.isEmpty { errors += problems; return nil }
+        }
+        do {
+            try options.dialect.update(db, table: table, key: key, values: to)
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+            errors.append(Diagnostic(file: file, line: change.line, code: constraintCode(error), message: "cannot update \(table.name) \(keyText): \(error.message ?? "constraint failed")", table: table.name))
+            return nil
+        }
+        let description = to.map { column, value in "\(column) \(describe(current[column.lowercased()] ?? .null)) → \(describe(value))" }.joined(separator: ", ")
+        return event(.updated, table, line: change.line, file: file, key: keyText, description)
+    }
+
+    private mutating func delete(_ change: DataChanges.RowChange, from table: TableInfo, file: String) throws -> RowEvent? {
+        guard let key = try resolveKey(change.key, in: table, file: file, line: change.line) else { return nil }
+        let keyText = render(key)
+        let rows = try fetch(table, key)
+        guard rows.count == 1, let current = rows.first else {
+            return rows.isEmpty
+                ? event(.missing, table, line: change.line, file: file, key: keyText, "not in the store; nothing to delete")
+                : event(.conflict, table, line: change.line, file: file, key: keyText, "\(rows.count) rows have this key; none deleted")
+        }
+        guard let from = try resolve(change.from, in: table) else {
+            return conflict(table, line: change.line, file: file, key: keyText, "a referenced row is missing; row not deleted")
+        }
+        let changed = mismatches(current, from)
+        guard changed.isEmpty else {
+            return conflict(table, line: change.line, file: file, key: keyText, "changed in the store (\(changed)); not deleted")
+        }
+        if let referrer = try referrer(of: current, in: table) {
+            let event = RowEvent(kind: .deleteDenied, table: table.name, key: keyText, detail: "still referenced by \(referrer); not deleted", file: file, line: change.line)
+            if options.onConflict == .fail {
+                errors.append(Diagnostic(file: file, line: change.line, code: .deleteDenied, message: "cannot delete \(table.name) \(keyText): still referenced by \(referrer)", table: table.name))
+            }
+            return event
+        }
+        try options.dialect.delete(db, from: table, key: key)
+        return event(.deleted, table, line: change.line, file: file, key: keyText, "deleted")
+    }
+
+    // MARK: - Resolving
+
+    private mutating func tableInfo(_ name: String, file: String) throws -> TableInfo {
+        if let info = tables[name] { return info }
+        guard !SeedCatalog.isInternal(name), let info = try TableInfo.read(db, table: name) else {
+            throw SeedError(.configuration, file: file, "unknown table '\(name)': the store has \(try TableInfo.userTables(db).joined(separator: ", "))")
+        }
+        tables[name] = info
+        return info
+    }
+
+    private func keyColumns(_ table: TableInfo, file: String, line: Int) throws -> [String] {
+        if let key = specs[table.name]?.key, !key.isEmpty { return key }
+        let primaryKey = table.primaryKey
+        guard !primaryKey.isEmpty else {
+            throw SeedError(.configuration, file: file, line: line, "table \(table.name) has no primary key and no natural key; give it a `key:` in the manifest")
+        }
+        return primaryKey
+    }
+
+    private mutating func resolveKey(_ key: DataChanges.Key, in table: TableInfo, file: String, line: Int) throws -> [(column: String, value: SQLValue)]? {
+        let columns = try keyColumns(table, file: file, line: line)
+        let row: DataChanges.RowValues
+        switch key {
+        case .single(let value):
+            guard columns.count == 1 else {
+                errors.append(Diagnostic(file: file, line: line, code: .configuration, message: "\(table.name) has a composite key (\(columns.joined(separator: ", "))); write the key as a map of column: value", table: table.name))
+                return nil
+            }
+            row = DataChanges.RowValues(values: [(columns[0], value)], line: line, file: file)
+        case .columns(let values):
+            let given = Set(values.values.map { $0.column.lowercased() })
+            guard given == Set(columns.map { $0.lowercased() }) else {
+                errors.append(Diagnostic(file: file, line: line, code: .configuration, message: "the key of \(table.name) is (\(columns.joined(separator: ", "))), but this key names (\(values.values.map(\.column).joined(separator: ", ")))", table: table.name))
+                return nil
+            }
+            row = values
+        }
+        guard let resolved = try resolve(row, in: table) else {
+            errors.append(Diagnostic(file: file, line: line, code: .unresolvedReference, message: "the key of this \(table.name) row refers to a missing row", table: table.name))
+            return nil
+        }
+        return resolved
+    }
+
+    /// Converts a row's values to the columns' types and refs to the parents' ids.
+    /// Returns nil when a referenced parent row is missing; records other problems in `errors`.
+    private mutating func resolve(_ row: DataChanges.RowValues, in table: TableInfo) throws -> [(column: String, value: SQLValue)]? {
+        var result: [(column: String, value: SQLValue)] = []
+        var parentMissing = false
+        for (column, input) in row.values {
+            guard let info = table.column(column) else {
+                errors.append(Diagnostic(file: row.file, line: row.line, code: .unknownColumn, message: "\(table.name) has no column '\(column)' (it has \(table.columns.map(\.name).joined(separator: ", ")))", table: table.name))
+                continue
+            }
+            if let reference = specs[table.name]?.refs.first(where: { $0.key.caseInsensitiveCompare(info.name) == .orderedSame })?.value, input != .null {
+                switch try resolveReference(reference, from: table, column: info, input: input, row: row) {
+                case .some(let id): result.append((info.name, id))
+                case .none: parentMissing = true
+                }
+                continue
+            }
+            switch info.type.convert(input) {
+            case .success(let value): result.append((info.name, value))
+            case .failure(let failure):
+                errors.append(Diagnostic(file: row.file, line: row.line, code: .typeMismatch, message: "\(table.name).\(info.name): \(input) is not \(failure.expected) (the column is \(info.declaredType.isEmpty ? "untyped" : info.declaredType))", table: table.name))
+            }
+        }
+        return parentMissing ? nil : result
+    }
+
+    private mutating func resolveReference(_ reference: TableSpec.Reference, from table: TableInfo, column: ColumnInfo, input: InputValue, row: DataChanges.RowValues) throws -> SQLValue? {
+        let parent = try tableInfo(reference.table, file: row.file)
+        guard let parentKey = parent.column(reference.column) else {
+            errors.append(Diagnostic(file: row.file, line: row.line, code: .configuration, message: "ref \(table.name).\(column.name) → \(reference) names a column \(parent.name) lacks", table: table.name))
+            return .null
+        }
+        let keyValue: SQLValue
+        switch parentKey.type.convert(input) {
+        case .success(let value): keyValue = value
+        case .failure(let failure):
+            errors.append(Diagnostic(file: row.file, line: row.line, code: .typeMismatch, message: "\(table.name).\(column.name): \(input) is not \(failure.expected) (a key of \(reference))", table: table.name))
+            return .null
+        }
+        let target = referenceTarget(from: table, column: column.name, parent: parent)
+        let ids = try SQLValue.fetchAll(db, sql: "SELECT \(target) FROM \(quoteIdentifier(parent.name)) WHERE \(quoteIdentifier(parentKey.name)) IS ? LIMIT 2", arguments: [keyValue])
+        return ids.first
+    }
+
+    /// The parent column a child column stores: its FOREIGN KEY's target, else the parent's primary key, else rowid.
+    private func referenceTarget(from table: TableInfo, column: String, parent: TableInfo) -> String {
+        if let key = table.foreignKeys.first(where: { $0.columns.count == 1 && $0.columns[0].caseInsensitiveCompare(column) == .orderedSame && $0.parent.caseInsensitiveCompare(parent.name) == .orderedSame }),
+           let target = key.parentColumns.first {
+            return quoteIdentifier(target)
+        }
+        let primaryKey = parent.primaryKey
+        return primaryKey.count == 1 ? quoteIdentifier(primaryKey[0]) : "rowid"
+    }
+
+    /// Who still references `row` (through a FOREIGN KEY or a manifest ref), or nil.
+    private mutating func referrer(of row: [String: SQLValue], in table: TableInfo) throws -> String? {
+        for childName in try TableInfo.userTables(db) {
+            let child = try tableInfo(childName, file: "")
+            for key in child.foreignKeys where key.parent.caseInsensitiveCompare(table.name) == .orderedSame {
+                let parentColumns = key.parentColumns.isEmpty ? table.primaryKey : key.parentColumns
+                guard parentColumns.count == key.columns.count, !parentColumns.isEmpty else { continue }
+                let values = parentColumns.map { row[$0.lowercased()] ?? .null }
+                if values.contains(.null) { continue }
+                let predicate = zip(key.columns, values).map { (column: $0.0, value: $0.1) }
+                if try count(child, predicate) > 0 { return "\(child.name).\(key.columns.joined(separator: ", "))" }
+            }
+            for (column, reference) in specs[childName]?.refs ?? [:] where reference.table.caseInsensitiveCompare(table.name) == .orderedSame
+                && !child.foreignKeys.contains(where: { $0.columns.count == 1 && $0.columns[0].caseInsensitiveCompare(column) == .orderedSame }) {
+                let target = referenceTarget(from: child, column: column, parent: table)
+                let value = target == "rowid" ? try SQLValue.fetchOne(db, sql: "SELECT rowid FROM \(quoteIdentifier(table.name)) WHERE \(keyPredicate(row.map { ($0.key, $0.value) }.sorted { $0.0 < $1.0 }))", arguments: StatementArguments(row.sorted { $0.key < $1.key }.map(\.value))) ?? .null
+                    : row[target.trimmingCharacters(in: CharacterSet(charactersIn: "\"")).lowercased()] ?? .null
+                if value != .null, try count(child, [(column, value)]) > 0 { return "\(childName).\(column)" }
+            }
+        }
+        return nil
+    }
+
+    // MARK: - Helpers
+
+    private func count(_ table: TableInfo, _ key: [(column: String, value: SQLValue)]) throws -> Int {
+        try Int.fetchOne(db, sql: "SELECT count(*) FROM \(quoteIdentifier(table.name)) WHERE \(keyPredicate(key))", arguments: StatementArguments(key.map(\.value))) ?? 0
+    }
+
+    /// The rows with `key`, each as lower-cased column name → value.
+    private func fetch(_ table: TableInfo, _ key: [(column: String, value: SQLValue)]) throws -> [[String: SQLValue]] {
+        try Row.fetchAll(db, sql: "SELECT * FROM \(quoteIdentifier(table.name)) WHERE \(keyPredicate(key)) LIMIT 2", arguments: StatementArguments(key.map(\.value))).map { row in
+            var values: [String: SQLValue] = [:]
+            for (column, dbValue) in row { values[column.lowercased()] = SQLValue.fromDatabaseValue(dbValue) ?? .null }
+            return values
+        }
+    }
+
+    private func matches(_ current: [String: SQLValue], _ values: [(column: String, value: SQLValue)]) -> Bool {
+        values.allSatisfy { (current[$0.column.lowercased()] ?? .null).isSame(as: $0.value) }
+    }
+
+    /// `price is 13, expected 10` for each column that differs.
+    private func mismatches(_ current: [String: SQLValue], _ values: [(column: String, value: SQLValue)]) -> String {
+        values.compactMap { column, expected in
+            let actual = current[column.lowercased()] ?? .null
+            return actual.isSame(as: expected) ? nil : "\(column) is \(describe(actual)), expected \(describe(expected))"
+        }.joined(separator: "; ")
+    }
+
+    private mutating func conflict(_ table: TableInfo, line: Int, file: String, key: String, _ detail: String) -> RowEvent {
+        if options.onConflict == .fail {
+            errors.append(Diagnostic(file: file, line: line, code: .conflict, message: "conflict on \(table.name) \(key): \(detail)", table: table.name))
+        }
+        return RowEvent(kind: .conflict, table: table.name, key: key, detail: detail, file: file, line: line)
+    }
+
+    private mutating func event(_ kind: RowEvent.Kind, _ table: TableInfo, row: DataChanges.RowValues, key: String, _ detail: String) -> RowEvent {
+        kind == .conflict ? conflict(table, line: row.line, file: row.file, key: key, detail) : RowEvent(kind: kind, table: table.name, key: key, detail: detail, file: row.file, line: row.line)
+    }
+
+    private mutating func event(_ kind: RowEvent.Kind, _ table: TableInfo, line: Int, file: String, key: String, _ detail: String) -> RowEvent {
+        kind == .conflict ? conflict(table, line: line, file: file, key: key, detail) : RowEvent(kind: kind, table: table.name, key: key, detail: detail, file: file, line: line)
+    }
+
+    private func render(_ key: [(column: String, value: SQLValue)]) -> String {
+        key.count == 1 ? describe(key[0].value) : "(" + key.map { "\($0.column)=\(describe($0.value))" }.joined(separator: ", ") + ")"
+    }
+
+    private func describe(_ value: SQLValue) -> String {
+        if case .text(let text) = value { return "'\(text)'" }
+        return value.description
+    }
+
+    private func constraintCode(_ error: DatabaseError) -> DiagnosticCode {
+        let message = error.message ?? ""
+        if message.hasPrefix("NOT NULL") { return .missingRequired }
+        if message.hasPrefix("UNIQUE") { return .duplicateKey }
+        if message.hasPrefix("FOREIGN KEY") { return .unresolvedReference }
+        return .otherRule
+    }
+}

@@ -1,0 +1,207 @@
+import Foundation
+public import GRDB
+
+/// Checks rows that migrations are about to write against rules the runtime does not
+/// know (the manifest's). The tooling supplies one; an app usually does not.
+public protocol RowValidator: Sendable {
+    /// Problems with a row about to be inserted, or with the new values of an update.
+    func validate(table: String, values: [(column: String, value: SQLValue)], file: String, line: Int) -> [Diagnostic]
+}
+
+/// What to do when the user changed a row a migration wants to change.
+public enum ConflictPolicy: String, Sendable, CaseIterable {
+    /// Keep the user's value and report the conflict.
+    case keep
+    /// Treat conflicts and denied deletes as errors: nothing is written.
+    case fail
+}
+
+/// Applies numbered data migrations to a store, once each, all in one transaction.
+///
+/// ```swift
+/// let migrator = try SeedMigrator(migrations: MigrationDirectory.load(migrationsURL))
+/// let report = try migrator.migrate(DatabaseQueue(path: storePath))
+/// ```
+///
+/// ## Topics
+/// - Asking without writing: ``states(_:)``, ``pending(_:)``, ``dryRun(_:options:)``
+/// - Writing: ``migrate(_:options:)``, ``apply(_:options:)``
+public struct SeedMigrator: Sendable {
+    /// The migrations, in number order.
+    public let migrations: [Migration]
+
+    /// Options of a run.
+    public struct Options: Sendable {
+        public var onConflict: ConflictPolicy
+        /// Keys and refs by table; when nil, the store's `_seedkit_tables` are used.
+        public var tables: [TableSpec]?
+        public var validator: (any RowValidator)?
+        public var dialect: any StoreDialect
+        /// The time recorded for applied migrations.
+        public var now: Date
+
+        public init(onConflict: ConflictPolicy = .keep, tables: [TableSpec]? = nil, validator: (any RowValidator)? = nil,
+                    dialect: any StoreDialect = PlainSQLiteDialect(), now: Date = Date()) {
+            self.onConflict = onConflict
+            self.tables = tables
+            self.validator = validator
+            self.dialect = dialect
+            self.now = now
+        }
+    }
+
+    /// - throws: ``SeedError`` (configuration) when two migrations share a number.
+    public init(migrations: [Migration]) throws(SeedError) {
+        var seen: [Int: String] = [:]
+        for migration in migrations {
+            if let other = seen[migration.number] {
+                throw SeedError(.configuration, file: migration.file, "migration number \(migration.number) is used twice: \(other) and \(migration.file)")
+            }
+            seen[migration.number] = migration.file
+        }
+        self.migrations = migrations.sorted { $0.number < $1.number }
+    }
+
+    // MARK: - Asking
+
+    /// Every migration's state in the store, known and recorded, in number order. Read-only.
+    public func states(_ db: Database) throws -> [MigrationState] {
+        let entries = try MigrationLedger.entries(db)
+        let recorded = Dictionary(entries.map { ($0.number, $0) }, uniquingKeysWith: { first, _ in first })
+        var states: [MigrationState] = []
+        for migration in migrations {
+            if let entry = recorded[migration.number] {
+                if entry.checksum != migration.checksum { states.append(.changed(entry, migration)) }
+                else { states.append(entry.origin == .seed ? .fromSeed(entry, migration) : .applied(entry, migration)) }
+            } else {
+                states.append(.pending(migration))
+            }
+        }
+        let known = Set(migrations.map(\.number))
+        for entry in entries where !known.contains(entry.number) { states.append(.missing(entry)) }
+        return states.sorted { $0.number < $1.number }
+    }
+
+    /// The migrations still to apply. Read-only.
+    ///
+    /// - throws: ``SeedError`` (refused) when a recorded migration's file changed or is missing,
+    ///   so that a store is never migrated by migrations that disagree with its history.
+    public func pending(_ db: Database) throws -> [Migration] {
+        var problems: [Diagnostic] = []
+        var pending: [Migration] = []
+        let latest = migrations.last.map(\.id) ?? "none"
+        for state in try states(db) {
+            switch state {
+            case .pending(let migration): pending.append(migration)
+            case .applied, .fromSeed: break
+            case .changed(let entry, let migration):
+                problems.append(Diagnostic(file: migration.file, code: .storeRefused, message:
+                    "migration \(migration.id) changed after it was applied to this store (store has \(entry.checksum), file has \(migration.checksum)); shipped migrations must not be edited: restore the file and put the change in a new migration"))
+            case .missing(let entry):
+                let id = String(entry.number).leftPadded(to: 4) + "-" + entry.name
+                let newer = entry.number > (migrations.last?.number ?? 0)
+                problems.append(Diagnostic(code: .storeRefused, message: newer
+                    ? "the store is newer than these migrations: it has \(id) applied, the latest here is \(latest); use the migrations of the release that wrote it"
+                    : "the store has \(id) applied but no migration file has number \(entry.number); restore the file"))
+            }
+        }
+        if !problems.isEmpty { throw SeedError(.refused, problems) }
+        return pending
+    }
+
+    // MARK: - Writing
+
+    /// Applies every pending migration in one `BEGIN IMMEDIATE` transaction: all or nothing.
+    ///
+    /// - throws: ``SeedError``: `.refused` for a store that disagrees with these migrations or is
+    ///   not a database, `.invalidData` for bad migration data (or conflicts under
+    ///   ``ConflictPolicy/fail``), `.configuration` for migrations that name unknown tables or
+    ///   columns, `.io` when the store is locked past its busy timeout, read-only or full.
+    ///   In every case the store is unchanged.
+    public func migrate(_ writer: some DatabaseWriter, options: Options = Options()) throws(SeedError) -> MigrationReport {
+        do {
+            return try writer.writeWithoutTransaction { db in
+                var report = MigrationReport(migrations: [], dryRun: false)
+                try db.inTransaction(.immediate) {
+                    report = try apply(db, options: options)
+                    return .commit
+                }
+                return report
+            }
+        } catch let error as SeedError {
+            throw error
+        } catch {
+            throw SeedError(databaseError: error)
+        }
+    }
+
+    /// Computes what ``migrate(_:options:)`` would do, writing nothing: the store is copied
+    /// into memory (SQLite's backup API) and migrated there. Memory use is the store's size.
+    public func dryRun(_ reader: some DatabaseReader, options: Options = Options()) throws(SeedError) -> MigrationReport {
+        do {
+            let copy = try DatabaseQueue()
+            try reader.backup(to: copy)
+            var report = try copy.writeWithoutTransaction { db in
+                var report = MigrationReport(migrations: [], dryRun: true)
+                try db.inTransaction(.immediate) {
+                    report = try apply(db, options: options)
+                    return .rollback
+                }
+                return report
+            }
+            report.dryRun = true
+            return report
+        } catch let error as SeedError {
+            throw error
+        } catch {
+            throw SeedError(databaseError: error)
+        }
+    }
+
+    /// Applies the pending migrations inside the caller's transaction.
+    ///
+    /// - precondition: a write transaction is open on `db`.
+    public func apply(_ db: Database, options: Options) throws -> MigrationReport {
+        let pending = try pending(db)
+        guard !pending.isEmpty else { return MigrationReport(migrations: [], dryRun: false) }
+        var run = try MigrationRun(db: db, options: options)
+        var outcomes: [MigrationOutcome] = []
+        let timestamp = MigrationLedger.timestamp(options.now)
+        for migration in pending {
+            let events = try run.apply(migration)
+            outcomes.append(MigrationOutcome(number: migration.number, name: migration.name, file: migration.file, events: events))
+            try MigrationLedger.record(
+                LedgerEntry(number: migration.number, name: migration.name, checksum: migration.checksum, appliedAt: timestamp, origin: .applied),
+                in: db)
+        }
+        try run.finish()
+        return MigrationReport(migrations: outcomes, dryRun: false)
+    }
+}
+
+extension SeedError {
+    /// Maps a SQLite failure to the kind a caller acts on.
+    public init(databaseError error: any Error, file: String? = nil) {
+        guard let error = error as? DatabaseError else {
+            self.init(.io, file: file, "\(error)")
+            return
+        }
+        let message = error.message ?? "\(error)"
+        switch error.resultCode {
+        case .SQLITE_BUSY, .SQLITE_LOCKED:
+            self.init(.io, file: file, "the store is locked by another connection and stayed locked for the whole busy timeout; try again when it is free, or raise --busy-timeout")
+        case .SQLITE_NOTADB, .SQLITE_CORRUPT:
+            self.init(.refused, file: file, "not a SQLite database, or corrupt (\(message)); the file was not changed")
+        case .SQLITE_READONLY:
+            self.init(.io, file: file, "the store is read-only (\(message)); nothing was written")
+        case .SQLITE_FULL:
+            self.init(.io, file: file, "the disk is full (\(message)); nothing was written")
+        case .SQLITE_CANTOPEN:
+            self.init(.io, file: file, "cannot open the store (\(message))")
+        case .SQLITE_CONSTRAINT:
+            self.init(.invalidData, file: file, "\(message)")
+        default:
+            self.init(.io, file: file, "SQLite error \(error.resultCode.rawValue): \(message)")
+        }
+    }
+}

@@ -1,0 +1,48 @@
+public import GRDB
+
+/// How rows are written into a kind of store. This is the seam between plain SQLite
+/// and Core Data: the migrator decides *what* changes; the dialect decides how a row
+/// is inserted, updated or deleted in the store's own terms (a Core Data dialect
+/// allocates `Z_PK`, sets `Z_ENT`, bumps `Z_OPT`).
+public protocol StoreDialect: Sendable {
+    /// A short name for reports: `sqlite`, `coredata`.
+    var name: String { get }
+    /// Inserts one row.
+    func insert(_ db: Database, into table: TableInfo, values: [(column: String, value: SQLValue)]) throws
+    /// Sets `values` on the row whose key columns equal `key`.
+    func update(_ db: Database, table: TableInfo, key: [(column: String, value: SQLValue)], values: [(column: String, value: SQLValue)]) throws
+    /// Deletes the row whose key columns equal `key`.
+    func delete(_ db: Database, from table: TableInfo, key: [(column: String, value: SQLValue)]) throws
+}
+
+/// Plain SQLite: rows are written as they are.
+public struct PlainSQLiteDialect: StoreDialect {
+    public init() {}
+    public var name: String { "sqlite" }
+
+    public func insert(_ db: Database, into table: TableInfo, values: [(column: String, value: SQLValue)]) throws {
+        let columns = values.map { quoteIdentifier($0.column) }.joined(separator: ", ")
+        let marks = Array(repeating: "?", count: values.count).joined(separator: ", ")
+        try db.execute(
+            sql: "INSERT INTO \(quoteIdentifier(table.name)) (\(columns)) VALUES (\(marks))",
+            arguments: StatementArguments(values.map(\.value)))
+    }
+
+    public func update(_ db: Database, table: TableInfo, key: [(column: String, value: SQLValue)], values: [(column: String, value: SQLValue)]) throws {
+        let assignments = values.map { "\(quoteIdentifier($0.column)) = ?" }.joined(separator: ", ")
+        try db.execute(
+            sql: "UPDATE \(quoteIdentifier(table.name)) SET \(assignments) WHERE \(keyPredicate(key))",
+            arguments: StatementArguments(values.map(\.value) + key.map(\.value)))
+    }
+
+    public func delete(_ db: Database, from table: TableInfo, key: [(column: String, value: SQLValue)]) throws {
+        try db.execute(
+            sql: "DELETE FROM \(quoteIdentifier(table.name)) WHERE \(keyPredicate(key))",
+            arguments: StatementArguments(key.map(\.value)))
+    }
+}
+
+/// `"a" IS ? AND "b" IS ?`: matches NULLs too, as a natural key comparison should.
+public func keyPredicate(_ key: [(column: String, value: SQLValue)]) -> String {
+    key.map { "\(quoteIdentifier($0.column)) IS ?" }.joined(separator: " AND ")
+}

@@ -1,0 +1,75 @@
+public import GRDB
+import Foundation
+
+/// A column as SQLite declares it.
+public struct ColumnInfo: Sendable, Equatable {
+    public var name: String
+    public var declaredType: String
+    public var type: ColumnType
+    public var notNull: Bool
+    /// 1-based position in the primary key; 0 when not part of it.
+    public var primaryKeyIndex: Int
+    /// The DEFAULT expression as written, or nil.
+    public var defaultSQL: String?
+    /// Position in the table, 0-based.
+    public var position: Int
+}
+
+/// A FOREIGN KEY from this table's columns to a parent's columns (empty: the parent's primary key).
+public struct ForeignKeyInfo: Sendable, Equatable {
+    public var columns: [String]
+    public var parent: String
+    public var parentColumns: [String]
+}
+
+/// One table's columns, primary key and foreign keys.
+public struct TableInfo: Sendable, Equatable {
+    public var name: String
+    public var columns: [ColumnInfo]
+    public var foreignKeys: [ForeignKeyInfo]
+    public var withoutRowID: Bool
+
+    public var primaryKey: [String] {
+        columns.filter { $0.primaryKeyIndex > 0 }.sorted { $0.primaryKeyIndex < $1.primaryKeyIndex }.map(\.name)
+    }
+
+    /// The column named `name`, matched case-insensitively as SQLite does.
+    public func column(_ name: String) -> ColumnInfo? {
+        columns.first { $0.name == name } ?? columns.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+    }
+
+    /// Reads a table's facts; nil when the store has no such table.
+    public static func read(_ db: Database, table: String) throws -> TableInfo? {
+        let rows = try Row.fetchAll(db, sql: "SELECT name, type, \"notnull\", dflt_value, pk FROM pragma_table_info(?)", arguments: [table])
+        guard !rows.isEmpty else { return nil }
+        var columns: [ColumnInfo] = []
+        for (position, row) in rows.enumerated() {
+            let declared: String = row[1] ?? ""
+            columns.append(ColumnInfo(
+                name: row[0], declaredType: declared, type: ColumnType(declaredType: declared),
+                notNull: row[2], primaryKeyIndex: row[4], defaultSQL: row[3], position: position))
+        }
+        var keys: [Int: ForeignKeyInfo] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT id, seq, \"table\", \"from\", \"to\" FROM pragma_foreign_key_list(?) ORDER BY id, seq", arguments: [table]) {
+            let id: Int = row[0]
+            var key = keys[id] ?? ForeignKeyInfo(columns: [], parent: row[2], parentColumns: [])
+            key.columns.append(row[3])
+            if let to: String = row[4] { key.parentColumns.append(to) }
+            keys[id] = key
+        }
+        let sql = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", arguments: [table]) ?? ""
+        let withoutRowID = sql.uppercased().replacingOccurrences(of: " ", with: "").hasSuffix("WITHOUTROWID")
+        return TableInfo(name: table, columns: columns, foreignKeys: keys.keys.sorted().compactMap { keys[$0] }, withoutRowID: withoutRowID)
+    }
+
+    /// The names of the store's own tables (not SQLite's, not seedkit's), in schema order.
+    public static func userTables(_ db: Database) throws -> [String] {
+        try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY rowid")
+            .filter { !SeedCatalog.isInternal($0) }
+    }
+}
+
+/// `"name"`, with embedded quotes doubled.
+public func quoteIdentifier(_ name: String) -> String {
+    "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+}

@@ -1,0 +1,296 @@
+/// A byte-level JSON scanner that knows where it is (line and column).
+///
+/// It serves two callers: ``parseNode()`` builds a ``DocNode`` tree for migration
+/// files, and the fixture reader uses the primitives (``scanString(into:)``,
+/// ``scanScalar(into:)``, ``skipValue()``) to stream records without building trees.
+/// Running off the end of the bytes throws ``JSONScanError/truncated`` so that a
+/// streaming caller can refill its buffer and scan the record again.
+public struct JSONScanner {
+    public let bytes: UnsafeRawBufferPointer
+    public var position: Int
+    /// The 1-based line of `position`.
+    public private(set) var line: Int
+    private var lineStart: Int
+
+    public init(bytes: UnsafeRawBufferPointer, position: Int = 0, line: Int = 1) {
+        self.bytes = bytes
+        self.position = position
+        self.line = line
+        self.lineStart = position
+    }
+
+    /// The 1-based column of `position` on its line, in bytes.
+    public var column: Int { position - lineStart + 1 }
+
+    public var isAtEnd: Bool { position >= bytes.count }
+
+    public mutating func skipWhitespace() {
+        while position < bytes.count {
+            switch bytes[position] {
+            case UInt8(ascii: "\n"):
+                position += 1
+                line += 1
+                lineStart = position
+            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"):
+                position += 1
+            default:
+                return
+            }
+        }
+    }
+
+    public func peek() -> UInt8? { position < bytes.count ? bytes[position] : nil }
+
+    public mutating func expect(_ byte: UInt8, _ what: String) throws(JSONScanError) {
+        guard let next = peek() else { throw .truncated }
+        guard next == byte else { throw error("expected \(what), found \(describe(next))") }
+        position += 1
+    }
+
+    public func error(_ message: String) -> JSONScanError {
+        .syntax(line: line, column: column, message: message)
+    }
+
+    /// Scans a string (at its opening quote), appending its decoded UTF-8 bytes to `output`.
+    public mutating func scanString(into output: inout [UInt8]) throws(JSONScanError) {
+        try expect(UInt8(ascii: "\""), "a string")
+        var runStart = position
+        while true {
+            guard position < bytes.count else { throw .truncated }
+            let byte = bytes[position]
+            if byte == UInt8(ascii: "\"") {
+                output.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[runStart..<position]))
+                position += 1
+                return
+            }
+            if byte == UInt8(ascii: "\\") {
+                output.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[runStart..<position]))
+                position += 1
+                guard position < bytes.count else { throw .truncated }
+                let escape = bytes[position]
+                position += 1
+                switch escape {
+                case UInt8(ascii: "\""): output.append(0x22)
+                case UInt8(ascii: "\\"): output.append(0x5C)
+                case UInt8(ascii: "/"): output.append(0x2F)
+                case UInt8(ascii: "b"): output.append(0x08)
+                case UInt8(ascii: "f"): output.append(0x0C)
+                case UInt8(ascii: "n"): output.append(0x0A)
+                case UInt8(ascii: "r"): output.append(0x0D)
+                case UInt8(ascii: "t"): output.append(0x09)
+                case UInt8(ascii: "u"):
+                    var scalar = try scanHex4()
+                    if (0xD800...0xDBFF).contains(scalar) {
+                        guard position + 1 < bytes.count else { throw .truncated }
+                        guard bytes[position] == UInt8(ascii: "\\"), bytes[position + 1] == UInt8(ascii: "u") else {
+                            throw error("unpaired UTF-16 surrogate in \\u escape")
+                        }
+                        position += 2
+                        let low = try scanHex4()
+                        guard (0xDC00...0xDFFF).contains(low) else { throw error("unpaired UTF-16 surrogate in \\u escape") }
+                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                    } else if (0xDC00...0xDFFF).contains(scalar) {
+                        throw error("unpaired UTF-16 surrogate in \\u escape")
+                    }
+                    guard let unicode = Unicode.Scalar(scalar) else { throw error("invalid \\u escape") }
+                    output.append(contentsOf: String(Character(unicode)).utf8)
+                default:
+                    position -= 1
+                    throw error("invalid escape \\\(describe(escape))")
+                }
+                runStart = position
+                continue
+            }
+            if byte < 0x20 { throw error("control character in string (newlines must be written \\n)") }
+            position += 1
+        }
+    }
+
+    private mutating func scanHex4() throws(JSONScanError) -> UInt32 {
+        guard position + 4 <= bytes.count else { throw .truncated }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = bytes[position]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw error("invalid hex digit in \\u escape")
+            }
+            value = value << 4 | UInt32(digit)
+            position += 1
+        }
+        return value
+    }
+
+    /// The kinds of scalar ``scanScalar(into:)`` finds.
+    public enum ScalarKind: UInt8 { case null, bool, integer, real, string }
+
+    /// Scans a string, number, `true`, `false` or `null`. Strings are decoded into
+    /// `output`; numbers and booleans are copied as written. Returns nil (scanning
+    /// nothing) when the value is an array or object.
+    public mutating func scanScalar(into output: inout [UInt8]) throws(JSONScanError) -> ScalarKind? {
+        guard let first = peek() else { throw .truncated }
+        switch first {
+        case UInt8(ascii: "\""):
+            try scanString(into: &output)
+            return .string
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            return nil
+        case UInt8(ascii: "t"): try scanWord("true"); output.append(contentsOf: "true".utf8); return .bool
+        case UInt8(ascii: "f"): try scanWord("false"); output.append(contentsOf: "false".utf8); return .bool
+        case UInt8(ascii: "n"): try scanWord("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            let start = position
+            var isReal = false
+            while position < bytes.count {
+                let byte = bytes[position]
+                if byte == UInt8(ascii: ".") || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") { isReal = true }
+                else if !(byte == UInt8(ascii: "-") || byte == UInt8(ascii: "+") || byte &- UInt8(ascii: "0") < 10) { break }
+                position += 1
+            }
+            if position == bytes.count { throw .truncated }
+            let slice = UnsafeRawBufferPointer(rebasing: bytes[start..<position])
+            let valid = isReal ? NumberSyntax.real(slice) != nil : NumberSyntax.integer(slice) != nil || NumberSyntax.real(slice) != nil
+            guard valid, slice.first != UInt8(ascii: "+") else {
+                position = start
+                throw error("invalid number \(String(decoding: slice, as: UTF8.self))")
+            }
+            output.append(contentsOf: slice)
+            return isReal || NumberSyntax.integer(slice) == nil ? .real : .integer
+        default:
+            throw error("expected a value, found \(describe(first))")
+        }
+    }
+
+    private mutating func scanWord(_ word: StaticString) throws(JSONScanError) {
+        let count = word.utf8CodeUnitCount
+        guard position + count <= bytes.count else { throw .truncated }
+        for i in 0..<count where bytes[position + i] != word.utf8Start[i] {
+            throw error("expected a value, found \(describe(bytes[position]))")
+        }
+        position += count
+    }
+
+    /// Skips one value of any kind and returns the byte range it took, for nested values kept as JSON text.
+    public mutating func skipValue() throws(JSONScanError) -> Range<Int> {
+        let start = position
+        var scratch: [UInt8] = []
+        if try scanScalar(into: &scratch) != nil { return start..<position }
+        var depth = 0
+        while true {
+            skipWhitespace()
+            guard let byte = peek() else { throw .truncated }
+            switch byte {
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                depth += 1
+                position += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                depth -= 1
+                position += 1
+                if depth == 0 { return start..<position }
+            case UInt8(ascii: ","), UInt8(ascii: ":"):
+                position += 1
+            default:
+                scratch.removeAll(keepingCapacity: true)
+                _ = try scanScalar(into: &scratch)
+            }
+        }
+    }
+
+    /// Parses one complete value into a tree that remembers where each part was.
+    public mutating func parseNode() throws(JSONScanError) -> DocNode {
+        skipWhitespace()
+        let nodeLine = line
+        let nodeColumn = column
+        guard let first = peek() else { throw .truncated }
+        switch first {
+        case UInt8(ascii: "{"):
+            position += 1
+            var entries: [DocEntry] = []
+            skipWhitespace()
+            if peek() == UInt8(ascii: "}") {
+                position += 1
+                return DocNode(.object(entries), line: nodeLine, column: nodeColumn)
+            }
+            while true {
+                skipWhitespace()
+                let keyLine = line
+                let keyColumn = column
+                var key: [UInt8] = []
+                try scanString(into: &key)
+                skipWhitespace()
+                try expect(UInt8(ascii: ":"), "':'")
+                let value = try parseNode()
+                entries.append(DocEntry(key: String(decoding: key, as: UTF8.self), line: keyLine, column: keyColumn, node: value))
+                skipWhitespace()
+                guard let next = peek() else { throw .truncated }
+                position += 1
+                if next == UInt8(ascii: "}") { break }
+                guard next == UInt8(ascii: ",") else { position -= 1; throw error("expected ',' or '}', found \(describe(next))") }
+            }
+            return DocNode(.object(entries), line: nodeLine, column: nodeColumn)
+        case UInt8(ascii: "["):
+            position += 1
+            var items: [DocNode] = []
+            skipWhitespace()
+            if peek() == UInt8(ascii: "]") {
+                position += 1
+                return DocNode(.array(items), line: nodeLine, column: nodeColumn)
+            }
+            while true {
+                items.append(try parseNode())
+                skipWhitespace()
+                guard let next = peek() else { throw .truncated }
+                position += 1
+                if next == UInt8(ascii: "]") { break }
+                guard next == UInt8(ascii: ",") else { position -= 1; throw error("expected ',' or ']', found \(describe(next))") }
+            }
+            return DocNode(.array(items), line: nodeLine, column: nodeColumn)
+        default:
+            var scratch: [UInt8] = []
+            guard let kind = try scanScalar(into: &scratch) else { throw error("expected a value") }
+            let value: DocValue
+            switch kind {
+            case .null: value = .null
+            case .bool: value = .bool(scratch.count == 4)
+            case .integer:
+                value = scratch.withUnsafeBytes { NumberSyntax.integer($0) }.map { .integer($0) } ?? .real(scratch.withUnsafeBytes { NumberSyntax.real($0) } ?? 0)
+            case .real: value = .real(scratch.withUnsafeBytes { NumberSyntax.real($0) } ?? 0)
+            case .string:
+                guard scratch.withUnsafeBytes({ UTF8Validation.isValid($0) }) else { throw error("invalid UTF-8 in string") }
+                value = .string(String(decoding: scratch, as: UTF8.self))
+            }
+            return DocNode(value, line: nodeLine, column: nodeColumn)
+        }
+    }
+
+    /// Parses a whole document: one value, then nothing but whitespace.
+    public static func parseDocument(_ bytes: UnsafeRawBufferPointer) throws(JSONScanError) -> DocNode {
+        var scanner = JSONScanner(bytes: bytes)
+        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { scanner.position = 3 }
+        let node: DocNode
+        do {
+            node = try scanner.parseNode()
+        } catch .truncated {
+            throw scanner.error("unexpected end of file")
+        } catch {
+            throw error
+        }
+        scanner.skipWhitespace()
+        if let extra = scanner.peek() { throw scanner.error("unexpected \(scanner.describe(extra)) after the document") }
+        return node
+    }
+
+    public func describe(_ byte: UInt8) -> String {
+        (0x21..<0x7F).contains(byte) ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x" + String(byte, radix: 16)
+    }
+}
+
+/// Why JSON could not be scanned.
+public enum JSONScanError: Error, Equatable {
+    /// The bytes ended inside a value; a streaming reader refills and tries again.
+    case truncated
+    case syntax(line: Int, column: Int, message: String)
+}

@@ -1,0 +1,251 @@
+import Foundation
+
+/// How seedkit converts input to a column, derived from the column's declared SQL type.
+///
+/// The mapping follows SQLite's type-affinity rules (INT → integer, CHAR/CLOB/TEXT →
+/// text, REAL/FLOA/DOUB → real, BLOB → blob, anything else numeric) with three
+/// refinements that seed data needs: BOOL → boolean (stored 0/1), DATE → an ISO 8601
+/// date, DATETIME/TIMESTAMP → an ISO 8601 date-time (both stored as the text given).
+/// A column without a declared type takes input as it comes.
+public enum ColumnType: String, Sendable, Equatable {
+    case integer, real, numeric, text, blob, boolean, date, datetime, any
+
+    /// The conversion for a declared type such as `VARCHAR(25)` or `INTEGER`.
+    public init(declaredType: String) {
+        let type = declaredType.uppercased()
+        if type.isEmpty { self = .any }
+        else if type.contains("BOOL") { self = .boolean }
+        else if type.contains("DATETIME") || type.contains("TIMESTAMP") { self = .datetime }
+        else if type.contains("DATE") { self = .date }
+        else if type.contains("INT") { self = .integer }
+        else if type.contains("CHAR") || type.contains("CLOB") || type.contains("TEXT") { self = .text }
+        else if type.contains("BLOB") { self = .blob }
+        else if type.contains("REAL") || type.contains("FLOA") || type.contains("DOUB") { self = .real }
+        else { self = .numeric }
+    }
+
+    /// The result of converting text to this type.
+    public enum Converted: Equatable {
+        case null
+        case integer(Int64)
+        case real(Double)
+        /// The input bytes, unchanged, as text.
+        case sameText
+        case blob([UInt8])
+    }
+
+    /// Converts UTF-8 text (a CSV field or a JSON string) to this type.
+    ///
+    /// - returns: the value to store, or a reason why the text does not fit.
+    public func convert(text bytes: UnsafeRawBufferPointer) -> Result<Converted, ConversionFailure> {
+        switch self {
+        case .text, .any:
+            return .success(.sameText)
+        case .integer:
+            if let value = NumberSyntax.integer(bytes) { return .success(.integer(value)) }
+            if let real = NumberSyntax.real(bytes), let exact = Int64(exactly: real) { return .success(.integer(exact)) }
+            return .failure(.init(expected: "an integer"))
+        case .real:
+            if let value = NumberSyntax.real(bytes) { return .success(.real(value)) }
+            return .failure(.init(expected: "a number"))
+        case .numeric:
+            if let value = NumberSyntax.integer(bytes) { return .success(.integer(value)) }
+            if let value = NumberSyntax.real(bytes) {
+                if let exact = Int64(exactly: value), abs(value) < 9.0e15 { return .success(.integer(exact)) }
+                return .success(.real(value))
+            }
+            return .failure(.init(expected: "a number"))
+        case .boolean:
+            switch String(decoding: bytes, as: UTF8.self).lowercased() {
+            case "1", "true", "yes", "t", "y": return .success(.integer(1))
+            case "0", "false", "no", "f", "n": return .success(.integer(0))
+            default: return .failure(.init(expected: "a boolean (true/false, 1/0, yes/no)"))
+            }
+        case .date:
+            return DateSyntax.isDate(bytes) ? .success(.sameText) : .failure(.init(expected: "a date (YYYY-MM-DD)"))
+        case .datetime:
+            return DateSyntax.isDateTime(bytes)
+                ? .success(.sameText) : .failure(.init(expected: "a date-time (YYYY-MM-DD[THH:MM[:SS[.fff]]][Z|±HH:MM])"))
+        case .blob:
+            guard let data = Data(base64Encoded: Data(bytes)) else { return .failure(.init(expected: "base64-encoded bytes")) }
+            return .success(.blob([UInt8](data)))
+        }
+    }
+
+    /// Converts a value from a fixture or migration to the value to store.
+    public func convert(_ input: InputValue) -> Result<SQLValue, ConversionFailure> {
+        switch input {
+        case .null:
+            return .success(.null)
+        case .string(let string):
+            var string = string
+            return string.withUTF8 { utf8 in
+                convert(text: UnsafeRawBufferPointer(utf8)).map { converted in
+                    switch converted {
+                    case .null: return .null
+                    case .integer(let value): return .integer(value)
+                    case .real(let value): return .real(value)
+                    case .sameText: return .text(String(decoding: utf8, as: UTF8.self))
+                    case .blob(let bytes): return .blob(bytes)
+                    }
+                }
+            }
+        case .integer(let value):
+            switch self {
+            case .integer, .numeric, .any: return .success(.integer(value))
+            case .real: return .success(.real(Double(value)))
+            case .text: return .success(.text(String(value)))
+            case .boolean where value == 0 || value == 1: return .success(.integer(value))
+            default: return .failure(.init(expected: expectation))
+            }
+        case .real(let value):
+            switch self {
+            case .real, .any: return .success(.real(value))
+            case .numeric: return .success(Int64(exactly: value).map { .integer($0) } ?? .real(value))
+            case .integer: return Int64(exactly: value).map { .success(.integer($0)) } ?? .failure(.init(expected: "an integer"))
+            case .text: return .success(.text(SQLValue.format(value)))
+            default: return .failure(.init(expected: expectation))
+            }
+        case .bool(let value):
+            switch self {
+            case .boolean, .integer, .numeric, .any: return .success(.integer(value ? 1 : 0))
+            default: return .failure(.init(expected: expectation))
+            }
+        case .json(let text):
+            switch self {
+            case .text, .any: return .success(.text(text))
+            default: return .failure(.init(expected: expectation))
+            }
+        }
+    }
+
+    /// What this type accepts, for messages.
+    public var expectation: String {
+        switch self {
+        case .integer: return "an integer"
+        case .real, .numeric: return "a number"
+        case .text: return "text"
+        case .blob: return "base64-encoded bytes"
+        case .boolean: return "a boolean"
+        case .date: return "a date (YYYY-MM-DD)"
+        case .datetime: return "a date-time"
+        case .any: return "a value"
+        }
+    }
+}
+
+/// Why a value does not fit a column: what the column expected.
+public struct ConversionFailure: Error, Equatable {
+    public var expected: String
+}
+
+/// Strict number syntax: what a person writes, nothing that `strtod` would also take
+/// (no hex, no `inf`/`nan`, no surrounding spaces).
+enum NumberSyntax {
+    static func integer(_ bytes: UnsafeRawBufferPointer) -> Int64? {
+        var index = 0
+        var negative = false
+        if index < bytes.count, bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") {
+            negative = bytes[index] == UInt8(ascii: "-")
+            index += 1
+        }
+        guard index < bytes.count else { return nil }
+        var value: Int64 = 0
+        while index < bytes.count {
+            let digit = bytes[index] &- UInt8(ascii: "0")
+            guard digit < 10 else { return nil }
+            let (multiplied, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (added, overflow2) = negative
+                ? multiplied.subtractingReportingOverflow(Int64(digit)) : multiplied.addingReportingOverflow(Int64(digit))
+            if overflow1 || overflow2 { return nil }
+            value = added
+            index += 1
+        }
+        return value
+    }
+
+    static func real(_ bytes: UnsafeRawBufferPointer) -> Double? {
+        // [+-] digits [. digits] [(e|E) [+-] digits], at least one digit in the mantissa.
+        var index = 0
+        let count = bytes.count
+        guard count > 0, count < 64 else { return nil }
+        if bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") { index += 1 }
+        var mantissaDigits = 0
+        while index < count, bytes[index] &- UInt8(ascii: "0") < 10 { index += 1; mantissaDigits += 1 }
+        if index < count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            while index < count, bytes[index] &- UInt8(ascii: "0") < 10 { index += 1; mantissaDigits += 1 }
+        }
+        guard mantissaDigits > 0 else { return nil }
+        if index < count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            index += 1
+            if index < count, bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") { index += 1 }
+            var exponentDigits = 0
+            while index < count, bytes[index] &- UInt8(ascii: "0") < 10 { index += 1; exponentDigits += 1 }
+            guard exponentDigits > 0 else { return nil }
+        }
+        guard index == count else { return nil }
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: count + 1) { buffer in
+            for i in 0..<count { buffer[i] = CChar(bitPattern: bytes[i]) }
+            buffer[count] = 0
+            guard let base = buffer.baseAddress else { return nil }
+            let value = strtod(base, nil)
+            return value.isFinite ? value : nil
+        }
+    }
+}
+
+/// ISO 8601 calendar dates and date-times, checked digit by digit and against the calendar.
+enum DateSyntax {
+    static func isDate(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        bytes.count == 10 && dateAt(bytes, 0)
+    }
+
+    static func isDateTime(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard bytes.count >= 10, dateAt(bytes, 0) else { return false }
+        if bytes.count == 10 { return true }
+        guard bytes.count >= 16, bytes[10] == UInt8(ascii: "T") || bytes[10] == UInt8(ascii: " "),
+            let hour = digits(bytes, 11, 2), hour < 24, bytes[13] == UInt8(ascii: ":"),
+            let minute = digits(bytes, 14, 2), minute < 60
+        else { return false }
+        var index = 16
+        if index < bytes.count, bytes[index] == UInt8(ascii: ":") {
+            guard let second = digits(bytes, index + 1, 2), second < 61 else { return false }
+            index += 3
+            if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+                index += 1
+                let start = index
+                while index < bytes.count, bytes[index] &- UInt8(ascii: "0") < 10 { index += 1 }
+                guard index > start else { return false }
+            }
+        }
+        if index == bytes.count { return true }
+        if bytes[index] == UInt8(ascii: "Z") { return index + 1 == bytes.count }
+        guard bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-"), bytes.count == index + 6,
+            let offsetHour = digits(bytes, index + 1, 2), offsetHour < 24, bytes[index + 3] == UInt8(ascii: ":"),
+            let offsetMinute = digits(bytes, index + 4, 2), offsetMinute < 60
+        else { return false }
+        return true
+    }
+
+    private static func dateAt(_ bytes: UnsafeRawBufferPointer, _ start: Int) -> Bool {
+        guard let year = digits(bytes, start, 4), bytes[start + 4] == UInt8(ascii: "-"),
+            let month = digits(bytes, start + 5, 2), bytes[start + 7] == UInt8(ascii: "-"),
+            let day = digits(bytes, start + 8, 2), (1...12).contains(month), day >= 1
+        else { return false }
+        let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
+        let days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+        return day <= days[month - 1]
+    }
+
+    private static func digits(_ bytes: UnsafeRawBufferPointer, _ start: Int, _ count: Int) -> Int? {
+        guard start + count <= bytes.count else { return nil }
+        var value = 0
+        for i in start..<(start + count) {
+            let digit = bytes[i] &- UInt8(ascii: "0")
+            guard digit < 10 else { return nil }
+            value = value * 10 + Int(digit)
+        }
+        return value
+    }
+}

@@ -1,0 +1,23 @@
+/// A value as a fixture or migration file gives it, before it is converted to a column's type.
+///
+/// CSV fields arrive as ``string(_:)`` or ``null``; JSON and YAML keep their own types.
+public enum InputValue: Equatable, Sendable, CustomStringConvertible {
+    case null
+    case bool(Bool)
+    case integer(Int64)
+    case real(Double)
+    case string(String)
+    /// A nested array or object, kept as JSON text.
+    case json(String)
+
+    public var description: String {
+        switch self {
+        case .null: return "null"
+        case .bool(let value): return value ? "true" : "false"
+        case .integer(let value): return String(value)
+        case .real(let value): return SQLValue.format(value)
+        case .string(let value): return "\"" + value + "\""
+        case .json(let value): return value
+        }
+    }
+}

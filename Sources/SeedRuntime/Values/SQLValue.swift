@@ -1,0 +1,78 @@
+public import GRDB
+import Foundation
+
+/// A value as SQLite stores it: one of its five storage classes.
+public enum SQLValue: Hashable, Sendable, CustomStringConvertible {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+    case blob([UInt8])
+
+    /// Whether two values are the same stored value. Integers and reals compare
+    /// numerically (SQLite stores `10.0` in a REAL column for `10`), everything
+    /// else compares by storage class and content. NULL is the same as NULL.
+    public func isSame(as other: SQLValue) -> Bool {
+        switch (self, other) {
+        case let (.integer(a), .real(b)): return Double(a) == b
+        case let (.real(a), .integer(b)): return a == Double(b)
+        default: return self == other
+        }
+    }
+
+    /// The value as a SQL literal, for messages and generated SQL.
+    public var sqlLiteral: String {
+        switch self {
+        case .null: return "NULL"
+        case .integer(let value): return String(value)
+        case .real(let value): return SQLValue.format(value)
+        case .text(let value): return "'" + value.replacingOccurrences(of: "'", with: "''") + "'"
+        case .blob(let bytes): return "X'" + bytes.map { String($0, radix: 16, uppercase: true).leftPadded(to: 2) }.joined() + "'"
+        }
+    }
+
+    /// A short human rendering: text unquoted, numbers as written, NULL as `NULL`.
+    public var description: String {
+        switch self {
+        case .null: return "NULL"
+        case .integer(let value): return String(value)
+        case .real(let value): return SQLValue.format(value)
+        case .text(let value): return value
+        case .blob(let bytes): return "<\(bytes.count) bytes>"
+        }
+    }
+
+    /// Formats a double the shortest way that reads back the same (`12.0` as `12.0`, `0.1` as `0.1`).
+    public static func format(_ value: Double) -> String {
+        if value.isFinite, value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) + ".0" }
+        return String(value)
+    }
+}
+
+extension SQLValue: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue {
+        switch self {
+        case .null: return .null
+        case .integer(let value): return value.databaseValue
+        case .real(let value): return value.databaseValue
+        case .text(let value): return value.databaseValue
+        case .blob(let bytes): return Data(bytes).databaseValue
+        }
+    }
+
+    public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> SQLValue? {
+        switch dbValue.storage {
+        case .null: return .null
+        case .int64(let value): return .integer(value)
+        case .double(let value): return .real(value)
+        case .string(let value): return .text(value)
+        case .blob(let data): return .blob([UInt8](data))
+        }
+    }
+}
+
+extension String {
+    func leftPadded(to width: Int, with pad: Character = "0") -> String {
+        count >= width ? self : String(repeating: pad, count: width - count) + self
+    }
+}
