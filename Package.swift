@@ -26,6 +26,7 @@ let package = Package(
             dependencies: [
                 "SeedRuntime",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Yams", package: "Yams"),
             ]
         ),

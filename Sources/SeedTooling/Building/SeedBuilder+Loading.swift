@@ -1,0 +1,135 @@
+import Foundation
+import GRDB
+import SeedRuntime
+
+extension SeedBuilder {
+    static let batchSize = 4096
+
+    /// Loads one table's fixture: a reading thread parses, converts and checks rules into
+    /// batches; this thread inserts them.
+    ///
+    /// - returns: the rows inserted and the SHA-256 of the fixture's bytes.
+    func load(_ plan: TablePlan, db: Database, diagnostics: inout [Diagnostic]) throws -> (rows: Int, hash: [UInt8]) {
+        let config = plan.config
+        let file = config.displayFile
+        let ext = config.file.pathExtension.lowercased()
+        guard FileManager.default.fileExists(atPath: config.file.path) else {
+            throw SeedError(.configuration, file: file, "the fixture for table \(config.name) does not exist (manifest: \(manifest.path))")
+        }
+        var source: any RecordSource
+        do {
+            switch ext {
+            case "csv": source = try CSVRecordSource(url: config.file, displayPath: file)
+            case "json", "jsonl", "ndjson": source = try JSONRecordSource(url: config.file, displayPath: file, columns: plan.table.columns.map(\.name))
+            default: throw SeedError(.configuration, file: file, "unknown fixture format '.\(ext)': use .csv, .json, .jsonl or .ndjson")
+            }
+        } catch let error as SeedError where error.kind == .invalidData {
+            diagnostics += error.diagnostics
+            return (0, [])
+        }
+        guard let plan = complete(plan, columns: source.columnNames, isJSON: ext != "csv", file: file, diagnostics: &diagnostics) else { return (0, []) }
+        let fileSize = (try? FileManager.default.attributesOfItem(atPath: config.file.path)[.size] as? Int) ?? 0
+
+        let width = plan.bound.count
+        let pipeline = BatchPipeline(batches: (0..<3).map { _ in RecordBatch(width: width, capacity: Self.batchSize) })
+        let converter = RecordConverter(plan: plan, file: file)
+        let producer = Producer(source: source, converter: converter, pipeline: pipeline)
+        let thread = Thread { producer.run() }
+        thread.stackSize = 1 << 20
+        thread.start()
+
+        let loader: TableLoader
+        do { loader = try TableLoader(db: db, plan: plan, file: file) }
+        catch { pipeline.cancel(); pipeline.waitForProducer(); throw error }
+        var loaderDiagnostics: [Diagnostic] = []
+        do {
+            while let batch = pipeline.takeReady() {
+                let read = batch.bytesRead
+                try loader.load(batch, diagnostics: &loaderDiagnostics)
+                pipeline.recycle(batch)
+                progress?(config.name, loader.rowsInserted, read, fileSize)
+                if loaderDiagnostics.count + diagnostics.count > Self.diagnosticLimit * 2 { break }
+            }
+        } catch {
+            pipeline.cancel()
+            pipeline.waitForProducer()
+            throw error
+        }
+        pipeline.cancel()
+        pipeline.waitForProducer()
+        // Reader problems first, then the inserter's, each in file order.
+        diagnostics += (producer.diagnostics + loaderDiagnostics).sorted { $0.line < $1.line }
+        if let failure = producer.failure {
+            if failure.kind == .invalidData { diagnostics += failure.diagnostics } else { throw failure }
+        }
+        return (loader.rowsInserted, source.contentHash.hash.digest)
+    }
+
+    /// Maps the fixture's columns onto the table's; unknown columns are data errors at line 1.
+    private func complete(_ plan: TablePlan, columns: [String], isJSON: Bool, file: String, diagnostics: inout [Diagnostic]) -> TablePlan? {
+        var plan = plan
+        plan.isJSON = isJSON
+        var failed = false
+        let rules = Dictionary(plan.config.rules.map { ($0.column.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
+        for (index, name) in columns.enumerated() {
+            guard let info = plan.table.column(name) else {
+                diagnostics.append(Diagnostic(file: file, line: 1, column: index + 1, code: .unknownColumn,
+                    message: "column '\(name)' is not in table \(plan.table.name) (it has \(plan.table.columns.map(\.name).joined(separator: ", ")))", table: plan.table.name))
+                failed = true
+                continue
+            }
+            plan.slotOfSourceColumn.append(plan.bound.count)
+            plan.bound.append(TablePlan.Bound(info: info, rules: rules[info.name.lowercased()], reference: plan.referencesByColumn[info.name.lowercased()], fieldNumber: isJSON ? 0 : index + 1))
+        }
+        if !isJSON {
+            for rule in plan.config.rules where rule.required && !columns.contains(where: { $0.caseInsensitiveCompare(rule.column) == .orderedSame }) {
+                if plan.table.column(rule.column)?.defaultSQL == nil {
+                    diagnostics.append(Diagnostic(file: file, line: 1, column: 0, code: .missingRequired, message: "\(rule.column) is required, but the header has no such column", table: plan.table.name))
+                    failed = true
+                }
+            }
+        }
+        if plan.bound.count > 64 && isJSON {
+            diagnostics.append(Diagnostic(file: file, line: 1, code: .configuration, message: "JSON fixtures support tables of up to 64 columns; use CSV for \(plan.table.name)", table: plan.table.name))
+            failed = true
+        }
+        return failed ? nil : plan
+    }
+}
+
+/// The reading thread's work: parse, convert, check rules, publish batches.
+private final class Producer: @unchecked Sendable {
+    private var source: any RecordSource
+    private let converter: RecordConverter
+    private let pipeline: BatchPipeline
+    /// Written by the producer thread; read after ``BatchPipeline/waitForProducer()``.
+    private(set) var diagnostics: [Diagnostic] = []
+    private(set) var failure: SeedError?
+
+    init(source: any RecordSource, converter: RecordConverter, pipeline: BatchPipeline) {
+        self.source = source
+        self.converter = converter
+        self.pipeline = pipeline
+    }
+
+    func run() {
+        defer { pipeline.finishProducing() }
+        var record = RawRecord()
+        while let batch = pipeline.takeFree() {
+            var more = true
+            do {
+                while batch.count < SeedBuilder.batchSize {
+                    guard try source.next(&record, diagnostics: &diagnostics) else { more = false; break }
+                    converter.convert(record, into: batch, diagnostics: &diagnostics)
+                }
+            } catch {
+                // Stop reading, but still load what was read before the error, so that its problems are reported too.
+                failure = error
+                more = false
+            }
+            batch.bytesRead = source.bytesRead
+            pipeline.publish(batch)
+            if !more || diagnostics.count > SeedBuilder.diagnosticLimit * 2 { return }
+        }
+    }
+}

@@ -1,0 +1,284 @@
+import Foundation
+import GRDB
+public import SeedRuntime
+
+/// Compiles a manifest's fixtures into a seed SQLite file (SPEC §6).
+///
+/// ```swift
+/// let builder = SeedBuilder(manifest: try Manifest.load(path: "seeds/seedkit.yml"), migrations: migrations)
+/// let summary = try builder.build(to: URL(fileURLWithPath: "build/seed.sqlite"))
+/// ```
+///
+/// Everything is validated and every problem reported in one ``SeedError``; on any error
+/// no output is written and an earlier output is left as it was. Success replaces the
+/// output atomically (temporary file, fsync, rename). Identical inputs give identical bytes.
+public struct SeedBuilder: Sendable {
+    public var manifest: Manifest
+    /// The migrations present at build time; the seed records them as already contained.
+    public var migrations: [Migration]
+    /// Called on the building thread after each batch: table, rows so far, bytes read, file size.
+    public var progress: (@Sendable (_ table: String, _ rows: Int, _ bytesRead: Int, _ fileSize: Int) -> Void)?
+
+    /// What a build did.
+    public struct Summary: Sendable {
+        public var tables: [(name: String, rows: Int)]
+        public var bytes: Int
+        public var seconds: Double
+        public var contentHash: String
+        public var migrations: Int
+    }
+
+    /// The most diagnostics a build collects before it stops listing them.
+    public static let diagnosticLimit = 1000
+
+    public init(manifest: Manifest, migrations: [Migration]) {
+        self.manifest = manifest
+        self.migrations = migrations
+    }
+
+    /// Builds the seed into `output`, atomically.
+    ///
+    /// - throws: ``SeedError``: `.invalidData` with every fixture problem, `.configuration`
+    ///   for manifest, schema and file problems, `.io` when the output can't be written.
+    public func build(to output: URL) throws(SeedError) -> Summary {
+        let start = Date()
+        let directory = output.deletingLastPathComponent()
+        do { try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true) }
+        catch { throw SeedError(.io, file: output.path, "cannot create the output folder: \(error.localizedDescription)") }
+        let temporary = directory.appendingPathComponent(".\(output.lastPathComponent).seedkit-\(ProcessInfo.processInfo.processIdentifier).tmp")
+        removeDatabaseFiles(temporary)
+        defer { removeDatabaseFiles(temporary) }
+        let (tables, hash) = try buildDatabase(at: temporary)
+        try SeedInstaller.fsyncFile(temporary.path)
+        guard rename(temporary.path, output.path) == 0 else {
+            throw SeedError(.io, file: output.path, "cannot move the built seed into place: \(String(cString: strerror(errno)))")
+        }
+        try? SeedInstaller.fsyncFile(directory.path)
+        let size = (try? FileManager.default.attributesOfItem(atPath: output.path)[.size] as? Int) ?? 0
+        return Summary(tables: tables, bytes: size ?? 0, seconds: Date().timeIntervalSince(start), contentHash: hash, migrations: migrations.count)
+    }
+
+    /// Builds into a temporary file and compares it byte for byte with `output`.
+    ///
+    /// - returns: true when `output` exists and equals a fresh build. Never writes `output`.
+    public func isUpToDate(_ output: URL) throws(SeedError) -> Bool {
+        let temporary = FileManager.default.temporaryDirectory.appendingPathComponent("seedkit-check-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString).sqlite")
+        defer { removeDatabaseFiles(temporary) }
+        _ = try buildDatabase(at: temporary)
+        guard let existing = FileManager.default.contents(atPath: output.path), let fresh = FileManager.default.contents(atPath: temporary.path) else { return false }
+        return existing == fresh
+    }
+
+    private func removeDatabaseFiles(_ url: URL) {
+        for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+    }
+
+    // MARK: - Building
+
+    private func buildDatabase(at path: URL) throws(SeedError) -> (tables: [(name: String, rows: Int)], hash: String) {
+        var configuration = Configuration()
+        configuration.foreignKeysEnabled = true
+        configuration.journalMode = .default
+        let queue: DatabaseQueue
+        do {
+            if case .template(let template) = manifest.source {
+                try copyTemplate(template, to: path)
+            }
+            queue = try DatabaseQueue(path: path.path, configuration: configuration)
+        } catch let error as SeedError {
+            throw error
+        } catch {
+            throw SeedError(databaseError: error, file: path.path)
+        }
+        do {
+            let result = try queue.writeWithoutTransaction { db in
+                do {
+                    return try build(db)
+                } catch {
+                    if db.isInsideTransaction { try? db.execute(sql: "ROLLBACK") }
+                    throw error
+                }
+            }
+            try queue.close()
+            return result
+        } catch let error as SeedError {
+            throw error
+        } catch {
+            throw SeedError(databaseError: error)
+        }
+    }
+
+    private func copyTemplate(_ template: URL, to path: URL) throws(SeedError) {
+        let shown = displayPath(template)
+        guard FileManager.default.fileExists(atPath: template.path) else {
+            throw SeedError(.configuration, file: shown, "the template store does not exist")
+        }
+        do {
+            var readOnly = Configuration()
+            readOnly.readonly = true
+            let source = try DatabaseQueue(path: template.path, configuration: readOnly)
+            let destination = try DatabaseQueue(path: path.path)
+            try source.backup(to: destination)
+            try destination.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = DELETE") }
+            try destination.close()
+            try source.close()
+        } catch {
+            throw SeedError(.configuration, file: shown, "cannot use the template store: \((error as? DatabaseError)?.message ?? "\(error)")")
+        }
+    }
+
+    private func build(_ db: Database) throws -> (tables: [(name: String, rows: Int)], hash: String) {
+        // A seed is one self-contained file, written once: no journal while building, a
+        // fixed page size so identical inputs give identical bytes.
+        try db.execute(sql: "PRAGMA page_size = 4096")
+        try db.execute(sql: "PRAGMA journal_mode = OFF")
+        try db.execute(sql: "PRAGMA synchronous = OFF")
+        try db.execute(sql: "PRAGMA locking_mode = EXCLUSIVE")
+        try db.execute(sql: "PRAGMA cache_size = -16384")
+        var contentHash = SHA256()
+        contentHash.update("seedkit-seed-format:\(SeedCatalog.formatVersion)\n".utf8)
+        try db.execute(sql: "BEGIN")
+        if case .schema(let schema) = manifest.source {
+            let shown = displayPath(schema)
+            guard let data = FileManager.default.contents(atPath: schema.path), let sql = String(data: data, encoding: .utf8) else {
+                throw SeedError(.configuration, file: shown, "cannot read the schema file")
+            }
+            do { try db.execute(sql: sql) }
+            catch let error as DatabaseError { throw SeedError(.configuration, file: shown, "the schema does not run: \(error.message ?? "\(error)")") }
+        }
+        for sql in try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY type, name") {
+            contentHash.update(sql.utf8)
+            contentHash.update([0])
+        }
+        let plans = try resolveManifest(db)
+        let keyIndexes = try ensureUniqueKeys(db, plans: plans)
+
+        var diagnostics: [Diagnostic] = []
+        var counts: [(name: String, rows: Int)] = []
+        for plan in plans {
+            let (rows, hash) = try load(plan, db: db, diagnostics: &diagnostics)
+            counts.append((plan.table.name, rows))
+            contentHash.update("\(plan.table.name)\n".utf8)
+            contentHash.update(hash)
+        }
+        if diagnostics.isEmpty {
+            for row in try Row.fetchAll(db, sql: "PRAGMA foreign_key_check") {
+                let table: String = row[0]
+                let file = plans.first { $0.table.name == table }?.config.displayFile
+                diagnostics.append(Diagnostic(file: file, code: .unresolvedReference, message: "a row of \(table) (rowid \(row[1] as Int64? ?? 0)) references a missing row of \(row[2] as String)", table: table))
+            }
+        }
+        if !diagnostics.isEmpty {
+            throw SeedError(.invalidData, capped(diagnostics))
+        }
+        for index in keyIndexes { try db.execute(sql: "DROP INDEX \(quoteIdentifier(index))") }
+        let hash = "sha256:" + contentHash.hexDigest
+        try SeedCatalog.writeSeedMetadata(db, meta: [
+            ("format_version", String(SeedCatalog.formatVersion)),
+            ("content_hash", hash),
+        ], tables: plans.map(\.config.spec))
+        for migration in migrations {
+            try MigrationLedger.record(LedgerEntry(number: migration.number, name: migration.name, checksum: migration.checksum, appliedAt: nil, origin: .seed), in: db)
+        }
+        try db.execute(sql: "COMMIT")
+        if !keyIndexes.isEmpty { try db.execute(sql: "VACUUM") }
+        return (counts, hash)
+    }
+
+    private func capped(_ diagnostics: [Diagnostic]) -> [Diagnostic] {
+        guard diagnostics.count > Self.diagnosticLimit else { return diagnostics }
+        return Array(diagnostics.prefix(Self.diagnosticLimit)) + [Diagnostic(severity: .note, code: .multipleErrors, message: "\(diagnostics.count - Self.diagnosticLimit) more errors not shown")]
+    }
+
+    // MARK: - Manifest against schema
+
+    /// Checks every table, column, key and ref the manifest names against the schema, and
+    /// compiles each table's plan. Unknown names are configuration errors at their manifest line.
+    private func resolveManifest(_ db: Database) throws -> [TablePlan] {
+        var problems: [Diagnostic] = []
+        var plans: [TablePlan] = []
+        var loaded: [String: TableInfo] = [:]
+        let available = try TableInfo.userTables(db)
+        func problem(_ line: Int, _ column: Int = 0, _ message: String) {
+            problems.append(Diagnostic(file: manifest.path, line: line, column: column, code: .configuration, message: message))
+        }
+        for config in manifest.tables {
+            guard !SeedCatalog.isInternal(config.name), let table = try TableInfo.read(db, table: config.name) else {
+                problem(config.line, 1, "unknown table '\(config.name)': the schema has \(available.joined(separator: ", "))")
+                continue
+            }
+            for mention in config.columnMentions where table.column(mention.column) == nil {
+                problem(mention.line, mention.column2, "table \(config.name) has no column '\(mention.column)' (it has \(table.columns.map(\.name).joined(separator: ", ")))")
+            }
+            if config.key.isEmpty && table.primaryKey.isEmpty {
+                problem(config.line, 1, "table \(config.name) has no primary key; give it a natural key with key:")
+            }
+            var references: [String: TablePlan.Reference] = [:]
+            for (column, reference) in config.refs {
+                let parentInfo = try reference.table == config.name ? table : loaded[reference.table] ?? TableInfo.read(db, table: reference.table)
+                guard let parent = parentInfo else {
+                    problem(config.line, 1, "ref \(config.name).\(column) → \(reference): no table '\(reference.table)'")
+                    continue
+                }
+                guard let parentKey = parent.column(reference.column) else {
+                    problem(config.line, 1, "ref \(config.name).\(column) → \(reference): \(parent.name) has no column '\(reference.column)'")
+                    continue
+                }
+                if loaded[parent.name] == nil && parent.name != config.name && manifest.tables.contains(where: { $0.name == parent.name }) {
+                    problem(config.line, 1, "table \(config.name) refers to \(parent.name), which is loaded after it; list \(parent.name) first")
+                }
+                let target: String
+                if let key = table.foreignKeys.first(where: { $0.columns.count == 1 && $0.columns[0].caseInsensitiveCompare(column) == .orderedSame }), let to = key.parentColumns.first {
+                    target = quoteIdentifier(to)
+                } else if parent.primaryKey.count == 1 {
+                    target = quoteIdentifier(parent.primaryKey[0])
+                } else {
+                    target = "rowid"
+                }
+                references[column.lowercased()] = TablePlan.Reference(
+                    spec: reference, keyType: parentKey.type,
+                    lookupSQL: "SELECT \(target) FROM \(quoteIdentifier(parent.name)) WHERE \(quoteIdentifier(parentKey.name)) = ? LIMIT 1")
+            }
+            for check in config.checks {
+                do { _ = try db.makeStatement(sql: "SELECT (\(check.sql)) FROM \(quoteIdentifier(table.name))") }
+                catch let error as DatabaseError { problem(check.line, 0, "check '\(check.sql)' is not valid SQL for \(table.name): \(error.message ?? "")") }
+            }
+            loaded[table.name] = table
+            plans.append(TablePlan(config: config, table: table, bound: [], slotOfSourceColumn: [], isJSON: false))
+            plans[plans.count - 1].referencesByColumn = references
+        }
+        if !problems.isEmpty { throw SeedError(.configuration, problems) }
+        return plans
+    }
+
+    /// Makes every natural key unique while loading, so that duplicates are caught at their
+    /// line and ref lookups use an index. Returns the indexes to drop afterwards.
+    private func ensureUniqueKeys(_ db: Database, plans: [TablePlan]) throws -> [String] {
+        var created: [String] = []
+        for plan in plans where !plan.config.key.isEmpty {
+            let key = Set(plan.config.key.map { plan.table.column($0)?.name.lowercased() ?? $0.lowercased() })
+            if Set(plan.table.primaryKey.map { $0.lowercased() }) == key { continue }
+            var covered = false
+            for index in try Row.fetchAll(db, sql: "SELECT name, \"unique\", partial FROM pragma_index_list(?)", arguments: [plan.table.name]) {
+                guard (index[1] as Int) == 1, (index[2] as Int) == 0 else { continue }
+                let columns = try String.fetchAll(db, sql: "SELECT name FROM pragma_index_info(?)", arguments: [index[0] as String])
+                if Set(columns.map { $0.lowercased() }) == key { covered = true; break }
+            }
+            if covered { continue }
+            let name = "_seedkit_key_\(plan.table.name)"
+            try db.execute(sql: "CREATE UNIQUE INDEX \(quoteIdentifier(name)) ON \(quoteIdentifier(plan.table.name)) (\(plan.config.key.map(quoteIdentifier).joined(separator: ", ")))")
+            created.append(name)
+        }
+        return created
+    }
+}
+
+extension SeedInstaller {
+    /// Flushes a file or folder to disk.
+    static func fsyncFile(_ path: String) throws(SeedError) {
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { throw SeedError(.io, file: path, "cannot open to flush: \(String(cString: strerror(errno)))") }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else { throw SeedError(.io, file: path, "cannot flush to disk: \(String(cString: strerror(errno)))") }
+    }
+}

@@ -1,0 +1,183 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+import SeedRuntime
+
+/// Inserts converted batches into one table: the hot path of a build.
+///
+/// One prepared INSERT per set of present columns (CSV: always one), raw binds through
+/// GRDB's statement handle with SQLITE_STATIC (the batch outlives the step), refs resolved
+/// by a prepared lookup of the parent's key, the manifest's checks evaluated on the row just
+/// inserted, and constraint failures reported at the fixture's line.
+final class TableLoader {
+    private let db: Database
+    private let plan: TablePlan
+    private let file: String
+    private var inserts: [UInt64: Statement] = [:]
+    private var lookups: [Int: Statement] = [:]
+    private var checks: [(statement: Statement, check: Manifest.Check)] = []
+    private(set) var rowsInserted = 0
+    /// A NUL byte that lives as long as the process, to bind empty strings.
+    nonisolated(unsafe) private static let emptyText: UnsafePointer<CChar>? = {
+        let pointer = UnsafeMutablePointer<CChar>.allocate(capacity: 1)
+        pointer.initialize(to: 0)
+        return UnsafePointer(pointer)
+    }()
+
+    init(db: Database, plan: TablePlan, file: String) throws {
+        self.db = db
+        self.plan = plan
+        self.file = file
+        for (slot, bound) in plan.bound.enumerated() {
+            if let reference = bound.reference { lookups[slot] = try db.makeStatement(sql: reference.lookupSQL) }
+        }
+        if !plan.table.withoutRowID {
+            for check in plan.config.checks {
+                checks.append((try db.makeStatement(sql: "SELECT (\(check.sql)) FROM \(quoteIdentifier(plan.table.name)) WHERE rowid = ?"), check))
+            }
+        }
+    }
+
+    private func insert(for mask: UInt64) throws -> Statement {
+        if let statement = inserts[mask] { return statement }
+        let columns = plan.bound.indices.filter { mask & (1 << UInt64($0)) != 0 }
+        let sql: String
+        if columns.isEmpty {
+            sql = "INSERT INTO \(quoteIdentifier(plan.table.name)) DEFAULT VALUES"
+        } else {
+            let names = columns.map { quoteIdentifier(plan.bound[$0].info.name) }.joined(separator: ", ")
+            sql = "INSERT INTO \(quoteIdentifier(plan.table.name)) (\(names)) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
+        }
+        let statement = try db.makeStatement(sql: sql)
+        inserts[mask] = statement
+        return statement
+    }
+
+    /// Inserts every record of `batch`; problems go to `diagnostics`, failures of SQLite itself are thrown.
+    func load(_ batch: RecordBatch, diagnostics: inout [Diagnostic]) throws {
+        let width = batch.width
+        let fullMask: UInt64 = width >= 64 ? .max : (1 << UInt64(width)) - 1
+        try batch.bytes.withUnsafeBytes { bytes in
+            let base = bytes.baseAddress
+            for record in 0..<batch.count {
+                let first = record * width
+                var mask: UInt64 = 0
+                for slot in 0..<width where batch.slots[first + slot] != .absent { mask |= 1 << UInt64(min(slot, 63)) }
+                if width >= 64 && mask != 0 { mask = fullMask }
+                let statement = try insert(for: mask)
+                let handle = statement.sqliteStatement
+                var parameter: Int32 = 1
+                var unresolved = false
+                for slot in 0..<width {
+                    let index = first + slot
+                    let kind = batch.slots[index]
+                    if kind == .absent && mask != fullMask { continue }
+                    if kind != .null && kind != .absent, let lookup = lookups[slot] {
+                        // A ref: the fixture holds the parent's natural key; store the parent's id.
+                        let lookupHandle = lookup.sqliteStatement
+                        bind(lookupHandle, 1, batch, index, base)
+                        let step = sqlite3_step(lookupHandle)
+                        if step == SQLITE_ROW {
+                            sqlite3_bind_value(handle, parameter, sqlite3_column_value(lookupHandle, 0))
+                        } else {
+                            unresolved = true
+                            let bound = plan.bound[slot]
+                            let key = batch.value(record: record, slot: slot)
+                            let reference = bound.reference.map { "\($0.spec)" } ?? "the parent"
+                            diagnostics.append(Diagnostic(file: file, line: Int(batch.lines[record]), column: bound.fieldNumber, code: .unresolvedReference,
+                                message: "\(bound.info.name) '\(key.description)' matches no \(reference)", table: plan.table.name))
+                        }
+                        sqlite3_reset(lookupHandle)
+                    } else {
+                        bind(handle, parameter, batch, index, base)
+                    }
+                    parameter += 1
+                }
+                if unresolved { continue }
+                let result = sqlite3_step(handle)
+                let extended = sqlite3_extended_errcode(sqlite3_db_handle(handle))
+                sqlite3_reset(handle)
+                if result == SQLITE_DONE {
+                    rowsInserted += 1
+                    if !checks.isEmpty { try runChecks(record: record, batch: batch, diagnostics: &diagnostics) }
+                } else if result & 0xff == SQLITE_CONSTRAINT {
+                    diagnostics.append(constraintDiagnostic(extended, batch: batch, record: record))
+                } else {
+                    throw DatabaseError(resultCode: ResultCode(rawValue: result), message: String(cString: sqlite3_errmsg(sqlite3_db_handle(handle))))
+                }
+            }
+        }
+    }
+
+    private func bind(_ handle: OpaquePointer, _ parameter: Int32, _ batch: RecordBatch, _ index: Int, _ base: UnsafeRawPointer?) {
+        switch batch.slots[index] {
+        case .absent, .null: sqlite3_bind_null(handle, parameter)
+        case .integer: sqlite3_bind_int64(handle, parameter, batch.payloads[index])
+        case .real: sqlite3_bind_double(handle, parameter, Double(bitPattern: UInt64(bitPattern: batch.payloads[index])))
+        case .text:
+            if batch.lengths[index] == 0, let empty = Self.emptyText {
+                sqlite3_bind_text(handle, parameter, empty, 0, nil)  // "" is the empty string, not NULL
+            } else {
+                let start = base.map { $0 + Int(batch.payloads[index]) }?.assumingMemoryBound(to: CChar.self)
+                sqlite3_bind_text(handle, parameter, start, batch.lengths[index], nil)
+            }
+        case .blob:
+            let start = base.map { $0 + Int(batch.payloads[index]) }
+            if batch.lengths[index] == 0 { sqlite3_bind_zeroblob(handle, parameter, 0) }
+            else { sqlite3_bind_blob(handle, parameter, start, batch.lengths[index], nil) }
+        }
+    }
+
+    private func runChecks(record: Int, batch: RecordBatch, diagnostics: inout [Diagnostic]) throws {
+        let rowid = sqlite3_last_insert_rowid(db.sqliteConnection)
+        for (statement, check) in checks {
+            let handle = statement.sqliteStatement
+            sqlite3_bind_int64(handle, 1, rowid)
+            let step = sqlite3_step(handle)
+            let failed = step == SQLITE_ROW && sqlite3_column_type(handle, 0) != SQLITE_NULL && sqlite3_column_int64(handle, 0) == 0 && sqlite3_column_double(handle, 0) == 0
+            let error = step != SQLITE_ROW && step != SQLITE_DONE ? String(cString: sqlite3_errmsg(db.sqliteConnection)) : nil
+            sqlite3_reset(handle)
+            if let error { throw SeedError(.configuration, file: plan.config.displayFile, "check '\(check.sql)' failed to run: \(error)") }
+            if failed {
+                diagnostics.append(Diagnostic(file: file, line: Int(batch.lines[record]), column: 0, code: .otherRule, message: check.message, table: plan.table.name))
+            }
+        }
+    }
+
+    private func constraintDiagnostic(_ extended: Int32, batch: RecordBatch, record: Int) -> Diagnostic {
+        let line = Int(batch.lines[record])
+        let message = String(cString: sqlite3_errmsg(db.sqliteConnection))
+        // "NOT NULL constraint failed: books.title" names the column; point at its field.
+        var column = 0
+        if let dot = message.lastIndex(of: ".") {
+            let name = String(message[message.index(after: dot)...])
+            column = plan.bound.first { $0.info.name.caseInsensitiveCompare(name) == .orderedSame }?.fieldNumber ?? 0
+        }
+        let code: DiagnosticCode
+        let text: String
+        switch extended {
+        case 1299:  // SQLITE_CONSTRAINT_NOTNULL
+            code = .missingRequired
+            text = "\(message) (the schema requires a value)"
+        case 2067, 1555:  // SQLITE_CONSTRAINT_UNIQUE, _PRIMARYKEY
+            code = .duplicateKey
+            // "UNIQUE constraint failed: books.title, books.isbn": show this row's values of those columns.
+            let names = (message.components(separatedBy: ": ").last ?? "").components(separatedBy: ", ").map { $0.components(separatedBy: ".").last ?? $0 }
+            let values = names.map { name -> String in
+                guard let slot = plan.bound.firstIndex(where: { $0.info.name.caseInsensitiveCompare(name) == .orderedSame }) else { return name }
+                return "\(name) '\(batch.value(record: record, slot: slot).description)'"
+            }
+            text = "duplicate key \(values.joined(separator: ", ")): an earlier row has the same"
+        case 787:  // SQLITE_CONSTRAINT_FOREIGNKEY
+            code = .unresolvedReference
+            text = "FOREIGN KEY constraint failed: a referenced row does not exist"
+        case 275:  // SQLITE_CONSTRAINT_CHECK
+            code = .otherRule
+            text = message
+        default:
+            code = .otherRule
+            text = message
+        }
+        return Diagnostic(file: file, line: line, column: column, code: code, message: text, table: plan.table.name)
+    }
+}

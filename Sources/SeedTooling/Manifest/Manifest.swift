@@ -1,0 +1,249 @@
+import Foundation
+public import SeedRuntime
+
+/// A project's `seeds/seedkit.yml`: where the schema comes from, where the seed goes,
+/// and each table's fixture, natural key, refs, rules and checks (SPEC §3).
+///
+/// Paths in the file are relative to the manifest's folder.
+public struct Manifest: Sendable {
+    /// The manifest's path as the user named it, for messages.
+    public var path: String
+    public var directory: URL
+    public var source: SchemaSource
+    public var output: URL?
+    /// Tables in load order.
+    public var tables: [TableConfig]
+
+    public enum SchemaSource: Sendable {
+        /// DDL run on an empty database.
+        case schema(URL)
+        /// A store whose schema is used as it is.
+        case template(URL)
+    }
+
+    /// One table's entry.
+    public struct TableConfig: Sendable {
+        public var name: String
+        public var file: URL
+        /// The fixture path as written relative to the current directory, for messages.
+        public var displayFile: String
+        public var key: [String]
+        public var refs: [String: TableSpec.Reference]
+        public var rules: [ColumnRules]
+        public var checks: [Check]
+        /// Where the table's entry is in the manifest.
+        public var line: Int
+        /// Where each named column is mentioned (key, refs, rules), for unknown-column errors.
+        public var columnMentions: [(column: String, line: Int, column2: Int)]
+
+        public var spec: TableSpec { TableSpec(name: name, key: key, refs: refs) }
+    }
+
+    /// A SQL boolean expression every row must satisfy.
+    public struct Check: Sendable {
+        public var sql: String
+        public var message: String
+        public var line: Int
+    }
+
+    /// Loads and checks the shape of a manifest. Names of tables and columns are checked
+    /// against the schema later, by the builder.
+    ///
+    /// - throws: ``SeedError`` (configuration) naming the file, line and key.
+    public static func load(path: String) throws(SeedError) -> Manifest {
+        let url = URL(fileURLWithPath: path)
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw SeedError(.configuration, file: path, "no manifest here; create one (see README: The manifest) or pass --manifest PATH")
+        }
+        guard let text = String(data: data, encoding: .utf8) else { throw SeedError(.configuration, file: path, code: .invalidEncoding, "the manifest is not UTF-8") }
+        let document = try YAMLDocument.parse(text, file: path)
+        return try Manifest(document: document, path: path, directory: url.deletingLastPathComponent())
+    }
+
+    init(document: DocNode, path: String, directory: URL) throws(SeedError) {
+        self.path = path
+        self.directory = directory
+        func fail(_ line: Int, _ column: Int, _ message: String) -> SeedError {
+            SeedError(.configuration, file: path, line: line, column: column, message)
+        }
+        func string(_ node: DocNode, _ what: String) throws(SeedError) -> String {
+            switch node.value {
+            case .string(let text): return text
+            case .integer(let number): return String(number)
+            default: throw fail(node.line, node.column, "\(what) must be text")
+            }
+        }
+        guard let entries = document.entries else { throw fail(document.line, document.column, "the manifest must be a map with schema (or template), output and tables") }
+        var schema: URL?
+        var template: URL?
+        var output: URL?
+        var tables: [TableConfig] = []
+        var tablesSeen = false
+        for entry in entries {
+            switch entry.key {
+            case "schema": schema = directory.appendingPathComponent(try string(entry.node, "schema"))
+            case "template": template = directory.appendingPathComponent(try string(entry.node, "template"))
+            case "output": output = directory.appendingPathComponent(try string(entry.node, "output"))
+            case "model":
+                throw fail(entry.line, entry.column, "Core Data models (model:) are not supported by this version of seedkit yet; use schema: or template:")
+            case "tables":
+                tablesSeen = true
+                guard let tableEntries = entry.node.entries else { throw fail(entry.node.line, entry.node.column, "tables must be a map of table name: {file, key, …}") }
+                for table in tableEntries { tables.append(try Self.table(table, directory: directory, path: path)) }
+            default:
+                throw fail(entry.line, entry.column, "unknown key '\(entry.key)' (expected schema, template, output, tables)")
+            }
+        }
+        switch (schema, template) {
+        case (let schema?, nil): source = .schema(schema)
+        case (nil, let template?): source = .template(template)
+        case (nil, nil): throw fail(document.line, document.column, "the manifest needs schema: (a .sql file) or template: (an empty store)")
+        case (.some, .some): throw fail(document.line, document.column, "use schema: or template:, not both")
+        }
+        guard tablesSeen else { throw fail(document.line, document.column, "the manifest has no tables:") }
+        self.output = output
+        self.tables = tables
+        var seen = Set<String>()
+        for table in tables where !seen.insert(table.name.lowercased()).inserted {
+            throw fail(table.line, 1, "table '\(table.name)' is listed twice")
+        }
+    }
+
+    private static func table(_ entry: DocEntry, directory: URL, path: String) throws(SeedError) -> TableConfig {
+        func fail(_ line: Int, _ column: Int, _ message: String) -> SeedError {
+            SeedError(.configuration, file: path, line: line, column: column, message)
+        }
+        let name = entry.key
+        guard let fields = entry.node.entries else { throw fail(entry.node.line, entry.node.column, "table '\(name)' must be a map with file and key") }
+        var file: String?
+        var key: [String] = []
+        var refs: [String: TableSpec.Reference] = [:]
+        var rules: [ColumnRules] = []
+        var checks: [Check] = []
+        var mentions: [(String, Int, Int)] = []
+        for field in fields {
+            let node = field.node
+            switch field.key {
+            case "file":
+                guard let text = node.string else { throw fail(node.line, node.column, "file must be a path") }
+                file = text
+            case "key":
+                if let text = node.string { key = [text] }
+                else if let items = node.items {
+                    key = []
+                    for item in items {
+                        guard let text = item.string else { throw fail(item.line, item.column, "key columns must be names") }
+                        key.append(text)
+                    }
+                } else { throw fail(node.line, node.column, "key must be a column name or a list of them") }
+                for column in key { mentions.append((column, node.line, node.column)) }
+            case "refs":
+                guard let refEntries = node.entries else { throw fail(node.line, node.column, "refs must be a map of column: table.key") }
+                for ref in refEntries {
+                    guard let text = ref.node.string, let reference = TableSpec.Reference(text) else {
+                        throw fail(ref.node.line, ref.node.column, "ref '\(ref.key)' must be written table.column, like categories.name")
+                    }
+                    refs[ref.key] = reference
+                    mentions.append((ref.key, ref.line, ref.column))
+                }
+            case "rules":
+                guard let ruleEntries = node.entries else { throw fail(node.line, node.column, "rules must be a map of column: {rule: value}") }
+                for ruleEntry in ruleEntries {
+                    rules.append(try columnRules(ruleEntry, path: path))
+                    mentions.append((ruleEntry.key, ruleEntry.line, ruleEntry.column))
+                }
+            case "checks":
+                guard let items = node.items else { throw fail(node.line, node.column, "checks must be a list of {sql, message}") }
+                for item in items {
+                    guard let checkFields = item.entries else { throw fail(item.line, item.column, "a check is {sql: …, message: …}") }
+                    var sql: String?
+                    var message: String?
+                    for checkField in checkFields {
+                        switch checkField.key {
+                        case "sql": sql = checkField.node.string
+                        case "message": message = checkField.node.string
+                        default: throw fail(checkField.line, checkField.column, "unknown key '\(checkField.key)' in a check (expected sql, message)")
+                        }
+                    }
+                    guard let sql else { throw fail(item.line, item.column, "this check has no sql") }
+                    checks.append(Check(sql: sql, message: message ?? "check failed: \(sql)", line: item.line))
+                }
+            default:
+                throw fail(field.line, field.column, "unknown key '\(field.key)' in table '\(name)' (expected file, key, refs, rules, checks)")
+            }
+        }
+        guard let file else { throw fail(entry.line, entry.column, "table '\(name)' has no file:") }
+        let url = directory.appendingPathComponent(file)
+        return TableConfig(
+            name: name, file: url, displayFile: displayPath(url), key: key, refs: refs, rules: rules, checks: checks,
+            line: entry.line, columnMentions: mentions.map { (column: $0.0, line: $0.1, column2: $0.2) })
+    }
+
+    private static func columnRules(_ entry: DocEntry, path: String) throws(SeedError) -> ColumnRules {
+        func fail(_ line: Int, _ column: Int, _ message: String) -> SeedError {
+            SeedError(.configuration, file: path, line: line, column: column, message)
+        }
+        guard let ruleEntries = entry.node.entries else { throw fail(entry.node.line, entry.node.column, "rules for '\(entry.key)' must be a map like {required: true, max_length: 25}") }
+        var rules = ColumnRules(column: entry.key)
+        for rule in ruleEntries {
+            let node = rule.node
+            func number() throws(SeedError) -> Double {
+                switch node.value {
+                case .integer(let value): return Double(value)
+                case .real(let value): return value
+                default: throw fail(node.line, node.column, "\(rule.key) must be a number")
+                }
+            }
+            func count() throws(SeedError) -> Int {
+                guard case .integer(let value) = node.value, value >= 0 else { throw fail(node.line, node.column, "\(rule.key) must be a whole number ≥ 0") }
+                return Int(value)
+            }
+            func date() throws(SeedError) -> String {
+                let text: String
+                switch node.value {
+                case .string(let value): text = value
+                default: throw fail(node.line, node.column, "\(rule.key) must be a date like 1450-01-01")
+                }
+                var bytes = Array(text.utf8)
+                let valid = bytes.withUnsafeMutableBytes { buffer in
+                    if case .success = ColumnType.datetime.convert(text: UnsafeRawBufferPointer(buffer)) { return true }
+                    return false
+                }
+                guard valid else { throw fail(node.line, node.column, "\(rule.key) must be an ISO 8601 date like 1450-01-01, not '\(text)'") }
+                return text
+            }
+            switch rule.key {
+            case "required":
+                guard case .bool(let flag) = node.value else { throw fail(node.line, node.column, "required must be true or false") }
+                rules.required = flag
+            case "min": rules.min = try number()
+            case "max": rules.max = try number()
+            case "min_length": rules.minLength = try count()
+            case "max_length": rules.maxLength = try count()
+            case "pattern":
+                guard let source = node.string else { throw fail(node.line, node.column, "pattern must be a regular expression in quotes") }
+                do { rules.pattern = try ColumnRules.Pattern(source) }
+                catch { throw fail(node.line, node.column, "pattern '\(source)' is not a valid regular expression") }
+            case "one_of":
+                guard let items = node.items else { throw fail(node.line, node.column, "one_of must be a list like [hardcover, paperback]") }
+                rules.oneOf = items.map { item in
+                    if case .string(let text) = item.value { return text }
+                    return item.inputValue.description
+                }
+            case "after": rules.after = try date()
+            case "before": rules.before = try date()
+            default:
+                throw fail(rule.line, rule.column, "unknown rule '\(rule.key)' (expected required, min, max, min_length, max_length, pattern, one_of, after, before)")
+            }
+        }
+        return rules
+    }
+}
+
+/// A path as short as it can be said from the current directory.
+func displayPath(_ url: URL) -> String {
+    let path = url.standardizedFileURL.path
+    let current = FileManager.default.currentDirectoryPath
+    if path.hasPrefix(current + "/") { return String(path.dropFirst(current.count + 1)) }
+    return path
+}

@@ -1,0 +1,98 @@
+import Foundation
+public import SeedRuntime
+
+/// How diagnostics are printed: gcc-style lines, a JSON document, or GitHub Actions annotations.
+public enum DiagnosticFormat: String, Sendable, CaseIterable {
+    case human, json, github
+
+    /// Renders `diagnostics` (each line ends with a newline).
+    public func render(_ diagnostics: [Diagnostic]) -> String {
+        switch self {
+        case .human:
+            return diagnostics.map { $0.description + "\n" }.joined()
+        case .github:
+            return diagnostics.map { diagnostic in
+                var properties: [String] = []
+                if let file = diagnostic.file { properties.append("file=\(Self.escapeProperty(file))") }
+                if diagnostic.line > 0 { properties.append("line=\(diagnostic.line)") }
+                if diagnostic.column > 0 { properties.append("col=\(diagnostic.column)") }
+                properties.append("title=\(Self.escapeProperty("seedkit \(diagnostic.code.rawValue)"))")
+                let command = diagnostic.severity == .error ? "error" : diagnostic.severity == .warning ? "warning" : "notice"
+                return "::\(command) \(properties.joined(separator: ","))::\(Self.escapeData(diagnostic.message + " [\(diagnostic.code.rawValue)]"))\n"
+            }.joined()
+        case .json:
+            return JSONOutput.render(Self.document(diagnostics)) + "\n"
+        }
+    }
+
+    /// The JSON shape: `{"code": 1560 or the only code, "errors": [{file, line, column, severity, code, message, table}]}`.
+    public static func document(_ diagnostics: [Diagnostic]) -> JSONOutput {
+        let errors = diagnostics.filter { $0.severity == .error }
+        let code: JSONOutput = errors.count > 1 ? .int(DiagnosticCode.multipleErrors.rawValue) : errors.first.map { .int($0.code.rawValue) } ?? .null
+        return .object([
+            ("code", code),
+            ("errors", .array(diagnostics.map(json))),
+        ])
+    }
+
+    public static func json(_ diagnostic: Diagnostic) -> JSONOutput {
+        .object([
+            ("file", diagnostic.file.map { .string($0) } ?? .null),
+            ("line", diagnostic.line > 0 ? .int(diagnostic.line) : .null),
+            ("column", diagnostic.column > 0 ? .int(diagnostic.column) : .null),
+            ("severity", .string(diagnostic.severity.rawValue)),
+            ("code", .int(diagnostic.code.rawValue)),
+            ("message", .string(diagnostic.message)),
+            ("table", diagnostic.table.map { .string($0) } ?? .null),
+        ])
+    }
+
+    private static func escapeData(_ text: String) -> String {
+        text.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "\r", with: "%0D").replacingOccurrences(of: "\n", with: "%0A")
+    }
+
+    private static func escapeProperty(_ text: String) -> String {
+        escapeData(text).replacingOccurrences(of: ":", with: "%3A").replacingOccurrences(of: ",", with: "%2C")
+    }
+}
+
+/// A JSON value for output, with keys in a stable, written order.
+public indirect enum JSONOutput: Sendable {
+    case null
+    case bool(Bool)
+    case int(Int)
+    case double(Double)
+    case string(String)
+    case array([JSONOutput])
+    case object([(String, JSONOutput)])
+
+    /// Pretty-printed JSON with two-space indents.
+    public static func render(_ value: JSONOutput, indent: String = "") -> String {
+        switch value {
+        case .null: return "null"
+        case .bool(let flag): return flag ? "true" : "false"
+        case .int(let number): return String(number)
+        case .double(let number): return number.isFinite ? SQLValue.format(number) : "null"
+        case .string(let text): return DocNode.quote(text)
+        case .array(let items):
+            if items.isEmpty { return "[]" }
+            let inner = indent + "  "
+            return "[\n" + items.map { inner + render($0, indent: inner) }.joined(separator: ",\n") + "\n" + indent + "]"
+        case .object(let entries):
+            if entries.isEmpty { return "{}" }
+            let inner = indent + "  "
+            return "{\n" + entries.map { inner + DocNode.quote($0.0) + ": " + render($0.1, indent: inner) }.joined(separator: ",\n") + "\n" + indent + "}"
+        }
+    }
+
+    /// The value of a SQL value.
+    public static func sql(_ value: SQLValue) -> JSONOutput {
+        switch value {
+        case .null: return .null
+        case .integer(let number): return .int(Int(number))
+        case .real(let number): return .double(number)
+        case .text(let text): return .string(text)
+        case .blob(let bytes): return .string(Data(bytes).base64EncodedString())
+        }
+    }
+}

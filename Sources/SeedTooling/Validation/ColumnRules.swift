@@ -1,0 +1,113 @@
+import Foundation
+public import SeedRuntime
+
+/// The validation rules of one column (SPEC §3), checked on converted values.
+public struct ColumnRules: Sendable {
+    public var column: String
+    public var required = false
+    public var min: Double?
+    public var max: Double?
+    public var minLength: Int?
+    public var maxLength: Int?
+    public var pattern: Pattern?
+    public var oneOf: [String]?
+    /// Dates (or date-times) as ISO 8601 text; compared as text, which orders ISO 8601 correctly.
+    public var after: String?
+    public var before: String?
+
+    public init(column: String) { self.column = column }
+
+    /// A compiled regular expression that must match the whole value (as Core Data's regularExpressionString does).
+    public final class Pattern: @unchecked Sendable {
+        public let source: String
+        private let regex: NSRegularExpression
+        private let lock = NSLock()
+
+        public init(_ source: String) throws {
+            self.source = source
+            self.regex = try NSRegularExpression(pattern: source)
+        }
+
+        public func matchesWhole(_ text: String) -> Bool {
+            let range = NSRange(text.startIndex..., in: text)
+            lock.lock()
+            defer { lock.unlock() }
+            guard let match = regex.firstMatch(in: text, options: [.anchored], range: range) else { return false }
+            return match.range == range
+        }
+    }
+
+    /// Whether any rule needs the value as a Swift string (length, pattern, one_of, dates).
+    var needsText: Bool { minLength != nil || maxLength != nil || pattern != nil || oneOf != nil || after != nil || before != nil }
+
+    /// The problems with `value`: each broken rule with its code and the limit it broke.
+    public func check(_ value: SQLValue) -> [(code: DiagnosticCode, message: String)] {
+        var problems: [(DiagnosticCode, String)] = []
+        guard value != .null else {
+            if required { problems.append((.missingRequired, "\(column) is required but missing")) }
+            return problems
+        }
+        if min != nil || max != nil {
+            let shown = Self.show(value)
+            let number: Double?
+            switch value {
+            case .integer(let int): number = Double(int)
+            case .real(let real): number = real
+            case .text(let text): number = Double(text)
+            default: number = nil
+            }
+            if let number {
+                if let min, number < min { problems.append((.numberTooSmall, "\(column) \(shown) is less than the minimum \(Self.format(min))")) }
+                if let max, number > max { problems.append((.numberTooLarge, "\(column) \(shown) is greater than the maximum \(Self.format(max))")) }
+            } else {
+                problems.append((.otherRule, "\(column) \(Self.quote(value)) is not a number, so its min/max can't hold"))
+            }
+        }
+        guard needsText else { return problems }
+        let text: String
+        switch value {
+        case .text(let string): text = string
+        default: text = value.description
+        }
+        if minLength != nil || maxLength != nil {
+            let length = text.count
+            if let minLength, length < minLength {
+                problems.append((.stringTooShort, "\(column) \(Self.quote(value)) is \(length) characters long, shorter than the minimum \(minLength)"))
+            }
+            if let maxLength, length > maxLength {
+                problems.append((.stringTooLong, "\(column) \(Self.quote(value)) is \(length) characters long, longer than the maximum \(maxLength)"))
+            }
+        }
+        if let pattern, !pattern.matchesWhole(text) {
+            problems.append((.patternMismatch, "\(column) \(Self.quote(value)) does not match the pattern \(pattern.source)"))
+        }
+        if let oneOf, !oneOf.contains(text) {
+            problems.append((.otherRule, "\(column) \(Self.quote(value)) is not one of \(oneOf.joined(separator: ", "))"))
+        }
+        if let after, !(text > after) {
+            problems.append((.dateTooSoon, "\(column) \(text) is not after \(after), the earliest allowed"))
+        }
+        if let before, !(text < before) {
+            problems.append((.dateTooLate, "\(column) \(text) is not before \(before), the latest allowed"))
+        }
+        return problems
+    }
+
+    static func format(_ number: Double) -> String {
+        number == number.rounded() && abs(number) < 1e15 ? String(Int64(number)) : String(number)
+    }
+
+    /// A number as a person wrote it: `10` rather than `10.0`.
+    static func show(_ value: SQLValue) -> String {
+        if case .real(let real) = value { return format(real) }
+        return value.description
+    }
+
+    static func quote(_ value: SQLValue) -> String {
+        if case .text(let text) = value {
+            let shown = text.count > 40 ? String(text.prefix(40)) + "…" : text
+            return "'\(shown)'"
+        }
+        return value.description
+    }
+}

@@ -1,0 +1,131 @@
+import ArgumentParser
+import Foundation
+import SeedRuntime
+import SeedTooling
+
+extension SeedTool {
+    struct Build: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Validate the fixtures and compile them into a seed SQLite file.",
+            discussion: "Reports every error at once and writes nothing unless all is valid; the output is replaced atomically and is byte-identical for identical inputs.")
+
+        @OptionGroup var project: ProjectOptions
+        @Option(name: .long, help: ArgumentHelp("Where to write the seed (default: the manifest's output).", valueName: "path"))
+        var output: String?
+        @Flag(name: .long, help: "Build in a temporary file and exit 1 if the output is missing or stale; never writes the output.")
+        var check = false
+        @OptionGroup var format: DiagnosticFormatOption
+
+        func run() throws {
+            try reporting(format.format) {
+                let manifest = try project.loadManifest()
+                let migrations = try project.loadMigrations()
+                guard let target = output.map({ URL(fileURLWithPath: $0) }) ?? manifest.output else {
+                    throw SeedError(.configuration, file: manifest.path, "no output: add output: to the manifest or pass --output PATH")
+                }
+                var builder = SeedBuilder(manifest: manifest, migrations: migrations)
+                let shownTarget = output ?? target.relativePathFromCurrentDirectory
+                if check {
+                    let fresh = try builder.isUpToDate(target)
+                    if format.format == .json {
+                        print(JSONOutput.render(.object([("output", .string(shownTarget)), ("upToDate", .bool(fresh))])))
+                    } else {
+                        print(fresh ? "\(shownTarget) is up to date" : "\(shownTarget) is stale: run seedkit build")
+                    }
+                    if !fresh { throw ExitCode(1) }
+                    return
+                }
+                let bar = ProgressBar(enabled: Output.stderrIsTerminal && format.format == .human)
+                builder.progress = { table, rows, read, size in bar.update(table: table, rows: rows, read: read, size: size) }
+                let summary = try builder.build(to: target)
+                bar.finish()
+                printSummary(summary, target: shownTarget, migrations: migrations)
+            }
+        }
+
+        private func printSummary(_ summary: SeedBuilder.Summary, target: String, migrations: [Migration]) {
+            switch format.format {
+            case .json:
+                print(JSONOutput.render(.object([
+                    ("output", .string(target)),
+                    ("bytes", .int(summary.bytes)),
+                    ("seconds", .double((summary.seconds * 1000).rounded() / 1000)),
+                    ("contentHash", .string(summary.contentHash)),
+                    ("tables", .array(summary.tables.map { .object([("name", .string($0.name)), ("rows", .int($0.rows))]) })),
+                    ("migrations", .array(migrations.map { .string($0.id) })),
+                ])))
+            case .human, .github:
+                let rows = summary.tables.reduce(0) { $0 + $1.rows }
+                print("built \(target): \(summary.tables.count) tables, \(rows.grouped) rows, \(summary.bytes.byteSize), \(String(format: "%.2f", summary.seconds)) s")
+                let width = max(summary.tables.map(\.name.count).max() ?? 0, 10)
+                for table in summary.tables {
+                    print("  \(table.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(table.rows.grouped.leftPadded(8)) rows")
+                }
+                if !migrations.isEmpty {
+                    print("  contains migrations \(migrations.map(\.id).joined(separator: ", "))")
+                }
+                print("  content hash \(summary.contentHash)")
+            }
+        }
+    }
+}
+
+/// A one-line progress bar on stderr, drawn at most ten times a second, only for builds longer than half a second.
+final class ProgressBar: @unchecked Sendable {
+    private let enabled: Bool
+    private let start = Date()
+    private var last = Date.distantPast
+    private var drawn = false
+
+    init(enabled: Bool) { self.enabled = enabled }
+
+    func update(table: String, rows: Int, read: Int, size: Int) {
+        guard enabled else { return }
+        let now = Date()
+        guard now.timeIntervalSince(start) > 0.5, now.timeIntervalSince(last) > 0.1 else { return }
+        last = now
+        let fraction = size > 0 ? min(1, Double(read) / Double(size)) : 0
+        let filled = Int(fraction * 30)
+        let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: 30 - filled)
+        Output.standardError("\r\u{1B}[2K\(bar) \(Int(fraction * 100))% \(table): \(rows.grouped) rows")
+        drawn = true
+    }
+
+    func finish() {
+        if drawn { Output.standardError("\r\u{1B}[2K") }
+    }
+}
+
+extension Int {
+    /// 1,234,567.
+    var grouped: String {
+        let digits = String(self.magnitude)
+        var out = ""
+        for (index, character) in digits.enumerated() {
+            if index > 0 && (digits.count - index) % 3 == 0 { out.append(",") }
+            out.append(character)
+        }
+        return (self < 0 ? "-" : "") + out
+    }
+
+    /// 12.3 KB.
+    var byteSize: String {
+        let units = ["bytes", "KB", "MB", "GB"]
+        var value = Double(self)
+        var unit = 0
+        while value >= 1024 && unit < units.count - 1 { value /= 1024; unit += 1 }
+        return unit == 0 ? "\(self) bytes" : String(format: "%.1f %@", value, units[unit])
+    }
+}
+
+extension String {
+    func leftPadded(_ width: Int) -> String { count >= width ? self : String(repeating: " ", count: width - count) + self }
+}
+
+extension URL {
+    var relativePathFromCurrentDirectory: String {
+        let path = standardizedFileURL.path
+        let current = FileManager.default.currentDirectoryPath
+        return path.hasPrefix(current + "/") ? String(path.dropFirst(current.count + 1)) : path
+    }
+}

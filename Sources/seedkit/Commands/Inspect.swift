@@ -1,0 +1,2 @@
+import ArgumentParser
+extension SeedTool { struct Inspect: ParsableCommand { func run() throws { throw ExitCode(2) } } }

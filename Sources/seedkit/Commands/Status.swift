@@ -1,0 +1,2 @@
+import ArgumentParser
+extension SeedTool { struct Status: ParsableCommand { func run() throws { throw ExitCode(2) } } }
