@@ -38,9 +38,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "SeedRuntimeTests", dependencies: ["SeedRuntime", .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "SeedToolingTests", dependencies: ["SeedTooling", "SeedRuntime", .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "seedkitTests", dependencies: ["SeedTooling", "SeedRuntime", .product(name: "GRDB", package: "GRDB.swift")]),
+        // Not a product: temporary projects and a runner for the real seedkit binary, shared by the tests.
+        .target(name: "SeedTestSupport", dependencies: ["SeedRuntime", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "SeedRuntimeTests", dependencies: ["SeedRuntime", "SeedTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "SeedToolingTests", dependencies: ["SeedTooling", "SeedRuntime", "SeedTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "seedkitTests", dependencies: ["seedkit", "SeedTooling", "SeedRuntime", "SeedTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
     ]
 )
 

@@ -58,7 +58,7 @@ extension SeedBuilder {
         pipeline.cancel()
         pipeline.waitForProducer()
         // Reader problems first, then the inserter's, each in file order.
-        diagnostics += (producer.diagnostics + loaderDiagnostics).sorted { $0.line < $1.line }
+        diagnostics += (producer.diagnostics + loaderDiagnostics).sorted { ($0.line, $0.column) < ($1.line, $1.column) }
         if let failure = producer.failure {
             if failure.kind == .invalidData { diagnostics += failure.diagnostics } else { throw failure }
         }

@@ -1,0 +1,98 @@
+import Foundation
+public import GRDB
+
+/// A seedkit project in a fresh temporary folder: `seeds/`, `migrations/`, `build/`.
+/// Starts as the BookStore example; tests overwrite the files they care about.
+public final class TemporaryProject: @unchecked Sendable {
+    public let root: URL
+
+    public init(bookStore: Bool = true) throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("seedkit-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("seeds/data"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("migrations"), withIntermediateDirectories: true)
+        if bookStore {
+            try write("seeds/seedkit.yml", BookStore.manifest)
+            try write("seeds/schema.sql", BookStore.schema)
+            try write("seeds/data/categories.csv", BookStore.categories)
+            try write("seeds/data/books.csv", BookStore.books)
+            try write("migrations/0001-add-fourth-book.yml", BookStore.fourthBook)
+        }
+    }
+
+    deinit { try? FileManager.default.removeItem(at: root) }
+
+    public func url(_ path: String) -> URL { root.appendingPathComponent(path) }
+    public func path(_ path: String) -> String { url(path).path }
+
+    public func write(_ path: String, _ text: String) throws {
+        try write(path, Data(text.utf8))
+    }
+
+    public func write(_ path: String, _ data: Data) throws {
+        let target = url(path)
+        try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try data.write(to: target)
+    }
+
+    public func read(_ path: String) -> Data? { FileManager.default.contents(atPath: self.path(path)) }
+
+    public func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: self.path(path)) }
+
+    public func remove(_ path: String) throws { try FileManager.default.removeItem(at: url(path)) }
+
+    /// The names in a folder, sorted, dot files included.
+    public func listing(_ path: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: self.path(path))) ?? []).sorted()
+    }
+
+    /// Runs `seedkit` with `arguments` in the project folder.
+    @discardableResult
+    public func seedkit(_ arguments: String..., stdin: String? = nil) throws -> CommandResult {
+        try runSeedkit(arguments, in: root, stdin: stdin)
+    }
+
+    /// Opens a database of the project for checks.
+    public func database(_ path: String) throws -> DatabaseQueue {
+        try DatabaseQueue(path: self.path(path))
+    }
+}
+
+/// The BookStore example of SPEC §2, as files.
+public enum BookStore {
+    public static let manifest = """
+        schema: schema.sql
+        output: ../build/seed.sqlite
+        tables:
+          categories:
+            file: data/categories.csv
+            key: name
+            rules:
+              name: { required: true, min_length: 1, max_length: 25 }
+          books:
+            file: data/books.csv
+            key: title
+            refs:
+              category_id: categories.name
+            rules:
+              price: { min: 0, max: 1000 }
+
+        """
+    public static let schema = """
+        CREATE TABLE categories (id INTEGER PRIMARY KEY, name VARCHAR(25) NOT NULL UNIQUE);
+        CREATE TABLE books (
+            id INTEGER PRIMARY KEY,
+            title VARCHAR(100) NOT NULL UNIQUE,
+            price REAL NOT NULL,
+            category_id INTEGER NOT NULL REFERENCES categories(id)
+        );
+
+        """
+    public static let categories = "name\nFiction\nBiography\n"
+    public static let books = "title,price,category_id\nThe first book,10,Fiction\nThe second book,15,Fiction\nThe third book,10,Biography\n"
+    public static let fourthBook = """
+        insert:
+          books:
+            - { title: The fourth book, price: 12, category_id: Biography }
+
+        """
+}

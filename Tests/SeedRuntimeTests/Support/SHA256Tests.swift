@@ -1,0 +1,36 @@
+import Foundation
+import SeedRuntime
+import Testing
+
+@Test func sha256MatchesTheStandardTestVectors() {
+    #expect(SHA256.hex("".utf8) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+    #expect(SHA256.hex("abc".utf8) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+    #expect(SHA256.hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8)
+        == "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1")
+    #expect(SHA256.hex([UInt8](repeating: UInt8(ascii: "a"), count: 1_000_000)) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+}
+
+@Test func sha256GivesTheSameDigestFedInPiecesOrWhole() {
+    let bytes = (0..<10_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+    var pieces = SHA256()
+    for chunk in stride(from: 0, to: bytes.count, by: 777) {
+        bytes[chunk..<min(chunk + 777, bytes.count)].withUnsafeBytes { pieces.update(buffer: $0) }
+    }
+    #expect(pieces.hexDigest == SHA256.hex(bytes))
+}
+
+@Test func sha256AgreesWithSha256sum() throws {
+    let text = "seedkit checksums migrations with its own SHA-256\n"
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent("sha-\(UUID().uuidString)")
+    try Data(text.utf8).write(to: file)
+    defer { try? FileManager.default.removeItem(at: file) }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["sha256sum", file.path]
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try process.run()
+    process.waitUntilExit()
+    let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    #expect(output.hasPrefix(SHA256.hex(text.utf8)))
+}
