@@ -1,5 +1,24 @@
 #!/usr/bin/env bash
-# make seed: build the BookStore seed, then show the release flow on a copy of it.
+# make seed: build the BookStore seed, then show a release's data update reaching a user's store.
 set -euo pipefail
 seedkit=${1:-.build/debug/seedkit}
+rule() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+
+rule "seedkit build: fixtures -> build/seed.sqlite"
 "$seedkit" build
+
+rule "a user installed release 1.0 (a seed without 0001), then added a book of their own"
+"$seedkit" build --output build/demo/seed-1.0.sqlite --migrations build/demo/no-migrations >/dev/null
+cp build/demo/seed-1.0.sqlite build/demo/user.sqlite
+sqlite3 build/demo/user.sqlite "INSERT INTO books (title, price, category_id) VALUES ('My own book', 5, 1)"
+sqlite3 -header -column build/demo/user.sqlite "SELECT id, title, price FROM books ORDER BY id"
+
+rule "seedkit status: what release 1.1 will do"
+"$seedkit" status build/demo/user.sqlite
+
+rule "seedkit migrate: apply migrations/0001-add-fourth-book.yml"
+"$seedkit" migrate build/demo/user.sqlite
+sqlite3 -header -column build/demo/user.sqlite "SELECT b.id, b.title, b.price, c.name AS category FROM books b JOIN categories c ON c.id = b.category_id ORDER BY b.id"
+
+rule "seedkit migrate again: nothing to do, nothing duplicated"
+"$seedkit" migrate build/demo/user.sqlite

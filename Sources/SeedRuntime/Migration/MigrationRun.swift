@@ -325,8 +325,11 @@ struct MigrationRun {
     }
 
     private func describe(_ value: SQLValue) -> String {
-        if case .text(let text) = value { return "'\(text)'" }
-        return value.description
+        switch value {
+        case .text(let text): return "'\(text)'"
+        case .real(let real) where real == real.rounded() && abs(real) < 1e15: return String(Int64(real))
+        default: return value.description
+        }
     }
 
     private func constraintCode(_ error: DatabaseError) -> DiagnosticCode {

@@ -1,2 +1,135 @@
 import ArgumentParser
-extension SeedTool { struct Migrate: ParsableCommand { func run() throws { throw ExitCode(2) } } }
+import Foundation
+import GRDB
+import SeedRuntime
+import SeedTooling
+
+extension SeedTool {
+    struct Migrate: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Apply pending migrations to an existing store, all in one transaction.",
+            discussion: """
+                Inserts rows whose key is missing, updates values the user has not changed, deletes unchanged rows \
+                nothing references. A row the user changed is a conflict: their value stays. Each migration runs \
+                once; a store whose history disagrees with the migrations is refused (exit 3).
+                """)
+
+        @Argument(help: "The store to migrate.")
+        var store: String
+        @OptionGroup var project: ProjectOptions
+        @Flag(name: .long, help: "Print the plan and write nothing (the store is opened read-only).")
+        var dryRun = false
+        @Option(name: .long, help: ArgumentHelp("Write a consistent copy of the store here first.", valueName: "path"))
+        var backup: String?
+        @Option(name: .long, help: "keep: the user's value stays and the conflict is reported; fail: any conflict is an error and nothing is written.")
+        var onConflict: ConflictPolicy = .keep
+        @OptionGroup var busy: BusyTimeoutOption
+        @OptionGroup var format: DiagnosticFormatOption
+
+        func validate() throws {
+            if dryRun && backup != nil { throw ValidationError("--backup writes a file; it can't be combined with --dry-run") }
+        }
+
+        func run() throws {
+            try reporting(format.format) {
+                let migrations = try project.loadMigrations()
+                let migrator = try SeedMigrator(migrations: migrations)
+                var options = SeedMigrator.Options(onConflict: onConflict)
+                if project.hasManifest {
+                    let manifest = try project.loadManifest()
+                    options.tables = manifest.tables.map(\.spec)
+                    options.validator = ManifestValidator(manifest: manifest)
+                }
+                let report: MigrationReport
+                if dryRun {
+                    report = try migrator.dryRun(try StoreOpener.readOnly(store), options: options)
+                } else {
+                    let queue = try StoreOpener.writable(store, busyTimeout: busy.busyTimeout)
+                    if let backup { try Self.backUp(queue, to: URL(fileURLWithPath: backup)) }
+                    report = try migrator.migrate(queue, options: options)
+                }
+                MigrationReportPrinter(format: format.format).print(report, store: store, backup: dryRun ? nil : backup)
+            }
+        }
+
+        /// Copies the store with SQLite's backup API (one read snapshot, so the copy is
+        /// consistent, WAL included) into a temporary file renamed into place: never partial.
+        static func backUp(_ store: DatabaseQueue, to target: URL) throws(SeedError) {
+            let temporary = target.deletingLastPathComponent().appendingPathComponent(".\(target.lastPathComponent).seedkit-\(getpid()).tmp")
+            try? FileManager.default.removeItem(at: temporary)
+            do {
+                let copy = try DatabaseQueue(path: temporary.path)
+                try store.backup(to: copy)
+                try copy.close()
+                guard rename(temporary.path, target.path) == 0 else {
+                    throw SeedError(.io, file: target.path, "cannot write the backup: \(String(cString: strerror(errno)))")
+                }
+            } catch {
+                try? FileManager.default.removeItem(at: temporary)
+                if let error = error as? SeedError { throw error }
+                throw SeedError(.io, file: target.path, "cannot write the backup: \((error as? DatabaseError)?.message ?? "\(error)"); the store was not migrated")
+            }
+        }
+    }
+}
+
+/// Prints a migration report: a line per migration with its counts, a line per notable row.
+struct MigrationReportPrinter {
+    var format: DiagnosticFormat
+
+    func print(_ report: MigrationReport, store: String, backup: String?) {
+        switch format {
+        case .json:
+            Swift.print(JSONOutput.render(.object([
+                ("store", .string(store)),
+                ("dryRun", .bool(report.dryRun)),
+                ("backup", backup.map { .string($0) } ?? .null),
+                ("migrations", .array(report.migrations.map { outcome in
+                    .object([
+                        ("number", .int(outcome.number)),
+                        ("name", .string(outcome.name)),
+                        ("file", .string(outcome.file)),
+                        ("events", .array(outcome.events.map { event in
+                            .object([
+                                ("kind", .string(event.kind.rawValue)), ("table", .string(event.table)), ("key", .string(event.key)),
+                                ("detail", .string(event.detail)), ("line", event.line > 0 ? .int(event.line) : .null),
+                            ])
+                        })),
+                    ])
+                })),
+            ])))
+        case .human, .github:
+            if let backup { Swift.print("backed up \(store) to \(backup)") }
+            guard !report.migrations.isEmpty else {
+                Swift.print("\(store) is up to date: no pending migrations")
+                return
+            }
+            let verb = report.dryRun ? "would apply" : "applied"
+            for outcome in report.migrations {
+                let id = String(outcome.number).leftPaddedZeros(4) + "-" + outcome.name
+                let counts = RowEvent.Kind.allCounted.compactMap { kind -> String? in
+                    let count = outcome.count(kind)
+                    return count > 0 ? "\(count) \(kind.rawValue)" : nil
+                }
+                Swift.print("\(verb) \(id): \(counts.isEmpty ? "no row changes" : counts.joined(separator: ", "))")
+                for event in outcome.events where event.kind != .sql {
+                    Swift.print("  \(event.kind.rawValue.padding(toLength: 15, withPad: " ", startingAt: 0)) \(event.table) \(event.key)\(event.kind == .inserted || event.kind == .deleted ? "" : ": " + event.detail)")
+                }
+            }
+            let attention = report.attention.map { event in
+                Diagnostic(file: event.file, line: event.line, severity: .warning, code: event.kind == .deleteDenied ? .deleteDenied : .conflict,
+                           message: "\(event.kind == .deleteDenied ? "delete denied" : "conflict") on \(event.table) \(event.key): \(event.detail)", table: event.table)
+            }
+            if !attention.isEmpty { Output.diagnostics(attention, format: format) }
+            Swift.print(report.dryRun ? "dry run: nothing was written to \(store)" : "\(store): \(report.migrations.count) migration\(report.migrations.count == 1 ? "" : "s") applied")
+        }
+    }
+}
+
+extension RowEvent.Kind {
+    static let allCounted: [RowEvent.Kind] = [.inserted, .updated, .deleted, .alreadyPresent, .upToDate, .missing, .conflict, .deleteDenied]
+}
+
+extension String {
+    func leftPaddedZeros(_ width: Int) -> String { count >= width ? self : String(repeating: "0", count: width - count) + self }
+}
