@@ -1,0 +1,240 @@
+import Foundation
+import GRDB
+import SeedRuntime
+import SeedTestSupport
+import Testing
+
+/// A project with a built seed whose ledger is emptied (as if built before 0001 existed),
+/// copied to `user.sqlite`: the store an existing user has.
+private func userStore() throws -> TemporaryProject {
+    let project = try TemporaryProject()
+    let build = try project.seedkit("build", "--migrations", "none")
+    #expect(build.status == 0, "\(build)")
+    try FileManager.default.copyItem(atPath: project.path("build/seed.sqlite"), toPath: project.path("user.sqlite"))
+    return project
+}
+
+private func titles(_ project: TemporaryProject, _ store: String = "user.sqlite") throws -> [String] {
+    try project.database(store).read { db in try String.fetchAll(db, sql: "SELECT title FROM books ORDER BY id") }
+}
+
+@Suite struct MigrateCommandTests {
+    @Test func bookStoreStoryAddsTheFourthBookOnceAndKeepsUserData() throws {
+        let project = try userStore()
+        try project.database("user.sqlite").write { db in
+            try db.execute(sql: "INSERT INTO books (title, price, category_id) VALUES ('My own book', 5, 1)")
+            try db.execute(sql: "UPDATE books SET price = 9 WHERE title = 'The second book'")
+        }
+        let result = try project.seedkit("migrate", "user.sqlite")
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.contains("applied 0001-add-fourth-book: 1 inserted"))
+        #expect(try titles(project) == ["The first book", "The second book", "The third book", "My own book", "The fourth book"])
+        let fourth = try project.database("user.sqlite").read { db in
+            try Row.fetchOne(db, sql: "SELECT b.price, c.name FROM books b JOIN categories c ON c.id = b.category_id WHERE title = 'The fourth book'")
+        }
+        #expect(fourth?[0] as Double? == 12)
+        #expect(fourth?[1] as String? == "Biography")
+        #expect(try project.database("user.sqlite").read { db in try Double.fetchOne(db, sql: "SELECT price FROM books WHERE title = 'The second book'") } == 9)
+        let ledger = try project.database("user.sqlite").read { db in try MigrationLedger.entries(db) }
+        #expect(ledger.map(\.origin) == [.applied])
+        #expect(ledger.first?.appliedAt != nil)
+
+        let bytes = try #require(project.read("user.sqlite"))
+        let again = try project.seedkit("migrate", "user.sqlite")
+        #expect(again.status == 0)
+        #expect(again.stdout.contains("up to date"))
+        #expect(project.read("user.sqlite") == bytes, "a second run changes nothing")
+    }
+
+    @Test func aSeedThatContainsTheMigrationHasNothingToDo() throws {
+        let project = try TemporaryProject()
+        try project.seedkit("build")
+        let bytes = try #require(project.read("build/seed.sqlite"))
+        let result = try project.seedkit("migrate", "build/seed.sqlite")
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("up to date"))
+        #expect(project.read("build/seed.sqlite") == bytes)
+        #expect(try project.seedkit("status", "build/seed.sqlite").stdout.contains("from-seed"))
+    }
+
+    @Test func aKeyTheUserAlreadyAddedIsLeftAlone() throws {
+        let project = try userStore()
+        try project.database("user.sqlite").write { db in
+            try db.execute(sql: "INSERT INTO books (title, price, category_id) VALUES ('The fourth book', 99, 1)")
+        }
+        let result = try project.seedkit("migrate", "user.sqlite")
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("1 already-present"))
+        let rows = try project.database("user.sqlite").read { db in try Row.fetchAll(db, sql: "SELECT price FROM books WHERE title = 'The fourth book'") }
+        #expect(rows.count == 1)
+        #expect(rows.first?[0] as Double? == 99)
+    }
+
+    @Test func aSeedRowTheUserDeletedDoesNotComeBack() throws {
+        let project = try userStore()
+        #expect(try project.seedkit("migrate", "user.sqlite").status == 0)
+        try project.database("user.sqlite").write { db in try db.execute(sql: "DELETE FROM books WHERE title = 'The fourth book'") }
+        #expect(try project.seedkit("migrate", "user.sqlite").status == 0)
+        #expect(try !titles(project).contains("The fourth book"))
+    }
+
+    @Test func updatesAndDeletesRespectUserEditsAndReferences() throws {
+        let project = try userStore()
+        try project.write("migrations/0002-reprice.yml", """
+            update:
+              books:
+                - key: The first book
+                  from: { price: 10 }
+                  to: { price: 11 }
+                - key: The second book
+                  from: { price: 15 }
+                  to: { price: 16 }
+            delete:
+              books:
+                - key: The third book
+                  from: { price: 10 }
+              categories:
+                - key: Fiction
+
+            """)
+        try project.database("user.sqlite").write { db in try db.execute(sql: "UPDATE books SET price = 13 WHERE title = 'The first book'") }
+        let result = try project.seedkit("migrate", "user.sqlite")
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stderr.contains("migrations/0002-reprice.yml:3: warning: conflict on books 'The first book': changed in the store (price is 13, expected 10); the store's values are kept [2050]"), "\(result)")
+        #expect(result.stderr.contains("warning: delete denied on categories 'Fiction': still referenced by books.category_id; not deleted [1600]"))
+        let prices = try project.database("user.sqlite").read { db in try Row.fetchAll(db, sql: "SELECT title, price FROM books ORDER BY id").map { "\($0[0] as String)=\($0[1] as Double)" } }
+        #expect(prices == ["The first book=13.0", "The second book=16.0", "The fourth book=12.0"])
+    }
+
+    @Test func onConflictFailWritesNothing() throws {
+        let project = try userStore()
+        try project.write("migrations/0002-reprice.yml", "update:\n  books:\n    - { key: The first book, from: { price: 10 }, to: { price: 11 } }\n")
+        try project.database("user.sqlite").write { db in try db.execute(sql: "UPDATE books SET price = 13 WHERE title = 'The first book'") }
+        let bytes = try #require(project.read("user.sqlite"))
+        let result = try project.seedkit("migrate", "user.sqlite", "--on-conflict", "fail")
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("error: conflict on books 'The first book'"))
+        #expect(project.read("user.sqlite") == bytes, "not even 0001 was applied")
+    }
+
+    @Test func migrationDataIsValidatedWithTheManifestRulesFirst() throws {
+        let project = try userStore()
+        try project.write("migrations/0002-expensive.yml", "insert:\n  books:\n    - { title: Gold, price: 5000, category_id: Fiction }\n")
+        let bytes = try #require(project.read("user.sqlite"))
+        let result = try project.seedkit("migrate", "user.sqlite")
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("migrations/0002-expensive.yml:3: error: books: price 5000 is greater than the maximum 1000 [1610]"), "\(result)")
+        #expect(project.read("user.sqlite") == bytes)
+    }
+
+    @Test func refusesAStoreWhoseAppliedMigrationChanged() throws {
+        let project = try userStore()
+        #expect(try project.seedkit("migrate", "user.sqlite").status == 0)
+        try project.write("migrations/0001-add-fourth-book.yml", BookStore.fourthBook.replacingOccurrences(of: "12", with: "13"))
+        let bytes = try #require(project.read("user.sqlite"))
+        let result = try project.seedkit("migrate", "user.sqlite")
+        #expect(result.status == 3)
+        #expect(result.stderr.contains("migrations/0001-add-fourth-book.yml: error: migration 0001-add-fourth-book changed after it was applied to this store"))
+        #expect(result.stderr.contains("restore the file and put the change in a new migration"))
+        #expect(project.read("user.sqlite") == bytes)
+        #expect(try project.seedkit("status", "user.sqlite").stdout.contains("changed"))
+    }
+
+    @Test func refusesAStoreNewerThanTheseMigrations() throws {
+        let project = try userStore()
+        try project.write("migrations/0002-later.yml", "insert:\n  categories:\n    - { name: Poetry }\n")
+        #expect(try project.seedkit("migrate", "user.sqlite").status == 0)
+        try project.remove("migrations/0002-later.yml")
+        let bytes = try #require(project.read("user.sqlite"))
+        let result = try project.seedkit("migrate", "user.sqlite")
+        #expect(result.status == 3)
+        #expect(result.stderr.contains("the store is newer than these migrations: it has 0002-later applied, the latest here is 0001-add-fourth-book"))
+        #expect(project.read("user.sqlite") == bytes)
+        #expect(try project.seedkit("status", "user.sqlite").stdout.contains("missing"))
+    }
+
+    @Test func refusesAFileThatIsNotADatabaseWithoutChangingIt() throws {
+        let project = try TemporaryProject()
+        let junk = Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        try project.write("junk.sqlite", junk)
+        let result = try project.seedkit("migrate", "junk.sqlite")
+        #expect(result.status == 3, "\(result)")
+        #expect(result.stderr.contains("not a SQLite database"))
+        #expect(project.read("junk.sqlite") == junk)
+        #expect(project.listing(".").filter { $0.hasPrefix("junk") } == ["junk.sqlite"])
+    }
+
+    @Test func aMissingStoreIsAUsageErrorAndIsNotCreated() throws {
+        let project = try TemporaryProject()
+        let result = try project.seedkit("migrate", "nope.sqlite")
+        #expect(result.status == 2)
+        #expect(!project.exists("nope.sqlite"))
+        #expect(try project.seedkit("status", "nope.sqlite").status == 2)
+        #expect(!project.exists("nope.sqlite"))
+    }
+
+    @Test func malformedMigrationsAreConfigurationErrorsNamingFileAndLine() throws {
+        let project = try userStore()
+        try project.write("migrations/0002-bad.yml", "insert:\n  books:\n    - { title: X, price: 1, category_id: Fiction }\nupsert:\n  books: []\n")
+        var result = try project.seedkit("migrate", "user.sqlite")
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("migrations/0002-bad.yml:4:1: error: unknown operation 'upsert' (expected insert, update or delete) [2100]"), "\(result)")
+        try project.write("migrations/0002-bad.yml", "insert:\n  bookz:\n    - { title: X }\n")
+        result = try project.seedkit("migrate", "user.sqlite")
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("unknown table 'bookz'"))
+        try project.write("migrations/0002-bad.yml", "insert:\n  books:\n    - { title: X, prize: 1, category_id: Fiction }\n")
+        result = try project.seedkit("migrate", "user.sqlite")
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("migrations/0002-bad.yml:3: error: books has no column 'prize'"), "\(result)")
+        try project.write("migrations/0002-bad.yml", "insert: {}\n")
+        try project.write("migrations/0002-twice.sql", "SELECT 1;")
+        result = try project.seedkit("migrate", "user.sqlite")
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("migration number 2 is used twice"))
+    }
+
+    @Test func dryRunPrintsThePlanAndWritesNothing() throws {
+        let project = try userStore()
+        let bytes = try #require(project.read("user.sqlite"))
+        let result = try project.seedkit("migrate", "user.sqlite", "--dry-run")
+        #expect(result.status == 0)
+        #expect(result.stdout == "would apply 0001-add-fourth-book: 1 inserted\n  inserted        books 'The fourth book'\ndry run: nothing was written to user.sqlite\n")
+        #expect(project.read("user.sqlite") == bytes)
+        #expect(project.listing(".").filter { $0.hasPrefix("user") } == ["user.sqlite"], "no -journal, -wal or -shm left behind")
+    }
+
+    @Test func backupWritesAConsistentCopyFirst() throws {
+        let project = try userStore()
+        let before = try #require(project.read("user.sqlite"))
+        let result = try project.seedkit("migrate", "user.sqlite", "--backup", "before.sqlite")
+        #expect(result.status == 0)
+        #expect(try titles(project, "before.sqlite") == ["The first book", "The second book", "The third book"])
+        #expect(try titles(project).count == 4)
+        _ = before
+    }
+
+    @Test func sqlMigrationsRunOnceAndAreTracked() throws {
+        let project = try userStore()
+        try project.write("migrations/0002-discount.sql", "UPDATE books SET price = price - 1;")
+        #expect(try project.seedkit("migrate", "user.sqlite").status == 0)
+        #expect(try project.seedkit("migrate", "user.sqlite").status == 0)
+        let prices = try project.database("user.sqlite").read { db in try Double.fetchAll(db, sql: "SELECT price FROM books ORDER BY id") }
+        #expect(prices == [9, 14, 9, 11], "the SQL ran once, after 0001")
+    }
+
+    @Test func statusExitCodeSaysWhetherMigrationsArePending() throws {
+        let project = try userStore()
+        let pending = try project.seedkit("status", "user.sqlite", "--exit-code")
+        #expect(pending.status == 1)
+        #expect(pending.stdout.hasPrefix("0001-add-fourth-book"))
+        #expect(pending.stdout.contains("pending"))
+        #expect(try project.seedkit("status", "user.sqlite").status == 0)
+        try project.seedkit("migrate", "user.sqlite")
+        let json = try project.seedkit("status", "user.sqlite", "--exit-code", "--format", "json")
+        #expect(json.status == 0)
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let states = try #require(document["migrations"] as? [[String: Any]])
+        #expect(states.map { $0["state"] as? String } == ["applied"])
+    }
+}
