@@ -43,6 +43,11 @@ public struct MigrationReport: Sendable, Equatable {
     /// Whether nothing was written (``SeedMigrator/dryRun(_:options:)``).
     public var dryRun: Bool
 
+    public init(migrations: [MigrationOutcome], dryRun: Bool) {
+        self.migrations = migrations
+        self.dryRun = dryRun
+    }
+
     /// Conflicts and denied deletes, the events a person should look at.
     public var attention: [RowEvent] { migrations.flatMap(\.events).filter { $0.kind == .conflict || $0.kind == .deleteDenied } }
 }

@@ -1,0 +1,126 @@
+import Foundation
+import GRDB
+import SeedRuntime
+import SeedTestSupport
+import Testing
+
+/// A folder with a BookStore seed made with GRDB alone (as an app's bundle would hold it) and JSON migrations.
+private final class AppBundle {
+    let root: URL
+    var seed: URL { root.appendingPathComponent("seed.sqlite") }
+    var store: URL { root.appendingPathComponent("Library/BookStore.sqlite") }
+    var migrationsDirectory: URL { root.appendingPathComponent("migrations") }
+
+    init(seedContains: [Migration] = []) throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("seedkit-app-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: migrationsDirectory, withIntermediateDirectories: true)
+        try Data("""
+            {"insert": {"books": [{"title": "The fourth book", "price": 12, "category_id": "Biography"}]}}
+            """.utf8).write(to: migrationsDirectory.appendingPathComponent("0001-add-fourth-book.json"))
+        let queue = try DatabaseQueue(path: seed.path)
+        try queue.write { db in
+            try db.execute(sql: BookStore.schema)
+            try db.execute(sql: "INSERT INTO categories (name) VALUES ('Fiction'), ('Biography')")
+            try db.execute(sql: "INSERT INTO books (title, price, category_id) VALUES ('The first book', 10, 1), ('The second book', 15, 1), ('The third book', 10, 2)")
+            try SeedCatalog.writeSeedMetadata(db, meta: [("format_version", "1")], tables: [
+                TableSpec(name: "categories", key: ["name"]),
+                TableSpec(name: "books", key: ["title"], refs: ["category_id": .init(table: "categories", column: "name")]),
+            ])
+            for migration in seedContains {
+                try MigrationLedger.record(.init(number: migration.number, name: migration.name, checksum: migration.checksum, appliedAt: nil, origin: .seed), in: db)
+            }
+        }
+        try queue.close()
+    }
+
+    deinit { try? FileManager.default.removeItem(at: root) }
+
+    func migrations() throws -> [Migration] { try MigrationDirectory.load(migrationsDirectory) }
+
+    func installer() throws -> SeedInstaller { SeedInstaller(store: store, seed: seed, migrations: try migrations()) }
+
+    func titles() throws -> [String] {
+        try DatabaseQueue(path: store.path).read { db in try String.fetchAll(db, sql: "SELECT title FROM books ORDER BY id") }
+    }
+}
+
+@Suite struct SeedInstallerTests {
+    @Test func firstLaunchCopiesTheSeedThenAppliesWhatItLacks() throws {
+        let app = try AppBundle()
+        let outcome = try app.installer().prepareStore()
+        guard case .installedSeed(let report) = outcome else { Issue.record("expected installedSeed, got \(outcome)"); return }
+        #expect(report.migrations.map(\.number) == [1])
+        #expect(try app.titles() == ["The first book", "The second book", "The third book", "The fourth book"])
+        #expect(try app.installer().prepareStore() == .upToDate)
+    }
+
+    @Test func firstLaunchWithAnUpToDateSeedOnlyCopies() throws {
+        let app = try AppBundle()
+        let bundled = try AppBundle(seedContains: try app.migrations())
+        let installer = SeedInstaller(store: app.store, seed: bundled.seed, migrations: try app.migrations())
+        #expect(try installer.prepareStore() == .installedSeed(MigrationReport(migrations: [], dryRun: false)))
+        #expect(FileManager.default.contents(atPath: app.store.path) == FileManager.default.contents(atPath: bundled.seed.path), "the store is a byte copy of the seed")
+    }
+
+    @Test func laterLaunchMigratesAndKeepsUserRows() throws {
+        let app = try AppBundle()
+        let empty = SeedInstaller(store: app.store, seed: app.seed, migrations: [])
+        #expect(try empty.prepareStore() == .installedSeed(MigrationReport(migrations: [], dryRun: false)))
+        try DatabaseQueue(path: app.store.path).write { db in
+            try db.execute(sql: "INSERT INTO books (title, price, category_id) VALUES ('Mine', 1, 1)")
+        }
+        guard case .migrated(let report) = try app.installer().prepareStore() else { Issue.record("expected migrated"); return }
+        #expect(report.migrations.first?.count(.inserted) == 1)
+        #expect(try app.titles() == ["The first book", "The second book", "The third book", "Mine", "The fourth book"])
+    }
+
+    @Test func staleFilesBesideAMissingStoreAreIgnored() throws {
+        let app = try AppBundle()
+        try FileManager.default.createDirectory(at: app.store.deletingLastPathComponent(), withIntermediateDirectories: true)
+        // What a crash can leave: a half-copied temporary file, and a -wal/-shm of a store that was deleted.
+        try Data("half a seed".utf8).write(to: app.store.deletingLastPathComponent().appendingPathComponent(".BookStore.sqlite.seedkit-\(getpid()).tmp"))
+        try Data(repeating: 0xAB, count: 4096).write(to: URL(fileURLWithPath: app.store.path + "-wal"))
+        try Data(repeating: 0xCD, count: 32768).write(to: URL(fileURLWithPath: app.store.path + "-shm"))
+        _ = try app.installer().prepareStore()
+        #expect(try app.titles().count == 4)
+        #expect(try DatabaseQueue(path: app.store.path).read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") } == "ok")
+        let left = try FileManager.default.contentsOfDirectory(atPath: app.store.deletingLastPathComponent().path)
+        #expect(!left.contains { $0.hasSuffix(".tmp") })
+    }
+
+    @Test func aRefusedStoreIsATypedErrorAndStaysAsItWas() throws {
+        let app = try AppBundle()
+        _ = try app.installer().prepareStore()
+        try Data("""
+            {"insert": {"books": [{"title": "The fourth book", "price": 13, "category_id": "Biography"}]}}
+            """.utf8).write(to: app.migrationsDirectory.appendingPathComponent("0001-add-fourth-book.json"))
+        let before = FileManager.default.contents(atPath: app.store.path)
+        #expect {
+            try app.installer().prepareStore()
+        } throws: { error in
+            (error as? SeedError)?.kind == .refused
+        }
+        #expect(FileManager.default.contents(atPath: app.store.path) == before)
+    }
+
+    @Test func aCorruptStoreIsRefusedNotCrashed() throws {
+        let app = try AppBundle()
+        try FileManager.default.createDirectory(at: app.store.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(repeating: 0x42, count: 8192).write(to: app.store)
+        #expect {
+            try app.installer().prepareStore()
+        } throws: { error in
+            (error as? SeedError)?.kind == .refused
+        }
+    }
+
+    @Test func yamlMigrationsNeedTheToolAndSaySo() throws {
+        let app = try AppBundle()
+        try Data("insert: {}\n".utf8).write(to: app.migrationsDirectory.appendingPathComponent("0002-x.yml"))
+        #expect {
+            try app.migrations()
+        } throws: { error in
+            (error as? SeedError)?.kind == .configuration && "\(error)".contains("bundle migrations as .json or .sql")
+        }
+    }
+}
