@@ -2,9 +2,32 @@ import SeedRuntime
 
 /// Turns raw fixture records into typed slots, checking each value's type and the
 /// manifest's rules. Runs on the reading thread, so the SQLite thread only binds.
+///
+/// The per-slot facts are copied into flat arrays once, so the per-field loop touches
+/// no strings and retains nothing; messages are built only for values that fail.
 struct RecordConverter {
     let plan: TablePlan
     let file: String
+    /// The type each slot's text converts to: the column's, or for a ref the parent key's.
+    private let types: [ColumnType]
+    private let rules: [RulesBox?]
+    private let fieldNumbers: [Int]
+    private let isReference: [Bool]
+
+    /// Rules behind a reference, so that reading them per field costs one retain, not a struct copy.
+    final class RulesBox: Sendable {
+        let rules: ColumnRules
+        init(_ rules: ColumnRules) { self.rules = rules }
+    }
+
+    init(plan: TablePlan, file: String) {
+        self.plan = plan
+        self.file = file
+        types = plan.bound.map { $0.reference?.keyType ?? $0.info.type }
+        rules = plan.bound.map { $0.rules.map(RulesBox.init) }
+        fieldNumbers = plan.bound.map(\.fieldNumber)
+        isReference = plan.bound.map { $0.reference != nil }
+    }
 
     /// Converts `record` into a new record of `batch`; on any problem the record is
     /// dropped and every problem found in it is appended to `diagnostics`.
@@ -14,59 +37,66 @@ struct RecordConverter {
         record.bytes.withUnsafeBytes { bytes in
             for field in 0..<record.count {
                 let slot = plan.slotOfSourceColumn[record.columns[field]]
-                let bound = plan.bound[slot]
-                let fieldNumber = plan.isJSON ? field + 1 : bound.fieldNumber
-                let type = bound.reference?.keyType ?? bound.info.type
+                let type = types[slot]
                 let text = UnsafeRawBufferPointer(rebasing: bytes[record.starts[field]..<record.ends[field]])
-                var value: SQLValue?  // built only when a rule needs it
-                switch record.kinds[field] {
+                let kind = record.kinds[field]
+                var value: SQLValue?  // built only for rules that need it
+                switch kind {
                 case .null:
-                    batch.set(slot, .null)
-                    value = .null
+                    batch.setNull(slot)
+                    if let box = rules[slot], box.rules.required { value = .null }
                 case .text, .integer, .real:
-                    if record.kinds[field] != .text && (type == .text || type == .date || type == .datetime || type == .blob) && bound.reference == nil {
-                        if type != .text {
-                            fail(&diagnostics, record, fieldNumber, .typeMismatch, "\(bound.info.name): \(String(decoding: text, as: UTF8.self)) is not \(type.expectation) (the column is \(bound.info.declaredType))")
-                            failed = true
-                            continue
-                        }
+                    if kind != .text && (type == .date || type == .datetime || type == .blob) && !isReference[slot] {
+                        failed = true
+                        fail(&diagnostics, record, field, slot, .typeMismatch, "\(name(slot)): \(String(decoding: text, as: UTF8.self)) is not \(type.expectation) (the column is \(plan.bound[slot].info.declaredType))")
+                        continue
                     }
                     switch type.convert(text: text) {
                     case .success(.sameText):
-                        batch.setText(slot, record.bytes[record.starts[field]..<record.ends[field]])
-                        if bound.rules != nil { value = .text(String(decoding: text, as: UTF8.self)) }
-                    case .success(.integer(let int)): batch.set(slot, .integer(int)); value = .integer(int)
-                    case .success(.real(let real)): batch.set(slot, .real(real)); value = .real(real)
-                    case .success(.blob(let blob)): batch.set(slot, .blob(blob)); value = .blob(blob)
-                    case .success(.null): batch.set(slot, .null); value = .null
+                        batch.setBytes(slot, text)
+                        if let box = rules[slot], box.rules.quicklyPasses(text: text) != true { value = .text(String(decoding: text, as: UTF8.self)) }
+                    case .success(.integer(let int)):
+                        batch.setInteger(slot, int)
+                        if rules[slot] != nil { value = .integer(int) }
+                    case .success(.real(let real)):
+                        batch.setReal(slot, real)
+                        if rules[slot] != nil { value = .real(real) }
+                    case .success(.blob(let blob)):
+                        batch.set(slot, .blob(blob))
+                        if rules[slot] != nil { value = .blob(blob) }
+                    case .success(.null):
+                        batch.setNull(slot)
+                        value = .null
                     case .failure(let failure):
-                        let shown = record.kinds[field] == .text ? "'\(String(decoding: text, as: UTF8.self))'" : String(decoding: text, as: UTF8.self)
-                        let what = bound.reference.map { "a key of \($0.spec)" } ?? "the column is \(bound.info.declaredType.isEmpty ? "untyped" : bound.info.declaredType)"
-                        fail(&diagnostics, record, fieldNumber, .typeMismatch, "\(bound.info.name): \(shown) is not \(failure.expected) (\(what))")
                         failed = true
+                        let shown = kind == .text ? "'\(String(decoding: text, as: UTF8.self))'" : String(decoding: text, as: UTF8.self)
+                        let what = plan.bound[slot].reference.map { "a key of \($0.spec)" } ?? "the column is \(plan.bound[slot].info.declaredType.isEmpty ? "untyped" : plan.bound[slot].info.declaredType)"
+                        fail(&diagnostics, record, field, slot, .typeMismatch, "\(name(slot)): \(shown) is not \(failure.expected) (\(what))")
                         continue
                     }
                 case .bool:
                     switch type.convert(.bool(text.count == 4)) {
-                    case .success(let converted): batch.set(slot, converted); value = converted
+                    case .success(let converted):
+                        batch.set(slot, converted)
+                        value = converted
                     case .failure(let failure):
-                        fail(&diagnostics, record, fieldNumber, .typeMismatch, "\(bound.info.name): \(String(decoding: text, as: UTF8.self)) is not \(failure.expected)")
                         failed = true
+                        fail(&diagnostics, record, field, slot, .typeMismatch, "\(name(slot)): \(String(decoding: text, as: UTF8.self)) is not \(failure.expected)")
                         continue
                     }
                 case .json:
-                    guard type == .text || type == .any, bound.reference == nil else {
-                        fail(&diagnostics, record, fieldNumber, .typeMismatch, "\(bound.info.name): a nested array or object fits only a TEXT or untyped column, not \(bound.info.declaredType)")
+                    guard type == .text || type == .any, !isReference[slot] else {
                         failed = true
+                        fail(&diagnostics, record, field, slot, .typeMismatch, "\(name(slot)): a nested array or object fits only a TEXT or untyped column, not \(plan.bound[slot].info.declaredType)")
                         continue
                     }
-                    batch.setText(slot, record.bytes[record.starts[field]..<record.ends[field]])
-                    value = .text(String(decoding: text, as: UTF8.self))
+                    batch.setBytes(slot, text)
+                    if let box = rules[slot], box.rules.quicklyPasses(text: text) != true { value = .text(String(decoding: text, as: UTF8.self)) }
                 }
-                if let rules = bound.rules, let value {
-                    for problem in rules.check(value) {
-                        fail(&diagnostics, record, fieldNumber, problem.code, problem.message)
+                if let box = rules[slot], let value {
+                    for problem in box.rules.check(value) {
                         failed = true
+                        fail(&diagnostics, record, field, slot, problem.code, problem.message)
                     }
                 }
             }
@@ -74,17 +104,20 @@ struct RecordConverter {
         if plan.isJSON {
             // A key left out: its column's DEFAULT applies, and `required` still holds.
             let base = (batch.count - 1) * batch.width
-            for (slot, bound) in plan.bound.enumerated() where batch.slots[base + slot] == .absent {
-                if let rules = bound.rules, rules.required, bound.info.defaultSQL == nil {
-                    fail(&diagnostics, record, 0, .missingRequired, "\(bound.info.name) is required but missing")
+            for slot in 0..<batch.width where batch.slots[base + slot] == .absent {
+                if let box = rules[slot], box.rules.required, plan.bound[slot].info.defaultSQL == nil {
                     failed = true
+                    diagnostics.append(Diagnostic(file: file, line: record.line, code: .missingRequired, message: "\(name(slot)) is required but missing", table: plan.table.name))
                 }
             }
         }
         if failed { batch.discardRecord() }
     }
 
-    private func fail(_ diagnostics: inout [Diagnostic], _ record: RawRecord, _ column: Int, _ code: DiagnosticCode, _ message: String) {
+    private func name(_ slot: Int) -> String { plan.bound[slot].info.name }
+
+    private func fail(_ diagnostics: inout [Diagnostic], _ record: RawRecord, _ field: Int, _ slot: Int, _ code: DiagnosticCode, _ message: String) {
+        let column = plan.isJSON ? field + 1 : fieldNumbers[slot]
         diagnostics.append(Diagnostic(file: file, line: record.line, column: column, code: code, message: message, table: plan.table.name))
     }
 }

@@ -14,7 +14,8 @@ final class TableLoader {
     private let plan: TablePlan
     private let file: String
     private var inserts: [UInt64: Statement] = [:]
-    private var lookups: [Int: Statement] = [:]
+    /// By slot: the statement that looks up a ref's parent id, or nil.
+    private var lookups: [Statement?] = []
     private var checks: [(statement: Statement, check: Manifest.Check)] = []
     private(set) var rowsInserted = 0
     /// A NUL byte that lives as long as the process, to bind empty strings.
@@ -28,9 +29,7 @@ final class TableLoader {
         self.db = db
         self.plan = plan
         self.file = file
-        for (slot, bound) in plan.bound.enumerated() {
-            if let reference = bound.reference { lookups[slot] = try db.makeStatement(sql: reference.lookupSQL) }
-        }
+        lookups = try plan.bound.map { bound in try bound.reference.map { try db.makeStatement(sql: $0.lookupSQL) } }
         if !plan.table.withoutRowID {
             for check in plan.config.checks {
                 checks.append((try db.makeStatement(sql: "SELECT (\(check.sql)) FROM \(quoteIdentifier(plan.table.name)) WHERE rowid = ?"), check))
@@ -57,14 +56,21 @@ final class TableLoader {
     func load(_ batch: RecordBatch, diagnostics: inout [Diagnostic]) throws {
         let width = batch.width
         let fullMask: UInt64 = width >= 64 ? .max : (1 << UInt64(width)) - 1
-        try batch.bytes.withUnsafeBytes { bytes in
-            let base = bytes.baseAddress
+        let base = UnsafeRawPointer(batch.bytes)
+        var lastMask: UInt64 = 0
+        var lastStatement: Statement?
+        do {
             for record in 0..<batch.count {
                 let first = record * width
                 var mask: UInt64 = 0
                 for slot in 0..<width where batch.slots[first + slot] != .absent { mask |= 1 << UInt64(min(slot, 63)) }
                 if width >= 64 && mask != 0 { mask = fullMask }
-                let statement = try insert(for: mask)
+                let statement: Statement
+                if let lastStatement, mask == lastMask { statement = lastStatement } else {
+                    statement = try insert(for: mask)
+                    lastStatement = statement
+                    lastMask = mask
+                }
                 let handle = statement.sqliteStatement
                 var parameter: Int32 = 1
                 var unresolved = false
@@ -109,6 +115,7 @@ final class TableLoader {
         }
     }
 
+    @inline(__always)
     private func bind(_ handle: OpaquePointer, _ parameter: Int32, _ batch: RecordBatch, _ index: Int, _ base: UnsafeRawPointer?) {
         switch batch.slots[index] {
         case .absent, .null: sqlite3_bind_null(handle, parameter)

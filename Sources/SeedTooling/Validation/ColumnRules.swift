@@ -10,10 +10,14 @@ public struct ColumnRules: Sendable {
     public var minLength: Int?
     public var maxLength: Int?
     public var pattern: Pattern?
-    public var oneOf: [String]?
+    public var oneOf: [String]? { didSet { oneOfBytes = oneOf.map { $0.map { Array($0.utf8) } } } }
     /// Dates (or date-times) as ISO 8601 text; compared as text, which orders ISO 8601 correctly.
-    public var after: String?
-    public var before: String?
+    public var after: String? { didSet { afterBytes = after.map { Array($0.utf8) } } }
+    public var before: String? { didSet { beforeBytes = before.map { Array($0.utf8) } } }
+    // The same limits as UTF-8, for ``quicklyPasses(text:)``.
+    private var afterBytes: [UInt8]?
+    private var beforeBytes: [UInt8]?
+    private var oneOfBytes: [[UInt8]]?
 
     public init(column: String) { self.column = column }
 
@@ -48,7 +52,7 @@ public struct ColumnRules: Sendable {
             return problems
         }
         if min != nil || max != nil {
-            let shown = Self.show(value)
+            var shown: String { Self.show(value) }
             let number: Double?
             switch value {
             case .integer(let int): number = Double(int)
@@ -91,6 +95,28 @@ public struct ColumnRules: Sendable {
             problems.append((.dateTooLate, "\(column) \(text) is not before \(before), the latest allowed"))
         }
         return problems
+    }
+
+    /// Whether UTF-8 text certainly passes every rule, decided without allocating; nil when
+    /// only ``check(_:)`` can tell (non-ASCII lengths, patterns, numeric limits on text).
+    /// Callers run ``check(_:)`` whenever this is not `true`, for the messages.
+    func quicklyPasses(text bytes: UnsafeRawBufferPointer) -> Bool? {
+        if min != nil || max != nil || pattern != nil { return nil }
+        if minLength != nil || maxLength != nil {
+            for byte in bytes where byte >= 0x80 { return nil }
+            if let minLength, bytes.count < minLength { return false }
+            if let maxLength, bytes.count > maxLength { return false }
+        }
+        if let afterBytes, !(Self.compare(bytes, afterBytes) > 0) { return false }
+        if let beforeBytes, !(Self.compare(bytes, beforeBytes) < 0) { return false }
+        if let oneOfBytes, !oneOfBytes.contains(where: { Self.compare(bytes, $0) == 0 }) { return false }
+        return true
+    }
+
+    private static func compare(_ bytes: UnsafeRawBufferPointer, _ other: [UInt8]) -> Int {
+        let common = Swift.min(bytes.count, other.count)
+        for index in 0..<common where bytes[index] != other[index] { return bytes[index] < other[index] ? -1 : 1 }
+        return bytes.count == other.count ? 0 : (bytes.count < other.count ? -1 : 1)
     }
 
     static func format(_ number: Double) -> String {
