@@ -12,6 +12,7 @@ struct MigrationRun {
     private let options: SeedMigrator.Options
     private var specs: [String: TableSpec]
     private var tables: [String: TableInfo] = [:]
+    private var referenceCache: [String: [String: TableSpec.Reference]] = [:]
     /// Problems that stop the run; thrown together at the end so that all are reported.
     private var errors: [Diagnostic] = []
 
@@ -71,7 +72,8 @@ struct MigrationRun {
         let keyColumns = try self.keyColumns(table, file: row.file, line: row.line)
         var key: [(column: String, value: SQLValue)] = []
         for column in keyColumns {
-            guard let value = values.first(where: { $0.column.caseInsensitiveCompare(column) == .orderedSame }) else {
+            let wanted = column.lowercased()
+            guard let value = values.first(where: { $0.column.lowercased() == wanted }) else {
                 errors.append(Diagnostic(file: row.file, line: row.line, code: .configuration, message: "this row for \(table.name) has no value for its key column '\(column)'", table: table.name))
                 return nil
             }
@@ -211,7 +213,7 @@ struct MigrationRun {
                 errors.append(Diagnostic(file: row.file, line: row.line, code: .unknownColumn, message: "\(table.name) has no column '\(column)' (it has \(table.columns.map(\.name).joined(separator: ", ")))", table: table.name))
                 continue
             }
-            if let reference = specs[table.name]?.refs.first(where: { $0.key.caseInsensitiveCompare(info.name) == .orderedSame })?.value, input != .null {
+            if let reference = references(of: table.name)[info.name.lowercased()], input != .null {
                 switch try resolveReference(reference, from: table, column: info, input: input, row: row) {
                 case .some(let id): result.append((info.name, id))
                 case .none: parentMissing = true
@@ -241,8 +243,9 @@ struct MigrationRun {
             return .null
         }
         let target = referenceTarget(from: table, column: column.name, parent: parent)
-        let ids = try SQLValue.fetchAll(db, sql: "SELECT \(target) FROM \(quoteIdentifier(parent.name)) WHERE \(quoteIdentifier(parentKey.name)) IS ? LIMIT 2", arguments: [keyValue])
-        return ids.first
+        return try SQLValue.fetchOne(
+            db.cachedStatement(sql: "SELECT \(target) FROM \(quoteIdentifier(parent.name)) WHERE \(quoteIdentifier(parentKey.name)) IS ? LIMIT 1"),
+            arguments: [keyValue])
     }
 
     /// The parent column a child column stores: its FOREIGN KEY's target, else the parent's primary key, else rowid.
@@ -280,13 +283,22 @@ struct MigrationRun {
 
     // MARK: - Helpers
 
+    /// A table's refs by lower-cased column name.
+    private mutating func references(of table: String) -> [String: TableSpec.Reference] {
+        if let cached = referenceCache[table] { return cached }
+        var result: [String: TableSpec.Reference] = [:]
+        for (column, reference) in specs[table]?.refs ?? [:] { result[column.lowercased()] = reference }
+        referenceCache[table] = result
+        return result
+    }
+
     private func count(_ table: TableInfo, _ key: [(column: String, value: SQLValue)]) throws -> Int {
-        try Int.fetchOne(db, sql: "SELECT count(*) FROM \(quoteIdentifier(table.name)) WHERE \(keyPredicate(key))", arguments: StatementArguments(key.map(\.value))) ?? 0
+        try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM \(quoteIdentifier(table.name)) WHERE \(keyPredicate(key))"), arguments: StatementArguments(key.map(\.value))) ?? 0
     }
 
     /// The rows with `key`, each as lower-cased column name → value.
     private func fetch(_ table: TableInfo, _ key: [(column: String, value: SQLValue)]) throws -> [[String: SQLValue]] {
-        try Row.fetchAll(db, sql: "SELECT * FROM \(quoteIdentifier(table.name)) WHERE \(keyPredicate(key)) LIMIT 2", arguments: StatementArguments(key.map(\.value))).map { row in
+        try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM \(quoteIdentifier(table.name)) WHERE \(keyPredicate(key)) LIMIT 2"), arguments: StatementArguments(key.map(\.value))).map { row in
             var values: [String: SQLValue] = [:]
             for (column, dbValue) in row { values[column.lowercased()] = SQLValue.fromDatabaseValue(dbValue) ?? .null }
             return values

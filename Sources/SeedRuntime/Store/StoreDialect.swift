@@ -23,22 +23,19 @@ public struct PlainSQLiteDialect: StoreDialect {
     public func insert(_ db: Database, into table: TableInfo, values: [(column: String, value: SQLValue)]) throws {
         let columns = values.map { quoteIdentifier($0.column) }.joined(separator: ", ")
         let marks = Array(repeating: "?", count: values.count).joined(separator: ", ")
-        try db.execute(
-            sql: "INSERT INTO \(quoteIdentifier(table.name)) (\(columns)) VALUES (\(marks))",
-            arguments: StatementArguments(values.map(\.value)))
+        try db.cachedStatement(sql: "INSERT INTO \(quoteIdentifier(table.name)) (\(columns)) VALUES (\(marks))")
+            .execute(arguments: StatementArguments(values.map(\.value)))
     }
 
     public func update(_ db: Database, table: TableInfo, key: [(column: String, value: SQLValue)], values: [(column: String, value: SQLValue)]) throws {
         let assignments = values.map { "\(quoteIdentifier($0.column)) = ?" }.joined(separator: ", ")
-        try db.execute(
-            sql: "UPDATE \(quoteIdentifier(table.name)) SET \(assignments) WHERE \(keyPredicate(key))",
-            arguments: StatementArguments(values.map(\.value) + key.map(\.value)))
+        try db.cachedStatement(sql: "UPDATE \(quoteIdentifier(table.name)) SET \(assignments) WHERE \(keyPredicate(key))")
+            .execute(arguments: StatementArguments(values.map(\.value) + key.map(\.value)))
     }
 
     public func delete(_ db: Database, from table: TableInfo, key: [(column: String, value: SQLValue)]) throws {
-        try db.execute(
-            sql: "DELETE FROM \(quoteIdentifier(table.name)) WHERE \(keyPredicate(key))",
-            arguments: StatementArguments(key.map(\.value)))
+        try db.cachedStatement(sql: "DELETE FROM \(quoteIdentifier(table.name)) WHERE \(keyPredicate(key))")
+            .execute(arguments: StatementArguments(key.map(\.value)))
     }
 }
 

@@ -28,6 +28,18 @@ public struct TableInfo: Sendable, Equatable {
     public var columns: [ColumnInfo]
     public var foreignKeys: [ForeignKeyInfo]
     public var withoutRowID: Bool
+    /// Lower-cased column name → position, for lookups that match as SQLite does.
+    private var positions: [String: Int] = [:]
+
+    public init(name: String, columns: [ColumnInfo], foreignKeys: [ForeignKeyInfo], withoutRowID: Bool) {
+        self.name = name
+        self.columns = columns
+        self.foreignKeys = foreignKeys
+        self.withoutRowID = withoutRowID
+        for (position, column) in columns.enumerated() where positions[column.name.lowercased()] == nil {
+            positions[column.name.lowercased()] = position
+        }
+    }
 
     public var primaryKey: [String] {
         columns.filter { $0.primaryKeyIndex > 0 }.sorted { $0.primaryKeyIndex < $1.primaryKeyIndex }.map(\.name)
@@ -35,7 +47,7 @@ public struct TableInfo: Sendable, Equatable {
 
     /// The column named `name`, matched case-insensitively as SQLite does.
     public func column(_ name: String) -> ColumnInfo? {
-        columns.first { $0.name == name } ?? columns.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }
+        positions[name.lowercased()].map { columns[$0] }
     }
 
     /// Reads a table's facts; nil when the store has no such table.
@@ -71,5 +83,6 @@ public struct TableInfo: Sendable, Equatable {
 
 /// `"name"`, with embedded quotes doubled.
 public func quoteIdentifier(_ name: String) -> String {
-    "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    guard name.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + name + "\"" }
+    return "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
 }
