@@ -38,6 +38,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // Not a product: times the app-launch path in-process for `make bench`.
+        .executableTarget(name: "seedkit-bench", dependencies: ["SeedRuntime"]),
         // Not a product: temporary projects and a runner for the real seedkit binary, shared by the tests.
         .target(name: "SeedTestSupport", dependencies: ["SeedRuntime", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "SeedRuntimeTests", dependencies: ["SeedRuntime", "SeedTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),

@@ -1,2 +1,0 @@
-import ArgumentParser
-extension SeedTool { struct Inspect: ParsableCommand { func run() throws { throw ExitCode(2) } } }
