@@ -204,28 +204,28 @@ public struct SeedBuilder: Sendable {
         }
         for config in manifest.tables {
             guard !SeedCatalog.isInternal(config.name), let table = try TableInfo.read(db, table: config.name) else {
-                problem(config.line, 1, "unknown table '\(config.name)': the schema has \(available.joined(separator: ", "))")
+                problem(config.line, config.column, "unknown table '\(config.name)': the schema has \(available.joined(separator: ", "))")
                 continue
             }
             for mention in config.columnMentions where table.column(mention.column) == nil {
                 problem(mention.line, mention.column2, "table \(config.name) has no column '\(mention.column)' (it has \(table.columns.map(\.name).joined(separator: ", ")))")
             }
             if config.key.isEmpty && table.primaryKey.isEmpty {
-                problem(config.line, 1, "table \(config.name) has no primary key; give it a natural key with key:")
+                problem(config.line, config.column, "table \(config.name) has no primary key; give it a natural key with key:")
             }
             var references: [String: TablePlan.Reference] = [:]
             for (column, reference) in config.refs {
                 let parentInfo = try reference.table == config.name ? table : loaded[reference.table] ?? TableInfo.read(db, table: reference.table)
                 guard let parent = parentInfo else {
-                    problem(config.line, 1, "ref \(config.name).\(column) → \(reference): no table '\(reference.table)'")
+                    problem(config.line, config.column, "ref \(config.name).\(column) → \(reference): no table '\(reference.table)'")
                     continue
                 }
                 guard let parentKey = parent.column(reference.column) else {
-                    problem(config.line, 1, "ref \(config.name).\(column) → \(reference): \(parent.name) has no column '\(reference.column)'")
+                    problem(config.line, config.column, "ref \(config.name).\(column) → \(reference): \(parent.name) has no column '\(reference.column)'")
                     continue
                 }
                 if loaded[parent.name] == nil && parent.name != config.name && manifest.tables.contains(where: { $0.name == parent.name }) {
-                    problem(config.line, 1, "table \(config.name) refers to \(parent.name), which is loaded after it; list \(parent.name) first")
+                    problem(config.line, config.column, "table \(config.name) refers to \(parent.name), which is loaded after it; list \(parent.name) first")
                 }
                 let target: String
                 if let key = table.foreignKeys.first(where: { $0.columns.count == 1 && $0.columns[0].caseInsensitiveCompare(column) == .orderedSame }), let to = key.parentColumns.first {

@@ -33,6 +33,7 @@ public struct Manifest: Sendable {
         public var checks: [Check]
         /// Where the table's entry is in the manifest.
         public var line: Int
+        public var column: Int
         /// Where each named column is mentioned (key, refs, rules), for unknown-column errors.
         public var columnMentions: [(column: String, line: Int, column2: Int)]
 
@@ -105,7 +106,7 @@ public struct Manifest: Sendable {
         self.tables = tables
         var seen = Set<String>()
         for table in tables where !seen.insert(table.name.lowercased()).inserted {
-            throw fail(table.line, 1, "table '\(table.name)' is listed twice")
+            throw fail(table.line, table.column, "table '\(table.name)' is listed twice")
         }
     }
 
@@ -176,7 +177,7 @@ public struct Manifest: Sendable {
         let url = directory.appendingPathComponent(file)
         return TableConfig(
             name: name, file: url, displayFile: displayPath(url), key: key, refs: refs, rules: rules, checks: checks,
-            line: entry.line, columnMentions: mentions.map { (column: $0.0, line: $0.1, column2: $0.2) })
+            line: entry.line, column: entry.column, columnMentions: mentions.map { (column: $0.0, line: $0.1, column2: $0.2) })
     }
 
     private static func columnRules(_ entry: DocEntry, path: String) throws(SeedError) -> ColumnRules {

@@ -1,0 +1,131 @@
+import Foundation
+import GRDB
+import SeedTestSupport
+import Testing
+
+/// Each bad input: the exit code, the exact first diagnostic, and no output written.
+@Suite struct BuildBadInputTests {
+    private func expectFailure(_ project: TemporaryProject, status: Int32, _ message: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let result = try project.seedkit("build")
+        #expect(result.status == status, "\(result)", sourceLocation: sourceLocation)
+        #expect(result.stderr.split(separator: "\n").first.map(String.init) == message, "\(result)", sourceLocation: sourceLocation)
+        #expect(!project.exists("build/seed.sqlite"), sourceLocation: sourceLocation)
+    }
+
+    @Test func unknownManifestKey() throws {
+        let project = try TemporaryProject()
+        try project.write("seeds/seedkit.yml", BookStore.manifest.replacingOccurrences(of: "    file: data/books.csv", with: "    fil: data/books.csv"))
+        try expectFailure(project, status: 2, "seeds/seedkit.yml:10:5: error: unknown key 'fil' in table 'books' (expected file, key, refs, rules, checks) [2100]")
+    }
+
+    @Test func unknownTableAndColumnsInTheManifest() throws {
+        let project = try TemporaryProject()
+        try project.write("seeds/seedkit.yml", BookStore.manifest
+            .replacingOccurrences(of: "  categories:", with: "  categorys:")
+            .replacingOccurrences(of: "price: { min", with: "prize: { min"))
+        let result = try project.seedkit("build")
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("seeds/seedkit.yml:4:3: error: unknown table 'categorys': the schema has categories, books [2100]"), "\(result)")
+        #expect(result.stderr.contains("error: table books has no column 'prize' (it has id, title, price, category_id) [2100]"))
+    }
+
+    @Test func missingFixtureFileNamesThePath() throws {
+        let project = try TemporaryProject()
+        try project.remove("seeds/data/books.csv")
+        try expectFailure(project, status: 2, "seeds/data/books.csv: error: the fixture for table books does not exist (manifest: seeds/seedkit.yml) [2100]")
+    }
+
+    @Test func missingManifest() throws {
+        let project = try TemporaryProject()
+        try project.remove("seeds/seedkit.yml")
+        try expectFailure(project, status: 2, "seeds/seedkit.yml: error: no manifest here; create one (see README: The manifest) or pass --manifest PATH [2100]")
+    }
+
+    @Test func emptyFixtureFile() throws {
+        let project = try TemporaryProject()
+        try project.write("seeds/data/books.csv", "")
+        try expectFailure(project, status: 1, "seeds/data/books.csv:1:1: error: the file is empty: a CSV fixture starts with a header row of column names [2001]")
+    }
+
+    @Test func aHeaderOnlyFixtureHasZeroRowsAndIsFine() throws {
+        let project = try TemporaryProject()
+        try project.write("seeds/data/books.csv", "title,price,category_id\n")
+        let result = try project.seedkit("build")
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.contains("books              0 rows"))
+    }
+
+    @Test func tooManyAndTooFewFields() throws {
+        let project = try TemporaryProject()
+        try project.write("seeds/data/books.csv", "title,price,category_id\nA,1\nB,2,Fiction,extra\n")
+        let result = try project.seedkit("build")
+        #expect(result.status == 1)
+        #expect(result.stderr == """
+            seeds/data/books.csv:2:3: error: expected 3 fields (as in the header), found 2 [2001]
+            seeds/data/books.csv:3:4: error: expected 3 fields (as in the header), found 4 [2001]
+
+            """)
+    }
+
+    @Test func invalidUTF8() throws {
+        let project = try TemporaryProject()
+        try project.write("seeds/data/books.csv", Data("title,price,category_id\nCaf".utf8) + Data([0xE9]) + Data(",1,Fiction\n".utf8))
+        try expectFailure(project, status: 1, "seeds/data/books.csv:2:1: error: field 1 is not valid UTF-8 (save the file as UTF-8) [2002]")
+    }
+
+    @Test func aHeaderNamingAColumnTheTableLacks() throws {
+        let project = try TemporaryProject()
+        try project.write("seeds/data/books.csv", "title,price,category_id,isbn\nA,1,Fiction,123\n")
+        try expectFailure(project, status: 1, "seeds/data/books.csv:1:4: error: column 'isbn' is not in table books (it has id, title, price, category_id) [2020]")
+    }
+
+    @Test func unterminatedQuoteAtEndOfFile() throws {
+        let project = try TemporaryProject()
+        try project.write("seeds/data/books.csv", "title,price,category_id\nA,1,Fiction\n\"B,2,Fiction\n")
+        try expectFailure(project, status: 1, "seeds/data/books.csv:3:1: error: unterminated quoted field: the quote opened here is never closed [2001]")
+    }
+
+    @Test func schemaThatDoesNotRun() throws {
+        let project = try TemporaryProject()
+        try project.write("seeds/schema.sql", "CREATE TABLE books (;")
+        let result = try project.seedkit("build")
+        #expect(result.status == 2)
+        #expect(result.stderr.hasPrefix("seeds/schema.sql: error: the schema does not run: "), "\(result)")
+    }
+
+    @Test func schemaConstraintsAreReportedAtTheFixtureLine() throws {
+        let project = try TemporaryProject()
+        try project.write("seeds/schema.sql", BookStore.schema.replacingOccurrences(of: "price REAL NOT NULL,", with: "price REAL NOT NULL CHECK (price < 100),"))
+        try project.write("seeds/data/books.csv", "title,price,category_id\nA,,Fiction\nB,500,Fiction\n")
+        let result = try project.seedkit("build")
+        #expect(result.status == 1)
+        #expect(result.stderr == """
+            seeds/data/books.csv:2:2: error: NOT NULL constraint failed: books.price (the schema requires a value) [1570]
+            seeds/data/books.csv:3: error: CHECK constraint failed: price < 100 [1550]
+
+            """)
+    }
+}
+
+@Suite struct BuildTemplateTests {
+    @Test func buildsIntoACopyOfATemplateStoreAndLeavesTheTemplateAlone() throws {
+        let project = try TemporaryProject()
+        let template = try project.database("seeds/empty.sqlite")
+        try template.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA journal_mode = WAL")
+            try db.execute(sql: BookStore.schema)
+            try db.execute(sql: "CREATE TABLE app_settings (key TEXT PRIMARY KEY, value TEXT); INSERT INTO app_settings VALUES ('theme', 'dark')")
+        }
+        try template.close()
+        let before = try #require(project.read("seeds/empty.sqlite"))
+        try project.write("seeds/seedkit.yml", BookStore.manifest.replacingOccurrences(of: "schema: schema.sql", with: "template: empty.sqlite"))
+        let result = try project.seedkit("build")
+        #expect(result.status == 0, "\(result)")
+        #expect(project.read("seeds/empty.sqlite") == before, "the template is never changed")
+        let db = try project.database("build/seed.sqlite")
+        #expect(try db.read { db in try String.fetchOne(db, sql: "SELECT value FROM app_settings") } == "dark")
+        #expect(try db.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM books") } == 3)
+        let header = try #require(project.read("build/seed.sqlite"))
+        #expect(header[header.startIndex + 18] == 1, "the seed is in rollback-journal mode even though the template was WAL")
+    }
+}
