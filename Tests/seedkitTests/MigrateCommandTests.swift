@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import SeedRuntime
+import SeedTooling
 import SeedTestSupport
 import Testing
 
@@ -236,5 +237,26 @@ private func titles(_ project: TemporaryProject, _ store: String = "user.sqlite"
         let document = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         let states = try #require(document["migrations"] as? [[String: Any]])
         #expect(states.map { $0["state"] as? String } == ["applied"])
+    }
+}
+
+@Suite struct ExportMigrationsTests {
+    @Test func exportedJSONHasTheSameChecksumAndTheRuntimeAppliesIt() throws {
+        let project = try TemporaryProject()
+        try project.write("migrations/0002-discount.sql", "UPDATE books SET price = price - 1;")
+        let result = try project.seedkit("export-migrations", "app/migrations")
+        #expect(result.status == 0, "\(result)")
+        #expect(project.listing("app/migrations") == ["0001-add-fourth-book.json", "0002-discount.sql"])
+        let fromYAML = try MigrationDirectory.load(project.url("migrations"), yamlParser: YAMLDocument.parser)
+        let exported = try MigrationDirectory.load(project.url("app/migrations"))
+        #expect(exported.map(\.number) == [1, 2])
+        #expect(exported.map(\.checksum) == fromYAML.map(\.checksum), "the same content has the same checksum in YAML and JSON")
+        #expect(result.stdout.contains("wrote app/migrations/0001-add-fourth-book.json  \(exported[0].checksum)"))
+        // A store the CLI migrated with the YAML file is up to date for the exported JSON.
+        try project.seedkit("build", "--migrations", "none")
+        try FileManager.default.copyItem(atPath: project.path("build/seed.sqlite"), toPath: project.path("user.sqlite"))
+        #expect(try project.seedkit("migrate", "user.sqlite").status == 0)
+        let status = try project.seedkit("status", "user.sqlite", "--migrations", "app/migrations")
+        #expect(status.stdout.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true)[1] } == ["applied", "applied"], "\(status)")
     }
 }

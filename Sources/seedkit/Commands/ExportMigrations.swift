@@ -1,0 +1,61 @@
+import ArgumentParser
+import Foundation
+import SeedRuntime
+import SeedTooling
+
+extension SeedTool {
+    struct ExportMigrations: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "export-migrations",
+            abstract: "Write the migrations as .json and .sql files for an app bundle.",
+            discussion: """
+                The app runtime reads .json and .sql migrations (it has no YAML parser). A .json file written here \
+                has the same checksum as its .yml, so stores migrated by the CLI and by the app agree.
+                """)
+
+        @Argument(help: "The folder to write into (created if missing).")
+        var directory: String
+        @OptionGroup var project: ProjectOptions
+
+        func run() throws {
+            try reporting(.human) {
+                let migrations = try project.loadMigrations()
+                let target = URL(fileURLWithPath: directory)
+                do { try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true) }
+                catch { throw SeedError(.io, file: directory, "cannot create the folder: \(error.localizedDescription)") }
+                for migration in migrations {
+                    let name: String
+                    let text: String
+                    switch migration.body {
+                    case .sql(let sql):
+                        name = migration.id + ".sql"
+                        text = sql
+                    case .changes:
+                        name = migration.id + ".json"
+                        text = try canonicalJSON(of: migration)
+                    }
+                    let file = target.appendingPathComponent(name)
+                    do { try Data(text.utf8).write(to: file, options: .atomic) }
+                    catch { throw SeedError(.io, file: file.path, "cannot write: \(error.localizedDescription)") }
+                    print("wrote \((directory as NSString).appendingPathComponent(name))  \(migration.checksum)")
+                }
+                if migrations.isEmpty { print("no migrations in \(project.migrations)") }
+            }
+        }
+
+        /// The migration's document as canonical JSON: exactly the text its checksum is computed over.
+        private func canonicalJSON(of migration: Migration) throws(SeedError) -> String {
+            guard let data = FileManager.default.contents(atPath: migration.file), let text = String(data: data, encoding: .utf8) else {
+                throw SeedError(.configuration, file: migration.file, "cannot read")
+            }
+            let document: DocNode
+            if migration.file.hasSuffix(".json") {
+                do { document = try data.withUnsafeBytes { try JSONScanner.parseDocument($0) } }
+                catch { throw SeedError(.configuration, file: migration.file, code: .parseError, "\(error)") }
+            } else {
+                document = try YAMLDocument.parse(text, file: migration.file)
+            }
+            return document.jsonText + "\n"
+        }
+    }
+}
