@@ -10,6 +10,6 @@ struct SeedTool: ParsableCommand {
             3 the store was refused · 4 SQLite or I/O failure.
             """,
         version: "0.1.0",
-        subcommands: [Build.self, Migrate.self, Status.self, ExportMigrations.self]
+        subcommands: [Build.self, Migrate.self, Status.self, Inspect.self, ExportMigrations.self]
     )
 }

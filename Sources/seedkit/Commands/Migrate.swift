@@ -42,9 +42,9 @@ extension SeedTool {
                 }
                 let report: MigrationReport
                 if dryRun {
-                    report = try migrator.dryRun(try StoreOpener.readOnly(store), options: options)
+                    report = try migrator.dryRun(try StoreAccess.openReadOnly(store), options: options)
                 } else {
-                    let queue = try StoreOpener.writable(store, busyTimeout: busy.busyTimeout)
+                    let queue = try StoreAccess.openWritable(store, busyTimeout: busy.busyTimeout)
                     if let backup { try Self.backUp(queue, to: URL(fileURLWithPath: backup)) }
                     report = try migrator.migrate(queue, options: options)
                 }

@@ -1,0 +1,60 @@
+import Foundation
+public import GRDB
+public import SeedRuntime
+
+/// Opening stores the user names, for reading, without changing or creating anything.
+public enum StoreAccess {
+    /// Opens an existing store read-only.
+    ///
+    /// A read-only connection to a WAL-mode store creates `-wal` and `-shm` files and cannot
+    /// remove them. When the store is in WAL mode and has no `-wal` (nothing un-checkpointed to
+    /// read), it is opened with SQLite's `immutable=1` instead, which touches no other file.
+    ///
+    /// - throws: ``SeedError``: configuration when there is no file, refused when it is not a database.
+    public static func openReadOnly(_ path: String) throws(SeedError) -> DatabaseQueue {
+        try requireFile(path)
+        var configuration = Configuration()
+        configuration.readonly = true
+        let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+        var location = absolute
+        if isWALMode(absolute) && !FileManager.default.fileExists(atPath: absolute + "-wal") {
+            let encoded = absolute.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? absolute
+            location = "file:\(encoded)?immutable=1"
+        }
+        return try open(location, configuration, shown: path)
+    }
+
+    /// Opens an existing store for writing, waiting up to `busyTimeout` seconds for locks.
+    public static func openWritable(_ path: String, busyTimeout: Double) throws(SeedError) -> DatabaseQueue {
+        try requireFile(path)
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(busyTimeout)
+        return try open(path, configuration, shown: path)
+    }
+
+    /// Whether the file's header says WAL (bytes 18 and 19 are 2).
+    static func isWALMode(_ path: String) -> Bool {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        let header = (try? handle.read(upToCount: 20)) ?? Data()
+        return header.count == 20 && header.starts(with: Array("SQLite format 3\0".utf8)) && header[18] == 2
+    }
+
+    private static func requireFile(_ path: String) throws(SeedError) {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+            throw SeedError(.configuration, file: path, "no store here (seedkit never creates one: build a seed with `seedkit build`)")
+        }
+    }
+
+    private static func open(_ location: String, _ configuration: Configuration, shown: String) throws(SeedError) -> DatabaseQueue {
+        do {
+            let queue = try DatabaseQueue(path: location, configuration: configuration)
+            // Opening is lazy about the header; reading the schema proves it is a database.
+            _ = try queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
+            return queue
+        } catch {
+            throw SeedError(databaseError: error, file: shown)
+        }
+    }
+}

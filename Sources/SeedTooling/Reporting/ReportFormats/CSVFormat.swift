@@ -1,0 +1,28 @@
+import SeedRuntime
+import Foundation
+
+/// RFC 4180 CSV that seedkit's own reader reads back: NULL is an empty unquoted field,
+/// the empty string is `""`, blobs are base64.
+public struct CSVFormat: ReportFormat {
+    public init() {}
+
+    public func render(_ tabular: Tabular) -> String {
+        var out = tabular.columns.map(Self.field).joined(separator: ",") + "\r\n"
+        for row in tabular.rows {
+            out += row.map { value -> String in
+                switch value {
+                case .null: return ""
+                case .text(let text): return text.isEmpty ? "\"\"" : Self.field(text)
+                case .blob(let bytes): return Data(bytes).base64EncodedString()
+                default: return value.description
+                }
+            }.joined(separator: ",") + "\r\n"
+        }
+        return out
+    }
+
+    static func field(_ text: String) -> String {
+        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }) else { return text }
+        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}

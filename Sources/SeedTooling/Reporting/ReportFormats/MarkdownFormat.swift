@@ -1,0 +1,17 @@
+import SeedRuntime
+import Foundation
+/// A GitHub-flavoured Markdown table (pipes escaped, line breaks as `<br>`).
+public struct MarkdownFormat: ReportFormat {
+    public init() {}
+
+    public func render(_ tabular: Tabular) -> String {
+        func cell(_ text: String) -> String {
+            text.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\r\n", with: "<br>").replacingOccurrences(of: "\n", with: "<br>")
+        }
+        var out = "| " + tabular.columns.map(cell).joined(separator: " | ") + " |\n"
+        out += "|" + String(repeating: "---|", count: tabular.columns.count) + "\n"
+        for row in tabular.rows { out += "| " + row.map { cell($0.display) }.joined(separator: " | ") + " |\n" }
+        if tabular.omitted > 0 { out += "\n\(tabular.omitted) more rows not shown.\n" }
+        return out
+    }
+}

@@ -1,0 +1,54 @@
+public import SeedRuntime
+
+/// Rows to print: column names and values, plus how many rows were left out.
+public struct Tabular: Sendable {
+    public var columns: [String]
+    public var rows: [[SQLValue]]
+    /// Rows that matched but were not included (`--limit`).
+    public var omitted: Int
+
+    public init(columns: [String], rows: [[SQLValue]], omitted: Int = 0) {
+        self.columns = columns
+        self.rows = rows
+        self.omitted = omitted
+    }
+}
+
+/// How rows are printed (`--format table|json|csv|markdown`). One small type per format, in
+/// `ReportFormats/`; adding a format touches one file.
+public protocol ReportFormat: Sendable {
+    /// Renders `tabular` as text ending in a newline.
+    func render(_ tabular: Tabular) -> String
+}
+
+/// The formats by name.
+public enum ReportFormatName: String, Sendable, CaseIterable {
+    case table, json, csv, markdown
+
+    /// The renderer; `terminal` lets the table format cut long text and use colour.
+    public func format(terminal: Bool, color: Bool) -> any ReportFormat {
+        switch self {
+        case .table: return TableFormat(truncate: terminal, color: color)
+        case .json: return JSONRowsFormat()
+        case .csv: return CSVFormat()
+        case .markdown: return MarkdownFormat()
+        }
+    }
+}
+
+extension SQLValue {
+    /// How a value reads in a table: text as is, NULL as `NULL`, blobs as size and hex prefix.
+    var display: String {
+        switch self {
+        case .null: return "NULL"
+        case .blob(let bytes):
+            let hex = bytes.prefix(8).map { String($0, radix: 16).leftPadded(to: 2) }.joined()
+            return "<\(bytes.count) bytes \(hex)\(bytes.count > 8 ? "…" : "")>"
+        default: return description
+        }
+    }
+}
+
+extension String {
+    func leftPadded(to width: Int) -> String { count >= width ? self : String(repeating: "0", count: width - count) + self }
+}
