@@ -38,7 +38,7 @@ public enum ReportFormatName: String, Sendable, CaseIterable {
 
 extension SQLValue {
     /// How a value reads in a table: text as is, NULL as `NULL`, blobs as size and hex prefix.
-    var display: String {
+    public var display: String {
         switch self {
         case .null: return "NULL"
         case .blob(let bytes):

@@ -1,0 +1,132 @@
+import ArgumentParser
+import Foundation
+import GRDB
+import SeedRuntime
+import SeedTooling
+
+extension SeedTool {
+    struct Diff: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show rows added, removed and changed between two stores, table by table.",
+            discussion: """
+                Rows are matched by natural key: the manifest's (when there is one), else the keys the seed recorded, \
+                else the primary key. Values of different types differ (10 and 10.0). Read-only. Exits 0 unless \
+                --exit-code is given; then 1 means the stores differ.
+                """)
+
+        @Argument(help: "The old store.")
+        var a: String
+        @Argument(help: "The new store.")
+        var b: String
+        @Option(name: .long, help: "Compare only this table.")
+        var table: String?
+        @Flag(name: .long, help: "Exit 1 when the stores differ.")
+        var exitCode = false
+        @Option(name: .long, help: ArgumentHelp("The manifest whose keys match rows (default: seeds/seedkit.yml when present).", valueName: "path"))
+        var manifest: String = "seeds/seedkit.yml"
+        @OptionGroup var output: OutputOptions
+
+        func run() throws {
+            let diff = try reporting(.human) {
+                var keys: [String: [String]] = [:]
+                if FileManager.default.fileExists(atPath: manifest) {
+                    for table in try Manifest.load(path: manifest).tables where !table.key.isEmpty { keys[table.name] = table.key }
+                }
+                let queue = try StoreAccess.openReadOnly(a)
+                defer { try? queue.close() }
+                return try queue.inDatabase { db throws -> StoreDiff in
+                    try StoreAccess.attachReadOnly(b, as: "other", to: db)
+                    if let table, try !db.tableExists(table) { throw SeedError(.configuration, file: a, "no table '\(table)'") }
+                    do { return try StoreDiff.compare(db, keys: keys, only: table) }
+                    catch let error as DatabaseError { throw SeedError(databaseError: error, file: a) }
+                }
+            }
+            print(render(diff), terminator: "")
+            if exitCode && !diff.isEmpty { throw ExitCode(1) }
+        }
+
+        private func show(_ key: [SQLValue], quoted: Bool = true) -> String {
+            key.map { value in if case .text(let text) = value, quoted { return "'\(text)'" } else { return value.display } }.joined(separator: ", ")
+        }
+
+        /// `10.0 → 11.0`; with storage classes when they differ: `10 (integer) → 10.0 (real)`.
+        private func change(_ old: SQLValue, _ new: SQLValue) -> String {
+            func shown(_ value: SQLValue) -> String { if case .text(let text) = value { return "'\(text)'" } else { return value.display } }
+            func kind(_ value: SQLValue) -> String {
+                switch value {
+                case .null: return "null"
+                case .integer: return "integer"
+                case .real: return "real"
+                case .text: return "text"
+                case .blob: return "blob"
+                }
+            }
+            guard kind(old) != kind(new), old != .null, new != .null else { return "\(shown(old)) → \(shown(new))" }
+            return "\(shown(old)) (\(kind(old))) → \(shown(new)) (\(kind(new)))"
+        }
+
+        /// Every difference as a flat row: table, change, key, column, old, new.
+        private var flatColumns: [String] { ["table", "change", "key", "column", "old", "new"] }
+
+        private func flat(_ diff: StoreDiff) -> [[SQLValue]] {
+            var rows: [[SQLValue]] = []
+            for name in diff.tablesOnlyInA { rows.append([.text(name), .text("table only in A"), .null, .null, .null, .null]) }
+            for name in diff.tablesOnlyInB { rows.append([.text(name), .text("table only in B"), .null, .null, .null, .null]) }
+            for (table, columns) in diff.columnsOnlyInA.sorted(by: { $0.key < $1.key }) { for column in columns { rows.append([.text(table), .text("column only in A"), .null, .text(column), .null, .null]) } }
+            for (table, columns) in diff.columnsOnlyInB.sorted(by: { $0.key < $1.key }) { for column in columns { rows.append([.text(table), .text("column only in B"), .null, .text(column), .null, .null]) } }
+            for table in diff.tables {
+                for key in table.added { rows.append([.text(table.table), .text("added"), .text(show(key, quoted: false)), .null, .null, .null]) }
+                for key in table.removed { rows.append([.text(table.table), .text("removed"), .text(show(key, quoted: false)), .null, .null, .null]) }
+                for change in table.changed {
+                    for column in change.columns { rows.append([.text(table.table), .text("changed"), .text(show(change.key, quoted: false)), .text(column.column), column.old, column.new]) }
+                }
+            }
+            return rows
+        }
+
+        private func render(_ diff: StoreDiff) -> String {
+            switch output.format {
+            case .json:
+                return JSONOutput.render(.object([
+                    ("identical", .bool(diff.isEmpty)),
+                    ("tablesOnlyInA", .array(diff.tablesOnlyInA.map { .string($0) })),
+                    ("tablesOnlyInB", .array(diff.tablesOnlyInB.map { .string($0) })),
+                    ("columnsOnlyInA", .object(diff.columnsOnlyInA.sorted { $0.key < $1.key }.map { ($0.key, .array($0.value.map { .string($0) })) })),
+                    ("columnsOnlyInB", .object(diff.columnsOnlyInB.sorted { $0.key < $1.key }.map { ($0.key, .array($0.value.map { .string($0) })) })),
+                    ("tables", .array(diff.tables.map { table in
+                        .object([
+                            ("table", .string(table.table)),
+                            ("key", .array(table.key.map { .string($0) })),
+                            ("added", .array(table.added.map { .array($0.map(JSONOutput.sql)) })),
+                            ("removed", .array(table.removed.map { .array($0.map(JSONOutput.sql)) })),
+                            ("changed", .array(table.changed.map { change in
+                                .object([
+                                    ("key", .array(change.key.map(JSONOutput.sql))),
+                                    ("columns", .array(change.columns.map { .object([("column", .string($0.column)), ("old", JSONOutput.sql($0.old)), ("new", JSONOutput.sql($0.new))]) })),
+                                ])
+                            })),
+                        ])
+                    })),
+                ])) + "\n"
+            case .csv, .markdown:
+                return output.renderer.render(Tabular(columns: flatColumns, rows: flat(diff)))
+            case .table:
+                var out = ""
+                for name in diff.tablesOnlyInA { out += "table \(name): only in \(a)\n" }
+                for name in diff.tablesOnlyInB { out += "table \(name): only in \(b)\n" }
+                for (table, columns) in diff.columnsOnlyInA.sorted(by: { $0.key < $1.key }) { out += "table \(table): column\(columns.count == 1 ? "" : "s") \(columns.joined(separator: ", ")) only in \(a)\n" }
+                for (table, columns) in diff.columnsOnlyInB.sorted(by: { $0.key < $1.key }) { out += "table \(table): column\(columns.count == 1 ? "" : "s") \(columns.joined(separator: ", ")) only in \(b)\n" }
+                for table in diff.tables {
+                    if table.isEmpty { out += "\(table.table): no differences\n"; continue }
+                    out += "\(table.table): \(table.added.count) added, \(table.removed.count) removed, \(table.changed.count) changed (by \(table.key.joined(separator: ", ")))\n"
+                    for key in table.added { out += "  + \(show(key))\n" }
+                    for key in table.removed { out += "  - \(show(key))\n" }
+                    for change in table.changed {
+                        out += "  ~ \(show(change.key)): " + change.columns.map { "\($0.column) \(self.change($0.old, $0.new))" }.joined(separator: ", ") + "\n"
+                    }
+                }
+                return out
+            }
+        }
+    }
+}
