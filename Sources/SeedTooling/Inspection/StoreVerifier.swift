@@ -1,0 +1,76 @@
+import Foundation
+public import GRDB
+public import SeedRuntime
+
+/// Checks the rows a store holds now: SQLite's integrity and foreign keys, and the
+/// manifest's rules and checks (SPEC §8, `seedkit verify`). Read-only.
+public enum StoreVerifier {
+    /// One problem in a store: which row (by key), which column, why.
+    public struct Finding: Sendable, Equatable {
+        public var table: String?
+        public var key: String?
+        public var column: String?
+        public var code: DiagnosticCode
+        public var message: String
+    }
+
+    /// Every problem found; empty when the store is sound.
+    public static func verify(_ db: Database, manifest: Manifest?) throws -> [Finding] {
+        var findings: [Finding] = []
+        for line in try String.fetchAll(db, sql: "PRAGMA integrity_check") where line != "ok" {
+            findings.append(Finding(code: .storeRefused, message: "integrity: \(line)"))
+        }
+        let recorded = try SeedCatalog.tableSpecs(db)
+        let specs = Dictionary((manifest?.tables.map(\.spec) ?? recorded ?? []).map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        for row in try Row.fetchAll(db, sql: "PRAGMA foreign_key_check") {
+            let table: String = row[0]
+            let rowid: Int64? = row[1]
+            let parent: String = row[2]
+            let key = try rowid.flatMap { try describeKey(db, table: table, rowid: $0, spec: specs[table]) }
+            findings.append(Finding(table: table, key: key, column: nil, code: .unresolvedReference, message: "references a missing row of \(parent)"))
+        }
+        guard let manifest else { return findings }
+        for table in manifest.tables {
+            guard let info = try TableInfo.read(db, table: table.name) else {
+                findings.append(Finding(table: table.name, code: .configuration, message: "the manifest names table \(table.name), which the store does not have"))
+                continue
+            }
+            let keyColumns = (table.key.isEmpty ? info.primaryKey : table.key).filter { info.column($0) != nil }
+            let keySQL = keyColumns.isEmpty ? "rowid" : keyColumns.map(quoteIdentifier).joined(separator: ", ")
+            let ruled = table.rules.filter { info.column($0.column) != nil }
+            if !ruled.isEmpty {
+                let list = ruled.map { quoteIdentifier($0.column) }.joined(separator: ", ")
+                let cursor = try Row.fetchCursor(db, sql: "SELECT \(list), \(keySQL) FROM \(quoteIdentifier(info.name)) ORDER BY rowid")
+                while let row = try cursor.next() {
+                    for (index, rules) in ruled.enumerated() {
+                        let value = SQLValue.fromDatabaseValue(row[index]) ?? .null
+                        for problem in rules.check(value) {
+                            let key = (ruled.count..<row.count).map { SQLValue.fromDatabaseValue(row[$0])?.display ?? "NULL" }.joined(separator: ", ")
+                            findings.append(Finding(table: info.name, key: key, column: rules.column, code: problem.code, message: problem.message))
+                        }
+                    }
+                }
+            }
+            for check in table.checks {
+                do {
+                    let cursor = try Row.fetchCursor(db, sql: "SELECT \(keySQL) FROM \(quoteIdentifier(info.name)) WHERE NOT (\(check.sql)) ORDER BY rowid")
+                    while let row = try cursor.next() {
+                        let key = (0..<row.count).map { SQLValue.fromDatabaseValue(row[$0])?.display ?? "NULL" }.joined(separator: ", ")
+                        findings.append(Finding(table: info.name, key: key, column: nil, code: .otherRule, message: check.message))
+                    }
+                } catch let error as DatabaseError {
+                    findings.append(Finding(table: info.name, code: .configuration, message: "check '\(check.sql)' does not run on this store: \(error.message ?? "")"))
+                }
+            }
+        }
+        return findings
+    }
+
+    private static func describeKey(_ db: Database, table: String, rowid: Int64, spec: TableSpec?) throws -> String? {
+        guard let info = try TableInfo.read(db, table: table), !info.withoutRowID else { return "rowid \(rowid)" }
+        let key = (spec?.key.isEmpty == false ? spec?.key : nil) ?? info.primaryKey
+        guard !key.isEmpty else { return "rowid \(rowid)" }
+        let row = try Row.fetchOne(db, sql: "SELECT \(key.map(quoteIdentifier).joined(separator: ", ")) FROM \(quoteIdentifier(table)) WHERE rowid = ?", arguments: [rowid])
+        return row.map { row in (0..<row.count).map { SQLValue.fromDatabaseValue(row[$0])?.display ?? "NULL" }.joined(separator: ", ") }
+    }
+}

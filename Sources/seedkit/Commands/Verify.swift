@@ -1,0 +1,44 @@
+import ArgumentParser
+import Foundation
+import GRDB
+import SeedRuntime
+import SeedTooling
+
+extension SeedTool {
+    struct Verify: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check a store: integrity, foreign keys, and the manifest's rules and checks on the rows it holds now.",
+            discussion: "Read-only. Exits 1 when anything is found, listing each problem with its table, key, column and code.")
+
+        @Argument(help: "The store.")
+        var store: String
+        @Option(name: .long, help: ArgumentHelp("The manifest whose rules apply (default: seeds/seedkit.yml when present).", valueName: "path"))
+        var manifest: String = "seeds/seedkit.yml"
+        @OptionGroup var output: OutputOptions
+
+        func run() throws {
+            let findings = try reporting(.human) {
+                let manifest = FileManager.default.fileExists(atPath: manifest) ? try Manifest.load(path: manifest) : nil
+                let queue = try StoreAccess.openReadOnly(store)
+                defer { try? queue.close() }
+                do { return try queue.read { db in try StoreVerifier.verify(db, manifest: manifest) } }
+                catch let error as SeedError { throw error }
+                catch { throw SeedError(databaseError: error, file: store) }
+            }
+            let tabular = Tabular(columns: ["table", "key", "column", "code", "message"], rows: findings.map { finding in
+                [finding.table.map { .text($0) } ?? .null, finding.key.map { .text($0) } ?? .null, finding.column.map { .text($0) } ?? .null,
+                 .integer(Int64(finding.code.rawValue)), .text(finding.message)]
+            })
+            if output.format == .table {
+                for finding in findings {
+                    let place = [finding.table, finding.key.map { "[\($0)]" }, finding.column.map { ".\($0)" }].compactMap { $0 }.joined()
+                    print("\(store): \(place.isEmpty ? "" : place + ": ")\(finding.message) [\(finding.code.rawValue)]")
+                }
+                print(findings.isEmpty ? "\(store): ok (integrity, foreign keys\(FileManager.default.fileExists(atPath: manifest) ? ", rules and checks" : ""))" : "\(store): \(findings.count) problem\(findings.count == 1 ? "" : "s")")
+            } else {
+                print(output.renderer.render(tabular), terminator: "")
+            }
+            if !findings.isEmpty { throw ExitCode(1) }
+        }
+    }
+}

@@ -1,0 +1,222 @@
+import Foundation
+import GRDB
+import SeedRuntime
+import SeedTestSupport
+import Testing
+
+private func builtProject() throws -> TemporaryProject {
+    let project = try TemporaryProject()
+    let result = try project.seedkit("build")
+    #expect(result.status == 0, "\(result)")
+    return project
+}
+
+@Suite struct InspectCommandTests {
+    @Test func summaryOfTheBookStoreSeed() throws {
+        let project = try builtProject()
+        let result = try project.seedkit("inspect", "build/seed.sqlite")
+        #expect(result.status == 0, "\(result)")
+        let hash = try project.database("build/seed.sqlite").read { db in try SeedCatalog.meta(db)["content_hash"] } ?? "?"
+        let checksum = try project.database("build/seed.sqlite").read { db in try MigrationLedger.entries(db).first?.checksum } ?? "?"
+        #expect(result.stdout == """
+            build/seed.sqlite
+              kind          seedkit seed (format 1)
+              size          32.0 KB (8 pages of 4096 bytes)
+              journal       rollback journal
+              content hash  \(hash)
+              integrity     ok (quick_check)
+
+            table       rows
+            ----------  ----
+            categories  2
+            books       3
+
+            migration             origin  applied_at  checksum
+            --------------------  ------  ----------  \(String(repeating: "-", count: checksum.count))
+            0001-add-fourth-book  seed    NULL        \(checksum)
+
+            """)
+    }
+
+    @Test func summaryAsJSON() throws {
+        let project = try builtProject()
+        let result = try project.seedkit("inspect", "build/seed.sqlite", "--format", "json")
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(document["kind"] as? String == "seedkit seed")
+        #expect((document["tables"] as? [[String: Any]])?.map { $0["rows"] as? Int } == [2, 3])
+        #expect((document["integrity"] as? [String: Any])?["ok"] as? Bool == true)
+        #expect((document["migrations"] as? [[String: Any]])?.first?["origin"] as? String == "seed")
+    }
+
+    @Test func rowsInEveryFormat() throws {
+        let project = try builtProject()
+        #expect(try project.seedkit("inspect", "build/seed.sqlite", "books").stdout == """
+            id  title            price  category_id
+            --  ---------------  -----  -----------
+            1   The first book   10.0   1
+            2   The second book  15.0   1
+            3   The third book   10.0   2
+
+            """)
+        #expect(try project.seedkit("inspect", "build/seed.sqlite", "books", "--format", "csv", "--columns", "title,price").stdout
+            == "title,price\r\nThe first book,10.0\r\nThe second book,15.0\r\nThe third book,10.0\r\n")
+        #expect(try project.seedkit("inspect", "build/seed.sqlite", "categories", "--format", "markdown").stdout
+            == "| id | name |\n|---|---|\n| 1 | Fiction |\n| 2 | Biography |\n")
+        let json = try project.seedkit("inspect", "build/seed.sqlite", "books", "--format", "json", "--where", "price > 10")
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        let rows = try #require(document["rows"] as? [[String: Any]])
+        #expect(rows.map { $0["title"] as? String } == ["The second book"])
+        #expect(rows.first?["price"] as? Double == 15)
+    }
+
+    @Test func limitSaysHowManyRowsWereLeftOut() throws {
+        let project = try builtProject()
+        let result = try project.seedkit("inspect", "build/seed.sqlite", "books", "--limit", "1", "--columns", "title")
+        #expect(result.stdout == "title\n--------------\nThe first book\n(2 more rows not shown; use --limit)\n")
+    }
+
+    @Test func blobsShowSizeAndHexButCSVKeepsEverything() throws {
+        let project = try TemporaryProject()
+        try project.database("plain.sqlite").write { db in
+            try db.execute(sql: "CREATE TABLE t (b BLOB, s TEXT, n TEXT)")
+            try db.execute(sql: "INSERT INTO t VALUES (?, ?, NULL)", arguments: [Data((0..<20).map { UInt8($0) }), String(repeating: "x", count: 60)])
+            try db.execute(sql: "INSERT INTO t VALUES (NULL, '', 'a,\"b\"')")
+        }
+        let table = try project.seedkit("inspect", "plain.sqlite", "t")
+        #expect(table.stdout.contains("<20 bytes 0001020304050607…>"))
+        #expect(table.stdout.contains(String(repeating: "x", count: 60)), "not a terminal: text is not cut")
+        let csv = try project.seedkit("inspect", "plain.sqlite", "t", "--format", "csv")
+        #expect(csv.stdout == "b,s,n\r\n\(Data((0..<20).map { UInt8($0) }).base64EncodedString()),\(String(repeating: "x", count: 60)),\r\n,\"\",\"a,\"\"b\"\"\"\r\n")
+    }
+
+    @Test func aPlainStoreMadeBySqlite3IsInspected() throws {
+        let project = try TemporaryProject()
+        let made = try run(URL(fileURLWithPath: "/usr/bin/env"), ["sqlite3", "made.sqlite", "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES ('hi');"], in: project.root)
+        #expect(made.status == 0)
+        let result = try project.seedkit("inspect", "made.sqlite")
+        #expect(result.stdout.contains("kind          plain SQLite"))
+        #expect(result.stdout.contains("notes  1"))
+    }
+
+    @Test func readCommandsChangeNoByteAndLeaveNoFile() throws {
+        let project = try builtProject()
+        // A WAL-mode store, checkpointed and closed: only the .sqlite file is there.
+        try FileManager.default.copyItem(atPath: project.path("build/seed.sqlite"), toPath: project.path("wal.sqlite"))
+        let queue = try project.database("wal.sqlite")
+        try queue.writeWithoutTransaction { db in _ = try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL") }
+        try queue.close()
+        for store in ["build/seed.sqlite", "wal.sqlite"] {
+            let folder = (store as NSString).deletingLastPathComponent
+            let before = project.listing(folder.isEmpty ? "." : folder)
+            let bytes = try #require(project.read(store))
+            for arguments in [["inspect", store], ["inspect", store, "books"], ["diff", store, "build/seed.sqlite"], ["verify", store], ["status", store],
+                              ["migrate", store, "--dry-run"]] {
+                let result = try runSeedkit(arguments, in: project.root)
+                #expect([0, 1].contains(result.status), "\(arguments): \(result)")
+                #expect(project.read(store) == bytes, "\(arguments) changed \(store)")
+                #expect(project.listing(folder.isEmpty ? "." : folder) == before, "\(arguments) left files beside \(store)")
+            }
+        }
+    }
+
+    @Test func aMissingStoreIsAnErrorAndIsNotCreated() throws {
+        let project = try TemporaryProject()
+        for arguments in [["inspect", "nope.sqlite"], ["diff", "nope.sqlite", "nope2.sqlite"], ["verify", "nope.sqlite"]] {
+            let result = try runSeedkit(arguments, in: project.root)
+            #expect(result.status == 2, "\(arguments): \(result)")
+            #expect(result.stderr.contains("nope.sqlite: error: no store here"))
+        }
+        #expect(!project.exists("nope.sqlite"))
+    }
+}
+
+@Suite struct DiffCommandTests {
+    private func pair(_ edit: String) throws -> TemporaryProject {
+        let project = try builtProject()
+        try FileManager.default.copyItem(atPath: project.path("build/seed.sqlite"), toPath: project.path("a.sqlite"))
+        try FileManager.default.copyItem(atPath: project.path("build/seed.sqlite"), toPath: project.path("b.sqlite"))
+        try project.database("b.sqlite").writeWithoutTransaction { db in try db.execute(sql: edit) }
+        return project
+    }
+
+    @Test func reportsAddedRemovedAndChangedRowsByNaturalKey() throws {
+        let project = try pair("""
+            INSERT INTO books (title, price, category_id) VALUES ('The fourth book', 12, 2);
+            DELETE FROM books WHERE title = 'The third book';
+            UPDATE books SET price = 11 WHERE title = 'The first book';
+            """)
+        let result = try project.seedkit("diff", "a.sqlite", "b.sqlite", "--exit-code")
+        #expect(result.status == 1)
+        #expect(result.stdout == """
+            categories: no differences
+            books: 1 added, 1 removed, 1 changed (by title)
+              + 'The fourth book'
+              - 'The third book'
+              ~ 'The first book': price 10.0 → 11.0
+
+            """)
+        #expect(try project.seedkit("diff", "a.sqlite", "a.sqlite", "--exit-code").status == 0)
+    }
+
+    @Test func nullEmptyStringAndIntegerVersusRealDiffer() throws {
+        let project = try TemporaryProject()
+        for (name, values) in [("a.sqlite", "(1, NULL, 10), (2, 'x', 5)"), ("b.sqlite", "(1, '', 10.0), (2, 'x', 5)")] {
+            try project.database(name).write { db in
+                try db.execute(sql: "CREATE TABLE t (id INTEGER PRIMARY KEY, s TEXT, v); INSERT INTO t VALUES \(values)")
+            }
+        }
+        let result = try project.seedkit("diff", "a.sqlite", "b.sqlite", "--manifest", "none")
+        #expect(result.stdout == "t: 0 added, 0 removed, 1 changed (by id)\n  ~ 1: s NULL → '', v 10 (integer) → 10.0 (real)\n")
+    }
+
+    @Test func reportsSchemaDifferencesAndComparesCommonColumns() throws {
+        let project = try pair("ALTER TABLE books ADD COLUMN isbn TEXT; CREATE TABLE extra (x);")
+        let result = try project.seedkit("diff", "a.sqlite", "b.sqlite", "--format", "csv")
+        #expect(result.stdout == "table,change,key,column,old,new\r\nextra,table only in B,,,,\r\nbooks,column only in B,,isbn,,\r\n")
+        let json = try project.seedkit("diff", "a.sqlite", "b.sqlite", "--format", "json", "--table", "books")
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(document["identical"] as? Bool == false)
+        #expect((document["columnsOnlyInB"] as? [String: [String]])?["books"] == ["isbn"])
+        #expect((document["tables"] as? [[String: Any]])?.map { $0["table"] as? String } == ["books"])
+    }
+
+    @Test func matchesByTheManifestKeyNotTheRowid() throws {
+        // The same books inserted in another order: different ids, same data by title.
+        let project = try builtProject()
+        try FileManager.default.copyItem(atPath: project.path("build/seed.sqlite"), toPath: project.path("a.sqlite"))
+        try project.write("seeds/data/books.csv", "title,price,category_id\nThe third book,10,Biography\nThe second book,15,Fiction\nThe first book,10,Fiction\n")
+        try project.seedkit("build", "--output", "b.sqlite")
+        let result = try project.seedkit("diff", "a.sqlite", "b.sqlite")
+        #expect(result.stdout == "categories: no differences\nbooks: 0 added, 0 removed, 2 changed (by title)\n  ~ 'The first book': id 1 → 3\n  ~ 'The third book': id 3 → 1\n")
+    }
+}
+
+@Suite struct VerifyCommandTests {
+    @Test func aSoundStorePasses() throws {
+        let project = try builtProject()
+        let result = try project.seedkit("verify", "build/seed.sqlite")
+        #expect(result.status == 0)
+        #expect(result.stdout == "build/seed.sqlite: ok (integrity, foreign keys, rules and checks)\n")
+    }
+
+    @Test func findsRuleCheckAndForeignKeyViolations() throws {
+        let project = try builtProject()
+        try project.write("seeds/seedkit.yml", BookStore.manifest + "    checks:\n      - sql: \"price <> 15\"\n        message: nothing costs 15\n")
+        try project.database("build/seed.sqlite").writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA foreign_keys = OFF")
+            try db.execute(sql: "UPDATE books SET price = 5000 WHERE title = 'The first book'")
+            try db.execute(sql: "INSERT INTO books (title, price, category_id) VALUES ('Orphan', 1, 99)")
+        }
+        let result = try project.seedkit("verify", "build/seed.sqlite")
+        #expect(result.status == 1)
+        #expect(result.stdout == """
+            build/seed.sqlite: books[Orphan]: references a missing row of categories [2030]
+            build/seed.sqlite: books[The first book].price: price 5000 is greater than the maximum 1000 [1610]
+            build/seed.sqlite: books[The second book]: nothing costs 15 [1550]
+            build/seed.sqlite: 3 problems
+
+            """)
+        let csv = try project.seedkit("verify", "build/seed.sqlite", "--format", "csv")
+        #expect(csv.stdout.hasPrefix("table,key,column,code,message\r\nbooks,Orphan,,2030,"))
+    }
+}
