@@ -190,6 +190,37 @@ def migration_case(store_rows, table):
         table.append((f"migrate +10k rows on {store_rows:,}-row store", name, 10_000, seconds, rss, seconds / base_time))
 
 
+def inspect_and_diff(seed, table):
+    """inspect on the 1M-row seed; diff of two 1M-row stores that differ in 1% of rows, against sqldiff."""
+    if not shutil.which("sqldiff"):
+        print("installing sqldiff (Debian package sqlite3-tools)…", file=sys.stderr)
+        subprocess.run(["apt-get", "install", "-y", "-qq", "sqlite3-tools"], check=False, capture_output=True)
+        if not shutil.which("sqldiff"):
+            subprocess.run(["apt-get", "update", "-qq"], check=False, capture_output=True)
+            subprocess.run(["apt-get", "install", "-y", "-qq", "sqlite3-tools"], check=True, capture_output=True)
+    n = 1_000_000
+    timed([SEEDKIT, "inspect", seed])  # warm the page cache, as for every other case
+    best = min(timed([SEEDKIT, "inspect", seed]) for _ in range(3))
+    table.append(("inspect a 1M-row store (90 MB)", "seedkit inspect", n, *best, float("nan")))
+    old, new = os.path.join(WORK, "diff-a.sqlite"), os.path.join(WORK, "diff-b.sqlite")
+    for path in (old, new):
+        fresh(path)
+        shutil.copy(seed, path)
+    subprocess.run(["sqlite3", new, "UPDATE items SET price = price + 1 WHERE id % 100 = 0"], check=True)
+    base = timed(["sqldiff", old, new])
+    table.append(("diff two 1M-row stores, 1% changed", "sqldiff (by primary key)", n, *base, 1.0))
+    # By primary key, like sqldiff: stores without seedkit's recorded natural keys.
+    byid = [os.path.join(WORK, f"diff-{side}-pk.sqlite") for side in "ab"]
+    for source, target in zip((old, new), byid):
+        fresh(target)
+        shutil.copy(source, target)
+        subprocess.run(["sqlite3", target, "DROP TABLE _seedkit_tables"], check=True)
+    pk = timed([SEEDKIT, "diff", *byid, "--manifest", "none"])
+    table.append(("diff two 1M-row stores, 1% changed", "seedkit diff (by primary key)", n, *pk, pk[0] / base[0]))
+    key = timed([SEEDKIT, "diff", old, new, "--manifest", "none"])
+    table.append(("diff two 1M-row stores, 1% changed", "seedkit diff (by natural key: title)", n, *key, key[0] / base[0]))
+
+
 def main():
     os.makedirs(WORK, exist_ok=True)
     for tool in ["sqlite3"]:
@@ -235,6 +266,9 @@ def main():
     migration_case(10_000, table)
     migration_case(1_000_000, table)
 
+    print("inspect and diff…", file=sys.stderr)
+    inspect_and_diff(out, table)
+
     launch = None
     if os.path.exists(BENCH):
         print("app launch…", file=sys.stderr)
@@ -253,7 +287,8 @@ def main():
     print("| case | tool | rows | wall s | rows/s | peak RSS MB | vs sqlite3 |")
     print("|---|---|---:|---:|---:|---:|---:|")
     for case, tool, count, seconds, rss, ratio in table:
-        print(f"| {case} | {tool} | {count:,} | {seconds:.2f} | {count / seconds:,.0f} | {rss:.0f} | {ratio:.2f}× |")
+        shown = "–" if ratio != ratio else f"{ratio:.2f}×"
+        print(f"| {case} | {tool} | {count:,} | {seconds:.2f} | {count / seconds:,.0f} | {rss:.0f} | {shown} |")
     if launch:
         print()
         print(f"App launch on an up-to-date store, in-process ({launch['iterations']} runs): "

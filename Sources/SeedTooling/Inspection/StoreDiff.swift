@@ -75,13 +75,21 @@ public struct StoreDiff: Sendable {
         var diff = TableDiff(table: name, key: key)
         let keyCount = Int32(key.count)
         let total = Int32(key.count + columns.count)
+        // Each row's column types, read once per row (every SQLite API call costs).
+        var typesA = [Int32](repeating: 0, count: Int(total))
+        var typesB = [Int32](repeating: 0, count: Int(total))
+        func load(_ statement: OpaquePointer, into types: inout [Int32]) {
+            for index in 0..<total { types[Int(index)] = sqlite3_column_type(statement, index) }
+        }
         var hasA = try step(a, db)
         var hasB = try step(b, db)
+        if hasA { load(a, into: &typesA) }
+        if hasB { load(b, into: &typesB) }
         while hasA || hasB {
             var order = 0
             if hasA && hasB {
                 for index in 0..<keyCount {
-                    order = compare(a, index, b, index)
+                    order = compare(a, index, typesA[Int(index)], b, index, typesB[Int(index)])
                     if order != 0 { break }
                 }
             } else {
@@ -90,17 +98,24 @@ public struct StoreDiff: Sendable {
             if order < 0 {
                 diff.removed.append(values(a, 0..<keyCount))
                 hasA = try step(a, db)
+                if hasA { load(a, into: &typesA) }
             } else if order > 0 {
                 diff.added.append(values(b, 0..<keyCount))
                 hasB = try step(b, db)
+                if hasB { load(b, into: &typesB) }
             } else {
                 var changes: [(column: String, old: SQLValue, new: SQLValue)] = []
-                for index in keyCount..<total where compare(a, index, b, index) != 0 || sqlite3_column_type(a, index) != sqlite3_column_type(b, index) {
-                    changes.append((columns[Int(index - keyCount)], value(a, index), value(b, index)))
+                for index in keyCount..<total {
+                    let typeA = typesA[Int(index)], typeB = typesB[Int(index)]
+                    if typeA != typeB || compare(a, index, typeA, b, index, typeB) != 0 {
+                        changes.append((columns[Int(index - keyCount)], value(a, index), value(b, index)))
+                    }
                 }
                 if !changes.isEmpty { diff.changed.append((values(a, 0..<keyCount), changes)) }
                 hasA = try step(a, db)
                 hasB = try step(b, db)
+                if hasA { load(a, into: &typesA) }
+                if hasB { load(b, into: &typesB) }
             }
         }
         return diff
@@ -114,9 +129,7 @@ public struct StoreDiff: Sendable {
     }
 
     /// SQLite's ORDER BY … COLLATE BINARY order: NULL, then numbers, then text (bytes), then blobs.
-    private static func compare(_ a: OpaquePointer, _ i: Int32, _ b: OpaquePointer, _ j: Int32) -> Int {
-        let typeA = sqlite3_column_type(a, i)
-        let typeB = sqlite3_column_type(b, j)
+    private static func compare(_ a: OpaquePointer, _ i: Int32, _ typeA: Int32, _ b: OpaquePointer, _ j: Int32, _ typeB: Int32) -> Int {
         func rank(_ type: Int32) -> Int {
             switch type {
             case SQLITE_NULL: return 0
