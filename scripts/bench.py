@@ -233,6 +233,7 @@ def main():
     make_csv(csv1, n)
     make_json(os.path.join(WORK, f"items-{n}.jsonl"), n, lines=True)
     make_json(os.path.join(WORK, f"items-{n}.json"), n, lines=False)
+    os.sync()  # freshly written data is flushed before timing; writeback doubled some timings otherwise
 
     print("CSV, 1M rows…", file=sys.stderr)
     base = sqlite_import(csv1, os.path.join(WORK, "import.sqlite"))
@@ -256,6 +257,7 @@ def main():
         print(f"CSV, {BIG:,} rows…", file=sys.stderr)
         big = os.path.join(WORK, f"items-{BIG}.csv")
         make_csv(big, BIG)
+        os.sync()
         bb = sqlite_import(big, os.path.join(WORK, "import.sqlite"))
         table.append((f"CSV {BIG // 1_000_000}M rows", "sqlite3 .import (journal off)", BIG, *bb, 1.0))
         (sb, _) = seedkit_build(f"items-{BIG}.csv")

@@ -45,6 +45,16 @@ public final class TemporaryProject: @unchecked Sendable {
         ((try? FileManager.default.contentsOfDirectory(atPath: self.path(path))) ?? []).sorted()
     }
 
+    /// A BookStore project whose seed was built before any migration existed, copied to
+    /// `user.sqlite`: the store an existing user has.
+    public static func withUserStore() throws -> TemporaryProject {
+        let project = try TemporaryProject()
+        let build = try project.seedkit("build", "--migrations", "none")
+        guard build.status == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "\(build)"]) }
+        try FileManager.default.copyItem(atPath: project.path("build/seed.sqlite"), toPath: project.path("user.sqlite"))
+        return project
+    }
+
     /// Runs `seedkit` with `arguments` in the project folder.
     @discardableResult
     public func seedkit(_ arguments: String..., stdin: String? = nil) throws -> CommandResult {

@@ -5,23 +5,13 @@ import SeedTooling
 import SeedTestSupport
 import Testing
 
-/// A project with a built seed whose ledger is emptied (as if built before 0001 existed),
-/// copied to `user.sqlite`: the store an existing user has.
-private func userStore() throws -> TemporaryProject {
-    let project = try TemporaryProject()
-    let build = try project.seedkit("build", "--migrations", "none")
-    #expect(build.status == 0, "\(build)")
-    try FileManager.default.copyItem(atPath: project.path("build/seed.sqlite"), toPath: project.path("user.sqlite"))
-    return project
-}
-
 private func titles(_ project: TemporaryProject, _ store: String = "user.sqlite") throws -> [String] {
     try project.database(store).read { db in try String.fetchAll(db, sql: "SELECT title FROM books ORDER BY id") }
 }
 
 @Suite struct MigrateCommandTests {
     @Test func bookStoreStoryAddsTheFourthBookOnceAndKeepsUserData() throws {
-        let project = try userStore()
+        let project = try TemporaryProject.withUserStore()
         try project.database("user.sqlite").write { db in
             try db.execute(sql: "INSERT INTO books (title, price, category_id) VALUES ('My own book', 5, 1)")
             try db.execute(sql: "UPDATE books SET price = 9 WHERE title = 'The second book'")
@@ -59,7 +49,7 @@ private func titles(_ project: TemporaryProject, _ store: String = "user.sqlite"
     }
 
     @Test func aKeyTheUserAlreadyAddedIsLeftAlone() throws {
-        let project = try userStore()
+        let project = try TemporaryProject.withUserStore()
         try project.database("user.sqlite").write { db in
             try db.execute(sql: "INSERT INTO books (title, price, category_id) VALUES ('The fourth book', 99, 1)")
         }
@@ -72,7 +62,7 @@ private func titles(_ project: TemporaryProject, _ store: String = "user.sqlite"
     }
 
     @Test func aSeedRowTheUserDeletedDoesNotComeBack() throws {
-        let project = try userStore()
+        let project = try TemporaryProject.withUserStore()
         #expect(try project.seedkit("migrate", "user.sqlite").status == 0)
         try project.database("user.sqlite").write { db in try db.execute(sql: "DELETE FROM books WHERE title = 'The fourth book'") }
         #expect(try project.seedkit("migrate", "user.sqlite").status == 0)
@@ -80,7 +70,7 @@ private func titles(_ project: TemporaryProject, _ store: String = "user.sqlite"
     }
 
     @Test func updatesAndDeletesRespectUserEditsAndReferences() throws {
-        let project = try userStore()
+        let project = try TemporaryProject.withUserStore()
         try project.write("migrations/0002-reprice.yml", """
             update:
               books:
@@ -107,8 +97,21 @@ private func titles(_ project: TemporaryProject, _ store: String = "user.sqlite"
         #expect(prices == ["The first book=13.0", "The second book=16.0", "The fourth book=12.0"])
     }
 
+    @Test func aDeleteIsDeniedForARowAManifestRefPointsAtWithoutAForeignKey() throws {
+        let project = try TemporaryProject()
+        try project.write("seeds/schema.sql", BookStore.schema.replacingOccurrences(of: "INTEGER NOT NULL REFERENCES categories(id)", with: "INTEGER NOT NULL"))
+        #expect(try project.seedkit("build", "--migrations", "none").status == 0)
+        try FileManager.default.copyItem(atPath: project.path("build/seed.sqlite"), toPath: project.path("user.sqlite"))
+        try project.write("migrations/0002-retire.yml", "delete:\n  categories:\n    - key: Biography\n    - key: Poetry\n")
+        let result = try project.seedkit("migrate", "user.sqlite")
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stderr.contains("warning: delete denied on categories 'Biography': still referenced by books.category_id; not deleted [1600]"), "\(result)")
+        #expect(result.stdout.contains("missing         categories 'Poetry'"))
+        #expect(try project.database("user.sqlite").read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM categories") } == 2)
+    }
+
     @Test func onConflictFailWritesNothing() throws {
-        let project = try userStore()
+        let project = try TemporaryProject.withUserStore()
         try project.write("migrations/0002-reprice.yml", "update:\n  books:\n    - { key: The first book, from: { price: 10 }, to: { price: 11 } }\n")
         try project.database("user.sqlite").write { db in try db.execute(sql: "UPDATE books SET price = 13 WHERE title = 'The first book'") }
         let bytes = try #require(project.read("user.sqlite"))
@@ -119,7 +122,7 @@ private func titles(_ project: TemporaryProject, _ store: String = "user.sqlite"
     }
 
     @Test func migrationDataIsValidatedWithTheManifestRulesFirst() throws {
-        let project = try userStore()
+        let project = try TemporaryProject.withUserStore()
         try project.write("migrations/0002-expensive.yml", "insert:\n  books:\n    - { title: Gold, price: 5000, category_id: Fiction }\n")
         let bytes = try #require(project.read("user.sqlite"))
         let result = try project.seedkit("migrate", "user.sqlite")
@@ -129,7 +132,7 @@ private func titles(_ project: TemporaryProject, _ store: String = "user.sqlite"
     }
 
     @Test func refusesAStoreWhoseAppliedMigrationChanged() throws {
-        let project = try userStore()
+        let project = try TemporaryProject.withUserStore()
         #expect(try project.seedkit("migrate", "user.sqlite").status == 0)
         try project.write("migrations/0001-add-fourth-book.yml", BookStore.fourthBook.replacingOccurrences(of: "12", with: "13"))
         let bytes = try #require(project.read("user.sqlite"))
@@ -142,7 +145,7 @@ private func titles(_ project: TemporaryProject, _ store: String = "user.sqlite"
     }
 
     @Test func refusesAStoreNewerThanTheseMigrations() throws {
-        let project = try userStore()
+        let project = try TemporaryProject.withUserStore()
         try project.write("migrations/0002-later.yml", "insert:\n  categories:\n    - { name: Poetry }\n")
         #expect(try project.seedkit("migrate", "user.sqlite").status == 0)
         try project.remove("migrations/0002-later.yml")
@@ -175,7 +178,7 @@ private func titles(_ project: TemporaryProject, _ store: String = "user.sqlite"
     }
 
     @Test func malformedMigrationsAreConfigurationErrorsNamingFileAndLine() throws {
-        let project = try userStore()
+        let project = try TemporaryProject.withUserStore()
         try project.write("migrations/0002-bad.yml", "insert:\n  books:\n    - { title: X, price: 1, category_id: Fiction }\nupsert:\n  books: []\n")
         var result = try project.seedkit("migrate", "user.sqlite")
         #expect(result.status == 2)
@@ -196,7 +199,7 @@ private func titles(_ project: TemporaryProject, _ store: String = "user.sqlite"
     }
 
     @Test func dryRunPrintsThePlanAndWritesNothing() throws {
-        let project = try userStore()
+        let project = try TemporaryProject.withUserStore()
         let bytes = try #require(project.read("user.sqlite"))
         let result = try project.seedkit("migrate", "user.sqlite", "--dry-run")
         #expect(result.status == 0)
@@ -206,7 +209,7 @@ private func titles(_ project: TemporaryProject, _ store: String = "user.sqlite"
     }
 
     @Test func backupWritesAConsistentCopyFirst() throws {
-        let project = try userStore()
+        let project = try TemporaryProject.withUserStore()
         let before = try #require(project.read("user.sqlite"))
         let result = try project.seedkit("migrate", "user.sqlite", "--backup", "before.sqlite")
         #expect(result.status == 0)
@@ -216,7 +219,7 @@ private func titles(_ project: TemporaryProject, _ store: String = "user.sqlite"
     }
 
     @Test func sqlMigrationsRunOnceAndAreTracked() throws {
-        let project = try userStore()
+        let project = try TemporaryProject.withUserStore()
         try project.write("migrations/0002-discount.sql", "UPDATE books SET price = price - 1;")
         #expect(try project.seedkit("migrate", "user.sqlite").status == 0)
         #expect(try project.seedkit("migrate", "user.sqlite").status == 0)
@@ -225,7 +228,7 @@ private func titles(_ project: TemporaryProject, _ store: String = "user.sqlite"
     }
 
     @Test func statusExitCodeSaysWhetherMigrationsArePending() throws {
-        let project = try userStore()
+        let project = try TemporaryProject.withUserStore()
         let pending = try project.seedkit("status", "user.sqlite", "--exit-code")
         #expect(pending.status == 1)
         #expect(pending.stdout.hasPrefix("0001-add-fourth-book"))

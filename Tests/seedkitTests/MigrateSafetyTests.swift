@@ -38,16 +38,10 @@ private final class Holder {
     }
 }
 
-private func userStore() throws -> TemporaryProject {
-    let project = try TemporaryProject()
-    #expect(try project.seedkit("build", "--migrations", "none").status == 0)
-    try FileManager.default.copyItem(atPath: project.path("build/seed.sqlite"), toPath: project.path("user.sqlite"))
-    return project
-}
 
 @Suite(.serialized) struct MigrateSafetyTests {
     @Test func waitsForTheBusyTimeoutThenFailsCleanlyWhenLocked() throws {
-        let project = try userStore()
+        let project = try TemporaryProject.withUserStore()
         let holder = try Holder(store: project.path("user.sqlite"), script: "db.execute('BEGIN IMMEDIATE')")
         defer { holder.stop() }
         let start = Date()
@@ -61,7 +55,7 @@ private func userStore() throws -> TemporaryProject {
     }
 
     @Test func migratesAWALStoreWithUncheckpointedCommits() throws {
-        let project = try userStore()
+        let project = try TemporaryProject.withUserStore()
         let holder = try Holder(store: project.path("user.sqlite"), script: """
             db.execute('PRAGMA journal_mode=WAL')
             db.execute('PRAGMA wal_autocheckpoint=0')
@@ -81,7 +75,7 @@ private func userStore() throws -> TemporaryProject {
     }
 
     @Test func aKilledMigrationLeavesAllOrNothing() throws {
-        let project = try userStore()
+        let project = try TemporaryProject.withUserStore()
         // A migration big enough to be killed in the middle: 5,000 books.
         var rows = "insert:\n  books:\n"
         for index in 0..<5_000 { rows += "    - { title: Bulk \(index), price: \(index % 500), category_id: Fiction }\n" }

@@ -104,7 +104,7 @@ public struct SeedInstaller: Sendable {
     }
 
     /// Flushes a file or directory to disk.
-    static func fsync(path: String) throws(SeedError) {
+    public static func fsync(path: String) throws(SeedError) {
         let descriptor = open(path, O_RDONLY)
         guard descriptor >= 0 else { throw SeedError(.io, file: path, "cannot open to flush: \(String(cString: strerror(errno)))") }
         defer { close(descriptor) }

@@ -13,6 +13,9 @@ public struct LedgerEntry: Sendable, Equatable {
     public var appliedAt: String?
     public var origin: Origin
 
+    /// `0001-add-fourth-book`.
+    public var id: String { Migration.id(number: number, name: name) }
+
     public init(number: Int, name: String, checksum: String, appliedAt: String?, origin: Origin) {
         self.number = number
         self.name = name

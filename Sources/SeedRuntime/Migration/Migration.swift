@@ -28,7 +28,10 @@ public struct Migration: Sendable, Equatable {
     }
 
     /// `0001-add-fourth-book`.
-    public var id: String { String(number).leftPadded(to: 4) + "-" + name }
+    public var id: String { Migration.id(number: number, name: name) }
+
+    /// `0001-add-fourth-book` for number 1 and name `add-fourth-book`.
+    public static func id(number: Int, name: String) -> String { String(number).leftPadded(to: 4) + "-" + name }
 
     /// Splits `0001-add-fourth-book.yml` into its number and name; nil for other names.
     public static func parseFileName(_ fileName: String) -> (number: Int, name: String, ext: String)? {

@@ -32,6 +32,9 @@ public struct MigrationOutcome: Sendable, Equatable {
     public var file: String
     public var events: [RowEvent]
 
+    /// `0001-add-fourth-book`.
+    public var id: String { Migration.id(number: number, name: name) }
+
     /// How many events of `kind` there were.
     public func count(_ kind: RowEvent.Kind) -> Int { events.filter { $0.kind == kind }.count }
 }

@@ -248,33 +248,39 @@ struct MigrationRun {
             arguments: [keyValue])
     }
 
-    /// The parent column a child column stores: its FOREIGN KEY's target, else the parent's primary key, else rowid.
-    private func referenceTarget(from table: TableInfo, column: String, parent: TableInfo) -> String {
-        if let key = table.foreignKeys.first(where: { $0.columns.count == 1 && $0.columns[0].caseInsensitiveCompare(column) == .orderedSame && $0.parent.caseInsensitiveCompare(parent.name) == .orderedSame }),
+    /// The parent column a child column stores: its FOREIGN KEY's target, else the parent's
+    /// single-column primary key; nil means the parent's rowid.
+    private func referenceTargetColumn(from table: TableInfo, column: String, parent: TableInfo) -> String? {
+        if let key = table.foreignKeys.first(where: { $0.columns.count == 1 && $0.columns[0].lowercased() == column.lowercased() && $0.parent.lowercased() == parent.name.lowercased() }),
            let target = key.parentColumns.first {
-            return quoteIdentifier(target)
+            return target
         }
         let primaryKey = parent.primaryKey
-        return primaryKey.count == 1 ? quoteIdentifier(primaryKey[0]) : "rowid"
+        return primaryKey.count == 1 ? primaryKey[0] : nil
+    }
+
+    private func referenceTarget(from table: TableInfo, column: String, parent: TableInfo) -> String {
+        referenceTargetColumn(from: table, column: column, parent: parent).map(quoteIdentifier) ?? "rowid"
     }
 
     /// Who still references `row` (through a FOREIGN KEY or a manifest ref), or nil.
     private mutating func referrer(of row: [String: SQLValue], in table: TableInfo) throws -> String? {
         for childName in try TableInfo.userTables(db) {
             let child = try tableInfo(childName, file: "")
-            for key in child.foreignKeys where key.parent.caseInsensitiveCompare(table.name) == .orderedSame {
+            for key in child.foreignKeys where key.parent.lowercased() == table.name.lowercased() {
                 let parentColumns = key.parentColumns.isEmpty ? table.primaryKey : key.parentColumns
                 guard parentColumns.count == key.columns.count, !parentColumns.isEmpty else { continue }
                 let values = parentColumns.map { row[$0.lowercased()] ?? .null }
                 if values.contains(.null) { continue }
-                let predicate = zip(key.columns, values).map { (column: $0.0, value: $0.1) }
-                if try count(child, predicate) > 0 { return "\(child.name).\(key.columns.joined(separator: ", "))" }
+                if try count(child, zip(key.columns, values).map { (column: $0.0, value: $0.1) }) > 0 {
+                    return "\(child.name).\(key.columns.joined(separator: ", "))"
+                }
             }
-            for (column, reference) in specs[childName]?.refs ?? [:] where reference.table.caseInsensitiveCompare(table.name) == .orderedSame
-                && !child.foreignKeys.contains(where: { $0.columns.count == 1 && $0.columns[0].caseInsensitiveCompare(column) == .orderedSame }) {
-                let target = referenceTarget(from: child, column: column, parent: table)
-                let value = target == "rowid" ? try SQLValue.fetchOne(db, sql: "SELECT rowid FROM \(quoteIdentifier(table.name)) WHERE \(keyPredicate(row.map { ($0.key, $0.value) }.sorted { $0.0 < $1.0 }))", arguments: StatementArguments(row.sorted { $0.key < $1.key }.map(\.value))) ?? .null
-                    : row[target.trimmingCharacters(in: CharacterSet(charactersIn: "\"")).lowercased()] ?? .null
+            // Refs the manifest declares without a FOREIGN KEY in the schema.
+            for (column, reference) in references(of: childName) where reference.table.lowercased() == table.name.lowercased()
+                && !child.foreignKeys.contains(where: { $0.columns.count == 1 && $0.columns[0].lowercased() == column }) {
+                let target = referenceTargetColumn(from: child, column: column, parent: table)?.lowercased() ?? Self.rowidKey
+                let value = row[target] ?? .null
                 if value != .null, try count(child, [(column, value)]) > 0 { return "\(childName).\(column)" }
             }
         }
@@ -296,9 +302,13 @@ struct MigrationRun {
         try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM \(quoteIdentifier(table.name)) WHERE \(keyPredicate(key))"), arguments: StatementArguments(key.map(\.value))) ?? 0
     }
 
-    /// The rows with `key`, each as lower-cased column name → value.
+    /// Where ``fetch(_:_:)`` puts a row's rowid.
+    private static let rowidKey = "_seedkit_rowid"
+
+    /// The rows with `key`, each as lower-cased column name → value (and the rowid under ``rowidKey``).
     private func fetch(_ table: TableInfo, _ key: [(column: String, value: SQLValue)]) throws -> [[String: SQLValue]] {
-        try Row.fetchAll(db.cachedStatement(sql: "SELECT * FROM \(quoteIdentifier(table.name)) WHERE \(keyPredicate(key)) LIMIT 2"), arguments: StatementArguments(key.map(\.value))).map { row in
+        let rowid = table.withoutRowID ? "" : ", rowid AS \(quoteIdentifier(Self.rowidKey))"
+        return try Row.fetchAll(db.cachedStatement(sql: "SELECT *\(rowid) FROM \(quoteIdentifier(table.name)) WHERE \(keyPredicate(key)) LIMIT 2"), arguments: StatementArguments(key.map(\.value))).map { row in
             var values: [String: SQLValue] = [:]
             for (column, dbValue) in row { values[column.lowercased()] = SQLValue.fromDatabaseValue(dbValue) ?? .null }
             return values

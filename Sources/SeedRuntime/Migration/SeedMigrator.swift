@@ -98,7 +98,7 @@ public struct SeedMigrator: Sendable {
                 problems.append(Diagnostic(file: migration.file, code: .storeRefused, message:
                     "migration \(migration.id) changed after it was applied to this store (store has \(entry.checksum), file has \(migration.checksum)); shipped migrations must not be edited: restore the file and put the change in a new migration"))
             case .missing(let entry):
-                let id = String(entry.number).leftPadded(to: 4) + "-" + entry.name
+                let id = entry.id
                 let newer = entry.number > (migrations.last?.number ?? 0)
                 problems.append(Diagnostic(code: .storeRefused, message: newer
                     ? "the store is newer than these migrations: it has \(id) applied, the latest here is \(latest); use the migrations of the release that wrote it"

@@ -49,11 +49,11 @@ public struct SeedBuilder: Sendable {
         removeDatabaseFiles(temporary)
         defer { removeDatabaseFiles(temporary) }
         let (tables, hash) = try buildDatabase(at: temporary)
-        try SeedInstaller.fsyncFile(temporary.path)
+        try SeedInstaller.fsync(path: temporary.path)
         guard rename(temporary.path, output.path) == 0 else {
             throw SeedError(.io, file: output.path, "cannot move the built seed into place: \(String(cString: strerror(errno)))")
         }
-        try? SeedInstaller.fsyncFile(directory.path)
+        try? SeedInstaller.fsync(path: directory.path)
         let size = (try? FileManager.default.attributesOfItem(atPath: output.path)[.size] as? Int) ?? 0
         return Summary(tables: tables, bytes: size ?? 0, seconds: Date().timeIntervalSince(start), contentHash: hash, migrations: migrations.count)
     }
@@ -270,15 +270,5 @@ public struct SeedBuilder: Sendable {
             created.append(name)
         }
         return created
-    }
-}
-
-extension SeedInstaller {
-    /// Flushes a file or folder to disk.
-    static func fsyncFile(_ path: String) throws(SeedError) {
-        let descriptor = open(path, O_RDONLY)
-        guard descriptor >= 0 else { throw SeedError(.io, file: path, "cannot open to flush: \(String(cString: strerror(errno)))") }
-        defer { close(descriptor) }
-        guard fsync(descriptor) == 0 else { throw SeedError(.io, file: path, "cannot flush to disk: \(String(cString: strerror(errno)))") }
     }
 }

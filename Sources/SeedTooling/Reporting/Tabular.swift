@@ -1,3 +1,4 @@
+import Foundation
 public import SeedRuntime
 
 /// Rows to print: column names and values, plus how many rows were left out.
@@ -42,13 +43,9 @@ extension SQLValue {
         switch self {
         case .null: return "NULL"
         case .blob(let bytes):
-            let hex = bytes.prefix(8).map { String($0, radix: 16).leftPadded(to: 2) }.joined()
+            let hex = bytes.prefix(8).map { String(format: "%02x", $0) }.joined()
             return "<\(bytes.count) bytes \(hex)\(bytes.count > 8 ? "…" : "")>"
         default: return description
         }
     }
-}
-
-extension String {
-    func leftPadded(to width: Int) -> String { count >= width ? self : String(repeating: "0", count: width - count) + self }
 }

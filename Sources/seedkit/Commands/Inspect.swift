@@ -59,7 +59,7 @@ extension SeedTool {
         private func render(_ summary: StoreSummary) -> String {
             let tables = Tabular(columns: ["table", "rows"], rows: summary.tables.map { [.text($0.name), .integer(Int64($0.rows))] })
             let ledger = Tabular(columns: ["migration", "origin", "applied_at", "checksum"], rows: summary.ledger.map { entry in
-                [.text(String(entry.number).leftPaddedZeros(4) + "-" + entry.name), .text(entry.origin.rawValue), entry.appliedAt.map { .text($0) } ?? .null, .text(entry.checksum)]
+                [.text(entry.id), .text(entry.origin.rawValue), entry.appliedAt.map { .text($0) } ?? .null, .text(entry.checksum)]
             })
             switch output.format {
             case .json:

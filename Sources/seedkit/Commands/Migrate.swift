@@ -106,7 +106,7 @@ struct MigrationReportPrinter {
             }
             let verb = report.dryRun ? "would apply" : "applied"
             for outcome in report.migrations {
-                let id = String(outcome.number).leftPaddedZeros(4) + "-" + outcome.name
+                let id = outcome.id
                 let counts = RowEvent.Kind.allCounted.compactMap { kind -> String? in
                     let count = outcome.count(kind)
                     return count > 0 ? "\(count) \(kind.rawValue)" : nil
@@ -128,8 +128,4 @@ struct MigrationReportPrinter {
 
 extension RowEvent.Kind {
     static let allCounted: [RowEvent.Kind] = [.inserted, .updated, .deleted, .alreadyPresent, .upToDate, .missing, .conflict, .deleteDenied]
-}
-
-extension String {
-    func leftPaddedZeros(_ width: Int) -> String { count >= width ? self : String(repeating: "0", count: width - count) + self }
 }

@@ -54,7 +54,7 @@ extension SeedTool {
                     case .changed(_, let migration): name = migration.name; detail = "\(migration.file) was edited after it was applied; the store will be refused"
                     case .missing(let entry): name = entry.name; detail = "recorded in the store, no file here; the store will be refused"
                     }
-                    let id = String(state.number).leftPaddedZeros(4) + "-" + name
+                    let id = Migration.id(number: state.number, name: name)
                     print("\(id.padding(toLength: max(id.count, 28), withPad: " ", startingAt: 0))  \(state.label.padding(toLength: 9, withPad: " ", startingAt: 0))  \(detail)".trimmingCharacters(in: .whitespaces))
                 }
             }
