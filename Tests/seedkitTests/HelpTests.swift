@@ -1,0 +1,51 @@
+import Foundation
+import SeedTestSupport
+import Testing
+
+@Test func rootHelpListsEveryCommandWithItsAbstract() throws {
+    let project = try TemporaryProject()
+    let help = try project.seedkit("--help")
+    #expect(help.status == 0)
+    for command in ["build", "migrate", "status", "inspect", "diff", "verify", "export-migrations"] {
+        #expect(help.stdout.contains("\n  \(command) "), "\(command) is listed")
+    }
+    #expect(help.stdout.contains("Exit codes: 0 success · 1 the input data has errors · 2 usage or configuration"))
+}
+
+@Test(arguments: ["build", "migrate", "status", "inspect", "diff", "verify", "export-migrations"])
+func everyOptionOfEveryCommandHasHelp(command: String) throws {
+    let project = try TemporaryProject()
+    let help = try project.seedkit(command, "--help")
+    #expect(help.status == 0)
+    // Each option line is `  --name <value>   Description`, or the description continues on the next, indented line.
+    let lines = help.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    let described = try NSRegularExpression(pattern: "^  -\\S.*?\\S {2,}\\S")
+    var options = 0
+    for (index, line) in lines.enumerated() where line.hasPrefix("  -") {
+        options += 1
+        let hasText = described.firstMatch(in: line, range: NSRange(line.startIndex..., in: line)) != nil
+        let continued = index + 1 < lines.count && lines[index + 1].hasPrefix("        ") && !lines[index + 1].trimmingCharacters(in: .whitespaces).isEmpty
+        #expect(hasText || continued, "\(command): '\(line)' has no help")
+    }
+    #expect(options > 0)
+}
+
+@Test func usageErrorsExit2WithTheUsage() throws {
+    let project = try TemporaryProject()
+    let result = try project.seedkit("diff", "only-one.sqlite")
+    #expect(result.status == 2)
+    #expect(result.stderr.contains("Missing expected argument '<b>'"))
+    #expect(result.stderr.contains("Usage: seedkit diff <a> <b>"))
+    let combined = try project.seedkit("migrate", "x.sqlite", "--dry-run", "--backup", "y.sqlite")
+    #expect(combined.status == 2)
+    #expect(combined.stderr.contains("--backup writes a file; it can't be combined with --dry-run"))
+}
+
+@Test(arguments: ["bash", "zsh", "fish"])
+func completionScriptsAreGenerated(shell: String) throws {
+    let project = try TemporaryProject()
+    let result = try project.seedkit("--generate-completion-script", shell)
+    #expect(result.status == 0)
+    #expect(result.stdout.contains("seedkit"))
+    #expect(result.stdout.contains("export-migrations"))
+}
