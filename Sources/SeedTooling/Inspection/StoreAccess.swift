@@ -24,18 +24,6 @@ public enum StoreAccess {
         return try open(location, configuration, shown: path)
     }
 
-    /// Attaches another existing store, read-only, to `db` as `name` (no file is created).
-    ///
-    /// - precondition: no transaction is open on `db` (SQLite can't ATTACH inside one).
-    public static func attachReadOnly(_ path: String, as name: String, to db: Database) throws(SeedError) {
-        do { try openReadOnly(path).close() } catch let error as SeedError { throw error } catch { throw SeedError(databaseError: error, file: path) }  // proves it exists and is a database, with a clear error otherwise
-        let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
-        let encoded = absolute.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? absolute
-        let immutable = isWALMode(absolute) && !FileManager.default.fileExists(atPath: absolute + "-wal")
-        do { try db.execute(sql: "ATTACH DATABASE ? AS \(quoteIdentifier(name))", arguments: ["file:\(encoded)?\(immutable ? "immutable=1" : "mode=ro")"]) }
-        catch { throw SeedError(databaseError: error, file: path) }
-    }
-
     /// Opens an existing store for writing, waiting up to `busyTimeout` seconds for locks.
     public static func openWritable(_ path: String, busyTimeout: Double) throws(SeedError) -> DatabaseQueue {
         try requireFile(path)

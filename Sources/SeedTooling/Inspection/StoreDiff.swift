@@ -27,156 +27,188 @@ public struct StoreDiff: Sendable {
         tables.allSatisfy(\.isEmpty) && tablesOnlyInA.isEmpty && tablesOnlyInB.isEmpty && columnsOnlyInA.isEmpty && columnsOnlyInB.isEmpty
     }
 
-    /// Compares the store opened as `main` on `db` with the one attached as `other`.
+    /// Compares store `a` with store `b`, both opened read-only.
     ///
     /// Rows are matched by natural key: `keys[table]` when given (the manifest's), else the
-    /// keys either store recorded (`_seedkit_tables`), else the primary key, else rowid. Both
-    /// sides are read in key order and merged, so memory grows with the differences, not the rows.
+    /// keys either store recorded (`_seedkit_tables`), else the primary key, else rowid.
+    /// Each store is read in key order on its own thread into batches that a merge on this
+    /// thread compares from memory, so memory grows with the differences, not the rows.
     /// Values of different storage classes differ (`10` and `10.0` are reported).
-    public static func compare(_ db: Database, other: String = "other", keys: [String: [String]] = [:], only: String? = nil) throws -> StoreDiff {
-        let namesA = try TableInfo.userTables(db)
-        let namesB = try String.fetchAll(db, sql: "SELECT name FROM \(other).sqlite_master WHERE type = 'table' ORDER BY rowid").filter { !SeedCatalog.isInternal($0) }
-        let specsA = (try? SeedCatalog.tableSpecs(db)) ?? nil
-        let specsB = try db.tableExists(SeedCatalog.tablesTable, in: other) ? try Row.fetchAll(db, sql: "SELECT name, key FROM \(other).\(SeedCatalog.tablesTable)") : []
+    public static func compare(_ a: DatabaseQueue, _ b: DatabaseQueue, keys: [String: [String]] = [:], only: String? = nil) throws -> StoreDiff {
+        let (namesA, specsA) = try a.read { db in (try TableInfo.userTables(db), try SeedCatalog.tableSpecs(db) ?? []) }
+        let (namesB, specsB) = try b.read { db in (try TableInfo.userTables(db), try SeedCatalog.tableSpecs(db) ?? []) }
         var recorded: [String: [String]] = [:]
-        for row in specsB { recorded[row[0]] = (try? JSONDecoder().decode([String].self, from: Data((row[1] as String).utf8))) ?? [] }
-        for spec in specsA ?? [] { recorded[spec.name] = spec.key }
+        for spec in specsB + specsA where !spec.key.isEmpty { recorded[spec.name] = spec.key }
 
         var result = StoreDiff(tables: [], tablesOnlyInA: namesA.filter { !namesB.contains($0) }, tablesOnlyInB: namesB.filter { !namesA.contains($0) },
                                columnsOnlyInA: [:], columnsOnlyInB: [:])
         for name in namesA where namesB.contains(name) && (only == nil || only == name) {
-            guard let infoA = try TableInfo.read(db, table: name) else { continue }
-            let columnsB = try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info(?, ?)", arguments: [name, other])
-            let common = infoA.columns.map(\.name).filter { columnsB.contains($0) }
-            let onlyA = infoA.columns.map(\.name).filter { !columnsB.contains($0) }
-            let onlyB = columnsB.filter { !infoA.columns.map(\.name).contains($0) }
-            if !onlyA.isEmpty { result.columnsOnlyInA[name] = onlyA }
-            if !onlyB.isEmpty { result.columnsOnlyInB[name] = onlyB }
-            var key = keys[name] ?? recorded[name].flatMap { $0.isEmpty ? nil : $0 } ?? infoA.primaryKey
+            guard let infoA = try a.read({ db in try TableInfo.read(db, table: name) }),
+                  let infoB = try b.read({ db in try TableInfo.read(db, table: name) }) else { continue }
+            let columnsA = infoA.columns.map(\.name), columnsB = infoB.columns.map(\.name)
+            let common = columnsA.filter { columnsB.contains($0) }
+            if case let onlyA = columnsA.filter({ !columnsB.contains($0) }), !onlyA.isEmpty { result.columnsOnlyInA[name] = onlyA }
+            if case let onlyB = columnsB.filter({ !columnsA.contains($0) }), !onlyB.isEmpty { result.columnsOnlyInB[name] = onlyB }
+            var key = keys[name] ?? recorded[name] ?? infoA.primaryKey
             if key.isEmpty || !key.allSatisfy(common.contains) { key = infoA.withoutRowID ? common : ["rowid"] }
-            result.tables.append(try compareTable(db, name: name, other: other, key: key, columns: common.filter { !key.contains($0) }))
+            result.tables.append(try compareTable(a, b, name: name, key: key, columns: common.filter { !key.contains($0) }))
         }
         return result
     }
 
-    private static func compareTable(_ db: Database, name: String, other: String, key: [String], columns: [String]) throws -> TableDiff {
+    private static func compareTable(_ a: DatabaseQueue, _ b: DatabaseQueue, name: String, key: [String], columns: [String]) throws -> TableDiff {
         let keyList = key.map { $0 == "rowid" ? "rowid" : quoteIdentifier($0) }
-        let select = (keyList + columns.map(quoteIdentifier)).joined(separator: ", ")
-        let order = keyList.map { "\($0) COLLATE BINARY" }.joined(separator: ", ")
-        // The Statement objects own the handles: they must outlive the merge below.
-        let statementA = try db.makeStatement(sql: "SELECT \(select) FROM main.\(quoteIdentifier(name)) ORDER BY \(order)")
-        let statementB = try db.makeStatement(sql: "SELECT \(select) FROM \(other).\(quoteIdentifier(name)) ORDER BY \(order)")
-        return try withExtendedLifetime((statementA, statementB)) {
-            try merge(statementA.sqliteStatement, statementB.sqliteStatement, db, name: name, key: key, columns: columns)
+        let sql = "SELECT \((keyList + columns.map(quoteIdentifier)).joined(separator: ", ")) FROM \(quoteIdentifier(name)) ORDER BY "
+            + keyList.map { "\($0) COLLATE BINARY" }.joined(separator: ", ")
+        let width = key.count + columns.count
+        let sideA = RowStream(queue: a, sql: sql, width: width)
+        let sideB = RowStream(queue: b, sql: sql, width: width)
+        defer {
+            sideA.finish()
+            sideB.finish()
         }
-    }
-
-    private static func merge(_ a: OpaquePointer, _ b: OpaquePointer, _ db: Database, name: String, key: [String], columns: [String]) throws -> TableDiff {
         var diff = TableDiff(table: name, key: key)
-        let keyCount = Int32(key.count)
-        let total = Int32(key.count + columns.count)
-        // Each row's column types, read once per row (every SQLite API call costs).
-        var typesA = [Int32](repeating: 0, count: Int(total))
-        var typesB = [Int32](repeating: 0, count: Int(total))
-        func load(_ statement: OpaquePointer, into types: inout [Int32]) {
-            for index in 0..<total { types[Int(index)] = sqlite3_column_type(statement, index) }
-        }
-        var hasA = try step(a, db)
-        var hasB = try step(b, db)
-        if hasA { load(a, into: &typesA) }
-        if hasB { load(b, into: &typesB) }
-        while hasA || hasB {
+        var rowA = sideA.next()
+        var rowB = sideB.next()
+        while rowA != nil || rowB != nil {
             var order = 0
-            if hasA && hasB {
-                for index in 0..<keyCount {
-                    order = compare(a, index, typesA[Int(index)], b, index, typesB[Int(index)])
+            if let (batchA, indexA) = rowA, let (batchB, indexB) = rowB {
+                for slot in 0..<key.count {
+                    order = compare(batchA, indexA, batchB, indexB, slot)
                     if order != 0 { break }
                 }
             } else {
-                order = hasA ? -1 : 1
+                order = rowA != nil ? -1 : 1
             }
-            if order < 0 {
-                diff.removed.append(values(a, 0..<keyCount))
-                hasA = try step(a, db)
-                if hasA { load(a, into: &typesA) }
-            } else if order > 0 {
-                diff.added.append(values(b, 0..<keyCount))
-                hasB = try step(b, db)
-                if hasB { load(b, into: &typesB) }
-            } else {
+            if order < 0, let (batch, index) = rowA {
+                diff.removed.append((0..<key.count).map { batch.value(record: index, slot: $0) })
+                rowA = sideA.next()
+            } else if order > 0, let (batch, index) = rowB {
+                diff.added.append((0..<key.count).map { batch.value(record: index, slot: $0) })
+                rowB = sideB.next()
+            } else if let (batchA, indexA) = rowA, let (batchB, indexB) = rowB {
                 var changes: [(column: String, old: SQLValue, new: SQLValue)] = []
-                for index in keyCount..<total {
-                    let typeA = typesA[Int(index)], typeB = typesB[Int(index)]
-                    if typeA != typeB || compare(a, index, typeA, b, index, typeB) != 0 {
-                        changes.append((columns[Int(index - keyCount)], value(a, index), value(b, index)))
+                for slot in key.count..<width {
+                    let kindA = batchA.slots[indexA * width + slot], kindB = batchB.slots[indexB * width + slot]
+                    if kindA != kindB || compare(batchA, indexA, batchB, indexB, slot) != 0 {
+                        changes.append((columns[slot - key.count], batchA.value(record: indexA, slot: slot), batchB.value(record: indexB, slot: slot)))
                     }
                 }
-                if !changes.isEmpty { diff.changed.append((values(a, 0..<keyCount), changes)) }
-                hasA = try step(a, db)
-                hasB = try step(b, db)
-                if hasA { load(a, into: &typesA) }
-                if hasB { load(b, into: &typesB) }
+                if !changes.isEmpty { diff.changed.append(((0..<key.count).map { batchA.value(record: indexA, slot: $0) }, changes)) }
+                rowA = sideA.next()
+                rowB = sideB.next()
             }
         }
+        if let failure = sideA.failure ?? sideB.failure { throw failure }
         return diff
     }
 
-    private static func step(_ statement: OpaquePointer, _ db: Database) throws -> Bool {
-        let result = sqlite3_step(statement)
-        if result == SQLITE_ROW { return true }
-        if result == SQLITE_DONE { return false }
-        throw DatabaseError(resultCode: ResultCode(rawValue: result), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
-    }
-
     /// SQLite's ORDER BY … COLLATE BINARY order: NULL, then numbers, then text (bytes), then blobs.
-    private static func compare(_ a: OpaquePointer, _ i: Int32, _ typeA: Int32, _ b: OpaquePointer, _ j: Int32, _ typeB: Int32) -> Int {
-        func rank(_ type: Int32) -> Int {
-            switch type {
-            case SQLITE_NULL: return 0
-            case SQLITE_INTEGER, SQLITE_FLOAT: return 1
-            case SQLITE_TEXT: return 2
-            default: return 3
+    private static func compare(_ a: RecordBatch, _ i: Int, _ b: RecordBatch, _ j: Int, _ slot: Int) -> Int {
+        let x = i * a.width + slot, y = j * b.width + slot
+        let kindA = a.slots[x], kindB = b.slots[y]
+        func rank(_ kind: RecordBatch.Slot) -> Int {
+            switch kind {
+            case .absent, .null: return 0
+            case .integer, .real: return 1
+            case .text: return 2
+            case .blob: return 3
             }
         }
-        let rankA = rank(typeA), rankB = rank(typeB)
+        let rankA = rank(kindA), rankB = rank(kindB)
         if rankA != rankB { return rankA < rankB ? -1 : 1 }
         switch rankA {
         case 0: return 0
         case 1:
-            if typeA == SQLITE_INTEGER && typeB == SQLITE_INTEGER {
-                let x = sqlite3_column_int64(a, i), y = sqlite3_column_int64(b, j)
-                return x == y ? 0 : (x < y ? -1 : 1)
+            if kindA == .integer && kindB == .integer {
+                let p = a.payloads[x], q = b.payloads[y]
+                return p == q ? 0 : (p < q ? -1 : 1)
             }
-            let x = sqlite3_column_double(a, i), y = sqlite3_column_double(b, j)
-            return x == y ? 0 : (x < y ? -1 : 1)
+            let p = kindA == .integer ? Double(a.payloads[x]) : Double(bitPattern: UInt64(bitPattern: a.payloads[x]))
+            let q = kindB == .integer ? Double(b.payloads[y]) : Double(bitPattern: UInt64(bitPattern: b.payloads[y]))
+            return p == q ? 0 : (p < q ? -1 : 1)
         default:
-            let pointerA = rankA == 2 ? UnsafeRawPointer(sqlite3_column_text(a, i)) : sqlite3_column_blob(a, i)
-            let pointerB = rankA == 2 ? UnsafeRawPointer(sqlite3_column_text(b, j)) : sqlite3_column_blob(b, j)
-            let countA = Int(sqlite3_column_bytes(a, i)), countB = Int(sqlite3_column_bytes(b, j))
+            let countA = Int(a.lengths[x]), countB = Int(b.lengths[y])
             let common = min(countA, countB)
-            if common > 0, let pointerA, let pointerB {
-                let result = memcmp(pointerA, pointerB, common)
+            if common > 0 {
+                let result = memcmp(a.bytes + Int(a.payloads[x]), b.bytes + Int(b.payloads[y]), common)
                 if result != 0 { return result < 0 ? -1 : 1 }
             }
             return countA == countB ? 0 : (countA < countB ? -1 : 1)
         }
     }
+}
 
-    private static func value(_ statement: OpaquePointer, _ index: Int32) -> SQLValue {
-        switch sqlite3_column_type(statement, index) {
-        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(statement, index))
-        case SQLITE_FLOAT: return .real(sqlite3_column_double(statement, index))
-        case SQLITE_TEXT:
-            guard let text = sqlite3_column_text(statement, index) else { return .text("") }
-            return .text(String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(statement, index))), as: UTF8.self))
-        case SQLITE_BLOB:
-            guard let blob = sqlite3_column_blob(statement, index) else { return .blob([]) }
-            return .blob(Array(UnsafeRawBufferPointer(start: blob, count: Int(sqlite3_column_bytes(statement, index)))))
-        default: return .null
+/// One store's rows of one query, read on a thread of their own into batches.
+private final class RowStream: @unchecked Sendable {
+    private let pipeline: BatchPipeline
+    private var current: RecordBatch?
+    private var index = 0
+    private(set) var failure: (any Error)?
+
+    init(queue: DatabaseQueue, sql: String, width: Int) {
+        pipeline = BatchPipeline(batches: (0..<3).map { _ in RecordBatch(width: width, capacity: 4096) })
+        let thread = Thread { [pipeline] in
+            defer { pipeline.finishProducing() }
+            do {
+                try queue.read { db in
+                    let statement = try db.makeStatement(sql: sql)
+                    let handle = statement.sqliteStatement
+                    var more = true
+                    while more, let batch = pipeline.takeFree() {
+                        while !batch.isFull {
+                            let result = sqlite3_step(handle)
+                            if result == SQLITE_DONE { more = false; break }
+                            guard result == SQLITE_ROW else {
+                                throw DatabaseError(resultCode: ResultCode(rawValue: result), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+                            }
+                            batch.beginRecord(line: 0)
+                            for column in 0..<width {
+                                let position = Int32(column)
+                                switch sqlite3_column_type(handle, position) {
+                                case SQLITE_INTEGER: batch.setInteger(column, sqlite3_column_int64(handle, position))
+                                case SQLITE_FLOAT: batch.setReal(column, sqlite3_column_double(handle, position))
+                                case SQLITE_TEXT:
+                                    batch.setBytes(column, UnsafeRawBufferPointer(start: sqlite3_column_text(handle, position), count: Int(sqlite3_column_bytes(handle, position))))
+                                case SQLITE_BLOB:
+                                    batch.setBytes(column, UnsafeRawBufferPointer(start: sqlite3_column_blob(handle, position), count: Int(sqlite3_column_bytes(handle, position))), kind: .blob)
+                                default: batch.setNull(column)
+                                }
+                            }
+                        }
+                        pipeline.publish(batch)
+                    }
+                    withExtendedLifetime(statement) {}
+                }
+            } catch {
+                self.failure = error
+            }
         }
+        thread.start()
     }
 
-    private static func values(_ statement: OpaquePointer, _ range: Range<Int32>) -> [SQLValue] {
-        range.map { value(statement, $0) }
+    /// The next row (its batch and index), or nil at the end.
+    func next() -> (RecordBatch, Int)? {
+        if let current, index + 1 < current.count {
+            index += 1
+            return (current, index)
+        }
+        if let current { pipeline.recycle(current) }
+        current = nil
+        while let batch = pipeline.takeReady() {
+            if batch.count > 0 {
+                current = batch
+                index = 0
+                return (batch, 0)
+            }
+            pipeline.recycle(batch)
+        }
+        return nil
+    }
+
+    /// Stops the reader (if the merge ended early) and waits for it.
+    func finish() {
+        pipeline.cancel()
+        pipeline.waitForProducer()
     }
 }

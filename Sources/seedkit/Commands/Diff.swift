@@ -32,13 +32,19 @@ extension SeedTool {
                 if FileManager.default.fileExists(atPath: manifest) {
                     for table in try Manifest.load(path: manifest).tables where !table.key.isEmpty { keys[table.name] = table.key }
                 }
-                let queue = try StoreAccess.openReadOnly(a)
-                defer { try? queue.close() }
-                return try queue.inDatabase { db throws -> StoreDiff in
-                    try StoreAccess.attachReadOnly(b, as: "other", to: db)
-                    if let table, try !db.tableExists(table) { throw SeedError(.configuration, file: a, "no table '\(table)'") }
-                    do { return try StoreDiff.compare(db, keys: keys, only: table) }
-                    catch let error as DatabaseError { throw SeedError(databaseError: error, file: a) }
+                let first = try StoreAccess.openReadOnly(a)
+                let second = try StoreAccess.openReadOnly(b)
+                defer {
+                    try? first.close()
+                    try? second.close()
+                }
+                do {
+                    if let table, try !first.read({ db in try db.tableExists(table) }) { throw SeedError(.configuration, file: a, "no table '\(table)'") }
+                    return try StoreDiff.compare(first, second, keys: keys, only: table)
+                } catch let error as SeedError {
+                    throw error
+                } catch {
+                    throw SeedError(databaseError: error, file: a)
                 }
             }
             print(render(diff), terminator: "")
