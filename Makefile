@@ -16,6 +16,7 @@ seed: build
 
 test: build
 	$(SWIFT) test --no-parallel
+	$(SEEDKIT) check-upgrade seeds/releases/*.sqlite
 
 bench:
 	$(SWIFT) build -c release

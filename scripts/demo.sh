@@ -7,9 +7,9 @@ rule() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 rule "seedkit build: fixtures -> build/seed.sqlite"
 "$seedkit" build
 
-rule "a user installed release 1.0 (a seed without 0001), then added a book of their own"
-"$seedkit" build --output build/demo/seed-1.0.sqlite --migrations build/demo/no-migrations >/dev/null
-cp build/demo/seed-1.0.sqlite build/demo/user.sqlite
+rule "a user installed release 1.0 (seeds/releases/1.0.sqlite), then added a book of their own"
+mkdir -p build/demo
+cp seeds/releases/1.0.sqlite build/demo/user.sqlite
 sqlite3 build/demo/user.sqlite "INSERT INTO books (title, price, category_id) VALUES ('My own book', 5, 1)"
 sqlite3 -header -column build/demo/user.sqlite "SELECT id, title, price FROM books ORDER BY id"
 
@@ -22,3 +22,6 @@ sqlite3 -header -column build/demo/user.sqlite "SELECT b.id, b.title, b.price, c
 
 rule "seedkit migrate again: nothing to do, nothing duplicated"
 "$seedkit" migrate build/demo/user.sqlite
+
+rule "seedkit check-upgrade: every shipped seed, migrated, equals a fresh build"
+"$seedkit" check-upgrade seeds/releases/*.sqlite

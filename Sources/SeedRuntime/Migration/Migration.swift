@@ -85,6 +85,12 @@ public struct DataChanges: Sendable, Equatable {
         public var line: Int
         public var file: String
 
+        public init(values: [(column: String, value: InputValue)], line: Int = 0, file: String = "") {
+            self.values = values
+            self.line = line
+            self.file = file
+        }
+
         public static func == (lhs: RowValues, rhs: RowValues) -> Bool {
             lhs.line == rhs.line && lhs.file == rhs.file && lhs.values.map(\.column) == rhs.values.map(\.column)
                 && lhs.values.map(\.value) == rhs.values.map(\.value)
@@ -100,6 +106,13 @@ public struct DataChanges: Sendable, Equatable {
         public var from: RowValues
         public var to: RowValues
         public var line: Int
+
+        public init(key: Key, from: RowValues, to: RowValues, line: Int = 0) {
+            self.key = key
+            self.from = from
+            self.to = to
+            self.line = line
+        }
     }
 
     public enum Key: Sendable, Equatable, CustomStringConvertible {

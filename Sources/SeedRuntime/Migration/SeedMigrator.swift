@@ -179,6 +179,20 @@ public struct SeedMigrator: Sendable {
     }
 }
 
+extension SeedMigrator {
+    /// Applies declarative changes with the migrator's rules (insert if missing, update where
+    /// `from` holds, …) inside the caller's transaction, without recording a migration.
+    /// Tools use it to simulate what users do to their stores.
+    ///
+    /// - precondition: a write transaction is open on `db`.
+    public static func applyUnrecorded(_ changes: DataChanges, in db: Database, options: Options) throws -> [RowEvent] {
+        var run = try MigrationRun(db: db, options: options)
+        let events = try run.apply(Migration(number: 0, name: "unrecorded", file: "", checksum: "", body: .changes(changes)))
+        try run.finish()
+        return events
+    }
+}
+
 extension SeedError {
     /// Maps a SQLite failure to the kind a caller acts on.
     public init(databaseError error: any Error, file: String? = nil) {

@@ -34,7 +34,38 @@ public struct StoreDiff: Sendable {
     /// Each store is read in key order on its own thread into batches that a merge on this
     /// thread compares from memory, so memory grows with the differences, not the rows.
     /// Values of different storage classes differ (`10` and `10.0` are reported).
-    public static func compare(_ a: DatabaseQueue, _ b: DatabaseQueue, keys: [String: [String]] = [:], only: String? = nil) throws -> StoreDiff {
+    /// How to compare in the app's terms rather than the stored values: per table, columns to
+    /// read through a SQL expression (a ref read as the parent's natural key) and columns to
+    /// leave out (ids SQLite assigns, which differ between stores holding the same data).
+    public struct Semantics: Sendable {
+        public var expressions: [String: [String: String]] = [:]
+        public var ignored: [String: Set<String>] = [:]
+        public init() {}
+
+        /// The semantics of a manifest: refs by the parent's key; INTEGER PRIMARY KEY ids that
+        /// are not the natural key ignored.
+        public static func of(_ specs: [TableSpec], in db: Database) throws -> Semantics {
+            var semantics = Semantics()
+            for spec in specs {
+                guard let table = try TableInfo.read(db, table: spec.name) else { continue }
+                let primaryKey = table.primaryKey
+                if primaryKey.count == 1, let column = table.column(primaryKey[0]), column.type == .integer, !spec.key.contains(where: { $0.lowercased() == column.name.lowercased() }) {
+                    semantics.ignored[spec.name, default: []].insert(column.name)
+                }
+                for (column, reference) in spec.refs {
+                    guard let parent = try TableInfo.read(db, table: reference.table) else { continue }
+                    let target = table.foreignKeys.first { $0.columns.count == 1 && $0.columns[0].lowercased() == column.lowercased() }?.parentColumns.first
+                        ?? (parent.primaryKey.count == 1 ? parent.primaryKey[0] : "rowid")
+                    let name = table.column(column)?.name ?? column
+                    semantics.expressions[spec.name, default: [:]][name] =
+                        "(SELECT p.\(quoteIdentifier(reference.column)) FROM \(quoteIdentifier(parent.name)) AS p WHERE p.\(target == "rowid" ? "rowid" : quoteIdentifier(target)) = \(quoteIdentifier(spec.name)).\(quoteIdentifier(name)))"
+                }
+            }
+            return semantics
+        }
+    }
+
+    public static func compare(_ a: DatabaseQueue, _ b: DatabaseQueue, keys: [String: [String]] = [:], only: String? = nil, tables: [String]? = nil, semantics: Semantics = Semantics()) throws -> StoreDiff {
         let (namesA, specsA) = try a.read { db in (try TableInfo.userTables(db), try SeedCatalog.tableSpecs(db) ?? []) }
         let (namesB, specsB) = try b.read { db in (try TableInfo.userTables(db), try SeedCatalog.tableSpecs(db) ?? []) }
         var recorded: [String: [String]] = [:]
@@ -42,23 +73,25 @@ public struct StoreDiff: Sendable {
 
         var result = StoreDiff(tables: [], tablesOnlyInA: namesA.filter { !namesB.contains($0) }, tablesOnlyInB: namesB.filter { !namesA.contains($0) },
                                columnsOnlyInA: [:], columnsOnlyInB: [:])
-        for name in namesA where namesB.contains(name) && (only == nil || only == name) {
+        for name in tables ?? namesA where namesA.contains(name) && namesB.contains(name) && (only == nil || only == name) {
             guard let infoA = try a.read({ db in try TableInfo.read(db, table: name) }),
                   let infoB = try b.read({ db in try TableInfo.read(db, table: name) }) else { continue }
             let columnsA = infoA.columns.map(\.name), columnsB = infoB.columns.map(\.name)
-            let common = columnsA.filter { columnsB.contains($0) }
+            let ignored = semantics.ignored[name] ?? []
+            let common = columnsA.filter { columnsB.contains($0) && !ignored.contains($0) }
             if case let onlyA = columnsA.filter({ !columnsB.contains($0) }), !onlyA.isEmpty { result.columnsOnlyInA[name] = onlyA }
             if case let onlyB = columnsB.filter({ !columnsA.contains($0) }), !onlyB.isEmpty { result.columnsOnlyInB[name] = onlyB }
             var key = keys[name] ?? recorded[name] ?? infoA.primaryKey
             if key.isEmpty || !key.allSatisfy(common.contains) { key = infoA.withoutRowID ? common : ["rowid"] }
-            result.tables.append(try compareTable(a, b, name: name, key: key, columns: common.filter { !key.contains($0) }))
+            result.tables.append(try compareTable(a, b, name: name, key: key, columns: common.filter { !key.contains($0) }, expressions: semantics.expressions[name] ?? [:]))
         }
         return result
     }
 
-    private static func compareTable(_ a: DatabaseQueue, _ b: DatabaseQueue, name: String, key: [String], columns: [String]) throws -> TableDiff {
-        let keyList = key.map { $0 == "rowid" ? "rowid" : quoteIdentifier($0) }
-        let sql = "SELECT \((keyList + columns.map(quoteIdentifier)).joined(separator: ", ")) FROM \(quoteIdentifier(name)) ORDER BY "
+    private static func compareTable(_ a: DatabaseQueue, _ b: DatabaseQueue, name: String, key: [String], columns: [String], expressions: [String: String]) throws -> TableDiff {
+        func expression(_ column: String) -> String { column == "rowid" ? "rowid" : expressions[column] ?? quoteIdentifier(column) }
+        let keyList = key.map(expression)
+        let sql = "SELECT \((keyList + columns.map(expression)).joined(separator: ", ")) FROM \(quoteIdentifier(name)) ORDER BY "
             + keyList.map { "\($0) COLLATE BINARY" }.joined(separator: ", ")
         let width = key.count + columns.count
         let sideA = RowStream(queue: a, sql: sql, width: width)

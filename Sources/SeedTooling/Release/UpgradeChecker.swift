@@ -1,0 +1,211 @@
+import Foundation
+public import GRDB
+public import SeedRuntime
+
+/// Proves that existing users end up with what new users get (`seedkit check-upgrade`):
+/// each old seed, migrated, must hold the same rows as a fresh build of the fixtures, and a
+/// copy of it with simulated user edits must keep those edits.
+public struct UpgradeChecker: Sendable {
+    public var manifest: Manifest
+    public var migrations: [Migration]
+
+    public init(manifest: Manifest, migrations: [Migration]) {
+        self.manifest = manifest
+        self.migrations = migrations
+    }
+
+    /// A row where the upgraded old seed and the fresh build disagree.
+    public struct Divergence: Sendable, Equatable {
+        public var table: String
+        public var key: String
+        /// nil when the whole row is missing or extra.
+        public var column: String?
+        public var got: String
+        public var expected: String
+    }
+
+    /// What happened to one old seed.
+    public struct Outcome: Sendable {
+        public var seed: String
+        public var applied: [String]
+        public var divergences: [Divergence]
+        /// User edits simulated and kept (e.g. "books 'The first book'.price kept 11").
+        public var keptEdits: [String]
+        /// User edits the migrations overwrote or duplicated.
+        public var lostEdits: [String]
+
+        public var passed: Bool { divergences.isEmpty && lostEdits.isEmpty }
+    }
+
+    /// Checks each old seed against `fresh`, a seed built from the current fixtures.
+    public func check(_ oldSeeds: [String], fresh: URL) throws -> [Outcome] {
+        let migrator = try SeedMigrator(migrations: migrations)
+        var options = SeedMigrator.Options(tables: manifest.tables.map(\.spec), validator: ManifestValidator(manifest: manifest))
+        options.now = Date(timeIntervalSince1970: 0)
+        let expected = try StoreAccess.openReadOnly(fresh.path)
+        defer { try? expected.close() }
+        let (tables, semantics) = try expected.read { db in try SemanticRows.make(manifest, in: db) }
+        var keys: [String: [String]] = [:]
+        for table in tables { keys[table.spec.name] = table.keyColumns }
+        var outcomes: [Outcome] = []
+        for seed in oldSeeds {
+            let upgraded = try copy(seed)
+            let report = try migrator.migrate(upgraded, options: options)
+            let diff = try StoreDiff.compare(upgraded, expected, keys: keys, tables: tables.map(\.spec.name), semantics: semantics)
+            var divergences: [Divergence] = []
+            for table in diff.tables {
+                for key in table.added { divergences.append(Divergence(table: table.table, key: Self.show(key), column: nil, got: "no row", expected: "a row")) }
+                for key in table.removed { divergences.append(Divergence(table: table.table, key: Self.show(key), column: nil, got: "a row", expected: "no row")) }
+                for change in table.changed {
+                    for column in change.columns {
+                        divergences.append(Divergence(table: table.table, key: Self.show(change.key), column: column.column, got: Self.show([column.old]), expected: Self.show([column.new])))
+                    }
+                }
+            }
+            for name in diff.tablesOnlyInA { divergences.append(Divergence(table: name, key: "", column: nil, got: "the table", expected: "no such table")) }
+            for name in diff.tablesOnlyInB { divergences.append(Divergence(table: name, key: "", column: nil, got: "no such table", expected: "the table")) }
+            let (kept, lost) = try simulateUserEdits(seed, migrator: migrator, options: options, tables: tables)
+            outcomes.append(Outcome(seed: seed, applied: report.migrations.map(\.id), divergences: divergences, keptEdits: kept, lostEdits: lost))
+        }
+        return outcomes
+    }
+
+    /// An in-memory copy of `seed` with every migration applied, as an existing user's store
+    /// would be after upgrading. `new-migration --from` starts from it.
+    public func migratedCopy(of seed: String) throws -> DatabaseQueue {
+        let store = try copy(seed)
+        var options = SeedMigrator.Options(tables: manifest.tables.map(\.spec), validator: ManifestValidator(manifest: manifest))
+        options.now = Date(timeIntervalSince1970: 0)
+        _ = try SeedMigrator(migrations: migrations).migrate(store, options: options)
+        return store
+    }
+
+    /// An in-memory copy of a store (SQLite's backup API: consistent, WAL included).
+    private func copy(_ path: String) throws -> DatabaseQueue {
+        let source = try StoreAccess.openReadOnly(path)
+        defer { try? source.close() }
+        let copy = try DatabaseQueue()
+        try source.backup(to: copy)
+        return copy
+    }
+
+    /// Before migrating a copy of `seed`, does what a user might: changes a value that a
+    /// migration updates, and adds a row with a key that a migration inserts. Then checks that
+    /// after the migrations the user's values are still there, once.
+    private func simulateUserEdits(_ seed: String, migrator: SeedMigrator, options: SeedMigrator.Options, tables: [SemanticRows]) throws -> (kept: [String], lost: [String]) {
+        let store = try copy(seed)
+        let pending = try store.read { db in try migrator.pending(db) }
+        var edits: [(table: SemanticRows, key: [InputValue], column: String, value: InputValue, insert: Bool)] = []
+        try store.writeWithoutTransaction { db in
+            for migration in pending {
+                guard case .changes(let changes) = migration.body else { continue }
+                for operation in changes.operations {
+                    guard let table = tables.first(where: { $0.spec.name.lowercased() == operation.table.lowercased() }) else { continue }
+                    switch operation {
+                    case .update(let name, let rows):
+                        for change in rows {
+                            guard let (column, from, to) = change.to.values.compactMap({ to in change.from[to.column].map { (to.column, $0, to.value) } }).first,
+                                  let userValue = Self.userValue(from, avoiding: to) else { continue }
+                            let edit = DataChanges(operations: [.update(table: name, changes: [
+                                DataChanges.RowChange(key: change.key, from: .init(values: [(column, from)]), to: .init(values: [(column, userValue)])),
+                            ])])
+                            if try Self.attempt(db, edit, options), let key = Self.keyValues(change.key, table) {
+                                edits.append((table, key, column, userValue, false))
+                            }
+                        }
+                    case .insert(let name, let rows):
+                        for row in rows {
+                            let keyColumns = Set(table.keyColumns.map { $0.lowercased() })
+                            guard let index = row.values.firstIndex(where: { !keyColumns.contains($0.column.lowercased()) && table.spec.refs[$0.column] == nil && Self.userValue($0.value) != nil }),
+                                  let userValue = Self.userValue(row.values[index].value) else { continue }
+                            var userRow = row
+                            userRow.values[index].value = userValue
+                            let key = table.keyColumns.compactMap { column in row[column] }
+                            if key.count == table.keyColumns.count, try Self.attempt(db, DataChanges(operations: [.insert(table: name, rows: [userRow])]), options) {
+                                edits.append((table, key, row.values[index].column, userValue, true))
+                            }
+                        }
+                    case .delete:
+                        continue
+                    }
+                }
+            }
+        }
+        _ = try migrator.migrate(store, options: options)
+        var kept: [String] = [], lost: [String] = []
+        try store.read { db in
+            for edit in edits {
+                let key = edit.key.map(Self.sqlValue)
+                let described = "\(edit.table.spec.name) \(Self.show(key)).\(edit.column) = \(edit.value)"
+                let count = try edit.table.count(db, key: key)
+                let row = try edit.table.row(db, key: key)
+                let stored = row?.first { $0.column.lowercased() == edit.column.lowercased() }?.value ?? .null
+                let wanted = edit.table.table.column(edit.column).map { info in (try? info.type.convert(edit.value).get()) ?? .null } ?? Self.sqlValue(edit.value)
+                if count == 1 && stored.isSame(as: wanted) {
+                    kept.append((edit.insert ? "user row " : "user edit ") + described + " kept")
+                } else {
+                    lost.append((edit.insert ? "user row " : "user edit ") + described + (count == 1 ? " overwritten with \(stored)" : " now has \(count) rows"))
+                }
+            }
+        }
+        return (kept, lost)
+    }
+
+    /// Applies one simulated edit in a savepoint; false (and nothing changed) when it does not apply.
+    private static func attempt(_ db: Database, _ changes: DataChanges, _ options: SeedMigrator.Options) throws -> Bool {
+        var applied = false
+        var plain = options
+        plain.validator = nil
+        do {
+            try db.inSavepoint {
+                let events = try SeedMigrator.applyUnrecorded(changes, in: db, options: plain)
+                applied = events.contains { $0.kind == .updated || $0.kind == .inserted }
+                return applied ? .commit : .rollback
+            }
+        } catch is SeedError {
+            applied = false
+        }
+        return applied
+    }
+
+    /// A value a user might have typed instead: a number one higher (two, if one higher is what
+    /// the migration sets), text with a note, the other boolean.
+    static func userValue(_ value: InputValue, avoiding target: InputValue? = nil) -> InputValue? {
+        switch value {
+        case .integer(let number): return .integer(target == .integer(number &+ 1) || target == .real(Double(number &+ 1)) ? number &+ 2 : number &+ 1)
+        case .real(let number): return .real(target == .real(number + 1) || target == .integer(Int64(number + 1)) ? number + 2 : number + 1)
+        case .string(let text): return .string(text + " (edited by the user)")
+        case .bool(let flag): return .bool(!flag)
+        case .null, .json: return nil
+        }
+    }
+
+    private static func keyValues(_ key: DataChanges.Key, _ table: SemanticRows) -> [InputValue]? {
+        switch key {
+        case .single(let value): return [value]
+        case .columns(let row):
+            let values = table.keyColumns.compactMap { row[$0] }
+            return values.count == table.keyColumns.count ? values : nil
+        }
+    }
+
+    private static func sqlValue(_ value: InputValue) -> SQLValue {
+        switch value {
+        case .null: return .null
+        case .bool(let flag): return .integer(flag ? 1 : 0)
+        case .integer(let number): return .integer(number)
+        case .real(let number): return .real(number)
+        case .string(let text), .json(let text): return .text(text)
+        }
+    }
+
+    static func show(_ values: [SQLValue]) -> String {
+        values.map { value in
+            switch value {
+            case .text(let text): return "'\(text)'"
+            case .real(let number): return SQLValue.format(number)
+            default: return value.description
+            }
+        }.joined(separator: ", ")
+    }
+}
