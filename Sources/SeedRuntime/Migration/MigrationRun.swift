@@ -10,6 +10,8 @@ import Foundation
 struct MigrationRun {
     private let db: Database
     private let options: SeedMigrator.Options
+    private let dialect: any StoreDialect
+    /// Table specs by SQL table name, in SQL names.
     private var specs: [String: TableSpec]
     private var tables: [String: TableInfo] = [:]
     private var referenceCache: [String: [String: TableSpec.Reference]] = [:]
@@ -19,7 +21,16 @@ struct MigrationRun {
     init(db: Database, options: SeedMigrator.Options) throws {
         self.db = db
         self.options = options
-        let specs = try options.tables ?? SeedCatalog.tableSpecs(db) ?? []
+        let dialect = try options.dialect ?? CoreDataDialect.detect(db) ?? PlainSQLiteDialect()
+        self.dialect = dialect
+        // Specs speak the migration's language (entities and attributes for Core Data): translate once.
+        let specs = try (options.tables ?? SeedCatalog.tableSpecs(db) ?? []).map { spec in
+            TableSpec(
+                name: dialect.tableName(spec.name), key: spec.key.map(dialect.columnName),
+                refs: Dictionary(spec.refs.map { column, reference in
+                    (dialect.columnName(column), TableSpec.Reference(table: dialect.tableName(reference.table), column: dialect.columnName(reference.column)))
+                }, uniquingKeysWith: { first, _ in first }))
+        }
         self.specs = Dictionary(specs.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
@@ -88,7 +99,7 @@ struct MigrationRun {
             return event(.alreadyPresent, table, row: row, key: keyText, "already present; left as it is")
         }
         do {
-            try options.dialect.insert(db, into: table, values: values)
+            try dialect.insert(db, into: table, values: values, references: parentTables(of: table))
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
             errors.append(Diagnostic(file: row.file, line: row.line, code: constraintCode(error), message: "cannot insert \(keyText) into \(table.name): \(error.message ?? "constraint failed")", table: table.name))
             return nil
@@ -122,7 +133,7 @@ struct MigrationRun {
             if !problems.isEmpty { errors += problems; return nil }
         }
         do {
-            try options.dialect.update(db, table: table, key: key, values: to)
+            try dialect.update(db, table: table, key: key, values: to, references: parentTables(of: table))
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
             errors.append(Diagnostic(file: file, line: change.line, code: constraintCode(error), message: "cannot update \(table.name) \(keyText): \(error.message ?? "constraint failed")", table: table.name))
             return nil
@@ -154,7 +165,7 @@ struct MigrationRun {
             }
             return event
         }
-        try options.dialect.delete(db, from: table, key: key)
+        try dialect.delete(db, from: table, key: key, references: parentTables(of: table))
         return event(.deleted, table, line: change.line, file: file, key: keyText, "deleted")
     }
 
@@ -162,7 +173,7 @@ struct MigrationRun {
 
     private mutating func tableInfo(_ name: String, file: String) throws -> TableInfo {
         if let info = tables[name] { return info }
-        guard !SeedCatalog.isInternal(name), let info = try TableInfo.read(db, table: name) else {
+        guard !SeedCatalog.isInternal(name), let info = try TableInfo.read(db, table: dialect.tableName(name)) else {
             throw SeedError(.configuration, file: file, "unknown table '\(name)': the store has \(try TableInfo.userTables(db).joined(separator: ", "))")
         }
         tables[name] = info
@@ -189,7 +200,7 @@ struct MigrationRun {
             }
             row = DataChanges.RowValues(values: [(columns[0], value)], line: line, file: file)
         case .columns(let values):
-            let given = Set(values.values.map { $0.column.lowercased() })
+            let given = Set(values.values.map { dialect.columnName($0.column).lowercased() })
             guard given == Set(columns.map { $0.lowercased() }) else {
                 errors.append(Diagnostic(file: file, line: line, code: .configuration, message: "the key of \(table.name) is (\(columns.joined(separator: ", "))), but this key names (\(values.values.map(\.column).joined(separator: ", ")))", table: table.name))
                 return nil
@@ -209,7 +220,7 @@ struct MigrationRun {
         var result: [(column: String, value: SQLValue)] = []
         var parentMissing = false
         for (column, input) in row.values {
-            guard let info = table.column(column) else {
+            guard let info = table.column(dialect.columnName(column)) else {
                 errors.append(Diagnostic(file: row.file, line: row.line, code: .unknownColumn, message: "\(table.name) has no column '\(column)' (it has \(table.columns.map(\.name).joined(separator: ", ")))", table: table.name))
                 continue
             }
@@ -220,7 +231,7 @@ struct MigrationRun {
                 }
                 continue
             }
-            switch info.type.convert(input) {
+            switch dialect.columnType(info).convert(input) {
             case .success(let value): result.append((info.name, value))
             case .failure(let failure):
                 errors.append(Diagnostic(file: row.file, line: row.line, code: .typeMismatch, message: "\(table.name).\(info.name): \(input) is not \(failure.expected) (the column is \(info.declaredType.isEmpty ? "untyped" : info.declaredType))", table: table.name))
@@ -236,7 +247,7 @@ struct MigrationRun {
             return .null
         }
         let keyValue: SQLValue
-        switch parentKey.type.convert(input) {
+        switch dialect.columnType(parentKey).convert(input) {
         case .success(let value): keyValue = value
         case .failure(let failure):
             errors.append(Diagnostic(file: row.file, line: row.line, code: .typeMismatch, message: "\(table.name).\(column.name): \(input) is not \(failure.expected) (a key of \(reference))", table: table.name))
@@ -288,6 +299,14 @@ struct MigrationRun {
     }
 
     // MARK: - Helpers
+
+    /// A table's relationship columns → their parent tables, for the dialect's bookkeeping.
+    private mutating func parentTables(of table: TableInfo) -> [String: String] {
+        var result: [String: String] = [:]
+        for (column, reference) in specs[table.name]?.refs ?? [:] { result[table.column(column)?.name ?? column] = reference.table }
+        for key in table.foreignKeys where key.columns.count == 1 { result[key.columns[0]] = result[key.columns[0]] ?? key.parent }
+        return result
+    }
 
     /// A table's refs by lower-cased column name.
     private mutating func references(of table: String) -> [String: TableSpec.Reference] {

@@ -36,12 +36,13 @@ public struct SeedMigrator: Sendable {
         /// Keys and refs by table; when nil, the store's `_seedkit_tables` are used.
         public var tables: [TableSpec]?
         public var validator: (any RowValidator)?
-        public var dialect: any StoreDialect
+        /// How rows are written; when nil, ``CoreDataDialect`` for a Core Data store, else plain SQLite.
+        public var dialect: (any StoreDialect)?
         /// The time recorded for applied migrations.
         public var now: Date
 
         public init(onConflict: ConflictPolicy = .keep, tables: [TableSpec]? = nil, validator: (any RowValidator)? = nil,
-                    dialect: any StoreDialect = PlainSQLiteDialect(), now: Date = Date()) {
+                    dialect: (any StoreDialect)? = nil, now: Date = Date()) {
             self.onConflict = onConflict
             self.tables = tables
             self.validator = validator

@@ -1,39 +1,51 @@
 public import GRDB
 
 /// How rows are written into a kind of store. This is the seam between plain SQLite
-/// and Core Data: the migrator decides *what* changes; the dialect decides how a row
-/// is inserted, updated or deleted in the store's own terms (a Core Data dialect
-/// allocates `Z_PK`, sets `Z_ENT`, bumps `Z_OPT`).
+/// and Core Data: the migrator decides *what* changes; the dialect decides what tables and
+/// columns the names in migrations mean, and how a row is inserted, updated or deleted in the
+/// store's own terms (``CoreDataDialect`` allocates `Z_PK`, sets `Z_ENT`, bumps `Z_OPT`).
 public protocol StoreDialect: Sendable {
     /// A short name for reports: `sqlite`, `coredata`.
     var name: String { get }
-    /// Inserts one row.
-    func insert(_ db: Database, into table: TableInfo, values: [(column: String, value: SQLValue)]) throws
+    /// The SQL table a migration's table (or entity) name means.
+    func tableName(_ name: String) -> String
+    /// The SQL column a migration's column (or attribute) name means.
+    func columnName(_ name: String) -> String
+    /// How values are converted for a column.
+    func columnType(_ column: ColumnInfo) -> ColumnType
+    /// Inserts one row. `references` maps the row's relationship columns to their parent tables.
+    func insert(_ db: Database, into table: TableInfo, values: [(column: String, value: SQLValue)], references: [String: String]) throws
     /// Sets `values` on the row whose key columns equal `key`.
-    func update(_ db: Database, table: TableInfo, key: [(column: String, value: SQLValue)], values: [(column: String, value: SQLValue)]) throws
+    func update(_ db: Database, table: TableInfo, key: [(column: String, value: SQLValue)], values: [(column: String, value: SQLValue)], references: [String: String]) throws
     /// Deletes the row whose key columns equal `key`.
-    func delete(_ db: Database, from table: TableInfo, key: [(column: String, value: SQLValue)]) throws
+    func delete(_ db: Database, from table: TableInfo, key: [(column: String, value: SQLValue)], references: [String: String]) throws
 }
 
-/// Plain SQLite: rows are written as they are.
+extension StoreDialect {
+    public func tableName(_ name: String) -> String { name }
+    public func columnName(_ name: String) -> String { name }
+    public func columnType(_ column: ColumnInfo) -> ColumnType { column.type }
+}
+
+/// Plain SQLite: names are SQL names, and rows are written as they are.
 public struct PlainSQLiteDialect: StoreDialect {
     public init() {}
     public var name: String { "sqlite" }
 
-    public func insert(_ db: Database, into table: TableInfo, values: [(column: String, value: SQLValue)]) throws {
+    public func insert(_ db: Database, into table: TableInfo, values: [(column: String, value: SQLValue)], references: [String: String]) throws {
         let columns = values.map { quoteIdentifier($0.column) }.joined(separator: ", ")
         let marks = Array(repeating: "?", count: values.count).joined(separator: ", ")
         try db.cachedStatement(sql: "INSERT INTO \(quoteIdentifier(table.name)) (\(columns)) VALUES (\(marks))")
             .execute(arguments: StatementArguments(values.map(\.value)))
     }
 
-    public func update(_ db: Database, table: TableInfo, key: [(column: String, value: SQLValue)], values: [(column: String, value: SQLValue)]) throws {
+    public func update(_ db: Database, table: TableInfo, key: [(column: String, value: SQLValue)], values: [(column: String, value: SQLValue)], references: [String: String]) throws {
         let assignments = values.map { "\(quoteIdentifier($0.column)) = ?" }.joined(separator: ", ")
         try db.cachedStatement(sql: "UPDATE \(quoteIdentifier(table.name)) SET \(assignments) WHERE \(keyPredicate(key))")
             .execute(arguments: StatementArguments(values.map(\.value) + key.map(\.value)))
     }
 
-    public func delete(_ db: Database, from table: TableInfo, key: [(column: String, value: SQLValue)]) throws {
+    public func delete(_ db: Database, from table: TableInfo, key: [(column: String, value: SQLValue)], references: [String: String]) throws {
         try db.cachedStatement(sql: "DELETE FROM \(quoteIdentifier(table.name)) WHERE \(keyPredicate(key))")
             .execute(arguments: StatementArguments(key.map(\.value)))
     }

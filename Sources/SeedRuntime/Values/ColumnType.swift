@@ -9,6 +9,9 @@ import Foundation
 /// A column without a declared type takes input as it comes.
 public enum ColumnType: String, Sendable, Equatable {
     case integer, real, numeric, text, blob, boolean, date, datetime, any
+    /// Core Data's dates: seconds since 2001-01-01 00:00:00 UTC, stored as a real. Takes an
+    /// ISO 8601 date or date-time (or a number of seconds).
+    case referenceDate
 
     /// The conversion for a declared type such as `VARCHAR(25)` or `INTEGER`.
     public init(declaredType: String) {
@@ -69,6 +72,10 @@ public enum ColumnType: String, Sendable, Equatable {
         case .blob:
             guard let data = Data(base64Encoded: Data(bytes)) else { return .failure(.init(expected: "base64-encoded bytes")) }
             return .success(.blob([UInt8](data)))
+        case .referenceDate:
+            if let seconds = DateSyntax.secondsSinceReferenceDate(bytes) { return .success(.real(seconds)) }
+            if let seconds = NumberSyntax.real(bytes) { return .success(.real(seconds)) }
+            return .failure(.init(expected: "a date (YYYY-MM-DD or an ISO 8601 date-time)"))
         }
     }
 
@@ -93,14 +100,14 @@ public enum ColumnType: String, Sendable, Equatable {
         case .integer(let value):
             switch self {
             case .integer, .numeric, .any: return .success(.integer(value))
-            case .real: return .success(.real(Double(value)))
+            case .real, .referenceDate: return .success(.real(Double(value)))
             case .text: return .success(.text(String(value)))
             case .boolean where value == 0 || value == 1: return .success(.integer(value))
             default: return .failure(.init(expected: expectation))
             }
         case .real(let value):
             switch self {
-            case .real, .any: return .success(.real(value))
+            case .real, .any, .referenceDate: return .success(.real(value))
             case .numeric: return .success(Int64(exactly: value).map { .integer($0) } ?? .real(value))
             case .integer: return Int64(exactly: value).map { .success(.integer($0)) } ?? .failure(.init(expected: "an integer"))
             case .text: return .success(.text(SQLValue.format(value)))
@@ -127,7 +134,7 @@ public enum ColumnType: String, Sendable, Equatable {
         case .text: return "text"
         case .blob: return "base64-encoded bytes"
         case .boolean: return "a boolean"
-        case .date: return "a date (YYYY-MM-DD)"
+        case .date, .referenceDate: return "a date (YYYY-MM-DD)"
         case .datetime: return "a date-time"
         case .any: return "a value"
         }
@@ -226,6 +233,45 @@ enum DateSyntax {
             let offsetMinute = digits(bytes, index + 4, 2), offsetMinute < 60
         else { return false }
         return true
+    }
+
+    /// Seconds from 2001-01-01 00:00:00 UTC to an ISO 8601 date or date-time (a date alone is
+    /// midnight UTC; an offset is honoured); nil when the text is not one.
+    static func secondsSinceReferenceDate(_ bytes: UnsafeRawBufferPointer) -> Double? {
+        guard isDateTime(bytes), let year = digits(bytes, 0, 4), let month = digits(bytes, 5, 2), let day = digits(bytes, 8, 2) else { return nil }
+        var seconds = Double(daysFromCivil(year, month, day) - daysFromCivil(2001, 1, 1)) * 86_400
+        guard bytes.count > 10, let hour = digits(bytes, 11, 2), let minute = digits(bytes, 14, 2) else { return seconds }
+        seconds += Double(hour * 3600 + minute * 60)
+        var index = 16
+        if index < bytes.count, bytes[index] == UInt8(ascii: ":"), let second = digits(bytes, index + 1, 2) {
+            seconds += Double(second)
+            index += 3
+            if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+                var scale = 0.1
+                index += 1
+                while index < bytes.count, bytes[index] &- UInt8(ascii: "0") < 10 {
+                    seconds += Double(bytes[index] - UInt8(ascii: "0")) * scale
+                    scale /= 10
+                    index += 1
+                }
+            }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-"),
+           let offsetHour = digits(bytes, index + 1, 2), let offsetMinute = digits(bytes, index + 4, 2) {
+            let offset = Double(offsetHour * 3600 + offsetMinute * 60)
+            seconds -= bytes[index] == UInt8(ascii: "+") ? offset : -offset
+        }
+        return seconds
+    }
+
+    /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
+    static func daysFromCivil(_ year: Int, _ month: Int, _ day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
     }
 
     private static func dateAt(_ bytes: UnsafeRawBufferPointer, _ start: Int) -> Bool {
