@@ -15,6 +15,8 @@ struct MigrationRun {
     private var specs: [String: TableSpec]
     private var tables: [String: TableInfo] = [:]
     private var referenceCache: [String: [String: TableSpec.Reference]] = [:]
+    /// SQL table name → the name migrations use for it.
+    private var writtenTableNames: [String: String] = [:]
     /// Problems that stop the run; thrown together at the end so that all are reported.
     private var errors: [Diagnostic] = []
 
@@ -92,7 +94,7 @@ struct MigrationRun {
         }
         let keyText = render(key)
         if let validator = options.validator {
-            let problems = validator.validate(table: table.name, values: values, file: row.file, line: row.line)
+            let problems = validator.validate(table: written(table), values: written(values, as: row), file: row.file, line: row.line)
             if !problems.isEmpty { errors += problems; return nil }
         }
         if try count(table, key) > 0 {
@@ -129,7 +131,7 @@ struct MigrationRun {
             return conflict(table, line: change.line, file: file, key: keyText, "changed in the store (\(changed)); the store's values are kept")
         }
         if let validator = options.validator {
-            let problems = validator.validate(table: table.name, values: to, file: file, line: change.to.line)
+            let problems = validator.validate(table: written(table), values: written(to, as: change.to), file: file, line: change.to.line)
             if !problems.isEmpty { errors += problems; return nil }
         }
         do {
@@ -173,6 +175,7 @@ struct MigrationRun {
 
     private mutating func tableInfo(_ name: String, file: String) throws -> TableInfo {
         if let info = tables[name] { return info }
+        writtenTableNames[dialect.tableName(name)] = writtenTableNames[dialect.tableName(name)] ?? name
         guard !SeedCatalog.isInternal(name), let info = try TableInfo.read(db, table: dialect.tableName(name)) else {
             throw SeedError(.configuration, file: file, "unknown table '\(name)': the store has \(try TableInfo.userTables(db).joined(separator: ", "))")
         }
@@ -299,6 +302,18 @@ struct MigrationRun {
     }
 
     // MARK: - Helpers
+
+    /// The name the migration used for a table (an entity, for Core Data), for validators that speak the manifest's language.
+    private func written(_ table: TableInfo) -> String {
+        writtenTableNames[table.name] ?? table.name
+    }
+
+    /// Resolved values with the column names the migration wrote.
+    private func written(_ values: [(column: String, value: SQLValue)], as row: DataChanges.RowValues) -> [(column: String, value: SQLValue)] {
+        var names: [String: String] = [:]
+        for (column, _) in row.values { names[dialect.columnName(column).lowercased()] = column }
+        return values.map { (names[$0.column.lowercased()] ?? $0.column, $0.value) }
+    }
 
     /// A table's relationship columns → their parent tables, for the dialect's bookkeeping.
     private mutating func parentTables(of table: TableInfo) -> [String: String] {

@@ -75,7 +75,14 @@ public struct SeedBuilder: Sendable {
 
     // MARK: - Building
 
+    /// Why this manifest can't be built, or nil.
+    public static func unsupported(_ manifest: Manifest) -> SeedError? {
+        guard manifest.model != nil else { return nil }
+        return SeedError(.configuration, file: manifest.path, "building a Core Data seed (model:) is not supported yet: seedkit migrates, inspects, diffs and verifies Core Data stores; build the seed with the app for now")
+    }
+
     private func buildDatabase(at path: URL) throws(SeedError) -> (tables: [(name: String, rows: Int)], hash: String) {
+        if let error = Self.unsupported(manifest) { throw error }
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
         configuration.journalMode = .default

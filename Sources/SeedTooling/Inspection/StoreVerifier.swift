@@ -30,16 +30,18 @@ public enum StoreVerifier {
             findings.append(Finding(table: table, key: key, column: nil, code: .unresolvedReference, message: "references a missing row of \(parent)"))
         }
         guard let manifest else { return findings }
+        // A Core Data manifest names entities and attributes: the dialect maps them to Z tables and columns.
+        let dialect: any StoreDialect = try CoreDataDialect.detect(db) ?? PlainSQLiteDialect()
         for table in manifest.tables {
-            guard let info = try TableInfo.read(db, table: table.name) else {
+            guard let info = try TableInfo.read(db, table: dialect.tableName(table.name)) else {
                 findings.append(Finding(table: table.name, code: .configuration, message: "the manifest names table \(table.name), which the store does not have"))
                 continue
             }
-            let keyColumns = (table.key.isEmpty ? info.primaryKey : table.key).filter { info.column($0) != nil }
+            let keyColumns = (table.key.isEmpty ? info.primaryKey : table.key.map(dialect.columnName)).filter { info.column($0) != nil }
             let keySQL = keyColumns.isEmpty ? "rowid" : keyColumns.map(quoteIdentifier).joined(separator: ", ")
-            let ruled = table.rules.filter { info.column($0.column) != nil }
+            let ruled = (table.rules + (manifest.model?.rules(for: table.name) ?? [])).filter { info.column(dialect.columnName($0.column)) != nil }
             if !ruled.isEmpty {
-                let list = ruled.map { quoteIdentifier($0.column) }.joined(separator: ", ")
+                let list = ruled.map { quoteIdentifier(dialect.columnName($0.column)) }.joined(separator: ", ")
                 let cursor = try Row.fetchCursor(db, sql: "SELECT \(list), \(keySQL) FROM \(quoteIdentifier(info.name)) ORDER BY rowid")
                 while let row = try cursor.next() {
                     for (index, rules) in ruled.enumerated() {

@@ -10,6 +10,8 @@ public struct Manifest: Sendable {
     public var path: String
     public var directory: URL
     public var source: SchemaSource
+    /// The Core Data model, for a manifest with `model:` (tables are entities, columns attributes).
+    public var model: CoreDataModel?
     public var output: URL?
     /// Tables in load order.
     public var tables: [TableConfig]
@@ -19,6 +21,8 @@ public struct Manifest: Sendable {
         case schema(URL)
         /// A store whose schema is used as it is.
         case template(URL)
+        /// Neither: a Core Data manifest without a template (enough to migrate, inspect and verify).
+        case none
     }
 
     /// One table's entry.
@@ -77,6 +81,7 @@ public struct Manifest: Sendable {
         guard let entries = document.entries else { throw fail(document.line, document.column, "the manifest must be a map with schema (or template), output and tables") }
         var schema: URL?
         var template: URL?
+        var model: (url: URL, text: String, line: Int, column: Int)?
         var output: URL?
         var tables: [TableConfig] = []
         var tablesSeen = false
@@ -86,7 +91,8 @@ public struct Manifest: Sendable {
             case "template": template = directory.appendingPathComponent(try string(entry.node, "template"))
             case "output": output = directory.appendingPathComponent(try string(entry.node, "output"))
             case "model":
-                throw fail(entry.line, entry.column, "Core Data models (model:) are not supported by this version of seedkit yet; use schema: or template:")
+                let text = try string(entry.node, "model")
+                model = (directory.appendingPathComponent(text), text, entry.line, entry.column)
             case "tables":
                 tablesSeen = true
                 guard let tableEntries = entry.node.entries else { throw fail(entry.node.line, entry.node.column, "tables must be a map of table name: {file, key, …}") }
@@ -98,8 +104,13 @@ public struct Manifest: Sendable {
         switch (schema, template) {
         case (let schema?, nil): source = .schema(schema)
         case (nil, let template?): source = .template(template)
+        case (nil, nil) where model != nil: source = .none
         case (nil, nil): throw fail(document.line, document.column, "the manifest needs schema: (a .sql file) or template: (an empty store)")
         case (.some, .some): throw fail(document.line, document.column, "use schema: or template:, not both")
+        }
+        if let model {
+            if schema != nil { throw fail(model.line, model.column, "a Core Data manifest (model:) takes template:, not schema:") }
+            self.model = try CoreDataModel.load(model.url, shown: displayPath(model.url))
         }
         guard tablesSeen else { throw fail(document.line, document.column, "the manifest has no tables:") }
         self.output = output
@@ -108,6 +119,36 @@ public struct Manifest: Sendable {
         for table in tables where !seen.insert(table.name.lowercased()).inserted {
             throw fail(table.line, table.column, "table '\(table.name)' is listed twice")
         }
+        if let model = self.model { try checkNames(against: model) }
+    }
+
+    /// With a model, tables are entities and columns attributes or to-one relationships.
+    private func checkNames(against model: CoreDataModel) throws(SeedError) {
+        var problems: [Diagnostic] = []
+        for table in tables {
+            guard let entity = model.flattened(table.name) else {
+                problems.append(Diagnostic(file: path, line: table.line, column: table.column, code: .configuration,
+                    message: "unknown entity '\(table.name)': the model has \(model.entities.map(\.name).joined(separator: ", "))"))
+                continue
+            }
+            for mention in table.columnMentions where !entity.hasColumn(mention.column) {
+                problems.append(Diagnostic(file: path, line: mention.line, column: mention.column2, code: .configuration,
+                    message: "entity \(entity.name) has no attribute or to-one relationship '\(mention.column)'"))
+            }
+            for (column, reference) in table.refs {
+                guard let parent = model.flattened(reference.table) else {
+                    problems.append(Diagnostic(file: path, line: table.line, code: .configuration, message: "ref \(table.name).\(column) → \(reference): no entity '\(reference.table)'"))
+                    continue
+                }
+                if !parent.attributes.contains(where: { $0.name == reference.column }) {
+                    problems.append(Diagnostic(file: path, line: table.line, code: .configuration, message: "ref \(table.name).\(column) → \(reference): \(parent.name) has no attribute '\(reference.column)'"))
+                }
+            }
+            for attribute in entity.attributes where !CoreDataModel.supportedTypes.contains(attribute.type) && table.columnMentions.contains(where: { $0.column == attribute.name }) {
+                problems.append(Diagnostic(file: path, line: table.line, code: .configuration, message: "\(entity.name).\(attribute.name) is a \(attribute.type) attribute, which seedkit does not convert yet"))
+            }
+        }
+        if !problems.isEmpty { throw SeedError(.configuration, problems) }
     }
 
     private static func table(_ entry: DocEntry, directory: URL, path: String) throws(SeedError) -> TableConfig {

@@ -19,6 +19,7 @@ extension SeedTool {
         func run() throws {
             try reporting(format.format) {
                 let manifest = try project.loadManifest()
+                if let error = SeedBuilder.unsupported(manifest) { throw error }
                 let migrations = try project.loadMigrations()
                 guard let target = output.map({ URL(fileURLWithPath: $0) }) ?? manifest.output else {
                     throw SeedError(.configuration, file: manifest.path, "no output: add output: to the manifest or pass --output PATH")

@@ -1,0 +1,165 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+public import SeedRuntime
+
+/// A Core Data model read from its XML: an `.xcdatamodel` folder (its `contents` file) or an
+/// `.xcdatamodeld` bundle (the version `.xccurrentversion` names).
+public struct CoreDataModel: Sendable {
+    public struct Attribute: Sendable {
+        public var name: String
+        /// `Integer 16`, `String`, `Date`, … as the model writes it.
+        public var type: String
+        public var optional: Bool
+        public var minValue: String?
+        public var maxValue: String?
+        public var regularExpression: String?
+        public var defaultValue: String?
+        public var line: Int
+    }
+
+    public struct Relationship: Sendable {
+        public var name: String
+        public var destination: String
+        public var toMany: Bool
+        public var ordered: Bool
+        public var optional: Bool
+        public var minCount: Int?
+        public var maxCount: Int?
+        public var deletionRule: String?
+        public var inverseName: String?
+        public var line: Int
+    }
+
+    public struct Entity: Sendable {
+        public var name: String
+        public var parent: String?
+        public var isAbstract: Bool
+        public var attributes: [Attribute]
+        public var relationships: [Relationship]
+        public var line: Int
+
+        /// An attribute or to-one relationship: what a fixture or migration column may name.
+        public func hasColumn(_ name: String) -> Bool {
+            attributes.contains { $0.name == name } || relationships.contains { $0.name == name && !$0.toMany }
+        }
+    }
+
+    public var entities: [Entity]
+    /// The file the model was read from, for messages.
+    public var file: String
+
+    /// The attribute types seedkit converts; others (Transformable, Object ID, composite) are reported when used.
+    public static let supportedTypes: Set<String> = [
+        "Integer 16", "Integer 32", "Integer 64", "Double", "Float", "Decimal", "String", "Boolean", "Date", "Binary", "UUID", "URI",
+    ]
+
+    public func entity(_ name: String) -> Entity? { entities.first { $0.name == name } }
+
+    /// An entity with the attributes and relationships it inherits.
+    public func flattened(_ name: String) -> Entity? {
+        guard var entity = entity(name) else { return nil }
+        var parent = entity.parent
+        var seen = Set([name])
+        while let parentName = parent, seen.insert(parentName).inserted, let ancestor = self.entity(parentName) {
+            entity.attributes = ancestor.attributes + entity.attributes
+            entity.relationships = ancestor.relationships + entity.relationships
+            parent = ancestor.parent
+        }
+        return entity
+    }
+
+    /// The rules the model declares for an entity's attributes, in the manifest's terms
+    /// (`optional="NO"` is `required`; min/max are numbers, or lengths for strings).
+    public func rules(for name: String) -> [ColumnRules] {
+        guard let entity = flattened(name) else { return [] }
+        return entity.attributes.compactMap { attribute in
+            var rules = ColumnRules(column: attribute.name)
+            rules.required = !attribute.optional && attribute.defaultValue == nil
+            if attribute.type == "String" {
+                rules.minLength = attribute.minValue.flatMap { Int($0) }
+                rules.maxLength = attribute.maxValue.flatMap { Int($0) }
+                rules.pattern = attribute.regularExpression.flatMap { try? ColumnRules.Pattern($0) }
+            } else if attribute.type != "Boolean" {
+                // Numbers, and dates as Core Data stores them: seconds since 2001-01-01.
+                rules.min = attribute.minValue.flatMap { Double($0) }
+                rules.max = attribute.maxValue.flatMap { Double($0) }
+            }
+            let any = rules.required || rules.min != nil || rules.max != nil || rules.minLength != nil || rules.maxLength != nil || rules.pattern != nil
+            return any ? rules : nil
+        }
+    }
+
+    /// Reads a model.
+    ///
+    /// - throws: ``SeedError`` (configuration) naming the file and line of what can't be read.
+    public static func load(_ url: URL, shown: String) throws(SeedError) -> CoreDataModel {
+        var contents = url
+        switch url.pathExtension {
+        case "xcdatamodeld":
+            let versionFile = url.appendingPathComponent(".xccurrentversion")
+            guard let data = FileManager.default.contents(atPath: versionFile.path),
+                  let plist = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any],
+                  let current = plist["_XCCurrentVersionName"] as? String else {
+                throw SeedError(.configuration, file: shown, "an .xcdatamodeld needs a .xccurrentversion naming its current version")
+            }
+            contents = url.appendingPathComponent(current).appendingPathComponent("contents")
+        case "xcdatamodel":
+            contents = url.appendingPathComponent("contents")
+        default:
+            throw SeedError(.configuration, file: shown, "model: must name an .xcdatamodel or .xcdatamodeld")
+        }
+        let file = displayPath(contents)
+        guard let data = FileManager.default.contents(atPath: contents.path) else {
+            throw SeedError(.configuration, file: file, "cannot read the model")
+        }
+        let reader = ModelXMLReader(file: file)
+        let parser = XMLParser(data: data)
+        parser.delegate = reader
+        if !parser.parse() {
+            throw SeedError(.configuration, file: file, line: parser.lineNumber, column: parser.columnNumber, code: .parseError,
+                            "not a Core Data model: \(parser.parserError.map { "\($0.localizedDescription)" } ?? "XML error")")
+        }
+        if let problem = reader.problems.first { throw SeedError(.configuration, reader.problems.isEmpty ? [problem] : reader.problems) }
+        return CoreDataModel(entities: reader.entities, file: file)
+    }
+}
+
+/// Reads `<entity>`, `<attribute>` and `<relationship>` elements, remembering their lines.
+private final class ModelXMLReader: NSObject, XMLParserDelegate {
+    let file: String
+    var entities: [CoreDataModel.Entity] = []
+    var problems: [Diagnostic] = []
+
+    init(file: String) { self.file = file }
+
+    func parser(_ parser: XMLParser, didStartElement element: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
+        let line = parser.lineNumber
+        func flag(_ key: String, default value: Bool) -> Bool { attributes[key].map { $0 == "YES" } ?? value }
+        switch element {
+        case "entity":
+            guard let name = attributes["name"] else { return problem(line, "an entity without a name") }
+            entities.append(.init(name: name, parent: attributes["parentEntity"], isAbstract: flag("isAbstract", default: false), attributes: [], relationships: [], line: line))
+        case "attribute":
+            guard let name = attributes["name"], let type = attributes["attributeType"] else { return problem(line, "an attribute without a name or attributeType") }
+            guard !entities.isEmpty else { return problem(line, "an attribute outside an entity") }
+            entities[entities.count - 1].attributes.append(.init(
+                name: name, type: type, optional: flag("optional", default: false), minValue: attributes["minValueString"], maxValue: attributes["maxValueString"],
+                regularExpression: attributes["regularExpressionString"], defaultValue: attributes["defaultValueString"], line: line))
+        case "relationship":
+            guard let name = attributes["name"], let destination = attributes["destinationEntity"] else { return problem(line, "a relationship without a name or destinationEntity") }
+            guard !entities.isEmpty else { return problem(line, "a relationship outside an entity") }
+            entities[entities.count - 1].relationships.append(.init(
+                name: name, destination: destination, toMany: flag("toMany", default: false), ordered: flag("ordered", default: false),
+                optional: flag("optional", default: false), minCount: attributes["minCount"].flatMap { Int($0) }, maxCount: attributes["maxCount"].flatMap { Int($0) },
+                deletionRule: attributes["deletionRule"], inverseName: attributes["inverseName"], line: line))
+        default:
+            break
+        }
+    }
+
+    private func problem(_ line: Int, _ message: String) {
+        problems.append(Diagnostic(file: file, line: line, code: .configuration, message: message))
+    }
+}
