@@ -161,7 +161,7 @@ struct MigrationRun {
             return conflict(table, line: change.line, file: file, key: keyText, "changed in the store (\(changed)); not deleted")
         }
         if let referrer = try referrer(of: current, in: table) {
-            let event = RowEvent(kind: .deleteDenied, table: table.name, key: keyText, detail: "still referenced by \(referrer); not deleted", file: file, line: change.line)
+            let event = RowEvent(kind: .deleteDenied, table: written(table), key: keyText, detail: "still referenced by \(referrer); not deleted", file: file, line: change.line)
             if options.onConflict == .fail {
                 errors.append(Diagnostic(file: file, line: change.line, code: .deleteDenied, message: "cannot delete \(table.name) \(keyText): still referenced by \(referrer)", table: table.name))
             }
@@ -363,17 +363,17 @@ struct MigrationRun {
 
     private mutating func conflict(_ table: TableInfo, line: Int, file: String, key: String, _ detail: String) -> RowEvent {
         if options.onConflict == .fail {
-            errors.append(Diagnostic(file: file, line: line, code: .conflict, message: "conflict on \(table.name) \(key): \(detail)", table: table.name))
+            errors.append(Diagnostic(file: file, line: line, code: .conflict, message: "conflict on \(written(table)) \(key): \(detail)", table: table.name))
         }
-        return RowEvent(kind: .conflict, table: table.name, key: key, detail: detail, file: file, line: line)
+        return RowEvent(kind: .conflict, table: written(table), key: key, detail: detail, file: file, line: line)
     }
 
     private mutating func event(_ kind: RowEvent.Kind, _ table: TableInfo, row: DataChanges.RowValues, key: String, _ detail: String) -> RowEvent {
-        kind == .conflict ? conflict(table, line: row.line, file: row.file, key: key, detail) : RowEvent(kind: kind, table: table.name, key: key, detail: detail, file: row.file, line: row.line)
+        kind == .conflict ? conflict(table, line: row.line, file: row.file, key: key, detail) : RowEvent(kind: kind, table: written(table), key: key, detail: detail, file: row.file, line: row.line)
     }
 
     private mutating func event(_ kind: RowEvent.Kind, _ table: TableInfo, line: Int, file: String, key: String, _ detail: String) -> RowEvent {
-        kind == .conflict ? conflict(table, line: line, file: file, key: key, detail) : RowEvent(kind: kind, table: table.name, key: key, detail: detail, file: file, line: line)
+        kind == .conflict ? conflict(table, line: line, file: file, key: key, detail) : RowEvent(kind: kind, table: written(table), key: key, detail: detail, file: file, line: line)
     }
 
     private func render(_ key: [(column: String, value: SQLValue)]) -> String {

@@ -1,6 +1,6 @@
 import Foundation
 import GRDB
-public import SeedRuntime
+import SeedRuntime
 
 /// Writes the migration that brings a store built from an old seed to the current fixtures
 /// (`seedkit new-migration NAME --from OLD_SEED`).

@@ -1,6 +1,6 @@
 import Foundation
-public import GRDB
-public import SeedRuntime
+import GRDB
+import SeedRuntime
 
 /// Reads rows of a manifest's tables in the app's terms: refs as the parent's natural key,
 /// without the ids SQLite assigns. Shared by `new-migration` and `check-upgrade`.
