@@ -70,6 +70,100 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
         try project.write("seeds/seedkit.yml", "model: BookStore.xcdatamodeld\ntables:\n  Book: { file: data/books.csv, key: title }\n")
         let build = try project.seedkit("build")
         #expect(build.status == 2)
-        #expect(build.stderr.contains("building a Core Data seed (model:) is not supported yet"))
+        #expect(build.stderr.contains("seeds/seedkit.yml: error: a Core Data seed is built by filling a template: add template: (a store the app created with this model) [2100]"))
+    }
+}
+
+@Suite struct CoreDataBuildTests {
+    @Test func buildsTheExampleByFillingACopyOfItsTemplate() throws {
+        let project = try TemporaryProject(bookStore: false)
+        let template = example.appendingPathComponent("seeds/empty.sqlite")
+        let templateBytes = try #require(FileManager.default.contents(atPath: template.path))
+        let result = try project.seedkit("build", "--manifest", example.appendingPathComponent("seeds/seedkit.yml").path,
+                                         "--migrations", example.appendingPathComponent("migrations").path, "--output", "seed.sqlite")
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.contains("  BookCategory         2 rows\n  Book                 4 rows\n"), "\(result)")
+        #expect(FileManager.default.contents(atPath: template.path) == templateBytes, "the template itself is never changed")
+        let db = try project.database("seed.sqlite")
+        func rows(_ sql: String) throws -> [String] {
+            try db.read { db in try Row.fetchAll(db, sql: sql).map { row in (0..<row.count).map { "\(row[$0] as DatabaseValue)" }.joined(separator: "|") } }
+        }
+        #expect(try rows("SELECT Z_PK, Z_ENT, Z_OPT, ZNAME FROM ZBOOKCATEGORY ORDER BY Z_PK") == ["1|2|1|\"Fiction\"", "2|2|1|\"Biography\""])
+        #expect(try rows("SELECT Z_PK, Z_ENT, Z_OPT, ZCATEGORY, ZPRICE, ZTITLE FROM ZBOOK ORDER BY Z_PK") == [
+            "1|1|1|1|10.0|\"The first book\"", "2|1|1|1|15.0|\"The second book\"", "3|1|1|2|10.0|\"The third book\"", "4|1|1|2|12.0|\"The fourth book\"",
+        ])
+        #expect(try rows("SELECT Z_NAME, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT") == ["\"Book\"|4", "\"BookCategory\"|2", "\"Page\"|0"])
+        let templateMetadata = try DatabaseQueue(path: template.path).read { db in try Data.fetchOne(db, sql: "SELECT Z_PLIST FROM Z_METADATA") }
+        #expect(try db.read { db in try Data.fetchOne(db, sql: "SELECT Z_PLIST FROM Z_METADATA") } == templateMetadata)
+        // The seed migrates as a Core Data store: the next book continues from Z_MAX.
+        try project.write("migrations/0001-add-fourth-book.yml", String(decoding: try Data(contentsOf: example.appendingPathComponent("migrations/0001-add-fourth-book.yml")), as: UTF8.self))
+        try project.write("migrations/0002-verses.yml", "insert:\n  Book:\n    - { title: Verses, price: 7, category: Biography }\n")
+        let migrate = try project.seedkit("migrate", "seed.sqlite", "--manifest", example.appendingPathComponent("seeds/seedkit.yml").path)
+        #expect(migrate.status == 0, "\(migrate)")
+        #expect(try rows("SELECT Z_PK, Z_ENT, Z_OPT, ZCATEGORY FROM ZBOOK WHERE ZTITLE = 'Verses'") == ["5|1|1|2"])
+        #expect(try rows("SELECT Z_OPT FROM ZBOOKCATEGORY WHERE ZNAME = 'Biography'") == ["2"])
+    }
+
+    @Test func templateBuildsConvertEveryAttributeType() throws {
+        let project = try TemporaryProject(bookStore: false)
+        let model = "seeds/Things.xcdatamodel/contents"
+        try project.write(model, """
+            <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+            <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
+                <entity name="Thing" representedClassName="Thing" syncable="YES">
+                    <attribute name="name" attributeType="String"/>
+                    <attribute name="small" optional="YES" attributeType="Integer 16" usesScalarValueType="YES"/>
+                    <attribute name="medium" optional="YES" attributeType="Integer 32" usesScalarValueType="YES"/>
+                    <attribute name="large" optional="YES" attributeType="Integer 64" usesScalarValueType="YES"/>
+                    <attribute name="ratio" optional="YES" attributeType="Double" usesScalarValueType="YES"/>
+                    <attribute name="weight" optional="YES" attributeType="Float" usesScalarValueType="YES"/>
+                    <attribute name="amount" optional="YES" attributeType="Decimal"/>
+                    <attribute name="flag" optional="YES" attributeType="Boolean" usesScalarValueType="YES"/>
+                    <attribute name="born" optional="YES" attributeType="Date" usesScalarValueType="NO"/>
+                    <attribute name="bytes" optional="YES" attributeType="Binary"/>
+                    <attribute name="identifier" optional="YES" attributeType="UUID" usesScalarValueType="NO"/>
+                    <attribute name="link" optional="YES" attributeType="URI"/>
+                </entity>
+            </model>
+            """)
+        try project.database("seeds/empty.sqlite").write { db in
+            try db.execute(sql: """
+                CREATE TABLE ZTHING (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZSMALL INTEGER, ZMEDIUM INTEGER, ZLARGE INTEGER,
+                    ZFLAG INTEGER, ZRATIO FLOAT, ZWEIGHT FLOAT, ZAMOUNT DECIMAL, ZBORN TIMESTAMP, ZNAME VARCHAR, ZLINK VARCHAR, ZBYTES BLOB, ZIDENTIFIER BLOB);
+                CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER);
+                CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB);
+                INSERT INTO Z_PRIMARYKEY VALUES (1, 'Thing', 0, 0);
+                INSERT INTO Z_METADATA VALUES (1, 'U', x'00');
+                """)
+        }
+        try project.write("seeds/seedkit.yml", "model: Things.xcdatamodel\ntemplate: empty.sqlite\noutput: ../seed.sqlite\ntables:\n  Thing: { file: data/things.jsonl, key: name }\n")
+        try project.write("seeds/data/things.jsonl", """
+            {"name": "a", "small": 7, "medium": 70000, "large": 9000000000, "ratio": 0.25, "weight": 1.5, "amount": "12.50", "flag": true, "born": "2001-01-02", "bytes": "AAEC", "identifier": "E621E1F8-C36C-495A-93FC-0C247A3E6E5F", "link": "https://example.com/a"}
+            {"name": "b", "flag": "no", "born": "2000-12-31T23:00:00Z"}
+
+            """)
+        let result = try project.seedkit("build", "--migrations", "none")
+        #expect(result.status == 0, "\(result)")
+        let row = try #require(try project.database("seed.sqlite").read { db in try Row.fetchOne(db, sql: "SELECT * FROM ZTHING WHERE ZNAME = 'a'") })
+        #expect(row["Z_PK"] as Int64? == 1 && row["Z_ENT"] as Int64? == 1 && row["Z_OPT"] as Int64? == 1)
+        #expect(row["ZSMALL"] as Int64? == 7 && row["ZMEDIUM"] as Int64? == 70000 && row["ZLARGE"] as Int64? == 9_000_000_000)
+        #expect(row["ZRATIO"] as Double? == 0.25 && row["ZWEIGHT"] as Double? == 1.5 && row["ZAMOUNT"] as Double? == 12.5)
+        #expect(row["ZFLAG"] as Int64? == 1)
+        #expect(row["ZBORN"] as Double? == 86_400, "dates are seconds since 2001-01-01 UTC")
+        #expect(row["ZBYTES"] as Data? == Data([0, 1, 2]))
+        #expect((row["ZIDENTIFIER"] as Data?).map { Array($0) } == [0xE6, 0x21, 0xE1, 0xF8, 0xC3, 0x6C, 0x49, 0x5A, 0x93, 0xFC, 0x0C, 0x24, 0x7A, 0x3E, 0x6E, 0x5F])
+        #expect(row["ZLINK"] as String? == "https://example.com/a")
+        let other = try #require(try project.database("seed.sqlite").read { db in try Row.fetchOne(db, sql: "SELECT ZFLAG, ZBORN, ZSMALL FROM ZTHING WHERE ZNAME = 'b'") })
+        #expect(other[0] as Int64? == 0 && other[1] as Double? == -3_600 && other[2] as Int64? == nil)
+        #expect(try project.database("seed.sqlite").read { db in try Int.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY") } == 2)
+
+        // A value the model's type refuses is an error at its line, and nothing is written.
+        try project.write("seeds/data/things.jsonl", "{\"name\": \"c\", \"born\": \"yesterday\", \"identifier\": \"nope\"}\n")
+        try project.remove("seed.sqlite")
+        let bad = try project.seedkit("build", "--migrations", "none")
+        #expect(bad.status == 1)
+        #expect(bad.stderr.contains("seeds/data/things.jsonl:1:2: error: born: 'yesterday' is not a date (YYYY-MM-DD or an ISO 8601 date-time)"), "\(bad)")
+        #expect(bad.stderr.contains("seeds/data/things.jsonl:1:3: error: identifier: 'nope' is not a UUID"))
+        #expect(!project.exists("seed.sqlite"))
     }
 }

@@ -12,6 +12,8 @@ public enum ColumnType: String, Sendable, Equatable {
     /// Core Data's dates: seconds since 2001-01-01 00:00:00 UTC, stored as a real. Takes an
     /// ISO 8601 date or date-time (or a number of seconds).
     case referenceDate
+    /// Core Data's UUIDs: 16 bytes. Takes the usual text form, `E621E1F8-C36C-495A-93FC-0C247A3E6E5F`.
+    case uuid
 
     /// The conversion for a declared type such as `VARCHAR(25)` or `INTEGER`.
     public init(declaredType: String) {
@@ -72,6 +74,9 @@ public enum ColumnType: String, Sendable, Equatable {
         case .blob:
             guard let data = Data(base64Encoded: Data(bytes)) else { return .failure(.init(expected: "base64-encoded bytes")) }
             return .success(.blob([UInt8](data)))
+        case .uuid:
+            guard let uuid = UUID(uuidString: String(decoding: bytes, as: UTF8.self)) else { return .failure(.init(expected: "a UUID")) }
+            return .success(.blob(withUnsafeBytes(of: uuid.uuid) { Array($0) }))
         case .referenceDate:
             if let seconds = DateSyntax.secondsSinceReferenceDate(bytes) { return .success(.real(seconds)) }
             if let seconds = NumberSyntax.real(bytes) { return .success(.real(seconds)) }
@@ -133,6 +138,7 @@ public enum ColumnType: String, Sendable, Equatable {
         case .real, .numeric: return "a number"
         case .text: return "text"
         case .blob: return "base64-encoded bytes"
+        case .uuid: return "a UUID"
         case .boolean: return "a boolean"
         case .date, .referenceDate: return "a date (YYYY-MM-DD)"
         case .datetime: return "a date-time"

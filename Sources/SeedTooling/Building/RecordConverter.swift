@@ -114,7 +114,7 @@ struct RecordConverter {
         if failed { batch.discardRecord() }
     }
 
-    private func name(_ slot: Int) -> String { plan.bound[slot].info.name }
+    private func name(_ slot: Int) -> String { plan.bound[slot].name }
 
     private func fail(_ diagnostics: inout [Diagnostic], _ record: RawRecord, _ field: Int, _ slot: Int, _ code: DiagnosticCode, _ message: String) {
         let column = plan.isJSON ? field + 1 : fieldNumbers[slot]

@@ -20,7 +20,10 @@ extension SeedBuilder {
         do {
             switch ext {
             case "csv": source = try CSVRecordSource(url: config.file, displayPath: file)
-            case "json", "jsonl", "ndjson": source = try JSONRecordSource(url: config.file, displayPath: file, columns: plan.table.columns.map(\.name))
+            case "json", "jsonl", "ndjson":
+                // JSON keys are the fixture's names: attributes for Core Data, columns otherwise.
+                let names = manifest.model?.flattened(config.name).map { $0.attributes.map(\.name) + $0.relationships.filter { !$0.toMany }.map(\.name) }
+                source = try JSONRecordSource(url: config.file, displayPath: file, columns: names ?? plan.table.columns.map(\.name))
             default: throw SeedError(.configuration, file: file, "unknown fixture format '.\(ext)': use .csv, .json, .jsonl or .ndjson")
             }
         } catch let error as SeedError where error.kind == .invalidData {
@@ -70,20 +73,24 @@ extension SeedBuilder {
         var plan = plan
         plan.isJSON = isJSON
         var failed = false
-        let rules = Dictionary(plan.config.rules.map { ($0.column.lowercased(), $0) }, uniquingKeysWith: { first, _ in first })
+        // The model's rules (Core Data), with the manifest's on top; keyed by the fixture's column names.
+        var rules: [String: ColumnRules] = [:]
+        for rule in manifest.model?.rules(for: plan.config.name) ?? [] { rules[rule.column.lowercased()] = rule }
+        for rule in plan.config.rules { rules[rule.column.lowercased()] = rules[rule.column.lowercased()].map { $0.merged(with: rule) } ?? rule }
         for (index, name) in columns.enumerated() {
-            guard let info = plan.table.column(name) else {
+            guard var info = plan.table.column(plan.dialect.columnName(name)) else {
                 diagnostics.append(Diagnostic(file: file, line: 1, column: index + 1, code: .unknownColumn,
                     message: "column '\(name)' is not in table \(plan.table.name) (it has \(plan.table.columns.map(\.name).joined(separator: ", ")))", table: plan.table.name))
                 failed = true
                 continue
             }
+            info.type = plan.modelTypes[name] ?? plan.dialect.columnType(info)
             plan.slotOfSourceColumn.append(plan.bound.count)
-            plan.bound.append(TablePlan.Bound(info: info, rules: rules[info.name.lowercased()], reference: plan.referencesByColumn[info.name.lowercased()], fieldNumber: isJSON ? 0 : index + 1))
+            plan.bound.append(TablePlan.Bound(info: info, name: name, rules: rules[name.lowercased()], reference: plan.referencesByColumn[info.name.lowercased()], fieldNumber: isJSON ? 0 : index + 1))
         }
         if !isJSON {
-            for rule in plan.config.rules where rule.required && !columns.contains(where: { $0.caseInsensitiveCompare(rule.column) == .orderedSame }) {
-                if plan.table.column(rule.column)?.defaultSQL == nil {
+            for rule in rules.values where rule.required && !columns.contains(where: { $0.caseInsensitiveCompare(rule.column) == .orderedSame }) {
+                if plan.table.column(plan.dialect.columnName(rule.column))?.defaultSQL == nil {
                     diagnostics.append(Diagnostic(file: file, line: 1, column: 0, code: .missingRequired, message: "\(rule.column) is required, but the header has no such column", table: plan.table.name))
                     failed = true
                 }

@@ -77,8 +77,8 @@ public struct SeedBuilder: Sendable {
 
     /// Why this manifest can't be built, or nil.
     public static func unsupported(_ manifest: Manifest) -> SeedError? {
-        guard manifest.model != nil else { return nil }
-        return SeedError(.configuration, file: manifest.path, "building a Core Data seed (model:) is not supported yet: seedkit migrates, inspects, diffs and verifies Core Data stores; build the seed with the app for now")
+        guard manifest.model != nil, case .none = manifest.source else { return nil }
+        return SeedError(.configuration, file: manifest.path, "a Core Data seed is built by filling a template: add template: (a store the app created with this model)")
     }
 
     private func buildDatabase(at path: URL) throws(SeedError) -> (tables: [(name: String, rows: Int)], hash: String) {
@@ -157,14 +157,20 @@ public struct SeedBuilder: Sendable {
             contentHash.update(sql.utf8)
             contentHash.update([0])
         }
-        let plans = try resolveManifest(db)
+        // A Core Data template: entities and attributes map to Z tables and columns, rows get Z_ENT and Z_OPT.
+        let coreData = try CoreDataDialect.detect(db)
+        if manifest.model != nil && coreData == nil {
+            throw SeedError(.configuration, file: manifest.path, "the template is not a Core Data store (it has no Z_PRIMARYKEY and Z_METADATA): use the store the app created with this model")
+        }
+        let dialect: any StoreDialect = coreData ?? PlainSQLiteDialect()
+        let plans = try resolveManifest(db, dialect: dialect, coreData: coreData)
         let keyIndexes = try ensureUniqueKeys(db, plans: plans)
 
         var diagnostics: [Diagnostic] = []
         var counts: [(name: String, rows: Int)] = []
         for plan in plans {
             let (rows, hash) = try load(plan, db: db, diagnostics: &diagnostics)
-            counts.append((plan.table.name, rows))
+            counts.append((plan.config.name, rows))
             contentHash.update("\(plan.table.name)\n".utf8)
             contentHash.update(hash)
         }
@@ -179,6 +185,12 @@ public struct SeedBuilder: Sendable {
             throw SeedError(.invalidData, capped(diagnostics))
         }
         for index in keyIndexes { try db.execute(sql: "DROP INDEX \(quoteIdentifier(index))") }
+        if let coreData {
+            // Core Data allocates the next Z_PK from Z_MAX: move it past the rows just added.
+            for entity in coreData.entities where entity.superEntity == 0 && plans.contains(where: { $0.table.name == coreData.tableName(entity.name) }) {
+                try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = max(Z_MAX, (SELECT ifnull(max(Z_PK), 0) FROM \(quoteIdentifier(coreData.tableName(entity.name))))) WHERE Z_ENT = ?", arguments: [entity.number])
+            }
+        }
         let hash = "sha256:" + contentHash.hexDigest
         try SeedCatalog.writeSeedMetadata(db, meta: [
             ("format_version", String(SeedCatalog.formatVersion)),
@@ -201,7 +213,7 @@ public struct SeedBuilder: Sendable {
 
     /// Checks every table, column, key and ref the manifest names against the schema, and
     /// compiles each table's plan. Unknown names are configuration errors at their manifest line.
-    private func resolveManifest(_ db: Database) throws -> [TablePlan] {
+    private func resolveManifest(_ db: Database, dialect: any StoreDialect, coreData: CoreDataDialect?) throws -> [TablePlan] {
         var problems: [Diagnostic] = []
         var plans: [TablePlan] = []
         var loaded: [String: TableInfo] = [:]
@@ -210,11 +222,11 @@ public struct SeedBuilder: Sendable {
             problems.append(Diagnostic(file: manifest.path, line: line, column: column, code: .configuration, message: message))
         }
         for config in manifest.tables {
-            guard !SeedCatalog.isInternal(config.name), let table = try TableInfo.read(db, table: config.name) else {
+            guard !SeedCatalog.isInternal(config.name), let table = try TableInfo.read(db, table: dialect.tableName(config.name)) else {
                 problem(config.line, config.column, "unknown table '\(config.name)': the schema has \(available.joined(separator: ", "))")
                 continue
             }
-            for mention in config.columnMentions where table.column(mention.column) == nil {
+            for mention in config.columnMentions where table.column(dialect.columnName(mention.column)) == nil {
                 problem(mention.line, mention.column2, "table \(config.name) has no column '\(mention.column)' (it has \(table.columns.map(\.name).joined(separator: ", ")))")
             }
             if config.key.isEmpty && table.primaryKey.isEmpty {
@@ -222,12 +234,13 @@ public struct SeedBuilder: Sendable {
             }
             var references: [String: TablePlan.Reference] = [:]
             for (column, reference) in config.refs {
-                let parentInfo = try reference.table == config.name ? table : loaded[reference.table] ?? TableInfo.read(db, table: reference.table)
+                let parentTable = dialect.tableName(reference.table)
+                let parentInfo = try parentTable == table.name ? table : loaded[parentTable] ?? TableInfo.read(db, table: parentTable)
                 guard let parent = parentInfo else {
                     problem(config.line, config.column, "ref \(config.name).\(column) → \(reference): no table '\(reference.table)'")
                     continue
                 }
-                guard let parentKey = parent.column(reference.column) else {
+                guard let parentKey = parent.column(dialect.columnName(reference.column)) else {
                     problem(config.line, config.column, "ref \(config.name).\(column) → \(reference): \(parent.name) has no column '\(reference.column)'")
                     continue
                 }
@@ -235,15 +248,15 @@ public struct SeedBuilder: Sendable {
                     problem(config.line, config.column, "table \(config.name) refers to \(parent.name), which is loaded after it; list \(parent.name) first")
                 }
                 let target: String
-                if let key = table.foreignKeys.first(where: { $0.columns.count == 1 && $0.columns[0].caseInsensitiveCompare(column) == .orderedSame }), let to = key.parentColumns.first {
+                if let key = table.foreignKeys.first(where: { $0.columns.count == 1 && $0.columns[0].caseInsensitiveCompare(dialect.columnName(column)) == .orderedSame }), let to = key.parentColumns.first {
                     target = quoteIdentifier(to)
                 } else if parent.primaryKey.count == 1 {
                     target = quoteIdentifier(parent.primaryKey[0])
                 } else {
                     target = "rowid"
                 }
-                references[column.lowercased()] = TablePlan.Reference(
-                    spec: reference, keyType: parentKey.type,
+                references[dialect.columnName(column).lowercased()] = TablePlan.Reference(
+                    spec: reference, keyType: manifest.model?.columnType(entity: reference.table, attribute: reference.column) ?? dialect.columnType(parentKey),
                     lookupSQL: "SELECT \(target) FROM \(quoteIdentifier(parent.name)) WHERE \(quoteIdentifier(parentKey.name)) = ? LIMIT 1")
             }
             for check in config.checks {
@@ -251,8 +264,20 @@ public struct SeedBuilder: Sendable {
                 catch let error as DatabaseError { problem(check.line, 0, "check '\(check.sql)' is not valid SQL for \(table.name): \(error.message ?? "")") }
             }
             loaded[table.name] = table
-            plans.append(TablePlan(config: config, table: table, bound: [], slotOfSourceColumn: [], isJSON: false))
-            plans[plans.count - 1].referencesByColumn = references
+            var plan = TablePlan(config: config, table: table, bound: [], slotOfSourceColumn: [], isJSON: false)
+            plan.referencesByColumn = references
+            plan.dialect = dialect
+            if let coreData, let model = manifest.model {
+                guard let entity = coreData.entities.first(where: { $0.name == config.name }) else {
+                    problem(config.line, config.column, "entity \(config.name) is not in the template's Z_PRIMARYKEY: was the template created with this model?")
+                    continue
+                }
+                plan.constants = [("Z_ENT", String(entity.number)), ("Z_OPT", "1")]
+                for attribute in model.flattened(config.name)?.attributes ?? [] {
+                    plan.modelTypes[attribute.name] = model.columnType(entity: config.name, attribute: attribute.name)
+                }
+            }
+            plans.append(plan)
         }
         if !problems.isEmpty { throw SeedError(.configuration, problems) }
         return plans
@@ -263,7 +288,8 @@ public struct SeedBuilder: Sendable {
     private func ensureUniqueKeys(_ db: Database, plans: [TablePlan]) throws -> [String] {
         var created: [String] = []
         for plan in plans where !plan.config.key.isEmpty {
-            let key = Set(plan.config.key.map { plan.table.column($0)?.name.lowercased() ?? $0.lowercased() })
+            let keyColumns = plan.config.key.map { plan.table.column(plan.dialect.columnName($0))?.name ?? $0 }
+            let key = Set(keyColumns.map { $0.lowercased() })
             if Set(plan.table.primaryKey.map { $0.lowercased() }) == key { continue }
             var covered = false
             for index in try Row.fetchAll(db, sql: "SELECT name, \"unique\", partial FROM pragma_index_list(?)", arguments: [plan.table.name]) {
@@ -273,7 +299,7 @@ public struct SeedBuilder: Sendable {
             }
             if covered { continue }
             let name = "_seedkit_key_\(plan.table.name)"
-            try db.execute(sql: "CREATE UNIQUE INDEX \(quoteIdentifier(name)) ON \(quoteIdentifier(plan.table.name)) (\(plan.config.key.map(quoteIdentifier).joined(separator: ", ")))")
+            try db.execute(sql: "CREATE UNIQUE INDEX \(quoteIdentifier(name)) ON \(quoteIdentifier(plan.table.name)) (\(keyColumns.map(quoteIdentifier).joined(separator: ", ")))")
             created.append(name)
         }
         return created

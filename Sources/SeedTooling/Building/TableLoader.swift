@@ -41,11 +41,12 @@ final class TableLoader {
         if let statement = inserts[mask] { return statement }
         let columns = plan.bound.indices.filter { mask & (1 << UInt64($0)) != 0 }
         let sql: String
-        if columns.isEmpty {
+        if columns.isEmpty && plan.constants.isEmpty {
             sql = "INSERT INTO \(quoteIdentifier(plan.table.name)) DEFAULT VALUES"
         } else {
-            let names = columns.map { quoteIdentifier(plan.bound[$0].info.name) }.joined(separator: ", ")
-            sql = "INSERT INTO \(quoteIdentifier(plan.table.name)) (\(names)) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))"
+            let names = (plan.constants.map(\.column) + columns.map { plan.bound[$0].info.name }).map(quoteIdentifier).joined(separator: ", ")
+            let values = plan.constants.map(\.sql) + Array(repeating: "?", count: columns.count)
+            sql = "INSERT INTO \(quoteIdentifier(plan.table.name)) (\(names)) VALUES (\(values.joined(separator: ", ")))"
         }
         let statement = try db.makeStatement(sql: sql)
         inserts[mask] = statement
@@ -91,7 +92,7 @@ final class TableLoader {
                             let key = batch.value(record: record, slot: slot)
                             let reference = bound.reference.map { "\($0.spec)" } ?? "the parent"
                             diagnostics.append(Diagnostic(file: file, line: Int(batch.lines[record]), column: bound.fieldNumber, code: .unresolvedReference,
-                                message: "\(bound.info.name) '\(key.description)' matches no \(reference)", table: plan.table.name))
+                                message: "\(bound.name) '\(key.description)' matches no \(reference)", table: plan.table.name))
                         }
                         sqlite3_reset(lookupHandle)
                     } else {

@@ -5,6 +5,8 @@ import SeedRuntime
 struct TablePlan: Sendable {
     struct Bound: Sendable {
         var info: ColumnInfo
+        /// The column's name as the fixture writes it (an attribute name for Core Data), for messages.
+        var name: String
         var rules: ColumnRules?
         /// For a ref column: the parent's key column (its type converts the fixture value)
         /// and the SQL that looks the parent's id up.
@@ -26,6 +28,12 @@ struct TablePlan: Sendable {
     /// Fixture column index → slot.
     var slotOfSourceColumn: [Int]
     var isJSON: Bool
-    /// Resolved refs by lower-cased column name.
+    /// Resolved refs by lower-cased SQL column name.
     var referencesByColumn: [String: Reference] = [:]
+    /// Columns every row gets as written SQL, before the fixture's: Core Data's `Z_ENT` and `Z_OPT`.
+    var constants: [(column: String, sql: String)] = []
+    /// How the fixture's (attribute) names map to columns, and how values convert.
+    var dialect: any StoreDialect = PlainSQLiteDialect()
+    /// Fixture column (attribute) → conversion the Core Data model gives, overriding the declared type.
+    var modelTypes: [String: ColumnType] = [:]
 }

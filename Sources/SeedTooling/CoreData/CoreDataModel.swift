@@ -57,6 +57,22 @@ public struct CoreDataModel: Sendable {
 
     public func entity(_ name: String) -> Entity? { entities.first { $0.name == name } }
 
+    /// How fixture values convert for an entity's attribute; nil for relationships and unsupported types.
+    public func columnType(entity name: String, attribute: String) -> ColumnType? {
+        guard let type = flattened(name)?.attributes.first(where: { $0.name == attribute })?.type else { return nil }
+        switch type {
+        case "Integer 16", "Integer 32", "Integer 64": return .integer
+        case "Double", "Float": return .real
+        case "Decimal": return .numeric
+        case "String", "URI": return .text
+        case "Boolean": return .boolean
+        case "Date": return .referenceDate
+        case "Binary": return .blob
+        case "UUID": return .uuid
+        default: return nil
+        }
+    }
+
     /// An entity with the attributes and relationships it inherits.
     public func flattened(_ name: String) -> Entity? {
         guard var entity = entity(name) else { return nil }

@@ -41,6 +41,21 @@ public struct ColumnRules: Sendable {
         }
     }
 
+    /// These rules with `other`'s set limits on top (a manifest's rules over a model's).
+    public func merged(with other: ColumnRules) -> ColumnRules {
+        var result = self
+        result.required = required || other.required
+        result.min = other.min ?? min
+        result.max = other.max ?? max
+        result.minLength = other.minLength ?? minLength
+        result.maxLength = other.maxLength ?? maxLength
+        result.pattern = other.pattern ?? pattern
+        result.oneOf = other.oneOf ?? oneOf
+        result.after = other.after ?? after
+        result.before = other.before ?? before
+        return result
+    }
+
     /// Whether any rule needs the value as a Swift string (length, pattern, one_of, dates).
     var needsText: Bool { minLength != nil || maxLength != nil || pattern != nil || oneOf != nil || after != nil || before != nil }
 
