@@ -51,8 +51,8 @@ struct MigrationRun {
             for operation in changes.operations {
                 let table = try tableInfo(operation.table, file: migration.file)
                 switch operation {
-                case .insert(_, let rows):
-                    for row in rows { if let event = try insert(row, into: table) { events.append(event) } }
+                case .insert(let name, let rows):
+                    for row in rows { if let event = try insert(row, into: table, named: name) { events.append(event) } }
                 case .update(_, let changes):
                     for change in changes { if let event = try update(change, in: table, file: migration.file) { events.append(event) } }
                 case .delete(_, let changes):
@@ -78,7 +78,7 @@ struct MigrationRun {
 
     // MARK: - Operations
 
-    private mutating func insert(_ row: DataChanges.RowValues, into table: TableInfo) throws -> RowEvent? {
+    private mutating func insert(_ row: DataChanges.RowValues, into table: TableInfo, named name: String) throws -> RowEvent? {
         guard let values = try resolve(row, in: table) else {
             return event(.conflict, table, row: row, key: "", "a referenced row is missing (the user deleted it?); row not inserted")
         }
@@ -101,7 +101,7 @@ struct MigrationRun {
             return event(.alreadyPresent, table, row: row, key: keyText, "already present; left as it is")
         }
         do {
-            try dialect.insert(db, into: table, values: values, references: parentTables(of: table))
+            try dialect.insert(db, into: table, name: name, values: values, references: parentTables(of: table))
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
             errors.append(Diagnostic(file: row.file, line: row.line, code: constraintCode(error), message: "cannot insert \(keyText) into \(table.name): \(error.message ?? "constraint failed")", table: table.name))
             return nil

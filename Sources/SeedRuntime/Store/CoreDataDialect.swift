@@ -72,13 +72,15 @@ public struct CoreDataDialect: StoreDialect {
         column.declaredType.uppercased() == "TIMESTAMP" ? .referenceDate : column.type
     }
 
-    public func insert(_ db: Database, into table: TableInfo, values: [(column: String, value: SQLValue)], references: [String: String]) throws {
-        guard let entity = entity(forTable: table.name) else {
+    public func insert(_ db: Database, into table: TableInfo, name: String, values: [(column: String, value: SQLValue)], references: [String: String]) throws {
+        // A sub-entity's rows live in its root's table with the sub-entity's Z_ENT; keys come from the root's Z_MAX.
+        guard let entity = entities.first(where: { $0.name == name }) ?? entity(forTable: table.name) else {
             throw SeedError(.configuration, "\(table.name) is not the table of an entity in Z_PRIMARYKEY")
         }
-        let highest = try Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [entity.number]) ?? 0
+        let root = root(entity)
+        let highest = try Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [root.number]) ?? 0
         let primaryKey = highest + 1
-        try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", arguments: [primaryKey, entity.number])
+        try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", arguments: [primaryKey, root.number])
         let all = [(column: "Z_PK", value: SQLValue.integer(primaryKey)), ("Z_ENT", .integer(entity.number)), ("Z_OPT", .integer(1))] + values
         let columns = all.map { quoteIdentifier($0.column) }.joined(separator: ", ")
         let marks = Array(repeating: "?", count: all.count).joined(separator: ", ")

@@ -13,8 +13,9 @@ public protocol StoreDialect: Sendable {
     func columnName(_ name: String) -> String
     /// How values are converted for a column.
     func columnType(_ column: ColumnInfo) -> ColumnType
-    /// Inserts one row. `references` maps the row's relationship columns to their parent tables.
-    func insert(_ db: Database, into table: TableInfo, values: [(column: String, value: SQLValue)], references: [String: String]) throws
+    /// Inserts one row. `name` is the table (or entity) name the migration used; `references`
+    /// maps the row's relationship columns to their parent tables.
+    func insert(_ db: Database, into table: TableInfo, name: String, values: [(column: String, value: SQLValue)], references: [String: String]) throws
     /// Sets `values` on the row whose key columns equal `key`.
     func update(_ db: Database, table: TableInfo, key: [(column: String, value: SQLValue)], values: [(column: String, value: SQLValue)], references: [String: String]) throws
     /// Deletes the row whose key columns equal `key`.
@@ -32,7 +33,7 @@ public struct PlainSQLiteDialect: StoreDialect {
     public init() {}
     public var name: String { "sqlite" }
 
-    public func insert(_ db: Database, into table: TableInfo, values: [(column: String, value: SQLValue)], references: [String: String]) throws {
+    public func insert(_ db: Database, into table: TableInfo, name: String, values: [(column: String, value: SQLValue)], references: [String: String]) throws {
         let columns = values.map { quoteIdentifier($0.column) }.joined(separator: ", ")
         let marks = Array(repeating: "?", count: values.count).joined(separator: ", ")
         try db.cachedStatement(sql: "INSERT INTO \(quoteIdentifier(table.name)) (\(columns)) VALUES (\(marks))")
