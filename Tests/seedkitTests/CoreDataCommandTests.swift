@@ -167,3 +167,30 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
         #expect(!project.exists("seed.sqlite"))
     }
 }
+
+@Suite struct CoreDataVerifyTests {
+    @Test func relationshipCountsAndRequiredToOnesHaveTheirCodes() throws {
+        let project = try TemporaryProject(bookStore: false)
+        let contents = String(decoding: try Data(contentsOf: example.appendingPathComponent("seeds/BookStore.xcdatamodeld/BookStore.xcdatamodel/contents")), as: UTF8.self)
+        try project.write("seeds/BookStore.xcdatamodel/contents", contents
+            .replacingOccurrences(of: "<relationship name=\"books\" optional=\"YES\" toMany=\"YES\"", with: "<relationship name=\"books\" optional=\"YES\" toMany=\"YES\" minCount=\"1\" maxCount=\"2\"")
+            .replacingOccurrences(of: "<relationship name=\"category\" optional=\"YES\" maxCount=\"1\"", with: "<relationship name=\"category\" optional=\"NO\" maxCount=\"1\""))
+        try project.write("seeds/seedkit.yml", "model: BookStore.xcdatamodel\ntables:\n  BookCategory: { file: data/c.csv, key: name }\n  Book: { file: data/b.csv, key: title, refs: { category: BookCategory.name } }\n")
+        try CoreDataReference.write(into: try project.database("store.sqlite"))
+        try project.database("store.sqlite").write { db in
+            try db.execute(sql: "INSERT INTO ZBOOKCATEGORY VALUES (53, 2, 1, 'Poetry')")
+            try db.execute(sql: "INSERT INTO ZBOOK VALUES (79, 1, 1, 51, 1.0, 'A third Fiction book'), (80, 1, 1, NULL, 2.0, 'Uncategorised')")
+            try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = 53 WHERE Z_NAME = 'BookCategory'")
+        }
+        let result = try project.seedkit("verify", "store.sqlite")
+        #expect(result.status == 1)
+        #expect(result.stdout == """
+            store.sqlite: Z_PRIMARYKEY: Z_PRIMARYKEY says the highest Book Z_PK is 78, but ZBOOK has 80: the store is inconsistent, and a new row would reuse a key [2200]
+            store.sqlite: BookCategory[Fiction].books: books has 3 related rows, more than the maximum 2 [1590]
+            store.sqlite: BookCategory[Poetry].books: books has 0 related rows, fewer than the minimum 1 [1580]
+            store.sqlite: Book[Uncategorised].category: category is required but missing [1570]
+            store.sqlite: 4 problems
+
+            """, "\(result)")
+    }
+}

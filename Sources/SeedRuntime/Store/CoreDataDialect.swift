@@ -27,21 +27,35 @@ public struct CoreDataDialect: StoreDialect {
     /// - throws: ``SeedError`` (refused) when `Z_PRIMARYKEY` disagrees with the tables: a row
     ///   whose `Z_PK` is above its entity's `Z_MAX` would collide with the next row Core Data adds.
     public static func detect(_ db: Database) throws -> CoreDataDialect? {
+        guard let dialect = try read(db) else { return nil }
+        if let problem = try dialect.keyProblems(db).first {
+            throw SeedError(.refused, problem + "; nothing was written")
+        }
+        return dialect
+    }
+
+    /// The dialect of a Core Data store without judging it (for `verify`, which reports problems instead).
+    public static func read(_ db: Database) throws -> CoreDataDialect? {
         guard try db.tableExists("Z_PRIMARYKEY"), try db.tableExists("Z_METADATA") else { return nil }
         let entities = try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY ORDER BY Z_ENT").map { row in
             Entity(number: row[0], name: row[1], superEntity: row[2] ?? 0)
         }
-        let dialect = CoreDataDialect(entities: entities)
+        return CoreDataDialect(entities: entities)
+    }
+
+    /// Root entities whose table holds a Z_PK above their Z_MAX: a new row would reuse a key.
+    public func keyProblems(_ db: Database) throws -> [String] {
+        var problems: [String] = []
         for entity in entities where entity.superEntity == 0 {
-            let table = dialect.tableName(entity.name)
+            let table = tableName(entity.name)
             guard try db.tableExists(table) else { continue }
             let highest = try Int64.fetchOne(db, sql: "SELECT max(Z_PK) FROM \(quoteIdentifier(table))") ?? 0
             let recorded = try Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [entity.number]) ?? 0
             if highest > recorded {
-                throw SeedError(.refused, "Z_PRIMARYKEY says the highest \(entity.name) Z_PK is \(recorded), but \(table) has \(highest): the store is inconsistent, and a new row would reuse a key; nothing was written")
+                problems.append("Z_PRIMARYKEY says the highest \(entity.name) Z_PK is \(recorded), but \(table) has \(highest): the store is inconsistent, and a new row would reuse a key")
             }
         }
-        return dialect
+        return problems
     }
 
     /// The entity whose root's table is `table`, for a row written there (the root itself).

@@ -31,7 +31,9 @@ public enum StoreVerifier {
         }
         guard let manifest else { return findings }
         // A Core Data manifest names entities and attributes: the dialect maps them to Z tables and columns.
-        let dialect: any StoreDialect = try CoreDataDialect.detect(db) ?? PlainSQLiteDialect()
+        let coreData = try CoreDataDialect.read(db)
+        for problem in try coreData?.keyProblems(db) ?? [] { findings.append(Finding(table: "Z_PRIMARYKEY", code: .storeRefused, message: problem)) }
+        let dialect: any StoreDialect = coreData ?? PlainSQLiteDialect()
         for table in manifest.tables {
             guard let info = try TableInfo.read(db, table: dialect.tableName(table.name)) else {
                 findings.append(Finding(table: table.name, code: .configuration, message: "the manifest names table \(table.name), which the store does not have"))
@@ -53,6 +55,9 @@ public enum StoreVerifier {
                     }
                 }
             }
+            if let model = manifest.model, let entity = model.flattened(table.name), dialect is CoreDataDialect {
+                findings += try relationshipFindings(db, entity: entity, model: model, table: info, keySQL: keySQL, dialect: dialect)
+            }
             for check in table.checks {
                 do {
                     let cursor = try Row.fetchCursor(db, sql: "SELECT \(keySQL) FROM \(quoteIdentifier(info.name)) WHERE NOT (\(check.sql)) ORDER BY rowid")
@@ -62,6 +67,40 @@ public enum StoreVerifier {
                     }
                 } catch let error as DatabaseError {
                     findings.append(Finding(table: info.name, code: .configuration, message: "check '\(check.sql)' does not run on this store: \(error.message ?? "")"))
+                }
+            }
+        }
+        return findings
+    }
+
+    /// A Core Data model's relationship rules: a non-optional to-one must be set (1570); a
+    /// to-many's related rows, counted through its inverse, must be within minCount (1580) and maxCount (1590).
+    private static func relationshipFindings(_ db: Database, entity: CoreDataModel.Entity, model: CoreDataModel, table: TableInfo, keySQL: String, dialect: any StoreDialect) throws -> [Finding] {
+        var findings: [Finding] = []
+        func key(_ row: Row, from index: Int) -> String {
+            (index..<row.count).map { SQLValue.fromDatabaseValue(row[$0])?.display ?? "NULL" }.joined(separator: ", ")
+        }
+        for relationship in entity.relationships {
+            if !relationship.toMany {
+                guard !relationship.optional, table.column(dialect.columnName(relationship.name)) != nil else { continue }
+                for row in try Row.fetchAll(db, sql: "SELECT \(keySQL) FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(dialect.columnName(relationship.name))) IS NULL ORDER BY Z_PK") {
+                    findings.append(Finding(table: entity.name, key: key(row, from: 0), column: relationship.name, code: .missingRequired, message: "\(relationship.name) is required but missing"))
+                }
+                continue
+            }
+            guard relationship.minCount != nil || relationship.maxCount != nil, let inverse = relationship.inverseName,
+                  let destination = model.flattened(relationship.destination), let back = destination.relationships.first(where: { $0.name == inverse }), !back.toMany else { continue }
+            let children = quoteIdentifier(dialect.tableName(destination.name))
+            let sql = "SELECT (SELECT count(*) FROM \(children) AS c WHERE c.\(quoteIdentifier(dialect.columnName(inverse))) = p.Z_PK), \(keySQL) FROM \(quoteIdentifier(table.name)) AS p ORDER BY p.Z_PK"
+            for row in try Row.fetchAll(db, sql: sql) {
+                let count: Int = row[0]
+                if let minimum = relationship.minCount, count < minimum {
+                    findings.append(Finding(table: entity.name, key: key(row, from: 1), column: relationship.name, code: .tooFewRelated,
+                        message: "\(relationship.name) has \(count) related row\(count == 1 ? "" : "s"), fewer than the minimum \(minimum)"))
+                }
+                if let maximum = relationship.maxCount, count > maximum {
+                    findings.append(Finding(table: entity.name, key: key(row, from: 1), column: relationship.name, code: .tooManyRelated,
+                        message: "\(relationship.name) has \(count) related rows, more than the maximum \(maximum)"))
                 }
             }
         }
