@@ -194,3 +194,29 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
             """, "\(result)")
     }
 }
+
+@Suite struct CoreDataInspectTests {
+    @Test func entitiesAndTheirRowsInTheAppsTerms() throws {
+        let project = try TemporaryProject(bookStore: false)
+        try CoreDataReference.write(into: try project.database("store.sqlite"))
+        try project.database("store.sqlite").write { db in
+            try db.execute(sql: "ALTER TABLE ZBOOK ADD COLUMN ZPUBLISHED TIMESTAMP")
+            try db.execute(sql: "UPDATE ZBOOK SET ZPUBLISHED = 86400 WHERE Z_PK = 76")
+        }
+        let manifest = example.appendingPathComponent("seeds/seedkit.yml").path
+        let summary = try project.seedkit("inspect", "store.sqlite")
+        #expect(summary.stdout.contains("entity        rows\n------------  ----\nBook          3\nBookCategory  2\nPage          0\n"), "\(summary)")
+        let rows = try project.seedkit("inspect", "store.sqlite", "Book", "--manifest", manifest)
+        #expect(rows.stdout == """
+            id  category   price  title            published
+            --  ---------  -----  ---------------  --------------------
+            76  Fiction    10.0   The first book   2001-01-02T00:00:00Z
+            77  Fiction    15.0   The second book  NULL
+            78  Biography  10.0   The third book   NULL
+
+            """, "\(rows)")
+        // Without a manifest: column names without Z, relationships as the target's Z_PK.
+        let bare = try project.seedkit("inspect", "store.sqlite", "Book", "--manifest", "none", "--where", "ZPRICE > 10", "--format", "csv")
+        #expect(bare.stdout == "id,category,price,title,published\r\n77,51,15.0,The second book,\r\n")
+    }
+}

@@ -27,6 +27,8 @@ public struct StoreSummary: Sendable {
     public var meta: [String: String]
     public var ledger: [LedgerEntry]
     public var integrity: Integrity
+    /// For a Core Data store: each entity of Z_PRIMARYKEY with its rows (by Z_ENT).
+    public var entities: [(name: String, rows: Int)] = []
 }
 
 /// Read-only questions about a store: its summary and its rows.
@@ -65,10 +67,55 @@ public enum StoreInspector {
                 ? "page count matches the file size; run with --check (or seedkit verify) for a full check"
                 : "the header says \(expected) bytes, the file has \(fileSize)")
         }
-        return StoreSummary(
+        var summary = StoreSummary(
             path: path, kind: kind, fileSize: fileSize, pageSize: pageSize, pageCount: pageCount,
             journalMode: wal ? "wal" : "rollback journal", tables: tables, meta: meta,
             ledger: try MigrationLedger.entries(db), integrity: integrity)
+        if let coreData = try CoreDataDialect.read(db) {
+            for entity in coreData.entities {
+                let table = coreData.tableName(entity.name)
+                guard try db.tableExists(table) else { continue }
+                let rows = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(quoteIdentifier(table)) WHERE Z_ENT = ?", arguments: [entity.number]) ?? 0
+                summary.entities.append((entity.name, rows))
+            }
+        }
+        return summary
+    }
+
+    /// Rows of a Core Data entity in the app's terms: attribute names (the model's when given,
+    /// else the column names without `Z`), to-one relationships as the target's key when a ref
+    /// names it (else its `Z_PK`), dates as ISO 8601; only rows of this entity (by `Z_ENT`).
+    /// `filter` is SQL over the store's columns (`ZPRICE > 10`).
+    public static func entityRows(_ db: Database, entity name: String, model: CoreDataModel?, refs: [String: TableSpec.Reference], filter: String? = nil, limit: Int? = nil) throws -> Tabular? {
+        guard let coreData = try CoreDataDialect.read(db), let entity = coreData.entities.first(where: { $0.name == name }),
+              let info = try TableInfo.read(db, table: coreData.tableName(name)) else { return nil }
+        let modelEntity = model?.flattened(name)
+        var names: [String] = ["id"]
+        var expressions: [String] = ["t.Z_PK"]
+        for column in info.columns where !["Z_PK", "Z_ENT", "Z_OPT"].contains(column.name) && !column.name.hasPrefix("Z_FOK_") {
+            let attribute = modelEntity.flatMap { entity in
+                (entity.attributes.map(\.name) + entity.relationships.filter { !$0.toMany }.map(\.name)).first { coreData.columnName($0) == column.name }
+            } ?? String(column.name.dropFirst()).lowercased()
+            names.append(attribute)
+            if let reference = refs[attribute], let parent = try TableInfo.read(db, table: coreData.tableName(reference.table)) {
+                expressions.append("(SELECT p.\(quoteIdentifier(coreData.columnName(reference.column))) FROM \(quoteIdentifier(parent.name)) AS p WHERE p.Z_PK = t.\(quoteIdentifier(column.name)))")
+            } else if coreData.columnType(column) == .referenceDate {
+                expressions.append("strftime('%Y-%m-%dT%H:%M:%SZ', t.\(quoteIdentifier(column.name)) + 978307200, 'unixepoch')")
+            } else {
+                expressions.append("t.\(quoteIdentifier(column.name))")
+            }
+        }
+        let whereClause = " WHERE t.Z_ENT = \(entity.number)" + (filter.map { " AND (\($0))" } ?? "")
+        do {
+            let from = "FROM \(quoteIdentifier(info.name)) AS t\(whereClause)"
+            let rows = try Row.fetchAll(db, sql: "SELECT \(expressions.joined(separator: ", ")) \(from) ORDER BY t.Z_PK" + (limit.map { " LIMIT \($0)" } ?? ""))
+                .map { row in (0..<row.count).map { SQLValue.fromDatabaseValue(row[$0]) ?? .null } }
+            var omitted = 0
+            if let limit, rows.count == limit { omitted = (try Int.fetchOne(db, sql: "SELECT count(*) \(from)") ?? rows.count) - rows.count }
+            return Tabular(columns: names, rows: rows, omitted: omitted)
+        } catch let error as DatabaseError {
+            throw SeedError(.configuration, "the query failed: \(error.message ?? "\(error)")\(filter.map { " (--where \($0))" } ?? "")")
+        }
     }
 
     /// Rows of a table, in primary key (or rowid) order.

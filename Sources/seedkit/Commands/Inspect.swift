@@ -22,6 +22,8 @@ extension SeedTool {
         var columns: String?
         @Flag(name: .long, help: "Run PRAGMA quick_check whatever the store's size (by default only up to 64 MB).")
         var check = false
+        @Option(name: .long, help: ArgumentHelp("A manifest whose model and refs name a Core Data store's attributes (default: seeds/seedkit.yml when present).", valueName: "path"))
+        var manifest: String = "seeds/seedkit.yml"
         @OptionGroup var output: OutputOptions
 
         func validate() throws {
@@ -38,9 +40,17 @@ extension SeedTool {
                 do {
                     if let table {
                         let defaultLimit = Output.stdoutIsTerminal && (output.format == .table || output.format == .markdown) ? 50 : nil
-                        let rows = try queue.read { db in
-                            try StoreInspector.rows(db, table: table, filter: filter, limit: limit ?? defaultLimit,
-                                                    columns: columns?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+                        let loaded = FileManager.default.fileExists(atPath: manifest) ? try? Manifest.load(path: manifest) : nil
+                        var refs: [String: TableSpec.Reference] = [:]
+                        for spec in loaded?.tables ?? [] where spec.name == table { refs = spec.refs }
+                        let rows = try queue.read { db -> Tabular in
+                            // A Core Data entity name shows the entity's rows in the app's terms.
+                            if columns == nil, try !db.tableExists(table),
+                               let entityRows = try StoreInspector.entityRows(db, entity: table, model: loaded?.model, refs: refs, filter: filter, limit: limit ?? defaultLimit) {
+                                return entityRows
+                            }
+                            return try StoreInspector.rows(db, table: table, filter: filter, limit: limit ?? defaultLimit,
+                                                           columns: columns?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
                         }
                         print(output.renderer.render(rows), terminator: "")
                     } else {
@@ -73,6 +83,7 @@ extension SeedTool {
                     ("formatVersion", summary.meta["format_version"].map { .string($0) } ?? .null),
                     ("contentHash", summary.meta["content_hash"].map { .string($0) } ?? .null),
                     ("tables", .array(summary.tables.map { .object([("name", .string($0.name)), ("rows", .int($0.rows))]) })),
+                    ("entities", .array(summary.entities.map { .object([("name", .string($0.name)), ("rows", .int($0.rows))]) })),
                     ("migrations", .array(summary.ledger.map { entry in
                         .object([("number", .int(entry.number)), ("name", .string(entry.name)), ("origin", .string(entry.origin.rawValue)),
                                  ("appliedAt", entry.appliedAt.map { .string($0) } ?? .null), ("checksum", .string(entry.checksum))])
@@ -94,6 +105,9 @@ extension SeedTool {
                     : "FAILED (\(summary.integrity.method)): \(summary.integrity.detail)"))
                 for (label, value) in facts { out += "  \(label.padding(toLength: 13, withPad: " ", startingAt: 0)) \(value)\n" }
                 out += "\n" + output.renderer.render(tables)
+                if !summary.entities.isEmpty {
+                    out += "\n" + output.renderer.render(Tabular(columns: ["entity", "rows"], rows: summary.entities.map { [.text($0.name), .integer(Int64($0.rows))] }))
+                }
                 if !summary.ledger.isEmpty { out += "\n" + output.renderer.render(ledger) }
                 return out
             }
