@@ -195,6 +195,18 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
     }
 }
 
+@Test func releaseCommandsRefuseCoreDataProjectsInsteadOfPassingVacuously() throws {
+    let project = try TemporaryProject(bookStore: false)
+    let manifest = example.appendingPathComponent("seeds/seedkit.yml").path
+    try CoreDataReference.write(into: try project.database("old.sqlite"))
+    for arguments in [["check-upgrade", "old.sqlite", "--manifest", manifest], ["new-migration", "x", "--from", "old.sqlite", "--manifest", manifest]] {
+        let result = try runSeedkit(arguments, in: project.root)
+        #expect(result.status == 2, "\(arguments): \(result)")
+        #expect(result.stderr.contains("do not support Core Data projects (model:) yet"))
+    }
+    #expect(project.listing("migrations").isEmpty)
+}
+
 @Suite struct CoreDataInspectTests {
     @Test func entitiesAndTheirRowsInTheAppsTerms() throws {
         let project = try TemporaryProject(bookStore: false)

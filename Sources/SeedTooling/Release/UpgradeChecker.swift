@@ -37,8 +37,16 @@ public struct UpgradeChecker: Sendable {
         public var passed: Bool { divergences.isEmpty && lostEdits.isEmpty }
     }
 
+    /// Why this project can't be checked (or have migrations generated) yet, or nil. Core Data
+    /// projects are refused rather than compared under the wrong names, which would pass vacuously.
+    public static func unsupported(_ manifest: Manifest) -> SeedError? {
+        guard manifest.model != nil else { return nil }
+        return SeedError(.configuration, file: manifest.path, "check-upgrade and new-migration --from do not support Core Data projects (model:) yet; write the migration by entity and attribute, and check it on a copy of the old store with seedkit migrate and seedkit diff")
+    }
+
     /// Checks each old seed against `fresh`, a seed built from the current fixtures.
     public func check(_ oldSeeds: [String], fresh: URL) throws -> [Outcome] {
+        if let error = Self.unsupported(manifest) { throw error }
         let migrator = try SeedMigrator(migrations: migrations)
         var options = SeedMigrator.Options(tables: manifest.tables.map(\.spec), validator: ManifestValidator(manifest: manifest))
         options.now = Date(timeIntervalSince1970: 0)
@@ -73,6 +81,7 @@ public struct UpgradeChecker: Sendable {
     /// An in-memory copy of `seed` with every migration applied, as an existing user's store
     /// would be after upgrading. `new-migration --from` starts from it.
     public func migratedCopy(of seed: String) throws -> DatabaseQueue {
+        if let error = Self.unsupported(manifest) { throw error }
         let store = try copy(seed)
         var options = SeedMigrator.Options(tables: manifest.tables.map(\.spec), validator: ManifestValidator(manifest: manifest))
         options.now = Date(timeIntervalSince1970: 0)
