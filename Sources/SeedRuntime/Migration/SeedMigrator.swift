@@ -132,6 +132,10 @@ public struct SeedMigrator: Sendable {
         } catch let error as SeedError {
             throw error
         } catch {
+            // After a failed write (disk full, I/O error) SQLite can leave the rollback to the next
+            // reader, as a hot journal beside a grown file. Read once now, so that the store is
+            // back to its exact bytes when we return, not only when someone next opens it.
+            _ = try? writer.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
             throw SeedError(databaseError: error)
         }
     }

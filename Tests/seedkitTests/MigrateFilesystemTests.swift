@@ -1,0 +1,75 @@
+import Foundation
+import GRDB
+import SeedRuntime
+import SeedTestSupport
+import Testing
+
+/// A small tmpfs of its own, so a test can fill it up or make it read-only. Needs root (CI and
+/// the development machines run as root); where mounting is impossible the tests say so.
+private final class SmallFilesystem {
+    let url: URL
+
+    init?(kilobytes: Int) {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("seedkit-fs-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        guard Self.run(["mount", "-t", "tmpfs", "-o", "size=\(kilobytes)k", "tmpfs", url.path]) else {
+            try? FileManager.default.removeItem(at: url)
+            return nil
+        }
+    }
+
+    func remountReadOnly() -> Bool { Self.run(["mount", "-o", "remount,ro", url.path]) }
+
+    deinit {
+        _ = Self.run(["umount", url.path])
+        try? FileManager.default.removeItem(at: url)
+    }
+
+    static func run(_ arguments: [String]) -> Bool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }
+
+    static let available: Bool = SmallFilesystem(kilobytes: 64) != nil
+}
+
+@Suite(.serialized, .enabled(if: SmallFilesystem.available, "needs to mount a tmpfs (root)"))
+struct MigrateFilesystemTests {
+    @Test func aFullDiskFailsCleanlyAndLeavesTheStoreAsItWas() throws {
+        let project = try TemporaryProject.withUserStore()
+        let filesystem = try #require(SmallFilesystem(kilobytes: 160))
+        let store = filesystem.url.appendingPathComponent("user.sqlite")
+        try FileManager.default.copyItem(atPath: project.path("user.sqlite"), toPath: store.path)
+        let before = try #require(FileManager.default.contents(atPath: store.path))
+        var rows = "insert:\n  books:\n"
+        for index in 0..<300 { rows += "    - { title: \"\(String(repeating: "long title ", count: 150)) \(index)\", price: 1, category_id: Fiction }\n" }
+        try project.write("migrations/0002-too-big.yml", rows)
+        let result = try project.seedkit("migrate", store.path)
+        #expect(result.status == 4, "\(result)")
+        #expect(result.stderr.contains("the disk is full"), "\(result)")
+        #expect(result.stderr.contains("nothing was written"))
+        #expect(FileManager.default.contents(atPath: store.path) == before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: filesystem.url.path) == ["user.sqlite"], "no journal left behind")
+    }
+
+    @Test func aReadOnlyStoreFailsCleanlyAndIsNotChanged() throws {
+        let project = try TemporaryProject.withUserStore()
+        let filesystem = try #require(SmallFilesystem(kilobytes: 512))
+        let store = filesystem.url.appendingPathComponent("user.sqlite")
+        try FileManager.default.copyItem(atPath: project.path("user.sqlite"), toPath: store.path)
+        let before = try #require(FileManager.default.contents(atPath: store.path))
+        #expect(filesystem.remountReadOnly())
+        let result = try project.seedkit("migrate", store.path)
+        #expect(result.status == 4, "\(result)")
+        #expect(result.stderr.contains("read-only"), "\(result)")
+        #expect(FileManager.default.contents(atPath: store.path) == before)
+        // Reading still works on a read-only store.
+        #expect(try project.seedkit("status", store.path).stdout.contains("pending"))
+    }
+}
