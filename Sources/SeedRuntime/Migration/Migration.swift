@@ -51,7 +51,13 @@ public struct Migration: Sendable, Equatable {
     public static func checksum(sql: String) -> String { "sha256:" + SHA256.hex(sql.utf8) }
 
     /// See ``checksum(sql:)``.
-    public static func checksum(of document: DocNode) -> String { "sha256:" + SHA256.hex(document.jsonText.utf8) }
+    public static func checksum(of document: DocNode) -> String {
+        var bytes: [UInt8] = []
+        document.writeJSON(into: &bytes)
+        var hash = SHA256()
+        bytes.withUnsafeBytes { hash.update(buffer: $0) }
+        return "sha256:" + hash.hexDigest
+    }
 
     /// Builds a migration from a file's name and parsed content.
     public static func make(fileName: String, file: String, document: DocNode) throws(SeedError) -> Migration {

@@ -43,15 +43,53 @@ public struct DocNode: Sendable, Equatable {
 
     /// Compact JSON text for this value, keys in their written order.
     public var jsonText: String {
+        var bytes: [UInt8] = []
+        writeJSON(into: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends ``jsonText``'s UTF-8 to `bytes`, without building intermediate strings.
+    public func writeJSON(into bytes: inout [UInt8]) {
         switch value {
-        case .null: return "null"
-        case .bool(let flag): return flag ? "true" : "false"
-        case .integer(let number): return String(number)
-        case .real(let number): return String(number)
-        case .string(let text): return DocNode.quote(text)
-        case .array(let items): return "[" + items.map(\.jsonText).joined(separator: ",") + "]"
-        case .object(let entries): return "{" + entries.map { DocNode.quote($0.key) + ":" + $0.node.jsonText }.joined(separator: ",") + "}"
+        case .null: bytes += "null".utf8
+        case .bool(let flag): bytes += (flag ? "true" : "false").utf8
+        case .integer(let number): bytes += String(number).utf8
+        case .real(let number): bytes += String(number).utf8
+        case .string(let text): DocNode.writeQuoted(text, into: &bytes)
+        case .array(let items):
+            bytes.append(UInt8(ascii: "["))
+            for (index, item) in items.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                item.writeJSON(into: &bytes)
+            }
+            bytes.append(UInt8(ascii: "]"))
+        case .object(let entries):
+            bytes.append(UInt8(ascii: "{"))
+            for (index, entry) in entries.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                DocNode.writeQuoted(entry.key, into: &bytes)
+                bytes.append(UInt8(ascii: ":"))
+                entry.node.writeJSON(into: &bytes)
+            }
+            bytes.append(UInt8(ascii: "}"))
         }
+    }
+
+    /// Appends `text` as a JSON string literal (the same bytes as ``quote(_:)``).
+    static func writeQuoted(_ text: String, into bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
+            case UInt8(ascii: "\\"): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
+            case 0x0A: bytes += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
+            case 0x0D: bytes += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
+            case 0x09: bytes += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
+            case 0..<0x20: bytes += "\\u".utf8; bytes += String(byte, radix: 16).leftPadded(to: 4).utf8
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
     }
 
     /// A JSON string literal for `text`.
