@@ -22,16 +22,13 @@ extension SeedTool {
         var table: String?
         @Flag(name: .long, help: "Exit 1 when the stores differ.")
         var exitCode = false
-        @Option(name: .long, help: ArgumentHelp("The manifest whose keys match rows (default: seeds/seedkit.yml when present).", valueName: "path"))
-        var manifest: String = "seeds/seedkit.yml"
+        @OptionGroup var manifest: OptionalManifestOption
         @OptionGroup var output: OutputOptions
 
         func run() throws {
             let diff = try reporting(.human) {
                 var keys: [String: [String]] = [:]
-                if FileManager.default.fileExists(atPath: manifest) {
-                    for table in try Manifest.load(path: manifest).tables where !table.key.isEmpty { keys[table.name] = table.key }
-                }
+                for table in try manifest.load()?.tables ?? [] where !table.key.isEmpty { keys[table.name] = table.key }
                 let first = try StoreAccess.openReadOnly(a)
                 let second = try StoreAccess.openReadOnly(b)
                 defer {

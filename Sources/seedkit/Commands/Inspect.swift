@@ -22,8 +22,7 @@ extension SeedTool {
         var columns: String?
         @Flag(name: .long, help: "Run PRAGMA quick_check whatever the store's size (by default only up to 64 MB).")
         var check = false
-        @Option(name: .long, help: ArgumentHelp("A manifest whose model and refs name a Core Data store's attributes (default: seeds/seedkit.yml when present).", valueName: "path"))
-        var manifest: String = "seeds/seedkit.yml"
+        @OptionGroup var manifest: OptionalManifestOption
         @OptionGroup var output: OutputOptions
 
         func validate() throws {
@@ -40,7 +39,7 @@ extension SeedTool {
                 do {
                     if let table {
                         let defaultLimit = Output.stdoutIsTerminal && (output.format == .table || output.format == .markdown) ? 50 : nil
-                        let loaded = FileManager.default.fileExists(atPath: manifest) ? try? Manifest.load(path: manifest) : nil
+                        let loaded = try manifest.load()
                         var refs: [String: TableSpec.Reference] = [:]
                         for spec in loaded?.tables ?? [] where spec.name == table { refs = spec.refs }
                         let rows = try queue.read { db -> Tabular in

@@ -12,13 +12,14 @@ extension SeedTool {
 
         @Argument(help: "The store.")
         var store: String
-        @Option(name: .long, help: ArgumentHelp("The manifest whose rules apply (default: seeds/seedkit.yml when present).", valueName: "path"))
-        var manifest: String = "seeds/seedkit.yml"
+        @OptionGroup var manifest: OptionalManifestOption
         @OptionGroup var output: OutputOptions
 
         func run() throws {
+            var checkedRules = false
             let findings = try reporting(.human) {
-                let manifest = FileManager.default.fileExists(atPath: manifest) ? try Manifest.load(path: manifest) : nil
+                let manifest = try self.manifest.load()
+                checkedRules = manifest != nil
                 let queue = try StoreAccess.openReadOnly(store)
                 defer { try? queue.close() }
                 do { return try queue.read { db in try StoreVerifier.verify(db, manifest: manifest) } }
@@ -34,7 +35,7 @@ extension SeedTool {
                     let place = [finding.table, finding.key.map { "[\($0)]" }, finding.column.map { ".\($0)" }].compactMap { $0 }.joined()
                     print("\(store): \(place.isEmpty ? "" : place + ": ")\(finding.message) [\(finding.code.rawValue)]")
                 }
-                print(findings.isEmpty ? "\(store): ok (integrity, foreign keys\(FileManager.default.fileExists(atPath: manifest) ? ", rules and checks" : ""))" : "\(store): \(findings.count) problem\(findings.count == 1 ? "" : "s")")
+                print(findings.isEmpty ? "\(store): ok (integrity, foreign keys\(checkedRules ? ", rules and checks" : ""))" : "\(store): \(findings.count) problem\(findings.count == 1 ? "" : "s")")
             } else {
                 print(output.renderer.render(tabular), terminator: "")
             }

@@ -53,3 +53,14 @@ enum Output {
     static var stderrIsTerminal: Bool { isatty(2) == 1 }
     static var stdoutIsTerminal: Bool { isatty(1) == 1 }
 }
+
+/// `--manifest PATH` for commands that read stores and use a manifest when there is one.
+struct OptionalManifestOption: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("The manifest whose keys, refs, rules and model apply (default: seeds/seedkit.yml when present).", valueName: "path"))
+    var manifest: String = "seeds/seedkit.yml"
+
+    /// The manifest, or nil when there is no file there. A file that is there must be valid.
+    func load() throws(SeedError) -> Manifest? {
+        FileManager.default.fileExists(atPath: manifest) ? try Manifest.load(path: manifest) : nil
+    }
+}
