@@ -10,8 +10,9 @@ extension SeedTool {
             abstract: "Show rows added, removed and changed between two stores, table by table.",
             discussion: """
                 Rows are matched by natural key: the manifest's (when there is one), else the keys the seed recorded, \
-                else the primary key. Values of different types differ (10 and 10.0). Read-only. Exits 0 unless \
-                --exit-code is given; then 1 means the stores differ.
+                else the primary key. Matched by natural key, ids SQLite assigned are left out and refs compare by the \
+                parent's key. Values of different types differ (10 and 10.0). Read-only. Exits 0 unless --exit-code is \
+                given; then 1 means the stores differ.
                 """)
 
         @Argument(help: "The old store.")
@@ -27,8 +28,6 @@ extension SeedTool {
 
         func run() throws {
             let diff = try reporting(.human) {
-                var keys: [String: [String]] = [:]
-                for table in try manifest.load()?.tables ?? [] where !table.key.isEmpty { keys[table.name] = table.key }
                 let first = try StoreAccess.openReadOnly(a)
                 let second = try StoreAccess.openReadOnly(b)
                 defer {
@@ -37,7 +36,13 @@ extension SeedTool {
                 }
                 do {
                     if let table, try !first.read({ db in try db.tableExists(table) }) { throw SeedError(.configuration, file: a, "no table '\(table)'") }
-                    return try StoreDiff.compare(first, second, keys: keys, only: table)
+                    // With natural keys (the manifest's, or those the seed recorded), compare as the app sees
+                    // rows: ids SQLite assigned are left out and refs compare by the parent's key.
+                    let specs = try manifest.load()?.tables.map(\.spec) ?? first.read { db in try SeedCatalog.tableSpecs(db) } ?? []
+                    var keys: [String: [String]] = [:]
+                    for spec in specs where !spec.key.isEmpty { keys[spec.name] = spec.key }
+                    let semantics = try first.read { db in try StoreDiff.Semantics.of(specs.filter { !$0.key.isEmpty }, in: db) }
+                    return try StoreDiff.compare(first, second, keys: keys, only: table, semantics: semantics)
                 } catch let error as SeedError {
                     throw error
                 } catch {
