@@ -129,3 +129,31 @@ import Testing
         #expect(header[header.startIndex + 18] == 1, "the seed is in rollback-journal mode even though the template was WAL")
     }
 }
+
+@Suite struct BuildInterruptionTests {
+    @Test(arguments: [SIGINT, SIGTERM])
+    func anInterruptedBuildLeavesNothingBehind(signalNumber: Int32) throws {
+        let project = try TemporaryProject()
+        try project.seedkit("build")
+        let earlier = try #require(project.read("build/seed.sqlite"))
+        var csv = "title,price,category_id\n"
+        for index in 0..<300_000 { csv += "Book number \(index),\(index % 900),Fiction\n" }
+        try project.write("seeds/data/books.csv", csv)
+        let process = Process()
+        process.executableURL = seedkitBinary
+        process.arguments = ["build"]
+        process.currentDirectoryURL = project.root
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Wait until the build is writing its temporary file, then interrupt it.
+        let deadline = Date().addingTimeInterval(20)
+        while !project.listing("build").contains(where: { $0.hasSuffix(".tmp") }) && process.isRunning && Date() < deadline { usleep(5_000) }
+        #expect(process.isRunning, "the build was still running when interrupted")
+        kill(process.processIdentifier, signalNumber)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 128 + signalNumber)
+        #expect(project.listing("build") == ["seed.sqlite"], "no temporary file is left")
+        #expect(project.read("build/seed.sqlite") == earlier, "the earlier output is untouched")
+    }
+}

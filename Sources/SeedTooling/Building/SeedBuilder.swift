@@ -45,7 +45,7 @@ public struct SeedBuilder: Sendable {
         let directory = output.deletingLastPathComponent()
         do { try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true) }
         catch { throw SeedError(.io, file: output.path, "cannot create the output folder: \(error.localizedDescription)") }
-        let temporary = directory.appendingPathComponent(".\(output.lastPathComponent).seedkit-\(ProcessInfo.processInfo.processIdentifier).tmp")
+        let temporary = Self.temporaryURL(for: output)
         removeDatabaseFiles(temporary)
         defer { removeDatabaseFiles(temporary) }
         let (tables, hash) = try buildDatabase(at: temporary)
@@ -56,6 +56,12 @@ public struct SeedBuilder: Sendable {
         try? SeedInstaller.fsync(path: directory.path)
         let size = (try? FileManager.default.attributesOfItem(atPath: output.path)[.size] as? Int) ?? 0
         return Summary(tables: tables, bytes: size ?? 0, seconds: Date().timeIntervalSince(start), contentHash: hash, migrations: migrations.count)
+    }
+
+    /// Where a build of `output` writes before the rename: a hidden file beside it, named
+    /// after this process, so that an interrupted build can be cleaned up (see the CLI).
+    public static func temporaryURL(for output: URL) -> URL {
+        output.deletingLastPathComponent().appendingPathComponent(".\(output.lastPathComponent).seedkit-\(ProcessInfo.processInfo.processIdentifier).tmp")
     }
 
     /// Builds into a temporary file and compares it byte for byte with `output`.

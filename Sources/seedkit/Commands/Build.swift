@@ -36,6 +36,8 @@ extension SeedTool {
                     if !fresh { throw ExitCode(1) }
                     return
                 }
+                let interruption = Interruption(cleaning: SeedBuilder.temporaryURL(for: target))
+                defer { interruption.stop() }
                 let bar = ProgressBar(enabled: Output.stderrIsTerminal && format.format == .human)
                 builder.progress = { table, rows, read, size in bar.update(table: table, rows: rows, read: read, size: size) }
                 let summary = try builder.build(to: target)
@@ -68,6 +70,32 @@ extension SeedTool {
                 print("  content hash \(summary.contentHash)")
             }
         }
+    }
+}
+
+/// Removes a build's temporary file when the build is interrupted (Ctrl-C, or SIGTERM from a CI
+/// runner), then exits 130 or 143 as shells expect: an interrupted build leaves nothing behind.
+final class Interruption: @unchecked Sendable {
+    private var sources: [any DispatchSourceSignal] = []
+
+    init(cleaning temporary: URL) {
+        for number in [SIGINT, SIGTERM] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                for suffix in ["", "-journal"] { unlink(temporary.path + suffix) }
+                Output.standardError("\ninterrupted: nothing was written\n")
+                _exit(128 + number)
+            }
+            source.resume()
+            sources.append(source)
+        }
+    }
+
+    func stop() {
+        for source in sources { source.cancel() }
+        signal(SIGINT, SIG_DFL)
+        signal(SIGTERM, SIG_DFL)
     }
 }
 
