@@ -195,16 +195,29 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
     }
 }
 
-@Test func releaseCommandsRefuseCoreDataProjectsInsteadOfPassingVacuously() throws {
+@Test func theReleaseWorkflowWorksForCoreDataProjectsInTheModelsNames() throws {
     let project = try TemporaryProject(bookStore: false)
-    let manifest = example.appendingPathComponent("seeds/seedkit.yml").path
-    try CoreDataReference.write(into: try project.database("old.sqlite"))
-    for arguments in [["check-upgrade", "old.sqlite", "--manifest", manifest], ["new-migration", "x", "--from", "old.sqlite", "--manifest", manifest]] {
-        let result = try runSeedkit(arguments, in: project.root)
-        #expect(result.status == 2, "\(arguments): \(result)")
-        #expect(result.stderr.contains("do not support Core Data projects (model:) yet"))
+    for item in ["BookStore.xcdatamodeld", "empty.sqlite", "seedkit.yml", "data/categories.csv"] {
+        try FileManager.default.copyItem(at: example.appendingPathComponent("seeds/\(item)"), to: project.url("seeds/\(item)"))
     }
-    #expect(project.listing("migrations").isEmpty)
+    // Release 1.0: three books, no migrations yet.
+    try project.write("seeds/data/books.csv", "title,price,category\nThe first book,10,Fiction\nThe second book,15,Fiction\nThe third book,10,Biography\n")
+    #expect(try project.seedkit("build", "--output", "seeds/releases/1.0.sqlite").status == 0)
+    // Release 1.1 adds the fourth book.
+    try project.write("seeds/data/books.csv", "title,price,category\nThe first book,10,Fiction\nThe second book,15,Fiction\nThe third book,10,Biography\nThe fourth book,12,Biography\n")
+    let generated = try project.seedkit("new-migration", "add fourth book", "--from", "seeds/releases/1.0.sqlite")
+    #expect(generated.stdout == "wrote migrations/0001-add-fourth-book.yml: 1 insert, 0 updates, 0 deletes\n", "\(generated)")
+    let yaml = String(decoding: try #require(project.read("migrations/0001-add-fourth-book.yml")), as: UTF8.self)
+    #expect(yaml.hasSuffix("insert:\n  Book:\n    - { title: \"The fourth book\", category: \"Biography\", price: 12.0 }\n"), "\(yaml)")
+    let check = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite")
+    #expect(check.status == 0, "\(check)")
+    #expect(check.stdout.contains("seeds/releases/1.0.sqlite: applied 0001-add-fourth-book; converges with a fresh build"))
+    #expect(check.stdout.contains("ok: user row Book 'The fourth book'.price = 13.0 kept"))
+    // A wrong migration is caught, named in the model's terms.
+    try project.write("migrations/0001-add-fourth-book.yml", yaml.replacingOccurrences(of: "price: 12.0", with: "price: 14.0"))
+    let broken = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite")
+    #expect(broken.status == 1)
+    #expect(broken.stdout.contains("  Book 'The fourth book'.price: got 14.0, expected 12.0\n"), "\(broken)")
 }
 
 @Suite struct CoreDataInspectTests {
@@ -227,6 +240,14 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
             78  Biography  10.0   The third book   NULL
 
             """, "\(rows)")
+        // diff matches Core Data rows by the manifest's key, leaving Core Data's bookkeeping out.
+        try FileManager.default.copyItem(atPath: project.path("store.sqlite"), toPath: project.path("other.sqlite"))
+        try project.database("other.sqlite").write { db in
+            try db.execute(sql: "UPDATE ZBOOK SET ZPRICE = 11, Z_OPT = Z_OPT + 1 WHERE ZTITLE = 'The first book'")
+            try db.execute(sql: "UPDATE ZBOOKCATEGORY SET Z_OPT = 7")
+        }
+        let diff = try project.seedkit("diff", "store.sqlite", "other.sqlite", "--manifest", manifest, "--table", "ZBOOK")
+        #expect(diff.stdout == "ZBOOK: 0 added, 0 removed, 1 changed (by ZTITLE)\n  ~ 'The first book': ZPRICE 10.0 → 11.0\n", "\(diff)")
         // Without a manifest: column names without Z, relationships as the target's Z_PK.
         let bare = try project.seedkit("inspect", "store.sqlite", "Book", "--manifest", "none", "--where", "ZPRICE > 10", "--format", "csv")
         #expect(bare.stdout == "id,category,price,title,published\r\n77,51,15.0,The second book,\r\n")

@@ -46,11 +46,18 @@ public struct StoreDiff: Sendable {
         /// are not the natural key ignored.
         public static func of(_ specs: [TableSpec], in db: Database) throws -> Semantics {
             var semantics = Semantics()
-            for spec in specs {
+            let coreData = try CoreDataDialect.read(db)
+            for spec in try storeSpecs(specs, in: db) {
                 guard let table = try TableInfo.read(db, table: spec.name) else { continue }
                 let primaryKey = table.primaryKey
                 if primaryKey.count == 1, let column = table.column(primaryKey[0]), column.type == .integer, !spec.key.contains(where: { $0.lowercased() == column.name.lowercased() }) {
                     semantics.ignored[spec.name, default: []].insert(column.name)
+                }
+                if coreData != nil {
+                    // Core Data's bookkeeping differs between stores holding the same objects.
+                    for column in table.columns where ["Z_PK", "Z_ENT", "Z_OPT"].contains(column.name) || column.name.hasPrefix("Z_FOK_") {
+                        semantics.ignored[spec.name, default: []].insert(column.name)
+                    }
                 }
                 for (column, reference) in spec.refs {
                     guard let parent = try TableInfo.read(db, table: reference.table) else { continue }
@@ -62,6 +69,17 @@ public struct StoreDiff: Sendable {
                 }
             }
             return semantics
+        }
+    }
+
+    /// Specs in the store's own names: for a Core Data store, entity and attribute names become
+    /// its `Z` tables and columns; other stores' specs are returned as they are.
+    public static func storeSpecs(_ specs: [TableSpec], in db: Database) throws -> [TableSpec] {
+        guard let coreData = try CoreDataDialect.read(db) else { return specs }
+        return specs.map { spec in
+            TableSpec(name: coreData.tableName(spec.name), key: spec.key.map(coreData.columnName), refs: Dictionary(spec.refs.map { column, reference in
+                (coreData.columnName(column), TableSpec.Reference(table: coreData.tableName(reference.table), column: coreData.columnName(reference.column)))
+            }, uniquingKeysWith: { first, _ in first }))
         }
     }
 

@@ -67,24 +67,24 @@ public struct MigrationGenerator: Sendable {
             var rows: [String] = []
             for key in changes.added {
                 guard let row = try current.read({ db in try table.row(db, key: key) }) else { continue }
-                rows.append("    - " + Self.map(row))
+                rows.append("    - " + Self.map(row.map { (table.writtenName($0.column), $0.value) }))
             }
-            if !rows.isEmpty { inserts.append("  \(Self.name(table.spec.name)):\n" + rows.joined(separator: "\n")); counts.0 += rows.count }
+            if !rows.isEmpty { inserts.append("  \(Self.name(table.written.name)):\n" + rows.joined(separator: "\n")); counts.0 += rows.count }
             rows = []
             for change in changes.changed {
-                rows.append("    - key: \(Self.key(table.keyColumns, change.key))\n      from: \(Self.map(change.columns.map { ($0.column, $0.old) }))\n      to: \(Self.map(change.columns.map { ($0.column, $0.new) }))")
+                rows.append("    - key: \(Self.key(table.writtenKeyColumns, change.key))\n      from: \(Self.map(change.columns.map { (table.writtenName($0.column), $0.old) }))\n      to: \(Self.map(change.columns.map { (table.writtenName($0.column), $0.new) }))")
             }
-            if !rows.isEmpty { updates.append("  \(Self.name(table.spec.name)):\n" + rows.joined(separator: "\n")); counts.1 += rows.count }
+            if !rows.isEmpty { updates.append("  \(Self.name(table.written.name)):\n" + rows.joined(separator: "\n")); counts.1 += rows.count }
         }
         for table in tables.reversed() {
             guard let changes = diff.tables.first(where: { $0.table == table.spec.name }), !changes.removed.isEmpty else { continue }
             var rows: [String] = []
             for key in changes.removed {
                 guard let row = try old.read({ db in try table.row(db, key: key) }) else { continue }
-                let from = row.filter { !table.keyColumns.contains($0.column) }
-                rows.append("    - key: \(Self.key(table.keyColumns, key))\n      from: \(Self.map(from))")
+                let from = row.filter { !table.keyColumns.contains($0.column) }.map { (table.writtenName($0.column), $0.value) }
+                rows.append("    - key: \(Self.key(table.writtenKeyColumns, key))\n      from: \(Self.map(from))")
             }
-            deletes.append("  \(Self.name(table.spec.name)):\n" + rows.joined(separator: "\n"))
+            deletes.append("  \(Self.name(table.written.name)):\n" + rows.joined(separator: "\n"))
             counts.2 += rows.count
         }
         guard counts != (0, 0, 0) else { return nil }

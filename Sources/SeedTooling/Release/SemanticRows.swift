@@ -5,12 +5,28 @@ import SeedRuntime
 /// Reads rows of a manifest's tables in the app's terms: refs as the parent's natural key,
 /// without the ids SQLite assigns. Shared by `new-migration` and `check-upgrade`.
 struct SemanticRows {
+    /// The table's spec in the store's names (for Core Data: `ZBOOK`, `ZTITLE`).
     let spec: TableSpec
+    /// The same spec as the manifest writes it (for Core Data: `Book`, `title`).
+    let written: TableSpec
     let table: TableInfo
     let semantics: StoreDiff.Semantics
+    /// Store column → the manifest's name for it (identity for plain SQLite).
+    let writtenColumns: [String: String]
 
-    /// The natural key's columns.
+    /// The natural key's columns, in store names.
     var keyColumns: [String] { spec.key.isEmpty ? table.primaryKey : spec.key.compactMap { table.column($0)?.name } }
+
+    /// The natural key's columns as the manifest writes them.
+    var writtenKeyColumns: [String] { keyColumns.map(writtenName) }
+
+    /// The manifest's name for a store column.
+    func writtenName(_ column: String) -> String { writtenColumns[column] ?? column }
+
+    /// The store's name for a column the manifest (or a migration) names.
+    func storeName(_ column: String) -> String {
+        writtenColumns.first { $0.value.lowercased() == column.lowercased() }?.key ?? table.column(column)?.name ?? column
+    }
 
     /// The columns compared and written: all but ignored ids, key first.
     var columns: [String] {
@@ -21,7 +37,7 @@ struct SemanticRows {
 
     private func expression(_ column: String) -> String { semantics.expressions[spec.name]?[column] ?? quoteIdentifier(column) }
 
-    /// The row whose key equals `key`, column → value, or nil.
+    /// The row whose key equals `key`, store column → value, or nil.
     func row(_ db: Database, key: [SQLValue]) throws -> [(column: String, value: SQLValue)]? {
         let keyColumns = self.keyColumns
         let predicate = keyColumns.map { "\(expression($0)) IS ?" }.joined(separator: " AND ")
@@ -37,9 +53,21 @@ struct SemanticRows {
     }
 
     static func make(_ manifest: Manifest, in db: Database) throws -> (rows: [SemanticRows], semantics: StoreDiff.Semantics) {
-        let specs = manifest.tables.map(\.spec)
-        let semantics = try StoreDiff.Semantics.of(specs, in: db)
-        let rows = try specs.compactMap { spec in try TableInfo.read(db, table: spec.name).map { SemanticRows(spec: spec, table: $0, semantics: semantics) } }
+        let written = manifest.tables.map(\.spec)
+        let semantics = try StoreDiff.Semantics.of(written, in: db)
+        let coreData = try CoreDataDialect.read(db)
+        var rows: [SemanticRows] = []
+        for (writtenSpec, spec) in zip(written, try StoreDiff.storeSpecs(written, in: db)) {
+            guard let table = try TableInfo.read(db, table: spec.name) else { continue }
+            var names: [String: String] = [:]
+            if let coreData {
+                // Attributes and to-one relationships by their Z column; the model names them when there is one.
+                let entity = manifest.model?.flattened(writtenSpec.name)
+                let modelNames = (entity?.attributes.map(\.name) ?? []) + (entity?.relationships.filter { !$0.toMany }.map(\.name) ?? [])
+                for name in modelNames + writtenSpec.key + Array(writtenSpec.refs.keys) { names[coreData.columnName(name)] = name }
+            }
+            rows.append(SemanticRows(spec: spec, written: writtenSpec, table: table, semantics: semantics, writtenColumns: names))
+        }
         return (rows, semantics)
     }
 }

@@ -37,16 +37,8 @@ public struct UpgradeChecker: Sendable {
         public var passed: Bool { divergences.isEmpty && lostEdits.isEmpty }
     }
 
-    /// Why this project can't be checked (or have migrations generated) yet, or nil. Core Data
-    /// projects are refused rather than compared under the wrong names, which would pass vacuously.
-    public static func unsupported(_ manifest: Manifest) -> SeedError? {
-        guard manifest.model != nil else { return nil }
-        return SeedError(.configuration, file: manifest.path, "check-upgrade and new-migration --from do not support Core Data projects (model:) yet; write the migration by entity and attribute, and check it on a copy of the old store with seedkit migrate and seedkit diff")
-    }
-
     /// Checks each old seed against `fresh`, a seed built from the current fixtures.
     public func check(_ oldSeeds: [String], fresh: URL) throws -> [Outcome] {
-        if let error = Self.unsupported(manifest) { throw error }
         let migrator = try SeedMigrator(migrations: migrations)
         var options = SeedMigrator.Options(tables: manifest.tables.map(\.spec), validator: ManifestValidator(manifest: manifest))
         options.now = Date(timeIntervalSince1970: 0)
@@ -62,11 +54,13 @@ public struct UpgradeChecker: Sendable {
             let diff = try StoreDiff.compare(upgraded, expected, keys: keys, tables: tables.map(\.spec.name), semantics: semantics)
             var divergences: [Divergence] = []
             for table in diff.tables {
-                for key in table.added { divergences.append(Divergence(table: table.table, key: Self.show(key), column: nil, got: "no row", expected: "a row")) }
-                for key in table.removed { divergences.append(Divergence(table: table.table, key: Self.show(key), column: nil, got: "a row", expected: "no row")) }
+                let rows = tables.first { $0.spec.name == table.table }
+                let name = rows?.written.name ?? table.table
+                for key in table.added { divergences.append(Divergence(table: name, key: Self.show(key), column: nil, got: "no row", expected: "a row")) }
+                for key in table.removed { divergences.append(Divergence(table: name, key: Self.show(key), column: nil, got: "a row", expected: "no row")) }
                 for change in table.changed {
                     for column in change.columns {
-                        divergences.append(Divergence(table: table.table, key: Self.show(change.key), column: column.column, got: Self.show([column.old]), expected: Self.show([column.new])))
+                        divergences.append(Divergence(table: name, key: Self.show(change.key), column: rows?.writtenName(column.column) ?? column.column, got: Self.show([column.old]), expected: Self.show([column.new])))
                     }
                 }
             }
@@ -81,7 +75,6 @@ public struct UpgradeChecker: Sendable {
     /// An in-memory copy of `seed` with every migration applied, as an existing user's store
     /// would be after upgrading. `new-migration --from` starts from it.
     public func migratedCopy(of seed: String) throws -> DatabaseQueue {
-        if let error = Self.unsupported(manifest) { throw error }
         let store = try copy(seed)
         var options = SeedMigrator.Options(tables: manifest.tables.map(\.spec), validator: ManifestValidator(manifest: manifest))
         options.now = Date(timeIntervalSince1970: 0)
@@ -109,7 +102,7 @@ public struct UpgradeChecker: Sendable {
             for migration in pending {
                 guard case .changes(let changes) = migration.body else { continue }
                 for operation in changes.operations {
-                    guard let table = tables.first(where: { $0.spec.name.lowercased() == operation.table.lowercased() }) else { continue }
+                    guard let table = tables.first(where: { $0.written.name.lowercased() == operation.table.lowercased() }) else { continue }
                     switch operation {
                     case .update(let name, let rows):
                         for change in rows {
@@ -124,12 +117,12 @@ public struct UpgradeChecker: Sendable {
                         }
                     case .insert(let name, let rows):
                         for row in rows {
-                            let keyColumns = Set(table.keyColumns.map { $0.lowercased() })
-                            guard let index = row.values.firstIndex(where: { !keyColumns.contains($0.column.lowercased()) && table.spec.refs[$0.column] == nil && Self.userValue($0.value) != nil }),
+                            let keyColumns = Set(table.writtenKeyColumns.map { $0.lowercased() })
+                            guard let index = row.values.firstIndex(where: { !keyColumns.contains($0.column.lowercased()) && table.written.refs[$0.column] == nil && Self.userValue($0.value) != nil }),
                                   let userValue = Self.userValue(row.values[index].value) else { continue }
                             var userRow = row
                             userRow.values[index].value = userValue
-                            let key = table.keyColumns.compactMap { column in row[column] }
+                            let key = table.writtenKeyColumns.compactMap { column in row[column] }
                             if key.count == table.keyColumns.count, try Self.attempt(db, DataChanges(operations: [.insert(table: name, rows: [userRow])]), options) {
                                 edits.append((table, key, row.values[index].column, userValue, true))
                             }
@@ -145,11 +138,12 @@ public struct UpgradeChecker: Sendable {
         try store.read { db in
             for edit in edits {
                 let key = edit.key.map(Self.sqlValue)
-                let described = "\(edit.table.spec.name) \(Self.show(key)).\(edit.column) = \(edit.value)"
+                let described = "\(edit.table.written.name) \(Self.show(key)).\(edit.column) = \(edit.value)"
                 let count = try edit.table.count(db, key: key)
                 let row = try edit.table.row(db, key: key)
-                let stored = row?.first { $0.column.lowercased() == edit.column.lowercased() }?.value ?? .null
-                let wanted = edit.table.table.column(edit.column).map { info in (try? info.type.convert(edit.value).get()) ?? .null } ?? Self.sqlValue(edit.value)
+                let column = edit.table.storeName(edit.column)
+                let stored = row?.first { $0.column.lowercased() == column.lowercased() }?.value ?? .null
+                let wanted = edit.table.table.column(column).map { info in (try? info.type.convert(edit.value).get()) ?? .null } ?? Self.sqlValue(edit.value)
                 if count == 1 && stored.isSame(as: wanted) {
                     kept.append((edit.insert ? "user row " : "user edit ") + described + " kept")
                 } else {
@@ -193,7 +187,7 @@ public struct UpgradeChecker: Sendable {
         switch key {
         case .single(let value): return [value]
         case .columns(let row):
-            let values = table.keyColumns.compactMap { row[$0] }
+            let values = table.writtenKeyColumns.compactMap { row[$0] }
             return values.count == table.keyColumns.count ? values : nil
         }
     }

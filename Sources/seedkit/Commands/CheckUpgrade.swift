@@ -25,7 +25,6 @@ extension SeedTool {
         func run() throws {
             let outcomes = try reporting(format.format) {
                 let manifest = try project.loadManifest()
-                if let error = UpgradeChecker.unsupported(manifest) { throw error }
                 let migrations = try project.loadMigrations()
                 let fresh = try FreshBuild(manifest: manifest, migrations: migrations)
                 do { return try UpgradeChecker(manifest: manifest, migrations: migrations).check(oldSeeds, fresh: fresh.url) }

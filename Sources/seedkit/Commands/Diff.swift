@@ -40,7 +40,7 @@ extension SeedTool {
                     // rows: ids SQLite assigned are left out and refs compare by the parent's key.
                     let specs = try manifest.load()?.tables.map(\.spec) ?? first.read { db in try SeedCatalog.tableSpecs(db) } ?? []
                     var keys: [String: [String]] = [:]
-                    for spec in specs where !spec.key.isEmpty { keys[spec.name] = spec.key }
+                    for spec in try first.read({ db in try StoreDiff.storeSpecs(specs, in: db) }) where !spec.key.isEmpty { keys[spec.name] = spec.key }
                     let semantics = try first.read { db in try StoreDiff.Semantics.of(specs.filter { !$0.key.isEmpty }, in: db) }
                     return try StoreDiff.compare(first, second, keys: keys, only: table, semantics: semantics)
                 } catch let error as SeedError {
