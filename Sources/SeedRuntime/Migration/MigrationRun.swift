@@ -256,25 +256,10 @@ struct MigrationRun {
             errors.append(Diagnostic(file: row.file, line: row.line, code: .typeMismatch, message: "\(table.name).\(column.name): \(input) is not \(failure.expected) (a key of \(reference))", table: table.name))
             return .null
         }
-        let target = referenceTarget(from: table, column: column.name, parent: parent)
+        let target = table.referenceTarget(of: column.name, in: parent)
         return try SQLValue.fetchOne(
             db.cachedStatement(sql: "SELECT \(target) FROM \(quoteIdentifier(parent.name)) WHERE \(quoteIdentifier(parentKey.name)) IS ? LIMIT 1"),
             arguments: [keyValue])
-    }
-
-    /// The parent column a child column stores: its FOREIGN KEY's target, else the parent's
-    /// single-column primary key; nil means the parent's rowid.
-    private func referenceTargetColumn(from table: TableInfo, column: String, parent: TableInfo) -> String? {
-        if let key = table.foreignKeys.first(where: { $0.columns.count == 1 && $0.columns[0].lowercased() == column.lowercased() && $0.parent.lowercased() == parent.name.lowercased() }),
-           let target = key.parentColumns.first {
-            return target
-        }
-        let primaryKey = parent.primaryKey
-        return primaryKey.count == 1 ? primaryKey[0] : nil
-    }
-
-    private func referenceTarget(from table: TableInfo, column: String, parent: TableInfo) -> String {
-        referenceTargetColumn(from: table, column: column, parent: parent).map(quoteIdentifier) ?? "rowid"
     }
 
     /// Who still references `row` (through a FOREIGN KEY or a manifest ref), or nil.
@@ -293,7 +278,7 @@ struct MigrationRun {
             // Refs the manifest declares without a FOREIGN KEY in the schema.
             for (column, reference) in references(of: childName) where reference.table.lowercased() == table.name.lowercased()
                 && !child.foreignKeys.contains(where: { $0.columns.count == 1 && $0.columns[0].lowercased() == column }) {
-                let target = referenceTargetColumn(from: child, column: column, parent: table)?.lowercased() ?? Self.rowidKey
+                let target = child.referencedColumn(of: column, in: table)?.lowercased() ?? Self.rowidKey
                 let value = row[target] ?? .null
                 if value != .null, try count(child, [(column, value)]) > 0 { return "\(childName).\(column)" }
             }
@@ -369,7 +354,7 @@ struct MigrationRun {
     }
 
     private mutating func event(_ kind: RowEvent.Kind, _ table: TableInfo, row: DataChanges.RowValues, key: String, _ detail: String) -> RowEvent {
-        kind == .conflict ? conflict(table, line: row.line, file: row.file, key: key, detail) : RowEvent(kind: kind, table: written(table), key: key, detail: detail, file: row.file, line: row.line)
+        event(kind, table, line: row.line, file: row.file, key: key, detail)
     }
 
     private mutating func event(_ kind: RowEvent.Kind, _ table: TableInfo, line: Int, file: String, key: String, _ detail: String) -> RowEvent {

@@ -50,6 +50,22 @@ public struct TableInfo: Sendable, Equatable {
         positions[name.lowercased()].map { columns[$0] }
     }
 
+    /// The parent column this table's ref column stores: the column its FOREIGN KEY to `parent`
+    /// names, else the parent's single-column primary key; nil means the parent's rowid.
+    public func referencedColumn(of column: String, in parent: TableInfo) -> String? {
+        if let key = foreignKeys.first(where: { $0.columns.count == 1 && $0.columns[0].lowercased() == column.lowercased() && $0.parent.lowercased() == parent.name.lowercased() }),
+           let target = key.parentColumns.first {
+            return target
+        }
+        let primaryKey = parent.primaryKey
+        return primaryKey.count == 1 ? primaryKey[0] : nil
+    }
+
+    /// ``referencedColumn(of:in:)`` as SQL: the quoted column, or `rowid`.
+    public func referenceTarget(of column: String, in parent: TableInfo) -> String {
+        referencedColumn(of: column, in: parent).map(quoteIdentifier) ?? "rowid"
+    }
+
     /// Reads a table's facts; nil when the store has no such table.
     public static func read(_ db: Database, table: String) throws -> TableInfo? {
         let rows = try Row.fetchAll(db, sql: "SELECT name, type, \"notnull\", dflt_value, pk FROM pragma_table_info(?)", arguments: [table])

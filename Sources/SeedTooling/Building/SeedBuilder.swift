@@ -253,14 +253,7 @@ public struct SeedBuilder: Sendable {
                 if loaded[parent.name] == nil && parent.name != config.name && manifest.tables.contains(where: { $0.name == parent.name }) {
                     problem(config.line, config.column, "table \(config.name) refers to \(parent.name), which is loaded after it; list \(parent.name) first")
                 }
-                let target: String
-                if let key = table.foreignKeys.first(where: { $0.columns.count == 1 && $0.columns[0].caseInsensitiveCompare(dialect.columnName(column)) == .orderedSame }), let to = key.parentColumns.first {
-                    target = quoteIdentifier(to)
-                } else if parent.primaryKey.count == 1 {
-                    target = quoteIdentifier(parent.primaryKey[0])
-                } else {
-                    target = "rowid"
-                }
+                let target = table.referenceTarget(of: dialect.columnName(column), in: parent)
                 references[dialect.columnName(column).lowercased()] = TablePlan.Reference(
                     spec: reference, keyType: manifest.model?.columnType(entity: reference.table, attribute: reference.column) ?? dialect.columnType(parentKey),
                     lookupSQL: "SELECT \(target) FROM \(quoteIdentifier(parent.name)) WHERE \(quoteIdentifier(parentKey.name)) = ? LIMIT 1")

@@ -61,11 +61,9 @@ public struct StoreDiff: Sendable {
                 }
                 for (column, reference) in spec.refs {
                     guard let parent = try TableInfo.read(db, table: reference.table) else { continue }
-                    let target = table.foreignKeys.first { $0.columns.count == 1 && $0.columns[0].lowercased() == column.lowercased() }?.parentColumns.first
-                        ?? (parent.primaryKey.count == 1 ? parent.primaryKey[0] : "rowid")
                     let name = table.column(column)?.name ?? column
                     semantics.expressions[spec.name, default: [:]][name] =
-                        "(SELECT p.\(quoteIdentifier(reference.column)) FROM \(quoteIdentifier(parent.name)) AS p WHERE p.\(target == "rowid" ? "rowid" : quoteIdentifier(target)) = \(quoteIdentifier(spec.name)).\(quoteIdentifier(name)))"
+                        "(SELECT p.\(quoteIdentifier(reference.column)) FROM \(quoteIdentifier(parent.name)) AS p WHERE p.\(table.referenceTarget(of: name, in: parent)) = \(quoteIdentifier(spec.name)).\(quoteIdentifier(name)))"
                 }
             }
             return semantics
