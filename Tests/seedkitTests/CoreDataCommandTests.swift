@@ -82,7 +82,7 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
         let result = try project.seedkit("build", "--manifest", example.appendingPathComponent("seeds/seedkit.yml").path,
                                          "--migrations", example.appendingPathComponent("migrations").path, "--output", "seed.sqlite")
         #expect(result.status == 0, "\(result)")
-        #expect(result.stdout.contains("  BookCategory         2 rows\n  Book                 4 rows\n"), "\(result)")
+        #expect(result.stdout.contains("  BookCategory         2 rows\n  Book                 4 rows\n  Page                 4 rows\n"), "\(result)")
         #expect(FileManager.default.contents(atPath: template.path) == templateBytes, "the template itself is never changed")
         let db = try project.database("seed.sqlite")
         func rows(_ sql: String) throws -> [String] {
@@ -92,16 +92,35 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
         #expect(try rows("SELECT Z_PK, Z_ENT, Z_OPT, ZCATEGORY, ZPRICE, ZTITLE FROM ZBOOK ORDER BY Z_PK") == [
             "1|1|1|1|10.0|\"The first book\"", "2|1|1|1|15.0|\"The second book\"", "3|1|1|2|10.0|\"The third book\"", "4|1|1|2|12.0|\"The fourth book\"",
         ])
-        #expect(try rows("SELECT Z_NAME, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT") == ["\"Book\"|4", "\"BookCategory\"|2", "\"Page\"|0"])
+        // Book.pages is ordered: each book's pages in fixture order, in Z_FOK_BOOK.
+        #expect(try rows("SELECT Z_PK, Z_ENT, Z_OPT, ZBOOK, Z_FOK_BOOK FROM ZPAGE ORDER BY Z_PK") == ["1|3|1|1|1024", "2|3|1|1|2048", "3|3|1|3|1024", "4|3|1|1|3072"])
+        #expect(try rows("SELECT Z_NAME, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT") == ["\"Book\"|4", "\"BookCategory\"|2", "\"Page\"|4"])
         let templateMetadata = try DatabaseQueue(path: template.path).read { db in try Data.fetchOne(db, sql: "SELECT Z_PLIST FROM Z_METADATA") }
         #expect(try db.read { db in try Data.fetchOne(db, sql: "SELECT Z_PLIST FROM Z_METADATA") } == templateMetadata)
         // The seed migrates as a Core Data store: the next book continues from Z_MAX.
         try project.write("migrations/0001-add-fourth-book.yml", String(decoding: try Data(contentsOf: example.appendingPathComponent("migrations/0001-add-fourth-book.yml")), as: UTF8.self))
-        try project.write("migrations/0002-verses.yml", "insert:\n  Book:\n    - { title: Verses, price: 7, category: Biography }\n")
+        try project.write("migrations/0002-verses.yml", """
+            insert:
+              Book:
+                - { title: Verses, price: 7, category: Biography }
+              Page:
+                - { book: The first book, text: A fourth page. }
+                - { book: Verses, text: A first verse. }
+            update:
+              Page:
+                - { key: { book: The third book, text: A life in one page. }, from: { book: The third book }, to: { book: The first book } }
+            """)
         let migrate = try project.seedkit("migrate", "seed.sqlite", "--manifest", example.appendingPathComponent("seeds/seedkit.yml").path)
         #expect(migrate.status == 0, "\(migrate)")
-        #expect(try rows("SELECT Z_PK, Z_ENT, Z_OPT, ZCATEGORY FROM ZBOOK WHERE ZTITLE = 'Verses'") == ["5|1|1|2"])
+        #expect(try rows("SELECT Z_PK, Z_ENT, Z_OPT, ZCATEGORY FROM ZBOOK WHERE ZTITLE = 'Verses'") == ["5|1|2|2"], "Verses gained a page")
         #expect(try rows("SELECT Z_OPT FROM ZBOOKCATEGORY WHERE ZNAME = 'Biography'") == ["2"])
+        // New pages go last in their book's order; a page that moves goes last in its new book.
+        #expect(try rows("SELECT Z_PK, Z_OPT, ZBOOK, Z_FOK_BOOK FROM ZPAGE ORDER BY Z_PK") == [
+            "1|1|1|1024", "2|1|1|2048", "3|2|1|5120", "4|1|1|3072", "5|1|1|4096", "6|1|5|1024",
+        ])
+        #expect(try rows("SELECT ZTITLE, Z_OPT FROM ZBOOK ORDER BY Z_PK") == [
+            "\"The first book\"|3", "\"The second book\"|1", "\"The third book\"|2", "\"The fourth book\"|1", "\"Verses\"|2",
+        ], "both sides of a changed relationship are bumped")
     }
 
     @Test func templateBuildsConvertEveryAttributeType() throws {
@@ -197,7 +216,7 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
 
 @Test func theReleaseWorkflowWorksForCoreDataProjectsInTheModelsNames() throws {
     let project = try TemporaryProject(bookStore: false)
-    for item in ["BookStore.xcdatamodeld", "empty.sqlite", "seedkit.yml", "data/categories.csv"] {
+    for item in ["BookStore.xcdatamodeld", "empty.sqlite", "seedkit.yml", "data/categories.csv", "data/pages.csv"] {
         try FileManager.default.copyItem(at: example.appendingPathComponent("seeds/\(item)"), to: project.url("seeds/\(item)"))
     }
     // Release 1.0: three books, no migrations yet.

@@ -8,8 +8,11 @@ public import GRDB
 /// `category` is column `ZCATEGORY`. A new row gets `Z_PK` = its root entity's
 /// `Z_PRIMARYKEY.Z_MAX` + 1 (and `Z_MAX` moves on), `Z_ENT` from `Z_PRIMARYKEY`, `Z_OPT` 1.
 /// A row that changes gets `Z_OPT` + 1, and so does the other side of every to-one
-/// relationship that is set, changed or cleared (its to-many inverse changed). Dates
-/// (`TIMESTAMP` columns) are seconds since 2001-01-01 00:00:00 UTC. `Z_METADATA` is not touched.
+/// relationship that is set, changed or cleared (its to-many inverse changed). A to-one
+/// relationship whose inverse is an *ordered* to-many has an order column beside it
+/// (`ZBOOK` and `Z_FOK_BOOK` in `ZPAGE`): a row that joins a parent goes last in the
+/// parent's order (see ``orderKeyStep``). Dates (`TIMESTAMP` columns) are seconds since
+/// 2001-01-01 00:00:00 UTC. `Z_METADATA` is not touched.
 public struct CoreDataDialect: StoreDialect {
     /// An entity as `Z_PRIMARYKEY` lists it.
     public struct Entity: Sendable, Equatable {
@@ -19,6 +22,18 @@ public struct CoreDataDialect: StoreDialect {
     }
 
     public let entities: [Entity]
+
+    /// The gap between consecutive order keys (`Z_FOK_…` values) that seedkit writes. Core
+    /// Data reads an ordered relationship by sorting on its order column, so only the order
+    /// matters; the gap leaves room for Core Data to place rows in between. (1024 is what
+    /// stores written by Core Data have been observed to use; it was not checked on a device here.)
+    public static let orderKeyStep: Int64 = 1024
+
+    /// The order column for to-one relationship column `column` (`ZBOOK` → `Z_FOK_BOOK`) when `table` has one.
+    public static func orderColumn(for column: String, in table: TableInfo) -> String? {
+        guard column.hasPrefix("Z"), !column.hasPrefix("Z_") else { return nil }
+        return table.column("Z_FOK_" + column.dropFirst())?.name
+    }
 
     public var name: String { "coredata" }
 
@@ -95,7 +110,12 @@ public struct CoreDataDialect: StoreDialect {
         let highest = try Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [root.number]) ?? 0
         let primaryKey = highest + 1
         try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", arguments: [primaryKey, root.number])
-        let all = [(column: "Z_PK", value: SQLValue.integer(primaryKey)), ("Z_ENT", .integer(entity.number)), ("Z_OPT", .integer(1))] + values
+        var all = [(column: "Z_PK", value: SQLValue.integer(primaryKey)), ("Z_ENT", .integer(entity.number)), ("Z_OPT", .integer(1))] + values
+        for (column, value) in values where value != .null {
+            if let order = Self.orderColumn(for: column, in: table) {
+                all.append((order, try nextOrderKey(db, table: table, column: column, orderColumn: order, parent: value)))
+            }
+        }
         let columns = all.map { quoteIdentifier($0.column) }.joined(separator: ", ")
         let marks = Array(repeating: "?", count: all.count).joined(separator: ", ")
         try db.cachedStatement(sql: "INSERT INTO \(quoteIdentifier(table.name)) (\(columns)) VALUES (\(marks))")
@@ -106,7 +126,14 @@ public struct CoreDataDialect: StoreDialect {
     }
 
     public func update(_ db: Database, table: TableInfo, key: [(column: String, value: SQLValue)], values: [(column: String, value: SQLValue)], references: [String: String]) throws {
-        let before = try relationships(db, table: table, key: key, references: references)
+        let ordered = values.map(\.column).filter { Self.orderColumn(for: $0, in: table) != nil }
+        let before = try relationships(db, table: table, key: key, columns: Set(references.keys).union(ordered))
+        var values = values
+        for (column, value) in values {
+            // A row that moves to another parent goes last in that parent's order; one that leaves has no place.
+            guard let order = Self.orderColumn(for: column, in: table), !(before[column] ?? .null).isSame(as: value) else { continue }
+            values.append((order, value == .null ? .null : try nextOrderKey(db, table: table, column: column, orderColumn: order, parent: value)))
+        }
         let assignments = (values.map { "\(quoteIdentifier($0.column)) = ?" } + ["Z_OPT = Z_OPT + 1"]).joined(separator: ", ")
         try db.cachedStatement(sql: "UPDATE \(quoteIdentifier(table.name)) SET \(assignments) WHERE \(keyPredicate(key))")
             .execute(arguments: StatementArguments(values.map(\.value) + key.map(\.value)))
@@ -118,7 +145,7 @@ public struct CoreDataDialect: StoreDialect {
     }
 
     public func delete(_ db: Database, from table: TableInfo, key: [(column: String, value: SQLValue)], references: [String: String]) throws {
-        let before = try relationships(db, table: table, key: key, references: references)
+        let before = try relationships(db, table: table, key: key, columns: Set(references.keys))
         try db.cachedStatement(sql: "DELETE FROM \(quoteIdentifier(table.name)) WHERE \(keyPredicate(key))")
             .execute(arguments: StatementArguments(key.map(\.value)))
         for (column, value) in before where value != .null {
@@ -126,9 +153,15 @@ public struct CoreDataDialect: StoreDialect {
         }
     }
 
-    /// The to-one relationship values of the row with `key`, by column.
-    private func relationships(_ db: Database, table: TableInfo, key: [(column: String, value: SQLValue)], references: [String: String]) throws -> [String: SQLValue] {
-        let columns = references.keys.sorted()
+    /// The order key after the last row of `parent` in `table`'s ordered relationship.
+    private func nextOrderKey(_ db: Database, table: TableInfo, column: String, orderColumn: String, parent: SQLValue) throws -> SQLValue {
+        let last = try Int64.fetchOne(db.cachedStatement(sql: "SELECT max(\(quoteIdentifier(orderColumn))) FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(column)) = ?"), arguments: [parent]) ?? 0
+        return .integer(last + Self.orderKeyStep)
+    }
+
+    /// The values of `columns` (to-one relationships) in the row with `key`.
+    private func relationships(_ db: Database, table: TableInfo, key: [(column: String, value: SQLValue)], columns: Set<String>) throws -> [String: SQLValue] {
+        let columns = columns.sorted()
         guard !columns.isEmpty, let row = try Row.fetchOne(db, sql: "SELECT \(columns.map(quoteIdentifier).joined(separator: ", ")) FROM \(quoteIdentifier(table.name)) WHERE \(keyPredicate(key))", arguments: StatementArguments(key.map(\.value))) else { return [:] }
         var result: [String: SQLValue] = [:]
         for (index, column) in columns.enumerated() { result[column] = SQLValue.fromDatabaseValue(row[index]) ?? .null }

@@ -192,6 +192,7 @@ public struct SeedBuilder: Sendable {
         }
         for index in keyIndexes { try db.execute(sql: "DROP INDEX \(quoteIdentifier(index))") }
         if let coreData {
+            try writeOrderKeys(db, plans: plans)
             // Core Data allocates the next Z_PK from Z_MAX: move it past the rows just added.
             for entity in coreData.entities where entity.superEntity == 0 && plans.contains(where: { $0.table.name == coreData.tableName(entity.name) }) {
                 try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = max(Z_MAX, (SELECT ifnull(max(Z_PK), 0) FROM \(quoteIdentifier(coreData.tableName(entity.name))))) WHERE Z_ENT = ?", arguments: [entity.number])
@@ -208,6 +209,25 @@ public struct SeedBuilder: Sendable {
         try db.execute(sql: "COMMIT")
         if !keyIndexes.isEmpty { try db.execute(sql: "VACUUM") }
         return (counts, hash)
+    }
+
+    /// Orders each parent's rows in an ordered to-many relationship as the fixture lists them:
+    /// the order column beside the to-one inverse (`Z_FOK_BOOK` beside `ZBOOK`) gets 1, 2, 3… ×
+    /// ``CoreDataDialect/orderKeyStep`` per parent, in `Z_PK` (fixture) order; rows the template
+    /// already had keep their order, before the new ones.
+    private func writeOrderKeys(_ db: Database, plans: [TablePlan]) throws {
+        for table in plans.map(\.table) {
+            for column in table.columns {
+                guard let order = CoreDataDialect.orderColumn(for: column.name, in: table) else { continue }
+                let (t, c, o) = (quoteIdentifier(table.name), quoteIdentifier(column.name), quoteIdentifier(order))
+                try db.execute(sql: """
+                    UPDATE \(t) SET \(o) = ordered.position * \(CoreDataDialect.orderKeyStep) FROM (
+                        SELECT Z_PK AS pk, row_number() OVER (PARTITION BY \(c) ORDER BY \(o) IS NULL, \(o), Z_PK) AS position
+                        FROM \(t) WHERE \(c) IS NOT NULL) AS ordered
+                    WHERE \(t).Z_PK = ordered.pk
+                    """)
+            }
+        }
     }
 
     private func capped(_ diagnostics: [Diagnostic]) -> [Diagnostic] {
