@@ -187,6 +187,82 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
     }
 }
 
+@Suite struct CoreDataDefaultsTests {
+    /// A one-entity project whose attributes have defaults, with an empty template.
+    private func project() throws -> TemporaryProject {
+        let project = try TemporaryProject(bookStore: false)
+        try project.write("seeds/Shop.xcdatamodel/contents", """
+            <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+            <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
+                <entity name="Item" representedClassName="Item" syncable="YES">
+                    <attribute name="name" attributeType="String"/>
+                    <attribute name="stock" attributeType="Integer 16" defaultValueString="3" usesScalarValueType="YES"/>
+                    <attribute name="listed" optional="YES" attributeType="Boolean" defaultValueString="YES" usesScalarValueType="YES"/>
+                    <attribute name="since" optional="YES" attributeType="Date" defaultDateTimeInterval="86400" usesScalarValueType="NO"/>
+                    <attribute name="note" optional="YES" attributeType="String" defaultValueString="it's new"/>
+                </entity>
+            </model>
+            """)
+        try project.database("seeds/empty.sqlite").write { db in
+            try db.execute(sql: """
+                CREATE TABLE ZITEM (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZSTOCK INTEGER, ZLISTED INTEGER, ZSINCE TIMESTAMP, ZNAME VARCHAR, ZNOTE VARCHAR);
+                CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER);
+                CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB);
+                INSERT INTO Z_PRIMARYKEY VALUES (1, 'Item', 0, 0);
+                INSERT INTO Z_METADATA VALUES (1, 'U', x'00');
+                """)
+        }
+        return project
+    }
+
+    private func rows(_ project: TemporaryProject, _ path: String) throws -> [String] {
+        try project.database(path).read { db in
+            try Row.fetchAll(db, sql: "SELECT ZNAME, ZSTOCK, ZLISTED, ZSINCE, ZNOTE FROM ZITEM ORDER BY Z_PK").map { row in
+                (0..<row.count).map { SQLValue.fromDatabaseValue(row[$0])?.sqlLiteral ?? "?" }.joined(separator: "|")
+            }
+        }
+    }
+
+    @Test func buildsFillTheModelsDefaultsForFieldsAFixtureLeavesOut() throws {
+        let project = try project()
+        try project.write("seeds/seedkit.yml", "model: Shop.xcdatamodel\ntemplate: empty.sqlite\noutput: ../seed.sqlite\ntables:\n  Item: { file: data/items.csv, key: name }\n")
+        try project.write("seeds/data/items.csv", "name,stock\nPen,10\nInk,\n")
+        let csv = try project.seedkit("build", "--migrations", "none")
+        // A CSV without the column gets the default; an empty field is a given NULL, and stock is not optional.
+        #expect(csv.status == 1)
+        #expect(csv.stderr.contains("seeds/data/items.csv:3:2: error: stock is required but missing [1570]"), "\(csv)")
+        try project.write("seeds/data/items.csv", "name,stock\nPen,10\n")
+        #expect(try project.seedkit("build", "--migrations", "none").status == 0)
+        let seedRows = try rows(project, "seed.sqlite")
+        #expect(seedRows == ["'Pen'|10|1|86400|'it''s new'"])
+        // JSON: a key left out gets the default; a key given keeps its value.
+        try project.write("seeds/seedkit.yml", "model: Shop.xcdatamodel\ntemplate: empty.sqlite\noutput: ../seed.sqlite\ntables:\n  Item: { file: data/items.jsonl, key: name }\n")
+        try project.write("seeds/data/items.jsonl", "{\"name\": \"Pen\", \"listed\": false}\n{\"name\": \"Ink\", \"stock\": 0, \"note\": null}\n")
+        let json = try project.seedkit("build", "--migrations", "none")
+        #expect(json.status == 0, "\(json)")
+        let jsonRows = try rows(project, "seed.sqlite")
+        #expect(jsonRows == ["'Pen'|3|0|86400|'it''s new'", "'Ink'|0|1|86400|NULL"])
+    }
+
+    @Test func migrationsFillDefaultsWithTheManifestAndFromTheSeedAlone() throws {
+        let project = try project()
+        try project.write("seeds/seedkit.yml", "model: Shop.xcdatamodel\ntemplate: empty.sqlite\noutput: ../seed.sqlite\ntables:\n  Item: { file: data/items.csv, key: name }\n")
+        try project.write("seeds/data/items.csv", "name\nPen\n")
+        #expect(try project.seedkit("build", "--migrations", "none").status == 0)
+        try FileManager.default.copyItem(atPath: project.path("seed.sqlite"), toPath: project.path("app.sqlite"))
+        try project.write("migrations/0001-ink.yml", "insert:\n  Item:\n    - { name: Ink, stock: 5 }\n")
+        let withManifest = try project.seedkit("migrate", "seed.sqlite")
+        #expect(withManifest.status == 0, "\(withManifest)")
+        let seedRows = try rows(project, "seed.sqlite")
+        #expect(seedRows == ["'Pen'|3|1|86400|'it''s new'", "'Ink'|5|1|86400|'it''s new'"])
+        // An app has no manifest: the seed recorded the defaults.
+        let alone = try project.seedkit("migrate", "app.sqlite", "--manifest", "none")
+        #expect(alone.status == 0, "\(alone)")
+        let appRows = try rows(project, "app.sqlite")
+        #expect(appRows == ["'Pen'|3|1|86400|'it''s new'", "'Ink'|5|1|86400|'it''s new'"])
+    }
+}
+
 @Suite struct CoreDataVerifyTests {
     @Test func relationshipCountsAndRequiredToOnesHaveTheirCodes() throws {
         let project = try TemporaryProject(bookStore: false)

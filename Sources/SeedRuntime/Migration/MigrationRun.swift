@@ -31,7 +31,8 @@ struct MigrationRun {
                 name: dialect.tableName(spec.name), key: spec.key.map(dialect.columnName),
                 refs: Dictionary(spec.refs.map { column, reference in
                     (dialect.columnName(column), TableSpec.Reference(table: dialect.tableName(reference.table), column: dialect.columnName(reference.column)))
-                }, uniquingKeysWith: { first, _ in first }))
+                }, uniquingKeysWith: { first, _ in first }),
+                defaults: Dictionary(spec.defaults.map { (dialect.columnName($0.key), $0.value) }, uniquingKeysWith: { first, _ in first }))
         }
         self.specs = Dictionary(specs.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
     }
@@ -79,8 +80,13 @@ struct MigrationRun {
     // MARK: - Operations
 
     private mutating func insert(_ row: DataChanges.RowValues, into table: TableInfo, named name: String) throws -> RowEvent? {
-        guard let values = try resolve(row, in: table) else {
+        guard var values = try resolve(row, in: table) else {
             return event(.conflict, table, row: row, key: "", "a referenced row is missing (the user deleted it?); row not inserted")
+        }
+        // What the row does not name gets its default, as Core Data gives every new object.
+        for (column, value) in (specs[table.name]?.defaults ?? [:]).sorted(by: { $0.key < $1.key }) {
+            guard let info = table.column(column), !values.contains(where: { $0.column.lowercased() == info.name.lowercased() }) else { continue }
+            values.append((info.name, value))
         }
         let keyColumns = try self.keyColumns(table, file: row.file, line: row.line)
         var key: [(column: String, value: SQLValue)] = []

@@ -5,7 +5,7 @@ public import GRDB
 ///
 /// ```
 /// _seedkit_meta(key, value)                      format_version, content_hash, …
-/// _seedkit_tables(name, position, key, refs)     natural keys and refs, as JSON
+/// _seedkit_tables(name, position, key, refs, defaults)   natural keys, refs and defaults, as JSON
 /// _seedkit_migrations(number, name, checksum, applied_at, origin)
 /// ```
 public enum SeedCatalog {
@@ -24,7 +24,7 @@ public enum SeedCatalog {
     static let createMeta = "CREATE TABLE IF NOT EXISTS \(metaTable) (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID"
     static let createTables = """
         CREATE TABLE IF NOT EXISTS \(tablesTable) (name TEXT PRIMARY KEY NOT NULL, position INTEGER NOT NULL, \
-        key TEXT NOT NULL, refs TEXT NOT NULL) WITHOUT ROWID
+        key TEXT NOT NULL, refs TEXT NOT NULL, defaults TEXT NOT NULL DEFAULT '{}') WITHOUT ROWID
         """
     static let createLedger = """
         CREATE TABLE IF NOT EXISTS \(ledgerTable) (number INTEGER PRIMARY KEY NOT NULL, name TEXT NOT NULL, \
@@ -49,9 +49,11 @@ public enum SeedCatalog {
         for (position, spec) in tables.enumerated() {
             let key = String(decoding: try encoder.encode(spec.key), as: UTF8.self)
             let refs = String(decoding: try encoder.encode(spec.refs), as: UTF8.self)
+            // Defaults as SQL literals, so that a value keeps its storage class.
+            let defaults = String(decoding: try encoder.encode(spec.defaults.mapValues(\.sqlLiteral)), as: UTF8.self)
             try db.execute(
-                sql: "INSERT OR REPLACE INTO \(tablesTable)(name, position, key, refs) VALUES (?, ?, ?, ?)",
-                arguments: [spec.name, position, key, refs])
+                sql: "INSERT OR REPLACE INTO \(tablesTable)(name, position, key, refs, defaults) VALUES (?, ?, ?, ?, ?)",
+                arguments: [spec.name, position, key, refs, defaults])
         }
     }
 
@@ -69,10 +71,13 @@ public enum SeedCatalog {
     public static func tableSpecs(_ db: Database) throws -> [TableSpec]? {
         guard try db.tableExists(tablesTable) else { return nil }
         let decoder = JSONDecoder()
-        return try Row.fetchAll(db, sql: "SELECT name, key, refs FROM \(tablesTable) ORDER BY position").map { row in
+        // Seeds built before defaults were recorded have no such column.
+        let hasDefaults = try Bool.fetchOne(db, sql: "SELECT count(*) FROM pragma_table_info(?) WHERE name = 'defaults'", arguments: [tablesTable]) ?? false
+        return try Row.fetchAll(db, sql: "SELECT name, key, refs, \(hasDefaults ? "defaults" : "'{}'") FROM \(tablesTable) ORDER BY position").map { row in
             let key = try decoder.decode([String].self, from: Data((row[1] as String).utf8))
             let refs = try decoder.decode([String: TableSpec.Reference].self, from: Data((row[2] as String).utf8))
-            return TableSpec(name: row[0], key: key, refs: refs)
+            let literals = try decoder.decode([String: String].self, from: Data((row[3] as String).utf8))
+            return TableSpec(name: row[0], key: key, refs: refs, defaults: literals.compactMapValues(SQLValue.init(sqlLiteral:)))
         }
     }
 }

@@ -3,17 +3,21 @@
 ///
 /// A seed records its table specs in `_seedkit_tables`, so that migrations can be
 /// applied (by the CLI or by an app at launch) without the manifest.
-public struct TableSpec: Sendable, Equatable, Codable {
+public struct TableSpec: Sendable, Equatable {
     public var name: String
     /// The natural key columns. Empty means the table's primary key.
     public var key: [String]
     /// Column → the parent table and the parent's key column whose value the fixture holds.
     public var refs: [String: Reference]
+    /// Column → the value a new row gets when it names none: a Core Data attribute's
+    /// `defaultValueString`, which Core Data sets on every object it creates.
+    public var defaults: [String: SQLValue]
 
-    public init(name: String, key: [String] = [], refs: [String: Reference] = [:]) {
+    public init(name: String, key: [String] = [], refs: [String: Reference] = [:], defaults: [String: SQLValue] = [:]) {
         self.name = name
         self.key = key
         self.refs = refs
+        self.defaults = defaults
     }
 
     /// A reference from a column to a parent's natural key: `categories.name`.

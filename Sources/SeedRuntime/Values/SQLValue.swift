@@ -31,6 +31,25 @@ public enum SQLValue: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Reads back what ``sqlLiteral`` wrote; nil for anything else.
+    public init?(sqlLiteral text: String) {
+        if text == "NULL" { self = .null }
+        else if let value = Int64(text) { self = .integer(value) }
+        else if let value = Double(text), text.first.map({ $0.isNumber || $0 == "-" }) == true { self = .real(value) }
+        else if text.count >= 2, text.hasPrefix("'"), text.hasSuffix("'") {
+            self = .text(String(text.dropFirst().dropLast()).replacingOccurrences(of: "''", with: "'"))
+        } else if text.hasPrefix("X'"), text.hasSuffix("'"), text.count % 2 == 1 {
+            var bytes: [UInt8] = []
+            var digits = text.dropFirst(2).dropLast()
+            while !digits.isEmpty {
+                guard let byte = UInt8(digits.prefix(2), radix: 16) else { return nil }
+                bytes.append(byte)
+                digits = digits.dropFirst(2)
+            }
+            self = .blob(bytes)
+        } else { return nil }
+    }
+
     /// A short human rendering: text unquoted, numbers as written, NULL as `NULL`.
     public var description: String {
         switch self {

@@ -105,7 +105,7 @@ struct RecordConverter {
             // A key left out: its column's DEFAULT applies, and `required` still holds.
             let base = (batch.count - 1) * batch.width
             for slot in 0..<batch.width where batch.slots[base + slot] == .absent {
-                if let box = rules[slot], box.rules.required, plan.bound[slot].info.defaultSQL == nil {
+                if let box = rules[slot], box.rules.required, plan.bound[slot].info.defaultSQL == nil, plan.bound[slot].defaultSQL == nil {
                     failed = true
                     diagnostics.append(Diagnostic(file: file, line: record.line, code: .missingRequired, message: "\(name(slot)) is required but missing", table: plan.table.name))
                 }

@@ -86,11 +86,16 @@ extension SeedBuilder {
             }
             info.type = plan.modelTypes[name] ?? plan.dialect.columnType(info)
             plan.slotOfSourceColumn.append(plan.bound.count)
-            plan.bound.append(TablePlan.Bound(info: info, name: name, rules: rules[name.lowercased()], reference: plan.referencesByColumn[info.name.lowercased()], fieldNumber: isJSON ? 0 : index + 1))
+            plan.bound.append(TablePlan.Bound(info: info, name: name, rules: rules[name.lowercased()], reference: plan.referencesByColumn[info.name.lowercased()],
+                                              fieldNumber: isJSON ? 0 : index + 1, defaultSQL: plan.defaults[name.lowercased()]?.sqlLiteral))
+        }
+        // Defaults for attributes the fixture has no column for: every row gets them.
+        for (name, value) in plan.defaults.sorted(by: { $0.key < $1.key }) where !columns.contains(where: { $0.lowercased() == name }) {
+            if let info = plan.table.column(plan.dialect.columnName(name)) { plan.constants.append((info.name, value.sqlLiteral)) }
         }
         if !isJSON {
             for rule in rules.values where rule.required && !columns.contains(where: { $0.caseInsensitiveCompare(rule.column) == .orderedSame }) {
-                if plan.table.column(plan.dialect.columnName(rule.column))?.defaultSQL == nil {
+                if plan.table.column(plan.dialect.columnName(rule.column))?.defaultSQL == nil && plan.defaults[rule.column.lowercased()] == nil {
                     diagnostics.append(Diagnostic(file: file, line: 1, column: 0, code: .missingRequired, message: "\(rule.column) is required, but the header has no such column", table: plan.table.name))
                     failed = true
                 }

@@ -202,7 +202,7 @@ public struct SeedBuilder: Sendable {
         try SeedCatalog.writeSeedMetadata(db, meta: [
             ("format_version", String(SeedCatalog.formatVersion)),
             ("content_hash", hash),
-        ], tables: plans.map(\.config.spec))
+        ], tables: manifest.specs)
         for migration in migrations {
             try MigrationLedger.record(LedgerEntry(number: migration.number, name: migration.name, checksum: migration.checksum, appliedAt: nil, origin: .seed), in: db)
         }
@@ -295,6 +295,7 @@ public struct SeedBuilder: Sendable {
                 for attribute in model.flattened(config.name)?.attributes ?? [] {
                     plan.modelTypes[attribute.name] = model.columnType(entity: config.name, attribute: attribute.name)
                 }
+                for (attribute, value) in model.defaults(for: config.name) { plan.defaults[attribute.lowercased()] = value }
             }
             plans.append(plan)
         }

@@ -40,12 +40,16 @@ final class TableLoader {
     private func insert(for mask: UInt64) throws -> Statement {
         if let statement = inserts[mask] { return statement }
         let columns = plan.bound.indices.filter { mask & (1 << UInt64($0)) != 0 }
+        // A JSON record without a field that has a default gets the default.
+        let constants = plan.constants + plan.bound.indices.compactMap { slot in
+            mask & (1 << UInt64(slot)) == 0 ? plan.bound[slot].defaultSQL.map { (column: plan.bound[slot].info.name, sql: $0) } : nil
+        }
         let sql: String
-        if columns.isEmpty && plan.constants.isEmpty {
+        if columns.isEmpty && constants.isEmpty {
             sql = "INSERT INTO \(quoteIdentifier(plan.table.name)) DEFAULT VALUES"
         } else {
-            let names = (plan.constants.map(\.column) + columns.map { plan.bound[$0].info.name }).map(quoteIdentifier).joined(separator: ", ")
-            let values = plan.constants.map(\.sql) + Array(repeating: "?", count: columns.count)
+            let names = (constants.map(\.column) + columns.map { plan.bound[$0].info.name }).map(quoteIdentifier).joined(separator: ", ")
+            let values = constants.map(\.sql) + Array(repeating: "?", count: columns.count)
             sql = "INSERT INTO \(quoteIdentifier(plan.table.name)) (\(names)) VALUES (\(values.joined(separator: ", ")))"
         }
         let statement = try db.makeStatement(sql: sql)

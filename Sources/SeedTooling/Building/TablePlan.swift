@@ -13,6 +13,8 @@ struct TablePlan: Sendable {
         var reference: Reference?
         /// The field's 1-based position in the CSV header (0 for JSON, where it varies).
         var fieldNumber: Int
+        /// What a record without this field gets, as SQL (a Core Data attribute's default).
+        var defaultSQL: String?
     }
 
     struct Reference: Sendable {
@@ -36,4 +38,6 @@ struct TablePlan: Sendable {
     var dialect: any StoreDialect = PlainSQLiteDialect()
     /// Fixture column (attribute) → conversion the Core Data model gives, overriding the declared type.
     var modelTypes: [String: ColumnType] = [:]
+    /// Lower-cased fixture column (attribute) → the value a new row gets without one (Core Data's defaults).
+    var defaults: [String: SQLValue] = [:]
 }

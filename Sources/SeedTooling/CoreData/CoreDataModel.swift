@@ -86,13 +86,26 @@ public struct CoreDataModel: Sendable {
         return entity
     }
 
+    /// The values Core Data gives a new object of `name` for attributes it is not given
+    /// (`defaultValueString`), converted as the attribute's type stores them.
+    public func defaults(for name: String) -> [String: SQLValue] {
+        var result: [String: SQLValue] = [:]
+        for attribute in flattened(name)?.attributes ?? [] {
+            guard let text = attribute.defaultValue, let type = columnType(entity: name, attribute: attribute.name) else { continue }
+            if type == .referenceDate, let seconds = Double(text) { result[attribute.name] = .real(seconds); continue }
+            if case .success(let value) = type.convert(.string(text)) { result[attribute.name] = value }
+        }
+        return result
+    }
+
     /// The rules the model declares for an entity's attributes, in the manifest's terms
     /// (`optional="NO"` is `required`; min/max are numbers, or lengths for strings).
     public func rules(for name: String) -> [ColumnRules] {
         guard let entity = flattened(name) else { return [] }
         return entity.attributes.compactMap { attribute in
             var rules = ColumnRules(column: attribute.name)
-            rules.required = !attribute.optional && attribute.defaultValue == nil
+            // A default fills a value left out, but a value given as null is still missing.
+            rules.required = !attribute.optional
             if attribute.type == "String" {
                 rules.minLength = attribute.minValue.flatMap { Int($0) }
                 rules.maxLength = attribute.maxValue.flatMap { Int($0) }
@@ -162,7 +175,9 @@ private final class ModelXMLReader: NSObject, XMLParserDelegate {
             guard !entities.isEmpty else { return problem(line, "an attribute outside an entity") }
             entities[entities.count - 1].attributes.append(.init(
                 name: name, type: type, optional: flag("optional", default: false), minValue: attributes["minValueString"], maxValue: attributes["maxValueString"],
-                regularExpression: attributes["regularExpressionString"], defaultValue: attributes["defaultValueString"], line: line))
+                regularExpression: attributes["regularExpressionString"],
+                // Xcode writes a Date's default as seconds since 2001 in defaultDateTimeInterval.
+                defaultValue: attributes["defaultValueString"] ?? attributes["defaultDateTimeInterval"], line: line))
         case "relationship":
             guard let name = attributes["name"], let destination = attributes["destinationEntity"] else { return problem(line, "a relationship without a name or destinationEntity") }
             guard !entities.isEmpty else { return problem(line, "a relationship outside an entity") }

@@ -16,6 +16,16 @@ public struct Manifest: Sendable {
     /// Tables in load order.
     public var tables: [TableConfig]
 
+    /// What migrations need to know of each table, in load order: keys, refs, and the
+    /// model's defaults for new rows (Core Data).
+    public var specs: [TableSpec] {
+        tables.map { table in
+            var spec = table.spec
+            spec.defaults = model?.defaults(for: table.name) ?? [:]
+            return spec
+        }
+    }
+
     public enum SchemaSource: Sendable {
         /// DDL run on an empty database.
         case schema(URL)

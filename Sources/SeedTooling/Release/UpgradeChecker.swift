@@ -40,7 +40,7 @@ public struct UpgradeChecker: Sendable {
     /// Checks each old seed against `fresh`, a seed built from the current fixtures.
     public func check(_ oldSeeds: [String], fresh: URL) throws -> [Outcome] {
         let migrator = try SeedMigrator(migrations: migrations)
-        var options = SeedMigrator.Options(tables: manifest.tables.map(\.spec), validator: ManifestValidator(manifest: manifest))
+        var options = SeedMigrator.Options(tables: manifest.specs, validator: ManifestValidator(manifest: manifest))
         options.now = Date(timeIntervalSince1970: 0)
         let expected = try StoreAccess.openReadOnly(fresh.path)
         defer { try? expected.close() }
@@ -76,7 +76,7 @@ public struct UpgradeChecker: Sendable {
     /// would be after upgrading. `new-migration --from` starts from it.
     public func migratedCopy(of seed: String) throws -> DatabaseQueue {
         let store = try copy(seed)
-        var options = SeedMigrator.Options(tables: manifest.tables.map(\.spec), validator: ManifestValidator(manifest: manifest))
+        var options = SeedMigrator.Options(tables: manifest.specs, validator: ManifestValidator(manifest: manifest))
         options.now = Date(timeIntervalSince1970: 0)
         _ = try SeedMigrator(migrations: migrations).migrate(store, options: options)
         return store

@@ -37,7 +37,7 @@ extension SeedTool {
                 var options = SeedMigrator.Options(onConflict: onConflict)
                 if project.hasManifest {
                     let manifest = try project.loadManifest()
-                    options.tables = manifest.tables.map(\.spec)
+                    options.tables = manifest.specs
                     options.validator = ManifestValidator(manifest: manifest)
                 }
                 let report: MigrationReport
