@@ -200,12 +200,13 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
                     <attribute name="listed" optional="YES" attributeType="Boolean" defaultValueString="YES" usesScalarValueType="YES"/>
                     <attribute name="since" optional="YES" attributeType="Date" defaultDateTimeInterval="86400" usesScalarValueType="NO"/>
                     <attribute name="note" optional="YES" attributeType="String" defaultValueString="it's new"/>
+                    <attribute name="colour" optional="YES" attributeType="Transformable" valueTransformerName="NSSecureUnarchiveFromData"/>
                 </entity>
             </model>
             """)
         try project.database("seeds/empty.sqlite").write { db in
             try db.execute(sql: """
-                CREATE TABLE ZITEM (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZSTOCK INTEGER, ZLISTED INTEGER, ZSINCE TIMESTAMP, ZNAME VARCHAR, ZNOTE VARCHAR);
+                CREATE TABLE ZITEM (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZSTOCK INTEGER, ZLISTED INTEGER, ZSINCE TIMESTAMP, ZNAME VARCHAR, ZNOTE VARCHAR, ZCOLOUR BLOB);
                 CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER);
                 CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB);
                 INSERT INTO Z_PRIMARYKEY VALUES (1, 'Item', 0, 0);
@@ -260,6 +261,24 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
         #expect(alone.status == 0, "\(alone)")
         let appRows = try rows(project, "app.sqlite")
         #expect(appRows == ["'Pen'|3|1|86400|'it''s new'", "'Ink'|5|1|86400|'it''s new'"])
+    }
+
+    @Test func transformableAttributesAreRefusedWhereverTheyAreWritten() throws {
+        let project = try project()
+        try project.write("seeds/seedkit.yml", "model: Shop.xcdatamodel\ntemplate: empty.sqlite\noutput: ../seed.sqlite\ntables:\n  Item: { file: data/items.csv, key: name }\n")
+        try project.write("seeds/data/items.csv", "name,colour\nPen,red\n")
+        let build = try project.seedkit("build", "--migrations", "none")
+        #expect(build.status == 1)
+        #expect(build.stderr.contains("seeds/data/items.csv:1:2: error: colour is a Transformable attribute (an archived object, written by the app's own code), which seedkit cannot write; leave it out of the fixture [2020]"), "\(build)")
+        #expect(!project.exists("seed.sqlite"))
+        try project.write("seeds/data/items.csv", "name\nPen\n")
+        #expect(try project.seedkit("build", "--migrations", "none").status == 0)
+        let before = try #require(project.read("seed.sqlite"))
+        try project.write("migrations/0001-ink.yml", "insert:\n  Item:\n    - { name: Ink, colour: blue }\n")
+        let migrate = try project.seedkit("migrate", "seed.sqlite")
+        #expect(migrate.status == 2)
+        #expect(migrate.stderr.contains("migrations/0001-ink.yml:3: error: Item: colour is a Transformable attribute (an archived object, written by the app's own code), which seedkit cannot write [2020]"), "\(migrate)")
+        #expect(project.read("seed.sqlite") == before)
     }
 }
 

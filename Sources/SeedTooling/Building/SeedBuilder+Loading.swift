@@ -22,7 +22,7 @@ extension SeedBuilder {
             case "csv": source = try CSVRecordSource(url: config.file, displayPath: file)
             case "json", "jsonl", "ndjson":
                 // JSON keys are the fixture's names: attributes for Core Data, columns otherwise.
-                let names = manifest.model?.flattened(config.name).map { $0.attributes.map(\.name) + $0.relationships.filter { !$0.toMany }.map(\.name) }
+                let names = manifest.model?.flattened(config.name).map { $0.attributes.filter { CoreDataModel.supportedTypes.contains($0.type) }.map(\.name) + $0.relationships.filter { !$0.toMany }.map(\.name) }
                 source = try JSONRecordSource(url: config.file, displayPath: file, columns: names ?? plan.table.columns.map(\.name))
             default: throw SeedError(.configuration, file: file, "unknown fixture format '.\(ext)': use .csv, .json, .jsonl or .ndjson")
             }
@@ -77,7 +77,14 @@ extension SeedBuilder {
         var rules: [String: ColumnRules] = [:]
         for rule in manifest.model?.rules(for: plan.config.name) ?? [] { rules[rule.column.lowercased()] = rule }
         for rule in plan.config.rules { rules[rule.column.lowercased()] = rules[rule.column.lowercased()].map { $0.merged(with: rule) } ?? rule }
+        let entity = manifest.model?.flattened(plan.config.name)
         for (index, name) in columns.enumerated() {
+            if let attribute = entity?.attributes.first(where: { $0.name == name }), !CoreDataModel.supportedTypes.contains(attribute.type) {
+                diagnostics.append(Diagnostic(file: file, line: 1, column: index + 1, code: .unknownColumn,
+                    message: "\(name) is a \(attribute.type) attribute (an archived object, written by the app's own code), which seedkit cannot write; leave it out of the fixture", table: plan.table.name))
+                failed = true
+                continue
+            }
             guard var info = plan.table.column(plan.dialect.columnName(name)) else {
                 diagnostics.append(Diagnostic(file: file, line: 1, column: index + 1, code: .unknownColumn,
                     message: "column '\(name)' is not in table \(plan.table.name) (it has \(plan.table.columns.map(\.name).joined(separator: ", ")))", table: plan.table.name))

@@ -4,21 +4,32 @@ public import SeedRuntime
 /// messages as a build.
 public struct ManifestValidator: RowValidator {
     private let rules: [String: [String: [ColumnRules]]]
+    /// Lower-cased table → lower-cased attributes seedkit cannot write (Transformable and other archived values) → their type.
+    private let unwritable: [String: [String: String]]
 
     public init(manifest: Manifest) {
         var rules: [String: [String: [ColumnRules]]] = [:]
+        var unwritable: [String: [String: String]] = [:]
         for table in manifest.tables {
+            for attribute in manifest.model?.flattened(table.name)?.attributes ?? [] where !CoreDataModel.supportedTypes.contains(attribute.type) {
+                unwritable[table.name.lowercased(), default: [:]][attribute.name.lowercased()] = attribute.type
+            }
             var byColumn = Dictionary(table.rules.map { ($0.column.lowercased(), [$0]) }, uniquingKeysWith: { first, _ in first })
             // A Core Data model's own rules apply on top of the manifest's.
             for rule in manifest.model?.rules(for: table.name) ?? [] { byColumn[rule.column.lowercased(), default: []].append(rule) }
             rules[table.name.lowercased()] = byColumn
         }
         self.rules = rules
+        self.unwritable = unwritable
     }
 
     public func validate(table: String, values: [(column: String, value: SQLValue)], file: String, line: Int) -> [Diagnostic] {
-        guard let columns = rules[table.lowercased()] else { return [] }
         var problems: [Diagnostic] = []
+        for (column, _) in values {
+            guard let type = unwritable[table.lowercased()]?[column.lowercased()] else { continue }
+            problems.append(Diagnostic(file: file, line: line, code: .unknownColumn, message: "\(table): \(column) is a \(type) attribute (an archived object, written by the app's own code), which seedkit cannot write", table: table))
+        }
+        guard let columns = rules[table.lowercased()] else { return problems }
         for (column, value) in values {
             for problem in (columns[column.lowercased()] ?? []).flatMap({ $0.check(value) }) {
                 problems.append(Diagnostic(file: file, line: line, code: problem.code, message: "\(table): \(problem.message)", table: table))
