@@ -66,7 +66,7 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
         let result = try project.seedkit("migrate", "x.sqlite")
         #expect(result.status == 2)
         #expect(result.stderr.contains("seeds/seedkit.yml:3:3: error: unknown entity 'Bok': the model has Book, BookCategory, Page [2100]"), "\(result)")
-        #expect(result.stderr.contains("seeds/seedkit.yml:4:38: error: entity Book has no attribute or to-one relationship 'titel' [2100]"))
+        #expect(result.stderr.contains("seeds/seedkit.yml:4:38: error: entity Book has no attribute, to-one or many-to-many relationship 'titel' [2100]"))
         try project.write("seeds/seedkit.yml", "model: BookStore.xcdatamodeld\ntables:\n  Book: { file: data/books.csv, key: title }\n")
         let build = try project.seedkit("build")
         #expect(build.status == 2)
@@ -365,5 +365,93 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
         // Without a manifest: column names without Z, relationships as the target's Z_PK.
         let bare = try project.seedkit("inspect", "store.sqlite", "Book", "--manifest", "none", "--where", "ZPRICE > 10", "--format", "csv")
         #expect(bare.stdout == "id,category,price,title,published\r\n77,51,15.0,The second book,\r\n")
+    }
+}
+
+@Suite struct CoreDataManyToManyTests {
+    /// Book.tags (ordered) ↔ Tag.books, stored as Core Data stores it: Z_1TAGS(Z_1BOOKS, Z_2TAGS, Z_FOK_2TAGS).
+    private func project() throws -> TemporaryProject {
+        let project = try TemporaryProject(bookStore: false)
+        try project.write("seeds/Library.xcdatamodel/contents", """
+            <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+            <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
+                <entity name="Book" representedClassName="Book" syncable="YES">
+                    <attribute name="title" attributeType="String"/>
+                    <relationship name="tags" optional="YES" toMany="YES" ordered="YES" deletionRule="Nullify" destinationEntity="Tag" inverseName="books" inverseEntity="Tag"/>
+                </entity>
+                <entity name="Tag" representedClassName="Tag" syncable="YES">
+                    <attribute name="name" attributeType="String"/>
+                    <relationship name="books" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Book" inverseName="tags" inverseEntity="Book"/>
+                </entity>
+            </model>
+            """)
+        try project.database("seeds/empty.sqlite").write { db in
+            try db.execute(sql: """
+                CREATE TABLE ZBOOK (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZTITLE VARCHAR);
+                CREATE TABLE ZTAG (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR);
+                CREATE TABLE Z_1TAGS (Z_1BOOKS INTEGER, Z_2TAGS INTEGER, Z_FOK_2TAGS INTEGER, PRIMARY KEY (Z_1BOOKS, Z_2TAGS));
+                CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER);
+                CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB);
+                INSERT INTO Z_PRIMARYKEY VALUES (1, 'Book', 0, 0), (2, 'Tag', 0, 0);
+                INSERT INTO Z_METADATA VALUES (1, 'U', x'00');
+                """)
+        }
+        // Books first: a many-to-many side may be listed before the other is loaded.
+        try project.write("seeds/seedkit.yml", "model: Library.xcdatamodel\ntemplate: empty.sqlite\noutput: ../seed.sqlite\ntables:\n  Book: { file: data/books.csv, key: title, refs: { tags: Tag.name } }\n  Tag: { file: data/tags.csv, key: name }\n")
+        try project.write("seeds/data/tags.csv", "name\nClassics\nFavourites\n")
+        return project
+    }
+
+    private func rows(_ project: TemporaryProject, _ path: String, _ sql: String) throws -> [String] {
+        try project.database(path).read { db in
+            try Row.fetchAll(db, sql: sql).map { row in (0..<row.count).map { SQLValue.fromDatabaseValue(row[$0])?.sqlLiteral ?? "?" }.joined(separator: "|") }
+        }
+    }
+
+    @Test func buildsWriteJoinRowsInListedOrder() throws {
+        let project = try project()
+        try project.write("seeds/data/books.csv", "title,tags\nEmma,\"Favourites, Classics\"\nDune,Classics\nNotes,\n")
+        let build = try project.seedkit("build", "--migrations", "none")
+        #expect(build.status == 0, "\(build)")
+        let joins = try rows(project, "seed.sqlite", "SELECT Z_1BOOKS, Z_2TAGS, Z_FOK_2TAGS FROM Z_1TAGS ORDER BY Z_1BOOKS, Z_FOK_2TAGS")
+        #expect(joins == ["1|2|1024", "1|1|2048", "2|1|1024"], "Emma: Favourites then Classics; Dune: Classics")
+        // The same from JSON, with arrays.
+        try project.write("seeds/seedkit.yml", "model: Library.xcdatamodel\ntemplate: empty.sqlite\noutput: ../seed.sqlite\ntables:\n  Book: { file: data/books.jsonl, key: title, refs: { tags: Tag.name } }\n  Tag: { file: data/tags.csv, key: name }\n")
+        try project.write("seeds/data/books.jsonl", "{\"title\": \"Emma\", \"tags\": [\"Favourites\", \"Classics\"]}\n{\"title\": \"Dune\", \"tags\": \"Classics\"}\n{\"title\": \"Notes\"}\n")
+        #expect(try project.seedkit("build", "--migrations", "none").status == 0)
+        #expect(try rows(project, "seed.sqlite", "SELECT Z_1BOOKS, Z_2TAGS, Z_FOK_2TAGS FROM Z_1TAGS ORDER BY Z_1BOOKS, Z_FOK_2TAGS") == joins)
+    }
+
+    @Test func anUnknownOrRepeatedMemberIsAnErrorAtItsField() throws {
+        let project = try project()
+        try project.write("seeds/data/books.csv", "title,tags\nEmma,\"Favourites, Classix\"\nDune,\"Classics, Classics\"\n")
+        let build = try project.seedkit("build", "--migrations", "none")
+        #expect(build.status == 1)
+        #expect(build.stderr.contains("seeds/data/books.csv:2:2: error: tags 'Classix' matches no Tag.name [2030]"), "\(build)")
+        #expect(build.stderr.contains("seeds/data/books.csv:3:2: error: tags lists 'Classics' twice [2040]"), "\(build)")
+        #expect(!project.exists("seed.sqlite"))
+    }
+
+    @Test func migrationsLinkInsertedRowsAndNeverDeleteALinkedOne() throws {
+        let project = try project()
+        try project.write("seeds/data/books.csv", "title,tags\nEmma,\"Favourites, Classics\"\nDune,Classics\n")
+        #expect(try project.seedkit("build", "--migrations", "none").status == 0)
+        try FileManager.default.copyItem(atPath: project.path("seed.sqlite"), toPath: project.path("app.sqlite"))
+        try project.write("migrations/0001-odes.yml", "insert:\n  Tag:\n    - { name: Poetry }\n  Book:\n    - { title: Odes, tags: [Poetry, Classics] }\ndelete:\n  Tag:\n    - { key: Favourites }\n")
+        for (store, manifest) in [("seed.sqlite", []), ("app.sqlite", ["--manifest", "none"])] {
+            let migrate = try runSeedkit(["migrate", store] + manifest, in: project.root)
+            #expect(migrate.status == 0, "\(migrate)")
+            #expect(migrate.stderr.contains("migrations/0001-odes.yml:8: warning: delete denied on Tag 'Favourites': still referenced by Z_1TAGS.Z_2TAGS; not deleted [1600]"), "\(migrate)")
+            #expect(try rows(project, store, "SELECT Z_1BOOKS, Z_2TAGS, Z_FOK_2TAGS FROM Z_1TAGS WHERE Z_1BOOKS = 3 ORDER BY Z_FOK_2TAGS") == ["3|3|1024", "3|1|2048"], "Odes: Poetry then Classics")
+            // Each tag's inverse (books) changed: Z_OPT + 1.
+            #expect(try rows(project, store, "SELECT ZNAME, Z_OPT FROM ZTAG ORDER BY Z_PK") == ["'Classics'|2", "'Favourites'|1", "'Poetry'|2"])
+        }
+        // Changing a many-to-many relationship in an update is refused, and nothing is written.
+        let before = try #require(project.read("seed.sqlite"))
+        try project.write("migrations/0002-retag.yml", "update:\n  Book:\n    - { key: Dune, from: { tags: [Classics] }, to: { tags: [Poetry] } }\n")
+        let update = try project.seedkit("migrate", "seed.sqlite")
+        #expect(update.status == 2)
+        #expect(update.stderr.contains("migrations/0002-retag.yml:3: error: update of Book 'Dune' changes the many-to-many relationship 'tags', which seedkit does not change in updates yet; nothing was written [2100]"), "\(update)")
+        #expect(project.read("seed.sqlite") == before)
     }
 }

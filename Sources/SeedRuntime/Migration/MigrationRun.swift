@@ -19,6 +19,9 @@ struct MigrationRun {
     private var writtenTableNames: [String: String] = [:]
     /// Problems that stop the run; thrown together at the end so that all are reported.
     private var errors: [Diagnostic] = []
+    /// Refs as the migration names them, by SQL table and lower-cased SQL column: what a
+    /// to-many relationship (which has no column) needs to find its Core Data join table.
+    private var writtenRefs: [String: [String: (relationship: String, reference: TableSpec.Reference)]] = [:]
 
     init(db: Database, options: SeedMigrator.Options) throws {
         self.db = db
@@ -26,7 +29,8 @@ struct MigrationRun {
         let dialect = try options.dialect ?? CoreDataDialect.detect(db) ?? PlainSQLiteDialect()
         self.dialect = dialect
         // Specs speak the migration's language (entities and attributes for Core Data): translate once.
-        let specs = try (options.tables ?? SeedCatalog.tableSpecs(db) ?? []).map { spec in
+        let written = try options.tables ?? SeedCatalog.tableSpecs(db) ?? []
+        let specs = written.map { spec in
             TableSpec(
                 name: dialect.tableName(spec.name), key: spec.key.map(dialect.columnName),
                 refs: Dictionary(spec.refs.map { column, reference in
@@ -35,6 +39,11 @@ struct MigrationRun {
                 defaults: Dictionary(spec.defaults.map { (dialect.columnName($0.key), $0.value) }, uniquingKeysWith: { first, _ in first }))
         }
         self.specs = Dictionary(specs.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        for spec in written {
+            for (column, reference) in spec.refs {
+                writtenRefs[dialect.tableName(spec.name), default: [:]][dialect.columnName(column).lowercased()] = (column, reference)
+            }
+        }
     }
 
     mutating func apply(_ migration: Migration) throws -> [RowEvent] {
@@ -80,7 +89,9 @@ struct MigrationRun {
     // MARK: - Operations
 
     private mutating func insert(_ row: DataChanges.RowValues, into table: TableInfo, named name: String) throws -> RowEvent? {
-        guard var values = try resolve(row, in: table) else {
+        var row = row
+        let links = try takeManyToMany(&row, table: table, entity: name)
+        guard var values = try resolve(row, in: table), links.allSatisfy({ $0.members != nil }) else {
             return event(.conflict, table, row: row, key: "", "a referenced row is missing (the user deleted it?); row not inserted")
         }
         // What the row does not name gets its default, as Core Data gives every new object.
@@ -112,12 +123,91 @@ struct MigrationRun {
             errors.append(Diagnostic(file: row.file, line: row.line, code: constraintCode(error), message: "cannot insert \(keyText) into \(table.name): \(error.message ?? "constraint failed")", table: table.name))
             return nil
         }
+        for link in links { try self.link(link, table: table, key: key) }
         return event(.inserted, table, row: row, key: keyText, "inserted")
+    }
+
+    /// A many-to-many relationship set on an inserted row: its join table and the members' `Z_PK`s (nil when one is missing).
+    private struct ManyToMany {
+        var join: CoreDataDialect.JoinTable
+        var destination: String
+        var members: [SQLValue]?
+    }
+
+    /// Takes the values of `row` that name many-to-many relationships (Core Data: no column, a
+    /// join table) out of it, with their members resolved by key.
+    private mutating func takeManyToMany(_ row: inout DataChanges.RowValues, table: TableInfo, entity: String) throws -> [ManyToMany] {
+        guard let coreData = dialect as? CoreDataDialect else { return [] }
+        var links: [ManyToMany] = []
+        var kept: [(column: String, value: InputValue)] = []
+        for (column, input) in row.values {
+            guard table.column(dialect.columnName(column)) == nil, let ref = writtenRefs[table.name]?[dialect.columnName(column).lowercased()],
+                  let join = try coreData.joinTable(db, entity: entity, relationship: ref.relationship, destination: ref.reference.table) else {
+                kept.append((column, input))
+                continue
+            }
+            let destination = try tableInfo(ref.reference.table, file: row.file)
+            guard let keyColumn = destination.column(dialect.columnName(ref.reference.column)) else {
+                errors.append(Diagnostic(file: row.file, line: row.line, code: .configuration, message: "ref \(entity).\(column) → \(ref.reference) names a column \(destination.name) lacks", table: table.name))
+                continue
+            }
+            var members: [SQLValue]? = []
+            for item in Self.listItems(input) {
+                guard case .success(let key) = dialect.columnType(keyColumn).convert(item) else {
+                    errors.append(Diagnostic(file: row.file, line: row.line, code: .typeMismatch, message: "\(entity).\(column): \(item) is not a key of \(ref.reference)", table: table.name))
+                    continue
+                }
+                let found = try SQLValue.fetchOne(db.cachedStatement(sql: "SELECT Z_PK FROM \(quoteIdentifier(destination.name)) WHERE \(quoteIdentifier(keyColumn.name)) IS ? LIMIT 1"), arguments: [key])
+                if let found { members?.append(found) } else { members = nil }
+            }
+            links.append(ManyToMany(join: join, destination: destination.name, members: members))
+        }
+        row.values = kept
+        return links
+    }
+
+    /// A to-many value's items: a list (YAML/JSON array), or one key.
+    private static func listItems(_ input: InputValue) -> [InputValue] {
+        switch input {
+        case .null: return []
+        case .json(let text):
+            var bytes = Array(text.utf8)
+            let document = bytes.withUnsafeMutableBytes { try? JSONScanner.parseDocument(UnsafeRawBufferPointer($0)) }
+            return document?.items?.map(\.inputValue) ?? [input]
+        default: return [input]
+        }
+    }
+
+    /// Writes the join rows of a newly inserted row: members in the order listed, the new row
+    /// last among each member's owners; every member's `Z_OPT` + 1 (its inverse changed).
+    private func link(_ link: ManyToMany, table: TableInfo, key: [(column: String, value: SQLValue)]) throws {
+        guard let owner = try SQLValue.fetchOne(db, sql: "SELECT Z_PK FROM \(quoteIdentifier(table.name)) WHERE \(keyPredicate(key))", arguments: StatementArguments(key.map(\.value))) else { return }
+        let join = link.join
+        for (index, member) in (link.members ?? []).enumerated() {
+            var columns = [join.ownerColumn, join.memberColumn]
+            var values = [owner, member]
+            if let order = join.memberOrderColumn {
+                columns.append(order)
+                values.append(.integer(Int64(index + 1) * CoreDataDialect.orderKeyStep))
+            }
+            if let order = join.ownerOrderColumn {
+                let last = try Int64.fetchOne(db, sql: "SELECT max(\(quoteIdentifier(order))) FROM \(quoteIdentifier(join.name)) WHERE \(quoteIdentifier(join.memberColumn)) = ?", arguments: [member]) ?? 0
+                columns.append(order)
+                values.append(.integer(last + CoreDataDialect.orderKeyStep))
+            }
+            try db.execute(sql: "INSERT INTO \(quoteIdentifier(join.name)) (\(columns.map(quoteIdentifier).joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))",
+                           arguments: StatementArguments(values))
+            try db.execute(sql: "UPDATE \(quoteIdentifier(link.destination)) SET Z_OPT = Z_OPT + 1 WHERE Z_PK = ?", arguments: [member])
+        }
     }
 
     private mutating func update(_ change: DataChanges.RowChange, in table: TableInfo, file: String) throws -> RowEvent? {
         guard let key = try resolveKey(change.key, in: table, file: file, line: change.line) else { return nil }
         let keyText = render(key)
+        if dialect is CoreDataDialect, let column = change.to.values.map(\.column).first(where: { table.column(dialect.columnName($0)) == nil && writtenRefs[table.name]?[dialect.columnName($0).lowercased()] != nil }) {
+            errors.append(Diagnostic(file: file, line: change.line, code: .configuration, message: "update of \(written(table)) \(keyText) changes the many-to-many relationship '\(column)', which seedkit does not change in updates yet; nothing was written", table: table.name))
+            return nil
+        }
         for column in change.to.values.map(\.column) where change.from[column] == nil {
             errors.append(Diagnostic(file: file, line: change.line, code: .configuration, message: "update of \(table.name) \(keyText) sets '\(column)' without a 'from' value; add what the previous seed shipped, so that a user's edit is never overwritten", table: table.name))
             return nil
@@ -166,7 +256,8 @@ struct MigrationRun {
         guard changed.isEmpty else {
             return conflict(table, line: change.line, file: file, key: keyText, "changed in the store (\(changed)); not deleted")
         }
-        if let referrer = try referrer(of: current, in: table) {
+        let joined = try (dialect as? CoreDataDialect)?.joinReferrer(db, table: table.name, primaryKey: current["z_pk"] ?? .null)
+        if let referrer = try joined ?? referrer(of: current, in: table) {
             let event = RowEvent(kind: .deleteDenied, table: written(table), key: keyText, detail: "still referenced by \(referrer); not deleted", file: file, line: change.line)
             if options.onConflict == .fail {
                 errors.append(Diagnostic(file: file, line: change.line, code: .deleteDenied, message: "cannot delete \(table.name) \(keyText): still referenced by \(referrer)", table: table.name))

@@ -37,6 +37,7 @@ struct RecordConverter {
         record.bytes.withUnsafeBytes { bytes in
             for field in 0..<record.count {
                 let slot = plan.slotOfSourceColumn[record.columns[field]]
+                if slot < 0 { continue }  // loaded in a later pass
                 let type = types[slot]
                 let text = UnsafeRawBufferPointer(rebasing: bytes[record.starts[field]..<record.ends[field]])
                 let kind = record.kinds[field]

@@ -22,8 +22,7 @@ extension SeedBuilder {
             case "csv": source = try CSVRecordSource(url: config.file, displayPath: file)
             case "json", "jsonl", "ndjson":
                 // JSON keys are the fixture's names: attributes for Core Data, columns otherwise.
-                let names = manifest.model?.flattened(config.name).map { $0.attributes.filter { CoreDataModel.supportedTypes.contains($0.type) }.map(\.name) + $0.relationships.filter { !$0.toMany }.map(\.name) }
-                source = try JSONRecordSource(url: config.file, displayPath: file, columns: names ?? plan.table.columns.map(\.name))
+                source = try JSONRecordSource(url: config.file, displayPath: file, columns: manifest.model?.fixtureColumns(config.name) ?? plan.table.columns.map(\.name))
             default: throw SeedError(.configuration, file: file, "unknown fixture format '.\(ext)': use .csv, .json, .jsonl or .ndjson")
             }
         } catch let error as SeedError where error.kind == .invalidData {
@@ -83,6 +82,10 @@ extension SeedBuilder {
                 diagnostics.append(Diagnostic(file: file, line: 1, column: index + 1, code: .unknownColumn,
                     message: "\(name) is a \(attribute.type) attribute (an archived object, written by the app's own code), which seedkit cannot write; leave it out of the fixture", table: plan.table.name))
                 failed = true
+                continue
+            }
+            if plan.table.column(plan.dialect.columnName(name)) == nil, manifest.model?.manyToMany(plan.config.name, name) != nil {
+                plan.slotOfSourceColumn.append(-1)  // a join table's rows: loaded once every table is (see loadManyToMany)
                 continue
             }
             guard var info = plan.table.column(plan.dialect.columnName(name)) else {

@@ -180,6 +180,7 @@ public struct SeedBuilder: Sendable {
             contentHash.update("\(plan.table.name)\n".utf8)
             contentHash.update(hash)
         }
+        if let coreData, diagnostics.isEmpty { try loadManyToMany(plans, coreData: coreData, db: db, diagnostics: &diagnostics) }
         if diagnostics.isEmpty {
             for row in try Row.fetchAll(db, sql: "PRAGMA foreign_key_check") {
                 let table: String = row[0]
@@ -252,14 +253,16 @@ public struct SeedBuilder: Sendable {
                 problem(config.line, config.column, "unknown table '\(config.name)': the schema has \(available.joined(separator: ", "))")
                 continue
             }
-            for mention in config.columnMentions where table.column(dialect.columnName(mention.column)) == nil {
+            // A many-to-many relationship has no column: its rows are in a join table.
+            let isManyToMany = { (name: String) in table.column(dialect.columnName(name)) == nil && self.manifest.model?.manyToMany(config.name, name) != nil }
+            for mention in config.columnMentions where table.column(dialect.columnName(mention.column)) == nil && !isManyToMany(mention.column) {
                 problem(mention.line, mention.column2, "table \(config.name) has no column '\(mention.column)' (it has \(table.columns.map(\.name).joined(separator: ", ")))")
             }
             if config.key.isEmpty && table.primaryKey.isEmpty {
                 problem(config.line, config.column, "table \(config.name) has no primary key; give it a natural key with key:")
             }
             var references: [String: TablePlan.Reference] = [:]
-            for (column, reference) in config.refs {
+            for (column, reference) in config.refs where !isManyToMany(column) {
                 let parentTable = dialect.tableName(reference.table)
                 let parentInfo = try parentTable == table.name ? table : loaded[parentTable] ?? TableInfo.read(db, table: parentTable)
                 guard let parent = parentInfo else {

@@ -57,6 +57,22 @@ public struct CoreDataModel: Sendable {
 
     public func entity(_ name: String) -> Entity? { entities.first { $0.name == name } }
 
+    /// `entity`'s to-many relationship `name` when its inverse is to-many too: stored in a join
+    /// table, and written by listing the related rows' keys. Nil for anything else.
+    public func manyToMany(_ entity: String, _ name: String) -> Relationship? {
+        guard let relationship = flattened(entity)?.relationships.first(where: { $0.name == name && $0.toMany }),
+              let inverse = relationship.inverseName,
+              flattened(relationship.destination)?.relationships.first(where: { $0.name == inverse })?.toMany == true else { return nil }
+        return relationship
+    }
+
+    /// The names a fixture of `entity` may use: supported attributes, to-one and many-to-many relationships.
+    public func fixtureColumns(_ entity: String) -> [String] {
+        guard let flat = flattened(entity) else { return [] }
+        return flat.attributes.filter { Self.supportedTypes.contains($0.type) }.map(\.name)
+            + flat.relationships.filter { !$0.toMany || manyToMany(entity, $0.name) != nil }.map(\.name)
+    }
+
     /// How fixture values convert for an entity's attribute; nil for relationships and unsupported types.
     public func columnType(entity name: String, attribute: String) -> ColumnType? {
         guard let type = flattened(name)?.attributes.first(where: { $0.name == attribute })?.type else { return nil }

@@ -141,9 +141,9 @@ public struct Manifest: Sendable {
                     message: "unknown entity '\(table.name)': the model has \(model.entities.map(\.name).joined(separator: ", "))"))
                 continue
             }
-            for mention in table.columnMentions where !entity.hasColumn(mention.column) {
+            for mention in table.columnMentions where !entity.hasColumn(mention.column) && model.manyToMany(entity.name, mention.column) == nil {
                 problems.append(Diagnostic(file: path, line: mention.line, column: mention.column2, code: .configuration,
-                    message: "entity \(entity.name) has no attribute or to-one relationship '\(mention.column)'"))
+                    message: "entity \(entity.name) has no attribute, to-one or many-to-many relationship '\(mention.column)'"))
             }
             for (column, reference) in table.refs {
                 guard let parent = model.flattened(reference.table) else {

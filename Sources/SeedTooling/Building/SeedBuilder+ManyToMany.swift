@@ -1,0 +1,149 @@
+import Foundation
+import GRDB
+import SeedRuntime
+
+extension SeedBuilder {
+    /// Writes the join-table rows of the many-to-many relationships fixtures list (Core Data),
+    /// once every table is loaded, so that either side may be listed first.
+    ///
+    /// A fixture names the related rows by their keys: in CSV one field of comma-separated keys
+    /// (`"Classics, Favourites"`), in JSON an array (`["Classics", "Favourites"]`) or one key.
+    /// Members of an ordered relationship are ordered as listed; a row joins last among the
+    /// owners of each member when the inverse is ordered.
+    func loadManyToMany(_ plans: [TablePlan], coreData: CoreDataDialect, db: Database, diagnostics: inout [Diagnostic]) throws {
+        guard let model = manifest.model else { return }
+        for plan in plans {
+            let config = plan.config
+            let file = config.displayFile
+            var source: any RecordSource
+            let isJSON = config.file.pathExtension.lowercased() != "csv"
+            do {
+                source = isJSON
+                    ? try JSONRecordSource(url: config.file, displayPath: file, columns: model.fixtureColumns(config.name))
+                    : try CSVRecordSource(url: config.file, displayPath: file)
+            } catch { continue }  // already reported by the first pass
+            let names = source.columnNames
+            let links = names.indices.compactMap { index -> (index: Int, relationship: CoreDataModel.Relationship)? in
+                guard plan.table.column(coreData.columnName(names[index])) == nil, let relationship = model.manyToMany(config.name, names[index]) else { return nil }
+                return (index, relationship)
+            }
+            if links.isEmpty { continue }
+
+            // How a row of this fixture is found again: by its key, converted as the model types it.
+            let keyColumns = config.key.isEmpty ? plan.table.primaryKey : config.key
+            var keyFields: [(index: Int, type: ColumnType)] = []
+            for column in keyColumns {
+                guard let index = names.firstIndex(where: { $0.caseInsensitiveCompare(column) == .orderedSame }), config.refs[names[index]] == nil,
+                      let info = plan.table.column(coreData.columnName(column)) else {
+                    throw SeedError(.configuration, file: manifest.path, line: config.line,
+                                    "\(config.name) lists many-to-many relationships, so its fixture needs its key (\(keyColumns.joined(separator: ", "))) as plain attribute columns")
+                }
+                keyFields.append((index, plan.modelTypes[names[index]] ?? coreData.columnType(info)))
+            }
+            let ownerSQL = "SELECT Z_PK FROM \(quoteIdentifier(plan.table.name)) WHERE " + keyFields.map { quoteIdentifier(plan.table.column(coreData.columnName(names[$0.index]))?.name ?? "") + " = ?" }.joined(separator: " AND ")
+
+            struct Link {
+                var index: Int
+                var name: String
+                var join: CoreDataDialect.JoinTable
+                var reference: TableSpec.Reference
+                var lookup: Statement
+                var keyType: ColumnType
+                var insert: Statement
+                /// The last owner order key given per member, when the inverse is ordered.
+                var ownerOrder: [Int64: Int64] = [:]
+            }
+            var prepared: [Link] = []
+            for (index, relationship) in links {
+                guard let reference = config.refs[names[index]] else {
+                    throw SeedError(.configuration, file: manifest.path, line: config.line,
+                                    "\(config.name).\(names[index]) is a many-to-many relationship: add refs: { \(names[index]): \(relationship.destination).<key> } so its keys can be found")
+                }
+                guard let join = try coreData.joinTable(db, entity: config.name, relationship: relationship.name, destination: relationship.destination) else {
+                    throw SeedError(.configuration, file: file, line: 1, column: isJSON ? 0 : index + 1,
+                                    "the template has no join table for \(config.name).\(relationship.name) (a table Z_<n>… with columns Z_<\(relationship.destination)'s Z_ENT>\(relationship.name.uppercased()) and one for \(config.name)); was it created with this model?")
+                }
+                let destination = coreData.tableName(reference.table)
+                guard let destinationInfo = try TableInfo.read(db, table: destination), let keyInfo = destinationInfo.column(coreData.columnName(reference.column)) else { continue }
+                let columns = [join.ownerColumn, join.memberColumn] + [join.memberOrderColumn, join.ownerOrderColumn].compactMap { $0 }
+                prepared.append(Link(
+                    index: index, name: names[index], join: join, reference: reference,
+                    lookup: try db.makeStatement(sql: "SELECT Z_PK FROM \(quoteIdentifier(destination)) WHERE \(quoteIdentifier(keyInfo.name)) = ? LIMIT 1"),
+                    keyType: model.columnType(entity: reference.table, attribute: reference.column) ?? coreData.columnType(keyInfo),
+                    insert: try db.makeStatement(sql: "INSERT INTO \(quoteIdentifier(join.name)) (\(columns.map(quoteIdentifier).joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))")))
+            }
+            let owner = try db.makeStatement(sql: ownerSQL)
+
+            var record = RawRecord()
+            while try source.next(&record, diagnostics: &diagnostics) {
+                var fields: [Int: (kind: RawRecord.Kind, text: String)] = [:]
+                for field in 0..<record.count { fields[record.columns[field]] = (record.kinds[field], record.text(field)) }
+                var key: [SQLValue] = []
+                for (index, type) in keyFields {
+                    guard let field = fields[index], case .success(let value) = type.convert(Self.input(field.kind, field.text)) else { break }
+                    key.append(value)
+                }
+                // A row that did not load was reported by the first pass.
+                guard key.count == keyFields.count, let ownerKey = try Int64.fetchOne(owner, arguments: StatementArguments(key)) else { continue }
+                for i in prepared.indices {
+                    guard let field = fields[prepared[i].index] else { continue }
+                    var seen = Set<Int64>()
+                    for (position, item) in Self.keys(field.kind, field.text, isJSON: isJSON).enumerated() {
+                        let column = isJSON ? 0 : prepared[i].index + 1
+                        guard case .success(let keyValue) = prepared[i].keyType.convert(item),
+                              let member = try Int64.fetchOne(prepared[i].lookup, arguments: [keyValue]) else {
+                            diagnostics.append(Diagnostic(file: file, line: record.line, column: column, code: .unresolvedReference,
+                                                          message: "\(prepared[i].name) '\(Self.shown(item))' matches no \(prepared[i].reference)", table: plan.table.name))
+                            continue
+                        }
+                        guard seen.insert(member).inserted else {
+                            diagnostics.append(Diagnostic(file: file, line: record.line, column: column, code: .duplicateKey,
+                                                          message: "\(prepared[i].name) lists '\(Self.shown(item))' twice", table: plan.table.name))
+                            continue
+                        }
+                        var values: [SQLValue] = [.integer(ownerKey), .integer(member)]
+                        if prepared[i].join.memberOrderColumn != nil { values.append(.integer(Int64(position + 1) * CoreDataDialect.orderKeyStep)) }
+                        if prepared[i].join.ownerOrderColumn != nil {
+                            let next = (prepared[i].ownerOrder[member] ?? 0) + CoreDataDialect.orderKeyStep
+                            prepared[i].ownerOrder[member] = next
+                            values.append(.integer(next))
+                        }
+                        try prepared[i].insert.execute(arguments: StatementArguments(values))
+                    }
+                }
+            }
+        }
+    }
+
+    private static func shown(_ value: InputValue) -> String {
+        if case .string(let text) = value { return text }
+        return value.description
+    }
+
+    /// A raw field as the value a key converts from.
+    private static func input(_ kind: RawRecord.Kind, _ text: String) -> InputValue {
+        switch kind {
+        case .null: return .null
+        case .integer: return Int64(text).map(InputValue.integer) ?? .string(text)
+        case .real: return Double(text).map(InputValue.real) ?? .string(text)
+        case .bool: return .bool(text == "true")
+        case .text: return .string(text)
+        case .json: return .json(text)
+        }
+    }
+
+    /// The keys a to-many field lists: CSV text split at commas, a JSON array's items, or one JSON value.
+    private static func keys(_ kind: RawRecord.Kind, _ text: String, isJSON: Bool) -> [InputValue] {
+        switch kind {
+        case .null: return []
+        case .json:
+            var bytes = Array(text.utf8)
+            let document = bytes.withUnsafeMutableBytes { try? JSONScanner.parseDocument(UnsafeRawBufferPointer($0)) }
+            return document?.items?.map(\.inputValue) ?? []
+        case .text where !isJSON:
+            return text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.map(InputValue.string)
+        default:
+            return [input(kind, text)]
+        }
+    }
+}
