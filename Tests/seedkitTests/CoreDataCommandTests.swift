@@ -420,6 +420,18 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
         try project.write("seeds/data/books.jsonl", "{\"title\": \"Emma\", \"tags\": [\"Favourites\", \"Classics\"]}\n{\"title\": \"Dune\", \"tags\": \"Classics\"}\n{\"title\": \"Notes\"}\n")
         #expect(try project.seedkit("build", "--migrations", "none").status == 0)
         #expect(try rows(project, "seed.sqlite", "SELECT Z_1BOOKS, Z_2TAGS, Z_FOK_2TAGS FROM Z_1TAGS ORDER BY Z_1BOOKS, Z_FOK_2TAGS") == joins)
+        // verify counts many-to-many members through the join table.
+        let model = try #require(project.read("seeds/Library.xcdatamodel/contents"))
+        try project.write("seeds/Library.xcdatamodel/contents", String(decoding: model, as: UTF8.self)
+            .replacingOccurrences(of: "<relationship name=\"tags\" optional=\"YES\" toMany=\"YES\"", with: "<relationship name=\"tags\" optional=\"YES\" toMany=\"YES\" minCount=\"1\" maxCount=\"1\""))
+        let verify = try project.seedkit("verify", "seed.sqlite")
+        #expect(verify.status == 1)
+        #expect(verify.stdout == """
+            seed.sqlite: Book[Emma].tags: tags has 2 related rows, more than the maximum 1 [1590]
+            seed.sqlite: Book[Notes].tags: tags has 0 related rows, fewer than the minimum 1 [1580]
+            seed.sqlite: 2 problems
+
+            """, "\(verify)")
     }
 
     @Test func anUnknownOrRepeatedMemberIsAnErrorAtItsField() throws {

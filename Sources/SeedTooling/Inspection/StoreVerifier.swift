@@ -89,9 +89,14 @@ public enum StoreVerifier {
                 continue
             }
             guard relationship.minCount != nil || relationship.maxCount != nil, let inverse = relationship.inverseName,
-                  let destination = model.flattened(relationship.destination), let back = destination.relationships.first(where: { $0.name == inverse }), !back.toMany else { continue }
-            let children = quoteIdentifier(dialect.tableName(destination.name))
-            let sql = "SELECT (SELECT count(*) FROM \(children) AS c WHERE c.\(quoteIdentifier(dialect.columnName(inverse))) = p.Z_PK), \(keySQL) FROM \(quoteIdentifier(table.name)) AS p ORDER BY p.Z_PK"
+                  let destination = model.flattened(relationship.destination), let back = destination.relationships.first(where: { $0.name == inverse }) else { continue }
+            let countSQL: String
+            if !back.toMany {
+                countSQL = "SELECT count(*) FROM \(quoteIdentifier(dialect.tableName(destination.name))) AS c WHERE c.\(quoteIdentifier(dialect.columnName(inverse))) = p.Z_PK"
+            } else if let coreData = dialect as? CoreDataDialect, let join = try coreData.joinTable(db, entity: entity.name, relationship: relationship.name, destination: destination.name) {
+                countSQL = "SELECT count(*) FROM \(quoteIdentifier(join.name)) WHERE \(quoteIdentifier(join.ownerColumn)) = p.Z_PK"  // many-to-many
+            } else { continue }
+            let sql = "SELECT (\(countSQL)), \(keySQL) FROM \(quoteIdentifier(table.name)) AS p ORDER BY p.Z_PK"
             for row in try Row.fetchAll(db, sql: sql) {
                 let count: Int = row[0]
                 if let minimum = relationship.minCount, count < minimum {
