@@ -261,3 +261,34 @@ private final class RowStream: @unchecked Sendable {
         pipeline.waitForProducer()
     }
 }
+
+extension StoreDiff {
+    /// The same differences named as the app names them in a Core Data store: tables by entity,
+    /// columns by attribute or relationship (the model's names when given, else the column's
+    /// name without `Z`, lower-cased).
+    public func inAppTerms(_ coreData: CoreDataDialect, model: CoreDataModel?) -> StoreDiff {
+        func entity(_ table: String) -> String {
+            coreData.entities.first { $0.superEntity == 0 && coreData.tableName($0.name) == table }?.name ?? table
+        }
+        func attribute(_ column: String, of table: String) -> String {
+            guard column.hasPrefix("Z"), !column.hasPrefix("Z_") else { return column }
+            let names = model?.flattened(entity(table)).map { $0.attributes.map(\.name) + $0.relationships.filter { !$0.toMany }.map(\.name) } ?? []
+            return names.first { coreData.columnName($0) == column } ?? String(column.dropFirst()).lowercased()
+        }
+        var result = self
+        result.tablesOnlyInA = tablesOnlyInA.map(entity)
+        result.tablesOnlyInB = tablesOnlyInB.map(entity)
+        result.columnsOnlyInA = Dictionary(columnsOnlyInA.map { table, columns in (entity(table), columns.map { attribute($0, of: table) }) }, uniquingKeysWith: +)
+        result.columnsOnlyInB = Dictionary(columnsOnlyInB.map { table, columns in (entity(table), columns.map { attribute($0, of: table) }) }, uniquingKeysWith: +)
+        result.tables = tables.map { diff in
+            var renamed = diff
+            renamed.table = entity(diff.table)
+            renamed.key = diff.key.map { attribute($0, of: diff.table) }
+            renamed.changed = diff.changed.map { change in
+                (change.key, change.columns.map { (attribute($0.column, of: diff.table), $0.old, $0.new) })
+            }
+            return renamed
+        }
+        return result
+    }
+}

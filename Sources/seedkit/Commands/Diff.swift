@@ -35,14 +35,19 @@ extension SeedTool {
                     try? second.close()
                 }
                 do {
-                    if let table, try !first.read({ db in try db.tableExists(table) }) { throw SeedError(.configuration, file: a, "no table '\(table)'") }
+                    // A Core Data store is compared table by table, and reported by entity and attribute.
+                    let coreData = try first.read { db in try CoreDataDialect.read(db) }
+                    let table = coreData.map { dialect in self.table.map(dialect.tableName) } ?? self.table
+                    if let table, try !first.read({ db in try db.tableExists(table) }) { throw SeedError(.configuration, file: a, "no table '\(self.table ?? table)'") }
                     // With natural keys (the manifest's, or those the seed recorded), compare as the app sees
                     // rows: ids SQLite assigned are left out and refs compare by the parent's key.
-                    let specs = try manifest.load()?.tables.map(\.spec) ?? first.read { db in try SeedCatalog.tableSpecs(db) } ?? []
+                    let loaded = try manifest.load()
+                    let specs = try loaded?.tables.map(\.spec) ?? first.read { db in try SeedCatalog.tableSpecs(db) } ?? []
                     var keys: [String: [String]] = [:]
                     for spec in try first.read({ db in try StoreDiff.storeSpecs(specs, in: db) }) where !spec.key.isEmpty { keys[spec.name] = spec.key }
                     let semantics = try first.read { db in try StoreDiff.Semantics.of(specs.filter { !$0.key.isEmpty }, in: db) }
-                    return try StoreDiff.compare(first, second, keys: keys, only: table, semantics: semantics)
+                    let diff = try StoreDiff.compare(first, second, keys: keys, only: table, semantics: semantics)
+                    return coreData.map { diff.inAppTerms($0, model: loaded?.model) } ?? diff
                 } catch let error as SeedError {
                     throw error
                 } catch {
