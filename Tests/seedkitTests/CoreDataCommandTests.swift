@@ -198,7 +198,7 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
                     <attribute name="name" attributeType="String"/>
                     <attribute name="stock" attributeType="Integer 16" defaultValueString="3" usesScalarValueType="YES"/>
                     <attribute name="listed" optional="YES" attributeType="Boolean" defaultValueString="YES" usesScalarValueType="YES"/>
-                    <attribute name="since" optional="YES" attributeType="Date" defaultDateTimeInterval="86400" usesScalarValueType="NO"/>
+                    <attribute name="since" optional="YES" attributeType="Date" minValueString="0" maxValueString="31536000" defaultDateTimeInterval="86400" usesScalarValueType="NO"/>
                     <attribute name="note" optional="YES" attributeType="String" defaultValueString="it's new"/>
                     <attribute name="colour" optional="YES" attributeType="Transformable" valueTransformerName="NSSecureUnarchiveFromData"/>
                 </entity>
@@ -261,6 +261,19 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
         #expect(alone.status == 0, "\(alone)")
         let appRows = try rows(project, "app.sqlite")
         #expect(appRows == ["'Pen'|3|1|86400|'it''s new'", "'Ink'|5|1|86400|'it''s new'"])
+    }
+
+    @Test func aDateAttributesRangeHasTheDateCodes() throws {
+        let project = try project()
+        try project.write("seeds/seedkit.yml", "model: Shop.xcdatamodel\ntemplate: empty.sqlite\noutput: ../seed.sqlite\ntables:\n  Item: { file: data/items.csv, key: name }\n")
+        try project.write("seeds/data/items.csv", "name,since\nPen,2000-06-01\nInk,2002-01-02T00:00:00Z\nCap,2001-12-31\n")
+        let build = try project.seedkit("build", "--migrations", "none")
+        #expect(build.status == 1)
+        #expect(build.stderr == """
+            seeds/data/items.csv:2:2: error: since 2000-06-01T00:00:00Z is before the earliest allowed 2001-01-01T00:00:00Z [1640]
+            seeds/data/items.csv:3:2: error: since 2002-01-02T00:00:00Z is after the latest allowed 2002-01-01T00:00:00Z [1630]
+
+            """, "\(build)")
     }
 
     @Test func transformableAttributesAreRefusedWhereverTheyAreWritten() throws {

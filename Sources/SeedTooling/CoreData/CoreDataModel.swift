@@ -126,12 +126,16 @@ public struct CoreDataModel: Sendable {
                 rules.minLength = attribute.minValue.flatMap { Int($0) }
                 rules.maxLength = attribute.maxValue.flatMap { Int($0) }
                 rules.pattern = attribute.regularExpression.flatMap { try? ColumnRules.Pattern($0) }
+            } else if attribute.type == "Date" {
+                rules.earliest = attribute.minValue.flatMap { Double($0) }
+                rules.latest = attribute.maxValue.flatMap { Double($0) }
             } else if attribute.type != "Boolean" {
                 // Numbers, and dates as Core Data stores them: seconds since 2001-01-01.
                 rules.min = attribute.minValue.flatMap { Double($0) }
                 rules.max = attribute.maxValue.flatMap { Double($0) }
             }
             let any = rules.required || rules.min != nil || rules.max != nil || rules.minLength != nil || rules.maxLength != nil || rules.pattern != nil
+                || rules.earliest != nil || rules.latest != nil
             return any ? rules : nil
         }
     }

@@ -14,6 +14,10 @@ public struct ColumnRules: Sendable {
     /// Dates (or date-times) as ISO 8601 text; compared as text, which orders ISO 8601 correctly.
     public var after: String? { didSet { afterBytes = after.map { Array($0.utf8) } } }
     public var before: String? { didSet { beforeBytes = before.map { Array($0.utf8) } } }
+    /// Core Data date limits (a Date attribute's minValueString/maxValueString): seconds since
+    /// 2001-01-01 UTC, as the store holds dates; inclusive, as Core Data's are.
+    public var earliest: Double?
+    public var latest: Double?
     // The same limits as UTF-8, for ``quicklyPasses(text:)``.
     private var afterBytes: [UInt8]?
     private var beforeBytes: [UInt8]?
@@ -52,12 +56,21 @@ public struct ColumnRules: Sendable {
         result.pattern = other.pattern ?? pattern
         result.oneOf = other.oneOf ?? oneOf
         result.after = other.after ?? after
+        result.earliest = other.earliest ?? earliest
+        result.latest = other.latest ?? latest
         result.before = other.before ?? before
         return result
     }
 
     /// Whether any rule needs the value as a Swift string (length, pattern, one_of, dates).
     var needsText: Bool { minLength != nil || maxLength != nil || pattern != nil || oneOf != nil || after != nil || before != nil }
+
+    /// `2001-01-02T00:00:00Z` for 86400 seconds since 2001.
+    static func referenceDate(_ seconds: Double) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        return formatter.string(from: Date(timeIntervalSinceReferenceDate: seconds))
+    }
 
     /// The problems with `value`: each broken rule with its code and the limit it broke.
     public func check(_ value: SQLValue) -> [(code: DiagnosticCode, message: String)] {
@@ -80,6 +93,19 @@ public struct ColumnRules: Sendable {
                 if let max, number > max { problems.append((.numberTooLarge, "\(column) \(shown) is greater than the maximum \(Self.format(max))")) }
             } else {
                 problems.append((.otherRule, "\(column) \(Self.quote(value)) is not a number, so its min/max can't hold"))
+            }
+        }
+        if earliest != nil || latest != nil {
+            let seconds: Double? = switch value {
+            case .integer(let int): Double(int)
+            case .real(let real): real
+            default: nil
+            }
+            if let seconds, let earliest, seconds < earliest {
+                problems.append((.dateTooSoon, "\(column) \(Self.referenceDate(seconds)) is before the earliest allowed \(Self.referenceDate(earliest))"))
+            }
+            if let seconds, let latest, seconds > latest {
+                problems.append((.dateTooLate, "\(column) \(Self.referenceDate(seconds)) is after the latest allowed \(Self.referenceDate(latest))"))
             }
         }
         guard needsText else { return problems }
@@ -116,7 +142,7 @@ public struct ColumnRules: Sendable {
     /// only ``check(_:)`` can tell (non-ASCII lengths, patterns, numeric limits on text).
     /// Callers run ``check(_:)`` whenever this is not `true`, for the messages.
     func quicklyPasses(text bytes: UnsafeRawBufferPointer) -> Bool? {
-        if min != nil || max != nil || pattern != nil { return nil }
+        if min != nil || max != nil || pattern != nil || earliest != nil || latest != nil { return nil }
         if minLength != nil || maxLength != nil {
             for byte in bytes where byte >= 0x80 { return nil }
             if let minLength, bytes.count < minLength { return false }
