@@ -125,36 +125,25 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
 
     @Test func templateBuildsConvertEveryAttributeType() throws {
         let project = try TemporaryProject(bookStore: false)
-        let model = "seeds/Things.xcdatamodel/contents"
-        try project.write(model, """
-            <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-            <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
-                <entity name="Thing" representedClassName="Thing" syncable="YES">
-                    <attribute name="name" attributeType="String"/>
-                    <attribute name="small" optional="YES" attributeType="Integer 16" usesScalarValueType="YES"/>
-                    <attribute name="medium" optional="YES" attributeType="Integer 32" usesScalarValueType="YES"/>
-                    <attribute name="large" optional="YES" attributeType="Integer 64" usesScalarValueType="YES"/>
-                    <attribute name="ratio" optional="YES" attributeType="Double" usesScalarValueType="YES"/>
-                    <attribute name="weight" optional="YES" attributeType="Float" usesScalarValueType="YES"/>
-                    <attribute name="amount" optional="YES" attributeType="Decimal"/>
-                    <attribute name="flag" optional="YES" attributeType="Boolean" usesScalarValueType="YES"/>
-                    <attribute name="born" optional="YES" attributeType="Date" usesScalarValueType="NO"/>
-                    <attribute name="bytes" optional="YES" attributeType="Binary"/>
-                    <attribute name="identifier" optional="YES" attributeType="UUID" usesScalarValueType="NO"/>
-                    <attribute name="link" optional="YES" attributeType="URI"/>
-                </entity>
-            </model>
-            """)
-        try project.database("seeds/empty.sqlite").write { db in
-            try db.execute(sql: """
+        try project.writeCoreDataProject(model: "Things.xcdatamodel", entities: """
+            <entity name="Thing" representedClassName="Thing" syncable="YES">
+                <attribute name="name" attributeType="String"/>
+                <attribute name="small" optional="YES" attributeType="Integer 16" usesScalarValueType="YES"/>
+                <attribute name="medium" optional="YES" attributeType="Integer 32" usesScalarValueType="YES"/>
+                <attribute name="large" optional="YES" attributeType="Integer 64" usesScalarValueType="YES"/>
+                <attribute name="ratio" optional="YES" attributeType="Double" usesScalarValueType="YES"/>
+                <attribute name="weight" optional="YES" attributeType="Float" usesScalarValueType="YES"/>
+                <attribute name="amount" optional="YES" attributeType="Decimal"/>
+                <attribute name="flag" optional="YES" attributeType="Boolean" usesScalarValueType="YES"/>
+                <attribute name="born" optional="YES" attributeType="Date" usesScalarValueType="NO"/>
+                <attribute name="bytes" optional="YES" attributeType="Binary"/>
+                <attribute name="identifier" optional="YES" attributeType="UUID" usesScalarValueType="NO"/>
+                <attribute name="link" optional="YES" attributeType="URI"/>
+            </entity>
+            """, tables: """
                 CREATE TABLE ZTHING (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZSMALL INTEGER, ZMEDIUM INTEGER, ZLARGE INTEGER,
                     ZFLAG INTEGER, ZRATIO FLOAT, ZWEIGHT FLOAT, ZAMOUNT DECIMAL, ZBORN TIMESTAMP, ZNAME VARCHAR, ZLINK VARCHAR, ZBYTES BLOB, ZIDENTIFIER BLOB);
-                CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER);
-                CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB);
-                INSERT INTO Z_PRIMARYKEY VALUES (1, 'Thing', 0, 0);
-                INSERT INTO Z_METADATA VALUES (1, 'U', x'00');
-                """)
-        }
+            """, entityNames: ["Thing"])
         try project.write("seeds/seedkit.yml", "model: Things.xcdatamodel\ntemplate: empty.sqlite\noutput: ../seed.sqlite\ntables:\n  Thing: { file: data/things.jsonl, key: name }\n")
         try project.write("seeds/data/things.jsonl", """
             {"name": "a", "small": 7, "medium": 70000, "large": 9000000000, "ratio": 0.25, "weight": 1.5, "amount": "12.50", "flag": true, "born": "2001-01-02", "bytes": "AAEC", "identifier": "E621E1F8-C36C-495A-93FC-0C247A3E6E5F", "link": "https://example.com/a"}
@@ -191,37 +180,23 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
     /// A one-entity project whose attributes have defaults, with an empty template.
     private func project() throws -> TemporaryProject {
         let project = try TemporaryProject(bookStore: false)
-        try project.write("seeds/Shop.xcdatamodel/contents", """
-            <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-            <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
-                <entity name="Item" representedClassName="Item" syncable="YES">
-                    <attribute name="name" attributeType="String"/>
-                    <attribute name="stock" attributeType="Integer 16" defaultValueString="3" usesScalarValueType="YES"/>
-                    <attribute name="listed" optional="YES" attributeType="Boolean" defaultValueString="YES" usesScalarValueType="YES"/>
-                    <attribute name="since" optional="YES" attributeType="Date" minValueString="0" maxValueString="31536000" defaultDateTimeInterval="86400" usesScalarValueType="NO"/>
-                    <attribute name="note" optional="YES" attributeType="String" defaultValueString="it's new"/>
-                    <attribute name="colour" optional="YES" attributeType="Transformable" valueTransformerName="NSSecureUnarchiveFromData"/>
-                </entity>
-            </model>
-            """)
-        try project.database("seeds/empty.sqlite").write { db in
-            try db.execute(sql: """
+        try project.writeCoreDataProject(model: "Shop.xcdatamodel", entities: """
+            <entity name="Item" representedClassName="Item" syncable="YES">
+                <attribute name="name" attributeType="String"/>
+                <attribute name="stock" attributeType="Integer 16" defaultValueString="3" usesScalarValueType="YES"/>
+                <attribute name="listed" optional="YES" attributeType="Boolean" defaultValueString="YES" usesScalarValueType="YES"/>
+                <attribute name="since" optional="YES" attributeType="Date" minValueString="0" maxValueString="31536000" defaultDateTimeInterval="86400" usesScalarValueType="NO"/>
+                <attribute name="note" optional="YES" attributeType="String" defaultValueString="it's new"/>
+                <attribute name="colour" optional="YES" attributeType="Transformable" valueTransformerName="NSSecureUnarchiveFromData"/>
+            </entity>
+            """, tables: """
                 CREATE TABLE ZITEM (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZSTOCK INTEGER, ZLISTED INTEGER, ZSINCE TIMESTAMP, ZNAME VARCHAR, ZNOTE VARCHAR, ZCOLOUR BLOB);
-                CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER);
-                CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB);
-                INSERT INTO Z_PRIMARYKEY VALUES (1, 'Item', 0, 0);
-                INSERT INTO Z_METADATA VALUES (1, 'U', x'00');
-                """)
-        }
+            """, entityNames: ["Item"])
         return project
     }
 
     private func rows(_ project: TemporaryProject, _ path: String) throws -> [String] {
-        try project.database(path).read { db in
-            try Row.fetchAll(db, sql: "SELECT ZNAME, ZSTOCK, ZLISTED, ZSINCE, ZNOTE FROM ZITEM ORDER BY Z_PK").map { row in
-                (0..<row.count).map { SQLValue.fromDatabaseValue(row[$0])?.sqlLiteral ?? "?" }.joined(separator: "|")
-            }
-        }
+        try project.rows(path, "SELECT ZNAME, ZSTOCK, ZLISTED, ZSINCE, ZNOTE FROM ZITEM ORDER BY Z_PK")
     }
 
     @Test func buildsFillTheModelsDefaultsForFieldsAFixtureLeavesOut() throws {
@@ -399,40 +374,24 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
     /// Book.tags (ordered) ↔ Tag.books, stored as Core Data stores it: Z_1TAGS(Z_1BOOKS, Z_2TAGS, Z_FOK_2TAGS).
     private func project() throws -> TemporaryProject {
         let project = try TemporaryProject(bookStore: false)
-        try project.write("seeds/Library.xcdatamodel/contents", """
-            <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
-            <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
-                <entity name="Book" representedClassName="Book" syncable="YES">
-                    <attribute name="title" attributeType="String"/>
-                    <relationship name="tags" optional="YES" toMany="YES" ordered="YES" deletionRule="Nullify" destinationEntity="Tag" inverseName="books" inverseEntity="Tag"/>
-                </entity>
-                <entity name="Tag" representedClassName="Tag" syncable="YES">
-                    <attribute name="name" attributeType="String"/>
-                    <relationship name="books" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Book" inverseName="tags" inverseEntity="Book"/>
-                </entity>
-            </model>
-            """)
-        try project.database("seeds/empty.sqlite").write { db in
-            try db.execute(sql: """
+        try project.writeCoreDataProject(model: "Library.xcdatamodel", entities: """
+            <entity name="Book" representedClassName="Book" syncable="YES">
+                <attribute name="title" attributeType="String"/>
+                <relationship name="tags" optional="YES" toMany="YES" ordered="YES" deletionRule="Nullify" destinationEntity="Tag" inverseName="books" inverseEntity="Tag"/>
+            </entity>
+            <entity name="Tag" representedClassName="Tag" syncable="YES">
+                <attribute name="name" attributeType="String"/>
+                <relationship name="books" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Book" inverseName="tags" inverseEntity="Book"/>
+            </entity>
+            """, tables: """
                 CREATE TABLE ZBOOK (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZTITLE VARCHAR);
                 CREATE TABLE ZTAG (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR);
                 CREATE TABLE Z_1TAGS (Z_1BOOKS INTEGER, Z_2TAGS INTEGER, Z_FOK_2TAGS INTEGER, PRIMARY KEY (Z_1BOOKS, Z_2TAGS));
-                CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER);
-                CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB);
-                INSERT INTO Z_PRIMARYKEY VALUES (1, 'Book', 0, 0), (2, 'Tag', 0, 0);
-                INSERT INTO Z_METADATA VALUES (1, 'U', x'00');
-                """)
-        }
+            """, entityNames: ["Book", "Tag"])
         // Books first: a many-to-many side may be listed before the other is loaded.
         try project.write("seeds/seedkit.yml", "model: Library.xcdatamodel\ntemplate: empty.sqlite\noutput: ../seed.sqlite\ntables:\n  Book: { file: data/books.csv, key: title, refs: { tags: Tag.name } }\n  Tag: { file: data/tags.csv, key: name }\n")
         try project.write("seeds/data/tags.csv", "name\nClassics\nFavourites\n")
         return project
-    }
-
-    private func rows(_ project: TemporaryProject, _ path: String, _ sql: String) throws -> [String] {
-        try project.database(path).read { db in
-            try Row.fetchAll(db, sql: sql).map { row in (0..<row.count).map { SQLValue.fromDatabaseValue(row[$0])?.sqlLiteral ?? "?" }.joined(separator: "|") }
-        }
     }
 
     @Test func buildsWriteJoinRowsInListedOrder() throws {
@@ -440,13 +399,13 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
         try project.write("seeds/data/books.csv", "title,tags\nEmma,\"Favourites, Classics\"\nDune,Classics\nNotes,\n")
         let build = try project.seedkit("build", "--migrations", "none")
         #expect(build.status == 0, "\(build)")
-        let joins = try rows(project, "seed.sqlite", "SELECT Z_1BOOKS, Z_2TAGS, Z_FOK_2TAGS FROM Z_1TAGS ORDER BY Z_1BOOKS, Z_FOK_2TAGS")
+        let joins = try project.rows("seed.sqlite", "SELECT Z_1BOOKS, Z_2TAGS, Z_FOK_2TAGS FROM Z_1TAGS ORDER BY Z_1BOOKS, Z_FOK_2TAGS")
         #expect(joins == ["1|2|1024", "1|1|2048", "2|1|1024"], "Emma: Favourites then Classics; Dune: Classics")
         // The same from JSON, with arrays.
         try project.write("seeds/seedkit.yml", "model: Library.xcdatamodel\ntemplate: empty.sqlite\noutput: ../seed.sqlite\ntables:\n  Book: { file: data/books.jsonl, key: title, refs: { tags: Tag.name } }\n  Tag: { file: data/tags.csv, key: name }\n")
         try project.write("seeds/data/books.jsonl", "{\"title\": \"Emma\", \"tags\": [\"Favourites\", \"Classics\"]}\n{\"title\": \"Dune\", \"tags\": \"Classics\"}\n{\"title\": \"Notes\"}\n")
         #expect(try project.seedkit("build", "--migrations", "none").status == 0)
-        #expect(try rows(project, "seed.sqlite", "SELECT Z_1BOOKS, Z_2TAGS, Z_FOK_2TAGS FROM Z_1TAGS ORDER BY Z_1BOOKS, Z_FOK_2TAGS") == joins)
+        #expect(try project.rows("seed.sqlite", "SELECT Z_1BOOKS, Z_2TAGS, Z_FOK_2TAGS FROM Z_1TAGS ORDER BY Z_1BOOKS, Z_FOK_2TAGS") == joins)
         // verify counts many-to-many members through the join table.
         let model = try #require(project.read("seeds/Library.xcdatamodel/contents"))
         try project.write("seeds/Library.xcdatamodel/contents", String(decoding: model, as: UTF8.self)
@@ -471,6 +430,16 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
         #expect(!project.exists("seed.sqlite"))
     }
 
+    @Test func aTemplateWithoutTheJoinTableIsRefusedNotGuessedAt() throws {
+        let project = try project()
+        try project.database("seeds/empty.sqlite").write { db in try db.execute(sql: "DROP TABLE Z_1TAGS") }
+        try project.write("seeds/data/books.csv", "title,tags\nEmma,Classics\n")
+        let build = try project.seedkit("build", "--migrations", "none")
+        #expect(build.status == 2)
+        #expect(build.stderr.contains("seeds/data/books.csv:1:2: error: the template has no join table for Book.tags (a table Z_<n>… with columns Z_<Tag's Z_ENT>TAGS and one for Book); was it created with this model?"), "\(build)")
+        #expect(!project.exists("seed.sqlite"))
+    }
+
     @Test func migrationsLinkInsertedRowsAndNeverDeleteALinkedOne() throws {
         let project = try project()
         try project.write("seeds/data/books.csv", "title,tags\nEmma,\"Favourites, Classics\"\nDune,Classics\n")
@@ -481,9 +450,9 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
             let migrate = try runSeedkit(["migrate", store] + manifest, in: project.root)
             #expect(migrate.status == 0, "\(migrate)")
             #expect(migrate.stderr.contains("migrations/0001-odes.yml:8: warning: delete denied on Tag 'Favourites': still referenced by Z_1TAGS.Z_2TAGS; not deleted [1600]"), "\(migrate)")
-            #expect(try rows(project, store, "SELECT Z_1BOOKS, Z_2TAGS, Z_FOK_2TAGS FROM Z_1TAGS WHERE Z_1BOOKS = 3 ORDER BY Z_FOK_2TAGS") == ["3|3|1024", "3|1|2048"], "Odes: Poetry then Classics")
+            #expect(try project.rows(store, "SELECT Z_1BOOKS, Z_2TAGS, Z_FOK_2TAGS FROM Z_1TAGS WHERE Z_1BOOKS = 3 ORDER BY Z_FOK_2TAGS") == ["3|3|1024", "3|1|2048"], "Odes: Poetry then Classics")
             // Each tag's inverse (books) changed: Z_OPT + 1.
-            #expect(try rows(project, store, "SELECT ZNAME, Z_OPT FROM ZTAG ORDER BY Z_PK") == ["'Classics'|2", "'Favourites'|1", "'Poetry'|2"])
+            #expect(try project.rows(store, "SELECT ZNAME, Z_OPT FROM ZTAG ORDER BY Z_PK") == ["'Classics'|2", "'Favourites'|1", "'Poetry'|2"])
         }
         // Changing a many-to-many relationship in an update is refused, and nothing is written.
         let before = try #require(project.read("seed.sqlite"))

@@ -22,6 +22,8 @@ struct MigrationRun {
     /// Refs as the migration names them, by SQL table and lower-cased SQL column: what a
     /// to-many relationship (which has no column) needs to find its Core Data join table.
     private var writtenRefs: [String: [String: (relationship: String, reference: TableSpec.Reference)]] = [:]
+    /// Join tables found so far, by entity and relationship (nil: none), so the schema is searched once per relationship.
+    private var joinTables: [String: CoreDataDialect.JoinTable?] = [:]
 
     init(db: Database, options: SeedMigrator.Options) throws {
         self.db = db
@@ -142,7 +144,7 @@ struct MigrationRun {
         var kept: [(column: String, value: InputValue)] = []
         for (column, input) in row.values {
             guard table.column(dialect.columnName(column)) == nil, let ref = writtenRefs[table.name]?[dialect.columnName(column).lowercased()],
-                  let join = try coreData.joinTable(db, entity: entity, relationship: ref.relationship, destination: ref.reference.table) else {
+                  let join = try joinTable(coreData, entity: entity, ref: ref) else {
                 kept.append((column, input))
                 continue
             }
@@ -152,7 +154,7 @@ struct MigrationRun {
                 continue
             }
             var members: [SQLValue]? = []
-            for item in Self.listItems(input) {
+            for item in input.listItems {
                 guard case .success(let key) = dialect.columnType(keyColumn).convert(item) else {
                     errors.append(Diagnostic(file: row.file, line: row.line, code: .typeMismatch, message: "\(entity).\(column): \(item) is not a key of \(ref.reference)", table: table.name))
                     continue
@@ -166,16 +168,12 @@ struct MigrationRun {
         return links
     }
 
-    /// A to-many value's items: a list (YAML/JSON array), or one key.
-    private static func listItems(_ input: InputValue) -> [InputValue] {
-        switch input {
-        case .null: return []
-        case .json(let text):
-            var bytes = Array(text.utf8)
-            let document = bytes.withUnsafeMutableBytes { try? JSONScanner.parseDocument(UnsafeRawBufferPointer($0)) }
-            return document?.items?.map(\.inputValue) ?? [input]
-        default: return [input]
-        }
+    private mutating func joinTable(_ coreData: CoreDataDialect, entity: String, ref: (relationship: String, reference: TableSpec.Reference)) throws -> CoreDataDialect.JoinTable? {
+        let id = entity + "." + ref.relationship
+        if let known = joinTables[id] { return known }
+        let found = try coreData.joinTable(db, entity: entity, relationship: ref.relationship, destination: ref.reference.table)
+        joinTables[id] = found
+        return found
     }
 
     /// Writes the join rows of a newly inserted row: members in the order listed, the new row

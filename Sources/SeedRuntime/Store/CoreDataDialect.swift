@@ -79,12 +79,17 @@ public struct CoreDataDialect: StoreDialect {
     }
 
     private func root(_ entity: Entity) -> Entity {
-        var current = entity
-        var seen = Set<Int64>()
-        while current.superEntity != 0, seen.insert(current.number).inserted, let parent = entities.first(where: { $0.number == current.superEntity }) {
-            current = parent
+        lineage(of: entity).last ?? entity
+    }
+
+    /// `entity` and the entities it inherits from, nearest first.
+    func lineage(of entity: Entity) -> [Entity] {
+        var lineage = [entity]
+        while let current = lineage.last, current.superEntity != 0, !lineage.contains(where: { $0.number == current.superEntity }),
+              let parent = entities.first(where: { $0.number == current.superEntity }) {
+            lineage.append(parent)
         }
-        return current
+        return lineage
     }
 
     public func tableName(_ name: String) -> String {

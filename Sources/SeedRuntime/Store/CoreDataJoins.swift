@@ -25,21 +25,15 @@ extension CoreDataDialect {
     }
 
     /// The numbers of `entity` and of the entities it inherits from: a join column may be named after any.
-    func lineage(of entity: String) -> [Int64] {
-        guard var current = entities.first(where: { $0.name == entity }) else { return [] }
-        var numbers = [current.number]
-        while current.superEntity != 0, !numbers.contains(current.superEntity), let parent = entities.first(where: { $0.number == current.superEntity }) {
-            numbers.append(parent.number)
-            current = parent
-        }
-        return numbers
+    private func numbers(of entity: String) -> [Int64] {
+        entities.first { $0.name == entity }.map { lineage(of: $0).map(\.number) } ?? []
     }
 
     /// The join table of `entity`'s to-many relationship `relationship` to `destination`, or nil
     /// when the store has none (the relationship is not many-to-many, or the store is not laid out so).
     public func joinTable(_ db: Database, entity: String, relationship: String, destination: String) throws -> JoinTable? {
-        let owners = lineage(of: entity).map { "Z_\($0)" }
-        let members = lineage(of: destination).map { "Z_\($0)\(relationship.uppercased())" }
+        let owners = numbers(of: entity).map { "Z_\($0)" }
+        let members = numbers(of: destination).map { "Z_\($0)\(relationship.uppercased())" }
         for table in try Self.joinTableNames(db) {
             guard let info = try TableInfo.read(db, table: table) else { continue }
             let columns = info.columns.map(\.name).filter { !$0.hasPrefix("Z_FOK_") }

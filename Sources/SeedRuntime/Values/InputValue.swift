@@ -20,4 +20,16 @@ public enum InputValue: Equatable, Sendable, CustomStringConvertible {
         case .json(let value): return value
         }
     }
+
+    /// The values a to-many relationship lists: a JSON/YAML array's items, nothing for null, else the value itself.
+    public var listItems: [InputValue] {
+        switch self {
+        case .null: return []
+        case .json(let text):
+            var bytes = Array(text.utf8)
+            let document = bytes.withUnsafeMutableBytes { try? JSONScanner.parseDocument(UnsafeRawBufferPointer($0)) }
+            return document?.items?.map(\.inputValue) ?? [self]
+        default: return [self]
+        }
+    }
 }

@@ -15,6 +15,8 @@ extension SeedBuilder {
         for plan in plans {
             let config = plan.config
             let file = config.displayFile
+            // Only fixtures of entities with a many-to-many relationship are read again.
+            guard model.flattened(config.name)?.relationships.contains(where: { model.manyToMany(config.name, $0.name) != nil }) == true else { continue }
             var source: any RecordSource
             let isJSON = config.file.pathExtension.lowercased() != "csv"
             do {
@@ -64,7 +66,10 @@ extension SeedBuilder {
                                     "the template has no join table for \(config.name).\(relationship.name) (a table Z_<n>… with columns Z_<\(relationship.destination)'s Z_ENT>\(relationship.name.uppercased()) and one for \(config.name)); was it created with this model?")
                 }
                 let destination = coreData.tableName(reference.table)
-                guard let destinationInfo = try TableInfo.read(db, table: destination), let keyInfo = destinationInfo.column(coreData.columnName(reference.column)) else { continue }
+                guard let keyInfo = try TableInfo.read(db, table: destination)?.column(coreData.columnName(reference.column)) else {
+                    throw SeedError(.configuration, file: manifest.path, line: config.line,
+                                    "ref \(config.name).\(names[index]) → \(reference): the template has no column \(destination).\(coreData.columnName(reference.column))")
+                }
                 let columns = [join.ownerColumn, join.memberColumn] + [join.memberOrderColumn, join.ownerOrderColumn].compactMap { $0 }
                 prepared.append(Link(
                     index: index, name: names[index], join: join, reference: reference,
@@ -134,16 +139,7 @@ extension SeedBuilder {
 
     /// The keys a to-many field lists: CSV text split at commas, a JSON array's items, or one JSON value.
     private static func keys(_ kind: RawRecord.Kind, _ text: String, isJSON: Bool) -> [InputValue] {
-        switch kind {
-        case .null: return []
-        case .json:
-            var bytes = Array(text.utf8)
-            let document = bytes.withUnsafeMutableBytes { try? JSONScanner.parseDocument(UnsafeRawBufferPointer($0)) }
-            return document?.items?.map(\.inputValue) ?? []
-        case .text where !isJSON:
-            return text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.map(InputValue.string)
-        default:
-            return [input(kind, text)]
-        }
+        guard kind == .text, !isJSON else { return input(kind, text).listItems }
+        return text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.map(InputValue.string)
     }
 }

@@ -55,7 +55,7 @@ public struct SeedBuilder: Sendable {
         }
         try? SeedInstaller.fsync(path: directory.path)
         let size = (try? FileManager.default.attributesOfItem(atPath: output.path)[.size] as? Int) ?? 0
-        return Summary(tables: tables, bytes: size ?? 0, seconds: Date().timeIntervalSince(start), contentHash: hash, migrations: migrations.count)
+        return Summary(tables: tables, bytes: size, seconds: Date().timeIntervalSince(start), contentHash: hash, migrations: migrations.count)
     }
 
     /// Where a build of `output` writes before the rename: a hidden file beside it, named

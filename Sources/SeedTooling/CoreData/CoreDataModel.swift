@@ -66,6 +66,13 @@ public struct CoreDataModel: Sendable {
         return relationship
     }
 
+    /// The name the app uses for column `column` of `entity`'s table: the attribute or to-one
+    /// relationship stored there, or without a model the column's name without `Z`, lower-cased.
+    public static func attributeName(_ column: String, entity: String, model: CoreDataModel?, dialect: CoreDataDialect) -> String {
+        let names = model?.flattened(entity).map { $0.attributes.map(\.name) + $0.relationships.filter { !$0.toMany }.map(\.name) } ?? []
+        return names.first { dialect.columnName($0) == column } ?? String(column.dropFirst()).lowercased()
+    }
+
     /// The names a fixture of `entity` may use: supported attributes, to-one and many-to-many relationships.
     public func fixtureColumns(_ entity: String) -> [String] {
         guard let flat = flattened(entity) else { return [] }

@@ -272,8 +272,7 @@ extension StoreDiff {
         }
         func attribute(_ column: String, of table: String) -> String {
             guard column.hasPrefix("Z"), !column.hasPrefix("Z_") else { return column }
-            let names = model?.flattened(entity(table)).map { $0.attributes.map(\.name) + $0.relationships.filter { !$0.toMany }.map(\.name) } ?? []
-            return names.first { coreData.columnName($0) == column } ?? String(column.dropFirst()).lowercased()
+            return CoreDataModel.attributeName(column, entity: entity(table), model: model, dialect: coreData)
         }
         var result = self
         result.tablesOnlyInA = tablesOnlyInA.map(entity)

@@ -89,13 +89,10 @@ public enum StoreInspector {
     public static func entityRows(_ db: Database, entity name: String, model: CoreDataModel?, refs: [String: TableSpec.Reference], filter: String? = nil, limit: Int? = nil) throws -> Tabular? {
         guard let coreData = try CoreDataDialect.read(db), let entity = coreData.entities.first(where: { $0.name == name }),
               let info = try TableInfo.read(db, table: coreData.tableName(name)) else { return nil }
-        let modelEntity = model?.flattened(name)
         var names: [String] = ["id"]
         var expressions: [String] = ["t.Z_PK"]
         for column in info.columns where !["Z_PK", "Z_ENT", "Z_OPT"].contains(column.name) && !column.name.hasPrefix("Z_FOK_") {
-            let attribute = modelEntity.flatMap { entity in
-                (entity.attributes.map(\.name) + entity.relationships.filter { !$0.toMany }.map(\.name)).first { coreData.columnName($0) == column.name }
-            } ?? String(column.name.dropFirst()).lowercased()
+            let attribute = CoreDataModel.attributeName(column.name, entity: name, model: model, dialect: coreData)
             names.append(attribute)
             if let reference = refs[attribute], let parent = try TableInfo.read(db, table: coreData.tableName(reference.table)) {
                 expressions.append("(SELECT p.\(quoteIdentifier(coreData.columnName(reference.column))) FROM \(quoteIdentifier(parent.name)) AS p WHERE p.Z_PK = t.\(quoteIdentifier(column.name)))")
