@@ -97,6 +97,47 @@ private func titles(_ project: TemporaryProject, _ store: String = "user.sqlite"
         #expect(prices == ["The first book=13.0", "The second book=16.0", "The fourth book=12.0"])
     }
 
+    @Test func jsonReportGivesEachEventsKeyValuesAndColumnChanges() throws {
+        let project = try TemporaryProject.withUserStore()
+        try project.write("migrations/0002-reprice.yml", """
+            update:
+              books:
+                - key: The first book
+                  from: { price: 10 }
+                  to: { price: 11 }
+
+            """)
+        try project.database("user.sqlite").write { db in try db.execute(sql: "UPDATE books SET price = 13 WHERE title = 'The first book'") }
+        let result = try project.seedkit("migrate", "user.sqlite", "--format", "json")
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.contains("""
+                  "number": 2,
+                  "name": "reprice",
+                  "file": "migrations/0002-reprice.yml",
+                  "id": "0002-reprice",
+            """), "\(result.stdout)")
+        #expect(result.stdout.contains("""
+                    {
+                      "kind": "conflict",
+                      "table": "books",
+                      "key": {
+                        "title": "The first book"
+                      },
+                      "keyParents": {},
+                      "changes": [
+                        {
+                          "column": "price",
+                          "old": 10.0,
+                          "new": 11.0,
+                          "kept": 13.0
+                        }
+                      ],
+                      "detail": "changed in the store (price is 13, expected 10); the store's values are kept",
+                      "line": 3
+                    }
+            """), "\(result.stdout)")
+    }
+
     @Test func aDeleteIsDeniedForARowAManifestRefPointsAtWithoutAForeignKey() throws {
         let project = try TemporaryProject()
         try project.write("seeds/schema.sql", BookStore.schema.replacingOccurrences(of: "INTEGER NOT NULL REFERENCES categories(id)", with: "INTEGER NOT NULL"))

@@ -1,14 +1,28 @@
-/// What happened to one row of a migration.
+/// What happened to one row of a migration, as data an app can act on.
+///
+/// ```swift
+/// for event in report.events where event.kind == .conflict {
+///     for change in event.changes {
+///         print(event.table, event.keyValue("title") ?? .null, change.column, "kept", change.kept ?? .null)
+///     }
+/// }
+/// ```
 public struct RowEvent: Sendable, Equatable {
-    public enum Kind: String, Sendable {
-        case inserted, updated, deleted
+    /// What the migration did with the row.
+    public enum Kind: String, Sendable, CaseIterable {
+        /// The row was inserted.
+        case inserted
+        /// The row held the migration's `from` values; it now holds its `to` values.
+        case updated
+        /// The row was unchanged and unreferenced; it was deleted.
+        case deleted
         /// An insert whose key the store already has (from the seed or the user).
         case alreadyPresent = "already-present"
         /// An update whose `to` values the row already holds.
         case upToDate = "up-to-date"
         /// An update or delete of a row the store does not have (the user deleted it).
         case missing
-        /// The user changed the row: their values stay.
+        /// The user changed the row (or a row it needs is gone): the store's values are kept.
         case conflict
         /// A delete of a row something still references (1600).
         case deleteDenied = "delete-denied"
@@ -16,23 +30,133 @@ public struct RowEvent: Sendable, Equatable {
         case sql
     }
 
+    /// One column of a row's natural key and its value.
+    public struct KeyValue: Sendable, Equatable {
+        /// The key column, as the migration names it (an attribute, for Core Data).
+        public var column: String
+        /// The value as stored; for a ref, the parent's id (see ``parent``).
+        public var value: SQLValue
+        /// For a ref column: the parent row, by its natural key.
+        public var parent: Reference?
+
+        /// A key column and its value.
+        public init(column: String, value: SQLValue, parent: Reference? = nil) {
+            self.column = column
+            self.value = value
+            self.parent = parent
+        }
+    }
+
+    /// A row of another table, by one column of its natural key.
+    public struct Reference: Sendable, Equatable {
+        /// The parent table (an entity, for Core Data).
+        public var table: String
+        /// The parent's key column.
+        public var column: String
+        /// The parent's key value.
+        public var value: SQLValue
+
+        /// A parent row by its key.
+        public init(table: String, column: String, value: SQLValue) {
+            self.table = table
+            self.column = column
+            self.value = value
+        }
+    }
+
+    /// One column an update wanted to change, or a conflict found changed.
+    public struct ColumnChange: Sendable, Equatable {
+        /// The column, as the migration names it.
+        public var column: String
+        /// The value the migration expected (its `from`: what the previous seed shipped); nil if it gave none.
+        public var old: SQLValue?
+        /// The value the migration wanted (its `to`); nil for a column it only checked, or for a delete.
+        public var new: SQLValue?
+        /// The value the store holds after the run: `new` for an update, the user's value for a conflict.
+        public var kept: SQLValue?
+
+        /// A column's expected, wanted and kept values.
+        public init(column: String, old: SQLValue?, new: SQLValue?, kept: SQLValue?) {
+            self.column = column
+            self.old = old
+            self.new = new
+            self.kept = kept
+        }
+    }
+
+    /// What happened.
     public var kind: Kind
+    /// The table, as the migration names it (an entity, for Core Data). Empty for ``Kind/sql``.
     public var table: String
-    /// The row's natural key, rendered.
-    public var key: String
+    /// The row's natural key, column by column, in key order. Empty for ``Kind/sql``, and for a
+    /// conflicting insert whose key could not be resolved.
+    public var key: [KeyValue]
+    /// For ``Kind/updated`` and ``Kind/conflict``: each column involved, with its expected, wanted and kept value.
+    public var changes: [ColumnChange]
+    /// Why, in words (`changed in the store (price is 13, expected 10); the store's values are kept`).
     public var detail: String
+    /// The migration file.
     public var file: String
+    /// The line in ``file`` of the row's entry; 0 when not known.
     public var line: Int
+
+    /// An event, as the migrator reports it.
+    public init(kind: Kind, table: String, key: [KeyValue], changes: [ColumnChange] = [], detail: String, file: String, line: Int) {
+        self.kind = kind
+        self.table = table
+        self.key = key
+        self.changes = changes
+        self.detail = detail
+        self.file = file
+        self.line = line
+    }
+
+    /// The value of one key column (case-insensitive), or nil.
+    public func keyValue(_ column: String) -> SQLValue? {
+        key.first { $0.column.lowercased() == column.lowercased() }?.value
+    }
+
+    /// The key as the CLI prints it: `'The fourth book'` for a one-column key, or
+    /// `(book='Dune', number=2)`; a ref shows its parent's key.
+    public var keyDescription: String { Self.describe(key: key) }
+
+    /// See ``keyDescription``.
+    public static func describe(key: [KeyValue]) -> String {
+        func shown(_ part: KeyValue) -> String { describe(part.parent?.value ?? part.value) }
+        if key.count == 1 { return shown(key[0]) }
+        return "(" + key.map { "\($0.column)=\(shown($0))" }.joined(separator: ", ") + ")"
+    }
+
+    /// A value as reports show it: text quoted, whole reals without `.0`.
+    public static func describe(_ value: SQLValue) -> String {
+        switch value {
+        case .text(let text): return "'\(text)'"
+        case .real(let real) where real == real.rounded() && abs(real) < 1e15: return String(Int64(real))
+        default: return value.description
+        }
+    }
 }
 
 /// One migration as applied (or as it would be, in a dry run).
 public struct MigrationOutcome: Sendable, Equatable {
+    /// The migration's number: `2` for `0002-release-1-2.json`.
     public var number: Int
+    /// The name after the number: `release-1-2` (``Migration/name``).
     public var name: String
+    /// The migration file.
     public var file: String
+    /// What happened to each row, in the order of the file.
     public var events: [RowEvent]
 
-    /// `0001-add-fourth-book`.
+    /// An outcome, as the migrator reports it.
+    public init(number: Int, name: String, file: String, events: [RowEvent]) {
+        self.number = number
+        self.name = name
+        self.file = file
+        self.events = events
+    }
+
+    /// Number and name, as in the ledger, `seedkit status` and the file name: `0002-release-1-2` (``Migration/id``).
     public var id: String { Migration.id(number: number, name: name) }
 
     /// How many events of `kind` there were.
@@ -50,6 +174,9 @@ public struct MigrationReport: Sendable, Equatable {
         self.migrations = migrations
         self.dryRun = dryRun
     }
+
+    /// Every row event of every migration, in order.
+    public var events: [RowEvent] { migrations.flatMap(\.events) }
 
     /// Conflicts and denied deletes, the events a person should look at.
     public var attention: [RowEvent] { migrations.flatMap(\.events).filter { $0.kind == .conflict || $0.kind == .deleteDenied } }

@@ -24,6 +24,8 @@ struct MigrationRun {
     private var writtenRefs: [String: [String: (relationship: String, reference: TableSpec.Reference)]] = [:]
     /// Join tables found so far, by entity and relationship (nil: none), so the schema is searched once per relationship.
     private var joinTables: [String: CoreDataDialect.JoinTable?] = [:]
+    /// SQL table → lower-cased SQL column → the name migrations use for it (key and ref columns), for reports.
+    private var writtenColumnNames: [String: [String: String]] = [:]
 
     init(db: Database, options: SeedMigrator.Options) throws {
         self.db = db
@@ -42,6 +44,9 @@ struct MigrationRun {
         }
         self.specs = Dictionary(specs.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         for spec in written {
+            for column in spec.key + Array(spec.refs.keys) {
+                writtenColumnNames[dialect.tableName(spec.name), default: [:]][dialect.columnName(column).lowercased()] = column
+            }
             for (column, reference) in spec.refs {
                 writtenRefs[dialect.tableName(spec.name), default: [:]][dialect.columnName(column).lowercased()] = (column, reference)
             }
@@ -57,7 +62,7 @@ struct MigrationRun {
                 throw SeedError(.invalidData, file: migration.file, "SQL migration failed: \(error.message ?? "\(error)"); nothing was written")
             }
             tables.removeAll()  // the SQL may have changed the schema
-            return [RowEvent(kind: .sql, table: "", key: "", detail: "ran \(migration.file)", file: migration.file, line: 0)]
+            return [RowEvent(kind: .sql, table: "", key: [], detail: "ran \(migration.file)", file: migration.file, line: 0)]
         case .changes(let changes):
             var events: [RowEvent] = []
             for operation in changes.operations {
@@ -94,7 +99,7 @@ struct MigrationRun {
         var row = row
         let links = try takeManyToMany(&row, table: table, entity: name)
         guard var values = try resolve(row, in: table), links.allSatisfy({ $0.members != nil }) else {
-            return event(.conflict, table, row: row, key: "", "a referenced row is missing (the user deleted it?); row not inserted")
+            return event(.conflict, table, row: row, key: [], "a referenced row is missing (the user deleted it?); row not inserted")
         }
         // What the row does not name gets its default, as Core Data gives every new object.
         for (column, value) in (specs[table.name]?.defaults ?? [:]).sorted(by: { $0.key < $1.key }) {
@@ -111,13 +116,14 @@ struct MigrationRun {
             }
             key.append((column, value.value))
         }
-        let keyText = render(key)
+        let fields = try keyFields(key, in: table, input: row)
+        let keyText = RowEvent.describe(key: fields)
         if let validator = options.validator {
             let problems = validator.validate(table: written(table), values: written(values, as: row), file: row.file, line: row.line)
             if !problems.isEmpty { errors += problems; return nil }
         }
         if try count(table, key) > 0 {
-            return event(.alreadyPresent, table, row: row, key: keyText, "already present; left as it is")
+            return event(.alreadyPresent, table, row: row, key: fields, "already present; left as it is")
         }
         do {
             try dialect.insert(db, into: table, name: name, values: values, references: parentTables(of: table))
@@ -126,7 +132,7 @@ struct MigrationRun {
             return nil
         }
         for link in links { try self.link(link, table: table, key: key) }
-        return event(.inserted, table, row: row, key: keyText, "inserted")
+        return event(.inserted, table, row: row, key: fields, "inserted")
     }
 
     /// A many-to-many relationship set on an inserted row: its join table and the members' `Z_PK`s (nil when one is missing).
@@ -200,8 +206,8 @@ struct MigrationRun {
     }
 
     private mutating func update(_ change: DataChanges.RowChange, in table: TableInfo, file: String) throws -> RowEvent? {
-        guard let key = try resolveKey(change.key, in: table, file: file, line: change.line) else { return nil }
-        let keyText = render(key)
+        guard let (key, fields) = try resolveKey(change.key, in: table, file: file, line: change.line) else { return nil }
+        let keyText = RowEvent.describe(key: fields)
         if dialect is CoreDataDialect, let column = change.to.values.map(\.column).first(where: { table.column(dialect.columnName($0)) == nil && writtenRefs[table.name]?[dialect.columnName($0).lowercased()] != nil }) {
             errors.append(Diagnostic(file: file, line: change.line, code: .configuration, message: "update of \(written(table)) \(keyText) changes the many-to-many relationship '\(column)', which seedkit does not change in updates yet; nothing was written", table: table.name))
             return nil
@@ -211,18 +217,19 @@ struct MigrationRun {
             return nil
         }
         guard let from = try resolve(change.from, in: table), let to = try resolve(change.to, in: table) else {
-            return event(.conflict, table, line: change.line, file: file, key: keyText, "a referenced row is missing; row not updated")
+            return event(.conflict, table, line: change.line, file: file, key: fields, "a referenced row is missing; row not updated")
         }
         let rows = try fetch(table, key)
         guard rows.count == 1, let current = rows.first else {
             return rows.isEmpty
-                ? event(.missing, table, line: change.line, file: file, key: keyText, "not in the store (deleted by the user?); nothing to update")
-                : event(.conflict, table, line: change.line, file: file, key: keyText, "\(rows.count) rows have this key; none updated")
+                ? event(.missing, table, line: change.line, file: file, key: fields, "not in the store (deleted by the user?); nothing to update")
+                : event(.conflict, table, line: change.line, file: file, key: fields, "\(rows.count) rows have this key; none updated")
         }
-        if matches(current, to) { return event(.upToDate, table, line: change.line, file: file, key: keyText, "already up to date") }
+        if matches(current, to) { return event(.upToDate, table, line: change.line, file: file, key: fields, "already up to date") }
         let changed = mismatches(current, from)
         guard changed.isEmpty else {
-            return conflict(table, line: change.line, file: file, key: keyText, "changed in the store (\(changed)); the store's values are kept")
+            let changes = columnChanges(from: written(from, as: change.from), to: written(to, as: change.to), current: current, applied: false)
+            return conflict(table, line: change.line, file: file, key: fields, changes: changes, "changed in the store (\(changed)); the store's values are kept")
         }
         if let validator = options.validator {
             let problems = validator.validate(table: written(table), values: written(to, as: change.to), file: file, line: change.to.line)
@@ -235,35 +242,37 @@ struct MigrationRun {
             return nil
         }
         let description = to.map { column, value in "\(column) \(describe(current[column.lowercased()] ?? .null)) → \(describe(value))" }.joined(separator: ", ")
-        return event(.updated, table, line: change.line, file: file, key: keyText, description)
+        let changes = columnChanges(from: written(from, as: change.from), to: written(to, as: change.to), current: current, applied: true)
+        return event(.updated, table, line: change.line, file: file, key: fields, changes: changes, description)
     }
 
     private mutating func delete(_ change: DataChanges.RowChange, from table: TableInfo, file: String) throws -> RowEvent? {
-        guard let key = try resolveKey(change.key, in: table, file: file, line: change.line) else { return nil }
-        let keyText = render(key)
+        guard let (key, fields) = try resolveKey(change.key, in: table, file: file, line: change.line) else { return nil }
+        let keyText = RowEvent.describe(key: fields)
         let rows = try fetch(table, key)
         guard rows.count == 1, let current = rows.first else {
             return rows.isEmpty
-                ? event(.missing, table, line: change.line, file: file, key: keyText, "not in the store; nothing to delete")
-                : event(.conflict, table, line: change.line, file: file, key: keyText, "\(rows.count) rows have this key; none deleted")
+                ? event(.missing, table, line: change.line, file: file, key: fields, "not in the store; nothing to delete")
+                : event(.conflict, table, line: change.line, file: file, key: fields, "\(rows.count) rows have this key; none deleted")
         }
         guard let from = try resolve(change.from, in: table) else {
-            return conflict(table, line: change.line, file: file, key: keyText, "a referenced row is missing; row not deleted")
+            return conflict(table, line: change.line, file: file, key: fields, "a referenced row is missing; row not deleted")
         }
         let changed = mismatches(current, from)
         guard changed.isEmpty else {
-            return conflict(table, line: change.line, file: file, key: keyText, "changed in the store (\(changed)); not deleted")
+            let changes = columnChanges(from: written(from, as: change.from), to: [], current: current, applied: false)
+            return conflict(table, line: change.line, file: file, key: fields, changes: changes, "changed in the store (\(changed)); not deleted")
         }
         let joined = try (dialect as? CoreDataDialect)?.joinReferrer(db, table: table.name, primaryKey: current["z_pk"] ?? .null)
         if let referrer = try joined ?? referrer(of: current, in: table) {
-            let event = RowEvent(kind: .deleteDenied, table: written(table), key: keyText, detail: "still referenced by \(referrer); not deleted", file: file, line: change.line)
+            let event = RowEvent(kind: .deleteDenied, table: written(table), key: fields, detail: "still referenced by \(referrer); not deleted", file: file, line: change.line)
             if options.onConflict == .fail {
                 errors.append(Diagnostic(file: file, line: change.line, code: .deleteDenied, message: "cannot delete \(table.name) \(keyText): still referenced by \(referrer)", table: table.name))
             }
             return event
         }
         try dialect.delete(db, from: table, key: key, references: parentTables(of: table))
-        return event(.deleted, table, line: change.line, file: file, key: keyText, "deleted")
+        return event(.deleted, table, line: change.line, file: file, key: fields, "deleted")
     }
 
     // MARK: - Resolving
@@ -287,7 +296,8 @@ struct MigrationRun {
         return primaryKey
     }
 
-    private mutating func resolveKey(_ key: DataChanges.Key, in table: TableInfo, file: String, line: Int) throws -> [(column: String, value: SQLValue)]? {
+    /// A change's key, resolved (refs → parent ids) for finding the row, and as the report shows it.
+    private mutating func resolveKey(_ key: DataChanges.Key, in table: TableInfo, file: String, line: Int) throws -> ([(column: String, value: SQLValue)], [RowEvent.KeyValue])? {
         let columns = try keyColumns(table, file: file, line: line)
         let row: DataChanges.RowValues
         switch key {
@@ -309,7 +319,7 @@ struct MigrationRun {
             errors.append(Diagnostic(file: file, line: line, code: .unresolvedReference, message: "the key of this \(table.name) row refers to a missing row", table: table.name))
             return nil
         }
-        return resolved
+        return (resolved, try keyFields(resolved, in: table, input: row))
     }
 
     /// Converts a row's values to the columns' types and refs to the parents' ids.
@@ -441,32 +451,62 @@ struct MigrationRun {
         }.joined(separator: "; ")
     }
 
-    private mutating func conflict(_ table: TableInfo, line: Int, file: String, key: String, _ detail: String) -> RowEvent {
+    private mutating func conflict(_ table: TableInfo, line: Int, file: String, key: [RowEvent.KeyValue], changes: [RowEvent.ColumnChange] = [], _ detail: String) -> RowEvent {
         if options.onConflict == .fail {
-            errors.append(Diagnostic(file: file, line: line, code: .conflict, message: "conflict on \(written(table)) \(key): \(detail)", table: table.name))
+            errors.append(Diagnostic(file: file, line: line, code: .conflict, message: "conflict on \(written(table)) \(RowEvent.describe(key: key)): \(detail)", table: table.name))
         }
-        return RowEvent(kind: .conflict, table: written(table), key: key, detail: detail, file: file, line: line)
+        return RowEvent(kind: .conflict, table: written(table), key: key, changes: changes, detail: detail, file: file, line: line)
     }
 
-    private mutating func event(_ kind: RowEvent.Kind, _ table: TableInfo, row: DataChanges.RowValues, key: String, _ detail: String) -> RowEvent {
+    private mutating func event(_ kind: RowEvent.Kind, _ table: TableInfo, row: DataChanges.RowValues, key: [RowEvent.KeyValue], _ detail: String) -> RowEvent {
         event(kind, table, line: row.line, file: row.file, key: key, detail)
     }
 
-    private mutating func event(_ kind: RowEvent.Kind, _ table: TableInfo, line: Int, file: String, key: String, _ detail: String) -> RowEvent {
-        kind == .conflict ? conflict(table, line: line, file: file, key: key, detail) : RowEvent(kind: kind, table: written(table), key: key, detail: detail, file: file, line: line)
+    private mutating func event(_ kind: RowEvent.Kind, _ table: TableInfo, line: Int, file: String, key: [RowEvent.KeyValue], changes: [RowEvent.ColumnChange] = [], _ detail: String) -> RowEvent {
+        kind == .conflict
+            ? conflict(table, line: line, file: file, key: key, changes: changes, detail)
+            : RowEvent(kind: kind, table: written(table), key: key, changes: changes, detail: detail, file: file, line: line)
     }
 
-    private func render(_ key: [(column: String, value: SQLValue)]) -> String {
-        key.count == 1 ? describe(key[0].value) : "(" + key.map { "\($0.column)=\(describe($0.value))" }.joined(separator: ", ") + ")"
-    }
-
-    private func describe(_ value: SQLValue) -> String {
-        switch value {
-        case .text(let text): return "'\(text)'"
-        case .real(let real) where real == real.rounded() && abs(real) < 1e15: return String(Int64(real))
-        default: return value.description
+    /// A resolved key as a report shows it: columns by the names migrations use, and each ref
+    /// column with its parent's natural key (converted from what the migration wrote).
+    private mutating func keyFields(_ key: [(column: String, value: SQLValue)], in table: TableInfo, input: DataChanges.RowValues) throws -> [RowEvent.KeyValue] {
+        var given: [String: (column: String, value: InputValue)] = [:]
+        for (column, value) in input.values {
+            given[dialect.columnName(column).lowercased()] = (column, value)
+            given[column.lowercased()] = given[column.lowercased()] ?? (column, value)
         }
+        var fields: [RowEvent.KeyValue] = []
+        for (column, value) in key {
+            let lowered = column.lowercased()
+            let name = writtenColumnNames[table.name]?[lowered] ?? given[lowered]?.column ?? column
+            var parent: RowEvent.Reference?
+            if let reference = references(of: table.name)[lowered], let writtenKey = given[lowered]?.value, writtenKey != .null {
+                let parentTable = try tableInfo(reference.table, file: input.file)
+                if let keyColumn = parentTable.column(reference.column), case .success(let parentKey) = dialect.columnType(keyColumn).convert(writtenKey) {
+                    let shown = writtenRefs[table.name]?[lowered]?.reference
+                    parent = RowEvent.Reference(table: shown?.table ?? written(parentTable), column: shown?.column ?? keyColumn.name, value: parentKey)
+                }
+            }
+            fields.append(RowEvent.KeyValue(column: name, value: value, parent: parent))
+        }
+        return fields
     }
+
+    /// Each column of `from` and `to` (in `to`'s order, then `from`'s), with what the store holds after the run.
+    private func columnChanges(from: [(column: String, value: SQLValue)], to: [(column: String, value: SQLValue)], current: [String: SQLValue], applied: Bool) -> [RowEvent.ColumnChange] {
+        var changes: [RowEvent.ColumnChange] = []
+        for (column, value) in to {
+            let old = from.first { $0.column.lowercased() == column.lowercased() }?.value
+            changes.append(RowEvent.ColumnChange(column: column, old: old, new: value, kept: applied ? value : current[dialect.columnName(column).lowercased()] ?? current[column.lowercased()] ?? .null))
+        }
+        for (column, value) in from where !to.contains(where: { $0.column.lowercased() == column.lowercased() }) {
+            changes.append(RowEvent.ColumnChange(column: column, old: value, new: nil, kept: current[dialect.columnName(column).lowercased()] ?? current[column.lowercased()] ?? .null))
+        }
+        return changes
+    }
+
+    private func describe(_ value: SQLValue) -> String { RowEvent.describe(value) }
 
     private func constraintCode(_ error: DatabaseError) -> DiagnosticCode {
         let message = error.message ?? ""

@@ -89,12 +89,8 @@ struct MigrationReportPrinter {
                         ("number", .int(outcome.number)),
                         ("name", .string(outcome.name)),
                         ("file", .string(outcome.file)),
-                        ("events", .array(outcome.events.map { event in
-                            .object([
-                                ("kind", .string(event.kind.rawValue)), ("table", .string(event.table)), ("key", .string(event.key)),
-                                ("detail", .string(event.detail)), ("line", event.line > 0 ? .int(event.line) : .null),
-                            ])
-                        })),
+                        ("id", .string(outcome.id)),
+                        ("events", .array(outcome.events.map(Self.json))),
                     ])
                 })),
             ])))
@@ -113,16 +109,42 @@ struct MigrationReportPrinter {
                 }
                 Swift.print("\(verb) \(id): \(counts.isEmpty ? "no row changes" : counts.joined(separator: ", "))")
                 for event in outcome.events where event.kind != .sql {
-                    Swift.print("  \(event.kind.rawValue.padding(toLength: 15, withPad: " ", startingAt: 0)) \(event.table) \(event.key)\(event.kind == .inserted || event.kind == .deleted ? "" : ": " + event.detail)")
+                    Swift.print("  \(event.kind.rawValue.padding(toLength: 15, withPad: " ", startingAt: 0)) \(event.table) \(event.keyDescription)\(event.kind == .inserted || event.kind == .deleted ? "" : ": " + event.detail)")
                 }
             }
             let attention = report.attention.map { event in
                 Diagnostic(file: event.file, line: event.line, severity: .warning, code: event.kind == .deleteDenied ? .deleteDenied : .conflict,
-                           message: "\(event.kind == .deleteDenied ? "delete denied" : "conflict") on \(event.table) \(event.key): \(event.detail)", table: event.table)
+                           message: "\(event.kind == .deleteDenied ? "delete denied" : "conflict") on \(event.table) \(event.keyDescription): \(event.detail)", table: event.table)
             }
             if !attention.isEmpty { Output.diagnostics(attention, format: format) }
             Swift.print(report.dryRun ? "dry run: nothing was written to \(store)" : "\(store): \(report.migrations.count) migration\(report.migrations.count == 1 ? "" : "s") applied")
         }
+    }
+}
+
+extension MigrationReportPrinter {
+    /// An event as JSON: its kind, table, key (column → value, refs with their parent's key), changes, detail and line.
+    static func json(_ event: RowEvent) -> JSONOutput {
+        func value(_ value: SQLValue?) -> JSONOutput {
+            switch value {
+            case nil, .null?: return .null
+            case .integer(let number)?: return .int(Int(number))
+            case .real(let number)?: return .double(number)
+            case .text(let text)?: return .string(text)
+            case .blob(let bytes)?: return .string(SQLValue.blob(bytes).sqlLiteral)
+            }
+        }
+        return .object([
+            ("kind", .string(event.kind.rawValue)), ("table", .string(event.table)),
+            ("key", .object(event.key.map { ($0.column, value($0.value)) })),
+            ("keyParents", .object(event.key.compactMap { part in
+                part.parent.map { (part.column, .object([("table", .string($0.table)), ("column", .string($0.column)), ("value", value($0.value))])) }
+            })),
+            ("changes", .array(event.changes.map { change in
+                .object([("column", .string(change.column)), ("old", value(change.old)), ("new", value(change.new)), ("kept", value(change.kept))])
+            })),
+            ("detail", .string(event.detail)), ("line", event.line > 0 ? .int(event.line) : .null),
+        ])
     }
 }
 
