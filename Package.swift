@@ -19,7 +19,8 @@ let package = Package(
     targets: [
         .target(
             name: "SeedRuntime",
-            dependencies: [.product(name: "GRDB", package: "GRDB.swift")]
+            // GRDBSQLite is GRDB's own SQLite module: the C API for what GRDB does not wrap (sqlite3_complete, authorizers).
+            dependencies: [.product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")]
         ),
         .target(
             name: "SeedTooling",

@@ -1,5 +1,6 @@
 import Foundation
 public import GRDB
+import SeedRuntime
 
 /// A seedkit project in a fresh temporary folder: `seeds/`, `migrations/`, `build/`.
 /// Starts as the BookStore example; tests overwrite the files they care about.
@@ -35,6 +36,9 @@ public final class TemporaryProject: @unchecked Sendable {
     }
 
     public func read(_ path: String) -> Data? { FileManager.default.contents(atPath: self.path(path)) }
+
+    /// The SHA-256 of a file of the project (hex), or nil when there is none: what tests compare before and after.
+    public func sha256(_ path: String) -> String? { read(path).map { SHA256.hex($0) } }
 
     public func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: self.path(path)) }
 

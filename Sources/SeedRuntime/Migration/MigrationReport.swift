@@ -26,7 +26,7 @@ public struct RowEvent: Sendable, Equatable {
         case conflict
         /// A delete of a row something still references (1600).
         case deleteDenied = "delete-denied"
-        /// A SQL migration ran.
+        /// A SQL migration changed rows of `table` (`detail`: `2 inserted, 1 updated`).
         case sql
     }
 
@@ -147,6 +147,9 @@ public struct MigrationOutcome: Sendable, Equatable {
     public var file: String
     /// What happened to each row, in the order of the file.
     public var events: [RowEvent]
+    /// For a SQL migration, the rows it inserted, updated or deleted (`sqlite3_total_changes`,
+    /// triggers included); its events give them by table. Nil for declarative migrations.
+    public var changedRows: Int?
 
     /// An outcome, as the migrator reports it.
     public init(number: Int, name: String, file: String, events: [RowEvent]) {

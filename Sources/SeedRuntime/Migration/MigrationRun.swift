@@ -56,13 +56,9 @@ struct MigrationRun {
     mutating func apply(_ migration: Migration) throws -> [RowEvent] {
         switch migration.body {
         case .sql(let sql):
-            do {
-                try db.execute(sql: sql)
-            } catch let error as DatabaseError {
-                throw SeedError(.invalidData, file: migration.file, "SQL migration failed: \(error.message ?? "\(error)"); nothing was written")
-            }
+            let changes = try SQLScript(sql).run(in: db, file: migration.file)
             tables.removeAll()  // the SQL may have changed the schema
-            return [RowEvent(kind: .sql, table: "", key: [], detail: "ran \(migration.file)", file: migration.file, line: 0)]
+            return changes.events(file: migration.file)
         case .changes(let changes):
             var events: [RowEvent] = []
             for operation in changes.operations {

@@ -169,12 +169,17 @@ public struct SeedMigrator: Sendable {
     public func apply(_ db: Database, options: Options) throws -> MigrationReport {
         let pending = try pending(db)
         guard !pending.isEmpty else { return MigrationReport(migrations: [], dryRun: false) }
+        // SQL that would end seedkit's transaction or reach outside the store is refused before anything runs.
+        try SQLScript.refuseTransactionControl(in: pending, schema: db)
         var run = try MigrationRun(db: db, options: options)
         var outcomes: [MigrationOutcome] = []
         let timestamp = MigrationLedger.timestamp(options.now)
         for migration in pending {
+            let changesBefore = db.totalChangesCount
             let events = try run.apply(migration)
-            outcomes.append(MigrationOutcome(number: migration.number, name: migration.name, file: migration.file, events: events))
+            var outcome = MigrationOutcome(number: migration.number, name: migration.name, file: migration.file, events: events)
+            if case .sql = migration.body { outcome.changedRows = db.totalChangesCount - changesBefore }
+            outcomes.append(outcome)
             try MigrationLedger.record(
                 LedgerEntry(number: migration.number, name: migration.name, checksum: migration.checksum, appliedAt: timestamp, origin: .applied),
                 in: db)

@@ -90,6 +90,7 @@ struct MigrationReportPrinter {
                         ("name", .string(outcome.name)),
                         ("file", .string(outcome.file)),
                         ("id", .string(outcome.id)),
+                        ("changedRows", outcome.changedRows.map { .int($0) } ?? .null),
                         ("events", .array(outcome.events.map(Self.json))),
                     ])
                 })),
@@ -107,8 +108,16 @@ struct MigrationReportPrinter {
                     let count = outcome.count(kind)
                     return count > 0 ? "\(count) \(kind.rawValue)" : nil
                 }
-                Swift.print("\(verb) \(id): \(counts.isEmpty ? "no row changes" : counts.joined(separator: ", "))")
-                for event in outcome.events where event.kind != .sql {
+                if let changed = outcome.changedRows {
+                    Swift.print("\(verb) \(id): SQL \(report.dryRun ? "would change" : "changed") \(changed) row\(changed == 1 ? "" : "s")")
+                } else {
+                    Swift.print("\(verb) \(id): \(counts.isEmpty ? "no row changes" : counts.joined(separator: ", "))")
+                }
+                for event in outcome.events {
+                    if event.kind == .sql {
+                        Swift.print("  \("sql".padding(toLength: 15, withPad: " ", startingAt: 0)) \(event.table): \(event.detail)")
+                        continue
+                    }
                     Swift.print("  \(event.kind.rawValue.padding(toLength: 15, withPad: " ", startingAt: 0)) \(event.table) \(event.keyDescription)\(event.kind == .inserted || event.kind == .deleted ? "" : ": " + event.detail)")
                 }
             }
