@@ -15,7 +15,7 @@ import Testing
     @Test func unknownManifestKey() throws {
         let project = try TemporaryProject()
         try project.write("seeds/seedkit.yml", BookStore.manifest.replacingOccurrences(of: "    file: data/books.csv", with: "    fil: data/books.csv"))
-        try expectFailure(project, status: 2, "seeds/seedkit.yml:10:5: error: unknown key 'fil' in table 'books' (expected file, key, refs, rules, checks) [2100]")
+        try expectFailure(project, status: 2, "seeds/seedkit.yml:10:5: error: unknown key 'fil' in table 'books' (expected file, key, refs, rules, checks, root, columns, ignore) [2100]")
     }
 
     @Test func unknownTableAndColumnsInTheManifest() throws {
@@ -76,7 +76,7 @@ import Testing
     @Test func aHeaderNamingAColumnTheTableLacks() throws {
         let project = try TemporaryProject()
         try project.write("seeds/data/books.csv", "title,price,category_id,isbn\nA,1,Fiction,123\n")
-        try expectFailure(project, status: 1, "seeds/data/books.csv:1:4: error: column 'isbn' is not in table books (it has id, title, price, category_id) [2020]")
+        try expectFailure(project, status: 1, "seeds/data/books.csv:1:4: error: column 'isbn' names no column of table books (it has id, title, price, category_id); map it with columns: or skip it with ignore: [2020]")
     }
 
     @Test func unterminatedQuoteAtEndOfFile() throws {

@@ -21,8 +21,11 @@ extension SeedBuilder {
             switch ext {
             case "csv": source = try CSVRecordSource(url: config.file, displayPath: file)
             case "json", "jsonl", "ndjson":
-                // JSON keys are the fixture's names: attributes for Core Data, columns otherwise.
-                source = try JSONRecordSource(url: config.file, displayPath: file, columns: manifest.model?.fixtureColumns(config.name) ?? plan.table.columns.map(\.name))
+                // JSON keys are the fixture's names: attributes for Core Data, columns otherwise, as mapped.
+                let columns = manifest.model?.fixtureColumns(config.name) ?? plan.table.columns.map(\.name)
+                source = try JSONRecordSource(url: config.file, displayPath: file, fields: config.mapping.fields(forColumns: columns), root: config.root) { [mapping = config.mapping, table = config.name] key in
+                    mapping.unknownFieldMessage(key, what: "key", table: table, columns: columns)
+                }
             default: throw SeedError(.configuration, file: file, "unknown fixture format '.\(ext)': use .csv, .json, .jsonl or .ndjson")
             }
         } catch let error as SeedError where error.kind == .invalidData {
@@ -77,10 +80,27 @@ extension SeedBuilder {
         for rule in manifest.model?.rules(for: plan.config.name) ?? [] { rules[rule.column.lowercased()] = rule }
         for rule in plan.config.rules { rules[rule.column.lowercased()] = rules[rule.column.lowercased()].map { $0.merged(with: rule) } ?? rule }
         let entity = manifest.model?.flattened(plan.config.name)
-        for (index, name) in columns.enumerated() {
+        let mapping = plan.config.mapping
+        let tableColumns = manifest.model?.fixtureColumns(plan.config.name) ?? plan.table.columns.map(\.name)
+        /// The manifest's names (columns, or attributes) of the fields the fixture fills.
+        var filled: [String] = []
+        for (index, field) in columns.enumerated() {
+            let name: String
+            switch mapping.resolve(field, isColumn: { _ in true }) {
+            case .ignored:
+                plan.slotOfSourceColumn.append(-1)
+                continue
+            case .unknown:
+                diagnostics.append(Diagnostic(file: file, line: 1, column: index + 1, code: .unknownColumn,
+                    message: mapping.unknownFieldMessage(field, what: "column", table: plan.table.name, columns: tableColumns), table: plan.table.name))
+                failed = true
+                continue
+            case .column(let column):
+                name = column
+            }
             if let attribute = entity?.attributes.first(where: { $0.name == name }), !CoreDataModel.supportedTypes.contains(attribute.type) {
                 diagnostics.append(Diagnostic(file: file, line: 1, column: index + 1, code: .unknownColumn,
-                    message: "\(name) is a \(attribute.type) attribute (an archived object, written by the app's own code), which seedkit cannot write; leave it out of the fixture", table: plan.table.name))
+                    message: "\(field) is a \(attribute.type) attribute (an archived object, written by the app's own code), which seedkit cannot write; leave it out of the fixture", table: plan.table.name))
                 failed = true
                 continue
             }
@@ -90,23 +110,28 @@ extension SeedBuilder {
             }
             guard var info = plan.table.column(plan.dialect.columnName(name)) else {
                 diagnostics.append(Diagnostic(file: file, line: 1, column: index + 1, code: .unknownColumn,
-                    message: "column '\(name)' is not in table \(plan.table.name) (it has \(plan.table.columns.map(\.name).joined(separator: ", ")))", table: plan.table.name))
+                    message: mapping.unknownFieldMessage(field, what: "column", table: plan.table.name, columns: tableColumns), table: plan.table.name))
                 failed = true
                 continue
             }
+            filled.append(name)
             info.type = plan.modelTypes[name] ?? plan.dialect.columnType(info)
+            // Messages name the field as the fixture writes it.
+            var fieldRules = rules[name.lowercased()]
+            if field != name { fieldRules?.column = field }
             plan.slotOfSourceColumn.append(plan.bound.count)
-            plan.bound.append(TablePlan.Bound(info: info, name: name, rules: rules[name.lowercased()], reference: plan.referencesByColumn[info.name.lowercased()],
+            plan.bound.append(TablePlan.Bound(info: info, name: field, rules: fieldRules, reference: plan.referencesByColumn[info.name.lowercased()],
                                               fieldNumber: isJSON ? 0 : index + 1, defaultSQL: plan.defaults[name.lowercased()]?.sqlLiteral))
         }
         // Defaults for attributes the fixture has no column for: every row gets them.
-        for (name, value) in plan.defaults.sorted(by: { $0.key < $1.key }) where !columns.contains(where: { $0.lowercased() == name }) {
+        for (name, value) in plan.defaults.sorted(by: { $0.key < $1.key }) where !filled.contains(where: { $0.lowercased() == name }) {
             if let info = plan.table.column(plan.dialect.columnName(name)) { plan.constants.append((info.name, value.sqlLiteral)) }
         }
         if !isJSON {
-            for rule in rules.values where rule.required && !columns.contains(where: { $0.caseInsensitiveCompare(rule.column) == .orderedSame }) {
+            for rule in rules.values where rule.required && !filled.contains(where: { $0.caseInsensitiveCompare(rule.column) == .orderedSame }) {
                 if plan.table.column(plan.dialect.columnName(rule.column))?.defaultSQL == nil && plan.defaults[rule.column.lowercased()] == nil {
-                    diagnostics.append(Diagnostic(file: file, line: 1, column: 0, code: .missingRequired, message: "\(rule.column) is required, but the header has no such column", table: plan.table.name))
+                    let wanted = mapping.field(for: rule.column)
+                    diagnostics.append(Diagnostic(file: file, line: 1, column: 0, code: .missingRequired, message: "\(rule.column) is required, but the header has no \(wanted == rule.column ? "such column" : "field \(wanted)")", table: plan.table.name))
                     failed = true
                 }
             }

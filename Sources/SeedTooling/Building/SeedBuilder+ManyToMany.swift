@@ -20,11 +20,16 @@ extension SeedBuilder {
             var source: any RecordSource
             let isJSON = config.file.pathExtension.lowercased() != "csv"
             do {
+                let columns = model.fixtureColumns(config.name)
                 source = isJSON
-                    ? try JSONRecordSource(url: config.file, displayPath: file, columns: model.fixtureColumns(config.name))
+                    ? try JSONRecordSource(url: config.file, displayPath: file, fields: config.mapping.fields(forColumns: columns), root: config.root) { _ in "" }
                     : try CSVRecordSource(url: config.file, displayPath: file)
             } catch { continue }  // already reported by the first pass
-            let names = source.columnNames
+            // The attribute each field fills (an ignored field fills none).
+            let names = source.columnNames.map { field in
+                if case .column(let name) = config.mapping.resolve(field, isColumn: { _ in true }) { return name }
+                return "\u{0}ignored"
+            }
             let links = names.indices.compactMap { index -> (index: Int, relationship: CoreDataModel.Relationship)? in
                 guard plan.table.column(coreData.columnName(names[index])) == nil, let relationship = model.manyToMany(config.name, names[index]) else { return nil }
                 return (index, relationship)

@@ -177,7 +177,7 @@ final class TableLoader {
             let names = (message.components(separatedBy: ": ").last ?? "").components(separatedBy: ", ").map { $0.components(separatedBy: ".").last ?? $0 }
             let values = names.map { name -> String in
                 guard let slot = plan.bound.firstIndex(where: { $0.info.name.caseInsensitiveCompare(name) == .orderedSame }) else { return name }
-                return "\(name) '\(batch.value(record: record, slot: slot).description)'"
+                return "\(plan.bound[slot].name) '\(batch.value(record: record, slot: slot).description)'"  // as the fixture names it
             }
             text = "duplicate key \(values.joined(separator: ", ")): an earlier row has the same"
         case 787:  // SQLITE_CONSTRAINT_FOREIGNKEY

@@ -2,33 +2,55 @@ import Foundation
 import SeedRuntime
 
 /// Reads JSON fixtures as a stream of objects: a JSON array of objects (`.json`), or one
-/// object per line (`.jsonl`, `.ndjson`). Keys are column names; nested arrays and objects
-/// are kept as JSON text. Memory stays flat: only the current record is held.
+/// object per line (`.jsonl`, `.ndjson`). Keys are the fixture's field names; nested arrays
+/// and objects are kept as JSON text. Memory stays flat: only the current record is held.
+///
+/// With a ``JSONPointer`` root (`root: /3166-1`), the array is found inside the document by
+/// stepping over whatever comes before it, value by value, without holding it; the rest of
+/// the document after the array is stepped over the same way (its bytes are in the content hash).
 struct JSONRecordSource: RecordSource {
     private let file: ChunkedFile
     private var position = 0
     private var line = 1
-    private var lineStart = 0
     private var inArray = false
     private var finished = false
-    private var sawFirst = false
+    /// Whether the records were located: the root walked and the array (or first object) found.
+    private var located = false
+    /// `.jsonl`/`.ndjson`: objects one per line; otherwise a document holding an array.
+    private let isLines: Bool
+    private let root: JSONPointer?
+    /// The containers the root pointer opened (`{` or `[`), to close after the array.
+    private var rootContainers: [UInt8] = []
+    /// The fixture's field names a record may have (the table's columns, as mapped, and ignored fields).
     let columnNames: [String]
     private let names: [[UInt8]]
+    private let unknownField: (String) -> String
     private var reportedUnknown = Set<String>()
     private var key: [UInt8] = []
     var contentHash: SHA256Box { file.hash }
     var bytesRead: Int { file.totalRead }
 
-    init(url: URL, displayPath: String, columns: [String]) throws(SeedError) {
+    /// - parameters:
+    ///   - fields: the names keys may have; any other key is reported with `unknownField(key)`'s message.
+    ///   - root: where the array is in the document (`.json` only).
+    init(url: URL, displayPath: String, fields: [String], root: JSONPointer? = nil, unknownField: @escaping (String) -> String) throws(SeedError) {
         file = try ChunkedFile(url: url, displayPath: displayPath)
-        columnNames = columns
-        names = columns.map { Array($0.lowercased().utf8) }
+        columnNames = fields
+        names = fields.map { Array($0.lowercased().utf8) }
+        self.unknownField = unknownField
+        self.root = root
+        isLines = url.pathExtension.lowercased() != "json"
         try file.refill(keepingFrom: 0)
         if file.end >= 3, file.buffer[0] == 0xEF, file.buffer[1] == 0xBB, file.buffer[2] == 0xBF { position = 3 }
     }
 
     mutating func next(_ record: inout RawRecord, diagnostics: inout [Diagnostic]) throws(SeedError) -> Bool {
         guard !finished else { return false }
+        if !located {
+            try locate()
+            located = true
+            if finished { return false }
+        }
         while true {
             record.reset()
             let startPosition = position
@@ -50,7 +72,11 @@ struct JSONRecordSource: RecordSource {
             case .success(let found):
                 position = scannerEnd.position
                 line = scannerEnd.line
-                if !found { finished = true; return false }
+                if !found {
+                    finished = true
+                    if !rootContainers.isEmpty { try finishDocument() }
+                    return false
+                }
                 if skippedRecord { continue }
                 return true
             case .failure(.truncated):
@@ -61,33 +87,29 @@ struct JSONRecordSource: RecordSource {
                 position = startPosition - (try file.refill(keepingFrom: startPosition))
                 line = startLine
             case .failure(.syntax(let errorLine, let column, let message)):
-                throw SeedError(.invalidData, file: file.path, line: errorLine, column: column, code: .parseError, "JSON: \(message)")
+                throw SeedError(.invalidData, file: file.path, line: errorLine, column: self.column(column, line: errorLine, scannerStart: startPosition, startLine: startLine), code: .parseError, "JSON: \(message)")
             }
         }
+    }
+
+    /// The 1-based column of a scanner's error: a scanner started at `start` counts columns
+    /// from there until it passes a newline. 0 when the line began before the bytes still held.
+    fileprivate func column(_ column: Int, line: Int, scannerStart start: Int, startLine: Int) -> Int {
+        guard line == startLine else { return column }
+        var lineStart = start
+        while lineStart > 0 && file.buffer[lineStart - 1] != UInt8(ascii: "\n") { lineStart -= 1 }
+        if lineStart == 0 && file.totalRead > file.end { return 0 }
+        return column + (start - lineStart)
     }
 
     /// Scans up to and including the next object; false at the end of the stream.
     private mutating func scanRecord(_ scanner: inout JSONScanner, into record: inout RawRecord, diagnostics: inout [Diagnostic], skipped: inout Bool) throws(JSONScanError) -> Bool {
         scanner.skipWhitespace()
-        if !sawFirst {
-            guard let first = scanner.peek() else {
-                if file.isAtEOF { return false }
-                throw .truncated
-            }
-            if first == UInt8(ascii: "[") {
-                inArray = true
-                scanner.position += 1
-                scanner.skipWhitespace()
-            } else if first != UInt8(ascii: "{") {
-                throw scanner.error("a JSON fixture is an array of objects, or one object per line")
-            }
-            sawFirst = true
-            position = scanner.position
-        }
         if inArray {
             guard let next = scanner.peek() else { throw .truncated }
             if next == UInt8(ascii: "]") {
                 scanner.position += 1
+                if !rootContainers.isEmpty { return false }  // the rest of the document: finishDocument()
                 scanner.skipWhitespace()
                 if let extra = scanner.peek() { throw scanner.error("unexpected \(scanner.describe(extra)) after the array") }
                 if !file.isAtEOF { throw .truncated }
@@ -147,8 +169,7 @@ struct JSONRecordSource: RecordSource {
                 record.bytes.removeSubrange(start...)
                 let name = String(decoding: key, as: UTF8.self)
                 if reportedUnknown.insert(name).inserted {
-                    diagnostics.append(Diagnostic(file: file.path, line: keyLine, column: ordinal, code: .unknownColumn,
-                        message: "key '\(name)' is not a column of the table (it has \(columnNames.joined(separator: ", ")))"))
+                    diagnostics.append(Diagnostic(file: file.path, line: keyLine, column: ordinal, code: .unknownColumn, message: unknownField(name)))
                 }
                 skipped = true
             }
@@ -176,5 +197,240 @@ struct JSONRecordSource: RecordSource {
             if equal { return index }
         }
         return nil
+    }
+}
+
+// MARK: - Locating the records
+
+extension JSONRecordSource {
+    /// Walks `root` to the records and checks that an array (or, for JSON Lines, objects) starts there.
+    fileprivate mutating func locate() throws(SeedError) {
+        var walked = JSONPointer(tokens: [])
+        for token in root?.tokens ?? [] {
+            let opener = try peekValue()
+            switch opener {
+            case UInt8(ascii: "{"):
+                let objectLine = line
+                try step { scanner throws(JSONScanError) in scanner.position += 1 }
+                rootContainers.append(opener)
+                var keys: [String] = []
+                var first = true
+                while true {
+                    guard let found = try nextKey(first: first) else {
+                        throw SeedError(.invalidData, file: file.path, line: objectLine, code: .parseError,
+                            "root \(root?.description ?? ""): the object at \(walked.tokens.isEmpty ? "the top" : walked.description) has no key '\(token)' (it has \(Self.list(keys)))")
+                    }
+                    first = false
+                    if found == token { break }
+                    keys.append(found)
+                    try skipValue()
+                }
+            case UInt8(ascii: "["):
+                guard let index = JSONPointer.index(token) else {
+                    throw SeedError(.invalidData, file: file.path, line: line, code: .parseError,
+                        "root \(root?.description ?? ""): \(walked.tokens.isEmpty ? "the document" : walked.description) is an array, so '\(token)' must be an index (0, 1, …)")
+                }
+                try step { scanner throws(JSONScanError) in scanner.position += 1 }
+                rootContainers.append(opener)
+                for skipped in 0...index {
+                    let end = try step { scanner throws(JSONScanError) -> Bool in
+                        scanner.skipWhitespace()
+                        guard let next = scanner.peek() else { throw .truncated }
+                        if next == UInt8(ascii: "]") { return true }
+                        if skipped > 0 { try scanner.expect(UInt8(ascii: ","), "',' or ']'") }
+                        return false
+                    }
+                    if end {
+                        throw SeedError(.invalidData, file: file.path, line: line, code: .parseError,
+                            "root \(root?.description ?? ""): the array at \(walked.tokens.isEmpty ? "the top" : walked.description) has \(skipped) items, so there is no item \(index)")
+                    }
+                    if skipped < index { try skipValue() }
+                }
+            default:
+                throw SeedError(.invalidData, file: file.path, line: line, code: .parseError,
+                    "root \(root?.description ?? ""): \(walked.tokens.isEmpty ? "the document" : walked.description) is \(Self.kind(opener)), so it has no '\(token)'")
+            }
+            walked = walked.appending(token)
+        }
+        guard let first = try peekValueOrEnd(allowingEnd: root == nil) else {
+            finished = true  // an empty file: no records
+            return
+        }
+        if first == UInt8(ascii: "[") {
+            try step { scanner throws(JSONScanError) in scanner.position += 1 }
+            inArray = true
+            return
+        }
+        if first == UInt8(ascii: "{") && isLines && root == nil { return }
+        let startLine = line
+        var what = Self.kind(first)
+        var suggestion = ""
+        if first == UInt8(ascii: "{") {
+            // Name the keys, and the first that holds an array, so the message can say what to write.
+            let keys = try objectKeys()
+            what = keys.all.isEmpty ? "an empty object" : "an object with keys \(Self.list(keys.all))"
+            if let arrayKey = keys.firstArray {
+                suggestion = "; point at the array with root: \((root ?? JSONPointer(tokens: [])).appending(arrayKey)) in the manifest"
+            }
+        }
+        if let root {
+            throw SeedError(.invalidData, file: file.path, line: startLine, code: .parseError, "root \(root) is \(what), not an array of objects\(suggestion)")
+        }
+        let expected = isLines ? "one object per line" : "an array of objects"
+        throw SeedError(.invalidData, file: file.path, line: startLine, code: .parseError, "expected \(expected), found \(what)\(suggestion)")
+    }
+
+    /// After the records' array: steps over the rest of the document (closing what the root
+    /// opened) and checks that nothing follows it.
+    fileprivate mutating func finishDocument() throws(SeedError) {
+        var stack = rootContainers
+        try skip(&stack, toDepth: 0)
+        rootContainers = []
+        let extra = try step(atEnd: .some(nil)) { scanner throws(JSONScanError) -> String? in
+            scanner.skipWhitespace()
+            if let next = scanner.peek() { return scanner.describe(next) }
+            throw .truncated  // at the end of the file: the document is complete
+        }
+        if let extra {
+            throw SeedError(.invalidData, file: file.path, line: line, code: .parseError, "JSON: unexpected \(extra) after the document")
+        }
+    }
+
+    /// The first byte of the next value, not consumed; nil at the end of the file when `allowingEnd`.
+    private mutating func peekValueOrEnd(allowingEnd: Bool) throws(SeedError) -> UInt8? {
+        try step(atEnd: allowingEnd ? .some(nil) : nil) { scanner throws(JSONScanError) -> UInt8? in
+            scanner.skipWhitespace()
+            guard let next = scanner.peek() else { throw .truncated }
+            return next
+        }
+    }
+
+    private mutating func peekValue() throws(SeedError) -> UInt8 {
+        try step { scanner throws(JSONScanError) -> UInt8 in
+            scanner.skipWhitespace()
+            guard let next = scanner.peek() else { throw .truncated }
+            return next
+        }
+    }
+
+    /// The next key of an object whose `{` was read, positioned at its value; nil at the object's end.
+    private mutating func nextKey(first: Bool) throws(SeedError) -> String? {
+        try step { scanner throws(JSONScanError) -> String? in
+            scanner.skipWhitespace()
+            guard let next = scanner.peek() else { throw .truncated }
+            if next == UInt8(ascii: "}") { scanner.position += 1; return nil }
+            if !first {
+                try scanner.expect(UInt8(ascii: ","), "',' or '}'")
+                scanner.skipWhitespace()
+            }
+            var bytes: [UInt8] = []
+            try scanner.scanString(into: &bytes)
+            scanner.skipWhitespace()
+            try scanner.expect(UInt8(ascii: ":"), "':' after the key")
+            scanner.skipWhitespace()
+            return String(decoding: bytes, as: UTF8.self)
+        }
+    }
+
+    /// Reads an object (at its `{`) to its end: its keys, and the first whose value is an array.
+    private mutating func objectKeys() throws(SeedError) -> (all: [String], firstArray: String?) {
+        try step { scanner throws(JSONScanError) in scanner.position += 1 }
+        var keys: [String] = []
+        var firstArray: String?
+        while let key = try nextKey(first: keys.isEmpty) {
+            keys.append(key)
+            if firstArray == nil, try peekValue() == UInt8(ascii: "[") { firstArray = key }
+            try skipValue()
+        }
+        return (keys, firstArray)
+    }
+
+    /// Steps over one value of any size, holding only the brackets still open.
+    private mutating func skipValue() throws(SeedError) {
+        var stack: [UInt8] = []
+        try skip(&stack, toDepth: 0)
+    }
+
+    /// Steps over values until `stack` (the brackets open) is back to `depth` after a complete
+    /// value: token by token, so that a refill keeps only the token being read.
+    private mutating func skip(_ stack: inout [UInt8], toDepth depth: Int) throws(SeedError) {
+        var done = false
+        while !done {
+            done = try step { scanner throws(JSONScanError) -> Bool in
+                scanner.skipWhitespace()
+                guard let byte = scanner.peek() else { throw .truncated }
+                switch byte {
+                case UInt8(ascii: "{"), UInt8(ascii: "["):
+                    scanner.position += 1
+                    stack.append(byte)
+                    return false
+                case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                    let opener = byte == UInt8(ascii: "}") ? UInt8(ascii: "{") : UInt8(ascii: "[")
+                    guard stack.last == opener else { throw scanner.error("unexpected \(scanner.describe(byte))") }
+                    scanner.position += 1
+                    stack.removeLast()
+                    return stack.count == depth
+                case UInt8(ascii: ","), UInt8(ascii: ":"):
+                    guard stack.count > depth else { throw scanner.error("expected a value, found \(scanner.describe(byte))") }
+                    scanner.position += 1
+                    return false
+                default:
+                    var scratch: [UInt8] = []
+                    guard try scanner.scanScalar(into: &scratch) != nil else { return false }
+                    return stack.count == depth
+                }
+            }
+        }
+    }
+
+    /// Runs `body` on a scanner at the current position and keeps where it stopped. When the
+    /// bytes run out it refills (keeping the unread bytes) and runs `body` again from the same
+    /// place, so `body` must change nothing outside the scanner before it can run out. At the
+    /// end of the file, `atEnd` is the answer when given; otherwise the file ended too early.
+    private mutating func step<T>(atEnd: T? = nil, _ body: (inout JSONScanner) throws(JSONScanError) -> T) throws(SeedError) -> T {
+        while true {
+            var outcome: Result<T, JSONScanError> = .failure(.truncated)
+            var stop = (position: position, line: line)
+            file.buffer.withUnsafeBytes { raw in
+                var scanner = JSONScanner(bytes: UnsafeRawBufferPointer(rebasing: raw[0..<file.end]), position: position, line: line)
+                do throws(JSONScanError) { outcome = .success(try body(&scanner)) } catch { outcome = .failure(error) }
+                stop = (scanner.position, scanner.line)
+            }
+            switch outcome {
+            case .success(let value):
+                position = stop.position
+                line = stop.line
+                return value
+            case .failure(.truncated):
+                if file.isAtEOF {
+                    if let atEnd { position = stop.position; line = stop.line; return atEnd }
+                    throw SeedError(.invalidData, file: file.path, line: stop.line, code: .parseError,
+                        root.map { "unexpected end of file: the document around root \($0) is not closed" } ?? "unexpected end of file: the document is not complete")
+                }
+                position -= try file.refill(keepingFrom: position)
+            case .failure(.syntax(let errorLine, let column, let message)):
+                throw SeedError(.invalidData, file: file.path, line: errorLine, column: self.column(column, line: errorLine, scannerStart: position, startLine: line), code: .parseError, "JSON: \(message)")
+            }
+        }
+    }
+
+    /// "a string", "an object"… for a value starting with `byte`.
+    fileprivate static func kind(_ byte: UInt8) -> String {
+        switch byte {
+        case UInt8(ascii: "{"): return "an object"
+        case UInt8(ascii: "["): return "an array"
+        case UInt8(ascii: "\""): return "a string"
+        case UInt8(ascii: "t"), UInt8(ascii: "f"): return "a boolean"
+        case UInt8(ascii: "n"): return "null"
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return "a number"
+        default: return "not JSON (it starts with byte 0x\(String(byte, radix: 16)))"
+        }
+    }
+
+    /// At most ten names, then how many more.
+    fileprivate static func list(_ names: [String]) -> String {
+        if names.isEmpty { return "no keys" }
+        let shown = names.prefix(10).joined(separator: ", ")
+        return names.count > 10 ? "\(shown) and \(names.count - 10) more" : shown
     }
 }

@@ -48,8 +48,12 @@ public struct Manifest: Sendable {
         /// Where the table's entry is in the manifest.
         public var line: Int
         public var column: Int
-        /// Where each named column is mentioned (key, refs, rules), for unknown-column errors.
+        /// Where each named column is mentioned (key, refs, rules, columns), for unknown-column errors.
         public var columnMentions: [(column: String, line: Int, column2: Int)]
+        /// Where the records are in a JSON document (`root: /3166-1`); nil for the document itself.
+        public var root: JSONPointer?
+        /// Fixture field → column (`columns:`, `ignore:`).
+        public var mapping = FieldMapping()
 
         public var spec: TableSpec { TableSpec(name: name, key: key, refs: refs) }
     }
@@ -173,6 +177,9 @@ public struct Manifest: Sendable {
         var rules: [ColumnRules] = []
         var checks: [Check] = []
         var mentions: [(String, Int, Int)] = []
+        var root: (pointer: JSONPointer, line: Int, column: Int)?
+        var mapping = FieldMapping()
+        var ignoredAt: [(field: String, line: Int, column: Int)] = []
         for field in fields {
             let node = field.node
             switch field.key {
@@ -220,15 +227,50 @@ public struct Manifest: Sendable {
                     guard let sql else { throw fail(item.line, item.column, "this check has no sql") }
                     checks.append(Check(sql: sql, message: message ?? "check failed: \(sql)", line: item.line))
                 }
+            case "root":
+                guard let text = node.string, let pointer = JSONPointer(text) else {
+                    throw fail(node.line, node.column, "root must be a JSON Pointer to the array of records, like /3166-1 (RFC 6901: '/' before each key; ~0 stands for ~ and ~1 for / in a key)")
+                }
+                root = (pointer, node.line, node.column)
+            case "columns":
+                guard let columnEntries = node.entries else { throw fail(node.line, node.column, "columns must be a map of column: fixture field, like { code: alpha_2 }") }
+                for columnEntry in columnEntries {
+                    guard let source = columnEntry.node.string, !source.isEmpty else {
+                        throw fail(columnEntry.node.line, columnEntry.node.column, "columns: '\(columnEntry.key)' must name the fixture field it is read from")
+                    }
+                    if let earlier = mapping.columns.first(where: { $0.field.caseInsensitiveCompare(source) == .orderedSame }) {
+                        throw fail(columnEntry.node.line, columnEntry.node.column, "field '\(source)' is mapped twice (to \(earlier.column) and to \(columnEntry.key)); a field fills one column")
+                    }
+                    mapping.columns.append((columnEntry.key, source))
+                    mentions.append((columnEntry.key, columnEntry.line, columnEntry.column))
+                }
+            case "ignore":
+                guard let items = node.items else { throw fail(node.line, node.column, "ignore must be a list of fixture fields, like [alpha_3, flag]") }
+                for item in items {
+                    guard let text = item.string else { throw fail(item.line, item.column, "ignore lists fixture field names") }
+                    mapping.ignored.append(text)
+                    ignoredAt.append((text, item.line, item.column))
+                }
             default:
-                throw fail(field.line, field.column, "unknown key '\(field.key)' in table '\(name)' (expected file, key, refs, rules, checks)")
+                throw fail(field.line, field.column, "unknown key '\(field.key)' in table '\(name)' (expected file, key, refs, rules, checks, root, columns, ignore)")
             }
         }
         guard let file else { throw fail(entry.line, entry.column, "table '\(name)' has no file:") }
+        for ignored in ignoredAt {
+            if let mapped = mapping.columns.first(where: { $0.field.caseInsensitiveCompare(ignored.field) == .orderedSame }) {
+                throw fail(ignored.line, ignored.column, "field '\(ignored.field)' is both ignored and mapped (columns: \(mapped.column): \(mapped.field)); drop one")
+            }
+        }
         let url = directory.appendingPathComponent(file)
-        return TableConfig(
+        if let root, url.pathExtension.lowercased() != "json" {
+            throw fail(root.line, root.column, "root: points into a JSON document (.json); \(file) is not one")
+        }
+        var config = TableConfig(
             name: name, file: url, displayFile: displayPath(url), key: key, refs: refs, rules: rules, checks: checks,
             line: entry.line, column: entry.column, columnMentions: mentions.map { (column: $0.0, line: $0.1, column2: $0.2) })
+        config.root = root?.pointer
+        config.mapping = mapping
+        return config
     }
 
     private static func columnRules(_ entry: DocEntry, path: String) throws(SeedError) -> ColumnRules {

@@ -1,0 +1,204 @@
+import Foundation
+import GRDB
+import SeedTestSupport
+import Testing
+
+/// Real datasets as they come: JSON documents that wrap their array (`root:`), and fields
+/// named otherwise than the columns, or not stored at all (`columns:`, `ignore:`).
+@Suite struct DatasetCommandTests {
+    private static let schema = "CREATE TABLE countries (id INTEGER PRIMARY KEY, code TEXT NOT NULL UNIQUE, name TEXT NOT NULL);\n"
+
+    /// A project with one `countries` table read from `file` with the manifest lines `options`.
+    private func project(file: String, _ contents: String, options: String) throws -> TemporaryProject {
+        let project = try TemporaryProject(bookStore: false)
+        try project.write("seeds/schema.sql", Self.schema)
+        try project.write("seeds/seedkit.yml", "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  countries:\n    file: data/\(file)\n    key: code\n\(options)")
+        try project.write("seeds/data/\(file)", contents)
+        return project
+    }
+
+    private func rows(_ project: TemporaryProject) throws -> [String] {
+        try project.database("build/seed.sqlite").read { db in
+            try Row.fetchAll(db, sql: "SELECT id, code, name FROM countries ORDER BY id").map { "\($0[0] as Int)|\($0[1] as String)|\($0[2] as String)" }
+        }
+    }
+
+    private static let isoCountries = """
+        {"3166-1": [
+          {"alpha_2": "FR", "alpha_3": "FRA", "name": "France"},
+          {"alpha_2": "NO", "alpha_3": "NOR", "name": "Norway"}
+        ]}
+
+        """
+
+    // MARK: - root:
+
+    @Test func rootPointsAtTheArrayInsideAWrappedDocument() throws {
+        let project = try project(file: "iso.json", Self.isoCountries, options: "    root: /3166-1\n    columns: { code: alpha_2 }\n    ignore: [alpha_3]\n")
+        let result = try project.seedkit("build", "--migrations", "none")
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.contains("  countries          2 rows"), "\(result)")
+        #expect(try rows(project) == ["1|FR|France", "2|NO|Norway"])
+    }
+
+    @Test func aWrappedDocumentWithoutRootSaysWhatItFoundAndSuggestsRoot() throws {
+        let project = try project(file: "iso.json", Self.isoCountries, options: "    columns: { code: alpha_2 }\n    ignore: [alpha_3]\n")
+        let result = try project.seedkit("build", "--migrations", "none")
+        #expect(result.status == 1)
+        #expect(result.stderr == "seeds/data/iso.json:1: error: expected an array of objects, found an object with keys 3166-1; point at the array with root: /3166-1 in the manifest [2001]\n", "\(result)")
+        #expect(!project.exists("build/seed.sqlite"))
+    }
+
+    @Test func rootStepsOverValuesBeforeAndAfterTheArrayAndEscapesKeys() throws {
+        // A sibling larger than the reader's 1 MB chunk before the array, keys with '/' and '~', an index, and keys after.
+        let big = "[" + (0..<40_000).map { "{\"n\": \($0), \"s\": \"x]}\\\"[{\"}" }.joined(separator: ",") + "]"
+        let document = """
+            {"meta": {"version": "4.17", "skip": \(big)},
+             "a/b": [{"c~d": [{"code": "FR", "name": "France"}, {"code": "NO", "name": "Norway"}]}],
+             "after": {"more": [1, 2, {"x": null}]}}
+
+            """
+        let project = try project(file: "nested.json", document, options: "    root: /a~1b/0/c~0d\n")
+        let result = try project.seedkit("build", "--migrations", "none")
+        #expect(result.status == 0, "\(result)")
+        #expect(try rows(project) == ["1|FR|France", "2|NO|Norway"])
+    }
+
+    @Test func rootThatFindsNoArrayNamesWhatIsThere() throws {
+        let missing = try project(file: "iso.json", Self.isoCountries, options: "    root: /3166-2\n")
+        let result = try missing.seedkit("build", "--migrations", "none")
+        #expect(result.status == 1)
+        #expect(result.stderr == "seeds/data/iso.json:1: error: root /3166-2: the object at the top has no key '3166-2' (it has 3166-1) [2001]\n", "\(result)")
+
+        let notArray = try project(file: "doc.json", "{\"data\": {\"countries\": [{\"code\": \"FR\", \"name\": \"France\"}], \"count\": 1}}", options: "    root: /data\n")
+        let second = try notArray.seedkit("build", "--migrations", "none")
+        #expect(second.status == 1)
+        #expect(second.stderr == "seeds/data/doc.json:1: error: root /data is an object with keys countries, count, not an array of objects; point at the array with root: /data/countries in the manifest [2001]\n", "\(second)")
+
+        let scalar = try project(file: "doc.json", "[\"FR\", \"NO\"]", options: "    root: /1\n")
+        let third = try scalar.seedkit("build", "--migrations", "none")
+        #expect(third.status == 1)
+        #expect(third.stderr == "seeds/data/doc.json:1: error: root /1 is a string, not an array of objects [2001]\n", "\(third)")
+    }
+
+    @Test func theDocumentAroundTheArrayMustBeWellFormed() throws {
+        let trailing = try project(file: "doc.json", "{\"rows\": [{\"code\": \"FR\", \"name\": \"France\"}], \"x\": [1}\n", options: "    root: /rows\n")
+        let result = try trailing.seedkit("build", "--migrations", "none")
+        #expect(result.status == 1)
+        #expect(result.stderr == "seeds/data/doc.json:1:53: error: JSON: unexpected '}' [2001]\n", "\(result)")
+        #expect(!trailing.exists("build/seed.sqlite"))
+
+        let cut = try project(file: "doc.json", "{\"rows\": [{\"code\": \"FR\", \"name\": \"France\"}], \"x\": [1,\n", options: "    root: /rows\n")
+        let second = try cut.seedkit("build", "--migrations", "none")
+        #expect(second.status == 1)
+        #expect(second.stderr == "seeds/data/doc.json:2: error: unexpected end of file: the document around root /rows is not closed [2001]\n", "\(second)")
+    }
+
+    @Test func rootIsCheckedInTheManifest() throws {
+        let project = try project(file: "iso.json", Self.isoCountries, options: "    root: 3166-1\n")
+        let result = try project.seedkit("build", "--migrations", "none")
+        #expect(result.status == 2)
+        #expect(result.stderr == "seeds/seedkit.yml:7:11: error: root must be a JSON Pointer to the array of records, like /3166-1 (RFC 6901: '/' before each key; ~0 stands for ~ and ~1 for / in a key) [2100]\n", "\(result)")
+
+        try project.write("seeds/seedkit.yml", "schema: schema.sql\ntables:\n  countries:\n    file: data/c.csv\n    root: /rows\n")
+        try project.write("seeds/data/c.csv", "code,name\nFR,France\n")
+        let csv = try project.seedkit("build", "--migrations", "none")
+        #expect(csv.status == 2)
+        #expect(csv.stderr == "seeds/seedkit.yml:5:11: error: root: points into a JSON document (.json); data/c.csv is not one [2100]\n", "\(csv)")
+    }
+
+    // MARK: - columns: and ignore:
+
+    @Test func csvFieldsMapOntoColumnsAndIgnoredFieldsAreDropped() throws {
+        let project = try project(file: "c.csv", "alpha_2,alpha_3,name\nFR,FRA,France\nNO,NOR,Norway\n", options: "    columns: { code: alpha_2 }\n    ignore: [alpha_3]\n")
+        let result = try project.seedkit("build", "--migrations", "none")
+        #expect(result.status == 0, "\(result)")
+        #expect(try rows(project) == ["1|FR|France", "2|NO|Norway"])
+    }
+
+    @Test func errorsInMappedFieldsPointAtTheFixturesField() throws {
+        let options = "    columns: { code: alpha_2 }\n    ignore: [alpha_3]\n    rules:\n      code: { pattern: \"^[A-Z]{2}$\" }\n"
+        let csv = try project(file: "c.csv", "alpha_3,alpha_2,name\nFRA,FR,France\nNOR,nor,Norway\nXXX,FR,Again\n", options: options)
+        let result = try csv.seedkit("build", "--migrations", "none")
+        #expect(result.status == 1)
+        #expect(result.stderr == """
+            seeds/data/c.csv:3:2: error: alpha_2 'nor' does not match the pattern ^[A-Z]{2}$ [1680]
+            seeds/data/c.csv:4:2: error: duplicate key alpha_2 'FR': an earlier row has the same [2040]
+
+            """, "\(result)")
+
+        let json = try project(file: "c.json", "[{\"alpha_3\": \"FRA\", \"alpha_2\": 7, \"name\": \"France\"}]", options: "    columns: { code: alpha_2, name: alpha_3 }\n")
+        let second = try json.seedkit("build", "--migrations", "none")
+        #expect(second.status == 1)
+        #expect(second.stderr == "seeds/data/c.json:1:3: error: key 'name' is not read: column name is filled from 'alpha_3' (columns:); list 'name' under ignore: to skip it [2020]\n", "\(second)")
+    }
+
+    @Test func unknownFieldsStayErrorsAndSayHowToMapOrIgnoreThem() throws {
+        let csv = try project(file: "c.csv", "alpha_2,alpha_3,name\nFR,FRA,France\n", options: "    columns: { code: alpha_2 }\n")
+        let result = try csv.seedkit("build", "--migrations", "none")
+        #expect(result.status == 1)
+        #expect(result.stderr == "seeds/data/c.csv:1:2: error: column 'alpha_3' names no column of table countries (it has id, code, name); map it with columns: or skip it with ignore: [2020]\n", "\(result)")
+
+        let json = try project(file: "c.jsonl", "{\"code\": \"FR\", \"name\": \"France\", \"flag\": \"x\"}\n", options: "")
+        let second = try json.seedkit("build", "--migrations", "none")
+        #expect(second.status == 1)
+        #expect(second.stderr == "seeds/data/c.jsonl:1:3: error: key 'flag' names no column of table countries (it has id, code, name); map it with columns: or skip it with ignore: [2020]\n", "\(second)")
+    }
+
+    @Test func theMappingIsCheckedAtItsManifestLines() throws {
+        let project = try project(file: "c.csv", "alpha_2,name\nFR,France\n", options: "    columns: { code: alpha_2, name: alpha_2 }\n")
+        let twice = try project.seedkit("build", "--migrations", "none")
+        #expect(twice.status == 2)
+        #expect(twice.stderr == "seeds/seedkit.yml:7:37: error: field 'alpha_2' is mapped twice (to code and to name); a field fills one column [2100]\n", "\(twice)")
+
+        try project.write("seeds/seedkit.yml", "schema: schema.sql\ntables:\n  countries:\n    file: data/c.csv\n    columns: { code: alpha_2 }\n    ignore: [flag, alpha_2]\n")
+        let both = try project.seedkit("build", "--migrations", "none")
+        #expect(both.status == 2)
+        #expect(both.stderr == "seeds/seedkit.yml:6:20: error: field 'alpha_2' is both ignored and mapped (columns: code: alpha_2); drop one [2100]\n", "\(both)")
+
+        try project.write("seeds/seedkit.yml", "schema: schema.sql\noutput: out.sqlite\ntables:\n  countries:\n    file: data/c.csv\n    columns: { kode: alpha_2 }\n")
+        let unknown = try project.seedkit("build", "--migrations", "none")
+        #expect(unknown.status == 2)
+        #expect(unknown.stderr == "seeds/seedkit.yml:6:16: error: table countries has no column 'kode' (it has id, code, name) [2100]\n", "\(unknown)")
+    }
+
+    @Test func newMigrationFromAMappedProjectWritesColumnNames() throws {
+        let project = try project(file: "iso.json", Self.isoCountries, options: "    root: /3166-1\n    columns: { code: alpha_2 }\n    ignore: [alpha_3]\n")
+        #expect(try project.seedkit("build", "--migrations", "none").status == 0)
+        try FileManager.default.copyItem(atPath: project.path("build/seed.sqlite"), toPath: project.path("seeds/1.0.sqlite"))
+        try project.write("seeds/data/iso.json", Self.isoCountries.replacingOccurrences(of: "\"Norway\"}", with: "\"Norway\"},\n  {\"alpha_2\": \"SE\", \"alpha_3\": \"SWE\", \"name\": \"Sweden\"}"))
+        let result = try project.seedkit("new-migration", "add sweden", "--from", "seeds/1.0.sqlite")
+        #expect(result.status == 0, "\(result)")
+        #expect(String(decoding: try #require(project.read("migrations/0001-add-sweden.yml")), as: UTF8.self) == """
+            # 0001-add-sweden: generated by seedkit new-migration from seeds/1.0.sqlite
+            insert:
+              countries:
+                - { code: "SE", name: "Sweden" }
+
+            """)
+    }
+}
+
+/// The repository's iso-codes example (Examples/IsoCodes): wrapped JSON, mapped and ignored fields, a self-reference.
+@Suite struct IsoCodesExampleTests {
+    private static let example: URL = {
+        var root = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { root.deleteLastPathComponent() }
+        return root.appendingPathComponent("Examples/IsoCodes")
+    }()
+
+    @Test func theExampleBuildsWithParentsResolvedByCode() throws {
+        let project = try TemporaryProject(bookStore: false)
+        let result = try project.seedkit("build", "--manifest", Self.example.appendingPathComponent("seeds/seedkit.yml").path,
+                                         "--migrations", Self.example.appendingPathComponent("migrations").path, "--output", "seed.sqlite")
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.contains("  countries            3 rows\n  subdivisions         6 rows\n"), "\(result)")
+        let rows = try project.database("seed.sqlite").read { db in
+            try Row.fetchAll(db, sql: "SELECT s.code, s.name, p.code FROM subdivisions s LEFT JOIN subdivisions p ON p.id = s.parent_id ORDER BY s.id")
+                .map { "\($0[0] as String)|\($0[1] as String)|\($0[2] as String? ?? "-")" }
+        }
+        #expect(rows == ["FR-ARA|Auvergne-Rhône-Alpes|-", "FR-01|Ain|FR-ARA", "FR-69|Rhône|FR-ARA", "GB-ENG|England|-", "GB-LND|London, City of|GB-ENG", "NO-50|Trøndelag|-"])
+        let countries = try project.database("seed.sqlite").read { db in try Row.fetchAll(db, sql: "SELECT code, name, official_name FROM countries ORDER BY id").map { "\($0[0] as String)|\($0[1] as String)|\($0[2] as String)" } }
+        #expect(countries == ["FR|France|French Republic", "GB|United Kingdom|United Kingdom of Great Britain and Northern Ireland", "NO|Norway|Kingdom of Norway"])
+    }
+}
