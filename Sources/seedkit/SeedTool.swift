@@ -14,17 +14,29 @@ struct SeedTool: ParsableCommand {
         subcommands: [Build.self, Migrate.self, Status.self, Inspect.self, Diff.self, Verify.self, NewMigration.self, CheckUpgrade.self, ExportMigrations.self]
     )
 
-    /// Runs the command; usage errors exit 2 (SPEC §5) rather than ArgumentParser's 64.
+    /// Runs the command; usage errors exit 2 (SPEC §5) rather than ArgumentParser's 64. Output
+    /// that could not be written is an I/O failure (4): a report nobody received is not a success.
     static func main() {
+        Output.prepareStandardStreams()
+        var status: Int32
         do {
             var command = try parseAsRoot()
             try command.run()
+            status = 0
         } catch {
-            if exitCode(for: error) == .validationFailure {
-                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
-                Foundation.exit(2)
+            let code = exitCode(for: error)
+            let message = fullMessage(for: error)
+            if code == .validationFailure {
+                Output.standardError(message + "\n")
+                status = 2
+            } else {
+                if !message.isEmpty {
+                    if code.isSuccess { print(message) } else { Output.standardError(message + "\n") }
+                }
+                status = code.rawValue
             }
-            exit(withError: error)
         }
+        if !Output.flushStandardOutput() { status = 4 }
+        Foundation.exit(status)
     }
 }

@@ -32,6 +32,19 @@ public enum StoreAccess {
         return try open(path, configuration, shown: path)
     }
 
+    /// The absolute path `path` names once symlinks and `..` are resolved: the file's own when it
+    /// exists, else its resolved folder's plus its name; nil when the folder does not exist either.
+    public static func resolvedPath(_ path: String) -> String? {
+        if let real = realpath(path, nil) {
+            defer { free(real) }
+            return String(cString: real)
+        }
+        let url = URL(fileURLWithPath: path)
+        guard let folder = realpath(url.deletingLastPathComponent().path, nil) else { return nil }
+        defer { free(folder) }
+        return URL(fileURLWithPath: String(cString: folder)).appendingPathComponent(url.lastPathComponent).path
+    }
+
     /// Whether the file's header says WAL (bytes 18 and 19 are 2).
     static func isWALMode(_ path: String) -> Bool {
         guard let handle = FileHandle(forReadingAtPath: path) else { return false }

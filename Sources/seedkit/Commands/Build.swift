@@ -41,6 +41,7 @@ extension SeedTool {
                 let bar = ProgressBar(enabled: Output.stderrIsTerminal && format.format == .human)
                 builder.progress = { table, rows, read, size in bar.update(table: table, rows: rows, read: read, size: size) }
                 let summary = try builder.build(to: target)
+                Output.completedWork = "built \(shownTarget)"
                 bar.finish()
                 printSummary(summary, target: shownTarget, migrations: migrations)
             }

@@ -28,6 +28,10 @@ extension SeedTool {
 
         func validate() throws {
             if dryRun && backup != nil { throw ValidationError("--backup writes a file; it can't be combined with --dry-run") }
+            if let backup, let storePath = StoreAccess.resolvedPath(store), let backupPath = StoreAccess.resolvedPath(backup),
+               ["", "-wal", "-journal", "-shm"].contains(where: { storePath + $0 == backupPath }) {
+                throw ValidationError("--backup \(backup) is the store \(store) (or one of its -wal, -journal, -shm files): give the backup another path")
+            }
         }
 
         func run() throws {
@@ -47,6 +51,7 @@ extension SeedTool {
                     let queue = try StoreAccess.openWritable(store, busyTimeout: busy.busyTimeout)
                     if let backup { try Self.backUp(queue, to: URL(fileURLWithPath: backup)) }
                     report = try migrator.migrate(queue, options: options)
+                    Output.completedWork = "\(store): \(report.migrations.count) migration\(report.migrations.count == 1 ? "" : "s") applied"
                 }
                 MigrationReportPrinter(format: format.format).print(report, store: store, backup: dryRun ? nil : backup)
             }
@@ -80,7 +85,7 @@ struct MigrationReportPrinter {
     func print(_ report: MigrationReport, store: String, backup: String?) {
         switch format {
         case .json:
-            Swift.print(JSONOutput.render(.object([
+            seedkit.print(JSONOutput.render(.object([
                 ("store", .string(store)),
                 ("dryRun", .bool(report.dryRun)),
                 ("backup", backup.map { .string($0) } ?? .null),
@@ -96,9 +101,9 @@ struct MigrationReportPrinter {
                 })),
             ])))
         case .human, .github:
-            if let backup { Swift.print("backed up \(store) to \(backup)") }
+            if let backup { seedkit.print("backed up \(store) to \(backup)") }
             guard !report.migrations.isEmpty else {
-                Swift.print("\(store) is up to date: no pending migrations")
+                seedkit.print("\(store) is up to date: no pending migrations")
                 return
             }
             let verb = report.dryRun ? "would apply" : "applied"
@@ -109,16 +114,16 @@ struct MigrationReportPrinter {
                     return count > 0 ? "\(count) \(kind.rawValue)" : nil
                 }
                 if let changed = outcome.changedRows {
-                    Swift.print("\(verb) \(id): SQL \(report.dryRun ? "would change" : "changed") \(changed) row\(changed == 1 ? "" : "s")")
+                    seedkit.print("\(verb) \(id): SQL \(report.dryRun ? "would change" : "changed") \(changed) row\(changed == 1 ? "" : "s")")
                 } else {
-                    Swift.print("\(verb) \(id): \(counts.isEmpty ? "no row changes" : counts.joined(separator: ", "))")
+                    seedkit.print("\(verb) \(id): \(counts.isEmpty ? "no row changes" : counts.joined(separator: ", "))")
                 }
                 for event in outcome.events {
                     if event.kind == .sql {
-                        Swift.print("  \("sql".padding(toLength: 15, withPad: " ", startingAt: 0)) \(event.table): \(event.detail)")
+                        seedkit.print("  \("sql".padding(toLength: 15, withPad: " ", startingAt: 0)) \(event.table): \(event.detail)")
                         continue
                     }
-                    Swift.print("  \(event.kind.rawValue.padding(toLength: 15, withPad: " ", startingAt: 0)) \(event.table) \(event.keyDescription)\(event.kind == .inserted || event.kind == .deleted ? "" : ": " + event.detail)")
+                    seedkit.print("  \(event.kind.rawValue.padding(toLength: 15, withPad: " ", startingAt: 0)) \(event.table) \(event.keyDescription)\(event.kind == .inserted || event.kind == .deleted ? "" : ": " + event.detail)")
                 }
             }
             let attention = report.attention.map { event in
@@ -126,7 +131,7 @@ struct MigrationReportPrinter {
                            message: "\(event.kind == .deleteDenied ? "delete denied" : "conflict") on \(event.table) \(event.keyDescription): \(event.detail)", table: event.table)
             }
             if !attention.isEmpty { Output.diagnostics(attention, format: format) }
-            Swift.print(report.dryRun ? "dry run: nothing was written to \(store)" : "\(store): \(report.migrations.count) migration\(report.migrations.count == 1 ? "" : "s") applied")
+            seedkit.print(report.dryRun ? "dry run: nothing was written to \(store)" : "\(store): \(report.migrations.count) migration\(report.migrations.count == 1 ? "" : "s") applied")
         }
     }
 }

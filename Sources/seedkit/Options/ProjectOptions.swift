@@ -46,8 +46,41 @@ enum Output {
         if format == .human { standardError(text) } else { print(text, terminator: "") }
     }
 
+    /// Writes to stderr, ignoring failures (a full or closed stderr must not crash seedkit).
     static func standardError(_ text: String) {
-        FileHandle.standardError.write(Data(text.utf8))
+        var bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeMutableBytes { buffer in write(2, buffer.baseAddress?.advanced(by: offset), buffer.count - offset) }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return }
+            offset += written
+        }
+    }
+
+    /// What a command did that stays done even if its report is lost (`user.sqlite: 1 migration applied`).
+    nonisolated(unsafe) static var completedWork: String?
+
+    /// Before anything runs: a closed stdout is refused (every command reports there, so the
+    /// work would go unreported), and a closed stdin or stderr is pointed at /dev/null so that
+    /// no file seedkit opens takes its number and receives its text.
+    static func prepareStandardStreams() {
+        for descriptor: Int32 in [0, 2] where fcntl(descriptor, F_GETFD) == -1 {
+            let opened = open("/dev/null", O_RDWR)
+            if opened >= 0 && opened != descriptor { dup2(opened, descriptor); close(opened) }
+        }
+        if fcntl(1, F_GETFD) == -1 {
+            standardError("seedkit: standard output is closed; nothing was done (seedkit reports on stdout: redirect it to a file or /dev/null) [\(DiagnosticCode.ioFailure.rawValue)]\n")
+            exit(4)
+        }
+    }
+
+    /// Flushes stdout; false (after saying so on stderr) when anything written to it was lost.
+    static func flushStandardOutput() -> Bool {
+        guard let error = StandardOutput.shared.finish() else { return true }
+        let reason = String(cString: strerror(error)) + (completedWork.map { " (\($0) all the same)" } ?? "")
+        standardError("seedkit: cannot write the output: \(reason); what was printed is incomplete [\(DiagnosticCode.ioFailure.rawValue)]\n")
+        return false
     }
 
     static var stderrIsTerminal: Bool { isatty(2) == 1 }
@@ -63,4 +96,49 @@ struct OptionalManifestOption: ParsableArguments {
     func load() throws(SeedError) -> Manifest? {
         FileManager.default.fileExists(atPath: manifest) ? try Manifest.load(path: manifest) : nil
     }
+}
+
+/// Everything the CLI prints to stdout, buffered and written with `write(2)`, so that a failed
+/// write (a full disk, `/dev/full`, a closed descriptor) is known and reported, not lost.
+final class StandardOutput: @unchecked Sendable {
+    static let shared = StandardOutput()
+    private let lock = NSLock()
+    private var buffer: [UInt8] = []
+    /// The errno of the first failed write; nothing more is written after it.
+    private var failure: Int32?
+
+    func write(_ text: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        buffer.append(contentsOf: text.utf8)
+        if buffer.count >= 1 << 16 { drain() }
+    }
+
+    /// Writes what is buffered; returns the errno of the first failed write, if any.
+    func finish() -> Int32? {
+        lock.lock()
+        defer { lock.unlock() }
+        drain()
+        return failure
+    }
+
+    private func drain() {
+        defer { buffer.removeAll(keepingCapacity: true) }
+        guard failure == nil else { return }
+        var offset = 0
+        while offset < buffer.count {
+            let written = buffer.withUnsafeBytes { bytes in Foundation.write(1, bytes.baseAddress?.advanced(by: offset), bytes.count - offset) }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else {
+                failure = written < 0 ? errno : EIO
+                return
+            }
+            offset += written
+        }
+    }
+}
+
+/// The CLI's `print`: to ``StandardOutput`` (shadows `Swift.print` in this module).
+func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+    StandardOutput.shared.write(items.map { "\($0)" }.joined(separator: separator) + terminator)
 }
