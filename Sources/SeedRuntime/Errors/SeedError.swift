@@ -1,10 +1,16 @@
+import Foundation
+
 /// Everything that can go wrong in seedkit, as one error type with a kind that maps to an exit code.
 ///
 /// ```swift
-/// do { try installer.prepareStore() }
+/// do { _ = try installer.prepareStore() }
 /// catch let error as SeedError where error.kind == .refused { showUnstableStoreMessage(error) }
+/// catch { showError(error) }
 /// ```
-public struct SeedError: Error, Sendable, CustomStringConvertible {
+///
+/// Its ``description`` (and `localizedDescription`) is what the `seedkit` CLI prints:
+/// `file:line: error: message [code]`, one line per diagnostic.
+public struct SeedError: Error, Sendable, CustomStringConvertible, LocalizedError {
     /// What failed, coarse enough to act on. Each kind has its own CLI exit code.
     public enum Kind: Sendable, Equatable {
         /// The input data has errors (validation, parse, conflicts under `--on-conflict fail`). Exit 1.
@@ -47,5 +53,9 @@ public struct SeedError: Error, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Every diagnostic as the CLI prints it, one per line.
     public var description: String { diagnostics.map(\.description).joined(separator: "\n") }
+
+    /// The same text as ``description``, for `localizedDescription` and alerts.
+    public var errorDescription: String? { description }
 }

@@ -6,21 +6,24 @@ public import GRDB
 ///
 /// ```swift
 /// let installer = SeedInstaller(
-///     store: appSupport.appendingPathComponent("BookStore.sqlite"),
+///     store: storeURL,
 ///     seed: Bundle.main.url(forResource: "seed", withExtension: "sqlite")!,
 ///     migrations: try MigrationDirectory.load(Bundle.main.url(forResource: "migrations", withExtension: nil)!))
-/// do {
-///     let outcome = try installer.prepareStore()
-/// } catch {
-///     // error.kind == .refused: the store is newer than this app, or corrupt. Show a message.
-/// }
+/// let outcome = try installer.prepareStore()
 /// ```
+///
+/// Errors are ``SeedError`` (thrown untyped, so that `catch let error as SeedError where …`
+/// and a plain `catch` both work); the store is then as it was, or absent if it was absent.
 public struct SeedInstaller: Sendable {
-    public var store: URL
+    /// Where the app keeps its store; nil when the app passes its own GRDB writer to ``prepareStore(in:)``.
+    public var store: URL?
+    /// The seed bundled with the app (`seedkit build`'s output).
     public var seed: URL
+    /// The migrations bundled with the app (`seedkit export-migrations`), any order.
     public var migrations: [Migration]
     /// How long to wait for another connection's write lock, in seconds.
     public var busyTimeout: TimeInterval
+    /// How migrations are applied (conflict policy; table specs default to the seed's catalog).
     public var options: SeedMigrator.Options
 
     /// What ``prepareStore()`` did.
@@ -33,6 +36,7 @@ public struct SeedInstaller: Sendable {
         case upToDate
     }
 
+    /// An installer for the store at `store`, which ``prepareStore()`` opens and closes itself.
     public init(store: URL, seed: URL, migrations: [Migration], busyTimeout: TimeInterval = 5, options: SeedMigrator.Options = .init()) {
         self.store = store
         self.seed = seed
@@ -41,30 +45,111 @@ public struct SeedInstaller: Sendable {
         self.options = options
     }
 
-    /// Installs or migrates the store. Never leaves it half-written.
+    /// An installer for a store the app opens itself (a `DatabaseQueue` or `DatabasePool`): see ``prepareStore(in:)``.
+    public init(seed: URL, migrations: [Migration], options: SeedMigrator.Options = .init()) {
+        self.store = nil
+        self.seed = seed
+        self.migrations = migrations
+        self.busyTimeout = 5
+        self.options = options
+    }
+
+    /// Installs or migrates the store at ``store``. Never leaves it half-written.
+    ///
+    /// The seed is checked against the migrations before anything is copied (a seed newer than
+    /// them is refused, with no store left behind); when the store is new and a migration then
+    /// fails, the new store is removed again.
     ///
     /// - throws: ``SeedError``; the store is as it was (or absent, if it was absent).
-    public func prepareStore() throws(SeedError) -> Outcome {
+    public func prepareStore() throws -> Outcome {
+        guard let store else {
+            throw SeedError(.configuration, "this installer has no store path; call prepareStore(in:) with the app's database")
+        }
         let migrator = try SeedMigrator(migrations: migrations)
         let installed = !FileManager.default.fileExists(atPath: store.path)
-        if installed { try Self.copyAtomically(seed, to: store) }
-        var configuration = Configuration()
-        configuration.busyMode = .timeout(busyTimeout)
-        let queue: DatabaseQueue
-        do { queue = try DatabaseQueue(path: store.path, configuration: configuration) }
-        catch { throw SeedError(databaseError: error, file: store.path) }
-        // The launch fast path: one read of the ledger decides whether there is anything to do.
+        if installed {
+            try checkSeed(migrator)
+            try Self.copyAtomically(seed, to: store)
+        }
+        do {
+            var configuration = Configuration()
+            configuration.busyMode = .timeout(busyTimeout)
+            let queue: DatabaseQueue
+            do { queue = try DatabaseQueue(path: store.path, configuration: configuration) }
+            catch { throw SeedError(databaseError: error, file: store.path) }
+            defer { try? queue.close() }
+            return try migrate(queue, migrator: migrator, installed: installed, file: store.path)
+        } catch {
+            if installed { Self.remove(store) }
+            throw error
+        }
+    }
+
+    /// Installs the seed into the app's own, empty database, or migrates it: for an app that
+    /// opens its store with GRDB (a `DatabaseQueue`, or a `DatabasePool` in WAL mode).
+    ///
+    /// ```swift
+    /// let pool = try DatabasePool(path: storeURL.path)
+    /// let outcome = try SeedInstaller(seed: seedURL, migrations: migrations).prepareStore(in: pool)
+    /// ```
+    ///
+    /// A database with no tables gets the seed's contents (SQLite's backup API, so the
+    /// writer's journal mode is kept); then pending migrations apply in one transaction.
+    ///
+    /// - throws: ``SeedError``; the database is as it was (emptied again if the seed was just copied in).
+    public func prepareStore(in writer: some DatabaseWriter) throws -> Outcome {
+        let migrator = try SeedMigrator(migrations: migrations)
+        let installed: Bool
+        do { installed = try writer.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0 } == 0 }
+        catch { throw SeedError(databaseError: error, file: writer.path) }
+        if installed {
+            try checkSeed(migrator)
+            do { try DatabaseQueue(path: seed.path, configuration: Self.readOnly).backup(to: writer) }
+            catch { throw SeedError(.io, file: seed.path, "cannot copy the seed into the store: \(SeedError(databaseError: error).diagnostics.first?.message ?? "\(error)")") }
+        }
+        do {
+            return try migrate(writer, migrator: migrator, installed: installed, file: writer.path)
+        } catch {
+            if installed { try? writer.erase() }
+            throw error
+        }
+    }
+
+    /// Refuses a seed that these migrations cannot migrate (newer than them, or changed), before it is copied.
+    private func checkSeed(_ migrator: SeedMigrator) throws(SeedError) {
+        guard FileManager.default.fileExists(atPath: seed.path) else {
+            throw SeedError(.configuration, file: seed.path, "the seed does not exist (is it in the app's bundle?); nothing was installed")
+        }
+        do { _ = try DatabaseQueue(path: seed.path, configuration: Self.readOnly).read { db in try migrator.pending(db) } }
+        catch let error as SeedError {
+            throw SeedError(error.kind, error.diagnostics.map { diagnostic in
+                var diagnostic = diagnostic
+                diagnostic.file = diagnostic.file ?? seed.path
+                diagnostic.message = "the bundled seed cannot be installed: " + diagnostic.message.replacingOccurrences(of: "the store is", with: "it is")
+                return diagnostic
+            })
+        }
+        catch { throw SeedError(databaseError: error, file: seed.path) }
+    }
+
+    /// The shared tail: one read of the ledger decides whether there is anything to do.
+    private func migrate(_ writer: some DatabaseWriter, migrator: SeedMigrator, installed: Bool, file: String) throws(SeedError) -> Outcome {
         let pending: [Migration]
-        do { pending = try queue.read { db in try migrator.pending(db) } }
+        do { pending = try writer.read { db in try migrator.pending(db) } }
         catch let error as SeedError { throw error }
-        catch { throw SeedError(databaseError: error, file: store.path) }
+        catch { throw SeedError(databaseError: error, file: file) }
         if pending.isEmpty { return installed ? .installedSeed(MigrationReport(migrations: [], dryRun: false)) : .upToDate }
         var options = self.options
         if options.tables == nil {
             options.tables = try? DatabaseQueue(path: seed.path, configuration: Self.readOnly).read { db in try SeedCatalog.tableSpecs(db) }
         }
-        let report = try migrator.migrate(queue, options: options)
+        let report = try migrator.migrate(writer, options: options)
         return installed ? .installedSeed(report) : .migrated(report)
+    }
+
+    /// Removes a store this installer created, with its journal files.
+    private static func remove(_ store: URL) {
+        for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: store.path + suffix) }
     }
 
     private static var readOnly: Configuration {

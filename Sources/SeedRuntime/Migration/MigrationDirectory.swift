@@ -13,15 +13,26 @@ public enum MigrationDirectory {
     /// The migrations in `directory`, in number order.
     ///
     /// - parameters:
-    ///   - directory: the folder. A missing folder means no migrations.
+    ///   - directory: the folder. It must exist (an app with no migrations yet bundles an empty
+    ///     folder, or passes `[]` to ``SeedInstaller``): a folder missing from the bundle would
+    ///     otherwise look like "no migrations", and a store that has some would be refused.
     ///   - displayPath: how to name the folder in messages (defaults to its path).
     ///   - yamlParser: how to read `.yml` files; without one they are a configuration error.
-    /// - throws: ``SeedError`` (configuration) for unreadable or malformed files, names that do
-    ///   not start with a number, and two files with the same number.
-    public static func load(_ directory: URL, displayPath: String? = nil, yamlParser: YAMLParser? = nil) throws(SeedError) -> [Migration] {
+    /// - throws: ``SeedError`` (configuration) for a missing or unreadable folder, unreadable or
+    ///   malformed files, names that do not start with a number, and two files with the same number.
+    public static func load(_ directory: URL, displayPath: String? = nil, yamlParser: YAMLParser? = nil) throws -> [Migration] {
+        try read(directory, displayPath: displayPath, yamlParser: yamlParser, missingIsEmpty: false)
+    }
+
+    /// ``load(_:displayPath:yamlParser:)`` with typed throws; `missingIsEmpty` makes a missing
+    /// folder mean no migrations (the CLI's default `migrations/`).
+    package static func read(_ directory: URL, displayPath: String? = nil, yamlParser: YAMLParser? = nil, missingIsEmpty: Bool) throws(SeedError) -> [Migration] {
         let shown = displayPath ?? directory.path
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) else { return [] }
+        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) else {
+            if missingIsEmpty { return [] }
+            throw SeedError(.configuration, file: shown, "the migrations folder does not exist (is it in the app's bundle?); nothing was installed")
+        }
         guard isDirectory.boolValue else { throw SeedError(.configuration, file: shown, "the migrations path is not a directory") }
         let names: [String]
         do { names = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() }

@@ -14,7 +14,7 @@ struct ProjectOptions: ParsableArguments {
     func loadManifest() throws(SeedError) -> Manifest { try Manifest.load(path: manifest) }
 
     func loadMigrations() throws(SeedError) -> [Migration] {
-        try MigrationDirectory.load(URL(fileURLWithPath: migrations), displayPath: migrations, yamlParser: YAMLDocument.parser)
+        try MigrationDirectory.read(URL(fileURLWithPath: migrations), displayPath: migrations, yamlParser: YAMLDocument.parser, missingIsEmpty: true)
     }
 
     /// Whether a manifest exists where --manifest points (commands that can work without one).

@@ -114,6 +114,76 @@ private final class AppBundle {
         }
     }
 
+    @Test func aMissingMigrationsFolderIsAnErrorBeforeAnythingIsCopied() throws {
+        let app = try AppBundle()
+        let missing = app.root.appendingPathComponent("NoSuchFolder")
+        #expect {
+            try MigrationDirectory.load(missing)
+        } throws: { error in
+            (error as? SeedError)?.kind == .configuration
+                && "\(error)" == "\(missing.path): error: the migrations folder does not exist (is it in the app's bundle?); nothing was installed [2100]"
+        }
+        #expect(!FileManager.default.fileExists(atPath: app.store.path))
+    }
+
+    @Test func aSeedNewerThanTheMigrationsIsRefusedAndNoStoreIsLeft() throws {
+        let app = try AppBundle()
+        let bundled = try AppBundle(seedContains: try app.migrations())
+        let installer = SeedInstaller(store: app.store, seed: bundled.seed, migrations: [])
+        #expect {
+            try installer.prepareStore()
+        } throws: { error in
+            (error as? SeedError)?.kind == .refused
+                && "\(error)" == "\(bundled.seed.path): error: the bundled seed cannot be installed: it is newer than these migrations: it has 0001-add-fourth-book applied, the latest here is none; use the migrations of the release that wrote it [2200]"
+        }
+        #expect(!FileManager.default.fileExists(atPath: app.store.path))
+        // The next launch says so again: it is not "up to date" with a store that should not exist.
+        #expect(throws: SeedError.self) { try installer.prepareStore() }
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: app.store.deletingLastPathComponent().path)) ?? [] == [])
+    }
+
+    @Test func aMigrationThatFailsOnFirstLaunchLeavesNoStore() throws {
+        let app = try AppBundle()
+        try Data("""
+            {"insert": {"books": [{"title": "Bad", "price": "not a number", "category_id": "Biography"}]}}
+            """.utf8).write(to: app.migrationsDirectory.appendingPathComponent("0002-bad.json"))
+        #expect(throws: SeedError.self) { try app.installer().prepareStore() }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: app.store.deletingLastPathComponent().path).isEmpty)
+    }
+
+    @Test func seedErrorReadsTheSameAsTheCLIEverywhere() throws {
+        let error = SeedError(.refused, file: "Library/BookStore.sqlite", "not a SQLite database")
+        let expected = "Library/BookStore.sqlite: error: not a SQLite database [2200]"
+        #expect(error.description == expected)
+        #expect(error.localizedDescription == expected)
+        #expect((error as any Error).localizedDescription == expected)
+        #expect(String(describing: error) == expected)
+    }
+
+    @Test func theAppsOwnDatabasePoolInWALModeGetsTheSeedThenMigrations() throws {
+        let app = try AppBundle()
+        try FileManager.default.createDirectory(at: app.store.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let pool = try DatabasePool(path: app.store.path)
+        let installer = SeedInstaller(seed: app.seed, migrations: try app.migrations())
+        guard case .installedSeed(let report) = try installer.prepareStore(in: pool) else { Issue.record("expected installedSeed"); return }
+        #expect(report.migrations.map(\.id) == ["0001-add-fourth-book"])
+        #expect(try pool.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") } == "wal")
+        #expect(try pool.read { db in try String.fetchAll(db, sql: "SELECT title FROM books ORDER BY id") }
+                == ["The first book", "The second book", "The third book", "The fourth book"])
+        #expect(try installer.prepareStore(in: pool) == .upToDate)
+        #expect(try pool.read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") } == "ok")
+    }
+
+    @Test func theAppsOwnDatabaseIsEmptiedAgainWhenTheFirstLaunchFails() throws {
+        let app = try AppBundle()
+        try Data("""
+            {"insert": {"books": [{"title": "Bad", "price": "not a number", "category_id": "Biography"}]}}
+            """.utf8).write(to: app.migrationsDirectory.appendingPathComponent("0002-bad.json"))
+        let queue = try DatabaseQueue()
+        #expect(throws: SeedError.self) { try SeedInstaller(seed: app.seed, migrations: try app.migrations()).prepareStore(in: queue) }
+        #expect(try queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") } == 0)
+    }
+
     @Test func yamlMigrationsNeedTheToolAndSaySo() throws {
         let app = try AppBundle()
         try Data("insert: {}\n".utf8).write(to: app.migrationsDirectory.appendingPathComponent("0002-x.yml"))
