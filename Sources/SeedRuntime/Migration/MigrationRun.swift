@@ -11,8 +11,12 @@ struct MigrationRun {
     private let db: Database
     private let options: SeedMigrator.Options
     private let dialect: any StoreDialect
-    /// Table specs by SQL table name, in SQL names.
+    /// Table specs by SQL table name, in SQL column names (refs name their parent as written).
     private var specs: [String: TableSpec]
+    /// The same by the name migrations use: sub-entities sharing a Core Data table each have their own.
+    private var specsByName: [String: TableSpec]
+    /// The name the operation being applied uses for its table (an entity, for Core Data).
+    private var operationName = ""
     private var tables: [String: TableInfo] = [:]
     private var referenceCache: [String: [String: TableSpec.Reference]] = [:]
     /// SQL table name → the name migrations use for it.
@@ -30,7 +34,7 @@ struct MigrationRun {
     init(db: Database, options: SeedMigrator.Options) throws {
         self.db = db
         self.options = options
-        let dialect = try options.dialect ?? CoreDataDialect.detect(db) ?? PlainSQLiteDialect()
+        let dialect = try options.dialect ?? CoreDataDialect.detect(db, facts: options.coreDataFacts, allowingMissingHistory: options.allowsMissingHistory) ?? PlainSQLiteDialect()
         self.dialect = dialect
         // Specs speak the migration's language (entities and attributes for Core Data): translate once.
         let written = try options.tables ?? SeedCatalog.tableSpecs(db) ?? []
@@ -38,11 +42,12 @@ struct MigrationRun {
             TableSpec(
                 name: dialect.tableName(spec.name), key: spec.key.map(dialect.columnName),
                 refs: Dictionary(spec.refs.map { column, reference in
-                    (dialect.columnName(column), TableSpec.Reference(table: dialect.tableName(reference.table), column: dialect.columnName(reference.column)))
+                    (dialect.columnName(column), TableSpec.Reference(table: reference.table, column: dialect.columnName(reference.column)))
                 }, uniquingKeysWith: { first, _ in first }),
                 defaults: Dictionary(spec.defaults.map { (dialect.columnName($0.key), $0.value) }, uniquingKeysWith: { first, _ in first }))
         }
         self.specs = Dictionary(specs.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        self.specsByName = Dictionary(zip(written.map(\.name), specs).map { ($0, $1) }, uniquingKeysWith: { first, _ in first })
         for spec in written {
             for column in spec.key + Array(spec.refs.keys) {
                 writtenColumnNames[dialect.tableName(spec.name), default: [:]][dialect.columnName(column).lowercased()] = column
@@ -63,6 +68,7 @@ struct MigrationRun {
             var events: [RowEvent] = []
             for operation in changes.operations {
                 let table = try tableInfo(operation.table, file: migration.file)
+                operationName = operation.table
                 switch operation {
                 case .insert(let name, let rows):
                     for row in rows { if let event = try insert(row, into: table, named: name) { events.append(event) } }
@@ -98,7 +104,7 @@ struct MigrationRun {
             return event(.conflict, table, row: row, key: [], "a referenced row is missing (the user deleted it?); row not inserted")
         }
         // What the row does not name gets its default, as Core Data gives every new object.
-        for (column, value) in (specs[table.name]?.defaults ?? [:]).sorted(by: { $0.key < $1.key }) {
+        for (column, value) in (spec(table)?.defaults ?? [:]).sorted(by: { $0.key < $1.key }) {
             guard let info = table.column(column), !values.contains(where: { $0.column.lowercased() == info.name.lowercased() }) else { continue }
             values.append((info.name, value))
         }
@@ -161,7 +167,8 @@ struct MigrationRun {
                     errors.append(Diagnostic(file: row.file, line: row.line, code: .typeMismatch, message: "\(entity).\(column): \(item) is not a key of \(ref.reference)", table: table.name))
                     continue
                 }
-                let found = try SQLValue.fetchOne(db.cachedStatement(sql: "SELECT Z_PK FROM \(quoteIdentifier(destination.name)) WHERE \(quoteIdentifier(keyColumn.name)) IS ? LIMIT 1"), arguments: [key])
+                let entityRows = dialect.rowFilter(ref.reference.table).map { " AND \($0)" } ?? ""
+                let found = try SQLValue.fetchOne(db.cachedStatement(sql: "SELECT Z_PK FROM \(quoteIdentifier(destination.name)) WHERE \(quoteIdentifier(keyColumn.name)) IS ?\(entityRows) LIMIT 1"), arguments: [key])
                 if let found { members?.append(found) } else { members = nil }
             }
             links.append(ManyToMany(join: join, destination: destination.name, members: members))
@@ -178,27 +185,11 @@ struct MigrationRun {
         return found
     }
 
-    /// Writes the join rows of a newly inserted row: members in the order listed, the new row
-    /// last among each member's owners; every member's `Z_OPT` + 1 (its inverse changed).
+    /// Writes the join rows of a newly inserted row (the dialect numbers and bumps as Core Data does).
     private func link(_ link: ManyToMany, table: TableInfo, key: [(column: String, value: SQLValue)]) throws {
-        guard let owner = try SQLValue.fetchOne(db, sql: "SELECT Z_PK FROM \(quoteIdentifier(table.name)) WHERE \(keyPredicate(key))", arguments: StatementArguments(key.map(\.value))) else { return }
-        let join = link.join
-        for (index, member) in (link.members ?? []).enumerated() {
-            var columns = [join.ownerColumn, join.memberColumn]
-            var values = [owner, member]
-            if let order = join.memberOrderColumn {
-                columns.append(order)
-                values.append(.integer(Int64(index + 1) * CoreDataDialect.orderKeyStep))
-            }
-            if let order = join.ownerOrderColumn {
-                let last = try Int64.fetchOne(db, sql: "SELECT max(\(quoteIdentifier(order))) FROM \(quoteIdentifier(join.name)) WHERE \(quoteIdentifier(join.memberColumn)) = ?", arguments: [member]) ?? 0
-                columns.append(order)
-                values.append(.integer(last + CoreDataDialect.orderKeyStep))
-            }
-            try db.execute(sql: "INSERT INTO \(quoteIdentifier(join.name)) (\(columns.map(quoteIdentifier).joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))",
-                           arguments: StatementArguments(values))
-            try db.execute(sql: "UPDATE \(quoteIdentifier(link.destination)) SET Z_OPT = Z_OPT + 1 WHERE Z_PK = ?", arguments: [member])
-        }
+        guard let coreData = dialect as? CoreDataDialect,
+              let owner = try SQLValue.fetchOne(db, sql: "SELECT Z_PK FROM \(quoteIdentifier(table.name)) WHERE \(predicate(table, key))", arguments: StatementArguments(key.map(\.value))) else { return }
+        try coreData.link(db, join: link.join, owner: owner, members: link.members ?? [], memberTable: link.destination)
     }
 
     private mutating func update(_ change: DataChanges.RowChange, in table: TableInfo, file: String) throws -> RowEvent? {
@@ -259,11 +250,12 @@ struct MigrationRun {
             let changes = columnChanges(from: written(from, as: change.from), to: [], current: current, applied: false)
             return conflict(table, line: change.line, file: file, key: fields, changes: changes, "changed in the store (\(changed)); not deleted")
         }
-        let joined = try (dialect as? CoreDataDialect)?.joinReferrer(db, table: table.name, primaryKey: current["z_pk"] ?? .null)
-        if let referrer = try joined ?? referrer(of: current, in: table) {
-            let event = RowEvent(kind: .deleteDenied, table: written(table), key: fields, detail: "still referenced by \(referrer); not deleted", file: file, line: change.line)
+        // Many-to-many links follow the relationships' deletion rules (Nullify: they go with the row).
+        let joined = try (dialect as? CoreDataDialect)?.manyToManyDeleteBlock(db, entityNumber: current["z_ent"] ?? .null, primaryKey: current["z_pk"] ?? .null)
+        if let reason = try joined ?? referrer(of: current, in: table).map({ "still referenced by \($0)" }) {
+            let event = RowEvent(kind: .deleteDenied, table: written(table), key: fields, detail: "\(reason); not deleted", file: file, line: change.line)
             if options.onConflict == .fail {
-                errors.append(Diagnostic(file: file, line: change.line, code: .deleteDenied, message: "cannot delete \(table.name) \(keyText): still referenced by \(referrer)", table: table.name))
+                errors.append(Diagnostic(file: file, line: change.line, code: .deleteDenied, message: "cannot delete \(written(table)) \(keyText): \(reason)", table: table.name))
             }
             return event
         }
@@ -279,12 +271,13 @@ struct MigrationRun {
         guard !SeedCatalog.isInternal(name), let info = try TableInfo.read(db, table: dialect.tableName(name)) else {
             throw SeedError(.configuration, file: file, "unknown table '\(name)': the store has \(try TableInfo.userTables(db).joined(separator: ", "))")
         }
-        tables[name] = info
-        return info
+        let adjusted = dialect.adjusted(info)
+        tables[name] = adjusted
+        return adjusted
     }
 
     private func keyColumns(_ table: TableInfo, file: String, line: Int) throws -> [String] {
-        if let key = specs[table.name]?.key, !key.isEmpty { return key }
+        if let key = spec(table)?.key, !key.isEmpty { return key }
         let primaryKey = table.primaryKey
         guard !primaryKey.isEmpty else {
             throw SeedError(.configuration, file: file, line: line, "table \(table.name) has no primary key and no natural key; give it a `key:` in the manifest")
@@ -358,8 +351,10 @@ struct MigrationRun {
             return .null
         }
         let target = table.referenceTarget(of: column.name, in: parent)
+        // A ref to a Core Data entity matches only that entity's rows (and its sub-entities').
+        let entityRows = dialect.rowFilter(reference.table).map { " AND \($0)" } ?? ""
         return try SQLValue.fetchOne(
-            db.cachedStatement(sql: "SELECT \(target) FROM \(quoteIdentifier(parent.name)) WHERE \(quoteIdentifier(parentKey.name)) IS ? LIMIT 1"),
+            db.cachedStatement(sql: "SELECT \(target) FROM \(quoteIdentifier(parent.name)) WHERE \(quoteIdentifier(parentKey.name)) IS ?\(entityRows) LIMIT 1"),
             arguments: [keyValue])
     }
 
@@ -377,7 +372,8 @@ struct MigrationRun {
                 }
             }
             // Refs the manifest declares without a FOREIGN KEY in the schema.
-            for (column, reference) in references(of: childName) where reference.table.lowercased() == table.name.lowercased()
+            for (column, reference) in references(of: childName) where dialect.tableName(reference.table).lowercased() == table.name.lowercased()
+                && child.column(column) != nil  // a many-to-many relationship has no column: its join table is checked by the dialect
                 && !child.foreignKeys.contains(where: { $0.columns.count == 1 && $0.columns[0].lowercased() == column }) {
                 let target = child.referencedColumn(of: column, in: table)?.lowercased() ?? Self.rowidKey
                 let value = row[target] ?? .null
@@ -391,7 +387,7 @@ struct MigrationRun {
 
     /// The name the migration used for a table (an entity, for Core Data), for validators that speak the manifest's language.
     private func written(_ table: TableInfo) -> String {
-        writtenTableNames[table.name] ?? table.name
+        dialect.tableName(operationName) == table.name ? operationName : writtenTableNames[table.name] ?? table.name
     }
 
     /// Resolved values with the column names the migration wrote.
@@ -404,22 +400,40 @@ struct MigrationRun {
     /// A table's relationship columns → their parent tables, for the dialect's bookkeeping.
     private mutating func parentTables(of table: TableInfo) -> [String: String] {
         var result: [String: String] = [:]
-        for (column, reference) in specs[table.name]?.refs ?? [:] { result[table.column(column)?.name ?? column] = reference.table }
+        for (column, reference) in spec(table)?.refs ?? [:] { result[table.column(column)?.name ?? column] = dialect.tableName(reference.table) }
         for key in table.foreignKeys where key.columns.count == 1 { result[key.columns[0]] = result[key.columns[0]] ?? key.parent }
         return result
     }
 
     /// A table's refs by lower-cased column name.
     private mutating func references(of table: String) -> [String: TableSpec.Reference] {
-        if let cached = referenceCache[table] { return cached }
+        let own = dialect.tableName(operationName) == table ? specsByName[operationName] : nil
+        let id = own.map { _ in operationName } ?? table
+        if let cached = referenceCache[id] { return cached }
         var result: [String: TableSpec.Reference] = [:]
-        for (column, reference) in specs[table]?.refs ?? [:] { result[column.lowercased()] = reference }
-        referenceCache[table] = result
+        for (column, reference) in (own ?? specs[table])?.refs ?? [:] { result[column.lowercased()] = reference }
+        referenceCache[id] = result
         return result
     }
 
+    /// The spec of `table` as the current operation names it (a sub-entity's own, for Core Data).
+    private func spec(_ table: TableInfo) -> TableSpec? {
+        if dialect.tableName(operationName) == table.name, let spec = specsByName[operationName] { return spec }
+        return specs[table.name]
+    }
+
+    /// `Z_ENT IN (…)` when `table` is the table of the operation's Core Data entity: its rows only.
+    private func rowFilter(_ table: TableInfo) -> String? {
+        dialect.tableName(operationName) == table.name ? dialect.rowFilter(operationName) : nil
+    }
+
+    /// `keyPredicate(key)`, restricted to the rows of the operation's entity.
+    private func predicate(_ table: TableInfo, _ key: [(column: String, value: SQLValue)]) -> String {
+        keyPredicate(key) + (rowFilter(table).map { " AND \($0)" } ?? "")
+    }
+
     private func count(_ table: TableInfo, _ key: [(column: String, value: SQLValue)]) throws -> Int {
-        try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM \(quoteIdentifier(table.name)) WHERE \(keyPredicate(key))"), arguments: StatementArguments(key.map(\.value))) ?? 0
+        try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM \(quoteIdentifier(table.name)) WHERE \(predicate(table, key))"), arguments: StatementArguments(key.map(\.value))) ?? 0
     }
 
     /// Where ``fetch(_:_:)`` puts a row's rowid.
@@ -428,7 +442,7 @@ struct MigrationRun {
     /// The rows with `key`, each as lower-cased column name → value (and the rowid under ``rowidKey``).
     private func fetch(_ table: TableInfo, _ key: [(column: String, value: SQLValue)]) throws -> [[String: SQLValue]] {
         let rowid = table.withoutRowID ? "" : ", rowid AS \(quoteIdentifier(Self.rowidKey))"
-        return try Row.fetchAll(db.cachedStatement(sql: "SELECT *\(rowid) FROM \(quoteIdentifier(table.name)) WHERE \(keyPredicate(key)) LIMIT 2"), arguments: StatementArguments(key.map(\.value))).map { row in
+        return try Row.fetchAll(db.cachedStatement(sql: "SELECT *\(rowid) FROM \(quoteIdentifier(table.name)) WHERE \(predicate(table, key)) LIMIT 2"), arguments: StatementArguments(key.map(\.value))).map { row in
             var values: [String: SQLValue] = [:]
             for (column, dbValue) in row { values[column.lowercased()] = SQLValue.fromDatabaseValue(dbValue) ?? .null }
             return values

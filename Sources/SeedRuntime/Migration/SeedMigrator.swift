@@ -40,6 +40,12 @@ public struct SeedMigrator: Sendable {
         public var dialect: (any StoreDialect)?
         /// The time recorded for applied migrations.
         public var now: Date
+        /// What the Core Data model says (renamed entities, deletion rules, one-to-one pairs,
+        /// defaults, UUID attributes), on top of what the seed recorded; nil: the seed's alone.
+        public var coreDataFacts: CoreDataModelFacts?
+        /// Write into a Core Data store that tracks persistent history, although the rows get no
+        /// history entries (refused by default: the app's history consumers would never see them).
+        public var allowsMissingHistory = false
 
         public init(onConflict: ConflictPolicy = .keep, tables: [TableSpec]? = nil, validator: (any RowValidator)? = nil,
                     dialect: (any StoreDialect)? = nil, now: Date = Date()) {

@@ -5,14 +5,20 @@ public import GRDB
 ///
 /// Names in migrations are the model's: entity `BookCategory` is table `ZBOOKCATEGORY`
 /// (sub-entities share their root entity's table), attribute or to-one relationship
-/// `category` is column `ZCATEGORY`. A new row gets `Z_PK` = its root entity's
-/// `Z_PRIMARYKEY.Z_MAX` + 1 (and `Z_MAX` moves on), `Z_ENT` from `Z_PRIMARYKEY`, `Z_OPT` 1.
-/// A row that changes gets `Z_OPT` + 1, and so does the other side of every to-one
-/// relationship that is set, changed or cleared (its to-many inverse changed). A to-one
-/// relationship whose inverse is an *ordered* to-many has an order column beside it
-/// (`ZBOOK` and `Z_FOK_BOOK` in `ZPAGE`): a row that joins a parent goes last in the
-/// parent's order (see ``orderKeyStep``). Dates (`TIMESTAMP` columns) are seconds since
-/// 2001-01-01 00:00:00 UTC. `Z_METADATA` is not touched.
+/// `category` is column `ZCATEGORY`; an entity a model version renamed is found under its
+/// renaming identifier (``CoreDataModelFacts/renamings``). A new row gets `Z_PK` = its root
+/// entity's `Z_PRIMARYKEY.Z_MAX` + 1 (and `Z_MAX` moves on; a `Z_MAX` of -1 is left as it is
+/// and the key follows the table's highest `Z_PK`), `Z_ENT` from `Z_PRIMARYKEY`, `Z_OPT` 1,
+/// and the model's defaults (the whole lineage's) for attributes it is not given.
+/// A row that changes gets `Z_OPT` + 1, and so does the other side of every relationship
+/// that is set, changed or cleared — unless that row was inserted by this same run (Core
+/// Data saves it once, at `Z_OPT` 1). A to-one relationship to an entity with sub-entities
+/// has an entity-type column beside it (`ZBOOK` and `Z1_BOOK`), which gets the target's
+/// `Z_ENT`; a one-to-one relationship stores its key on both sides; a to-one relationship
+/// whose inverse is an *ordered* to-many has an order column beside it (`ZBOOK` and
+/// `Z_FOK_BOOK` in `ZPAGE`): a row that joins a parent goes last in the parent's order (see
+/// ``orderKey(after:)``). Dates (`TIMESTAMP` columns) are seconds since 2001-01-01 00:00:00
+/// UTC. `Z_METADATA` is not touched.
 public struct CoreDataDialect: StoreDialect {
     /// An entity as `Z_PRIMARYKEY` lists it.
     public struct Entity: Sendable, Equatable {
@@ -22,12 +28,29 @@ public struct CoreDataDialect: StoreDialect {
     }
 
     public let entities: [Entity]
+    /// What the model says beyond the schema (recorded in the seed, or from the manifest's model).
+    public let facts: CoreDataModelFacts
+    /// The store's tables, upper-cased, to find a renamed entity's table.
+    let tables: Set<String>
+    /// Derived-attribute triggers seedkit cannot run, by the table whose writes fire them.
+    let blockedTables: [String: String]
+    /// Rows this run inserted: linking them does not bump their `Z_OPT`.
+    private let session = Session()
 
-    /// The gap between consecutive order keys (`Z_FOK_…` values) that seedkit writes. Core
-    /// Data reads an ordered relationship by sorting on its order column, so only the order
-    /// matters; the gap leaves room for Core Data to place rows in between. (1024 is what
-    /// stores written by Core Data have been observed to use; it was not checked on a device here.)
+    /// The first order key of an ordered relationship: Core Data's stores start at 2048 …
+    public static let firstOrderKey: Int64 = 2048
+    /// … and step by 1024 (2048, 3072, 4096, …), leaving room to place rows in between.
     public static let orderKeyStep: Int64 = 1024
+
+    /// The order key after `last` (nil: the relationship has no member yet).
+    public static func orderKey(after last: Int64?) -> Int64 {
+        last.map { $0 + orderKeyStep } ?? firstOrderKey
+    }
+
+    /// The order key of the member at `index` (0-based) of a relationship written from scratch.
+    public static func orderKey(at index: Int) -> Int64 {
+        firstOrderKey + Int64(index) * orderKeyStep
+    }
 
     /// The order column for to-one relationship column `column` (`ZBOOK` → `Z_FOK_BOOK`) when `table` has one.
     public static func orderColumn(for column: String, in table: TableInfo) -> String? {
@@ -35,37 +58,91 @@ public struct CoreDataDialect: StoreDialect {
         return table.column("Z_FOK_" + column.dropFirst())?.name
     }
 
+    /// The entity-type column for to-one relationship column `column` (`ZBOOK` → `Z1_BOOK`)
+    /// when `table` has one: Core Data adds it when the target entity has sub-entities.
+    public static func entityTypeColumn(for column: String, in table: TableInfo) -> String? {
+        guard column.hasPrefix("Z"), !column.hasPrefix("Z_") else { return nil }
+        let relationship = column.dropFirst().uppercased()
+        return table.columns.first { entityTypeRelationship($0.name)?.uppercased() == relationship }?.name
+    }
+
+    /// Whether `column` is Core Data bookkeeping rather than an attribute or relationship:
+    /// `Z_PK`, `Z_ENT`, `Z_OPT`, order keys (`Z_FOK_…`) and entity-type columns (`Z1_BOOK`).
+    public static func isBookkeeping(_ column: String) -> Bool {
+        column.hasPrefix("Z_") || isEntityTypeColumn(column)
+    }
+
+    /// `Z<digits>_<NAME>`: an entity-type column.
+    static func isEntityTypeColumn(_ column: String) -> Bool {
+        entityTypeRelationship(column) != nil
+    }
+
+    /// `BOOK` for entity-type column `Z1_BOOK`; nil for other names.
+    static func entityTypeRelationship(_ column: String) -> Substring? {
+        guard column.hasPrefix("Z") else { return nil }
+        let digits = column.dropFirst().prefix { $0.isASCII && $0.isNumber }
+        let rest = column.dropFirst(1 + digits.count)
+        guard !digits.isEmpty, rest.hasPrefix("_"), rest.count > 1 else { return nil }
+        return rest.dropFirst()
+    }
+
     public var name: String { "coredata" }
 
-    /// The dialect for `db` when it is a Core Data store (it has `Z_PRIMARYKEY` and `Z_METADATA`), else nil.
+    init(entities: [Entity], facts: CoreDataModelFacts, tables: Set<String>, blockedTables: [String: String]) {
+        self.entities = entities
+        self.facts = facts
+        self.tables = tables
+        self.blockedTables = blockedTables
+    }
+
+    /// The dialect for writing into `db` when it is a Core Data store (it has `Z_PRIMARYKEY` and `Z_METADATA`), else nil.
     ///
-    /// - throws: ``SeedError`` (refused) when `Z_PRIMARYKEY` disagrees with the tables: a row
-    ///   whose `Z_PK` is above its entity's `Z_MAX` would collide with the next row Core Data adds.
-    public static func detect(_ db: Database) throws -> CoreDataDialect? {
-        guard let dialect = try read(db) else { return nil }
+    /// Registers on `db` the functions Core Data's derived-attribute triggers call to tell
+    /// Core Data's own context that a row changed (they do nothing here: no context is open).
+    ///
+    /// - parameters:
+    ///   - facts: the model's facts when the caller has the model (they win over the seed's).
+    ///   - allowingMissingHistory: write even though the store tracks persistent history.
+    /// - throws: ``SeedError`` (refused) when `Z_PRIMARYKEY` disagrees with the tables (a row
+    ///   whose `Z_PK` is above its entity's `Z_MAX` would collide with the next row Core Data
+    ///   adds), or when the store tracks persistent history and `allowingMissingHistory` is false.
+    public static func detect(_ db: Database, facts: CoreDataModelFacts? = nil, allowingMissingHistory: Bool = false) throws -> CoreDataDialect? {
+        guard let dialect = try read(db, facts: facts) else { return nil }
         if let problem = try dialect.keyProblems(db).first {
             throw SeedError(.refused, problem + "; nothing was written")
         }
+        if !allowingMissingHistory, let tables = try historyTables(db) {
+            throw SeedError(.refused, """
+                the store tracks Core Data persistent history (\(tables)): rows seedkit writes get no history entries, \
+                so the app's history consumers (CloudKit sync, widgets, extensions) would never see them; nothing was written. \
+                Apply this data update through Core Data in the app, or pass --without-history to write anyway and accept that
+                """)
+        }
+        registerTriggerFunctions(db)
         return dialect
     }
 
-    /// The dialect of a Core Data store without judging it (for `verify`, which reports problems instead).
-    public static func read(_ db: Database) throws -> CoreDataDialect? {
+    /// The dialect of a Core Data store without judging it (for reading, and `verify`, which reports problems instead).
+    public static func read(_ db: Database, facts: CoreDataModelFacts? = nil) throws -> CoreDataDialect? {
         guard try db.tableExists("Z_PRIMARYKEY"), try db.tableExists("Z_METADATA") else { return nil }
         let entities = try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY ORDER BY Z_ENT").map { row in
             Entity(number: row[0], name: row[1], superEntity: row[2] ?? 0)
         }
-        return CoreDataDialect(entities: entities)
+        let recorded = try CoreDataModelFacts.recorded(db) ?? CoreDataModelFacts()
+        let tables = Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'").map { $0.uppercased() })
+        return CoreDataDialect(entities: entities, facts: recorded.merged(with: facts), tables: tables, blockedTables: try derivedAttributeBlocks(db))
     }
 
     /// Root entities whose table holds a Z_PK above their Z_MAX: a new row would reuse a key.
+    /// A `Z_MAX` of -1 is not a problem: Core Data leaves it so in stores that hold rows (observed).
     public func keyProblems(_ db: Database) throws -> [String] {
         var problems: [String] = []
         for entity in entities where entity.superEntity == 0 {
             let table = tableName(entity.name)
             guard try db.tableExists(table) else { continue }
-            let highest = try Int64.fetchOne(db, sql: "SELECT max(Z_PK) FROM \(quoteIdentifier(table))") ?? 0
             let recorded = try Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [entity.number]) ?? 0
+            if recorded < 0 { continue }
+            let highest = try Int64.fetchOne(db, sql: "SELECT max(Z_PK) FROM \(quoteIdentifier(table))") ?? 0
             if highest > recorded {
                 problems.append("Z_PRIMARYKEY says the highest \(entity.name) Z_PK is \(recorded), but \(table) has \(highest): the store is inconsistent, and a new row would reuse a key")
             }
@@ -73,12 +150,26 @@ public struct CoreDataDialect: StoreDialect {
         return problems
     }
 
+    // MARK: - Entities
+
+    /// The entity the model calls `name`: found by its name, or by its renaming identifier when
+    /// `Z_PRIMARYKEY` keeps the name it had before a model version renamed it.
+    public func entity(named name: String) -> Entity? {
+        if let renamed = facts.renamings[name], let entity = entities.first(where: { $0.name == renamed }) { return entity }
+        return entities.first { $0.name == name }
+    }
+
+    /// The name the model uses for `entity` (its current name when it was renamed).
+    public func modelName(of entity: Entity) -> String {
+        facts.renamings.first { $0.value == entity.name }?.key ?? entity.name
+    }
+
     /// The entity whose root's table is `table`, for a row written there (the root itself).
     private func entity(forTable table: String) -> Entity? {
         entities.first { $0.superEntity == 0 && tableName($0.name) == table }
     }
 
-    private func root(_ entity: Entity) -> Entity {
+    func root(_ entity: Entity) -> Entity {
         lineage(of: entity).last ?? entity
     }
 
@@ -92,10 +183,26 @@ public struct CoreDataDialect: StoreDialect {
         return lineage
     }
 
+    /// The `Z_ENT` numbers of `entity` and of every entity inheriting from it: the rows a fetch of `entity` returns.
+    public func family(of entity: Entity) -> [Int64] {
+        entities.filter { lineage(of: $0).contains { $0.number == entity.number } }.map(\.number)
+    }
+
+    /// `Z_ENT IN (…)` for the rows of the entity the model calls `name` (and its sub-entities),
+    /// or nil when `name` is not an entity of a table shared with others.
+    public func rowFilter(_ name: String) -> String? {
+        guard let entity = entity(named: name) else { return nil }
+        return "Z_ENT IN (\(family(of: entity).map(String.init).joined(separator: ", ")))"
+    }
+
     public func tableName(_ name: String) -> String {
         if name.hasPrefix("Z") && name == name.uppercased() { return name }  // already a table name
-        let entity = entities.first { $0.name == name }.map(root)
-        return "Z" + (entity?.name ?? name).uppercased()
+        guard let entity = entity(named: name) else { return "Z" + name.uppercased() }
+        let root = root(entity)
+        let stored = "Z" + root.name.uppercased()
+        if tables.contains(stored) { return stored }
+        let current = "Z" + modelName(of: root).uppercased()
+        return tables.contains(current) ? current : stored
     }
 
     public func columnName(_ name: String) -> String {
@@ -106,65 +213,133 @@ public struct CoreDataDialect: StoreDialect {
         column.declaredType.uppercased() == "TIMESTAMP" ? .referenceDate : column.type
     }
 
+    /// Columns typed as the model stores them: a `UUID` attribute's `BLOB` column converts the
+    /// standard text form (`0E0D0C0B-0A09-…`) to its 16 bytes.
+    public func adjusted(_ info: TableInfo) -> TableInfo {
+        var info = info
+        for entity in entities where tableName(entity.name) == info.name {
+            for (attribute, type) in facts.attributeTypes[modelName(of: entity)] ?? [:] where type == "UUID" {
+                guard let column = info.column(columnName(attribute)), let index = info.columns.firstIndex(of: column) else { continue }
+                info.columns[index].type = .uuid
+            }
+        }
+        return info
+    }
+
+    // MARK: - Writing
+
     public func insert(_ db: Database, into table: TableInfo, name: String, values: [(column: String, value: SQLValue)], references: [String: String]) throws {
+        try refuseBlocked(table.name)
         // A sub-entity's rows live in its root's table with the sub-entity's Z_ENT; keys come from the root's Z_MAX.
-        guard let entity = entities.first(where: { $0.name == name }) ?? entity(forTable: table.name) else {
+        guard let entity = entity(named: name) ?? entity(forTable: table.name) else {
             throw SeedError(.configuration, "\(table.name) is not the table of an entity in Z_PRIMARYKEY")
         }
-        let root = root(entity)
-        let highest = try Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [root.number]) ?? 0
-        let primaryKey = highest + 1
-        try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", arguments: [primaryKey, root.number])
+        let primaryKey = try allocateKey(db, root: root(entity), table: table.name)
         var all = [(column: "Z_PK", value: SQLValue.integer(primaryKey)), ("Z_ENT", .integer(entity.number)), ("Z_OPT", .integer(1))] + values
+        // What the row is not given gets the model's default, as Core Data gives every new object.
+        for (attribute, literal) in (facts.defaults[modelName(of: entity)] ?? [:]).sorted(by: { $0.key < $1.key }) {
+            guard let column = table.column(columnName(attribute)), !all.contains(where: { $0.column.caseInsensitiveCompare(column.name) == .orderedSame }),
+                  let value = SQLValue(sqlLiteral: literal) else { continue }
+            all.append((column.name, value))
+        }
         for (column, value) in values where value != .null {
             if let order = Self.orderColumn(for: column, in: table) {
                 all.append((order, try nextOrderKey(db, table: table, column: column, orderColumn: order, parent: value)))
+            }
+            if let typeColumn = Self.entityTypeColumn(for: column, in: table), let parent = references[column] {
+                all.append((typeColumn, try entityNumber(db, table: parent, primaryKey: value)))
             }
         }
         let columns = all.map { quoteIdentifier($0.column) }.joined(separator: ", ")
         let marks = Array(repeating: "?", count: all.count).joined(separator: ", ")
         try db.cachedStatement(sql: "INSERT INTO \(quoteIdentifier(table.name)) (\(columns)) VALUES (\(marks))")
             .execute(arguments: StatementArguments(all.map(\.value)))
+        session.insert(table.name, primaryKey)
         for (column, value) in values where value != .null {
-            if let parent = references[column] { try bumpOptimisticLock(db, table: parent, primaryKey: value) }
+            guard let parent = references[column] else { continue }
+            if let inverse = oneToOneInverse(entity, column: column, parentTable: parent) {
+                try setInverse(db, parentTable: parent, parent: value, inverse: inverse, owner: .integer(primaryKey), ownerTable: table.name, ownerColumn: column)
+            }
+            try bumpOptimisticLock(db, table: parent, primaryKey: value)
         }
     }
 
     public func update(_ db: Database, table: TableInfo, key: [(column: String, value: SQLValue)], values: [(column: String, value: SQLValue)], references: [String: String]) throws {
+        try refuseBlocked(table.name)
         let ordered = values.map(\.column).filter { Self.orderColumn(for: $0, in: table) != nil }
-        let before = try relationships(db, table: table, key: key, columns: Set(references.keys).union(ordered))
+        let before = try relationships(db, table: table, key: key, columns: Set(references.keys).union(ordered).union(["Z_PK", "Z_ENT"]))
         var values = values
         for (column, value) in values {
+            guard !(before[column] ?? .null).isSame(as: value) else { continue }
             // A row that moves to another parent goes last in that parent's order; one that leaves has no place.
-            guard let order = Self.orderColumn(for: column, in: table), !(before[column] ?? .null).isSame(as: value) else { continue }
-            values.append((order, value == .null ? .null : try nextOrderKey(db, table: table, column: column, orderColumn: order, parent: value)))
+            if let order = Self.orderColumn(for: column, in: table) {
+                values.append((order, value == .null ? .null : try nextOrderKey(db, table: table, column: column, orderColumn: order, parent: value)))
+            }
+            if let typeColumn = Self.entityTypeColumn(for: column, in: table), let parent = references[column] {
+                values.append((typeColumn, value == .null ? .null : try entityNumber(db, table: parent, primaryKey: value)))
+            }
         }
         let assignments = (values.map { "\(quoteIdentifier($0.column)) = ?" } + ["Z_OPT = Z_OPT + 1"]).joined(separator: ", ")
         try db.cachedStatement(sql: "UPDATE \(quoteIdentifier(table.name)) SET \(assignments) WHERE \(keyPredicate(key))")
             .execute(arguments: StatementArguments(values.map(\.value) + key.map(\.value)))
+        let owner = before["Z_PK"] ?? .null
+        let entity = entities.first { SQLValue.integer($0.number) == before["Z_ENT"] }
         for (column, value) in values {
             guard let parent = references[column], let old = before[column], !old.isSame(as: value) else { continue }
-            if old != .null { try bumpOptimisticLock(db, table: parent, primaryKey: old) }
-            if value != .null { try bumpOptimisticLock(db, table: parent, primaryKey: value) }
+            let inverse = entity.flatMap { oneToOneInverse($0, column: column, parentTable: parent) }
+            if old != .null {
+                if let inverse { try clearInverse(db, parentTable: parent, parent: old, inverse: inverse) }
+                try bumpOptimisticLock(db, table: parent, primaryKey: old)
+            }
+            if value != .null {
+                if let inverse { try setInverse(db, parentTable: parent, parent: value, inverse: inverse, owner: owner, ownerTable: table.name, ownerColumn: column) }
+                try bumpOptimisticLock(db, table: parent, primaryKey: value)
+            }
         }
     }
 
     public func delete(_ db: Database, from table: TableInfo, key: [(column: String, value: SQLValue)], references: [String: String]) throws {
-        let before = try relationships(db, table: table, key: key, columns: Set(references.keys))
+        try refuseBlocked(table.name)
+        let before = try relationships(db, table: table, key: key, columns: Set(references.keys).union(["Z_PK", "Z_ENT"]))
         try db.cachedStatement(sql: "DELETE FROM \(quoteIdentifier(table.name)) WHERE \(keyPredicate(key))")
             .execute(arguments: StatementArguments(key.map(\.value)))
+        let entity = entities.first { SQLValue.integer($0.number) == before["Z_ENT"] }
         for (column, value) in before where value != .null {
-            if let parent = references[column] { try bumpOptimisticLock(db, table: parent, primaryKey: value) }
+            guard let parent = references[column] else { continue }
+            if let inverse = entity.flatMap({ oneToOneInverse($0, column: column, parentTable: parent) }) {
+                try clearInverse(db, parentTable: parent, parent: value, inverse: inverse)
+            }
+            try bumpOptimisticLock(db, table: parent, primaryKey: value)
         }
+        // The row's many-to-many links go with it (Nullify; the caller has checked the rules).
+        if let entity, let primaryKey = before["Z_PK"] { try unlinkAll(db, entity: entity, primaryKey: primaryKey) }
+    }
+
+    // MARK: - Helpers
+
+    /// The next `Z_PK` of `root`'s table: `Z_MAX` + 1, moving `Z_MAX` on. A `Z_MAX` of -1 (Core
+    /// Data does not track the highest key there) stays -1, and the key follows the table's highest.
+    private func allocateKey(_ db: Database, root: Entity, table: String) throws -> Int64 {
+        let recorded = try Int64.fetchOne(db.cachedStatement(sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?"), arguments: [root.number]) ?? 0
+        if recorded < 0 {
+            return (try Int64.fetchOne(db, sql: "SELECT max(Z_PK) FROM \(quoteIdentifier(table))") ?? 0) + 1
+        }
+        try db.cachedStatement(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?").execute(arguments: [recorded + 1, root.number])
+        return recorded + 1
     }
 
     /// The order key after the last row of `parent` in `table`'s ordered relationship.
     private func nextOrderKey(_ db: Database, table: TableInfo, column: String, orderColumn: String, parent: SQLValue) throws -> SQLValue {
-        let last = try Int64.fetchOne(db.cachedStatement(sql: "SELECT max(\(quoteIdentifier(orderColumn))) FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(column)) = ?"), arguments: [parent]) ?? 0
-        return .integer(last + Self.orderKeyStep)
+        let last = try Int64.fetchOne(db.cachedStatement(sql: "SELECT max(\(quoteIdentifier(orderColumn))) FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(column)) = ?"), arguments: [parent])
+        return .integer(Self.orderKey(after: last))
     }
 
-    /// The values of `columns` (to-one relationships) in the row with `key`.
+    /// The `Z_ENT` of the row of `table` whose `Z_PK` is `primaryKey`.
+    private func entityNumber(_ db: Database, table: String, primaryKey: SQLValue) throws -> SQLValue {
+        try SQLValue.fetchOne(db.cachedStatement(sql: "SELECT Z_ENT FROM \(quoteIdentifier(table)) WHERE Z_PK = ?"), arguments: [primaryKey]) ?? .null
+    }
+
+    /// The values of `columns` in the row with `key`.
     private func relationships(_ db: Database, table: TableInfo, key: [(column: String, value: SQLValue)], columns: Set<String>) throws -> [String: SQLValue] {
         let columns = columns.sorted()
         guard !columns.isEmpty, let row = try Row.fetchOne(db, sql: "SELECT \(columns.map(quoteIdentifier).joined(separator: ", ")) FROM \(quoteIdentifier(table.name)) WHERE \(keyPredicate(key))", arguments: StatementArguments(key.map(\.value))) else { return [:] }
@@ -173,8 +348,59 @@ public struct CoreDataDialect: StoreDialect {
         return result
     }
 
-    /// `Z_OPT` + 1 on the row a relationship points at: its to-many inverse changed.
-    private func bumpOptimisticLock(_ db: Database, table: String, primaryKey: SQLValue) throws {
+    /// The column in `parentTable` that holds the inverse of `entity`'s one-to-one relationship stored in `column`.
+    func oneToOneInverse(_ entity: Entity, column: String, parentTable: String) -> String? {
+        for ancestor in lineage(of: entity) {
+            for (relationship, pair) in facts.oneToOne[modelName(of: ancestor)] ?? [:] where columnName(relationship) == column.uppercased() {
+                return columnName(pair.inverse)
+            }
+        }
+        return nil
+    }
+
+    /// Points the one-to-one inverse of `parent` at `owner`; a row it pointed at before loses its side.
+    private func setInverse(_ db: Database, parentTable: String, parent: SQLValue, inverse: String, owner: SQLValue, ownerTable: String, ownerColumn: String) throws {
+        let previous = try SQLValue.fetchOne(db, sql: "SELECT \(quoteIdentifier(inverse)) FROM \(quoteIdentifier(parentTable)) WHERE Z_PK = ?", arguments: [parent]) ?? .null
+        guard !previous.isSame(as: owner) else { return }
+        if previous != .null {
+            try db.execute(sql: "UPDATE \(quoteIdentifier(ownerTable)) SET \(quoteIdentifier(ownerColumn)) = NULL WHERE Z_PK = ?", arguments: [previous])
+            try bumpOptimisticLock(db, table: ownerTable, primaryKey: previous)
+        }
+        var assignments = ["\(quoteIdentifier(inverse)) = ?"]
+        var arguments: [SQLValue] = [owner]
+        if let info = try TableInfo.read(db, table: parentTable), let typeColumn = Self.entityTypeColumn(for: inverse, in: info) {
+            assignments.append("\(quoteIdentifier(typeColumn)) = ?")
+            arguments.append(try entityNumber(db, table: ownerTable, primaryKey: owner))
+        }
+        try db.execute(sql: "UPDATE \(quoteIdentifier(parentTable)) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = ?", arguments: StatementArguments(arguments + [parent]))
+    }
+
+    private func clearInverse(_ db: Database, parentTable: String, parent: SQLValue, inverse: String) throws {
+        var assignments = ["\(quoteIdentifier(inverse)) = NULL"]
+        if let info = try TableInfo.read(db, table: parentTable), let typeColumn = Self.entityTypeColumn(for: inverse, in: info) {
+            assignments.append("\(quoteIdentifier(typeColumn)) = NULL")
+        }
+        try db.execute(sql: "UPDATE \(quoteIdentifier(parentTable)) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = ?", arguments: [parent])
+    }
+
+    /// `Z_OPT` + 1 on a row whose relationships changed, unless this run inserted it (Core Data
+    /// inserts and relates it in one save, at `Z_OPT` 1).
+    func bumpOptimisticLock(_ db: Database, table: String, primaryKey: SQLValue) throws {
+        if case .integer(let key) = primaryKey, session.contains(table, key) { return }
         try db.cachedStatement(sql: "UPDATE \(quoteIdentifier(table)) SET Z_OPT = Z_OPT + 1 WHERE Z_PK = ?").execute(arguments: [primaryKey])
+    }
+
+    /// Rows inserted by one run, by table and `Z_PK`.
+    private final class Session: @unchecked Sendable {
+        private let lock = NSLock()
+        private var rows: Set<String> = []
+
+        func insert(_ table: String, _ key: Int64) {
+            lock.withLock { _ = rows.insert("\(table)#\(key)") }
+        }
+
+        func contains(_ table: String, _ key: Int64) -> Bool {
+            lock.withLock { rows.contains("\(table)#\(key)") }
+        }
     }
 }

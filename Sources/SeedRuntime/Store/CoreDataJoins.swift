@@ -26,7 +26,7 @@ extension CoreDataDialect {
 
     /// The numbers of `entity` and of the entities it inherits from: a join column may be named after any.
     private func numbers(of entity: String) -> [Int64] {
-        entities.first { $0.name == entity }.map { lineage(of: $0).map(\.number) } ?? []
+        self.entity(named: entity).map { lineage(of: $0).map(\.number) } ?? []
     }
 
     /// The join table of `entity`'s to-many relationship `relationship` to `destination`, or nil
@@ -47,18 +47,105 @@ extension CoreDataDialect {
         return nil
     }
 
-    /// Who, through a join table, still points at the row of `table` whose `Z_PK` is `primaryKey`: `Z_1TAGS.Z_1BOOKS`, or nil.
-    public func joinReferrer(_ db: Database, table: String, primaryKey: SQLValue) throws -> String? {
-        let numbers = Set(entities.filter { tableName($0.name) == table }.map { "Z_\($0.number)" })
-        guard !numbers.isEmpty, primaryKey != .null else { return nil }
+    /// One side of a join table holding the `Z_PK`s of `entity`'s rows.
+    private struct JoinSide {
+        var table: String
+        /// Holds the row's `Z_PK`.
+        var column: String
+        /// Holds the related rows' `Z_PK`s.
+        var other: String
+        /// The table of the related rows.
+        var otherTable: String
+    }
+
+    /// The join-table columns that hold `entity`'s rows (a reflexive relationship has two).
+    private func joinSides(_ db: Database, entity: Entity) throws -> [JoinSide] {
+        let numbers = Set(lineage(of: entity).map { "Z_\($0.number)" })
+        var sides: [JoinSide] = []
         for join in try Self.joinTableNames(db) {
-            for column in try TableInfo.read(db, table: join)?.columns ?? [] where !column.name.hasPrefix("Z_FOK_") {
-                guard let prefix = Self.entityNumberPrefix(of: column.name), numbers.contains(prefix) else { continue }
-                let found = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(quoteIdentifier(join)) WHERE \(quoteIdentifier(column.name)) = ?", arguments: [primaryKey]) ?? 0
-                if found > 0 { return "\(join).\(column.name)" }
+            let columns = (try TableInfo.read(db, table: join)?.columns ?? []).map(\.name).filter { !$0.hasPrefix("Z_FOK_") }
+            guard columns.count == 2 else { continue }
+            for (index, column) in columns.enumerated() {
+                guard let prefix = Self.entityNumberPrefix(of: column), numbers.contains(prefix) else { continue }
+                let other = columns[1 - index]
+                guard let otherNumber = Self.entityNumberPrefix(of: other).flatMap({ Int64($0.dropFirst(2)) }),
+                      let otherEntity = entities.first(where: { $0.number == otherNumber }) else { continue }
+                sides.append(JoinSide(table: join, column: column, other: other, otherTable: tableName(otherEntity.name)))
+            }
+        }
+        return sides
+    }
+
+    /// Why the row of `entity` whose `Z_PK` is `primaryKey` must not be deleted, following the
+    /// deletion rules of its many-to-many relationships; nil when it may (it has no links, or
+    /// every linked relationship's rule is Nullify: its join rows go with it).
+    ///
+    /// Deny keeps the row (Core Data refuses the save). Cascade keeps it too: Core Data would
+    /// delete the related rows as well, and seedkit never deletes a row it cannot tell the user
+    /// did not change; delete those rows first, in the migration. A relationship whose rule is
+    /// not known (a seed built before seedkit recorded rules, and no model given) keeps the row.
+    public func manyToManyDeleteBlock(_ db: Database, entityNumber: SQLValue, primaryKey: SQLValue) throws -> String? {
+        guard primaryKey != .null, let entity = entities.first(where: { SQLValue.integer($0.number) == entityNumber }) else { return nil }
+        for side in try joinSides(db, entity: entity) {
+            let linked = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(quoteIdentifier(side.table)) WHERE \(quoteIdentifier(side.column)) = ?", arguments: [primaryKey]) ?? 0
+            guard linked > 0 else { continue }
+            let where_ = "\(side.table).\(side.column)"
+            guard let (relationship, rule) = deletionRule(entity, joinColumn: side.other) else { return "still referenced by \(where_)" }
+            switch rule {
+            case "Nullify": continue
+            case "Cascade":
+                return "its relationship \(relationship) has the deletion rule Cascade: Core Data would delete its \(linked) related row\(linked == 1 ? "" : "s") too (\(where_)), and seedkit never deletes rows it cannot tell the user did not change; delete them first in the migration"
+            default:
+                return "still related through \(relationship) (\(where_)), whose deletion rule is \(rule)"
             }
         }
         return nil
+    }
+
+    /// The relationship of `entity` stored in join column `column` (`Z_1FAVORITEDBY` → favoritedBy) and its deletion rule.
+    private func deletionRule(_ entity: Entity, joinColumn column: String) -> (String, String)? {
+        guard let prefix = Self.entityNumberPrefix(of: column) else { return nil }
+        let stored = column.dropFirst(prefix.count).uppercased()
+        // A relationship that is its own inverse names its second column with a digit (`Z_4FRIENDS1`).
+        let candidates = [stored, String(stored.reversed().drop { $0.isNumber }.reversed())]
+        for ancestor in lineage(of: entity) {
+            for (relationship, rule) in facts.deletionRules[modelName(of: ancestor)] ?? [:] where candidates.contains(relationship.uppercased()) {
+                return (relationship, rule)
+            }
+        }
+        return nil
+    }
+
+    /// Removes every join row of the row of `entity` whose `Z_PK` is `primaryKey`; each related row's `Z_OPT` + 1.
+    func unlinkAll(_ db: Database, entity: Entity, primaryKey: SQLValue) throws {
+        for side in try joinSides(db, entity: entity) {
+            let others = try SQLValue.fetchAll(db, sql: "SELECT \(quoteIdentifier(side.other)) FROM \(quoteIdentifier(side.table)) WHERE \(quoteIdentifier(side.column)) = ?", arguments: [primaryKey])
+            guard !others.isEmpty else { continue }
+            try db.execute(sql: "DELETE FROM \(quoteIdentifier(side.table)) WHERE \(quoteIdentifier(side.column)) = ?", arguments: [primaryKey])
+            for other in others { try bumpOptimisticLock(db, table: side.otherTable, primaryKey: other) }
+        }
+    }
+
+    /// Writes the join rows of `owner`: `members` in the order given (ordered relationships get
+    /// order keys from 2048 in steps of 1024), `owner` last among each member's owners when the
+    /// inverse is ordered; each member's `Z_OPT` + 1 (its inverse changed) unless this run inserted it.
+    public func link(_ db: Database, join: JoinTable, owner: SQLValue, members: [SQLValue], memberTable: String) throws {
+        for (index, member) in members.enumerated() {
+            var columns = [join.ownerColumn, join.memberColumn]
+            var values = [owner, member]
+            if let order = join.memberOrderColumn {
+                columns.append(order)
+                values.append(.integer(Self.orderKey(at: index)))
+            }
+            if let order = join.ownerOrderColumn {
+                let last = try Int64.fetchOne(db, sql: "SELECT max(\(quoteIdentifier(order))) FROM \(quoteIdentifier(join.name)) WHERE \(quoteIdentifier(join.memberColumn)) = ?", arguments: [member])
+                columns.append(order)
+                values.append(.integer(Self.orderKey(after: last)))
+            }
+            try db.execute(sql: "INSERT INTO \(quoteIdentifier(join.name)) (\(columns.map(quoteIdentifier).joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))",
+                           arguments: StatementArguments(values))
+            try bumpOptimisticLock(db, table: memberTable, primaryKey: member)
+        }
     }
 
     /// Tables named `Z_<digits><NAME>`: Core Data's join tables.

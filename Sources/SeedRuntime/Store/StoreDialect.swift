@@ -13,6 +13,11 @@ public protocol StoreDialect: Sendable {
     func columnName(_ name: String) -> String
     /// How values are converted for a column.
     func columnType(_ column: ColumnInfo) -> ColumnType
+    /// A table's facts with its columns typed as the store keeps them (a Core Data UUID attribute's BLOB column: `.uuid`).
+    func adjusted(_ info: TableInfo) -> TableInfo
+    /// A SQL condition selecting the rows of `name` (a Core Data entity and its sub-entities)
+    /// in a table it may share with other entities; nil when all the table's rows are `name`'s.
+    func rowFilter(_ name: String) -> String?
     /// Inserts one row. `name` is the table (or entity) name the migration used; `references`
     /// maps the row's relationship columns to their parent tables.
     func insert(_ db: Database, into table: TableInfo, name: String, values: [(column: String, value: SQLValue)], references: [String: String]) throws
@@ -26,6 +31,8 @@ extension StoreDialect {
     public func tableName(_ name: String) -> String { name }
     public func columnName(_ name: String) -> String { name }
     public func columnType(_ column: ColumnInfo) -> ColumnType { column.type }
+    public func adjusted(_ info: TableInfo) -> TableInfo { info }
+    public func rowFilter(_ name: String) -> String? { nil }
 }
 
 /// Plain SQLite: names are SQL names, and rows are written as they are.

@@ -47,7 +47,8 @@ extension SeedBuilder {
                 }
                 keyFields.append((index, plan.modelTypes[names[index]] ?? coreData.columnType(info)))
             }
-            let ownerSQL = "SELECT Z_PK FROM \(quoteIdentifier(plan.table.name)) WHERE " + keyFields.map { quoteIdentifier(plan.table.column(coreData.columnName(names[$0.index]))?.name ?? "") + " = ?" }.joined(separator: " AND ")
+            let ownerSQL = "SELECT Z_PK FROM \(quoteIdentifier(plan.table.name)) WHERE " + (keyFields.map { quoteIdentifier(plan.table.column(coreData.columnName(names[$0.index]))?.name ?? "") + " = ?" }
+                + [coreData.rowFilter(config.name)].compactMap { $0 }).joined(separator: " AND ")
 
             struct Link {
                 var index: Int
@@ -78,7 +79,7 @@ extension SeedBuilder {
                 let columns = [join.ownerColumn, join.memberColumn] + [join.memberOrderColumn, join.ownerOrderColumn].compactMap { $0 }
                 prepared.append(Link(
                     index: index, name: names[index], join: join, reference: reference,
-                    lookup: try db.makeStatement(sql: "SELECT Z_PK FROM \(quoteIdentifier(destination)) WHERE \(quoteIdentifier(keyInfo.name)) = ? LIMIT 1"),
+                    lookup: try db.makeStatement(sql: "SELECT Z_PK FROM \(quoteIdentifier(destination)) WHERE \(quoteIdentifier(keyInfo.name)) = ?\(coreData.rowFilter(reference.table).map { " AND \($0)" } ?? "") LIMIT 1"),
                     keyType: model.columnType(entity: reference.table, attribute: reference.column) ?? coreData.columnType(keyInfo),
                     insert: try db.makeStatement(sql: "INSERT INTO \(quoteIdentifier(join.name)) (\(columns.map(quoteIdentifier).joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))")))
             }
@@ -112,9 +113,9 @@ extension SeedBuilder {
                             continue
                         }
                         var values: [SQLValue] = [.integer(ownerKey), .integer(member)]
-                        if prepared[i].join.memberOrderColumn != nil { values.append(.integer(Int64(position + 1) * CoreDataDialect.orderKeyStep)) }
+                        if prepared[i].join.memberOrderColumn != nil { values.append(.integer(CoreDataDialect.orderKey(at: position))) }
                         if prepared[i].join.ownerOrderColumn != nil {
-                            let next = (prepared[i].ownerOrder[member] ?? 0) + CoreDataDialect.orderKeyStep
+                            let next = CoreDataDialect.orderKey(after: prepared[i].ownerOrder[member])
                             prepared[i].ownerOrder[member] = next
                             values.append(.integer(next))
                         }

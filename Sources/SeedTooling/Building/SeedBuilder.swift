@@ -18,6 +18,8 @@ public struct SeedBuilder: Sendable {
     public var migrations: [Migration]
     /// Called on the building thread after each batch: table, rows so far, bytes read, file size.
     public var progress: (@Sendable (_ table: String, _ rows: Int, _ bytesRead: Int, _ fileSize: Int) -> Void)?
+    /// Fill a Core Data template that tracks persistent history, although the rows get no history entries.
+    public var allowsMissingHistory = false
 
     /// What a build did.
     public struct Summary: Sendable {
@@ -83,8 +85,15 @@ public struct SeedBuilder: Sendable {
 
     /// Why this manifest can't be built, or nil.
     public static func unsupported(_ manifest: Manifest) -> SeedError? {
-        guard manifest.model != nil, case .none = manifest.source else { return nil }
-        return SeedError(.configuration, file: manifest.path, "a Core Data seed is built by filling a template: add template: (a store the app created with this model)")
+        let unfiled = manifest.tables.filter { !$0.hasFile }.map { table in
+            Diagnostic(file: manifest.path, line: table.line, column: table.column, code: .configuration, message: "table '\(table.name)' has no file: (a build loads every table from its fixture)")
+        }
+        if !unfiled.isEmpty { return SeedError(.configuration, unfiled) }
+        guard case .none = manifest.source else { return nil }
+        if manifest.model != nil {
+            return SeedError(.configuration, file: manifest.path, "a Core Data seed is built by filling a template: add template: (a store the app created with this model)")
+        }
+        return SeedError(.configuration, file: manifest.path, "a build needs schema: (a .sql file) or template: (an empty store)")
     }
 
     private func buildDatabase(at path: URL) throws(SeedError) -> (tables: [(name: String, rows: Int)], hash: String) {
@@ -164,12 +173,13 @@ public struct SeedBuilder: Sendable {
             contentHash.update([0])
         }
         // A Core Data template: entities and attributes map to Z tables and columns, rows get Z_ENT and Z_OPT.
-        let coreData = try CoreDataDialect.detect(db)
+        let coreData = try CoreDataDialect.detect(db, facts: manifest.model?.facts, allowingMissingHistory: allowsMissingHistory)
         if manifest.model != nil && coreData == nil {
             throw SeedError(.configuration, file: manifest.path, "the template is not a Core Data store (it has no Z_PRIMARYKEY and Z_METADATA): use the store the app created with this model")
         }
         let dialect: any StoreDialect = coreData ?? PlainSQLiteDialect()
         let plans = try resolveManifest(db, dialect: dialect, coreData: coreData)
+        try coreData?.refuseDerivedAttributes(in: plans.map(\.table.name))
         let keyIndexes = try ensureUniqueKeys(db, plans: plans)
 
         var diagnostics: [Diagnostic] = []
@@ -192,43 +202,26 @@ public struct SeedBuilder: Sendable {
             throw SeedError(.invalidData, capped(diagnostics))
         }
         for index in keyIndexes { try db.execute(sql: "DROP INDEX \(quoteIdentifier(index))") }
+        var meta = [("format_version", String(SeedCatalog.formatVersion))]
         if let coreData {
-            try writeOrderKeys(db, plans: plans)
-            // Core Data allocates the next Z_PK from Z_MAX: move it past the rows just added.
-            for entity in coreData.entities where entity.superEntity == 0 && plans.contains(where: { $0.table.name == coreData.tableName(entity.name) }) {
-                try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = max(Z_MAX, (SELECT ifnull(max(Z_PK), 0) FROM \(quoteIdentifier(coreData.tableName(entity.name))))) WHERE Z_ENT = ?", arguments: [entity.number])
-            }
+            // Order keys, entity-type columns, one-to-one inverses and Z_MAX: the dialect's bookkeeping.
+            try coreData.completeBulkInsert(db, tables: plans.map { plan in
+                CoreDataDialect.BulkTable(table: plan.table, entity: plan.config.name, references: plan.referencesByColumn.reduce(into: [:]) { result, entry in
+                    if let column = plan.table.column(entry.key) { result[column.name] = entry.value.spec.table }
+                })
+            })
+            // What an app's migrations at launch need from the model (no manifest there).
+            if let model = manifest.model { meta.append((CoreDataModelFacts.metaKey, try model.facts.json())) }
         }
         let hash = "sha256:" + contentHash.hexDigest
-        try SeedCatalog.writeSeedMetadata(db, meta: [
-            ("format_version", String(SeedCatalog.formatVersion)),
-            ("content_hash", hash),
-        ], tables: manifest.specs)
+        meta.append(("content_hash", hash))
+        try SeedCatalog.writeSeedMetadata(db, meta: meta, tables: manifest.specs)
         for migration in migrations {
             try MigrationLedger.record(LedgerEntry(number: migration.number, name: migration.name, checksum: migration.checksum, appliedAt: nil, origin: .seed), in: db)
         }
         try db.execute(sql: "COMMIT")
         if !keyIndexes.isEmpty { try db.execute(sql: "VACUUM") }
         return (counts, hash)
-    }
-
-    /// Orders each parent's rows in an ordered to-many relationship as the fixture lists them:
-    /// the order column beside the to-one inverse (`Z_FOK_BOOK` beside `ZBOOK`) gets 1, 2, 3… ×
-    /// ``CoreDataDialect/orderKeyStep`` per parent, in `Z_PK` (fixture) order; rows the template
-    /// already had keep their order, before the new ones.
-    private func writeOrderKeys(_ db: Database, plans: [TablePlan]) throws {
-        for table in plans.map(\.table) {
-            for column in table.columns {
-                guard let order = CoreDataDialect.orderColumn(for: column.name, in: table) else { continue }
-                let (t, c, o) = (quoteIdentifier(table.name), quoteIdentifier(column.name), quoteIdentifier(order))
-                try db.execute(sql: """
-                    UPDATE \(t) SET \(o) = ordered.position * \(CoreDataDialect.orderKeyStep) FROM (
-                        SELECT Z_PK AS pk, row_number() OVER (PARTITION BY \(c) ORDER BY \(o) IS NULL, \(o), Z_PK) AS position
-                        FROM \(t) WHERE \(c) IS NOT NULL) AS ordered
-                    WHERE \(t).Z_PK = ordered.pk
-                    """)
-            }
-        }
     }
 
     private func capped(_ diagnostics: [Diagnostic]) -> [Diagnostic] {
@@ -279,7 +272,7 @@ public struct SeedBuilder: Sendable {
                 let target = table.referenceTarget(of: dialect.columnName(column), in: parent)
                 references[dialect.columnName(column).lowercased()] = TablePlan.Reference(
                     spec: reference, keyType: manifest.model?.columnType(entity: reference.table, attribute: reference.column) ?? dialect.columnType(parentKey),
-                    lookupSQL: "SELECT \(target) FROM \(quoteIdentifier(parent.name)) WHERE \(quoteIdentifier(parentKey.name)) = ? LIMIT 1")
+                    lookupSQL: "SELECT \(target) FROM \(quoteIdentifier(parent.name)) WHERE \(quoteIdentifier(parentKey.name)) = ?\(dialect.rowFilter(reference.table).map { " AND \($0)" } ?? "") LIMIT 1")
             }
             for check in config.checks {
                 do { _ = try db.makeStatement(sql: "SELECT (\(check.sql)) FROM \(quoteIdentifier(table.name))") }
@@ -290,7 +283,7 @@ public struct SeedBuilder: Sendable {
             plan.referencesByColumn = references
             plan.dialect = dialect
             if let coreData, let model = manifest.model {
-                guard let entity = coreData.entities.first(where: { $0.name == config.name }) else {
+                guard let entity = coreData.entity(named: config.name) else {
                     problem(config.line, config.column, "entity \(config.name) is not in the template's Z_PRIMARYKEY: was the template created with this model?")
                     continue
                 }
@@ -321,8 +314,10 @@ public struct SeedBuilder: Sendable {
                 if Set(columns.map { $0.lowercased() }) == key { covered = true; break }
             }
             if covered { continue }
-            let name = "_seedkit_key_\(plan.table.name)"
-            try db.execute(sql: "CREATE UNIQUE INDEX \(quoteIdentifier(name)) ON \(quoteIdentifier(plan.table.name)) (\(keyColumns.map(quoteIdentifier).joined(separator: ", ")))")
+            // Keys are per entity: sub-entities sharing a Core Data table each have their own (a partial index on their Z_ENT).
+            let entityRows = plan.dialect.rowFilter(plan.config.name)
+            let name = "_seedkit_key_\(plan.table.name)" + (entityRows == nil ? "" : "_\(plan.config.name)")
+            try db.execute(sql: "CREATE UNIQUE INDEX \(quoteIdentifier(name)) ON \(quoteIdentifier(plan.table.name)) (\(keyColumns.map(quoteIdentifier).joined(separator: ", ")))\(entityRows.map { " WHERE \($0)" } ?? "")")
             created.append(name)
         }
         return created

@@ -36,6 +36,9 @@ public struct CoreDataModel: Sendable {
         public var name: String
         public var parent: String?
         public var isAbstract: Bool
+        /// The name an earlier model version gave the entity (`elementID`, `renamingIdentifier`):
+        /// the name `Z_PRIMARYKEY` keeps in stores created before the rename.
+        public var renamingIdentifier: String?
         public var attributes: [Attribute]
         public var relationships: [Relationship]
         public var line: Int
@@ -69,7 +72,10 @@ public struct CoreDataModel: Sendable {
     /// The name the app uses for column `column` of `entity`'s table: the attribute or to-one
     /// relationship stored there, or without a model the column's name without `Z`, lower-cased.
     public static func attributeName(_ column: String, entity: String, model: CoreDataModel?, dialect: CoreDataDialect) -> String {
-        let names = model?.flattened(entity).map { $0.attributes.map(\.name) + $0.relationships.filter { !$0.toMany }.map(\.name) } ?? []
+        // The entity's own names first, then its sub-entities' (their columns share the root's table).
+        let names = (model?.family(of: entity) ?? []).flatMap { name in
+            model?.flattened(name).map { $0.attributes.map(\.name) + $0.relationships.filter { !$0.toMany }.map(\.name) } ?? []
+        }
         return names.first { dialect.columnName($0) == column } ?? String(column.dropFirst()).lowercased()
     }
 
@@ -96,6 +102,19 @@ public struct CoreDataModel: Sendable {
         }
     }
 
+    /// `name` and every entity that inherits from it, `name` first.
+    public func family(of name: String) -> [String] {
+        [name] + entities.filter { entity in
+            var parent = entity.parent
+            var seen = Set([entity.name])
+            while let current = parent, seen.insert(current).inserted {
+                if current == name { return true }
+                parent = self.entity(current)?.parent
+            }
+            return false
+        }.map(\.name)
+    }
+
     /// An entity with the attributes and relationships it inherits.
     public func flattened(_ name: String) -> Entity? {
         guard var entity = entity(name) else { return nil }
@@ -119,6 +138,27 @@ public struct CoreDataModel: Sendable {
             if case .success(let value) = type.convert(.string(text)) { result[attribute.name] = value }
         }
         return result
+    }
+
+    /// What the Core Data dialect needs from this model to write as Core Data does.
+    public var facts: CoreDataModelFacts {
+        var facts = CoreDataModelFacts()
+        for entity in entities {
+            if let identifier = entity.renamingIdentifier, identifier != entity.name { facts.renamings[entity.name] = identifier }
+            guard let flat = flattened(entity.name) else { continue }
+            for relationship in entity.relationships {
+                if relationship.toMany, let rule = relationship.deletionRule {
+                    facts.deletionRules[entity.name, default: [:]][relationship.name] = rule
+                } else if !relationship.toMany, let inverse = relationship.inverseName,
+                          flattened(relationship.destination)?.relationships.first(where: { $0.name == inverse })?.toMany == false {
+                    facts.oneToOne[entity.name, default: [:]][relationship.name] = .init(destination: relationship.destination, inverse: inverse)
+                }
+            }
+            let defaults = defaults(for: entity.name).mapValues(\.sqlLiteral)
+            if !defaults.isEmpty { facts.defaults[entity.name] = defaults }
+            for attribute in flat.attributes where attribute.type == "UUID" { facts.attributeTypes[entity.name, default: [:]][attribute.name] = attribute.type }
+        }
+        return facts
     }
 
     /// The rules the model declares for an entity's attributes, in the manifest's terms
@@ -196,7 +236,8 @@ private final class ModelXMLReader: NSObject, XMLParserDelegate {
         switch element {
         case "entity":
             guard let name = attributes["name"] else { return problem(line, "an entity without a name") }
-            entities.append(.init(name: name, parent: attributes["parentEntity"], isAbstract: flag("isAbstract", default: false), attributes: [], relationships: [], line: line))
+            entities.append(.init(name: name, parent: attributes["parentEntity"], isAbstract: flag("isAbstract", default: false),
+                                  renamingIdentifier: attributes["renamingIdentifier"] ?? attributes["elementID"], attributes: [], relationships: [], line: line))
         case "attribute":
             guard let name = attributes["name"], let type = attributes["attributeType"] else { return problem(line, "an attribute without a name or attributeType") }
             guard !entities.isEmpty else { return problem(line, "an attribute outside an entity") }

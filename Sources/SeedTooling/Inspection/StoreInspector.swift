@@ -29,6 +29,8 @@ public struct StoreSummary: Sendable {
     public var integrity: Integrity
     /// For a Core Data store: each entity of Z_PRIMARYKEY with its rows (by Z_ENT).
     public var entities: [(name: String, rows: Int)] = []
+    /// For a Core Data store that tracks persistent history: its history tables.
+    public var persistentHistory: String?
 }
 
 /// Read-only questions about a store: its summary and its rows.
@@ -72,6 +74,7 @@ public enum StoreInspector {
             journalMode: wal ? "wal" : "rollback journal", tables: tables, meta: meta,
             ledger: try MigrationLedger.entries(db), integrity: integrity)
         if let coreData = try CoreDataDialect.read(db) {
+            summary.persistentHistory = try CoreDataDialect.historyTables(db)
             for entity in coreData.entities {
                 let table = coreData.tableName(entity.name)
                 guard try db.tableExists(table) else { continue }
@@ -82,17 +85,26 @@ public enum StoreInspector {
         return summary
     }
 
-    /// Rows of a Core Data entity in the app's terms: attribute names (the model's when given,
-    /// else the column names without `Z`), to-one relationships as the target's key when a ref
-    /// names it (else its `Z_PK`), dates as ISO 8601; only rows of this entity (by `Z_ENT`).
-    /// `filter` is SQL over the store's columns (`ZPRICE > 10`).
+    /// Rows of a Core Data entity in the app's terms, as a fetch of the entity returns them:
+    /// its rows and its sub-entities' (with an `entity` column then), attribute names (the
+    /// model's when given, else the column names without `Z`), to-one relationships as the
+    /// target's key when a ref names it (else its `Z_PK`), dates as ISO 8601; bookkeeping
+    /// columns (`Z_OPT`, order keys, entity-type columns) left out. The row's `Z_PK` is `id`
+    /// (`Z_PK` when an attribute is called `id`). `filter` is SQL over the store's columns (`ZPRICE > 10`).
     public static func entityRows(_ db: Database, entity name: String, model: CoreDataModel?, refs: [String: TableSpec.Reference], filter: String? = nil, limit: Int? = nil) throws -> Tabular? {
-        guard let coreData = try CoreDataDialect.read(db), let entity = coreData.entities.first(where: { $0.name == name }),
+        guard let coreData = try CoreDataDialect.read(db, facts: model?.facts), let entity = coreData.entity(named: name),
               let info = try TableInfo.read(db, table: coreData.tableName(name)) else { return nil }
-        var names: [String] = ["id"]
-        var expressions: [String] = ["t.Z_PK"]
-        for column in info.columns where !["Z_PK", "Z_ENT", "Z_OPT"].contains(column.name) && !column.name.hasPrefix("Z_FOK_") {
-            let attribute = CoreDataModel.attributeName(column.name, entity: name, model: model, dialect: coreData)
+        let family = coreData.family(of: entity)
+        var names: [String] = []
+        var expressions: [String] = []
+        if family.count > 1 {
+            let cases = coreData.entities.filter { family.contains($0.number) }.map { "WHEN \($0.number) THEN '\(coreData.modelName(of: $0).replacingOccurrences(of: "'", with: "''"))'" }
+            names.append("entity")
+            expressions.append("CASE t.Z_ENT \(cases.joined(separator: " ")) END")
+        }
+        for column in info.columns where !CoreDataDialect.isBookkeeping(column.name) {
+            var attribute = CoreDataModel.attributeName(column.name, entity: name, model: model, dialect: coreData)
+            if names.contains(attribute) { attribute += " (\(column.name))" }
             names.append(attribute)
             if let reference = refs[attribute], let parent = try TableInfo.read(db, table: coreData.tableName(reference.table)) {
                 expressions.append("(SELECT p.\(quoteIdentifier(coreData.columnName(reference.column))) FROM \(quoteIdentifier(parent.name)) AS p WHERE p.Z_PK = t.\(quoteIdentifier(column.name)))")
@@ -102,7 +114,9 @@ public enum StoreInspector {
                 expressions.append("t.\(quoteIdentifier(column.name))")
             }
         }
-        let whereClause = " WHERE t.Z_ENT = \(entity.number)" + (filter.map { " AND (\($0))" } ?? "")
+        names.insert(names.contains("id") ? "Z_PK" : "id", at: 0)
+        expressions.insert("t.Z_PK", at: 0)
+        let whereClause = " WHERE t.Z_ENT IN (\(family.map(String.init).joined(separator: ", ")))" + (filter.map { " AND (\($0))" } ?? "")
         do {
             let from = "FROM \(quoteIdentifier(info.name)) AS t\(whereClause)"
             let rows = try Row.fetchAll(db, sql: "SELECT \(expressions.joined(separator: ", ")) \(from) ORDER BY t.Z_PK" + (limit.map { " LIMIT \($0)" } ?? ""))

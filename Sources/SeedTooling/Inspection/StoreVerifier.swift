@@ -31,7 +31,7 @@ public enum StoreVerifier {
         }
         guard let manifest else { return findings }
         // A Core Data manifest names entities and attributes: the dialect maps them to Z tables and columns.
-        let coreData = try CoreDataDialect.read(db)
+        let coreData = try CoreDataDialect.read(db, facts: manifest.model?.facts)
         for problem in try coreData?.keyProblems(db) ?? [] { findings.append(Finding(table: "Z_PRIMARYKEY", code: .storeRefused, message: problem)) }
         let dialect: any StoreDialect = coreData ?? PlainSQLiteDialect()
         for table in manifest.tables {
@@ -42,9 +42,11 @@ public enum StoreVerifier {
             let keyColumns = (table.key.isEmpty ? info.primaryKey : table.key.map(dialect.columnName)).filter { info.column($0) != nil }
             let keySQL = keyColumns.isEmpty ? "rowid" : keyColumns.map(quoteIdentifier).joined(separator: ", ")
             let ruled = (table.rules + (manifest.model?.rules(for: table.name) ?? [])).filter { info.column(dialect.columnName($0.column)) != nil }
+            // A Core Data entity's rules hold for its rows (and its sub-entities'), not for other entities sharing its table.
+            let entityRows = dialect.rowFilter(table.name).map { " WHERE \($0)" } ?? ""
             if !ruled.isEmpty {
                 let list = ruled.map { quoteIdentifier(dialect.columnName($0.column)) }.joined(separator: ", ")
-                let cursor = try Row.fetchCursor(db, sql: "SELECT \(list), \(keySQL) FROM \(quoteIdentifier(info.name)) ORDER BY rowid")
+                let cursor = try Row.fetchCursor(db, sql: "SELECT \(list), \(keySQL) FROM \(quoteIdentifier(info.name))\(entityRows) ORDER BY rowid")
                 while let row = try cursor.next() {
                     for (index, rules) in ruled.enumerated() {
                         let value = SQLValue.fromDatabaseValue(row[index]) ?? .null
@@ -82,6 +84,7 @@ public enum StoreVerifier {
         }
         for relationship in entity.relationships {
             if !relationship.toMany {
+                if let coreData = dialect as? CoreDataDialect { findings += try oneSidedPairs(db, entity: entity, relationship: relationship, model: model, table: table, keySQL: keySQL, dialect: coreData) }
                 guard !relationship.optional, table.column(dialect.columnName(relationship.name)) != nil else { continue }
                 for row in try Row.fetchAll(db, sql: "SELECT \(keySQL) FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(dialect.columnName(relationship.name))) IS NULL ORDER BY Z_PK") {
                     findings.append(Finding(table: entity.name, key: key(row, from: 0), column: relationship.name, code: .missingRequired, message: "\(relationship.name) is required but missing"))
@@ -110,6 +113,27 @@ public enum StoreVerifier {
             }
         }
         return findings
+    }
+
+    /// A one-to-one relationship stores its key on both sides (`ZPOST.ZCOLOR` and `ZCOLOR.ZPOST`):
+    /// a row whose target does not point back is one-sided (1550).
+    private static func oneSidedPairs(_ db: Database, entity: CoreDataModel.Entity, relationship: CoreDataModel.Relationship, model: CoreDataModel,
+                                      table: TableInfo, keySQL: String, dialect: CoreDataDialect) throws -> [Finding] {
+        guard let inverse = relationship.inverseName, model.flattened(relationship.destination)?.relationships.first(where: { $0.name == inverse })?.toMany == false,
+              let column = table.column(dialect.columnName(relationship.name)),
+              let target = try TableInfo.read(db, table: dialect.tableName(relationship.destination)), let back = target.column(dialect.columnName(inverse)) else { return [] }
+        let own = dialect.rowFilter(entity.name).map { " AND p.\($0)" } ?? ""
+        let sql = """
+            SELECT p.\(quoteIdentifier(column.name)), c.\(quoteIdentifier(back.name)), \(keySQL.split(separator: ",").map { "p." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", "))
+            FROM \(quoteIdentifier(table.name)) AS p LEFT JOIN \(quoteIdentifier(target.name)) AS c ON c.Z_PK = p.\(quoteIdentifier(column.name))
+            WHERE p.\(quoteIdentifier(column.name)) IS NOT NULL AND c.\(quoteIdentifier(back.name)) IS NOT p.Z_PK\(own) ORDER BY p.Z_PK
+            """
+        return try Row.fetchAll(db, sql: sql).map { row in
+            let key = (2..<row.count).map { SQLValue.fromDatabaseValue(row[$0])?.display ?? "NULL" }.joined(separator: ", ")
+            let backValue = SQLValue.fromDatabaseValue(row[1])?.display ?? "NULL"
+            return Finding(table: entity.name, key: key, column: relationship.name, code: .otherRule,
+                           message: "one-sided one-to-one: \(relationship.name) points at \(relationship.destination) \(SQLValue.fromDatabaseValue(row[0])?.display ?? "NULL"), whose \(inverse) is \(backValue); Core Data sets both sides")
+        }
     }
 
     private static func describeKey(_ db: Database, table: String, rowid: Int64, spec: TableSpec?) throws -> String? {

@@ -39,6 +39,8 @@ public struct Manifest: Sendable {
     public struct TableConfig: Sendable {
         public var name: String
         public var file: URL
+        /// Whether the entry names its fixture (`file:`); a manifest used only to migrate needs none.
+        public var hasFile = true
         /// The fixture path as written relative to the current directory, for messages.
         public var displayFile: String
         public var key: [String]
@@ -118,8 +120,7 @@ public struct Manifest: Sendable {
         switch (schema, template) {
         case (let schema?, nil): source = .schema(schema)
         case (nil, let template?): source = .template(template)
-        case (nil, nil) where model != nil: source = .none
-        case (nil, nil): throw fail(document.line, document.column, "the manifest needs schema: (a .sql file) or template: (an empty store)")
+        case (nil, nil): source = .none  // enough to migrate, inspect and verify; build says what it needs
         case (.some, .some): throw fail(document.line, document.column, "use schema: or template:, not both")
         }
         if let model {
@@ -255,18 +256,18 @@ public struct Manifest: Sendable {
                 throw fail(field.line, field.column, "unknown key '\(field.key)' in table '\(name)' (expected file, key, refs, rules, checks, root, columns, ignore)")
             }
         }
-        guard let file else { throw fail(entry.line, entry.column, "table '\(name)' has no file:") }
         for ignored in ignoredAt {
             if let mapped = mapping.columns.first(where: { $0.field.caseInsensitiveCompare(ignored.field) == .orderedSame }) {
                 throw fail(ignored.line, ignored.column, "field '\(ignored.field)' is both ignored and mapped (columns: \(mapped.column): \(mapped.field)); drop one")
             }
         }
-        let url = directory.appendingPathComponent(file)
+        // A manifest used only to migrate names no fixture; a build says it needs one.
+        let url = directory.appendingPathComponent(file ?? name)
         if let root, url.pathExtension.lowercased() != "json" {
-            throw fail(root.line, root.column, "root: points into a JSON document (.json); \(file) is not one")
+            throw fail(root.line, root.column, "root: points into a JSON document (.json); \(file ?? name) is not one")
         }
         var config = TableConfig(
-            name: name, file: url, displayFile: displayPath(url), key: key, refs: refs, rules: rules, checks: checks,
+            name: name, file: url, hasFile: file != nil, displayFile: displayPath(url), key: key, refs: refs, rules: rules, checks: checks,
             line: entry.line, column: entry.column, columnMentions: mentions.map { (column: $0.0, line: $0.1, column2: $0.2) })
         config.root = root?.pointer
         config.mapping = mapping

@@ -14,6 +14,8 @@ extension SeedTool {
         var output: String?
         @Flag(name: .long, help: "Build in a temporary file and exit 1 if the output is missing or stale; never writes the output.")
         var check = false
+        @Flag(name: .long, help: "Fill a Core Data template that tracks persistent history anyway (the rows get no history entries).")
+        var withoutHistory = false
         @OptionGroup var format: DiagnosticFormatOption
 
         func run() throws {
@@ -25,6 +27,7 @@ extension SeedTool {
                     throw SeedError(.configuration, file: manifest.path, "no output: add output: to the manifest or pass --output PATH")
                 }
                 var builder = SeedBuilder(manifest: manifest, migrations: migrations)
+                builder.allowsMissingHistory = withoutHistory
                 let shownTarget = output ?? target.relativePathFromCurrentDirectory
                 if check {
                     let fresh = try builder.isUpToDate(target)

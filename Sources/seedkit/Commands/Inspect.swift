@@ -83,6 +83,7 @@ extension SeedTool {
                     ("contentHash", summary.meta["content_hash"].map { .string($0) } ?? .null),
                     ("tables", .array(summary.tables.map { .object([("name", .string($0.name)), ("rows", .int($0.rows))]) })),
                     ("entities", .array(summary.entities.map { .object([("name", .string($0.name)), ("rows", .int($0.rows))]) })),
+                    ("persistentHistory", summary.persistentHistory.map { .string($0) } ?? .null),
                     ("migrations", .array(summary.ledger.map { entry in
                         .object([("number", .int(entry.number)), ("name", .string(entry.name)), ("origin", .string(entry.origin.rawValue)),
                                  ("appliedAt", entry.appliedAt.map { .string($0) } ?? .null), ("checksum", .string(entry.checksum))])
@@ -99,6 +100,9 @@ extension SeedTool {
                     ("journal", summary.journalMode),
                 ]
                 if let hash = summary.meta["content_hash"] { facts.append(("content hash", hash)) }
+                if let history = summary.persistentHistory {
+                    facts.append(("history", "tracked (\(history)): seedkit refuses to write here unless given --without-history"))
+                }
                 facts.append(("integrity", summary.integrity.ok
                     ? "ok (\(summary.integrity.method)\(summary.integrity.method == "header" ? ": " + summary.integrity.detail : ""))"
                     : "FAILED (\(summary.integrity.method)): \(summary.integrity.detail)"))

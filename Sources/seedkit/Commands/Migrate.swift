@@ -23,6 +23,8 @@ extension SeedTool {
         var backup: String?
         @Option(name: .long, help: "keep: the user's value stays and the conflict is reported; fail: any conflict is an error and nothing is written.")
         var onConflict: ConflictPolicy = .keep
+        @Flag(name: .long, help: ArgumentHelp("Write into a Core Data store that tracks persistent history anyway: the rows get no history entries, so the app's history consumers (CloudKit sync) never see them."))
+        var withoutHistory = false
         @OptionGroup var busy: BusyTimeoutOption
         @OptionGroup var format: DiagnosticFormatOption
 
@@ -39,10 +41,12 @@ extension SeedTool {
                 let migrations = try project.loadMigrations()
                 let migrator = try SeedMigrator(migrations: migrations)
                 var options = SeedMigrator.Options(onConflict: onConflict)
+                options.allowsMissingHistory = withoutHistory
                 if project.hasManifest {
                     let manifest = try project.loadManifest()
                     options.tables = manifest.specs
                     options.validator = ManifestValidator(manifest: manifest)
+                    options.coreDataFacts = manifest.model?.facts
                 }
                 let report: MigrationReport
                 if dryRun {
