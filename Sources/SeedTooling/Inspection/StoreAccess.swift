@@ -45,6 +45,20 @@ public enum StoreAccess {
         return URL(fileURLWithPath: String(cString: folder)).appendingPathComponent(url.lastPathComponent).path
     }
 
+    /// Closes a writable connection without the checkpoint SQLite runs when the last connection
+    /// to a WAL store closes (which would move the `-wal`'s commits into the store file and
+    /// change its bytes). A read-only connection is opened first, so the writer is not the last;
+    /// a read-only connection cannot checkpoint, so closing it after leaves the files as they were.
+    public static func closeWithoutCheckpoint(_ queue: DatabaseQueue, path: String) {
+        guard isWALMode(path) else { try? queue.close(); return }
+        var configuration = Configuration()
+        configuration.readonly = true
+        let holder = try? DatabaseQueue(path: path, configuration: configuration)
+        _ = try? holder?.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
+        try? queue.close()
+        try? holder?.close()
+    }
+
     /// Whether the file's header says WAL (bytes 18 and 19 are 2).
     static func isWALMode(_ path: String) -> Bool {
         guard let handle = FileHandle(forReadingAtPath: path) else { return false }

@@ -53,8 +53,14 @@ extension SeedTool {
                     report = try migrator.dryRun(try StoreAccess.openReadOnly(store), options: options)
                 } else {
                     let queue = try StoreAccess.openWritable(store, busyTimeout: busy.busyTimeout)
-                    if let backup { try Self.backUp(queue, to: URL(fileURLWithPath: backup)) }
-                    report = try migrator.migrate(queue, options: options)
+                    do {
+                        if let backup { try Self.backUp(queue, to: URL(fileURLWithPath: backup)) }
+                        report = try migrator.migrate(queue, options: options)
+                    } catch {
+                        // Only a successful write may checkpoint a WAL store: a failed one leaves it byte for byte.
+                        StoreAccess.closeWithoutCheckpoint(queue, path: store)
+                        throw error
+                    }
                     Output.completedWork = "\(store): \(report.migrations.count) migration\(report.migrations.count == 1 ? "" : "s") applied"
                 }
                 MigrationReportPrinter(format: format.format).print(report, store: store, backup: dryRun ? nil : backup)
