@@ -202,3 +202,157 @@ import Testing
         #expect(countries == ["FR|France|French Republic", "GB|United Kingdom|United Kingdom of Great Britain and Northern Ireland", "NO|Norway|Kingdom of Norway"])
     }
 }
+
+/// Refs are shown by the parent's natural key in every report; `--raw` and JSON's `id` give the value stored.
+@Suite struct RefsByKeyCommandTests {
+    /// Subdivisions that name their parent by code (`parent_id: subdivisions.code`), built, and copied to `user.sqlite`.
+    private func project() throws -> TemporaryProject {
+        let project = try TemporaryProject(bookStore: false)
+        try project.write("seeds/schema.sql", "CREATE TABLE subdivisions (id INTEGER PRIMARY KEY, code TEXT NOT NULL UNIQUE, name TEXT NOT NULL, parent_id INTEGER REFERENCES subdivisions(id));\n")
+        try project.write("seeds/seedkit.yml", """
+            schema: schema.sql
+            output: ../build/seed.sqlite
+            tables:
+              subdivisions:
+                file: data/subdivisions.csv
+                key: code
+                columns: { parent_id: parent }
+                refs: { parent_id: subdivisions.code }
+
+            """)
+        try project.write("seeds/data/subdivisions.csv", "code,name,parent\nFR-ARA,Auvergne-Rhône-Alpes,\nFR-01,Ain,FR-ARA\nGB-ENG,England,\nNO-50,Trøndelag,\n")
+        let build = try project.seedkit("build", "--migrations", "none")
+        guard build.status == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "\(build)"]) }
+        try FileManager.default.copyItem(atPath: project.path("build/seed.sqlite"), toPath: project.path("user.sqlite"))
+        try project.write("migrations/0001-reparent.yml", """
+            update:
+              subdivisions:
+                - key: NO-50
+                  from: { parent_id: null }
+                  to: { parent_id: GB-ENG }
+                - key: FR-01
+                  from: { parent_id: GB-ENG }
+                  to: { parent_id: NO-50 }
+
+            """)
+        return project
+    }
+
+    private static let report = """
+          updated         subdivisions 'NO-50': parent_id NULL → 'GB-ENG'
+          conflict        subdivisions 'FR-01': changed in the store (parent_id is 'FR-ARA', expected 'GB-ENG'); the store's values are kept
+
+        """
+
+    @Test func migrateAndDryRunShowRefChangesByTheParentsKey() throws {
+        let project = try project()
+        let dryRun = try project.seedkit("migrate", "user.sqlite", "--dry-run")
+        #expect(dryRun.status == 0, "\(dryRun)")
+        #expect(dryRun.stdout == "would apply 0001-reparent: 1 updated, 1 conflict\n" + Self.report + "dry run: nothing was written to user.sqlite\n", "\(dryRun)")
+        let result = try project.seedkit("migrate", "user.sqlite")
+        #expect(result.stdout == "applied 0001-reparent: 1 updated, 1 conflict\n" + Self.report + "user.sqlite: 1 migration applied\n", "\(result)")
+        #expect(result.stderr == "migrations/0001-reparent.yml:6: warning: conflict on subdivisions 'FR-01': changed in the store (parent_id is 'FR-ARA', expected 'GB-ENG'); the store's values are kept [2050]\n")
+    }
+
+    @Test func withoutAManifestTheSeedsRecordedRefsNameTheParents() throws {
+        let project = try project()
+        try project.remove("seeds/seedkit.yml")
+        let result = try project.seedkit("migrate", "user.sqlite")
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout == "applied 0001-reparent: 1 updated, 1 conflict\n" + Self.report + "user.sqlite: 1 migration applied\n", "\(result)")
+    }
+
+    @Test func migrateJSONCarriesTheKeyAndTheIdOfEveryRef() throws {
+        let project = try project()
+        let result = try project.seedkit("migrate", "user.sqlite", "--format", "json")
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.contains("""
+                      "changes": [
+                        {
+                          "column": "parent_id",
+                          "old": {
+                            "key": "GB-ENG",
+                            "id": 3
+                          },
+                          "new": {
+                            "key": "NO-50",
+                            "id": 4
+                          },
+                          "kept": {
+                            "key": "FR-ARA",
+                            "id": 1
+                          }
+                        }
+                      ],
+            """), "\(result.stdout)")
+        #expect(result.stdout.contains("""
+                          "column": "parent_id",
+                          "old": null,
+                          "new": {
+                            "key": "GB-ENG",
+                            "id": 3
+                          },
+            """), "\(result.stdout)")
+    }
+
+    @Test func inspectShowsRefsByKeyAndRawShowsWhatIsStored() throws {
+        let project = try project()
+        let expected = """
+            id  code    name                  parent_id
+            --  ------  --------------------  ---------
+            1   FR-ARA  Auvergne-Rhône-Alpes  NULL
+            2   FR-01   Ain                   FR-ARA
+            3   GB-ENG  England               NULL
+            4   NO-50   Trøndelag             NULL
+
+            """
+        #expect(try project.seedkit("inspect", "user.sqlite", "subdivisions").stdout == expected)
+        #expect(try project.seedkit("inspect", "user.sqlite", "subdivisions", "--raw", "--format", "csv").stdout
+            == "id,code,name,parent_id\r\n1,FR-ARA,Auvergne-Rhône-Alpes,\r\n2,FR-01,Ain,1\r\n3,GB-ENG,England,\r\n4,NO-50,Trøndelag,\r\n")
+        let json = try project.seedkit("inspect", "user.sqlite", "subdivisions", "--format", "json", "--where", "code LIKE 'FR%'", "--columns", "code,parent_id")
+        #expect(json.stdout == """
+            {
+              "columns": [
+                "code",
+                "parent_id"
+              ],
+              "rows": [
+                {
+                  "code": "FR-ARA",
+                  "parent_id": null
+                },
+                {
+                  "code": "FR-01",
+                  "parent_id": {
+                    "key": "FR-ARA",
+                    "id": 1
+                  }
+                }
+              ],
+              "omitted": 0
+            }
+
+            """, "\(json)")
+        // Without a manifest, the refs the seed recorded; a ref no parent row has is shown as stored.
+        try project.remove("seeds/seedkit.yml")
+        try project.database("user.sqlite").writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA foreign_keys = OFF")
+            try db.execute(sql: "UPDATE subdivisions SET parent_id = 99 WHERE code = 'NO-50'")
+        }
+        #expect(try project.seedkit("inspect", "user.sqlite", "subdivisions", "--format", "csv").stdout
+            == "id,code,name,parent_id\r\n1,FR-ARA,Auvergne-Rhône-Alpes,\r\n2,FR-01,Ain,FR-ARA\r\n3,GB-ENG,England,\r\n4,NO-50,Trøndelag,99\r\n")
+    }
+
+    @Test func verifyChecksARefsRulesOnTheParentsKeyAsTheBuildDid() throws {
+        let project = try project()
+        try project.write("seeds/seedkit.yml", String(decoding: try #require(project.read("seeds/seedkit.yml")), as: UTF8.self)
+            + "    rules:\n      parent_id: { pattern: \"^[A-Z]{2}-[A-Z]{3}$\" }\n")
+        #expect(try project.seedkit("build", "--migrations", "none").status == 0, "the fixture's parent FR-ARA passes")
+        let ok = try project.seedkit("verify", "user.sqlite")
+        #expect(ok.stdout == "user.sqlite: ok (integrity, foreign keys, rules and checks)\n", "\(ok)")
+        try project.database("user.sqlite").write { db in try db.execute(sql: "UPDATE subdivisions SET parent_id = 2 WHERE code = 'NO-50'") }
+        let bad = try project.seedkit("verify", "user.sqlite")
+        #expect(bad.status == 1)
+        #expect(bad.stdout == "user.sqlite: subdivisions[NO-50].parent_id: parent_id 'FR-01' does not match the pattern ^[A-Z]{2}-[A-Z]{3}$ [1680]\nuser.sqlite: 1 problem\n", "\(bad)")
+    }
+}

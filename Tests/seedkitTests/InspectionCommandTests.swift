@@ -53,11 +53,13 @@ private func builtProject() throws -> TemporaryProject {
         #expect(try project.seedkit("inspect", "build/seed.sqlite", "books").stdout == """
             id  title            price  category_id
             --  ---------------  -----  -----------
-            1   The first book   10.0   1
-            2   The second book  15.0   1
-            3   The third book   10.0   2
+            1   The first book   10.0   Fiction
+            2   The second book  15.0   Fiction
+            3   The third book   10.0   Biography
 
-            """)
+            """, "refs by the parent's natural key")
+        #expect(try project.seedkit("inspect", "build/seed.sqlite", "books", "--raw", "--format", "csv").stdout
+            == "id,title,price,category_id\r\n1,The first book,10.0,1\r\n2,The second book,15.0,1\r\n3,The third book,10.0,2\r\n", "--raw: as stored")
         #expect(try project.seedkit("inspect", "build/seed.sqlite", "books", "--format", "csv", "--columns", "title,price").stdout
             == "title,price\r\nThe first book,10.0\r\nThe second book,15.0\r\nThe third book,10.0\r\n")
         #expect(try project.seedkit("inspect", "build/seed.sqlite", "categories", "--format", "markdown").stdout

@@ -74,13 +74,22 @@ public struct RowEvent: Sendable, Equatable {
         public var new: SQLValue?
         /// The value the store holds after the run: `new` for an update, the user's value for a conflict.
         public var kept: SQLValue?
+        /// For a ref column: the parent rows `old`, `new` and `kept` name, by their natural key
+        /// (nil for other columns, NULL values, and ids no parent row has).
+        public var oldParent: Reference?
+        public var newParent: Reference?
+        public var keptParent: Reference?
 
         /// A column's expected, wanted and kept values.
-        public init(column: String, old: SQLValue?, new: SQLValue?, kept: SQLValue?) {
+        public init(column: String, old: SQLValue?, new: SQLValue?, kept: SQLValue?,
+                    oldParent: Reference? = nil, newParent: Reference? = nil, keptParent: Reference? = nil) {
             self.column = column
             self.old = old
             self.new = new
             self.kept = kept
+            self.oldParent = oldParent
+            self.newParent = newParent
+            self.keptParent = keptParent
         }
     }
 
@@ -126,6 +135,9 @@ public struct RowEvent: Sendable, Equatable {
         if key.count == 1 { return shown(key[0]) }
         return "(" + key.map { "\($0.column)=\(shown($0))" }.joined(separator: ", ") + ")"
     }
+
+    /// A value as reports show it; a ref by its parent's key (`'NO-50'`), not the id stored.
+    public static func describe(_ value: SQLValue, parent: Reference?) -> String { describe(parent?.value ?? value) }
 
     /// A value as reports show it: text quoted, whole reals without `.0`.
     public static func describe(_ value: SQLValue) -> String {

@@ -213,9 +213,9 @@ struct MigrationRun {
                 : event(.conflict, table, line: change.line, file: file, key: fields, "\(rows.count) rows have this key; none updated")
         }
         if matches(current, to) { return event(.upToDate, table, line: change.line, file: file, key: fields, "already up to date") }
-        let changed = mismatches(current, from)
+        let changed = try mismatches(current, from, in: table)
         guard changed.isEmpty else {
-            let changes = columnChanges(from: written(from, as: change.from), to: written(to, as: change.to), current: current, applied: false)
+            let changes = try columnChanges(from: written(from, as: change.from), to: written(to, as: change.to), current: current, applied: false, in: table)
             return conflict(table, line: change.line, file: file, key: fields, changes: changes, "changed in the store (\(changed)); the store's values are kept")
         }
         if let validator = options.validator {
@@ -228,8 +228,12 @@ struct MigrationRun {
             errors.append(Diagnostic(file: file, line: change.line, code: constraintCode(error), message: "cannot update \(table.name) \(keyText): \(error.message ?? "constraint failed")", table: table.name))
             return nil
         }
-        let description = to.map { column, value in "\(column) \(describe(current[column.lowercased()] ?? .null)) → \(describe(value))" }.joined(separator: ", ")
-        let changes = columnChanges(from: written(from, as: change.from), to: written(to, as: change.to), current: current, applied: true)
+        var described: [String] = []
+        for (column, value) in to {
+            described.append("\(column) \(try shown(current[column.lowercased()] ?? .null, column: column, in: table)) → \(try shown(value, column: column, in: table))")
+        }
+        let description = described.joined(separator: ", ")
+        let changes = try columnChanges(from: written(from, as: change.from), to: written(to, as: change.to), current: current, applied: true, in: table)
         return event(.updated, table, line: change.line, file: file, key: fields, changes: changes, description)
     }
 
@@ -245,9 +249,9 @@ struct MigrationRun {
         guard let from = try resolve(change.from, in: table) else {
             return conflict(table, line: change.line, file: file, key: fields, "a referenced row is missing; row not deleted")
         }
-        let changed = mismatches(current, from)
+        let changed = try mismatches(current, from, in: table)
         guard changed.isEmpty else {
-            let changes = columnChanges(from: written(from, as: change.from), to: [], current: current, applied: false)
+            let changes = try columnChanges(from: written(from, as: change.from), to: [], current: current, applied: false, in: table)
             return conflict(table, line: change.line, file: file, key: fields, changes: changes, "changed in the store (\(changed)); not deleted")
         }
         // Many-to-many links follow the relationships' deletion rules (Nullify: they go with the row).
@@ -453,12 +457,34 @@ struct MigrationRun {
         values.allSatisfy { (current[$0.column.lowercased()] ?? .null).isSame(as: $0.value) }
     }
 
-    /// `price is 13, expected 10` for each column that differs.
-    private func mismatches(_ current: [String: SQLValue], _ values: [(column: String, value: SQLValue)]) -> String {
-        values.compactMap { column, expected in
+    /// `price is 13, expected 10` for each column that differs (refs by the parent's key).
+    private mutating func mismatches(_ current: [String: SQLValue], _ values: [(column: String, value: SQLValue)], in table: TableInfo) throws -> String {
+        var found: [String] = []
+        for (column, expected) in values {
             let actual = current[column.lowercased()] ?? .null
-            return actual.isSame(as: expected) ? nil : "\(column) is \(describe(actual)), expected \(describe(expected))"
-        }.joined(separator: "; ")
+            if !actual.isSame(as: expected) {
+                found.append("\(column) is \(try shown(actual, column: column, in: table)), expected \(try shown(expected, column: column, in: table))")
+            }
+        }
+        return found.joined(separator: "; ")
+    }
+
+    /// The parent row a stored ref value names, by its natural key; nil for columns that are not
+    /// refs, NULL, and ids no parent row has (shown as stored).
+    private mutating func parent(of value: SQLValue?, column: String, in table: TableInfo) throws -> RowEvent.Reference? {
+        let lowered = dialect.columnName(column).lowercased()
+        guard let value, value != .null, let reference = references(of: table.name)[lowered] ?? references(of: table.name)[column.lowercased()],
+              let sqlColumn = table.column(dialect.columnName(column)) ?? table.column(column) else { return nil }
+        let parentTable = try tableInfo(reference.table, file: "")
+        guard let keyColumn = parentTable.column(reference.column),
+              let key = try SQLValue.fetchOne(db.cachedStatement(sql: table.parentKeyLookupSQL(of: sqlColumn.name, parent: parentTable, keyColumn: keyColumn.name)), arguments: [value]) else { return nil }
+        let shown = writtenRefs[table.name]?[sqlColumn.name.lowercased()]?.reference
+        return RowEvent.Reference(table: shown?.table ?? written(parentTable), column: shown?.column ?? keyColumn.name, value: key)
+    }
+
+    /// A value as the report shows it: a ref by its parent's key.
+    private mutating func shown(_ value: SQLValue, column: String, in table: TableInfo) throws -> String {
+        RowEvent.describe(value, parent: try parent(of: value, column: column, in: table))
     }
 
     private mutating func conflict(_ table: TableInfo, line: Int, file: String, key: [RowEvent.KeyValue], changes: [RowEvent.ColumnChange] = [], _ detail: String) -> RowEvent {
@@ -504,7 +530,8 @@ struct MigrationRun {
     }
 
     /// Each column of `from` and `to` (in `to`'s order, then `from`'s), with what the store holds after the run.
-    private func columnChanges(from: [(column: String, value: SQLValue)], to: [(column: String, value: SQLValue)], current: [String: SQLValue], applied: Bool) -> [RowEvent.ColumnChange] {
+    /// Ref columns carry their parents' keys.
+    private mutating func columnChanges(from: [(column: String, value: SQLValue)], to: [(column: String, value: SQLValue)], current: [String: SQLValue], applied: Bool, in table: TableInfo) throws -> [RowEvent.ColumnChange] {
         var changes: [RowEvent.ColumnChange] = []
         for (column, value) in to {
             let old = from.first { $0.column.lowercased() == column.lowercased() }?.value
@@ -512,6 +539,12 @@ struct MigrationRun {
         }
         for (column, value) in from where !to.contains(where: { $0.column.lowercased() == column.lowercased() }) {
             changes.append(RowEvent.ColumnChange(column: column, old: value, new: nil, kept: current[dialect.columnName(column).lowercased()] ?? current[column.lowercased()] ?? .null))
+        }
+        for index in changes.indices {
+            let column = changes[index].column
+            changes[index].oldParent = try parent(of: changes[index].old, column: column, in: table)
+            changes[index].newParent = try parent(of: changes[index].new, column: column, in: table)
+            changes[index].keptParent = try parent(of: changes[index].kept, column: column, in: table)
         }
         return changes
     }

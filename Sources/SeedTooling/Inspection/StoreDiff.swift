@@ -62,8 +62,7 @@ public struct StoreDiff: Sendable {
                 for (column, reference) in spec.refs {
                     guard let parent = try TableInfo.read(db, table: reference.table) else { continue }
                     let name = table.column(column)?.name ?? column
-                    semantics.expressions[spec.name, default: [:]][name] =
-                        "(SELECT p.\(quoteIdentifier(reference.column)) FROM \(quoteIdentifier(parent.name)) AS p WHERE p.\(table.referenceTarget(of: name, in: parent)) = \(quoteIdentifier(spec.name)).\(quoteIdentifier(name)))"
+                    semantics.expressions[spec.name, default: [:]][name] = table.parentKeySQL(of: name, parent: parent, keyColumn: reference.column, row: quoteIdentifier(spec.name))
                 }
             }
             return semantics

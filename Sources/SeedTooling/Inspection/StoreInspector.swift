@@ -97,6 +97,7 @@ public enum StoreInspector {
         let family = coreData.family(of: entity)
         var names: [String] = []
         var expressions: [String] = []
+        var parentKeys: [Int: String] = [:]
         if family.count > 1 {
             let cases = coreData.entities.filter { family.contains($0.number) }.map { "WHEN \($0.number) THEN '\(coreData.modelName(of: $0).replacingOccurrences(of: "'", with: "''"))'" }
             names.append("entity")
@@ -107,7 +108,8 @@ public enum StoreInspector {
             if names.contains(attribute) { attribute += " (\(column.name))" }
             names.append(attribute)
             if let reference = refs[attribute], let parent = try TableInfo.read(db, table: coreData.tableName(reference.table)) {
-                expressions.append("(SELECT p.\(quoteIdentifier(coreData.columnName(reference.column))) FROM \(quoteIdentifier(parent.name)) AS p WHERE p.Z_PK = t.\(quoteIdentifier(column.name)))")
+                parentKeys[expressions.count + 1] = info.parentKeySQL(of: column.name, parent: parent, keyColumn: coreData.columnName(reference.column), row: "t")  // + 1: id goes first
+                expressions.append("t.\(quoteIdentifier(column.name))")
             } else if coreData.columnType(column) == .referenceDate {
                 expressions.append("strftime('%Y-%m-%dT%H:%M:%SZ', t.\(quoteIdentifier(column.name)) + 978307200, 'unixepoch')")
             } else {
@@ -117,26 +119,48 @@ public enum StoreInspector {
         names.insert(names.contains("id") ? "Z_PK" : "id", at: 0)
         expressions.insert("t.Z_PK", at: 0)
         let whereClause = " WHERE t.Z_ENT IN (\(family.map(String.init).joined(separator: ", ")))" + (filter.map { " AND (\($0))" } ?? "")
+        return try fetch(db, columns: names, expressions: expressions, parentKeys: parentKeys, from: "FROM \(quoteIdentifier(info.name)) AS t\(whereClause)",
+                         order: "t.Z_PK", limit: limit, filter: filter)
+    }
+
+    /// Selects `expressions` (and each ref's parent key) and shows every ref by its parent's
+    /// natural key, or by the value stored when no parent row has it; the stored values go to
+    /// ``Tabular/references`` too. `parentKeys`: column index → SQL of its parent's key.
+    private static func fetch(_ db: Database, columns: [String], expressions: [String], parentKeys: [Int: String], from: String, order: String, limit: Int?, filter: String?) throws -> Tabular {
+        let refColumns = parentKeys.keys.sorted()
+        let list = (expressions + refColumns.compactMap { parentKeys[$0] }).joined(separator: ", ")
         do {
-            let from = "FROM \(quoteIdentifier(info.name)) AS t\(whereClause)"
-            let rows = try Row.fetchAll(db, sql: "SELECT \(expressions.joined(separator: ", ")) \(from) ORDER BY t.Z_PK" + (limit.map { " LIMIT \($0)" } ?? ""))
-                .map { row in (0..<row.count).map { SQLValue.fromDatabaseValue(row[$0]) ?? .null } }
-            var omitted = 0
-            if let limit, rows.count == limit { omitted = (try Int.fetchOne(db, sql: "SELECT count(*) \(from)") ?? rows.count) - rows.count }
-            return Tabular(columns: names, rows: rows, omitted: omitted)
+            var tabular = Tabular(columns: columns, rows: [])
+            for column in refColumns { tabular.references[column] = [] }
+            let cursor = try Row.fetchCursor(db, sql: "SELECT \(list) \(from) ORDER BY \(order)" + (limit.map { " LIMIT \($0)" } ?? ""))
+            while let row = try cursor.next() {
+                var values = (0..<expressions.count).map { SQLValue.fromDatabaseValue(row[$0]) ?? .null }
+                for (offset, column) in refColumns.enumerated() {
+                    let key = SQLValue.fromDatabaseValue(row[expressions.count + offset]) ?? .null
+                    tabular.references[column]?.append((key: key, id: values[column]))
+                    if key != .null { values[column] = key }
+                }
+                tabular.rows.append(values)
+            }
+            if let limit, tabular.rows.count == limit {
+                tabular.omitted = (try Int.fetchOne(db, sql: "SELECT count(*) \(from)") ?? tabular.rows.count) - tabular.rows.count
+            }
+            return tabular
         } catch let error as DatabaseError {
             throw SeedError(.configuration, "the query failed: \(error.message ?? "\(error)")\(filter.map { " (--where \($0))" } ?? "")")
         }
     }
 
-    /// Rows of a table, in primary key (or rowid) order.
+    /// Rows of a table, in primary key (or rowid) order; a ref (in `refs`, by column name) shown by
+    /// its parent's natural key (see ``Tabular/references``).
     ///
     /// - parameters:
     ///   - filter: a SQL expression for WHERE, as the user wrote it.
     ///   - limit: at most this many rows; ``Tabular/omitted`` says how many more matched.
     ///   - columns: the columns to show (default: all).
+    ///   - refs: the table's refs (the manifest's or the seed's); empty shows values as stored.
     /// - throws: ``SeedError`` (configuration) for an unknown table or column or a bad filter.
-    public static func rows(_ db: Database, table: String, filter: String? = nil, limit: Int? = nil, columns: [String]? = nil) throws -> Tabular {
+    public static func rows(_ db: Database, table: String, filter: String? = nil, limit: Int? = nil, columns: [String]? = nil, refs: [String: TableSpec.Reference] = [:]) throws -> Tabular {
         guard let info = try TableInfo.read(db, table: table) else {
             throw SeedError(.configuration, "no table '\(table)' (the store has \(try TableInfo.userTables(db).joined(separator: ", ")))")
         }
@@ -150,24 +174,15 @@ public enum StoreInspector {
                 selected.append(column.name)
             }
         }
+        var parentKeys: [Int: String] = [:]
+        for (index, column) in selected.enumerated() {
+            guard let reference = refs.first(where: { $0.key.caseInsensitiveCompare(column) == .orderedSame })?.value,
+                  let parent = try TableInfo.read(db, table: reference.table), let keyColumn = parent.column(reference.column) else { continue }
+            parentKeys[index] = info.parentKeySQL(of: column, parent: parent, keyColumn: keyColumn.name, row: quoteIdentifier(info.name))
+        }
         let order = info.withoutRowID ? info.primaryKey.map(quoteIdentifier).joined(separator: ", ") : "rowid"
         let whereClause = filter.map { " WHERE \($0)" } ?? ""
-        let list = selected.map(quoteIdentifier).joined(separator: ", ")
-        do {
-            var rows: [[SQLValue]] = []
-            let limitClause = limit.map { " LIMIT \($0)" } ?? ""
-            let cursor = try Row.fetchCursor(db, sql: "SELECT \(list) FROM \(quoteIdentifier(info.name))\(whereClause) ORDER BY \(order)\(limitClause)")
-            while let row = try cursor.next() {
-                rows.append((0..<row.count).map { SQLValue.fromDatabaseValue(row[$0]) ?? .null })
-            }
-            var omitted = 0
-            if let limit, rows.count == limit {
-                let total = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(quoteIdentifier(info.name))\(whereClause)") ?? rows.count
-                omitted = total - rows.count
-            }
-            return Tabular(columns: selected, rows: rows, omitted: omitted)
-        } catch let error as DatabaseError {
-            throw SeedError(.configuration, "the query failed: \(error.message ?? "\(error)")\(filter.map { " (--where \($0))" } ?? "")")
-        }
+        return try fetch(db, columns: selected, expressions: selected.map(quoteIdentifier), parentKeys: parentKeys,
+                         from: "FROM \(quoteIdentifier(info.name))\(whereClause)", order: order, limit: limit, filter: filter)
     }
 }

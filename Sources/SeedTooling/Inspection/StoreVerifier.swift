@@ -39,13 +39,21 @@ public enum StoreVerifier {
                 findings.append(Finding(table: table.name, code: .configuration, message: "the manifest names table \(table.name), which the store does not have"))
                 continue
             }
+            // A ref is read as its parent's natural key, as the fixture wrote it and as rules check it in a build.
+            var shown: [String: String] = [:]
+            for (column, reference) in table.refs {
+                guard let sqlColumn = info.column(dialect.columnName(column)), let parent = try TableInfo.read(db, table: dialect.tableName(reference.table)),
+                      let keyColumn = parent.column(dialect.columnName(reference.column)) else { continue }
+                shown[sqlColumn.name.lowercased()] = info.shownRefSQL(of: sqlColumn.name, parent: parent, keyColumn: keyColumn.name, row: quoteIdentifier(info.name))
+            }
+            func expression(_ column: String) -> String { shown[column.lowercased()] ?? quoteIdentifier(column) }
             let keyColumns = (table.key.isEmpty ? info.primaryKey : table.key.map(dialect.columnName)).filter { info.column($0) != nil }
-            let keySQL = keyColumns.isEmpty ? "rowid" : keyColumns.map(quoteIdentifier).joined(separator: ", ")
+            let keySQL = keyColumns.isEmpty ? "rowid" : keyColumns.map(expression).joined(separator: ", ")
             let ruled = (table.rules + (manifest.model?.rules(for: table.name) ?? [])).filter { info.column(dialect.columnName($0.column)) != nil }
             // A Core Data entity's rules hold for its rows (and its sub-entities'), not for other entities sharing its table.
             let entityRows = dialect.rowFilter(table.name).map { " WHERE \($0)" } ?? ""
             if !ruled.isEmpty {
-                let list = ruled.map { quoteIdentifier(dialect.columnName($0.column)) }.joined(separator: ", ")
+                let list = ruled.map { expression(dialect.columnName($0.column)) }.joined(separator: ", ")
                 let cursor = try Row.fetchCursor(db, sql: "SELECT \(list), \(keySQL) FROM \(quoteIdentifier(info.name))\(entityRows) ORDER BY rowid")
                 while let row = try cursor.next() {
                     for (index, rules) in ruled.enumerated() {
@@ -58,7 +66,9 @@ public enum StoreVerifier {
                 }
             }
             if let model = manifest.model, let entity = model.flattened(table.name), dialect is CoreDataDialect {
-                findings += try relationshipFindings(db, entity: entity, model: model, table: info, keySQL: keySQL, dialect: dialect)
+                // Its queries alias the table, so keys are read as stored there.
+                let rawKeySQL = keyColumns.isEmpty ? "rowid" : keyColumns.map(quoteIdentifier).joined(separator: ", ")
+                findings += try relationshipFindings(db, entity: entity, model: model, table: info, keySQL: rawKeySQL, dialect: dialect)
             }
             for check in table.checks {
                 do {

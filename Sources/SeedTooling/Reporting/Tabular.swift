@@ -7,6 +7,9 @@ public struct Tabular: Sendable {
     public var rows: [[SQLValue]]
     /// Rows that matched but were not included (`--limit`).
     public var omitted: Int
+    /// Ref columns by index: each row's parent key and the value stored. Their cells in ``rows``
+    /// show the key (or the stored value when no parent row has it); JSON gives both.
+    public var references: [Int: [(key: SQLValue, id: SQLValue)]] = [:]
 
     public init(columns: [String], rows: [[SQLValue]], omitted: Int = 0) {
         self.columns = columns

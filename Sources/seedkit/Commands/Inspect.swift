@@ -22,12 +22,14 @@ extension SeedTool {
         var columns: String?
         @Flag(name: .long, help: "Run PRAGMA quick_check whatever the store's size (by default only up to 64 MB).")
         var check = false
+        @Flag(name: .long, help: "Show refs as the values stored (parent ids), not by the parent's natural key.")
+        var raw = false
         @OptionGroup var manifest: OptionalManifestOption
         @OptionGroup var output: OutputOptions
 
         func validate() throws {
-            if table == nil && (filter != nil || limit != nil || columns != nil) {
-                throw ValidationError("--where, --limit and --columns apply to a table's rows: seedkit inspect STORE TABLE …")
+            if table == nil && (filter != nil || limit != nil || columns != nil || raw) {
+                throw ValidationError("--where, --limit, --columns and --raw apply to a table's rows: seedkit inspect STORE TABLE …")
             }
             if let limit, limit < 0 { throw ValidationError("--limit must be 0 or more") }
         }
@@ -40,16 +42,18 @@ extension SeedTool {
                     if let table {
                         let defaultLimit = Output.stdoutIsTerminal && (output.format == .table || output.format == .markdown) ? 50 : nil
                         let loaded = try manifest.load()
-                        var refs: [String: TableSpec.Reference] = [:]
-                        for spec in loaded?.tables ?? [] where spec.name == table { refs = spec.refs }
                         let rows = try queue.read { db -> Tabular in
+                            // Refs by the parent's key: the manifest's, else those the seed recorded; --raw: none.
+                            var refs: [String: TableSpec.Reference] = [:]
+                            let specs = try loaded.map { $0.tables.map(\.spec) } ?? SeedCatalog.tableSpecs(db) ?? []
+                            for spec in specs where spec.name.caseInsensitiveCompare(table) == .orderedSame && !raw { refs = spec.refs }
                             // A Core Data entity name shows the entity's rows in the app's terms.
                             if columns == nil, try !db.tableExists(table),
                                let entityRows = try StoreInspector.entityRows(db, entity: table, model: loaded?.model, refs: refs, filter: filter, limit: limit ?? defaultLimit) {
                                 return entityRows
                             }
                             return try StoreInspector.rows(db, table: table, filter: filter, limit: limit ?? defaultLimit,
-                                                           columns: columns?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+                                                           columns: columns?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }, refs: refs)
                         }
                         print(output.renderer.render(rows), terminator: "")
                     } else {

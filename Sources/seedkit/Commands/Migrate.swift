@@ -158,14 +158,20 @@ extension MigrationReportPrinter {
             case .blob(let bytes)?: return .string(SQLValue.blob(bytes).sqlLiteral)
             }
         }
+        // A ref carries both: {"key": the parent's natural key, "id": the value stored}.
+        func value(_ stored: SQLValue?, parent: RowEvent.Reference?) -> JSONOutput {
+            guard let parent, let stored else { return value(stored) }
+            return .object([("key", value(parent.value)), ("id", value(stored))])
+        }
         return .object([
             ("kind", .string(event.kind.rawValue)), ("table", .string(event.table)),
-            ("key", .object(event.key.map { ($0.column, value($0.value)) })),
+            ("key", .object(event.key.map { ($0.column, value($0.value, parent: $0.parent)) })),
             ("keyParents", .object(event.key.compactMap { part in
                 part.parent.map { (part.column, .object([("table", .string($0.table)), ("column", .string($0.column)), ("value", value($0.value))])) }
             })),
             ("changes", .array(event.changes.map { change in
-                .object([("column", .string(change.column)), ("old", value(change.old)), ("new", value(change.new)), ("kept", value(change.kept))])
+                .object([("column", .string(change.column)), ("old", value(change.old, parent: change.oldParent)),
+                         ("new", value(change.new, parent: change.newParent)), ("kept", value(change.kept, parent: change.keptParent))])
             })),
             ("detail", .string(event.detail)), ("line", event.line > 0 ? .int(event.line) : .null),
         ])

@@ -85,7 +85,9 @@ import Testing
         #expect(event.kind == .conflict)
         #expect(event.changes == [
             RowEvent.ColumnChange(column: "price", old: .real(15), new: nil, kept: .real(13)),
-            RowEvent.ColumnChange(column: "category_id", old: .integer(1), new: nil, kept: .integer(1)),
+            RowEvent.ColumnChange(column: "category_id", old: .integer(1), new: nil, kept: .integer(1),
+                                  oldParent: .init(table: "categories", column: "name", value: .text("Fiction")),
+                                  keptParent: .init(table: "categories", column: "name", value: .text("Fiction"))),
         ])
         #expect(try queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM books") } == 2)
     }
