@@ -356,3 +356,44 @@ import Testing
         #expect(bad.stdout == "user.sqlite: subdivisions[NO-50].parent_id: parent_id 'FR-01' does not match the pattern ^[A-Z]{2}-[A-Z]{3}$ [1680]\nuser.sqlite: 1 problem\n", "\(bad)")
     }
 }
+
+/// A natural key that holds a ref: verify names the row by the parent's key, not its id.
+@Suite struct RefInKeyVerifyTests {
+    @Test func verifyNamesARowWhoseKeyHoldsARefByTheParentsKey() throws {
+        let project = try TemporaryProject(bookStore: false)
+        try project.write("seeds/schema.sql", """
+            CREATE TABLE countries (id INTEGER PRIMARY KEY, code TEXT NOT NULL UNIQUE);
+            CREATE TABLE subdivisions (id INTEGER PRIMARY KEY, country_id INTEGER NOT NULL REFERENCES countries(id), code TEXT NOT NULL,
+                                       parent_id INTEGER REFERENCES subdivisions(id), name TEXT, UNIQUE (country_id, code));
+
+            """)
+        try project.write("seeds/seedkit.yml", """
+            schema: schema.sql
+            output: ../build/seed.sqlite
+            tables:
+              countries: { file: data/countries.csv, key: code }
+              subdivisions:
+                file: data/subdivisions.csv
+                key: [country_id, code]
+                refs: { country_id: countries.code }
+                rules:
+                  name: { min_length: 2 }
+
+            """)
+        try project.write("seeds/data/countries.csv", "code\nFR\nNO\n")
+        try project.write("seeds/data/subdivisions.csv", "country_id,code,name\nNO,50,Trøndelag\nFR,ARA,Auvergne-Rhône-Alpes\n")
+        #expect(try project.seedkit("build", "--migrations", "none").status == 0)
+        try project.database("build/seed.sqlite").writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA foreign_keys = OFF")
+            try db.execute(sql: "UPDATE subdivisions SET parent_id = 99, name = 'T' WHERE code = '50'")
+        }
+        let result = try project.seedkit("verify", "build/seed.sqlite")
+        #expect(result.status == 1)
+        #expect(result.stdout == """
+            build/seed.sqlite: subdivisions[NO, 50]: references a missing row of subdivisions [2030]
+            build/seed.sqlite: subdivisions[NO, 50].name: name 'T' is 1 characters long, shorter than the minimum 2 [1670]
+            build/seed.sqlite: 2 problems
+
+            """, "\(result)")
+    }
+}

@@ -150,7 +150,17 @@ public enum StoreVerifier {
         guard let info = try TableInfo.read(db, table: table), !info.withoutRowID else { return "rowid \(rowid)" }
         let key = (spec?.key.isEmpty == false ? spec?.key : nil) ?? info.primaryKey
         guard !key.isEmpty else { return "rowid \(rowid)" }
-        let row = try Row.fetchOne(db, sql: "SELECT \(key.map(quoteIdentifier).joined(separator: ", ")) FROM \(quoteIdentifier(table)) WHERE rowid = ?", arguments: [rowid])
+        // A ref in the key is shown by its parent's key, as everywhere else.
+        var expressions: [String] = []
+        for column in key {
+            if let reference = spec?.refs.first(where: { $0.key.caseInsensitiveCompare(column) == .orderedSame })?.value,
+               let parent = try TableInfo.read(db, table: reference.table), let keyColumn = parent.column(reference.column) {
+                expressions.append(info.shownRefSQL(of: info.column(column)?.name ?? column, parent: parent, keyColumn: keyColumn.name, row: quoteIdentifier(info.name)))
+            } else {
+                expressions.append(quoteIdentifier(column))
+            }
+        }
+        let row = try Row.fetchOne(db, sql: "SELECT \(expressions.joined(separator: ", ")) FROM \(quoteIdentifier(table)) WHERE rowid = ?", arguments: [rowid])
         return row.map { row in (0..<row.count).map { SQLValue.fromDatabaseValue(row[$0])?.display ?? "NULL" }.joined(separator: ", ") }
     }
 }
