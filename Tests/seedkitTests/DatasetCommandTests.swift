@@ -343,6 +343,46 @@ import Testing
             == "id,code,name,parent_id\r\n1,FR-ARA,Auvergne-Rhône-Alpes,\r\n2,FR-01,Ain,FR-ARA\r\n3,GB-ENG,England,\r\n4,NO-50,Trøndelag,99\r\n")
     }
 
+    @Test func diffShowsRefsByKeyAndItsJSONGivesEachStoresId() throws {
+        let project = try project()
+        #expect(try project.seedkit("migrate", "user.sqlite").status == 0)
+        try project.database("user.sqlite").write { db in try db.execute(sql: "UPDATE subdivisions SET parent_id = 3 WHERE code = 'FR-01'") }
+        let human = try project.seedkit("diff", "build/seed.sqlite", "user.sqlite")
+        #expect(human.stdout == """
+            subdivisions: 0 added, 0 removed, 2 changed (by code)
+              ~ 'FR-01': parent_id 'FR-ARA' → 'GB-ENG'
+              ~ 'NO-50': parent_id NULL → 'GB-ENG'
+
+            """, "\(human)")
+        let json = try project.seedkit("diff", "build/seed.sqlite", "user.sqlite", "--format", "json")
+        #expect(json.stdout.contains("""
+                      "key": [
+                        "FR-01"
+                      ],
+                      "columns": [
+                        {
+                          "column": "parent_id",
+                          "old": {
+                            "key": "FR-ARA",
+                            "id": 1
+                          },
+                          "new": {
+                            "key": "GB-ENG",
+                            "id": 3
+                          }
+                        }
+                      ]
+            """), "\(json.stdout)")
+        #expect(json.stdout.contains("""
+                          "column": "parent_id",
+                          "old": null,
+                          "new": {
+                            "key": "GB-ENG",
+                            "id": 3
+                          }
+            """), "\(json.stdout)")
+    }
+
     @Test func verifyChecksARefsRulesOnTheParentsKeyAsTheBuildDid() throws {
         let project = try project()
         try project.write("seeds/seedkit.yml", String(decoding: try #require(project.read("seeds/seedkit.yml")), as: UTF8.self)

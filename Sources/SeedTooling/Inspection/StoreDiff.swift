@@ -11,7 +11,9 @@ public struct StoreDiff: Sendable {
         public var key: [String]
         public var added: [[SQLValue]] = []
         public var removed: [[SQLValue]] = []
-        public var changed: [(key: [SQLValue], columns: [(column: String, old: SQLValue, new: SQLValue)])] = []
+        /// For a column read through an expression (a ref, by its parent's key), `oldStored` and
+        /// `newStored` are the values the stores hold (the parents' ids); nil for other columns.
+        public var changed: [(key: [SQLValue], columns: [(column: String, old: SQLValue, new: SQLValue, oldStored: SQLValue?, newStored: SQLValue?)])] = []
 
         public var isEmpty: Bool { added.isEmpty && removed.isEmpty && changed.isEmpty }
     }
@@ -106,11 +108,14 @@ public struct StoreDiff: Sendable {
     private static func compareTable(_ a: DatabaseQueue, _ b: DatabaseQueue, name: String, key: [String], columns: [String], expressions: [String: String]) throws -> TableDiff {
         func expression(_ column: String) -> String { column == "rowid" ? "rowid" : expressions[column] ?? quoteIdentifier(column) }
         let keyList = key.map(expression)
-        let sql = "SELECT \((keyList + columns.map(expression)).joined(separator: ", ")) FROM \(quoteIdentifier(name)) ORDER BY "
+        // Columns read through an expression are also read as stored, after the compared ones, to report both.
+        let stored = columns.indices.filter { expressions[columns[$0]] != nil }
+        let sql = "SELECT \((keyList + columns.map(expression) + stored.map { quoteIdentifier(columns[$0]) }).joined(separator: ", ")) FROM \(quoteIdentifier(name)) ORDER BY "
             + keyList.map { "\($0) COLLATE BINARY" }.joined(separator: ", ")
         let width = key.count + columns.count
-        let sideA = RowStream(queue: a, sql: sql, width: width)
-        let sideB = RowStream(queue: b, sql: sql, width: width)
+        let stride = width + stored.count
+        let sideA = RowStream(queue: a, sql: sql, width: stride)
+        let sideB = RowStream(queue: b, sql: sql, width: stride)
         defer {
             sideA.finish()
             sideB.finish()
@@ -135,11 +140,13 @@ public struct StoreDiff: Sendable {
                 diff.added.append((0..<key.count).map { batch.value(record: index, slot: $0) })
                 rowB = sideB.next()
             } else if let (batchA, indexA) = rowA, let (batchB, indexB) = rowB {
-                var changes: [(column: String, old: SQLValue, new: SQLValue)] = []
+                var changes: [(column: String, old: SQLValue, new: SQLValue, oldStored: SQLValue?, newStored: SQLValue?)] = []
                 for slot in key.count..<width {
-                    let kindA = batchA.slots[indexA * width + slot], kindB = batchB.slots[indexB * width + slot]
+                    let kindA = batchA.slots[indexA * stride + slot], kindB = batchB.slots[indexB * stride + slot]
                     if kindA != kindB || compare(batchA, indexA, batchB, indexB, slot) != 0 {
-                        changes.append((columns[slot - key.count], batchA.value(record: indexA, slot: slot), batchB.value(record: indexB, slot: slot)))
+                        let storedSlot = stored.firstIndex(of: slot - key.count).map { width + $0 }
+                        changes.append((columns[slot - key.count], batchA.value(record: indexA, slot: slot), batchB.value(record: indexB, slot: slot),
+                                        storedSlot.map { batchA.value(record: indexA, slot: $0) }, storedSlot.map { batchB.value(record: indexB, slot: $0) }))
                     }
                 }
                 if !changes.isEmpty { diff.changed.append(((0..<key.count).map { batchA.value(record: indexA, slot: $0) }, changes)) }
@@ -283,7 +290,7 @@ extension StoreDiff {
             renamed.table = entity(diff.table)
             renamed.key = diff.key.map { attribute($0, of: diff.table) }
             renamed.changed = diff.changed.map { change in
-                (change.key, change.columns.map { (attribute($0.column, of: diff.table), $0.old, $0.new) })
+                (change.key, change.columns.map { (attribute($0.column, of: diff.table), $0.old, $0.new, $0.oldStored, $0.newStored) })
             }
             return renamed
         }

@@ -115,7 +115,14 @@ extension SeedTool {
                             ("changed", .array(table.changed.map { change in
                                 .object([
                                     ("key", .array(change.key.map(JSONOutput.sql))),
-                                    ("columns", .array(change.columns.map { .object([("column", .string($0.column)), ("old", JSONOutput.sql($0.old)), ("new", JSONOutput.sql($0.new))]) })),
+                                    ("columns", .array(change.columns.map { column in
+                                        // A ref: {"key": the parent's natural key, "id": the value stored in that store}.
+                                        func value(_ shown: SQLValue, _ stored: SQLValue?) -> JSONOutput {
+                                            guard let stored, stored != .null else { return JSONOutput.sql(shown) }
+                                            return .object([("key", JSONOutput.sql(shown)), ("id", JSONOutput.sql(stored))])
+                                        }
+                                        return .object([("column", .string(column.column)), ("old", value(column.old, column.oldStored)), ("new", value(column.new, column.newStored))])
+                                    })),
                                 ])
                             })),
                         ])
