@@ -31,13 +31,17 @@ public enum YAMLDocument {
     /// The parser ``MigrationDirectory/load(_:displayPath:yamlParser:)`` takes.
     public static let parser: MigrationDirectory.YAMLParser = { text, file throws(SeedError) in try parse(text, file: file) }
 
-    /// What a plain (unquoted) scalar means, as YAML 1.1 reads it: null, a boolean (including
-    /// yes/no/on/off), an integer, a float; anything else (dates included) is text.
+    /// What a plain (unquoted) scalar means, as YAML 1.2's core schema reads it: null, a boolean
+    /// (`true`/`false` only), an integer, a float; anything else (dates included) is text.
+    ///
+    /// YAML 1.1 also read `yes`/`no`/`on`/`off` as booleans, which turns Norway's country code
+    /// `NO` into `false`; seed data is full of such codes, so they stay text. A BOOLEAN column
+    /// still accepts the text `yes`/`no` (see ``ColumnType``).
     static func resolvePlain(_ text: String) -> DocValue {
         switch text {
         case "", "~", "null", "Null", "NULL": return .null
-        case "true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON": return .bool(true)
-        case "false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF": return .bool(false)
+        case "true", "True", "TRUE": return .bool(true)
+        case "false", "False", "FALSE": return .bool(false)
         case ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF": return .real(.infinity)
         case "-.inf", "-.Inf", "-.INF": return .real(-.infinity)
         case ".nan", ".NaN", ".NAN": return .real(.nan)

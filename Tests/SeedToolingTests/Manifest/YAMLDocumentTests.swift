@@ -4,7 +4,9 @@ import Testing
 
 @Test(arguments: [
     ("~", DocValue.null), ("null", .null), ("", .null),
-    ("true", .bool(true)), ("yes", .bool(true)), ("Off", .bool(false)),
+    ("true", .bool(true)), ("FALSE", .bool(false)),
+    // YAML 1.2 core schema: Norway's code and its kin stay text (YAML 1.1 read them as booleans).
+    ("NO", .string("NO")), ("yes", .string("yes")), ("Off", .string("Off")), ("on", .string("on")),
     ("12", .integer(12)), ("-7", .integer(-7)), ("+3", .integer(3)),
     ("12.0", .real(12)), ("1e3", .real(1000)), (".5", .real(0.5)),
     ("1450-01-01", .string("1450-01-01")), ("The fourth book", .string("The fourth book")), ("12 apples", .string("12 apples")), ("0x1F", .string("0x1F")),
