@@ -17,10 +17,11 @@ seed: build
 test: build
 	$(SWIFT) test --no-parallel
 	$(SEEDKIT) check-upgrade seeds/releases/*.sqlite
+	SWIFT=$(SWIFT) python3 scripts/check-example.py
 
 bench:
 	$(SWIFT) build -c release
 	python3 scripts/bench.py $(SEEDKIT_RELEASE)
 
 clean:
-	rm -rf .build build
+	rm -rf .build build Examples/DemoApp/.build

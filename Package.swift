@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 import PackageDescription
 
 let package = Package(
@@ -10,6 +10,10 @@ let package = Package(
         // Fixtures, validation, building, planning, inspection: what the CLI and CI use.
         .library(name: "SeedTooling", targets: ["SeedTooling"]),
         .executable(name: "seedkit", targets: ["seedkit"]),
+        // Builds a target's seeds/ and exports its migrations/ into its resources at build time.
+        .plugin(name: "SeedkitPlugin", targets: ["SeedkitPlugin"]),
+        // `swift package seedkit build|check-upgrade|…`: the CLI from inside a package.
+        .plugin(name: "SeedkitCommand", targets: ["SeedkitCommand"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -39,6 +43,13 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .plugin(name: "SeedkitPlugin", capability: .buildTool(), dependencies: ["seedkit"]),
+        .plugin(
+            name: "SeedkitCommand",
+            capability: .command(
+                intent: .custom(verb: "seedkit", description: "Run the seedkit CLI in this package (build, check-upgrade, new-migration, …)."),
+                permissions: [.writeToPackageDirectory(reason: "seedkit build and new-migration write the seed and migration files")]),
+            dependencies: ["seedkit"]),
         // Not a product: times the app-launch path in-process for `make bench`.
         .executableTarget(name: "seedkit-bench", dependencies: ["SeedRuntime"]),
         // Not a product: temporary projects and a runner for the real seedkit binary, shared by the tests.
@@ -49,7 +60,7 @@ let package = Package(
     ]
 )
 
-for target in package.targets {
+for target in package.targets where target.type != .plugin {
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("ExistentialAny"))
     settings.append(.enableUpcomingFeature("MemberImportVisibility"))

@@ -1,5 +1,5 @@
 import Foundation
-public import GRDB
+import GRDB
 import SeedRuntime
 
 extension TemporaryProject {

@@ -152,7 +152,7 @@ public struct SeedInstaller: Sendable {
         for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: store.path + suffix) }
     }
 
-    private static var readOnly: Configuration {
+    static var readOnly: Configuration {
         var configuration = Configuration()
         configuration.readonly = true
         return configuration

@@ -24,9 +24,24 @@ public enum MigrationDirectory {
         try read(directory, displayPath: displayPath, yamlParser: yamlParser, missingIsEmpty: false)
     }
 
+    /// The migrations among a bundle's resources: its `NNNN-name.json` and `.sql` files, side by
+    /// side with its other resources (SwiftPM and Xcode copy resources flat into the bundle, as
+    /// `SeedkitPlugin`'s exported migrations are).
+    ///
+    /// ```swift
+    /// let migrations = try MigrationDirectory.load(bundle: .module)
+    /// ```
+    ///
+    /// - throws: ``SeedError`` (configuration) for unreadable or malformed migration files and
+    ///   two files with the same number.
+    public static func load(bundle: Bundle) throws -> [Migration] {
+        try read(bundle.resourceURL ?? bundle.bundleURL, missingIsEmpty: false, skipOtherFiles: true)
+    }
+
     /// ``load(_:displayPath:yamlParser:)`` with typed throws; `missingIsEmpty` makes a missing
-    /// folder mean no migrations (the CLI's default `migrations/`).
-    package static func read(_ directory: URL, displayPath: String? = nil, yamlParser: YAMLParser? = nil, missingIsEmpty: Bool) throws(SeedError) -> [Migration] {
+    /// folder mean no migrations (the CLI's default `migrations/`); `skipOtherFiles` ignores
+    /// files whose names are not `NNNN-name.json` or `.sql` (a bundle's other resources).
+    package static func read(_ directory: URL, displayPath: String? = nil, yamlParser: YAMLParser? = nil, missingIsEmpty: Bool, skipOtherFiles: Bool = false) throws(SeedError) -> [Migration] {
         let shown = displayPath ?? directory.path
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) else {
@@ -42,6 +57,7 @@ public enum MigrationDirectory {
         var byNumber: [Int: String] = [:]
         for name in names where !name.hasPrefix(".") {
             let file = (shown as NSString).appendingPathComponent(name)
+            if skipOtherFiles, Migration.parseFileName(name).map({ ["json", "sql"].contains($0.ext) }) != true { continue }
             guard let parts = Migration.parseFileName(name), ["yml", "yaml", "json", "sql"].contains(parts.ext) else {
                 if name.lowercased().hasSuffix(".md") || name.lowercased() == "readme" { continue }
                 throw SeedError(.configuration, file: file,

@@ -139,7 +139,7 @@ private final class AppBundle {
         #expect(!FileManager.default.fileExists(atPath: app.store.path))
         // The next launch says so again: it is not "up to date" with a store that should not exist.
         #expect(throws: SeedError.self) { try installer.prepareStore() }
-        #expect((try? FileManager.default.contentsOfDirectory(atPath: app.store.deletingLastPathComponent().path)) ?? [] == [])
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: app.store.deletingLastPathComponent().path)) ?? []).isEmpty)
     }
 
     @Test func aMigrationThatFailsOnFirstLaunchLeavesNoStore() throws {

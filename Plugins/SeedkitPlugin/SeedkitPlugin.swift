@@ -1,0 +1,50 @@
+import Foundation
+import PackagePlugin
+
+/// Builds a target's seed and exports its migrations at build time, as resources of the
+/// target (`Bundle.module`): `seed.sqlite` and `NNNN-name.json` (SwiftPM copies resources flat
+/// into the bundle; `MigrationDirectory.load(bundle:)` picks the migrations out).
+///
+/// A target opts in by having `seeds/seedkit.yml` (and, optionally, `migrations/`) in its
+/// folder; exclude both from the target's sources. The commands re-run only when a file under
+/// `seeds/` or `migrations/` changes; errors print as `file:line:col: error: …` with absolute
+/// paths, which editors and Xcode show as diagnostics.
+@main
+struct SeedkitPlugin: BuildToolPlugin {
+    func createBuildCommands(context: PluginContext, target: any Target) throws -> [Command] {
+        guard let target = target as? SourceModuleTarget else { return [] }
+        let directory = target.directoryURL
+        let manifest = directory.appending(path: "seeds/seedkit.yml")
+        guard FileManager.default.fileExists(atPath: manifest.path) else { return [] }
+        let seedkit = try context.tool(named: "seedkit").url
+        let migrations = directory.appending(path: "migrations")
+        let output = context.pluginWorkDirectoryURL
+        let seed = output.appending(path: "seed.sqlite")
+        let exported = output.appending(path: "migrations")  // flattened into the bundle
+        let inputs = files(under: directory.appending(path: "seeds")) + files(under: migrations)
+        let migrationFiles = files(under: migrations).filter { ["yml", "yaml", "json", "sql"].contains($0.pathExtension.lowercased()) }
+        let exportedFiles = migrationFiles.map { file in
+            exported.appending(path: file.deletingPathExtension().lastPathComponent + (file.pathExtension.lowercased() == "sql" ? ".sql" : ".json"))
+        }
+        return [
+            .buildCommand(
+                displayName: "seedkit build \(target.name)",
+                executable: seedkit,
+                arguments: ["build", "--manifest", manifest.path, "--migrations", migrations.path, "--output", seed.path],
+                inputFiles: inputs, outputFiles: [seed]),
+            .buildCommand(
+                displayName: "seedkit export-migrations \(target.name)",
+                executable: seedkit,
+                arguments: ["export-migrations", exported.path, "--manifest", manifest.path, "--migrations", migrations.path],
+                inputFiles: inputs, outputFiles: exportedFiles),
+        ]
+    }
+
+    /// Every file under `directory`, sorted; none when it does not exist.
+    private func files(under directory: URL) -> [URL] {
+        guard let enumerator = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: [.isRegularFileKey]) else { return [] }
+        return enumerator.compactMap { $0 as? URL }
+            .filter { (try? $0.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true }
+            .sorted { $0.path < $1.path }
+    }
+}
