@@ -14,8 +14,15 @@ build:
 seed: build
 	@scripts/demo.sh $(SEEDKIT)
 
-test: build
-	$(SWIFT) test --no-parallel
+# Logs go to build/build.log and build/test.log; the terminal shows failures, warnings and the
+# closing lines. Any compiler warning fails the suite.
+test:
+	@mkdir -p build
+	@$(SWIFT) build --build-tests > build/build.log 2>&1 || (cat build/build.log; exit 1)
+	@if grep -q "warning:" build/build.log; then grep -A3 "warning:" build/build.log; echo "make test: compiler warnings (build/build.log)"; exit 1; fi
+	@echo "$(SWIFT) test --skip-build --no-parallel --disable-xctest  (passing tests: build/test.log)"
+	@$(SWIFT) test --skip-build --no-parallel --disable-xctest > build/test.log 2>&1; status=$$?; \
+	  grep -vE '^(◇|✔|↳) |^\[[0-9]+/[0-9]+\]|^Building for|^Build complete' build/test.log; exit $$status
 	$(SEEDKIT) check-upgrade seeds/releases/*.sqlite
 	SWIFT=$(SWIFT) python3 scripts/check-example.py
 

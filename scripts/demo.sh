@@ -2,7 +2,9 @@
 # make seed: build the BookStore seed, then show a release's data update reaching a user's store.
 set -euo pipefail
 seedkit=${1:-.build/debug/seedkit}
-rule() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+# Bold headings only on a terminal (and not under NO_COLOR): no raw escapes in logs or pipes.
+if [ -t 1 ] && [ -z "${NO_COLOR:-}" ]; then bold=$'\033[1m' plain=$'\033[0m'; else bold='' plain=''; fi
+rule() { printf '\n%s== %s%s\n' "$bold" "$*" "$plain"; }
 
 rule "seedkit build: fixtures -> build/seed.sqlite"
 "$seedkit" build

@@ -113,6 +113,5 @@ private final class Holder {
         // Finish the job: a rerun after any kill ends in the complete state.
         #expect(try project.seedkit("migrate", "user.sqlite").status == 0)
         #expect(try project.database("user.sqlite").read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM books") } == 5_004)
-        print("kill outcomes over a \(String(format: "%.2f", duration)) s migration (books → runs):", outcomes.sorted { $0.key < $1.key })
     }
 }

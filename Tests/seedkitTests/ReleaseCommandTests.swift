@@ -167,8 +167,10 @@ private func projectWithRelease() throws -> TemporaryProject {
         #expect(check.status == 0, "\(generated.stdout)\n\(check)")
         let outcomes = try #require(try JSONSerialization.jsonObject(with: Data(check.stdout.utf8)) as? [[String: Any]])
         #expect(outcomes.first?["passed"] as? Bool == true)
-        #expect(((outcomes.first?["keptEdits"] as? [String]) ?? []).count > 10, "user edits were simulated and kept")
-        #expect(((outcomes.first?["lostEdits"] as? [String]) ?? ["?"]).isEmpty)
+        let kept: [String] = outcomes.first?["keptEdits"] as? [String] ?? []
+        let lost: [String] = outcomes.first?["lostEdits"] as? [String] ?? ["?"]
+        #expect(kept.count > 10, "user edits were simulated and kept")
+        #expect(lost.isEmpty)
     }
 }
 
