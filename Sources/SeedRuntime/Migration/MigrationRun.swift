@@ -8,21 +8,21 @@ import Foundation
 /// where the row still holds `from`, is done where it holds `to`, and is otherwise a
 /// conflict; a delete removes only an unchanged row that nothing references.
 struct MigrationRun {
-    private let db: Database
-    private let options: SeedMigrator.Options
-    private let dialect: any StoreDialect
+    let db: Database
+    let options: SeedMigrator.Options
+    let dialect: any StoreDialect
     /// Table specs by SQL table name, in SQL column names (refs name their parent as written).
-    private var specs: [String: TableSpec]
+    private var specs: [String: TableSpec] = [:]
     /// The same by the name migrations use: sub-entities sharing a Core Data table each have their own.
-    private var specsByName: [String: TableSpec]
+    private var specsByName: [String: TableSpec] = [:]
     /// The name the operation being applied uses for its table (an entity, for Core Data).
-    private var operationName = ""
+    var operationName = ""
     private var tables: [String: TableInfo] = [:]
     private var referenceCache: [String: [String: TableSpec.Reference]] = [:]
     /// SQL table name → the name migrations use for it.
     private var writtenTableNames: [String: String] = [:]
     /// Problems that stop the run; thrown together at the end so that all are reported.
-    private var errors: [Diagnostic] = []
+    var errors: [Diagnostic] = []
     /// Refs as the migration names them, by SQL table and lower-cased SQL column: what a
     /// to-many relationship (which has no column) needs to find its Core Data join table.
     private var writtenRefs: [String: [String: (relationship: String, reference: TableSpec.Reference)]] = [:]
@@ -30,14 +30,27 @@ struct MigrationRun {
     private var joinTables: [String: CoreDataDialect.JoinTable?] = [:]
     /// SQL table → lower-cased SQL column → the name migrations use for it (key and ref columns), for reports.
     private var writtenColumnNames: [String: [String: String]] = [:]
+    /// Each migration's events, one slot per row change in the order written; a slot stays nil
+    /// while its row waits for a parent (and for rows not written because of an error).
+    var slots: [[RowEvent?]] = []
+    /// For each SQL migration (by position in the run), the rows it changed.
+    private(set) var changedRows: [Int: Int] = [:]
+    /// Row changes waiting for a parent row that a later change of the run may insert.
+    var queue = WaitQueue()
 
     init(db: Database, options: SeedMigrator.Options) throws {
         self.db = db
         self.options = options
-        let dialect = try options.dialect ?? CoreDataDialect.detect(db, facts: options.coreDataFacts, allowingMissingHistory: options.allowsMissingHistory) ?? PlainSQLiteDialect()
-        self.dialect = dialect
+        self.dialect = try options.dialect ?? CoreDataDialect.detect(db, facts: options.coreDataFacts, allowingMissingHistory: options.allowsMissingHistory) ?? PlainSQLiteDialect()
+        try readSpecs()
+    }
+
+    /// Reads the table specs (again, after a schema step: a `.sql` migration may have added
+    /// tables and recorded their keys and refs in `_seedkit_tables`).
+    private mutating func readSpecs() throws {
         // Specs speak the migration's language (entities and attributes for Core Data): translate once.
         let written = try options.tables ?? SeedCatalog.tableSpecs(db) ?? []
+        let dialect = self.dialect
         let specs = written.map { spec in
             TableSpec(
                 name: dialect.tableName(spec.name), key: spec.key.map(dialect.columnName),
@@ -48,6 +61,8 @@ struct MigrationRun {
         }
         self.specs = Dictionary(specs.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.specsByName = Dictionary(zip(written.map(\.name), specs).map { ($0, $1) }, uniquingKeysWith: { first, _ in first })
+        writtenRefs = [:]
+        writtenColumnNames = [:]
         for spec in written {
             for column in spec.key + Array(spec.refs.keys) {
                 writtenColumnNames[dialect.tableName(spec.name), default: [:]][dialect.columnName(column).lowercased()] = column
@@ -58,32 +73,53 @@ struct MigrationRun {
         }
     }
 
-    mutating func apply(_ migration: Migration) throws -> [RowEvent] {
+    /// Applies one migration. Row changes whose parents are not in the store yet wait for them
+    /// (see ``finish()``), so refs resolve in any order within the run.
+    mutating func apply(_ migration: Migration) throws {
+        slots.append([])
+        let index = slots.count - 1
         switch migration.body {
         case .sql(let sql):
             let changes = try SQLScript(sql).run(in: db, file: migration.file)
-            tables.removeAll()  // the SQL may have changed the schema
-            return changes.events(file: migration.file)
+            changedRows[index] = changes.total
+            // The SQL may have changed the schema (re-read it, and the catalog), or inserted rows others wait for.
+            tables.removeAll()
+            referenceCache.removeAll()
+            joinTables.removeAll()
+            try readSpecs()
+            slots[index] = changes.events(file: migration.file)
+            try retryAll()
         case .changes(let changes):
-            var events: [RowEvent] = []
             for operation in changes.operations {
-                let table = try tableInfo(operation.table, file: migration.file)
+                let table: TableInfo
+                do { table = try tableInfo(operation.table, file: migration.file) } catch let error as SeedError {
+                    errors += error.diagnostics
+                    continue
+                }
                 operationName = operation.table
                 switch operation {
                 case .insert(let name, let rows):
-                    for row in rows { if let event = try insert(row, into: table, named: name) { events.append(event) } }
-                case .update(_, let changes):
-                    for change in changes { if let event = try update(change, in: table, file: migration.file) { events.append(event) } }
+                    for row in rows {
+                        let slot = newSlot(index)
+                        try settle(.insert(row: row, table: name), slot: slot, try insert(row, named: name, slot: slot, validate: true))
+                    }
+                case .update(let name, let changes):
+                    for change in changes {
+                        let slot = newSlot(index)
+                        try settle(.update(change: change, table: name, file: migration.file), slot: slot, try update(change, in: table, file: migration.file, slot: slot))
+                    }
                 case .delete(_, let changes):
-                    for change in changes { if let event = try delete(change, from: table, file: migration.file) { events.append(event) } }
+                    for change in changes { fill(newSlot(index), try delete(change, from: table, file: migration.file)) }
                 }
             }
-            return events
         }
     }
 
-    /// Throws everything collected, then checks foreign keys before the caller commits.
-    func finish() throws {
+    /// Settles what is still waiting (inserting rows that wait on each other, reporting those
+    /// whose parent nobody inserts), throws everything collected, then checks foreign keys
+    /// before the caller commits. Returns each migration's events.
+    mutating func finish() throws -> [[RowEvent]] {
+        try settleWaiting()
         var errors = self.errors
         if errors.isEmpty {
             for row in try Row.fetchAll(db, sql: "PRAGMA foreign_key_check") {
@@ -93,55 +129,112 @@ struct MigrationRun {
             }
         }
         if !errors.isEmpty { throw SeedError(errors.contains { $0.code == .configuration || $0.code == .unknownColumn } ? .configuration : .invalidData, errors) }
+        return slots.map { $0.compactMap { $0 } }
     }
 
     // MARK: - Operations
 
-    private mutating func insert(_ row: DataChanges.RowValues, into table: TableInfo, named name: String) throws -> RowEvent? {
-        var row = row
+    /// Inserts a row if its key is missing. A row whose parent is not in the store yet waits
+    /// for it (``Attempt/waiting``); `later` names nullable ref columns inserted as NULL and
+    /// linked once their parent arrives (how a cycle of refs is broken).
+    mutating func insert(_ original: DataChanges.RowValues, named name: String, slot: Slot?, validate: Bool, later: Set<String> = []) throws -> Attempt {
+        let table = try tableInfo(name, file: original.file)
+        var row = original
+        let errorCount = errors.count
         let links = try takeManyToMany(&row, table: table, entity: name)
-        guard var values = try resolve(row, in: table), links.allSatisfy({ $0.members != nil }) else {
-            return event(.conflict, table, row: row, key: [], "a referenced row is missing (the user deleted it?); row not inserted")
+        let resolution = try resolve(row, in: table)
+        let unwritable = errors.count > errorCount
+        var values = resolution.values
+        let linkLater = resolution.missing.filter { later.contains($0.column.lowercased()) }
+        let missing = resolution.missing.filter { !later.contains($0.column.lowercased()) } + links.flatMap(\.missing)
+        let keyColumns = try self.keyColumns(table, file: row.file, line: row.line)
+        let missingColumns = Set(missing.map { dialect.columnName($0.column).lowercased() })
+        var key: [(column: String, value: SQLValue)] = []
+        var keyResolved = true
+        for column in keyColumns {
+            let wanted = column.lowercased()
+            if let value = values.first(where: { $0.column.lowercased() == wanted }) {
+                key.append((column, value.value))
+            } else if missingColumns.contains(wanted) {
+                key.append((column, .null))  // shown by its parent's key
+                keyResolved = false
+            } else {
+                errors.append(Diagnostic(file: row.file, line: row.line, code: .configuration, message: "this row for \(table.name) has no value for its key column '\(column)'", table: table.name))
+                return .done
+            }
         }
+        let fields = try keyFields(key, in: table, input: row)
+        let keyText = RowEvent.describe(key: fields)
+        if validate, let validator = options.validator {
+            // A row that breaks a rule is still written (the run fails anyway), so that the
+            // duplicate keys and refs of the rows after it are checked against it too.
+            errors += validator.validate(table: written(table), values: written(values, as: row), file: row.file, line: row.line)
+        }
+        if unwritable {
+            // Not written, but its key still counts as provided: no child is reported for it again.
+            queue.broken.formUnion(providedKeys(table, values))
+            return .done
+        }
+        if keyResolved, try count(table, key) > 0 {
+            fill(slot, event(.alreadyPresent, table, row: row, key: fields, "already present; left as it is"))
+            return .done
+        }
+        if !missing.isEmpty { return .waiting(key: fields, missing: missing, provides: providedKeys(table, values)) }
         // What the row does not name gets its default, as Core Data gives every new object.
         for (column, value) in (spec(table)?.defaults ?? [:]).sorted(by: { $0.key < $1.key }) {
             guard let info = table.column(column), !values.contains(where: { $0.column.lowercased() == info.name.lowercased() }) else { continue }
             values.append((info.name, value))
         }
-        let keyColumns = try self.keyColumns(table, file: row.file, line: row.line)
-        var key: [(column: String, value: SQLValue)] = []
-        for column in keyColumns {
-            let wanted = column.lowercased()
-            guard let value = values.first(where: { $0.column.lowercased() == wanted }) else {
-                errors.append(Diagnostic(file: row.file, line: row.line, code: .configuration, message: "this row for \(table.name) has no value for its key column '\(column)'", table: table.name))
-                return nil
-            }
-            key.append((column, value.value))
-        }
-        let fields = try keyFields(key, in: table, input: row)
-        let keyText = RowEvent.describe(key: fields)
-        if let validator = options.validator {
-            let problems = validator.validate(table: written(table), values: written(values, as: row), file: row.file, line: row.line)
-            if !problems.isEmpty { errors += problems; return nil }
-        }
-        if try count(table, key) > 0 {
-            return event(.alreadyPresent, table, row: row, key: fields, "already present; left as it is")
-        }
         do {
             try dialect.insert(db, into: table, name: name, values: values, references: parentTables(of: table))
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
             errors.append(Diagnostic(file: row.file, line: row.line, code: constraintCode(error), message: "cannot insert \(keyText) into \(table.name): \(error.message ?? "constraint failed")", table: table.name))
-            return nil
+            queue.broken.formUnion(providedKeys(table, values))
+            return .done
         }
         for link in links { try self.link(link, table: table, key: key) }
-        return event(.inserted, table, row: row, key: fields, "inserted")
+        fill(slot, event(.inserted, table, row: row, key: fields, "inserted"))
+        for parent in linkLater {
+            queue.add(.link(table: name, key: key, row: row, column: parent.column), slot: nil, key: fields, missing: [parent], provides: [])
+        }
+        queue.appeared(table.name, values)
+        return .done
+    }
+
+    /// Sets a ref column that was inserted as NULL (a cycle broken), now that its parent is in the store.
+    mutating func link(table name: String, key: [(column: String, value: SQLValue)], row: DataChanges.RowValues, column: String) throws -> Attempt {
+        let table = try tableInfo(name, file: row.file)
+        guard let input = row.values.first(where: { $0.column.lowercased() == column.lowercased() }) else { return .done }
+        let resolution = try resolve(DataChanges.RowValues(values: [input], line: row.line, file: row.file), in: table)
+        if !resolution.missing.isEmpty { return .waiting(key: try keyFields(key, in: table, input: row), missing: resolution.missing, provides: []) }
+        try dialect.update(db, table: table, key: key, values: resolution.values, references: parentTables(of: table))
+        return .done
+    }
+
+    /// The keys a row provides to refs that wait for it: each of its plain column values.
+    private mutating func providedKeys(_ table: TableInfo, _ values: [(column: String, value: SQLValue)]) -> [ParentKey] {
+        let refs = references(of: table.name)
+        return values.filter { refs[$0.column.lowercased()] == nil && $0.value != .null }.map { ParentKey(table: table.name, column: $0.column, value: $0.value) }
+    }
+
+    /// An input value as the text or number it reads as, for messages.
+    static func sqlText(_ input: InputValue) -> SQLValue {
+        switch input {
+        case .null: return .null
+        case .bool(let flag): return .text(flag ? "true" : "false")
+        case .integer(let number): return .integer(number)
+        case .real(let number): return .real(number)
+        case .string(let text), .json(let text): return .text(text)
+        }
     }
 
     /// A many-to-many relationship set on an inserted row: its join table and the members' `Z_PK`s (nil when one is missing).
     private struct ManyToMany {
         var join: CoreDataDialect.JoinTable
         var destination: String
-        var members: [SQLValue]?
+        var members: [SQLValue]
+        /// Members not in the store (yet).
+        var missing: [MissingParent]
     }
 
     /// Takes the values of `row` that name many-to-many relationships (Core Data: no column, a
@@ -161,7 +254,8 @@ struct MigrationRun {
                 errors.append(Diagnostic(file: row.file, line: row.line, code: .configuration, message: "ref \(entity).\(column) → \(ref.reference) names a column \(destination.name) lacks", table: table.name))
                 continue
             }
-            var members: [SQLValue]? = []
+            var members: [SQLValue] = []
+            var missing: [MissingParent] = []
             for item in input.listItems {
                 guard case .success(let key) = dialect.columnType(keyColumn).convert(item) else {
                     errors.append(Diagnostic(file: row.file, line: row.line, code: .typeMismatch, message: "\(entity).\(column): \(item) is not a key of \(ref.reference)", table: table.name))
@@ -169,9 +263,12 @@ struct MigrationRun {
                 }
                 let entityRows = dialect.rowFilter(ref.reference.table).map { " AND \($0)" } ?? ""
                 let found = try SQLValue.fetchOne(db.cachedStatement(sql: "SELECT Z_PK FROM \(quoteIdentifier(destination.name)) WHERE \(quoteIdentifier(keyColumn.name)) IS ?\(entityRows) LIMIT 1"), arguments: [key])
-                if let found { members?.append(found) } else { members = nil }
+                if let found { members.append(found) } else {
+                    missing.append(MissingParent(key: ParentKey(table: destination.name, column: keyColumn.name, value: key), column: column, reference: ref.reference,
+                                                 input: item, type: dialect.columnType(keyColumn), nullable: false))
+                }
             }
-            links.append(ManyToMany(join: join, destination: destination.name, members: members))
+            links.append(ManyToMany(join: join, destination: destination.name, members: members, missing: missing))
         }
         row.values = kept
         return links
@@ -189,44 +286,71 @@ struct MigrationRun {
     private func link(_ link: ManyToMany, table: TableInfo, key: [(column: String, value: SQLValue)]) throws {
         guard let coreData = dialect as? CoreDataDialect,
               let owner = try SQLValue.fetchOne(db, sql: "SELECT Z_PK FROM \(quoteIdentifier(table.name)) WHERE \(predicate(table, key))", arguments: StatementArguments(key.map(\.value))) else { return }
-        try coreData.link(db, join: link.join, owner: owner, members: link.members ?? [], memberTable: link.destination)
+        try coreData.link(db, join: link.join, owner: owner, members: link.members, memberTable: link.destination)
     }
 
-    private mutating func update(_ change: DataChanges.RowChange, in table: TableInfo, file: String) throws -> RowEvent? {
-        guard let (key, fields) = try resolveKey(change.key, in: table, file: file, line: change.line) else { return nil }
+    /// Updates a row where it still holds `from`. An update may change key columns (a rename):
+    /// the row keeps its identity, and rows that store the renamed value follow it.
+    mutating func update(_ change: DataChanges.RowChange, in table: TableInfo, file: String, slot: Slot?) throws -> Attempt {
+        guard let (key, fields) = try resolveKey(change.key, in: table, file: file, line: change.line) else { return .done }
         let keyText = RowEvent.describe(key: fields)
         if dialect is CoreDataDialect, let column = change.to.values.map(\.column).first(where: { table.column(dialect.columnName($0)) == nil && writtenRefs[table.name]?[dialect.columnName($0).lowercased()] != nil }) {
             errors.append(Diagnostic(file: file, line: change.line, code: .configuration, message: "update of \(written(table)) \(keyText) changes the many-to-many relationship '\(column)', which seedkit does not change in updates yet; nothing was written", table: table.name))
-            return nil
+            return .done
         }
         for column in change.to.values.map(\.column) where change.from[column] == nil {
             errors.append(Diagnostic(file: file, line: change.line, code: .configuration, message: "update of \(table.name) \(keyText) sets '\(column)' without a 'from' value; add what the previous seed shipped, so that a user's edit is never overwritten", table: table.name))
-            return nil
+            return .done
         }
-        guard let from = try resolve(change.from, in: table), let to = try resolve(change.to, in: table) else {
-            return event(.conflict, table, line: change.line, file: file, key: fields, "a referenced row is missing; row not updated")
+        let errorCount = errors.count
+        let fromResolution = try resolve(change.from, in: table)
+        let toResolution = try resolve(change.to, in: table)
+        if errors.count > errorCount { return .done }
+        // A new parent that a later change of the run inserts: wait for it.
+        if !toResolution.missing.isEmpty { return .waiting(key: fields, missing: toResolution.missing, provides: []) }
+        if let parent = fromResolution.missing.first {
+            fill(slot, conflict(table, line: change.line, file: file, key: fields, "its 'from' \(missingText(parent)); row not updated"))
+            return .done
         }
+        let from = fromResolution.values, to = toResolution.values
+        let newKey = key.map { part in to.first { $0.column.lowercased() == part.column.lowercased() }.map { (column: part.column, value: $0.value) } ?? part }
+        let renames = !zip(key, newKey).allSatisfy { $0.value.isSame(as: $1.value) }
         let rows = try fetch(table, key)
         guard rows.count == 1, let current = rows.first else {
-            return rows.isEmpty
+            if rows.isEmpty, renames, let renamed = try fetch(table, newKey).first, matches(renamed, to) {
+                fill(slot, event(.upToDate, table, line: change.line, file: file, key: fields, "already up to date (renamed to \(try describeKey(newKey, in: table, input: change.to)))"))
+                return .done
+            }
+            fill(slot, rows.isEmpty
                 ? event(.missing, table, line: change.line, file: file, key: fields, "not in the store (deleted by the user?); nothing to update")
-                : event(.conflict, table, line: change.line, file: file, key: fields, "\(rows.count) rows have this key; none updated")
+                : event(.conflict, table, line: change.line, file: file, key: fields, "\(rows.count) rows have this key; none updated"))
+            return .done
         }
-        if matches(current, to) { return event(.upToDate, table, line: change.line, file: file, key: fields, "already up to date") }
+        if matches(current, to) {
+            fill(slot, event(.upToDate, table, line: change.line, file: file, key: fields, "already up to date"))
+            return .done
+        }
         let changed = try mismatches(current, from, in: table)
         guard changed.isEmpty else {
             let changes = try columnChanges(from: written(from, as: change.from), to: written(to, as: change.to), current: current, applied: false, in: table)
-            return conflict(table, line: change.line, file: file, key: fields, changes: changes, "changed in the store (\(changed)); the store's values are kept")
+            fill(slot, conflict(table, line: change.line, file: file, key: fields, changes: changes, "changed in the store (\(changed)); the store's values are kept"))
+            return .done
+        }
+        if renames, try count(table, newKey) > 0 {
+            let changes = try columnChanges(from: written(from, as: change.from), to: written(to, as: change.to), current: current, applied: false, in: table)
+            fill(slot, conflict(table, line: change.line, file: file, key: fields, changes: changes,
+                                "the new key \(try describeKey(newKey, in: table, input: change.to)) is already taken by another row; not renamed"))
+            return .done
         }
         if let validator = options.validator {
-            let problems = validator.validate(table: written(table), values: written(to, as: change.to), file: file, line: change.to.line)
-            if !problems.isEmpty { errors += problems; return nil }
+            errors += validator.validate(table: written(table), values: written(to, as: change.to), file: file, line: change.to.line)
         }
         do {
+            if renames { try followRename(of: table, row: current, to: to) }
             try dialect.update(db, table: table, key: key, values: to, references: parentTables(of: table))
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
             errors.append(Diagnostic(file: file, line: change.line, code: constraintCode(error), message: "cannot update \(table.name) \(keyText): \(error.message ?? "constraint failed")", table: table.name))
-            return nil
+            return .done
         }
         var described: [String] = []
         for (column, value) in to {
@@ -234,7 +358,43 @@ struct MigrationRun {
         }
         let description = described.joined(separator: ", ")
         let changes = try columnChanges(from: written(from, as: change.from), to: written(to, as: change.to), current: current, applied: true, in: table)
-        return event(.updated, table, line: change.line, file: file, key: fields, changes: changes, description)
+        fill(slot, event(.updated, table, line: change.line, file: file, key: fields, changes: changes, description))
+        if renames {
+            var values = current.filter { $0.key != Self.rowidKey }.map { (column: $0.key, value: $0.value) }
+            values += to
+            queue.appeared(table.name, values)
+        }
+        return .done
+    }
+    private mutating func describeKey(_ key: [(column: String, value: SQLValue)], in table: TableInfo, input: DataChanges.RowValues) throws -> String {
+        RowEvent.describe(key: try keyFields(key, in: table, input: input))
+    }
+
+    /// Rows that store a renamed column's value (a FOREIGN KEY or a manifest ref to that column,
+    /// not to the row's id) are changed to the new value, so that they still point at the row.
+    private mutating func followRename(of table: TableInfo, row current: [String: SQLValue], to: [(column: String, value: SQLValue)]) throws {
+        let changed = to.filter { !(current[$0.column.lowercased()] ?? .null).isSame(as: $0.value) }
+        var followers: [(child: String, column: String, old: SQLValue, new: SQLValue)] = []
+        for childName in try TableInfo.userTables(db) {
+            let child = try tableInfo(childName, file: "")
+            var columns = Set<String>()
+            for key in child.foreignKeys where key.columns.count == 1 && key.parent.lowercased() == table.name.lowercased() { columns.insert(key.columns[0]) }
+            for (column, reference) in references(of: childName) where reference.table.lowercased() == table.name.lowercased() {
+                columns.insert(child.column(column)?.name ?? column)
+            }
+            for column in columns.sorted() {
+                guard let target = child.referencedColumn(of: column, in: table)?.lowercased(),
+                      let new = changed.first(where: { $0.column.lowercased() == target }), let old = current[target], old != .null else { continue }
+                followers.append((child.name, column, old, new.value))
+            }
+        }
+        guard !followers.isEmpty else { return }
+        // The parent and its children change one after the other: check foreign keys at commit.
+        try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
+        for follower in followers {
+            try db.execute(sql: "UPDATE \(quoteIdentifier(follower.child)) SET \(quoteIdentifier(follower.column)) = ? WHERE \(quoteIdentifier(follower.column)) IS ?",
+                           arguments: [follower.new, follower.old])
+        }
     }
 
     private mutating func delete(_ change: DataChanges.RowChange, from table: TableInfo, file: String) throws -> RowEvent? {
@@ -246,9 +406,13 @@ struct MigrationRun {
                 ? event(.missing, table, line: change.line, file: file, key: fields, "not in the store; nothing to delete")
                 : event(.conflict, table, line: change.line, file: file, key: fields, "\(rows.count) rows have this key; none deleted")
         }
-        guard let from = try resolve(change.from, in: table) else {
-            return conflict(table, line: change.line, file: file, key: fields, "a referenced row is missing; row not deleted")
+        let errorCount = errors.count
+        let resolution = try resolve(change.from, in: table)
+        if errors.count > errorCount { return nil }
+        if let parent = resolution.missing.first {
+            return conflict(table, line: change.line, file: file, key: fields, "its 'from' \(missingText(parent)); row not deleted")
         }
+        let from = resolution.values
         let changed = try mismatches(current, from, in: table)
         guard changed.isEmpty else {
             let changes = try columnChanges(from: written(from, as: change.from), to: [], current: current, applied: false, in: table)
@@ -269,7 +433,7 @@ struct MigrationRun {
 
     // MARK: - Resolving
 
-    private mutating func tableInfo(_ name: String, file: String) throws -> TableInfo {
+    mutating func tableInfo(_ name: String, file: String) throws -> TableInfo {
         if let info = tables[name] { return info }
         writtenTableNames[dialect.tableName(name)] = writtenTableNames[dialect.tableName(name)] ?? name
         guard !SeedCatalog.isInternal(name), let info = try TableInfo.read(db, table: dialect.tableName(name)) else {
@@ -308,58 +472,88 @@ struct MigrationRun {
             }
             row = values
         }
-        guard let resolved = try resolve(row, in: table) else {
-            errors.append(Diagnostic(file: file, line: line, code: .unresolvedReference, message: "the key of this \(table.name) row refers to a missing row", table: table.name))
+        let errorCount = errors.count
+        let resolution = try resolve(row, in: table)
+        if let parent = resolution.missing.first {
+            errors.append(Diagnostic(file: file, line: line, code: .unresolvedReference, message: "the key of this \(table.name) row: \(missingText(parent))", table: table.name))
             return nil
         }
-        return (resolved, try keyFields(resolved, in: table, input: row))
+        if errors.count > errorCount { return nil }
+        return (resolution.values, try keyFields(resolution.values, in: table, input: row))
     }
 
-    /// Converts a row's values to the columns' types and refs to the parents' ids.
-    /// Returns nil when a referenced parent row is missing; records other problems in `errors`.
-    private mutating func resolve(_ row: DataChanges.RowValues, in table: TableInfo) throws -> [(column: String, value: SQLValue)]? {
-        var result: [(column: String, value: SQLValue)] = []
-        var parentMissing = false
+    /// A row's values converted to the columns' types, refs to the parents' ids.
+    struct Resolution {
+        var values: [(column: String, value: SQLValue)] = []
+        /// Refs whose parent row is not in the store.
+        var missing: [MissingParent] = []
+    }
+
+    /// Converts a row's values to the columns' types and refs to the parents' ids. Parents not
+    /// in the store are listed in ``Resolution/missing``; other problems go to `errors`.
+    private mutating func resolve(_ row: DataChanges.RowValues, in table: TableInfo) throws -> Resolution {
+        var result = Resolution()
         for (column, input) in row.values {
             guard let info = table.column(dialect.columnName(column)) else {
                 errors.append(Diagnostic(file: row.file, line: row.line, code: .unknownColumn, message: "\(table.name) has no column '\(column)' (it has \(table.columns.map(\.name).joined(separator: ", ")))", table: table.name))
                 continue
             }
             if let reference = references(of: table.name)[info.name.lowercased()], input != .null {
-                switch try resolveReference(reference, from: table, column: info, input: input, row: row) {
-                case .some(let id): result.append((info.name, id))
-                case .none: parentMissing = true
+                switch try resolveReference(reference, from: table, column: info, written: column, input: input, row: row) {
+                case .found(let id): result.values.append((info.name, id))
+                case .missing(let parent): result.missing.append(parent)
+                case .failed: break
                 }
                 continue
             }
             switch dialect.columnType(info).convert(input) {
-            case .success(let value): result.append((info.name, value))
+            case .success(let value): result.values.append((info.name, value))
             case .failure(let failure):
                 errors.append(Diagnostic(file: row.file, line: row.line, code: .typeMismatch, message: "\(table.name).\(info.name): \(input) is not \(failure.expected) (the column is \(info.declaredType.isEmpty ? "untyped" : info.declaredType))", table: table.name))
             }
         }
-        return parentMissing ? nil : result
+        return result
     }
 
-    private mutating func resolveReference(_ reference: TableSpec.Reference, from table: TableInfo, column: ColumnInfo, input: InputValue, row: DataChanges.RowValues) throws -> SQLValue? {
+    private enum ReferenceResolution {
+        case found(SQLValue)
+        case missing(MissingParent)
+        /// A problem already in `errors`.
+        case failed
+    }
+
+    private mutating func resolveReference(_ reference: TableSpec.Reference, from table: TableInfo, column: ColumnInfo, written: String, input: InputValue, row: DataChanges.RowValues) throws -> ReferenceResolution {
         let parent = try tableInfo(reference.table, file: row.file)
         guard let parentKey = parent.column(reference.column) else {
             errors.append(Diagnostic(file: row.file, line: row.line, code: .configuration, message: "ref \(table.name).\(column.name) → \(reference) names a column \(parent.name) lacks", table: table.name))
-            return .null
+            return .failed
         }
         let keyValue: SQLValue
-        switch dialect.columnType(parentKey).convert(input) {
+        let type = dialect.columnType(parentKey)
+        switch type.convert(input) {
         case .success(let value): keyValue = value
         case .failure(let failure):
             errors.append(Diagnostic(file: row.file, line: row.line, code: .typeMismatch, message: "\(table.name).\(column.name): \(input) is not \(failure.expected) (a key of \(reference))", table: table.name))
-            return .null
+            return .failed
         }
         let target = table.referenceTarget(of: column.name, in: parent)
         // A ref to a Core Data entity matches only that entity's rows (and its sub-entities').
         let entityRows = dialect.rowFilter(reference.table).map { " AND \($0)" } ?? ""
-        return try SQLValue.fetchOne(
+        if let id = try SQLValue.fetchOne(
             db.cachedStatement(sql: "SELECT \(target) FROM \(quoteIdentifier(parent.name)) WHERE \(quoteIdentifier(parentKey.name)) IS ?\(entityRows) LIMIT 1"),
-            arguments: [keyValue])
+            arguments: [keyValue]) {
+            return .found(id)
+        }
+        let isKey = spec(table)?.key.contains { $0.lowercased() == column.name.lowercased() } ?? false
+        return .missing(MissingParent(
+            key: ParentKey(table: parent.name, column: parentKey.name, value: keyValue), column: written,
+            reference: writtenRefs[table.name]?[column.name.lowercased()]?.reference ?? reference, input: input, type: type,
+            nullable: !column.notNull && column.primaryKeyIndex == 0 && !isKey))
+    }
+
+    /// `parent_id 'NO-03' matches no subdivisions.code in the store`: a missing parent, for messages.
+    func missingText(_ parent: MissingParent) -> String {
+        "\(parent.column) \(describe(Self.sqlText(parent.input))) matches no \(parent.reference) in the store"
     }
 
     /// Who still references `row` (through a FOREIGN KEY or a manifest ref), or nil.
@@ -390,7 +584,7 @@ struct MigrationRun {
     // MARK: - Helpers
 
     /// The name the migration used for a table (an entity, for Core Data), for validators that speak the manifest's language.
-    private func written(_ table: TableInfo) -> String {
+    func written(_ table: TableInfo) -> String {
         dialect.tableName(operationName) == table.name ? operationName : writtenTableNames[table.name] ?? table.name
     }
 
@@ -441,7 +635,7 @@ struct MigrationRun {
     }
 
     /// Where ``fetch(_:_:)`` puts a row's rowid.
-    private static let rowidKey = "_seedkit_rowid"
+    static let rowidKey = "_seedkit_rowid"
 
     /// The rows with `key`, each as lower-cased column name → value (and the rowid under ``rowidKey``).
     private func fetch(_ table: TableInfo, _ key: [(column: String, value: SQLValue)]) throws -> [[String: SQLValue]] {
@@ -487,18 +681,18 @@ struct MigrationRun {
         RowEvent.describe(value, parent: try parent(of: value, column: column, in: table))
     }
 
-    private mutating func conflict(_ table: TableInfo, line: Int, file: String, key: [RowEvent.KeyValue], changes: [RowEvent.ColumnChange] = [], _ detail: String) -> RowEvent {
+    mutating func conflict(_ table: TableInfo, line: Int, file: String, key: [RowEvent.KeyValue], changes: [RowEvent.ColumnChange] = [], _ detail: String) -> RowEvent {
         if options.onConflict == .fail {
             errors.append(Diagnostic(file: file, line: line, code: .conflict, message: "conflict on \(written(table)) \(RowEvent.describe(key: key)): \(detail)", table: table.name))
         }
         return RowEvent(kind: .conflict, table: written(table), key: key, changes: changes, detail: detail, file: file, line: line)
     }
 
-    private mutating func event(_ kind: RowEvent.Kind, _ table: TableInfo, row: DataChanges.RowValues, key: [RowEvent.KeyValue], _ detail: String) -> RowEvent {
+    mutating func event(_ kind: RowEvent.Kind, _ table: TableInfo, row: DataChanges.RowValues, key: [RowEvent.KeyValue], _ detail: String) -> RowEvent {
         event(kind, table, line: row.line, file: row.file, key: key, detail)
     }
 
-    private mutating func event(_ kind: RowEvent.Kind, _ table: TableInfo, line: Int, file: String, key: [RowEvent.KeyValue], changes: [RowEvent.ColumnChange] = [], _ detail: String) -> RowEvent {
+    mutating func event(_ kind: RowEvent.Kind, _ table: TableInfo, line: Int, file: String, key: [RowEvent.KeyValue], changes: [RowEvent.ColumnChange] = [], _ detail: String) -> RowEvent {
         kind == .conflict
             ? conflict(table, line: line, file: file, key: key, changes: changes, detail)
             : RowEvent(kind: kind, table: written(table), key: key, changes: changes, detail: detail, file: file, line: line)
@@ -506,7 +700,7 @@ struct MigrationRun {
 
     /// A resolved key as a report shows it: columns by the names migrations use, and each ref
     /// column with its parent's natural key (converted from what the migration wrote).
-    private mutating func keyFields(_ key: [(column: String, value: SQLValue)], in table: TableInfo, input: DataChanges.RowValues) throws -> [RowEvent.KeyValue] {
+    mutating func keyFields(_ key: [(column: String, value: SQLValue)], in table: TableInfo, input: DataChanges.RowValues) throws -> [RowEvent.KeyValue] {
         var given: [String: (column: String, value: InputValue)] = [:]
         for (column, value) in input.values {
             given[dialect.columnName(column).lowercased()] = (column, value)
@@ -549,7 +743,7 @@ struct MigrationRun {
         return changes
     }
 
-    private func describe(_ value: SQLValue) -> String { RowEvent.describe(value) }
+    func describe(_ value: SQLValue) -> String { RowEvent.describe(value) }
 
     private func constraintCode(_ error: DatabaseError) -> DiagnosticCode {
         let message = error.message ?? ""

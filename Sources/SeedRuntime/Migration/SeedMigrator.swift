@@ -46,14 +46,19 @@ public struct SeedMigrator: Sendable {
         /// Write into a Core Data store that tracks persistent history, although the rows get no
         /// history entries (refused by default: the app's history consumers would never see them).
         public var allowsMissingHistory = false
+        /// The keys the release provides (its fixtures and migrations). With it, a ref to a key the
+        /// store lacks and the release does not provide is an error (the author's typo); without
+        /// it, as in an app, every missing parent is a conflict (the user deleted it).
+        public var releaseKeys: (any ReleaseKeys)?
 
         public init(onConflict: ConflictPolicy = .keep, tables: [TableSpec]? = nil, validator: (any RowValidator)? = nil,
-                    dialect: (any StoreDialect)? = nil, now: Date = Date()) {
+                    dialect: (any StoreDialect)? = nil, now: Date = Date(), releaseKeys: (any ReleaseKeys)? = nil) {
             self.onConflict = onConflict
             self.tables = tables
             self.validator = validator
             self.dialect = dialect
             self.now = now
+            self.releaseKeys = releaseKeys
         }
     }
 
@@ -178,19 +183,21 @@ public struct SeedMigrator: Sendable {
         // SQL that would end seedkit's transaction or reach outside the store is refused before anything runs.
         try SQLScript.refuseTransactionControl(in: pending, schema: db)
         var run = try MigrationRun(db: db, options: options)
-        var outcomes: [MigrationOutcome] = []
         let timestamp = MigrationLedger.timestamp(options.now)
         for migration in pending {
-            let changesBefore = db.totalChangesCount
-            let events = try run.apply(migration)
-            var outcome = MigrationOutcome(number: migration.number, name: migration.name, file: migration.file, events: events)
-            if case .sql = migration.body { outcome.changedRows = db.totalChangesCount - changesBefore }
-            outcomes.append(outcome)
+            try run.apply(migration)
             try MigrationLedger.record(
                 LedgerEntry(number: migration.number, name: migration.name, checksum: migration.checksum, appliedAt: timestamp, origin: .applied),
                 in: db)
         }
-        try run.finish()
+        // Events are known once the run is settled: a row may wait for a parent a later migration inserts.
+        let events = try run.finish()
+        var outcomes: [MigrationOutcome] = []
+        for (index, (migration, events)) in zip(pending, events).enumerated() {
+            var outcome = MigrationOutcome(number: migration.number, name: migration.name, file: migration.file, events: events)
+            outcome.changedRows = run.changedRows[index]
+            outcomes.append(outcome)
+        }
         return MigrationReport(migrations: outcomes, dryRun: false)
     }
 }
@@ -203,9 +210,8 @@ extension SeedMigrator {
     /// - precondition: a write transaction is open on `db`.
     public static func applyUnrecorded(_ changes: DataChanges, in db: Database, options: Options) throws -> [RowEvent] {
         var run = try MigrationRun(db: db, options: options)
-        let events = try run.apply(Migration(number: 0, name: "unrecorded", file: "", checksum: "", body: .changes(changes)))
-        try run.finish()
-        return events
+        try run.apply(Migration(number: 0, name: "unrecorded", file: "", checksum: "", body: .changes(changes)))
+        return try run.finish().first ?? []
     }
 }
 

@@ -47,6 +47,8 @@ extension SeedTool {
                     options.tables = manifest.specs
                     options.validator = ManifestValidator(manifest: manifest)
                     options.coreDataFacts = manifest.model?.facts
+                    // A ref to a key the store lacks is a typo when the release provides it nowhere.
+                    options.releaseKeys = ReleaseKeyIndex(manifest: manifest, migrations: migrations)
                 }
                 let report: MigrationReport
                 if dryRun {

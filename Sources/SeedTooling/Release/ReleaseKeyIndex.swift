@@ -1,0 +1,114 @@
+import Foundation
+import GRDB
+public import SeedRuntime
+
+/// The keys a release provides: every fixture row of the manifest, every row a migration
+/// inserts, and every value a migration's update sets (a rename). A ref to a key outside this
+/// set is the author's typo, an error at release time; `migrate` with a manifest asks it about
+/// each parent the store lacks (``SeedMigrator/Options/releaseKeys``), and release checks can
+/// ask ``values(table:column:type:)`` directly.
+///
+/// Fixtures are read only for the tables asked about, and only when asked: a run whose refs
+/// all resolve in the store reads nothing.
+public struct ReleaseKeyIndex: ReleaseKeys {
+    public var manifest: Manifest
+    public var migrations: [Migration]
+
+    public init(manifest: Manifest, migrations: [Migration]) {
+        self.manifest = manifest
+        self.migrations = migrations
+    }
+
+    public func provides(_ queries: [ReleaseKeyQuery]) throws -> [Bool] {
+        var known: [String: Set<SQLValue>] = [:]
+        return try queries.map { query in
+            let id = query.reference.table.lowercased() + "\u{0}" + query.reference.column.lowercased()
+            if known[id] == nil { known[id] = try values(table: query.reference.table, column: query.reference.column, type: query.type) }
+            return known[id]?.contains(Self.normalized(query.stored)) ?? false
+        }
+    }
+
+    /// Every value the release gives `table.column` (names as the manifest writes them), converted
+    /// by `type` as the store holds them (numbers that are whole compare as integers).
+    public func values(table: String, column: String, type: ColumnType) throws -> Set<SQLValue> {
+        var result = Set<SQLValue>()
+        func add(_ input: InputValue?) {
+            guard let input, input != .null, case .success(let value) = type.convert(input) else { return }
+            result.insert(Self.normalized(value))
+        }
+        if let config = manifest.tables.first(where: { $0.name.lowercased() == table.lowercased() }) {
+            try readFixture(config, column: column) { add($0) }
+        }
+        for migration in migrations {
+            guard case .changes(let changes) = migration.body else { continue }
+            for operation in changes.operations where operation.table.lowercased() == table.lowercased() {
+                switch operation {
+                case .insert(_, let rows):
+                    for row in rows { add(row.values.first { $0.column.lowercased() == column.lowercased() }?.value) }
+                case .update(_, let updates):
+                    for update in updates { add(update.to.values.first { $0.column.lowercased() == column.lowercased() }?.value) }
+                case .delete:
+                    continue
+                }
+            }
+        }
+        return result
+    }
+
+    static func normalized(_ value: SQLValue) -> SQLValue {
+        if case .real(let number) = value, number == number.rounded(), abs(number) < 9e15 { return .integer(Int64(number)) }
+        return value
+    }
+
+    /// Calls `body` with the value of `column` in each record of the table's fixture.
+    private func readFixture(_ config: Manifest.TableConfig, column: String, _ body: (InputValue) -> Void) throws {
+        var source: any RecordSource
+        switch config.file.pathExtension.lowercased() {
+        case "csv": source = try CSVRecordSource(url: config.file, displayPath: config.displayFile)
+        default:
+            let columns = try fixtureColumns(config)
+            source = try JSONRecordSource(url: config.file, displayPath: config.displayFile, fields: config.mapping.fields(forColumns: columns), root: config.root) { $0 }
+        }
+        // The fixture's field for the column: as mapped (`columns:`), or the column's own name.
+        let wanted = config.mapping.field(for: column).lowercased()
+        guard let field = source.columnNames.firstIndex(where: { $0.lowercased() == wanted }) else { return }
+        var record = RawRecord()
+        var ignored: [Diagnostic] = []  // the build reports the fixture's problems
+        while try source.next(&record, diagnostics: &ignored) {
+            ignored.removeAll(keepingCapacity: true)
+            for index in 0..<record.count where record.columns[index] == field {
+                body(Self.input(record, index))
+            }
+        }
+    }
+
+    /// The column names a JSON fixture of `config` may use: the model's for Core Data, the schema's otherwise.
+    private func fixtureColumns(_ config: Manifest.TableConfig) throws -> [String] {
+        if let model = manifest.model { return model.fixtureColumns(config.name) }
+        let db = try DatabaseQueue()
+        switch manifest.source {
+        case .schema(let url):
+            guard let data = FileManager.default.contents(atPath: url.path) else { return [] }
+            try db.writeWithoutTransaction { db in try db.execute(sql: String(decoding: data, as: UTF8.self)) }
+        case .template(let url):
+            var readOnly = Configuration()
+            readOnly.readonly = true
+            try DatabaseQueue(path: url.path, configuration: readOnly).backup(to: db)
+        case .none:
+            return []
+        }
+        return try db.read { db in try TableInfo.read(db, table: config.name)?.columns.map(\.name) ?? [] }
+    }
+
+    private static func input(_ record: RawRecord, _ field: Int) -> InputValue {
+        let text = record.text(field)
+        switch record.kinds[field] {
+        case .null: return .null
+        case .text: return .string(text)
+        case .integer: return Int64(text).map(InputValue.integer) ?? .string(text)
+        case .real: return Double(text).map(InputValue.real) ?? .string(text)
+        case .bool: return .bool(text == "true")
+        case .json: return .json(text)
+        }
+    }
+}
