@@ -136,7 +136,7 @@ func subdivisionTree(_ project: TemporaryProject, _ store: String = "user.sqlite
                                       migrations: try MigrationDirectory.load(project.url("app/migrations")))
         let outcome = try installer.prepareStore()
         guard case .migrated(let report) = outcome else { Issue.record("\(outcome)"); return }
-        #expect(report.migrations.flatMap(\.events).map { "\($0.kind.rawValue) \($0.table) \($0.key)" } == [
+        #expect(report.migrations.flatMap(\.events).map { "\($0.kind.rawValue) \($0.table) \($0.keyDescription)" } == [
             "inserted subdivisions 'NO-1804'", "inserted subdivisions 'NO-18'", "inserted subdivisions 'XK-01'", "inserted subdivisions 'NO-99'", "inserted countries 'Kosovo'",
         ])
         #expect(try subdivisionTree(project).contains("NO-1804<NO-18@NO"))
@@ -211,7 +211,7 @@ func subdivisionTree(_ project: TemporaryProject, _ store: String = "user.sqlite
             #"{"insert": {"subdivisions": [{"code": "NO-0302", "name": "Frogner", "type": "Municipality", "country_id": "NO", "parent_id": "NO-03"}]}}"#)
         let migrations = try MigrationDirectory.load(project.url("app/migrations"))
         let report = try SeedMigrator(migrations: migrations).migrate(try DatabaseQueue(path: project.path("user.sqlite")))
-        #expect(report.attention.map { "\($0.kind.rawValue) \($0.table) \($0.key): \($0.detail)" } == [
+        #expect(report.attention.map { "\($0.kind.rawValue) \($0.table) \($0.keyDescription): \($0.detail)" } == [
             "conflict subdivisions 'NO-0302': parent_id 'NO-03' matches no subdivisions.code in the store (the user deleted it?); row not inserted",
         ])
     }
