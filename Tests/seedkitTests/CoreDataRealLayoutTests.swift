@@ -69,6 +69,19 @@ private func writeProject(_ project: TemporaryProject, model: String, entities: 
         }
     }
 
+    /// An app at launch (no manifest, no model) whose store came from a seed built before seedkit
+    /// recorded the model's facts: the bundled seed's facts decide (Nullify), as the CLI's model would.
+    @Test func anAppMigratingAtLaunchUsesTheBundledSeedsDeletionRules() throws {
+        let project = try project()
+        try project.database("app.sqlite").write { db in try db.execute(sql: "DELETE FROM _seedkit_meta WHERE key = 'coredata_model'") }
+        try project.write("migrations/0001-prune.json", #"{"delete": {"Bookmark": [{"key": "Rust"}]}}"#)
+        let migrations = try MigrationDirectory.load(project.url("migrations"))
+        let outcome = try SeedInstaller(store: project.url("app.sqlite"), seed: project.url("seed.sqlite"), migrations: migrations).prepareStore()
+        guard case .migrated(let report) = outcome else { Issue.record("\(outcome)"); return }
+        #expect(report.migrations.first?.count(.deleted) == 1, "\(report)")
+        #expect(try project.rows("app.sqlite", "SELECT Z_1FAVORITEDBY, Z_2FAVORITES, Z_FOK_2FAVORITES FROM Z_1FAVORITES") == ["1|1|2048"])
+    }
+
     @Test func cascadeAndDenyKeepTheRowAndSayWhy() throws {
         let project = try project(bookmarkRule: "Deny")
         let before = try #require(project.read("seed.sqlite"))
@@ -280,11 +293,15 @@ private func writeProject(_ project: TemporaryProject, model: String, entities: 
             <entity name="LuxuryCar" representedClassName="LuxuryCar" parentEntity="SportCar" elementID="ExpensiveSportCar" syncable="YES">
                 <attribute name="isLimitedEdition" optional="YES" attributeType="Boolean" defaultValueString="YES" usesScalarValueType="YES"/>
             </entity>
+            <entity name="Truck" representedClassName="Truck" parentEntity="Car" syncable="YES">
+                <attribute name="plate" optional="YES" attributeType="String" defaultValueString="none"/>
+            </entity>
             """, tables: """
-                CREATE TABLE ZCAR (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZTOPSPEED INTEGER, ZISLIMITEDEDITION INTEGER, ZNAME VARCHAR);
-                INSERT INTO ZCAR VALUES (1, 1, 1, NULL, NULL, 'Beetle'), (2, 3, 1, 400, 1, 'Veyron');
-            """, primaryKeys: [(1, "Car", 0, 2), (2, "SportCar", 1, 0), (3, "ExpensiveSportCar", 2, 0)])
-        try project.write("seeds/seedkit.yml", "model: Cars.xcdatamodel\ntables:\n  Car: { key: name }\n")
+                CREATE TABLE ZCAR (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZTOPSPEED INTEGER, ZISLIMITEDEDITION INTEGER, ZPLATE VARCHAR, ZNAME VARCHAR);
+                INSERT INTO ZCAR VALUES (1, 1, 1, NULL, NULL, NULL, 'Beetle'), (2, 3, 1, 400, 1, NULL, 'Veyron');
+            """, primaryKeys: [(1, "Car", 0, 2), (2, "SportCar", 1, 0), (3, "ExpensiveSportCar", 2, 0), (4, "Truck", 1, 0)])
+        // A migrate-only manifest: no template, no files. A sibling (Truck) listed first must not lend LuxuryCar its key or defaults.
+        try project.write("seeds/seedkit.yml", "model: Cars.xcdatamodel\ntables:\n  Truck: { key: plate }\n  Car: { key: name }\n")
         try FileManager.default.copyItem(atPath: project.path("seeds/empty.sqlite"), toPath: project.path("app.sqlite"))
         return project
     }
@@ -293,17 +310,17 @@ private func writeProject(_ project: TemporaryProject, model: String, entities: 
         let project = try project()
         let inspect = try project.seedkit("inspect", "app.sqlite", "LuxuryCar", "--format", "csv")
         #expect(inspect.status == 0, "\(inspect)")
-        #expect(inspect.stdout == "id,topSpeed,isLimitedEdition,name\r\n2,400,1,Veyron\r\n", "\(inspect)")
+        #expect(inspect.stdout == "id,topSpeed,isLimitedEdition,plate,name\r\n2,400,1,,Veyron\r\n", "\(inspect)")
         // A fetch of Car returns every car, sub-entities included, with the entity shown.
         let cars = try project.seedkit("inspect", "app.sqlite", "Car", "--format", "csv")
-        #expect(cars.stdout == "id,entity,topSpeed,isLimitedEdition,name\r\n1,Car,,,Beetle\r\n2,LuxuryCar,400,1,Veyron\r\n", "\(cars)")
+        #expect(cars.stdout == "id,entity,topSpeed,isLimitedEdition,plate,name\r\n1,Car,,,,Beetle\r\n2,LuxuryCar,400,1,,Veyron\r\n", "\(cars)")
         #expect(try project.seedkit("verify", "app.sqlite").status == 0)
         // Inserting a LuxuryCar: its Z_ENT is ExpensiveSportCar's, and it gets the whole lineage's defaults.
         try project.write("migrations/0001-chiron.yml", "insert:\n  LuxuryCar:\n    - { name: Chiron }\n  SportCar:\n    - { name: Cayman, topSpeed: 280 }\n")
         let migrate = try project.seedkit("migrate", "app.sqlite")
         #expect(migrate.status == 0, "\(migrate)")
-        #expect(try project.rows("app.sqlite", "SELECT Z_PK, Z_ENT, Z_OPT, ZTOPSPEED, ZISLIMITEDEDITION, ZNAME FROM ZCAR ORDER BY Z_PK") == [
-            "1|1|1|NULL|NULL|'Beetle'", "2|3|1|400|1|'Veyron'", "3|3|1|300|1|'Chiron'", "4|2|1|280|NULL|'Cayman'",
+        #expect(try project.rows("app.sqlite", "SELECT Z_PK, Z_ENT, Z_OPT, ZTOPSPEED, ZISLIMITEDEDITION, ZPLATE, ZNAME FROM ZCAR ORDER BY Z_PK") == [
+            "1|1|1|NULL|NULL|NULL|'Beetle'", "2|3|1|400|1|NULL|'Veyron'", "3|3|1|300|1|NULL|'Chiron'", "4|2|1|280|NULL|NULL|'Cayman'",
         ])
         #expect(try project.rows("app.sqlite", "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = 1") == ["4"])
     }

@@ -143,6 +143,10 @@ public struct SeedInstaller: Sendable {
         if options.tables == nil {
             options.tables = try? DatabaseQueue(path: seed.path, configuration: Self.readOnly).read { db in try SeedCatalog.tableSpecs(db) }
         }
+        if options.coreDataFacts == nil {
+            // A store installed from an older seed may lack what the bundled seed knows of the Core Data model.
+            options.coreDataFacts = try? DatabaseQueue(path: seed.path, configuration: Self.readOnly).read { db in try CoreDataModelFacts.recorded(db) }
+        }
         let report = try migrator.migrate(writer, options: options)
         return installed ? .installedSeed(report) : .migrated(report)
     }

@@ -605,19 +605,24 @@ struct MigrationRun {
 
     /// A table's refs by lower-cased column name.
     private mutating func references(of table: String) -> [String: TableSpec.Reference] {
-        let own = dialect.tableName(operationName) == table ? specsByName[operationName] : nil
-        let id = own.map { _ in operationName } ?? table
+        let own = dialect.tableName(operationName) == table
+        let id = own ? "\(table)/\(operationName)" : table
         if let cached = referenceCache[id] { return cached }
         var result: [String: TableSpec.Reference] = [:]
-        for (column, reference) in (own ?? specs[table])?.refs ?? [:] { result[column.lowercased()] = reference }
+        for (column, reference) in (own ? ownSpec(table) : specs[table])?.refs ?? [:] { result[column.lowercased()] = reference }
         referenceCache[id] = result
         return result
     }
 
     /// The spec of `table` as the current operation names it (a sub-entity's own, for Core Data).
+    /// A Core Data sub-entity the manifest does not list takes its nearest listed ancestor's spec, never a sibling's.
     private func spec(_ table: TableInfo) -> TableSpec? {
-        if dialect.tableName(operationName) == table.name, let spec = specsByName[operationName] { return spec }
-        return specs[table.name]
+        dialect.tableName(operationName) == table.name ? ownSpec(table.name) : specs[table.name]
+    }
+
+    private func ownSpec(_ table: String) -> TableSpec? {
+        guard let coreData = dialect as? CoreDataDialect, coreData.entity(named: operationName) != nil else { return specsByName[operationName] ?? specs[table] }
+        return coreData.lineageNames(of: operationName).lazy.compactMap { self.specsByName[$0] }.first
     }
 
     /// `Z_ENT IN (…)` when `table` is the table of the operation's Core Data entity: its rows only.

@@ -183,6 +183,11 @@ public struct CoreDataDialect: StoreDialect {
         return lineage
     }
 
+    /// The model's names of the entity the model calls `name` and of its ancestors, nearest first.
+    public func lineageNames(of name: String) -> [String] {
+        entity(named: name).map { lineage(of: $0).map(modelName) } ?? [name]
+    }
+
     /// The `Z_ENT` numbers of `entity` and of every entity inheriting from it: the rows a fetch of `entity` returns.
     public func family(of entity: Entity) -> [Int64] {
         entities.filter { lineage(of: $0).contains { $0.number == entity.number } }.map(\.number)

@@ -57,7 +57,7 @@ public struct StoreDiff: Sendable {
                 }
                 if coreData != nil {
                     // Core Data's bookkeeping differs between stores holding the same objects.
-                    for column in table.columns where ["Z_PK", "Z_ENT", "Z_OPT"].contains(column.name) || column.name.hasPrefix("Z_FOK_") {
+                    for column in table.columns where CoreDataDialect.isBookkeeping(column.name) {
                         semantics.ignored[spec.name, default: []].insert(column.name)
                     }
                 }
