@@ -23,15 +23,18 @@ public struct SeedError: Error, Sendable, CustomStringConvertible, LocalizedErro
         case io
     }
 
+    /// What failed; decides the exit code and what an app should do.
     public var kind: Kind
     /// Every problem found; at least one.
     public var diagnostics: [Diagnostic]
 
+    /// An error with every problem found.
     public init(_ kind: Kind, _ diagnostics: [Diagnostic]) {
         self.kind = kind
         self.diagnostics = diagnostics
     }
 
+    /// An error with one problem; its code defaults to the kind's.
     public init(_ kind: Kind, file: String? = nil, line: Int = 0, column: Int = 0, code: DiagnosticCode? = nil, _ message: String) {
         let defaultCode: DiagnosticCode
         switch kind {

@@ -3,19 +3,24 @@ public import GRDB
 
 /// One migration as the store recorded it.
 public struct LedgerEntry: Sendable, Equatable {
+    /// Whether the migration came with the seed (`seed`) or was applied to the store (`applied`).
     public enum Origin: String, Sendable { case seed, applied }
 
+    /// The migration's number.
     public var number: Int
+    /// The migration's name, after its number.
     public var name: String
     /// `sha256:` followed by the hex digest.
     public var checksum: String
     /// ISO 8601 UTC; nil for migrations the seed came with.
     public var appliedAt: String?
+    /// Seed or applied.
     public var origin: Origin
 
     /// `0001-add-fourth-book`.
     public var id: String { Migration.id(number: number, name: name) }
 
+    /// A ledger row.
     public init(number: Int, name: String, checksum: String, appliedAt: String?, origin: Origin) {
         self.number = number
         self.name = name

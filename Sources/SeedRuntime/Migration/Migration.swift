@@ -10,16 +10,16 @@ public struct Migration: Sendable, Equatable {
     public var file: String
     /// `sha256:` and the hex digest of the migration's content (see ``Migration/checksum(of:)``).
     public var checksum: String
-    public var body: Body
+    package var body: Body
 
-    public enum Body: Sendable, Equatable {
+    package enum Body: Sendable, Equatable {
         /// SQL run as written, once.
         case sql(String)
         /// Declarative inserts, updates and deletes.
         case changes(DataChanges)
     }
 
-    public init(number: Int, name: String, file: String, checksum: String, body: Body) {
+    package init(number: Int, name: String, file: String, checksum: String, body: Body) {
         self.number = number
         self.name = name
         self.file = file
@@ -31,10 +31,10 @@ public struct Migration: Sendable, Equatable {
     public var id: String { Migration.id(number: number, name: name) }
 
     /// `0001-add-fourth-book` for number 1 and name `add-fourth-book`.
-    public static func id(number: Int, name: String) -> String { String(number).leftPadded(to: 4) + "-" + name }
+    package static func id(number: Int, name: String) -> String { String(number).leftPadded(to: 4) + "-" + name }
 
     /// Splits `0001-add-fourth-book.yml` into its number and name; nil for other names.
-    public static func parseFileName(_ fileName: String) -> (number: Int, name: String, ext: String)? {
+    package static func parseFileName(_ fileName: String) -> (number: Int, name: String, ext: String)? {
         guard let dot = fileName.lastIndex(of: ".") else { return nil }
         let stem = fileName[..<dot]
         let ext = String(fileName[fileName.index(after: dot)...]).lowercased()
@@ -48,10 +48,10 @@ public struct Migration: Sendable, Equatable {
     /// The checksum of a migration: SHA-256 over SQL as written, or over a declarative
     /// migration's canonical JSON, so that the same content in YAML or JSON has the same
     /// checksum and comments or formatting do not count as a change.
-    public static func checksum(sql: String) -> String { "sha256:" + SHA256.hex(sql.utf8) }
+    package static func checksum(sql: String) -> String { "sha256:" + SHA256.hex(sql.utf8) }
 
     /// See ``checksum(sql:)``.
-    public static func checksum(of document: DocNode) -> String {
+    package static func checksum(of document: DocNode) -> String {
         var bytes: [UInt8] = []
         document.writeJSON(into: &bytes)
         var hash = SHA256()
@@ -60,7 +60,7 @@ public struct Migration: Sendable, Equatable {
     }
 
     /// Builds a migration from a file's name and parsed content.
-    public static func make(fileName: String, file: String, document: DocNode) throws(SeedError) -> Migration {
+    package static func make(fileName: String, file: String, document: DocNode) throws(SeedError) -> Migration {
         guard let parts = parseFileName(fileName) else {
             throw SeedError(.configuration, file: file, "a migration file name must start with its number, like 0001-add-fourth-book.yml")
         }
@@ -70,15 +70,15 @@ public struct Migration: Sendable, Equatable {
 }
 
 /// Declarative changes: `insert`, `update` and `delete`, each by table, in the order written.
-public struct DataChanges: Sendable, Equatable {
-    public var operations: [Operation]
+package struct DataChanges: Sendable, Equatable {
+    package var operations: [Operation]
 
-    public enum Operation: Sendable, Equatable {
+    package enum Operation: Sendable, Equatable {
         case insert(table: String, rows: [RowValues])
         case update(table: String, changes: [RowChange])
         case delete(table: String, changes: [RowChange])
 
-        public var table: String {
+        package var table: String {
             switch self {
             case .insert(let table, _), .update(let table, _), .delete(let table, _): return table
             }
@@ -86,34 +86,34 @@ public struct DataChanges: Sendable, Equatable {
     }
 
     /// Column values in written order, with where they were written.
-    public struct RowValues: Sendable, Equatable {
-        public var values: [(column: String, value: InputValue)]
-        public var line: Int
-        public var file: String
+    package struct RowValues: Sendable, Equatable {
+        package var values: [(column: String, value: InputValue)]
+        package var line: Int
+        package var file: String
 
-        public init(values: [(column: String, value: InputValue)], line: Int = 0, file: String = "") {
+        package init(values: [(column: String, value: InputValue)], line: Int = 0, file: String = "") {
             self.values = values
             self.line = line
             self.file = file
         }
 
-        public static func == (lhs: RowValues, rhs: RowValues) -> Bool {
+        package static func == (lhs: RowValues, rhs: RowValues) -> Bool {
             lhs.line == rhs.line && lhs.file == rhs.file && lhs.values.map(\.column) == rhs.values.map(\.column)
                 && lhs.values.map(\.value) == rhs.values.map(\.value)
         }
 
-        public subscript(column: String) -> InputValue? { values.first { $0.column == column }?.value }
+        package subscript(column: String) -> InputValue? { values.first { $0.column == column }?.value }
     }
 
     /// An update (`key`, `from`, `to`) or a delete (`key`, optional `from`).
-    public struct RowChange: Sendable, Equatable {
+    package struct RowChange: Sendable, Equatable {
         /// A single key value (`The first book`) or values by column for composite keys.
-        public var key: Key
-        public var from: RowValues
-        public var to: RowValues
-        public var line: Int
+        package var key: Key
+        package var from: RowValues
+        package var to: RowValues
+        package var line: Int
 
-        public init(key: Key, from: RowValues, to: RowValues, line: Int = 0) {
+        package init(key: Key, from: RowValues, to: RowValues, line: Int = 0) {
             self.key = key
             self.from = from
             self.to = to
@@ -121,11 +121,11 @@ public struct DataChanges: Sendable, Equatable {
         }
     }
 
-    public enum Key: Sendable, Equatable, CustomStringConvertible {
+    package enum Key: Sendable, Equatable, CustomStringConvertible {
         case single(InputValue)
         case columns(RowValues)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .single(let value): return value.description
             case .columns(let row): return "{" + row.values.map { "\($0.column): \($0.value)" }.joined(separator: ", ") + "}"
@@ -133,10 +133,10 @@ public struct DataChanges: Sendable, Equatable {
         }
     }
 
-    public init(operations: [Operation]) { self.operations = operations }
+    package init(operations: [Operation]) { self.operations = operations }
 
     /// Reads the document of a migration file.
-    public init(document: DocNode, file: String) throws(SeedError) {
+    package init(document: DocNode, file: String) throws(SeedError) {
         func fail(_ node: DocNode, _ message: String) -> SeedError {
             SeedError(.configuration, file: file, line: node.line, column: node.column, message)
         }

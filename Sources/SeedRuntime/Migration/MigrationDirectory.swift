@@ -1,14 +1,15 @@
 import Foundation
 
-/// Reads the migrations of a directory: `NNNN-name.json` and `NNNN-name.sql`, and
-/// `.yml`/`.yaml` when given a YAML parser (the tooling passes one; an app bundles JSON or SQL).
+/// Reads an app's bundled migrations: `NNNN-name.json` and `NNNN-name.sql` files (`seedkit
+/// export-migrations` writes them; the runtime has no YAML parser), from a folder or from a
+/// bundle's resources.
 ///
 /// ```swift
 /// let migrations = try MigrationDirectory.load(Bundle.main.url(forResource: "migrations", withExtension: nil)!)
 /// ```
 public enum MigrationDirectory {
-    /// Parses a YAML document into a ``DocNode``; throws a ``SeedError`` naming the file on bad YAML.
-    public typealias YAMLParser = @Sendable (_ text: String, _ file: String) throws(SeedError) -> DocNode
+    /// Parses a YAML document into a `DocNode`; throws a ``SeedError`` naming the file on bad YAML.
+    package typealias YAMLParser = @Sendable (_ text: String, _ file: String) throws(SeedError) -> DocNode
 
     /// The migrations in `directory`, in number order.
     ///
@@ -16,11 +17,15 @@ public enum MigrationDirectory {
     ///   - directory: the folder. It must exist (an app with no migrations yet bundles an empty
     ///     folder, or passes `[]` to ``SeedInstaller``): a folder missing from the bundle would
     ///     otherwise look like "no migrations", and a store that has some would be refused.
-    ///   - displayPath: how to name the folder in messages (defaults to its path).
-    ///   - yamlParser: how to read `.yml` files; without one they are a configuration error.
+    ///     A `.yml` file in it is a configuration error (bundle the exported `.json`).
     /// - throws: ``SeedError`` (configuration) for a missing or unreadable folder, unreadable or
     ///   malformed files, names that do not start with a number, and two files with the same number.
-    public static func load(_ directory: URL, displayPath: String? = nil, yamlParser: YAMLParser? = nil) throws -> [Migration] {
+    public static func load(_ directory: URL) throws -> [Migration] {
+        try read(directory, missingIsEmpty: false)
+    }
+
+    /// ``load(_:)`` with a name for messages and a YAML parser (the tooling's).
+    package static func load(_ directory: URL, displayPath: String? = nil, yamlParser: YAMLParser?) throws -> [Migration] {
         try read(directory, displayPath: displayPath, yamlParser: yamlParser, missingIsEmpty: false)
     }
 

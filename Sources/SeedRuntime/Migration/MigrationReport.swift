@@ -77,7 +77,9 @@ public struct RowEvent: Sendable, Equatable {
         /// For a ref column: the parent rows `old`, `new` and `kept` name, by their natural key
         /// (nil for other columns, NULL values, and ids no parent row has).
         public var oldParent: Reference?
+        /// The parent row `new` names (see ``oldParent``).
         public var newParent: Reference?
+        /// The parent row `kept` names (see ``oldParent``).
         public var keptParent: Reference?
 
         /// A column's expected, wanted and kept values.
@@ -185,6 +187,7 @@ public struct MigrationReport: Sendable, Equatable {
     /// Whether nothing was written (``SeedMigrator/dryRun(_:options:)``).
     public var dryRun: Bool
 
+    /// A report of `migrations`.
     public init(migrations: [MigrationOutcome], dryRun: Bool) {
         self.migrations = migrations
         self.dryRun = dryRun
@@ -210,6 +213,7 @@ public enum MigrationState: Sendable, Equatable {
     /// Applied, but no file has its number (the store is newer than these migrations; refused).
     case missing(LedgerEntry)
 
+    /// The migration's number.
     public var number: Int {
         switch self {
         case .applied(let entry, _), .fromSeed(let entry, _), .changed(let entry, _), .missing(let entry): return entry.number

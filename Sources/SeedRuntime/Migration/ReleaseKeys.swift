@@ -4,24 +4,24 @@
 ///
 /// The tooling supplies one built from the manifest (`ReleaseKeyIndex` in SeedTooling); an app
 /// at launch has none, so every missing parent is a conflict there.
-public protocol ReleaseKeys: Sendable {
+package protocol ReleaseKeys: Sendable {
     /// For each query, whether some fixture row or some migration's insert has that value in
     /// that column. Asked once per run, with every missing parent at once.
     func provides(_ queries: [ReleaseKeyQuery]) throws -> [Bool]
 }
 
 /// One parent key a migration's ref names: `countries.alpha_2 = 'NX'`.
-public struct ReleaseKeyQuery: Sendable, Equatable {
+package struct ReleaseKeyQuery: Sendable, Equatable {
     /// The parent table and key column, as the manifest names them (an entity and attribute for Core Data).
-    public var reference: TableSpec.Reference
+    package var reference: TableSpec.Reference
     /// The value as the migration wrote it.
-    public var value: InputValue
+    package var value: InputValue
     /// The value converted to the parent column's type, as the store would hold it.
-    public var stored: SQLValue
+    package var stored: SQLValue
     /// How the parent column converts values, so that fixture text compares as the store would.
-    public var type: ColumnType
+    package var type: ColumnType
 
-    public init(reference: TableSpec.Reference, value: InputValue, stored: SQLValue, type: ColumnType) {
+    package init(reference: TableSpec.Reference, value: InputValue, stored: SQLValue, type: ColumnType) {
         self.reference = reference
         self.value = value
         self.stored = stored

@@ -25,40 +25,42 @@ public enum ConflictPolicy: String, Sendable, CaseIterable {
 ///
 /// ## Topics
 /// - Asking without writing: ``states(_:)``, ``pending(_:)``, ``dryRun(_:options:)``
-/// - Writing: ``migrate(_:options:)``, ``apply(_:options:)``
+/// - Writing: ``migrate(_:options:)``
 public struct SeedMigrator: Sendable {
     /// The migrations, in number order.
     public let migrations: [Migration]
 
     /// Options of a run.
     public struct Options: Sendable {
+        /// What a conflict does: keep the user's value (the default), or fail the run.
         public var onConflict: ConflictPolicy
         /// Keys and refs by table; when nil, the store's `_seedkit_tables` are used.
         public var tables: [TableSpec]?
+        /// Extra checks of rows about to be written (the tooling's manifest rules).
         public var validator: (any RowValidator)?
         /// How rows are written; when nil, ``CoreDataDialect`` for a Core Data store, else plain SQLite.
-        public var dialect: (any StoreDialect)?
+        package var dialect: (any StoreDialect)?
         /// The time recorded for applied migrations.
         public var now: Date
         /// What the Core Data model says (renamed entities, deletion rules, one-to-one pairs,
         /// defaults, UUID attributes), on top of what the seed recorded; nil: the seed's alone.
-        public var coreDataFacts: CoreDataModelFacts?
+        package var coreDataFacts: CoreDataModelFacts?
         /// Write into a Core Data store that tracks persistent history, although the rows get no
         /// history entries (refused by default: the app's history consumers would never see them).
         public var allowsMissingHistory = false
         /// The keys the release provides (its fixtures and migrations). With it, a ref to a key the
         /// store lacks and the release does not provide is an error (the author's typo); without
         /// it, as in an app, every missing parent is a conflict (the user deleted it).
-        public var releaseKeys: (any ReleaseKeys)?
+        package var releaseKeys: (any ReleaseKeys)?
 
-        public init(onConflict: ConflictPolicy = .keep, tables: [TableSpec]? = nil, validator: (any RowValidator)? = nil,
-                    dialect: (any StoreDialect)? = nil, now: Date = Date(), releaseKeys: (any ReleaseKeys)? = nil) {
+        /// Options: conflict policy, table keys and refs (nil: the store's catalog), extra row checks.
+        public init(onConflict: ConflictPolicy = .keep, tables: [TableSpec]? = nil, validator: (any RowValidator)? = nil, now: Date = Date()) {
             self.onConflict = onConflict
             self.tables = tables
             self.validator = validator
-            self.dialect = dialect
+            self.dialect = nil
             self.now = now
-            self.releaseKeys = releaseKeys
+            self.releaseKeys = nil
         }
     }
 
@@ -177,7 +179,7 @@ public struct SeedMigrator: Sendable {
     /// Applies the pending migrations inside the caller's transaction.
     ///
     /// - precondition: a write transaction is open on `db`.
-    public func apply(_ db: Database, options: Options) throws -> MigrationReport {
+    package func apply(_ db: Database, options: Options) throws -> MigrationReport {
         let pending = try pending(db)
         guard !pending.isEmpty else { return MigrationReport(migrations: [], dryRun: false) }
         // SQL that would end seedkit's transaction or reach outside the store is refused before anything runs.
@@ -208,7 +210,7 @@ extension SeedMigrator {
     /// Tools use it to simulate what users do to their stores.
     ///
     /// - precondition: a write transaction is open on `db`.
-    public static func applyUnrecorded(_ changes: DataChanges, in db: Database, options: Options) throws -> [RowEvent] {
+    package static func applyUnrecorded(_ changes: DataChanges, in db: Database, options: Options) throws -> [RowEvent] {
         var run = try MigrationRun(db: db, options: options)
         try run.apply(Migration(number: 0, name: "unrecorded", file: "", checksum: "", body: .changes(changes)))
         return try run.finish().first ?? []

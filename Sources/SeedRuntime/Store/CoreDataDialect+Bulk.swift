@@ -1,19 +1,19 @@
 import Foundation
-public import GRDB
+import GRDB
 
 /// Core Data's bookkeeping for rows a build inserted in bulk (straight INSERTs with `Z_ENT`
 /// and `Z_OPT` 1, `Z_PK` from SQLite), done once every table is loaded: the same facts
 /// ``CoreDataDialect/insert(_:into:name:values:references:)`` writes row by row in a migration.
 extension CoreDataDialect {
     /// One entity's rows loaded in bulk.
-    public struct BulkTable: Sendable {
-        public var table: TableInfo
+    package struct BulkTable: Sendable {
+        package var table: TableInfo
         /// The entity the fixture names.
-        public var entity: String
+        package var entity: String
         /// To-one relationship column → the entity it points at.
-        public var references: [String: String]
+        package var references: [String: String]
 
-        public init(table: TableInfo, entity: String, references: [String: String]) {
+        package init(table: TableInfo, entity: String, references: [String: String]) {
             self.table = table
             self.entity = entity
             self.references = references
@@ -24,7 +24,7 @@ extension CoreDataDialect {
     /// 2048 in steps of 1024, after the rows the store already ordered), entity-type columns
     /// (`Z1_BOOK` = the target's `Z_ENT`), the other side of one-to-one relationships, and
     /// `Z_MAX` moved past the rows added (left alone where it is -1).
-    public func completeBulkInsert(_ db: Database, tables: [BulkTable]) throws {
+    package func completeBulkInsert(_ db: Database, tables: [BulkTable]) throws {
         for bulk in tables {
             let table = bulk.table
             let t = quoteIdentifier(table.name)

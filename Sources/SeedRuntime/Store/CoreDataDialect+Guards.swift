@@ -1,5 +1,5 @@
 import Foundation
-public import GRDB
+import GRDB
 
 /// What a Core Data store may carry that seedkit must not write past: derived-attribute
 /// triggers that need Core Data's own SQL functions, and persistent history.
@@ -9,7 +9,7 @@ extension CoreDataDialect {
     /// attribute, value). The trigger's own SQL computes and stores the derived value; these
     /// only notify, and their result is thrown away (`SELECT f(…) FROM …`). With no Core Data
     /// context open there is nobody to notify, so seedkit registers them as doing nothing.
-    public static let notificationFunctions = [
+    package static let notificationFunctions = [
         "NSCoreDataTriggerUpdateAffectedObjectValue",
         "NSCoreDataDATriggerInsertUpdatedAffectedObjectValue",
         "NSCoreDataDATriggerUpdatedAffectedObjectValue",
@@ -72,13 +72,13 @@ extension CoreDataDialect {
     }
 
     /// Refuses (before anything is written) when a write to `table` would fire such a trigger.
-    public func refuseDerivedAttributes(in tables: [String]) throws {
+    package func refuseDerivedAttributes(in tables: [String]) throws {
         for table in tables { try refuseBlocked(table) }
     }
 
     /// The persistent-history tables of a store that tracks history (`ATRANSACTION`, `ACHANGE`;
     /// `Z_ENT` 16001–16003 in `Z_PRIMARYKEY`), or nil.
-    public static func historyTables(_ db: Database) throws -> String? {
+    package static func historyTables(_ db: Database) throws -> String? {
         let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('ATRANSACTION', 'ACHANGE', 'ATRANSACTIONSTRING') ORDER BY name DESC")
         let entities = try db.tableExists("Z_PRIMARYKEY")
             ? try Int.fetchOne(db, sql: "SELECT count(*) FROM Z_PRIMARYKEY WHERE Z_ENT BETWEEN 16001 AND 16003") ?? 0 : 0

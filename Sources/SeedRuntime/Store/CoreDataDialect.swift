@@ -1,5 +1,5 @@
 import Foundation
-public import GRDB
+import GRDB
 
 /// Writes rows into a Core Data SQLite store the way Core Data itself does (SPEC §9).
 ///
@@ -19,17 +19,17 @@ public import GRDB
 /// `Z_FOK_BOOK` in `ZPAGE`): a row that joins a parent goes last in the parent's order (see
 /// ``orderKey(after:)``). Dates (`TIMESTAMP` columns) are seconds since 2001-01-01 00:00:00
 /// UTC. `Z_METADATA` is not touched.
-public struct CoreDataDialect: StoreDialect {
+package struct CoreDataDialect: StoreDialect {
     /// An entity as `Z_PRIMARYKEY` lists it.
-    public struct Entity: Sendable, Equatable {
-        public var number: Int64
-        public var name: String
-        public var superEntity: Int64
+    package struct Entity: Sendable, Equatable {
+        package var number: Int64
+        package var name: String
+        package var superEntity: Int64
     }
 
-    public let entities: [Entity]
+    package let entities: [Entity]
     /// What the model says beyond the schema (recorded in the seed, or from the manifest's model).
-    public let facts: CoreDataModelFacts
+    package let facts: CoreDataModelFacts
     /// The store's tables, upper-cased, to find a renamed entity's table.
     let tables: Set<String>
     /// Derived-attribute triggers seedkit cannot run, by the table whose writes fire them.
@@ -38,29 +38,29 @@ public struct CoreDataDialect: StoreDialect {
     private let session = Session()
 
     /// The first order key of an ordered relationship: Core Data's stores start at 2048 …
-    public static let firstOrderKey: Int64 = 2048
+    package static let firstOrderKey: Int64 = 2048
     /// … and step by 1024 (2048, 3072, 4096, …), leaving room to place rows in between.
-    public static let orderKeyStep: Int64 = 1024
+    package static let orderKeyStep: Int64 = 1024
 
     /// The order key after `last` (nil: the relationship has no member yet).
-    public static func orderKey(after last: Int64?) -> Int64 {
+    package static func orderKey(after last: Int64?) -> Int64 {
         last.map { $0 + orderKeyStep } ?? firstOrderKey
     }
 
     /// The order key of the member at `index` (0-based) of a relationship written from scratch.
-    public static func orderKey(at index: Int) -> Int64 {
+    package static func orderKey(at index: Int) -> Int64 {
         firstOrderKey + Int64(index) * orderKeyStep
     }
 
     /// The order column for to-one relationship column `column` (`ZBOOK` → `Z_FOK_BOOK`) when `table` has one.
-    public static func orderColumn(for column: String, in table: TableInfo) -> String? {
+    package static func orderColumn(for column: String, in table: TableInfo) -> String? {
         guard column.hasPrefix("Z"), !column.hasPrefix("Z_") else { return nil }
         return table.column("Z_FOK_" + column.dropFirst())?.name
     }
 
     /// The entity-type column for to-one relationship column `column` (`ZBOOK` → `Z1_BOOK`)
     /// when `table` has one: Core Data adds it when the target entity has sub-entities.
-    public static func entityTypeColumn(for column: String, in table: TableInfo) -> String? {
+    package static func entityTypeColumn(for column: String, in table: TableInfo) -> String? {
         guard column.hasPrefix("Z"), !column.hasPrefix("Z_") else { return nil }
         let relationship = column.dropFirst().uppercased()
         return table.columns.first { entityTypeRelationship($0.name)?.uppercased() == relationship }?.name
@@ -68,7 +68,7 @@ public struct CoreDataDialect: StoreDialect {
 
     /// Whether `column` is Core Data bookkeeping rather than an attribute or relationship:
     /// `Z_PK`, `Z_ENT`, `Z_OPT`, order keys (`Z_FOK_…`) and entity-type columns (`Z1_BOOK`).
-    public static func isBookkeeping(_ column: String) -> Bool {
+    package static func isBookkeeping(_ column: String) -> Bool {
         column.hasPrefix("Z_") || isEntityTypeColumn(column)
     }
 
@@ -86,7 +86,7 @@ public struct CoreDataDialect: StoreDialect {
         return rest.dropFirst()
     }
 
-    public var name: String { "coredata" }
+    package var name: String { "coredata" }
 
     init(entities: [Entity], facts: CoreDataModelFacts, tables: Set<String>, blockedTables: [String: String]) {
         self.entities = entities
@@ -106,7 +106,7 @@ public struct CoreDataDialect: StoreDialect {
     /// - throws: ``SeedError`` (refused) when `Z_PRIMARYKEY` disagrees with the tables (a row
     ///   whose `Z_PK` is above its entity's `Z_MAX` would collide with the next row Core Data
     ///   adds), or when the store tracks persistent history and `allowingMissingHistory` is false.
-    public static func detect(_ db: Database, facts: CoreDataModelFacts? = nil, allowingMissingHistory: Bool = false) throws -> CoreDataDialect? {
+    package static func detect(_ db: Database, facts: CoreDataModelFacts? = nil, allowingMissingHistory: Bool = false) throws -> CoreDataDialect? {
         guard let dialect = try read(db, facts: facts) else { return nil }
         if let problem = try dialect.keyProblems(db).first {
             throw SeedError(.refused, problem + "; nothing was written")
@@ -123,7 +123,7 @@ public struct CoreDataDialect: StoreDialect {
     }
 
     /// The dialect of a Core Data store without judging it (for reading, and `verify`, which reports problems instead).
-    public static func read(_ db: Database, facts: CoreDataModelFacts? = nil) throws -> CoreDataDialect? {
+    package static func read(_ db: Database, facts: CoreDataModelFacts? = nil) throws -> CoreDataDialect? {
         guard try db.tableExists("Z_PRIMARYKEY"), try db.tableExists("Z_METADATA") else { return nil }
         let entities = try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY ORDER BY Z_ENT").map { row in
             Entity(number: row[0], name: row[1], superEntity: row[2] ?? 0)
@@ -135,7 +135,7 @@ public struct CoreDataDialect: StoreDialect {
 
     /// Root entities whose table holds a Z_PK above their Z_MAX: a new row would reuse a key.
     /// A `Z_MAX` of -1 is not a problem: Core Data leaves it so in stores that hold rows (observed).
-    public func keyProblems(_ db: Database) throws -> [String] {
+    package func keyProblems(_ db: Database) throws -> [String] {
         var problems: [String] = []
         for entity in entities where entity.superEntity == 0 {
             let table = tableName(entity.name)
@@ -154,13 +154,13 @@ public struct CoreDataDialect: StoreDialect {
 
     /// The entity the model calls `name`: found by its name, or by its renaming identifier when
     /// `Z_PRIMARYKEY` keeps the name it had before a model version renamed it.
-    public func entity(named name: String) -> Entity? {
+    package func entity(named name: String) -> Entity? {
         if let renamed = facts.renamings[name], let entity = entities.first(where: { $0.name == renamed }) { return entity }
         return entities.first { $0.name == name }
     }
 
     /// The name the model uses for `entity` (its current name when it was renamed).
-    public func modelName(of entity: Entity) -> String {
+    package func modelName(of entity: Entity) -> String {
         facts.renamings.first { $0.value == entity.name }?.key ?? entity.name
     }
 
@@ -189,18 +189,18 @@ public struct CoreDataDialect: StoreDialect {
     }
 
     /// The `Z_ENT` numbers of `entity` and of every entity inheriting from it: the rows a fetch of `entity` returns.
-    public func family(of entity: Entity) -> [Int64] {
+    package func family(of entity: Entity) -> [Int64] {
         entities.filter { lineage(of: $0).contains { $0.number == entity.number } }.map(\.number)
     }
 
     /// `Z_ENT IN (…)` for the rows of the entity the model calls `name` (and its sub-entities),
     /// or nil when `name` is not an entity of a table shared with others.
-    public func rowFilter(_ name: String) -> String? {
+    package func rowFilter(_ name: String) -> String? {
         guard let entity = entity(named: name) else { return nil }
         return "Z_ENT IN (\(family(of: entity).map(String.init).joined(separator: ", ")))"
     }
 
-    public func tableName(_ name: String) -> String {
+    package func tableName(_ name: String) -> String {
         if name.hasPrefix("Z") && name == name.uppercased() { return name }  // already a table name
         guard let entity = entity(named: name) else { return "Z" + name.uppercased() }
         let root = root(entity)
@@ -210,17 +210,17 @@ public struct CoreDataDialect: StoreDialect {
         return tables.contains(current) ? current : stored
     }
 
-    public func columnName(_ name: String) -> String {
+    package func columnName(_ name: String) -> String {
         name.hasPrefix("Z") && name == name.uppercased() ? name : "Z" + name.uppercased()
     }
 
-    public func columnType(_ column: ColumnInfo) -> ColumnType {
+    package func columnType(_ column: ColumnInfo) -> ColumnType {
         column.declaredType.uppercased() == "TIMESTAMP" ? .referenceDate : column.type
     }
 
     /// Columns typed as the model stores them: a `UUID` attribute's `BLOB` column converts the
     /// standard text form (`0E0D0C0B-0A09-…`) to its 16 bytes.
-    public func adjusted(_ info: TableInfo) -> TableInfo {
+    package func adjusted(_ info: TableInfo) -> TableInfo {
         var info = info
         for entity in entities where tableName(entity.name) == info.name {
             for (attribute, type) in facts.attributeTypes[modelName(of: entity)] ?? [:] where type == "UUID" {
@@ -233,7 +233,7 @@ public struct CoreDataDialect: StoreDialect {
 
     // MARK: - Writing
 
-    public func insert(_ db: Database, into table: TableInfo, name: String, values: [(column: String, value: SQLValue)], references: [String: String]) throws {
+    package func insert(_ db: Database, into table: TableInfo, name: String, values: [(column: String, value: SQLValue)], references: [String: String]) throws {
         try refuseBlocked(table.name)
         // A sub-entity's rows live in its root's table with the sub-entity's Z_ENT; keys come from the root's Z_MAX.
         guard let entity = entity(named: name) ?? entity(forTable: table.name) else {
@@ -269,7 +269,7 @@ public struct CoreDataDialect: StoreDialect {
         }
     }
 
-    public func update(_ db: Database, table: TableInfo, key: [(column: String, value: SQLValue)], values: [(column: String, value: SQLValue)], references: [String: String]) throws {
+    package func update(_ db: Database, table: TableInfo, key: [(column: String, value: SQLValue)], values: [(column: String, value: SQLValue)], references: [String: String]) throws {
         try refuseBlocked(table.name)
         let ordered = values.map(\.column).filter { Self.orderColumn(for: $0, in: table) != nil }
         let before = try relationships(db, table: table, key: key, columns: Set(references.keys).union(ordered).union(["Z_PK", "Z_ENT"]))
@@ -303,7 +303,7 @@ public struct CoreDataDialect: StoreDialect {
         }
     }
 
-    public func delete(_ db: Database, from table: TableInfo, key: [(column: String, value: SQLValue)], references: [String: String]) throws {
+    package func delete(_ db: Database, from table: TableInfo, key: [(column: String, value: SQLValue)], references: [String: String]) throws {
         try refuseBlocked(table.name)
         let before = try relationships(db, table: table, key: key, columns: Set(references.keys).union(["Z_PK", "Z_ENT"]))
         try db.cachedStatement(sql: "DELETE FROM \(quoteIdentifier(table.name)) WHERE \(keyPredicate(key))")

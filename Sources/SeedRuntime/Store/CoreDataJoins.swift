@@ -1,4 +1,4 @@
-public import GRDB
+import GRDB
 
 /// Many-to-many relationships in a Core Data store: a join table per relationship pair.
 ///
@@ -12,16 +12,16 @@ public import GRDB
 /// column, so a store whose layout differs is refused rather than guessed at.
 extension CoreDataDialect {
     /// Where one side of a many-to-many relationship is stored.
-    public struct JoinTable: Sendable, Equatable {
-        public var name: String
+    package struct JoinTable: Sendable, Equatable {
+        package var name: String
         /// Holds the `Z_PK` of the row whose relationship this is.
-        public var ownerColumn: String
+        package var ownerColumn: String
         /// Holds the `Z_PK` of each related row.
-        public var memberColumn: String
+        package var memberColumn: String
         /// Orders the members of each owner (the relationship is ordered), or nil.
-        public var memberOrderColumn: String?
+        package var memberOrderColumn: String?
         /// Orders the owners of each member (the inverse is ordered), or nil.
-        public var ownerOrderColumn: String?
+        package var ownerOrderColumn: String?
     }
 
     /// The numbers of `entity` and of the entities it inherits from: a join column may be named after any.
@@ -31,7 +31,7 @@ extension CoreDataDialect {
 
     /// The join table of `entity`'s to-many relationship `relationship` to `destination`, or nil
     /// when the store has none (the relationship is not many-to-many, or the store is not laid out so).
-    public func joinTable(_ db: Database, entity: String, relationship: String, destination: String) throws -> JoinTable? {
+    package func joinTable(_ db: Database, entity: String, relationship: String, destination: String) throws -> JoinTable? {
         let owners = numbers(of: entity).map { "Z_\($0)" }
         let members = numbers(of: destination).map { "Z_\($0)\(relationship.uppercased())" }
         for table in try Self.joinTableNames(db) {
@@ -84,7 +84,7 @@ extension CoreDataDialect {
     /// delete the related rows as well, and seedkit never deletes a row it cannot tell the user
     /// did not change; delete those rows first, in the migration. A relationship whose rule is
     /// not known (a seed built before seedkit recorded rules, and no model given) keeps the row.
-    public func manyToManyDeleteBlock(_ db: Database, entityNumber: SQLValue, primaryKey: SQLValue) throws -> String? {
+    package func manyToManyDeleteBlock(_ db: Database, entityNumber: SQLValue, primaryKey: SQLValue) throws -> String? {
         guard primaryKey != .null, let entity = entities.first(where: { SQLValue.integer($0.number) == entityNumber }) else { return nil }
         for side in try joinSides(db, entity: entity) {
             let linked = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(quoteIdentifier(side.table)) WHERE \(quoteIdentifier(side.column)) = ?", arguments: [primaryKey]) ?? 0
@@ -129,7 +129,7 @@ extension CoreDataDialect {
     /// Writes the join rows of `owner`: `members` in the order given (ordered relationships get
     /// order keys from 2048 in steps of 1024), `owner` last among each member's owners when the
     /// inverse is ordered; each member's `Z_OPT` + 1 (its inverse changed) unless this run inserted it.
-    public func link(_ db: Database, join: JoinTable, owner: SQLValue, members: [SQLValue], memberTable: String) throws {
+    package func link(_ db: Database, join: JoinTable, owner: SQLValue, members: [SQLValue], memberTable: String) throws {
         for (index, member) in members.enumerated() {
             var columns = [join.ownerColumn, join.memberColumn]
             var values = [owner, member]

@@ -1,5 +1,5 @@
 import Foundation
-public import GRDB
+import GRDB
 
 /// What the Core Data dialect needs to know from the app's model to write as Core Data
 /// does, beyond what the store's schema says: renamed entities, deletion rules, one-to-one
@@ -8,18 +8,18 @@ public import GRDB
 /// `seedkit build` records these in the seed (`_seedkit_meta`, key ``metaKey``), so that an
 /// app applying migrations at launch (no model, no manifest) writes the same as the CLI with
 /// the model. When the CLI has the model too, the model's facts win.
-public struct CoreDataModelFacts: Sendable, Equatable, Codable {
+package struct CoreDataModelFacts: Sendable, Equatable, Codable {
     /// The `_seedkit_meta` key the facts are recorded under.
-    public static let metaKey = "coredata_model"
+    package static let metaKey = "coredata_model"
 
     /// A to-one relationship whose inverse is to-one too: Core Data stores the key on both sides.
-    public struct OneToOne: Sendable, Equatable, Codable {
+    package struct OneToOne: Sendable, Equatable, Codable {
         /// The entity the relationship points at.
-        public var destination: String
+        package var destination: String
         /// The inverse relationship's name (its column is in the destination's table).
-        public var inverse: String
+        package var inverse: String
 
-        public init(destination: String, inverse: String) {
+        package init(destination: String, inverse: String) {
             self.destination = destination
             self.inverse = inverse
         }
@@ -27,19 +27,19 @@ public struct CoreDataModelFacts: Sendable, Equatable, Codable {
 
     /// Model entity name → the name `Z_PRIMARYKEY` keeps for it (its `renamingIdentifier`,
     /// which Xcode writes as `elementID`), for entities a model version renamed.
-    public var renamings: [String: String]
+    package var renamings: [String: String]
     /// Entity → to-many relationship → its deletion rule (`Nullify`, `Cascade`, `Deny`, `No Action`).
-    public var deletionRules: [String: [String: String]]
+    package var deletionRules: [String: [String: String]]
     /// Entity → to-one relationship → where its one-to-one inverse is.
-    public var oneToOne: [String: [String: OneToOne]]
+    package var oneToOne: [String: [String: OneToOne]]
     /// Entity → attribute → the value a new object gets (`defaultValueString`), as a SQL literal;
     /// the whole lineage's attributes are listed under each entity.
-    public var defaults: [String: [String: String]]
+    package var defaults: [String: [String: String]]
     /// Entity → attribute → the model's type, for attributes stored in a form the column's
     /// declared type does not say (`UUID` in a `BLOB` column).
-    public var attributeTypes: [String: [String: String]]
+    package var attributeTypes: [String: [String: String]]
 
-    public init(renamings: [String: String] = [:], deletionRules: [String: [String: String]] = [:], oneToOne: [String: [String: OneToOne]] = [:],
+    package init(renamings: [String: String] = [:], deletionRules: [String: [String: String]] = [:], oneToOne: [String: [String: OneToOne]] = [:],
                 defaults: [String: [String: String]] = [:], attributeTypes: [String: [String: String]] = [:]) {
         self.renamings = renamings
         self.deletionRules = deletionRules
@@ -48,7 +48,7 @@ public struct CoreDataModelFacts: Sendable, Equatable, Codable {
         self.attributeTypes = attributeTypes
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         renamings = try container.decodeIfPresent([String: String].self, forKey: .renamings) ?? [:]
         deletionRules = try container.decodeIfPresent([String: [String: String]].self, forKey: .deletionRules) ?? [:]
@@ -58,7 +58,7 @@ public struct CoreDataModelFacts: Sendable, Equatable, Codable {
     }
 
     /// `self` with `other`'s facts on top (the model the CLI was given wins over what a seed recorded).
-    public func merged(with other: CoreDataModelFacts?) -> CoreDataModelFacts {
+    package func merged(with other: CoreDataModelFacts?) -> CoreDataModelFacts {
         guard let other else { return self }
         return CoreDataModelFacts(
             renamings: renamings.merging(other.renamings) { $1 },
@@ -69,13 +69,13 @@ public struct CoreDataModelFacts: Sendable, Equatable, Codable {
     }
 
     /// The facts a seed recorded, or nil.
-    public static func recorded(_ db: Database) throws -> CoreDataModelFacts? {
+    package static func recorded(_ db: Database) throws -> CoreDataModelFacts? {
         guard let json = try SeedCatalog.meta(db)[metaKey] else { return nil }
         return try? JSONDecoder().decode(CoreDataModelFacts.self, from: Data(json.utf8))
     }
 
     /// The facts as the JSON a seed records (keys sorted, so that builds stay byte-identical).
-    public func json() throws -> String {
+    package func json() throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         return String(decoding: try encoder.encode(self), as: UTF8.self)

@@ -5,18 +5,18 @@ extension TableInfo {
     /// SQL reading the natural key of the row that `column` references, for the row `row` (this
     /// table's name, or its alias in the query): `(SELECT p."name" FROM "categories" AS p WHERE
     /// p."id" = "books"."category_id")`. NULL when the column is NULL or the parent is missing.
-    public func parentKeySQL(of column: String, parent: TableInfo, keyColumn: String, row: String) -> String {
+    package func parentKeySQL(of column: String, parent: TableInfo, keyColumn: String, row: String) -> String {
         "(SELECT p.\(quoteIdentifier(keyColumn)) FROM \(quoteIdentifier(parent.name)) AS p WHERE p.\(referenceTarget(of: column, in: parent)) = \(row).\(quoteIdentifier(column)))"
     }
 
     /// ``parentKeySQL(of:parent:keyColumn:row:)``, or the value as stored when no parent row has
     /// it (a dangling ref is shown as it is, not as NULL).
-    public func shownRefSQL(of column: String, parent: TableInfo, keyColumn: String, row: String) -> String {
+    package func shownRefSQL(of column: String, parent: TableInfo, keyColumn: String, row: String) -> String {
         "ifnull(\(parentKeySQL(of: column, parent: parent, keyColumn: keyColumn, row: row)), \(row).\(quoteIdentifier(column)))"
     }
 
     /// SQL reading the natural key of the parent row whose id (the stored value of `column`) is bound to `?`.
-    public func parentKeyLookupSQL(of column: String, parent: TableInfo, keyColumn: String) -> String {
+    package func parentKeyLookupSQL(of column: String, parent: TableInfo, keyColumn: String) -> String {
         "SELECT \(quoteIdentifier(keyColumn)) FROM \(quoteIdentifier(parent.name)) WHERE \(referenceTarget(of: column, in: parent)) = ? LIMIT 1"
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-public import GRDB
+import GRDB
 
 /// seedkit's own tables inside a store: format metadata, table specs and the migration ledger.
 ///
@@ -8,16 +8,16 @@ public import GRDB
 /// _seedkit_tables(name, position, key, refs, defaults)   natural keys, refs and defaults, as JSON
 /// _seedkit_migrations(number, name, checksum, applied_at, origin)
 /// ```
-public enum SeedCatalog {
-    public static let metaTable = "_seedkit_meta"
-    public static let tablesTable = "_seedkit_tables"
-    public static let ledgerTable = "_seedkit_migrations"
+package enum SeedCatalog {
+    package static let metaTable = "_seedkit_meta"
+    package static let tablesTable = "_seedkit_tables"
+    package static let ledgerTable = "_seedkit_migrations"
 
     /// The version of seedkit's in-store format; a store with a higher one is refused.
-    public static let formatVersion = 1
+    package static let formatVersion = 1
 
     /// Whether `name` is one of seedkit's bookkeeping tables (or SQLite's own).
-    public static func isInternal(_ name: String) -> Bool {
+    package static func isInternal(_ name: String) -> Bool {
         name.hasPrefix("_seedkit_") || name.hasPrefix("sqlite_")
     }
 
@@ -32,14 +32,14 @@ public enum SeedCatalog {
         """
 
     /// Creates seedkit's tables if they are missing.
-    public static func create(_ db: Database) throws {
+    package static func create(_ db: Database) throws {
         try db.execute(sql: createMeta)
         try db.execute(sql: createTables)
         try db.execute(sql: createLedger)
     }
 
     /// Writes the metadata and table specs a seed carries.
-    public static func writeSeedMetadata(_ db: Database, meta: [(String, String)], tables: [TableSpec]) throws {
+    package static func writeSeedMetadata(_ db: Database, meta: [(String, String)], tables: [TableSpec]) throws {
         try create(db)
         for (key, value) in meta {
             try db.execute(sql: "INSERT OR REPLACE INTO \(metaTable)(key, value) VALUES (?, ?)", arguments: [key, value])
@@ -58,7 +58,7 @@ public enum SeedCatalog {
     }
 
     /// The metadata of a seedkit seed; empty for other stores.
-    public static func meta(_ db: Database) throws -> [String: String] {
+    package static func meta(_ db: Database) throws -> [String: String] {
         guard try db.tableExists(metaTable) else { return [:] }
         var result: [String: String] = [:]
         for row in try Row.fetchAll(db, sql: "SELECT key, value FROM \(metaTable)") {
@@ -68,7 +68,7 @@ public enum SeedCatalog {
     }
 
     /// The table specs recorded in the store, in load order; nil when the store has none.
-    public static func tableSpecs(_ db: Database) throws -> [TableSpec]? {
+    package static func tableSpecs(_ db: Database) throws -> [TableSpec]? {
         guard try db.tableExists(tablesTable) else { return nil }
         let decoder = JSONDecoder()
         // Seeds built before defaults were recorded have no such column.

@@ -1,10 +1,10 @@
-public import GRDB
+import GRDB
 
 /// How rows are written into a kind of store. This is the seam between plain SQLite
 /// and Core Data: the migrator decides *what* changes; the dialect decides what tables and
 /// columns the names in migrations mean, and how a row is inserted, updated or deleted in the
 /// store's own terms (``CoreDataDialect`` allocates `Z_PK`, sets `Z_ENT`, bumps `Z_OPT`).
-public protocol StoreDialect: Sendable {
+package protocol StoreDialect: Sendable {
     /// A short name for reports: `sqlite`, `coredata`.
     var name: String { get }
     /// The SQL table a migration's table (or entity) name means.
@@ -28,38 +28,38 @@ public protocol StoreDialect: Sendable {
 }
 
 extension StoreDialect {
-    public func tableName(_ name: String) -> String { name }
-    public func columnName(_ name: String) -> String { name }
-    public func columnType(_ column: ColumnInfo) -> ColumnType { column.type }
-    public func adjusted(_ info: TableInfo) -> TableInfo { info }
-    public func rowFilter(_ name: String) -> String? { nil }
+    package func tableName(_ name: String) -> String { name }
+    package func columnName(_ name: String) -> String { name }
+    package func columnType(_ column: ColumnInfo) -> ColumnType { column.type }
+    package func adjusted(_ info: TableInfo) -> TableInfo { info }
+    package func rowFilter(_ name: String) -> String? { nil }
 }
 
 /// Plain SQLite: names are SQL names, and rows are written as they are.
-public struct PlainSQLiteDialect: StoreDialect {
-    public init() {}
-    public var name: String { "sqlite" }
+package struct PlainSQLiteDialect: StoreDialect {
+    package init() {}
+    package var name: String { "sqlite" }
 
-    public func insert(_ db: Database, into table: TableInfo, name: String, values: [(column: String, value: SQLValue)], references: [String: String]) throws {
+    package func insert(_ db: Database, into table: TableInfo, name: String, values: [(column: String, value: SQLValue)], references: [String: String]) throws {
         let columns = values.map { quoteIdentifier($0.column) }.joined(separator: ", ")
         let marks = Array(repeating: "?", count: values.count).joined(separator: ", ")
         try db.cachedStatement(sql: "INSERT INTO \(quoteIdentifier(table.name)) (\(columns)) VALUES (\(marks))")
             .execute(arguments: StatementArguments(values.map(\.value)))
     }
 
-    public func update(_ db: Database, table: TableInfo, key: [(column: String, value: SQLValue)], values: [(column: String, value: SQLValue)], references: [String: String]) throws {
+    package func update(_ db: Database, table: TableInfo, key: [(column: String, value: SQLValue)], values: [(column: String, value: SQLValue)], references: [String: String]) throws {
         let assignments = values.map { "\(quoteIdentifier($0.column)) = ?" }.joined(separator: ", ")
         try db.cachedStatement(sql: "UPDATE \(quoteIdentifier(table.name)) SET \(assignments) WHERE \(keyPredicate(key))")
             .execute(arguments: StatementArguments(values.map(\.value) + key.map(\.value)))
     }
 
-    public func delete(_ db: Database, from table: TableInfo, key: [(column: String, value: SQLValue)], references: [String: String]) throws {
+    package func delete(_ db: Database, from table: TableInfo, key: [(column: String, value: SQLValue)], references: [String: String]) throws {
         try db.cachedStatement(sql: "DELETE FROM \(quoteIdentifier(table.name)) WHERE \(keyPredicate(key))")
             .execute(arguments: StatementArguments(key.map(\.value)))
     }
 }
 
 /// `"a" IS ? AND "b" IS ?`: matches NULLs too, as a natural key comparison should.
-public func keyPredicate(_ key: [(column: String, value: SQLValue)]) -> String {
+package func keyPredicate(_ key: [(column: String, value: SQLValue)]) -> String {
     key.map { "\(quoteIdentifier($0.column)) IS ?" }.joined(separator: " AND ")
 }

@@ -1,37 +1,37 @@
-public import GRDB
+import GRDB
 import Foundation
 
 /// A column as SQLite declares it.
-public struct ColumnInfo: Sendable, Equatable {
-    public var name: String
-    public var declaredType: String
-    public var type: ColumnType
-    public var notNull: Bool
+package struct ColumnInfo: Sendable, Equatable {
+    package var name: String
+    package var declaredType: String
+    package var type: ColumnType
+    package var notNull: Bool
     /// 1-based position in the primary key; 0 when not part of it.
-    public var primaryKeyIndex: Int
+    package var primaryKeyIndex: Int
     /// The DEFAULT expression as written, or nil.
-    public var defaultSQL: String?
+    package var defaultSQL: String?
     /// Position in the table, 0-based.
-    public var position: Int
+    package var position: Int
 }
 
 /// A FOREIGN KEY from this table's columns to a parent's columns (empty: the parent's primary key).
-public struct ForeignKeyInfo: Sendable, Equatable {
-    public var columns: [String]
-    public var parent: String
-    public var parentColumns: [String]
+package struct ForeignKeyInfo: Sendable, Equatable {
+    package var columns: [String]
+    package var parent: String
+    package var parentColumns: [String]
 }
 
 /// One table's columns, primary key and foreign keys.
-public struct TableInfo: Sendable, Equatable {
-    public var name: String
-    public var columns: [ColumnInfo]
-    public var foreignKeys: [ForeignKeyInfo]
-    public var withoutRowID: Bool
+package struct TableInfo: Sendable, Equatable {
+    package var name: String
+    package var columns: [ColumnInfo]
+    package var foreignKeys: [ForeignKeyInfo]
+    package var withoutRowID: Bool
     /// Lower-cased column name → position, for lookups that match as SQLite does.
     private var positions: [String: Int] = [:]
 
-    public init(name: String, columns: [ColumnInfo], foreignKeys: [ForeignKeyInfo], withoutRowID: Bool) {
+    package init(name: String, columns: [ColumnInfo], foreignKeys: [ForeignKeyInfo], withoutRowID: Bool) {
         self.name = name
         self.columns = columns
         self.foreignKeys = foreignKeys
@@ -41,18 +41,18 @@ public struct TableInfo: Sendable, Equatable {
         }
     }
 
-    public var primaryKey: [String] {
+    package var primaryKey: [String] {
         columns.filter { $0.primaryKeyIndex > 0 }.sorted { $0.primaryKeyIndex < $1.primaryKeyIndex }.map(\.name)
     }
 
     /// The column named `name`, matched case-insensitively as SQLite does.
-    public func column(_ name: String) -> ColumnInfo? {
+    package func column(_ name: String) -> ColumnInfo? {
         positions[name.lowercased()].map { columns[$0] }
     }
 
     /// The parent column this table's ref column stores: the column its FOREIGN KEY to `parent`
     /// names, else the parent's single-column primary key; nil means the parent's rowid.
-    public func referencedColumn(of column: String, in parent: TableInfo) -> String? {
+    package func referencedColumn(of column: String, in parent: TableInfo) -> String? {
         if let key = foreignKeys.first(where: { $0.columns.count == 1 && $0.columns[0].lowercased() == column.lowercased() && $0.parent.lowercased() == parent.name.lowercased() }),
            let target = key.parentColumns.first {
             return target
@@ -62,12 +62,12 @@ public struct TableInfo: Sendable, Equatable {
     }
 
     /// ``referencedColumn(of:in:)`` as SQL: the quoted column, or `rowid`.
-    public func referenceTarget(of column: String, in parent: TableInfo) -> String {
+    package func referenceTarget(of column: String, in parent: TableInfo) -> String {
         referencedColumn(of: column, in: parent).map(quoteIdentifier) ?? "rowid"
     }
 
     /// Reads a table's facts; nil when the store has no such table.
-    public static func read(_ db: Database, table: String) throws -> TableInfo? {
+    package static func read(_ db: Database, table: String) throws -> TableInfo? {
         let rows = try Row.fetchAll(db, sql: "SELECT name, type, \"notnull\", dflt_value, pk FROM pragma_table_info(?)", arguments: [table])
         guard !rows.isEmpty else { return nil }
         var columns: [ColumnInfo] = []
@@ -91,14 +91,14 @@ public struct TableInfo: Sendable, Equatable {
     }
 
     /// The names of the store's own tables (not SQLite's, not seedkit's), in schema order.
-    public static func userTables(_ db: Database) throws -> [String] {
+    package static func userTables(_ db: Database) throws -> [String] {
         try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY rowid")
             .filter { !SeedCatalog.isInternal($0) }
     }
 }
 
 /// `"name"`, with embedded quotes doubled.
-public func quoteIdentifier(_ name: String) -> String {
+package func quoteIdentifier(_ name: String) -> String {
     guard name.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + name + "\"" }
     return "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
 }

@@ -4,6 +4,7 @@
 /// A seed records its table specs in `_seedkit_tables`, so that migrations can be
 /// applied (by the CLI or by an app at launch) without the manifest.
 public struct TableSpec: Sendable, Equatable {
+    /// The table (an entity, for Core Data).
     public var name: String
     /// The natural key columns. Empty means the table's primary key.
     public var key: [String]
@@ -13,6 +14,7 @@ public struct TableSpec: Sendable, Equatable {
     /// `defaultValueString`, which Core Data sets on every object it creates.
     public var defaults: [String: SQLValue]
 
+    /// A table's key, refs and defaults.
     public init(name: String, key: [String] = [], refs: [String: Reference] = [:], defaults: [String: SQLValue] = [:]) {
         self.name = name
         self.key = key
@@ -22,9 +24,12 @@ public struct TableSpec: Sendable, Equatable {
 
     /// A reference from a column to a parent's natural key: `categories.name`.
     public struct Reference: Sendable, Equatable, Codable, CustomStringConvertible {
+        /// The parent table.
         public var table: String
+        /// The parent's key column.
         public var column: String
 
+        /// A reference to `table.column`.
         public init(table: String, column: String) {
             self.table = table
             self.column = column
@@ -37,6 +42,7 @@ public struct TableSpec: Sendable, Equatable {
             self.init(table: String(parts[0]), column: String(parts[1]))
         }
 
+        /// `table.column`.
         public var description: String { "\(table).\(column)" }
     }
 }

@@ -1,36 +1,36 @@
 /// A parsed JSON or YAML value that remembers its line and column, so that errors
 /// in migration and manifest files can say where they are.
-public struct DocNode: Sendable, Equatable {
-    public var value: DocValue
-    public var line: Int
-    public var column: Int
+package struct DocNode: Sendable, Equatable {
+    package var value: DocValue
+    package var line: Int
+    package var column: Int
 
-    public init(_ value: DocValue, line: Int, column: Int) {
+    package init(_ value: DocValue, line: Int, column: Int) {
         self.value = value
         self.line = line
         self.column = column
     }
 
     /// The entries of an object, or nil.
-    public var entries: [DocEntry]? {
+    package var entries: [DocEntry]? {
         if case .object(let entries) = value { return entries }
         return nil
     }
 
     /// The items of an array, or nil.
-    public var items: [DocNode]? {
+    package var items: [DocNode]? {
         if case .array(let items) = value { return items }
         return nil
     }
 
     /// The text of a string, or nil.
-    public var string: String? {
+    package var string: String? {
         if case .string(let text) = value { return text }
         return nil
     }
 
     /// The value for a fixture column: scalars as they are, arrays and objects as JSON text.
-    public var inputValue: InputValue {
+    package var inputValue: InputValue {
         switch value {
         case .null: return .null
         case .bool(let flag): return .bool(flag)
@@ -42,14 +42,14 @@ public struct DocNode: Sendable, Equatable {
     }
 
     /// Compact JSON text for this value, keys in their written order.
-    public var jsonText: String {
+    package var jsonText: String {
         var bytes: [UInt8] = []
         writeJSON(into: &bytes)
         return String(decoding: bytes, as: UTF8.self)
     }
 
     /// Appends ``jsonText``'s UTF-8 to `bytes`, without building intermediate strings.
-    public func writeJSON(into bytes: inout [UInt8]) {
+    package func writeJSON(into bytes: inout [UInt8]) {
         switch value {
         case .null: bytes += "null".utf8
         case .bool(let flag): bytes += (flag ? "true" : "false").utf8
@@ -93,7 +93,7 @@ public struct DocNode: Sendable, Equatable {
     }
 
     /// A JSON string literal for `text`.
-    public static func quote(_ text: String) -> String {
+    package static func quote(_ text: String) -> String {
         var out = "\""
         for scalar in text.unicodeScalars {
             switch scalar {
@@ -112,7 +112,7 @@ public struct DocNode: Sendable, Equatable {
 }
 
 /// The kinds of value a ``DocNode`` holds.
-public indirect enum DocValue: Sendable, Equatable {
+package indirect enum DocValue: Sendable, Equatable {
     case null
     case bool(Bool)
     case integer(Int64)
@@ -123,13 +123,13 @@ public indirect enum DocValue: Sendable, Equatable {
 }
 
 /// One key of an object, with the position of the key.
-public struct DocEntry: Sendable, Equatable {
-    public var key: String
-    public var line: Int
-    public var column: Int
-    public var node: DocNode
+package struct DocEntry: Sendable, Equatable {
+    package var key: String
+    package var line: Int
+    package var column: Int
+    package var node: DocNode
 
-    public init(key: String, line: Int, column: Int, node: DocNode) {
+    package init(key: String, line: Int, column: Int, node: DocNode) {
         self.key = key
         self.line = line
         self.column = column

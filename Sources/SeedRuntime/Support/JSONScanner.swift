@@ -5,14 +5,14 @@
 /// ``scanScalar(into:)``, ``skipValue()``) to stream records without building trees.
 /// Running off the end of the bytes throws ``JSONScanError/truncated`` so that a
 /// streaming caller can refill its buffer and scan the record again.
-public struct JSONScanner {
-    public let bytes: UnsafeRawBufferPointer
-    public var position: Int
+package struct JSONScanner {
+    package let bytes: UnsafeRawBufferPointer
+    package var position: Int
     /// The 1-based line of `position`.
-    public private(set) var line: Int
+    package private(set) var line: Int
     private var lineStart: Int
 
-    public init(bytes: UnsafeRawBufferPointer, position: Int = 0, line: Int = 1) {
+    package init(bytes: UnsafeRawBufferPointer, position: Int = 0, line: Int = 1) {
         self.bytes = bytes
         self.position = position
         self.line = line
@@ -20,11 +20,11 @@ public struct JSONScanner {
     }
 
     /// The 1-based column of `position` on its line, in bytes.
-    public var column: Int { position - lineStart + 1 }
+    package var column: Int { position - lineStart + 1 }
 
-    public var isAtEnd: Bool { position >= bytes.count }
+    package var isAtEnd: Bool { position >= bytes.count }
 
-    public mutating func skipWhitespace() {
+    package mutating func skipWhitespace() {
         while position < bytes.count {
             switch bytes[position] {
             case UInt8(ascii: "\n"):
@@ -39,20 +39,20 @@ public struct JSONScanner {
         }
     }
 
-    public func peek() -> UInt8? { position < bytes.count ? bytes[position] : nil }
+    package func peek() -> UInt8? { position < bytes.count ? bytes[position] : nil }
 
-    public mutating func expect(_ byte: UInt8, _ what: String) throws(JSONScanError) {
+    package mutating func expect(_ byte: UInt8, _ what: String) throws(JSONScanError) {
         guard let next = peek() else { throw .truncated }
         guard next == byte else { throw error("expected \(what), found \(describe(next))") }
         position += 1
     }
 
-    public func error(_ message: String) -> JSONScanError {
+    package func error(_ message: String) -> JSONScanError {
         .syntax(line: line, column: column, message: message)
     }
 
     /// Scans a string (at its opening quote), appending its decoded UTF-8 bytes to `output`.
-    public mutating func scanString(into output: inout [UInt8]) throws(JSONScanError) {
+    package mutating func scanString(into output: inout [UInt8]) throws(JSONScanError) {
         try expect(UInt8(ascii: "\""), "a string")
         var runStart = position
         while true {
@@ -125,12 +125,12 @@ public struct JSONScanner {
     }
 
     /// The kinds of scalar ``scanScalar(into:)`` finds.
-    public enum ScalarKind: UInt8 { case null, bool, integer, real, string }
+    package enum ScalarKind: UInt8 { case null, bool, integer, real, string }
 
     /// Scans a string, number, `true`, `false` or `null`. Strings are decoded into
     /// `output`; numbers and booleans are copied as written. Returns nil (scanning
     /// nothing) when the value is an array or object.
-    public mutating func scanScalar(into output: inout [UInt8]) throws(JSONScanError) -> ScalarKind? {
+    package mutating func scanScalar(into output: inout [UInt8]) throws(JSONScanError) -> ScalarKind? {
         guard let first = peek() else { throw .truncated }
         switch first {
         case UInt8(ascii: "\""):
@@ -174,7 +174,7 @@ public struct JSONScanner {
     }
 
     /// Skips one value of any kind and returns the byte range it took, for nested values kept as JSON text.
-    public mutating func skipValue() throws(JSONScanError) -> Range<Int> {
+    package mutating func skipValue() throws(JSONScanError) -> Range<Int> {
         let start = position
         var scratch: [UInt8] = []
         if try scanScalar(into: &scratch) != nil { return start..<position }
@@ -200,7 +200,7 @@ public struct JSONScanner {
     }
 
     /// Parses one complete value into a tree that remembers where each part was.
-    public mutating func parseNode() throws(JSONScanError) -> DocNode {
+    package mutating func parseNode() throws(JSONScanError) -> DocNode {
         skipWhitespace()
         let nodeLine = line
         let nodeColumn = column
@@ -267,7 +267,7 @@ public struct JSONScanner {
     }
 
     /// Parses a whole document: one value, then nothing but whitespace.
-    public static func parseDocument(_ bytes: UnsafeRawBufferPointer) throws(JSONScanError) -> DocNode {
+    package static func parseDocument(_ bytes: UnsafeRawBufferPointer) throws(JSONScanError) -> DocNode {
         var scanner = JSONScanner(bytes: bytes)
         if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { scanner.position = 3 }
         let node: DocNode
@@ -283,13 +283,13 @@ public struct JSONScanner {
         return node
     }
 
-    public func describe(_ byte: UInt8) -> String {
+    package func describe(_ byte: UInt8) -> String {
         (0x21..<0x7F).contains(byte) ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x" + String(byte, radix: 16)
     }
 }
 
 /// Why JSON could not be scanned.
-public enum JSONScanError: Error, Equatable {
+package enum JSONScanError: Error, Equatable {
     /// The bytes ended inside a value; a streaming reader refills and tries again.
     case truncated
     case syntax(line: Int, column: Int, message: String)

@@ -9,14 +9,14 @@
 /// hash.update("abc".utf8)
 /// hash.hexDigest  // "ba7816bf…"
 /// ```
-public struct SHA256: Sendable {
+package struct SHA256: Sendable {
     private var state: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (
         0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19
     )
     private var buffer: [UInt8] = []
     private var byteCount: UInt64 = 0
 
-    public init() { buffer.reserveCapacity(64) }
+    package init() { buffer.reserveCapacity(64) }
 
     private static let k: [UInt32] = [
         0x428a_2f98, 0x7137_4491, 0xb5c0_fbcf, 0xe9b5_dba5, 0x3956_c25b, 0x59f1_11f1, 0x923f_82a4, 0xab1c_5ed5,
@@ -30,7 +30,7 @@ public struct SHA256: Sendable {
     ]
 
     /// Feeds bytes into the digest.
-    public mutating func update<S: Sequence>(_ bytes: S) where S.Element == UInt8 {
+    package mutating func update<S: Sequence>(_ bytes: S) where S.Element == UInt8 {
         for byte in bytes {
             buffer.append(byte)
             if buffer.count == 64 {
@@ -42,7 +42,7 @@ public struct SHA256: Sendable {
     }
 
     /// Feeds a contiguous buffer into the digest, compressing whole blocks in place.
-    public mutating func update(buffer input: UnsafeRawBufferPointer) {
+    package mutating func update(buffer input: UnsafeRawBufferPointer) {
         var index = 0
         byteCount &+= UInt64(input.count)
         if !buffer.isEmpty {
@@ -66,7 +66,7 @@ public struct SHA256: Sendable {
     }
 
     /// The digest of everything fed so far, as 32 bytes. Does not change the state.
-    public var digest: [UInt8] {
+    package var digest: [UInt8] {
         var copy = self
         let bitLength = byteCount &* 8
         var padding: [UInt8] = [0x80]
@@ -90,7 +90,7 @@ public struct SHA256: Sendable {
     }
 
     /// The digest as 64 lowercase hexadecimal digits.
-    public var hexDigest: String {
+    package var hexDigest: String {
         let digits = Array("0123456789abcdef".utf8)
         var chars: [UInt8] = []
         chars.reserveCapacity(64)
@@ -102,7 +102,7 @@ public struct SHA256: Sendable {
     }
 
     /// The hex digest of `bytes`.
-    public static func hex<S: Sequence>(_ bytes: S) -> String where S.Element == UInt8 {
+    package static func hex<S: Sequence>(_ bytes: S) -> String where S.Element == UInt8 {
         var hash = SHA256()
         hash.update(bytes)
         return hash.hexDigest

@@ -1,7 +1,7 @@
 /// UTF-8 validity, with an ASCII fast path: seed text is mostly ASCII.
-public enum UTF8Validation {
+package enum UTF8Validation {
     /// Whether `bytes` is well-formed UTF-8 (no overlongs, no surrogates, nothing above U+10FFFF).
-    public static func isValid(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    package static func isValid(_ bytes: UnsafeRawBufferPointer) -> Bool {
         var index = 0
         let count = bytes.count
         while index < count {

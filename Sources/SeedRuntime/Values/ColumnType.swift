@@ -7,7 +7,7 @@ import Foundation
 /// refinements that seed data needs: BOOL → boolean (stored 0/1), DATE → an ISO 8601
 /// date, DATETIME/TIMESTAMP → an ISO 8601 date-time (both stored as the text given).
 /// A column without a declared type takes input as it comes.
-public enum ColumnType: String, Sendable, Equatable {
+package enum ColumnType: String, Sendable, Equatable {
     case integer, real, numeric, text, blob, boolean, date, datetime, any
     /// Core Data's dates: seconds since 2001-01-01 00:00:00 UTC, stored as a real. Takes an
     /// ISO 8601 date or date-time (or a number of seconds).
@@ -16,7 +16,7 @@ public enum ColumnType: String, Sendable, Equatable {
     case uuid
 
     /// The conversion for a declared type such as `VARCHAR(25)` or `INTEGER`.
-    public init(declaredType: String) {
+    package init(declaredType: String) {
         let type = declaredType.uppercased()
         if type.isEmpty { self = .any }
         else if type.contains("BOOL") { self = .boolean }
@@ -30,7 +30,7 @@ public enum ColumnType: String, Sendable, Equatable {
     }
 
     /// The result of converting text to this type.
-    public enum Converted: Equatable {
+    package enum Converted: Equatable {
         case null
         case integer(Int64)
         case real(Double)
@@ -42,7 +42,7 @@ public enum ColumnType: String, Sendable, Equatable {
     /// Converts UTF-8 text (a CSV field or a JSON string) to this type.
     ///
     /// - returns: the value to store, or a reason why the text does not fit.
-    public func convert(text bytes: UnsafeRawBufferPointer) -> Result<Converted, ConversionFailure> {
+    package func convert(text bytes: UnsafeRawBufferPointer) -> Result<Converted, ConversionFailure> {
         switch self {
         case .text, .any:
             return .success(.sameText)
@@ -85,7 +85,7 @@ public enum ColumnType: String, Sendable, Equatable {
     }
 
     /// Converts a value from a fixture or migration to the value to store.
-    public func convert(_ input: InputValue) -> Result<SQLValue, ConversionFailure> {
+    package func convert(_ input: InputValue) -> Result<SQLValue, ConversionFailure> {
         switch input {
         case .null:
             return .success(.null)
@@ -132,7 +132,7 @@ public enum ColumnType: String, Sendable, Equatable {
     }
 
     /// What this type accepts, for messages.
-    public var expectation: String {
+    package var expectation: String {
         switch self {
         case .integer: return "an integer"
         case .real, .numeric: return "a number"
@@ -148,8 +148,8 @@ public enum ColumnType: String, Sendable, Equatable {
 }
 
 /// Why a value does not fit a column: what the column expected.
-public struct ConversionFailure: Error, Equatable {
-    public var expected: String
+package struct ConversionFailure: Error, Equatable {
+    package var expected: String
 }
 
 /// Strict number syntax: what a person writes, nothing that `strtod` would also take

@@ -1,7 +1,7 @@
 /// A value as a fixture or migration file gives it, before it is converted to a column's type.
 ///
 /// CSV fields arrive as ``string(_:)`` or ``null``; JSON and YAML keep their own types.
-public enum InputValue: Equatable, Sendable, CustomStringConvertible {
+package enum InputValue: Equatable, Sendable, CustomStringConvertible {
     case null
     case bool(Bool)
     case integer(Int64)
@@ -10,7 +10,7 @@ public enum InputValue: Equatable, Sendable, CustomStringConvertible {
     /// A nested array or object, kept as JSON text.
     case json(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .null: return "null"
         case .bool(let value): return value ? "true" : "false"
@@ -22,7 +22,7 @@ public enum InputValue: Equatable, Sendable, CustomStringConvertible {
     }
 
     /// The values a to-many relationship lists: a JSON/YAML array's items, nothing for null, else the value itself.
-    public var listItems: [InputValue] {
+    package var listItems: [InputValue] {
         switch self {
         case .null: return []
         case .json(let text):

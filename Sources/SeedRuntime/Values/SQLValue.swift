@@ -3,10 +3,15 @@ import Foundation
 
 /// A value as SQLite stores it: one of its five storage classes.
 public enum SQLValue: Hashable, Sendable, CustomStringConvertible {
+    /// NULL.
     case null
+    /// A 64-bit integer.
     case integer(Int64)
+    /// A double.
     case real(Double)
+    /// UTF-8 text.
     case text(String)
+    /// Bytes.
     case blob([UInt8])
 
     /// Whether two values are the same stored value. Integers and reals compare
@@ -69,6 +74,7 @@ public enum SQLValue: Hashable, Sendable, CustomStringConvertible {
 }
 
 extension SQLValue: DatabaseValueConvertible {
+    /// The value for GRDB.
     public var databaseValue: DatabaseValue {
         switch self {
         case .null: return .null
@@ -79,6 +85,7 @@ extension SQLValue: DatabaseValueConvertible {
         }
     }
 
+    /// A value read with GRDB; nil never (every storage class maps).
     public static func fromDatabaseValue(_ dbValue: DatabaseValue) -> SQLValue? {
         switch dbValue.storage {
         case .null: return .null

@@ -71,7 +71,7 @@ public struct CoreDataModel: Sendable {
 
     /// The name the app uses for column `column` of `entity`'s table: the attribute or to-one
     /// relationship stored there, or without a model the column's name without `Z`, lower-cased.
-    public static func attributeName(_ column: String, entity: String, model: CoreDataModel?, dialect: CoreDataDialect) -> String {
+    package static func attributeName(_ column: String, entity: String, model: CoreDataModel?, dialect: CoreDataDialect) -> String {
         // The entity's own names first, then its sub-entities' (their columns share the root's table).
         let names = (model?.family(of: entity) ?? []).flatMap { name in
             model?.flattened(name).map { $0.attributes.map(\.name) + $0.relationships.filter { !$0.toMany }.map(\.name) } ?? []
@@ -87,7 +87,7 @@ public struct CoreDataModel: Sendable {
     }
 
     /// How fixture values convert for an entity's attribute; nil for relationships and unsupported types.
-    public func columnType(entity name: String, attribute: String) -> ColumnType? {
+    package func columnType(entity name: String, attribute: String) -> ColumnType? {
         guard let type = flattened(name)?.attributes.first(where: { $0.name == attribute })?.type else { return nil }
         switch type {
         case "Integer 16", "Integer 32", "Integer 64": return .integer
@@ -141,7 +141,7 @@ public struct CoreDataModel: Sendable {
     }
 
     /// What the Core Data dialect needs from this model to write as Core Data does.
-    public var facts: CoreDataModelFacts {
+    package var facts: CoreDataModelFacts {
         var facts = CoreDataModelFacts()
         for entity in entities {
             if let identifier = entity.renamingIdentifier, identifier != entity.name { facts.renamings[entity.name] = identifier }

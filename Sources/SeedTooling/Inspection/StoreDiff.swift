@@ -272,7 +272,7 @@ extension StoreDiff {
     /// The same differences named as the app names them in a Core Data store: tables by entity,
     /// columns by attribute or relationship (the model's names when given, else the column's
     /// name without `Z`, lower-cased).
-    public func inAppTerms(_ coreData: CoreDataDialect, model: CoreDataModel?) -> StoreDiff {
+    package func inAppTerms(_ coreData: CoreDataDialect, model: CoreDataModel?) -> StoreDiff {
         func entity(_ table: String) -> String {
             coreData.entities.first { $0.superEntity == 0 && coreData.tableName($0.name) == table }?.name ?? table
         }

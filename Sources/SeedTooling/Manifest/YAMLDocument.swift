@@ -1,5 +1,5 @@
 import Foundation
-public import SeedRuntime
+import SeedRuntime
 import Yams
 
 /// Reads YAML into the same position-aware tree as JSON, so that manifests and
@@ -9,7 +9,7 @@ public enum YAMLDocument {
     /// else (dates included) stays a string.
     ///
     /// - throws: ``SeedError`` (configuration) with the line and column of the syntax error.
-    public static func parse(_ text: String, file: String) throws(SeedError) -> DocNode {
+    package static func parse(_ text: String, file: String) throws(SeedError) -> DocNode {
         let node: Node?
         // Plain scalars are resolved below, without Yams' regular expressions (measured: most of a
         // 10k-row migration's load time).
@@ -29,7 +29,7 @@ public enum YAMLDocument {
     }
 
     /// The parser ``MigrationDirectory/load(_:displayPath:yamlParser:)`` takes.
-    public static let parser: MigrationDirectory.YAMLParser = { text, file throws(SeedError) in try parse(text, file: file) }
+    package static let parser: MigrationDirectory.YAMLParser = { text, file throws(SeedError) in try parse(text, file: file) }
 
     /// What a plain (unquoted) scalar means, as YAML 1.2's core schema reads it: null, a boolean
     /// (`true`/`false` only), an integer, a float; anything else (dates included) is text.

@@ -19,7 +19,7 @@ public struct ReleaseKeyIndex: ReleaseKeys {
         self.migrations = migrations
     }
 
-    public func provides(_ queries: [ReleaseKeyQuery]) throws -> [Bool] {
+    package func provides(_ queries: [ReleaseKeyQuery]) throws -> [Bool] {
         var known: [String: Set<SQLValue>] = [:]
         return try queries.map { query in
             let id = query.reference.table.lowercased() + "\u{0}" + query.reference.column.lowercased()
@@ -30,7 +30,7 @@ public struct ReleaseKeyIndex: ReleaseKeys {
 
     /// Every value the release gives `table.column` (names as the manifest writes them), converted
     /// by `type` as the store holds them (numbers that are whole compare as integers).
-    public func values(table: String, column: String, type: ColumnType) throws -> Set<SQLValue> {
+    package func values(table: String, column: String, type: ColumnType) throws -> Set<SQLValue> {
         var result = Set<SQLValue>()
         func add(_ input: InputValue?) {
             guard let input, input != .null, case .success(let value) = type.convert(input) else { return }
