@@ -8,7 +8,7 @@ public struct Migration: Sendable, Equatable {
     public var name: String
     /// The file, for messages.
     public var file: String
-    /// `sha256:` and the hex digest of the migration's content (see ``Migration/checksum(of:)``).
+    /// `sha256:` and the hex digest of the migration's content (over canonical JSON for YAML and JSON, so either form of a migration has the same checksum).
     public var checksum: String
     package var body: Body
 

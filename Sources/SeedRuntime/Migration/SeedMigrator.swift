@@ -23,9 +23,8 @@ public enum ConflictPolicy: String, Sendable, CaseIterable {
 /// let report = try migrator.migrate(DatabaseQueue(path: storePath))
 /// ```
 ///
-/// ## Topics
-/// - Asking without writing: ``states(_:)``, ``pending(_:)``, ``dryRun(_:options:)``
-/// - Writing: ``migrate(_:options:)``
+/// Ask without writing with ``states(_:)``, ``pending(_:)`` and ``dryRun(_:options:)``;
+/// write with ``migrate(_:options:)``.
 public struct SeedMigrator: Sendable {
     /// The migrations, in number order.
     public let migrations: [Migration]
