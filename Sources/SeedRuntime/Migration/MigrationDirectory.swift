@@ -75,6 +75,9 @@ public enum MigrationDirectory {
             let data: Data
             do { data = try Data(contentsOf: directory.appendingPathComponent(name)) }
             catch { throw SeedError(.configuration, file: file, "cannot read: \(error.localizedDescription)") }
+            if let problem = data.withUnsafeBytes({ UTF8Validation.textProblem($0) }) {
+                throw SeedError(.configuration, file: file, line: problem.line, code: .invalidEncoding, problem.message)
+            }
             guard let text = String(data: data, encoding: .utf8) else { throw SeedError(.configuration, file: file, code: .invalidEncoding, "not UTF-8") }
             switch parts.ext {
             case "sql":
@@ -82,8 +85,8 @@ public enum MigrationDirectory {
             case "json":
                 let document: DocNode
                 do { document = try data.withUnsafeBytes { bytes in try JSONScanner.parseDocument(bytes) } }
-                catch let error as JSONScanError { throw SeedError(.configuration, file: file, line: error.line, column: error.column, code: .parseError, error.message) }
-                catch { throw SeedError(.configuration, file: file, code: .parseError, "\(error)") }
+                catch let error as JSONScanError { throw SeedError(.configuration, file: file, line: error.line, column: error.column, "JSON: \(error.message)") }
+                catch { throw SeedError(.configuration, file: file, "JSON: \(error)") }
                 migrations.append(try Migration.make(fileName: name, file: file, document: document))
             default:
                 guard let yamlParser else {

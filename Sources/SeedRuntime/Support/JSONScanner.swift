@@ -6,21 +6,52 @@
 /// Running off the end of the bytes throws ``JSONScanError/truncated`` so that a
 /// streaming caller can refill its buffer and scan the record again.
 package struct JSONScanner {
+    /// How deeply arrays and objects may nest in a document ``parseNode()`` reads. Deeper input
+    /// is refused with a syntax error, so that no input can exhaust the stack (the tree, its
+    /// checksum and its release all recurse), in the tool or in an app.
+    package static let maximumDepth = 256
+
     package let bytes: UnsafeRawBufferPointer
     package var position: Int
     /// The 1-based line of `position`.
     package private(set) var line: Int
-    private var lineStart: Int
+    /// Where `line` starts in `bytes` (negative when it started before them).
+    package private(set) var lineStart: Int
+    /// A known column, so that columns of many values on one long line cost a single pass.
+    private var columnMark: (position: Int, column: Int)
 
-    package init(bytes: UnsafeRawBufferPointer, position: Int = 0, line: Int = 1) {
+    /// - parameters:
+    ///   - position: where to start scanning.
+    ///   - line: the 1-based line at `position`.
+    ///   - lineStart: where that line starts (by default `position`, the start of a line).
+    package init(bytes: UnsafeRawBufferPointer, position: Int = 0, line: Int = 1, lineStart: Int? = nil) {
         self.bytes = bytes
         self.position = position
         self.line = line
-        self.lineStart = position
+        self.lineStart = lineStart ?? position
+        self.columnMark = (self.lineStart, 1)
     }
 
-    /// The 1-based column of `position` on its line, in bytes.
-    package var column: Int { position - lineStart + 1 }
+    /// The 1-based column of `position` on its line, in characters (UTF-8 continuation bytes don't count).
+    package var column: Int { Self.column(of: position, in: bytes, lineStart: lineStart, mark: columnMark) }
+
+    private static func column(of position: Int, in bytes: UnsafeRawBufferPointer, lineStart: Int, mark: (position: Int, column: Int)) -> Int {
+        var (index, column) = mark.position >= lineStart && mark.position <= position ? mark : (lineStart, 1)
+        if index < 0 { column += -index; index = 0 }
+        let end = Swift.min(position, bytes.count)
+        while index < end {
+            if bytes[index] & 0xC0 != 0x80 { column += 1 }
+            index += 1
+        }
+        return column
+    }
+
+    /// ``column``, remembered so that the next call on the same line starts from here.
+    private mutating func markColumn() -> Int {
+        let column = self.column
+        columnMark = (position, column)
+        return column
+    }
 
     package var isAtEnd: Bool { position >= bytes.count }
 
@@ -200,11 +231,23 @@ package struct JSONScanner {
     }
 
     /// Parses one complete value into a tree that remembers where each part was.
+    ///
+    /// - throws: ``JSONScanError/syntax(line:column:message:)`` for bad JSON and for arrays or
+    ///   objects nested deeper than ``maximumDepth``.
     package mutating func parseNode() throws(JSONScanError) -> DocNode {
+        try parseNode(depth: 0)
+    }
+
+    private mutating func parseNode(depth: Int) throws(JSONScanError) -> DocNode {
         skipWhitespace()
         let nodeLine = line
-        let nodeColumn = column
+        let nodeColumn = markColumn()
         guard let first = peek() else { throw .truncated }
+        if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
+            guard depth < Self.maximumDepth else {
+                throw error("arrays and objects nest more than \(Self.maximumDepth) levels deep here; seedkit reads at most \(Self.maximumDepth)")
+            }
+        }
         switch first {
         case UInt8(ascii: "{"):
             position += 1
@@ -217,12 +260,12 @@ package struct JSONScanner {
             while true {
                 skipWhitespace()
                 let keyLine = line
-                let keyColumn = column
+                let keyColumn = markColumn()
                 var key: [UInt8] = []
                 try scanString(into: &key)
                 skipWhitespace()
                 try expect(UInt8(ascii: ":"), "':'")
-                let value = try parseNode()
+                let value = try parseNode(depth: depth + 1)
                 entries.append(DocEntry(key: String(decoding: key, as: UTF8.self), line: keyLine, column: keyColumn, node: value))
                 skipWhitespace()
                 guard let next = peek() else { throw .truncated }
@@ -240,7 +283,7 @@ package struct JSONScanner {
                 return DocNode(.array(items), line: nodeLine, column: nodeColumn)
             }
             while true {
-                items.append(try parseNode())
+                items.append(try parseNode(depth: depth + 1))
                 skipWhitespace()
                 guard let next = peek() else { throw .truncated }
                 position += 1
@@ -257,7 +300,14 @@ package struct JSONScanner {
             case .bool: value = .bool(scratch.count == 4)
             case .integer:
                 value = scratch.withUnsafeBytes { NumberSyntax.integer($0) }.map { .integer($0) } ?? .real(scratch.withUnsafeBytes { NumberSyntax.real($0) } ?? 0)
-            case .real: value = .real(scratch.withUnsafeBytes { NumberSyntax.real($0) } ?? 0)
+            case .real:
+                if scratch.contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }) {
+                    value = .real(scratch.withUnsafeBytes { NumberSyntax.real($0) } ?? 0)
+                } else {
+                    // An integer past 64 bits: kept as written, so that a column converts it exactly
+                    // (an INTEGER column refuses it) instead of taking a rounded double.
+                    value = .string(String(decoding: scratch, as: UTF8.self))
+                }
             case .string:
                 guard scratch.withUnsafeBytes({ UTF8Validation.isValid($0) }) else { throw error("invalid UTF-8 in string") }
                 value = .string(String(decoding: scratch, as: UTF8.self))
@@ -268,8 +318,8 @@ package struct JSONScanner {
 
     /// Parses a whole document: one value, then nothing but whitespace.
     package static func parseDocument(_ bytes: UnsafeRawBufferPointer) throws(JSONScanError) -> DocNode {
-        var scanner = JSONScanner(bytes: bytes)
-        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { scanner.position = 3 }
+        let hasBOM = bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF
+        var scanner = JSONScanner(bytes: bytes, position: hasBOM ? 3 : 0)
         let node: DocNode
         do {
             node = try scanner.parseNode()

@@ -28,3 +28,43 @@ package enum UTF8Validation {
         return true
     }
 }
+
+extension UTF8Validation {
+    /// Why `bytes` are not UTF-8 text that seedkit reads, with the 1-based line where it shows;
+    /// nil when they are. A UTF-16 or UTF-32 file is named as such (by its byte order mark, or by
+    /// the NUL bytes that every ASCII character of it has), rather than read as text with NULs in it.
+    ///
+    /// - parameter bytes: the whole file, or the start of it (for fixtures, which are read as a stream).
+    package static func textProblem(_ bytes: UnsafeRawBufferPointer) -> (line: Int, message: String)? {
+        if let problem = wideEncodingProblem(bytes) { return problem }
+        guard !isValid(bytes) else { return nil }
+        var start = 0
+        var line = 1
+        // The first line that is not UTF-8, for the message.
+        for index in 0...bytes.count where index == bytes.count || bytes[index] == UInt8(ascii: "\n") {
+            if !isValid(UnsafeRawBufferPointer(rebasing: bytes[start..<index])) { break }
+            start = index + 1
+            line += 1
+        }
+        return (line, "not UTF-8: save the file as UTF-8")
+    }
+
+    /// The part of ``textProblem(_:)`` that the start of a file can tell: a UTF-16/32 byte order
+    /// mark, or NUL bytes.
+    package static func wideEncodingProblem(_ bytes: UnsafeRawBufferPointer) -> (line: Int, message: String)? {
+        if bytes.count >= 2, (bytes[0] == 0xFF && bytes[1] == 0xFE) || (bytes[0] == 0xFE && bytes[1] == 0xFF) {
+            return (1, "not UTF-8: the file starts with a UTF-16 byte order mark; save it as UTF-8")
+        }
+        var line = 1
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == 0 {
+                return (line, "not UTF-8 text: the file has NUL bytes (UTF-16?); save it as UTF-8")
+            }
+            if byte == UInt8(ascii: "\n") { line += 1 }
+            index += 1
+        }
+        return nil
+    }
+}

@@ -47,9 +47,13 @@ package enum ColumnType: String, Sendable, Equatable {
         case .text, .any:
             return .success(.sameText)
         case .integer:
+            // Exactly, digit by digit: a double would round 2^63 + 1 to 2^63 and clamp below -2^63.
             if let value = NumberSyntax.integer(bytes) { return .success(.integer(value)) }
-            if let real = NumberSyntax.real(bytes), let exact = Int64(exactly: real) { return .success(.integer(exact)) }
-            return .failure(.init(expected: "an integer"))
+            switch NumberSyntax.exactInteger(bytes) {
+            case .integer(let value): return .success(.integer(value))
+            case .outOfRange: return .failure(.init(expected: ColumnType.integerRange))
+            case .fractional, .notANumber: return .failure(.init(expected: "an integer"))
+            }
         case .real:
             if let value = NumberSyntax.real(bytes) { return .success(.real(value)) }
             return .failure(.init(expected: "a number"))
@@ -111,10 +115,16 @@ package enum ColumnType: String, Sendable, Equatable {
             default: return .failure(.init(expected: expectation))
             }
         case .real(let value):
+            // YAML's .inf and .nan: SQLite would store NaN as NULL, and no column means infinity.
+            guard value.isFinite else { return .failure(.init(expected: self == .text ? "text (quote it)" : "a finite number")) }
             switch self {
             case .real, .any, .referenceDate: return .success(.real(value))
-            case .numeric: return .success(Int64(exactly: value).map { .integer($0) } ?? .real(value))
-            case .integer: return Int64(exactly: value).map { .success(.integer($0)) } ?? .failure(.init(expected: "an integer"))
+            // Past 2^53 a double no longer says which integer was written (JSON and YAML numbers
+            // beyond 64 bits arrive as doubles): those stay reals, or are refused by integer columns.
+            case .numeric: return .success(ColumnType.exactInteger(value).map { .integer($0) } ?? .real(value))
+            case .integer:
+                if let exact = ColumnType.exactInteger(value) { return .success(.integer(exact)) }
+                return .failure(.init(expected: value == value.rounded() ? ColumnType.integerRange + " (write it as a whole number, without a point or exponent)" : "an integer"))
             case .text: return .success(.text(SQLValue.format(value)))
             default: return .failure(.init(expected: expectation))
             }
@@ -129,6 +139,16 @@ package enum ColumnType: String, Sendable, Equatable {
             default: return .failure(.init(expected: expectation))
             }
         }
+    }
+
+    /// What an INTEGER column takes, for messages about numbers out of its range.
+    package static let integerRange = "an integer from -9223372036854775808 to 9223372036854775807"
+
+    /// `value` as an integer when it is one and a double can only have come from that integer
+    /// (its magnitude is below 2^53); nil otherwise.
+    static func exactInteger(_ value: Double) -> Int64? {
+        guard abs(value) < 9_007_199_254_740_992 else { return nil }
+        return Int64(exactly: value)
     }
 
     /// What this type accepts, for messages.
@@ -175,6 +195,80 @@ enum NumberSyntax {
             index += 1
         }
         return value
+    }
+
+    /// What ``exactInteger(_:)`` found.
+    enum ExactInteger: Equatable {
+        case integer(Int64)
+        /// A whole number past 64 bits.
+        case outOfRange
+        /// A number with a fractional part (`12.5`, `1e-1`).
+        case fractional
+        case notANumber
+    }
+
+    /// Reads a decimal number (`12`, `-3`, `12.0`, `1e3`, `1.5E+2`) as an exact integer, digit by
+    /// digit: no double in between, so nothing is rounded or clamped.
+    static func exactInteger(_ bytes: UnsafeRawBufferPointer) -> ExactInteger {
+        let count = bytes.count
+        var index = 0
+        var negative = false
+        if index < count, bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") {
+            negative = bytes[index] == UInt8(ascii: "-")
+            index += 1
+        }
+        // The significant digits (leading zeros dropped) and how many of them follow the point.
+        var digits: [UInt8] = []
+        var fractionDigits = 0
+        var sawDigit = false
+        while index < count, bytes[index] &- UInt8(ascii: "0") < 10 {
+            sawDigit = true
+            if !(digits.isEmpty && bytes[index] == UInt8(ascii: "0")) { digits.append(bytes[index] - UInt8(ascii: "0")) }
+            index += 1
+        }
+        if index < count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            while index < count, bytes[index] &- UInt8(ascii: "0") < 10 {
+                sawDigit = true
+                fractionDigits += 1
+                if !(digits.isEmpty && bytes[index] == UInt8(ascii: "0")) { digits.append(bytes[index] - UInt8(ascii: "0")) }
+                index += 1
+            }
+        }
+        guard sawDigit else { return .notANumber }
+        var exponent = 0
+        if index < count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            index += 1
+            var negativeExponent = false
+            if index < count, bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") {
+                negativeExponent = bytes[index] == UInt8(ascii: "-")
+                index += 1
+            }
+            let start = index
+            while index < count, bytes[index] &- UInt8(ascii: "0") < 10 {
+                // Saturate: anything past a million digits is out of range or zero anyway.
+                if exponent < 1_000_000 { exponent = exponent * 10 + Int(bytes[index] - UInt8(ascii: "0")) }
+                index += 1
+            }
+            guard index > start else { return .notANumber }
+            if negativeExponent { exponent = -exponent }
+        }
+        guard index == count else { return .notANumber }
+        // Trailing zeros of the significand move into the exponent.
+        while let last = digits.last, last == 0 { digits.removeLast(); exponent += 1 }
+        if digits.isEmpty { return .integer(0) }
+        let scale = exponent - fractionDigits
+        if scale < 0 { return .fractional }
+        if digits.count + scale > 19 { return .outOfRange }
+        var value: Int64 = 0
+        for position in 0..<(digits.count + scale) {
+            let digit = position < digits.count ? Int64(digits[position]) : 0
+            let (multiplied, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (added, overflow2) = negative ? multiplied.subtractingReportingOverflow(digit) : multiplied.addingReportingOverflow(digit)
+            if overflow1 || overflow2 { return .outOfRange }
+            value = added
+        }
+        return .integer(value)
     }
 
     static func real(_ bytes: UnsafeRawBufferPointer) -> Double? {
@@ -290,7 +384,7 @@ enum DateSyntax {
         return day <= days[month - 1]
     }
 
-    private static func digits(_ bytes: UnsafeRawBufferPointer, _ start: Int, _ count: Int) -> Int? {
+    static func digits(_ bytes: UnsafeRawBufferPointer, _ start: Int, _ count: Int) -> Int? {
         guard start + count <= bytes.count else { return nil }
         var value = 0
         for i in start..<(start + count) {

@@ -214,7 +214,7 @@ public struct CoreDataModel: Sendable {
         let parser = XMLParser(data: data)
         parser.delegate = reader
         if !parser.parse() {
-            throw SeedError(.configuration, file: file, line: parser.lineNumber, column: parser.columnNumber, code: .parseError,
+            throw SeedError(.configuration, file: file, line: parser.lineNumber, column: parser.columnNumber,
                             "not a Core Data model: \(parser.parserError.map { "\($0.localizedDescription)" } ?? "XML error")")
         }
         if let problem = reader.problems.first { throw SeedError(.configuration, reader.problems.isEmpty ? [problem] : reader.problems) }

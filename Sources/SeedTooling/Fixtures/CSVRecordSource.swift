@@ -16,6 +16,7 @@ struct CSVRecordSource: RecordSource {
         file = try ChunkedFile(url: url, displayPath: displayPath)
         try file.refill(keepingFrom: 0)
         if file.end >= 3, file.buffer[0] == 0xEF, file.buffer[1] == 0xBB, file.buffer[2] == 0xBF { position = 3 }
+        try file.checkNotWide()
         var header = RawRecord()
         var problems: [Diagnostic] = []
         guard try next(&header, diagnostics: &problems) else {

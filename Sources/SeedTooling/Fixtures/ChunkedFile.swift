@@ -29,6 +29,13 @@ final class ChunkedFile {
 
     deinit { close(descriptor) }
 
+    /// Refuses a UTF-16 or UTF-32 file by what its first bytes show (a byte order mark, NUL
+    /// bytes), so that it is named as such rather than read as text with NULs in it.
+    func checkNotWide() throws(SeedError) {
+        let start = buffer.withUnsafeBytes { UTF8Validation.wideEncodingProblem(UnsafeRawBufferPointer(rebasing: $0[0..<Swift.min(end, 4096)])) }
+        if let start { throw SeedError(.invalidData, file: path, line: start.line, code: .invalidEncoding, start.message) }
+    }
+
     /// Keeps `buffer[from..<end]`, moved to the front, and reads more after it.
     ///
     /// - returns: how far the kept bytes moved (subtract it from positions into the buffer).

@@ -42,6 +42,7 @@ struct JSONRecordSource: RecordSource {
         isLines = url.pathExtension.lowercased() != "json"
         try file.refill(keepingFrom: 0)
         if file.end >= 3, file.buffer[0] == 0xEF, file.buffer[1] == 0xBB, file.buffer[2] == 0xBF { position = 3 }
+        try file.checkNotWide()
     }
 
     mutating func next(_ record: inout RawRecord, diagnostics: inout [Diagnostic]) throws(SeedError) -> Bool {
@@ -99,7 +100,9 @@ struct JSONRecordSource: RecordSource {
         var lineStart = start
         while lineStart > 0 && file.buffer[lineStart - 1] != UInt8(ascii: "\n") { lineStart -= 1 }
         if lineStart == 0 && file.totalRead > file.end { return 0 }
-        return column + (start - lineStart)
+        if lineStart == 0 && start >= 3 && file.buffer[0] == 0xEF && file.buffer[1] == 0xBB && file.buffer[2] == 0xBF { lineStart = 3 }
+        // In characters, as the scanner counts: UTF-8 continuation bytes don't start one.
+        return column + file.buffer[lineStart..<start].reduce(0) { $0 + ($1 & 0xC0 == 0x80 ? 0 : 1) }
     }
 
     /// Scans up to and including the next object; false at the end of the stream.

@@ -76,6 +76,9 @@ public struct Manifest: Sendable {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw SeedError(.configuration, file: path, "no manifest here; create one (see README: The manifest) or pass --manifest PATH")
         }
+        if let problem = data.withUnsafeBytes({ UTF8Validation.textProblem($0) }) {
+            throw SeedError(.configuration, file: path, line: problem.line, code: .invalidEncoding, problem.message)
+        }
         guard let text = String(data: data, encoding: .utf8) else { throw SeedError(.configuration, file: path, code: .invalidEncoding, "the manifest is not UTF-8") }
         let document = try YAMLDocument.parse(text, file: path)
         return try Manifest(document: document, path: path, directory: url.deletingLastPathComponent())
@@ -285,7 +288,12 @@ public struct Manifest: Sendable {
             func number() throws(SeedError) -> Double {
                 switch node.value {
                 case .integer(let value): return Double(value)
-                case .real(let value): return value
+                case .real(let value):
+                    guard value.isFinite else { throw fail(node.line, node.column, "\(rule.key) must be a finite number") }
+                    return value
+                // A whole number past 64 bits arrives as the text it was written as.
+                case .string(let text) where Double(text) != nil && text.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "-" || $0 == "+") }):
+                    return Double(text) ?? 0
                 default: throw fail(node.line, node.column, "\(rule.key) must be a number")
                 }
             }

@@ -11,16 +11,17 @@ public struct ColumnRules: Sendable {
     public var maxLength: Int?
     public var pattern: Pattern?
     public var oneOf: [String]? { didSet { oneOfBytes = oneOf.map { $0.map { Array($0.utf8) } } } }
-    /// Dates (or date-times) as ISO 8601 text; compared as text, which orders ISO 8601 correctly.
-    public var after: String? { didSet { afterBytes = after.map { Array($0.utf8) } } }
-    public var before: String? { didSet { beforeBytes = before.map { Array($0.utf8) } } }
+    /// Dates (or date-times) as ISO 8601 text, exclusive; compared as the moments they are
+    /// (offsets and fractions of a second count; a date alone is midnight UTC), never as text.
+    public var after: String? { didSet { afterInstant = after.flatMap { ISO8601Instant($0) } } }
+    public var before: String? { didSet { beforeInstant = before.flatMap { ISO8601Instant($0) } } }
     /// Core Data date limits (a Date attribute's minValueString/maxValueString): seconds since
     /// 2001-01-01 UTC, as the store holds dates; inclusive, as Core Data's are.
     public var earliest: Double?
     public var latest: Double?
+    private var afterInstant: ISO8601Instant?
+    private var beforeInstant: ISO8601Instant?
     // The same limits as UTF-8, for ``quicklyPasses(text:)``.
-    private var afterBytes: [UInt8]?
-    private var beforeBytes: [UInt8]?
     private var oneOfBytes: [[UInt8]]?
 
     public init(column: String) { self.column = column }
@@ -129,11 +130,25 @@ public struct ColumnRules: Sendable {
         if let oneOf, !oneOf.contains(text) {
             problems.append((.otherRule, "\(column) \(Self.quote(value)) is not one of \(oneOf.joined(separator: ", "))"))
         }
-        if let after, !(text > after) {
-            problems.append((.dateTooSoon, "\(column) \(text) is not after \(after), the earliest allowed"))
-        }
-        if let before, !(text < before) {
-            problems.append((.dateTooLate, "\(column) \(text) is not before \(before), the latest allowed"))
+        if after != nil || before != nil {
+            // Text is an ISO 8601 date or date-time; a number is a Core Data date, seconds since 2001.
+            let instant: ISO8601Instant?
+            var shown = text
+            switch value {
+            case .integer(let seconds): instant = ISO8601Instant(referenceSeconds: Double(seconds)); shown = Self.referenceDate(Double(seconds))
+            case .real(let seconds): instant = ISO8601Instant(referenceSeconds: seconds); shown = Self.referenceDate(seconds)
+            default: instant = ISO8601Instant(text)
+            }
+            if let instant {
+                if let after, let afterInstant, !(instant > afterInstant) {
+                    problems.append((.dateTooSoon, "\(column) \(shown) is not after \(after), the earliest allowed"))
+                }
+                if let before, let beforeInstant, !(instant < beforeInstant) {
+                    problems.append((.dateTooLate, "\(column) \(shown) is not before \(before), the latest allowed"))
+                }
+            } else {
+                problems.append((.otherRule, "\(column) \(Self.quote(value)) is not an ISO 8601 date or date-time, so after/before can't hold"))
+            }
         }
         return problems
     }
@@ -148,8 +163,11 @@ public struct ColumnRules: Sendable {
             if let minLength, bytes.count < minLength { return false }
             if let maxLength, bytes.count > maxLength { return false }
         }
-        if let afterBytes, !(Self.compare(bytes, afterBytes) > 0) { return false }
-        if let beforeBytes, !(Self.compare(bytes, beforeBytes) < 0) { return false }
+        if after != nil || before != nil {
+            guard let instant = ISO8601Instant(bytes) else { return false }
+            if let afterInstant, !(instant > afterInstant) { return false }
+            if let beforeInstant, !(instant < beforeInstant) { return false }
+        }
         if let oneOfBytes, !oneOfBytes.contains(where: { Self.compare(bytes, $0) == 0 }) { return false }
         return true
     }
