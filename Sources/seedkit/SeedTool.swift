@@ -19,14 +19,27 @@ struct SeedTool: ParsableCommand {
     static func main() {
         Output.prepareStandardStreams()
         var status: Int32
+        let arguments = Array(CommandLine.arguments.dropFirst())
         do {
-            var command = try parseAsRoot()
+            var command = try parseAsRoot(arguments)
+            if let name = dashedName(in: arguments), String(describing: type(of: command)) == "HelpCommand" {
+                throw DashedName(name: name, command: arguments.first ?? "COMMAND")
+            }
             try command.run()
             status = 0
+        } catch let error as DashedName {
+            Output.standardError(error.description + "\n")
+            status = 2
         } catch {
             let code = exitCode(for: error)
             let message = fullMessage(for: error)
-            if code == .validationFailure {
+            if let name = dashedName(in: arguments), error is CleanExit || code == .validationFailure {
+                // `migrate -dash.sqlite` reads as the flags -d -a -s -h…, and -h asks for help: a file
+                // name that starts with '-' must never turn into help and exit 0, or into a vague error.
+                let hint = DashedName(name: name, command: arguments.first ?? "COMMAND").description
+                Output.standardError((error is CleanExit ? "" : message + "\n") + hint + "\n")
+                status = 2
+            } else if code == .validationFailure {
                 Output.standardError(message + "\n")
                 status = 2
             } else {
@@ -38,5 +51,26 @@ struct SeedTool: ParsableCommand {
         }
         if !Output.flushStandardOutput() { status = 4 }
         Foundation.exit(status)
+    }
+
+    /// The first argument before `--` that starts with one '-' and is longer than a flag
+    /// (seedkit has no short options but -h) and is not a number (a negative option value),
+    /// unless help was asked for in so many words.
+    static func dashedName(in arguments: [String]) -> String? {
+        let options = arguments.prefix { $0 != "--" }
+        if options.contains(where: { ["-h", "--help", "help", "--version"].contains($0) }) { return nil }
+        return options.first { $0.hasPrefix("-") && !$0.hasPrefix("--") && $0.count > 2 && Double($0) == nil }
+    }
+}
+
+/// A file name that starts with '-' where options are read: `migrate -dash.sqlite` reads as the
+/// flags -d -a -s -h…, and -h asks for help, which must not exit 0 as if nothing were wrong.
+struct DashedName: Error, CustomStringConvertible {
+    var name: String
+    var command: String
+
+    var description: String {
+        "Error: '\(name)' starts with '-', so it is read as options, not as a file name; "
+            + "put -- before file names that start with '-' (seedkit \(command) … -- \(name)) or write ./\(name)"
     }
 }

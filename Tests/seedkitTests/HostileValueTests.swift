@@ -171,4 +171,68 @@ import Testing
         #expect(verify.status == 1, "\(verify)")
         #expect(verify.stdout.contains("2024-01-05T12:00:00+05:00 is not after 2024-01-05T10:00:00Z"), "\(verify)")
     }
+
+    @Test func aNaturalKeyMustHaveAValueInEveryFixtureRow() throws {
+        let project = try countsProject("name,n\n,1\n,2\nx,3\n")
+        var result = try project.seedkit("build")
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stderr == """
+            seeds/data/counts.csv:2:1: error: name is empty, but it is part of the natural key of counts, which every row must have [1570]
+            seeds/data/counts.csv:3:1: error: name is empty, but it is part of the natural key of counts, which every row must have [1570]
+
+            """, "\(result)")
+        #expect(!project.exists("build/seed.sqlite"))
+        // JSON: null or left out.
+        let json = try countsProject("[{\"name\": null, \"n\": 1},\n {\"n\": 2},\n {\"name\": \"x\"}]\n", json: true)
+        result = try json.seedkit("build")
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stderr == """
+            seeds/data/counts.json:1:1: error: name is empty, but it is part of the natural key of counts, which every row must have [1570]
+            seeds/data/counts.json:2: error: name is missing, but it is part of the natural key of counts, which every row must have [1570]
+
+            """, "\(result)")
+        // A header without the key column.
+        let headless = try countsProject("n\n1\n2\n")
+        result = try headless.seedkit("build")
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stderr == "seeds/data/counts.csv:1: error: name is part of the natural key of counts, but the header has no such column [1570]\n", "\(result)")
+    }
+
+    @Test func everyColumnOfACompositeKeyMustHaveAValue() throws {
+        let project = try TemporaryProject(bookStore: false)
+        try project.write("seeds/schema.sql", "CREATE TABLE pages (book TEXT, number INTEGER, text TEXT);\n")
+        try project.write("seeds/seedkit.yml", "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  pages: { file: data/pages.csv, key: [book, number] }\n")
+        try project.write("seeds/data/pages.csv", "book,number,text\nA,1,one\nA,,two\nA,,three\n")
+        let result = try project.seedkit("build")
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stderr == """
+            seeds/data/pages.csv:3:2: error: number is empty, but it is part of the natural key of pages, which every row must have [1570]
+            seeds/data/pages.csv:4:2: error: number is empty, but it is part of the natural key of pages, which every row must have [1570]
+
+            """, "\(result)")
+    }
+
+    @Test func aMigrationRowNeedsAValueForItsNaturalKey() throws {
+        let project = try countsUserStore()
+        let before = sha256(of: project, "user.sqlite")
+        try project.write("migrations/0001-null-keys.yml", """
+            insert:
+              counts:
+                - { name: null, n: 1 }
+                - { n: 2 }
+            update:
+              counts:
+                - { key: ~, from: { n: 1 }, to: { n: 2 } }
+
+            """)
+        let result = try project.seedkit("migrate", "user.sqlite")
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stderr == """
+            migrations/0001-null-keys.yml:3: error: this row for counts has no value for its key column 'name'; a natural key must have one [1570]
+            migrations/0001-null-keys.yml:4: error: this row for counts has no value for its key column 'name'; a natural key must have one [1570]
+            migrations/0001-null-keys.yml:7: error: the key of this counts row has no value for 'name'; a key must have one [1570]
+
+            """, "\(result)")
+        #expect(sha256(of: project, "user.sqlite") == before)
+    }
 }

@@ -65,6 +65,7 @@ public struct SeedInstaller: Sendable {
         guard let store else {
             throw SeedError(.configuration, "this installer has no store path; call prepareStore(in:) with the app's database")
         }
+        let busyTimeout = try BusyTimeout.validated(busyTimeout)
         let migrator = try SeedMigrator(migrations: migrations)
         let installed = !FileManager.default.fileExists(atPath: store.path)
         if installed {

@@ -151,15 +151,19 @@ struct MigrationRun {
         let missingColumns = Set(missing.map { dialect.columnName($0.column).lowercased() })
         var key: [(column: String, value: SQLValue)] = []
         var keyResolved = true
+        let naturalKey = spec(table)?.key.isEmpty == false
         for column in keyColumns {
             let wanted = column.lowercased()
-            if let value = values.first(where: { $0.column.lowercased() == wanted }) {
+            if let value = values.first(where: { $0.column.lowercased() == wanted }), value.value != .null || !naturalKey {
                 key.append((column, value.value))
             } else if missingColumns.contains(wanted) {
                 key.append((column, .null))  // shown by its parent's key
                 keyResolved = false
             } else {
-                errors.append(Diagnostic(file: row.file, line: row.line, code: .configuration, message: "this row for \(table.name) has no value for its key column '\(column)'", table: table.name))
+                // A natural key must be there: a row without one could never be found again, and
+                // NULLs are never equal, so nothing would stop a second such row.
+                errors.append(Diagnostic(file: row.file, line: row.line, code: naturalKey ? .missingRequired : .configuration,
+                    message: "this row for \(table.name) has no value for its key column '\(column)'\(naturalKey ? "; a natural key must have one" : "")", table: table.name))
                 return .done
             }
         }
@@ -479,6 +483,10 @@ struct MigrationRun {
             return nil
         }
         if errors.count > errorCount { return nil }
+        if let empty = resolution.values.first(where: { $0.value == .null }) {
+            errors.append(Diagnostic(file: file, line: line, code: .missingRequired, message: "the key of this \(table.name) row has no value for '\(empty.column)'; a key must have one", table: table.name))
+            return nil
+        }
         return (resolution.values, try keyFields(resolution.values, in: table, input: row))
     }
 

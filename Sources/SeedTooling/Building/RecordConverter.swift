@@ -13,6 +13,8 @@ struct RecordConverter {
     private let rules: [RulesBox?]
     private let fieldNumbers: [Int]
     private let isReference: [Bool]
+    /// Whether the slot is a column of the manifest's natural key, which every row must fill.
+    private let isKey: [Bool]
 
     /// Rules behind a reference, so that reading them per field costs one retain, not a struct copy.
     final class RulesBox: Sendable {
@@ -27,6 +29,8 @@ struct RecordConverter {
         rules = plan.bound.map { $0.rules.map(RulesBox.init) }
         fieldNumbers = plan.bound.map(\.fieldNumber)
         isReference = plan.bound.map { $0.reference != nil }
+        let key = Set(plan.config.key.map { plan.dialect.columnName($0).lowercased() })
+        isKey = plan.bound.map { key.contains($0.info.name.lowercased()) }
     }
 
     /// Converts `record` into a new record of `batch`; on any problem the record is
@@ -45,6 +49,11 @@ struct RecordConverter {
                 switch kind {
                 case .null:
                     batch.setNull(slot)
+                    if isKey[slot] {
+                        failed = true
+                        fail(&diagnostics, record, field, slot, .missingRequired, "\(name(slot)) is empty, but it is part of the natural key of \(plan.table.name), which every row must have")
+                        continue
+                    }
                     if let box = rules[slot], box.rules.required { value = .null }
                 case .text, .integer, .real:
                     if kind != .text && (type == .date || type == .datetime || type == .blob) && !isReference[slot] {
@@ -106,6 +115,11 @@ struct RecordConverter {
             // A key left out: its column's DEFAULT applies, and `required` still holds.
             let base = (batch.count - 1) * batch.width
             for slot in 0..<batch.width where batch.slots[base + slot] == .absent {
+                if isKey[slot], plan.bound[slot].info.defaultSQL == nil, plan.bound[slot].defaultSQL == nil {
+                    failed = true
+                    diagnostics.append(Diagnostic(file: file, line: record.line, code: .missingRequired, message: "\(name(slot)) is missing, but it is part of the natural key of \(plan.table.name), which every row must have", table: plan.table.name))
+                    continue
+                }
                 if let box = rules[slot], box.rules.required, plan.bound[slot].info.defaultSQL == nil, plan.bound[slot].defaultSQL == nil {
                     failed = true
                     diagnostics.append(Diagnostic(file: file, line: record.line, code: .missingRequired, message: "\(name(slot)) is required but missing", table: plan.table.name))

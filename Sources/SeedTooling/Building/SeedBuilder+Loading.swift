@@ -128,6 +128,13 @@ extension SeedBuilder {
             if let info = plan.table.column(plan.dialect.columnName(name)) { plan.constants.append((info.name, value.sqlLiteral)) }
         }
         if !isJSON {
+            for key in plan.config.key where !filled.contains(where: { $0.caseInsensitiveCompare(key) == .orderedSame }) {
+                if plan.table.column(plan.dialect.columnName(key))?.defaultSQL == nil && plan.defaults[key.lowercased()] == nil && manifest.model?.manyToMany(plan.config.name, key) == nil {
+                    let wanted = mapping.field(for: key)
+                    diagnostics.append(Diagnostic(file: file, line: 1, column: 0, code: .missingRequired, message: "\(key) is part of the natural key of \(plan.table.name), but the header has no \(wanted == key ? "such column" : "field \(wanted)")", table: plan.table.name))
+                    failed = true
+                }
+            }
             for rule in rules.values where rule.required && !filled.contains(where: { $0.caseInsensitiveCompare(rule.column) == .orderedSame }) {
                 if plan.table.column(plan.dialect.columnName(rule.column))?.defaultSQL == nil && plan.defaults[rule.column.lowercased()] == nil {
                     let wanted = mapping.field(for: rule.column)

@@ -28,7 +28,7 @@ public enum StoreAccess {
     public static func openWritable(_ path: String, busyTimeout: Double) throws(SeedError) -> DatabaseQueue {
         try requireFile(path)
         var configuration = Configuration()
-        configuration.busyMode = .timeout(busyTimeout)
+        configuration.busyMode = .timeout(try BusyTimeout.validated(busyTimeout))
         return try open(path, configuration, shown: path)
     }
 

@@ -16,7 +16,7 @@ extension SeedTool {
         var table: String?
         @Option(name: .customLong("where"), help: ArgumentHelp("Only rows matching this SQL expression.", valueName: "sql"))
         var filter: String?
-        @Option(name: .long, help: "At most this many rows (default: 50 on a terminal, all otherwise).")
+        @Option(name: .long, parsing: .unconditional, help: "At most this many rows (default: 50 on a terminal, all otherwise).")
         var limit: Int?
         @Option(name: .long, help: ArgumentHelp("Only these columns, comma-separated.", valueName: "a,b"))
         var columns: String?

@@ -3,8 +3,20 @@ import SeedRuntime
 
 /// `--busy-timeout SECONDS`.
 struct BusyTimeoutOption: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("How long to wait for another connection's lock, in seconds.", valueName: "seconds"))
-    var busyTimeout: Double = 5
+    // Read as text, and unconditionally, so that `-1` reaches ``validate()`` (not "missing value")
+    // and the message can quote what was typed.
+    @Option(name: .customLong("busy-timeout"), parsing: .unconditional,
+            help: ArgumentHelp("How long to wait for another connection's lock, in seconds (0 to 86400; default 5).", valueName: "seconds"))
+    var busyTimeoutText: String = "5"
+
+    /// The validated ``busyTimeoutText``.
+    var busyTimeout: Double { Double(busyTimeoutText) ?? 5 }
+
+    func validate() throws {
+        guard let seconds = Double(busyTimeoutText), BusyTimeout.range.contains(seconds) else {
+            throw ValidationError("--busy-timeout takes \(BusyTimeout.expectation); '\(busyTimeoutText)' is not one")
+        }
+    }
 }
 
 extension ConflictPolicy: ExpressibleByArgument {}
