@@ -4,6 +4,8 @@ import SeedRuntime
 
 extension SeedBuilder {
     static let batchSize = 4096
+    /// How many unknown fixture columns are named one by one before the rest are counted.
+    static let unknownColumnLimit = 20
 
     /// Loads one table's fixture: a reading thread parses, converts and checks rules into
     /// batches; this thread inserts them.
@@ -84,6 +86,22 @@ extension SeedBuilder {
         let tableColumns = manifest.model?.fixtureColumns(plan.config.name) ?? plan.table.columns.map(\.name)
         /// The manifest's names (columns, or attributes) of the fields the fixture fills.
         var filled: [String] = []
+        // Unknown columns are named one by one up to a point, then counted: each message lists the
+        // table's columns, and a header can be 100,000 fields wide.
+        var unknownColumns = 0
+        func unknown(_ field: String, at index: Int) {
+            failed = true
+            unknownColumns += 1
+            guard unknownColumns <= Self.unknownColumnLimit else { return }
+            diagnostics.append(Diagnostic(file: file, line: 1, column: index + 1, code: .unknownColumn,
+                message: mapping.unknownFieldMessage(field, what: "column", table: plan.table.name, columns: tableColumns), table: plan.table.name))
+        }
+        defer {
+            if unknownColumns > Self.unknownColumnLimit {
+                diagnostics.append(Diagnostic(file: file, line: 1, code: .unknownColumn,
+                    message: "\(unknownColumns - Self.unknownColumnLimit) more columns name no column of table \(plan.table.name)", table: plan.table.name))
+            }
+        }
         for (index, field) in columns.enumerated() {
             let name: String
             switch mapping.resolve(field, isColumn: { _ in true }) {
@@ -91,9 +109,7 @@ extension SeedBuilder {
                 plan.slotOfSourceColumn.append(-1)
                 continue
             case .unknown:
-                diagnostics.append(Diagnostic(file: file, line: 1, column: index + 1, code: .unknownColumn,
-                    message: mapping.unknownFieldMessage(field, what: "column", table: plan.table.name, columns: tableColumns), table: plan.table.name))
-                failed = true
+                unknown(field, at: index)
                 continue
             case .column(let column):
                 name = column
@@ -109,9 +125,7 @@ extension SeedBuilder {
                 continue
             }
             guard var info = plan.table.column(plan.dialect.columnName(name)) else {
-                diagnostics.append(Diagnostic(file: file, line: 1, column: index + 1, code: .unknownColumn,
-                    message: mapping.unknownFieldMessage(field, what: "column", table: plan.table.name, columns: tableColumns), table: plan.table.name))
-                failed = true
+                unknown(field, at: index)
                 continue
             }
             filled.append(name)

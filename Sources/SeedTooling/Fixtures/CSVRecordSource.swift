@@ -24,12 +24,13 @@ struct CSVRecordSource: RecordSource {
         }
         if let problem = problems.first { throw SeedError(.invalidData, [problem]) }
         var names: [String] = []
+        var fieldOf: [String: Int] = [:]  // linear in the header's width, however wide
         for field in 0..<header.count {
             let name = header.text(field)
             guard header.kinds[field] != .null, !name.isEmpty else {
                 throw SeedError(.invalidData, file: displayPath, line: 1, column: field + 1, code: .parseError, "header field \(field + 1) is empty: every column needs a name")
             }
-            if let earlier = names.firstIndex(of: name) {
+            if let earlier = fieldOf.updateValue(field, forKey: name) {
                 throw SeedError(.invalidData, file: displayPath, line: 1, column: field + 1, code: .parseError, "column '\(name)' appears twice in the header (fields \(earlier + 1) and \(field + 1))")
             }
             names.append(name)
