@@ -184,12 +184,15 @@ public struct SeedBuilder: Sendable {
 
         var diagnostics: [Diagnostic] = []
         var counts: [(name: String, rows: Int)] = []
-        for plan in plans {
-            let (rows, hash) = try load(plan, db: db, diagnostics: &diagnostics)
+        let deferral = Deferral(plans: plans)
+        for (index, plan) in plans.enumerated() {
+            let (rows, hash) = try load(plan, index: index, deferral: deferral, db: db, diagnostics: &diagnostics)
             counts.append((plan.config.name, rows))
             contentHash.update("\(plan.table.name)\n".utf8)
             contentHash.update(hash)
         }
+        try insertParked(deferral, db: db, counts: &counts, diagnostics: &diagnostics)
+        diagnostics = inFileOrder(diagnostics, plans: plans)
         if let coreData, diagnostics.isEmpty { try loadManyToMany(plans, coreData: coreData, db: db, diagnostics: &diagnostics) }
         if diagnostics.isEmpty {
             for row in try Row.fetchAll(db, sql: "PRAGMA foreign_key_check") {
@@ -265,9 +268,6 @@ public struct SeedBuilder: Sendable {
                 guard let parentKey = parent.column(dialect.columnName(reference.column)) else {
                     problem(config.line, config.column, "ref \(config.name).\(column) → \(reference): \(parent.name) has no column '\(reference.column)'")
                     continue
-                }
-                if loaded[parent.name] == nil && parent.name != config.name && manifest.tables.contains(where: { $0.name == parent.name }) {
-                    problem(config.line, config.column, "table \(config.name) refers to \(parent.name), which is loaded after it; list \(parent.name) first")
                 }
                 let target = table.referenceTarget(of: dialect.columnName(column), in: parent)
                 references[dialect.columnName(column).lowercased()] = TablePlan.Reference(
