@@ -195,7 +195,7 @@ import Testing
 }
 
 /// The iso-codes shapes: subdivisions refer to countries and to a parent subdivision by code.
-private func isoProject(subdivisions: String, notNullParent: Bool = false, countriesFirst: Bool = true) throws -> TemporaryProject {
+func isoProject(subdivisions: String, notNullParent: Bool = false, countriesFirst: Bool = true) throws -> TemporaryProject {
     let project = try TemporaryProject()
     try project.remove("migrations/0001-add-fourth-book.yml")
     try project.write("seeds/schema.sql", """
