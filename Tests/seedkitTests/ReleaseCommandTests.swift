@@ -240,3 +240,57 @@ struct SplitMix64: RandomNumberGenerator {
         #expect(check.status == 0, "\(check)")
     }
 }
+
+@Suite struct ReleaseUnknownReferenceTests {
+    @Test func aRefToAKeyNoFixtureAndNoMigrationProvidesFailsBuildAndCheckUpgrade() throws {
+        let project = try isoProject(subdivisions: "code,name,country_id,parent_id\nAZ-NX,Naxçıvan,AZ,\n")
+        #expect(try project.seedkit("build", "--output", "seeds/releases/1.0.sqlite").status == 0)
+        let release = try #require(project.read("seeds/releases/1.0.sqlite"))
+        // The fixtures hold what the migrations add; only the typo 'NX' and 'AZ-XX' are wrong.
+        try project.write("seeds/data/countries.csv", "alpha_2,name\nAZ,Azerbaijan\nNO,Norway\nSE,Sweden\n")
+        try project.write("seeds/data/subdivisions.csv", "code,name,country_id,parent_id\nAZ-NX,Naxçıvan,AZ,\nNO-49,Parent,SE,\nNO-50,Child,NO,NO-49\n")
+        try project.write("migrations/0001-typo.yml", """
+            insert:
+              subdivisions:
+                - { code: "NO-50", name: "Child", country_id: "NO", parent_id: "NO-49" }
+                - { code: "NO-51", name: "Typo", country_id: "NX" }
+              countries:
+                - { alpha_2: "SE", name: "Sweden" }
+            update:
+              subdivisions:
+                - key: "AZ-NX"
+                  from: { parent_id: null }
+                  to: { parent_id: "AZ-XX" }
+
+            """)
+        // NO-49 comes in a later migration of the same release: not an error.
+        try project.write("migrations/0002-parent.yml", "insert:\n  subdivisions:\n    - { code: \"NO-49\", name: \"Parent\", country_id: \"SE\" }\n")
+        let expected = """
+            migrations/0001-typo.yml:4: error: subdivisions 'NO-51': country_id 'NX' matches no countries.alpha_2 in the fixtures or in any migration's inserts [2030]
+            migrations/0001-typo.yml:9: error: subdivisions 'AZ-NX': parent_id 'AZ-XX' matches no subdivisions.code in the fixtures or in any migration's inserts [2030]
+
+            """
+        let build = try project.seedkit("build")
+        #expect(build.status == 1)
+        #expect(build.stderr == expected, "\(build)")
+        #expect(!project.exists("build/seed.sqlite"))
+        let check = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite")
+        #expect(check.status == 1)
+        #expect(check.stderr == expected, "\(check)")
+        #expect(project.read("seeds/releases/1.0.sqlite") == release, "the old seed is only read")
+        // Fixed: the release builds and converges.
+        try project.remove("migrations/0002-parent.yml")
+        try project.write("migrations/0001-typo.yml", """
+            insert:
+              countries:
+                - { alpha_2: "SE", name: "Sweden" }
+              subdivisions:
+                - { code: "NO-49", name: "Parent", country_id: "SE" }
+                - { code: "NO-50", name: "Child", country_id: "NO", parent_id: "NO-49" }
+
+            """)
+        #expect(try project.seedkit("build").status == 0)
+        let fixed = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite")
+        #expect(fixed.status == 0, "\(fixed)")
+    }
+}

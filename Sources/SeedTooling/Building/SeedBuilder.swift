@@ -193,6 +193,9 @@ public struct SeedBuilder: Sendable {
         }
         try insertParked(deferral, db: db, counts: &counts, diagnostics: &diagnostics)
         diagnostics = inFileOrder(diagnostics, plans: plans)
+        diagnostics += try MigrationReferences.unresolved(in: migrations, tables: manifest.specs) { table, column, value in
+            try Self.exists(table: table, column: column, value: value, plans: plans, db: db)
+        }
         if let coreData, diagnostics.isEmpty { try loadManyToMany(plans, coreData: coreData, db: db, diagnostics: &diagnostics) }
         if diagnostics.isEmpty {
             for row in try Row.fetchAll(db, sql: "PRAGMA foreign_key_check") {
@@ -225,6 +228,15 @@ public struct SeedBuilder: Sendable {
         try db.execute(sql: "COMMIT")
         if !keyIndexes.isEmpty { try db.execute(sql: "VACUUM") }
         return (counts, hash)
+    }
+
+    /// Whether the rows just loaded hold `value` in `table.column` (manifest names), converted as
+    /// the column converts; nil for a table the manifest does not load.
+    private static func exists(table: String, column: String, value: InputValue, plans: [TablePlan], db: Database) throws -> Bool? {
+        guard let plan = plans.first(where: { $0.config.name.lowercased() == table.lowercased() }),
+              let info = plan.table.column(plan.dialect.columnName(column)) else { return nil }
+        guard case .success(let converted) = (plan.modelTypes[column] ?? plan.dialect.columnType(info)).convert(value) else { return false }
+        return try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(quoteIdentifier(plan.table.name)) WHERE \(quoteIdentifier(info.name)) = ?)", arguments: [converted.databaseValue]) ?? false
     }
 
     private func capped(_ diagnostics: [Diagnostic]) -> [Diagnostic] {
