@@ -54,6 +54,21 @@ public struct MigrationGenerator: Sendable {
         """
     }
 
+    /// The schema step from `old` to `current` (two seeds), nil when their schemas agree.
+    ///
+    /// - throws: ``SeedError`` for a change seedkit will not write (see ``SchemaStep``), and for
+    ///   any schema change of a Core Data store (Core Data migrates its schema itself).
+    public static func schemaStep(old: DatabaseQueue, current: DatabaseQueue, oldName: String, coreData: Bool) throws -> SchemaStep? {
+        let before = try old.read { db in try SchemaSnapshot.read(db) }
+        let after = try current.read { db in try SchemaSnapshot.read(db) }
+        let differences = before.differences(from: after, this: oldName, that: "the fresh build")
+        guard !differences.isEmpty else { return nil }
+        if coreData {
+            throw SeedError(.configuration, differences.map { Diagnostic(file: oldName, code: .configuration, message: "\($0): a Core Data store's schema is the model's, and Core Data migrates it (a new model version); seedkit writes no schema step for it") })
+        }
+        return try SchemaStep.make(from: before, to: after, oldName: oldName)
+    }
+
     /// The YAML of the migration from `old` to `current` (two seeds), and how many rows it changes; nil when they hold the same data.
     public func generate(old: DatabaseQueue, current: DatabaseQueue, header: String) throws -> (yaml: String, inserts: Int, updates: Int, deletes: Int)? {
         let (tables, semantics) = try current.read { db in try SemanticRows.make(manifest, in: db) }

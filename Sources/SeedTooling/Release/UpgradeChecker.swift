@@ -33,8 +33,12 @@ public struct UpgradeChecker: Sendable {
         public var keptEdits: [String]
         /// User edits the migrations overwrote or duplicated.
         public var lostEdits: [String]
+        /// How the upgraded seed's schema differs from a fresh build's (normalized; see ``SchemaSnapshot``).
+        public var schema: [String] = []
+        /// Why the migrations did not apply to this seed: the migration, the statement, SQLite's message.
+        public var failure: String?
 
-        public var passed: Bool { divergences.isEmpty && lostEdits.isEmpty }
+        public var passed: Bool { divergences.isEmpty && lostEdits.isEmpty && schema.isEmpty && failure == nil }
     }
 
     /// Checks each old seed against `fresh`, a seed built from the current fixtures.
@@ -47,10 +51,17 @@ public struct UpgradeChecker: Sendable {
         let (tables, semantics) = try expected.read { db in try SemanticRows.make(manifest, in: db) }
         var keys: [String: [String]] = [:]
         for table in tables { keys[table.spec.name] = table.keyColumns }
+        let expectedSchema = try expected.read { db in try SchemaSnapshot.read(db) }
         var outcomes: [Outcome] = []
         for seed in oldSeeds {
             let upgraded = try copy(seed)
-            let report = try migrator.migrate(upgraded, options: options)
+            let report: MigrationReport
+            do { report = try migrator.migrate(upgraded, options: options) }
+            catch {
+                outcomes.append(Outcome(seed: seed, applied: [], divergences: [], keptEdits: [], lostEdits: [], failure: try describeFailure(error, seed: seed, options: options)))
+                continue
+            }
+            let schema = try upgraded.read { db in try SchemaSnapshot.read(db) }.differences(from: expectedSchema, this: "the upgraded seed", that: "a fresh build")
             let diff = try StoreDiff.compare(upgraded, expected, keys: keys, tables: tables.map(\.spec.name), semantics: semantics)
             var divergences: [Divergence] = []
             for table in diff.tables {
@@ -67,9 +78,44 @@ public struct UpgradeChecker: Sendable {
             for name in diff.tablesOnlyInA { divergences.append(Divergence(table: name, key: "", column: nil, got: "the table", expected: "no such table")) }
             for name in diff.tablesOnlyInB { divergences.append(Divergence(table: name, key: "", column: nil, got: "no such table", expected: "the table")) }
             let (kept, lost) = try simulateUserEdits(seed, migrator: migrator, options: options, tables: tables)
-            outcomes.append(Outcome(seed: seed, applied: report.migrations.map(\.id), divergences: divergences, keptEdits: kept, lostEdits: lost))
+            outcomes.append(Outcome(seed: seed, applied: report.migrations.map(\.id), divergences: divergences, keptEdits: kept, lostEdits: lost, schema: schema))
         }
         return outcomes
+    }
+
+    /// Which migration failed on `seed`, at which statement, and why, in one line per problem.
+    private func describeFailure(_ error: any Error, seed: String, options: SeedMigrator.Options) throws -> String {
+        if let error = error as? SeedError, error.diagnostics.contains(where: { $0.file != nil }) {
+            return error.diagnostics.map { diagnostic in
+                var text = diagnostic.description
+                if let migration = migrations.first(where: { $0.file == diagnostic.file }), case .sql(let sql) = migration.body, diagnostic.line > 0 {
+                    text += "; statement: " + Self.statement(in: sql, at: diagnostic.line)
+                }
+                return text
+            }.joined(separator: "\n")
+        }
+        // Find the migration: apply them one at a time to another copy.
+        let message = (error as? SeedError).map { $0.diagnostics.map(\.message).joined(separator: "; ") } ?? "\(error)"
+        let store = try copy(seed)
+        for count in 1...max(1, migrations.count) where count <= migrations.count {
+            do { _ = try SeedMigrator(migrations: Array(migrations.prefix(count))).migrate(store, options: options) }
+            catch {
+                let migration = migrations[count - 1]
+                return "\(migration.file): error: migration \(migration.id) does not apply to this seed: \(message)"
+            }
+        }
+        return "error: the migrations do not apply to this seed: \(message)"
+    }
+
+    /// The SQL statement that starts at `line` of a migration's text (up to its semicolon).
+    static func statement(in sql: String, at line: Int) -> String {
+        let lines = sql.split(separator: "\n", omittingEmptySubsequences: false).dropFirst(max(0, line - 1))
+        var statement: [Substring] = []
+        for text in lines {
+            statement.append(text)
+            if text.contains(";") { break }
+        }
+        return statement.map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
     }
 
     /// An in-memory copy of `seed` with every migration applied, as an existing user's store
