@@ -453,3 +453,143 @@ private func currenciesProject() throws -> TemporaryProject {
             """, "\(result)")
     }
 }
+
+@Suite struct ReleasePropertyTests {
+    /// Random releases over three related tables — countries, subdivisions with a self-reference
+    /// (roots and their children), currencies — with a random schema change each time (a new
+    /// column with values, a new table with rows, a new index): `new-migration --from` writes the
+    /// schema and data steps, `check-upgrade` converges, and the simulated user's rows and edits survive.
+    @Test func randomReleasesOverThreeRelatedTablesWithSchemaChangesConverge() throws {
+        let seed = ProcessInfo.processInfo.environment["SEEDKIT_TEST_SEED"].flatMap(UInt64.init) ?? 20261123
+        var rng = SplitMix64(seed: seed)
+        func pick<T>(_ list: [T]) -> T { list[Int(rng.next() % UInt64(list.count))] }
+        let words = ["Ærø", "naïve", "日本語", "Zoë", "plain", "O'Brien", "a, b", "quote\"d", "x"]
+        for round in 0..<5 {
+            let project = try TemporaryProject()
+            try project.remove("migrations/0001-add-fourth-book.yml")
+            let baseSchema = """
+                CREATE TABLE countries (id INTEGER PRIMARY KEY, alpha_2 TEXT NOT NULL UNIQUE, name TEXT NOT NULL);
+                CREATE TABLE subdivisions (id INTEGER PRIMARY KEY, code TEXT NOT NULL UNIQUE, name TEXT NOT NULL,
+                    country_id INTEGER NOT NULL REFERENCES countries(id), parent_id INTEGER REFERENCES subdivisions(id), note TEXT);
+                CREATE TABLE currencies (id INTEGER PRIMARY KEY, code TEXT NOT NULL UNIQUE, name TEXT NOT NULL, country_id INTEGER REFERENCES countries(id)
+                """
+            let manifest = """
+                schema: schema.sql
+                output: ../build/seed.sqlite
+                tables:
+                  subdivisions:
+                    file: data/subdivisions.csv
+                    key: code
+                    refs: { country_id: countries.alpha_2, parent_id: subdivisions.code }
+                  countries: { file: data/countries.csv, key: alpha_2 }
+                  currencies: { file: data/currencies.csv, key: code, refs: { country_id: countries.alpha_2 } }
+
+                """
+            var countries: [String: String] = [:]
+            for index in 0..<8 { countries[String(format: "C%02d", index)] = pick(words) }
+            var subdivisions: [String: (name: String, country: String, parent: String?, note: String?)] = [:]
+            var roots: [String] = []
+            for index in 0..<12 {
+                let code = "S\(index)"
+                subdivisions[code] = (pick(words), pick(countries.keys.sorted()), nil, nil)
+                roots.append(code)
+            }
+            for index in 0..<30 { subdivisions["S\(index)-\(index % 7)"] = (pick(words), pick(countries.keys.sorted()), pick(roots), rng.next() % 3 == 0 ? pick(words) : nil) }
+            var currencies: [String: (name: String, country: String?, symbol: String?)] = [:]
+            for index in 0..<10 { currencies[String(format: "K%02d", index)] = (pick(words), rng.next() % 4 == 0 ? nil : pick(countries.keys.sorted()), nil) }
+            var extraColumn = false
+            var languages: [String: String]? = nil
+            func csv(_ fields: [String?]) -> String {
+                fields.map { field in
+                    guard let field else { return "" }
+                    return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+                }.joined(separator: ",")
+            }
+            func write(index: Bool) throws {
+                var schema = baseSchema + (extraColumn ? ", symbol TEXT);\n" : ");\n")
+                if languages != nil { schema += "CREATE TABLE languages (id INTEGER PRIMARY KEY, code TEXT NOT NULL UNIQUE, name TEXT NOT NULL);\n" }
+                if index { schema += "CREATE INDEX subdivisions_name ON subdivisions (name);\n" }
+                try project.write("seeds/schema.sql", schema)
+                try project.write("seeds/seedkit.yml", manifest + (languages != nil ? "  languages: { file: data/languages.csv, key: code }\n" : ""))
+                try project.write("seeds/data/countries.csv", "alpha_2,name\n" + countries.keys.sorted().map { csv([$0, countries[$0]]) + "\n" }.joined())
+                // Children before their parents in the file, on purpose: the build resolves forward refs.
+                try project.write("seeds/data/subdivisions.csv", "code,name,country_id,parent_id,note\n" + subdivisions.keys.sorted().reversed().map { code in
+                    let row = subdivisions[code]!
+                    return csv([code, row.name, row.country, row.parent, row.note]) + "\n"
+                }.joined())
+                try project.write("seeds/data/currencies.csv", "code,name,country_id" + (extraColumn ? ",symbol" : "") + "\n" + currencies.keys.sorted().map { code in
+                    let row = currencies[code]!
+                    return csv([code, row.name, row.country] + (extraColumn ? [row.symbol] : [])) + "\n"
+                }.joined())
+                if let languages { try project.write("seeds/data/languages.csv", "code,name\n" + languages.keys.sorted().map { csv([$0, languages[$0]]) + "\n" }.joined()) }
+            }
+            try write(index: false)
+            let old = try project.seedkit("build", "--output", "seeds/releases/1.0.sqlite")
+            #expect(old.status == 0, "\(old)")
+
+            // The release: a schema change, then random data changes on all three tables.
+            let change = round % 3
+            if change == 0 { extraColumn = true; for code in currencies.keys.sorted() where rng.next() % 2 == 0 { currencies[code]?.symbol = pick(words) } }
+            if change == 1 { languages = ["en": "English", "nb": "Norsk bokmål", "az": "Azərbaycan"] }
+            for index in 0..<3 { countries["N\(round)\(index)"] = pick(words) }
+            for code in countries.keys.sorted() where rng.next() % 5 == 0 { countries[code] = pick(words) }
+            for index in 0..<4 { let code = "Z\(index)"; subdivisions[code] = (pick(words), pick(countries.keys.sorted()), nil, nil); roots.append(code) }
+            for index in 0..<10 { subdivisions["Z\(index)-new"] = (pick(words), pick(countries.keys.sorted()), pick(roots), nil) }
+            for code in subdivisions.keys.sorted() where subdivisions[code]?.parent != nil && rng.next() % 4 == 0 {
+                switch rng.next() % 3 {
+                case 0: subdivisions[code]?.parent = pick(roots)
+                case 1:
+                    let note = subdivisions[code]?.note
+                    subdivisions[code]?.note = note == nil ? pick(words) : nil  // NULL → value and back
+                default: subdivisions[code]?.name = pick(words) + " " + pick(words)
+                }
+            }
+            for code in subdivisions.keys.sorted() where subdivisions[code]?.parent != nil && rng.next() % 6 == 0 { subdivisions[code] = nil }
+            let parents = Set(subdivisions.values.compactMap(\.parent))
+            for code in roots where !parents.contains(code) && subdivisions[code] != nil && rng.next() % 2 == 0 { subdivisions[code] = nil; roots.removeAll { $0 == code } }
+            for code in currencies.keys.sorted() where rng.next() % 4 == 0 { currencies[code]?.country = rng.next() % 2 == 0 ? nil : pick(countries.keys.sorted()) }
+            for code in currencies.keys.sorted() where rng.next() % 8 == 0 { currencies[code] = nil }
+            currencies["KN\(round)"] = (pick(words), pick(countries.keys.sorted()), extraColumn ? pick(words) : nil)
+            try write(index: change == 2)
+
+            let generated = try project.seedkit("new-migration", "release \(round)", "--from", "seeds/releases/1.0.sqlite")
+            #expect(generated.status == 0, "seed \(seed) round \(round): \(generated)")
+            #expect(generated.stdout.contains("-schema.sql: "), "seed \(seed) round \(round): a schema step: \(generated.stdout)")
+            let check = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite", "--format", "json")
+            #expect(check.status == 0, "seed \(seed) round \(round): \(generated.stdout)\n\(check)")
+            let outcomes = try #require(try JSONSerialization.jsonObject(with: Data(check.stdout.utf8)) as? [[String: Any]])
+            #expect(outcomes.first?["passed"] as? Bool == true)
+            #expect(((outcomes.first?["keptEdits"] as? [String]) ?? []).count > 5, "user edits were simulated and kept")
+            #expect(((outcomes.first?["lostEdits"] as? [String]) ?? ["?"]).isEmpty, "seed \(seed) round \(round): \(check.stdout)")
+            // Nothing left to cover: a second --from writes nothing.
+            let again = try project.seedkit("new-migration", "again", "--from", "seeds/releases/1.0.sqlite")
+            #expect(again.stdout.contains("no migration needed, nothing written"), "seed \(seed) round \(round): \(again)")
+        }
+    }
+}
+
+@Suite struct CheckUpgradeSimulatedUserTests {
+    @Test func theSimulatedUserEditsDeletedRowsFillsNullsAndRefersToDeletedRows() throws {
+        let project = try currenciesProject()
+        try project.write("seeds/schema.sql", "CREATE TABLE currencies (id INTEGER PRIMARY KEY, code TEXT NOT NULL UNIQUE, name TEXT NOT NULL, note TEXT);\nCREATE TABLE coins (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, currency_id INTEGER REFERENCES currencies(id), value REAL);\n")
+        try project.write("seeds/seedkit.yml", "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  currencies: { file: data/currencies.csv, key: code }\n  coins: { file: data/coins.csv, key: name, refs: { currency_id: currencies.code } }\n")
+        try project.write("seeds/data/currencies.csv", "code,name,note\nEUR,Euro,\nNOK,Norwegian krone,\nDEM,Mark,\nXEU,ECU,old\n")
+        try project.write("seeds/data/coins.csv", "name,currency_id,value\nEuro cent,EUR,0.01\n")
+        #expect(try project.seedkit("build", "--output", "seeds/releases/1.0.sqlite").status == 0)
+        // The release fills in a note (NULL → value) and retires two currencies.
+        try project.write("seeds/data/currencies.csv", "code,name,note\nEUR,Euro,since 1999\nNOK,Norwegian krone,\n")
+        #expect(try project.seedkit("new-migration", "retire", "--from", "seeds/releases/1.0.sqlite").status == 0)
+        let check = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite")
+        #expect(check.status == 0, "\(check)")
+        #expect(check.stdout == """
+            seeds/releases/1.0.sqlite: applied 0001-retire; converges with a fresh build
+              ok: user edit currencies 'EUR'.note = "since 1999 (edited by the user)" kept
+              ok: user edit currencies 'XEU'.name = "ECU (edited by the user)" kept
+              ok: user row coins 'Euro cent (added by the user)'.value = 1.01 kept
+              ok: user row currencies 'EUR (added by the user)'.name = "Euro (edited by the user)" kept
+              ok: seed row currencies 'DEM', which a user row refers to, kept (its delete denied)
+            1 old seed converges
+
+            """, "\(check)")
+    }
+}

@@ -1,5 +1,5 @@
 import Foundation
-public import GRDB
+import GRDB
 public import SeedRuntime
 
 /// The schema step of a release (`new-migration --from`): the SQL that turns the old seed's
