@@ -1,4 +1,4 @@
-public import SeedRuntime
+import SeedRuntime
 
 /// The release-time check of the refs migrations write (SPEC §7): every ref an insert or an
 /// update's `to` writes must name a key that the fresh build of the fixtures or some
@@ -22,7 +22,7 @@ public enum MigrationReferences {
     ///   - tables: the manifest's table specs (natural keys and refs).
     ///   - exists: whether the fresh build has a row of `table` whose `column` is `value`
     ///     (converted as that column converts); nil when it cannot tell (then no error).
-    public static func unresolved(in migrations: [Migration], tables: [TableSpec],
+    package static func unresolved(in migrations: [Migration], tables: [TableSpec],
                                   exists: (_ table: String, _ column: String, _ value: InputValue) throws -> Bool?) rethrows -> [Diagnostic] {
         func spec(_ name: String) -> TableSpec? { tables.first { $0.name.lowercased() == name.lowercased() } }
         // Keys the migrations themselves provide: "table.column" → values (inserted rows, renamed keys).
