@@ -144,6 +144,8 @@ import Testing
 
     @Test func csvQuotingRulesHoldEndToEnd() throws {
         let project = try TemporaryProject()
+        // No Biography category here: the example's migration (a book in Biography) would be a ref to a missing key.
+        try project.remove("migrations/0001-add-fourth-book.yml")
         try project.write("seeds/data/categories.csv", Data("\u{FEFF}name\r\n\"Fiction, of course\"\r\n\"Say \"\"hi\"\"\"\r\n\"Multi\nline\"\r\n\"\"\r\n".utf8))
         try project.write("seeds/seedkit.yml", BookStore.manifest.replacingOccurrences(of: "min_length: 1", with: "min_length: 0"))
         try project.write("seeds/data/books.csv", "title,price,category_id\nX,1,\"Multi\nline\"\n")
@@ -191,5 +193,148 @@ import Testing
         #expect(bad.status == 1)
         #expect(bad.stderr.contains("seeds/data/t.jsonl:2:2: error: n: 'x' is not an integer (the column is INTEGER) [2010]"), "\(bad)")
         #expect(bad.stderr.contains("seeds/data/t.jsonl:3:"), "the JSON syntax error names its line")
+    }
+}
+
+/// The iso-codes shapes: subdivisions refer to countries and to a parent subdivision by code.
+func isoProject(subdivisions: String, notNullParent: Bool = false, countriesFirst: Bool = true) throws -> TemporaryProject {
+    let project = try TemporaryProject()
+    try project.remove("migrations/0001-add-fourth-book.yml")
+    try project.write("seeds/schema.sql", """
+        CREATE TABLE countries (id INTEGER PRIMARY KEY, alpha_2 TEXT NOT NULL UNIQUE, name TEXT NOT NULL);
+        CREATE TABLE subdivisions (
+            id INTEGER PRIMARY KEY, code TEXT NOT NULL UNIQUE, name TEXT NOT NULL,
+            country_id INTEGER NOT NULL REFERENCES countries(id),
+            parent_id INTEGER \(notNullParent ? "NOT NULL " : "")REFERENCES subdivisions(id));
+        """)
+    let countries = "  countries: { file: data/countries.csv, key: alpha_2 }\n"
+    let subdivisionsTable = """
+          subdivisions:
+            file: data/subdivisions.csv
+            key: code
+            refs: { country_id: countries.alpha_2, parent_id: subdivisions.code }
+            rules:
+              name: { max_length: 20 }
+
+        """
+    try project.write("seeds/seedkit.yml", "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n" + (countriesFirst ? countries + subdivisionsTable : subdivisionsTable + countries))
+    try project.write("seeds/data/countries.csv", "alpha_2,name\nAZ,Azerbaijan\nNO,Norway\n")
+    try project.write("seeds/data/subdivisions.csv", subdivisions)
+    return project
+}
+
+@Suite struct BuildReferenceOrderTests {
+    @Test func aSelfReferenceMayNameAParentListedLaterInTheFile() throws {
+        let project = try isoProject(subdivisions: """
+            code,name,country_id,parent_id
+            AZ-ABS,Abşeron,AZ,AZ-NX
+            NO-10,Agder,NO,NO-99
+            AZ-NX,Naxçıvan,AZ,
+            AZ-SAD,Sədərək,AZ,AZ-ABS
+            NO-99,Region,NO,
+
+            """)
+        let result = try project.seedkit("build")
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stderr == "")
+        let rows = try project.database("build/seed.sqlite").read { db in
+            try Row.fetchAll(db, sql: "SELECT s.code, p.code, c.alpha_2 FROM subdivisions s LEFT JOIN subdivisions p ON p.id = s.parent_id JOIN countries c ON c.id = s.country_id ORDER BY s.code")
+                .map { "\($0[0] as String)<\(($0[1] as String?) ?? "-")@\($0[2] as String)" }
+        }
+        #expect(rows == ["AZ-ABS<AZ-NX@AZ", "AZ-NX<-@AZ", "AZ-SAD<AZ-ABS@AZ", "NO-10<NO-99@NO", "NO-99<-@NO"])
+        // The same data gives the same bytes, build after build.
+        let first = try #require(project.read("build/seed.sqlite"))
+        #expect(try project.seedkit("build", "--output", "build/again.sqlite").status == 0)
+        #expect(project.read("build/again.sqlite") == first)
+    }
+
+    @Test func aTableMayReferToATableLoadedAfterIt() throws {
+        let project = try isoProject(subdivisions: "code,name,country_id,parent_id\nNO-10,Agder,NO,NO-99\nNO-99,Region,NO,\n", countriesFirst: false)
+        let result = try project.seedkit("build")
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.contains("built build/seed.sqlite: 2 tables, 4 rows"))
+        let parents = try project.database("build/seed.sqlite").read { db in
+            try String.fetchAll(db, sql: "SELECT c.alpha_2 || ' ' || s.code FROM subdivisions s JOIN countries c ON c.id = s.country_id ORDER BY s.code")
+        }
+        #expect(parents == ["NO NO-10", "NO NO-99"])
+    }
+
+    @Test func rowsReferringToEachOtherThroughNullableRefsAreLinked() throws {
+        let project = try isoProject(subdivisions: "code,name,country_id,parent_id\nAZ-A,A,AZ,AZ-B\nAZ-B,B,AZ,AZ-A\n")
+        let result = try project.seedkit("build")
+        #expect(result.status == 0, "\(result)")
+        let rows = try project.database("build/seed.sqlite").read { db in
+            try String.fetchAll(db, sql: "SELECT s.code || '<' || p.code FROM subdivisions s JOIN subdivisions p ON p.id = s.parent_id ORDER BY s.code")
+        }
+        #expect(rows == ["AZ-A<AZ-B", "AZ-B<AZ-A"])
+        #expect(try project.seedkit("verify", "build/seed.sqlite").status == 0)
+    }
+
+    @Test func aCycleOfNotNullRefsIsAnErrorNamingItsRows() throws {
+        let project = try isoProject(subdivisions: """
+            code,name,country_id,parent_id
+            AZ-A,A,AZ,AZ-B
+            AZ-ROOT,Root,AZ,AZ-ROOT
+            AZ-B,B,AZ,AZ-C
+            AZ-C,C,AZ,AZ-A
+            AZ-D,D,AZ,AZ-C
+            AZ-E,E,AZ,AZ-TYPO
+
+            """, notNullParent: true)
+        let result = try project.seedkit("build")
+        #expect(result.status == 1)
+        #expect(result.stderr == """
+            seeds/data/subdivisions.csv:2:4: error: parent_id 'AZ-B' is part of a cycle of references that no order of inserts satisfies: this row → subdivisions 'AZ-B' (line 4) → subdivisions 'AZ-C' (line 5) → this row; break the cycle [2030]
+            seeds/data/subdivisions.csv:3:4: error: parent_id 'AZ-ROOT' names this row itself, which a NOT NULL ref cannot do (the row would have to exist before it is inserted); leave it empty for a root, with a nullable column [2030]
+            seeds/data/subdivisions.csv:4:4: error: parent_id 'AZ-C' is part of a cycle of references that no order of inserts satisfies: this row → subdivisions 'AZ-C' (line 5) → subdivisions 'AZ-A' (line 2) → this row; break the cycle [2030]
+            seeds/data/subdivisions.csv:5:4: error: parent_id 'AZ-A' is part of a cycle of references that no order of inserts satisfies: this row → subdivisions 'AZ-A' (line 2) → subdivisions 'AZ-B' (line 4) → this row; break the cycle [2030]
+            seeds/data/subdivisions.csv:6:4: error: parent_id 'AZ-C' waits for rows in a cycle of references: subdivisions 'AZ-C' (line 5) → subdivisions 'AZ-A' (line 2) → subdivisions 'AZ-B' (line 4) → subdivisions 'AZ-C' (line 5) [2030]
+            seeds/data/subdivisions.csv:7:4: error: parent_id 'AZ-TYPO' matches no subdivisions.code [2030]
+
+            """, "\(result)")
+        #expect(!project.exists("build/seed.sqlite"))
+    }
+}
+
+@Suite struct BuildCompleteErrorTests {
+    @Test func rowsThatBreakARuleStillTakePartInKeyAndRefChecks() throws {
+        let project = try isoProject(subdivisions: """
+            code,name,country_id,parent_id
+            NO-10,A name that is far too long,NO,
+            NO-10,Agder,NO,
+            NO-11,Child of a bad row,NO,NO-10
+            NO-12,Typo,NX,
+            NO-12,Twice,NO,
+
+            """)
+        let result = try project.seedkit("build")
+        #expect(result.status == 1)
+        #expect(result.stderr == """
+            seeds/data/subdivisions.csv:2:2: error: name 'A name that is far too long' is 27 characters long, longer than the maximum 20 [1660]
+            seeds/data/subdivisions.csv:3:1: error: duplicate key code 'NO-10': an earlier row has the same [2040]
+            seeds/data/subdivisions.csv:5:3: error: country_id 'NX' matches no countries.alpha_2 [2030]
+            seeds/data/subdivisions.csv:6:1: error: duplicate key code 'NO-12': an earlier row has the same [2040]
+
+            """, "\(result)")
+    }
+
+    @Test func aValueOfTheWrongTypeIsReportedOnceAndItsRowStillHoldsItsKey() throws {
+        let project = try TemporaryProject()
+        try project.write("seeds/data/books.csv", """
+            title,price,category_id
+            The first book,abc,Fiction
+            The first book,12,Biographie
+            Another,,Fiction
+
+            """)
+        let result = try project.seedkit("build")
+        #expect(result.status == 1)
+        #expect(result.stderr == """
+            seeds/data/books.csv:2:2: error: price: 'abc' is not a number (the column is REAL) [2010]
+            seeds/data/books.csv:3:1: error: duplicate key title 'The first book': an earlier row has the same [2040]
+            seeds/data/books.csv:3:3: error: category_id 'Biographie' matches no categories.name [2030]
+            seeds/data/books.csv:4:2: error: NOT NULL constraint failed: books.price (the schema requires a value) [1570]
+
+            """, "\(result)")
     }
 }

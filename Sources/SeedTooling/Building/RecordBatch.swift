@@ -20,6 +20,9 @@ final class RecordBatch: @unchecked Sendable {
     let payloads: UnsafeMutablePointer<Int64>
     let lengths: UnsafeMutablePointer<Int32>
     let lines: UnsafeMutablePointer<Int32>
+    /// Per record: the slots whose value failed conversion (bit `min(slot, 63)`); they hold the
+    /// fixture's raw text, so that the record still takes part in key and ref checks.
+    let failedSlots: UnsafeMutablePointer<UInt64>
     private(set) var bytes: UnsafeMutablePointer<UInt8>
     private(set) var byteCount = 0
     private var byteCapacity: Int
@@ -36,6 +39,7 @@ final class RecordBatch: @unchecked Sendable {
         payloads = .allocate(capacity: slotCount)
         lengths = .allocate(capacity: slotCount)
         lines = .allocate(capacity: capacity)
+        failedSlots = .allocate(capacity: capacity)
         byteCapacity = capacity * 64
         bytes = .allocate(capacity: byteCapacity)
     }
@@ -45,6 +49,7 @@ final class RecordBatch: @unchecked Sendable {
         payloads.deallocate()
         lengths.deallocate()
         lines.deallocate()
+        failedSlots.deallocate()
         bytes.deallocate()
     }
 
@@ -58,11 +63,15 @@ final class RecordBatch: @unchecked Sendable {
         let base = count * width
         (slots + base).initialize(repeating: .absent, count: width)
         lines[count] = Int32(clamping: line)
+        failedSlots[count] = 0
         count += 1
     }
 
     /// Drops the record begun last.
     func discardRecord() { count -= 1 }
+
+    /// Marks a slot of the record begun last as holding a value that failed conversion.
+    func markFailed(_ slot: Int) { failedSlots[count - 1] |= 1 << UInt64(min(slot, 63)) }
 
     @inline(__always) func setNull(_ slot: Int) { slots[(count - 1) * width + slot] = .null }
 

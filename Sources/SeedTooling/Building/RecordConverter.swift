@@ -33,11 +33,12 @@ struct RecordConverter {
         isKey = plan.bound.map { key.contains($0.info.name.lowercased()) }
     }
 
-    /// Converts `record` into a new record of `batch`; on any problem the record is
-    /// dropped and every problem found in it is appended to `diagnostics`.
+    /// Converts `record` into a new record of `batch`; every problem found in it is appended
+    /// to `diagnostics` and its slots marked failed (see ``RecordBatch/failedSlots``): the
+    /// record is kept, so that one build reports the key, ref and constraint problems of rows
+    /// that also break a rule.
     func convert(_ record: RawRecord, into batch: RecordBatch, diagnostics: inout [Diagnostic]) {
         batch.beginRecord(line: record.line)
-        var failed = false
         record.bytes.withUnsafeBytes { bytes in
             for field in 0..<record.count {
                 let slot = plan.slotOfSourceColumn[record.columns[field]]
@@ -57,7 +58,7 @@ struct RecordConverter {
                     if let box = rules[slot], box.rules.required { value = .null }
                 case .text, .integer, .real:
                     if kind != .text && (type == .date || type == .datetime || type == .blob) && !isReference[slot] {
-                        failed = true
+                        keepRaw(batch, slot, text)
                         fail(&diagnostics, record, field, slot, .typeMismatch, "\(name(slot)): \(String(decoding: text, as: UTF8.self)) is not \(type.expectation) (the column is \(plan.bound[slot].info.declaredType))")
                         continue
                     }
@@ -78,7 +79,7 @@ struct RecordConverter {
                         batch.setNull(slot)
                         value = .null
                     case .failure(let failure):
-                        failed = true
+                        keepRaw(batch, slot, text)
                         let shown = kind == .text ? "'\(String(decoding: text, as: UTF8.self))'" : String(decoding: text, as: UTF8.self)
                         let what = plan.bound[slot].reference.map { "a key of \($0.spec)" } ?? "the column is \(plan.bound[slot].info.declaredType.isEmpty ? "untyped" : plan.bound[slot].info.declaredType)"
                         fail(&diagnostics, record, field, slot, .typeMismatch, "\(name(slot)): \(shown) is not \(failure.expected) (\(what))")
@@ -90,13 +91,13 @@ struct RecordConverter {
                         batch.set(slot, converted)
                         value = converted
                     case .failure(let failure):
-                        failed = true
+                        keepRaw(batch, slot, text)
                         fail(&diagnostics, record, field, slot, .typeMismatch, "\(name(slot)): \(String(decoding: text, as: UTF8.self)) is not \(failure.expected)")
                         continue
                     }
                 case .json:
                     guard type == .text || type == .any, !isReference[slot] else {
-                        failed = true
+                        keepRaw(batch, slot, text)
                         fail(&diagnostics, record, field, slot, .typeMismatch, "\(name(slot)): a nested array or object fits only a TEXT or untyped column, not \(plan.bound[slot].info.declaredType)")
                         continue
                     }
@@ -105,7 +106,7 @@ struct RecordConverter {
                 }
                 if let box = rules[slot], let value {
                     for problem in box.rules.check(value) {
-                        failed = true
+                        batch.markFailed(slot)
                         fail(&diagnostics, record, field, slot, problem.code, problem.message)
                     }
                 }
@@ -121,12 +122,19 @@ struct RecordConverter {
                     continue
                 }
                 if let box = rules[slot], box.rules.required, plan.bound[slot].info.defaultSQL == nil, plan.bound[slot].defaultSQL == nil {
-                    failed = true
+                    batch.markFailed(slot)
                     diagnostics.append(Diagnostic(file: file, line: record.line, code: .missingRequired, message: "\(name(slot)) is required but missing", table: plan.table.name))
                 }
             }
         }
-        if failed { batch.discardRecord() }
+    }
+
+    /// A value that failed conversion stays in the record as the fixture's text, marked failed:
+    /// the record is still inserted, so that its key and refs are checked and later rows are
+    /// checked against it (the build fails anyway; no follow-on error is reported for that value).
+    private func keepRaw(_ batch: RecordBatch, _ slot: Int, _ text: UnsafeRawBufferPointer) {
+        batch.setBytes(slot, text)
+        batch.markFailed(slot)
     }
 
     private func name(_ slot: Int) -> String { plan.bound[slot].name }

@@ -11,7 +11,7 @@ extension SeedBuilder {
     /// batches; this thread inserts them.
     ///
     /// - returns: the rows inserted and the SHA-256 of the fixture's bytes.
-    func load(_ plan: TablePlan, db: Database, diagnostics: inout [Diagnostic]) throws -> (rows: Int, hash: [UInt8]) {
+    func load(_ plan: TablePlan, index: Int, deferral: Deferral, db: Database, diagnostics: inout [Diagnostic]) throws -> (rows: Int, hash: [UInt8]) {
         let config = plan.config
         let file = config.displayFile
         let ext = config.file.pathExtension.lowercased()
@@ -46,8 +46,19 @@ extension SeedBuilder {
         thread.start()
 
         let loader: TableLoader
-        do { loader = try TableLoader(db: db, plan: plan, file: file) }
-        catch { pipeline.cancel(); pipeline.waitForProducer(); throw error }
+        do {
+            loader = try TableLoader(db: db, plan: plan, file: file)
+            if plan.bound.contains(where: { $0.reference != nil }) {
+                let parked = try ParkedRows(db: db, plan: plan, number: index)
+                deferral.parked[plan.config.name] = parked
+                loader.parking = parked
+                // A miss may be a row not in yet: of this file, of a table loaded later, or itself parked.
+                loader.parkable = plan.bound.map { bound in
+                    guard let parent = bound.reference?.spec.table else { return false }
+                    return (deferral.order[parent] ?? -1) >= index || deferral.isWaiting(parent)
+                }
+            }
+        } catch { pipeline.cancel(); pipeline.waitForProducer(); throw error }
         var loaderDiagnostics: [Diagnostic] = []
         do {
             while let batch = pipeline.takeReady() {

@@ -184,11 +184,17 @@ public struct SeedBuilder: Sendable {
 
         var diagnostics: [Diagnostic] = []
         var counts: [(name: String, rows: Int)] = []
-        for plan in plans {
-            let (rows, hash) = try load(plan, db: db, diagnostics: &diagnostics)
+        let deferral = Deferral(plans: plans)
+        for (index, plan) in plans.enumerated() {
+            let (rows, hash) = try load(plan, index: index, deferral: deferral, db: db, diagnostics: &diagnostics)
             counts.append((plan.config.name, rows))
             contentHash.update("\(plan.table.name)\n".utf8)
             contentHash.update(hash)
+        }
+        try insertParked(deferral, db: db, counts: &counts, diagnostics: &diagnostics)
+        diagnostics = inFileOrder(diagnostics, plans: plans)
+        diagnostics += try MigrationReferences.unresolved(in: migrations, tables: manifest.specs) { table, column, value in
+            try Self.exists(table: table, column: column, value: value, plans: plans, db: db)
         }
         if let coreData, diagnostics.isEmpty { try loadManyToMany(plans, coreData: coreData, db: db, diagnostics: &diagnostics) }
         if diagnostics.isEmpty {
@@ -222,6 +228,15 @@ public struct SeedBuilder: Sendable {
         try db.execute(sql: "COMMIT")
         if !keyIndexes.isEmpty { try db.execute(sql: "VACUUM") }
         return (counts, hash)
+    }
+
+    /// Whether the rows just loaded hold `value` in `table.column` (manifest names), converted as
+    /// the column converts; nil for a table the manifest does not load.
+    private static func exists(table: String, column: String, value: InputValue, plans: [TablePlan], db: Database) throws -> Bool? {
+        guard let plan = plans.first(where: { $0.config.name.lowercased() == table.lowercased() }),
+              let info = plan.table.column(plan.dialect.columnName(column)) else { return nil }
+        guard case .success(let converted) = (plan.modelTypes[column] ?? plan.dialect.columnType(info)).convert(value) else { return false }
+        return try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(quoteIdentifier(plan.table.name)) WHERE \(quoteIdentifier(info.name)) = ?)", arguments: [converted.databaseValue]) ?? false
     }
 
     private func capped(_ diagnostics: [Diagnostic]) -> [Diagnostic] {
@@ -265,9 +280,6 @@ public struct SeedBuilder: Sendable {
                 guard let parentKey = parent.column(dialect.columnName(reference.column)) else {
                     problem(config.line, config.column, "ref \(config.name).\(column) → \(reference): \(parent.name) has no column '\(reference.column)'")
                     continue
-                }
-                if loaded[parent.name] == nil && parent.name != config.name && manifest.tables.contains(where: { $0.name == parent.name }) {
-                    problem(config.line, config.column, "table \(config.name) refers to \(parent.name), which is loaded after it; list \(parent.name) first")
                 }
                 let target = table.referenceTarget(of: dialect.columnName(column), in: parent)
                 references[dialect.columnName(column).lowercased()] = TablePlan.Reference(

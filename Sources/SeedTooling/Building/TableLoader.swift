@@ -18,6 +18,19 @@ final class TableLoader {
     private var lookups: [Statement?] = []
     private var checks: [(statement: Statement, check: Manifest.Check)] = []
     private(set) var rowsInserted = 0
+    /// Where a record goes whose ref names a row not inserted yet; nil: such a ref is an error.
+    var parking: ParkedRows?
+    /// By slot: whether a miss of this ref may be a row not inserted yet (a later row of this
+    /// file, a table loaded later, or a parent that is itself parked).
+    var parkable: [Bool] = []
+    /// Whether a row with an unresolved ref is still inserted (so that its key is checked); not
+    /// in the last pass over parked rows, where it would hide the cycle from the rows after it.
+    var insertsUnresolved = true
+    /// When set, a parkable miss of a nullable ref is inserted as NULL and linked afterwards
+    /// (how rows that refer to each other, a cycle through nullable refs, get in).
+    var links: LinkedRefs?
+    /// A better message for a ref that stays unresolved (a cycle), by slot and key.
+    var explainMiss: ((_ slot: Int, _ key: SQLValue, _ line: Int) throws -> String?)?
     /// A NUL byte that lives as long as the process, to bind empty strings.
     nonisolated(unsafe) private static let emptyText: UnsafePointer<CChar>? = {
         let pointer = UnsafeMutablePointer<CChar>.allocate(capacity: 1)
@@ -30,6 +43,7 @@ final class TableLoader {
         self.plan = plan
         self.file = file
         lookups = try plan.bound.map { bound in try bound.reference.map { try db.makeStatement(sql: $0.lookupSQL) } }
+        parkable = Array(repeating: false, count: plan.bound.count)
         if !plan.table.withoutRowID {
             for check in plan.config.checks {
                 checks.append((try db.makeStatement(sql: "SELECT (\(check.sql)) FROM \(quoteIdentifier(plan.table.name)) WHERE rowid = ?"), check))
@@ -78,45 +92,93 @@ final class TableLoader {
                 }
                 let handle = statement.sqliteStatement
                 var parameter: Int32 = 1
-                var unresolved = false
+                // Slots whose problems are already reported: no follow-on constraint or check error.
+                var suppressed = batch.failedSlots[record]
+                var unresolved: UInt64 = 0
+                var linkLater: UInt64 = 0
+                var park = false
+                var placeholder = false
                 for slot in 0..<width {
                     let index = first + slot
                     let kind = batch.slots[index]
                     if kind == .absent && mask != fullMask { continue }
                     if kind != .null && kind != .absent, let lookup = lookups[slot] {
                         // A ref: the fixture holds the parent's natural key; store the parent's id.
-                        let lookupHandle = lookup.sqliteStatement
-                        bind(lookupHandle, 1, batch, index, base)
-                        let step = sqlite3_step(lookupHandle)
-                        if step == SQLITE_ROW {
-                            sqlite3_bind_value(handle, parameter, sqlite3_column_value(lookupHandle, 0))
+                        let bit: UInt64 = 1 << UInt64(min(slot, 63))
+                        if suppressed & bit != 0 {
+                            sqlite3_bind_null(handle, parameter)  // a key that did not convert: already reported
                         } else {
-                            unresolved = true
-                            let bound = plan.bound[slot]
-                            let key = batch.value(record: record, slot: slot)
-                            let reference = bound.reference.map { "\($0.spec)" } ?? "the parent"
-                            diagnostics.append(Diagnostic(file: file, line: Int(batch.lines[record]), column: bound.fieldNumber, code: .unresolvedReference,
-                                message: "\(bound.name) '\(key.description)' matches no \(reference)", table: plan.table.name))
+                            let lookupHandle = lookup.sqliteStatement
+                            bind(lookupHandle, 1, batch, index, base)
+                            if sqlite3_step(lookupHandle) == SQLITE_ROW {
+                                sqlite3_bind_value(handle, parameter, sqlite3_column_value(lookupHandle, 0))
+                            } else {
+                                sqlite3_bind_null(handle, parameter)
+                                if parking != nil && parkable[slot] {
+                                    if links != nil && !plan.bound[slot].info.notNull { linkLater |= bit } else { park = true }
+                                } else {
+                                    unresolved |= bit
+                                    if plan.bound[slot].info.notNull {
+                                        // The row still takes its key (a later duplicate is reported); the
+                                        // build fails on this error, so the placeholder is never committed.
+                                        bind(handle, parameter, batch, index, base)
+                                        placeholder = true
+                                    }
+                                }
+                            }
+                            sqlite3_reset(lookupHandle)
                         }
-                        sqlite3_reset(lookupHandle)
                     } else {
                         bind(handle, parameter, batch, index, base)
                     }
                     parameter += 1
                 }
-                if unresolved { continue }
+                if park, let parking {
+                    // Its parent may come later: insert it once that is in (see ParkedRows).
+                    try parking.park(batch, record: record)
+                    continue
+                }
+                if unresolved != 0 {
+                    try reportUnresolved(unresolved, batch: batch, record: record, diagnostics: &diagnostics)
+                    if !insertsUnresolved { continue }
+                    suppressed |= unresolved
+                }
+                // A placeholder key is no row's id: let its FOREIGN KEY wait (for a COMMIT that never comes).
+                if placeholder { try db.execute(sql: "PRAGMA defer_foreign_keys = ON") }
                 let result = sqlite3_step(handle)
                 let extended = sqlite3_extended_errcode(sqlite3_db_handle(handle))
+                let message = result == SQLITE_DONE ? "" : String(cString: sqlite3_errmsg(sqlite3_db_handle(handle)))
                 sqlite3_reset(handle)
+                if placeholder { try db.execute(sql: "PRAGMA defer_foreign_keys = OFF") }
                 if result == SQLITE_DONE {
                     rowsInserted += 1
-                    if !checks.isEmpty { try runChecks(record: record, batch: batch, diagnostics: &diagnostics) }
+                    if linkLater != 0, let links {
+                        for slot in 0..<width where linkLater & (1 << UInt64(min(slot, 63))) != 0 {
+                            try links.add(rowid: sqlite3_last_insert_rowid(db.sqliteConnection), slot: slot, key: batch.value(record: record, slot: slot), line: Int(batch.lines[record]))
+                        }
+                    }
+                    if !checks.isEmpty && suppressed == 0 { try runChecks(record: record, batch: batch, diagnostics: &diagnostics) }
                 } else if result & 0xff == SQLITE_CONSTRAINT {
-                    diagnostics.append(constraintDiagnostic(extended, batch: batch, record: record))
+                    let (diagnostic, slot) = constraintDiagnostic(extended, message: message, batch: batch, record: record)
+                    // A NOT NULL, CHECK or FOREIGN KEY failure caused by a value already reported is not reported again;
+                    // a duplicate key always is.
+                    let followOn = diagnostic.code != .duplicateKey && suppressed != 0 && (slot.map { suppressed & (1 << UInt64(min($0, 63))) != 0 } ?? true)
+                    if !followOn { diagnostics.append(diagnostic) }
                 } else {
-                    throw DatabaseError(resultCode: ResultCode(rawValue: result), message: String(cString: sqlite3_errmsg(sqlite3_db_handle(handle))))
+                    throw DatabaseError(resultCode: ResultCode(rawValue: result), message: message)
                 }
             }
+        }
+    }
+
+    private func reportUnresolved(_ slots: UInt64, batch: RecordBatch, record: Int, diagnostics: inout [Diagnostic]) throws {
+        for slot in plan.bound.indices where slots & (1 << UInt64(min(slot, 63))) != 0 && lookups[slot] != nil {
+            let bound = plan.bound[slot]
+            let key = batch.value(record: record, slot: slot)
+            let reference = bound.reference.map { "\($0.spec)" } ?? "the parent"
+            let message = try explainMiss?(slot, key, Int(batch.lines[record])) ?? "\(bound.name) '\(key.description)' matches no \(reference)"
+            diagnostics.append(Diagnostic(file: file, line: Int(batch.lines[record]), column: bound.fieldNumber, code: .unresolvedReference,
+                message: message, table: plan.table.name))
         }
     }
 
@@ -156,14 +218,16 @@ final class TableLoader {
         }
     }
 
-    private func constraintDiagnostic(_ extended: Int32, batch: RecordBatch, record: Int) -> Diagnostic {
+    /// The diagnostic of a failed constraint, and the slot of the column it names (if any).
+    private func constraintDiagnostic(_ extended: Int32, message: String, batch: RecordBatch, record: Int) -> (Diagnostic, Int?) {
         let line = Int(batch.lines[record])
-        let message = String(cString: sqlite3_errmsg(db.sqliteConnection))
         // "NOT NULL constraint failed: books.title" names the column; point at its field.
         var column = 0
+        var slot: Int?
         if let dot = message.lastIndex(of: ".") {
             let name = String(message[message.index(after: dot)...])
-            column = plan.bound.first { $0.info.name.caseInsensitiveCompare(name) == .orderedSame }?.fieldNumber ?? 0
+            slot = plan.bound.firstIndex { $0.info.name.caseInsensitiveCompare(name) == .orderedSame }
+            column = slot.map { plan.bound[$0].fieldNumber } ?? 0
         }
         let code: DiagnosticCode
         let text: String
@@ -190,6 +254,6 @@ final class TableLoader {
             code = .otherRule
             text = message
         }
-        return Diagnostic(file: file, line: line, column: column, code: code, message: text, table: plan.table.name)
+        return (Diagnostic(file: file, line: line, column: column, code: code, message: text, table: plan.table.name), slot)
     }
 }

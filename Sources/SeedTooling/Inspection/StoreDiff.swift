@@ -24,6 +24,10 @@ public struct StoreDiff: Sendable {
     /// Table → columns that only one side has (rows are compared on the columns both have).
     public var columnsOnlyInA: [String: [String]]
     public var columnsOnlyInB: [String: [String]]
+    /// Schema differences besides tables and columns only one side has (types, constraints,
+    /// indexes, triggers, views), one line each; filled by callers from ``SchemaSnapshot``,
+    /// kept apart from the row comparison.
+    public var schema: [String] = []
 
     public var isEmpty: Bool {
         tables.allSatisfy(\.isEmpty) && tablesOnlyInA.isEmpty && tablesOnlyInB.isEmpty && columnsOnlyInA.isEmpty && columnsOnlyInB.isEmpty

@@ -46,6 +46,17 @@ struct SemanticRows {
         return columns.enumerated().map { index, column in (column, SQLValue.fromDatabaseValue(row[index]) ?? .null) }
     }
 
+    /// The table's first row (by rowid), store column → value, or nil when it is empty.
+    /// Only the columns this store has are read (an old seed may lack the release's new ones).
+    func firstRow(_ db: Database) throws -> [(column: String, value: SQLValue)]? {
+        guard let stored = try TableInfo.read(db, table: spec.name) else { return nil }
+        let columns = self.columns.filter { stored.column($0) != nil }
+        let order = table.withoutRowID ? keyColumns.map { quoteIdentifier($0) }.joined(separator: ", ") : "rowid"
+        let sql = "SELECT \(columns.map(expression).joined(separator: ", ")) FROM \(quoteIdentifier(spec.name)) ORDER BY \(order) LIMIT 1"
+        guard let row = try Row.fetchOne(db, sql: sql) else { return nil }
+        return columns.enumerated().map { index, column in (column, SQLValue.fromDatabaseValue(row[index]) ?? .null) }
+    }
+
     /// How many rows have `key`.
     func count(_ db: Database, key: [SQLValue]) throws -> Int {
         let predicate = keyColumns.map { "\(expression($0)) IS ?" }.joined(separator: " AND ")

@@ -33,8 +33,12 @@ public struct UpgradeChecker: Sendable {
         public var keptEdits: [String]
         /// User edits the migrations overwrote or duplicated.
         public var lostEdits: [String]
+        /// How the upgraded seed's schema differs from a fresh build's (normalized; see ``SchemaSnapshot``).
+        public var schema: [String] = []
+        /// Why the migrations did not apply to this seed: the migration, the statement, SQLite's message.
+        public var failure: String?
 
-        public var passed: Bool { divergences.isEmpty && lostEdits.isEmpty }
+        public var passed: Bool { divergences.isEmpty && lostEdits.isEmpty && schema.isEmpty && failure == nil }
     }
 
     /// Checks each old seed against `fresh`, a seed built from the current fixtures.
@@ -47,10 +51,17 @@ public struct UpgradeChecker: Sendable {
         let (tables, semantics) = try expected.read { db in try SemanticRows.make(manifest, in: db) }
         var keys: [String: [String]] = [:]
         for table in tables { keys[table.spec.name] = table.keyColumns }
+        let expectedSchema = try expected.read { db in try SchemaSnapshot.read(db) }
         var outcomes: [Outcome] = []
         for seed in oldSeeds {
             let upgraded = try copy(seed)
-            let report = try migrator.migrate(upgraded, options: options)
+            let report: MigrationReport
+            do { report = try migrator.migrate(upgraded, options: options) }
+            catch {
+                outcomes.append(Outcome(seed: seed, applied: [], divergences: [], keptEdits: [], lostEdits: [], failure: try describeFailure(error, seed: seed, options: options)))
+                continue
+            }
+            let schema = try upgraded.read { db in try SchemaSnapshot.read(db) }.differences(from: expectedSchema, this: "the upgraded seed", that: "a fresh build")
             let diff = try StoreDiff.compare(upgraded, expected, keys: keys, tables: tables.map(\.spec.name), semantics: semantics)
             var divergences: [Divergence] = []
             for table in diff.tables {
@@ -67,9 +78,44 @@ public struct UpgradeChecker: Sendable {
             for name in diff.tablesOnlyInA { divergences.append(Divergence(table: name, key: "", column: nil, got: "the table", expected: "no such table")) }
             for name in diff.tablesOnlyInB { divergences.append(Divergence(table: name, key: "", column: nil, got: "no such table", expected: "the table")) }
             let (kept, lost) = try simulateUserEdits(seed, migrator: migrator, options: options, tables: tables)
-            outcomes.append(Outcome(seed: seed, applied: report.migrations.map(\.id), divergences: divergences, keptEdits: kept, lostEdits: lost))
+            outcomes.append(Outcome(seed: seed, applied: report.migrations.map(\.id), divergences: divergences, keptEdits: kept, lostEdits: lost, schema: schema))
         }
         return outcomes
+    }
+
+    /// Which migration failed on `seed`, at which statement, and why, in one line per problem.
+    private func describeFailure(_ error: any Error, seed: String, options: SeedMigrator.Options) throws -> String {
+        if let error = error as? SeedError, error.diagnostics.contains(where: { $0.file != nil }) {
+            return error.diagnostics.map { diagnostic in
+                var text = diagnostic.description
+                if let migration = migrations.first(where: { $0.file == diagnostic.file }), case .sql(let sql) = migration.body, diagnostic.line > 0 {
+                    text += "; statement: " + Self.statement(in: sql, at: diagnostic.line)
+                }
+                return text
+            }.joined(separator: "\n")
+        }
+        // Find the migration: apply them one at a time to another copy.
+        let message = (error as? SeedError).map { $0.diagnostics.map(\.message).joined(separator: "; ") } ?? "\(error)"
+        let store = try copy(seed)
+        for count in 1...max(1, migrations.count) where count <= migrations.count {
+            do { _ = try SeedMigrator(migrations: Array(migrations.prefix(count))).migrate(store, options: options) }
+            catch {
+                let migration = migrations[count - 1]
+                return "\(migration.file): error: migration \(migration.id) does not apply to this seed: \(message)"
+            }
+        }
+        return "error: the migrations do not apply to this seed: \(message)"
+    }
+
+    /// The SQL statement that starts at `line` of a migration's text (up to its semicolon).
+    static func statement(in sql: String, at line: Int) -> String {
+        let lines = sql.split(separator: "\n", omittingEmptySubsequences: false).dropFirst(max(0, line - 1))
+        var statement: [Substring] = []
+        for text in lines {
+            statement.append(text)
+            if text.contains(";") { break }
+        }
+        return statement.map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
     }
 
     /// An in-memory copy of `seed` with every migration applied, as an existing user's store
@@ -98,6 +144,7 @@ public struct UpgradeChecker: Sendable {
         let store = try copy(seed)
         let pending = try store.read { db in try migrator.pending(db) }
         var edits: [(table: SemanticRows, key: [InputValue], column: String, value: InputValue, insert: Bool)] = []
+        var referenced: [(table: SemanticRows, key: [InputValue])] = []
         try store.writeWithoutTransaction { db in
             for migration in pending {
                 guard case .changes(let changes) = migration.body else { continue }
@@ -106,8 +153,9 @@ public struct UpgradeChecker: Sendable {
                     switch operation {
                     case .update(let name, let rows):
                         for change in rows {
+                            // A value the release changes; for a NULL → value update, the user filled it in first.
                             guard let (column, from, to) = change.to.values.compactMap({ to in change.from[to.column].map { (to.column, $0, to.value) } }).first,
-                                  let userValue = Self.userValue(from, avoiding: to) else { continue }
+                                  let userValue = from == .null ? Self.userValue(to, avoiding: to) : Self.userValue(from, avoiding: to) else { continue }
                             let edit = DataChanges(operations: [.update(table: name, changes: [
                                 DataChanges.RowChange(key: change.key, from: .init(values: [(column, from)]), to: .init(values: [(column, userValue)])),
                             ])])
@@ -127,9 +175,40 @@ public struct UpgradeChecker: Sendable {
                                 edits.append((table, key, row.values[index].column, userValue, true))
                             }
                         }
-                    case .delete:
-                        continue
+                    case .delete(let name, let rows):
+                        for (position, change) in rows.enumerated() {
+                            guard let key = Self.keyValues(change.key, table) else { continue }
+                            // Every other deleted row: the user added a row referring to it: both must stay (the delete is denied).
+                            if position % 2 == 1, let (child, row, childKey, column, value) = try userChild(of: table, key: key, tables: tables, db: db),
+                               try Self.attempt(db, DataChanges(operations: [.insert(table: child.written.name, rows: [row])]), options) {
+                                edits.append((child, childKey, column, value, true))
+                                referenced.append((table, key))
+                                continue
+                            }
+                            // The user edited a row the release deletes: it must stay (a conflict).
+                            if let (column, from) = change.from.values.first(where: { Self.userValue($0.value) != nil }).map({ ($0.column, $0.value) }),
+                               let userValue = Self.userValue(from) {
+                                let edit = DataChanges(operations: [.update(table: name, changes: [
+                                    DataChanges.RowChange(key: change.key, from: .init(values: [(column, from)]), to: .init(values: [(column, userValue)])),
+                                ])])
+                                if try Self.attempt(db, edit, options) { edits.append((table, key, column, userValue, false)) }
+                                continue
+                            }
+                            // Otherwise the user added a row referring to it: both must stay (the delete is denied).
+                            if let (child, row, childKey, column, value) = try userChild(of: table, key: key, tables: tables, db: db),
+                               try Self.attempt(db, DataChanges(operations: [.insert(table: child.written.name, rows: [row])]), options) {
+                                edits.append((child, childKey, column, value, true))
+                                referenced.append((table, key))
+                            }
+                        }
                     }
+                }
+            }
+            // Rows of the user's own in every table (SQL migrations included): they must come through untouched.
+            for table in tables {
+                guard let (row, key, column, value) = try userRow(in: table, db: db) else { continue }
+                if try Self.attempt(db, DataChanges(operations: [.insert(table: table.written.name, rows: [row])]), options) {
+                    edits.append((table, key, column, value, true))
                 }
             }
         }
@@ -150,8 +229,54 @@ public struct UpgradeChecker: Sendable {
                     lost.append((edit.insert ? "user row " : "user edit ") + described + (count == 1 ? " overwritten with \(stored)" : " now has \(count) rows"))
                 }
             }
+            for (table, key) in referenced {
+                let described = "\(table.written.name) \(Self.show(key.map(Self.sqlValue)))"
+                if try table.count(db, key: key.map(Self.sqlValue)) == 1 { kept.append("seed row \(described), which a user row refers to, kept (its delete denied)") }
+                else { lost.append("seed row \(described), which a user row refers to, deleted") }
+            }
         }
         return (kept, lost)
+    }
+
+    /// A row a user might add to `table`: a copy of one of its rows under a new key, with a
+    /// value of its own; nil when the table is empty or its key can't be varied.
+    private func userRow(in table: SemanticRows, db: Database) throws -> (DataChanges.RowValues, [InputValue], String, InputValue)? {
+        guard let first = try table.firstRow(db) else { return nil }
+        var values = first.map { (column: table.writtenName($0.column), value: $0.value.inputValue) }
+        var key: [InputValue] = []
+        var varied = false
+        for keyColumn in table.keyColumns {
+            guard let index = values.firstIndex(where: { $0.column == table.writtenName(keyColumn) }) else { return nil }
+            // A key part that is a ref keeps its parent; the other parts get values of the user's own.
+            if table.written.refs[values[index].column] == nil {
+                switch values[index].value {
+                case .string(let text): values[index].value = .string(text + " (added by the user)"); varied = true
+                case .integer(let number): values[index].value = .integer(number &+ 1_000_003); varied = true
+                default: break
+                }
+            }
+            key.append(values[index].value)
+        }
+        guard varied else { return nil }
+        let keyNames = Set(table.writtenKeyColumns)
+        guard let index = values.firstIndex(where: { !keyNames.contains($0.column) && table.written.refs[$0.column] == nil && Self.userValue($0.value) != nil }),
+              let value = Self.userValue(values[index].value) else { return nil }
+        values[index].value = value
+        return (DataChanges.RowValues(values: values), key, values[index].column, value)
+    }
+
+    /// A user row of a table that refers to `table`'s row `key`.
+    private func userChild(of table: SemanticRows, key: [InputValue], tables: [SemanticRows], db: Database) throws -> (SemanticRows, DataChanges.RowValues, [InputValue], String, InputValue)? {
+        guard key.count == 1 else { return nil }
+        for child in tables {
+            guard let column = child.written.refs.first(where: { $0.value.table.lowercased() == table.written.name.lowercased() })?.key,
+                  let (found, childKey, edited, value) = try userRow(in: child, db: db) else { continue }
+            var row = found
+            guard let index = row.values.firstIndex(where: { $0.column.lowercased() == column.lowercased() }) else { continue }
+            row.values[index].value = key[0]
+            return (child, row, childKey, edited, value)
+        }
+        return nil
     }
 
     /// Applies one simulated edit in a savepoint; false (and nothing changed) when it does not apply.
@@ -165,8 +290,8 @@ public struct UpgradeChecker: Sendable {
                 applied = events.contains { $0.kind == .updated || $0.kind == .inserted }
                 return applied ? .commit : .rollback
             }
-        } catch is SeedError {
-            applied = false
+        } catch {
+            applied = false  // a row the store refuses (a UNIQUE column, a rule): no such edit is possible
         }
         return applied
     }

@@ -44,12 +44,20 @@ extension SeedTool {
                         })),
                         ("keptEdits", .array(outcome.keptEdits.map { .string($0) })),
                         ("lostEdits", .array(outcome.lostEdits.map { .string($0) })),
+                        ("schema", .array(outcome.schema.map { .string($0) })),
+                        ("failure", outcome.failure.map { .string($0) } ?? .null),
                     ])
                 })))
             case .human, .github:
                 for outcome in outcomes {
+                    if let failure = outcome.failure {
+                        print("\(outcome.seed): the migrations do not apply; DIVERGES from a fresh build")
+                        for line in failure.split(separator: "\n") { print("  \(line)") }
+                        continue
+                    }
                     let applied = outcome.applied.isEmpty ? "no migration to apply" : "applied " + outcome.applied.joined(separator: ", ")
-                    print("\(outcome.seed): \(applied); \(outcome.divergences.isEmpty ? "converges with a fresh build" : "DIVERGES from a fresh build")")
+                    print("\(outcome.seed): \(applied); \(outcome.divergences.isEmpty && outcome.schema.isEmpty ? "converges with a fresh build" : "DIVERGES from a fresh build")")
+                    for line in outcome.schema { print("  schema: \(line)") }
                     for divergence in outcome.divergences {
                         let place = "\(divergence.table) \(divergence.key)" + (divergence.column.map { ".\($0)" } ?? "")
                         print("  \(place): got \(divergence.got), expected \(divergence.expected)")

@@ -46,7 +46,11 @@ extension SeedTool {
                     var keys: [String: [String]] = [:]
                     for spec in try first.read({ db in try StoreDiff.storeSpecs(specs, in: db) }) where !spec.key.isEmpty { keys[spec.name] = spec.key }
                     let semantics = try first.read { db in try StoreDiff.Semantics.of(specs.filter { !$0.key.isEmpty }, in: db) }
-                    let diff = try StoreDiff.compare(first, second, keys: keys, only: table, semantics: semantics)
+                    var diff = try StoreDiff.compare(first, second, keys: keys, only: table, semantics: semantics)
+                    // The rest of the schema (types, constraints, indexes); tables and columns only one side has are listed below, by name.
+                    let schemaA = try first.read { db in try SchemaSnapshot.read(db) }, schemaB = try second.read { db in try SchemaSnapshot.read(db) }
+                    diff.schema = schemaA.differences(from: schemaB, this: a, that: b, presence: false)
+                    if let table { diff.schema = diff.schema.filter { $0.contains(" \(table).") || $0.contains(" \(table) ") || $0.contains(" \(table):") } }
                     return coreData.map { diff.inAppTerms($0, model: loaded?.model) } ?? diff
                 } catch let error as SeedError {
                     throw error
@@ -55,7 +59,7 @@ extension SeedTool {
                 }
             }
             print(render(diff), terminator: "")
-            if exitCode && !diff.isEmpty { throw ExitCode(1) }
+            if exitCode && !(diff.isEmpty && diff.schema.isEmpty) { throw ExitCode(1) }
         }
 
         private func show(_ key: [SQLValue], quoted: Bool = true) -> String {
@@ -87,6 +91,7 @@ extension SeedTool {
             for name in diff.tablesOnlyInB { rows.append([.text(name), .text("table only in B"), .null, .null, .null, .null]) }
             for (table, columns) in diff.columnsOnlyInA.sorted(by: { $0.key < $1.key }) { for column in columns { rows.append([.text(table), .text("column only in A"), .null, .text(column), .null, .null]) } }
             for (table, columns) in diff.columnsOnlyInB.sorted(by: { $0.key < $1.key }) { for column in columns { rows.append([.text(table), .text("column only in B"), .null, .text(column), .null, .null]) } }
+            for line in diff.schema { rows.append([.null, .text("schema"), .null, .null, .text(line), .null]) }
             for table in diff.tables {
                 for key in table.added { rows.append([.text(table.table), .text("added"), .text(show(key, quoted: false)), .null, .null, .null]) }
                 for key in table.removed { rows.append([.text(table.table), .text("removed"), .text(show(key, quoted: false)), .null, .null, .null]) }
@@ -101,7 +106,8 @@ extension SeedTool {
             switch output.format {
             case .json:
                 return JSONOutput.render(.object([
-                    ("identical", .bool(diff.isEmpty)),
+                    ("identical", .bool(diff.isEmpty && diff.schema.isEmpty)),
+                    ("schema", .array(diff.schema.map { .string($0) })),
                     ("tablesOnlyInA", .array(diff.tablesOnlyInA.map { .string($0) })),
                     ("tablesOnlyInB", .array(diff.tablesOnlyInB.map { .string($0) })),
                     ("columnsOnlyInA", .object(diff.columnsOnlyInA.sorted { $0.key < $1.key }.map { ($0.key, .array($0.value.map { .string($0) })) })),
@@ -136,9 +142,13 @@ extension SeedTool {
                 for name in diff.tablesOnlyInB { out += "table \(name): only in \(b)\n" }
                 for (table, columns) in diff.columnsOnlyInA.sorted(by: { $0.key < $1.key }) { out += "table \(table): column\(columns.count == 1 ? "" : "s") \(columns.joined(separator: ", ")) only in \(a)\n" }
                 for (table, columns) in diff.columnsOnlyInB.sorted(by: { $0.key < $1.key }) { out += "table \(table): column\(columns.count == 1 ? "" : "s") \(columns.joined(separator: ", ")) only in \(b)\n" }
+                for line in diff.schema { out += "schema: \(line)\n" }
                 for table in diff.tables {
-                    if table.isEmpty { out += "\(table.table): no differences\n"; continue }
-                    out += "\(table.table): \(table.added.count) added, \(table.removed.count) removed, \(table.changed.count) changed (by \(table.key.joined(separator: ", ")))\n"
+                    // Rows are compared on the columns both sides have: say so when the schema differs.
+                    let partial = diff.columnsOnlyInA[table.table] != nil || diff.columnsOnlyInB[table.table] != nil
+                    let scope = partial ? " in the columns both have" : ""
+                    if table.isEmpty { out += "\(table.table): no differences\(scope)\n"; continue }
+                    out += "\(table.table): \(table.added.count) added, \(table.removed.count) removed, \(table.changed.count) changed\(scope) (by \(table.key.joined(separator: ", ")))\n"
                     for key in table.added { out += "  + \(show(key))\n" }
                     for key in table.removed { out += "  - \(show(key))\n" }
                     for change in table.changed {

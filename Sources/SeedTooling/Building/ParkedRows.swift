@@ -1,0 +1,121 @@
+import GRDB
+import SeedRuntime
+
+/// Records of one table whose ref names a row that is not in yet: a later row of the same
+/// file (a self-reference to a parent listed after its child), a row of a table loaded later,
+/// or a row that is itself parked. They wait in a temporary table, so memory stays flat, and
+/// are inserted in passes once every fixture is loaded (see `SeedBuilder.insertParked`).
+///
+/// Each pass reads one generation in file order and parks what still waits into the next;
+/// a pass that inserts nothing anywhere ends it, and what is left is a cycle or a missing key.
+final class ParkedRows {
+    let plan: TablePlan
+    private let db: Database
+    private let name: String
+    private let width: Int
+    private let insert: Statement
+    /// The generation records are parked into now.
+    private(set) var generation = 0
+    /// Records waiting, all generations.
+    private(set) var count = 0
+
+    init(db: Database, plan: TablePlan, number: Int) throws {
+        self.db = db
+        self.plan = plan
+        width = plan.bound.count
+        name = "_seedkit_parked_\(number)"
+        let values = (0..<width).map { "v\($0)" }
+        // Untyped columns keep each value's storage class as the converter produced it.
+        try db.execute(sql: "CREATE TEMP TABLE \(name) (seq INTEGER PRIMARY KEY, gen INTEGER NOT NULL, line INTEGER NOT NULL, failed INTEGER NOT NULL, present INTEGER NOT NULL\(values.map { ", \($0)" }.joined()))")
+        insert = try db.makeStatement(sql: "INSERT INTO \(name) (gen, line, failed, present\(values.map { ", \($0)" }.joined())) VALUES (?, ?, ?, ?\(String(repeating: ", ?", count: width)))")
+    }
+
+    /// Keeps a record of `batch` (its refs still as the parent's natural key) for a later pass.
+    func park(_ batch: RecordBatch, record: Int) throws {
+        var present: UInt64 = 0
+        let first = record * width
+        for slot in 0..<width where batch.slots[first + slot] != .absent { present |= 1 << UInt64(min(slot, 63)) }
+        var values: [DatabaseValue] = [Int64(generation).databaseValue, Int64(batch.lines[record]).databaseValue,
+                                       Int64(bitPattern: batch.failedSlots[record]).databaseValue, Int64(bitPattern: present).databaseValue]
+        for slot in 0..<width { values.append(batch.value(record: record, slot: slot).databaseValue) }
+        try insert.execute(arguments: StatementArguments(values))
+        count += 1
+    }
+
+    /// Starts a pass: returns the generation to read; records parked from now on go to the next.
+    func beginPass() -> Int {
+        generation += 1
+        return generation - 1
+    }
+
+    /// Ends a pass over `generation`: its records are in, or parked again in the next one.
+    func endPass(_ generation: Int) throws {
+        try db.execute(sql: "DELETE FROM \(name) WHERE gen = ?", arguments: [generation])
+        count -= db.changesCount
+    }
+
+    /// Fills `batch` with the next records of `generation` after `seq`, in file order; returns the last seq read, or nil when none is left.
+    func fetch(_ generation: Int, after seq: Int64, into batch: RecordBatch) throws -> Int64? {
+        batch.reset()
+        var last: Int64?
+        let rows = try Row.fetchCursor(db, sql: "SELECT seq, line, failed, present\((0..<width).map { ", v\($0)" }.joined()) FROM \(name) WHERE gen = ? AND seq > ? ORDER BY seq LIMIT ?",
+                                       arguments: [generation, seq, batch.capacity])
+        while let row = try rows.next() {
+            last = row[0]
+            batch.beginRecord(line: Int(row[1] as Int64))
+            batch.failedSlots[batch.count - 1] = UInt64(bitPattern: row[2] as Int64)
+            let present = UInt64(bitPattern: row[3] as Int64)
+            for slot in 0..<width where slot >= 63 || present & (1 << UInt64(slot)) != 0 {
+                batch.set(slot, SQLValue.fromDatabaseValue(row[slot + 4]) ?? .null)
+            }
+        }
+        return last
+    }
+
+    /// The line of a waiting record whose `slot` holds `value`, and that record's values; nil when none waits.
+    func waiting(slot: Int, value: SQLValue) throws -> (line: Int, values: [SQLValue])? {
+        guard let row = try Row.fetchOne(db, sql: "SELECT line\((0..<width).map { ", v\($0)" }.joined()) FROM \(name) WHERE v\(slot) IS ? ORDER BY seq LIMIT 1", arguments: [value.databaseValue]) else { return nil }
+        return (Int(row[0] as Int64), (0..<width).map { SQLValue.fromDatabaseValue(row[$0 + 1]) ?? .null })
+    }
+
+    func drop() throws { try db.execute(sql: "DROP TABLE \(name)") }
+}
+
+/// Refs of one table inserted as NULL because their parent waited too (rows that refer to
+/// each other through nullable refs), set once every row is in.
+final class LinkedRefs {
+    private let db: Database
+    private let plan: TablePlan
+    private let name: String
+    private let insert: Statement
+
+    init(db: Database, plan: TablePlan, number: Int) throws {
+        self.db = db
+        self.plan = plan
+        name = "_seedkit_links_\(number)"
+        try db.execute(sql: "CREATE TEMP TABLE IF NOT EXISTS \(name) (seq INTEGER PRIMARY KEY, row INTEGER NOT NULL, slot INTEGER NOT NULL, line INTEGER NOT NULL, key)")
+        insert = try db.makeStatement(sql: "INSERT INTO \(name) (row, slot, line, key) VALUES (?, ?, ?, ?)")
+    }
+
+    func add(rowid: Int64, slot: Int, key: SQLValue, line: Int) throws {
+        try insert.execute(arguments: [rowid, slot, line, key.databaseValue])
+    }
+
+    /// Sets every recorded ref to its parent's id; a key that matches no row is a diagnostic.
+    func apply(diagnostics: inout [Diagnostic]) throws {
+        let rows = try Row.fetchAll(db, sql: "SELECT row, slot, line, key FROM \(name) ORDER BY seq")
+        for row in rows {
+            let slot: Int = row[1]
+            let bound = plan.bound[slot]
+            guard let reference = bound.reference else { continue }
+            let key = SQLValue.fromDatabaseValue(row[3]) ?? .null
+            if let parent = try DatabaseValue.fetchOne(db, sql: reference.lookupSQL, arguments: [key.databaseValue]) {
+                try db.execute(sql: "UPDATE \(quoteIdentifier(plan.table.name)) SET \(quoteIdentifier(bound.info.name)) = ? WHERE rowid = ?", arguments: [parent, row[0] as Int64])
+            } else {
+                diagnostics.append(Diagnostic(file: plan.config.displayFile, line: row[2], column: bound.fieldNumber, code: .unresolvedReference,
+                    message: "\(bound.name) '\(key.description)' matches no \(reference.spec)", table: plan.table.name))
+            }
+        }
+        try db.execute(sql: "DROP TABLE \(name)")
+    }
+}

@@ -1,0 +1,120 @@
+import GRDB
+import SeedRuntime
+
+/// The rows of a build that wait for a parent not inserted yet, by table (see ``ParkedRows``).
+final class Deferral {
+    /// Manifest table name → load position.
+    let order: [String: Int]
+    var parked: [String: ParkedRows] = [:]
+
+    init(plans: [TablePlan]) {
+        order = Dictionary(plans.enumerated().map { ($1.config.name, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    func isWaiting(_ table: String) -> Bool { (parked[table]?.count ?? 0) > 0 }
+
+    var waiting: Int { parked.values.reduce(0) { $0 + $1.count } }
+}
+
+extension SeedBuilder {
+    /// Inserts the parked rows once every fixture is loaded: passes in load order while a pass
+    /// inserts anything; then a last pass in which what still waits is an error (a key that no
+    /// row has, or a cycle of references, named row by row). Memory stays flat: rows are read
+    /// back a batch at a time.
+    func insertParked(_ deferral: Deferral, db: Database, counts: inout [(name: String, rows: Int)], diagnostics: inout [Diagnostic]) throws {
+        var final = false
+        var linking = false
+        var links: [Int: LinkedRefs] = [:]
+        while deferral.waiting > 0 {
+            let before = deferral.waiting
+            for (index, count) in counts.enumerated() {
+                guard let parked = deferral.parked[count.name], parked.count > 0 else { continue }
+                let plan = parked.plan
+                let loader = try TableLoader(db: db, plan: plan, file: plan.config.displayFile)
+                if final {
+                    loader.insertsUnresolved = false
+                    loader.explainMiss = { slot, key, line in try Self.explainWait(deferral, db: db, plan: plan, slot: slot, key: key, line: line) }
+                } else {
+                    loader.parking = parked
+                    loader.parkable = plan.bound.map { bound in bound.reference.map { deferral.isWaiting($0.spec.table) } ?? false }
+                    if linking && !plan.table.withoutRowID {
+                        if links[index] == nil { links[index] = try LinkedRefs(db: db, plan: plan, number: index) }
+                        loader.links = links[index]
+                    }
+                }
+                let generation = parked.beginPass()
+                let batch = RecordBatch(width: plan.bound.count, capacity: Self.batchSize)
+                var seq: Int64 = 0
+                var found: [Diagnostic] = []
+                while let last = try parked.fetch(generation, after: seq, into: batch) {
+                    seq = last
+                    try loader.load(batch, diagnostics: &found)
+                }
+                try parked.endPass(generation)
+                counts[index].rows += loader.rowsInserted
+                diagnostics += found
+            }
+            if final { break }
+            // Stuck: first let nullable refs that wait be linked afterwards; then report what is left.
+            if deferral.waiting == before {
+                if linking { final = true } else { linking = true }
+            } else {
+                linking = false
+            }
+        }
+        for parked in deferral.parked.values { try parked.drop() }
+        for index in links.keys.sorted() { try links[index]?.apply(diagnostics: &diagnostics) }
+    }
+
+    /// Why a parked row's ref stays unresolved when its parent is parked too: the chain of
+    /// rows it waits for, ending in a cycle (back to this row, or elsewhere) or in a row that
+    /// refers to a missing key. nil when the parent is not parked (the key exists nowhere).
+    static func explainWait(_ deferral: Deferral, db: Database, plan: TablePlan, slot: Int, key: SQLValue, line: Int) throws -> String? {
+        guard let reference = plan.bound[slot].reference else { return nil }
+        var steps: [String] = []
+        var visited: Set<String> = ["\(plan.config.name)#\(line)"]
+        var next: (parked: ParkedRows, spec: TableSpec.Reference, key: SQLValue)? = deferral.parked[reference.spec.table].map { ($0, reference.spec, key) }
+        let name = "\(plan.bound[slot].name) '\(key.description)'"
+        while let (parked, spec, parentKey) = next, steps.count < 20 {
+            guard let keySlot = parked.plan.bound.firstIndex(where: { $0.name.lowercased() == spec.column.lowercased() || $0.info.name.lowercased() == spec.column.lowercased() }),
+                  let row = try parked.waiting(slot: keySlot, value: parentKey) else { break }
+            let id = "\(parked.plan.config.name)#\(row.line)"
+            steps.append("\(spec.table) '\(parentKey.description)' (line \(row.line))")
+            if id == "\(plan.config.name)#\(line)" && steps.count == 1 {
+                return "\(name) names this row itself, which a NOT NULL ref cannot do (the row would have to exist before it is inserted); leave it empty for a root, with a nullable column"
+            }
+            if id == "\(plan.config.name)#\(line)" {
+                return "\(name) is part of a cycle of references that no order of inserts satisfies: this row → \(steps.dropLast().joined(separator: " → "))\(steps.count > 1 ? " → " : "")this row; break the cycle"
+            }
+            if visited.contains(id) {
+                return "\(name) waits for rows in a cycle of references: \(steps.joined(separator: " → "))"
+            }
+            visited.insert(id)
+            // The parent's own first ref to a row that waits too.
+            next = nil
+            for (refSlot, bound) in parked.plan.bound.enumerated() {
+                guard let parentRef = bound.reference, row.values[refSlot] != .null, let parentParked = deferral.parked[parentRef.spec.table],
+                      let parentSlot = parentParked.plan.bound.firstIndex(where: { $0.name.lowercased() == parentRef.spec.column.lowercased() || $0.info.name.lowercased() == parentRef.spec.column.lowercased() }),
+                      try parentParked.waiting(slot: parentSlot, value: row.values[refSlot]) != nil else { continue }
+                next = (parentParked, parentRef.spec, row.values[refSlot])
+                break
+            }
+        }
+        guard let first = steps.first else { return nil }
+        return "\(name) names a row that cannot be inserted either: \(first)\(steps.count > 1 ? " → " + steps.dropFirst().joined(separator: " → ") : "") refers to a missing row"
+    }
+
+    /// Diagnostics grouped by file in load order, each file's by line and column (stable).
+    func inFileOrder(_ diagnostics: [Diagnostic], plans: [TablePlan]) -> [Diagnostic] {
+        var position: [String: Int] = [:]
+        for (index, plan) in plans.enumerated() where position[plan.config.displayFile] == nil { position[plan.config.displayFile] = index }
+        return diagnostics.enumerated().sorted { a, b in
+            let fileA = a.element.file.flatMap { position[$0] } ?? plans.count, fileB = b.element.file.flatMap { position[$0] } ?? plans.count
+            if fileA != fileB { return fileA < fileB }
+            if fileA < plans.count, (a.element.line, a.element.column) != (b.element.line, b.element.column) {
+                return (a.element.line, a.element.column) < (b.element.line, b.element.column)
+            }
+            return a.offset < b.offset
+        }.map(\.element)
+    }
+}

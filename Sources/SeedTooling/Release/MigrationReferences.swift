@@ -1,0 +1,95 @@
+import SeedRuntime
+
+/// The release-time check of the refs migrations write (SPEC §7): every ref an insert or an
+/// update's `to` writes must name a key that the fresh build of the fixtures or some
+/// migration's own inserts (or renames) provide. A key found nowhere is a typo that would
+/// otherwise reach users as a row that never arrives.
+///
+/// ```swift
+/// let problems = try MigrationReferences.unresolved(in: migrations, tables: manifest.specs) { table, column, value in
+///     try store.exists(table: table, column: column, value: value)   // the fresh build
+/// }
+/// ```
+///
+/// `build` runs it against the seed it is building (so `check-upgrade` and `new-migration`,
+/// which build the fixtures first, run it too); `migrate` with a manifest can run it against
+/// the same fresh build. Names are the manifest's (entities and attributes for Core Data).
+public enum MigrationReferences {
+    /// The refs no row provides, one diagnostic each at the migration's file and line (2030).
+    ///
+    /// - parameters:
+    ///   - migrations: the migrations of the release, in order (SQL migrations are not read).
+    ///   - tables: the manifest's table specs (natural keys and refs).
+    ///   - exists: whether the fresh build has a row of `table` whose `column` is `value`
+    ///     (converted as that column converts); nil when it cannot tell (then no error).
+    package static func unresolved(in migrations: [Migration], tables: [TableSpec],
+                                  exists: (_ table: String, _ column: String, _ value: InputValue) throws -> Bool?) rethrows -> [Diagnostic] {
+        func spec(_ name: String) -> TableSpec? { tables.first { $0.name.lowercased() == name.lowercased() } }
+        // Keys the migrations themselves provide: "table.column" → values (inserted rows, renamed keys).
+        var provided: [String: Set<String>] = [:]
+        func offer(_ table: String, _ row: DataChanges.RowValues) {
+            for (column, value) in row.values { provided["\(table.lowercased()).\(column.lowercased())", default: []].insert(canonical(value)) }
+        }
+        for migration in migrations {
+            guard case .changes(let changes) = migration.body else { continue }
+            for operation in changes.operations {
+                switch operation {
+                case .insert(let table, let rows): rows.forEach { offer(table, $0) }
+                case .update(let table, let rowChanges): rowChanges.forEach { offer(table, $0.to) }
+                case .delete: continue
+                }
+            }
+        }
+        var problems: [Diagnostic] = []
+        func check(_ table: String, _ row: DataChanges.RowValues, line: Int, key: String) throws {
+            guard let spec = spec(table) else { return }
+            for (column, value) in row.values {
+                guard value != .null, let reference = spec.refs.first(where: { $0.key.lowercased() == column.lowercased() })?.value else { continue }
+                if provided["\(reference.table.lowercased()).\(reference.column.lowercased())"]?.contains(canonical(value)) == true { continue }
+                if try exists(reference.table, reference.column, value) != false { continue }
+                problems.append(Diagnostic(file: row.file.isEmpty ? nil : row.file, line: line, code: .unresolvedReference,
+                    message: "\(spec.name)\(key.isEmpty ? "" : " \(key)"): \(column) \(shown(value)) matches no \(reference) in the fixtures or in any migration's inserts",
+                    table: spec.name))
+            }
+        }
+        for migration in migrations {
+            guard case .changes(let changes) = migration.body else { continue }
+            for operation in changes.operations {
+                switch operation {
+                case .insert(let table, let rows):
+                    for row in rows {
+                        let key = (spec(table)?.key ?? []).compactMap { column in row.values.first { $0.column.lowercased() == column.lowercased() }?.value }
+                        try check(table, row, line: row.line, key: key.map(shown).joined(separator: ", "))
+                    }
+                case .update(let table, let rowChanges):
+                    for change in rowChanges { try check(table, change.to, line: change.line, key: shownKey(change.key)) }
+                case .delete: continue
+                }
+            }
+        }
+        return problems
+    }
+
+    /// Values that name the same key compare equal: 1, 1.0 and true; "1" stays text.
+    static func canonical(_ value: InputValue) -> String {
+        switch value {
+        case .null: return "null"
+        case .bool(let flag): return flag ? "n:1" : "n:0"
+        case .integer(let number): return "n:\(number)"
+        case .real(let number): return number.rounded() == number && abs(number) < 9e15 ? "n:\(Int64(number))" : "n:\(number)"
+        case .string(let text), .json(let text): return "s:" + text
+        }
+    }
+
+    static func shown(_ value: InputValue) -> String {
+        if case .string(let text) = value { return "'\(text)'" }
+        return value.description
+    }
+
+    static func shownKey(_ key: DataChanges.Key) -> String {
+        switch key {
+        case .single(let value): return shown(value)
+        case .columns(let row): return row.values.map { "\($0.column) \(shown($0.value))" }.joined(separator: ", ")
+        }
+    }
+}
