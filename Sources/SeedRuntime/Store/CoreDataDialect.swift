@@ -169,7 +169,8 @@ package struct CoreDataDialect: StoreDialect {
         entities.first { $0.superEntity == 0 && tableName($0.name) == table }
     }
 
-    func root(_ entity: Entity) -> Entity {
+    /// The root of `entity`'s lineage: the entity whose table its rows live in.
+    public func root(_ entity: Entity) -> Entity {
         lineage(of: entity).last ?? entity
     }
 

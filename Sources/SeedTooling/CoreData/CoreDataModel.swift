@@ -102,6 +102,12 @@ public struct CoreDataModel: Sendable {
         }
     }
 
+    /// What `name` stores in columns: its attributes and to-one relationships, inherited ones included.
+    public func storedNames(_ name: String) -> [String] {
+        guard let entity = flattened(name) else { return [] }
+        return entity.attributes.map(\.name) + entity.relationships.filter { !$0.toMany }.map(\.name)
+    }
+
     /// `name` and every entity that inherits from it, `name` first.
     public func family(of name: String) -> [String] {
         [name] + entities.filter { entity in

@@ -103,7 +103,17 @@ public enum StoreInspector {
             names.append("entity")
             expressions.append("CASE t.Z_ENT \(cases.joined(separator: " ")) END")
         }
-        for column in info.columns where !CoreDataDialect.isBookkeeping(column.name) {
+        // Columns only other entities sharing the table have (a sibling sub-entity's attributes) are not this entity's.
+        var othersOnly = Set<String>()
+        if let model {
+            let own = Set(model.family(of: name).flatMap(model.storedNames).map(coreData.columnName))
+            let root = coreData.root(entity)
+            for other in model.entities where coreData.entity(named: other.name).map({ coreData.root($0) == root }) == true {
+                othersOnly.formUnion(model.storedNames(other.name).map(coreData.columnName))
+            }
+            othersOnly.subtract(own)
+        }
+        for column in info.columns where !CoreDataDialect.isBookkeeping(column.name) && !othersOnly.contains(column.name.uppercased()) {
             var attribute = CoreDataModel.attributeName(column.name, entity: name, model: model, dialect: coreData)
             if names.contains(attribute) { attribute += " (\(column.name))" }
             names.append(attribute)
