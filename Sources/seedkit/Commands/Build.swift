@@ -30,6 +30,8 @@ extension SeedTool {
                 builder.allowsMissingHistory = withoutHistory
                 let shownTarget = output ?? target.relativePathFromCurrentDirectory
                 if check {
+                    let interruption = Interruption(cleaning: SeedBuilder.checkURL)
+                    defer { interruption.stop() }
                     let fresh = try builder.isUpToDate(target)
                     if format.format == .json {
                         print(JSONOutput.render(.object([("output", .string(shownTarget)), ("upToDate", .bool(fresh))])))
@@ -74,32 +76,6 @@ extension SeedTool {
                 print("  content hash \(summary.contentHash)")
             }
         }
-    }
-}
-
-/// Removes a build's temporary file when the build is interrupted (Ctrl-C, or SIGTERM from a CI
-/// runner), then exits 130 or 143 as shells expect: an interrupted build leaves nothing behind.
-final class Interruption: @unchecked Sendable {
-    private var sources: [any DispatchSourceSignal] = []
-
-    init(cleaning temporary: URL) {
-        for number in [SIGINT, SIGTERM] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
-                for suffix in ["", "-journal"] { unlink(temporary.path + suffix) }
-                Output.standardError("\ninterrupted: nothing was written\n")
-                _exit(128 + number)
-            }
-            source.resume()
-            sources.append(source)
-        }
-    }
-
-    func stop() {
-        for source in sources { source.cancel() }
-        signal(SIGINT, SIG_DFL)
-        signal(SIGTERM, SIG_DFL)
     }
 }
 
