@@ -560,7 +560,8 @@ private func currenciesProject() throws -> TemporaryProject {
             let outcomes = try #require(try JSONSerialization.jsonObject(with: Data(check.stdout.utf8)) as? [[String: Any]])
             #expect(outcomes.first?["passed"] as? Bool == true)
             #expect(((outcomes.first?["keptEdits"] as? [String]) ?? []).count > 5, "user edits were simulated and kept")
-            #expect(((outcomes.first?["lostEdits"] as? [String]) ?? ["?"]).isEmpty, "seed \(seed) round \(round): \(check.stdout)")
+            let lostEdits: [String] = (outcomes.first?["lostEdits"] as? [String]) ?? ["?"]
+            #expect(lostEdits.isEmpty, "seed \(seed) round \(round): \(check.stdout)")
             // Nothing left to cover: a second --from writes nothing.
             let again = try project.seedkit("new-migration", "again", "--from", "seeds/releases/1.0.sqlite")
             #expect(again.stdout.contains("no migration needed, nothing written"), "seed \(seed) round \(round): \(again)")

@@ -51,7 +51,7 @@ struct RecordConverter {
                 case .null:
                     batch.setNull(slot)
                     if isKey[slot] {
-                        failed = true
+                        batch.markFailed(slot)
                         fail(&diagnostics, record, field, slot, .missingRequired, "\(name(slot)) is empty, but it is part of the natural key of \(plan.table.name), which every row must have")
                         continue
                     }
@@ -117,7 +117,7 @@ struct RecordConverter {
             let base = (batch.count - 1) * batch.width
             for slot in 0..<batch.width where batch.slots[base + slot] == .absent {
                 if isKey[slot], plan.bound[slot].info.defaultSQL == nil, plan.bound[slot].defaultSQL == nil {
-                    failed = true
+                    batch.markFailed(slot)
                     diagnostics.append(Diagnostic(file: file, line: record.line, code: .missingRequired, message: "\(name(slot)) is missing, but it is part of the natural key of \(plan.table.name), which every row must have", table: plan.table.name))
                     continue
                 }
