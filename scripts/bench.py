@@ -91,7 +91,7 @@ def make_json(path, count, lines):
 
 
 def timed(cmd, stdin=None, cwd=WORK):
-    """Runs cmd; returns (seconds, peak RSS in MB of that process)."""
+    """Runs cmd; returns (wall seconds, peak RSS in MB, CPU seconds (user + system)) of that process."""
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=cwd, stdin=open(stdin) if stdin else subprocess.DEVNULL,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -100,7 +100,7 @@ def timed(cmd, stdin=None, cwd=WORK):
     err = proc.stderr.read().decode()
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"failed: {' '.join(cmd)}\n{err}")
-    return seconds, usage.ru_maxrss / 1024
+    return seconds, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
 
 
 def fresh(path):
@@ -356,7 +356,7 @@ print(inserted)
             out = subprocess.run([BENCH, "apply", store, seed, os.path.join(project, "migrations")], capture_output=True, text=True, check=True)
             runtimes.append(json.loads(out.stdout))
         best = min(runtimes, key=lambda r: r["seconds"])
-        table.append((case, "app runtime SeedInstaller.prepareStore() (in-process)", n, best["seconds"], best["peak_rss_mb"], best["seconds"] / peer[0], "≤ 1.0×"))
+        table.append((case, "app runtime SeedInstaller.prepareStore() (in-process)", n, best["seconds"], best["peak_rss_mb"], float("nan"), best["seconds"] / peer[0], "≤ 1.0×"))
 
 
 def seedkit_build(fixture):
@@ -417,8 +417,8 @@ def migration_case(store_rows, table):
             assert int(count) == store_rows + 10_000, (name, count)
     base_time = results["sqlite3 CLI, INSERT … WHERE NOT EXISTS"][0]
     goals = {"seedkit migrate (JSON migration)": "≤ 1.1×", "seedkit migrate (YAML migration)": "≤ 1.3×"}
-    for name, (seconds, rss) in results.items():
-        table.append((f"migrate +10k rows on {store_rows:,}-row store", name, 10_000, seconds, rss, seconds / base_time, goals.get(name, "")))
+    for name, (seconds, rss, cpu) in results.items():
+        table.append((f"migrate +10k rows on {store_rows:,}-row store", name, 10_000, seconds, rss, cpu, seconds / base_time, goals.get(name, "")))
 
 
 def ensure_sqldiff():
@@ -460,9 +460,9 @@ def inspect_and_diff(items_seed, books_seed, table):
     base, pk = pair(lambda: timed(["sqldiff", old, new]), lambda: timed([SEEDKIT, "diff", *byid, "--manifest", "none"]))
     table.append((case, "sqldiff (by primary key)", n, *base, 1.0, ""))
     table.append((case, "seedkit diff (by primary key)", n, *pk, pk[0] / base[0], "≤ 1.0×"))
-    _, key = pair(lambda: (0, 0), lambda: timed([SEEDKIT, "diff", old, new, "--manifest", "none"]))
+    _, key = pair(lambda: (0, 0, 0), lambda: timed([SEEDKIT, "diff", old, new, "--manifest", "none"]))
     table.append((case, "seedkit diff (natural key, random order: title)", n, *key, key[0] / base[0], "≤ 1.0×"))
-    _, key_json = pair(lambda: (0, 0), lambda: timed([SEEDKIT, "diff", old, new, "--manifest", "none", "--format", "json"]))
+    _, key_json = pair(lambda: (0, 0, 0), lambda: timed([SEEDKIT, "diff", old, new, "--manifest", "none", "--format", "json"]))
     table.append((case, "seedkit diff (natural key, random order, --format json)", n, *key_json, key_json[0] / base[0], "≤ 1.0×"))
     if books_seed:
         old, new = diff_pair(books_seed, "books", "UPDATE books SET price = price + 1 WHERE id % 100 = 0")
@@ -550,14 +550,15 @@ def main():
     print()
     print(f"Each case's first row is its peer; best of {REPEAT} alternating runs each.")
     print()
-    print("| case | tool | rows | wall s | rows/s | peak RSS MB | vs peer | goal |")
+    print("| case | tool | rows | wall s | CPU s | peak RSS MB | vs peer | goal |")
     print("|---|---|---:|---:|---:|---:|---:|---|")
-    for case, tool, count, seconds, rss, ratio, goal in table:
+    for case, tool, count, seconds, rss, cpu, ratio, goal in table:
         shown = "–" if ratio != ratio else f"{ratio:.2f}×"
         verdict = ""
         if goal and ratio == ratio:
             verdict = f"{goal} {'met' if ratio <= float(goal.split()[1].rstrip('×')) else 'NOT met'}"
-        print(f"| {case} | {tool} | {count:,} | {seconds:.2f} | {count / seconds:,.0f} | {rss:.0f} | {shown} | {verdict} |")
+        shown_cpu = "–" if cpu != cpu else f"{cpu:.2f}"
+        print(f"| {case} | {tool} | {count:,} | {seconds:.2f} | {shown_cpu} | {rss:.0f} | {shown} | {verdict} |")
     if launch:
         print()
         print(f"App launch on an up-to-date store, in-process ({launch['iterations']} runs): "
