@@ -177,10 +177,13 @@ public struct StoreDiff: Sendable {
     /// when more than ``misalignedLimit`` rows wait.
     private static func compareAligned(_ a: DatabaseQueue, _ b: DatabaseQueue, name: String, key: [String], columns: [String], expressions: [String: String]) throws -> TableDiff? {
         func expression(_ column: String) -> String { expressions[column] ?? quoteIdentifier(column) }
-        let sql = "SELECT \((key.map(expression) + columns.map(expression)).joined(separator: ", ")) FROM \(quoteIdentifier(name)) ORDER BY rowid"
+        // Columns read through an expression are also read as stored, after the compared ones, to report both.
+        let stored = columns.indices.filter { expressions[columns[$0]] != nil }
+        let sql = "SELECT \((key.map(expression) + columns.map(expression) + stored.map { quoteIdentifier(columns[$0]) }).joined(separator: ", ")) FROM \(quoteIdentifier(name)) ORDER BY rowid"
         let width = key.count + columns.count
-        let sideA = RowStream(queue: a, sql: sql, width: width)
-        let sideB = RowStream(queue: b, sql: sql, width: width)
+        let stride = width + stored.count
+        let sideA = RowStream(queue: a, sql: sql, width: stride)
+        let sideB = RowStream(queue: b, sql: sql, width: stride)
         defer {
             sideA.finish()
             sideB.finish()
@@ -189,10 +192,12 @@ public struct StoreDiff: Sendable {
         var waitingA: [[Cell]: [[Cell]]] = [:]
         var waitingB: [[Cell]: [[Cell]]] = [:]
         var waiting = 0
+        func storedSlot(_ slot: Int) -> Int? { stored.firstIndex(of: slot - key.count).map { width + $0 } }
         func record(_ old: [Cell], _ new: [Cell]) {
-            var changes: [(column: String, old: SQLValue, new: SQLValue)] = []
+            var changes: [(column: String, old: SQLValue, new: SQLValue, oldStored: SQLValue?, newStored: SQLValue?)] = []
             for slot in key.count..<width where old[slot] != new[slot] {
-                changes.append((columns[slot - key.count], old[slot].value, new[slot].value))
+                let extra = storedSlot(slot)
+                changes.append((columns[slot - key.count], old[slot].value, new[slot].value, extra.map { old[$0].value }, extra.map { new[$0].value }))
             }
             if !changes.isEmpty { diff.changed.append((old[0..<key.count].map(\.value), changes)) }
         }
@@ -214,11 +219,13 @@ public struct StoreDiff: Sendable {
         while rowA != nil || rowB != nil {
             if let (batchA, indexA) = rowA, let (batchB, indexB) = rowB,
                (0..<key.count).allSatisfy({ compare(batchA, indexA, batchB, indexB, $0) == 0 }) {
-                var changes: [(column: String, old: SQLValue, new: SQLValue)] = []
+                var changes: [(column: String, old: SQLValue, new: SQLValue, oldStored: SQLValue?, newStored: SQLValue?)] = []
                 for slot in key.count..<width {
-                    let kindA = batchA.slots[indexA * width + slot], kindB = batchB.slots[indexB * width + slot]
+                    let kindA = batchA.slots[indexA * stride + slot], kindB = batchB.slots[indexB * stride + slot]
                     if kindA != kindB || compare(batchA, indexA, batchB, indexB, slot) != 0 {
-                        changes.append((columns[slot - key.count], batchA.value(record: indexA, slot: slot), batchB.value(record: indexB, slot: slot)))
+                        let extra = storedSlot(slot)
+                        changes.append((columns[slot - key.count], batchA.value(record: indexA, slot: slot), batchB.value(record: indexB, slot: slot),
+                                        extra.map { batchA.value(record: indexA, slot: $0) }, extra.map { batchB.value(record: indexB, slot: $0) }))
                     }
                 }
                 if !changes.isEmpty { diff.changed.append(((0..<key.count).map { batchA.value(record: indexA, slot: $0) }, changes)) }
@@ -227,11 +234,11 @@ public struct StoreDiff: Sendable {
                 continue
             }
             if let (batch, index) = rowA {
-                place((0..<width).map { Cell(batch, index, $0) }, waitingHere: &waitingA, waitingThere: &waitingB, isA: true)
+                place((0..<stride).map { Cell(batch, index, $0) }, waitingHere: &waitingA, waitingThere: &waitingB, isA: true)
                 rowA = sideA.next()
             }
             if let (batch, index) = rowB {
-                place((0..<width).map { Cell(batch, index, $0) }, waitingHere: &waitingB, waitingThere: &waitingA, isA: false)
+                place((0..<stride).map { Cell(batch, index, $0) }, waitingHere: &waitingB, waitingThere: &waitingA, isA: false)
                 rowB = sideB.next()
             }
             if waiting > misalignedLimit { return nil }
