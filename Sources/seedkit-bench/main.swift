@@ -1,13 +1,17 @@
-// Times the app-launch path in-process: what SeedInstaller.prepareStore() costs on an
-// up-to-date store (open, read the ledger, decide "nothing to do"). Used by `make bench`.
+// Times the app runtime in-process for `make bench`:
 //
 //   seedkit-bench launch STORE SEED MIGRATIONS_DIR [ITERATIONS]
+//     what SeedInstaller.prepareStore() costs on an up-to-date store (open, read the
+//     ledger, decide "nothing to do"), median and p95 over ITERATIONS runs;
+//   seedkit-bench apply STORE SEED MIGRATIONS_DIR
+//     one prepareStore() that applies the pending migrations (a big data update at launch):
+//     wall seconds, including reading the bundled migrations, and the process's peak RSS.
 import Foundation
 import SeedRuntime
 
 let arguments = CommandLine.arguments
-guard arguments.count >= 5, arguments[1] == "launch" else {
-    FileHandle.standardError.write(Data("usage: seedkit-bench launch STORE SEED MIGRATIONS_DIR [ITERATIONS]\n".utf8))
+guard arguments.count >= 5, ["launch", "apply"].contains(arguments[1]) else {
+    FileHandle.standardError.write(Data("usage: seedkit-bench launch|apply STORE SEED MIGRATIONS_DIR [ITERATIONS]\n".utf8))
     exit(2)
 }
 let store = URL(fileURLWithPath: arguments[2])
@@ -26,6 +30,20 @@ func measure(_ body: () throws -> Void) rethrows -> [Double] {
 }
 
 do {
+    if arguments[1] == "apply" {
+        let start = DispatchTime.now().uptimeNanoseconds
+        let outcome = try SeedInstaller(store: store, seed: seed, migrations: try MigrationDirectory.load(directory)).prepareStore()
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        guard outcome != .upToDate else { throw SeedError(.io, "nothing was pending; give a store the migrations have not reached") }
+        var usage = rusage()
+        #if os(Linux)
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        #else
+        getrusage(RUSAGE_SELF, &usage)
+        #endif
+        print(String(format: "{\"seconds\": %.4f, \"peak_rss_mb\": %.1f}", seconds, Double(usage.ru_maxrss) / 1024))  // ru_maxrss: kilobytes on Linux
+        exit(0)
+    }
     // What an app does at each launch: read its bundled migrations, then prepare the store.
     let full = try measure {
         let installer = SeedInstaller(store: store, seed: seed, migrations: try MigrationDirectory.load(directory))

@@ -104,7 +104,16 @@ public struct StoreDiff: Sendable {
             if case let onlyB = columnsB.filter({ !columnsA.contains($0) }), !onlyB.isEmpty { result.columnsOnlyInB[name] = onlyB }
             var key = keys[name] ?? recorded[name] ?? infoA.primaryKey
             if key.isEmpty || !key.allSatisfy(common.contains) { key = infoA.withoutRowID ? common : ["rowid"] }
-            result.tables.append(try compareTable(a, b, name: name, key: key, columns: common.filter { !key.contains($0) }, expressions: semantics.expressions[name] ?? [:]))
+            let columns = common.filter { !key.contains($0) }
+            let expressions = semantics.expressions[name] ?? [:]
+            // A natural key on tables with rowids: both sides in rowid order first (near-copies
+            // keep their rows aligned); the walk in key order when too many rows are misaligned.
+            if key != ["rowid"], !infoA.withoutRowID, !infoB.withoutRowID,
+               let aligned = try compareAligned(a, b, name: name, key: key, columns: columns, expressions: expressions) {
+                result.tables.append(aligned)
+            } else {
+                result.tables.append(try compareTable(a, b, name: name, key: key, columns: columns, expressions: expressions))
+            }
         }
         return result
     }
@@ -160,6 +169,156 @@ public struct StoreDiff: Sendable {
         }
         if let failure = sideA.failure ?? sideB.failure { throw failure }
         return diff
+    }
+
+    /// Rows kept while they wait for their match, beyond which the aligned comparison gives
+    /// up for the walk in key order (stores that are not near-copies).
+    static let misalignedLimit = 200_000
+
+    /// Matches rows by `key` reading both stores in rowid order: rows whose keys agree at the
+    /// same step are compared at once; the others wait in a map by key for their match, so
+    /// memory grows with the misaligned rows only. Reports in key order, as the walk does; nil
+    /// when more than ``misalignedLimit`` rows wait.
+    private static func compareAligned(_ a: DatabaseQueue, _ b: DatabaseQueue, name: String, key: [String], columns: [String], expressions: [String: String]) throws -> TableDiff? {
+        func expression(_ column: String) -> String { expressions[column] ?? quoteIdentifier(column) }
+        // Columns read through an expression are also read as stored, after the compared ones, to report both.
+        let stored = columns.indices.filter { expressions[columns[$0]] != nil }
+        let sql = "SELECT \((key.map(expression) + columns.map(expression) + stored.map { quoteIdentifier(columns[$0]) }).joined(separator: ", ")) FROM \(quoteIdentifier(name)) ORDER BY rowid"
+        let width = key.count + columns.count
+        let stride = width + stored.count
+        let sideA = RowStream(queue: a, sql: sql, width: stride)
+        let sideB = RowStream(queue: b, sql: sql, width: stride)
+        defer {
+            sideA.finish()
+            sideB.finish()
+        }
+        var diff = TableDiff(table: name, key: key)
+        var waitingA: [[Cell]: [[Cell]]] = [:]
+        var waitingB: [[Cell]: [[Cell]]] = [:]
+        var waiting = 0
+        func storedSlot(_ slot: Int) -> Int? { stored.firstIndex(of: slot - key.count).map { width + $0 } }
+        func record(_ old: [Cell], _ new: [Cell]) {
+            var changes: [(column: String, old: SQLValue, new: SQLValue, oldStored: SQLValue?, newStored: SQLValue?)] = []
+            for slot in key.count..<width where old[slot] != new[slot] {
+                let extra = storedSlot(slot)
+                changes.append((columns[slot - key.count], old[slot].value, new[slot].value, extra.map { old[$0].value }, extra.map { new[$0].value }))
+            }
+            if !changes.isEmpty { diff.changed.append((old[0..<key.count].map(\.value), changes)) }
+        }
+        /// Matches a row with one waiting from the other side, or makes it wait.
+        func place(_ row: [Cell], waitingHere: inout [[Cell]: [[Cell]]], waitingThere: inout [[Cell]: [[Cell]]], isA: Bool) {
+            let rowKey = row[0..<key.count].map(\.asKey)
+            if var matches = waitingThere[rowKey], !matches.isEmpty {
+                let other = matches.removeFirst()
+                waitingThere[rowKey] = matches.isEmpty ? nil : matches
+                waiting -= 1
+                if isA { record(row, other) } else { record(other, row) }
+            } else {
+                waitingHere[rowKey, default: []].append(row)
+                waiting += 1
+            }
+        }
+        var rowA = sideA.next()
+        var rowB = sideB.next()
+        while rowA != nil || rowB != nil {
+            if let (batchA, indexA) = rowA, let (batchB, indexB) = rowB,
+               (0..<key.count).allSatisfy({ compare(batchA, indexA, batchB, indexB, $0) == 0 }) {
+                var changes: [(column: String, old: SQLValue, new: SQLValue, oldStored: SQLValue?, newStored: SQLValue?)] = []
+                for slot in key.count..<width {
+                    let kindA = batchA.slots[indexA * stride + slot], kindB = batchB.slots[indexB * stride + slot]
+                    if kindA != kindB || compare(batchA, indexA, batchB, indexB, slot) != 0 {
+                        let extra = storedSlot(slot)
+                        changes.append((columns[slot - key.count], batchA.value(record: indexA, slot: slot), batchB.value(record: indexB, slot: slot),
+                                        extra.map { batchA.value(record: indexA, slot: $0) }, extra.map { batchB.value(record: indexB, slot: $0) }))
+                    }
+                }
+                if !changes.isEmpty { diff.changed.append(((0..<key.count).map { batchA.value(record: indexA, slot: $0) }, changes)) }
+                rowA = sideA.next()
+                rowB = sideB.next()
+                continue
+            }
+            if let (batch, index) = rowA {
+                place((0..<stride).map { Cell(batch, index, $0) }, waitingHere: &waitingA, waitingThere: &waitingB, isA: true)
+                rowA = sideA.next()
+            }
+            if let (batch, index) = rowB {
+                place((0..<stride).map { Cell(batch, index, $0) }, waitingHere: &waitingB, waitingThere: &waitingA, isA: false)
+                rowB = sideB.next()
+            }
+            if waiting > misalignedLimit { return nil }
+        }
+        if let failure = sideA.failure ?? sideB.failure { throw failure }
+        diff.removed = waitingA.values.flatMap { $0 }.map { $0[0..<key.count].map(\.value) }.sorted(by: precedes)
+        diff.added = waitingB.values.flatMap { $0 }.map { $0[0..<key.count].map(\.value) }.sorted(by: precedes)
+        diff.changed.sort { precedes($0.key, $1.key) }
+        return diff
+    }
+
+    /// One cell of a row kept off the batches, compared as the batch comparison does
+    /// (storage class, then value; text and blobs by bytes).
+    private enum Cell: Hashable {
+        case null, integer(Int64), real(Double), text([UInt8]), blob([UInt8])
+
+        init(_ batch: RecordBatch, _ record: Int, _ slot: Int) {
+            let index = record * batch.width + slot
+            switch batch.slots[index] {
+            case .absent, .null: self = .null
+            case .integer: self = .integer(batch.payloads[index])
+            case .real: self = .real(Double(bitPattern: UInt64(bitPattern: batch.payloads[index])))
+            case .text: self = .text(Array(UnsafeBufferPointer(start: batch.bytes + Int(batch.payloads[index]), count: Int(batch.lengths[index]))))
+            case .blob: self = .blob(Array(UnsafeBufferPointer(start: batch.bytes + Int(batch.payloads[index]), count: Int(batch.lengths[index]))))
+            }
+        }
+
+        /// As a key: numbers that are equal match (10 and 10.0), as in the walk in key order.
+        var asKey: Cell {
+            if case .real(let real) = self, real == real.rounded(), abs(real) < 9.2e18 { return .integer(Int64(real)) }
+            return self
+        }
+
+        var value: SQLValue {
+            switch self {
+            case .null: .null
+            case .integer(let int): .integer(int)
+            case .real(let real): .real(real)
+            case .text(let bytes): .text(String(decoding: bytes, as: UTF8.self))
+            case .blob(let bytes): .blob(bytes)
+            }
+        }
+    }
+
+    /// Whether key `x` sorts before `y` in SQLite's BINARY order (NULL, numbers, text by bytes, blobs).
+    private static func precedes(_ x: [SQLValue], _ y: [SQLValue]) -> Bool {
+        func rank(_ value: SQLValue) -> Int {
+            switch value {
+            case .null: 0
+            case .integer, .real: 1
+            case .text: 2
+            case .blob: 3
+            }
+        }
+        func number(_ value: SQLValue) -> Double {
+            switch value {
+            case .integer(let int): Double(int)
+            case .real(let real): real
+            default: 0
+            }
+        }
+        for (p, q) in zip(x, y) {
+            let rankP = rank(p), rankQ = rank(q)
+            if rankP != rankQ { return rankP < rankQ }
+            switch (p, q) {
+            case (.integer(let m), .integer(let n)) where m != n: return m < n
+            case (.integer, .real), (.real, .integer), (.real, .real):
+                if number(p) != number(q) { return number(p) < number(q) }
+            case (.text(let m), .text(let n)):
+                let m = Array(m.utf8), n = Array(n.utf8)
+                if m != n { return m.lexicographicallyPrecedes(n) }
+            case (.blob(let m), .blob(let n)) where m != n: return m.lexicographicallyPrecedes(n)
+            default: break
+            }
+        }
+        return false
     }
 
     /// SQLite's ORDER BY … COLLATE BINARY order: NULL, then numbers, then text (bytes), then blobs.

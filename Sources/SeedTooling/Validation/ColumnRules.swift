@@ -26,26 +26,6 @@ public struct ColumnRules: Sendable {
 
     public init(column: String) { self.column = column }
 
-    /// A compiled regular expression that must match the whole value (as Core Data's regularExpressionString does).
-    public final class Pattern: @unchecked Sendable {
-        public let source: String
-        private let regex: NSRegularExpression
-        private let lock = NSLock()
-
-        public init(_ source: String) throws {
-            self.source = source
-            self.regex = try NSRegularExpression(pattern: source)
-        }
-
-        public func matchesWhole(_ text: String) -> Bool {
-            let range = NSRange(text.startIndex..., in: text)
-            lock.lock()
-            defer { lock.unlock() }
-            guard let match = regex.firstMatch(in: text, options: [.anchored], range: range) else { return false }
-            return match.range == range
-        }
-    }
-
     /// These rules with `other`'s set limits on top (a manifest's rules over a model's).
     public func merged(with other: ColumnRules) -> ColumnRules {
         var result = self
@@ -154,10 +134,15 @@ public struct ColumnRules: Sendable {
     }
 
     /// Whether UTF-8 text certainly passes every rule, decided without allocating; nil when
-    /// only ``check(_:)`` can tell (non-ASCII lengths, patterns, numeric limits on text).
+    /// only ``check(_:)`` can tell (non-ASCII lengths, patterns outside the compiled subset,
+    /// numeric limits on text).
     /// Callers run ``check(_:)`` whenever this is not `true`, for the messages.
     func quicklyPasses(text bytes: UnsafeRawBufferPointer) -> Bool? {
-        if min != nil || max != nil || pattern != nil || earliest != nil || latest != nil { return nil }
+        if min != nil || max != nil || earliest != nil || latest != nil { return nil }
+        if let pattern {
+            guard let matched = pattern.quicklyMatches(bytes) else { return nil }
+            if !matched { return false }
+        }
         if minLength != nil || maxLength != nil {
             for byte in bytes where byte >= 0x80 { return nil }
             if let minLength, bytes.count < minLength { return false }

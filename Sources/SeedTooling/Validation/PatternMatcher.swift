@@ -1,0 +1,200 @@
+/// A compiled `pattern` rule for the regular subset in ``PatternSyntax``: decides whether a
+/// whole UTF-8 value matches, as ICU's `matches()` (NSPredicate's MATCHES, Core Data's
+/// regularExpressionString) does, without building a String or touching ICU.
+///
+/// The pattern becomes a Thompson automaton over Unicode scalars; matching walks the value's
+/// bytes once, keeping the set of live states (no backtracking, so no pattern is exponential).
+/// A whole-value match only asks whether the value is in the pattern's language, so the
+/// order of alternatives and laziness do not matter here.
+final class PatternMatcher: Sendable {
+    private enum Kind: UInt8 {
+        case scalar, split, start, end, jump, accept
+    }
+
+    private let kinds: [Kind]
+    private let next: [Int32]
+    private let alternative: [Int32]
+    /// Per scalar state: ASCII membership masks, and the full set for other scalars.
+    private let lowMask: [UInt64]
+    private let highMask: [UInt64]
+    private let sets: [ScalarSet?]
+    private let entry: Int32
+
+    /// Automata larger than this are left to NSRegularExpression.
+    static let stateLimit = 20_000
+
+    /// nil when `source` is outside the subset (or too large once compiled).
+    init?(_ source: String) {
+        guard let node = PatternSyntax.parse(source) else { return nil }
+        var builder = Builder()
+        let accept = builder.add(.accept, next: -1)
+        guard let entry = builder.compile(node, then: accept) else { return nil }
+        kinds = builder.kinds
+        next = builder.next
+        alternative = builder.alternative
+        sets = builder.sets
+        lowMask = builder.sets.map { $0?.asciiMasks.low ?? 0 }
+        highMask = builder.sets.map { $0?.asciiMasks.high ?? 0 }
+        self.entry = entry
+    }
+
+    private struct Builder {
+        var kinds: [Kind] = []
+        var next: [Int32] = []
+        var alternative: [Int32] = []
+        var sets: [ScalarSet?] = []
+
+        mutating func add(_ kind: Kind, next target: Int32, alternative other: Int32 = -1, set: ScalarSet? = nil) -> Int32 {
+            kinds.append(kind)
+            next.append(target)
+            alternative.append(other)
+            sets.append(set)
+            return Int32(kinds.count - 1)
+        }
+
+        /// The entry state of `node`, which continues to `then` after it; nil past the size limit.
+        mutating func compile(_ node: PatternSyntax.Node, then: Int32) -> Int32? {
+            guard kinds.count < PatternMatcher.stateLimit else { return nil }
+            switch node {
+            case .empty:
+                return then
+            case .scalar(let set):
+                return add(.scalar, next: then, set: set)
+            case .sequence(let items):
+                var continuation = then
+                for item in items.reversed() {
+                    guard let state = compile(item, then: continuation) else { return nil }
+                    continuation = state
+                }
+                return continuation
+            case .either(let branches):
+                var entries: [Int32] = []
+                for branch in branches {
+                    guard let state = compile(branch, then: then) else { return nil }
+                    entries.append(state)
+                }
+                guard var chain = entries.last else { return then }
+                for state in entries.dropLast().reversed() { chain = add(.split, next: state, alternative: chain) }
+                return chain
+            case .repetition(let body, let minimum, let maximum):
+                var continuation = then
+                if let maximum {
+                    // x{0,k} as (x(x(x)?)?)?: each optional copy may stop at `then`.
+                    for _ in 0..<(maximum - minimum) {
+                        guard let state = compile(body, then: continuation) else { return nil }
+                        continuation = add(.split, next: state, alternative: then)
+                    }
+                } else {
+                    let loop = add(.split, next: -1, alternative: then)
+                    guard let state = compile(body, then: loop) else { return nil }
+                    next[Int(loop)] = state
+                    continuation = loop
+                }
+                for _ in 0..<minimum {
+                    guard let state = compile(body, then: continuation) else { return nil }
+                    continuation = state
+                }
+                return continuation
+            case .start:
+                return add(.start, next: then)
+            case .end:
+                return add(.end, next: then)
+            }
+        }
+    }
+
+    /// Whether the whole of `bytes` (UTF-8) matches; nil if they are not well-formed UTF-8.
+    func matches(utf8 bytes: UnsafeRawBufferPointer) -> Bool? {
+        let count = kinds.count
+        return withUnsafeTemporaryAllocation(of: Int32.self, capacity: count * 4) { buffer -> Bool? in
+            guard let base = buffer.baseAddress else { return false }
+            var current = base
+            var following = base + count
+            let stack = base + 2 * count
+            let marks = base + 3 * count
+            marks.initialize(repeating: 0, count: count)
+            var generation: Int32 = 1
+            var currentCount = 0
+            let length = bytes.count
+
+            /// Adds `state` and every state reachable from it without consuming a scalar at `position`.
+            func close(_ state: Int32, at position: Int, into list: UnsafeMutablePointer<Int32>, count listCount: inout Int) {
+                var depth = 0
+                if marks[Int(state)] != generation { marks[Int(state)] = generation; stack[0] = state; depth = 1 }
+                while depth > 0 {
+                    depth -= 1
+                    let state = Int(stack[depth])
+                    var target: Int32 = -1
+                    switch kinds[state] {
+                    case .scalar, .accept:
+                        list[listCount] = Int32(state)
+                        listCount += 1
+                    case .split:
+                        target = next[state]
+                        let other = alternative[state]
+                        if marks[Int(other)] != generation { marks[Int(other)] = generation; stack[depth] = other; depth += 1 }
+                    case .jump:
+                        target = next[state]
+                    case .start:
+                        if position == 0 { target = next[state] }
+                    case .end:
+                        if Self.endHolds(bytes, at: position) { target = next[state] }
+                    }
+                    if target >= 0, marks[Int(target)] != generation { marks[Int(target)] = generation; stack[depth] = target; depth += 1 }
+                }
+            }
+
+            close(entry, at: 0, into: current, count: &currentCount)
+            var position = 0
+            while position < length {
+                if currentCount == 0 { return false }
+                // Decode one scalar (the value was validated as UTF-8 upstream; re-check the shape cheaply).
+                let lead = UInt32(bytes[position])
+                var value = lead
+                var width = 1
+                if lead >= 0x80 {
+                    if lead >= 0xF0 { width = 4; value = lead & 0x07 } else if lead >= 0xE0 { width = 3; value = lead & 0x0F } else if lead >= 0xC2 { width = 2; value = lead & 0x1F } else { return nil }
+                    guard position + width <= length else { return nil }
+                    for offset in 1..<width {
+                        let byte = UInt32(bytes[position + offset])
+                        guard byte & 0xC0 == 0x80 else { return nil }
+                        value = value << 6 | (byte & 0x3F)
+                    }
+                }
+                position += width
+                generation += 1
+                var followingCount = 0
+                for index in 0..<currentCount {
+                    let state = Int(current[index])
+                    guard kinds[state] == .scalar else { continue }
+                    let member: Bool
+                    if value < 64 {
+                        member = lowMask[state] & (1 << UInt64(value)) != 0
+                    } else if value < 128 {
+                        member = highMask[state] & (1 << UInt64(value - 64)) != 0
+                    } else {
+                        guard let set = sets[state], let contained = set.contains(value) else { return nil }
+                        member = contained
+                    }
+                    if member { close(next[state], at: position, into: following, count: &followingCount) }
+                }
+                swap(&current, &following)
+                currentCount = followingCount
+            }
+            for index in 0..<currentCount where kinds[Int(current[index])] == .accept { return true }
+            return false
+        }
+    }
+
+    /// ICU's `$` without the multiline flag: at the end, or before a final line terminator
+    /// (LF, VT, FF, CR, NEL, U+2028, U+2029) or a final CR LF.
+    private static func endHolds(_ bytes: UnsafeRawBufferPointer, at position: Int) -> Bool {
+        switch bytes.count - position {
+        case 0: return true
+        case 1: return (0x0A...0x0D).contains(bytes[position])
+        case 2: return (bytes[position] == 0x0D && bytes[position + 1] == 0x0A) || (bytes[position] == 0xC2 && bytes[position + 1] == 0x85)
+        case 3: return bytes[position] == 0xE2 && bytes[position + 1] == 0x80 && (bytes[position + 2] == 0xA8 || bytes[position + 2] == 0xA9)
+        default: return false
+        }
+    }
+}

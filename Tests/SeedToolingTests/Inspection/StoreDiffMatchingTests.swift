@@ -1,0 +1,44 @@
+import Foundation
+import GRDB
+import SeedRuntime
+@testable import SeedTooling
+import Testing
+
+/// Rows matched by a natural key whatever order each store holds them in: aligned rows,
+/// rows moved far apart, duplicates of a key, numbers equal across storage classes.
+@Test func naturalKeyDiffMatchesRowsInAnyRowidOrderAndReportsInKeyOrder() throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("seedkit-diff-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    func store(_ name: String, _ rows: [(String, (any DatabaseValueConvertible)?)]) throws -> DatabaseQueue {
+        let queue = try DatabaseQueue(path: directory.appendingPathComponent(name).path)
+        try queue.write { db in
+            try db.execute(sql: "CREATE TABLE t (id INTEGER PRIMARY KEY, k TEXT, v)")
+            for (key, value) in rows { try db.execute(sql: "INSERT INTO t (k, v) VALUES (?, ?)", arguments: [key, value]) }
+        }
+        return queue
+    }
+    var rowsA: [(String, (any DatabaseValueConvertible)?)] = (0..<50).map { (String(format: "k%02d", $0), $0 as Int) }
+    rowsA.append(("dup", 1))
+    rowsA.append(("dup", 2))
+    var rowsB = rowsA
+    rowsB.swapAt(3, 40)  // far apart: both wait for their match
+    rowsB[10] = ("k10", 10.0)  // 10 → 10.0: a change of storage class
+    rowsB[20] = ("k20", "twenty")
+    rowsB.remove(at: 30)  // k30 removed
+    rowsB.insert(("k07b", 7), at: 0)  // added, first in rowid order
+    rowsB.append(("e\u{301}", nil))  // added; not the same bytes as "é"
+    rowsA.append(("\u{E9}", nil))  // removed
+    let diff = try StoreDiff.compare(try store("a.sqlite", rowsA), try store("b.sqlite", rowsB), keys: ["t": ["k"]], semantics: {
+        var semantics = StoreDiff.Semantics()
+        semantics.ignored["t"] = ["id"]
+        return semantics
+    }())
+    let table = try #require(diff.tables.first)
+    #expect(table.added == [[.text("e\u{301}")], [.text("k07b")]])
+    #expect(table.removed == [[.text("k30")], [.text("\u{E9}")]])
+    #expect(table.changed.map(\.key) == [[.text("k10")], [.text("k20")]])
+    #expect(table.changed.map { $0.columns.map(\.column) } == [["v"], ["v"]])
+    #expect(table.changed[0].columns[0].new == .real(10))
+    #expect(table.changed[1].columns[0].old == .integer(20))
+}

@@ -1,0 +1,59 @@
+@testable import SeedTooling
+import Testing
+
+/// Patterns people write run on the compiled matcher; what it can't express runs on
+/// NSRegularExpression; both answer as ICU's whole-value match (NSPredicate MATCHES) does.
+@Test(arguments: [
+    "^978[0-9]{10}$", "[0-9]{13}", "^\\d{4}-\\d{2}-\\d{2}$", "^[A-Z]{2}\\d{3}$", "^[\\w.+-]+@[\\w-]+\\.[\\w.]+$",
+    "^(?:\\+?1[-. ]?)?\\(?\\d{3}\\)?[-. ]?\\d{3}[-. ]?\\d{4}$", "^(hardcover|paperback|e-?book)$", "^\\S+( \\S+)*$", "^.{1,200}$", "^[^<>]*$",
+    "^[a-zäöüß]+$", "^\\u00e9+$", "^\\x{1F600}?$",
+])
+func commonPatternsRunOnTheCompiledMatcher(source: String) throws {
+    #expect(try ColumnRules.Pattern(source).isCompiled)
+}
+
+@Test(arguments: ["^(?=.*\\d).+$", "^(a)\\1$", "(?i)abc", "\\bword\\b", "^\\p{Lu}+$", "^[[:alpha:]]+$", "a*+", "^(?:a*)*$"])
+func patternsOutsideTheSubsetFallBackToNSRegularExpression(source: String) throws {
+    #expect(try !ColumnRules.Pattern(source).isCompiled)
+}
+
+@Test func aValueMatchesWhenAnyAlternativeSpansItWhole() throws {
+    // ICU's first match of "a|ab" in "ab" is "a"; MATCHES (and Core Data) accept "ab".
+    let pattern = try ColumnRules.Pattern("a|ab")
+    #expect(pattern.matchesWhole("ab"))
+    #expect(pattern.matchesWhole("a"))
+    #expect(!pattern.matchesWhole("abc"))
+    #expect(pattern.regexMatchesWhole("ab"))
+}
+
+@Test func unicodeAwareClassesAndLineTerminatorsMeanWhatICUMeans() throws {
+    let digits = try ColumnRules.Pattern("^\\d+$")
+    #expect(digits.matchesWhole("\u{663}\u{664}"))  // Arabic-Indic digits are \d in ICU
+    #expect(!digits.matchesWhole("\u{2167}"))  // a Roman numeral is a number, not a decimal digit
+    #expect(!digits.matchesWhole("12\n"))  // `$` before a final newline, but the newline is left over
+    let word = try ColumnRules.Pattern("^\\w+$")
+    #expect(word.matchesWhole("naïve_日本語"))
+    #expect(word.matchesWhole("e\u{301}"))  // a combining mark is \w
+    let dot = try ColumnRules.Pattern("^a.b$")
+    #expect(dot.matchesWhole("a\u{1F600}b"))  // one scalar, even outside the BMP
+    for terminator in ["\n", "\r", "\u{0B}", "\u{0C}", "\u{85}", "\u{2028}", "\u{2029}"] {
+        #expect(!dot.matchesWhole("a\(terminator)b"))
+    }
+    let end = try ColumnRules.Pattern("a$\\n")
+    #expect(end.matchesWhole("a\n"))  // `$` holds before a final line terminator
+    for text in ["a\n", "\u{663}", "e\u{301}", "a\u{1F600}b", "a\u{2028}b"] {
+        for pattern in [digits, word, dot, end] { #expect(pattern.matchesWhole(text) == pattern.regexMatchesWhole(text)) }
+    }
+}
+
+@Test func patternsBeyondTheAutomatonLimitFallBack() throws {
+    let big = try ColumnRules.Pattern("^(?:[a-z]{1,1000}){1,30}$")
+    #expect(!big.isCompiled)
+    #expect(big.matchesWhole("abc"))
+}
+
+@Test func malformedUTF8IsLeftToTheStringPath() throws {
+    let matcher = try #require(PatternMatcher("^.+$"))
+    let bytes: [UInt8] = [0x61, 0xE2, 0x28]
+    #expect(bytes.withUnsafeBytes { matcher.matches(utf8: $0) } == nil)
+}
