@@ -30,7 +30,7 @@ import Testing
         #expect(lines.count == 21, "\(lines.prefix(3)) … \(lines.suffix(2))")
         #expect(lines.first == "seeds/data/t.csv:1:3: error: column 'c0' names no column of table t (it has id, name); map it with columns: or skip it with ignore: [2020]")
         #expect(lines.dropFirst(19).first == "seeds/data/t.csv:1:22: error: column 'c19' names no column of table t (it has id, name); map it with columns: or skip it with ignore: [2020]")
-        #expect(lines.last == "seeds/data/t.csv:1: error: 99980 more columns name no column of table t [2020]")
+        #expect(lines.last == "seeds/data/t.csv:1:23: error: 99980 more columns from here on name no column of table t [2020]")
         #expect(!project.exists("build/seed.sqlite"))
     }
 }

@@ -100,17 +100,19 @@ extension SeedBuilder {
         // Unknown columns are named one by one up to a point, then counted: each message lists the
         // table's columns, and a header can be 100,000 fields wide.
         var unknownColumns = 0
+        var firstCountedColumn = 0  // where the counted ones start, so the summary sorts after the named ones
         func unknown(_ field: String, at index: Int) {
             failed = true
             unknownColumns += 1
+            if unknownColumns == Self.unknownColumnLimit + 1 { firstCountedColumn = index + 1 }
             guard unknownColumns <= Self.unknownColumnLimit else { return }
             diagnostics.append(Diagnostic(file: file, line: 1, column: index + 1, code: .unknownColumn,
                 message: mapping.unknownFieldMessage(field, what: "column", table: plan.table.name, columns: tableColumns), table: plan.table.name))
         }
         defer {
             if unknownColumns > Self.unknownColumnLimit {
-                diagnostics.append(Diagnostic(file: file, line: 1, code: .unknownColumn,
-                    message: "\(unknownColumns - Self.unknownColumnLimit) more columns name no column of table \(plan.table.name)", table: plan.table.name))
+                diagnostics.append(Diagnostic(file: file, line: 1, column: firstCountedColumn, code: .unknownColumn,
+                    message: "\(unknownColumns - Self.unknownColumnLimit) more columns from here on name no column of table \(plan.table.name)", table: plan.table.name))
             }
         }
         for (index, field) in columns.enumerated() {

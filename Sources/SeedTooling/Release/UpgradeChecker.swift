@@ -301,7 +301,7 @@ public struct UpgradeChecker: Sendable {
     static func userValue(_ value: InputValue, avoiding target: InputValue? = nil) -> InputValue? {
         switch value {
         case .integer(let number): return .integer(target == .integer(number &+ 1) || target == .real(Double(number &+ 1)) ? number &+ 2 : number &+ 1)
-        case .real(let number): return .real(target == .real(number + 1) || target == Int64(exactly: number + 1).map(InputValue.integer) ? number + 2 : number + 1)
+        case .real(let number): return .real(target == .real(number + 1) || (Int64(exactly: number + 1).map { target == .integer($0) } ?? false) ? number + 2 : number + 1)
         case .string(let text): return .string(text + " (edited by the user)")
         case .bool(let flag): return .bool(!flag)
         case .null, .json: return nil
