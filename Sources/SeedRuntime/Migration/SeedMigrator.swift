@@ -51,6 +51,9 @@ public struct SeedMigrator: Sendable {
         /// store lacks and the release does not provide is an error (the author's typo); without
         /// it, as in an app, every missing parent is a conflict (the user deleted it).
         package var releaseKeys: (any ReleaseKeys)?
+        /// Asked before each migration and before committing; when it says true the run stops
+        /// and is rolled back (``SeedError`` of kind `.io`). The CLI sets it on SIGINT/SIGTERM.
+        package var shouldStop: (@Sendable () -> Bool)?
 
         /// Options: conflict policy, table keys and refs (nil: the store's catalog), extra row checks.
         public init(onConflict: ConflictPolicy = .keep, tables: [TableSpec]? = nil, validator: (any RowValidator)? = nil, now: Date = Date()) {
@@ -185,7 +188,9 @@ public struct SeedMigrator: Sendable {
         try SQLScript.refuseTransactionControl(in: pending, schema: db)
         var run = try MigrationRun(db: db, options: options)
         let timestamp = MigrationLedger.timestamp(options.now)
+        let stopped = SeedError(.io, "interrupted: the migration was rolled back; nothing was written")
         for migration in pending {
+            if options.shouldStop?() == true { throw stopped }
             try run.apply(migration)
             try MigrationLedger.record(
                 LedgerEntry(number: migration.number, name: migration.name, checksum: migration.checksum, appliedAt: timestamp, origin: .applied),
@@ -199,6 +204,7 @@ public struct SeedMigrator: Sendable {
             outcome.changedRows = run.changedRows[index]
             outcomes.append(outcome)
         }
+        if options.shouldStop?() == true { throw stopped }
         return MigrationReport(migrations: outcomes, dryRun: false)
     }
 }

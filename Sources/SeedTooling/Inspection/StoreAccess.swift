@@ -10,8 +10,15 @@ public enum StoreAccess {
     /// remove them. When the store is in WAL mode and has no `-wal` (nothing un-checkpointed to
     /// read), it is opened with SQLite's `immutable=1` instead, which touches no other file.
     ///
+    /// A store beside a hot journal (a writer was killed mid-transaction) can't be read without
+    /// rolling the journal back, which is a write. The store and its journal are then copied
+    /// into a private temporary folder, the copy is rolled back and read, and the copy is
+    /// unlinked at once: the caller sees the store as last committed, and the store and its
+    /// journal are left for the next writer (`seedkit migrate`, or the app) to roll back in place.
+    ///
+    /// - parameter notice: told, in a sentence, when the store was read from a rolled-back copy.
     /// - throws: ``SeedError``: configuration when there is no file, refused when it is not a database.
-    public static func openReadOnly(_ path: String) throws(SeedError) -> DatabaseQueue {
+    public static func openReadOnly(_ path: String, notice: (String) -> Void = { _ in }) throws(SeedError) -> DatabaseQueue {
         try requireFile(path)
         var configuration = Configuration()
         configuration.readonly = true
@@ -21,7 +28,37 @@ public enum StoreAccess {
             let encoded = absolute.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? absolute
             location = "file:\(encoded)?immutable=1"
         }
-        return try open(location, configuration, shown: path)
+        do {
+            return try connect(location, configuration)
+        } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_READONLY_ROLLBACK {
+            let queue = try openRolledBackCopy(absolute, shown: path)
+            notice("an interrupted write left \(path)-journal (a hot journal): shown as last committed, read from a rolled-back copy; the store and its journal were not changed (run `seedkit migrate \(path)` or open the store with the app to roll it back in place)")
+            return queue
+        } catch {
+            throw SeedError(databaseError: error, file: path)
+        }
+    }
+
+    /// Copies the store and its hot journal into a private folder, lets SQLite roll the copy
+    /// back, and returns a read-only connection to it; the copy is unlinked before returning.
+    private static func openRolledBackCopy(_ absolute: String, shown: String) throws(SeedError) -> DatabaseQueue {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("seedkit-rollback-\(getpid())-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let copy = folder.appendingPathComponent("store.sqlite")
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+            try FileManager.default.copyItem(atPath: absolute, toPath: copy.path)
+            try FileManager.default.copyItem(atPath: absolute + "-journal", toPath: copy.path + "-journal")
+            let rollback = try DatabaseQueue(path: copy.path)  // the first read rolls the hot journal back
+            _ = try rollback.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
+            try rollback.close()
+            var configuration = Configuration()
+            configuration.readonly = true
+            return try connect(copy.path, configuration)
+        } catch {
+            let reason = (error as? DatabaseError)?.message ?? error.localizedDescription
+            throw SeedError(.io, file: shown, "an interrupted write left \(shown)-journal (a hot journal), which must be rolled back before the store can be read; run `seedkit migrate \(shown)` or open the store with the app to roll it back (reading a rolled-back copy failed: \(reason))")
+        }
     }
 
     /// Opens an existing store for writing, waiting up to `busyTimeout` seconds for locks.
@@ -75,13 +112,14 @@ public enum StoreAccess {
     }
 
     private static func open(_ location: String, _ configuration: Configuration, shown: String) throws(SeedError) -> DatabaseQueue {
-        do {
-            let queue = try DatabaseQueue(path: location, configuration: configuration)
-            // Opening is lazy about the header; reading the schema proves it is a database.
-            _ = try queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
-            return queue
-        } catch {
-            throw SeedError(databaseError: error, file: shown)
-        }
+        do { return try connect(location, configuration) }
+        catch { throw SeedError(databaseError: error, file: shown) }
+    }
+
+    private static func connect(_ location: String, _ configuration: Configuration) throws -> DatabaseQueue {
+        let queue = try DatabaseQueue(path: location, configuration: configuration)
+        // Opening is lazy about the header; reading the schema proves it is a database.
+        _ = try queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
+        return queue
     }
 }

@@ -77,32 +77,6 @@ extension SeedTool {
     }
 }
 
-/// Removes a build's temporary file when the build is interrupted (Ctrl-C, or SIGTERM from a CI
-/// runner), then exits 130 or 143 as shells expect: an interrupted build leaves nothing behind.
-final class Interruption: @unchecked Sendable {
-    private var sources: [any DispatchSourceSignal] = []
-
-    init(cleaning temporary: URL) {
-        for number in [SIGINT, SIGTERM] {
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
-                for suffix in ["", "-journal"] { unlink(temporary.path + suffix) }
-                Output.standardError("\ninterrupted: nothing was written\n")
-                _exit(128 + number)
-            }
-            source.resume()
-            sources.append(source)
-        }
-    }
-
-    func stop() {
-        for source in sources { source.cancel() }
-        signal(SIGINT, SIG_DFL)
-        signal(SIGTERM, SIG_DFL)
-    }
-}
-
 /// A one-line progress bar on stderr, drawn at most ten times a second, only for builds longer than half a second.
 final class ProgressBar: @unchecked Sendable {
     private let enabled: Bool

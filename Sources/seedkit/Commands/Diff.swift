@@ -28,8 +28,8 @@ extension SeedTool {
 
         func run() throws {
             let diff = try reporting(.human) {
-                let first = try StoreAccess.openReadOnly(a)
-                let second = try StoreAccess.openReadOnly(b)
+                let first = try StoreAccess.openReadOnly(a, notice: Output.notice(about: a))
+                let second = try StoreAccess.openReadOnly(b, notice: Output.notice(about: b))
                 defer {
                     try? first.close()
                     try? second.close()

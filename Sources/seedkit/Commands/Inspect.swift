@@ -36,7 +36,7 @@ extension SeedTool {
 
         func run() throws {
             try reporting(.human) {
-                let queue = try StoreAccess.openReadOnly(store)
+                let queue = try StoreAccess.openReadOnly(store, notice: Output.notice(about: store))
                 defer { try? queue.close() }
                 do {
                     if let table {

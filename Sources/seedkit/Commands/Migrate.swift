@@ -37,6 +37,8 @@ extension SeedTool {
         }
 
         func run() throws {
+            let interruption = dryRun ? nil : WriteInterruption(store: store)
+            defer { interruption?.stop() }
             try reporting(format.format) {
                 let migrations = try project.loadMigrations()
                 let migrator = try SeedMigrator(migrations: migrations)
@@ -52,16 +54,25 @@ extension SeedTool {
                 }
                 let report: MigrationReport
                 if dryRun {
-                    report = try migrator.dryRun(try StoreAccess.openReadOnly(store), options: options)
+                    report = try migrator.dryRun(try StoreAccess.openReadOnly(store, notice: Output.notice(about: store)), options: options)
                 } else {
                     let queue = try StoreAccess.openWritable(store, busyTimeout: busy.busyTimeout)
+                    interruption?.writing(queue)
+                    options.shouldStop = { interruption?.signal != nil }
                     do {
                         if let backup { try Self.backUp(queue, to: URL(fileURLWithPath: backup)) }
                         report = try migrator.migrate(queue, options: options)
                     } catch {
                         // Only a successful write may checkpoint a WAL store: a failed one leaves it byte for byte.
                         StoreAccess.closeWithoutCheckpoint(queue, path: store)
+                        if let signal = interruption?.signal {
+                            Output.standardError("\ninterrupted: the migration was rolled back; nothing was written to \(store)\n")
+                            throw ExitCode(128 + signal)
+                        }
                         throw error
+                    }
+                    if interruption?.signal != nil {
+                        Output.standardError("\n\(store): note: the signal arrived after the migrations were committed: they are applied\n")
                     }
                     Output.completedWork = "\(store): \(report.migrations.count) migration\(report.migrations.count == 1 ? "" : "s") applied"
                 }

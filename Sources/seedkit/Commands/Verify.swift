@@ -20,7 +20,7 @@ extension SeedTool {
             let findings = try reporting(.human) {
                 let manifest = try self.manifest.load()
                 checkedRules = manifest != nil
-                let queue = try StoreAccess.openReadOnly(store)
+                let queue = try StoreAccess.openReadOnly(store, notice: Output.notice(about: store))
                 defer { try? queue.close() }
                 do { return try queue.read { db in try StoreVerifier.verify(db, manifest: manifest) } }
                 catch let error as SeedError { throw error }

@@ -58,6 +58,11 @@ enum Output {
         }
     }
 
+    /// A `notice` for ``StoreAccess`` that prints `store: note: …` on stderr.
+    static func notice(about store: String) -> (String) -> Void {
+        { message in standardError("\(store): note: \(message)\n") }
+    }
+
     /// What a command did that stays done even if its report is lost (`user.sqlite: 1 migration applied`).
     nonisolated(unsafe) static var completedWork: String?
 

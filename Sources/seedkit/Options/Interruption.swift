@@ -1,0 +1,71 @@
+import Foundation
+import GRDB
+
+/// Handles Ctrl-C (SIGINT) and SIGTERM from a CI runner while a command writes, so that an
+/// interrupted command leaves nothing half-done and exits 130 or 143 as shells expect.
+final class Interruption: @unchecked Sendable {
+    private var sources: [any DispatchSourceSignal] = []
+    private let lock = NSLock()
+    private var received: Int32?
+
+    /// Calls `handler` (on another thread) with the signal's number when one arrives.
+    init(_ handler: @escaping @Sendable (Int32) -> Void) {
+        for number in [SIGINT, SIGTERM] {
+            Foundation.signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { [weak self] in
+                self?.lock.withLock { self?.received = self?.received ?? number }
+                handler(number)
+            }
+            source.resume()
+            sources.append(source)
+        }
+    }
+
+    /// Removes `temporary` (and its `-journal`) and exits: for a build, whose output only ever appears by rename.
+    convenience init(cleaning temporary: URL) {
+        self.init { number in
+            for suffix in ["", "-journal"] { unlink(temporary.path + suffix) }
+            Output.standardError("\ninterrupted: nothing was written\n")
+            _exit(128 + number)
+        }
+    }
+
+    /// The first signal received, if any.
+    var signal: Int32? { lock.withLock { received } }
+
+    func stop() {
+        for source in sources { source.cancel() }
+        Foundation.signal(SIGINT, SIG_DFL)
+        Foundation.signal(SIGTERM, SIG_DFL)
+    }
+}
+
+/// A `migrate` run's answer to SIGINT/SIGTERM. Before the store is open, the command exits at
+/// once (nothing was written). Once it writes, the signal is noted and the running SQLite
+/// statement interrupted (`sqlite3_interrupt`); the migrator stops between migrations and
+/// before committing (``SeedMigrator/Options/shouldStop``), so the transaction is rolled back
+/// and the command exits 128 + the signal with the store as it was.
+final class WriteInterruption: @unchecked Sendable {
+    private let lock = NSLock()
+    private var queue: DatabaseQueue?
+    private var interruption: Interruption?
+
+    init(store: String) {
+        interruption = Interruption { [weak self] number in
+            guard let self, let queue = self.lock.withLock({ self.queue }) else {
+                Output.standardError("\ninterrupted: nothing was written to \(store)\n")
+                _exit(128 + number)
+            }
+            queue.interrupt()
+        }
+    }
+
+    /// From now on, a signal interrupts `queue`'s transaction instead of exiting.
+    func writing(_ queue: DatabaseQueue) { lock.withLock { self.queue = queue } }
+
+    /// The first signal received, if any.
+    var signal: Int32? { interruption?.signal }
+
+    func stop() { interruption?.stop() }
+}
