@@ -169,7 +169,8 @@ public struct SeedInstaller: Sendable {
     public static func copyAtomically(_ source: URL, to destination: URL) throws(SeedError) {
         let manager = FileManager.default
         let directory = destination.deletingLastPathComponent()
-        let temporary = directory.appendingPathComponent(".\(destination.lastPathComponent).seedkit-\(ProcessInfo.processInfo.processIdentifier).tmp")
+        let temporary = ProcessTemporaryFile.url(beside: destination)
+        ProcessTemporaryFile.removeStale(beside: destination)
         do {
             try manager.createDirectory(at: directory, withIntermediateDirectories: true)
             for suffix in ["-wal", "-shm", "-journal"] {

@@ -48,6 +48,7 @@ public struct SeedBuilder: Sendable {
         do { try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true) }
         catch { throw SeedError(.io, file: output.path, "cannot create the output folder: \(error.localizedDescription)") }
         let temporary = Self.temporaryURL(for: output)
+        ProcessTemporaryFile.removeStale(beside: output)  // those of builds that were killed
         removeDatabaseFiles(temporary)
         defer { removeDatabaseFiles(temporary) }
         let (tables, hash) = try buildDatabase(at: temporary)
@@ -63,14 +64,18 @@ public struct SeedBuilder: Sendable {
     /// Where a build of `output` writes before the rename: a hidden file beside it, named
     /// after this process, so that an interrupted build can be cleaned up (see the CLI).
     public static func temporaryURL(for output: URL) -> URL {
-        output.deletingLastPathComponent().appendingPathComponent(".\(output.lastPathComponent).seedkit-\(ProcessInfo.processInfo.processIdentifier).tmp")
+        ProcessTemporaryFile.url(beside: output)
     }
+
+    /// Where ``isUpToDate(_:)`` builds: `seedkit-check-<pid>.sqlite` in the temporary folder.
+    public static var checkURL: URL { ProcessTemporaryFile.url(temporary: "check") }
 
     /// Builds into a temporary file and compares it byte for byte with `output`.
     ///
     /// - returns: true when `output` exists and equals a fresh build. Never writes `output`.
     public func isUpToDate(_ output: URL) throws(SeedError) -> Bool {
-        let temporary = FileManager.default.temporaryDirectory.appendingPathComponent("seedkit-check-\(ProcessInfo.processInfo.processIdentifier)-\(UUID().uuidString).sqlite")
+        let temporary = Self.checkURL
+        ProcessTemporaryFile.removeStale(temporary: "check")
         defer { removeDatabaseFiles(temporary) }
         _ = try buildDatabase(at: temporary)
         guard let existing = FileManager.default.contents(atPath: output.path), let fresh = FileManager.default.contents(atPath: temporary.path) else { return false }

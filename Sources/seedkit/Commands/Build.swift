@@ -30,6 +30,8 @@ extension SeedTool {
                 builder.allowsMissingHistory = withoutHistory
                 let shownTarget = output ?? target.relativePathFromCurrentDirectory
                 if check {
+                    let interruption = Interruption(cleaning: SeedBuilder.checkURL)
+                    defer { interruption.stop() }
                     let fresh = try builder.isUpToDate(target)
                     if format.format == .json {
                         print(JSONOutput.render(.object([("output", .string(shownTarget)), ("upToDate", .bool(fresh))])))

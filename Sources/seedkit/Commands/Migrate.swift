@@ -83,7 +83,8 @@ extension SeedTool {
         /// Copies the store with SQLite's backup API (one read snapshot, so the copy is
         /// consistent, WAL included) into a temporary file renamed into place: never partial.
         static func backUp(_ store: DatabaseQueue, to target: URL) throws(SeedError) {
-            let temporary = target.deletingLastPathComponent().appendingPathComponent(".\(target.lastPathComponent).seedkit-\(getpid()).tmp")
+            let temporary = ProcessTemporaryFile.url(beside: target)
+            ProcessTemporaryFile.removeStale(beside: target)
             try? FileManager.default.removeItem(at: temporary)
             do {
                 let copy = try DatabaseQueue(path: temporary.path)

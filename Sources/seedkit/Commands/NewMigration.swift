@@ -89,11 +89,18 @@ extension SeedTool {
 /// A seed built from the current fixtures into a temporary file, removed when released.
 final class FreshBuild {
     let url: URL
+    /// Ctrl-C or SIGTERM while the fresh build exists removes it.
+    private let interruption: Interruption
 
     init(manifest: Manifest, migrations: [Migration]) throws(SeedError) {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("seedkit-fresh-\(getpid())-\(UUID().uuidString).sqlite")
+        url = ProcessTemporaryFile.url(temporary: "fresh")
+        ProcessTemporaryFile.removeStale(temporary: "fresh")
+        interruption = Interruption(cleaning: url, SeedBuilder.temporaryURL(for: url))
         _ = try SeedBuilder(manifest: manifest, migrations: migrations).build(to: url)
     }
 
-    deinit { try? FileManager.default.removeItem(at: url) }
+    deinit {
+        interruption.stop()
+        for suffix in ["", "-journal"] { unlink(url.path + suffix) }
+    }
 }

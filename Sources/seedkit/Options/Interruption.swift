@@ -22,10 +22,10 @@ final class Interruption: @unchecked Sendable {
         }
     }
 
-    /// Removes `temporary` (and its `-journal`) and exits: for a build, whose output only ever appears by rename.
-    convenience init(cleaning temporary: URL) {
+    /// Removes `temporary` files (and their `-journal`) and exits: for a build, whose output only ever appears by rename.
+    convenience init(cleaning temporary: URL...) {
         self.init { number in
-            for suffix in ["", "-journal"] { unlink(temporary.path + suffix) }
+            for file in temporary { for suffix in ["", "-journal"] { unlink(file.path + suffix) } }
             Output.standardError("\ninterrupted: nothing was written\n")
             _exit(128 + number)
         }

@@ -1,0 +1,46 @@
+import Foundation
+
+/// Temporary files named after the process that writes them, so that a file a killed process
+/// left behind (SIGKILL, a crash, a power cut) is recognised and removed by a later run.
+///
+/// ```swift
+/// let temporary = ProcessTemporaryFile.url(beside: output)   // build/.seed.sqlite.seedkit-4242.tmp
+/// ProcessTemporaryFile.removeStale(beside: output)           // those of processes no longer running
+/// ```
+public enum ProcessTemporaryFile {
+    /// `.<name>.seedkit-<pid>.tmp` in `target`'s folder: written, then renamed onto `target`.
+    public static func url(beside target: URL) -> URL {
+        target.deletingLastPathComponent().appendingPathComponent(".\(target.lastPathComponent).seedkit-\(getpid()).tmp")
+    }
+
+    /// `seedkit-<purpose>-<pid>.sqlite` in the temporary folder (`$TMPDIR`).
+    public static func url(temporary purpose: String) -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("seedkit-\(purpose)-\(getpid()).sqlite")
+    }
+
+    /// Removes the temporary files beside `target` whose process is gone.
+    public static func removeStale(beside target: URL) {
+        removeStale(in: target.deletingLastPathComponent(), prefix: ".\(target.lastPathComponent).seedkit-", suffix: ".tmp")
+    }
+
+    /// Removes ``url(temporary:)`` files for `purpose` whose process is gone.
+    public static func removeStale(temporary purpose: String) {
+        removeStale(in: FileManager.default.temporaryDirectory, prefix: "seedkit-\(purpose)-", suffix: ".sqlite")
+    }
+
+    /// Removes `prefix<pid>suffix` files (and their `-journal`, `-wal`, `-shm`) in `folder`
+    /// when no process has that pid. A pid a live process has (ours, another seedkit's, or an
+    /// unrelated reuse) keeps its file: removing too little is harmless, too much is not.
+    static func removeStale(in folder: URL, prefix: String, suffix: String) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
+        for name in names where name.hasPrefix(prefix) {
+            let rest = name.dropFirst(prefix.count)
+            let digits = rest.prefix { $0.isASCII && $0.isNumber }
+            guard let pid = Int32(digits), pid > 0 else { continue }
+            let tail = rest.dropFirst(digits.count)
+            guard [suffix, suffix + "-journal", suffix + "-wal", suffix + "-shm"].contains(String(tail)) else { continue }
+            guard kill(pid, 0) == -1 && errno == ESRCH else { continue }
+            unlink(folder.appendingPathComponent(name).path)
+        }
+    }
+}
