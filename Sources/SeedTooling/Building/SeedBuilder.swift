@@ -44,6 +44,7 @@ public struct SeedBuilder: Sendable {
     ///   for manifest, schema and file problems, `.io` when the output can't be written.
     public func build(to output: URL) throws(SeedError) -> Summary {
         let start = Date()
+        try refuseUnfitOutput(output)
         let directory = output.deletingLastPathComponent()
         do { try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true) }
         catch { throw SeedError(.io, file: output.path, "cannot create the output folder: \(error.localizedDescription)") }
@@ -338,5 +339,43 @@ public struct SeedBuilder: Sendable {
             created.append(name)
         }
         return created
+    }
+}
+
+extension SeedBuilder {
+    /// Refuses an output that is not a regular file (a device, a folder, a symbolic link) or that is
+    /// one of the build's own inputs: a build replaces its output with a new file, which would
+    /// destroy the device node, the link, or the input.
+    ///
+    /// - throws: ``SeedError`` (configuration, exit 2) saying what the output is.
+    func refuseUnfitOutput(_ output: URL) throws(SeedError) {
+        var info = stat()
+        guard lstat(output.path, &info) == 0 else { return }  // a new file: nothing to lose
+        let kind = info.st_mode & S_IFMT
+        if kind != S_IFREG {
+            let what: String
+            switch kind {
+            case S_IFLNK:
+                let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: output.path)) ?? "?"
+                what = "a symbolic link (to \(target)); name the file itself"
+            case S_IFDIR: what = "a folder; name a file in it"
+            case S_IFCHR, S_IFBLK: what = "a device; name a regular file"
+            default: what = "not a regular file; name a regular file"
+            }
+            throw SeedError(.configuration, file: output.path, "the output is \(what) (a build replaces its output with a new file)")
+        }
+        var inputs: [String] = [manifest.path]
+        switch manifest.source {
+        case .schema(let url), .template(let url): inputs.append(url.path)
+        case .none: break
+        }
+        inputs += manifest.tables.filter(\.hasFile).map(\.file.path)
+        inputs += migrations.map(\.file)
+        for input in inputs {
+            var other = stat()
+            if stat(input, &other) == 0, other.st_dev == info.st_dev, other.st_ino == info.st_ino {
+                throw SeedError(.configuration, file: output.path, "the output is one of the build's inputs (\(input)); building would replace it with a SQLite file: choose another --output")
+            }
+        }
     }
 }
