@@ -106,12 +106,12 @@ public struct Manifest: Sendable {
         var tablesSeen = false
         for entry in entries {
             switch entry.key {
-            case "schema": schema = directory.appendingPathComponent(try string(entry.node, "schema"))
-            case "template": template = directory.appendingPathComponent(try string(entry.node, "template"))
-            case "output": output = directory.appendingPathComponent(try string(entry.node, "output"))
+            case "schema": schema = Self.resolve(try string(entry.node, "schema"), in: directory)
+            case "template": template = Self.resolve(try string(entry.node, "template"), in: directory)
+            case "output": output = Self.resolve(try string(entry.node, "output"), in: directory)
             case "model":
                 let text = try string(entry.node, "model")
-                model = (directory.appendingPathComponent(text), text, entry.line, entry.column)
+                model = (Self.resolve(text, in: directory), text, entry.line, entry.column)
             case "tables":
                 tablesSeen = true
                 guard let tableEntries = entry.node.entries else { throw fail(entry.node.line, entry.node.column, "tables must be a map of table name: {file, key, …}") }
@@ -265,7 +265,7 @@ public struct Manifest: Sendable {
             }
         }
         // A manifest used only to migrate names no fixture; a build says it needs one.
-        let url = directory.appendingPathComponent(file ?? name)
+        let url = Manifest.resolve(file ?? name, in: directory)
         if let root, url.pathExtension.lowercased() != "json" {
             throw fail(root.line, root.column, "root: points into a JSON document (.json); \(file ?? name) is not one")
         }
@@ -349,4 +349,13 @@ func displayPath(_ url: URL) -> String {
     let current = FileManager.default.currentDirectoryPath
     if path.hasPrefix(current + "/") { return String(path.dropFirst(current.count + 1)) }
     return path
+}
+
+extension Manifest {
+    /// A path the manifest names: relative paths are taken from the manifest's folder, absolute
+    /// ones (and `~/…`) as they are.
+    static func resolve(_ path: String, in directory: URL) -> URL {
+        let expanded = (path as NSString).expandingTildeInPath
+        return expanded.hasPrefix("/") ? URL(fileURLWithPath: expanded) : directory.appendingPathComponent(path)
+    }
 }

@@ -21,6 +21,10 @@ extension SeedTool {
             try reporting(.human) {
                 let migrations = try project.loadMigrations()
                 let target = URL(fileURLWithPath: directory)
+                let source = URL(fileURLWithPath: project.migrations)
+                if target.resolvingSymlinksInPath().standardizedFileURL.path == source.resolvingSymlinksInPath().standardizedFileURL.path {
+                    throw SeedError(.configuration, file: directory, "this is the migrations folder: a .json written beside each .yml would be a second migration with the same number; export into the app's resources folder instead")
+                }
                 do { try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true) }
                 catch { throw SeedError(.io, file: directory, "cannot create the folder: \(error.localizedDescription)") }
                 for migration in migrations {
