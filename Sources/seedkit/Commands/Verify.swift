@@ -39,6 +39,9 @@ extension SeedTool {
             } else {
                 print(output.renderer.render(tabular), terminator: "")
             }
+            // A manifest that does not fit the store (a table it lacks, a check that does not run)
+            // is a configuration error, as in every command: exit 2, after every finding is shown.
+            if findings.contains(where: { $0.code == .configuration }) { throw ExitCode(2) }
             if !findings.isEmpty { throw ExitCode(1) }
         }
     }
