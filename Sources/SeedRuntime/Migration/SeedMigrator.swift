@@ -186,6 +186,7 @@ public struct SeedMigrator: Sendable {
         guard !pending.isEmpty else { return MigrationReport(migrations: [], dryRun: false) }
         // SQL that would end seedkit's transaction or reach outside the store is refused before anything runs.
         try SQLScript.refuseTransactionControl(in: pending, schema: db)
+        try Self.refuseDamagedStore(db)
         var run = try MigrationRun(db: db, options: options)
         let timestamp = MigrationLedger.timestamp(options.now)
         let stopped = SeedError(.io, "interrupted: the migration was rolled back; nothing was written")
@@ -246,5 +247,24 @@ extension SeedError {
         default:
             self.init(.io, file: file, "SQLite error \(error.resultCode.rawValue): \(message)")
         }
+    }
+}
+
+extension SeedMigrator {
+    /// Refuses a store whose pages are damaged before anything is written to it: a write could
+    /// spread the damage, and the user's data should be recovered from it first.
+    ///
+    /// Runs `PRAGMA quick_check` (every page and record, without the index cross-checks of
+    /// `integrity_check`), only when migrations are pending: an up-to-date launch pays nothing.
+    ///
+    /// - throws: ``SeedError`` of kind `.refused` naming what SQLite found.
+    static func refuseDamagedStore(_ db: Database) throws {
+        let problems: [String]
+        do { problems = try String.fetchAll(db, sql: "PRAGMA quick_check(5)") }
+        catch let error as DatabaseError where error.resultCode == .SQLITE_CORRUPT || error.resultCode == .SQLITE_NOTADB {
+            problems = [error.message ?? "database disk image is malformed"]
+        }
+        guard problems != ["ok"] else { return }
+        throw SeedError(.refused, "the store is damaged (PRAGMA quick_check: \(problems.joined(separator: "; "))); nothing was written. Recover its data first (sqlite3 STORE .recover), then migrate the recovered store")
     }
 }
