@@ -106,8 +106,16 @@ public enum StoreAccess {
 
     private static func requireFile(_ path: String) throws(SeedError) {
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue else {
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw SeedError(.configuration, file: path, "no store here (seedkit never creates one: build a seed with `seedkit build`)")
+        }
+        if isDirectory.boolValue {
+            throw SeedError(.configuration, file: path, "this is a folder, not a store: name the store file in it")
+        }
+        // SQLite would read an empty file as an empty database (and a write would make it one):
+        // a store the app or a build wrote always has at least its 100-byte header.
+        if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size == 0 {
+            throw SeedError(.refused, file: path, "the file is empty (0 bytes), not a store: a store written by an app or by `seedkit build` has at least SQLite's header")
         }
     }
 
