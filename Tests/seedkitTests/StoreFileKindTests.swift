@@ -25,3 +25,14 @@ import Testing
         #expect(project.read("empty.sqlite") == Data())
     }
 }
+
+@Test func aWhereWithASecondStatementSaysSoWithoutGRDBsAdvice() throws {
+    let project = try TemporaryProject()
+    #expect(try project.seedkit("build").status == 0)
+    let before = project.sha256("build/seed.sqlite")
+    let result = try project.seedkit("inspect", "build/seed.sqlite", "books", "--where", "1; DELETE FROM books")
+    #expect(result.status == 2, "\(result)")
+    #expect(result.stderr == "build/seed.sqlite: error: the query failed: --where takes one SQL expression, and this one ends a statement and starts another (a ';') (--where 1; DELETE FROM books) [2100]\n", "\(result)")
+    #expect(!result.stderr.contains("Database.execute"))
+    #expect(project.sha256("build/seed.sqlite") == before)
+}

@@ -157,7 +157,11 @@ public enum StoreInspector {
             }
             return tabular
         } catch let error as DatabaseError {
-            throw SeedError(.configuration, "the query failed: \(error.message ?? "\(error)")\(filter.map { " (--where \($0))" } ?? "")")
+            // GRDB's advice on running several statements is for its API users, not for ours.
+            let reason = (error.message ?? "").hasPrefix("Multiple statements found")
+                ? "--where takes one SQL expression, and this one ends a statement and starts another (a ';')"
+                : error.message ?? "\(error)"
+            throw SeedError(.configuration, "the query failed: \(reason)\(filter.map { " (--where \($0))" } ?? "")")
         }
     }
 
