@@ -119,14 +119,9 @@ public struct StoreDiff: Sendable {
     }
 
     private static func compareTable(_ a: DatabaseQueue, _ b: DatabaseQueue, name: String, key: [String], columns: [String], expressions: [String: String]) throws -> TableDiff {
-        func expression(_ column: String) -> String { column == "rowid" ? "rowid" : expressions[column] ?? quoteIdentifier(column) }
-        let keyList = key.map(expression)
-        // Columns read through an expression are also read as stored, after the compared ones, to report both.
-        let stored = columns.indices.filter { expressions[columns[$0]] != nil }
-        let sql = "SELECT \((keyList + columns.map(expression) + stored.map { quoteIdentifier(columns[$0]) }).joined(separator: ", ")) FROM \(quoteIdentifier(name)) ORDER BY "
-            + keyList.map { "\($0) COLLATE BINARY" }.joined(separator: ", ")
-        let width = key.count + columns.count
-        let stride = width + stored.count
+        let query = RowQuery(name: name, key: key, columns: columns, expressions: expressions)
+        let (width, stride, stored) = (query.width, query.stride, query.stored)
+        let sql = query.select + " ORDER BY " + query.keyList.map { "\($0) COLLATE BINARY" }.joined(separator: ", ")
         let sideA = RowStream(queue: a, sql: sql, width: stride)
         let sideB = RowStream(queue: b, sql: sql, width: stride)
         defer {
@@ -180,12 +175,9 @@ public struct StoreDiff: Sendable {
     /// memory grows with the misaligned rows only. Reports in key order, as the walk does; nil
     /// when more than ``misalignedLimit`` rows wait.
     private static func compareAligned(_ a: DatabaseQueue, _ b: DatabaseQueue, name: String, key: [String], columns: [String], expressions: [String: String]) throws -> TableDiff? {
-        func expression(_ column: String) -> String { expressions[column] ?? quoteIdentifier(column) }
-        // Columns read through an expression are also read as stored, after the compared ones, to report both.
-        let stored = columns.indices.filter { expressions[columns[$0]] != nil }
-        let sql = "SELECT \((key.map(expression) + columns.map(expression) + stored.map { quoteIdentifier(columns[$0]) }).joined(separator: ", ")) FROM \(quoteIdentifier(name)) ORDER BY rowid"
-        let width = key.count + columns.count
-        let stride = width + stored.count
+        let query = RowQuery(name: name, key: key, columns: columns, expressions: expressions)
+        let (width, stride, stored) = (query.width, query.stride, query.stored)
+        let sql = query.select + " ORDER BY rowid"
         let sideA = RowStream(queue: a, sql: sql, width: stride)
         let sideB = RowStream(queue: b, sql: sql, width: stride)
         defer {
@@ -458,5 +450,27 @@ extension StoreDiff {
             return renamed
         }
         return result
+    }
+}
+
+/// The rows both comparisons read: the key, the compared columns, then the stored form of the
+/// columns read through an expression (refs shown by the parent's key), to report both.
+private struct RowQuery {
+    let keyList: [String]
+    let select: String
+    /// Key and compared columns.
+    let width: Int
+    /// `width` plus the stored forms.
+    let stride: Int
+    /// Indexes in `columns` of the columns read through an expression.
+    let stored: [Int]
+
+    init(name: String, key: [String], columns: [String], expressions: [String: String]) {
+        func expression(_ column: String) -> String { column == "rowid" ? "rowid" : expressions[column] ?? quoteIdentifier(column) }
+        keyList = key.map(expression)
+        stored = columns.indices.filter { expressions[columns[$0]] != nil }
+        select = "SELECT \((keyList + columns.map(expression) + stored.map { quoteIdentifier(columns[$0]) }).joined(separator: ", ")) FROM \(quoteIdentifier(name))"
+        width = key.count + columns.count
+        stride = width + stored.count
     }
 }
