@@ -30,16 +30,7 @@ public enum MigrationReferences {
         func offer(_ table: String, _ row: DataChanges.RowValues) {
             for (column, value) in row.values { provided["\(table.lowercased()).\(column.lowercased())", default: []].insert(canonical(value)) }
         }
-        for migration in migrations {
-            guard case .changes(let changes) = migration.body else { continue }
-            for operation in changes.operations {
-                switch operation {
-                case .insert(let table, let rows): rows.forEach { offer(table, $0) }
-                case .update(let table, let rowChanges): rowChanges.forEach { offer(table, $0.to) }
-                case .delete: continue
-                }
-            }
-        }
+        Migration.forEachProvidedRow(in: migrations, offer)
         var problems: [Diagnostic] = []
         func check(_ table: String, _ row: DataChanges.RowValues, line: Int, key: String) throws {
             guard let spec = spec(table) else { return }
@@ -90,6 +81,23 @@ public enum MigrationReferences {
         switch key {
         case .single(let value): return shown(value)
         case .columns(let row): return row.values.map { "\($0.column) \(shown($0.value))" }.joined(separator: ", ")
+        }
+    }
+}
+
+extension Migration {
+    /// Calls `body` with every row a release's declarative migrations provide: each inserted row
+    /// and each update's `to` values (a rename gives its new key). SQL migrations are not read.
+    static func forEachProvidedRow(in migrations: [Migration], _ body: (_ table: String, _ row: DataChanges.RowValues) throws -> Void) rethrows {
+        for migration in migrations {
+            guard case .changes(let changes) = migration.body else { continue }
+            for operation in changes.operations {
+                switch operation {
+                case .insert(let table, let rows): for row in rows { try body(table, row) }
+                case .update(let table, let updates): for update in updates { try body(table, update.to) }
+                case .delete: continue
+                }
+            }
         }
     }
 }

@@ -39,18 +39,9 @@ public struct ReleaseKeyIndex: ReleaseKeys {
         if let config = manifest.tables.first(where: { $0.name.lowercased() == table.lowercased() }) {
             try readFixture(config, column: column) { add($0) }
         }
-        for migration in migrations {
-            guard case .changes(let changes) = migration.body else { continue }
-            for operation in changes.operations where operation.table.lowercased() == table.lowercased() {
-                switch operation {
-                case .insert(_, let rows):
-                    for row in rows { add(row.values.first { $0.column.lowercased() == column.lowercased() }?.value) }
-                case .update(_, let updates):
-                    for update in updates { add(update.to.values.first { $0.column.lowercased() == column.lowercased() }?.value) }
-                case .delete:
-                    continue
-                }
-            }
+        Migration.forEachProvidedRow(in: migrations) { rowTable, row in
+            guard rowTable.lowercased() == table.lowercased() else { return }
+            add(row.values.first { $0.column.lowercased() == column.lowercased() }?.value)
         }
         return result
     }
