@@ -89,7 +89,7 @@ private func writeProject(_ project: TemporaryProject, model: String, entities: 
         let migrate = try project.seedkit("migrate", "seed.sqlite")
         #expect(migrate.status == 0, "\(migrate)")
         #expect(migrate.stderr == """
-            migrations/0001-prune.yml:3: warning: delete denied on User 'Ann': its relationship favorites has the deletion rule Cascade: Core Data would delete its 2 related rows too (Z_1FAVORITES.Z_1FAVORITEDBY), and seedkit never deletes rows it cannot tell the user did not change; delete them first in the migration; not deleted [1600]
+            migrations/0001-prune.yml:3: warning: delete denied on User 'Ann': its relationship favorites has the deletion rule Cascade: Core Data would delete its 2 related rows too (Z_1FAVORITES.Z_1FAVORITEDBY), and seedkit never deletes rows it cannot tell the user did not change; delete them in the same migration; not deleted [1600]
             migrations/0001-prune.yml:5: warning: delete denied on Bookmark 'Swift': still related through favoritedBy (Z_1FAVORITES.Z_2FAVORITES), whose deletion rule is Deny; not deleted [1600]
 
             """, "\(migrate)")
@@ -100,6 +100,53 @@ private func writeProject(_ project: TemporaryProject, model: String, entities: 
         #expect(strict.status == 1)
         #expect(project.read("strict.sqlite") == project.read("app.sqlite"))
         _ = before
+    }
+
+    /// Cascade as Core Data would, without deleting a row seedkit cannot vouch for: when the same
+    /// migration also deletes every related row (each checked against its `from`), the row goes
+    /// too, whatever order the migration lists them in.
+    @Test func cascadeDeletesTheRowWhenTheMigrationAlsoDeletesItsRelatedRowsInAnyOrder() throws {
+        let project = try project()
+        try project.write("migrations/0001-prune.yml", "delete:\n  User:\n    - { key: Ann }\n  Bookmark:\n    - { key: Swift }\n    - { key: Rust }\n")
+        let migrate = try project.seedkit("migrate", "seed.sqlite")
+        #expect(migrate.status == 0, "\(migrate)")
+        #expect(migrate.stderr == "", "\(migrate)")
+        #expect(migrate.stdout.contains("applied 0001-prune: 3 deleted"), "\(migrate)")
+        #expect(try project.rows("seed.sqlite", "SELECT ZNAME, Z_OPT FROM ZUSER ORDER BY Z_PK") == ["'Bob'|2"])
+        #expect(try project.rows("seed.sqlite", "SELECT ZTITLE FROM ZBOOKMARK ORDER BY Z_PK") == ["'Go'"])
+        #expect(try project.rows("seed.sqlite", "SELECT count(*) FROM Z_1FAVORITES") == ["0"])
+    }
+
+    /// Renaming a row that a to-many relationship reaches (through its join table) keeps its links:
+    /// the relationship named in refs has no column to follow the new key.
+    @Test func renamingARowAManyToManyReachesKeepsItsLinks() throws {
+        let project = try project()
+        try project.write("migrations/0001-rename.yml", "update:\n  Bookmark:\n    - { key: Rust, from: { title: Rust }, to: { title: Rust lang } }\n")
+        let migrate = try project.seedkit("migrate", "seed.sqlite")
+        #expect(migrate.status == 0, "\(migrate)")
+        #expect(migrate.stderr == "", "\(migrate)")
+        #expect(try project.rows("seed.sqlite", "SELECT ZTITLE FROM ZBOOKMARK ORDER BY Z_PK") == ["'Swift'", "'Rust lang'", "'Go'"])
+        #expect(try project.rows("seed.sqlite", "SELECT count(*) FROM Z_1FAVORITES") == ["3"])
+    }
+
+    /// The release workflow for a Cascade: the new fixtures drop Ann and her favorites;
+    /// `new-migration --from` writes every delete, and the migrated store equals the new seed.
+    @Test func newMigrationFromDeletesTheRowAndTheRowsItCascadesTo() throws {
+        let project = try project()
+        try FileManager.default.createDirectory(atPath: project.path("seeds/releases"), withIntermediateDirectories: true)
+        try FileManager.default.moveItem(atPath: project.path("seed.sqlite"), toPath: project.path("seeds/releases/1.0.sqlite"))
+        try project.write("seeds/data/bookmarks.csv", "title\nGo\n")
+        try project.write("seeds/data/users.csv", "name,favorites\nBob,\n")
+        let generated = try project.seedkit("new-migration", "drop ann", "--from", "seeds/releases/1.0.sqlite")
+        #expect(generated.status == 0, "\(generated)")
+        let migrate = try project.seedkit("migrate", "app.sqlite")
+        #expect(migrate.status == 0, "\(migrate)")
+        #expect(migrate.stderr == "", "\(migrate)")
+        #expect(try project.rows("app.sqlite", "SELECT ZNAME FROM ZUSER ORDER BY Z_PK") == ["'Bob'"])
+        #expect(try project.rows("app.sqlite", "SELECT ZTITLE FROM ZBOOKMARK ORDER BY Z_PK") == ["'Go'"])
+        #expect(try project.rows("app.sqlite", "SELECT count(*) FROM Z_1FAVORITES") == ["0"])
+        let upgrade = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite")
+        #expect(upgrade.status == 0, "\(upgrade)")
     }
 }
 

@@ -97,6 +97,48 @@ private func titles(_ project: TemporaryProject, _ store: String = "user.sqlite"
         #expect(prices == ["The first book=13.0", "The second book=16.0", "The fourth book=12.0"])
     }
 
+    /// A migration may list a parent before the children it also deletes: the parent's delete
+    /// waits for the rest of the migration; only a row still referenced after it is denied.
+    @Test func aParentListedBeforeTheChildrenTheMigrationAlsoDeletesIsDeleted() throws {
+        let project = try TemporaryProject.withUserStore()
+        try project.write("migrations/0002-drop-biography.yml", """
+            delete:
+              categories:
+                - key: Biography
+              books:
+                - key: The third book
+                  from: { price: 10 }
+                - key: The fourth book
+
+            """)
+        let clean = try project.seedkit("migrate", "user.sqlite")
+        #expect(clean.status == 0, "\(clean)")
+        #expect(clean.stderr == "", "\(clean)")
+        #expect(clean.stdout.contains("applied 0002-drop-biography: 3 deleted"), "\(clean)")
+        #expect(try project.rows("user.sqlite", "SELECT name FROM categories ORDER BY id") == ["'Fiction'"])
+
+        // A book the user added keeps its category, however the migration is ordered.
+        let other = try TemporaryProject.withUserStore()
+        try other.write("migrations/0002-drop-biography.yml", project.read("migrations/0002-drop-biography.yml").map { String(decoding: $0, as: UTF8.self) } ?? "")
+        try other.database("user.sqlite").write { db in
+            try db.execute(sql: "INSERT INTO books (title, price, category_id) SELECT 'My memoir', 20, id FROM categories WHERE name = 'Biography'")
+        }
+        let kept = try other.seedkit("migrate", "user.sqlite")
+        #expect(kept.status == 0, "\(kept)")
+        #expect(kept.stderr == "migrations/0002-drop-biography.yml:3: warning: delete denied on categories 'Biography': still referenced by books.category_id; not deleted [1600]\n", "\(kept)")
+        #expect(try other.rows("user.sqlite", "SELECT b.title FROM books b JOIN categories c ON c.id = b.category_id WHERE c.name = 'Biography'") == ["'My memoir'"])
+        let strict = try TemporaryProject.withUserStore()
+        try strict.write("migrations/0002-drop-biography.yml", project.read("migrations/0002-drop-biography.yml").map { String(decoding: $0, as: UTF8.self) } ?? "")
+        try strict.database("user.sqlite").write { db in
+            try db.execute(sql: "INSERT INTO books (title, price, category_id) SELECT 'My memoir', 20, id FROM categories WHERE name = 'Biography'")
+        }
+        let before = strict.read("user.sqlite")
+        let failed = try strict.seedkit("migrate", "user.sqlite", "--on-conflict", "fail")
+        #expect(failed.status == 1, "\(failed)")
+        #expect(failed.stderr.contains("migrations/0002-drop-biography.yml:3: error: cannot delete categories 'Biography': still referenced by books.category_id"), "\(failed)")
+        #expect(strict.read("user.sqlite") == before)
+    }
+
     @Test func jsonReportGivesEachEventsKeyValuesAndColumnChanges() throws {
         let project = try TemporaryProject.withUserStore()
         try project.write("migrations/0002-reprice.yml", """

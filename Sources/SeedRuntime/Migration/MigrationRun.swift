@@ -37,6 +37,8 @@ struct MigrationRun {
     private(set) var changedRows: [Int: Int] = [:]
     /// Row changes waiting for a parent row that a later change of the run may insert.
     var queue = WaitQueue()
+    /// Deletes of the migration being applied that a row still refers to, retried once its other changes are done.
+    private var blockedDeletes: [BlockedDelete] = []
 
     init(db: Database, options: SeedMigrator.Options) throws {
         self.db = db
@@ -109,10 +111,40 @@ struct MigrationRun {
                         try settle(.update(change: change, table: name, file: migration.file), slot: slot, try update(change, in: table, file: migration.file, slot: slot))
                     }
                 case .delete(_, let changes):
-                    for change in changes { fill(newSlot(index), try delete(change, from: table, file: migration.file)) }
+                    for change in changes {
+                        let slot = newSlot(index)
+                        switch try delete(change, from: table, file: migration.file) {
+                        case .done(let event): fill(slot, event)
+                        case .blocked(let denied, let error): blockedDeletes.append(BlockedDelete(slot: slot, change: change, table: table, file: migration.file, denied: denied, error: error))
+                        }
+                    }
                 }
             }
+            try settleBlockedDeletes()
         }
+    }
+
+    /// Retries the deletes that something still referenced once the migration's other changes
+    /// are done, in a loop while one of them goes (a migration may list a parent before the
+    /// children it also deletes, in any order); what is still referenced then is denied (1600).
+    private mutating func settleBlockedDeletes() throws {
+        var progress = true
+        while progress && !blockedDeletes.isEmpty {
+            progress = false
+            var still: [BlockedDelete] = []
+            for blocked in blockedDeletes {
+                switch try delete(blocked.change, from: blocked.table, file: blocked.file) {
+                case .done(let event): fill(blocked.slot, event); progress = true
+                case .blocked(let denied, let error): still.append(BlockedDelete(slot: blocked.slot, change: blocked.change, table: blocked.table, file: blocked.file, denied: denied, error: error))
+                }
+            }
+            blockedDeletes = still
+        }
+        for blocked in blockedDeletes {
+            fill(blocked.slot, blocked.denied)
+            if options.onConflict == .fail { errors.append(blocked.error) }
+        }
+        blockedDeletes = []
     }
 
     /// Settles what is still waiting (inserting rows that wait on each other, reporting those
@@ -401,38 +433,52 @@ struct MigrationRun {
         }
     }
 
-    private mutating func delete(_ change: DataChanges.RowChange, from table: TableInfo, file: String) throws -> RowEvent? {
-        guard let (key, fields) = try resolveKey(change.key, in: table, file: file, line: change.line) else { return nil }
+    /// A delete's outcome: done (deleted, missing, a conflict, or nothing on an error), or blocked
+    /// by a row that still refers to it, with what to report if it stays blocked.
+    enum DeleteOutcome {
+        case done(RowEvent?)
+        case blocked(denied: RowEvent, error: Diagnostic)
+    }
+
+    struct BlockedDelete {
+        var slot: Slot
+        var change: DataChanges.RowChange
+        var table: TableInfo
+        var file: String
+        var denied: RowEvent
+        var error: Diagnostic
+    }
+
+    private mutating func delete(_ change: DataChanges.RowChange, from table: TableInfo, file: String) throws -> DeleteOutcome {
+        guard let (key, fields) = try resolveKey(change.key, in: table, file: file, line: change.line) else { return .done(nil) }
         let keyText = RowEvent.describe(key: fields)
         let rows = try fetch(table, key)
         guard rows.count == 1, let current = rows.first else {
-            return rows.isEmpty
+            return .done(rows.isEmpty
                 ? event(.missing, table, line: change.line, file: file, key: fields, "not in the store; nothing to delete")
-                : event(.conflict, table, line: change.line, file: file, key: fields, "\(rows.count) rows have this key; none deleted")
+                : event(.conflict, table, line: change.line, file: file, key: fields, "\(rows.count) rows have this key; none deleted"))
         }
         let errorCount = errors.count
         let resolution = try resolve(change.from, in: table)
-        if errors.count > errorCount { return nil }
+        if errors.count > errorCount { return .done(nil) }
         if let parent = resolution.missing.first {
-            return conflict(table, line: change.line, file: file, key: fields, "its 'from' \(missingText(parent)); row not deleted")
+            return .done(conflict(table, line: change.line, file: file, key: fields, "its 'from' \(missingText(parent)); row not deleted"))
         }
         let from = resolution.values
         let changed = try mismatches(current, from, in: table)
         guard changed.isEmpty else {
             let changes = try columnChanges(from: written(from, as: change.from), to: [], current: current, applied: false, in: table)
-            return conflict(table, line: change.line, file: file, key: fields, changes: changes, "changed in the store (\(changed)); not deleted")
+            return .done(conflict(table, line: change.line, file: file, key: fields, changes: changes, "changed in the store (\(changed)); not deleted"))
         }
         // Many-to-many links follow the relationships' deletion rules (Nullify: they go with the row).
         let joined = try (dialect as? CoreDataDialect)?.manyToManyDeleteBlock(db, entityNumber: current["z_ent"] ?? .null, primaryKey: current["z_pk"] ?? .null)
         if let reason = try joined ?? referrer(of: current, in: table).map({ "still referenced by \($0)" }) {
-            let event = RowEvent(kind: .deleteDenied, table: written(table), key: fields, detail: "\(reason); not deleted", file: file, line: change.line)
-            if options.onConflict == .fail {
-                errors.append(Diagnostic(file: file, line: change.line, code: .deleteDenied, message: "cannot delete \(written(table)) \(keyText): \(reason)", table: table.name))
-            }
-            return event
+            return .blocked(
+                denied: RowEvent(kind: .deleteDenied, table: written(table), key: fields, detail: "\(reason); not deleted", file: file, line: change.line),
+                error: Diagnostic(file: file, line: change.line, code: .deleteDenied, message: "cannot delete \(written(table)) \(keyText): \(reason)", table: table.name))
         }
         try dialect.delete(db, from: table, key: key, references: parentTables(of: table))
-        return event(.deleted, table, line: change.line, file: file, key: fields, "deleted")
+        return .done(event(.deleted, table, line: change.line, file: file, key: fields, "deleted"))
     }
 
     // MARK: - Resolving
@@ -606,7 +652,10 @@ struct MigrationRun {
     /// A table's relationship columns → their parent tables, for the dialect's bookkeeping.
     private mutating func parentTables(of table: TableInfo) -> [String: String] {
         var result: [String: String] = [:]
-        for (column, reference) in spec(table)?.refs ?? [:] { result[table.column(column)?.name ?? column] = dialect.tableName(reference.table) }
+        // A to-many relationship named in refs has no column (its links live in a join table).
+        for (column, reference) in spec(table)?.refs ?? [:] {
+            if let name = table.column(column)?.name { result[name] = dialect.tableName(reference.table) }
+        }
         for key in table.foreignKeys where key.columns.count == 1 { result[key.columns[0]] = result[key.columns[0]] ?? key.parent }
         return result
     }

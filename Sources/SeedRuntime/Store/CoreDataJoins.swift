@@ -80,9 +80,10 @@ extension CoreDataDialect {
     /// deletion rules of its many-to-many relationships; nil when it may (it has no links, or
     /// every linked relationship's rule is Nullify: its join rows go with it).
     ///
-    /// Deny keeps the row (Core Data refuses the save). Cascade keeps it too: Core Data would
-    /// delete the related rows as well, and seedkit never deletes a row it cannot tell the user
-    /// did not change; delete those rows first, in the migration. A relationship whose rule is
+    /// Deny keeps the row (Core Data refuses the save). Cascade keeps it while related rows
+    /// remain: Core Data would delete them as well, and seedkit never deletes a row it cannot
+    /// tell the user did not change; the migration deletes them (the row's delete waits for the
+    /// migration's other changes, so the order does not matter). A relationship whose rule is
     /// not known (a seed built before seedkit recorded rules, and no model given) keeps the row.
     package func manyToManyDeleteBlock(_ db: Database, entityNumber: SQLValue, primaryKey: SQLValue) throws -> String? {
         guard primaryKey != .null, let entity = entities.first(where: { SQLValue.integer($0.number) == entityNumber }) else { return nil }
@@ -94,7 +95,7 @@ extension CoreDataDialect {
             switch rule {
             case "Nullify": continue
             case "Cascade":
-                return "its relationship \(relationship) has the deletion rule Cascade: Core Data would delete its \(linked) related row\(linked == 1 ? "" : "s") too (\(where_)), and seedkit never deletes rows it cannot tell the user did not change; delete them first in the migration"
+                return "its relationship \(relationship) has the deletion rule Cascade: Core Data would delete its \(linked) related row\(linked == 1 ? "" : "s") too (\(where_)), and seedkit never deletes rows it cannot tell the user did not change; delete them in the same migration"
             default:
                 return "still related through \(relationship) (\(where_)), whose deletion rule is \(rule)"
             }
