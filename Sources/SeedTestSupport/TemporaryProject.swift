@@ -65,6 +65,12 @@ public final class TemporaryProject: @unchecked Sendable {
         try runSeedkit(arguments, in: root, stdin: stdin)
     }
 
+    /// Runs `seedkit` with `arguments` built at run time (repeated options).
+    @discardableResult
+    public func seedkit(_ arguments: [String], stdin: String? = nil) throws -> CommandResult {
+        try runSeedkit(arguments, in: root, stdin: stdin)
+    }
+
     /// Opens a database of the project for checks.
     public func database(_ path: String) throws -> DatabaseQueue {
         try DatabaseQueue(path: self.path(path))

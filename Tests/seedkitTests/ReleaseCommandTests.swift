@@ -459,7 +459,10 @@ private func currenciesProject() throws -> TemporaryProject {
     /// (roots and their children), currencies — with a random schema change each time (a new
     /// column with values, a new table with rows, a new index): `new-migration --from` writes the
     /// schema and data steps, `check-upgrade` converges, and the simulated user's rows and edits survive.
-    @Test func randomReleasesOverThreeRelatedTablesWithSchemaChangesConverge() throws {
+    /// Each release also renames a country (told apart by the id its fixture gives, or by a
+    /// `--rename` hint), a subdivision with children and one with a parent, and a currency
+    /// (hints): the refs to them follow, and the simulated user's edits of them and rows referring to them survive.
+    @Test func randomReleasesOverThreeRelatedTablesWithSchemaChangesAndRenamesConverge() throws {
         let seed = ProcessInfo.processInfo.environment["SEEDKIT_TEST_SEED"].flatMap(UInt64.init) ?? 20261123
         var rng = SplitMix64(seed: seed)
         func pick<T>(_ list: [T]) -> T { list[Int(rng.next() % UInt64(list.count))] }
@@ -486,7 +489,8 @@ private func currenciesProject() throws -> TemporaryProject {
 
                 """
             var countries: [String: String] = [:]
-            for index in 0..<8 { countries[String(format: "C%02d", index)] = pick(words) }
+            var countryIDs: [String: Int] = [:]
+            for index in 0..<8 { countries[String(format: "C%02d", index)] = pick(words); countryIDs[String(format: "C%02d", index)] = 100 + index }
             var subdivisions: [String: (name: String, country: String, parent: String?, note: String?)] = [:]
             var roots: [String] = []
             for index in 0..<12 {
@@ -511,7 +515,8 @@ private func currenciesProject() throws -> TemporaryProject {
                 if index { schema += "CREATE INDEX subdivisions_name ON subdivisions (name);\n" }
                 try project.write("seeds/schema.sql", schema)
                 try project.write("seeds/seedkit.yml", manifest + (languages != nil ? "  languages: { file: data/languages.csv, key: code }\n" : ""))
-                try project.write("seeds/data/countries.csv", "alpha_2,name\n" + countries.keys.sorted().map { csv([$0, countries[$0]]) + "\n" }.joined())
+                // The fixture gives each country its id: a renamed country keeps it.
+                try project.write("seeds/data/countries.csv", "id,alpha_2,name\n" + countries.keys.sorted().map { "\(countryIDs[$0] ?? 0)," + csv([$0, countries[$0]]) + "\n" }.joined())
                 // Children before their parents in the file, on purpose: the build resolves forward refs.
                 try project.write("seeds/data/subdivisions.csv", "code,name,country_id,parent_id,note\n" + subdivisions.keys.sorted().reversed().map { code in
                     let row = subdivisions[code]!
@@ -531,7 +536,29 @@ private func currenciesProject() throws -> TemporaryProject {
             let change = round % 3
             if change == 0 { extraColumn = true; for code in currencies.keys.sorted() where rng.next() % 2 == 0 { currencies[code]?.symbol = pick(words) } }
             if change == 1 { languages = ["en": "English", "nb": "Norsk bokmål", "az": "Azərbaycan"] }
-            for index in 0..<3 { countries["N\(round)\(index)"] = pick(words) }
+            // Renames, with the refs to them following.
+            var hints: [String] = []
+            let oldCountry = pick(countries.keys.sorted()), newCountry = "R\(round)"
+            countries[newCountry] = countries.removeValue(forKey: oldCountry)
+            countryIDs[newCountry] = countryIDs.removeValue(forKey: oldCountry)
+            for code in subdivisions.keys.sorted() where subdivisions[code]?.country == oldCountry { subdivisions[code]?.country = newCountry }
+            for code in currencies.keys.sorted() where currencies[code]?.country == oldCountry { currencies[code]?.country = newCountry }
+            if round % 2 == 0 { hints.append("countries:\(oldCountry)=\(newCountry)") }  // odd rounds: by the fixture's id alone
+            func renameSubdivision(_ old: String, _ new: String) {
+                subdivisions[new] = subdivisions.removeValue(forKey: old)
+                for code in subdivisions.keys.sorted() where subdivisions[code]?.parent == old { subdivisions[code]?.parent = new }
+                roots = roots.map { $0 == old ? new : $0 }
+                hints.append("subdivisions:\(old)=\(new)")
+            }
+            let parents = Set(subdivisions.values.compactMap(\.parent))
+            let renamedRoot = pick(roots.filter(parents.contains)), renamedChild = pick(subdivisions.keys.sorted().filter { subdivisions[$0]?.parent != nil })
+            renameSubdivision(renamedRoot, "R\(round)-\(renamedRoot)")
+            renameSubdivision(renamedChild, "R\(round)-\(renamedChild)")
+            let oldCurrency = pick(currencies.keys.sorted())
+            currencies["KR\(round)"] = currencies.removeValue(forKey: oldCurrency)
+            hints.append("currencies:\(oldCurrency)=KR\(round)")
+            let renamed: Set<String> = ["R\(round)-\(renamedRoot)", "R\(round)-\(renamedChild)", "KR\(round)"]
+            for index in 0..<3 { countries["N\(round)\(index)"] = pick(words); countryIDs["N\(round)\(index)"] = 200 + 10 * round + index }
             for code in countries.keys.sorted() where rng.next() % 5 == 0 { countries[code] = pick(words) }
             for index in 0..<4 { let code = "Z\(index)"; subdivisions[code] = (pick(words), pick(countries.keys.sorted()), nil, nil); roots.append(code) }
             for index in 0..<10 { subdivisions["Z\(index)-new"] = (pick(words), pick(countries.keys.sorted()), pick(roots), nil) }
@@ -544,22 +571,25 @@ private func currenciesProject() throws -> TemporaryProject {
                 default: subdivisions[code]?.name = pick(words) + " " + pick(words)
                 }
             }
-            for code in subdivisions.keys.sorted() where subdivisions[code]?.parent != nil && rng.next() % 6 == 0 { subdivisions[code] = nil }
-            let parents = Set(subdivisions.values.compactMap(\.parent))
-            for code in roots where !parents.contains(code) && subdivisions[code] != nil && rng.next() % 2 == 0 { subdivisions[code] = nil; roots.removeAll { $0 == code } }
+            for code in subdivisions.keys.sorted() where subdivisions[code]?.parent != nil && !renamed.contains(code) && rng.next() % 6 == 0 { subdivisions[code] = nil }
+            let stillParents = Set(subdivisions.values.compactMap(\.parent))
+            for code in roots where !stillParents.contains(code) && !renamed.contains(code) && subdivisions[code] != nil && rng.next() % 2 == 0 { subdivisions[code] = nil; roots.removeAll { $0 == code } }
             for code in currencies.keys.sorted() where rng.next() % 4 == 0 { currencies[code]?.country = rng.next() % 2 == 0 ? nil : pick(countries.keys.sorted()) }
-            for code in currencies.keys.sorted() where rng.next() % 8 == 0 { currencies[code] = nil }
+            for code in currencies.keys.sorted() where !renamed.contains(code) && rng.next() % 8 == 0 { currencies[code] = nil }
             currencies["KN\(round)"] = (pick(words), pick(countries.keys.sorted()), extraColumn ? pick(words) : nil)
             try write(index: change == 2)
 
-            let generated = try project.seedkit("new-migration", "release \(round)", "--from", "seeds/releases/1.0.sqlite")
+            let generated = try project.seedkit(["new-migration", "release \(round)", "--from", "seeds/releases/1.0.sqlite"] + hints.flatMap { ["--rename", $0] })
             #expect(generated.status == 0, "seed \(seed) round \(round): \(generated)")
+            #expect(generated.stdout.contains(" (4 renames), "), "seed \(seed) round \(round): \(generated.stdout)")
             #expect(generated.stdout.contains("-schema.sql: "), "seed \(seed) round \(round): a schema step: \(generated.stdout)")
             let check = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite", "--format", "json")
             #expect(check.status == 0, "seed \(seed) round \(round): \(generated.stdout)\n\(check)")
             let outcomes = try #require(try JSONSerialization.jsonObject(with: Data(check.stdout.utf8)) as? [[String: Any]])
             #expect(outcomes.first?["passed"] as? Bool == true)
-            #expect(((outcomes.first?["keptEdits"] as? [String]) ?? []).count > 5, "user edits were simulated and kept")
+            let keptEdits = (outcomes.first?["keptEdits"] as? [String]) ?? []
+            #expect(keptEdits.count > 5, "user edits were simulated and kept")
+            #expect(keptEdits.contains { $0.contains("still refers to the renamed") }, "seed \(seed) round \(round): \(keptEdits)")
             let lostEdits: [String] = (outcomes.first?["lostEdits"] as? [String]) ?? ["?"]
             #expect(lostEdits.isEmpty, "seed \(seed) round \(round): \(check.stdout)")
             // Nothing left to cover: a second --from writes nothing.

@@ -69,17 +69,105 @@ public struct MigrationGenerator: Sendable {
         return try SchemaStep.make(from: before, to: after, oldName: oldName)
     }
 
-    /// The YAML of the migration from `old` to `current` (two seeds), and how many rows it changes; nil when they hold the same data.
-    public func generate(old: DatabaseQueue, current: DatabaseQueue, header: String) throws -> (yaml: String, inserts: Int, updates: Int, deletes: Int)? {
+    /// What ``generate(old:current:header:renames:)`` wrote.
+    public struct Generated: Sendable {
+        public var yaml: String
+        public var inserts = 0, updates = 0, deletes = 0
+        /// Of the updates, how many change a key (renames).
+        public var renames = 0
+
+        /// `3 inserts, 2 updates (1 rename), 0 deletes`.
+        public var summary: String {
+            func count(_ number: Int, _ noun: String) -> String { "\(number) \(noun)\(number == 1 ? "" : "s")" }
+            return "\(count(inserts, "insert")), \(count(updates, "update"))\(renames > 0 ? " (\(count(renames, "rename")))" : ""), \(count(deletes, "delete"))"
+        }
+    }
+
+    /// The YAML of the migration from `old` to `current` (two seeds); nil when they hold the same data.
+    ///
+    /// A row whose key changed is a rename (an update of its key columns, which keeps the row
+    /// and what refers to it) when `renames` names it, or when its table has an id the
+    /// fixtures give that both seeds agree on (see ``identityRenames``); otherwise it is a
+    /// delete of the old key and an insert of the new one. Rows whose refs only follow a
+    /// renamed parent are not updated.
+    ///
+    /// - throws: ``SeedError`` (configuration) for a hint that names no table, or a key the
+    ///   old seed lacks, the fresh build lacks, or both have.
+    public func generate(old: DatabaseQueue, current: DatabaseQueue, header: String, renames hints: [RenameHint] = []) throws -> Generated? {
         let (tables, semantics) = try current.read { db in try SemanticRows.make(manifest, in: db) }
         var keys: [String: [String]] = [:]
         for table in tables { keys[table.spec.name] = table.keyColumns }
         let diff = try StoreDiff.compare(old, current, keys: keys, tables: tables.map(\.spec.name), semantics: semantics)
+        var changes: [String: StoreDiff.TableDiff] = [:]
+        for table in diff.tables { changes[table.table] = table }
+        var problems: [Diagnostic] = []
+        for hint in hints where !tables.contains(where: { $0.written.name.lowercased() == hint.table.lowercased() }) {
+            problems.append(Diagnostic(code: .configuration, message: "--rename '\(hint.text)': the manifest has no table '\(hint.table)'"))
+        }
+        var follow = Follow()
+        var renameLines: [String: [String]] = [:], updateLines: [String: [String]] = [:]
+        var generated = Generated(yaml: header)
+        for table in Self.parentsFirst(tables) {
+            var change = changes[table.spec.name] ?? StoreDiff.TableDiff(table: table.spec.name, key: table.keyColumns)
+            // Renames: named by a hint, or by an id both seeds agree on.
+            var pairs: [(old: [SQLValue], new: [SQLValue])] = []
+            for hint in hints where hint.table.lowercased() == table.written.name.lowercased() {
+                switch try Self.resolve(hint, table: table, change: change, old: old, current: current) {
+                case .success(let pair): pairs.append(pair)
+                case .failure(let problem): problems.append(problem)
+                }
+            }
+            if manifest.model == nil {
+                pairs += try identityRenames(table: table, change: change, excluding: pairs, old: old, current: current)
+            }
+            let renamedOld = Set(pairs.map { Follow.id($0.old) }), renamedNew = Set(pairs.map { Follow.id($0.new) })
+            change.removed.removeAll { renamedOld.contains(Follow.id($0)) }
+            change.added.removeAll { renamedNew.contains(Follow.id($0)) }
+            var renamed: [(key: [SQLValue], old: [(column: String, value: SQLValue)], new: [(column: String, value: SQLValue)])] = []
+            for pair in pairs {
+                guard let oldRow = try old.read({ db in try table.row(db, key: pair.old) }),
+                      let newRow = try current.read({ db in try table.row(db, key: pair.new) }) else { continue }
+                renamed.append((pair.old, oldRow, newRow))
+                follow.record(table: table, old: oldRow, new: newRow)
+            }
+            // Rows whose key holds a ref to a renamed parent: the same row under the followed key.
+            let added = Set(change.added.map(Follow.id))
+            var moved: [(old: [SQLValue], key: [SQLValue], columns: [(column: String, old: SQLValue, new: SQLValue)])] = []
+            change.removed.removeAll { key in
+                let followed = follow.key(key, table: table)
+                guard Follow.id(followed) != Follow.id(key), added.contains(Follow.id(followed)) else { return false }
+                moved.append((key, followed, []))
+                return true
+            }
+            let movedKeys = Set(moved.map { Follow.id($0.key) })
+            change.added.removeAll { movedKeys.contains(Follow.id($0)) }
+            for index in moved.indices {
+                guard let oldRow = try old.read({ db in try table.row(db, key: moved[index].old) }),
+                      let newRow = try current.read({ db in try table.row(db, key: moved[index].key) }) else { continue }
+                moved[index].columns = zip(oldRow, newRow).map { (column: $0.column, old: $0.value, new: $1.value) }
+            }
+            var lines: [String] = []
+            for row in Self.selfReferencesFirst(renamed.map(\.new), table: table) {
+                guard let rename = renamed.first(where: { $0.new.map(\.value) == row.map(\.value) }) else { continue }
+                let columns = zip(rename.old, rename.new).map { (column: $0.column, old: $0.value, new: $1.value) }
+                guard let text = update(table, key: follow.key(rename.key, table: table), columns: columns, follow: follow) else { continue }
+                lines.append(text)
+                generated.renames += 1
+            }
+            renameLines[table.spec.name] = lines
+            var plain: [String] = []
+            for row in moved.map({ (key: $0.key, columns: $0.columns) }) + change.changed.map({ (key: $0.key, columns: $0.columns.map { (column: $0.column, old: $0.old, new: $0.new) }) }) {
+                if let text = update(table, key: row.key, columns: row.columns, follow: follow) { plain.append(text) }
+            }
+            updateLines[table.spec.name] = plain
+            changes[table.spec.name] = change
+        }
+        if !problems.isEmpty { throw SeedError(.configuration, problems) }
+
         var inserts: [String] = [], updates: [String] = [], deletes: [String] = []
-        var counts = (0, 0, 0)
         let ordered = Self.parentsFirst(tables)
         for table in ordered {
-            guard let changes = diff.tables.first(where: { $0.table == table.spec.name }), !changes.added.isEmpty else { continue }
+            guard let changes = changes[table.spec.name], !changes.added.isEmpty else { continue }
             var rows: [[(column: String, value: SQLValue)]] = []
             for key in changes.added {
                 guard let row = try current.read({ db in try table.row(db, key: key) }) else { continue }
@@ -87,22 +175,20 @@ public struct MigrationGenerator: Sendable {
             }
             let lines = Self.selfReferencesFirst(rows, table: table).map { "    - " + Self.map($0.map { (table.writtenName($0.column), $0.value) }) }
             inserts.append("  \(Self.name(table.written.name)):\n" + lines.joined(separator: "\n"))
-            counts.0 += lines.count
+            generated.inserts += lines.count
         }
-        for table in tables {
-            guard let changes = diff.tables.first(where: { $0.table == table.spec.name }) else { continue }
-            var rows: [String] = []
-            for change in changes.changed {
-                rows.append("    - key: \(Self.key(table.writtenKeyColumns, change.key))\n      from: \(Self.map(change.columns.map { (table.writtenName($0.column), $0.old) }))\n      to: \(Self.map(change.columns.map { (table.writtenName($0.column), $0.new) }))")
-            }
-            if !rows.isEmpty { updates.append("  \(Self.name(table.written.name)):\n" + rows.joined(separator: "\n")); counts.1 += rows.count }
+        // Parents first, and a table's renames first: an update's `from` holds refs as they read
+        // once the parents' renames are applied.
+        for table in ordered {
+            let rows = (renameLines[table.spec.name] ?? []) + (updateLines[table.spec.name] ?? [])
+            if !rows.isEmpty { updates.append("  \(Self.name(table.written.name)):\n" + rows.joined(separator: "\n")); generated.updates += rows.count }
         }
         for table in ordered.reversed() {
-            guard let changes = diff.tables.first(where: { $0.table == table.spec.name }), !changes.removed.isEmpty else { continue }
+            guard let changes = changes[table.spec.name], !changes.removed.isEmpty else { continue }
             var removed: [[(column: String, value: SQLValue)]] = []
             for key in changes.removed {
                 guard let row = try old.read({ db in try table.row(db, key: key) }) else { continue }
-                removed.append(row)
+                removed.append(row.map { ($0.column, follow.value($0.value, column: $0.column, table: table)) })
             }
             // Children before their parents.
             let rows = Self.selfReferencesFirst(removed, table: table).reversed().map { row in
@@ -111,14 +197,25 @@ public struct MigrationGenerator: Sendable {
                 return "    - key: \(Self.key(table.writtenKeyColumns, key))\n      from: \(Self.map(from))"
             }
             deletes.append("  \(Self.name(table.written.name)):\n" + rows.joined(separator: "\n"))
-            counts.2 += rows.count
+            generated.deletes += rows.count
         }
-        guard counts != (0, 0, 0) else { return nil }
-        var yaml = header
-        if !inserts.isEmpty { yaml += "insert:\n" + inserts.joined(separator: "\n") + "\n" }
-        if !updates.isEmpty { yaml += "update:\n" + updates.joined(separator: "\n") + "\n" }
-        if !deletes.isEmpty { yaml += "delete:\n" + deletes.joined(separator: "\n") + "\n" }
-        return (yaml, counts.0, counts.1, counts.2)
+        guard generated.inserts + generated.updates + generated.deletes > 0 else { return nil }
+        if !inserts.isEmpty { generated.yaml += "insert:\n" + inserts.joined(separator: "\n") + "\n" }
+        if !updates.isEmpty { generated.yaml += "update:\n" + updates.joined(separator: "\n") + "\n" }
+        if !deletes.isEmpty { generated.yaml += "delete:\n" + deletes.joined(separator: "\n") + "\n" }
+        return generated
+    }
+
+    /// One update's YAML: the columns whose value changes (a ref that only follows a renamed
+    /// parent does not), `from` as the row reads once the parents' renames are applied; nil
+    /// when nothing is left to change.
+    private func update(_ table: SemanticRows, key: [SQLValue], columns: [(column: String, old: SQLValue, new: SQLValue)], follow: Follow) -> String? {
+        let changed = columns.compactMap { column -> (column: String, old: SQLValue, new: SQLValue)? in
+            let old = follow.value(column.old, column: column.column, table: table)
+            return old == column.new ? nil : (column.column, old, column.new)
+        }
+        guard !changed.isEmpty else { return nil }
+        return "    - key: \(Self.key(table.writtenKeyColumns, key))\n      from: \(Self.map(changed.map { (table.writtenName($0.column), $0.old) }))\n      to: \(Self.map(changed.map { (table.writtenName($0.column), $0.new) }))"
     }
 
     /// The tables in an order where each comes after the tables it refers to (the manifest's

@@ -51,8 +51,21 @@ public struct ReleaseKeyIndex: ReleaseKeys {
         return value
     }
 
-    /// Calls `body` with the value of `column` in each record of the table's fixture.
-    private func readFixture(_ config: Manifest.TableConfig, column: String, _ body: (InputValue) -> Void) throws {
+    /// Whether every record of `table`'s fixture gives `column` a value (a CSV column, a key
+    /// of every JSON record): then the column's values are the author's, not ones SQLite
+    /// assigned by order (what makes an id a row's identity across releases).
+    package func fixtureGivesEveryRow(table: String, column: String) throws -> Bool {
+        guard let config = manifest.tables.first(where: { $0.name.lowercased() == table.lowercased() }), config.hasFile else { return false }
+        var records = 0, given = 0
+        try readFixture(config, column: column, everyRecord: { records += 1 }) { value in
+            if value != .null { given += 1 }
+        }
+        return records > 0 && given == records
+    }
+
+    /// Calls `body` with the value of `column` in each record of the table's fixture (and
+    /// `everyRecord` for each record, whether it has the column or not).
+    private func readFixture(_ config: Manifest.TableConfig, column: String, everyRecord: () -> Void = {}, _ body: (InputValue) -> Void) throws {
         var source: any RecordSource
         switch config.file.pathExtension.lowercased() {
         case "csv": source = try CSVRecordSource(url: config.file, displayPath: config.displayFile)
@@ -67,6 +80,7 @@ public struct ReleaseKeyIndex: ReleaseKeys {
         var ignored: [Diagnostic] = []  // the build reports the fixture's problems
         while try source.next(&record, diagnostics: &ignored) {
             ignored.removeAll(keepingCapacity: true)
+            everyRecord()
             for index in 0..<record.count where record.columns[index] == field {
                 body(Self.input(record, index))
             }

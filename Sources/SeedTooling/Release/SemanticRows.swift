@@ -37,9 +37,15 @@ struct SemanticRows {
 
     private func expression(_ column: String) -> String { semantics.expressions[spec.name]?[column] ?? quoteIdentifier(column) }
 
-    /// The row whose key equals `key`, store column → value, or nil.
-    func row(_ db: Database, key: [SQLValue]) throws -> [(column: String, value: SQLValue)]? {
+    /// The row whose key equals `key`, store column → value, or nil. With `storedOnly`, only
+    /// the columns this store has are read (an old seed may lack the release's new ones).
+    func row(_ db: Database, key: [SQLValue], storedOnly: Bool = false) throws -> [(column: String, value: SQLValue)]? {
         let keyColumns = self.keyColumns
+        var columns = self.columns
+        if storedOnly {
+            guard let stored = try TableInfo.read(db, table: spec.name) else { return nil }
+            columns = columns.filter { stored.column($0) != nil }
+        }
         let predicate = keyColumns.map { "\(expression($0)) IS ?" }.joined(separator: " AND ")
         let sql = "SELECT \(columns.map(expression).joined(separator: ", ")) FROM \(quoteIdentifier(spec.name)) WHERE \(predicate) LIMIT 1"
         guard let row = try Row.fetchOne(db, sql: sql, arguments: StatementArguments(key)) else { return nil }
@@ -55,6 +61,28 @@ struct SemanticRows {
         let sql = "SELECT \(columns.map(expression).joined(separator: ", ")) FROM \(quoteIdentifier(spec.name)) ORDER BY \(order) LIMIT 1"
         guard let row = try Row.fetchOne(db, sql: sql) else { return nil }
         return columns.enumerated().map { index, column in (column, SQLValue.fromDatabaseValue(row[index]) ?? .null) }
+    }
+
+    /// Every row's key (as ``row(_:key:)`` reads it) with the stored value of `column`.
+    func keys(_ db: Database, with column: String) throws -> [(key: [SQLValue], value: SQLValue)] {
+        let keyColumns = self.keyColumns
+        let sql = "SELECT \((keyColumns.map(expression) + [quoteIdentifier(column)]).joined(separator: ", ")) FROM \(quoteIdentifier(spec.name))"
+        return try Row.fetchAll(db, sql: sql).map { row in
+            (keyColumns.indices.map { SQLValue.fromDatabaseValue(row[$0]) ?? .null }, SQLValue.fromDatabaseValue(row[keyColumns.count]) ?? .null)
+        }
+    }
+
+    /// The column SQLite assigns when a row gives none (a single-column INTEGER PRIMARY KEY that
+    /// is not the natural key); nil when the table has none.
+    var assignedID: String? {
+        let primaryKey = table.primaryKey
+        guard primaryKey.count == 1, (semantics.ignored[spec.name] ?? []).contains(primaryKey[0]) else { return nil }
+        return primaryKey[0]
+    }
+
+    /// The ref of a column (store names), if it is one.
+    func reference(_ column: String) -> TableSpec.Reference? {
+        spec.refs.first { $0.key.lowercased() == column.lowercased() }?.value
     }
 
     /// How many rows have `key`.

@@ -145,6 +145,7 @@ public struct UpgradeChecker: Sendable {
         let pending = try store.read { db in try migrator.pending(db) }
         var edits: [(table: SemanticRows, key: [InputValue], column: String, value: InputValue, insert: Bool)] = []
         var referenced: [(table: SemanticRows, key: [InputValue])] = []
+        var following: [Following] = []
         try store.writeWithoutTransaction { db in
             for migration in pending {
                 guard case .changes(let changes) = migration.body else { continue }
@@ -153,6 +154,10 @@ public struct UpgradeChecker: Sendable {
                     switch operation {
                     case .update(let name, let rows):
                         for change in rows {
+                            if let newKey = Self.renamedKey(change, table) {
+                                try simulateRename(change, of: table, named: name, newKey: newKey, tables: tables, options: options, db: db, edits: &edits, following: &following)
+                                continue
+                            }
                             // A value the release changes; for a NULL → value update, the user filled it in first.
                             guard let (column, from, to) = change.to.values.compactMap({ to in change.from[to.column].map { (to.column, $0, to.value) } }).first,
                                   let userValue = from == .null ? Self.userValue(to, avoiding: to) : Self.userValue(from, avoiding: to) else { continue }
@@ -179,7 +184,7 @@ public struct UpgradeChecker: Sendable {
                         for (position, change) in rows.enumerated() {
                             guard let key = Self.keyValues(change.key, table) else { continue }
                             // Every other deleted row: the user added a row referring to it: both must stay (the delete is denied).
-                            if position % 2 == 1, let (child, row, childKey, column, value) = try userChild(of: table, key: key, tables: tables, db: db),
+                            if position % 2 == 1, let (child, row, childKey, column, value, _) = try userChild(of: table, key: key, tables: tables, db: db),
                                try Self.attempt(db, DataChanges(operations: [.insert(table: child.written.name, rows: [row])]), options) {
                                 edits.append((child, childKey, column, value, true))
                                 referenced.append((table, key))
@@ -195,7 +200,7 @@ public struct UpgradeChecker: Sendable {
                                 continue
                             }
                             // Otherwise the user added a row referring to it: both must stay (the delete is denied).
-                            if let (child, row, childKey, column, value) = try userChild(of: table, key: key, tables: tables, db: db),
+                            if let (child, row, childKey, column, value, _) = try userChild(of: table, key: key, tables: tables, db: db),
                                try Self.attempt(db, DataChanges(operations: [.insert(table: child.written.name, rows: [row])]), options) {
                                 edits.append((child, childKey, column, value, true))
                                 referenced.append((table, key))
@@ -227,6 +232,17 @@ public struct UpgradeChecker: Sendable {
                     kept.append((edit.insert ? "user row " : "user edit ") + described + " kept")
                 } else {
                     lost.append((edit.insert ? "user row " : "user edit ") + described + (count == 1 ? " overwritten with \(stored)" : " now has \(count) rows"))
+                }
+            }
+            for follower in following {
+                let child = "\(follower.child.written.name) \(Self.show(follower.childKey.map(Self.sqlValue)))"
+                let parent = "\(follower.parent.written.name) \(Self.show(follower.parentKey.map(Self.sqlValue)))"
+                let column = follower.child.storeName(follower.column)
+                let stored = try follower.child.row(db, key: follower.childKey.map(Self.sqlValue))?.first { $0.column.lowercased() == column.lowercased() }?.value
+                if let stored, stored.isSame(as: Self.sqlValue(follower.expected)) {
+                    kept.append("user row \(child) still refers to the renamed \(parent)")
+                } else {
+                    lost.append("user row \(child) refers to \(stored.map { Self.show([$0]) } ?? "nothing (the row is gone)"), not to the renamed \(parent)")
                 }
             }
             for (table, key) in referenced {
@@ -265,18 +281,74 @@ public struct UpgradeChecker: Sendable {
         return (DataChanges.RowValues(values: values), key, values[index].column, value)
     }
 
-    /// A user row of a table that refers to `table`'s row `key`.
-    private func userChild(of table: SemanticRows, key: [InputValue], tables: [SemanticRows], db: Database) throws -> (SemanticRows, DataChanges.RowValues, [InputValue], String, InputValue)? {
+    /// A user row of a table that refers to `table`'s row `key`, and its ref column.
+    private func userChild(of table: SemanticRows, key: [InputValue], tables: [SemanticRows], db: Database) throws -> (SemanticRows, DataChanges.RowValues, [InputValue], String, InputValue, String)? {
         guard key.count == 1 else { return nil }
         for child in tables {
-            guard let column = child.written.refs.first(where: { $0.value.table.lowercased() == table.written.name.lowercased() })?.key,
+            guard let (column, reference) = child.written.refs.first(where: { $0.value.table.lowercased() == table.written.name.lowercased() }),
                   let (found, childKey, edited, value) = try userRow(in: child, db: db) else { continue }
+            // The ref names the parent by the column it refers to (often, not always, the key).
+            var target = key[0]
+            if reference.column.lowercased() != (table.writtenKeyColumns.first ?? "").lowercased() {
+                let wanted = table.storeName(reference.column).lowercased()
+                guard let parent = try table.row(db, key: key.map(Self.sqlValue), storedOnly: true), let stored = parent.first(where: { $0.column.lowercased() == wanted })?.value, stored != .null else { continue }
+                target = stored.inputValue
+            }
             var row = found
             guard let index = row.values.firstIndex(where: { $0.column.lowercased() == column.lowercased() }) else { continue }
-            row.values[index].value = key[0]
-            return (child, row, childKey, edited, value)
+            row.values[index].value = target
+            return (child, row, childKey, edited, value, column)
         }
         return nil
+    }
+
+    /// A user row that refers to a row a release renames: after the upgrade it must refer to the renamed row.
+    private struct Following {
+        var child: SemanticRows
+        var childKey: [InputValue]
+        var column: String
+        var parent: SemanticRows
+        var parentKey: [InputValue]
+        /// What the child's ref reads after the rename.
+        var expected: InputValue
+    }
+
+    /// The key an update gives its row when it changes key columns (a rename); nil otherwise.
+    static func renamedKey(_ change: DataChanges.RowChange, _ table: SemanticRows) -> [InputValue]? {
+        guard let key = keyValues(change.key, table) else { return nil }
+        var renamed = false
+        let newKey = zip(table.writtenKeyColumns, key).map { column, value in
+            guard let new = change.to.values.first(where: { $0.column.lowercased() == column.lowercased() })?.value else { return value }
+            if sqlValue(new) != sqlValue(value) { renamed = true }
+            return new
+        }
+        return renamed ? newKey : nil
+    }
+
+    /// Before a rename: the user edits a column of the row the rename does not touch (the edit
+    /// must survive, under the new key), and adds a row referring to it (it must refer to the
+    /// renamed row after the upgrade).
+    private func simulateRename(_ change: DataChanges.RowChange, of table: SemanticRows, named name: String, newKey: [InputValue], tables: [SemanticRows], options: SeedMigrator.Options,
+                                db: Database, edits: inout [(table: SemanticRows, key: [InputValue], column: String, value: InputValue, insert: Bool)], following: inout [Following]) throws {
+        guard let key = Self.keyValues(change.key, table), let row = try table.row(db, key: key.map(Self.sqlValue), storedOnly: true) else { return }
+        let touched = Set(change.to.values.map { $0.column.lowercased() })
+        let keyNames = Set(table.writtenKeyColumns.map { $0.lowercased() })
+        let values = row.map { (column: table.writtenName($0.column), value: $0.value.inputValue) }
+        if let (column, value) = values.first(where: { !touched.contains($0.column.lowercased()) && !keyNames.contains($0.column.lowercased()) && table.written.refs[$0.column] == nil && Self.userValue($0.value) != nil }),
+           let userValue = Self.userValue(value) {
+            let edit = DataChanges(operations: [.update(table: name, changes: [
+                DataChanges.RowChange(key: change.key, from: .init(values: [(column, value)]), to: .init(values: [(column, userValue)])),
+            ])])
+            if try Self.attempt(db, edit, options) { edits.append((table, newKey, column, userValue, false)) }
+        }
+        if let (child, childRow, childKey, column, value, refColumn) = try userChild(of: table, key: key, tables: tables, db: db),
+           let reference = child.written.refs[refColumn],
+           try Self.attempt(db, DataChanges(operations: [.insert(table: child.written.name, rows: [childRow])]), options) {
+            edits.append((child, childKey, column, value, true))
+            // The value the rename gives the column the child refers to, or the one it refers to now.
+            let expected = change.to.values.first { $0.column.lowercased() == reference.column.lowercased() }?.value ?? childRow[refColumn] ?? .null
+            following.append(Following(child: child, childKey: childKey, column: refColumn, parent: table, parentKey: newKey, expected: expected))
+        }
     }
 
     /// Applies one simulated edit in a savepoint; false (and nothing changed) when it does not apply.

@@ -1,0 +1,173 @@
+import Foundation
+import GRDB
+public import SeedRuntime
+
+/// A rename the author names for `new-migration --from`: `--rename 'countries:Turkey=Türkiye'`.
+///
+/// `TABLE:OLD=NEW`, the keys as the fixtures write them. A composite key lists its parts in
+/// the key's column order, separated by commas: `prices:EUR,2024=EUR,2025`. A part holding a
+/// comma, `=` or a double quote is written in double quotes, a quote inside doubled:
+/// `books:"Hello, world"=Hello`.
+public struct RenameHint: Sendable, Equatable {
+    /// The table as the manifest names it.
+    public var table: String
+    public var old: [String]
+    public var new: [String]
+    /// The hint as given, for messages.
+    public var text: String
+
+    public init(table: String, old: [String], new: [String], text: String) {
+        self.table = table
+        self.old = old
+        self.new = new
+        self.text = text
+    }
+
+    /// Parses `TABLE:OLD=NEW`.
+    ///
+    /// - throws: ``SeedError`` (configuration) saying what the hint should look like.
+    public static func parse(_ text: String) throws(SeedError) -> RenameHint {
+        func fail(_ why: String) -> SeedError {
+            SeedError(.configuration, "--rename '\(text)': \(why); write TABLE:OLD_KEY=NEW_KEY, like countries:Turkey=Türkiye (a composite key's parts separated by commas, a part with a comma, '=' or '\"' in double quotes)")
+        }
+        guard let colon = text.firstIndex(of: ":") else { throw fail("no table (a ':' after it)") }
+        let table = String(text[..<colon]).trimmingCharacters(in: .whitespaces)
+        guard !table.isEmpty else { throw fail("no table before ':'") }
+        // Split the rest on unquoted '=' and ','.
+        var sides: [[String]] = [[]]
+        var part = ""
+        var quoted = false, wasQuoted = false
+        var characters = text[text.index(after: colon)...].makeIterator()
+        var pending: Character? = nil
+        while let character = pending ?? characters.next() {
+            pending = nil
+            if quoted {
+                if character == "\"" {
+                    if let following = characters.next() {
+                        if following == "\"" { part.append("\"") } else { quoted = false; pending = following }
+                    } else { quoted = false }
+                } else { part.append(character) }
+                continue
+            }
+            switch character {
+            case "\"":
+                guard part.trimmingCharacters(in: .whitespaces).isEmpty, !wasQuoted else { throw fail("a quote in the middle of a key part") }
+                part = ""
+                quoted = true
+                wasQuoted = true
+            case ",", "=":
+                sides[sides.count - 1].append(wasQuoted ? part : part.trimmingCharacters(in: .whitespaces))
+                part = ""
+                wasQuoted = false
+                if character == "=" { sides.append([]) }
+            default:
+                if wasQuoted {
+                    guard character.isWhitespace else { throw fail("text after a quoted key part") }
+                } else { part.append(character) }
+            }
+        }
+        if quoted { throw fail("a quote is not closed") }
+        sides[sides.count - 1].append(wasQuoted ? part : part.trimmingCharacters(in: .whitespaces))
+        guard sides.count == 2 else { throw fail(sides.count == 1 ? "no '=' between the old key and the new one" : "more than one '=' (quote a key part that holds one)") }
+        guard sides[0].count == sides[1].count else { throw fail("the old key has \(sides[0].count) part\(sides[0].count == 1 ? "" : "s"), the new one \(sides[1].count)") }
+        guard sides[0] != sides[1] else { throw fail("the old and the new key are the same") }
+        return RenameHint(table: table, old: sides[0], new: sides[1], text: text)
+    }
+
+    /// A key value as a hint writes it: text as is, numbers as written.
+    static func text(_ value: SQLValue) -> String {
+        switch value {
+        case .null: return ""
+        case .integer(let number): return String(number)
+        case .real(let number): return SQLValue.format(number)
+        case .text(let text): return text
+        case .blob(let bytes): return Data(bytes).base64EncodedString()
+        }
+    }
+}
+
+extension MigrationGenerator {
+    /// The old and new key a hint names, found among the keys the fresh build lost and gained.
+    static func resolve(_ hint: RenameHint, table: SemanticRows, change: StoreDiff.TableDiff, old: DatabaseQueue, current: DatabaseQueue) throws -> Result<(old: [SQLValue], new: [SQLValue]), Diagnostic> {
+        let name = table.written.name
+        func problem(_ why: String) -> Result<(old: [SQLValue], new: [SQLValue]), Diagnostic> {
+            .failure(Diagnostic(code: .configuration, message: "--rename '\(hint.text)': \(why)", table: name))
+        }
+        let columns = table.writtenKeyColumns
+        guard hint.old.count == columns.count else {
+            return problem("the key of \(name) has \(columns.count) column\(columns.count == 1 ? "" : "s") (\(columns.joined(separator: ", "))), the hint gives \(hint.old.count)")
+        }
+        func shown(_ parts: [String]) -> String { parts.map { "'\($0)'" }.joined(separator: ", ") }
+        func exists(_ parts: [String], in queue: DatabaseQueue) throws -> Bool {
+            try queue.read { db in try table.count(db, key: parts.map(SQLValue.text)) } > 0
+        }
+        guard let oldKey = change.removed.first(where: { $0.map(RenameHint.text) == hint.old }) else {
+            return try exists(hint.old, in: old)
+                ? problem("the fixtures still have \(name) \(shown(hint.old)), so it is not renamed; the old key of a rename is one the fixtures no longer have")
+                : problem("no row of \(name) in the old seed has the key \(shown(hint.old))")
+        }
+        guard let newKey = change.added.first(where: { $0.map(RenameHint.text) == hint.new }) else {
+            return try exists(hint.new, in: current)
+                ? problem("the old seed already has \(name) \(shown(hint.new)), so nothing is renamed to it; the new key of a rename is one the old seed does not have")
+                : problem("no row of \(name) in the fixtures has the key \(shown(hint.new))")
+        }
+        return .success((oldKey, newKey))
+    }
+
+    /// Renames a table's id tells: when the fixtures give every row its INTEGER PRIMARY KEY (so
+    /// the ids are the author's, not ones SQLite assigned by order) and every row both seeds
+    /// have under the same key has the same id in both, a key only the old seed has and a key
+    /// only the fresh build has that share an id are the same row, renamed.
+    func identityRenames(table: SemanticRows, change: StoreDiff.TableDiff, excluding pairs: [(old: [SQLValue], new: [SQLValue])], old: DatabaseQueue, current: DatabaseQueue) throws -> [(old: [SQLValue], new: [SQLValue])] {
+        guard !change.removed.isEmpty, !change.added.isEmpty, let id = table.assignedID,
+              try ReleaseKeyIndex(manifest: manifest, migrations: []).fixtureGivesEveryRow(table: table.written.name, column: table.writtenName(id)) else { return [] }
+        let before = try old.read { db in try table.keys(db, with: id) }
+        let after = try current.read { db in try table.keys(db, with: id) }
+        var oldIDs: [String: SQLValue] = [:]
+        for row in before { oldIDs[Follow.id(row.key)] = row.value }
+        var newIDs: [String: SQLValue] = [:]
+        for row in after {
+            if let shared = oldIDs[Follow.id(row.key)], !shared.isSame(as: row.value) { return [] }  // the ids are no identity
+            newIDs[Follow.id(row.key)] = row.value
+        }
+        let excludedOld = Set(pairs.map { Follow.id($0.old) }), excludedNew = Set(pairs.map { Follow.id($0.new) })
+        var removedByID: [String: [SQLValue]] = [:]
+        for key in change.removed where !excludedOld.contains(Follow.id(key)) {
+            if let value = oldIDs[Follow.id(key)], value != .null { removedByID[Follow.id(value)] = key }
+        }
+        return change.added.compactMap { key in
+            guard !excludedNew.contains(Follow.id(key)), let value = newIDs[Follow.id(key)], value != .null,
+                  let oldKey = removedByID.removeValue(forKey: Follow.id(value)) else { return nil }
+            return (oldKey, key)
+        }
+    }
+}
+
+/// What renamed rows' refs read as after the rename: children of a renamed row follow it
+/// (by id, or `migrate` changes the value they store), so a ref that only follows is no change.
+struct Follow {
+    /// Parent table → column → old value (``id(_:)``) → new value; lower-cased store names.
+    private var values: [String: [String: [String: SQLValue]]] = [:]
+
+    /// A value's identity for dictionaries: whole reals as integers (`10` and `10.0` are one key).
+    static func id(_ value: SQLValue) -> String { ReleaseKeyIndex.normalized(value).sqlLiteral }
+    static func id(_ key: [SQLValue]) -> String { key.map(id).joined(separator: "\u{1}") }
+
+    /// Records a renamed row: its changed plain columns are what refs to it now read.
+    mutating func record(table: SemanticRows, old: [(column: String, value: SQLValue)], new: [(column: String, value: SQLValue)]) {
+        for (before, after) in zip(old, new) where before.value != .null && before.value != after.value && table.reference(before.column) == nil {
+            values[table.spec.name.lowercased(), default: [:]][before.column.lowercased(), default: [:]][Self.id(before.value)] = after.value
+        }
+    }
+
+    /// `value` of `table.column` as it reads once the renames are applied.
+    func value(_ value: SQLValue, column: String, table: SemanticRows) -> SQLValue {
+        guard value != .null, let reference = table.reference(column),
+              let new = values[reference.table.lowercased()]?[reference.column.lowercased()]?[Self.id(value)] else { return value }
+        return new
+    }
+
+    func key(_ key: [SQLValue], table: SemanticRows) -> [SQLValue] {
+        zip(table.keyColumns, key).map { value($1, column: $0, table: table) }
+    }
+}
