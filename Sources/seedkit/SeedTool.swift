@@ -11,7 +11,7 @@ struct SeedTool: ParsableCommand {
             3 the store was refused · 4 SQLite or I/O failure.
             """,
         version: "0.1.0",
-        subcommands: [Build.self, Migrate.self, Status.self, Inspect.self, Diff.self, Verify.self, NewMigration.self, CheckUpgrade.self, ExportMigrations.self]
+        subcommands: [Init.self, Build.self, Migrate.self, Status.self, Inspect.self, Diff.self, Verify.self, NewMigration.self, CheckUpgrade.self, ExportMigrations.self]
     )
 
     /// Runs the command; usage errors exit 2 (SPEC §5) rather than ArgumentParser's 64. Output

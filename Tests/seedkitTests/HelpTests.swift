@@ -6,13 +6,13 @@ import Testing
     let project = try TemporaryProject()
     let help = try project.seedkit("--help")
     #expect(help.status == 0)
-    for command in ["build", "migrate", "status", "inspect", "diff", "verify", "export-migrations"] {
+    for command in ["init", "build", "migrate", "status", "inspect", "diff", "verify", "export-migrations"] {
         #expect(help.stdout.contains("\n  \(command) "), "\(command) is listed")
     }
     #expect(help.stdout.contains("Exit codes: 0 success · 1 the input data has errors · 2 usage or configuration"))
 }
 
-@Test(arguments: ["build", "migrate", "status", "inspect", "diff", "verify", "export-migrations"])
+@Test(arguments: ["init", "build", "migrate", "status", "inspect", "diff", "verify", "export-migrations"])
 func everyOptionOfEveryCommandHasHelp(command: String) throws {
     let project = try TemporaryProject()
     let help = try project.seedkit(command, "--help")

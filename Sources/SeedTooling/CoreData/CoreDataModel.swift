@@ -41,6 +41,9 @@ public struct CoreDataModel: Sendable {
         public var renamingIdentifier: String?
         public var attributes: [Attribute]
         public var relationships: [Relationship]
+        /// The model's uniqueness constraints (`<uniquenessConstraint>`), each a list of
+        /// attribute or relationship names, in the model's order.
+        public var uniquenessConstraints: [[String]] = []
         public var line: Int
 
         /// An attribute or to-one relationship: what a fixture or migration column may name.
@@ -129,6 +132,7 @@ public struct CoreDataModel: Sendable {
         while let parentName = parent, seen.insert(parentName).inserted, let ancestor = self.entity(parentName) {
             entity.attributes = ancestor.attributes + entity.attributes
             entity.relationships = ancestor.relationships + entity.relationships
+            entity.uniquenessConstraints = ancestor.uniquenessConstraints + entity.uniquenessConstraints
             parent = ancestor.parent
         }
         return entity
@@ -221,7 +225,12 @@ public struct CoreDataModel: Sendable {
         parser.delegate = reader
         if !parser.parse() {
             throw SeedError(.configuration, file: file, line: parser.lineNumber, column: parser.columnNumber,
-                            "not a Core Data model: \(parser.parserError.map { "\($0.localizedDescription)" } ?? "XML error")")
+                            "not a Core Data model: \(ModelXMLReader.describe(parser.parserError))")
+        }
+        // Foundation's parser on Linux reports success for some documents with elements left
+        // open (a truncated file): every element must be closed.
+        if let open = reader.openElements.last {
+            throw SeedError(.configuration, file: file, line: open.line, "not a Core Data model: the <\(open.name)> opened here is never closed (is the file truncated?)")
         }
         if let problem = reader.problems.first { throw SeedError(.configuration, reader.problems.isEmpty ? [problem] : reader.problems) }
         return CoreDataModel(entities: reader.entities, file: file)
@@ -234,16 +243,47 @@ private final class ModelXMLReader: NSObject, XMLParserDelegate {
     var entities: [CoreDataModel.Entity] = []
     var problems: [Diagnostic] = []
 
+    /// Elements started and not yet ended, with the line each started on.
+    var openElements: [(name: String, line: Int)] = []
+
     init(file: String) { self.file = file }
+
+    func parser(_ parser: XMLParser, didEndElement element: String, namespaceURI: String?, qualifiedName: String?) {
+        if openElements.last?.name == element { openElements.removeLast() }
+    }
+
+    /// The parser's error in words (Foundation's own text is only "error 76"). The codes are
+    /// libxml2's, which Foundation reports on Apple platforms and Linux alike.
+    static func describe(_ error: (any Error)?) -> String {
+        guard let error = error as NSError? else { return "XML error" }
+        switch error.code {
+        case 4: return "no XML element where the model should start"
+        case 5: return "the document ends before its elements are closed"
+        case 9: return "a character XML does not allow here"
+        case 38, 40, 41: return "an attribute without a properly quoted value"
+        case 73: return "a tag without its closing '>'"
+        case 76: return "a closing tag that does not match the element it closes"
+        case 77: return "an element that is never closed"
+        case 86: return "more content after the model's closing tag"
+        default: return "XML error \(error.code)"
+        }
+    }
 
     func parser(_ parser: XMLParser, didStartElement element: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
         let line = parser.lineNumber
+        openElements.append((element, line))
         func flag(_ key: String, default value: Bool) -> Bool { attributes[key].map { $0 == "YES" } ?? value }
         switch element {
         case "entity":
             guard let name = attributes["name"] else { return problem(line, "an entity without a name") }
             entities.append(.init(name: name, parent: attributes["parentEntity"], isAbstract: flag("isAbstract", default: false),
                                   renamingIdentifier: attributes["renamingIdentifier"] ?? attributes["elementID"], attributes: [], relationships: [], line: line))
+        case "uniquenessConstraint":
+            if !entities.isEmpty { entities[entities.count - 1].uniquenessConstraints.append([]) }
+        case "constraint":
+            // <uniquenessConstraint><constraint value="title"/>…</uniquenessConstraint>
+            guard let value = attributes["value"], let last = entities.indices.last, !entities[last].uniquenessConstraints.isEmpty else { return }
+            entities[last].uniquenessConstraints[entities[last].uniquenessConstraints.count - 1].append(value)
         case "attribute":
             guard let name = attributes["name"], let type = attributes["attributeType"] else { return problem(line, "an attribute without a name or attributeType") }
             guard !entities.isEmpty else { return problem(line, "an attribute outside an entity") }

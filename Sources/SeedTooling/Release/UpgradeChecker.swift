@@ -257,6 +257,9 @@ public struct UpgradeChecker: Sendable {
     /// A row a user might add to `table`: a copy of one of its rows under a new key, with a
     /// value of its own; nil when the table is empty or its key can't be varied.
     private func userRow(in table: SemanticRows, db: Database) throws -> (DataChanges.RowValues, [InputValue], String, InputValue)? {
+        // A Core Data entity without a natural key is keyed by Z_PK, which Core Data assigns from
+        // Z_PRIMARYKEY.Z_MAX: a user's own object neither gets one from us nor is found again by it.
+        if table.spec.key.isEmpty && table.keyColumns == ["Z_PK"] { return nil }
         guard let first = try table.firstRow(db) else { return nil }
         var values = first.map { (column: table.writtenName($0.column), value: $0.value.inputValue) }
         var key: [InputValue] = []

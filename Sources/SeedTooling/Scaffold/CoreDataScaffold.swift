@@ -1,0 +1,92 @@
+import SeedRuntime
+
+/// What `seedkit init --coredata` writes for a model: one table per concrete entity, its
+/// fixture's header, the key the model makes obvious (a uniqueness constraint), and refs for
+/// to-one relationships whose destination has such a key.
+struct CoreDataScaffold {
+    let model: CoreDataModel
+
+    /// Entities that can have rows of their own (abstract ones have only their sub-entities').
+    var concreteEntities: [CoreDataModel.Entity] { model.entities.filter { !$0.isAbstract } }
+
+    /// The fixture columns of `entity`: supported attributes and to-one relationships, inherited ones first.
+    func columns(_ entity: String) -> [String] {
+        guard let flat = model.flattened(entity) else { return [] }
+        return flat.attributes.filter { CoreDataModel.supportedTypes.contains($0.type) }.map(\.name)
+            + flat.relationships.filter { !$0.toMany }.map(\.name)
+    }
+
+    func header(_ entity: String) -> String { columns(entity).joined(separator: ",") }
+
+    /// The first uniqueness constraint of `entity` (its own or inherited) whose names are all fixture columns.
+    func key(_ entity: String) -> [String]? {
+        let columns = Set(columns(entity))
+        return model.flattened(entity)?.uniquenessConstraints.first { !$0.isEmpty && $0.allSatisfy(columns.contains) }
+    }
+
+    func manifest(modelPath: String, hasTemplate: Bool) -> String {
+        var lines = [
+            "# The seed's manifest for a Core Data store: seedkit build reads it (paths are relative to this file).",
+            "# Tables are the model's entities; a fixture's columns are attributes and to-one relationships.",
+            "model: \(Self.yamlScalar(modelPath))",
+            hasTemplate
+                ? "template: empty.sqlite        # the empty store your app creates with this model (never changed)"
+                : "template: empty.sqlite        # not here yet: run the app once with an empty store, copy its .sqlite here",
+            "output: ../build/seed.sqlite",
+            "tables:",
+        ]
+        for entity in model.entities where entity.isAbstract {
+            lines.append("  # \(entity.name) is abstract: its rows are its sub-entities' rows")
+        }
+        for entity in concreteEntities {
+            lines.append("  \(entity.name):")
+            lines.append("    file: data/\(entity.name).csv")
+            if let key = key(entity.name) {
+                lines.append("    key: \(Self.yamlKey(key))" + String(repeating: " ", count: max(1, 22 - Self.yamlKey(key).count)) + "# the model's uniqueness constraint")
+            } else {
+                lines.append("    # No key: the model has no uniqueness constraint on \(entity.name). Migrations find a row in a")
+                lines.append("    # user's store by its key, so name what identifies a \(entity.name) across releases")
+                // Text that is always there names a row best: non-optional Strings first, then other Strings.
+                let attributes = model.flattened(entity.name)?.attributes ?? []
+                let strings = attributes.filter { $0.type == "String" }.sorted { !$0.optional && $1.optional }.map(\.name)
+                let example = (strings + columns(entity.name).filter { !strings.contains($0) }).prefix(2)
+                if !example.isEmpty {
+                    lines.append("    # (key: \(example[example.startIndex]), or a list: key: [\(example.joined(separator: ", "))]).")
+                }
+            }
+            guard let flat = model.flattened(entity.name) else { continue }
+            let unsupported = flat.attributes.filter { !CoreDataModel.supportedTypes.contains($0.type) }
+            if !unsupported.isEmpty {
+                lines.append("    # not in the fixture: " + unsupported.map { "\($0.name) (\($0.type))" }.joined(separator: ", ") + ", which seedkit does not write")
+            }
+            var refs: [String] = []
+            var unkeyed: [String] = []
+            for relationship in flat.relationships where !relationship.toMany {
+                if let key = key(relationship.destination), key.count == 1 {
+                    refs.append("      \(relationship.name): \(relationship.destination).\(key[0])")
+                } else {
+                    unkeyed.append(relationship.name)
+                }
+            }
+            if !refs.isEmpty { lines.append("    refs:"); lines += refs }
+            for name in unkeyed {
+                let destination = flat.relationships.first { $0.name == name }?.destination ?? ""
+                lines.append("    # \(name) holds a \(destination) by its key: once \(destination) has a one-column key, add refs: { \(name): \(destination).<key> }")
+            }
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `text` as a YAML scalar: as it is when it is plain, otherwise double-quoted.
+    static func yamlScalar(_ text: String) -> String {
+        let plain = !text.isEmpty && text.unicodeScalars.allSatisfy { scalar in
+            (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "._/-".unicodeScalars.contains(scalar)) && scalar.isASCII
+        }
+        // A JSON string literal is a YAML double-quoted scalar.
+        return plain ? text : DocNode.quote(text)
+    }
+
+    static func yamlKey(_ columns: [String]) -> String {
+        columns.count == 1 ? columns[0] : "[" + columns.joined(separator: ", ") + "]"
+    }
+}

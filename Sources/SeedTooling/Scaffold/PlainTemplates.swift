@@ -1,0 +1,85 @@
+/// The texts `seedkit init` writes for a plain SQLite project, and the files both layouts share.
+enum PlainTemplates {
+    static let manifest = """
+        # The seed's manifest: seedkit build reads it (paths are relative to this file).
+        schema: schema.sql            # the DDL run on an empty database
+        output: ../build/seed.sqlite  # what seedkit build writes, and your app bundles
+        tables:                       # loaded in this order
+          items:
+            file: data/items.csv
+            key: name                 # the natural key: how a migration finds the row in a user's store
+            rules:
+              name: { required: true, min_length: 1, max_length: 100 }
+              quantity: { min: 0 }
+
+        """
+
+    static let schema = """
+        -- The seed's tables: the schema your app's store has. seedkit build runs this on an empty
+        -- database, then loads the fixtures seedkit.yml lists.
+        CREATE TABLE items (
+            id       INTEGER PRIMARY KEY,
+            name     TEXT NOT NULL UNIQUE,
+            quantity INTEGER NOT NULL DEFAULT 0
+        );
+
+        """
+
+    static let items = """
+        name,quantity
+        First item,1
+        Second item,2
+
+        """
+
+    static let migrationsReadme = """
+        # Data migrations
+
+        Numbered data updates for the stores users already have (`0001-add-fourth-book.yml`,
+        `0002-add-symbol-schema.sql`, …). After editing the fixtures, `seedkit new-migration NAME
+        --from seeds/releases/<last release>.sqlite` writes the next one from what changed;
+        `seedkit migrate STORE` (and the app, through SeedRuntime) applies the ones a store has
+        not had. Never edit or renumber a migration once it has shipped. seedkit skips this file.
+
+        """
+
+    static let releasesReadme = """
+        # Seeds that shipped
+
+        One file per release, as it was bundled: when you ship, copy `build/seed.sqlite` here as
+        `<version>.sqlite`. Never edit or rebuild these files: they are what users' stores started
+        from. `seedkit check-upgrade seeds/releases/*.sqlite` migrates a copy of each and checks
+        that it ends up with exactly what a fresh build of today's fixtures holds.
+
+        """
+
+    static let workflow = """
+        # seedkit in CI (written by seedkit init): fixture errors show as annotations on the lines
+        # at fault, and every seed that shipped must upgrade, through the migrations, to exactly
+        # what a fresh build of the fixtures holds.
+        name: seedkit
+        on: [push, pull_request]
+        jobs:
+          seeds:
+            runs-on: ubuntu-latest
+            container: swift:6.1
+            steps:
+              - uses: actions/checkout@v4
+              - name: Build seedkit
+                # From the Swift package that depends on seedkit (see seedkit's README, "The runtime
+                # library, for apps"); a project that installs seedkit another way replaces this step.
+                run: |
+                  apt-get update -qq && apt-get install -y -qq libsqlite3-dev
+                  swift build -c release --product seedkit
+                  echo "$(swift build -c release --show-bin-path)" >> "$GITHUB_PATH"
+              - name: seedkit build
+                run: seedkit build --format github
+              - name: seedkit check-upgrade
+                shell: bash
+                run: |
+                  shopt -s nullglob
+                  shipped=(seeds/releases/*.sqlite)
+                  if [ ${#shipped[@]} -eq 0 ]; then echo "no shipped seeds yet"; else seedkit check-upgrade "${shipped[@]}"; fi
+
+        """
+}

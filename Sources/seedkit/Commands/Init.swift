@@ -1,0 +1,103 @@
+import ArgumentParser
+import Foundation
+import GRDB
+import SeedRuntime
+import SeedTooling
+
+extension SeedTool {
+    struct Init: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "init",
+            abstract: "Write a new project's layout: manifest, schema, a fixture, migrations/, seeds/releases/, a CI workflow.",
+            discussion: """
+                Writes seeds/seedkit.yml, seeds/schema.sql, seeds/data/items.csv, migrations/README.md, \
+                seeds/releases/README.md and .github/workflows/seedkit.yml (seedkit build --format github, check-upgrade). \
+                With --coredata MODEL: a manifest naming the model and one fixture per entity instead of the schema and \
+                items.csv. Never overwrites: when anything it would write exists, it lists every such path and writes \
+                nothing (exit 2).
+                """)
+
+        @Argument(help: "The project folder (created if missing).")
+        var directory: String = "."
+        @Option(name: .long, help: ArgumentHelp("Scaffold the Core Data form from this model (.xcdatamodeld or .xcdatamodel).", valueName: "model"))
+        var coredata: String?
+        @Option(name: .long, help: ArgumentHelp("With --coredata: the empty store your app creates with the model, copied to seeds/empty.sqlite.", valueName: "store"))
+        var template: String?
+
+        func validate() throws {
+            if template != nil && coredata == nil { throw ValidationError("--template goes with --coredata MODEL (a plain project's schema is seeds/schema.sql)") }
+        }
+
+        func run() throws {
+            try reporting(.human) {
+                let root = URL(fileURLWithPath: directory).standardizedFileURL
+                let shown = directory == "." ? "" : directory
+                var isDirectory: ObjCBool = false
+                if FileManager.default.fileExists(atPath: root.path, isDirectory: &isDirectory), !isDirectory.boolValue {
+                    throw SeedError(.configuration, file: directory, "is a file, not a folder; nothing was written")
+                }
+                let scaffold: ProjectScaffold
+                if let coredata {
+                    let modelURL = URL(fileURLWithPath: coredata).standardizedFileURL
+                    guard FileManager.default.fileExists(atPath: modelURL.path) else {
+                        throw SeedError(.configuration, file: coredata, "no such model (--coredata names an .xcdatamodeld or .xcdatamodel); nothing was written")
+                    }
+                    let model = try CoreDataModel.load(modelURL, shown: coredata)
+                    guard !model.entities.isEmpty else {
+                        throw SeedError(.configuration, file: model.file, "the model has no entities; nothing was written")
+                    }
+                    let templateData = try template.map { path throws(SeedError) in try Self.readTemplate(path) }
+                    let modelPath = ProjectScaffold.relativePath(modelURL.path, from: root.appendingPathComponent("seeds").path)
+                    scaffold = .coreData(model: model, modelPath: modelPath, template: templateData)
+                } else {
+                    scaffold = .plain()
+                }
+                try scaffold.write(into: root, shown: shown)
+                let width = scaffold.files.map { ProjectScaffold.display($0.path, in: shown).count }.max() ?? 0
+                for file in scaffold.files {
+                    let path = ProjectScaffold.display(file.path, in: shown)
+                    print("wrote \(path)\(String(repeating: " ", count: width - path.count))  \(file.purpose)")
+                }
+                print("next:")
+                if !shown.isEmpty { print("  cd \(Self.shellWord(directory))") }
+                if coredata != nil {
+                    if template == nil {
+                        print("  copy the empty store your app creates with this model to seeds/empty.sqlite (run the app once, let it quit)")
+                    }
+                    print("  add rows to the fixtures in seeds/data/ (refs hold the related object's key), check each entity's key in seeds/seedkit.yml")
+                } else {
+                    print("  edit seeds/schema.sql and seeds/data/items.csv (and seedkit.yml's tables) for your own data")
+                }
+                print("  seedkit build                         # writes build/seed.sqlite, the seed your app bundles")
+                print("  cp build/seed.sqlite seeds/releases/1.0.sqlite   # when you ship release 1.0")
+                print("  seedkit new-migration NAME --from seeds/releases/1.0.sqlite   # after editing the fixtures for the next release")
+                print("  seedkit check-upgrade seeds/releases/*.sqlite   # every shipped seed upgrades to a fresh build")
+            }
+        }
+
+        /// The template's bytes, once it is known to be a Core Data store with nothing left in a `-wal`.
+        private static func readTemplate(_ path: String) throws(SeedError) -> Data {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw SeedError(.configuration, file: path, "cannot read the template (--template names the empty store your app creates); nothing was written")
+            }
+            if let attributes = try? FileManager.default.attributesOfItem(atPath: path + "-wal"), (attributes[.size] as? Int ?? 0) > 0 {
+                throw SeedError(.configuration, file: path, "has a -wal file beside it, so the file alone is not the whole store: copy it again after the app has quit; nothing was written")
+            }
+            let queue = try StoreAccess.openReadOnly(path)
+            defer { try? queue.close() }
+            let isCoreData: Bool
+            do { isCoreData = try queue.read { db in try db.tableExists("Z_PRIMARYKEY") && db.tableExists("Z_METADATA") } }
+            catch { throw SeedError(.configuration, file: path, "not a SQLite store: \((error as? DatabaseError)?.message ?? "\(error)"); nothing was written") }
+            guard isCoreData else {
+                throw SeedError(.configuration, file: path, "not a Core Data store (no Z_PRIMARYKEY and Z_METADATA): --template names the empty store your app creates; nothing was written")
+            }
+            return data
+        }
+
+        /// `text` as one word for a shell: as it is when it is safe, otherwise single-quoted.
+        private static func shellWord(_ text: String) -> String {
+            let safe = text.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._/-+".unicodeScalars.contains($0)) }
+            return safe && !text.isEmpty ? text : "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+        }
+    }
+}
