@@ -319,7 +319,7 @@ private func writeProject(_ project: TemporaryProject, model: String, entities: 
         try project.write("migrations/0001-note.yml", "insert:\n  Bookmark:\n    - { title: News, folder: Home }\nupdate:\n  Note:\n    - { key: 1, from: { text: Hello }, to: { text: Hi } }\n")
         let migrate = try project.seedkit("migrate", "seed.sqlite", "--manifest", "none")
         #expect(migrate.status == 3, "\(migrate)")
-        #expect(migrate.stderr == "error: Note.modified is a derived attribute computed by Core Data's own function NSCoreDataNow (trigger Z_DA_ZNOTE_Note_modified_UPDATE), which only Core Data provides; seedkit cannot compute its value as Core Data would, so it does not write to ZNOTE; nothing was written. Apply this change through Core Data in the app [2200]\n", "\(migrate)")
+        #expect(migrate.stderr == "seed.sqlite: error: Note.modified is a derived attribute computed by Core Data's own function NSCoreDataNow (trigger Z_DA_ZNOTE_Note_modified_UPDATE), which only Core Data provides; seedkit cannot compute its value as Core Data would, so it does not write to ZNOTE; nothing was written. Apply this change through Core Data in the app [2200]\n", "\(migrate)")
         #expect(project.read("seed.sqlite") == before)
     }
 }

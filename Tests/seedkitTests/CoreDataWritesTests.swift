@@ -206,7 +206,7 @@ private func writeProject(_ project: TemporaryProject, model: String, entities: 
         let before = try #require(project.read("store.sqlite"))
         let refused = try runSeedkit(["migrate", "store.sqlite"] + arguments, in: project.root)
         #expect(refused.status == 3, "\(refused)")
-        #expect(refused.stderr == "error: the store tracks Core Data persistent history (ATRANSACTIONSTRING, ATRANSACTION, ACHANGE; Z_ENT 16001–16003 in Z_PRIMARYKEY): rows seedkit writes get no history entries, so the app's history consumers (CloudKit sync, widgets, extensions) would never see them; nothing was written. Apply this data update through Core Data in the app, or pass --without-history to write anyway and accept that [2200]\n", "\(refused)")
+        #expect(refused.stderr == "store.sqlite: error: the store tracks Core Data persistent history (ATRANSACTIONSTRING, ATRANSACTION, ACHANGE; Z_ENT 16001–16003 in Z_PRIMARYKEY): rows seedkit writes get no history entries, so the app's history consumers (CloudKit sync, widgets, extensions) would never see them; nothing was written. Apply this data update through Core Data in the app, or pass --without-history to write anyway and accept that [2200]\n", "\(refused)")
         #expect(project.read("store.sqlite") == before)
         let inspect = try project.seedkit("inspect", "store.sqlite")
         #expect(inspect.stdout.contains("  history       tracked (ATRANSACTIONSTRING, ATRANSACTION, ACHANGE; Z_ENT 16001–16003 in Z_PRIMARYKEY): seedkit refuses to write here unless given --without-history\n"), "\(inspect)")

@@ -221,7 +221,7 @@ private func titles(_ project: TemporaryProject, _ store: String = "user.sqlite"
         let bytes = try #require(project.read("user.sqlite"))
         let result = try project.seedkit("migrate", "user.sqlite")
         #expect(result.status == 3)
-        #expect(result.stderr.contains("migrations/0001-add-fourth-book.yml: error: migration 0001-add-fourth-book changed after it was applied to this store"))
+        #expect(result.stderr.contains("user.sqlite: error: migration 0001-add-fourth-book (migrations/0001-add-fourth-book.yml) changed after it was applied to this store"), "\(result)")
         #expect(result.stderr.contains("restore the file and put the change in a new migration"))
         #expect(project.read("user.sqlite") == bytes)
         #expect(try project.seedkit("status", "user.sqlite").stdout.contains("changed"))
@@ -235,7 +235,7 @@ private func titles(_ project: TemporaryProject, _ store: String = "user.sqlite"
         let bytes = try #require(project.read("user.sqlite"))
         let result = try project.seedkit("migrate", "user.sqlite")
         #expect(result.status == 3)
-        #expect(result.stderr.contains("the store is newer than these migrations: it has 0002-later applied, the latest here is 0001-add-fourth-book"))
+        #expect(result.stderr.contains("user.sqlite: error: the store is newer than these migrations: it has 0002-later applied, the latest here is 0001-add-fourth-book"), "\(result)")
         #expect(project.read("user.sqlite") == bytes)
         #expect(try project.seedkit("status", "user.sqlite").stdout.contains("missing"))
     }

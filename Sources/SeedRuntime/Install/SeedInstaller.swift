@@ -137,7 +137,7 @@ public struct SeedInstaller: Sendable {
     private func migrate(_ writer: some DatabaseWriter, migrator: SeedMigrator, installed: Bool, file: String) throws(SeedError) -> Outcome {
         let pending: [Migration]
         do { pending = try writer.read { db in try migrator.pending(db) } }
-        catch let error as SeedError { throw error }
+        catch let error as SeedError { throw error.about(store: file) }
         catch { throw SeedError(databaseError: error, file: file) }
         if pending.isEmpty { return installed ? .installedSeed(MigrationReport(migrations: [], dryRun: false)) : .upToDate }
         var options = self.options
@@ -148,7 +148,9 @@ public struct SeedInstaller: Sendable {
             // A store installed from an older seed may lack what the bundled seed knows of the Core Data model.
             options.coreDataFacts = try? DatabaseQueue(path: seed.path, configuration: Self.readOnly).read { db in try CoreDataModelFacts.recorded(db) }
         }
-        let report = try migrator.migrate(writer, options: options)
+        let report: MigrationReport
+        do { report = try migrator.migrate(writer, options: options) }
+        catch { throw error.about(store: file) }
         return installed ? .installedSeed(report) : .migrated(report)
     }
 

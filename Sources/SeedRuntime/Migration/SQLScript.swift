@@ -225,7 +225,7 @@ struct SQLScript {
         for statement in statements {
             do {
                 try db.execute(sql: statement.text)
-            } catch let error as DatabaseError {
+            } catch let error as DatabaseError where !error.isStoreFailure {
                 throw SeedError(.invalidData, file: file, line: statement.line, column: statement.column,
                                 "SQL migration failed: \(error.message ?? "\(error)"); nothing was written")
             }

@@ -112,7 +112,7 @@ public struct SeedMigrator: Sendable {
             case .applied, .fromSeed: break
             case .changed(let entry, let migration):
                 problems.append(Diagnostic(file: migration.file, code: .storeRefused, message:
-                    "migration \(migration.id) changed after it was applied to this store (store has \(entry.checksum), file has \(migration.checksum)); shipped migrations must not be edited: restore the file and put the change in a new migration"))
+                    "migration \(migration.id) (\(migration.file)) changed after it was applied to this store (store has \(entry.checksum), file has \(migration.checksum)); shipped migrations must not be edited: restore the file and put the change in a new migration"))
             case .missing(let entry):
                 let id = entry.id
                 let newer = entry.number > (migrations.last?.number ?? 0)
@@ -151,7 +151,7 @@ public struct SeedMigrator: Sendable {
             // reader, as a hot journal beside a grown file. Read once now, so that the store is
             // back to its exact bytes when we return, not only when someone next opens it.
             _ = try? writer.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
-            throw SeedError(databaseError: error)
+            throw SeedError(databaseError: error, store: writer.path)
         }
     }
 
@@ -223,14 +223,51 @@ extension SeedMigrator {
     }
 }
 
+extension DatabaseError {
+    /// Whether the store or the system failed (damaged pages, I/O, a full disk, a lock, a
+    /// read-only file or folder, memory, an interrupt) rather than the statement itself (its
+    /// SQL, a constraint, a type): such a failure is reported as the store's, with its own exit
+    /// code, never as the query's or the migration's fault.
+    package var isStoreFailure: Bool {
+        switch resultCode {
+        case .SQLITE_CORRUPT, .SQLITE_NOTADB, .SQLITE_IOERR, .SQLITE_FULL, .SQLITE_READONLY, .SQLITE_CANTOPEN,
+             .SQLITE_BUSY, .SQLITE_LOCKED, .SQLITE_NOMEM, .SQLITE_INTERRUPT, .SQLITE_PROTOCOL, .SQLITE_NOLFS:
+            return true
+        default:
+            return false
+        }
+    }
+}
+
+/// An error that carries SQLite's error from a read (e.g. which of two stores failed), mapped by
+/// ``SeedError/init(databaseError:file:store:)`` as the error it carries.
+package protocol WrappedDatabaseError: Error {
+    var databaseError: any Error { get }
+}
+
 extension SeedError {
     /// Maps a SQLite failure to the kind a caller acts on.
-    public init(databaseError error: any Error, file: String? = nil) {
+    ///
+    /// - parameters:
+    ///   - file: the store as the caller names it, put on the diagnostic.
+    ///   - store: the store's path on disk when it differs from `file` (or `file` is nil): a write
+    ///     refused because its folder is read-only (SQLite creates the journal there) is told
+    ///     apart from a read-only store by looking at the folder.
+    public init(databaseError error: any Error, file: String? = nil, store: String? = nil) {
+        if let wrapped = error as? any WrappedDatabaseError {
+            self.init(databaseError: wrapped.databaseError, file: file, store: store)
+            return
+        }
         guard let error = error as? DatabaseError else {
             self.init(.io, file: file, "\(error)")
             return
         }
         let message = error.message ?? "\(error)"
+        if error.resultCode == .SQLITE_READONLY || error.resultCode == .SQLITE_CANTOPEN,
+           let folder = Self.readOnlyFolder(of: store ?? file, error: error) {
+            self.init(.io, file: file, "the folder \(folder) is read-only: SQLite needs to create a journal file beside the store to write it; make the folder writable or move the store; nothing was written")
+            return
+        }
         switch error.resultCode {
         case .SQLITE_BUSY, .SQLITE_LOCKED:
             self.init(.io, file: file, "the store is locked by another connection and stayed locked for the whole busy timeout; try again when it is free, or raise --busy-timeout")
@@ -248,6 +285,36 @@ extension SeedError {
             self.init(.io, file: file, "SQLite error \(error.resultCode.rawValue): \(message)")
         }
     }
+
+    /// The store's folder, resolved, when SQLite's failure is the folder's: SQLite says so
+    /// (`SQLITE_READONLY_DIRECTORY`), or the store itself is writable and its folder is not
+    /// (SQLite reports the journal it could not create as read-only or as "unable to open").
+    static func readOnlyFolder(of store: String?, error: DatabaseError) -> String? {
+        guard let store, !store.hasPrefix("file:"), !store.isEmpty, store != ":memory:" else { return nil }
+        let folder = URL(fileURLWithPath: store).deletingLastPathComponent().path
+        let resolved = realpath(folder, nil).map { pointer in defer { free(pointer) }; return String(cString: pointer) } ?? folder
+        if error.extendedResultCode == .SQLITE_READONLY_DIRECTORY { return resolved }
+        guard access(store, W_OK) == 0, access(folder, W_OK) != 0 else { return nil }
+        return resolved
+    }
+
+    /// The same error said about `store`: a diagnostic without a file gets the store's name, and
+    /// a refusal, which is always about the store, is put on the store (a migration file it
+    /// names stays in its message). What commands and the app runtime report for a store.
+    public func about(store: String) -> SeedError {
+        SeedError(kind, diagnostics.map { diagnostic in
+            var diagnostic = diagnostic
+            if diagnostic.file == nil {
+                diagnostic.file = store
+            } else if diagnostic.code == .storeRefused, let file = diagnostic.file, file != store {
+                if !diagnostic.message.contains(file) { diagnostic.message = "\(file): " + diagnostic.message }
+                diagnostic.file = store
+                diagnostic.line = 0
+                diagnostic.column = 0
+            }
+            return diagnostic
+        })
+    }
 }
 
 extension SeedMigrator {
@@ -258,7 +325,7 @@ extension SeedMigrator {
     /// `integrity_check`), only when migrations are pending: an up-to-date launch pays nothing.
     ///
     /// - throws: ``SeedError`` of kind `.refused` naming what SQLite found.
-    static func refuseDamagedStore(_ db: Database) throws {
+    package static func refuseDamagedStore(_ db: Database) throws {
         let problems: [String]
         do { problems = try String.fetchAll(db, sql: "PRAGMA quick_check(5)") }
         catch let error as DatabaseError where error.resultCode == .SQLITE_CORRUPT || error.resultCode == .SQLITE_NOTADB {

@@ -86,17 +86,34 @@ public struct StoreDiff: Sendable {
         }
     }
 
+    /// A read of one of the two stores failed: which one, and SQLite's error, so that the
+    /// caller names the store that failed (a damaged page in B is not A's fault).
+    public struct ReadFailure: WrappedDatabaseError {
+        public enum Side: Sendable { case a, b }
+        public var side: Side
+        public var error: any Error
+        package var databaseError: any Error { error }
+
+        /// Runs `body`, a read of store `side`, saying which store failed when it throws.
+        public static func on<T>(_ side: Side, _ body: () throws -> T) throws -> T {
+            do { return try body() }
+            catch let failure as ReadFailure { throw failure }
+            catch { throw ReadFailure(side: side, error: error) }
+        }
+    }
+
+    /// - throws: ``ReadFailure`` naming the store whose read failed.
     public static func compare(_ a: DatabaseQueue, _ b: DatabaseQueue, keys: [String: [String]] = [:], only: String? = nil, tables: [String]? = nil, semantics: Semantics = Semantics()) throws -> StoreDiff {
-        let (namesA, specsA) = try a.read { db in (try TableInfo.userTables(db), try SeedCatalog.tableSpecs(db) ?? []) }
-        let (namesB, specsB) = try b.read { db in (try TableInfo.userTables(db), try SeedCatalog.tableSpecs(db) ?? []) }
+        let (namesA, specsA) = try ReadFailure.on(.a) { try a.read { db in (try TableInfo.userTables(db), try SeedCatalog.tableSpecs(db) ?? []) } }
+        let (namesB, specsB) = try ReadFailure.on(.b) { try b.read { db in (try TableInfo.userTables(db), try SeedCatalog.tableSpecs(db) ?? []) } }
         var recorded: [String: [String]] = [:]
         for spec in specsB + specsA where !spec.key.isEmpty { recorded[spec.name] = spec.key }
 
         var result = StoreDiff(tables: [], tablesOnlyInA: namesA.filter { !namesB.contains($0) }, tablesOnlyInB: namesB.filter { !namesA.contains($0) },
                                columnsOnlyInA: [:], columnsOnlyInB: [:])
         for name in tables ?? namesA where namesA.contains(name) && namesB.contains(name) && (only == nil || only == name) {
-            guard let infoA = try a.read({ db in try TableInfo.read(db, table: name) }),
-                  let infoB = try b.read({ db in try TableInfo.read(db, table: name) }) else { continue }
+            guard let infoA = try ReadFailure.on(.a, { try a.read { db in try TableInfo.read(db, table: name) } }),
+                  let infoB = try ReadFailure.on(.b, { try b.read { db in try TableInfo.read(db, table: name) } }) else { continue }
             let columnsA = infoA.columns.map(\.name), columnsB = infoB.columns.map(\.name)
             let ignored = semantics.ignored[name] ?? []
             let common = columnsA.filter { columnsB.contains($0) && !ignored.contains($0) }
@@ -162,7 +179,7 @@ public struct StoreDiff: Sendable {
                 rowB = sideB.next()
             }
         }
-        if let failure = sideA.failure ?? sideB.failure { throw failure }
+        try RowStream.rethrow(sideA, sideB)
         return diff
     }
 
@@ -239,7 +256,7 @@ public struct StoreDiff: Sendable {
             }
             if waiting > misalignedLimit { return nil }
         }
-        if let failure = sideA.failure ?? sideB.failure { throw failure }
+        try RowStream.rethrow(sideA, sideB)
         diff.removed = waitingA.values.flatMap { $0 }.map { $0[0..<key.count].map(\.value) }.sorted(by: precedes)
         diff.added = waitingB.values.flatMap { $0 }.map { $0[0..<key.count].map(\.value) }.sorted(by: precedes)
         diff.changed.sort { precedes($0.key, $1.key) }
@@ -395,6 +412,12 @@ private final class RowStream: @unchecked Sendable {
             }
         }
         thread.start()
+    }
+
+    /// Throws the first failure of either side, saying which store it was.
+    static func rethrow(_ a: RowStream, _ b: RowStream) throws {
+        if let failure = a.failure { throw StoreDiff.ReadFailure(side: .a, error: failure) }
+        if let failure = b.failure { throw StoreDiff.ReadFailure(side: .b, error: failure) }
     }
 
     /// The next row (its batch and index), or nil at the end.

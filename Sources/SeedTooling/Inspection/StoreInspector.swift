@@ -156,7 +156,7 @@ public enum StoreInspector {
                 tabular.omitted = (try Int.fetchOne(db, sql: "SELECT count(*) \(from)") ?? tabular.rows.count) - tabular.rows.count
             }
             return tabular
-        } catch let error as DatabaseError {
+        } catch let error as DatabaseError where !error.isStoreFailure {
             // GRDB's advice on running several statements is for its API users, not for ours.
             let reason = (error.message ?? "").hasPrefix("Multiple statements found")
                 ? "--where takes one SQL expression, and this one ends a statement and starts another (a ';')"

@@ -37,6 +37,9 @@ public struct UpgradeChecker: Sendable {
         public var schema: [String] = []
         /// Why the migrations did not apply to this seed: the migration, the statement, SQLite's message.
         public var failure: String?
+        /// The old seed itself was refused (damaged, newer than these migrations, a recorded
+        /// migration changed or missing): `failure` says why, on the seed (`SEED: error: … [2200]`).
+        public var refused = false
 
         public var passed: Bool { divergences.isEmpty && lostEdits.isEmpty && schema.isEmpty && failure == nil }
     }
@@ -54,33 +57,55 @@ public struct UpgradeChecker: Sendable {
         let expectedSchema = try expected.read { db in try SchemaSnapshot.read(db) }
         var outcomes: [Outcome] = []
         for seed in oldSeeds {
-            let upgraded = try copy(seed)
-            let report: MigrationReport
-            do { report = try migrator.migrate(upgraded, options: options) }
-            catch {
-                outcomes.append(Outcome(seed: seed, applied: [], divergences: [], keptEdits: [], lostEdits: [], failure: try describeFailure(error, seed: seed, options: options)))
-                continue
-            }
-            let schema = try upgraded.read { db in try SchemaSnapshot.read(db) }.differences(from: expectedSchema, this: "the upgraded seed", that: "a fresh build")
-            let diff = try StoreDiff.compare(upgraded, expected, keys: keys, tables: tables.map(\.spec.name), semantics: semantics)
-            var divergences: [Divergence] = []
-            for table in diff.tables {
-                let rows = tables.first { $0.spec.name == table.table }
-                let name = rows?.written.name ?? table.table
-                for key in table.added { divergences.append(Divergence(table: name, key: Self.show(key), column: nil, got: "no row", expected: "a row")) }
-                for key in table.removed { divergences.append(Divergence(table: name, key: Self.show(key), column: nil, got: "a row", expected: "no row")) }
-                for change in table.changed {
-                    for column in change.columns {
-                        divergences.append(Divergence(table: name, key: Self.show(change.key), column: rows?.writtenName(column.column) ?? column.column, got: Self.show([column.old]), expected: Self.show([column.new])))
-                    }
-                }
-            }
-            for name in diff.tablesOnlyInA { divergences.append(Divergence(table: name, key: "", column: nil, got: "the table", expected: "no such table")) }
-            for name in diff.tablesOnlyInB { divergences.append(Divergence(table: name, key: "", column: nil, got: "no such table", expected: "the table")) }
-            let (kept, lost) = try simulateUserEdits(seed, migrator: migrator, options: options, tables: tables)
-            outcomes.append(Outcome(seed: seed, applied: report.migrations.map(\.id), divergences: divergences, keptEdits: kept, lostEdits: lost, schema: schema))
+            // An error while reading this seed (or its upgraded copy) names the seed; one of the fresh build names it.
+            do { outcomes.append(try check(seed, migrator: migrator, options: options, expected: expected, expectedSchema: expectedSchema, tables: tables, keys: keys, semantics: semantics)) }
+            catch let error as SeedError { throw error.about(store: seed) }
+            catch let failure as StoreDiff.ReadFailure where failure.side == .b { throw SeedError(databaseError: failure, file: fresh.path) }
+            catch { throw SeedError(databaseError: error, file: seed) }
         }
         return outcomes
+    }
+
+    /// Checks one old seed (see ``check(_:fresh:)``).
+    private func check(_ seed: String, migrator: SeedMigrator, options: SeedMigrator.Options, expected: DatabaseQueue, expectedSchema: SchemaSnapshot,
+                       tables: [SemanticRows], keys: [String: [String]], semantics: StoreDiff.Semantics) throws -> Outcome {
+        let upgraded = try copy(seed)
+        let report: MigrationReport
+        do {
+            // A damaged seed is refused whether or not migrations are pending: its rows can't be compared.
+            try upgraded.read { db in try SeedMigrator.refuseDamagedStore(db) }
+            report = try migrator.migrate(upgraded, options: options)
+        } catch {
+            var outcome = Outcome(seed: seed, applied: [], divergences: [], keptEdits: [], lostEdits: [])
+            if let refusal = error as? SeedError, refusal.kind == .refused {
+                outcome.refused = true
+                outcome.failure = refusal.about(store: seed).description
+            } else if let refusal = error as? DatabaseError, case let mapped = SeedError(databaseError: refusal, file: seed), mapped.kind == .refused {
+                outcome.refused = true
+                outcome.failure = mapped.description
+            } else {
+                outcome.failure = try describeFailure(error, seed: seed, options: options)
+            }
+            return outcome
+        }
+        let schema = try upgraded.read { db in try SchemaSnapshot.read(db) }.differences(from: expectedSchema, this: "the upgraded seed", that: "a fresh build")
+        let diff = try StoreDiff.compare(upgraded, expected, keys: keys, tables: tables.map(\.spec.name), semantics: semantics)
+        var divergences: [Divergence] = []
+        for table in diff.tables {
+            let rows = tables.first { $0.spec.name == table.table }
+            let name = rows?.written.name ?? table.table
+            for key in table.added { divergences.append(Divergence(table: name, key: Self.show(key), column: nil, got: "no row", expected: "a row")) }
+            for key in table.removed { divergences.append(Divergence(table: name, key: Self.show(key), column: nil, got: "a row", expected: "no row")) }
+            for change in table.changed {
+                for column in change.columns {
+                    divergences.append(Divergence(table: name, key: Self.show(change.key), column: rows?.writtenName(column.column) ?? column.column, got: Self.show([column.old]), expected: Self.show([column.new])))
+                }
+            }
+        }
+        for name in diff.tablesOnlyInA { divergences.append(Divergence(table: name, key: "", column: nil, got: "the table", expected: "no such table")) }
+        for name in diff.tablesOnlyInB { divergences.append(Divergence(table: name, key: "", column: nil, got: "no such table", expected: "the table")) }
+        let (kept, lost) = try simulateUserEdits(seed, migrator: migrator, options: options, tables: tables)
+        return Outcome(seed: seed, applied: report.migrations.map(\.id), divergences: divergences, keptEdits: kept, lostEdits: lost, schema: schema)
     }
 
     /// Which migration failed on `seed`, at which statement, and why, in one line per problem.

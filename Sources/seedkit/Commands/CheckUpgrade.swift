@@ -46,12 +46,13 @@ extension SeedTool {
                         ("lostEdits", .array(outcome.lostEdits.map { .string($0) })),
                         ("schema", .array(outcome.schema.map { .string($0) })),
                         ("failure", outcome.failure.map { .string($0) } ?? .null),
+                        ("refused", .bool(outcome.refused)),
                     ])
                 })))
             case .human, .github:
                 for outcome in outcomes {
                     if let failure = outcome.failure {
-                        print("\(outcome.seed): the migrations do not apply; DIVERGES from a fresh build")
+                        print(outcome.refused ? "\(outcome.seed): refused; its upgrade cannot be checked" : "\(outcome.seed): the migrations do not apply; DIVERGES from a fresh build")
                         for line in failure.split(separator: "\n") { print("  \(line)") }
                         continue
                     }
@@ -68,6 +69,8 @@ extension SeedTool {
                 let failed = outcomes.filter { !$0.passed }.count
                 print(failed == 0 ? "\(outcomes.count) old seed\(outcomes.count == 1 ? " converges" : "s converge")" : "\(failed) of \(outcomes.count) old seeds do not converge")
             }
+            // A refused seed is a store refused (3), as in `migrate`; otherwise a divergence is 1.
+            if outcomes.contains(where: \.refused) { throw ExitCode(3) }
             if outcomes.contains(where: { !$0.passed }) { throw ExitCode(1) }
         }
     }

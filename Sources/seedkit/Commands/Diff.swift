@@ -35,25 +35,30 @@ extension SeedTool {
                     try? second.close()
                 }
                 do {
+                    // Each read says which store it is of, so that an error names the store that failed.
+                    func ofA<T>(_ body: (Database) throws -> T) throws -> T { try StoreDiff.ReadFailure.on(.a) { try first.read(body) } }
+                    func ofB<T>(_ body: (Database) throws -> T) throws -> T { try StoreDiff.ReadFailure.on(.b) { try second.read(body) } }
                     // A Core Data store is compared table by table, and reported by entity and attribute.
-                    let coreData = try first.read { db in try CoreDataDialect.read(db) }
+                    let coreData = try ofA { db in try CoreDataDialect.read(db) }
                     let table = coreData.map { dialect in self.table.map(dialect.tableName) } ?? self.table
-                    if let table, try !first.read({ db in try db.tableExists(table) }) { throw SeedError(.configuration, file: a, "no table '\(self.table ?? table)'") }
+                    if let table, try !ofA({ db in try db.tableExists(table) }) { throw SeedError(.configuration, file: a, "no table '\(self.table ?? table)'") }
                     // With natural keys (the manifest's, or those the seed recorded), compare as the app sees
                     // rows: ids SQLite assigned are left out and refs compare by the parent's key.
                     let loaded = try manifest.load()
-                    let specs = try loaded?.tables.map(\.spec) ?? first.read { db in try SeedCatalog.tableSpecs(db) } ?? []
+                    let specs = try loaded?.tables.map(\.spec) ?? ofA { db in try SeedCatalog.tableSpecs(db) } ?? []
                     var keys: [String: [String]] = [:]
-                    for spec in try first.read({ db in try StoreDiff.storeSpecs(specs, in: db) }) where !spec.key.isEmpty { keys[spec.name] = spec.key }
-                    let semantics = try first.read { db in try StoreDiff.Semantics.of(specs.filter { !$0.key.isEmpty }, in: db) }
+                    for spec in try ofA({ db in try StoreDiff.storeSpecs(specs, in: db) }) where !spec.key.isEmpty { keys[spec.name] = spec.key }
+                    let semantics = try ofA { db in try StoreDiff.Semantics.of(specs.filter { !$0.key.isEmpty }, in: db) }
                     var diff = try StoreDiff.compare(first, second, keys: keys, only: table, semantics: semantics)
                     // The rest of the schema (types, constraints, indexes); tables and columns only one side has are listed below, by name.
-                    let schemaA = try first.read { db in try SchemaSnapshot.read(db) }, schemaB = try second.read { db in try SchemaSnapshot.read(db) }
+                    let schemaA = try ofA { db in try SchemaSnapshot.read(db) }, schemaB = try ofB { db in try SchemaSnapshot.read(db) }
                     diff.schema = schemaA.differences(from: schemaB, this: a, that: b, presence: false)
                     if let table { diff.schema = diff.schema.filter { $0.contains(" \(table).") || $0.contains(" \(table) ") || $0.contains(" \(table):") } }
                     return coreData.map { diff.inAppTerms($0, model: loaded?.model) } ?? diff
                 } catch let error as SeedError {
                     throw error
+                } catch let failure as StoreDiff.ReadFailure {
+                    throw SeedError(databaseError: failure.error, file: failure.side == .a ? a : b)
                 } catch {
                     throw SeedError(databaseError: error, file: a)
                 }

@@ -35,7 +35,7 @@ extension SeedTool {
         }
 
         func run() throws {
-            try reporting(.human) {
+            try reporting(.human, store: store) {
                 let queue = try StoreAccess.openReadOnly(store, notice: Output.notice(about: store))
                 defer { try? queue.close() }
                 do {

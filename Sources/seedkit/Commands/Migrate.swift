@@ -39,7 +39,7 @@ extension SeedTool {
         func run() throws {
             let interruption = dryRun ? nil : WriteInterruption(store: store)
             defer { interruption?.stop() }
-            try reporting(format.format) {
+            try reporting(format.format, store: store) {
                 let migrations = try project.loadMigrations()
                 let migrator = try SeedMigrator(migrations: migrations)
                 var options = SeedMigrator.Options(onConflict: onConflict)

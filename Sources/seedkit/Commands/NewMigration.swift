@@ -48,7 +48,7 @@ extension SeedTool {
                     // Start where existing users are: the old seed with today's migrations applied.
                     let old: DatabaseQueue
                     do { old = try UpgradeChecker(manifest: manifest, migrations: existing).migratedCopy(of: from) }
-                    catch let error as SeedError { throw error }
+                    catch let error as SeedError { throw error.about(store: from) }
                     catch { throw SeedError(databaseError: error, file: from) }
                     let fresh = try FreshBuild(manifest: manifest, migrations: existing)
                     let current = try StoreAccess.openReadOnly(fresh.url.path)
@@ -60,7 +60,7 @@ extension SeedTool {
                     // A release that changes the schema: first a .sql step, then the data against the new schema.
                     let step: SchemaStep?
                     do { step = try MigrationGenerator.schemaStep(old: old, current: current, oldName: from, coreData: manifest.model != nil) }
-                    catch let error as SeedError { throw error }
+                    catch let error as SeedError { throw error.about(store: from) }
                     catch { throw SeedError(databaseError: error, file: from) }
                     var dataNumber = number
                     if let step {

@@ -18,7 +18,7 @@ extension SeedTool {
         @OptionGroup var format: DiagnosticFormatOption
 
         func run() throws {
-            let states = try reporting(format.format) {
+            let states = try reporting(format.format, store: store) {
                 let migrator = try SeedMigrator(migrations: try project.loadMigrations())
                 let queue = try StoreAccess.openReadOnly(store, notice: Output.notice(about: store))
                 do { return try queue.read { db in try migrator.states(db) } }

@@ -17,7 +17,7 @@ extension SeedTool {
 
         func run() throws {
             var checkedRules = false
-            let findings = try reporting(.human) {
+            let findings = try reporting(.human, store: store) {
                 let manifest = try self.manifest.load()
                 checkedRules = manifest != nil
                 let queue = try StoreAccess.openReadOnly(store, notice: Output.notice(about: store))

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GRDB
 import SeedRuntime
 import SeedTooling
 
@@ -30,9 +31,14 @@ struct DiagnosticFormatOption: ParsableArguments {
 extension DiagnosticFormat: ExpressibleByArgument {}
 
 /// Runs a command body, printing a ``SeedError`` in the chosen format and exiting with its code.
-func reporting<T>(_ format: DiagnosticFormat, _ body: () throws -> T) throws -> T {
+///
+/// With `store`, every error is said about that store (``SeedError/about(store:)``): a
+/// diagnostic without a file, and every refusal, is put on it; SQLite's errors name it.
+func reporting<T>(_ format: DiagnosticFormat, store: String? = nil, _ body: () throws -> T) throws -> T {
     do {
-        return try body()
+        do { return try body() }
+        catch let error as SeedError where store != nil { throw error.about(store: store ?? "") }
+        catch let error as DatabaseError where store != nil { throw SeedError(databaseError: error, file: store) }
     } catch let error as SeedError {
         Output.diagnostics(error.diagnostics, format: format)
         throw ExitCode(error.exitCode)
