@@ -179,13 +179,19 @@ public struct SeedBuilder: Sendable {
             contentHash.update([0])
         }
         // A Core Data template: entities and attributes map to Z tables and columns, rows get Z_ENT and Z_OPT.
-        let coreData = try CoreDataDialect.detect(db, facts: manifest.model?.facts, allowingMissingHistory: allowsMissingHistory)
+        // A refusal is the template's: it names the template store.
+        let template: String? = if case .template(let url) = manifest.source { displayPath(url) } else { nil }
+        func aboutTemplate<T>(_ body: () throws -> T) throws -> T {
+            do { return try body() }
+            catch let error as SeedError where error.kind == .refused { throw template.map(error.about(store:)) ?? error }
+        }
+        let coreData = try aboutTemplate { try CoreDataDialect.detect(db, facts: manifest.model?.facts, allowingMissingHistory: allowsMissingHistory) }
         if manifest.model != nil && coreData == nil {
             throw SeedError(.configuration, file: manifest.path, "the template is not a Core Data store (it has no Z_PRIMARYKEY and Z_METADATA): use the store the app created with this model")
         }
         let dialect: any StoreDialect = coreData ?? PlainSQLiteDialect()
         let plans = try resolveManifest(db, dialect: dialect, coreData: coreData)
-        try coreData?.refuseDerivedAttributes(in: plans.map(\.table.name))
+        try aboutTemplate { try coreData?.refuseDerivedAttributes(in: plans.map(\.table.name)) }
         let keyIndexes = try ensureUniqueKeys(db, plans: plans)
 
         var diagnostics: [Diagnostic] = []
