@@ -25,6 +25,9 @@ extension SeedBuilder {
         var final = false
         var linking = false
         var links: [Int: LinkedRefs] = [:]
+        // In the last pass every table's rows stay parked until all are reported: a row of a
+        // later table that waits for an earlier one's is explained by that row, not called missing.
+        var reported: [(ParkedRows, Int)] = []
         while deferral.waiting > 0 {
             let before = deferral.waiting
             for (index, count) in counts.enumerated() {
@@ -50,11 +53,14 @@ extension SeedBuilder {
                     seq = last
                     try loader.load(batch, diagnostics: &found)
                 }
-                try parked.endPass(generation)
+                if final { reported.append((parked, generation)) } else { try parked.endPass(generation) }
                 counts[index].rows += loader.rowsInserted
                 diagnostics += found
             }
-            if final { break }
+            if final {
+                for (parked, generation) in reported { try parked.endPass(generation) }
+                break
+            }
             // Stuck: first let nullable refs that wait be linked afterwards; then report what is left.
             if deferral.waiting == before {
                 if linking { final = true } else { linking = true }
@@ -79,7 +85,9 @@ extension SeedBuilder {
             guard let keySlot = parked.plan.bound.firstIndex(where: { $0.name.lowercased() == spec.column.lowercased() || $0.info.name.lowercased() == spec.column.lowercased() }),
                   let row = try parked.waiting(slot: keySlot, value: parentKey) else { break }
             let id = "\(parked.plan.config.name)#\(row.line)"
-            steps.append("\(spec.table) '\(parentKey.description)' (line \(row.line))")
+            // A row of another file is named with its file.
+            let file = parked.plan.config.displayFile
+            steps.append("\(spec.table) '\(parentKey.description)' (\(file == plan.config.displayFile ? "line " : file + ":")\(row.line))")
             if id == "\(plan.config.name)#\(line)" && steps.count == 1 {
                 return "\(name) names this row itself, which a NOT NULL ref cannot do (the row would have to exist before it is inserted); leave it empty for a root, with a nullable column"
             }
