@@ -8,8 +8,14 @@
    interop) is exactly Examples/DemoApp/expected-output.txt.
 4. Once the build has settled, a `swift build` with no input changed does not run the plugin's
    commands again.
+5. A broken fixture fails the build with the CLI's `file:line:col: error:` line, by absolute
+   path (what Xcode and editors attribute to the line), and nothing else changes for good: the
+   fixture is put back before the next build.
+6. The command plugin (`swift package seedkit …`) runs the CLI in the package: build and
+   check-upgrade succeed, a seedkit error fails it naming seedkit's status, and without
+   --allow-writing-to-package-directory SwiftPM refuses (it cannot prompt here).
 """
-import os, re, subprocess, sys
+import os, re, subprocess, sys, tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLE = os.path.join(ROOT, "Examples", "DemoApp")
@@ -38,6 +44,50 @@ def build():
         fail("swift build of Examples/DemoApp failed:\n" + output[-4000:])
     return output
 
+def check_build_error_is_a_diagnostic():
+    fixture = os.path.join(EXAMPLE, "Sources", "DemoApp", "seeds", "data", "books.csv")
+    with open(fixture, "rb") as file:
+        original = file.read()
+    broken = original.replace(b"\nThe first book,10,", b"\nThe first book,-10,")
+    if broken == original:
+        return fail("Examples/DemoApp's books.csv has no 'The first book,10,' line to break")
+    try:
+        with open(fixture, "wb") as file:
+            file.write(broken)
+        result = subprocess.run([SWIFT, "build", "--package-path", EXAMPLE], capture_output=True, text=True)
+    finally:
+        with open(fixture, "wb") as file:
+            file.write(original)
+    output = result.stdout + result.stderr
+    expected = f"{fixture}:2:2: error: price -10 is less than the minimum 0 [1620]"
+    if result.returncode == 0 or expected not in output.splitlines():
+        fail(f"a broken fixture should fail the example's build (exit {result.returncode}) with the line\n{expected}\n"
+             "(if the path is relative after a change to Plugins/, SwiftPM has not re-run the plugin: touch Examples/DemoApp/Package.swift)\n"
+             + output[-3000:])
+
+def check_command_plugin():
+    project = ["--manifest", "Sources/DemoApp/seeds/seedkit.yml", "--migrations", "Sources/DemoApp/migrations"]
+    def package(*arguments):
+        result = subprocess.run([SWIFT, "package", "--package-path", EXAMPLE, *arguments], capture_output=True, text=True, stdin=subprocess.DEVNULL)
+        return result.returncode, result.stdout + result.stderr
+    with tempfile.TemporaryDirectory(prefix="seedkit-command-plugin-") as folder:
+        seed = os.path.join(folder, "seed.sqlite")
+        status, output = package("--allow-writing-to-package-directory", "seedkit", "build", *project, "--output", seed)
+        if status != 0 or f"built {seed}: 2 tables, 6 rows" not in output:
+            fail(f"swift package seedkit build exited {status}:\n{output[-3000:]}")
+        status, output = package("--allow-writing-to-package-directory", "seedkit", "check-upgrade", seed, *project)
+        if status != 0 or f"{seed}: " not in output or "converges with a fresh build" not in output or "1 old seed converges" not in output:
+            fail(f"swift package seedkit check-upgrade exited {status}:\n{output[-3000:]}")
+        status, output = package("seedkit", "check-upgrade", seed, *project)
+        if status == 0 or "wants permission to write to the package directory" not in output:
+            fail(f"swift package seedkit without --allow-writing-to-package-directory exited {status}, without SwiftPM's refusal:\n{output[-3000:]}")
+    status, output = package("--allow-writing-to-package-directory", "seedkit", "build", "--manifest", "Sources/DemoApp/seeds/missing.yml")
+    lines = output.splitlines()
+    named = [line for line in lines if line.startswith("Sources/DemoApp/seeds/missing.yml: error: ") and line.endswith("[2100]")]
+    if status != 1 or len(named) != 1 or lines.count("error: seedkit build exited with status 2") != 1 or output.count("exited with status") != 1:
+        fail(f"swift package seedkit build with a missing manifest exited {status}; expected seedkit's error once and "
+             f"'error: seedkit build exited with status 2' once:\n{output[-3000:]}")
+
 def main():
     quotes = check_readme_quotes()
     output = build()
@@ -46,6 +96,8 @@ def main():
         fail("swift build of Examples/DemoApp printed warnings:\n" + "\n".join(warnings))
     if failures:
         return 1
+    check_build_error_is_a_diagnostic()
+    check_command_plugin()
     # On a fresh clone SwiftPM relinks the plugin's seedkit tool once more on the second build
     # (it recompiles Yams' C sources), which re-runs the commands that use it; from then on an
     # unchanged build must run nothing.
@@ -63,7 +115,8 @@ def main():
         fail(f"DemoApp exited {run.returncode}; its output differs from expected-output.txt:\n{actual}{run.stderr}")
     if failures:
         return 1
-    print(f"Examples/DemoApp: built without warnings, {quotes} README snippets verbatim, output as expected, no rebuild when unchanged")
+    print(f"Examples/DemoApp: built without warnings, {quotes} README snippets verbatim, output as expected, no rebuild when unchanged, "
+          "a broken fixture is an error at its absolute file:line:col, the command plugin builds, checks and fails as seedkit does")
     return 0
 
 sys.exit(main())

@@ -30,12 +30,12 @@ struct SeedkitPlugin: BuildToolPlugin {
             .buildCommand(
                 displayName: "seedkit build \(target.name)",
                 executable: seedkit,
-                arguments: ["build", "--manifest", manifest.path, "--migrations", migrations.path, "--output", seed.path],
+                arguments: ["build", "--manifest", manifest.path, "--migrations", migrations.path, "--output", seed.path, "--absolute-paths"],
                 inputFiles: inputs, outputFiles: [seed]),
             .buildCommand(
                 displayName: "seedkit export-migrations \(target.name)",
                 executable: seedkit,
-                arguments: ["export-migrations", exported.path, "--manifest", manifest.path, "--migrations", migrations.path],
+                arguments: ["export-migrations", exported.path, "--manifest", manifest.path, "--migrations", migrations.path, "--absolute-paths"],
                 inputFiles: inputs, outputFiles: exportedFiles),
         ]
     }

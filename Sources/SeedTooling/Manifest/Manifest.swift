@@ -343,9 +343,18 @@ public struct Manifest: Sendable {
     }
 }
 
-/// A path as short as it can be said from the current directory.
+/// How messages name the files seedkit reads.
+public enum PathDisplay {
+    /// Absolute paths instead of paths shortened under the current directory (`--absolute-paths`:
+    /// SeedkitPlugin passes it, since Xcode and SwiftPM attribute a build command's
+    /// `file:line:col: error:` lines by absolute path, whatever folder the command runs in).
+    nonisolated(unsafe) public static var absolute = false
+}
+
+/// A path as short as it can be said from the current directory (absolute under ``PathDisplay/absolute``).
 func displayPath(_ url: URL) -> String {
     let path = url.standardizedFileURL.path
+    if PathDisplay.absolute { return path }
     let current = FileManager.default.currentDirectoryPath
     if path.hasPrefix(current + "/") { return String(path.dropFirst(current.count + 1)) }
     return path

@@ -12,10 +12,19 @@ struct ProjectOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The migrations directory.", valueName: "dir"))
     var migrations: String = "migrations"
 
+    @Flag(name: .long, help: "Name files by absolute path in messages, for editors and build tools (SeedkitPlugin passes it).")
+    var absolutePaths = false
+
+    func validate() throws {
+        if absolutePaths { PathDisplay.absolute = true }
+    }
+
     func loadManifest() throws(SeedError) -> Manifest { try Manifest.load(path: manifest) }
 
     func loadMigrations() throws(SeedError) -> [Migration] {
-        try MigrationDirectory.read(URL(fileURLWithPath: migrations), displayPath: migrations, yamlParser: YAMLDocument.parser, missingIsEmpty: true)
+        let directory = URL(fileURLWithPath: migrations)
+        let shown = PathDisplay.absolute ? directory.standardizedFileURL.path : migrations
+        return try MigrationDirectory.read(directory, displayPath: shown, yamlParser: YAMLDocument.parser, missingIsEmpty: true)
     }
 
     /// Whether a manifest exists where --manifest points (commands that can work without one).
