@@ -318,6 +318,44 @@ func isoProject(subdivisions: String, notNullParent: Bool = false, countriesFirs
             """, "\(result)")
     }
 
+    @Test func aRowMissingANotNullValueStillHoldsItsKeyForDuplicatesAndRefs() throws {
+        // NO-10 and NO-20 have no name (NOT NULL): each is reported once, and still counts: the
+        // second NO-10 is a duplicate, and NO-21's parent NO-20 exists.
+        let project = try isoProject(subdivisions: """
+            code,name,country_id,parent_id
+            NO-10,,NO,
+            NO-10,Agder,NO,
+            NO-20,,NO,
+            NO-21,Child,NO,NO-20
+
+            """)
+        let result = try project.seedkit("build")
+        #expect(result.status == 1)
+        #expect(result.stderr == """
+            seeds/data/subdivisions.csv:2:2: error: NOT NULL constraint failed: subdivisions.name (the schema requires a value) [1570]
+            seeds/data/subdivisions.csv:3:1: error: duplicate key code 'NO-10': an earlier row has the same [2040]
+            seeds/data/subdivisions.csv:4:2: error: NOT NULL constraint failed: subdivisions.name (the schema requires a value) [1570]
+
+            """, "\(result)")
+        #expect(!project.exists("build/seed.sqlite"))
+    }
+
+    @Test func aRowRepeatingAUniqueValueOtherThanItsKeyStillHoldsItsKey() throws {
+        // Countries are keyed by name; alpha_2 is UNIQUE too. The second row repeats 'NO' and is
+        // reported; its name still counts, so the third row's 'Turkey' is a duplicate key.
+        let project = try IsoCodes.project()
+        try project.write("seeds/data/countries.csv", "alpha_2,name,official_name\nNO,Norway,\nNO,Turkey,\nTR,Turkey,\n")
+        try project.write("seeds/data/subdivisions.csv", "code,name,type,country_id,parent_id\nNO-03,Oslo,County,NO,\n")
+        let result = try project.seedkit("build")
+        #expect(result.status == 1)
+        #expect(result.stderr == """
+            seeds/data/countries.csv:3:1: error: duplicate key alpha_2 'NO': an earlier row has the same [2040]
+            seeds/data/countries.csv:4:2: error: duplicate key name 'Turkey': an earlier row has the same [2040]
+
+            """, "\(result)")
+        #expect(!project.exists("build/seed.sqlite"))
+    }
+
     @Test func aValueOfTheWrongTypeIsReportedOnceAndItsRowStillHoldsItsKey() throws {
         let project = try TemporaryProject()
         try project.write("seeds/data/books.csv", """

@@ -145,10 +145,35 @@ final class TableLoader {
                 }
                 // A placeholder key is no row's id: let its FOREIGN KEY wait (for a COMMIT that never comes).
                 if placeholder { try db.execute(sql: "PRAGMA defer_foreign_keys = ON") }
-                let result = sqlite3_step(handle)
-                let extended = sqlite3_extended_errcode(sqlite3_db_handle(handle))
-                let message = result == SQLITE_DONE ? "" : String(cString: sqlite3_errmsg(sqlite3_db_handle(handle)))
+                var result = sqlite3_step(handle)
+                var extended = sqlite3_extended_errcode(sqlite3_db_handle(handle))
+                var message = result == SQLITE_DONE ? "" : String(cString: sqlite3_errmsg(sqlite3_db_handle(handle)))
                 sqlite3_reset(handle)
+                // A NOT NULL column the fixture leaves empty, or a UNIQUE column other than the natural
+                // key that an earlier row has: reported, then the row is inserted with a stand-in value
+                // so that it holds its key (a later duplicate or a ref to it is judged right). The
+                // build fails on the error, so the stand-in is never committed.
+                var standIns: UInt64 = 0
+                while result & 0xff == SQLITE_CONSTRAINT, extended == 1299 || extended == 2067 {
+                    let (diagnostic, slot) = constraintDiagnostic(extended, message: message, batch: batch, record: record)
+                    guard let slot, slot < 64, lookups[slot] == nil, standIns & (1 << UInt64(slot)) == 0 else { break }
+                    let bit: UInt64 = 1 << UInt64(slot)
+                    if extended == 1299 {
+                        guard batch.slots[first + slot] == .null else { break }
+                        if suppressed & bit == 0 { diagnostics.append(diagnostic) }  // else a rule (required) said it already
+                    } else {
+                        guard !message.contains(", "), !plan.config.key.isEmpty, !isKey(slot) else { break }  // a duplicate of the key itself holds none
+                        diagnostics.append(diagnostic)
+                    }
+                    suppressed |= bit
+                    standIns |= bit
+                    let parameter = mask == fullMask ? Int32(slot + 1) : Int32(1 + (mask & (bit &- 1)).nonzeroBitCount)
+                    bindStandIn(handle, parameter, plan.bound[slot].info, line: batch.lines[record])
+                    result = sqlite3_step(handle)
+                    extended = sqlite3_extended_errcode(sqlite3_db_handle(handle))
+                    message = result == SQLITE_DONE ? "" : String(cString: sqlite3_errmsg(sqlite3_db_handle(handle)))
+                    sqlite3_reset(handle)
+                }
                 if placeholder { try db.execute(sql: "PRAGMA defer_foreign_keys = OFF") }
                 if result == SQLITE_DONE {
                     rowsInserted += 1
@@ -179,6 +204,26 @@ final class TableLoader {
             let message = try explainMiss?(slot, key, Int(batch.lines[record])) ?? "\(bound.name) '\(key.description)' matches no \(reference)"
             diagnostics.append(Diagnostic(file: file, line: Int(batch.lines[record]), column: bound.fieldNumber, code: .unresolvedReference,
                 message: message, table: plan.table.name))
+        }
+    }
+
+    /// Whether the column of `slot` is part of the table's natural key.
+    private func isKey(_ slot: Int) -> Bool {
+        let bound = plan.bound[slot]
+        return plan.config.key.contains { $0.caseInsensitiveCompare(bound.info.name) == .orderedSame || $0.caseInsensitiveCompare(bound.name) == .orderedSame }
+    }
+
+    /// A value for a NOT NULL column the fixture left empty, of the column's type, that no
+    /// fixture value is likely to equal (a UNIQUE column must not report a false duplicate).
+    private func bindStandIn(_ handle: OpaquePointer, _ parameter: Int32, _ column: SeedRuntime.ColumnInfo, line: Int32) {
+        let number = Int64.min / 2 + Int64(line)
+        // SQLITE_TRANSIENT: SQLite copies the bytes, which live only for this call.
+        let transient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
+        switch column.type {
+        case .integer, .boolean, .numeric: sqlite3_bind_int64(handle, parameter, number)
+        case .real, .referenceDate: sqlite3_bind_double(handle, parameter, Double(number))
+        case .blob, .uuid: sqlite3_bind_blob(handle, parameter, [UInt8(0)], 1, transient)
+        default: sqlite3_bind_text(handle, parameter, "\u{1}seedkit: no value (line \(line))", -1, transient)
         }
     }
 
