@@ -217,6 +217,27 @@ struct SplitMix64: RandomNumberGenerator {
         #expect(check.stdout.contains("converges with a fresh build"))
     }
 
+    @Test func newMigrationOrdersASelfReferenceChainDeeperThanAThreadStack() throws {
+        // 20,000 levels, keys sorted deepest first: a recursive walk from the first row crashed (SIGSEGV at 10,000 in a debug build).
+        let project = try TemporaryProject()
+        try project.remove("migrations/0001-add-fourth-book.yml")
+        try project.write("seeds/schema.sql", "CREATE TABLE nodes (id INTEGER PRIMARY KEY, code TEXT NOT NULL UNIQUE, parent_id INTEGER REFERENCES nodes(id));\n")
+        try project.write("seeds/seedkit.yml", "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  nodes: { file: data/nodes.csv, key: code, refs: { parent_id: nodes.code } }\n")
+        try project.write("seeds/data/nodes.csv", "code,parent_id\n")
+        #expect(try project.seedkit("build", "--output", "seeds/releases/1.0.sqlite").status == 0)
+        let depth = 20_000
+        func code(_ level: Int) -> String { String(format: "C%06d", depth - 1 - level) }
+        try project.write("seeds/data/nodes.csv", "code,parent_id\n" + (0..<depth).map { "\(code($0)),\($0 == 0 ? "" : code($0 - 1))\n" }.joined())
+        let result = try project.seedkit("new-migration", "deep", "--from", "seeds/releases/1.0.sqlite")
+        #expect(result.status == 0, "\(result.status) \(result.stderr)")
+        #expect(result.stdout == "wrote migrations/0001-deep.yml: 20000 inserts, 0 updates, 0 deletes\n")
+        let lines = String(decoding: try #require(project.read("migrations/0001-deep.yml")), as: UTF8.self).split(separator: "\n")
+        #expect(lines.count == 3 + depth)
+        #expect(lines.dropFirst(3).first == "    - { code: \"C019999\", parent_id: null }")
+        #expect(lines.dropFirst(4).first == "    - { code: \"C019998\", parent_id: \"C019999\" }")
+        #expect(lines.last == "    - { code: \"C000000\", parent_id: \"C000001\" }")
+    }
+
     @Test func newMigrationDeletesChildrenBeforeTheirParents() throws {
         let project = try isoProject(subdivisions: "code,name,country_id,parent_id\nNO-10,Agder,NO,NO-99\nNO-99,Region,NO,\nNO-98,Other,NO,NO-99\n")
         #expect(try project.seedkit("build", "--output", "seeds/releases/1.0.sqlite").status == 0)

@@ -253,20 +253,35 @@ public struct MigrationGenerator: Sendable {
                 if let key = value(row, reference.column), key != .null { byKey[reference.column, default: [:]][key.sqlLiteral] = index }
             }
         }
+        let references = selfRefs.sorted { $0.key < $1.key }
+        func parents(_ index: Int) -> [Int] {
+            references.compactMap { column, reference in
+                guard let parentKey = value(rows[index], column), parentKey != .null, let parent = byKey[reference.column]?[parentKey.sqlLiteral], parent != index else { return nil }
+                return parent
+            }
+        }
+        // Depth first, parents before the row; a stack of its own, not recursion, so that a
+        // chain as deep as there are rows cannot exhaust the thread's stack.
         var order: [Int] = []
         var state = [UInt8](repeating: 0, count: rows.count)  // 0 new, 1 visiting, 2 placed
-        func place(_ index: Int) {
-            guard state[index] == 0 else { return }
-            state[index] = 1
-            for (column, reference) in selfRefs.sorted(by: { $0.key < $1.key }) {
-                if let parentKey = value(rows[index], column), parentKey != .null, let parent = byKey[reference.column]?[parentKey.sqlLiteral], parent != index {
-                    place(parent)
+        for start in rows.indices where state[start] == 0 {
+            state[start] = 1
+            var stack: [(index: Int, parents: [Int], next: Int)] = [(start, parents(start), 0)]
+            while let top = stack.last {
+                if top.next < top.parents.count {
+                    stack[stack.count - 1].next += 1
+                    let parent = top.parents[top.next]
+                    if state[parent] == 0 {
+                        state[parent] = 1
+                        stack.append((parent, parents(parent), 0))
+                    }
+                } else {
+                    state[top.index] = 2
+                    order.append(top.index)
+                    stack.removeLast()
                 }
             }
-            state[index] = 2
-            order.append(index)
         }
-        for index in rows.indices { place(index) }
         return order.map { rows[$0] }
     }
 
