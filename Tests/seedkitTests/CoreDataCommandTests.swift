@@ -445,7 +445,7 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
         try project.write("seeds/data/books.csv", "title,tags\nEmma,\"Favourites, Classics\"\nDune,Classics\n")
         #expect(try project.seedkit("build", "--migrations", "none").status == 0)
         try FileManager.default.copyItem(atPath: project.path("seed.sqlite"), toPath: project.path("app.sqlite"))
-        try project.write("migrations/0001-odes.yml", "insert:\n  Tag:\n    - { name: Poetry }\n  Book:\n    - { title: Odes, tags: [Poetry, Classics] }\ndelete:\n  Tag:\n    - { key: Favourites }\n")
+        try project.write("migrations/0001-odes.yml", "insert:\n  Tag:\n    - { name: Poetry }\n  Book:\n    - { title: Odes, tags: [Poetry, Classics] }\ndelete:\n  Tag:\n    - { key: Favourites, from: {} }\n")
         for (store, manifest) in [("seed.sqlite", []), ("app.sqlite", ["--manifest", "none"])] {
             let migrate = try runSeedkit(["migrate", store] + manifest, in: project.root)
             #expect(migrate.status == 0, "\(migrate)")

@@ -58,7 +58,7 @@ private func writeProject(_ project: TemporaryProject, model: String, entities: 
     @Test func nullifyRemovesTheJoinRowsAndBumpsTheOtherSide() throws {
         let project = try project()
         // Go has no links (this crashed with "no such column: zfavorites"); Rust is a favourite of both users.
-        try project.write("migrations/0001-prune.yml", "delete:\n  Bookmark:\n    - { key: Go }\n    - { key: Rust }\n")
+        try project.write("migrations/0001-prune.yml", "delete:\n  Bookmark:\n    - { key: Go, from: {} }\n    - { key: Rust, from: {} }\n")
         for (store, manifest) in [("seed.sqlite", [String]()), ("app.sqlite", ["--manifest", "none"])] {
             let migrate = try runSeedkit(["migrate", store] + manifest, in: project.root)
             #expect(migrate.status == 0, "\(migrate)")
@@ -74,7 +74,7 @@ private func writeProject(_ project: TemporaryProject, model: String, entities: 
     @Test func anAppMigratingAtLaunchUsesTheBundledSeedsDeletionRules() throws {
         let project = try project()
         try project.database("app.sqlite").write { db in try db.execute(sql: "DELETE FROM _seedkit_meta WHERE key = 'coredata_model'") }
-        try project.write("migrations/0001-prune.json", #"{"delete": {"Bookmark": [{"key": "Rust"}]}}"#)
+        try project.write("migrations/0001-prune.json", #"{"delete": {"Bookmark": [{"key": "Rust", "from": {}}]}}"#)
         let migrations = try MigrationDirectory.load(project.url("migrations"))
         let outcome = try SeedInstaller(store: project.url("app.sqlite"), seed: project.url("seed.sqlite"), migrations: migrations).prepareStore()
         guard case .migrated(let report) = outcome else { Issue.record("\(outcome)"); return }
@@ -85,7 +85,7 @@ private func writeProject(_ project: TemporaryProject, model: String, entities: 
     @Test func cascadeAndDenyKeepTheRowAndSayWhy() throws {
         let project = try project(bookmarkRule: "Deny")
         let before = try #require(project.read("seed.sqlite"))
-        try project.write("migrations/0001-prune.yml", "delete:\n  User:\n    - { key: Ann }\n  Bookmark:\n    - { key: Swift }\n")
+        try project.write("migrations/0001-prune.yml", "delete:\n  User:\n    - { key: Ann, from: {} }\n  Bookmark:\n    - { key: Swift, from: {} }\n")
         let migrate = try project.seedkit("migrate", "seed.sqlite")
         #expect(migrate.status == 0, "\(migrate)")
         #expect(migrate.stderr == """
@@ -107,7 +107,7 @@ private func writeProject(_ project: TemporaryProject, model: String, entities: 
     /// too, whatever order the migration lists them in.
     @Test func cascadeDeletesTheRowWhenTheMigrationAlsoDeletesItsRelatedRowsInAnyOrder() throws {
         let project = try project()
-        try project.write("migrations/0001-prune.yml", "delete:\n  User:\n    - { key: Ann }\n  Bookmark:\n    - { key: Swift }\n    - { key: Rust }\n")
+        try project.write("migrations/0001-prune.yml", "delete:\n  User:\n    - { key: Ann, from: {} }\n  Bookmark:\n    - { key: Swift, from: {} }\n    - { key: Rust, from: {} }\n")
         let migrate = try project.seedkit("migrate", "seed.sqlite")
         #expect(migrate.status == 0, "\(migrate)")
         #expect(migrate.stderr == "", "\(migrate)")

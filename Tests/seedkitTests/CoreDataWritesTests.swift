@@ -94,7 +94,7 @@ private func writeProject(_ project: TemporaryProject, model: String, entities: 
                 - { key: World, from: { color: Blue }, to: { color: Yellow } }
             delete:
               Post:
-                - { key: Hello }
+                - { key: Hello, from: {} }
 
             """)
         let migrate = try project.seedkit("migrate", "seed.sqlite")

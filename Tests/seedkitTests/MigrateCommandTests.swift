@@ -85,7 +85,7 @@ private func titles(_ project: TemporaryProject, _ store: String = "user.sqlite"
                 - key: The third book
                   from: { price: 10 }
               categories:
-                - key: Fiction
+                - { key: Fiction, from: {} }
 
             """)
         try project.database("user.sqlite").write { db in try db.execute(sql: "UPDATE books SET price = 13 WHERE title = 'The first book'") }
@@ -97,6 +97,24 @@ private func titles(_ project: TemporaryProject, _ store: String = "user.sqlite"
         #expect(prices == ["The first book=13.0", "The second book=16.0", "The fourth book=12.0"])
     }
 
+    /// A delete without `from` could not tell a row the user edited from the seed's: it is a
+    /// configuration error at its line, and nothing is written (it used to delete the edited row).
+    @Test func aDeleteWithoutFromIsRefusedAndTheUsersRowStays() throws {
+        let project = try TemporaryProject.withUserStore()
+        try project.write("migrations/0002-cleanup.yml", "delete:\n  books:\n    - key: The third book\n")
+        try project.database("user.sqlite").write { db in try db.execute(sql: "UPDATE books SET price = 99 WHERE title = 'The third book'") }
+        let before = project.read("user.sqlite")
+        let result = try project.seedkit("migrate", "user.sqlite")
+        #expect(result.status == 2, "\(result)")
+        #expect(result.stderr == "migrations/0002-cleanup.yml:3:7: error: this delete has no 'from': give the values the previous seed shipped (`from: {}` for a row with nothing but its key), so that a row the user changed is kept [2100]\n", "\(result)")
+        #expect(project.read("user.sqlite") == before)
+        // With `from`, the user's edit keeps the row (a conflict).
+        try project.write("migrations/0002-cleanup.yml", "delete:\n  books:\n    - { key: The third book, from: { price: 10 } }\n")
+        let kept = try project.seedkit("migrate", "user.sqlite")
+        #expect(kept.status == 0, "\(kept)")
+        #expect(try project.rows("user.sqlite", "SELECT price FROM books WHERE title = 'The third book'") == ["99.0"])
+    }
+
     /// A migration may list a parent before the children it also deletes: the parent's delete
     /// waits for the rest of the migration; only a row still referenced after it is denied.
     @Test func aParentListedBeforeTheChildrenTheMigrationAlsoDeletesIsDeleted() throws {
@@ -104,11 +122,12 @@ private func titles(_ project: TemporaryProject, _ store: String = "user.sqlite"
         try project.write("migrations/0002-drop-biography.yml", """
             delete:
               categories:
-                - key: Biography
+                - { key: Biography, from: {} }
               books:
                 - key: The third book
                   from: { price: 10 }
                 - key: The fourth book
+                  from: { price: 12 }
 
             """)
         let clean = try project.seedkit("migrate", "user.sqlite")
@@ -185,7 +204,7 @@ private func titles(_ project: TemporaryProject, _ store: String = "user.sqlite"
         try project.write("seeds/schema.sql", BookStore.schema.replacingOccurrences(of: "INTEGER NOT NULL REFERENCES categories(id)", with: "INTEGER NOT NULL"))
         #expect(try project.seedkit("build", "--migrations", "none").status == 0)
         try FileManager.default.copyItem(atPath: project.path("build/seed.sqlite"), toPath: project.path("user.sqlite"))
-        try project.write("migrations/0002-retire.yml", "delete:\n  categories:\n    - key: Biography\n    - key: Poetry\n")
+        try project.write("migrations/0002-retire.yml", "delete:\n  categories:\n    - { key: Biography, from: {} }\n    - { key: Poetry, from: {} }\n")
         let result = try project.seedkit("migrate", "user.sqlite")
         #expect(result.status == 0, "\(result)")
         #expect(result.stderr.contains("warning: delete denied on categories 'Biography': still referenced by books.category_id; not deleted [1600]"), "\(result)")

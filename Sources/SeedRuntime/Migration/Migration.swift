@@ -170,6 +170,7 @@ package struct DataChanges: Sendable, Equatable {
                         guard let entries = item.entries else { throw fail(item, "each \(section.key) is a map with key, from\(section.key == "update" ? " and to" : "")") }
                         var key: Key?
                         var from = RowValues(values: [], line: item.line, file: file)
+                        var hasFrom = false
                         var to = RowValues(values: [], line: item.line, file: file)
                         for entry in entries {
                             switch entry.key {
@@ -181,7 +182,7 @@ package struct DataChanges: Sendable, Equatable {
                                 } else {
                                     key = .single(entry.node.inputValue)
                                 }
-                            case "from": from = try rowValues(entry.node, what: "'from'")
+                            case "from": from = try rowValues(entry.node, what: "'from'"); hasFrom = true
                             case "to" where section.key == "update": to = try rowValues(entry.node, what: "'to'")
                             default:
                                 let allowed = section.key == "update" ? "key, from, to" : "key, from"
@@ -191,6 +192,10 @@ package struct DataChanges: Sendable, Equatable {
                         }
                         guard let key else { throw fail(item, "this \(section.key) has no 'key'") }
                         if section.key == "update" && to.values.isEmpty { throw fail(item, "this update has no 'to' values") }
+                        // Without `from`, a delete could not tell a row the user changed from the one the seed shipped.
+                        if section.key == "delete" && !hasFrom {
+                            throw fail(item, "this delete has no 'from': give the values the previous seed shipped (`from: {}` for a row with nothing but its key), so that a row the user changed is kept")
+                        }
                         changes.append(RowChange(key: key, from: from, to: to, line: item.line))
                     }
                     operations.append(section.key == "update" ? .update(table: table.key, changes: changes) : .delete(table: table.key, changes: changes))

@@ -43,7 +43,7 @@ public struct MigrationGenerator: Sendable {
         #     - key: "The first book"
         #       from: { price: 10 }
         #       to: { price: 11 }
-        # delete: rows removed when unchanged and unreferenced
+        # delete: rows removed when they still hold `from` and nothing refers to them
         #   books:
         #     - key: "The third book"
         #       from: { price: 10 }
