@@ -8,7 +8,9 @@ import Testing
 /// with exit 0, 1, 2 or 3 (never a crash or a kill by the bounded runner), never change the store
 /// on a failure, and `build` must never leave an output behind on a failure.
 @Test func mutatedMigrationsAndManifestsNeverCrashNorChangeTheStore() throws {
-    var rng = SystemRandomNumberGenerator()
+    // Seeded, so that a failure in CI replays: SEEDKIT_TEST_SEED=N (each run prints its seed).
+    var rng = SeededRandom(defaultSeed: UInt64(Date().timeIntervalSince1970))
+    print("seed \(rng.seed) (replay: SEEDKIT_TEST_SEED=\(rng.seed))")
     let fourthJSON = #"{"insert": {"books": [{"title": "The fourth book", "price": 12, "category_id": "Biography"}]}}"#
     let sources: [(path: String, text: String)] = [
         ("migrations/0002-fuzz.yml", "update:\n  books:\n    - key: The first book\n      from: { price: 10 }\n      to: { price: 11 }\n"),

@@ -139,6 +139,41 @@ import Testing
         }
     }
 
+    /// Damage only a full check sees (a leaf page's count of fragmented bytes, wrong): the rows
+    /// read, so `inspect` prints its summary, and says on stderr why it exits 3; `verify`
+    /// reports each of integrity_check's lines as a finding on the store, and exits 3 (refused), not 1.
+    @Test func damageOnlyAFullCheckSeesIsRefusedByInspectAndVerify() throws {
+        let project = try Self.projectWithDamagedCopy()
+        let root = try project.database("good.sqlite").read { db in try Int.fetchOne(db, sql: "SELECT rootpage FROM sqlite_master WHERE name = 'notes'") }
+        var bytes = try #require(project.read("good.sqlite"))
+        let page = try #require(root) + 3
+        bytes[(page - 1) * 4096 + 7] = 200  // the page header's fragmented free bytes: there are none
+        try project.write("bad.sqlite", bytes)
+        let finding = "Fragmentation of 0 bytes reported as 200 on page \(page)"
+        let inspect = try project.seedkit("inspect", "bad.sqlite")
+        #expect(inspect.status == 3, "\(inspect)")
+        #expect(inspect.stdout.contains("  integrity     FAILED (quick_check): \(finding)\n"), "\(inspect)")
+        #expect(inspect.stderr == "bad.sqlite: error: the store is damaged (quick_check: \(finding)); recover its data first (sqlite3 STORE .recover) [2200]\n", "\(inspect)")
+        let verify = try project.seedkit("verify", "bad.sqlite")
+        #expect(verify.status == 3, "\(verify)")
+        #expect(verify.stdout == "bad.sqlite: integrity: \(finding) [2200]\nbad.sqlite: 1 problem\n", "\(verify)")
+        #expect(project.read("bad.sqlite") == bytes)
+    }
+
+    /// A header whose write version SQLite does not know makes SQLite open the store read-only:
+    /// that is the store's header, not its permissions, and a dry run (which migrates a copy) says the same.
+    @Test(arguments: [["migrate"], ["migrate", "--dry-run"]])
+    func aHeaderSQLiteWillNotWriteIsRefusedNotCalledReadOnly(command: [String]) throws {
+        let project = try TemporaryProject.withUserStore()
+        var bytes = try #require(project.read("user.sqlite"))
+        bytes[18] = 180
+        try project.write("user.sqlite", bytes)
+        let result = try runSeedkit(command + ["user.sqlite"], in: project.root)
+        #expect(result.status == 3, "\(result)")
+        #expect(result.stderr == "user.sqlite: error: the store's header gives file format write version 180, which no SQLite writes (1 is a rollback journal, 2 WAL): SQLite opens it read-only, so it can't be migrated; the header is damaged or from a newer SQLite; nothing was written [2200]\n", "\(result)")
+        #expect(project.read("user.sqlite") == bytes)
+    }
+
     /// A store the user can write in a folder they cannot: SQLite cannot create the journal
     /// beside it. The message names the folder, not the store, as read-only. Tests run as root,
     /// which ignores permissions, so seedkit runs as nobody (setpriv) on a store nobody owns.

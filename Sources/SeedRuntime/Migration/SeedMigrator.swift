@@ -327,11 +327,19 @@ extension SeedMigrator {
     /// - throws: ``SeedError`` of kind `.refused` naming what SQLite found.
     package static func refuseDamagedStore(_ db: Database) throws {
         let problems: [String]
-        do { problems = try String.fetchAll(db, sql: "PRAGMA quick_check(5)") }
+        do { problems = try quickCheck(db, limit: 5) }
         catch let error as DatabaseError where error.resultCode == .SQLITE_CORRUPT || error.resultCode == .SQLITE_NOTADB {
             problems = [error.message ?? "database disk image is malformed"]
         }
         guard problems != ["ok"] else { return }
         throw SeedError(.refused, "the store is damaged (PRAGMA quick_check: \(problems.joined(separator: "; "))); nothing was written. Recover its data first (sqlite3 STORE .recover), then migrate the recovered store")
+    }
+
+    /// `PRAGMA quick_check`'s findings, one per line (a row can hold several lines and a
+    /// heading), at most `limit`; `["ok"]` for a sound store.
+    package static func quickCheck(_ db: Database, limit: Int) throws -> [String] {
+        let rows = try String.fetchAll(db, sql: "PRAGMA quick_check(\(limit))")
+        guard rows != ["ok"] else { return rows }
+        return Array(rows.flatMap { $0.split(separator: "\n").map(String.init) }.filter { !$0.hasPrefix("*** in database ") }.prefix(limit))
     }
 }

@@ -96,6 +96,17 @@ public enum StoreAccess {
         try? holder?.close()
     }
 
+    /// Why SQLite would open the store read-only whatever its permissions: its header's write
+    /// version (byte 18) is above 2, a file format newer than SQLite's (or a damaged header).
+    /// nil when the header is one SQLite writes.
+    public static func unwritableFormat(_ path: String) -> String? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        let header = (try? handle.read(upToCount: 20)) ?? Data()
+        guard header.count == 20, header.starts(with: Array("SQLite format 3\0".utf8)), header[18] > 2 else { return nil }
+        return "the store's header gives file format write version \(header[18]), which no SQLite writes (1 is a rollback journal, 2 WAL): SQLite opens it read-only, so it can't be migrated; the header is damaged or from a newer SQLite; nothing was written"
+    }
+
     /// Whether the file's header says WAL (bytes 18 and 19 are 2).
     static func isWALMode(_ path: String) -> Bool {
         guard let handle = FileHandle(forReadingAtPath: path) else { return false }

@@ -59,8 +59,8 @@ public enum StoreInspector {
         let wal = StoreAccess.isWALMode(path)
         let integrity: StoreSummary.Integrity
         if fullCheck ?? (fileSize <= fullCheckLimit) {
-            let problems = try String.fetchAll(db, sql: "PRAGMA quick_check")
-            integrity = .init(method: "quick_check", ok: problems == ["ok"], detail: problems.prefix(5).joined(separator: "; "))
+            let problems = try SeedMigrator.quickCheck(db, limit: 5)
+            integrity = .init(method: "quick_check", ok: problems == ["ok"], detail: problems.joined(separator: "; "))
         } else {
             // The header agrees with the file: every page is there (checked without reading them).
             let expected = pageSize * pageCount

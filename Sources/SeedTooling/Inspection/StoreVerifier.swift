@@ -17,8 +17,11 @@ public enum StoreVerifier {
     /// Every problem found; empty when the store is sound.
     public static func verify(_ db: Database, manifest: Manifest?) throws -> [Finding] {
         var findings: [Finding] = []
-        for line in try String.fetchAll(db, sql: "PRAGMA integrity_check") where line != "ok" {
-            findings.append(Finding(code: .storeRefused, message: "integrity: \(line)"))
+        // One finding per line: a row of integrity_check can hold several lines (and a heading).
+        for row in try String.fetchAll(db, sql: "PRAGMA integrity_check") where row != "ok" {
+            for line in row.split(separator: "\n") where !line.hasPrefix("*** in database ") {
+                findings.append(Finding(code: .storeRefused, message: "integrity: \(line)"))
+            }
         }
         let recorded = try SeedCatalog.tableSpecs(db)
         let specs = Dictionary((manifest?.tables.map(\.spec) ?? recorded ?? []).map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })

@@ -59,7 +59,10 @@ extension SeedTool {
                     } else {
                         let summary = try queue.read { db in try StoreInspector.summary(db, path: store, fullCheck: check ? true : nil) }
                         print(render(summary), terminator: "")
-                        if !summary.integrity.ok { throw ExitCode(3) }
+                        // The summary shows the finding; stderr says why the exit code is 3, naming the store.
+                        if !summary.integrity.ok {
+                            throw SeedError(.refused, file: store, "the store is damaged (\(summary.integrity.method): \(summary.integrity.detail)); recover its data first (sqlite3 STORE .recover)")
+                        }
                     }
                 } catch let error as SeedError {
                     throw SeedError(error.kind, error.diagnostics.map { var d = $0; d.file = d.file ?? store; return d })

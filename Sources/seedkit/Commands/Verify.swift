@@ -41,6 +41,8 @@ extension SeedTool {
             }
             // A manifest that does not fit the store (a table it lacks, a check that does not run)
             // is a configuration error, as in every command: exit 2, after every finding is shown.
+            // A damaged store (integrity_check's findings) is refused, 3, as every command refuses it.
+            if findings.contains(where: { $0.code == .storeRefused }) { throw ExitCode(3) }
             if findings.contains(where: { $0.code == .configuration }) { throw ExitCode(2) }
             if !findings.isEmpty { throw ExitCode(1) }
         }
