@@ -222,7 +222,8 @@ private let plainInitOutput = """
               Page:
                 file: data/Page.csv
                 # No key: the model has no uniqueness constraint on Page. Migrations find a row in a
-                # user's store by its key, so name what identifies a Page across releases
+                # user's store by its key, and without one that is Z_PK, which differs from store to store;
+                # name what identifies a Page across releases
                 # (key: text, or a list: key: [text, book]).
                 refs:
                   book: Book.title
