@@ -174,6 +174,30 @@ import Testing
         #expect(project.read("user.sqlite") == bytes)
     }
 
+    /// Another app's SQLite file (a wrong path): no seedkit ledger, not a Core Data store, and
+    /// none of the tables the migrations write. SPEC §5 calls it a foreign store: refused (3),
+    /// on the store, not a configuration error of the migration file.
+    @Test(arguments: [["migrate"], ["migrate", "--dry-run"], ["check-upgrade"]])
+    func aForeignStoreIsRefusedOnTheStore(command: [String]) throws {
+        let project = try TemporaryProject.withUserStore()
+        let other = try project.database("other.sqlite")
+        try other.write { db in try db.execute(sql: "CREATE TABLE x (a); INSERT INTO x VALUES (1)") }
+        try other.close()
+        let before = project.sha256("other.sqlite")
+        let result = try runSeedkit(command + ["other.sqlite"], in: project.root)
+        #expect(result.status == 3, "\(result)")
+        #expect((result.stderr + result.stdout).contains("other.sqlite: error: not a store of these migrations: it has no seedkit ledger (_seedkit_migrations) and none of the tables they write (books); it has x. Check the path: seedkit migrates the stores this project's seed started; nothing was written [2200]"), "\(result)")
+        #expect(project.sha256("other.sqlite") == before)
+    }
+
+    /// A store without a ledger that has the migrations' tables (an app's own store) still migrates.
+    @Test func aStoreWithoutALedgerButWithTheTablesMigrates() throws {
+        let project = try TemporaryProject.withUserStore()
+        try project.database("user.sqlite").write { db in try db.execute(sql: "DROP TABLE _seedkit_migrations") }
+        let result = try project.seedkit("migrate", "user.sqlite")
+        #expect(result.status == 0, "\(result)")
+    }
+
     /// A store the user can write in a folder they cannot: SQLite cannot create the journal
     /// beside it. The message names the folder, not the store, as read-only. Tests run as root,
     /// which ignores permissions, so seedkit runs as nobody (setpriv) on a store nobody owns.

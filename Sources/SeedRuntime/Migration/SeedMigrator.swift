@@ -187,6 +187,7 @@ public struct SeedMigrator: Sendable {
         // SQL that would end seedkit's transaction or reach outside the store is refused before anything runs.
         try SQLScript.refuseTransactionControl(in: pending, schema: db)
         try Self.refuseDamagedStore(db)
+        try Self.refuseForeignStore(db, pending: pending)
         var run = try MigrationRun(db: db, options: options)
         let timestamp = MigrationLedger.timestamp(options.now)
         let stopped = SeedError(.io, "interrupted: the migration was rolled back; nothing was written")
@@ -333,6 +334,24 @@ extension SeedMigrator {
         }
         guard problems != ["ok"] else { return }
         throw SeedError(.refused, "the store is damaged (PRAGMA quick_check: \(problems.joined(separator: "; "))); nothing was written. Recover its data first (sqlite3 STORE .recover), then migrate the recovered store")
+    }
+
+    /// Refuses a store that is not one of these migrations' (SPEC §5's foreign store: a wrong
+    /// path, another app's file): no seedkit ledger, not a Core Data store, and none of the
+    /// tables the pending data migrations write. A store without a ledger that has them (an
+    /// app's own store) is migrated; a pending SQL migration may create tables, so then nothing is judged.
+    static func refuseForeignStore(_ db: Database, pending: [Migration]) throws {
+        guard try !db.tableExists(SeedCatalog.ledgerTable), try !db.tableExists("Z_PRIMARYKEY") else { return }
+        var tables: Set<String> = []
+        for migration in pending {
+            switch migration.body {
+            case .sql: return
+            case .changes(let changes): tables.formUnion(changes.operations.map(\.table))
+            }
+        }
+        guard !tables.isEmpty, try tables.allSatisfy({ try !db.tableExists($0) }) else { return }
+        let present = try TableInfo.userTables(db)
+        throw SeedError(.refused, "not a store of these migrations: it has no seedkit ledger (\(SeedCatalog.ledgerTable)) and none of the tables they write (\(tables.sorted().joined(separator: ", "))); it has \(present.isEmpty ? "no tables" : present.joined(separator: ", ")). Check the path: seedkit migrates the stores this project's seed started; nothing was written")
     }
 
     /// `PRAGMA quick_check`'s findings, one per line (a row can hold several lines and a
