@@ -19,7 +19,7 @@ extension SeedTool {
 
         func run() throws {
             try reporting(.human) {
-                let migrations = try project.loadMigrations()
+                let migrations = try project.loadMigrations(defaultMayBeMissing: false)
                 let target = URL(fileURLWithPath: directory)
                 let source = URL(fileURLWithPath: project.migrations)
                 if target.resolvingSymlinksInPath().standardizedFileURL.path == source.resolvingSymlinksInPath().standardizedFileURL.path {

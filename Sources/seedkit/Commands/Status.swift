@@ -19,7 +19,7 @@ extension SeedTool {
 
         func run() throws {
             let states = try reporting(format.format, store: store) {
-                let migrator = try SeedMigrator(migrations: try project.loadMigrations())
+                let migrator = try SeedMigrator(migrations: try project.loadMigrations(defaultMayBeMissing: false))
                 let queue = try StoreAccess.openReadOnly(store, notice: Output.notice(about: store))
                 do { return try queue.read { db in try migrator.states(db) } }
                 catch { throw SeedError(databaseError: error, file: store) }

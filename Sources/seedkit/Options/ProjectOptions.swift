@@ -9,8 +9,11 @@ struct ProjectOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The manifest.", valueName: "path"))
     var manifest: String = "seeds/seedkit.yml"
 
-    @Option(name: .long, help: ArgumentHelp("The migrations directory.", valueName: "dir"))
-    var migrations: String = "migrations"
+    @Option(name: .customLong("migrations"), help: ArgumentHelp("The migrations directory (default: migrations), or `none` for no migrations.", valueName: "dir"))
+    var migrationsOption: String?
+
+    /// The migrations directory as given (or the default).
+    var migrations: String { migrationsOption ?? "migrations" }
 
     @Flag(name: .long, help: "Name files by absolute path in messages, for editors and build tools (SeedkitPlugin passes it).")
     var absolutePaths = false
@@ -21,10 +24,22 @@ struct ProjectOptions: ParsableArguments {
 
     func loadManifest() throws(SeedError) -> Manifest { try Manifest.load(path: manifest) }
 
-    func loadMigrations() throws(SeedError) -> [Migration] {
+    /// The project's migrations. `--migrations none` is none. A folder named with `--migrations`
+    /// must exist; a missing default folder is no migrations where a project may not have any
+    /// yet (`build`, `new-migration`, `check-upgrade`), and an error where it would make a wrong
+    /// directory look like "nothing to do" (`migrate`, `status`, `export-migrations`).
+    func loadMigrations(defaultMayBeMissing: Bool = true) throws(SeedError) -> [Migration] {
+        if migrationsOption == "none" { return [] }
         let directory = URL(fileURLWithPath: migrations)
         let shown = PathDisplay.absolute ? directory.standardizedFileURL.path : migrations
-        return try MigrationDirectory.read(directory, displayPath: shown, yamlParser: YAMLDocument.parser, missingIsEmpty: true)
+        var isFolder: ObjCBool = false
+        if !FileManager.default.fileExists(atPath: directory.path, isDirectory: &isFolder) {
+            if migrationsOption == nil && defaultMayBeMissing { return [] }
+            throw SeedError(.configuration, file: shown, migrationsOption == nil
+                ? "no migrations folder here; run seedkit in the project's folder, or pass --migrations DIR (--migrations none for none)"
+                : "no such migrations folder (--migrations none for none)")
+        }
+        return try MigrationDirectory.read(directory, displayPath: shown, yamlParser: YAMLDocument.parser, missingIsEmpty: false)
     }
 
     /// Whether a manifest exists where --manifest points (commands that can work without one).

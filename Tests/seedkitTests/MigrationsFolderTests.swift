@@ -1,0 +1,45 @@
+import Foundation
+import SeedTestSupport
+import Testing
+
+/// A missing migrations folder is not "nothing to do": a deploy script run from the wrong
+/// folder, or with a typo in `--migrations`, must fail (exit 2), not report "up to date".
+@Suite struct MigrationsFolderTests {
+    @Test(arguments: [
+        ["migrate", "user.sqlite"], ["status", "user.sqlite"], ["status", "user.sqlite", "--exit-code"], ["export-migrations", "out"],
+    ])
+    func commandsThatApplyOrShipMigrationsRefuseAMissingDefaultFolder(_ arguments: [String]) throws {
+        let project = try TemporaryProject.withUserStore()
+        try FileManager.default.removeItem(atPath: project.path("migrations"))
+        let before = project.read("user.sqlite")
+        let result = try project.seedkit(arguments)
+        #expect(result.status == 2, "\(result)")
+        #expect(result.stderr.contains("migrations: error: no migrations folder here; run seedkit in the project's folder, or pass --migrations DIR (--migrations none for none) [2100]"), "\(result)")
+        #expect(project.read("user.sqlite") == before)
+        #expect(!FileManager.default.fileExists(atPath: project.path("out")))
+    }
+
+    @Test(arguments: [
+        ["migrate", "user.sqlite"], ["status", "user.sqlite"], ["export-migrations", "out"], ["build", "--output", "other.sqlite"],
+        ["check-upgrade", "user.sqlite"], ["new-migration", "next"],
+    ])
+    func aMigrationsFolderNamedOnTheCommandLineMustExist(_ arguments: [String]) throws {
+        let project = try TemporaryProject.withUserStore()
+        let before = project.read("user.sqlite")
+        let result = try project.seedkit(arguments + ["--migrations", "migratons"])
+        #expect(result.status == 2, "\(result)")
+        #expect(result.stderr.contains("migratons: error: no such migrations folder (--migrations none for none) [2100]"), "\(result)")
+        #expect(project.read("user.sqlite") == before)
+        #expect(!FileManager.default.fileExists(atPath: project.path("other.sqlite")))
+    }
+
+    @Test func noneMeansNoMigrationsAndAProjectWithoutTheFolderStillBuilds() throws {
+        let project = try TemporaryProject.withUserStore()
+        let status = try project.seedkit("status", "user.sqlite", "--migrations", "none")
+        #expect(status.status == 0, "\(status)")
+        try FileManager.default.removeItem(atPath: project.path("migrations"))
+        let build = try project.seedkit("build", "--output", "fresh.sqlite")
+        #expect(build.status == 0, "\(build)")
+        #expect(build.stdout.contains("built fresh.sqlite"), "\(build)")
+    }
+}
