@@ -74,6 +74,25 @@ private final class Holder {
         }
     }
 
+    /// A backup never replaces a file: `--backup seeds/releases/1.0.sqlite` used to overwrite
+    /// the shipped seed with a user's store (exit 0). Now exit 2 before the store is opened.
+    @Test(arguments: ["precious.txt", "seeds/releases/1.0.sqlite", "dangling-link"])
+    func aBackupPathThatExistsIsRefusedAndNothingChanges(_ backup: String) throws {
+        let project = try TemporaryProject.withUserStore()
+        try project.write("precious.txt", "precious\n")
+        try FileManager.default.createDirectory(atPath: project.path("seeds/releases"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: project.path("user.sqlite"), toPath: project.path("seeds/releases/1.0.sqlite"))
+        try FileManager.default.createSymbolicLink(atPath: project.path("dangling-link"), withDestinationPath: "nowhere.sqlite")
+        let store = project.read("user.sqlite")
+        let existing = project.read(backup)
+        let result = try project.seedkit("migrate", "user.sqlite", "--backup", backup)
+        #expect(result.status == 2, "\(result)")
+        #expect(result.stderr.contains("--backup \(backup) already exists; seedkit never overwrites a file with a backup: remove it or give another path"), "\(result)")
+        #expect(project.read("user.sqlite") == store)
+        #expect(project.read(backup) == existing)
+        #expect(!FileManager.default.fileExists(atPath: project.path("nowhere.sqlite")))
+    }
+
     @Test func aKilledMigrationLeavesAllOrNothing() throws {
         let project = try TemporaryProject.withUserStore()
         // A migration big enough to be killed in the middle: 5,000 books.

@@ -34,6 +34,11 @@ extension SeedTool {
                ["", "-wal", "-journal", "-shm"].contains(where: { storePath + $0 == backupPath }) {
                 throw ValidationError("--backup \(backup) is the store \(store) (or one of its -wal, -journal, -shm files): give the backup another path")
             }
+            // A backup never replaces a file (a shipped seed, an earlier backup): lstat sees a dangling link too.
+            var status = stat()
+            if let backup, lstat(backup, &status) == 0 {
+                throw ValidationError("--backup \(backup) already exists; seedkit never overwrites a file with a backup: remove it or give another path")
+            }
         }
 
         func run() throws {
