@@ -43,3 +43,24 @@ import Testing
         #expect(build.stdout.contains("built fresh.sqlite"), "\(build)")
     }
 }
+
+/// `export-migrations DIR` into a folder holding a migration it does not write (removed or
+/// renumbered since the last export) would ship that file in the app, which would apply it.
+@Suite struct ExportStaleMigrationTests {
+    @Test func aMigrationTheExportDoesNotWriteIsRefusedAndNothingIsWritten() throws {
+        let project = try TemporaryProject.withUserStore()
+        try FileManager.default.createDirectory(atPath: project.path("app/migrations"), withIntermediateDirectories: true)
+        try project.write("app/migrations/0009-old.json", #"{"insert": {"books": [{"title": "Ghost", "price": 1, "category_id": "Fiction"}]}}"#)
+        try project.write("app/migrations/notes.txt", "not a migration\n")
+        let result = try project.seedkit("export-migrations", "app/migrations")
+        #expect(result.status == 2, "\(result)")
+        #expect(result.stderr == "app/migrations/0009-old.json: error: a migration this export does not write; an app would apply it: remove it (export-migrations never deletes files), nothing was written [2100]\n", "\(result)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: project.path("app/migrations")).sorted() == ["0009-old.json", "notes.txt"])
+        // Once it is gone, exporting again over an earlier export is fine.
+        try FileManager.default.removeItem(atPath: project.path("app/migrations/0009-old.json"))
+        #expect(try project.seedkit("export-migrations", "app/migrations").status == 0)
+        let again = try project.seedkit("export-migrations", "app/migrations")
+        #expect(again.status == 0, "\(again)")
+        #expect(again.stdout.hasPrefix("wrote app/migrations/0001-add-fourth-book.json  sha256:"), "\(again)")
+    }
+}

@@ -25,19 +25,16 @@ extension SeedTool {
                 if target.resolvingSymlinksInPath().standardizedFileURL.path == source.resolvingSymlinksInPath().standardizedFileURL.path {
                     throw SeedError(.configuration, file: directory, "this is the migrations folder: a .json written beside each .yml would be a second migration with the same number; export into the app's resources folder instead")
                 }
+                let files = try migrations.map { migration throws(SeedError) -> (name: String, text: String) in
+                    switch migration.body {
+                    case .sql(let sql): (migration.id + ".sql", sql)
+                    case .changes: (migration.id + ".json", try canonicalJSON(of: migration))
+                    }
+                }
+                try refuseStaleMigrations(in: target, keeping: Set(files.map(\.name)))
                 do { try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true) }
                 catch { throw SeedError(.io, file: directory, "cannot create the folder: \(error.localizedDescription)") }
-                for migration in migrations {
-                    let name: String
-                    let text: String
-                    switch migration.body {
-                    case .sql(let sql):
-                        name = migration.id + ".sql"
-                        text = sql
-                    case .changes:
-                        name = migration.id + ".json"
-                        text = try canonicalJSON(of: migration)
-                    }
+                for (migration, (name, text)) in zip(migrations, files) {
                     let file = target.appendingPathComponent(name)
                     do { try Data(text.utf8).write(to: file, options: .atomic) }
                     catch { throw SeedError(.io, file: file.path, "cannot write: \(error.localizedDescription)") }
@@ -45,6 +42,21 @@ extension SeedTool {
                 }
                 if migrations.isEmpty { print("no migrations in \(project.migrations)") }
             }
+        }
+
+        /// A migration file in the target that this export does not write would ship in the app and
+        /// be applied (a migration removed or renumbered since the last export): refused, each
+        /// named, before anything is written. seedkit never deletes files.
+        private func refuseStaleMigrations(in target: URL, keeping written: Set<String>) throws(SeedError) {
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: target.path) else { return }
+            let stale = names.sorted().filter { name in
+                !written.contains(name) && Migration.parseFileName(name).map { ["yml", "yaml", "json", "sql"].contains($0.ext) } == true
+            }
+            guard !stale.isEmpty else { return }
+            throw SeedError(.configuration, stale.map { name in
+                Diagnostic(file: (directory as NSString).appendingPathComponent(name), code: .configuration,
+                           message: "a migration this export does not write; an app would apply it: remove it (export-migrations never deletes files), nothing was written")
+            })
         }
 
         /// The migration's document as canonical JSON: exactly the text its checksum is computed over.
