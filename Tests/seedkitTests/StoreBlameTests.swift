@@ -225,4 +225,35 @@ import Testing
         #expect(project.sha256("locked/user.sqlite") == before)
         #expect(project.listing("locked") == ["user.sqlite"])
     }
+
+    /// The same for what seedkit writes beside a path: a build's output and a migrate's backup,
+    /// in a folder the user cannot write (run as nobody when the tests run as root).
+    @Test func aReadOnlyFolderForAnOutputOrABackupIsNamedAsSuch() throws {
+        let project = try TemporaryProject.withUserStore()
+        #expect(chmod(project.root.path, 0o755) == 0)
+        try FileManager.default.createDirectory(at: project.url("locked"), withIntermediateDirectories: false)
+        try FileManager.default.createDirectory(at: project.url("mine"), withIntermediateDirectories: false)
+        try FileManager.default.copyItem(atPath: project.path("user.sqlite"), toPath: project.path("mine/user.sqlite"))
+        let root = getuid() == 0
+        if root {
+            for path in ["mine", "mine/user.sqlite"] { #expect(chown(project.path(path), 65534, 65534) == 0) }
+        } else {
+            #expect(chmod(project.path("locked"), 0o555) == 0)
+        }
+        defer { chmod(project.path("locked"), 0o755) }
+        let before = project.sha256("mine/user.sqlite")
+        let locked = try #require(realpath(project.path("locked"), nil).map { pointer in defer { free(pointer) }; return String(cString: pointer) })
+        func asNobody(_ arguments: [String]) throws -> CommandResult {
+            root ? try run(URL(fileURLWithPath: "/usr/bin/setpriv"), ["--reuid=65534", "--regid=65534", "--clear-groups", seedkitBinary.path] + arguments, in: project.root)
+                : try runSeedkit(arguments, in: project.root)
+        }
+        let build = try asNobody(["build", "--output", "locked/seed.sqlite"])
+        #expect(build.status == 4, "\(build)")
+        #expect(build.stderr.hasSuffix("locked/seed.sqlite: error: the folder \(locked) is read-only: the seed is written beside its output and renamed into place; make the folder writable or choose another --output; nothing was written [2300]\n"), "\(build)")
+        let backup = try asNobody(["migrate", "mine/user.sqlite", "--backup", "locked/backup.sqlite"])
+        #expect(backup.status == 4, "\(backup)")
+        #expect(backup.stderr.hasSuffix("locked/backup.sqlite: error: cannot write the backup: the folder \(locked) is read-only (the backup is written beside its path and renamed into place); the store was not migrated [2300]\n"), "\(backup)")
+        #expect(project.listing("locked") == [])
+        #expect(project.sha256("mine/user.sqlite") == before)
+    }
 }

@@ -48,6 +48,10 @@ public struct SeedBuilder: Sendable {
         let directory = output.deletingLastPathComponent()
         do { try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true) }
         catch { throw SeedError(.io, file: output.path, "cannot create the output folder: \(error.localizedDescription)") }
+        // The seed is written beside the output, then renamed: a folder that refuses new files is named as such.
+        guard access(directory.path, W_OK) == 0 else {
+            throw SeedError(.io, file: output.path, "the folder \(directory.path) is read-only: the seed is written beside its output and renamed into place; make the folder writable or choose another --output; nothing was written")
+        }
         let temporary = Self.temporaryURL(for: output)
         ProcessTemporaryFile.removeStale(beside: output)  // those of builds that were killed
         removeDatabaseFiles(temporary)

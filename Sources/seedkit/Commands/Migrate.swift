@@ -90,6 +90,10 @@ extension SeedTool {
         /// Copies the store with SQLite's backup API (one read snapshot, so the copy is
         /// consistent, WAL included) into a temporary file renamed into place: never partial.
         static func backUp(_ store: DatabaseQueue, to target: URL) throws(SeedError) {
+            let folder = target.deletingLastPathComponent().path
+            guard access(folder, W_OK) == 0 else {
+                throw SeedError(.io, file: target.path, "cannot write the backup: the folder \(folder) is read-only (the backup is written beside its path and renamed into place); the store was not migrated")
+            }
             let temporary = ProcessTemporaryFile.url(beside: target)
             ProcessTemporaryFile.removeStale(beside: target)
             try? FileManager.default.removeItem(at: temporary)
