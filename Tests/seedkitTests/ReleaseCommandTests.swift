@@ -316,6 +316,30 @@ struct SplitMix64: RandomNumberGenerator {
     }
 }
 
+@Suite struct ReleaseSQLProvidedKeyTests {
+    @Test func aKeyOnlyASQLMigrationInsertedIsAConflictWhenTheUserDeletedItNotATypo() throws {
+        let project = try IsoCodes.projectWithUserStore()
+        // Sweden arrives by a SQL migration only (no fixture row, no declarative insert).
+        try project.write("migrations/0001-sweden.sql", "-- Sweden\nINSERT INTO \"countries\" (alpha_2, name) VALUES ('SE', 'Sweden');\n")
+        #expect(try project.seedkit("migrate", "user.sqlite").status == 0)
+        try project.database("user.sqlite").write { db in try db.execute(sql: "DELETE FROM countries WHERE alpha_2 = 'SE'") }
+        try project.write("migrations/0002-stockholm.yml", "insert:\n  subdivisions:\n    - { code: SE-AB, name: Stockholm, type: County, country_id: SE }\n")
+        let result = try project.seedkit("migrate", "user.sqlite")
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stderr == "migrations/0002-stockholm.yml:3: warning: conflict on subdivisions 'SE-AB': country_id 'SE' matches no countries.alpha_2 in the store (the user deleted it?); row not inserted [2050]\n", "\(result)")
+        let status = try project.seedkit("status", "user.sqlite")
+        #expect(status.stdout.contains("0002-stockholm"), "\(status)")
+        #expect(!status.stdout.contains("pending"), "\(status)")
+        // A ref to a table no SQL migration writes is still a typo.
+        try project.write("migrations/0003-typo.yml", "insert:\n  subdivisions:\n    - { code: NO-98, name: Typo, type: County, country_id: NO, parent_id: NO-XX }\n")
+        let before = try #require(project.read("user.sqlite"))
+        let typo = try project.seedkit("migrate", "user.sqlite")
+        #expect(typo.status == 1, "\(typo)")
+        #expect(typo.stderr == "migrations/0003-typo.yml:3: error: subdivisions 'NO-98': parent_id 'NO-XX' matches no subdivisions.code in the fixtures, the store or any migration; nothing was written [2030]\n", "\(typo)")
+        #expect(project.read("user.sqlite") == before)
+    }
+}
+
 /// A currencies project (iso-codes' shape) with release 1.0 kept in seeds/releases.
 private func currenciesProject() throws -> TemporaryProject {
     let project = try TemporaryProject()

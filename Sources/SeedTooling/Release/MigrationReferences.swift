@@ -1,3 +1,4 @@
+import Foundation
 import SeedRuntime
 
 /// The release-time check of the refs migrations write (SPEC §7): every ref an insert or an
@@ -18,7 +19,8 @@ public enum MigrationReferences {
     /// The refs no row provides, one diagnostic each at the migration's file and line (2030).
     ///
     /// - parameters:
-    ///   - migrations: the migrations of the release, in order (SQL migrations are not read).
+    ///   - migrations: the migrations of the release, in order. A ref to a table that a SQL
+    ///     migration writes (see ``Migration/sqlMayWrite(_:table:)``) is never called a typo.
     ///   - tables: the manifest's table specs (natural keys and refs).
     ///   - exists: whether the fresh build has a row of `table` whose `column` is `value`
     ///     (converted as that column converts); nil when it cannot tell (then no error).
@@ -37,6 +39,7 @@ public enum MigrationReferences {
             for (column, value) in row.values {
                 guard value != .null, let reference = spec.refs.first(where: { $0.key.lowercased() == column.lowercased() })?.value else { continue }
                 if provided["\(reference.table.lowercased()).\(reference.column.lowercased())"]?.contains(canonical(value)) == true { continue }
+                if Migration.sqlMayWrite(migrations, table: reference.table) { continue }  // what SQL provides is not known without running it
                 if try exists(reference.table, reference.column, value) != false { continue }
                 problems.append(Diagnostic(file: row.file.isEmpty ? nil : row.file, line: line, code: .unresolvedReference,
                     message: "\(spec.name)\(key.isEmpty ? "" : " \(key)"): \(column) \(shown(value)) matches no \(reference) in the fixtures or in any migration's inserts",
@@ -99,5 +102,53 @@ extension Migration {
                 }
             }
         }
+    }
+}
+
+extension Migration {
+    /// Whether a release's SQL migrations may write rows of `table`: one of their statements
+    /// inserts into, replaces into or updates it (read from the text, comments and string
+    /// literals left out; for Core Data, its `Z` table too). Which keys such a statement
+    /// provides is known only by running it, so a key missing elsewhere is not called a typo.
+    static func sqlMayWrite(_ migrations: [Migration], table: String) -> Bool {
+        let names = [table, "Z" + table.uppercased()].map { NSRegularExpression.escapedPattern(for: $0) }.joined(separator: "|")
+        let target = #"(?:\w+\.)?(?:"(?:"# + names + #")"|`(?:"# + names + #")`|\[(?:"# + names + #")\]|(?:"# + names + #")(?![\w$]))"#
+        guard let pattern = try? NSRegularExpression(pattern: #"\b(?:(?:INSERT|REPLACE)\s+(?:OR\s+\w+\s+)?INTO|UPDATE\s+(?:OR\s+\w+\s+)?)\s*"# + target,
+                                                     options: [.caseInsensitive]) else { return true }
+        for migration in migrations {
+            guard case .sql(let sql) = migration.body else { continue }
+            let code = statementsOnly(sql)
+            if pattern.firstMatch(in: code, range: NSRange(code.startIndex..., in: code)) != nil { return true }
+        }
+        return false
+    }
+
+    /// SQL without its comments and string literals (each replaced by a space).
+    private static func statementsOnly(_ sql: String) -> String {
+        var result = ""
+        var characters = Array(sql)
+        var index = 0
+        characters.append(" ")
+        while index < characters.count - 1 {
+            let character = characters[index]
+            if character == "-" && characters[index + 1] == "-" {
+                while index < characters.count && characters[index] != "\n" { index += 1 }
+                result.append(" ")
+            } else if character == "/" && characters[index + 1] == "*" {
+                index += 2
+                while index < characters.count - 1 && !(characters[index] == "*" && characters[index + 1] == "/") { index += 1 }
+                index += 2
+                result.append(" ")
+            } else if character == "'" {
+                index += 1
+                while index < characters.count && characters[index] != "'" { index += 1 }  // '' inside: two literals, same effect
+                index += 1
+                result.append(" ")
+            } else {
+                result.append(character)
+                index += 1
+            }
+        }
+        return result
     }
 }

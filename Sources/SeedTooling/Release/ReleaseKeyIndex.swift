@@ -3,7 +3,8 @@ import GRDB
 public import SeedRuntime
 
 /// The keys a release provides: every fixture row of the manifest, every row a migration
-/// inserts, and every value a migration's update sets (a rename). A ref to a key outside this
+/// inserts, and every value a migration's update sets (a rename); and, since what a SQL
+/// migration inserts is known only by running it, any key of a table a SQL migration writes. A ref to a key outside this
 /// set is the author's typo, an error at release time; `migrate` with a manifest asks it about
 /// each parent the store lacks (``SeedMigrator/Options/releaseKeys``), and release checks can
 /// ask ``values(table:column:type:)`` directly.
@@ -24,7 +25,9 @@ public struct ReleaseKeyIndex: ReleaseKeys {
         return try queries.map { query in
             let id = query.reference.table.lowercased() + "\u{0}" + query.reference.column.lowercased()
             if known[id] == nil { known[id] = try values(table: query.reference.table, column: query.reference.column, type: query.type) }
-            return known[id]?.contains(Self.normalized(query.stored)) ?? false
+            if known[id]?.contains(Self.normalized(query.stored)) == true { return true }
+            // A SQL migration that writes the table may have provided it (and the user deleted it).
+            return Migration.sqlMayWrite(migrations, table: query.reference.table)
         }
     }
 
