@@ -224,6 +224,22 @@ func isoProject(subdivisions: String, notNullParent: Bool = false, countriesFirs
 }
 
 @Suite struct BuildReferenceOrderTests {
+    @Test func aLongChainListedChildrenFirstIsInsertedInOnePassNotOnePerLevel() throws {
+        // 5,000 levels, each row before its parent: one pass per level took 3 min 45 s (debug); now about a second.
+        let project = try isoProject(subdivisions: "code,name,country_id,parent_id\n" + (0..<5_000).reversed().map { level in
+            "NO-\(level),Level \(level),NO,\(level == 0 ? "" : "NO-\(level - 1)")\n"
+        }.joined())
+        let started = Date()
+        let result = try project.seedkit("build")
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(result.status == 0, "\(result)")
+        #expect(elapsed < 30, "took \(elapsed) s")
+        let links = try project.database("build/seed.sqlite").read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM subdivisions s JOIN subdivisions p ON p.id = s.parent_id WHERE p.code = 'NO-' || (CAST(substr(s.code, 4) AS INTEGER) - 1)")
+        }
+        #expect(links == 4_999, "every row points at its parent")
+    }
+
     @Test func aSelfReferenceMayNameAParentListedLaterInTheFile() throws {
         let project = try isoProject(subdivisions: """
             code,name,country_id,parent_id

@@ -18,6 +18,8 @@ final class ParkedRows {
     private(set) var generation = 0
     /// Records waiting, all generations.
     private(set) var count = 0
+    /// The seq of the record parked last (seqs only grow: AUTOINCREMENT).
+    private(set) var lastSeq: Int64 = 0
 
     init(db: Database, plan: TablePlan, number: Int) throws {
         self.db = db
@@ -26,8 +28,42 @@ final class ParkedRows {
         name = "_seedkit_parked_\(number)"
         let values = (0..<width).map { "v\($0)" }
         // Untyped columns keep each value's storage class as the converter produced it.
-        try db.execute(sql: "CREATE TEMP TABLE \(name) (seq INTEGER PRIMARY KEY, gen INTEGER NOT NULL, line INTEGER NOT NULL, failed INTEGER NOT NULL, present INTEGER NOT NULL\(values.map { ", \($0)" }.joined()))")
+        try db.execute(sql: "CREATE TEMP TABLE \(name) (seq INTEGER PRIMARY KEY AUTOINCREMENT, gen INTEGER NOT NULL, line INTEGER NOT NULL, failed INTEGER NOT NULL, present INTEGER NOT NULL\(values.map { ", \($0)" }.joined()))")
         insert = try db.makeStatement(sql: "INSERT INTO \(name) (gen, line, failed, present\(values.map { ", \($0)" }.joined())) VALUES (?, ?, ?, ?\(String(repeating: ", ?", count: width)))")
+        // A self-reference: each slot that names a row of this table, with the slot of the column it names.
+        for (slot, bound) in plan.bound.enumerated() {
+            guard let reference = bound.reference, reference.spec.table.lowercased() == plan.config.name.lowercased(),
+                  let keySlot = plan.bound.firstIndex(where: { $0.name.lowercased() == reference.spec.column.lowercased() || $0.info.name.lowercased() == reference.spec.column.lowercased() }) else { continue }
+            selfReferences.append((slot, keySlot))
+            try db.execute(sql: "CREATE INDEX \(name)_v\(slot) ON \(name) (v\(slot))")
+        }
+    }
+
+    /// Slots that name a row of this same table, with the slot of the column they name.
+    private(set) var selfReferences: [(slot: Int, keySlot: Int)] = []
+
+    /// Takes out of the waiting rows, into `batch`, those whose `slot` holds `value` and that the
+    /// pass over `generation` has not read yet (after `seq`) or has parked again: a row of this
+    /// table just inserted is what they wait for. Returns whether any was taken. This is what
+    /// keeps a chain listed children first linear: each row is tried again as soon as its parent is in.
+    /// Rows parked after `ceiling` (while the caller tries rows again) are left for later: they
+    /// were just tried.
+    func take(slot: Int, value: SQLValue, generation: Int, after seq: Int64, upTo ceiling: Int64, into batch: RecordBatch) throws -> Bool {
+        batch.reset()
+        let select = try db.cachedStatement(sql: "SELECT seq, line, failed, present\((0..<width).map { ", v\($0)" }.joined()) FROM \(name) WHERE v\(slot) IS ? AND ((gen = ? AND seq > ?) OR gen > ?) AND seq <= ? ORDER BY seq LIMIT ?")
+        let rows = try Row.fetchAll(select, arguments: [value.databaseValue, generation, seq, generation, ceiling, batch.capacity])
+        let delete = try db.cachedStatement(sql: "DELETE FROM \(name) WHERE seq = ?")
+        for row in rows {
+            batch.beginRecord(line: Int(row[1] as Int64))
+            batch.failedSlots[batch.count - 1] = UInt64(bitPattern: row[2] as Int64)
+            let present = UInt64(bitPattern: row[3] as Int64)
+            for slot in 0..<width where slot >= 63 || present & (1 << UInt64(slot)) != 0 {
+                batch.set(slot, SQLValue.fromDatabaseValue(row[slot + 4]) ?? .null)
+            }
+            try delete.execute(arguments: [row[0] as Int64])
+            count -= 1
+        }
+        return !rows.isEmpty
     }
 
     /// Keeps a record of `batch` (its refs still as the parent's natural key) for a later pass.
@@ -39,6 +75,7 @@ final class ParkedRows {
                                        Int64(bitPattern: batch.failedSlots[record]).databaseValue, Int64(bitPattern: present).databaseValue]
         for slot in 0..<width { values.append(batch.value(record: record, slot: slot).databaseValue) }
         try insert.execute(arguments: StatementArguments(values))
+        lastSeq = db.lastInsertedRowID
         count += 1
     }
 

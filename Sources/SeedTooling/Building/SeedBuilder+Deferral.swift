@@ -49,9 +49,28 @@ extension SeedBuilder {
                 let batch = RecordBatch(width: plan.bound.count, capacity: Self.batchSize)
                 var seq: Int64 = 0
                 var found: [Diagnostic] = []
+                // Rows of a self-referencing table are tried again as soon as their parent is in
+                // (a chain listed children first takes one pass, not one per level).
+                let wakes = final ? [] : parked.selfReferences
+                var woken: [(slot: Int, value: SQLValue)] = []
+                if !wakes.isEmpty {
+                    loader.inserted = { batch, record in
+                        for wake in wakes {
+                            let value = batch.value(record: record, slot: wake.keySlot)
+                            if value != .null { woken.append((wake.slot, value)) }
+                        }
+                    }
+                }
+                let wokenBatch = RecordBatch(width: plan.bound.count, capacity: Self.batchSize)
                 while let last = try parked.fetch(generation, after: seq, into: batch) {
                     seq = last
                     try loader.load(batch, diagnostics: &found)
+                    while let wake = woken.popLast() {
+                        let ceiling = parked.lastSeq
+                        while try parked.take(slot: wake.slot, value: wake.value, generation: generation, after: seq, upTo: ceiling, into: wokenBatch) {
+                            try loader.load(wokenBatch, diagnostics: &found)
+                        }
+                    }
                 }
                 if final { reported.append((parked, generation)) } else { try parked.endPass(generation) }
                 counts[index].rows += loader.rowsInserted

@@ -29,6 +29,8 @@ final class TableLoader {
     /// When set, a parkable miss of a nullable ref is inserted as NULL and linked afterwards
     /// (how rows that refer to each other, a cycle through nullable refs, get in).
     var links: LinkedRefs?
+    /// Called with each record inserted (a pass over parked rows: its key may wake rows waiting for it).
+    var inserted: ((_ batch: RecordBatch, _ record: Int) -> Void)?
     /// A better message for a ref that stays unresolved (a cycle), by slot and key.
     var explainMiss: ((_ slot: Int, _ key: SQLValue, _ line: Int) throws -> String?)?
     /// A NUL byte that lives as long as the process, to bind empty strings.
@@ -177,6 +179,7 @@ final class TableLoader {
                 if placeholder { try db.execute(sql: "PRAGMA defer_foreign_keys = OFF") }
                 if result == SQLITE_DONE {
                     rowsInserted += 1
+                    inserted?(batch, record)
                     if linkLater != 0, let links {
                         for slot in 0..<width where linkLater & (1 << UInt64(min(slot, 63))) != 0 {
                             try links.add(rowid: sqlite3_last_insert_rowid(db.sqliteConnection), slot: slot, key: batch.value(record: record, slot: slot), line: Int(batch.lines[record]))
