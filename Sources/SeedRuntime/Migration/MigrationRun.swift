@@ -178,7 +178,9 @@ struct MigrationRun {
         let unwritable = errors.count > errorCount
         var values = resolution.values
         let linkLater = resolution.missing.filter { later.contains($0.column.lowercased()) }
-        let missing = resolution.missing.filter { !later.contains($0.column.lowercased()) } + links.flatMap(\.missing)
+        // Members of a many-to-many relationship `later` names are linked once they are in (a cycle broken).
+        let membersLater = links.flatMap(\.missing).filter { later.contains($0.column.lowercased()) }
+        let missing = (resolution.missing + links.flatMap(\.missing)).filter { !later.contains($0.column.lowercased()) }
         let keyColumns = try self.keyColumns(table, file: row.file, line: row.line)
         let missingColumns = Set(missing.map { dialect.columnName($0.column).lowercased() })
         var key: [(column: String, value: SQLValue)] = []
@@ -233,6 +235,10 @@ struct MigrationRun {
         for parent in linkLater {
             queue.add(.link(table: name, key: key, row: row, column: parent.column), slot: nil, key: fields, missing: [parent], provides: [])
         }
+        for member in membersLater {
+            let only = DataChanges.RowValues(values: [(member.column, member.input)], line: row.line, file: row.file)
+            queue.add(.link(table: name, key: key, row: only, column: member.column), slot: nil, key: fields, missing: [member], provides: [])
+        }
         queue.appeared(table.name, values)
         return .done
     }
@@ -240,6 +246,14 @@ struct MigrationRun {
     /// Sets a ref column that was inserted as NULL (a cycle broken), now that its parent is in the store.
     mutating func link(table name: String, key: [(column: String, value: SQLValue)], row: DataChanges.RowValues, column: String) throws -> Attempt {
         let table = try tableInfo(name, file: row.file)
+        if dialect is CoreDataDialect, table.column(dialect.columnName(column)) == nil {
+            // A member of a many-to-many relationship: its join row.
+            var member = row
+            let links = try takeManyToMany(&member, table: table, entity: name)
+            if let missing = links.first?.missing, !missing.isEmpty { return .waiting(key: try keyFields(key, in: table, input: row), missing: missing, provides: []) }
+            for link in links { try self.link(link, table: table, key: key) }
+            return .done
+        }
         guard let input = row.values.first(where: { $0.column.lowercased() == column.lowercased() }) else { return .done }
         let resolution = try resolve(DataChanges.RowValues(values: [input], line: row.line, file: row.file), in: table)
         if !resolution.missing.isEmpty { return .waiting(key: try keyFields(key, in: table, input: row), missing: resolution.missing, provides: []) }
@@ -301,7 +315,7 @@ struct MigrationRun {
                 let found = try SQLValue.fetchOne(db.cachedStatement(sql: "SELECT Z_PK FROM \(quoteIdentifier(destination.name)) WHERE \(quoteIdentifier(keyColumn.name)) IS ?\(entityRows) LIMIT 1"), arguments: [key])
                 if let found { members.append(found) } else {
                     missing.append(MissingParent(key: ParentKey(table: destination.name, column: keyColumn.name, value: key), column: column, reference: ref.reference,
-                                                 input: item, type: dialect.columnType(keyColumn), nullable: false))
+                                                 input: item, type: dialect.columnType(keyColumn), nullable: true))  // linked once it is in
                 }
             }
             links.append(ManyToMany(join: join, destination: destination.name, members: members, missing: missing))
