@@ -64,3 +64,23 @@ import Testing
         #expect(again.stdout.hasPrefix("wrote app/migrations/0001-add-fourth-book.json  sha256:"), "\(again)")
     }
 }
+
+/// `status --exit-code` is a gate: it must not pass (exit 0) a store `migrate` will refuse.
+@Suite struct StatusGateTests {
+    @Test func aChangedOrMissingMigrationIsExit3WithExitCode() throws {
+        let project = try TemporaryProject.withUserStore()
+        #expect(try project.seedkit("migrate", "user.sqlite").status == 0)
+        #expect(try project.seedkit("status", "user.sqlite", "--exit-code").status == 0)
+        let file = try #require(try FileManager.default.contentsOfDirectory(atPath: project.path("migrations")).first { $0.hasPrefix("0001-") })
+        let original = try #require(project.read("migrations/\(file)"))
+        try project.write("migrations/\(file)", String(decoding: original, as: UTF8.self).replacingOccurrences(of: "price: 12", with: "price: 13"))
+        let changed = try project.seedkit("status", "user.sqlite", "--exit-code")
+        #expect(changed.status == 3, "\(changed)")
+        #expect(changed.stdout.contains("changed"), "\(changed)")
+        #expect(try project.seedkit("status", "user.sqlite").status == 0, "without --exit-code status only reports")
+        try FileManager.default.removeItem(atPath: project.path("migrations/\(file)"))
+        let missing = try project.seedkit("status", "user.sqlite", "--exit-code")
+        #expect(missing.status == 3, "\(missing)")
+        #expect(missing.stdout.contains("missing"), "\(missing)")
+    }
+}

@@ -8,12 +8,12 @@ extension SeedTool {
     struct Status: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show each migration as applied, from-seed, pending, changed or missing in a store.",
-            discussion: "Read-only. Exits 0 unless --exit-code is given; then 1 means migrations are pending.")
+            discussion: "Read-only. Exits 0 unless --exit-code is given; then 1 means migrations are pending, and 3 that migrate would refuse the store (a migration changed or missing).")
 
         @Argument(help: "The store.")
         var store: String
         @OptionGroup var project: ProjectOptions
-        @Flag(name: .long, help: "Exit 1 when migrations are pending.")
+        @Flag(name: .long, help: "Exit 1 when migrations are pending, 3 when migrate would refuse the store.")
         var exitCode = false
         @OptionGroup var format: DiagnosticFormatOption
 
@@ -58,7 +58,12 @@ extension SeedTool {
                     print("\(id.padding(toLength: max(id.count, 28), withPad: " ", startingAt: 0))  \(state.label.padding(toLength: 9, withPad: " ", startingAt: 0))  \(detail)".trimmingCharacters(in: .whitespaces))
                 }
             }
-            if exitCode && states.contains(where: { if case .pending = $0 { return true } else { return false } }) {
+            guard exitCode else { return }
+            // A gate must not pass a store that `migrate` will refuse.
+            if states.contains(where: { if case .changed = $0 { return true } else if case .missing = $0 { return true } else { return false } }) {
+                throw ExitCode(3)
+            }
+            if states.contains(where: { if case .pending = $0 { return true } else { return false } }) {
                 throw ExitCode(1)
             }
         }
