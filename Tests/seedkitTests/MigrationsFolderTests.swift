@@ -82,5 +82,22 @@ import Testing
         let missing = try project.seedkit("status", "user.sqlite", "--exit-code")
         #expect(missing.status == 3, "\(missing)")
         #expect(missing.stdout.contains("missing"), "\(missing)")
+        let annotated = try project.seedkit("status", "user.sqlite", "--format", "github")
+        #expect(annotated.stdout.hasPrefix("::error file=user.sqlite,title=seedkit status::0001-add-fourth-book missing: recorded in the store, no file here; the store will be refused\n"), "\(annotated)")
+    }
+
+    /// `check-upgrade --format github` (what `seedkit init`'s workflow runs) annotates each reason
+    /// an old seed fails; it used to print only the human report.
+    @Test func checkUpgradeAnnotatesADivergenceForGitHub() throws {
+        let project = try TemporaryProject.withUserStore()
+        let file = try #require(try FileManager.default.contentsOfDirectory(atPath: project.path("migrations")).first { $0.hasPrefix("0001-") })
+        try FileManager.default.copyItem(atPath: project.path("user.sqlite"), toPath: project.path("old.sqlite"))
+        let original = try #require(project.read("migrations/\(file)"))
+        try project.write("migrations/\(file)", String(decoding: original, as: UTF8.self).replacingOccurrences(of: "price: 12", with: "price: 13"))
+        let result = try project.seedkit("check-upgrade", "old.sqlite", "--format", "github")
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stdout.contains("::error file=old.sqlite,title=seedkit check-upgrade::diverges from a fresh build: books 'The fourth book': got a row, expected no row\n"), "\(result)")
+        let human = try project.seedkit("check-upgrade", "old.sqlite")
+        #expect(!human.stdout.contains("::error"), "\(human)")
     }
 }

@@ -47,6 +47,13 @@ public enum DiagnosticFormat: String, Sendable, CaseIterable {
         ])
     }
 
+    /// One GitHub Actions annotation line (`::error file=…,title=…::message`), for reports that are
+    /// not diagnostics (a diverging old seed, a migration that changed after it was applied).
+    public static func githubAnnotation(_ severity: Diagnostic.Severity = .error, file: String, title: String, _ message: String) -> String {
+        let command = severity == .error ? "error" : severity == .warning ? "warning" : "notice"
+        return "::\(command) file=\(escapeProperty(file)),title=\(escapeProperty(title))::\(escapeData(message))\n"
+    }
+
     private static func escapeData(_ text: String) -> String {
         text.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "\r", with: "%0D").replacingOccurrences(of: "\n", with: "%0A")
     }

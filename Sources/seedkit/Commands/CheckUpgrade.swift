@@ -66,12 +66,32 @@ extension SeedTool {
                     for edit in outcome.keptEdits { print("  ok: \(edit)") }
                     for edit in outcome.lostEdits { print("  LOST: \(edit)") }
                 }
+                if format.format == .github { print(Self.annotations(outcomes), terminator: "") }
                 let failed = outcomes.filter { !$0.passed }.count
                 print(failed == 0 ? "\(outcomes.count) old seed\(outcomes.count == 1 ? " converges" : "s converge")" : "\(failed) of \(outcomes.count) old seeds do not converge")
             }
             // A refused seed is a store refused (3), as in `migrate`; otherwise a divergence is 1.
             if outcomes.contains(where: \.refused) { throw ExitCode(3) }
             if outcomes.contains(where: { !$0.passed }) { throw ExitCode(1) }
+        }
+
+        /// `--format github`: each reason an old seed fails, as an annotation on that seed.
+        static func annotations(_ outcomes: [UpgradeChecker.Outcome]) -> String {
+            var text = ""
+            func error(_ seed: String, _ message: String) { text += DiagnosticFormat.githubAnnotation(file: seed, title: "seedkit check-upgrade", message) }
+            for outcome in outcomes {
+                if let failure = outcome.failure {
+                    error(outcome.seed, (outcome.refused ? "refused; its upgrade cannot be checked: " : "the migrations do not apply: ") + failure)
+                    continue
+                }
+                for line in outcome.schema { error(outcome.seed, "diverges from a fresh build: schema: \(line)") }
+                for divergence in outcome.divergences {
+                    let place = "\(divergence.table) \(divergence.key)" + (divergence.column.map { ".\($0)" } ?? "")
+                    error(outcome.seed, "diverges from a fresh build: \(place): got \(divergence.got), expected \(divergence.expected)")
+                }
+                for edit in outcome.lostEdits { error(outcome.seed, "a user's edit is lost: \(edit)") }
+            }
+            return text
         }
     }
 }

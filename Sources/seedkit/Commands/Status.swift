@@ -55,17 +55,30 @@ extension SeedTool {
                     case .missing(let entry): name = entry.name; detail = "recorded in the store, no file here; the store will be refused"
                     }
                     let id = Migration.id(number: state.number, name: name)
+                    if format.format == .github, state.refusesTheStore {
+                        print(DiagnosticFormat.githubAnnotation(file: store, title: "seedkit status", "\(id) \(state.label): \(detail)"), terminator: "")
+                    }
                     print("\(id.padding(toLength: max(id.count, 28), withPad: " ", startingAt: 0))  \(state.label.padding(toLength: 9, withPad: " ", startingAt: 0))  \(detail)".trimmingCharacters(in: .whitespaces))
                 }
             }
             guard exitCode else { return }
             // A gate must not pass a store that `migrate` will refuse.
-            if states.contains(where: { if case .changed = $0 { return true } else if case .missing = $0 { return true } else { return false } }) {
+            if states.contains(where: \.refusesTheStore) {
                 throw ExitCode(3)
             }
             if states.contains(where: { if case .pending = $0 { return true } else { return false } }) {
                 throw ExitCode(1)
             }
+        }
+    }
+}
+
+extension MigrationState {
+    /// A migration changed or missing since it was applied: `migrate` refuses the store.
+    var refusesTheStore: Bool {
+        switch self {
+        case .changed, .missing: true
+        default: false
         }
     }
 }
