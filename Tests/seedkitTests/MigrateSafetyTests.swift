@@ -93,6 +93,21 @@ private final class Holder {
         #expect(!FileManager.default.fileExists(atPath: project.path("nowhere.sqlite")))
     }
 
+    /// Read commands wait for a writer's commit (they used to fail at once, saying they had
+    /// waited "the whole busy timeout" and to raise an option they do not take).
+    @Test(arguments: [["status", "user.sqlite"], ["inspect", "user.sqlite"], ["verify", "user.sqlite"]])
+    func readCommandsWaitForAWritersCommit(_ arguments: [String]) throws {
+        let project = try TemporaryProject.withUserStore()
+        let holder = try Holder(store: project.path("user.sqlite"), script: "db.execute('BEGIN EXCLUSIVE')")
+        nonisolated(unsafe) let release = holder
+        DispatchQueue.global().asyncAfter(deadline: .now() + 1) { release.stop() }
+        let start = Date()
+        let result = try project.seedkit(arguments)
+        #expect(result.status == 0, "\(result)")
+        #expect(Date().timeIntervalSince(start) > 0.5, "it waited for the lock")
+        holder.stop()
+    }
+
     @Test func aKilledMigrationLeavesAllOrNothing() throws {
         let project = try TemporaryProject.withUserStore()
         // A migration big enough to be killed in the middle: 5,000 books.

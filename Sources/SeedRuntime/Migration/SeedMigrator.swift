@@ -271,7 +271,7 @@ extension SeedError {
         }
         switch error.resultCode {
         case .SQLITE_BUSY, .SQLITE_LOCKED:
-            self.init(.io, file: file, "the store is locked by another connection and stayed locked for the whole busy timeout; try again when it is free, or raise --busy-timeout")
+            self.init(.io, file: file, "the store is locked by another connection and stayed locked for the whole busy timeout; try again when it is free (commands that write take --busy-timeout SECONDS to wait longer)")
         case .SQLITE_NOTADB, .SQLITE_CORRUPT:
             self.init(.refused, file: file, "not a SQLite database, or corrupt (\(message)); the file was not changed")
         case .SQLITE_READONLY:

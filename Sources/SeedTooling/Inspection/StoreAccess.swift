@@ -22,6 +22,8 @@ public enum StoreAccess {
         try requireFile(path)
         var configuration = Configuration()
         configuration.readonly = true
+        // A reader waits for a writer's commit (the app saving, a migrate) as long as a writer would by default.
+        configuration.busyMode = .timeout(Self.readerBusyTimeout)
         let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
         var location = absolute
         if isWALMode(absolute) && !FileManager.default.fileExists(atPath: absolute + "-wal") {
@@ -60,6 +62,9 @@ public enum StoreAccess {
             throw SeedError(.io, file: shown, "an interrupted write left \(shown)-journal (a hot journal), which must be rolled back before the store can be read; run `seedkit migrate \(shown)` or open the store with the app to roll it back (reading a rolled-back copy failed: \(reason))")
         }
     }
+
+    /// Seconds a read-only command waits for another connection's lock: `--busy-timeout`'s default.
+    public static let readerBusyTimeout: Double = 5
 
     /// Opens an existing store for writing, waiting up to `busyTimeout` seconds for locks.
     public static func openWritable(_ path: String, busyTimeout: Double) throws(SeedError) -> DatabaseQueue {
