@@ -47,6 +47,15 @@ import Testing
         catch { return ["\(error)"] }
     }
 
+    /// A copy of the binary that nobody (uid 65534) may run: the checkout may sit in a folder only
+    /// root can enter (a CI clone under /root), so the tests run a 0755 copy in the project.
+    static func binaryForNobody(in project: TemporaryProject) throws -> String {
+        let copy = project.path("seedkit-for-nobody")
+        if !FileManager.default.fileExists(atPath: copy) { try FileManager.default.copyItem(atPath: seedkitBinary.path, toPath: copy) }
+        #expect(chmod(copy, 0o755) == 0)
+        return copy
+    }
+
     /// Every line of `text` that reports an error starts with `store: `.
     static func errorLines(_ text: String) -> [Substring] {
         text.split(separator: "\n").filter { $0.contains("error: ") }
@@ -212,7 +221,7 @@ import Testing
             // nobody may write the store, and the folder stays root's (0755): nobody cannot create the journal.
             #expect(chown(folder.appendingPathComponent("user.sqlite").path, 65534, 65534) == 0)
             #expect(chmod(project.root.path, 0o755) == 0)
-            command = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] + command
+            command = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", try Self.binaryForNobody(in: project)]
         } else {
             #expect(chmod(folder.path, 0o555) == 0)
         }
@@ -244,7 +253,7 @@ import Testing
         let before = project.sha256("mine/user.sqlite")
         let locked = try #require(realpath(project.path("locked"), nil).map { pointer in defer { free(pointer) }; return String(cString: pointer) })
         func asNobody(_ arguments: [String]) throws -> CommandResult {
-            root ? try run(URL(fileURLWithPath: "/usr/bin/setpriv"), ["--reuid=65534", "--regid=65534", "--clear-groups", seedkitBinary.path] + arguments, in: project.root)
+            root ? try run(URL(fileURLWithPath: "/usr/bin/setpriv"), ["--reuid=65534", "--regid=65534", "--clear-groups", try Self.binaryForNobody(in: project)] + arguments, in: project.root)
                 : try runSeedkit(arguments, in: project.root)
         }
         let build = try asNobody(["build", "--output", "locked/seed.sqlite"])
