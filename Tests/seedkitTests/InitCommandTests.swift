@@ -69,7 +69,7 @@ private let plainInitOutput = """
 
         let build = try project.seedkit("build")
         #expect(build.status == 0, "\(build)")
-        #expect(build.stdout.hasPrefix("built build/seed.sqlite: 1 tables, 2 rows"))
+        #expect(build.stdout.hasPrefix("built build/seed.sqlite: 1 table, 2 rows"))
         try FileManager.default.copyItem(atPath: project.path("build/seed.sqlite"), toPath: project.path("seeds/releases/1.0.sqlite"))
 
         // The next release: one row added, one value changed.

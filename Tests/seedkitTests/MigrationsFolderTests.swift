@@ -101,3 +101,16 @@ import Testing
         #expect(!human.stdout.contains("::error"), "\(human)")
     }
 }
+
+@Suite struct SchemaFileMessageTests {
+    /// `schema: schemas.sql` (a typo) said only "cannot read the schema file".
+    @Test func aMissingSchemaFileSaysItDoesNotExistAndWhichManifestNamesIt() throws {
+        let project = try TemporaryProject()
+        let manifest = try #require(project.read("seeds/seedkit.yml"))
+        try project.write("seeds/seedkit.yml", String(decoding: manifest, as: UTF8.self).replacingOccurrences(of: "schema: schema.sql", with: "schema: schemas.sql"))
+        let result = try project.seedkit("build")
+        #expect(result.status == 2, "\(result)")
+        #expect(result.stderr == "seeds/schemas.sql: error: the schema file does not exist (manifest: seeds/seedkit.yml) [2100]\n", "\(result)")
+        #expect(!project.exists("build/seed.sqlite"))
+    }
+}

@@ -172,8 +172,11 @@ public struct SeedBuilder: Sendable {
         try db.execute(sql: "BEGIN")
         if case .schema(let schema) = manifest.source {
             let shown = displayPath(schema)
+            guard FileManager.default.fileExists(atPath: schema.path) else {
+                throw SeedError(.configuration, file: shown, "the schema file does not exist (manifest: \(manifest.path))")
+            }
             guard let data = FileManager.default.contents(atPath: schema.path), let sql = String(data: data, encoding: .utf8) else {
-                throw SeedError(.configuration, file: shown, "cannot read the schema file")
+                throw SeedError(.configuration, file: shown, "cannot read the schema file (not readable, or not UTF-8)")
             }
             do { try db.execute(sql: sql) }
             catch let error as DatabaseError { throw SeedError(.configuration, file: shown, "the schema does not run: \(error.message ?? "\(error)")") }

@@ -65,7 +65,7 @@ extension SeedTool {
                 ])))
             case .human, .github:
                 let rows = summary.tables.reduce(0) { $0 + $1.rows }
-                print("built \(target): \(summary.tables.count) tables, \(rows.grouped) rows, \(summary.bytes.byteSize), \(String(format: "%.2f", summary.seconds)) s")
+                print("built \(target): \(summary.tables.count) table\(summary.tables.count == 1 ? "" : "s"), \(rows.grouped) row\(rows == 1 ? "" : "s"), \(summary.bytes.byteSize), \(String(format: "%.2f", summary.seconds)) s")
                 let width = max(summary.tables.map(\.name.count).max() ?? 0, 10)
                 for table in summary.tables {
                     print("  \(table.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(table.rows.grouped.leftPadded(8)) rows")

@@ -40,7 +40,7 @@ extension SeedTool {
                     catch { throw SeedError(.io, file: file.path, "cannot write: \(error.localizedDescription)") }
                     print("wrote \((directory as NSString).appendingPathComponent(name))  \(migration.checksum)")
                 }
-                if migrations.isEmpty { print("no migrations in \(project.migrations)") }
+                if migrations.isEmpty { print("the folder \(project.migrations) has no migrations; nothing was written") }
             }
         }
 

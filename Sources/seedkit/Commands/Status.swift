@@ -43,7 +43,7 @@ extension SeedTool {
                     })),
                 ])))
             case .human, .github:
-                if states.isEmpty { print("no migrations in \(project.migrations) and none recorded in \(store)") }
+                if states.isEmpty { print("the folder \(project.migrations) has no migrations, and \(store) records none") }
                 for state in states {
                     let name: String
                     var detail = ""
