@@ -219,7 +219,7 @@ private func titles(_ project: TemporaryProject, _ store: String = "user.sqlite"
         let bytes = try #require(project.read("user.sqlite"))
         let result = try project.seedkit("migrate", "user.sqlite", "--on-conflict", "fail")
         #expect(result.status == 1)
-        #expect(result.stderr.contains("error: conflict on books 'The first book'"))
+        #expect(result.stderr.contains("migrations/0002-reprice.yml:3: error: conflict on books 'The first book': changed in the store (price is 13, expected 10); --on-conflict fail: nothing was written [2050]"), "\(result)")
         #expect(project.read("user.sqlite") == bytes, "not even 0001 was applied")
     }
 

@@ -181,7 +181,7 @@ func subdivisionTree(_ project: TemporaryProject, _ store: String = "user.sqlite
         let failing = try project.seedkit("migrate", "user.sqlite", "--on-conflict", "fail")
         #expect(failing.status == 1, "\(failing)")
         #expect(failing.stderr == """
-            migrations/0001-oslo.yml:3: error: conflict on subdivisions 'NO-0302': parent_id 'NO-03' matches no subdivisions.code in the store (the user deleted it?); row not inserted [2050]
+            migrations/0001-oslo.yml:3: error: conflict on subdivisions 'NO-0302': parent_id 'NO-03' matches no subdivisions.code in the store (the user deleted it?); --on-conflict fail: nothing was written [2050]
 
             """)
         #expect(project.read("user.sqlite") == bytes)

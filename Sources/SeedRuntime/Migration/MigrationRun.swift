@@ -759,7 +759,9 @@ struct MigrationRun {
 
     mutating func conflict(_ table: TableInfo, line: Int, file: String, key: [RowEvent.KeyValue], changes: [RowEvent.ColumnChange] = [], _ detail: String) -> RowEvent {
         if options.onConflict == .fail {
-            errors.append(Diagnostic(file: file, line: line, code: .conflict, message: "conflict on \(written(table)) \(RowEvent.describe(key: key)): \(detail)", table: table.name))
+            // The detail ends with what `keep` does ("; the store's values are kept"); under `fail` nothing is written.
+            let reason = detail.range(of: "; ", options: .backwards).map { String(detail[..<$0.lowerBound]) } ?? detail
+            errors.append(Diagnostic(file: file, line: line, code: .conflict, message: "conflict on \(written(table)) \(RowEvent.describe(key: key)): \(reason); --on-conflict fail: nothing was written", table: table.name))
         }
         return RowEvent(kind: .conflict, table: written(table), key: key, changes: changes, detail: detail, file: file, line: line)
     }
