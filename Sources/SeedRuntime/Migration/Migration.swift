@@ -52,9 +52,14 @@ public struct Migration: Sendable, Equatable {
 
     /// See ``checksum(sql:)``.
     package static func checksum(of document: DocNode) -> String {
-        var bytes: [UInt8] = []
-        document.writeJSON(into: &bytes)
+        // Hashed 64 KiB at a time: a 100,000-row migration's text is never in memory whole.
         var hash = SHA256()
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(1 << 17)
+        document.writeJSON(into: &bytes) { bytes in
+            bytes.withUnsafeBytes { hash.update(buffer: $0) }
+            bytes.removeAll(keepingCapacity: true)
+        }
         bytes.withUnsafeBytes { hash.update(buffer: $0) }
         return "sha256:" + hash.hexDigest
     }

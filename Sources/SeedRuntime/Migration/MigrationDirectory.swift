@@ -78,9 +78,14 @@ public enum MigrationDirectory {
             if let problem = data.withUnsafeBytes({ UTF8Validation.textProblem($0) }) {
                 throw SeedError(.configuration, file: file, line: problem.line, code: .invalidEncoding, problem.message)
             }
-            guard let text = String(data: data, encoding: .utf8) else { throw SeedError(.configuration, file: file, code: .invalidEncoding, "not UTF-8") }
+            // Text only for SQL and YAML: a JSON migration is parsed from its bytes (it may be 100,000 rows).
+            func text() throws(SeedError) -> String {
+                guard let text = String(data: data, encoding: .utf8) else { throw SeedError(.configuration, file: file, code: .invalidEncoding, "not UTF-8") }
+                return text
+            }
             switch parts.ext {
             case "sql":
+                let text = try text()
                 migrations.append(Migration(number: parts.number, name: parts.name, file: file, checksum: Migration.checksum(sql: text), body: .sql(text)))
             case "json":
                 let document: DocNode
@@ -92,7 +97,7 @@ public enum MigrationDirectory {
                 guard let yamlParser else {
                     throw SeedError(.configuration, file: file, "YAML migrations need the seedkit tool; bundle migrations as .json or .sql in an app (`seedkit export-migrations`)")
                 }
-                migrations.append(try Migration.make(fileName: name, file: file, document: try yamlParser(text, file)))
+                migrations.append(try Migration.make(fileName: name, file: file, document: try yamlParser(try text(), file)))
             }
         }
         return migrations.sorted { $0.number < $1.number }

@@ -177,7 +177,7 @@ public struct MigrationOutcome: Sendable, Equatable {
     public var id: String { Migration.id(number: number, name: name) }
 
     /// How many events of `kind` there were.
-    public func count(_ kind: RowEvent.Kind) -> Int { events.filter { $0.kind == kind }.count }
+    public func count(_ kind: RowEvent.Kind) -> Int { events.reduce(0) { $1.kind == kind ? $0 + 1 : $0 } }
 }
 
 /// What a migration run did.
@@ -197,7 +197,7 @@ public struct MigrationReport: Sendable, Equatable {
     public var events: [RowEvent] { migrations.flatMap(\.events) }
 
     /// Conflicts and denied deletes, the events a person should look at.
-    public var attention: [RowEvent] { migrations.flatMap(\.events).filter { $0.kind == .conflict || $0.kind == .deleteDenied } }
+    public var attention: [RowEvent] { migrations.flatMap { $0.events.filter { $0.kind == .conflict || $0.kind == .deleteDenied } } }
 }
 
 /// A migration's state in a store, as `seedkit status` shows it.

@@ -19,6 +19,8 @@ struct MigrationRun {
     var operationName = ""
     private var tables: [String: TableInfo] = [:]
     private var referenceCache: [String: [String: TableSpec.Reference]] = [:]
+    /// Per-table facts worked out once, not once per row (see MigrationRun+Memo.swift).
+    var memo = RunMemo()
     /// SQL table name → the name migrations use for it.
     private var writtenTableNames: [String: String] = [:]
     /// Problems that stop the run; thrown together at the end so that all are reported.
@@ -88,6 +90,7 @@ struct MigrationRun {
             tables.removeAll()
             referenceCache.removeAll()
             joinTables.removeAll()
+            memo = RunMemo()
             try readSpecs()
             slots[index] = changes.events(file: migration.file)
             try retryAll()
@@ -187,8 +190,8 @@ struct MigrationRun {
         var keyResolved = true
         let naturalKey = spec(table)?.key.isEmpty == false
         for column in keyColumns {
-            let wanted = column.lowercased()
-            if let value = values.first(where: { $0.column.lowercased() == wanted }), value.value != .null || !naturalKey {
+            let wanted = column.lowercasedName
+            if let value = values.first(where: { sameName($0.column, wanted) }), value.value != .null || !naturalKey {
                 key.append((column, value.value))
             } else if missingColumns.contains(wanted) {
                 key.append((column, .null))  // shown by its parent's key
@@ -202,7 +205,6 @@ struct MigrationRun {
             }
         }
         let fields = try keyFields(key, in: table, input: row)
-        let keyText = RowEvent.describe(key: fields)
         if validate, let validator = options.validator {
             // A row that breaks a rule is still written (the run fails anyway), so that the
             // duplicate keys and refs of the rows after it are checked against it too.
@@ -224,9 +226,9 @@ struct MigrationRun {
             values.append((info.name, value))
         }
         do {
-            try dialect.insert(db, into: table, name: name, values: values, references: parentTables(of: table))
+            try write(values, into: table, name: name)
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-            errors.append(Diagnostic(file: row.file, line: row.line, code: constraintCode(error), message: "cannot insert \(keyText) into \(table.name): \(error.message ?? "constraint failed")", table: table.name))
+            errors.append(Diagnostic(file: row.file, line: row.line, code: constraintCode(error), message: "cannot insert \(RowEvent.describe(key: fields)) into \(table.name): \(error.message ?? "constraint failed")", table: table.name))
             queue.broken.formUnion(providedKeys(table, values))
             return .done
         }
@@ -335,7 +337,7 @@ struct MigrationRun {
     /// Writes the join rows of a newly inserted row (the dialect numbers and bumps as Core Data does).
     private func link(_ link: ManyToMany, table: TableInfo, key: [(column: String, value: SQLValue)]) throws {
         guard let coreData = dialect as? CoreDataDialect,
-              let owner = try SQLValue.fetchOne(db, sql: "SELECT Z_PK FROM \(quoteIdentifier(table.name)) WHERE \(predicate(table, key))", arguments: StatementArguments(key.map(\.value))) else { return }
+              let owner = try SQLValue.fetchOne(db, sql: "SELECT Z_PK FROM \(quoteIdentifier(table.name)) WHERE \(predicate(table, key))", arguments: StatementArguments(values: key)) else { return }
         try coreData.link(db, join: link.join, owner: owner, members: link.members, memberTable: link.destination)
     }
 
@@ -508,7 +510,7 @@ struct MigrationRun {
         return adjusted
     }
 
-    private func keyColumns(_ table: TableInfo, file: String, line: Int) throws -> [String] {
+    private mutating func keyColumns(_ table: TableInfo, file: String, line: Int) throws -> [String] {
         if let key = spec(table)?.key, !key.isEmpty { return key }
         let primaryKey = table.primaryKey
         guard !primaryKey.isEmpty else {
@@ -566,7 +568,7 @@ struct MigrationRun {
                 errors.append(Diagnostic(file: row.file, line: row.line, code: .unknownColumn, message: "\(table.name) has no column '\(column)' (it has \(table.columns.map(\.name).joined(separator: ", ")))", table: table.name))
                 continue
             }
-            if let reference = references(of: table.name)[info.name.lowercased()], input != .null {
+            if let reference = references(of: table.name)[info.name.lowercasedName], input != .null {
                 switch try resolveReference(reference, from: table, column: info, written: column, input: input, row: row) {
                 case .found(let id): result.values.append((info.name, id))
                 case .missing(let parent): result.missing.append(parent)
@@ -604,12 +606,15 @@ struct MigrationRun {
             errors.append(Diagnostic(file: row.file, line: row.line, code: .typeMismatch, message: "\(table.name).\(column.name): \(input) is not \(failure.expected) (a key of \(reference))", table: table.name))
             return .failed
         }
-        let target = table.referenceTarget(of: column.name, in: parent)
-        // A ref to a Core Data entity matches only that entity's rows (and its sub-entities').
-        let entityRows = dialect.rowFilter(reference.table).map { " AND \($0)" } ?? ""
-        if let id = try SQLValue.fetchOne(
-            db.cachedStatement(sql: "SELECT \(target) FROM \(quoteIdentifier(parent.name)) WHERE \(quoteIdentifier(parentKey.name)) IS ?\(entityRows) LIMIT 1"),
-            arguments: [keyValue]) {
+        let memoKey = RunMemo.Key(kind: .lookup, table: table.name, operation: "", columns: [column.name, reference.table, reference.column])
+        let lookup: Statement
+        if let known = memo.statements[memoKey] { lookup = known } else {
+            let target = table.referenceTarget(of: column.name, in: parent)
+            // A ref to a Core Data entity matches only that entity's rows (and its sub-entities').
+            let entityRows = dialect.rowFilter(reference.table).map { " AND \($0)" } ?? ""
+            lookup = try prepare(memoKey, sql: "SELECT \(target) FROM \(quoteIdentifier(parent.name)) WHERE \(quoteIdentifier(parentKey.name)) IS ?\(entityRows) LIMIT 1")
+        }
+        if let id = try lookup.firstValue(binding: CollectionOfOne(keyValue)), id != .null {  // NULL: no parent, as GRDB's fetchOne says
             return .found(id)
         }
         let isKey = spec(table)?.key.contains { $0.lowercased() == column.name.lowercased() } ?? false
@@ -658,37 +663,49 @@ struct MigrationRun {
 
     /// Resolved values with the column names the migration wrote.
     private func written(_ values: [(column: String, value: SQLValue)], as row: DataChanges.RowValues) -> [(column: String, value: SQLValue)] {
-        var names: [String: String] = [:]
-        for (column, _) in row.values { names[dialect.columnName(column).lowercased()] = column }
-        return values.map { (names[$0.column.lowercased()] ?? $0.column, $0.value) }
+        values.map { value in
+            // The last name written for the column (rows are a handful of columns: no dictionary per row).
+            let lowered = value.column.lowercasedName
+            var name: String?
+            for (column, _) in row.values where sameName(dialect.columnName(column), lowered) { name = column }
+            return (name ?? value.column, value.value)
+        }
     }
 
     /// A table's relationship columns → their parent tables, for the dialect's bookkeeping.
-    private mutating func parentTables(of table: TableInfo) -> [String: String] {
+    mutating func parentTables(of table: TableInfo) -> [String: String] {
+        if let last = memo.parentTables, last.table == table.name, last.operation == operationName { return last.value }
         var result: [String: String] = [:]
         // A to-many relationship named in refs has no column (its links live in a join table).
         for (column, reference) in spec(table)?.refs ?? [:] {
             if let name = table.column(column)?.name { result[name] = dialect.tableName(reference.table) }
         }
         for key in table.foreignKeys where key.columns.count == 1 { result[key.columns[0]] = result[key.columns[0]] ?? key.parent }
+        memo.parentTables = (table.name, operationName, result)
         return result
     }
 
     /// A table's refs by lower-cased column name.
     private mutating func references(of table: String) -> [String: TableSpec.Reference] {
+        if let last = memo.references, last.table == table, last.operation == operationName { return last.value }
         let own = dialect.tableName(operationName) == table
         let id = own ? "\(table)/\(operationName)" : table
-        if let cached = referenceCache[id] { return cached }
         var result: [String: TableSpec.Reference] = [:]
-        for (column, reference) in (own ? ownSpec(table) : specs[table])?.refs ?? [:] { result[column.lowercased()] = reference }
-        referenceCache[id] = result
+        if let cached = referenceCache[id] { result = cached } else {
+            for (column, reference) in (own ? ownSpec(table) : specs[table])?.refs ?? [:] { result[column.lowercased()] = reference }
+            referenceCache[id] = result
+        }
+        memo.references = (table, operationName, result)
         return result
     }
 
     /// The spec of `table` as the current operation names it (a sub-entity's own, for Core Data).
     /// A Core Data sub-entity the manifest does not list takes its nearest listed ancestor's spec, never a sibling's.
-    private func spec(_ table: TableInfo) -> TableSpec? {
-        dialect.tableName(operationName) == table.name ? ownSpec(table.name) : specs[table.name]
+    private mutating func spec(_ table: TableInfo) -> TableSpec? {
+        if let last = memo.spec, last.table == table.name, last.operation == operationName { return last.value }
+        let spec = dialect.tableName(operationName) == table.name ? ownSpec(table.name) : specs[table.name]
+        memo.spec = (table.name, operationName, spec)
+        return spec
     }
 
     private func ownSpec(_ table: String) -> TableSpec? {
@@ -706,8 +723,11 @@ struct MigrationRun {
         keyPredicate(key) + (rowFilter(table).map { " AND \($0)" } ?? "")
     }
 
-    private func count(_ table: TableInfo, _ key: [(column: String, value: SQLValue)]) throws -> Int {
-        try Int.fetchOne(db.cachedStatement(sql: "SELECT count(*) FROM \(quoteIdentifier(table.name)) WHERE \(predicate(table, key))"), arguments: StatementArguments(key.map(\.value))) ?? 0
+    private mutating func count(_ table: TableInfo, _ key: [(column: String, value: SQLValue)]) throws -> Int {
+        let memoKey = RunMemo.Key(kind: .count, table: table.name, operation: operationName, columns: key.map { $0.column })
+        let statement = try memo.statements[memoKey] ?? prepare(memoKey, sql: "SELECT count(*) FROM \(quoteIdentifier(table.name)) WHERE \(predicate(table, key))")
+        guard case .integer(let count)? = try statement.firstValue(binding: key.lazy.map { $0.value }) else { return 0 }
+        return Int(count)
     }
 
     /// Where ``fetch(_:_:)`` puts a row's rowid.
@@ -716,7 +736,7 @@ struct MigrationRun {
     /// The rows with `key`, each as lower-cased column name → value (and the rowid under ``rowidKey``).
     private func fetch(_ table: TableInfo, _ key: [(column: String, value: SQLValue)]) throws -> [[String: SQLValue]] {
         let rowid = table.withoutRowID ? "" : ", rowid AS \(quoteIdentifier(Self.rowidKey))"
-        return try Row.fetchAll(db.cachedStatement(sql: "SELECT *\(rowid) FROM \(quoteIdentifier(table.name)) WHERE \(predicate(table, key)) LIMIT 2"), arguments: StatementArguments(key.map(\.value))).map { row in
+        return try Row.fetchAll(db.cachedStatement(sql: "SELECT *\(rowid) FROM \(quoteIdentifier(table.name)) WHERE \(predicate(table, key)) LIMIT 2"), arguments: StatementArguments(values: key)).map { row in
             var values: [String: SQLValue] = [:]
             for (column, dbValue) in row { values[column.lowercased()] = SQLValue.fromDatabaseValue(dbValue) ?? .null }
             return values
@@ -779,17 +799,19 @@ struct MigrationRun {
     /// A resolved key as a report shows it: columns by the names migrations use, and each ref
     /// column with its parent's natural key (converted from what the migration wrote).
     mutating func keyFields(_ key: [(column: String, value: SQLValue)], in table: TableInfo, input: DataChanges.RowValues) throws -> [RowEvent.KeyValue] {
-        var given: [String: (column: String, value: InputValue)] = [:]
-        for (column, value) in input.values {
-            given[dialect.columnName(column).lowercased()] = (column, value)
-            given[column.lowercased()] = given[column.lowercased()] ?? (column, value)
-        }
         var fields: [RowEvent.KeyValue] = []
         for (column, value) in key {
-            let lowered = column.lowercased()
-            let name = writtenColumnNames[table.name]?[lowered] ?? given[lowered]?.column ?? column
+            let lowered = column.lowercasedName
+            // What the migration wrote for the column: the last value under a name that maps to it,
+            // else the first under its own name (rows are a handful of columns: no dictionary per row).
+            var given: (column: String, value: InputValue)?
+            for (name, input) in input.values {
+                if sameName(dialect.columnName(name), lowered) { given = (name, input) }
+                else if given == nil, sameName(name, lowered) { given = (name, input) }
+            }
+            let name = writtenColumnNames[table.name]?[lowered] ?? given?.column ?? column
             var parent: RowEvent.Reference?
-            if let reference = references(of: table.name)[lowered], let writtenKey = given[lowered]?.value, writtenKey != .null {
+            if let reference = references(of: table.name)[lowered], let writtenKey = given?.value, writtenKey != .null {
                 let parentTable = try tableInfo(reference.table, file: input.file)
                 if let keyColumn = parentTable.column(reference.column), case .success(let parentKey) = dialect.columnType(keyColumn).convert(writtenKey) {
                     let shown = writtenRefs[table.name]?[lowered]?.reference

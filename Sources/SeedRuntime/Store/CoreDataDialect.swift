@@ -259,7 +259,7 @@ package struct CoreDataDialect: StoreDialect {
         let columns = all.map { quoteIdentifier($0.column) }.joined(separator: ", ")
         let marks = Array(repeating: "?", count: all.count).joined(separator: ", ")
         try db.cachedStatement(sql: "INSERT INTO \(quoteIdentifier(table.name)) (\(columns)) VALUES (\(marks))")
-            .execute(arguments: StatementArguments(all.map(\.value)))
+            .execute(arguments: StatementArguments(values: all))
         session.insert(table.name, primaryKey)
         for (column, value) in values where value != .null {
             guard let parent = references[column] else { continue }
@@ -287,7 +287,7 @@ package struct CoreDataDialect: StoreDialect {
         }
         let assignments = (values.map { "\(quoteIdentifier($0.column)) = ?" } + ["Z_OPT = Z_OPT + 1"]).joined(separator: ", ")
         try db.cachedStatement(sql: "UPDATE \(quoteIdentifier(table.name)) SET \(assignments) WHERE \(keyPredicate(key))")
-            .execute(arguments: StatementArguments(values.map(\.value) + key.map(\.value)))
+            .execute(arguments: StatementArguments(values: values + key))
         let owner = before["Z_PK"] ?? .null
         let entity = entities.first { SQLValue.integer($0.number) == before["Z_ENT"] }
         for (column, value) in values {
@@ -308,7 +308,7 @@ package struct CoreDataDialect: StoreDialect {
         try refuseBlocked(table.name)
         let before = try relationships(db, table: table, key: key, columns: Set(references.keys).union(["Z_PK", "Z_ENT"]))
         try db.cachedStatement(sql: "DELETE FROM \(quoteIdentifier(table.name)) WHERE \(keyPredicate(key))")
-            .execute(arguments: StatementArguments(key.map(\.value)))
+            .execute(arguments: StatementArguments(values: key))
         let entity = entities.first { SQLValue.integer($0.number) == before["Z_ENT"] }
         for (column, value) in before where value != .null {
             guard let parent = references[column] else { continue }
@@ -348,7 +348,7 @@ package struct CoreDataDialect: StoreDialect {
     /// The values of `columns` in the row with `key`.
     private func relationships(_ db: Database, table: TableInfo, key: [(column: String, value: SQLValue)], columns: Set<String>) throws -> [String: SQLValue] {
         let columns = columns.sorted()
-        guard !columns.isEmpty, let row = try Row.fetchOne(db, sql: "SELECT \(columns.map(quoteIdentifier).joined(separator: ", ")) FROM \(quoteIdentifier(table.name)) WHERE \(keyPredicate(key))", arguments: StatementArguments(key.map(\.value))) else { return [:] }
+        guard !columns.isEmpty, let row = try Row.fetchOne(db, sql: "SELECT \(columns.map(quoteIdentifier).joined(separator: ", ")) FROM \(quoteIdentifier(table.name)) WHERE \(keyPredicate(key))", arguments: StatementArguments(values: key)) else { return [:] }
         var result: [String: SQLValue] = [:]
         for (index, column) in columns.enumerated() { result[column] = SQLValue.fromDatabaseValue(row[index]) ?? .null }
         return result

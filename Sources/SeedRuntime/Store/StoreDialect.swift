@@ -25,6 +25,10 @@ package protocol StoreDialect: Sendable {
     func update(_ db: Database, table: TableInfo, key: [(column: String, value: SQLValue)], values: [(column: String, value: SQLValue)], references: [String: String]) throws
     /// Deletes the row whose key columns equal `key`.
     func delete(_ db: Database, from table: TableInfo, key: [(column: String, value: SQLValue)], references: [String: String]) throws
+    /// The INSERT that ``insert(_:into:name:values:references:)`` runs for `columns`, when the dialect
+    /// writes rows as they are, so that a caller inserting many rows prepares it once; nil when the
+    /// dialect writes each row its own way (Core Data numbers and bumps).
+    func plainInsertSQL(into table: TableInfo, columns: [String]) -> String?
 }
 
 extension StoreDialect {
@@ -33,6 +37,7 @@ extension StoreDialect {
     package func columnType(_ column: ColumnInfo) -> ColumnType { column.type }
     package func adjusted(_ info: TableInfo) -> TableInfo { info }
     package func rowFilter(_ name: String) -> String? { nil }
+    package func plainInsertSQL(into table: TableInfo, columns: [String]) -> String? { nil }
 }
 
 /// Plain SQLite: names are SQL names, and rows are written as they are.
@@ -41,21 +46,26 @@ package struct PlainSQLiteDialect: StoreDialect {
     package var name: String { "sqlite" }
 
     package func insert(_ db: Database, into table: TableInfo, name: String, values: [(column: String, value: SQLValue)], references: [String: String]) throws {
-        let columns = values.map { quoteIdentifier($0.column) }.joined(separator: ", ")
-        let marks = Array(repeating: "?", count: values.count).joined(separator: ", ")
-        try db.cachedStatement(sql: "INSERT INTO \(quoteIdentifier(table.name)) (\(columns)) VALUES (\(marks))")
-            .execute(arguments: StatementArguments(values.map(\.value)))
+        try db.cachedStatement(sql: insertSQL(into: table, columns: values.map { $0.column }))
+            .execute(binding: values.lazy.map { $0.value })
+    }
+
+    package func plainInsertSQL(into table: TableInfo, columns: [String]) -> String? { insertSQL(into: table, columns: columns) }
+
+    private func insertSQL(into table: TableInfo, columns: [String]) -> String {
+        let marks = Array(repeating: "?", count: columns.count).joined(separator: ", ")
+        return "INSERT INTO \(quoteIdentifier(table.name)) (\(columns.map(quoteIdentifier).joined(separator: ", "))) VALUES (\(marks))"
     }
 
     package func update(_ db: Database, table: TableInfo, key: [(column: String, value: SQLValue)], values: [(column: String, value: SQLValue)], references: [String: String]) throws {
         let assignments = values.map { "\(quoteIdentifier($0.column)) = ?" }.joined(separator: ", ")
         try db.cachedStatement(sql: "UPDATE \(quoteIdentifier(table.name)) SET \(assignments) WHERE \(keyPredicate(key))")
-            .execute(arguments: StatementArguments(values.map(\.value) + key.map(\.value)))
+            .execute(binding: (values + key).lazy.map { $0.value })
     }
 
     package func delete(_ db: Database, from table: TableInfo, key: [(column: String, value: SQLValue)], references: [String: String]) throws {
         try db.cachedStatement(sql: "DELETE FROM \(quoteIdentifier(table.name)) WHERE \(keyPredicate(key))")
-            .execute(arguments: StatementArguments(key.map(\.value)))
+            .execute(binding: key.lazy.map { $0.value })
     }
 }
 

@@ -47,7 +47,7 @@ package struct TableInfo: Sendable, Equatable {
 
     /// The column named `name`, matched case-insensitively as SQLite does.
     package func column(_ name: String) -> ColumnInfo? {
-        positions[name.lowercased()].map { columns[$0] }
+        positions[name.lowercasedName].map { columns[$0] }
     }
 
     /// The parent column this table's ref column stores: the column its FOREIGN KEY to `parent`

@@ -50,6 +50,12 @@ package struct DocNode: Sendable, Equatable {
 
     /// Appends ``jsonText``'s UTF-8 to `bytes`, without building intermediate strings.
     package func writeJSON(into bytes: inout [UInt8]) {
+        writeJSON(into: &bytes, flush: nil)
+    }
+
+    /// ``writeJSON(into:)`` for a big document: between items, once `bytes` holds 64 KiB, hands
+    /// them to `flush` (which empties it), so that the whole text is never in memory at once.
+    package func writeJSON(into bytes: inout [UInt8], flush: ((inout [UInt8]) -> Void)?) {
         switch value {
         case .null: bytes += "null".utf8
         case .bool(let flag): bytes += (flag ? "true" : "false").utf8
@@ -60,7 +66,8 @@ package struct DocNode: Sendable, Equatable {
             bytes.append(UInt8(ascii: "["))
             for (index, item) in items.enumerated() {
                 if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                item.writeJSON(into: &bytes)
+                item.writeJSON(into: &bytes, flush: flush)
+                if let flush, bytes.count >= 1 << 16 { flush(&bytes) }
             }
             bytes.append(UInt8(ascii: "]"))
         case .object(let entries):
@@ -69,7 +76,7 @@ package struct DocNode: Sendable, Equatable {
                 if index > 0 { bytes.append(UInt8(ascii: ",")) }
                 DocNode.writeQuoted(entry.key, into: &bytes)
                 bytes.append(UInt8(ascii: ":"))
-                entry.node.writeJSON(into: &bytes)
+                entry.node.writeJSON(into: &bytes, flush: flush)
             }
             bytes.append(UInt8(ascii: "}"))
         }
@@ -78,18 +85,30 @@ package struct DocNode: Sendable, Equatable {
     /// Appends `text` as a JSON string literal (the same bytes as ``quote(_:)``).
     static func writeQuoted(_ text: String, into bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
-            case UInt8(ascii: "\\"): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
-            case 0x0A: bytes += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
-            case 0x0D: bytes += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
-            case 0x09: bytes += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
-            case 0..<0x20: bytes += "\\u".utf8; bytes += String(byte, radix: 16).leftPadded(to: 4).utf8
-            default: bytes.append(byte)
+        // Runs that need no escaping (nearly all text) are copied whole.
+        var text = text
+        text.withUTF8 { utf8 in
+            var start = 0
+            for index in utf8.indices where utf8[index] < 0x20 || utf8[index] == UInt8(ascii: "\"") || utf8[index] == UInt8(ascii: "\\") {
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
+                writeEscaped(utf8[index], into: &bytes)
+                start = index + 1
             }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
         }
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    private static func writeEscaped(_ byte: UInt8, into bytes: inout [UInt8]) {
+        switch byte {
+        case UInt8(ascii: "\""): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
+        case UInt8(ascii: "\\"): bytes += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
+        case 0x0A: bytes += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
+        case 0x0D: bytes += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
+        case 0x09: bytes += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
+        case 0..<0x20: bytes += "\\u".utf8; bytes += String(byte, radix: 16).leftPadded(to: 4).utf8
+        default: bytes.append(byte)
+        }
     }
 
     /// A JSON string literal for `text`.

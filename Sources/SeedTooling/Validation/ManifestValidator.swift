@@ -25,13 +25,17 @@ public struct ManifestValidator: RowValidator {
 
     public func validate(table: String, values: [(column: String, value: SQLValue)], file: String, line: Int) -> [Diagnostic] {
         var problems: [Diagnostic] = []
-        for (column, _) in values {
-            guard let type = unwritable[table.lowercased()]?[column.lowercased()] else { continue }
-            problems.append(Diagnostic(file: file, line: line, code: .unknownColumn, message: "\(table): \(column) is a \(type) attribute (an archived object, written by the app's own code), which seedkit cannot write", table: table))
+        let tableKey = table.lowercasedName
+        if let unwritable = unwritable[tableKey] {
+            for (column, _) in values {
+                guard let type = unwritable[column.lowercasedName] else { continue }
+                problems.append(Diagnostic(file: file, line: line, code: .unknownColumn, message: "\(table): \(column) is a \(type) attribute (an archived object, written by the app's own code), which seedkit cannot write", table: table))
+            }
         }
-        guard let columns = rules[table.lowercased()] else { return problems }
+        guard let columns = rules[tableKey] else { return problems }
         for (column, value) in values {
-            for problem in (columns[column.lowercased()] ?? []).flatMap({ $0.check(value) }) {
+            guard let rules = columns[column.lowercasedName] else { continue }
+            for problem in rules.flatMap({ $0.check(value) }) {
                 problems.append(Diagnostic(file: file, line: line, code: problem.code, message: "\(table): \(problem.message)", table: table))
             }
         }

@@ -158,7 +158,7 @@ struct MigrationReportPrinter {
                         seedkit.print("  \("sql".padding(toLength: 15, withPad: " ", startingAt: 0)) \(event.table): \(event.detail)")
                         continue
                     }
-                    seedkit.print("  \(event.kind.rawValue.padding(toLength: 15, withPad: " ", startingAt: 0)) \(event.table) \(event.keyDescription)\(event.kind == .inserted || event.kind == .deleted ? "" : ": " + event.detail)")
+                    seedkit.print("  \(event.kind.paddedLabel) \(event.table) \(event.keyDescription)\(event.kind == .inserted || event.kind == .deleted ? "" : ": " + event.detail)")
                 }
             }
             let attention = report.attention.map { event in
@@ -205,4 +205,7 @@ extension MigrationReportPrinter {
 
 extension RowEvent.Kind {
     static let allCounted: [RowEvent.Kind] = [.inserted, .updated, .deleted, .alreadyPresent, .upToDate, .missing, .conflict, .deleteDenied]
+
+    /// The kind's name padded to the report's 15-character column (once per line of a big report: no Foundation padding).
+    var paddedLabel: String { rawValue.count >= 15 ? rawValue : rawValue + String(repeating: " ", count: 15 - rawValue.count) }
 }

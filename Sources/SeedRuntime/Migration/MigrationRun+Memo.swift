@@ -1,0 +1,74 @@
+import GRDB
+
+/// What a run works out once per table (as the current operation names it) and reuses for each
+/// row: a big migration writes the same table 100,000 times in a row, and building SQL text,
+/// hashing it for GRDB's statement cache and lower-casing names for every row cost more than
+/// SQLite's own work. Reset when the schema may have changed (after a SQL migration).
+struct RunMemo {
+    /// A prepared statement's purpose and what its SQL depends on.
+    struct Key: Hashable {
+        enum Kind: Hashable { case count, lookup, insert }
+        var kind: Kind
+        var table: String
+        var operation: String
+        var columns: [String]
+    }
+
+    var statements: [Key: Statement] = [:]
+    /// The last table's spec (``MigrationRun/spec(_:)``), by table and operation.
+    var spec: (table: String, operation: String, value: TableSpec?)?
+    /// The last table's refs (``MigrationRun/references(of:)``), by table and operation.
+    var references: (table: String, operation: String, value: [String: TableSpec.Reference])?
+    /// The last table's relationship columns → parent tables, by table and operation.
+    var parentTables: (table: String, operation: String, value: [String: String])?
+}
+
+extension MigrationRun {
+    /// Inserts a row through the dialect; a plain SQLite INSERT is prepared once per table and column list.
+    mutating func write(_ values: [(column: String, value: SQLValue)], into table: TableInfo, name: String) throws {
+        let columns = values.map { $0.column }
+        let key = RunMemo.Key(kind: .insert, table: table.name, operation: name, columns: columns)
+        if let statement = memo.statements[key] {
+            try statement.execute(binding: values.lazy.map { $0.value })
+        } else if let sql = dialect.plainInsertSQL(into: table, columns: columns) {
+            try prepare(key, sql: sql).execute(binding: values.lazy.map { $0.value })
+        } else {
+            try dialect.insert(db, into: table, name: name, values: values, references: parentTables(of: table))
+        }
+    }
+
+    /// Prepares `sql` as the statement for `key` (see ``RunMemo/statements``, where callers look first).
+    mutating func prepare(_ key: RunMemo.Key, sql: String) throws -> Statement {
+        let statement = try db.makeStatement(sql: sql)
+        memo.statements[key] = statement
+        return statement
+    }
+}
+
+/// Whether `name`, lower-cased, is `lowered` (already lower-cased), without lower-casing a copy of
+/// `name` when both are ASCII (names usually are: SQLite itself folds only ASCII).
+package func sameName(_ name: String, _ lowered: String) -> Bool {
+    if name == lowered { return true }
+    var a = name.utf8.makeIterator(), b = lowered.utf8.makeIterator()
+    while true {
+        switch (a.next(), b.next()) {
+        case (nil, nil): return true
+        case let (x?, y?) where x < 0x80 && y < 0x80:
+            // Lower-casing keeps an ASCII prefix in place, byte for byte.
+            if (x >= 65 && x <= 90 ? x | 0x20 : x) != y { return false }
+        case (nil, _?), (_?, nil):
+            // Different lengths: only lower-casing beyond ASCII could make them equal.
+            return (name.utf8.contains { $0 >= 0x80 } || lowered.utf8.contains { $0 >= 0x80 }) && name.lowercased() == lowered
+        default:
+            return name.lowercased() == lowered
+        }
+    }
+}
+
+extension String {
+    /// `lowercased()`, without a new string when the name is already lower-case ASCII (the common
+    /// case for table and column names, looked up once per row of a big migration).
+    package var lowercasedName: String {
+        utf8.contains { $0 >= 0x80 || ($0 >= 65 && $0 <= 90) } ? lowercased() : self
+    }
+}

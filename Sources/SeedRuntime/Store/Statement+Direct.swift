@@ -1,0 +1,76 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+
+// A big migration runs the same few statements once per row. GRDB's StatementArguments convert
+// each value through generic code (metadata lookups, existentials) that costs more than SQLite's
+// own work; these bind SQLValues with the C API instead. Writes still run through GRDB's
+// `execute()`, so that its transaction observers (an app's ValueObservation) see them.
+
+extension Statement {
+    /// Binds `values` to parameters 1, 2, … and runs the statement through GRDB.
+    ///
+    /// - throws: `DatabaseError` as `execute(arguments:)` does (a constraint failure, …).
+    package func execute(binding values: some Collection<SQLValue>) throws {
+        let handle = sqliteStatement
+        // A previous failed step leaves its error on the statement: clear it first (GRDB's reset would throw it).
+        sqlite3_reset(handle)
+        setUncheckedArguments(StatementArguments())  // GRDB: arguments bound (none), bindings cleared
+        var parameter: Int32 = 1
+        for value in values {
+            Self.bind(value, to: handle, at: parameter)
+            parameter += 1
+        }
+        try execute()
+    }
+
+    /// Runs a read with `values` bound and returns the first column of its first row (nil when
+    /// there is no row; `.null` for NULL), without GRDB's cursor machinery.
+    package func firstValue(binding values: some Collection<SQLValue>) throws -> SQLValue? {
+        let handle = sqliteStatement
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+        defer {
+            sqlite3_reset(handle)
+            sqlite3_clear_bindings(handle)  // no text left bound past its buffer's life
+        }
+        var parameter: Int32 = 1
+        for value in values {
+            Self.bind(value, to: handle, at: parameter)
+            parameter += 1
+        }
+        switch sqlite3_step(handle) {
+        case SQLITE_ROW: return Self.column(0, of: handle)
+        case SQLITE_DONE: return nil
+        case let code:
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(sqlite3_db_handle(handle))), sql: sql)
+        }
+    }
+
+    /// Binds as GRDB does (text up to a NUL, as `sqlite3_bind_text(…, -1, …)`; blobs as `Data`), so
+    /// that nothing is stored differently from the GRDB path.
+    private static func bind(_ value: SQLValue, to handle: OpaquePointer, at parameter: Int32) {
+        // SQLITE_TRANSIENT: SQLite copies text and blobs before this returns.
+        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+        switch value {
+        case .null: sqlite3_bind_null(handle, parameter)
+        case .integer(let number): sqlite3_bind_int64(handle, parameter, number)
+        case .real(let number): sqlite3_bind_double(handle, parameter, number)
+        case .text(let text): text.withCString { _ = sqlite3_bind_text(handle, parameter, $0, -1, transient) }
+        case .blob(let bytes): Data(bytes).withUnsafeBytes { _ = sqlite3_bind_blob(handle, parameter, $0.baseAddress, Int32($0.count), transient) }
+        }
+    }
+
+    /// A column as ``SQLValue/fromDatabaseValue(_:)`` reads GRDB's value of it.
+    private static func column(_ index: Int32, of handle: OpaquePointer) -> SQLValue {
+        switch sqlite3_column_type(handle, index) {
+        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, index))
+        case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, index))
+        case SQLITE_TEXT: return .text(sqlite3_column_text(handle, index).map { String(cString: $0) } ?? "")
+        case SQLITE_BLOB:
+            guard let blob = sqlite3_column_blob(handle, index) else { return .blob([]) }
+            return .blob(Array(UnsafeRawBufferPointer(start: blob, count: Int(sqlite3_column_bytes(handle, index)))))
+        default: return .null
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import GRDB
+import SeedRuntime
+import SeedTestSupport
+import Testing
+
+// The migrator's per-row shortcuts (issue 13: a 100,000-row migration) must give exactly what the
+// general code gave: the same names matched, the same bytes stored and read, the same checksums.
+
+/// Names drawn from ASCII (both cases), non-ASCII letters whose lower case differs, and a combining mark.
+private func randomName(_ random: inout SeededRandom) -> String {
+    let pieces = ["a", "B", "z", "Z", "_", "1", "é", "É", "\u{301}", "İ", "ß", "Σ", "σ", "ς", " ", "K", "\u{212A}"]
+    return (0..<Int.random(in: 0...4, using: &random)).map { _ in pieces.randomElement(using: &random) ?? "" }.joined()
+}
+
+@Test func aNameMatchesALoweredNameExactlyWhenItsLowerCaseIsThatName() {
+    var random = SeededRandom(defaultSeed: 13)
+    for _ in 0..<20_000 {
+        let name = randomName(&random)
+        let lowered = Bool.random(using: &random) ? name.lowercased() : randomName(&random).lowercased()
+        #expect(sameName(name, lowered) == (name.lowercased() == lowered), "seed \(random.seed): \(name.debugDescription) vs \(lowered.debugDescription)")
+        #expect(name.lowercasedName == name.lowercased(), "seed \(random.seed): \(name.debugDescription)")
+    }
+    #expect(sameName("Title", "title") && sameName("TITLE", "title") && !sameName("titles", "title") && !sameName("titl", "title"))
+    #expect(sameName("École", "école") && sameName("E\u{301}cole", "école"), "canonically equal, as Swift compares strings")
+}
+
+@Test func quotedTextInACanonicalChecksumIsTheQuotedLiteral() {
+    var random = SeededRandom(defaultSeed: 14)
+    let pieces = ["plain", "\"", "\\", "\n", "\r", "\t", "\u{0}", "\u{1F}", "\u{7F}", "é", "日本", "😀", "/", " "]
+    for _ in 0..<2_000 {
+        let text = (0..<Int.random(in: 0...8, using: &random)).map { _ in pieces.randomElement(using: &random) ?? "" }.joined()
+        #expect(DocNode(.string(text), line: 1, column: 1).jsonText == DocNode.quote(text), "seed \(random.seed): \(text.debugDescription)")
+    }
+}
+
+@Test func aBigMigrationsChecksumIsTheDigestOfItsWholeCanonicalText() throws {
+    // Enough rows that the checksum is hashed in several 64 KiB pieces, with text that needs escaping.
+    let rows = (0..<5_000).map { index in
+        #"{"title": "Book \"\#(index)\"\\ \n\u0001 é", "price": \#(Double(index) / 4), "pages": \#(index), "tags": [1, {"a": null}], "ok": true}"#
+    }
+    var json = Array(#"{"insert": {"books": ["#.utf8) + Array(rows.joined(separator: ", ").utf8) + Array("]}}".utf8)
+    let document = try json.withUnsafeMutableBytes { try JSONScanner.parseDocument(UnsafeRawBufferPointer($0)) }
+    let text = document.jsonText
+    #expect(text.utf8.count > 3 << 16)
+    #expect(Migration.checksum(of: document) == "sha256:" + SHA256.hex(text.utf8))
+}
+
+@Suite struct DirectStatementTests {
+    /// Values whose storage GRDB decides in ways worth pinning: text up to a NUL, empty text, empty and non-empty blobs.
+    private let values: [SQLValue] = [.null, .integer(-7), .integer(.max), .real(2.5), .text(""), .text("a\u{0}b"), .text("日本"), .blob([]), .blob([0, 1, 255])]
+
+    @Test func valuesBoundDirectlyAreStoredAsGRDBStoresThem() throws {
+        let queue = try DatabaseQueue()
+        try queue.write { db in
+            try db.execute(sql: "CREATE TABLE t (kind TEXT, v)")
+            for value in values {
+                try db.execute(sql: "INSERT INTO t VALUES ('grdb', ?)", arguments: [value])
+                try db.makeStatement(sql: "INSERT INTO t VALUES ('direct', ?)").execute(binding: [value])
+            }
+            let stored = try Row.fetchAll(db, sql: "SELECT kind, typeof(v), quote(v) FROM t ORDER BY rowid").map { [$0[0] as String, $0[1] as String, $0[2] as String] }
+            #expect(stored.count == values.count * 2)
+            for pair in stride(from: 0, to: stored.count, by: 2) {
+                #expect(stored[pair][1...] == stored[pair + 1][1...], "\(values[pair / 2])")
+            }
+        }
+    }
+
+    @Test func aReadGivesTheFirstColumnAsGRDBReadsItOrNilWithoutARow() throws {
+        let queue = try DatabaseQueue()
+        try queue.write { db in
+            try db.execute(sql: "CREATE TABLE t (k INTEGER PRIMARY KEY, v)")
+            for (index, value) in values.enumerated() { try db.execute(sql: "INSERT INTO t VALUES (?, ?)", arguments: [index, value]) }
+            let read = try db.makeStatement(sql: "SELECT v FROM t WHERE k = ?")
+            for index in values.indices {
+                let grdb = try Row.fetchOne(db, sql: "SELECT v FROM t WHERE k = ?", arguments: [index]).map { SQLValue.fromDatabaseValue($0[0] as DatabaseValue) }
+                #expect(try read.firstValue(binding: [.integer(Int64(index))]) == grdb)
+            }
+            #expect(try read.firstValue(binding: [.integer(99)]) == nil)
+            // A statement that failed (a constraint) runs again cleanly.
+            let insert = try db.makeStatement(sql: "INSERT INTO t VALUES (?, ?)")
+            #expect(throws: DatabaseError.self) { try insert.execute(binding: [.integer(0), .text("taken")]) }
+            try insert.execute(binding: [.integer(100), .text("free")])
+            #expect(try read.firstValue(binding: [.integer(100)]) == .text("free"))
+        }
+    }
+}
