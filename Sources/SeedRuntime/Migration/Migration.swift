@@ -142,71 +142,85 @@ package struct DataChanges: Sendable, Equatable {
 
     /// Reads the document of a migration file.
     package init(document: DocNode, file: String) throws(SeedError) {
-        func fail(_ node: DocNode, _ message: String) -> SeedError {
-            SeedError(.configuration, file: file, line: node.line, column: node.column, message)
-        }
-        func rowValues(_ node: DocNode, what: String) throws(SeedError) -> RowValues {
-            guard let entries = node.entries else { throw fail(node, "\(what) must be a map of column: value") }
-            return RowValues(values: entries.map { ($0.key, $0.node.inputValue) }, line: node.line, file: file)
-        }
         guard let sections = document.entries else {
-            throw fail(document, "a migration is a map with insert, update and/or delete")
+            throw Self.fail(document, file, "a migration is a map with insert, update and/or delete")
         }
         var operations: [Operation] = []
         for section in sections {
-            guard ["insert", "update", "delete"].contains(section.key) else {
-                throw SeedError(.configuration, file: file, line: section.line, column: section.column,
-                    "unknown operation '\(section.key)' (expected insert, update or delete)")
-            }
+            try Self.checkSection(section.key, line: section.line, column: section.column, file: file)
             if case .null = section.node.value { continue }
-            guard let tables = section.node.entries else { throw fail(section.node, "'\(section.key)' must be a map of table: [rows]") }
+            guard let tables = section.node.entries else { throw Self.fail(section.node, file, "'\(section.key)' must be a map of table: [rows]") }
             for table in tables {
                 guard let items = table.node.items else {
-                    throw fail(table.node, "'\(section.key).\(table.key)' must be a list of rows")
+                    throw Self.fail(table.node, file, "'\(section.key).\(table.key)' must be a list of rows")
                 }
-                switch section.key {
-                case "insert":
+                if section.key == "insert" {
                     var rows: [RowValues] = []
-                    for item in items { rows.append(try rowValues(item, what: "a row to insert")) }
+                    for item in items { rows.append(try Self.insertRow(item, file: file)) }
                     operations.append(.insert(table: table.key, rows: rows))
-                default:
+                } else {
                     var changes: [RowChange] = []
-                    for item in items {
-                        guard let entries = item.entries else { throw fail(item, "each \(section.key) is a map with key, from\(section.key == "update" ? " and to" : "")") }
-                        var key: Key?
-                        var from = RowValues(values: [], line: item.line, file: file)
-                        var hasFrom = false
-                        var to = RowValues(values: [], line: item.line, file: file)
-                        for entry in entries {
-                            switch entry.key {
-                            case "key":
-                                if let keyEntries = entry.node.entries {
-                                    key = .columns(RowValues(values: keyEntries.map { ($0.key, $0.node.inputValue) }, line: entry.line, file: file))
-                                } else if entry.node.items != nil {
-                                    throw fail(entry.node, "a key is one value, or a map of column: value for a composite key")
-                                } else {
-                                    key = .single(entry.node.inputValue)
-                                }
-                            case "from": from = try rowValues(entry.node, what: "'from'"); hasFrom = true
-                            case "to" where section.key == "update": to = try rowValues(entry.node, what: "'to'")
-                            default:
-                                let allowed = section.key == "update" ? "key, from, to" : "key, from"
-                                throw SeedError(.configuration, file: file, line: entry.line, column: entry.column,
-                                    "unknown field '\(entry.key)' in \(section.key) (expected \(allowed))")
-                            }
-                        }
-                        guard let key else { throw fail(item, "this \(section.key) has no 'key'") }
-                        if section.key == "update" && to.values.isEmpty { throw fail(item, "this update has no 'to' values") }
-                        // Without `from`, a delete could not tell a row the user changed from the one the seed shipped.
-                        if section.key == "delete" && !hasFrom {
-                            throw fail(item, "this delete has no 'from': give the values the previous seed shipped (`from: {}` for a row with nothing but its key), so that a row the user changed is kept")
-                        }
-                        changes.append(RowChange(key: key, from: from, to: to, line: item.line))
-                    }
+                    for item in items { changes.append(try Self.change(item, section: section.key, file: file)) }
                     operations.append(section.key == "update" ? .update(table: table.key, changes: changes) : .delete(table: table.key, changes: changes))
                 }
             }
         }
         self.operations = operations
+    }
+
+    private static func fail(_ node: DocNode, _ file: String, _ message: String) -> SeedError {
+        SeedError(.configuration, file: file, line: node.line, column: node.column, message)
+    }
+
+    /// Refuses a section other than `insert`, `update` and `delete`.
+    static func checkSection(_ key: String, line: Int, column: Int, file: String) throws(SeedError) {
+        guard ["insert", "update", "delete"].contains(key) else {
+            throw SeedError(.configuration, file: file, line: line, column: column,
+                "unknown operation '\(key)' (expected insert, update or delete)")
+        }
+    }
+
+    private static func rowValues(_ node: DocNode, what: String, file: String) throws(SeedError) -> RowValues {
+        guard let entries = node.entries else { throw fail(node, file, "\(what) must be a map of column: value") }
+        return RowValues(values: entries.map { ($0.key, $0.node.inputValue) }, line: node.line, file: file)
+    }
+
+    /// One row of an `insert` section.
+    static func insertRow(_ item: DocNode, file: String) throws(SeedError) -> RowValues {
+        try rowValues(item, what: "a row to insert", file: file)
+    }
+
+    /// One item of an `update` or `delete` section (`section`).
+    static func change(_ item: DocNode, section: String, file: String) throws(SeedError) -> RowChange {
+        guard let entries = item.entries else { throw fail(item, file, "each \(section) is a map with key, from\(section == "update" ? " and to" : "")") }
+        var key: Key?
+        var from = RowValues(values: [], line: item.line, file: file)
+        var hasFrom = false
+        var to = RowValues(values: [], line: item.line, file: file)
+        for entry in entries {
+            switch entry.key {
+            case "key":
+                if let keyEntries = entry.node.entries {
+                    key = .columns(RowValues(values: keyEntries.map { ($0.key, $0.node.inputValue) }, line: entry.line, file: file))
+                } else if entry.node.items != nil {
+                    throw fail(entry.node, file, "a key is one value, or a map of column: value for a composite key")
+                } else {
+                    key = .single(entry.node.inputValue)
+                }
+            case "from": from = try rowValues(entry.node, what: "'from'", file: file); hasFrom = true
+            case "to" where section == "update": to = try rowValues(entry.node, what: "'to'", file: file)
+            default:
+                let allowed = section == "update" ? "key, from, to" : "key, from"
+                throw SeedError(.configuration, file: file, line: entry.line, column: entry.column,
+                    "unknown field '\(entry.key)' in \(section) (expected \(allowed))")
+            }
+        }
+        guard let key else { throw fail(item, file, "this \(section) has no 'key'") }
+        if section == "update" && to.values.isEmpty { throw fail(item, file, "this update has no 'to' values") }
+        // Without `from`, a delete could not tell a row the user changed from the one the seed shipped.
+        if section == "delete" && !hasFrom {
+            throw fail(item, file, "this delete has no 'from': give the values the previous seed shipped (`from: {}` for a row with nothing but its key), so that a row the user changed is kept")
+        }
+        return RowChange(key: key, from: from, to: to, line: item.line)
     }
 }

@@ -88,6 +88,10 @@ public enum MigrationDirectory {
                 let text = try text()
                 migrations.append(Migration(number: parts.number, name: parts.name, file: file, checksum: Migration.checksum(sql: text), body: .sql(text)))
             case "json":
+                if let migration = data.withUnsafeBytes({ Migration.streamed(fileName: name, file: file, json: $0) }) {
+                    migrations.append(migration)
+                    continue
+                }
                 let document: DocNode
                 do { document = try data.withUnsafeBytes { bytes in try JSONScanner.parseDocument(bytes) } }
                 catch let error as JSONScanError { throw SeedError(.configuration, file: file, line: error.line, column: error.column, "JSON: \(error.message)") }

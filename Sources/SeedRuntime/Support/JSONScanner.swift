@@ -238,7 +238,8 @@ package struct JSONScanner {
         try parseNode(depth: 0)
     }
 
-    private mutating func parseNode(depth: Int) throws(JSONScanError) -> DocNode {
+    /// ``parseNode()`` for a value nested `depth` levels deep in its document (the limit counts from the document's root).
+    package mutating func parseNode(depth: Int) throws(JSONScanError) -> DocNode {
         skipWhitespace()
         let nodeLine = line
         let nodeColumn = markColumn()

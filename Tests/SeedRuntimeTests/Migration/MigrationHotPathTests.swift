@@ -85,3 +85,76 @@ private func randomName(_ random: inout SeededRandom) -> String {
         }
     }
 }
+
+/// A random JSON migration: sections (known, unknown, null), tables, rows and changes whose values
+/// are scalars, escaped text and nested lists and maps, laid out with random whitespace.
+private func randomMigrationJSON(_ random: inout SeededRandom) -> String {
+    func space() -> String { ["", " ", "\n", "\n  ", "\t", "\r\n"].randomElement(using: &random) ?? "" }
+    func scalar() -> String {
+        ["null", "true", "false", "0", "-7", "12.5", "1e3", "123456789012345678901234", "\"\"", "\"plain\"", "\"q\\\"uote\\\\ \\n\\u00e9\\ud83d\\ude00\"", "\"日本\""]
+            .randomElement(using: &random) ?? "null"
+    }
+    func value(_ depth: Int) -> String {
+        switch Int.random(in: 0..<10, using: &random) {
+        case 0 where depth < 3: return "[" + (0..<Int.random(in: 0...2, using: &random)).map { _ in space() + value(depth + 1) }.joined(separator: ",") + "]"
+        case 1 where depth < 3: return map(depth + 1)
+        default: return scalar()
+        }
+    }
+    func map(_ depth: Int, keys: [String] = ["title", "price", "a", "é"]) -> String {
+        "{" + (0..<Int.random(in: 0...3, using: &random)).map { _ in
+            space() + "\"\(keys.randomElement(using: &random) ?? "a")\"" + space() + ":" + space() + value(depth)
+        }.joined(separator: ",") + space() + "}"
+    }
+    func item(_ section: String) -> String {
+        switch (section, Int.random(in: 0..<8, using: &random)) {
+        case (_, 0): return value(3)  // not a map: refused
+        case ("insert", _): return map(3)
+        default:
+            var fields = ["\"key\": " + (Bool.random(using: &random) ? scalar() : map(4, keys: ["title", "number"]))]
+            if Bool.random(using: &random) { fields.append("\"from\": " + map(4)) }
+            if section == "update" && Int.random(in: 0..<5, using: &random) > 0 { fields.append("\"to\": " + map(4)) }
+            if Int.random(in: 0..<10, using: &random) == 0 { fields.append("\"extra\": 1") }
+            return "{" + fields.shuffled(using: &random).joined(separator: "," + space()) + "}"
+        }
+    }
+    let sections = (0..<Int.random(in: 0...3, using: &random)).map { _ -> String in
+        let section = ["insert", "insert", "update", "delete", "upsert"].randomElement(using: &random) ?? "insert"
+        if Int.random(in: 0..<8, using: &random) == 0 { return "\"\(section)\":" + space() + "null" }
+        let tables = (0..<Int.random(in: 0...2, using: &random)).map { _ -> String in
+            let table = ["books", "categories"].randomElement(using: &random) ?? "books"
+            let items = (0..<Int.random(in: 0...4, using: &random)).map { _ in space() + item(section) }
+            return space() + "\"\(table)\"" + space() + ":" + space() + "[" + items.joined(separator: ",") + space() + "]"
+        }
+        return space() + "\"\(section)\"" + space() + ":" + space() + "{" + tables.joined(separator: ",") + space() + "}"
+    }
+    return (Bool.random(using: &random) ? "\u{FEFF}" : "") + space() + "{" + sections.joined(separator: ",") + space() + "}" + space()
+}
+
+@Test func aJSONMigrationReadRowByRowIsTheMigrationItsWholeDocumentGives() throws {
+    var random = SeededRandom(defaultSeed: 15)
+    var streamed = 0
+    for round in 0..<3_000 {
+        var text = Array(randomMigrationJSON(&random).utf8)
+        if round % 3 == 0, !text.isEmpty {
+            // A broken copy: a byte dropped, doubled or replaced.
+            let index = Int.random(in: 0..<text.count, using: &random)
+            switch Int.random(in: 0..<3, using: &random) {
+            case 0: text.remove(at: index)
+            case 1: text.insert(text[index], at: index)
+            default: text[index] = [UInt8(ascii: "{"), UInt8(ascii: "]"), UInt8(ascii: ","), UInt8(ascii: "\""), UInt8(ascii: "x")].randomElement(using: &random) ?? 0
+            }
+        }
+        let whole: Migration? = text.withUnsafeBytes { bytes in
+            (try? JSONScanner.parseDocument(bytes)).flatMap { try? Migration.make(fileName: "0007-rows.json", file: "m/0007-rows.json", document: $0) }
+        }
+        let fast = text.withUnsafeBytes { Migration.streamed(fileName: "0007-rows.json", file: "m/0007-rows.json", json: $0) }
+        if let whole {
+            #expect(fast == whole, "seed \(random.seed), round \(round): \(String(decoding: text, as: UTF8.self))")
+            streamed += 1
+        } else {
+            #expect(fast == nil, "seed \(random.seed), round \(round): refused whole, read row by row: \(String(decoding: text, as: UTF8.self))")
+        }
+    }
+    #expect(streamed > 500, "enough valid migrations were generated")
+}
