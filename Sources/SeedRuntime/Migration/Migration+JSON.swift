@@ -30,12 +30,15 @@ extension Migration {
                     var moreItems = !reader.closes(UInt8(ascii: "]"))
                     while moreItems {
                         reader.scanner.skipWhitespace()
-                        guard let item = try? reader.scanner.parseNode(depth: 3) else { return nil }
-                        do {
-                            if section == "insert" { rows.append(try DataChanges.insertRow(item, file: file)) }
-                            else { changes.append(try DataChanges.change(item, section: section, file: file)) }
-                        } catch { return nil }
-                        item.writeJSON(into: &reader.canonical)
+                        if section == "insert" {
+                            guard let row = reader.insertRow(file: file) else { return nil }
+                            rows.append(row)
+                        } else {
+                            guard let item = try? reader.scanner.parseNode(depth: 3),
+                                  let change = try? DataChanges.change(item, section: section, file: file) else { return nil }
+                            changes.append(change)
+                            item.writeJSON(into: &reader.canonical)
+                        }
                         reader.hashIfFull()
                         guard let next = reader.next(UInt8(ascii: "]")) else { return nil }
                         moreItems = next
@@ -65,6 +68,9 @@ private struct StreamedJSON {
     var scanner: JSONScanner
     var canonical: [UInt8] = []
     var hash = SHA256()
+    var scratch: [UInt8] = []
+    /// The last row's number of values.
+    var rowWidth = 0
 
     init(scanner: JSONScanner) {
         self.scanner = scanner
@@ -111,6 +117,33 @@ private struct StreamedJSON {
         DocNode.writeQuoted(key, into: &canonical)
         canonical.append(UInt8(ascii: ":"))
         return key
+    }
+
+    /// A row to insert (at its `{`), as ``DataChanges/insertRow(_:file:)`` reads its node, without
+    /// building the node: scalars straight into the row's values, nested lists and maps as nodes.
+    mutating func insertRow(file: String) -> DataChanges.RowValues? {
+        let line = scanner.line
+        guard open(UInt8(ascii: "{")) else { return nil }
+        var values: [(column: String, value: InputValue)] = []
+        values.reserveCapacity(rowWidth)  // rows are alike: no room to spare in 100,000 of them
+        var more = !closes(UInt8(ascii: "}"))
+        while more {
+            guard let column = key() else { return nil }
+            if scanner.peek() == UInt8(ascii: "{") || scanner.peek() == UInt8(ascii: "[") {
+                // The row is 3 levels deep in its document: its values 4.
+                guard let node = try? scanner.parseNode(depth: 4) else { return nil }
+                values.append((column, node.inputValue))
+                node.writeJSON(into: &canonical)
+            } else {
+                guard let scalar = try? scanner.parseScalar(scratch: &scratch) else { return nil }
+                values.append((column, scalar.inputValue))
+                scalar.writeJSON(into: &canonical)
+            }
+            guard let next = next(UInt8(ascii: "}")) else { return nil }
+            more = next
+        }
+        rowWidth = values.count
+        return DataChanges.RowValues(values: values, line: line, file: file)
     }
 
     /// `sha256:` and the digest of the whole canonical text.

@@ -663,7 +663,9 @@ struct MigrationRun {
 
     /// Resolved values with the column names the migration wrote.
     private func written(_ values: [(column: String, value: SQLValue)], as row: DataChanges.RowValues) -> [(column: String, value: SQLValue)] {
-        values.map { value in
+        // Plain SQLite and every column written as the schema spells it: the names are the ones written.
+        if dialect is PlainSQLiteDialect, values.count == row.values.count, zip(values, row.values).allSatisfy({ $0.column == $1.column }) { return values }
+        return values.map { value in
             // The last name written for the column (rows are a handful of columns: no dictionary per row).
             let lowered = value.column.lowercasedName
             var name: String?

@@ -130,6 +130,30 @@ package struct DocNode: Sendable, Equatable {
     }
 }
 
+extension JSONScanner.Scalar {
+    /// What ``DocNode/inputValue`` gives for the node of this scalar.
+    package var inputValue: InputValue {
+        switch self {
+        case .null: return .null
+        case .bool(let flag): return .bool(flag)
+        case .integer(let number): return .integer(number)
+        case .real(let number): return .real(number)
+        case .string(let text): return .string(text)
+        }
+    }
+
+    /// The bytes ``DocNode/writeJSON(into:)`` writes for the node of this scalar.
+    package func writeJSON(into bytes: inout [UInt8]) {
+        switch self {
+        case .null: bytes += "null".utf8
+        case .bool(let flag): bytes += (flag ? "true" : "false").utf8
+        case .integer(let number): bytes += String(number).utf8
+        case .real(let number): bytes += String(number).utf8
+        case .string(let text): DocNode.writeQuoted(text, into: &bytes)
+        }
+    }
+}
+
 /// The kinds of value a ``DocNode`` holds.
 package indirect enum DocValue: Sendable, Equatable {
     case null

@@ -294,27 +294,49 @@ package struct JSONScanner {
             return DocNode(.array(items), line: nodeLine, column: nodeColumn)
         default:
             var scratch: [UInt8] = []
-            guard let kind = try scanScalar(into: &scratch) else { throw error("expected a value") }
             let value: DocValue
-            switch kind {
+            switch try parseScalar(scratch: &scratch) {
             case .null: value = .null
-            case .bool: value = .bool(scratch.count == 4)
-            case .integer:
-                value = scratch.withUnsafeBytes { NumberSyntax.integer($0) }.map { .integer($0) } ?? .real(scratch.withUnsafeBytes { NumberSyntax.real($0) } ?? 0)
-            case .real:
-                if scratch.contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }) {
-                    value = .real(scratch.withUnsafeBytes { NumberSyntax.real($0) } ?? 0)
-                } else {
-                    // An integer past 64 bits: kept as written, so that a column converts it exactly
-                    // (an INTEGER column refuses it) instead of taking a rounded double.
-                    value = .string(String(decoding: scratch, as: UTF8.self))
-                }
-            case .string:
-                guard scratch.withUnsafeBytes({ UTF8Validation.isValid($0) }) else { throw error("invalid UTF-8 in string") }
-                value = .string(String(decoding: scratch, as: UTF8.self))
+            case .bool(let flag): value = .bool(flag)
+            case .integer(let number): value = .integer(number)
+            case .real(let number): value = .real(number)
+            case .string(let text): value = .string(text)
             }
             return DocNode(value, line: nodeLine, column: nodeColumn)
         }
+    }
+
+    /// A scalar as ``parseNode()`` reads it, without the tree's node (`scratch` is working space).
+    ///
+    /// - throws: as ``parseNode()``; "expected a value" at an array or object.
+    package mutating func parseScalar(scratch: inout [UInt8]) throws(JSONScanError) -> Scalar {
+        scratch.removeAll(keepingCapacity: true)
+        guard let kind = try scanScalar(into: &scratch) else { throw error("expected a value") }
+        switch kind {
+        case .null: return .null
+        case .bool: return .bool(scratch.count == 4)
+        case .integer:
+            return scratch.withUnsafeBytes { NumberSyntax.integer($0) }.map { .integer($0) } ?? .real(scratch.withUnsafeBytes { NumberSyntax.real($0) } ?? 0)
+        case .real:
+            if scratch.contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }) {
+                return .real(scratch.withUnsafeBytes { NumberSyntax.real($0) } ?? 0)
+            }
+            // An integer past 64 bits: kept as written, so that a column converts it exactly
+            // (an INTEGER column refuses it) instead of taking a rounded double.
+            return .string(String(decoding: scratch, as: UTF8.self))
+        case .string:
+            guard scratch.withUnsafeBytes({ UTF8Validation.isValid($0) }) else { throw error("invalid UTF-8 in string") }
+            return .string(String(decoding: scratch, as: UTF8.self))
+        }
+    }
+
+    /// A scalar value, as ``parseScalar(scratch:)`` gives it.
+    package enum Scalar {
+        case null
+        case bool(Bool)
+        case integer(Int64)
+        case real(Double)
+        case string(String)
     }
 
     /// Parses a whole document: one value, then nothing but whitespace.

@@ -95,7 +95,8 @@ public struct ColumnRules: Sendable {
         case .text(let string): text = string
         default: text = value.description
         }
-        if minLength != nil || maxLength != nil {
+        // A text is never more characters than UTF-8 bytes: a short one needs no counting against a maximum.
+        if minLength != nil || maxLength.map({ text.utf8.count > $0 }) == true {
             let length = text.count
             if let minLength, length < minLength {
                 problems.append((.stringTooShort, "\(column) \(Self.quote(value)) is \(length) characters long, shorter than the minimum \(minLength)"))
