@@ -69,6 +69,8 @@ private struct StreamedJSON {
     var canonical: [UInt8] = []
     var hash = SHA256()
     var scratch: [UInt8] = []
+    /// The last row's keys, by position, as bytes and as the string made of them.
+    var keys: [(bytes: [UInt8], key: String)] = []
     /// The last row's number of values.
     var rowWidth = 0
 
@@ -105,11 +107,21 @@ private struct StreamedJSON {
     }
 
     /// A member's key and its colon.
-    mutating func key() -> String? {
+    /// `position`: the member's place in its row, where the previous row's key there is reused when
+    /// it is the same (rows repeat their keys: no new string for each).
+    mutating func key(position: Int? = nil) -> String? {
         scanner.skipWhitespace()
-        var bytes: [UInt8] = []
-        guard (try? scanner.scanString(into: &bytes)) != nil else { return nil }
-        let key = String(decoding: bytes, as: UTF8.self)  // as the document's tree decodes keys
+        scratch.removeAll(keepingCapacity: true)
+        guard (try? scanner.scanString(into: &scratch)) != nil else { return nil }
+        let key: String
+        if let position, position < keys.count, keys[position].bytes == scratch {
+            key = keys[position].key
+        } else {
+            key = String(decoding: scratch, as: UTF8.self)  // as the document's tree decodes keys
+            if let position, position <= keys.count {
+                if position == keys.count { keys.append((scratch, key)) } else { keys[position] = (scratch, key) }
+            }
+        }
         scanner.skipWhitespace()
         guard scanner.peek() == UInt8(ascii: ":") else { return nil }
         scanner.position += 1
@@ -128,7 +140,7 @@ private struct StreamedJSON {
         values.reserveCapacity(rowWidth)  // rows are alike: no room to spare in 100,000 of them
         var more = !closes(UInt8(ascii: "}"))
         while more {
-            guard let column = key() else { return nil }
+            guard let column = key(position: values.count) else { return nil }
             if scanner.peek() == UInt8(ascii: "{") || scanner.peek() == UInt8(ascii: "[") {
                 // The row is 3 levels deep in its document: its values 4.
                 guard let node = try? scanner.parseNode(depth: 4) else { return nil }

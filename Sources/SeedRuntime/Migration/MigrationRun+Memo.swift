@@ -15,12 +15,22 @@ struct RunMemo {
     }
 
     var statements: [Key: Statement] = [:]
+    /// The last row shape's columns (``MigrationRun/columnPlan(for:in:)``), by table, operation and names written.
+    var columns: (table: String, operation: String, names: [String], plan: [ColumnPlan])?
     /// The last table's spec (``MigrationRun/spec(_:)``), by table and operation.
     var spec: (table: String, operation: String, value: TableSpec?)?
     /// The last table's refs (``MigrationRun/references(of:)``), by table and operation.
     var references: (table: String, operation: String, value: [String: TableSpec.Reference])?
     /// The last table's relationship columns → parent tables, by table and operation.
     var parentTables: (table: String, operation: String, value: [String: String])?
+}
+
+/// A column a row names, worked out once per row shape: the column (nil: the table has none so
+/// named), how values convert for it, and the ref it is, if any.
+struct ColumnPlan {
+    var info: ColumnInfo?
+    var type: ColumnType?
+    var reference: TableSpec.Reference?
 }
 
 extension MigrationRun {

@@ -563,12 +563,13 @@ struct MigrationRun {
     /// in the store are listed in ``Resolution/missing``; other problems go to `errors`.
     private mutating func resolve(_ row: DataChanges.RowValues, in table: TableInfo) throws -> Resolution {
         var result = Resolution()
-        for (column, input) in row.values {
-            guard let info = table.column(dialect.columnName(column)) else {
+        let plan = columnPlan(for: row, in: table)
+        for (index, (column, input)) in row.values.enumerated() {
+            guard let info = plan[index].info, let type = plan[index].type else {
                 errors.append(Diagnostic(file: row.file, line: row.line, code: .unknownColumn, message: "\(table.name) has no column '\(column)' (it has \(table.columns.map(\.name).joined(separator: ", ")))", table: table.name))
                 continue
             }
-            if let reference = references(of: table.name)[info.name.lowercasedName], input != .null {
+            if let reference = plan[index].reference, input != .null {
                 switch try resolveReference(reference, from: table, column: info, written: column, input: input, row: row) {
                 case .found(let id): result.values.append((info.name, id))
                 case .missing(let parent): result.missing.append(parent)
@@ -576,13 +577,28 @@ struct MigrationRun {
                 }
                 continue
             }
-            switch dialect.columnType(info).convert(input) {
+            switch type.convert(input) {
             case .success(let value): result.values.append((info.name, value))
             case .failure(let failure):
                 errors.append(Diagnostic(file: row.file, line: row.line, code: .typeMismatch, message: "\(table.name).\(info.name): \(input) is not \(failure.expected) (the column is \(info.declaredType.isEmpty ? "untyped" : info.declaredType))", table: table.name))
             }
         }
         return result
+    }
+
+    /// The columns `row` names in `table`: what ``resolve(_:in:)`` looks up, once per row shape.
+    private mutating func columnPlan(for row: DataChanges.RowValues, in table: TableInfo) -> [ColumnPlan] {
+        if let last = memo.columns, last.table == table.name, last.operation == operationName,
+           last.names.count == row.values.count, zip(last.names, row.values).allSatisfy({ $0 == $1.column }) {
+            return last.plan
+        }
+        let references = references(of: table.name)
+        let plan = row.values.map { column, _ in
+            let info = table.column(dialect.columnName(column))
+            return ColumnPlan(info: info, type: info.map(dialect.columnType), reference: info.flatMap { references[$0.name.lowercasedName] })
+        }
+        memo.columns = (table.name, operationName, row.values.map(\.column), plan)
+        return plan
     }
 
     private enum ReferenceResolution {

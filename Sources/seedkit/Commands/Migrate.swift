@@ -158,7 +158,7 @@ struct MigrationReportPrinter {
                         seedkit.print("  \("sql".padding(toLength: 15, withPad: " ", startingAt: 0)) \(event.table): \(event.detail)")
                         continue
                     }
-                    seedkit.print("  \(event.kind.paddedLabel) \(event.table) \(event.keyDescription)\(event.kind == .inserted || event.kind == .deleted ? "" : ": " + event.detail)")
+                    StandardOutput.shared.write("  \(event.kind.paddedLabel) \(event.table) \(event.keyDescription)\(event.kind == .inserted || event.kind == .deleted ? "" : ": " + event.detail)\n")
                 }
             }
             let attention = report.attention.map { event in
