@@ -68,7 +68,8 @@ public enum YAMLDocument {
             let raw = UnsafeRawBufferPointer(bytes)
             // Written without a point or exponent: an integer; past 64 bits it stays text, as JSON's
             // numbers are read, so that an INTEGER column refuses it instead of clamping a double.
-            if !text.contains(".") && !text.contains("e") && !text.contains("E") {
+            // Bytes, not Foundation's substring search (once per plain scalar of a big migration).
+            if !raw.contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }) {
                 switch ColumnType.integer.convert(text: raw) {
                 case .success(.integer(let value)): return .integer(value)
                 case .failure(let failure) where failure.expected == ColumnType.integerRange: return .string(text)
