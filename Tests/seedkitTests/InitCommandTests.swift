@@ -111,6 +111,27 @@ private let plainInitOutput = """
         #expect(!project.exists("build/seed.sqlite"))
     }
 
+    @Test func theCIWorkflowsCheckUpgradeStepRunsOnEveryShippedSeedOrSaysThereIsNone() throws {
+        let project = try emptyProject()
+        #expect(try project.seedkit("init").status == 0)
+        let workflow = String(decoding: try #require(project.read(".github/workflows/seedkit.yml")), as: UTF8.self)
+        // The step's script: the lines indented under its `run: |`.
+        let step = try #require(workflow.range(of: "      - name: seedkit check-upgrade\n"))
+        let block = try #require(workflow.range(of: "        run: |\n", range: step.upperBound..<workflow.endIndex))
+        let script = workflow[block.upperBound...].split(separator: "\n", omittingEmptySubsequences: false)
+            .prefix { $0.hasPrefix("          ") }.map { $0.dropFirst(10) }.joined(separator: "\n")
+        let path = seedkitBinary.deletingLastPathComponent().path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+        let bash = URL(fileURLWithPath: "/bin/bash")
+        let none = try SeedTestSupport.run(bash, ["-c", script], in: project.root, environment: ["PATH": path])
+        #expect(none.status == 0, "\(none)")
+        #expect(none.stdout == "no shipped seeds yet\n")
+        #expect(try project.seedkit("build", "--output", "seeds/releases/1.0.sqlite").status == 0)
+        try project.write("seeds/data/items.csv", "name,quantity\nFirst item,1\n")  // the second item is gone, with no migration
+        let stale = try SeedTestSupport.run(bash, ["-c", script], in: project.root, environment: ["PATH": path])
+        #expect(stale.status == 1, "\(stale)")
+        #expect(stale.stdout.contains("seeds/releases/1.0.sqlite: "))
+    }
+
     @Test(arguments: [
         ("seeds/seedkit.yml", "seeds/seedkit.yml: error: already exists; seedkit init never overwrites anything, so nothing was written [2100]"),
         (".github/workflows/seedkit.yml", ".github/workflows/seedkit.yml: error: already exists; seedkit init never overwrites anything, so nothing was written [2100]"),
@@ -271,6 +292,97 @@ private let plainInitOutput = """
             1 old seed converges
 
             """)
+    }
+
+    @Test func coreDataInitCoversAbstractEntitiesCompoundKeysUnsupportedTypesAndManyToMany() throws {
+        let project = try emptyProject()
+        try project.write("Shop.xcdatamodel/contents", """
+            <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+            <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
+                <entity name="Item" representedClassName="Item" syncable="YES">
+                    <attribute name="name" attributeType="String"/>
+                    <attribute name="shelf" attributeType="Integer 16"/>
+                    <attribute name="photo" optional="YES" attributeType="Transformable"/>
+                    <relationship name="location" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Location" inverseName="items" inverseEntity="Location"/>
+                    <relationship name="tags" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Tag" inverseName="items" inverseEntity="Tag"/>
+                    <uniquenessConstraints>
+                        <uniquenessConstraint>
+                            <constraint value="name"/>
+                            <constraint value="shelf"/>
+                        </uniquenessConstraint>
+                    </uniquenessConstraints>
+                </entity>
+                <entity name="Location" representedClassName="Location" isAbstract="YES" syncable="YES">
+                    <attribute name="summary" attributeType="String"/>
+                    <relationship name="items" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Item" inverseName="location" inverseEntity="Item"/>
+                    <uniquenessConstraints>
+                        <uniquenessConstraint>
+                            <constraint value="summary"/>
+                        </uniquenessConstraint>
+                    </uniquenessConstraints>
+                </entity>
+                <entity name="Shop" representedClassName="Shop" parentEntity="Location" syncable="YES">
+                    <attribute name="aisle" optional="YES" attributeType="String"/>
+                    <relationship name="note" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Note" inverseName="shop" inverseEntity="Note"/>
+                </entity>
+                <entity name="Note" representedClassName="Note" syncable="YES">
+                    <attribute name="text" optional="YES" attributeType="String"/>
+                    <relationship name="shop" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Shop" inverseName="note" inverseEntity="Shop"/>
+                </entity>
+                <entity name="Tag" representedClassName="Tag" syncable="YES">
+                    <attribute name="label" attributeType="String"/>
+                    <relationship name="items" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Item" inverseName="tags" inverseEntity="Item"/>
+                    <uniquenessConstraints>
+                        <uniquenessConstraint>
+                            <constraint value="label"/>
+                        </uniquenessConstraint>
+                    </uniquenessConstraints>
+                </entity>
+            </model>
+            """)
+        let result = try project.seedkit("init", "--coredata", "Shop.xcdatamodel")
+        #expect(result.status == 0, "\(result)")
+        // Location is abstract (no fixture; Shop inherits its summary and its uniqueness
+        // constraint); Item's key is compound; Note's destination Shop has a key, Shop's to Note has none.
+        #expect(project.read("seeds/seedkit.yml").map { String(decoding: $0, as: UTF8.self) } == """
+            # The seed's manifest for a Core Data store: seedkit build reads it (paths are relative to this file).
+            # Tables are the model's entities; a fixture's columns are attributes and to-one relationships.
+            model: ../Shop.xcdatamodel
+            template: empty.sqlite        # not here yet: run the app once with an empty store, copy its .sqlite here
+            output: ../build/seed.sqlite
+            tables:
+              # Location is abstract: its rows are its sub-entities' rows
+              Item:
+                file: data/Item.csv
+                key: [name, shelf]         # the model's uniqueness constraint
+                # not in the fixture: photo (Transformable), which seedkit does not write
+                refs:
+                  location: Location.summary
+                # tags (many-to-many to Tag) can be set here: add a column tags listing Tag keys, and refs: { tags: Tag.label }
+              Shop:
+                file: data/Shop.csv
+                key: summary               # the model's uniqueness constraint
+                # note holds a Note by its key: once Note has a one-column key, add refs: { note: Note.<key> }
+              Note:
+                file: data/Note.csv
+                # No key: the model has no uniqueness constraint on Note. Migrations find a row in a
+                # user's store by its key, and without one that is Z_PK, which differs from store to store;
+                # name what identifies a Note across releases
+                # (key: text, or a list: key: [text, shop]).
+                refs:
+                  shop: Shop.summary
+              Tag:
+                file: data/Tag.csv
+                key: label                 # the model's uniqueness constraint
+
+            """)
+        #expect(project.listing("seeds/data") == ["Item.csv", "Note.csv", "Shop.csv", "Tag.csv"])
+        #expect(project.read("seeds/data/Item.csv") == Data("name,shelf,location\n".utf8))
+        #expect(project.read("seeds/data/Shop.csv") == Data("summary,aisle,note\n".utf8))
+        // The manifest reads back against the model: what build misses is only the template.
+        let build = try project.seedkit("build")
+        #expect(build.status == 2)
+        #expect(build.stderr == "seeds/empty.sqlite: error: the template store does not exist [2100]\n")
     }
 
     @Test func coreDataInitWithoutATemplateSaysWhereItGoes() throws {

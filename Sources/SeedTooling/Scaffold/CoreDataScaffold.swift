@@ -70,6 +70,11 @@ struct CoreDataScaffold {
                 }
             }
             if !refs.isEmpty { lines.append("    refs:"); lines += refs }
+            // A many-to-many is listed on either side, by the other side's one-column key.
+            for relationship in flat.relationships where model.manyToMany(entity.name, relationship.name) != nil {
+                guard let key = key(relationship.destination), key.count == 1 else { continue }
+                lines.append("    # \(relationship.name) (many-to-many to \(relationship.destination)) can be set here: add a column \(relationship.name) listing \(relationship.destination) keys, and refs: { \(relationship.name): \(relationship.destination).\(key[0]) }")
+            }
             for name in unkeyed {
                 let destination = flat.relationships.first { $0.name == name }?.destination ?? ""
                 lines.append("    # \(name) holds a \(destination) by its key: once \(destination) has a one-column key, add refs: { \(name): \(destination).<key> }")
