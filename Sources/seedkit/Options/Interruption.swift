@@ -11,7 +11,10 @@ final class Interruption: @unchecked Sendable {
     /// Calls `handler` (on another thread) with the signal's number when one arrives.
     init(_ handler: @escaping @Sendable (Int32) -> Void) {
         for number in [SIGINT, SIGTERM] {
+            #if !os(Linux)
+            // Darwin's kqueue source sees a signal only if its default action is off.
             Foundation.signal(number, SIG_IGN)
+            #endif
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler { [weak self] in
                 self?.lock.withLock { self?.received = self?.received ?? number }
@@ -19,7 +22,24 @@ final class Interruption: @unchecked Sendable {
             }
             source.resume()
             sources.append(source)
+            Self.waitUntilArmed(number)
         }
+    }
+
+    /// libdispatch on Linux arms a signal source on its manager thread, after `resume()`, by
+    /// installing its own handler. Setting SIG_IGN first (as Darwin needs) left a window in which
+    /// a Ctrl-C was dropped and a migration ran to the end; without it a signal before the source
+    /// is armed ends the process by its default action, before anything is written. Wait (at
+    /// most a second) until the handler is installed, so that the write never starts unarmed.
+    private static func waitUntilArmed(_ number: Int32) {
+        #if os(Linux)
+        for _ in 0..<1000 {
+            var current = sigaction()
+            guard sigaction(number, nil, &current) == 0 else { return }
+            if unsafeBitCast(current.__sigaction_handler.sa_handler, to: Int.self) != unsafeBitCast(SIG_DFL, to: Int.self) { return }
+            usleep(1000)
+        }
+        #endif
     }
 
     /// Removes `temporary` files (and their `-journal`) and exits: for a build, whose output only ever appears by rename.
