@@ -193,6 +193,30 @@ private func writeProject(_ project: TemporaryProject, model: String, entities: 
         return project
     }
 
+    /// A delete that waits for the rest of the migration is retried under its own entity: it
+    /// deleted the home's 'Aisle 5' (same key, other sub-entity, same table) and reported the
+    /// shop's as deleted (found by review).
+    @Test func aDeleteRetriedAtTheEndOfTheMigrationDeletesItsOwnEntitysRow() throws {
+        let project = try project()
+        try project.write("seeds/data/home.csv", "storedIn,summary\nFridge,Cold\nCupboard,Dry\nAisle 5,Damp\n")
+        #expect(try project.seedkit("build", "--migrations", "none").status == 0)
+        try project.write("migrations/0001-close-aisle-5.yml", """
+            delete:
+              LocationAtShop:
+                - { key: Aisle 5, from: { summary: Cold } }
+            update:
+              Item:
+                - { key: Milk, from: { locationAtShop: Cold }, to: { locationAtShop: Dry } }
+
+            """)
+        let migrate = try project.seedkit("migrate", "seed.sqlite")
+        #expect(migrate.status == 0, "\(migrate)")
+        #expect(migrate.stdout.contains("deleted         LocationAtShop 'Aisle 5'"), "\(migrate)")
+        #expect(try project.rows("seed.sqlite", "SELECT Z_ENT, ZSTOREDIN, ZAISLE FROM ZLOCATION ORDER BY Z_PK") == [
+            "3|'Fridge'|NULL", "3|'Cupboard'|NULL", "3|'Aisle 5'|NULL", "4|NULL|'Aisle 9'",
+        ])
+    }
+
     @Test func subEntitiesOfOneTableHaveTheirOwnKeysAndRefsMatchTheirZEnt() throws {
         let project = try project()
         let build = try project.seedkit("build", "--migrations", "none")

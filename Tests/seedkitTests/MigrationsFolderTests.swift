@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import SeedTestSupport
 import Testing
 
@@ -112,5 +113,30 @@ import Testing
         #expect(result.status == 2, "\(result)")
         #expect(result.stderr == "seeds/schemas.sql: error: the schema file does not exist (manifest: seeds/seedkit.yml) [2100]\n", "\(result)")
         #expect(!project.exists("build/seed.sqlite"))
+    }
+}
+
+/// Deletes listed parents first wait for the rest of the migration: a chain goes in one retry
+/// pass (it took one pass per link: 1,000 links listed parents first took 100 s).
+@Suite struct BlockedDeleteChainTests {
+    @Test func aChainListedParentsFirstIsDeletedWholeAndAUsersChildKeepsItsParents() throws {
+        let project = try TemporaryProject(bookStore: false)
+        try project.write("seeds/schema.sql", "CREATE TABLE nodes (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, parent_id INTEGER REFERENCES nodes(id));\n")
+        try project.write("seeds/seedkit.yml", "schema: schema.sql\noutput: ../seed.sqlite\ntables:\n  nodes: { file: data/nodes.csv, key: name, refs: { parent_id: nodes.name } }\n")
+        let count = 400
+        try project.write("seeds/data/nodes.csv", "name,parent_id\nroot,\n" + (0..<count).map { "n\($0),\($0 == 0 ? "root" : "n\($0 - 1)")\n" }.joined())
+        #expect(try project.seedkit("build", "--migrations", "none").status == 0)
+        try FileManager.default.copyItem(atPath: project.path("seed.sqlite"), toPath: project.path("user.sqlite"))
+        try project.write("migrations/0001-prune.yml", "delete:\n  nodes:\n" + (0..<count).map { "    - { key: n\($0), from: { parent_id: \($0 == 0 ? "root" : "n\($0 - 1)") } }\n" }.joined())
+        let clean = try project.seedkit("migrate", "seed.sqlite")
+        #expect(clean.status == 0, "\(clean)")
+        #expect(clean.stdout.contains("applied 0001-prune: \(count) deleted"), "\(clean)")
+        #expect(try project.rows("seed.sqlite", "SELECT name FROM nodes") == ["'root'"])
+        // A user's node under n199 keeps n0…n199 (each reported), and n200… go.
+        try project.database("user.sqlite").write { db in try db.execute(sql: "INSERT INTO nodes (name, parent_id) SELECT 'mine', id FROM nodes WHERE name = 'n199'") }
+        let kept = try project.seedkit("migrate", "user.sqlite")
+        #expect(kept.status == 0, "\(kept)")
+        #expect(kept.stdout.contains("applied 0001-prune: \(count - 200) deleted, 200 delete-denied"), "\(kept)")
+        #expect(try project.rows("user.sqlite", "SELECT count(*) FROM nodes") == ["202"])
     }
 }

@@ -68,7 +68,7 @@ extension SeedTool {
                 print("built \(target): \(summary.tables.count) table\(summary.tables.count == 1 ? "" : "s"), \(rows.grouped) row\(rows == 1 ? "" : "s"), \(summary.bytes.byteSize), \(String(format: "%.2f", summary.seconds)) s")
                 let width = max(summary.tables.map(\.name.count).max() ?? 0, 10)
                 for table in summary.tables {
-                    print("  \(table.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(table.rows.grouped.leftPadded(8)) rows")
+                    print("  \(table.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(table.rows.grouped.leftPadded(8)) row\(table.rows == 1 ? "" : "s")")
                 }
                 if !migrations.isEmpty {
                     print("  contains migrations \(migrations.map(\.id).joined(separator: ", "))")
