@@ -139,4 +139,28 @@ import Testing
         #expect(kept.stdout.contains("applied 0001-prune: \(count - 200) deleted, 200 delete-denied"), "\(kept)")
         #expect(try project.rows("user.sqlite", "SELECT count(*) FROM nodes") == ["202"])
     }
+
+    /// A waiting delete is judged by the store at its own place in the migration: a later
+    /// update that renames its parent does not turn it into a false conflict (found by review).
+    @Test func aWaitingDeleteIsNotJudgedByTheMigrationsLaterChanges() throws {
+        let project = try TemporaryProject(bookStore: false)
+        try project.write("seeds/schema.sql", "CREATE TABLE nodes (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, parent_id INTEGER REFERENCES nodes(id));\n")
+        try project.write("seeds/seedkit.yml", "schema: schema.sql\noutput: ../seed.sqlite\ntables:\n  nodes: { file: data/nodes.csv, key: name, refs: { parent_id: nodes.name } }\n")
+        try project.write("seeds/data/nodes.csv", "name,parent_id\nP,\nC,P\nG,C\n")
+        #expect(try project.seedkit("build", "--migrations", "none").status == 0)
+        try project.write("migrations/0001-reshape.yml", """
+            delete:
+              nodes:
+                - { key: C, from: { parent_id: P } }
+            update:
+              nodes:
+                - { key: P, from: { name: P }, to: { name: P2 } }
+                - { key: G, from: { parent_id: C }, to: { parent_id: P2 } }
+
+            """)
+        let migrate = try project.seedkit("migrate", "seed.sqlite")
+        #expect(migrate.status == 0, "\(migrate)")
+        #expect(migrate.stdout.contains("applied 0001-reshape: 2 updated, 1 deleted"), "\(migrate)")
+        #expect(try project.rows("seed.sqlite", "SELECT n.name, p.name FROM nodes n LEFT JOIN nodes p ON p.id = n.parent_id ORDER BY n.id") == ["'P2'|NULL", "'G'|'P2'"])
+    }
 }

@@ -57,7 +57,7 @@ extension Statement {
         case .integer(let number): sqlite3_bind_int64(handle, parameter, number)
         case .real(let number): sqlite3_bind_double(handle, parameter, number)
         case .text(let text): text.withCString { _ = sqlite3_bind_text(handle, parameter, $0, -1, transient) }
-        case .blob(let bytes): Data(bytes).withUnsafeBytes { _ = sqlite3_bind_blob(handle, parameter, $0.baseAddress, Int32($0.count), transient) }
+        case .blob(let bytes): Data(bytes).withUnsafeBytes { _ = sqlite3_bind_blob64(handle, parameter, $0.baseAddress, sqlite3_uint64($0.count), transient) }
         }
     }
 
