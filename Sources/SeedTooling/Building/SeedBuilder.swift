@@ -215,6 +215,10 @@ public struct SeedBuilder: Sendable {
         diagnostics += try MigrationReferences.unresolved(in: migrations, tables: manifest.specs) { table, column, value in
             try Self.exists(table: table, column: column, value: value, plans: plans, db: db)
         }
+        // An update's key that no fixture row and no migration provides is a typo (see MigrationKeys).
+        if migrations.contains(where: \.hasUpdates), let tables = try? SemanticRows.make(manifest, in: db).rows {
+            diagnostics += try MigrationKeys.unmatched(in: migrations, tables: tables, everyKey: false) { table, key in try table.row(db, key: key) != nil }
+        }
         if let coreData, diagnostics.isEmpty { try loadManyToMany(plans, coreData: coreData, db: db, diagnostics: &diagnostics) }
         if diagnostics.isEmpty {
             for row in try Row.fetchAll(db, sql: "PRAGMA foreign_key_check") {

@@ -408,7 +408,7 @@ public struct UpgradeChecker: Sendable {
         }
     }
 
-    private static func keyValues(_ key: DataChanges.Key, _ table: SemanticRows) -> [InputValue]? {
+    static func keyValues(_ key: DataChanges.Key, _ table: SemanticRows) -> [InputValue]? {
         switch key {
         case .single(let value): return [value]
         case .columns(let row):
@@ -417,7 +417,7 @@ public struct UpgradeChecker: Sendable {
         }
     }
 
-    private static func sqlValue(_ value: InputValue) -> SQLValue {
+    static func sqlValue(_ value: InputValue) -> SQLValue {
         switch value {
         case .null: return .null
         case .bool(let flag): return .integer(flag ? 1 : 0)

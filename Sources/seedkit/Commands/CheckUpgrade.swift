@@ -24,10 +24,17 @@ extension SeedTool {
 
         func run() throws {
             let outcomes = try reporting(format.format) {
+                for seed in oldSeeds { try UpgradeChecker.requireOldSeed(seed) }
                 let manifest = try project.loadManifest()
                 let migrations = try project.loadMigrations()
                 let fresh = try FreshBuild(manifest: manifest, migrations: migrations)
-                do { return try UpgradeChecker(manifest: manifest, migrations: migrations).check(oldSeeds, fresh: fresh.url) }
+                let checker = UpgradeChecker(manifest: manifest, migrations: migrations)
+                let unmatched: [Diagnostic]
+                do { unmatched = try checker.unmatchedKeys(oldSeeds, fresh: fresh.url) }
+                catch let error as SeedError { throw error }
+                catch { throw SeedError(databaseError: error) }
+                if !unmatched.isEmpty { throw SeedError(.invalidData, unmatched) }
+                do { return try checker.check(oldSeeds, fresh: fresh.url) }
                 catch let error as SeedError { throw error }
                 catch { throw SeedError(databaseError: error) }
             }

@@ -44,6 +44,7 @@ extension SeedTool {
                 var files: [(name: String, text: String, summary: String)] = []
                 let hints = try rename.map { text throws(SeedError) in try RenameHint.parse(text) }
                 if let from {
+                    try UpgradeChecker.requireOldSeed(from)
                     let manifest = try project.loadManifest()
                     // Start where existing users are: the old seed with today's migrations applied.
                     let old: DatabaseQueue

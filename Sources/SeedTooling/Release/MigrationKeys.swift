@@ -1,0 +1,126 @@
+import Foundation
+import GRDB
+import SeedRuntime
+
+/// The release-time check of the keys updates and deletes name (SPEC §7): a key that matches
+/// no row the release knows of is the author's typo. `migrate` cannot tell it from a row the
+/// user deleted (it reports the row missing and records the migration as applied), so
+/// `build` and `check-upgrade` report it, like an unknown ref (2030, at the migration's line).
+///
+/// A key is known when a migration inserts it or renames a row to it (any migration, in any
+/// order), when a table a `.sql` migration writes is involved (what SQL provides is known only
+/// by running it), or when `found` finds it: the fresh build, and for `check-upgrade` the old
+/// seeds it was given.
+enum MigrationKeys {
+    /// One diagnostic per unmatched key.
+    ///
+    /// - parameters:
+    ///   - everyKey: false for `build`, which has only the fixtures: it checks the keys of
+    ///     updates that are not renames and whose row no later step deletes or renames (those
+    ///     rows are in old seeds only). True for `check-upgrade`: every update's and delete's key.
+    ///   - found: whether a store the check reads has a row of the table with this key (values
+    ///     in ``SemanticRows/writtenKeyColumns`` order, refs by the parent's key).
+    static func unmatched(in migrations: [Migration], tables: [SemanticRows], everyKey: Bool,
+                          found: (SemanticRows, [SQLValue]) throws -> Bool) throws -> [Diagnostic] {
+        func table(_ name: String) -> SemanticRows? { tables.first { $0.written.name.lowercased() == name.lowercased() } }
+        func id(_ values: [InputValue]) -> String { values.map(MigrationReferences.canonical).joined(separator: "\u{0}") }
+        var steps: [(migration: Migration, operation: DataChanges.Operation)] = []
+        for migration in migrations {
+            guard case .changes(let changes) = migration.body else { continue }
+            for operation in changes.operations { steps.append((migration, operation)) }
+        }
+        // Keys the migrations give rows: inserted rows' keys and renames' new keys, by table.
+        var provided: [String: Set<String>] = [:]
+        for (_, operation) in steps {
+            guard let table = table(operation.table) else { continue }
+            let name = table.written.name.lowercased()
+            switch operation {
+            case .insert(_, let rows):
+                for row in rows {
+                    let key = table.writtenKeyColumns.compactMap { column in row.values.first { $0.column.lowercased() == column.lowercased() }?.value }
+                    if key.count == table.keyColumns.count { provided[name, default: []].insert(id(key)) }
+                }
+            case .update(_, let changes):
+                for change in changes { if let key = UpgradeChecker.renamedKey(change, table) { provided[name, default: []].insert(id(key)) } }
+            case .delete: continue
+            }
+        }
+        // Whether a step after `index` deletes the row with `key` or renames it away.
+        func leavesLater(_ index: Int, _ table: SemanticRows, _ key: [InputValue]) -> Bool {
+            steps[(index + 1)...].contains { _, operation in
+                guard operation.table.lowercased() == table.written.name.lowercased() else { return false }
+                switch operation {
+                case .delete(_, let changes): return changes.contains { UpgradeChecker.keyValues($0.key, table).map(id) == id(key) }
+                case .update(_, let changes): return changes.contains { UpgradeChecker.keyValues($0.key, table).map(id) == id(key) && UpgradeChecker.renamedKey($0, table) != nil }
+                case .insert: return false
+                }
+            }
+        }
+        var problems: [Diagnostic] = []
+        for (index, step) in steps.enumerated() {
+            let changes: [DataChanges.RowChange], verb: String
+            switch step.operation {
+            case .insert: continue
+            case .update(_, let rows): (changes, verb) = (rows, "update")
+            case .delete(_, let rows):
+                guard everyKey else { continue }  // the fixtures no longer hold a deleted row
+                (changes, verb) = (rows, "delete")
+            }
+            guard let table = table(step.operation.table), !Migration.sqlMayWrite(migrations, table: table.written.name) else { continue }
+            for change in changes {
+                guard let key = UpgradeChecker.keyValues(change.key, table) else { continue }
+                if provided[table.written.name.lowercased()]?.contains(id(key)) == true { continue }
+                if !everyKey && (UpgradeChecker.renamedKey(change, table) != nil || leavesLater(index, table, key)) { continue }
+                if try found(table, key.map(UpgradeChecker.sqlValue)) { continue }
+                let name = table.written.name
+                problems.append(Diagnostic(file: step.migration.file, line: change.line, code: .unresolvedReference,
+                    message: "\(verb) \(name) \(MigrationReferences.shownKey(change.key)): the key matches no row of \(name) in the fixtures\(everyKey ? ", the old seeds given" : "") or any migration's inserts or renames (a typo? migrate would report the row missing and record the migration as applied)",
+                    table: name))
+            }
+        }
+        return problems
+    }
+}
+
+extension UpgradeChecker {
+    /// The keys the migrations' updates and deletes name that match no row of the fresh build,
+    /// of any of `oldSeeds`, or of any migration's inserts or renames (see ``MigrationKeys``).
+    /// An old seed that cannot be read here is left to ``check(_:fresh:)``, which reports it.
+    public func unmatchedKeys(_ oldSeeds: [String], fresh: URL) throws -> [Diagnostic] {
+        let expected = try StoreAccess.openReadOnly(fresh.path)
+        defer { try? expected.close() }
+        let olds = oldSeeds.compactMap { try? StoreAccess.openReadOnly($0) }
+        defer { for old in olds { try? old.close() } }
+        return try expected.read { db in
+            let tables = try SemanticRows.make(manifest, in: db).rows
+            return try MigrationKeys.unmatched(in: migrations, tables: tables, everyKey: true) { table, key in
+                if try table.row(db, key: key) != nil { return true }
+                for old in olds {
+                    // An old seed whose table differs too much to be asked cannot tell: no error.
+                    do { if try old.read({ try table.row($0, key: key, storedOnly: true) }) != nil { return true } }
+                    catch { return true }
+                }
+                return false
+            }
+        }
+    }
+
+    /// An old seed named on the command line that is not there (`check-upgrade`, `new-migration
+    /// --from`): a seed a release shipped, kept in seeds/releases/; a pattern the shell left
+    /// unexpanded means none has shipped yet.
+    public static func requireOldSeed(_ path: String) throws(SeedError) {
+        guard !FileManager.default.fileExists(atPath: path) else { return }
+        if path.contains(where: { "*?[".contains($0) }) {
+            throw SeedError(.configuration, file: path, "no file matches: no seed has shipped yet (when you ship a release, copy build/seed.sqlite to seeds/releases/<version>.sqlite; until then there is no old seed to check)")
+        }
+        throw SeedError(.configuration, file: path, "no old seed here: an old seed is one a release shipped, kept in seeds/releases/ (when you ship, copy build/seed.sqlite there, e.g. to seeds/releases/1.1.sqlite)")
+    }
+}
+
+extension Migration {
+    /// Whether the migration's declarative changes hold an update.
+    var hasUpdates: Bool {
+        guard case .changes(let changes) = body else { return false }
+        return changes.operations.contains { if case .update = $0 { return true } else { return false } }
+    }
+}
