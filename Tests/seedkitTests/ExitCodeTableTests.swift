@@ -184,7 +184,7 @@ private func readmeClaims() throws -> (commands: [String], claims: Set<String>) 
                 try project.write("seeds/data/books.csv", BookStore.books + "Gold,5000,Fiction\n")
                 return (["new-migration", "gold", "--from", "user.sqlite"], nil)
             }, message: "[1610]"),
-            ExitCase(command: "new-migration", code: 2, label: "--from a store that does not exist", setup: plain("new-migration", "more", "--from", "none.sqlite"), message: "none.sqlite: error: no store here"),
+            ExitCase(command: "new-migration", code: 2, label: "--from a store that does not exist", setup: plain("new-migration", "more", "--from", "none.sqlite"), message: "none.sqlite: error: no old seed here: an old seed is one a release shipped"),
             ExitCase(command: "new-migration", code: 3, label: "--from an old seed newer than the migrations", setup: { project in
                 try newerStore(project)
                 return (["new-migration", "more", "--from", "user.sqlite"], nil)
