@@ -75,6 +75,9 @@ public struct MigrationGenerator: Sendable {
         public var inserts = 0, updates = 0, deletes = 0
         /// Of the updates, how many change a key (renames).
         public var renames = 0
+        /// Each rename and how seedkit told it from a delete plus an insert, for the author to
+        /// check (`countries 'Turkey' → 'Türkiye' (same id in both seeds)`).
+        public var renamePairs: [String] = []
 
         /// `3 inserts, 2 updates (1 rename), 0 deletes`.
         public var summary: String {
@@ -117,8 +120,13 @@ public struct MigrationGenerator: Sendable {
                 case .failure(let problem): problems.append(problem)
                 }
             }
+            let hinted = pairs.count
             if manifest.model == nil {
                 pairs += try identityRenames(table: table, change: change, excluding: pairs, old: old, current: current)
+            }
+            for (index, pair) in pairs.enumerated() {
+                func shown(_ key: [SQLValue]) -> String { key.count == 1 ? RowEvent.describe(key[0]) : "(" + key.map(RowEvent.describe).joined(separator: ", ") + ")" }
+                generated.renamePairs.append("\(table.written.name) \(shown(pair.old)) → \(shown(pair.new)) (\(index < hinted ? "--rename" : "same id in both seeds"))")
             }
             let renamedOld = Set(pairs.map { Follow.id($0.old) }), renamedNew = Set(pairs.map { Follow.id($0.new) })
             change.removed.removeAll { renamedOld.contains(Follow.id($0)) }
