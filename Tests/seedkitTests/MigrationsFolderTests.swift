@@ -163,4 +163,20 @@ import Testing
         #expect(migrate.stdout.contains("applied 0001-reshape: 2 updated, 1 deleted"), "\(migrate)")
         #expect(try project.rows("seed.sqlite", "SELECT n.name, p.name FROM nodes n LEFT JOIN nodes p ON p.id = n.parent_id ORDER BY n.id") == ["'P2'|NULL", "'G'|'P2'"])
     }
+
+    /// A user's edit of a row that one migration updates and a later one renames is found under
+    /// its new key: check-upgrade said "LOST … now has 0 rows" (a false alarm).
+    @Test func anEditOfARowALaterMigrationRenamesIsFoundUnderItsNewKey() throws {
+        let project = try TemporaryProject()
+        #expect(try project.seedkit("build").status == 0)
+        try FileManager.default.createDirectory(atPath: project.path("seeds/releases"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: project.path("build/seed.sqlite"), toPath: project.path("seeds/releases/1.0.sqlite"))
+        try project.write("migrations/0002-reprice.yml", "update:\n  books:\n    - { key: The second book, from: { price: 15 }, to: { price: 16 } }\n")
+        try project.write("migrations/0003-rename.yml", "update:\n  books:\n    - { key: The second book, from: { title: The second book }, to: { title: The 2nd book } }\n")
+        try project.write("seeds/data/books.csv", "title,price,category_id\nThe first book,10,Fiction\nThe 2nd book,16,Fiction\nThe third book,10,Biography\n")
+        let check = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite")
+        #expect(check.status == 0, "\(check)")
+        #expect(!check.stdout.contains("LOST"), "\(check)")
+        #expect(check.stdout.contains("ok: user edit books 'The 2nd book'.price = "), "\(check)")
+    }
 }

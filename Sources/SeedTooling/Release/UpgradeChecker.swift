@@ -171,6 +171,8 @@ public struct UpgradeChecker: Sendable {
         var edits: [(table: SemanticRows, key: [InputValue], column: String, value: InputValue, insert: Bool)] = []
         var referenced: [(table: SemanticRows, key: [InputValue])] = []
         var following: [Following] = []
+        // Every rename of the pending migrations, in order: edits are made on the old seed, under its keys.
+        var renames: [(table: SemanticRows, old: [InputValue], new: [InputValue])] = []
         try store.writeWithoutTransaction { db in
             for migration in pending {
                 guard case .changes(let changes) = migration.body else { continue }
@@ -180,6 +182,7 @@ public struct UpgradeChecker: Sendable {
                     case .update(let name, let rows):
                         for change in rows {
                             if let newKey = Self.renamedKey(change, table) {
+                                if let oldKey = Self.keyValues(change.key, table) { renames.append((table, oldKey, newKey)) }
                                 try simulateRename(change, of: table, named: name, newKey: newKey, tables: tables, options: options, db: db, edits: &edits, following: &following)
                                 continue
                             }
@@ -245,8 +248,20 @@ public struct UpgradeChecker: Sendable {
         _ = try migrator.migrate(store, options: options)
         var kept: [String] = [], lost: [String] = []
         try store.read { db in
-            for edit in edits {
-                let key = edit.key.map(Self.sqlValue)
+            // The row each edit changed, under the key the migrations' renames gave it.
+            let keys = edits.map { edit in
+                renames.reduce(edit.key.map(Self.sqlValue)) { current, rename in
+                    guard rename.table.written.name == edit.table.written.name, rename.old.count == current.count,
+                          zip(rename.old, current).allSatisfy({ Self.sqlValue($0).isSame(as: $1) }) else { return current }
+                    return rename.new.map(Self.sqlValue)
+                }
+            }
+            // Two simulated edits of one value (an update's, then a later rename's): the last one is the user's.
+            var last: [String: Int] = [:]
+            for (index, edit) in edits.enumerated() { last["\(edit.table.written.name)|\(Self.show(keys[index]))|\(edit.column.lowercased())"] = index }
+            for (index, edit) in edits.enumerated() {
+                let key = keys[index]
+                guard last["\(edit.table.written.name)|\(Self.show(key))|\(edit.column.lowercased())"] == index else { continue }
                 let described = "\(edit.table.written.name) \(Self.show(key)).\(edit.column) = \(edit.value)"
                 let count = try edit.table.count(db, key: key)
                 let row = try edit.table.row(db, key: key)
@@ -367,7 +382,7 @@ public struct UpgradeChecker: Sendable {
             let edit = DataChanges(operations: [.update(table: name, changes: [
                 DataChanges.RowChange(key: change.key, from: .init(values: [(column, value)]), to: .init(values: [(column, userValue)])),
             ])])
-            if try Self.attempt(db, edit, options) { edits.append((table, newKey, column, userValue, false)) }
+            if try Self.attempt(db, edit, options) { edits.append((table, key, column, userValue, false)) }
         }
         if let (child, childRow, childKey, column, value, refColumn) = try userChild(of: table, key: key, tables: tables, db: db),
            let reference = child.written.refs[refColumn],
