@@ -54,19 +54,10 @@ private func crashMidTransaction(_ store: String) throws {
 
     @Test(arguments: [SIGINT, SIGTERM])
     func migrateRollsBackOnInterruptAndExits128PlusTheSignal(signal: Int32) throws {
-        let project = try TemporaryProject.withUserStore()
-        var rows = "insert:\n  books:\n"
-        for index in 0..<5_000 { rows += "    - { title: Bulk \(index), price: \(index % 500), category_id: Fiction }\n" }
-        try project.write("migrations/0002-bulk.yml", rows)
+        let project = try bulkProject(rows: 5_000)
         let pristine = try #require(project.read("user.sqlite"))
-        let process = Process()
-        process.executableURL = seedkitBinary
-        process.arguments = ["migrate", "user.sqlite"]
-        process.currentDirectoryURL = project.root
         let errors = Pipe()
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = errors
-        try process.run()
+        let process = try startMigrate(in: project, stderr: errors)
         // Once the run holds SQLite's RESERVED lock (its write transaction is open), interrupt it.
         while process.isRunning && !holdsReservedLock(project.path("user.sqlite")) { usleep(500) }
         kill(process.processIdentifier, signal)
@@ -81,19 +72,10 @@ private func crashMidTransaction(_ store: String) throws {
 
     @Test(arguments: [SIGINT, SIGTERM])
     func migrateInterruptedBeforeItWritesExitsAtOnce(signal: Int32) throws {
-        let project = try TemporaryProject.withUserStore()
-        var rows = "insert:\n  books:\n"
-        for index in 0..<20_000 { rows += "    - { title: Bulk \(index), price: \(index % 500), category_id: Fiction }\n" }
-        try project.write("migrations/0002-bulk.yml", rows)
+        let project = try bulkProject(rows: 20_000)
         let pristine = try #require(project.read("user.sqlite"))
-        let process = Process()
-        process.executableURL = seedkitBinary
-        process.arguments = ["migrate", "user.sqlite"]
-        process.currentDirectoryURL = project.root
         let errors = Pipe()
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = errors
-        try process.run()
+        let process = try startMigrate(in: project, stderr: errors)
         // Once it catches the signal (and before it writes: it is still reading 20,000 rows of YAML).
         while process.isRunning && !catches(process.processIdentifier, signal) { usleep(500) }
         kill(process.processIdentifier, signal)
@@ -103,25 +85,17 @@ private func crashMidTransaction(_ store: String) throws {
         #expect(stderr.contains("interrupted: nothing was written to user.sqlite"), "\(stderr)")
         #expect(project.read("user.sqlite") == pristine)
     }
+
     /// A Ctrl-C at any moment of a migrate is never lost: before the handler is armed it ends the
     /// process by its default action, after it the run exits 128 + n; either way nothing is written.
     /// (It was lost, and the migration ran to the end with exit 0, in about 1 run in 100 when it
     /// arrived while libdispatch armed its signal source, because SIG_IGN was set first.)
     @Test func aSignalAtAnyMomentIsNeverLost() throws {
-        let project = try TemporaryProject.withUserStore()
-        var rows = "insert:\n  books:\n"
-        for index in 0..<20_000 { rows += "    - { title: Bulk \(index), price: \(index % 500), category_id: Fiction }\n" }
-        try project.write("migrations/0002-bulk.yml", rows)
+        let project = try bulkProject(rows: 20_000)
         let pristine = try #require(project.read("user.sqlite"))
         var random = SeededRandom(defaultSeed: UInt64(Date().timeIntervalSince1970))
         for attempt in 0..<25 {
-            let process = Process()
-            process.executableURL = seedkitBinary
-            process.arguments = ["migrate", "user.sqlite"]
-            process.currentDirectoryURL = project.root
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            let process = try startMigrate(in: project, stderr: FileHandle.nullDevice)
             usleep(UInt32.random(in: 0...60_000, using: &random))
             let signal = attempt % 2 == 0 ? SIGINT : SIGTERM
             kill(process.processIdentifier, signal)
@@ -131,6 +105,27 @@ private func crashMidTransaction(_ store: String) throws {
             #expect(project.read("user.sqlite") == pristine, "attempt \(attempt)")
         }
     }
+}
+
+/// A user store with a pending migration inserting `rows` books (long enough to interrupt).
+private func bulkProject(rows count: Int) throws -> TemporaryProject {
+    let project = try TemporaryProject.withUserStore()
+    var rows = "insert:\n  books:\n"
+    for index in 0..<count { rows += "    - { title: Bulk \(index), price: \(index % 500), category_id: Fiction }\n" }
+    try project.write("migrations/0002-bulk.yml", rows)
+    return project
+}
+
+/// Starts `seedkit migrate user.sqlite` in `project`, stdout discarded, stderr to `stderr`.
+private func startMigrate(in project: TemporaryProject, stderr: Any) throws -> Process {
+    let process = Process()
+    process.executableURL = seedkitBinary
+    process.arguments = ["migrate", "user.sqlite"]
+    process.currentDirectoryURL = project.root
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = stderr
+    try process.run()
+    return process
 }
 
 /// Whether process `pid` has a handler for `signal` (Linux: the SigCgt mask of /proc/PID/status).

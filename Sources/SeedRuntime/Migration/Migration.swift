@@ -33,6 +33,9 @@ public struct Migration: Sendable, Equatable {
     /// `0001-add-fourth-book` for number 1 and name `add-fourth-book`.
     package static func id(number: Int, name: String) -> String { String(number).leftPadded(to: 4) + "-" + name }
 
+    /// The extensions of migration files: declarative (YAML, JSON) and SQL.
+    package static let fileExtensions: Set<String> = ["yml", "yaml", "json", "sql"]
+
     /// Splits `0001-add-fourth-book.yml` into its number and name; nil for other names.
     package static func parseFileName(_ fileName: String) -> (number: Int, name: String, ext: String)? {
         guard let dot = fileName.lastIndex(of: ".") else { return nil }

@@ -31,14 +31,7 @@ package struct DocNode: Sendable, Equatable {
 
     /// The value for a fixture column: scalars as they are, arrays and objects as JSON text.
     package var inputValue: InputValue {
-        switch value {
-        case .null: return .null
-        case .bool(let flag): return .bool(flag)
-        case .integer(let number): return .integer(number)
-        case .real(let number): return .real(number)
-        case .string(let text): return .string(text)
-        case .array, .object: return .json(jsonText)
-        }
+        value.scalar?.inputValue ?? .json(jsonText)
     }
 
     /// Compact JSON text for this value, keys in their written order.
@@ -56,12 +49,10 @@ package struct DocNode: Sendable, Equatable {
     /// ``writeJSON(into:)`` for a big document: between items, once `bytes` holds 64 KiB, hands
     /// them to `flush` (which empties it), so that the whole text is never in memory at once.
     package func writeJSON(into bytes: inout [UInt8], flush: ((inout [UInt8]) -> Void)?) {
+        // Scalars are written by one piece of code, shared with the streamed JSON migration reader:
+        // a migration's checksum is the same whichever path read it.
         switch value {
-        case .null: bytes += "null".utf8
-        case .bool(let flag): bytes += (flag ? "true" : "false").utf8
-        case .integer(let number): bytes += String(number).utf8
-        case .real(let number): bytes += String(number).utf8
-        case .string(let text): DocNode.writeQuoted(text, into: &bytes)
+        case .null, .bool, .integer, .real, .string: value.scalar?.writeJSON(into: &bytes)
         case .array(let items):
             bytes.append(UInt8(ascii: "["))
             for (index, item) in items.enumerated() {
@@ -127,6 +118,20 @@ package struct DocNode: Sendable, Equatable {
             }
         }
         return out + "\""
+    }
+}
+
+extension DocValue {
+    /// This value as a scanner scalar; nil for arrays and objects.
+    var scalar: JSONScanner.Scalar? {
+        switch self {
+        case .null: .null
+        case .bool(let flag): .bool(flag)
+        case .integer(let number): .integer(number)
+        case .real(let number): .real(number)
+        case .string(let text): .string(text)
+        case .array, .object: nil
+        }
     }
 }
 

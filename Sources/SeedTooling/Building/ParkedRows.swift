@@ -54,12 +54,7 @@ final class ParkedRows {
         let rows = try Row.fetchAll(select, arguments: [value.databaseValue, generation, seq, generation, ceiling, batch.capacity])
         let delete = try db.cachedStatement(sql: "DELETE FROM \(name) WHERE seq = ?")
         for row in rows {
-            batch.beginRecord(line: Int(row[1] as Int64))
-            batch.failedSlots[batch.count - 1] = UInt64(bitPattern: row[2] as Int64)
-            let present = UInt64(bitPattern: row[3] as Int64)
-            for slot in 0..<width where slot >= 63 || present & (1 << UInt64(slot)) != 0 {
-                batch.set(slot, SQLValue.fromDatabaseValue(row[slot + 4]) ?? .null)
-            }
+            append(row, to: batch)
             try delete.execute(arguments: [row[0] as Int64])
             count -= 1
         }
@@ -99,14 +94,19 @@ final class ParkedRows {
                                        arguments: [generation, seq, batch.capacity])
         while let row = try rows.next() {
             last = row[0]
-            batch.beginRecord(line: Int(row[1] as Int64))
-            batch.failedSlots[batch.count - 1] = UInt64(bitPattern: row[2] as Int64)
-            let present = UInt64(bitPattern: row[3] as Int64)
-            for slot in 0..<width where slot >= 63 || present & (1 << UInt64(slot)) != 0 {
-                batch.set(slot, SQLValue.fromDatabaseValue(row[slot + 4]) ?? .null)
-            }
+            append(row, to: batch)
         }
         return last
+    }
+
+    /// Adds a parked record (`seq, line, failed, present, v0…`) to `batch` as it was parked.
+    private func append(_ row: Row, to batch: RecordBatch) {
+        batch.beginRecord(line: Int(row[1] as Int64))
+        batch.failedSlots[batch.count - 1] = UInt64(bitPattern: row[2] as Int64)
+        let present = UInt64(bitPattern: row[3] as Int64)
+        for slot in 0..<width where slot >= 63 || present & (1 << UInt64(slot)) != 0 {
+            batch.set(slot, SQLValue.fromDatabaseValue(row[slot + 4]) ?? .null)
+        }
     }
 
     /// The line of a waiting record whose `slot` holds `value`, and that record's values; nil when none waits.

@@ -257,11 +257,10 @@ public struct UpgradeChecker: Sendable {
                 }
             }
             // Two simulated edits of one value (an update's, then a later rename's): the last one is the user's.
-            var last: [String: Int] = [:]
-            for (index, edit) in edits.enumerated() { last["\(edit.table.written.name)|\(Self.show(keys[index]))|\(edit.column.lowercased())"] = index }
-            for (index, edit) in edits.enumerated() {
+            let values = edits.indices.map { "\(edits[$0].table.written.name)|\(Self.show(keys[$0]))|\(edits[$0].column.lowercased())" }
+            let last = Dictionary(zip(values, edits.indices), uniquingKeysWith: { _, later in later })
+            for (index, edit) in edits.enumerated() where last[values[index]] == index {
                 let key = keys[index]
-                guard last["\(edit.table.written.name)|\(Self.show(key))|\(edit.column.lowercased())"] == index else { continue }
                 let described = "\(edit.table.written.name) \(Self.show(key)).\(edit.column) = \(edit.value)"
                 let count = try edit.table.count(db, key: key)
                 let row = try edit.table.row(db, key: key)

@@ -50,7 +50,7 @@ extension SeedTool {
         private func refuseStaleMigrations(in target: URL, keeping written: Set<String>) throws(SeedError) {
             guard let names = try? FileManager.default.contentsOfDirectory(atPath: target.path) else { return }
             let stale = names.sorted().filter { name in
-                !written.contains(name) && Migration.parseFileName(name).map { ["yml", "yaml", "json", "sql"].contains($0.ext) } == true
+                !written.contains(name) && Migration.parseFileName(name).map { Migration.fileExtensions.contains($0.ext) } == true
             }
             guard !stale.isEmpty else { return }
             throw SeedError(.configuration, stale.map { name in
