@@ -23,6 +23,38 @@ struct RunMemo {
     var references: (table: String, operation: String, value: [String: TableSpec.Reference])?
     /// The last table's relationship columns → parent tables, by table and operation.
     var parentTables: (table: String, operation: String, value: [String: String])?
+    /// Parent ids refs found, by the parent's SQL table, then by lookup and the parent's key value:
+    /// a big migration names the same few parents (a category by name) in 100,000 rows. An entry
+    /// holds while nothing else writes the parent's table: an insert into a table forgets its
+    /// entries; an update or delete (which may rename or remove a parent, or change other rows
+    /// through foreign keys) forgets them all. Nil when the store has triggers, which may change
+    /// any table on any write.
+    var parentIDs: [String: [ParentLookup: SQLValue]]?
+
+    /// A lookup of a parent's id by its key value.
+    struct ParentLookup: Hashable {
+        var lookup: Key
+        var value: SQLValue
+    }
+
+    /// Forgets the parent ids found in `table` (see ``parentIDs``).
+    mutating func wrote(_ table: String) {
+        if parentIDs?[table] != nil { parentIDs?[table] = nil }
+    }
+
+    /// Forgets every parent id found (see ``parentIDs``).
+    mutating func changedRows() {
+        if parentIDs != nil { parentIDs = [:] }
+    }
+
+    /// A memo for `db`'s schema: parent ids are kept unless a trigger, or a REPLACE conflict clause
+    /// (an insert that deletes rows), could change a table seedkit does not write itself.
+    static func reading(_ db: Database) throws -> RunMemo {
+        var memo = RunMemo()
+        let hidden = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'trigger' OR sql LIKE '%replace%')") ?? true
+        memo.parentIDs = hidden ? nil : [:]
+        return memo
+    }
 }
 
 /// A column a row names, worked out once per row shape: the column (nil: the table has none so
@@ -45,6 +77,7 @@ extension MigrationRun {
         } else {
             try dialect.insert(db, into: table, name: name, values: values, references: parentTables(of: table))
         }
+        memo.wrote(table.name)
     }
 
     /// Prepares `sql` as the statement for `key` (see ``RunMemo/statements``, where callers look first).

@@ -46,6 +46,7 @@ struct MigrationRun {
         self.db = db
         self.options = options
         self.dialect = try options.dialect ?? CoreDataDialect.detect(db, facts: options.coreDataFacts, allowingMissingHistory: options.allowsMissingHistory) ?? PlainSQLiteDialect()
+        memo = try RunMemo.reading(db)
         try readSpecs()
     }
 
@@ -90,7 +91,7 @@ struct MigrationRun {
             tables.removeAll()
             referenceCache.removeAll()
             joinTables.removeAll()
-            memo = RunMemo()
+            memo = try RunMemo.reading(db)
             try readSpecs()
             slots[index] = changes.events(file: migration.file)
             try retryAll()
@@ -274,6 +275,7 @@ struct MigrationRun {
         guard let input = row.values.first(where: { $0.column.lowercased() == column.lowercased() }) else { return .done }
         let resolution = try resolve(DataChanges.RowValues(values: [input], line: row.line, file: row.file), in: table)
         if !resolution.missing.isEmpty { return .waiting(key: try keyFields(key, in: table, input: row), missing: resolution.missing, provides: []) }
+        memo.changedRows()
         try dialect.update(db, table: table, key: key, values: resolution.values, references: parentTables(of: table))
         return .done
     }
@@ -350,9 +352,10 @@ struct MigrationRun {
     }
 
     /// Writes the join rows of a newly inserted row (the dialect numbers and bumps as Core Data does).
-    private func link(_ link: ManyToMany, table: TableInfo, key: [(column: String, value: SQLValue)]) throws {
+    private mutating func link(_ link: ManyToMany, table: TableInfo, key: [(column: String, value: SQLValue)]) throws {
         guard let coreData = dialect as? CoreDataDialect,
               let owner = try SQLValue.fetchOne(db, sql: "SELECT Z_PK FROM \(quoteIdentifier(table.name)) WHERE \(predicate(table, key))", arguments: StatementArguments(values: key)) else { return }
+        memo.changedRows()
         try coreData.link(db, join: link.join, owner: owner, members: link.members, memberTable: link.destination)
     }
 
@@ -412,6 +415,7 @@ struct MigrationRun {
         if let validator = options.validator {
             errors += validator.validate(table: written(table), values: written(to, as: change.to), file: file, line: change.to.line)
         }
+        memo.changedRows()
         do {
             if renames { try followRename(of: table, row: current, to: to) }
             try dialect.update(db, table: table, key: key, values: to, references: parentTables(of: table))
@@ -517,6 +521,7 @@ struct MigrationRun {
                 denied: RowEvent(kind: .deleteDenied, table: written(table), key: fields, detail: "\(reason); not deleted", file: file, line: line),
                 error: Diagnostic(file: file, line: line, code: .deleteDenied, message: "cannot delete \(written(table)) \(RowEvent.describe(key: fields)): \(reason)", table: table.name)))
         }
+        memo.changedRows()
         try dialect.delete(db, from: table, key: key, references: parentTables(of: table))
         return .done(event(.deleted, table, line: line, file: file, key: fields, "deleted"))
     }
@@ -654,7 +659,10 @@ struct MigrationRun {
             let entityRows = dialect.rowFilter(reference.table).map { " AND \($0)" } ?? ""
             lookup = try prepare(memoKey, sql: "SELECT \(target) FROM \(quoteIdentifier(parent.name)) WHERE \(quoteIdentifier(parentKey.name)) IS ?\(entityRows) LIMIT 1")
         }
+        let cached = RunMemo.ParentLookup(lookup: memoKey, value: keyValue)
+        if let id = memo.parentIDs?[parent.name]?[cached] { return .found(id) }
         if let id = try lookup.firstValue(binding: CollectionOfOne(keyValue)), id != .null {  // NULL: no parent, as GRDB's fetchOne says
+            if memo.parentIDs != nil { memo.parentIDs?[parent.name, default: [:]][cached] = id }
             return .found(id)
         }
         let isKey = spec(table)?.key.contains { $0.lowercased() == column.name.lowercased() } ?? false

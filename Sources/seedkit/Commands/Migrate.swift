@@ -23,6 +23,8 @@ extension SeedTool {
         var backup: String?
         @Option(name: .long, help: "keep: the user's value stays and the conflict is reported; fail: any conflict is an error and nothing is written.")
         var onConflict: ConflictPolicy = .keep
+        @Flag(name: .long, help: "List every row in the report (by default the first \(MigrationReportPrinter.rowsPerKind) of each kind per migration; conflicts and denied deletes are always listed).")
+        var verbose = false
         @Flag(name: .long, help: ArgumentHelp("Write into a Core Data store that tracks persistent history anyway: the rows get no history entries, so the app's history consumers (CloudKit sync) never see them."))
         var withoutHistory = false
         @OptionGroup var busy: BusyTimeoutOption
@@ -83,7 +85,7 @@ extension SeedTool {
                     }
                     Output.completedWork = "\(store): \(report.migrations.count) migration\(report.migrations.count == 1 ? "" : "s") applied"
                 }
-                MigrationReportPrinter(format: format.format).print(report, store: store, backup: dryRun ? nil : backup)
+                MigrationReportPrinter(format: format.format, verbose: verbose).print(report, store: store, backup: dryRun ? nil : backup)
             }
         }
 
@@ -113,9 +115,16 @@ extension SeedTool {
     }
 }
 
-/// Prints a migration report: a line per migration with its counts, a line per notable row.
+/// Prints a migration report: a line per migration with its counts, then its rows: the first
+/// ``rowsPerKind`` of each kind (all with `verbose`; every conflict and denied delete, which need
+/// a person), and how many more of each kind there were. JSON lists every row.
 struct MigrationReportPrinter {
     var format: DiagnosticFormat
+    var verbose = false
+
+    /// How many rows of each kind a migration lists without `--verbose` (a 100,000-row data
+    /// update is a count and a sample, not 100,000 lines).
+    static let rowsPerKind = 20
 
     func print(_ report: MigrationReport, store: String, backup: String?) {
         switch format {
@@ -153,13 +162,22 @@ struct MigrationReportPrinter {
                 } else {
                     seedkit.print("\(verb) \(id): \(counts.isEmpty ? "no row changes" : counts.joined(separator: ", "))")
                 }
+                var listed: [RowEvent.Kind: Int] = [:]
                 for event in outcome.events {
                     if event.kind == .sql {
                         seedkit.print("  \("sql".padding(toLength: 15, withPad: " ", startingAt: 0)) \(event.table): \(event.detail)")
                         continue
                     }
+                    let alwaysListed = verbose || event.kind == .conflict || event.kind == .deleteDenied
+                    guard alwaysListed || listed[event.kind, default: 0] < Self.rowsPerKind else { continue }
+                    listed[event.kind, default: 0] += 1
                     StandardOutput.shared.write("  \(event.kind.paddedLabel) \(event.table) \(event.keyDescription)\(event.kind == .inserted || event.kind == .deleted ? "" : ": " + event.detail)\n")
                 }
+                let unlisted = RowEvent.Kind.allCounted.compactMap { kind -> String? in
+                    let more = outcome.count(kind) - listed[kind, default: 0]
+                    return more > 0 && !verbose && kind != .conflict && kind != .deleteDenied ? "\(more) more \(kind.rawValue)" : nil
+                }
+                if !unlisted.isEmpty { seedkit.print("  … \(unlisted.joined(separator: ", ")) (--verbose lists every row)") }
             }
             let attention = report.attention.map { event in
                 Diagnostic(file: event.file, line: event.line, severity: .warning, code: event.kind == .deleteDenied ? .deleteDenied : .conflict,
