@@ -55,7 +55,8 @@ let package = Package(
         // Not a product: temporary projects and a runner for the real seedkit binary, shared by the tests.
         .target(name: "SeedTestSupport", dependencies: ["SeedRuntime", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "SeedRuntimeTests", dependencies: ["SeedRuntime", "SeedTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "SeedToolingTests", dependencies: ["SeedTooling", "SeedRuntime", "SeedTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+        // Yams: the YAML reader seedkit used before, kept as the reference the event reader is compared with.
+        .testTarget(name: "SeedToolingTests", dependencies: ["SeedTooling", "SeedRuntime", "SeedTestSupport", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Yams", package: "Yams")]),
         .testTarget(name: "seedkitTests", dependencies: ["seedkit", "SeedTooling", "SeedRuntime", "SeedTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
     ]
 )
