@@ -32,6 +32,7 @@ let package = Package(
                 "SeedRuntime",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                // For its CYaml module: libyaml, whose event parser YAMLDocument drives itself.
                 .product(name: "Yams", package: "Yams"),
             ]
         ),
