@@ -15,6 +15,20 @@ struct RunMemo {
     }
 
     var statements: [Key: Statement] = [:]
+    /// The last statement found for each kind, looked at before ``statements``: a big migration
+    /// asks for the same one 100,000 times in a row, and a key to hash is an array of names.
+    var last: [Key.Kind: (key: Key, statement: Statement)] = [:]
+
+    /// The statement for the kind, table, operation and columns, if one was prepared.
+    mutating func statement(_ kind: Key.Kind, table: String, operation: String, columns: some Collection<String>) -> Statement? {
+        if let last = last[kind], last.key.table == table, last.key.operation == operation, last.key.columns.elementsEqual(columns) {
+            return last.statement
+        }
+        let key = Key(kind: kind, table: table, operation: operation, columns: Array(columns))
+        guard let statement = statements[key] else { return nil }
+        last[kind] = (key, statement)
+        return statement
+    }
     /// The last row shape's columns (``MigrationRun/columnPlan(for:in:)``), by table, operation and names written.
     var columns: (table: String, operation: String, names: [String], plan: [ColumnPlan])?
     /// The last table's spec (``MigrationRun/spec(_:)``), by table and operation.
@@ -31,9 +45,11 @@ struct RunMemo {
     /// any table on any write.
     var parentIDs: [String: [ParentLookup: SQLValue]]?
 
-    /// A lookup of a parent's id by its key value.
+    /// A lookup of a parent's id: the child's table and ref column, the ref, the parent's key value.
     struct ParentLookup: Hashable {
-        var lookup: Key
+        var table: String
+        var column: String
+        var reference: TableSpec.Reference
         var value: SQLValue
     }
 
@@ -68,12 +84,10 @@ struct ColumnPlan {
 extension MigrationRun {
     /// Inserts a row through the dialect; a plain SQLite INSERT is prepared once per table and column list.
     mutating func write(_ values: [(column: String, value: SQLValue)], into table: TableInfo, name: String) throws {
-        let columns = values.map { $0.column }
-        let key = RunMemo.Key(kind: .insert, table: table.name, operation: name, columns: columns)
-        if let statement = memo.statements[key] {
+        if let statement = memo.statement(.insert, table: table.name, operation: name, columns: values.lazy.map { $0.column }) {
             try statement.execute(binding: values.lazy.map { $0.value })
-        } else if let sql = dialect.plainInsertSQL(into: table, columns: columns) {
-            try prepare(key, sql: sql).execute(binding: values.lazy.map { $0.value })
+        } else if let sql = dialect.plainInsertSQL(into: table, columns: values.map { $0.column }) {
+            try prepare(RunMemo.Key(kind: .insert, table: table.name, operation: name, columns: values.map { $0.column }), sql: sql).execute(binding: values.lazy.map { $0.value })
         } else {
             try dialect.insert(db, into: table, name: name, values: values, references: parentTables(of: table))
         }

@@ -110,7 +110,8 @@ struct WaitQueue {
 
     /// A row with `values` is now in `table`: who waited for it is ready.
     mutating func appeared(_ table: String, _ values: [(column: String, value: SQLValue)]) {
-        guard let columns = awaited[table.lowercased()] else { return }
+        // Called for every row written: nothing waits in a run whose refs all resolve at once.
+        guard !awaited.isEmpty, let columns = awaited[table.lowercased()] else { return }
         for (column, value) in values where columns.contains(column.lowercased()) {
             if let list = waiters.removeValue(forKey: ParentKey(table: table, column: column, value: value)) { ready += list }
         }

@@ -651,6 +651,8 @@ struct MigrationRun {
             errors.append(Diagnostic(file: row.file, line: row.line, code: .typeMismatch, message: "\(table.name).\(column.name): \(input) is not \(failure.expected) (a key of \(reference))", table: table.name))
             return .failed
         }
+        let cached = RunMemo.ParentLookup(table: table.name, column: column.name, reference: reference, value: keyValue)
+        if let id = memo.parentIDs?[parent.name]?[cached] { return .found(id) }
         let memoKey = RunMemo.Key(kind: .lookup, table: table.name, operation: "", columns: [column.name, reference.table, reference.column])
         let lookup: Statement
         if let known = memo.statements[memoKey] { lookup = known } else {
@@ -659,8 +661,6 @@ struct MigrationRun {
             let entityRows = dialect.rowFilter(reference.table).map { " AND \($0)" } ?? ""
             lookup = try prepare(memoKey, sql: "SELECT \(target) FROM \(quoteIdentifier(parent.name)) WHERE \(quoteIdentifier(parentKey.name)) IS ?\(entityRows) LIMIT 1")
         }
-        let cached = RunMemo.ParentLookup(lookup: memoKey, value: keyValue)
-        if let id = memo.parentIDs?[parent.name]?[cached] { return .found(id) }
         if let id = try lookup.firstValue(binding: CollectionOfOne(keyValue)), id != .null {  // NULL: no parent, as GRDB's fetchOne says
             if memo.parentIDs != nil { memo.parentIDs?[parent.name, default: [:]][cached] = id }
             return .found(id)
@@ -774,8 +774,9 @@ struct MigrationRun {
     }
 
     private mutating func count(_ table: TableInfo, _ key: [(column: String, value: SQLValue)]) throws -> Int {
-        let memoKey = RunMemo.Key(kind: .count, table: table.name, operation: operationName, columns: key.map { $0.column })
-        let statement = try memo.statements[memoKey] ?? prepare(memoKey, sql: "SELECT count(*) FROM \(quoteIdentifier(table.name)) WHERE \(predicate(table, key))")
+        let statement = try memo.statement(.count, table: table.name, operation: operationName, columns: key.lazy.map { $0.column })
+            ?? prepare(RunMemo.Key(kind: .count, table: table.name, operation: operationName, columns: key.map { $0.column }),
+                       sql: "SELECT count(*) FROM \(quoteIdentifier(table.name)) WHERE \(predicate(table, key))")
         guard case .integer(let count)? = try statement.firstValue(binding: key.lazy.map { $0.value }) else { return 0 }
         return Int(count)
     }

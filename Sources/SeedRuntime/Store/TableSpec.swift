@@ -23,7 +23,7 @@ public struct TableSpec: Sendable, Equatable {
     }
 
     /// A reference from a column to a parent's natural key: `categories.name`.
-    public struct Reference: Sendable, Equatable, Codable, CustomStringConvertible {
+    public struct Reference: Sendable, Hashable, Codable, CustomStringConvertible {
         /// The parent table.
         public var table: String
         /// The parent's key column.
