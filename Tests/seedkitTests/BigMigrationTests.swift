@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+@testable import SeedRuntime
 import SeedTestSupport
 import Testing
 
@@ -130,5 +131,64 @@ import Testing
         #expect(price == 12)
         let integrity = try project.database("user.sqlite").read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
         #expect(integrity == ["ok"])
+    }
+
+    /// A JSON migration of 1 MiB or more: 15,000 new books, one per line (row n on line n + 1), row 14,990 broken if asked.
+    private func largeJSONMigration(_ project: TemporaryProject, broken: Bool = false) throws -> String {
+        var rows: [String] = []
+        for n in 1...15_000 {
+            let title = n == 14_990 && broken ? "Broken \(n)\", \"price\": }" : "Large book \(n) with a long enough title"
+            rows.append("{\"title\": \"\(title)\", \"price\": \(n % 900), \"category_id\": \"\(n % 2 == 0 ? "Fiction" : "Biography")\"}")
+        }
+        let text = "{\"insert\": {\"books\": [\n" + rows.joined(separator: ",\n") + "\n]}}\n"
+        #expect(text.utf8.count >= DeferredJSONMigration.threshold)
+        try project.write("migrations/0001-large.json", text)
+        return text
+    }
+
+    @Test func aLargeJSONMigrationIsAppliedWhileReadAndRecordsTheChecksumOfItsWholeRead() throws {
+        let project = try userStore()
+        _ = try largeJSONMigration(project)
+        let whole = try MigrationDirectory.read(project.url("migrations"), missingIsEmpty: false)
+        #expect(whole.count == 1)
+        guard case .changes(let changes)? = whole.first?.body else { Issue.record("not read"); return }
+        #expect(changes.deferred == nil)
+        let deferred = try MigrationDirectory.load(project.url("migrations"))
+        guard case .changes(let streamed)? = deferred.first?.body else { Issue.record("not read"); return }
+        #expect(streamed.deferred != nil, "read while applied")
+
+        let result = try project.seedkit("migrate", "user.sqlite")
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.hasPrefix("applied 0001-large: 15000 inserted\n"), "\(result)")
+        let (count, checksum) = try project.database("user.sqlite").read { db in
+            (try Int.fetchOne(db, sql: "SELECT count(*) FROM books WHERE title LIKE 'Large book %'"),
+             try String.fetchOne(db, sql: "SELECT checksum FROM _seedkit_migrations WHERE number = 1"))
+        }
+        #expect(count == 15_000)
+        #expect(checksum == whole.first?.checksum)
+        #expect(checksum == deferred.first?.checksum)
+        #expect(try project.seedkit("status", "user.sqlite").stdout.contains("0001-large"))
+        #expect(try project.seedkit("status", "user.sqlite", "--exit-code").status == 0, "the recorded checksum matches the file")
+
+        // The app's call: the same rows, the same checksum.
+        try FileManager.default.copyItem(atPath: project.path("build/seed.sqlite"), toPath: project.path("app.sqlite"))
+        let queue = try DatabaseQueue(path: project.path("app.sqlite"))
+        let report = try SeedMigrator(migrations: deferred).migrate(queue)
+        #expect(report.migrations.first?.count(.inserted) == 15_000)
+        #expect(try queue.read { db in try String.fetchOne(db, sql: "SELECT checksum FROM _seedkit_migrations WHERE number = 1") } == checksum)
+    }
+
+    @Test func aLargeJSONMigrationBrokenNearItsEndIsReportedAsWhenReadWholeAndWritesNothing() throws {
+        let project = try userStore()
+        _ = try largeJSONMigration(project, broken: true)
+        let before = try #require(project.read("user.sqlite"))
+        let whole = try project.seedkit("status", "user.sqlite")  // status reads every file whole
+        #expect(whole.status == 2, "\(whole)")
+        let result = try project.seedkit("migrate", "user.sqlite")
+        #expect(result.status == 2, "\(result)")
+        #expect(result.stderr == whole.stderr, "\(result)")
+        #expect(result.stderr.hasPrefix("migrations/0001-large.json:14991:"), "\(result)")
+        #expect(result.stdout.isEmpty, "\(result)")
+        #expect(project.read("user.sqlite") == before)
     }
 }

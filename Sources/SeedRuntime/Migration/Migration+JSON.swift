@@ -9,9 +9,24 @@ extension Migration {
     /// document whole, which reports the problem as before.
     package static func streamed(fileName: String, file: String, json bytes: UnsafeRawBufferPointer) -> Migration? {
         guard let parts = parseFileName(fileName) else { return nil }
+        var operations: [DataChanges.Operation] = []
+        guard let checksum = readStreamed(file: file, json: bytes, chunkRows: .max, emit: { _, operation in
+            operations.append(operation)
+            return true
+        }) else { return nil }
+        return Migration(number: parts.number, name: parts.name, file: file, checksum: checksum, body: .changes(DataChanges(operations: operations)))
+    }
+
+    /// The reading behind ``streamed(fileName:file:json:)``, handing each operation to `emit` as
+    /// soon as it is read, with its index among the file's operations (one per section and
+    /// table): an insert's rows in chunks of up to `chunkRows` (an empty insert as one empty
+    /// chunk), an update's or delete's items whole. Returns the checksum, or nil where `streamed`
+    /// gives nil, after emitting what came before; `emit` returning false stops the read (nil).
+    static func readStreamed(file: String, json bytes: UnsafeRawBufferPointer, chunkRows: Int,
+                             emit: (_ index: Int, _ operation: DataChanges.Operation) -> Bool) -> String? {
         let hasBOM = bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF
         var reader = StreamedJSON(scanner: JSONScanner(bytes: bytes, position: hasBOM ? 3 : 0))
-        var operations: [DataChanges.Operation] = []
+        var index = -1
         guard reader.open(UInt8(ascii: "{")) else { return nil }
         var more = !reader.closes(UInt8(ascii: "}"))
         while more {
@@ -25,7 +40,9 @@ extension Migration {
                 var moreTables = !reader.closes(UInt8(ascii: "}"))
                 while moreTables {
                     guard let table = reader.key(), reader.open(UInt8(ascii: "[")) else { return nil }
+                    index += 1
                     var rows: [DataChanges.RowValues] = []
+                    var emittedRows = false
                     var changes: [DataChanges.RowChange] = []
                     var moreItems = !reader.closes(UInt8(ascii: "]"))
                     while moreItems {
@@ -42,12 +59,18 @@ extension Migration {
                         reader.hashIfFull()
                         guard let next = reader.next(UInt8(ascii: "]")) else { return nil }
                         moreItems = next
+                        if rows.count >= chunkRows && moreItems {
+                            guard emit(index, .insert(table: table, rows: rows)) else { return nil }
+                            rows.removeAll(keepingCapacity: true)
+                            emittedRows = true
+                        }
                     }
-                    switch section {
-                    case "insert": operations.append(.insert(table: table, rows: rows))
-                    case "update": operations.append(.update(table: table, changes: changes))
-                    default: operations.append(.delete(table: table, changes: changes))
+                    let operation: DataChanges.Operation? = switch section {
+                    case "insert": rows.isEmpty && emittedRows ? nil : .insert(table: table, rows: rows)
+                    case "update": .update(table: table, changes: changes)
+                    default: .delete(table: table, changes: changes)
                     }
+                    if let operation { guard emit(index, operation) else { return nil } }
                     guard let next = reader.next(UInt8(ascii: "}")) else { return nil }
                     moreTables = next
                 }
@@ -57,8 +80,7 @@ extension Migration {
         }
         reader.scanner.skipWhitespace()
         guard reader.scanner.isAtEnd else { return nil }
-        return Migration(number: parts.number, name: parts.name, file: file, checksum: reader.checksum(),
-                         body: .changes(DataChanges(operations: operations)))
+        return reader.checksum()
     }
 }
 

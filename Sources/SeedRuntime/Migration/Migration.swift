@@ -9,7 +9,17 @@ public struct Migration: Sendable, Equatable {
     /// The file, for messages.
     public var file: String
     /// `sha256:` and the hex digest of the migration's content (over canonical JSON for YAML and JSON, so either form of a migration has the same checksum).
-    public var checksum: String
+    ///
+    /// For a large JSON migration ``MigrationDirectory/load(_:)`` reads while it is applied, the
+    /// checksum is known once it has been read: asking earlier reads it then.
+    public var checksum: String {
+        get {
+            if case .changes(let changes) = body, let deferred = changes.deferred { return deferred.checksum }
+            return storedChecksum
+        }
+        set { storedChecksum = newValue }
+    }
+    private var storedChecksum: String
     package var body: Body
 
     package enum Body: Sendable, Equatable {
@@ -23,7 +33,7 @@ public struct Migration: Sendable, Equatable {
         self.number = number
         self.name = name
         self.file = file
-        self.checksum = checksum
+        self.storedChecksum = checksum
         self.body = body
     }
 
@@ -79,7 +89,24 @@ public struct Migration: Sendable, Equatable {
 
 /// Declarative changes: `insert`, `update` and `delete`, each by table, in the order written.
 package struct DataChanges: Sendable, Equatable {
-    package var operations: [Operation]
+    /// The operations in the order written (for a deferred file, read whole when first asked).
+    package var operations: [Operation] {
+        get { deferred?.operations ?? loaded }
+        set { loaded = newValue; deferred = nil }
+    }
+    private var loaded: [Operation]
+    /// A large JSON file read while the run applies it (``DeferredJSONMigration``), or nil.
+    package private(set) var deferred: DeferredJSONMigration?
+
+    package static func == (lhs: DataChanges, rhs: DataChanges) -> Bool {
+        (lhs.deferred != nil && lhs.deferred === rhs.deferred) || lhs.operations == rhs.operations
+    }
+
+    /// Changes read from `file` as they are applied.
+    package init(deferred: DeferredJSONMigration) {
+        self.loaded = []
+        self.deferred = deferred
+    }
 
     package enum Operation: Sendable, Equatable {
         case insert(table: String, rows: [RowValues])
@@ -141,7 +168,7 @@ package struct DataChanges: Sendable, Equatable {
         }
     }
 
-    package init(operations: [Operation]) { self.operations = operations }
+    package init(operations: [Operation]) { self.loaded = operations }
 
     /// Reads the document of a migration file.
     package init(document: DocNode, file: String) throws(SeedError) {
@@ -168,7 +195,7 @@ package struct DataChanges: Sendable, Equatable {
                 }
             }
         }
-        self.operations = operations
+        self.loaded = operations
     }
 
     private static func fail(_ node: DocNode, _ file: String, _ message: String) -> SeedError {

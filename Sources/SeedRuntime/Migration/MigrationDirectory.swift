@@ -20,8 +20,12 @@ public enum MigrationDirectory {
     ///     A `.yml` file in it is a configuration error (bundle the exported `.json`).
     /// - throws: ``SeedError`` (configuration) for a missing or unreadable folder, unreadable or
     ///   malformed files, names that do not start with a number, and two files with the same number.
+    ///   A JSON file of 1 MiB or more is read while it is applied (a big data update parses on
+    ///   another core, and its rows never all sit in memory): what is wrong inside it is thrown by
+    ///   the run that applies it (``SeedInstaller/prepareStore()``, ``SeedMigrator/migrate(_:options:)``),
+    ///   which then writes nothing.
     public static func load(_ directory: URL) throws -> [Migration] {
-        try read(directory, missingIsEmpty: false)
+        try read(directory, missingIsEmpty: false, deferringLargeJSON: true)
     }
 
     /// ``load(_:)`` with a name for messages and a YAML parser (the tooling's).
@@ -39,14 +43,18 @@ public enum MigrationDirectory {
     ///
     /// - throws: ``SeedError`` (configuration) for unreadable or malformed migration files and
     ///   two files with the same number.
+    ///   Large JSON files are read while applied, as ``load(_:)`` says.
     public static func load(bundle: Bundle) throws -> [Migration] {
-        try read(bundle.resourceURL ?? bundle.bundleURL, missingIsEmpty: false, skipOtherFiles: true)
+        try read(bundle.resourceURL ?? bundle.bundleURL, missingIsEmpty: false, skipOtherFiles: true, deferringLargeJSON: true)
     }
 
     /// ``load(_:displayPath:yamlParser:)`` with typed throws; `missingIsEmpty` makes a missing
     /// folder mean no migrations (the CLI's default `migrations/`); `skipOtherFiles` ignores
     /// files whose names are not `NNNN-name.json` or `.sql` (a bundle's other resources).
-    package static func read(_ directory: URL, displayPath: String? = nil, yamlParser: YAMLParser? = nil, missingIsEmpty: Bool, skipOtherFiles: Bool = false) throws(SeedError) -> [Migration] {
+    /// `deferringLargeJSON`: JSON files from ``DeferredJSONMigration/threshold`` on are read while
+    /// a run applies them (their errors are then the run's); for the commands that apply.
+    package static func read(_ directory: URL, displayPath: String? = nil, yamlParser: YAMLParser? = nil, missingIsEmpty: Bool,
+                             skipOtherFiles: Bool = false, deferringLargeJSON: Bool = false) throws(SeedError) -> [Migration] {
         let shown = displayPath ?? directory.path
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) else {
@@ -87,16 +95,11 @@ public enum MigrationDirectory {
             case "sql":
                 let text = try text()
                 migrations.append(Migration(number: parts.number, name: parts.name, file: file, checksum: Migration.checksum(sql: text), body: .sql(text)))
+            case "json" where deferringLargeJSON && data.count >= DeferredJSONMigration.threshold:
+                let deferred = DeferredJSONMigration(fileName: name, file: file, data: data)
+                migrations.append(Migration(number: parts.number, name: parts.name, file: file, checksum: "", body: .changes(DataChanges(deferred: deferred))))
             case "json":
-                if let migration = data.withUnsafeBytes({ Migration.streamed(fileName: name, file: file, json: $0) }) {
-                    migrations.append(migration)
-                    continue
-                }
-                let document: DocNode
-                do { document = try data.withUnsafeBytes { bytes in try JSONScanner.parseDocument(bytes) } }
-                catch let error as JSONScanError { throw SeedError(.configuration, file: file, line: error.line, column: error.column, "JSON: \(error.message)") }
-                catch { throw SeedError(.configuration, file: file, "JSON: \(error)") }
-                migrations.append(try Migration.make(fileName: name, file: file, document: document))
+                migrations.append(try Migration.readJSON(fileName: name, file: file, data: data))
             default:
                 guard let yamlParser else {
                     throw SeedError(.configuration, file: file, "YAML migrations need the seedkit tool; bundle migrations as .json or .sql in an app (`seedkit export-migrations`)")
@@ -105,6 +108,19 @@ public enum MigrationDirectory {
             }
         }
         return migrations.sorted { $0.number < $1.number }
+    }
+}
+
+extension Migration {
+    /// A JSON migration file read whole: streamed row by row where it can be, else as a document
+    /// (which reports what is wrong with it).
+    static func readJSON(fileName: String, file: String, data: Data) throws(SeedError) -> Migration {
+        if let migration = data.withUnsafeBytes({ Migration.streamed(fileName: fileName, file: file, json: $0) }) { return migration }
+        let document: DocNode
+        do { document = try data.withUnsafeBytes { bytes in try JSONScanner.parseDocument(bytes) } }
+        catch let error as JSONScanError { throw SeedError(.configuration, file: file, line: error.line, column: error.column, "JSON: \(error.message)") }
+        catch { throw SeedError(.configuration, file: file, "JSON: \(error)") }
+        return try Migration.make(fileName: fileName, file: file, document: document)
     }
 }
 

@@ -96,36 +96,51 @@ struct MigrationRun {
             slots[index] = changes.events(file: migration.file)
             try retryAll()
         case .changes(let changes):
-            for operation in changes.operations {
-                let table: TableInfo
-                do { table = try tableInfo(operation.table, file: migration.file) } catch let error as SeedError {
-                    errors += error.diagnostics
-                    continue
+            if let deferred = changes.deferred {
+                // Read while applied: an insert arrives in chunks of rows, each with its operation's index.
+                var failedOperation: Int?
+                try deferred.stream { operation, position in
+                    guard failedOperation != position else { return }
+                    if !(try apply(operation, of: migration, slots: index)) { failedOperation = position }
                 }
-                operationName = operation.table
-                switch operation {
-                case .insert(let name, let rows):
-                    for row in rows {
-                        let slot = newSlot(index)
-                        try settle(.insert(row: row, table: name), slot: slot, try insert(row, named: name, slot: slot, validate: true))
-                    }
-                case .update(let name, let changes):
-                    for change in changes {
-                        let slot = newSlot(index)
-                        try settle(.update(change: change, table: name, file: migration.file), slot: slot, try update(change, in: table, file: migration.file, slot: slot))
-                    }
-                case .delete(_, let changes):
-                    for change in changes {
-                        let slot = newSlot(index)
-                        switch try delete(change, from: table, file: migration.file) {
-                        case .done(let event): fill(slot, event)
-                        case .blocked(var blocked): blocked.slot = slot; blockedDeletes.append(blocked)
-                        }
-                    }
-                }
+            } else {
+                for operation in changes.operations { _ = try apply(operation, of: migration, slots: index) }
             }
             try settleBlockedDeletes()
         }
+    }
+
+    /// Applies one operation (or a chunk of an insert's rows) of `migration`, whose events go to
+    /// `slots[index]`. False when its table is unknown (reported once; the caller skips the
+    /// operation's other chunks).
+    private mutating func apply(_ operation: DataChanges.Operation, of migration: Migration, slots index: Int) throws -> Bool {
+        let table: TableInfo
+        do { table = try tableInfo(operation.table, file: migration.file) } catch let error as SeedError {
+            errors += error.diagnostics
+            return false
+        }
+        operationName = operation.table
+        switch operation {
+        case .insert(let name, let rows):
+            for row in rows {
+                let slot = newSlot(index)
+                try settle(.insert(row: row, table: name), slot: slot, try insert(row, named: name, slot: slot, validate: true))
+            }
+        case .update(let name, let changes):
+            for change in changes {
+                let slot = newSlot(index)
+                try settle(.update(change: change, table: name, file: migration.file), slot: slot, try update(change, in: table, file: migration.file, slot: slot))
+            }
+        case .delete(_, let changes):
+            for change in changes {
+                let slot = newSlot(index)
+                switch try delete(change, from: table, file: migration.file) {
+                case .done(let event): fill(slot, event)
+                case .blocked(var blocked): blocked.slot = slot; blockedDeletes.append(blocked)
+                }
+            }
+        }
+        return true
     }
 
     /// Retries the deletes that something still referenced once the migration's other changes

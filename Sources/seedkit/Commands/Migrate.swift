@@ -49,7 +49,7 @@ extension SeedTool {
             try reporting(format.format, store: store) {
                 // Not a read-only file: a header SQLite will not write (dry runs migrate a copy, which inherits it).
                 if let problem = StoreAccess.unwritableFormat(store) { throw SeedError(.refused, file: store, problem) }
-                let migrations = try project.loadMigrations(defaultMayBeMissing: false)
+                let migrations = try project.loadMigrations(defaultMayBeMissing: false, deferringLargeJSON: true)
                 let migrator = try SeedMigrator(migrations: migrations)
                 var options = SeedMigrator.Options(onConflict: onConflict)
                 options.allowsMissingHistory = withoutHistory

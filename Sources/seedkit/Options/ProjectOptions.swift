@@ -28,7 +28,8 @@ struct ProjectOptions: ParsableArguments {
     /// must exist; a missing default folder is no migrations where a project may not have any
     /// yet (`build`, `new-migration`, `check-upgrade`), and an error where it would make a wrong
     /// directory look like "nothing to do" (`migrate`, `status`, `export-migrations`).
-    func loadMigrations(defaultMayBeMissing: Bool = true) throws(SeedError) -> [Migration] {
+    /// `deferringLargeJSON`: large JSON files are read while applied (`migrate`; see ``DeferredJSONMigration``).
+    func loadMigrations(defaultMayBeMissing: Bool = true, deferringLargeJSON: Bool = false) throws(SeedError) -> [Migration] {
         if migrationsOption == "none" { return [] }
         let directory = URL(fileURLWithPath: migrations)
         let shown = PathDisplay.absolute ? directory.standardizedFileURL.path : migrations
@@ -39,7 +40,7 @@ struct ProjectOptions: ParsableArguments {
                 ? "no migrations folder here; run seedkit in the project's folder, or pass --migrations DIR (--migrations none for none)"
                 : "no such migrations folder (--migrations none for none)")
         }
-        return try MigrationDirectory.read(directory, displayPath: shown, yamlParser: YAMLDocument.parser, missingIsEmpty: false)
+        return try MigrationDirectory.read(directory, displayPath: shown, yamlParser: YAMLDocument.parser, missingIsEmpty: false, deferringLargeJSON: deferringLargeJSON)
     }
 
     /// Whether a manifest exists where --manifest points (commands that can work without one).

@@ -1,0 +1,173 @@
+import Foundation
+
+/// A large JSON migration, read while it is applied: a reading thread parses its rows ahead of
+/// the run, which writes each chunk as it comes. Parsing (a fifth of a 100,000-row update) then
+/// runs on another core, and the rows never all sit in memory at once.
+///
+/// Whatever else asks (its checksum, for the ledger's check of applied migrations; its
+/// operations, for release keys) gets the file read whole, once. A file that does not read
+/// (bad JSON, a shape the format refuses) is reported by the run that applies it, with the
+/// error the whole read gives; the run's transaction then rolls back and nothing is written.
+package final class DeferredJSONMigration: @unchecked Sendable {
+    /// JSON migration files from this size on are read while applied by ``MigrationDirectory/load(_:)``.
+    package static let threshold = 1 << 20
+    /// Rows per chunk the reading thread hands over, and chunks it may read ahead.
+    static let chunkRows = 1024
+    static let chunksAhead = 4
+
+    let fileName: String
+    let file: String
+    let data: Data
+    private let lock = NSLock()
+    private var whole: Result<Migration, SeedError>?
+    private var streamedChecksum: String?
+
+    init(fileName: String, file: String, data: Data) {
+        self.fileName = fileName
+        self.file = file
+        self.data = data
+    }
+
+    /// The migration read whole, as ``MigrationDirectory`` reads a small file (once; then the same result).
+    func read() -> Result<Migration, SeedError> {
+        lock.lock()
+        defer { lock.unlock() }
+        if let whole { return whole }
+        let result: Result<Migration, SeedError>
+        do { result = .success(try Migration.readJSON(fileName: fileName, file: file, data: data)) } catch { result = .failure(error) }
+        whole = result
+        return result
+    }
+
+    /// The checksum: from the run that streamed the file, else from reading it whole. A file that
+    /// does not read has its bytes' digest, which matches no ledger's (applying it reports its error).
+    var checksum: String {
+        if let known = lock.withLock({ streamedChecksum }) { return known }
+        switch read() {
+        case .success(let migration): return migration.checksum
+        case .failure: return "sha256:" + SHA256.hex(data)
+        }
+    }
+
+    /// The operations, read whole; none for a file that does not read.
+    var operations: [DataChanges.Operation] {
+        guard case .success(let migration) = read(), case .changes(let changes) = migration.body else { return [] }
+        return changes.operations
+    }
+
+    /// Applies the file as it is read: `apply` gets each operation on the calling thread, an
+    /// insert's rows in chunks (each with its operation's index in the file), while a reading
+    /// thread parses ahead. Throws what `apply` throws, or the file's error after the rows
+    /// before it were applied: the caller's transaction must then roll back.
+    func stream(_ apply: (_ operation: DataChanges.Operation, _ index: Int) throws -> Void) throws {
+        let channel = OperationChannel(capacity: Self.chunksAhead)
+        let thread = Thread { [self] in
+            let checksum = data.withUnsafeBytes { bytes in
+                Migration.readStreamed(file: file, json: bytes, chunkRows: Self.chunkRows) { index, operation in channel.put(index, operation) }
+            }
+            channel.finish(checksum)
+        }
+        thread.stackSize = 8 << 20  // as deep as a document may nest
+        thread.start()
+        defer {
+            channel.cancel()
+            channel.waitUntilFinished()
+        }
+        // Where the stream got to: the last operation's index and how many of its items were applied.
+        var position = (index: -1, items: 0)
+        while let (index, operation) = channel.take() {
+            position.items = (index == position.index ? position.items : 0) + operation.itemCount
+            position.index = index
+            try apply(operation, index)
+        }
+        if let checksum = channel.checksum {
+            lock.withLock { streamedChecksum = checksum }
+            return
+        }
+        // The streaming reader stopped: the whole read reports the error or, for a shape only it
+        // takes, gives the rest, which continues where the stream stopped (its rows are the same).
+        let migration = try read().get()
+        guard case .changes(let changes) = migration.body else { return }
+        for (index, operation) in changes.operations.enumerated() where index >= position.index {
+            if index > position.index {
+                try apply(operation, index)
+            } else if case .insert(let table, let rows) = operation, rows.count > position.items {
+                try apply(.insert(table: table, rows: Array(rows.dropFirst(position.items))), index)
+            }
+        }
+    }
+}
+
+extension DataChanges.Operation {
+    /// Rows to insert, or items to update or delete.
+    var itemCount: Int {
+        switch self {
+        case .insert(_, let rows): return rows.count
+        case .update(_, let changes), .delete(_, let changes): return changes.count
+        }
+    }
+}
+
+/// Operations handed from the reading thread to the run, at most `capacity` waiting.
+private final class OperationChannel: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var waiting: [(index: Int, operation: DataChanges.Operation)] = []
+    private let capacity: Int
+    private var finished = false
+    private var cancelled = false
+    private var result: String?
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    /// Waits for room; false once the run stopped taking (the reader then stops).
+    func put(_ index: Int, _ operation: DataChanges.Operation) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while waiting.count >= capacity && !cancelled { condition.wait() }
+        if cancelled { return false }
+        waiting.append((index, operation))
+        condition.broadcast()
+        return true
+    }
+
+    /// The reader is done: with the checksum, or nil when it stopped early.
+    func finish(_ checksum: String?) {
+        condition.lock()
+        result = checksum
+        finished = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// The next operation, waiting for it; nil once the reader is done and all were taken.
+    func take() -> (Int, DataChanges.Operation)? {
+        condition.lock()
+        defer { condition.unlock() }
+        while waiting.isEmpty && !finished { condition.wait() }
+        guard !waiting.isEmpty else { return nil }
+        let next = waiting.removeFirst()
+        condition.broadcast()
+        return (next.index, next.operation)
+    }
+
+    /// The reader's checksum, once ``take()`` returned nil.
+    var checksum: String? {
+        condition.lock()
+        defer { condition.unlock() }
+        return result
+    }
+
+    /// The run stopped: the reader's next ``put(_:_:)`` returns false.
+    func cancel() {
+        condition.lock()
+        cancelled = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    func waitUntilFinished() {
+        condition.lock()
+        while !finished { condition.wait() }
+        condition.unlock()
+    }
+}
