@@ -24,8 +24,10 @@ let package = Package(
         .target(
             name: "SeedRuntime",
             // GRDBSQLite is GRDB's own SQLite module: the C API for what GRDB does not wrap (sqlite3_complete, authorizers).
-            dependencies: [.product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift")]
+            dependencies: [.product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"), "SeedSHA256Accelerated"]
         ),
+        // SHA-256 blocks with the CPU's SHA instructions where it has them (x86-64); SHA256 falls back to Swift.
+        .target(name: "SeedSHA256Accelerated"),
         .target(
             name: "SeedTooling",
             dependencies: [
@@ -62,7 +64,7 @@ let package = Package(
     ]
 )
 
-for target in package.targets where target.type != .plugin {
+for target in package.targets where target.type != .plugin && target.name != "SeedSHA256Accelerated" {
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("ExistentialAny"))
     settings.append(.enableUpcomingFeature("MemberImportVisibility"))

@@ -183,13 +183,14 @@ package struct JSONScanner {
             }
             if position == bytes.count { throw .truncated }
             let slice = UnsafeRawBufferPointer(rebasing: bytes[start..<position])
-            let valid = isReal ? NumberSyntax.real(slice) != nil : NumberSyntax.integer(slice) != nil || NumberSyntax.real(slice) != nil
-            guard valid, slice.first != UInt8(ascii: "+") else {
+            // Each number parsed once here: an integer that fits, or else a finite real.
+            let integer = isReal ? nil : NumberSyntax.integer(slice)
+            guard integer != nil || NumberSyntax.isReal(slice), slice.first != UInt8(ascii: "+") else {
                 position = start
                 throw error("invalid number \(String(decoding: slice, as: UTF8.self))")
             }
             output.append(contentsOf: slice)
-            return isReal || NumberSyntax.integer(slice) == nil ? .real : .integer
+            return integer == nil ? .real : .integer
         default:
             throw error("expected a value, found \(describe(first))")
         }

@@ -271,6 +271,46 @@ enum NumberSyntax {
         return .integer(value)
     }
 
+    /// Whether ``real(_:)`` takes `bytes`, decided without converting them when the number is
+    /// plainly finite: the JSON scanner checks every number it meets, and the column converts it later.
+    static func isReal(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        // The syntax as ``real(_:)`` has it, counting the digits before the point and reading the exponent.
+        var index = 0
+        let count = bytes.count
+        guard count > 0, count < 64 else { return false }
+        if bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") { index += 1 }
+        var integerDigits = 0
+        while index < count, bytes[index] &- UInt8(ascii: "0") < 10 { index += 1; integerDigits += 1 }
+        var mantissaDigits = integerDigits
+        if index < count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            while index < count, bytes[index] &- UInt8(ascii: "0") < 10 { index += 1; mantissaDigits += 1 }
+        }
+        guard mantissaDigits > 0 else { return false }
+        var exponent = 0
+        if index < count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            index += 1
+            var negative = false
+            if index < count, bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") {
+                negative = bytes[index] == UInt8(ascii: "-")
+                index += 1
+            }
+            var exponentDigits = 0
+            while index < count, bytes[index] &- UInt8(ascii: "0") < 10 {
+                if exponent < 10_000 { exponent = exponent * 10 + Int(bytes[index] - UInt8(ascii: "0")) }  // saturates: far past 308 either way
+                index += 1
+                exponentDigits += 1
+            }
+            guard exponentDigits > 0 else { return false }
+            if negative { exponent = -exponent }
+        }
+        guard index == count else { return false }
+        // Below 10^300 the nearest double is finite (tiny values round to zero, also finite);
+        // only a number near or past the largest double needs strtod to say.
+        if integerDigits + exponent <= 300 { return true }
+        return real(bytes) != nil
+    }
+
     static func real(_ bytes: UnsafeRawBufferPointer) -> Double? {
         // [+-] digits [. digits] [(e|E) [+-] digits], at least one digit in the mantissa.
         var index = 0
