@@ -157,3 +157,36 @@ import Testing
         #expect(project.read("build/seed.sqlite") == earlier, "the earlier output is untouched")
     }
 }
+
+/// A rowid column (INTEGER PRIMARY KEY) refuses anything but an integer inside SQLite itself: a
+/// fixture value that does not convert is reported at its line like any other, not as SQLite's
+/// "datatype mismatch" (exit 4, no location, every other problem of the build lost).
+@Suite struct RowidValueTests {
+    @Test func aRowidValueThatIsNotAnIntegerIsReportedAtItsLineWithTheBuildsOtherProblems() throws {
+        let project = try TemporaryProject()
+        try project.write("seeds/data/books.csv", "id,title,price,category_id\n1.5,The first book,10,Fiction\n2,The second book,-1,Fiction\nabc,The third book,10,Biography\n")
+        let result = try project.seedkit("build")
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stderr.split(separator: "\n").map(String.init) == [
+            "seeds/data/books.csv:2:1: error: id: '1.5' is not an integer (the column is INTEGER) [2010]",
+            "seeds/data/books.csv:3:3: error: price -1 is less than the minimum 0 [1620]",
+            "seeds/data/books.csv:4:1: error: id: 'abc' is not an integer (the column is INTEGER) [2010]",
+        ], "\(result)")
+        #expect(!project.exists("build/seed.sqlite"))
+    }
+
+    @Test func aJSONRowidValueThatIsNotAnIntegerIsReportedAtItsLine() throws {
+        let project = try TemporaryProject()
+        try project.write("seeds/seedkit.yml", BookStore.manifest.replacingOccurrences(of: "data/books.csv", with: "data/books.jsonl"))
+        try project.remove("seeds/data/books.csv")
+        try project.write("seeds/data/books.jsonl", """
+            {"id": 1, "title": "The first book", "price": 10, "category_id": "Fiction"}
+            {"id": "two", "title": "The second book", "price": 15, "category_id": "Fiction"}
+
+            """)
+        let result = try project.seedkit("build")
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stderr.split(separator: "\n").first.map(String.init) == "seeds/data/books.jsonl:2:1: error: id: 'two' is not an integer (the column is INTEGER) [2010]", "\(result)")
+        #expect(!project.exists("build/seed.sqlite"))
+    }
+}
