@@ -191,4 +191,43 @@ import Testing
         #expect(result.stdout.isEmpty, "\(result)")
         #expect(project.read("user.sqlite") == before)
     }
+
+    /// The INSERT itself skips a row whose key is there (`ON CONFLICT (key) DO NOTHING`) where
+    /// that is what counting first would decide.
+    @Test func aRowWhoseKeyIsThereIsAlreadyPresentEvenWhenItWouldBreakAnotherConstraint() throws {
+        let project = try userStore()
+        try project.write("migrations/0001-present.json", """
+            {"insert": {"books": [
+              {"title": "The first book", "price": null, "category_id": "Fiction"},
+              {"title": "Brand new", "price": 3, "category_id": "Fiction"}
+            ]}}
+            """)
+        let result = try project.seedkit("migrate", "user.sqlite")
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.contains("applied 0001-present: 1 inserted, 1 already-present\n"), "\(result)")
+        #expect(result.stdout.contains("  already-present books 'The first book': already present; left as it is\n"), "\(result)")
+        let price = try project.database("user.sqlite").read { db in try Double.fetchOne(db, sql: "SELECT price FROM books WHERE title = 'The first book'") }
+        #expect(price == 10)
+    }
+
+    @Test func aRowWhoseKeyIsThereFiresNoInsertTrigger() throws {
+        let project = try userStore()
+        try project.database("user.sqlite").write { db in
+            try db.execute(sql: """
+                CREATE TABLE insert_log (title TEXT);
+                CREATE TRIGGER log_insert BEFORE INSERT ON books BEGIN INSERT INTO insert_log VALUES (NEW.title); END;
+                """)
+        }
+        try project.write("migrations/0001-present.yml", """
+            insert:
+              books:
+                - { title: The first book, price: 10, category_id: Fiction }
+                - { title: Brand new, price: 3, category_id: Fiction }
+
+            """)
+        let result = try project.seedkit("migrate", "user.sqlite")
+        #expect(result.status == 0, "\(result)")
+        let logged = try project.database("user.sqlite").read { db in try String.fetchAll(db, sql: "SELECT title FROM insert_log") }
+        #expect(logged == ["Brand new"], "a row not inserted fires no insert trigger")
+    }
 }

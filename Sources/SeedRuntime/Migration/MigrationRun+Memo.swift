@@ -7,7 +7,7 @@ import GRDB
 struct RunMemo {
     /// A prepared statement's purpose and what its SQL depends on.
     struct Key: Hashable {
-        enum Kind: Hashable { case count, lookup, insert }
+        enum Kind: Hashable { case count, lookup, insert, insertUnlessPresent }
         var kind: Kind
         var table: String
         var operation: String
@@ -63,6 +63,11 @@ struct RunMemo {
         if parentIDs != nil { parentIDs = [:] }
     }
 
+    /// By table and key columns: the conflict target (`"isbn"`) an insert names to skip a row
+    /// whose key is there in the same statement, or nil where counting first is needed (see
+    /// ``MigrationRun/insertsUnlessPresent(_:name:key:)``).
+    var conflictTargets: [[String]: String?] = [:]
+
     /// A memo for `db`'s schema: parent ids are kept unless a trigger, or a REPLACE conflict clause
     /// (an insert that deletes rows), could change a table seedkit does not write itself.
     static func reading(_ db: Database) throws -> RunMemo {
@@ -92,6 +97,51 @@ extension MigrationRun {
             try dialect.insert(db, into: table, name: name, values: values, references: parentTables(of: table))
         }
         memo.wrote(table.name)
+    }
+
+    /// Whether a row of `table` can be inserted unless its `key` is there in one statement
+    /// (`INSERT … ON CONFLICT (key) DO NOTHING`) with the same outcome as counting rows with the
+    /// key first: plain SQLite, a UNIQUE index or primary key on exactly the key's columns (no
+    /// WHERE, no expression, a collation the conflict target matches), no triggers (a BEFORE
+    /// INSERT trigger would fire for a row that is then not inserted) and no REPLACE clause.
+    /// A big migration then probes the key's index once per row, not twice.
+    mutating func insertsUnlessPresent(_ table: TableInfo, name: String, key: [String]) throws -> Bool {
+        let id = [table.name, name] + key
+        if let known = memo.conflictTargets[id] { return known != nil }
+        var target: String?
+        if memo.parentIDs != nil, !key.isEmpty, let sql = dialect.plainInsertSQL(into: table, columns: key) {
+            let wanted = Set(key.map { $0.lowercased() })
+            for index in try Row.fetchAll(db, sql: "SELECT name, \"unique\" AS isUnique, partial FROM pragma_index_list(?)", arguments: [table.name]) {
+                guard index["isUnique"] as Int? == 1, index["partial"] as Int? == 0, let indexName = index["name"] as String? else { continue }
+                let columns = try String?.fetchAll(db, sql: "SELECT name FROM pragma_index_info(?)", arguments: [indexName])
+                guard columns.count == wanted.count, Set(columns.compactMap { $0?.lowercased() }) == wanted else { continue }
+                let named = key.map { quoteIdentifier(table.column($0)?.name ?? $0) }.joined(separator: ", ")
+                // SQLite refuses a target whose collation no index has: then count first.
+                if (try? db.makeStatement(sql: sql + " ON CONFLICT (\(named)) DO NOTHING")) != nil { target = named }
+                break
+            }
+        }
+        memo.conflictTargets[id] = .some(target)
+        return target != nil
+    }
+
+    /// Inserts a row unless its key is there (see ``insertsUnlessPresent(_:name:key:)``, which
+    /// must have said yes); true when it was inserted.
+    mutating func writeUnlessPresent(_ values: [(column: String, value: SQLValue)], into table: TableInfo, name: String, key: [String]) throws -> Bool {
+        let statement: Statement
+        if let known = memo.statement(.insertUnlessPresent, table: table.name, operation: name, columns: values.lazy.map { $0.column }) {
+            statement = known
+        } else {
+            guard let sql = dialect.plainInsertSQL(into: table, columns: values.map { $0.column }), let target = memo.conflictTargets[[table.name, name] + key] ?? nil else {
+                throw SeedError(.configuration, "internal: no conflict target for \(table.name)")
+            }
+            statement = try prepare(RunMemo.Key(kind: .insertUnlessPresent, table: table.name, operation: name, columns: values.map { $0.column }),
+                                    sql: sql + " ON CONFLICT (\(target)) DO NOTHING")
+        }
+        try statement.execute(binding: values.lazy.map { $0.value })
+        guard db.changesCount > 0 else { return false }
+        memo.wrote(table.name)
+        return true
     }
 
     /// Prepares `sql` as the statement for `key` (see ``RunMemo/statements``, where callers look first).

@@ -246,7 +246,10 @@ struct MigrationRun {
             queue.broken.formUnion(providedKeys(table, values))
             return .done
         }
-        if keyResolved, try count(table, key) > 0 {
+        // Whether the INSERT itself can skip a row whose key is there (one probe of the key's index, not two).
+        let unlessPresent = try keyResolved && missing.isEmpty && !key.contains { $0.value == .null }
+            && insertsUnlessPresent(table, name: name, key: key.map(\.column))
+        if keyResolved, !unlessPresent, try count(table, key) > 0 {
             fill(slot, event(.alreadyPresent, table, row: row, key: fields, "already present; left as it is"))
             return .done
         }
@@ -257,8 +260,20 @@ struct MigrationRun {
             values.append((info.name, value))
         }
         do {
-            try write(values, into: table, name: name)
+            if unlessPresent {
+                guard try writeUnlessPresent(values, into: table, name: name, key: key.map(\.column)) else {
+                    fill(slot, event(.alreadyPresent, table, row: row, key: fields, "already present; left as it is"))
+                    return .done
+                }
+            } else {
+                try write(values, into: table, name: name)
+            }
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+            // SQLite checks NOT NULL and CHECK before the key's index: a row whose key is there stays "already present".
+            if unlessPresent, try count(table, key) > 0 {
+                fill(slot, event(.alreadyPresent, table, row: row, key: fields, "already present; left as it is"))
+                return .done
+            }
             errors.append(Diagnostic(file: row.file, line: row.line, code: constraintCode(error), message: "cannot insert \(RowEvent.describe(key: fields)) into \(table.name): \(error.message ?? "constraint failed")", table: table.name))
             queue.broken.formUnion(providedKeys(table, values))
             return .done
