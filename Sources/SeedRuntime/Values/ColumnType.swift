@@ -274,10 +274,22 @@ enum NumberSyntax {
     /// Whether ``real(_:)`` takes `bytes`, decided without converting them when the number is
     /// plainly finite: the JSON scanner checks every number it meets, and the column converts it later.
     static func isReal(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        // The syntax as ``real(_:)`` has it, counting the digits before the point and reading the exponent.
+        guard let syntax = realSyntax(bytes) else { return false }
+        // Below 10^300 the nearest double is finite (tiny values round to zero, also finite);
+        // only a number that may reach the largest double needs strtod to say.
+        return syntax.integerDigits + syntax.exponent <= 300 || finiteValue(bytes) != nil
+    }
+
+    static func real(_ bytes: UnsafeRawBufferPointer) -> Double? {
+        realSyntax(bytes) == nil ? nil : finiteValue(bytes)
+    }
+
+    /// `[+-] digits [. digits] [(e|E) [+-] digits]`, at least one digit in the mantissa, fewer than
+    /// 64 bytes: how many digits come before the point, and the exponent (saturated far past 308).
+    private static func realSyntax(_ bytes: UnsafeRawBufferPointer) -> (integerDigits: Int, exponent: Int)? {
         var index = 0
         let count = bytes.count
-        guard count > 0, count < 64 else { return false }
+        guard count > 0, count < 64 else { return nil }
         if bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") { index += 1 }
         var integerDigits = 0
         while index < count, bytes[index] &- UInt8(ascii: "0") < 10 { index += 1; integerDigits += 1 }
@@ -286,7 +298,7 @@ enum NumberSyntax {
             index += 1
             while index < count, bytes[index] &- UInt8(ascii: "0") < 10 { index += 1; mantissaDigits += 1 }
         }
-        guard mantissaDigits > 0 else { return false }
+        guard mantissaDigits > 0 else { return nil }
         var exponent = 0
         if index < count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
             index += 1
@@ -297,41 +309,20 @@ enum NumberSyntax {
             }
             var exponentDigits = 0
             while index < count, bytes[index] &- UInt8(ascii: "0") < 10 {
-                if exponent < 10_000 { exponent = exponent * 10 + Int(bytes[index] - UInt8(ascii: "0")) }  // saturates: far past 308 either way
+                if exponent < 10_000 { exponent = exponent * 10 + Int(bytes[index] - UInt8(ascii: "0")) }
                 index += 1
                 exponentDigits += 1
             }
-            guard exponentDigits > 0 else { return false }
+            guard exponentDigits > 0 else { return nil }
             if negative { exponent = -exponent }
         }
-        guard index == count else { return false }
-        // Below 10^300 the nearest double is finite (tiny values round to zero, also finite);
-        // only a number near or past the largest double needs strtod to say.
-        if integerDigits + exponent <= 300 { return true }
-        return real(bytes) != nil
+        guard index == count else { return nil }
+        return (integerDigits, exponent)
     }
 
-    static func real(_ bytes: UnsafeRawBufferPointer) -> Double? {
-        // [+-] digits [. digits] [(e|E) [+-] digits], at least one digit in the mantissa.
-        var index = 0
+    /// strtod of bytes ``realSyntax(_:)`` took; nil when the value is out of a double's range.
+    private static func finiteValue(_ bytes: UnsafeRawBufferPointer) -> Double? {
         let count = bytes.count
-        guard count > 0, count < 64 else { return nil }
-        if bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") { index += 1 }
-        var mantissaDigits = 0
-        while index < count, bytes[index] &- UInt8(ascii: "0") < 10 { index += 1; mantissaDigits += 1 }
-        if index < count, bytes[index] == UInt8(ascii: ".") {
-            index += 1
-            while index < count, bytes[index] &- UInt8(ascii: "0") < 10 { index += 1; mantissaDigits += 1 }
-        }
-        guard mantissaDigits > 0 else { return nil }
-        if index < count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
-            index += 1
-            if index < count, bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") { index += 1 }
-            var exponentDigits = 0
-            while index < count, bytes[index] &- UInt8(ascii: "0") < 10 { index += 1; exponentDigits += 1 }
-            guard exponentDigits > 0 else { return nil }
-        }
-        guard index == count else { return nil }
         return withUnsafeTemporaryAllocation(of: CChar.self, capacity: count + 1) { buffer in
             for i in 0..<count { buffer[i] = CChar(bitPattern: bytes[i]) }
             buffer[count] = 0
