@@ -89,6 +89,16 @@ func runSeedkitBounded(_ arguments: [String], in directory: URL) throws -> Comma
         #expect(result.stderr.contains("repeat more than 10000 values"), "\(result)")
     }
 
+    /// Alias bombs as keys in a file that does not parse: seedkit's first reader skipped its alias
+    /// measure then and hashed each key value by value (it ran until killed).
+    @Test func aliasBombKeysInAMigrationThatDoesNotParseAreRefusedPromptly() throws {
+        let project = try TemporaryProject.withUserStore()
+        let keys = "k: {" + ["i", "h", "g", "f", "e", "d", "c", "b", "a"].map { "*\($0) : 1" }.joined(separator: ", ") + "}\n"
+        try project.write("migrations/0002-bomb.yml", aliasBomb(then: keys + "x: [\n"))
+        try expectRefusal(project, ["migrate", "user.sqlite"],
+                          "migrations/0002-bomb.yml:12:1: error: YAML: did not find expected node content (while parsing a flow node) [2100]")
+    }
+
     @Test func aYAMLAliasBombInTheManifestIsRefused() throws {
         let project = try TemporaryProject()
         try project.write("seeds/seedkit.yml", aliasBomb(then: BookStore.manifest))

@@ -157,12 +157,23 @@ public enum YAMLDocument {
 
     /// What makes two mapping keys the same key: the text of a scalar and the structure of a list
     /// or map, with their tags (`!!int 1` and `1` differ; `a`, `"a"` and `!!str a` do not).
-    private indirect enum KeyIdentity: Hashable {
+    private enum KeyIdentity: Hashable {
         case scalar(String, tag: String?)
         case sequence([KeyIdentity], tag: String?)
         case mapping([KeyIdentity], tag: String?)
-        /// An alias past the budget, never expanded: the document is refused anyway.
+        /// Not known (never for a key that was read).
         case unexpanded(String)
+
+        /// Bounded: an alias bomb used as a key would otherwise be hashed value by value. Equal
+        /// identities share their lists (an alias repeats its anchor's), so `==` stays quick.
+        func hash(into hasher: inout Hasher) {
+            switch self {
+            case .scalar(let text, let tag): hasher.combine(0); hasher.combine(text); hasher.combine(tag)
+            case .sequence(let items, let tag): hasher.combine(1); hasher.combine(items.count); hasher.combine(tag)
+            case .mapping(let items, let tag): hasher.combine(2); hasher.combine(items.count); hasher.combine(tag)
+            case .unexpanded(let name): hasher.combine(3); hasher.combine(name)
+            }
+        }
 
         /// The order that picks which of several repeated keys a message names (scalars by text).
         static func precedes(_ lhs: KeyIdentity, _ rhs: KeyIdentity) -> Bool {
@@ -350,7 +361,8 @@ public enum YAMLDocument {
                 let read: Read
                 if isMapping {
                     var entries: [DocEntry] = []
-                    var keys: [(identity: KeyIdentity, text: String?, line: Int, column: Int)] = []
+                    // Keys that are not plain text (a tag, a list or map): the rest are compared by text.
+                    var special: [(index: Int, identity: KeyIdentity)] = []
                     try advance()
                     while type != YAML_MAPPING_END_EVENT {
                         let key = try readNode(depth: depth + 1, checkDepth: false, isKey: true, wantIdentity: true)
@@ -358,7 +370,7 @@ public enum YAMLDocument {
                         let value = try readNode(depth: depth + 1, checkDepth: checkDepth, isKey: false, wantIdentity: identify)
                         try advance()
                         entries.append(DocEntry(key: key.text ?? "", line: key.node.line, column: key.node.column, node: value.node))
-                        keys.append((key.identity ?? .unexpanded(""), key.text, key.node.line, key.node.column))
+                        if case .scalar(_, tag: nil)? = key.identity {} else { special.append((entries.count - 1, key.identity ?? .unexpanded(""))) }
                         size = size &+ key.size &+ value.size
                         deepest = max(deepest, value.deepest + 1)
                         if identify {
@@ -366,7 +378,7 @@ public enum YAMLDocument {
                             identities.append(value.identity ?? .unexpanded(""))
                         }
                     }
-                    try checkDuplicates(keys)
+                    try checkDuplicates(entries, special: special)
                     read = Read(node: DocNode(.object(entries), line: line, column: column), text: nil,
                                 identity: identify ? .mapping(identities, tag: tag) : nil, size: size, deepest: deepest)
                 } else {
@@ -392,8 +404,10 @@ public enum YAMLDocument {
                 }
                 count(anchored.size, line, column)
                 if budget != nil {
-                    // Refused: nothing more is expanded.
-                    return Read(node: DocNode(.null, line: line, column: column), text: nil, identity: .unexpanded(name), size: anchored.size, deepest: -1)
+                    // Refused: nothing more is expanded, but a key still names what it repeats
+                    // (a repeated key found later is still reported as such).
+                    return Read(node: DocNode(.null, line: anchored.node.line, column: anchored.node.column), text: anchored.text,
+                                identity: anchored.identity, size: anchored.size, deepest: -1)
                 }
                 if checkDepth && self.depth == nil && depth + anchored.deepest >= JSONScanner.maximumDepth {
                     self.depth = Self.firstTooDeep(anchored.node, depth: depth)
@@ -428,8 +442,24 @@ public enum YAMLDocument {
 
         /// Refuses a map that uses a key twice: names the key (the first in text order if several
         /// are repeated) and where it is written again.
-        private func checkDuplicates(_ keys: [(identity: KeyIdentity, text: String?, line: Int, column: Int)]) throws(Failure) {
-            guard keys.count > 1 else { return }
+        private func checkDuplicates(_ entries: [DocEntry], special: [(index: Int, identity: KeyIdentity)]) throws(Failure) {
+            guard entries.count > 1 else { return }
+            if special.isEmpty {
+                // Text keys only (nearly every map): done unless two are the same.
+                if entries.count <= 8 {
+                    var same = false
+                    for index in 1..<entries.count where !same {
+                        for earlier in 0..<index where entries[earlier].key == entries[index].key { same = true }
+                    }
+                    if !same { return }
+                } else {
+                    var seen = Set<String>(minimumCapacity: entries.count)
+                    if entries.allSatisfy({ seen.insert($0.key).inserted }) { return }
+                }
+            }
+            let keys = entries.enumerated().map { index, entry in
+                (identity: special.first { $0.index == index }?.identity ?? .scalar(entry.key, tag: nil), text: entry.key, line: entry.line, column: entry.column)
+            }
             var repeatedKeys: [Int] = []  // the first use of each key used again
             if keys.count <= 8 {
                 for index in keys.indices where !repeatedKeys.contains(where: { keys[$0].identity == keys[index].identity }) {
@@ -450,7 +480,7 @@ public enum YAMLDocument {
             for index in repeatedKeys.dropFirst() where KeyIdentity.precedes(keys[index].identity, keys[chosen].identity) { chosen = index }
             let first = keys[chosen]
             let key: String
-            if case .scalar = first.identity, let text = first.text { key = text } else { key = "<uncovertable>" }
+            if case .scalar = first.identity { key = first.text } else { key = "<uncovertable>" }
             if let again = YAMLDocument.secondOccurrence(of: key, afterLine: first.line, column: first.column, in: text) {
                 throw Failure(problem: Problem(line: again.line, column: again.column, message: "key '\(key)' appears twice in the same map (first at line \(first.line)); keep one"))
             }

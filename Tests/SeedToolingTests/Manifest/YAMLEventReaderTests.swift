@@ -50,6 +50,11 @@ private func expectSameReading(_ text: String, _ comment: String = "", sourceLoc
     // on its dictionary's hash order (it sorts them with an order that does not compare kinds).
     let repeated = /appears twice/
     if new != old, old.contains(repeated), new.contains(repeated), old.contains("'<uncovertable>'") || new.contains("'<uncovertable>'") { return }
+    // Yams' reader measured aliases on a copy of the text, finding each `*` by its own count of
+    // lines, which missed libyaml's NEL, LS and PS line breaks: after one of those it fell back to
+    // counting inside the expansion and named a value of the anchor; seedkit now names the alias.
+    let budget = "aliases (*name) repeat more than"
+    if new != old, old.contains(budget), new.contains(budget), text.contains(where: { ["\u{85}", "\u{2028}", "\u{2029}"].contains($0) }) { return }
     #expect(new == old, "\(comment) document: \(text.debugDescription)", sourceLocation: sourceLocation)
 }
 
@@ -227,4 +232,25 @@ private func atBudget(aliases: Int, asKeys: Bool = false) -> String {
         atBudget(aliases: 101) + "a: 1\n", atBudget(aliases: 101, asKeys: true), "? |\n  block key\n: v\n", "!!map {a: 1}", "!!seq [1]", "a: !!str 12\nb: !custom 3\n",
     ]
     for text in documents { expectSameReading(text) }
+}
+
+/// Keys that are alias bombs, in a document that is refused for its syntax: the Yams reader
+/// skipped its alias measure when the text did not parse and then hashed every key value by
+/// value (billions here); the event reader compares keys without expanding them.
+@Test func aliasBombKeysInABrokenDocumentAreRefusedPromptly() {
+    let bomb = "a: &a [x, x, x, x, x, x, x, x, x]\n" + ["b", "c", "d", "e", "f", "g", "h", "i"].enumerated().map { index, name in
+        "\(name): &\(name) [" + Array(repeating: "*" + ["a", "b", "c", "d", "e", "f", "g", "h"][index], count: 9).joined(separator: ", ") + "]\n"
+    }.joined()
+    let keys = "k: {" + ["i", "h", "g", "f", "e", "d", "c", "b", "a"].map { "*\($0) : 1" }.joined(separator: ", ") + "}\n"
+    let started = Date()
+    for (tail, message) in [(keys + "x: [\n", "t.yml:12:1: error: YAML: did not find expected node content (while parsing a flow node) [2100]"),
+                            (keys.replacingOccurrences(of: "}", with: ", *i : 2}") + "x: [\n", "t.yml:9:4: error: YAML: key '<uncovertable>' appears twice in this map; keep one [2100]")] {
+        #expect(throws: SeedError.self) { try YAMLDocument.parse(bomb + tail, file: "t.yml") }
+        do {
+            _ = try YAMLDocument.parse(bomb + tail, file: "t.yml")
+        } catch {
+            #expect(error.description == message)
+        }
+    }
+    #expect(Date().timeIntervalSince(started) < 30, "answers promptly")
 }
