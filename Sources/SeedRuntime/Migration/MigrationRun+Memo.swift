@@ -35,6 +35,9 @@ struct RunMemo {
     var spec: (table: String, operation: String, value: TableSpec?)?
     /// The last table's refs (``MigrationRun/references(of:)``), by table and operation.
     var references: (table: String, operation: String, value: [String: TableSpec.Reference])?
+    /// The last row shape's key fields (``MigrationRun/keyFields(_:in:input:)``), by table,
+    /// operation, key columns and the names the row wrote.
+    var keyFields: (table: String, operation: String, key: [String], names: [String], shapes: [KeyFieldShape])?
     /// The last table's relationship columns → parent tables, by table and operation.
     var parentTables: (table: String, operation: String, value: [String: String])?
     /// Parent ids refs found, by the parent's SQL table, then by lookup and the parent's key value:
@@ -76,6 +79,14 @@ struct RunMemo {
         memo.parentIDs = hidden ? nil : [:]
         return memo
     }
+}
+
+/// A key column as reports show it, worked out once per row shape: the name migrations use, the
+/// position of the row's value for it, and the ref it is, if any.
+struct KeyFieldShape {
+    var name: String
+    var given: Int?
+    var reference: TableSpec.Reference?
 }
 
 /// A column a row names, worked out once per row shape: the column (nil: the table has none so

@@ -881,27 +881,43 @@ struct MigrationRun {
     /// column with its parent's natural key (converted from what the migration wrote).
     mutating func keyFields(_ key: [(column: String, value: SQLValue)], in table: TableInfo, input: DataChanges.RowValues) throws -> [RowEvent.KeyValue] {
         var fields: [RowEvent.KeyValue] = []
-        for (column, value) in key {
-            let lowered = column.lowercasedName
-            // What the migration wrote for the column: the last value under a name that maps to it,
-            // else the first under its own name (rows are a handful of columns: no dictionary per row).
-            var given: (column: String, value: InputValue)?
-            for (name, input) in input.values {
-                if sameName(dialect.columnName(name), lowered) { given = (name, input) }
-                else if given == nil, sameName(name, lowered) { given = (name, input) }
-            }
-            let name = writtenColumnNames[table.name]?[lowered] ?? given?.column ?? column
+        fields.reserveCapacity(key.count)
+        let shapes = keyFieldShapes(key, in: table, input: input)
+        for ((column, value), shape) in zip(key, shapes) {
             var parent: RowEvent.Reference?
-            if let reference = references(of: table.name)[lowered], let writtenKey = given?.value, writtenKey != .null {
+            if let reference = shape.reference, let given = shape.given, case let writtenKey = input.values[given].value, writtenKey != .null {
                 let parentTable = try tableInfo(reference.table, file: input.file)
                 if let keyColumn = parentTable.column(reference.column), case .success(let parentKey) = dialect.columnType(keyColumn).convert(writtenKey) {
-                    let shown = writtenRefs[table.name]?[lowered]?.reference
+                    let shown = writtenRefs[table.name]?[column.lowercasedName]?.reference
                     parent = RowEvent.Reference(table: shown?.table ?? written(parentTable), column: shown?.column ?? keyColumn.name, value: parentKey)
                 }
             }
-            fields.append(RowEvent.KeyValue(column: name, value: value, parent: parent))
+            fields.append(RowEvent.KeyValue(column: shape.name, value: value, parent: parent))
         }
         return fields
+    }
+
+    /// For each key column, as ``keyFields(_:in:input:)`` shows it: the name migrations use, the
+    /// position of the value the row wrote for it, and its ref. Worked out once per row shape.
+    private mutating func keyFieldShapes(_ key: [(column: String, value: SQLValue)], in table: TableInfo, input: DataChanges.RowValues) -> [KeyFieldShape] {
+        if let last = memo.keyFields, last.table == table.name, last.operation == operationName,
+           last.key.elementsEqual(key.lazy.map(\.column)), last.names.elementsEqual(input.values.lazy.map(\.column)) {
+            return last.shapes
+        }
+        let shapes = key.map { column, _ in
+            let lowered = column.lowercasedName
+            // What the migration wrote for the column: the last value under a name that maps to it,
+            // else the first under its own name.
+            var given: Int?
+            for (index, (name, _)) in input.values.enumerated() {
+                if sameName(dialect.columnName(name), lowered) { given = index }
+                else if given == nil, sameName(name, lowered) { given = index }
+            }
+            let name = writtenColumnNames[table.name]?[lowered] ?? given.map { input.values[$0].column } ?? column
+            return KeyFieldShape(name: name, given: given, reference: references(of: table.name)[lowered])
+        }
+        memo.keyFields = (table.name, operationName, key.map(\.column), input.values.map(\.column), shapes)
+        return shapes
     }
 
     /// Each column of `from` and `to` (in `to`'s order, then `from`'s), with what the store holds after the run.
