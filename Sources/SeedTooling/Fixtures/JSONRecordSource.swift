@@ -138,13 +138,17 @@ struct JSONRecordSource: RecordSource {
         while true {
             scanner.skipSpaces()
             let keyLine = scanner.line
-            key.removeAll(keepingCapacity: true)
-            try scanner.scanString(into: &key)
+            // A key without escapes is matched where it lies; one with escapes is decoded into `key`.
+            let plainKey = scanner.plainString()
+            if plainKey == nil {
+                key.removeAll(keepingCapacity: true)
+                try scanner.scanString(into: &key)
+            }
             scanner.skipSpaces()
             if scanner.next == UInt8(ascii: ":") { scanner.position += 1 } else { try scanner.expect(UInt8(ascii: ":"), "':' after the key") }
             scanner.skipSpaces()
             ordinal += 1
-            let column = columnIndex(key)
+            let column = plainKey.map { columnIndex(UnsafeRawBufferPointer(rebasing: scanner.bytes[$0])) } ?? key.withUnsafeBytes { columnIndex($0) }
             let start = record.bytes.count
             let valueStart = scanner.position
             let kind: RawRecord.Kind
@@ -164,13 +168,13 @@ struct JSONRecordSource: RecordSource {
             }
             if let column {
                 if record.columns.contains(column) {
-                    diagnostics.append(Diagnostic(file: file.path, line: keyLine, column: ordinal, code: .parseError, message: "key '\(String(decoding: key, as: UTF8.self))' appears twice in this object"))
+                    diagnostics.append(Diagnostic(file: file.path, line: keyLine, column: ordinal, code: .parseError, message: "key '\(keyName(plainKey, in: scanner.bytes))' appears twice in this object"))
                     skipped = true
                 }
                 record.append(column: column, kind: kind, start: start)
             } else {
                 record.bytes.removeSubrange(start...)
-                let name = String(decoding: key, as: UTF8.self)
+                let name = keyName(plainKey, in: scanner.bytes)
                 if reportedUnknown.insert(name).inserted {
                     diagnostics.append(Diagnostic(file: file.path, line: keyLine, column: ordinal, code: .unknownColumn, message: unknownField(name)))
                 }
@@ -189,7 +193,12 @@ struct JSONRecordSource: RecordSource {
         return true
     }
 
-    private func columnIndex(_ key: [UInt8]) -> Int? {
+    /// The key just scanned, as text: where it lies in `bytes`, or decoded in `key`.
+    private func keyName(_ plain: Range<Int>?, in bytes: UnsafeRawBufferPointer) -> String {
+        plain.map { String(decoding: UnsafeRawBufferPointer(rebasing: bytes[$0]), as: UTF8.self) } ?? String(decoding: key, as: UTF8.self)
+    }
+
+    private func columnIndex(_ key: UnsafeRawBufferPointer) -> Int? {
         for (index, name) in names.enumerated() where name.count == key.count {
             var equal = true
             for i in 0..<key.count {
@@ -217,6 +226,24 @@ extension JSONScanner {
             default: return
             }
         }
+    }
+
+    /// A string without escapes or control characters, at its opening quote: the range of its
+    /// bytes, and the scanner past its closing quote. Nil, with nothing consumed, for any other
+    /// string, or one not wholly in the bytes: ``scanString(into:)`` reads (or refuses) those.
+    @inline(__always) fileprivate mutating func plainString() -> Range<Int>? {
+        guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { return nil }
+        var index = position + 1
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                defer { position = index + 1 }
+                return (position + 1)..<index
+            }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
+            index += 1
+        }
+        return nil
     }
 
     /// ``peek()``, inlined.
