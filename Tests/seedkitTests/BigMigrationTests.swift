@@ -230,4 +230,25 @@ import Testing
         let logged = try project.database("user.sqlite").read { db in try String.fetchAll(db, sql: "SELECT title FROM insert_log") }
         #expect(logged == ["Brand new"], "a row not inserted fires no insert trigger")
     }
+
+    /// The library keeps a sample of each kind when asked (what the CLI's report prints), and counts the rest.
+    @Test func aRunAskedForASampleKeepsTheFirstEventsOfEachKindAndCountsAll() throws {
+        let project = try userStore()
+        try project.database("user.sqlite").write { db in
+            for n in 1...7 { try db.execute(sql: "INSERT INTO books (title, price, category_id) VALUES (?, 99, 1)", arguments: ["Mine \(n)"]) }
+        }
+        let inserts = (1...45).map { "{\"title\": \"New book \($0)\", \"price\": 1, \"category_id\": \"Fiction\"}" }
+        let updates = (1...7).map { "{\"key\": \"Mine \($0)\", \"from\": {\"price\": 5}, \"to\": {\"price\": 6}}" }
+        try project.write("migrations/0001-sample.json", "{\"insert\": {\"books\": [" + inserts.joined(separator: ", ") + "]}, \"update\": {\"books\": [" + updates.joined(separator: ", ") + "]}}")
+        var options = SeedMigrator.Options()
+        options.eventsPerKind = 5
+        let report = try SeedMigrator(migrations: MigrationDirectory.load(project.url("migrations"))).migrate(DatabaseQueue(path: project.path("user.sqlite")), options: options)
+        let outcome = try #require(report.migrations.first)
+        #expect(outcome.events.filter { $0.kind == .inserted }.map(\.keyDescription) == (1...5).map { "'New book \($0)'" })
+        #expect(outcome.events.filter { $0.kind == .conflict }.count == 7, "every conflict is listed")
+        #expect(outcome.count(.inserted) == 45)
+        #expect(outcome.unlisted == [.inserted: 40])
+        let count = try DatabaseQueue(path: project.path("user.sqlite")).read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM books WHERE title LIKE 'New book %'") }
+        #expect(count == 45)
+    }
 }

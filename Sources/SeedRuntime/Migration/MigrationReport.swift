@@ -159,8 +159,11 @@ public struct MigrationOutcome: Sendable, Equatable {
     public var name: String
     /// The migration file.
     public var file: String
-    /// What happened to each row, in the order of the file.
+    /// What happened to each row, in the order of the file (with
+    /// ``SeedMigrator/Options/eventsPerKind``, the first of each kind).
     public var events: [RowEvent]
+    /// How many events of each kind ``events`` leaves out (``SeedMigrator/Options/eventsPerKind``); empty when it lists all.
+    public var unlisted: [RowEvent.Kind: Int] = [:]
     /// For a SQL migration, the rows it inserted, updated or deleted (`sqlite3_total_changes`,
     /// triggers included); its events give them by table. Nil for declarative migrations.
     public var changedRows: Int?
@@ -176,8 +179,8 @@ public struct MigrationOutcome: Sendable, Equatable {
     /// Number and name, as in the ledger, `seedkit status` and the file name: `0002-release-1-2` (``Migration/id``).
     public var id: String { Migration.id(number: number, name: name) }
 
-    /// How many events of `kind` there were.
-    public func count(_ kind: RowEvent.Kind) -> Int { events.reduce(0) { $1.kind == kind ? $0 + 1 : $0 } }
+    /// How many events of `kind` there were, listed or not.
+    public func count(_ kind: RowEvent.Kind) -> Int { events.reduce(unlisted[kind, default: 0]) { $1.kind == kind ? $0 + 1 : $0 } }
 }
 
 /// What a migration run did.

@@ -134,6 +134,15 @@ extension MigrationRun {
 
     mutating func fill(_ slot: Slot?, _ event: RowEvent?) {
         guard let slot, let event else { return }
+        if let limit = options.eventsPerKind, event.kind != .conflict, event.kind != .deleteDenied {
+            // Past the limit an event is counted, not kept (see ``SeedMigrator/Options/eventsPerKind``).
+            while listed.count <= slot.migration { listed.append([:]); unlisted.append([:]) }
+            guard listed[slot.migration][event.kind, default: 0] < limit else {
+                unlisted[slot.migration][event.kind, default: 0] += 1
+                return
+            }
+            listed[slot.migration][event.kind, default: 0] += 1
+        }
         slots[slot.migration][slot.index] = event
     }
 

@@ -35,6 +35,9 @@ struct MigrationRun {
     /// Each migration's events, one slot per row change in the order written; a slot stays nil
     /// while its row waits for a parent (and for rows not written because of an error).
     var slots: [[RowEvent?]] = []
+    /// Per migration (by position in the run), events kept and left out by kind, under ``SeedMigrator/Options/eventsPerKind``.
+    var listed: [[RowEvent.Kind: Int]] = []
+    var unlisted: [[RowEvent.Kind: Int]] = []
     /// For each SQL migration (by position in the run), the rows it changed.
     private(set) var changedRows: [Int: Int] = [:]
     /// Row changes waiting for a parent row that a later change of the run may insert.

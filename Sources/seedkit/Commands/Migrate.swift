@@ -52,6 +52,8 @@ extension SeedTool {
                 let migrations = try project.loadMigrations(defaultMayBeMissing: false, deferringLargeJSON: true)
                 let migrator = try SeedMigrator(migrations: migrations)
                 var options = SeedMigrator.Options(onConflict: onConflict)
+                // The human report lists a sample of each kind: the run keeps no more (JSON lists every row).
+                options.eventsPerKind = verbose || format.format == .json ? nil : MigrationReportPrinter.rowsPerKind
                 options.allowsMissingHistory = withoutHistory
                 if project.hasManifest {
                     let manifest = try project.loadManifest()
