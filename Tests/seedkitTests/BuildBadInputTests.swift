@@ -190,3 +190,16 @@ import Testing
         #expect(!project.exists("build/seed.sqlite"))
     }
 }
+
+extension RowidValueTests {
+    @Test func aRowWhoseRowidDidNotConvertStillHoldsItsKeySoRefsToItAreNotReportedAgain() throws {
+        let project = try TemporaryProject()
+        try project.write("seeds/data/categories.csv", "id,name\nx,Fiction\n2,Biography\n")
+        let result = try project.seedkit("build")
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stderr.split(separator: "\n").map(String.init) == [
+            "seeds/data/categories.csv:2:1: error: id: 'x' is not an integer (the column is INTEGER) [2010]",
+        ], "\(result)")
+        #expect(!project.exists("build/seed.sqlite"))
+    }
+}

@@ -155,6 +155,20 @@ final class TableLoader {
                 // key that an earlier row has: reported, then the row is inserted with a stand-in value
                 // so that it holds its key (a later duplicate or a ref to it is judged right). The
                 // build fails on the error, so the stand-in is never committed.
+                if result == SQLITE_MISMATCH && suppressed != 0 {
+                    // A rowid column (INTEGER PRIMARY KEY) takes only integers: its value, kept as the
+                    // fixture's text, did not convert and is already reported. The row goes in with a
+                    // new rowid, so that it still holds its key and refs to it resolve (the build fails anyway).
+                    for slot in 0..<min(width, 64) where suppressed & (1 << UInt64(slot)) != 0 && plan.bound[slot].info.primaryKeyIndex > 0
+                        && lookups[slot] == nil && (mask == fullMask || mask & (1 << UInt64(slot)) != 0) {
+                        let bit: UInt64 = 1 << UInt64(slot)
+                        sqlite3_bind_null(handle, mask == fullMask ? Int32(slot + 1) : Int32(1 + (mask & (bit &- 1)).nonzeroBitCount))
+                    }
+                    result = sqlite3_step(handle)
+                    extended = sqlite3_extended_errcode(sqlite3_db_handle(handle))
+                    message = result == SQLITE_DONE ? "" : String(cString: sqlite3_errmsg(sqlite3_db_handle(handle)))
+                    sqlite3_reset(handle)
+                }
                 var standIns: UInt64 = 0
                 while result & 0xff == SQLITE_CONSTRAINT, extended == 1299 || extended == 2067 {
                     let (diagnostic, slot) = constraintDiagnostic(extended, message: message, batch: batch, record: record)
@@ -193,8 +207,7 @@ final class TableLoader {
                     let followOn = diagnostic.code != .duplicateKey && suppressed != 0 && (slot.map { suppressed & (1 << UInt64(min($0, 63))) != 0 } ?? true)
                     if !followOn { diagnostics.append(diagnostic) }
                 } else if result == SQLITE_MISMATCH && suppressed != 0 {
-                    // A rowid column (INTEGER PRIMARY KEY) takes only integers: the value kept as the
-                    // fixture's text did not convert and is already reported; the row can't go in.
+                    // Still a mismatch after the rowid's NULL (see above): already reported; the row can't go in.
                 } else {
                     throw DatabaseError(resultCode: ResultCode(rawValue: result), message: message)
                 }
