@@ -251,4 +251,20 @@ import Testing
         let count = try DatabaseQueue(path: project.path("user.sqlite")).read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM books WHERE title LIKE 'New book %'") }
         #expect(count == 45)
     }
+
+    @Test func aLargeJSONMigrationThatIsNotTextIsReportedAsWhenReadWholeAndWritesNothing() throws {
+        let project = try userStore()
+        var bytes = Array(try largeJSONMigration(project).utf8)
+        let at = try #require(bytes.indices.first { bytes[$0] == UInt8(ascii: "L") && $0 > bytes.count / 2 })
+        bytes[at] = 0xFF  // not UTF-8, halfway through
+        try project.write("migrations/0001-large.json", Data(bytes))
+        let before = try #require(project.read("user.sqlite"))
+        let whole = try project.seedkit("status", "user.sqlite")
+        #expect(whole.status == 2, "\(whole)")
+        let result = try project.seedkit("migrate", "user.sqlite")
+        #expect(result.status == 2, "\(result)")
+        #expect(result.stderr == whole.stderr, "\(result)")
+        #expect(result.stderr == "migrations/0001-large.json:7535: error: not UTF-8: save the file as UTF-8 [2002]\n", "\(result)")
+        #expect(project.read("user.sqlite") == before)
+    }
 }

@@ -34,7 +34,9 @@ package final class DeferredJSONMigration: @unchecked Sendable {
         defer { lock.unlock() }
         if let whole { return whole }
         let result: Result<Migration, SeedError>
-        do { result = .success(try Migration.readJSON(fileName: fileName, file: file, data: data)) } catch { result = .failure(error) }
+        if let problem = Migration.textProblem(data, file: file) { result = .failure(problem) } else {
+            do { result = .success(try Migration.readJSON(fileName: fileName, file: file, data: data)) } catch { result = .failure(error) }
+        }
         whole = result
         return result
     }
@@ -62,6 +64,8 @@ package final class DeferredJSONMigration: @unchecked Sendable {
     func stream(_ apply: (_ operation: DataChanges.Operation, _ index: Int) throws -> Void) throws {
         let channel = OperationChannel(capacity: Self.chunksAhead)
         let thread = Thread { [self] in
+            // Not text: nothing is handed over, and the whole read below reports it.
+            guard Migration.textProblem(data, file: file) == nil else { return channel.finish(nil) }
             let checksum = data.withUnsafeBytes { bytes in
                 Migration.readStreamed(file: file, json: bytes, chunkRows: Self.chunkRows) { index, operation in channel.put(index, operation) }
             }

@@ -83,9 +83,9 @@ public enum MigrationDirectory {
             let data: Data
             do { data = try Data(contentsOf: directory.appendingPathComponent(name)) }
             catch { throw SeedError(.configuration, file: file, "cannot read: \(error.localizedDescription)") }
-            if let problem = data.withUnsafeBytes({ UTF8Validation.textProblem($0) }) {
-                throw SeedError(.configuration, file: file, line: problem.line, code: .invalidEncoding, problem.message)
-            }
+            let deferred = parts.ext == "json" && deferringLargeJSON && data.count >= DeferredJSONMigration.threshold
+            // A deferred file's text is checked by its reading thread (see DeferredJSONMigration).
+            if !deferred, let problem = Migration.textProblem(data, file: file) { throw problem }
             // Text only for SQL and YAML: a JSON migration is parsed from its bytes (it may be 100,000 rows).
             func text() throws(SeedError) -> String {
                 guard let text = String(data: data, encoding: .utf8) else { throw SeedError(.configuration, file: file, code: .invalidEncoding, "not UTF-8") }
@@ -95,7 +95,7 @@ public enum MigrationDirectory {
             case "sql":
                 let text = try text()
                 migrations.append(Migration(number: parts.number, name: parts.name, file: file, checksum: Migration.checksum(sql: text), body: .sql(text)))
-            case "json" where deferringLargeJSON && data.count >= DeferredJSONMigration.threshold:
+            case "json" where deferred:
                 let deferred = DeferredJSONMigration(fileName: name, file: file, data: data)
                 migrations.append(Migration(number: parts.number, name: parts.name, file: file, checksum: "", body: .changes(DataChanges(deferred: deferred))))
             case "json":
@@ -112,6 +112,12 @@ public enum MigrationDirectory {
 }
 
 extension Migration {
+    /// What makes `data` not text (invalid UTF-8, a NUL byte, …), at its line; nil for text.
+    static func textProblem(_ data: Data, file: String) -> SeedError? {
+        guard let problem = data.withUnsafeBytes({ UTF8Validation.textProblem($0) }) else { return nil }
+        return SeedError(.configuration, file: file, line: problem.line, code: .invalidEncoding, problem.message)
+    }
+
     /// A JSON migration file read whole: streamed row by row where it can be, else as a document
     /// (which reports what is wrong with it).
     static func readJSON(fileName: String, file: String, data: Data) throws(SeedError) -> Migration {

@@ -238,7 +238,15 @@ struct MigrationRun {
                 return .done
             }
         }
-        let fields = try keyFields(key, in: table, input: row)
+        // The key as reports show it: worked out when a report needs it (most rows of a big
+        // update are only counted, see ``SeedMigrator/Options/eventsPerKind``).
+        var shownKey: [RowEvent.KeyValue]?
+        func fields() throws -> [RowEvent.KeyValue] {
+            if let shownKey { return shownKey }
+            let fields = try keyFields(key, in: table, input: row)
+            shownKey = fields
+            return fields
+        }
         if validate, let validator = options.validator {
             // A row that breaks a rule is still written (the run fails anyway), so that the
             // duplicate keys and refs of the rows after it are checked against it too.
@@ -253,10 +261,10 @@ struct MigrationRun {
         let unlessPresent = try keyResolved && missing.isEmpty && !key.contains { $0.value == .null }
             && insertsUnlessPresent(table, name: name, key: key.map(\.column))
         if keyResolved, !unlessPresent, try count(table, key) > 0 {
-            fill(slot, event(.alreadyPresent, table, row: row, key: fields, "already present; left as it is"))
+            fill(slot, event(.alreadyPresent, table, row: row, key: try fields(), "already present; left as it is"))
             return .done
         }
-        if !missing.isEmpty { return .waiting(key: fields, missing: missing, provides: providedKeys(table, values)) }
+        if !missing.isEmpty { return .waiting(key: try fields(), missing: missing, provides: providedKeys(table, values)) }
         // What the row does not name gets its default, as Core Data gives every new object.
         for (column, value) in (spec(table)?.defaults ?? [:]).sorted(by: { $0.key < $1.key }) {
             guard let info = table.column(column), !values.contains(where: { $0.column.lowercased() == info.name.lowercased() }) else { continue }
@@ -265,7 +273,7 @@ struct MigrationRun {
         do {
             if unlessPresent {
                 guard try writeUnlessPresent(values, into: table, name: name, key: key.map(\.column)) else {
-                    fill(slot, event(.alreadyPresent, table, row: row, key: fields, "already present; left as it is"))
+                    fill(slot, event(.alreadyPresent, table, row: row, key: try fields(), "already present; left as it is"))
                     return .done
                 }
             } else {
@@ -274,21 +282,21 @@ struct MigrationRun {
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
             // SQLite checks NOT NULL and CHECK before the key's index: a row whose key is there stays "already present".
             if unlessPresent, try count(table, key) > 0 {
-                fill(slot, event(.alreadyPresent, table, row: row, key: fields, "already present; left as it is"))
+                fill(slot, event(.alreadyPresent, table, row: row, key: try fields(), "already present; left as it is"))
                 return .done
             }
-            errors.append(Diagnostic(file: row.file, line: row.line, code: constraintCode(error), message: "cannot insert \(RowEvent.describe(key: fields)) into \(table.name): \(error.message ?? "constraint failed")", table: table.name))
+            errors.append(Diagnostic(file: row.file, line: row.line, code: constraintCode(error), message: "cannot insert \(RowEvent.describe(key: try fields())) into \(table.name): \(error.message ?? "constraint failed")", table: table.name))
             queue.broken.formUnion(providedKeys(table, values))
             return .done
         }
         for link in links { try self.link(link, table: table, key: key) }
-        fill(slot, event(.inserted, table, row: row, key: fields, "inserted"))
+        if lists(.inserted, in: slot) { fill(slot, event(.inserted, table, row: row, key: try fields(), "inserted")) } else { unlist(.inserted, in: slot) }
         for parent in linkLater {
-            queue.add(.link(table: name, key: key, row: row, column: parent.column), slot: nil, key: fields, missing: [parent], provides: [])
+            queue.add(.link(table: name, key: key, row: row, column: parent.column), slot: nil, key: try fields(), missing: [parent], provides: [])
         }
         for member in membersLater {
             let only = DataChanges.RowValues(values: [(member.column, member.input)], line: row.line, file: row.file)
-            queue.add(.link(table: name, key: key, row: only, column: member.column), slot: nil, key: fields, missing: [member], provides: [])
+            queue.add(.link(table: name, key: key, row: only, column: member.column), slot: nil, key: try fields(), missing: [member], provides: [])
         }
         queue.appeared(table.name, values)
         return .done

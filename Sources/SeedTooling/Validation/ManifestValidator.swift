@@ -1,3 +1,4 @@
+import Foundation
 public import SeedRuntime
 
 /// Checks rows that migrations write against the manifest's rules, with the same codes and
@@ -6,6 +7,9 @@ public struct ManifestValidator: RowValidator {
     private let rules: [String: [String: [ColumnRules]]]
     /// Lower-cased table → lower-cased attributes seedkit cannot write (Transformable and other archived values) → their type.
     private let unwritable: [String: [String: String]]
+    /// The last row shape's rules, column by column: a big migration's rows all have the same
+    /// columns, and looking each one up by its lower-cased name cost more than checking it.
+    private let shapes = ShapeMemo()
 
     public init(manifest: Manifest) {
         var rules: [String: [String: [ColumnRules]]] = [:]
@@ -25,17 +29,17 @@ public struct ManifestValidator: RowValidator {
 
     public func validate(table: String, values: [(column: String, value: SQLValue)], file: String, line: Int) -> [Diagnostic] {
         var problems: [Diagnostic] = []
-        let tableKey = table.lowercasedName
-        if let unwritable = unwritable[tableKey] {
-            for (column, _) in values {
-                guard let type = unwritable[column.lowercasedName] else { continue }
+        let shape = shapes.shape(table: table, columns: values.lazy.map(\.column)) { columns in
+            let tableKey = table.lowercasedName
+            return columns.map { column in (unwritable[tableKey]?[column.lowercasedName], rules[tableKey]?[column.lowercasedName] ?? []) }
+        }
+        for (index, (column, _)) in values.enumerated() {
+            if let type = shape[index].unwritable {
                 problems.append(Diagnostic(file: file, line: line, code: .unknownColumn, message: "\(table): \(column) is a \(type) attribute (an archived object, written by the app's own code), which seedkit cannot write", table: table))
             }
         }
-        guard let columns = rules[tableKey] else { return problems }
-        for (column, value) in values {
-            guard let rules = columns[column.lowercasedName] else { continue }
-            for rule in rules {
+        for (index, (_, value)) in values.enumerated() {
+            for rule in shape[index].rules {
                 // Once per value of a big migration: no array built when a rule holds.
                 for problem in rule.check(value) {
                     problems.append(Diagnostic(file: file, line: line, code: problem.code, message: "\(table): \(problem.message)", table: table))
@@ -43,5 +47,25 @@ public struct ManifestValidator: RowValidator {
             }
         }
         return problems
+    }
+}
+
+/// The rules of the last table and column names a validator was asked about (one lock: the
+/// validator is Sendable, a run asks from one thread).
+private final class ShapeMemo: @unchecked Sendable {
+    typealias Shape = [(unwritable: String?, rules: [ColumnRules])]
+    private let lock = NSLock()
+    private var table = ""
+    private var columns: [String] = []
+    private var shape: Shape = []
+
+    func shape(table: String, columns: some Collection<String>, make: ([String]) -> Shape) -> Shape {
+        lock.lock()
+        defer { lock.unlock() }
+        if table == self.table, columns.elementsEqual(self.columns) { return shape }
+        self.table = table
+        self.columns = Array(columns)
+        shape = make(self.columns)
+        return shape
     }
 }
