@@ -40,36 +40,61 @@ struct RunMemo {
     var keyFields: (table: String, operation: String, key: [String], names: [String], shapes: [KeyFieldShape])?
     /// The last table's relationship columns → parent tables, by table and operation.
     var parentTables: (table: String, operation: String, value: [String: String])?
-    /// Parent ids refs found, by the parent's SQL table, then by lookup and the parent's key value:
-    /// a big migration names the same few parents (a category by name) in 100,000 rows. An entry
-    /// holds while nothing else writes the parent's table: an insert into a table forgets its
-    /// entries; an update or delete (which may rename or remove a parent, or change other rows
-    /// through foreign keys) forgets them all. Nil when the store has triggers, which may change
-    /// any table on any write.
-    var parentIDs: [String: [ParentLookup: SQLValue]]?
+    /// Parent ids refs found, by lookup site (the child's table and ref column, and the ref),
+    /// then by the parent's key value: a big migration names the same few parents (a category by
+    /// name) in 100,000 rows. An entry holds while nothing else writes the parent's table: an
+    /// insert into a table forgets its entries; an update or delete (which may rename or remove a
+    /// parent, or change other rows through foreign keys) forgets them all. Nil when the store has
+    /// triggers, which may change any table on any write.
+    var parentIDs: [ParentLookupSite: ParentIDs]?
+    /// The boxes of ``parentIDs`` by parent table, and the last site asked about (rows of a big
+    /// migration ask about the same one in a row: no hashing then).
+    private var parentIDsByTable: [String: [ParentIDs]] = [:]
+    private var lastSite: (site: ParentLookupSite, box: ParentIDs)?
 
-    /// A lookup of a parent's id: the child's table and ref column, the ref, the parent's key value.
-    struct ParentLookup: Hashable {
+    /// Where a ref is looked up: the child's table and ref column, and the ref.
+    struct ParentLookupSite: Hashable {
         var table: String
         var column: String
         var reference: TableSpec.Reference
-        var value: SQLValue
+    }
+
+    /// The parent ids found at one site (a class: the memo hands it out and clears it in place).
+    final class ParentIDs {
+        var ids: [SQLValue: SQLValue] = [:]
+    }
+
+    /// The parent ids found at `site` (looking up `parent`), or nil when they are not kept.
+    mutating func parentIDs(at site: ParentLookupSite, parent: String) -> ParentIDs? {
+        if let lastSite, lastSite.site == site { return lastSite.box }
+        guard parentIDs != nil else { return nil }
+        let box: ParentIDs
+        if let known = parentIDs?[site] { box = known } else {
+            box = ParentIDs()
+            parentIDs?[site] = box
+            parentIDsByTable[parent, default: []].append(box)
+        }
+        lastSite = (site, box)
+        return box
     }
 
     /// Forgets the parent ids found in `table` (see ``parentIDs``).
     mutating func wrote(_ table: String) {
-        if parentIDs?[table] != nil { parentIDs?[table] = nil }
+        guard let boxes = parentIDsByTable[table] else { return }
+        for box in boxes where !box.ids.isEmpty { box.ids.removeAll() }
     }
 
     /// Forgets every parent id found (see ``parentIDs``).
     mutating func changedRows() {
-        if parentIDs != nil { parentIDs = [:] }
+        for box in parentIDs?.values ?? [:].values where !box.ids.isEmpty { box.ids.removeAll() }
     }
 
     /// By table and key columns: the conflict target (`"isbn"`) an insert names to skip a row
     /// whose key is there in the same statement, or nil where counting first is needed (see
     /// ``MigrationRun/insertsUnlessPresent(_:name:key:)``).
     var conflictTargets: [[String]: String?] = [:]
+    /// The last of ``conflictTargets`` asked about (a big migration asks about one table 100,000 times).
+    var lastConflictTarget: (id: [String], target: String?)?
 
     /// A memo for `db`'s schema: parent ids are kept unless a trigger, or a REPLACE conflict clause
     /// (an insert that deletes rows), could change a table seedkit does not write itself.
@@ -117,8 +142,15 @@ extension MigrationRun {
     /// INSERT trigger would fire for a row that is then not inserted) and no REPLACE clause.
     /// A big migration then probes the key's index once per row, not twice.
     mutating func insertsUnlessPresent(_ table: TableInfo, name: String, key: [String]) throws -> Bool {
+        if let last = memo.lastConflictTarget, last.id.count == key.count + 2, last.id[0] == table.name, last.id[1] == name,
+           last.id.dropFirst(2).elementsEqual(key) {
+            return last.target != nil
+        }
         let id = [table.name, name] + key
-        if let known = memo.conflictTargets[id] { return known != nil }
+        if let known = memo.conflictTargets[id] {
+            memo.lastConflictTarget = (id, known)
+            return known != nil
+        }
         var target: String?
         if memo.parentIDs != nil, !key.isEmpty, let sql = dialect.plainInsertSQL(into: table, columns: key) {
             let wanted = Set(key.map { $0.lowercased() })

@@ -692,8 +692,8 @@ struct MigrationRun {
             errors.append(Diagnostic(file: row.file, line: row.line, code: .typeMismatch, message: "\(table.name).\(column.name): \(input) is not \(failure.expected) (a key of \(reference))", table: table.name))
             return .failed
         }
-        let cached = RunMemo.ParentLookup(table: table.name, column: column.name, reference: reference, value: keyValue)
-        if let id = memo.parentIDs?[parent.name]?[cached] { return .found(id) }
+        let known = memo.parentIDs(at: RunMemo.ParentLookupSite(table: table.name, column: column.name, reference: reference), parent: parent.name)
+        if let id = known?.ids[keyValue] { return .found(id) }
         let memoKey = RunMemo.Key(kind: .lookup, table: table.name, operation: "", columns: [column.name, reference.table, reference.column])
         let lookup: Statement
         if let known = memo.statements[memoKey] { lookup = known } else {
@@ -703,7 +703,7 @@ struct MigrationRun {
             lookup = try prepare(memoKey, sql: "SELECT \(target) FROM \(quoteIdentifier(parent.name)) WHERE \(quoteIdentifier(parentKey.name)) IS ?\(entityRows) LIMIT 1")
         }
         if let id = try lookup.firstValue(binding: CollectionOfOne(keyValue)), id != .null {  // NULL: no parent, as GRDB's fetchOne says
-            if memo.parentIDs != nil { memo.parentIDs?[parent.name, default: [:]][cached] = id }
+            known?.ids[keyValue] = id
             return .found(id)
         }
         let isKey = spec(table)?.key.contains { $0.lowercased() == column.name.lowercased() } ?? false
