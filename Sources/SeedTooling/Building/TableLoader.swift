@@ -16,6 +16,13 @@ final class TableLoader {
     private var inserts: [UInt64: Statement] = [:]
     /// By slot: the statement that looks up a ref's parent id, or nil.
     private var lookups: [Statement?] = []
+    /// By slot: parent ids found, by the key's text or integer. A million books name a few
+    /// categories: the lookup (most of a ref's cost, on the inserting thread) runs once per
+    /// category. A build only inserts, so a parent found keeps its id; misses are not kept (the
+    /// parent may come later).
+    private var foundTexts: [[String: Int64]] = []
+    private static let foundLimit = 4096
+    private var foundIntegers: [[Int64: Int64]] = []
     private var checks: [(statement: Statement, check: Manifest.Check)] = []
     private(set) var rowsInserted = 0
     /// Where a record goes whose ref names a row not inserted yet; nil: such a ref is an error.
@@ -45,6 +52,8 @@ final class TableLoader {
         self.plan = plan
         self.file = file
         lookups = try plan.bound.map { bound in try bound.reference.map { try db.makeStatement(sql: $0.lookupSQL) } }
+        foundTexts = Array(repeating: [:], count: lookups.count)
+        foundIntegers = Array(repeating: [:], count: lookups.count)
         parkable = Array(repeating: false, count: plan.bound.count)
         if !plan.table.withoutRowID {
             for check in plan.config.checks {
@@ -109,11 +118,16 @@ final class TableLoader {
                         let bit: UInt64 = 1 << UInt64(min(slot, 63))
                         if suppressed & bit != 0 {
                             sqlite3_bind_null(handle, parameter)  // a key that did not convert: already reported
+                        } else if let id = found(slot, batch, index, base) {
+                            sqlite3_bind_int64(handle, parameter, id)
                         } else {
                             let lookupHandle = lookup.sqliteStatement
                             bind(lookupHandle, 1, batch, index, base)
                             if sqlite3_step(lookupHandle) == SQLITE_ROW {
                                 sqlite3_bind_value(handle, parameter, sqlite3_column_value(lookupHandle, 0))
+                                if sqlite3_column_type(lookupHandle, 0) == SQLITE_INTEGER {
+                                    remember(sqlite3_column_int64(lookupHandle, 0), slot, batch, index, base)
+                                }
                             } else {
                                 sqlite3_bind_null(handle, parameter)
                                 if parking != nil && parkable[slot] {
@@ -244,6 +258,33 @@ final class TableLoader {
         case .blob, .uuid: sqlite3_bind_blob(handle, parameter, [UInt8(0)], 1, transient)
         default: sqlite3_bind_text(handle, parameter, "\u{1}seedkit: no value (line \(line))", -1, transient)
         }
+    }
+
+    /// The parent id found before for the key in a ref's slot (see ``foundTexts``).
+    @inline(__always)
+    private func found(_ slot: Int, _ batch: RecordBatch, _ index: Int, _ base: UnsafeRawPointer?) -> Int64? {
+        switch batch.slots[index] {
+        case .integer: return foundIntegers[slot][batch.payloads[index]]
+        case .text: return foundTexts[slot][text(batch, index, base)]
+        default: return nil
+        }
+    }
+
+    private func remember(_ id: Int64, _ slot: Int, _ batch: RecordBatch, _ index: Int, _ base: UnsafeRawPointer?) {
+        // Refs to as many parents as rows gain nothing from it: memory stays flat.
+        guard foundTexts[slot].count + foundIntegers[slot].count < Self.foundLimit else { return }
+        switch batch.slots[index] {
+        case .integer: foundIntegers[slot][batch.payloads[index]] = id
+        case .text: foundTexts[slot][text(batch, index, base)] = id
+        default: break
+        }
+    }
+
+    /// A text slot's value (short keys fit in the string itself: no allocation).
+    @inline(__always)
+    private func text(_ batch: RecordBatch, _ index: Int, _ base: UnsafeRawPointer?) -> String {
+        guard let base, batch.lengths[index] > 0 else { return "" }
+        return String(decoding: UnsafeRawBufferPointer(start: base + Int(batch.payloads[index]), count: Int(batch.lengths[index])), as: UTF8.self)
     }
 
     @inline(__always)
