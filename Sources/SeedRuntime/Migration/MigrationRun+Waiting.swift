@@ -128,7 +128,7 @@ struct WaitQueue {
 
 extension MigrationRun {
     mutating func newSlot(_ migration: Int) -> Slot {
-        slots[migration].append(nil)
+        slots[migration].count += 1
         return Slot(migration: migration, index: slots[migration].count - 1)
     }
 
@@ -139,7 +139,7 @@ extension MigrationRun {
             while listed.count <= slot.migration { listed.append([:]); unlisted.append([:]) }
             listed[slot.migration][event.kind, default: 0] += 1
         }
-        slots[slot.migration][slot.index] = event
+        slots[slot.migration].filled.append((slot.index, event))
     }
 
     /// Whether an event of `kind` for `slot` is listed in the report: false past

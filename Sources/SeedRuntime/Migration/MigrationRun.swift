@@ -32,9 +32,15 @@ struct MigrationRun {
     private var joinTables: [String: CoreDataDialect.JoinTable?] = [:]
     /// SQL table → lower-cased SQL column → the name migrations use for it (key and ref columns), for reports.
     private var writtenColumnNames: [String: [String: String]] = [:]
-    /// Each migration's events, one slot per row change in the order written; a slot stays nil
-    /// while its row waits for a parent (and for rows not written because of an error).
-    var slots: [[RowEvent?]] = []
+    /// Each migration's events: one slot per row change in the order written, filled when its
+    /// row settles (a row waiting for a parent later), put in slot order by ``finish()``. Only
+    /// filled slots take memory: a row not written because of an error, or only counted (see
+    /// ``SeedMigrator/Options/eventsPerKind``), leaves nothing.
+    var slots: [SlotEvents] = []
+    struct SlotEvents {
+        var count = 0
+        var filled: [(index: Int, event: RowEvent)] = []
+    }
     /// Per migration (by position in the run), events kept and left out by kind, under ``SeedMigrator/Options/eventsPerKind``.
     var listed: [[RowEvent.Kind: Int]] = []
     var unlisted: [[RowEvent.Kind: Int]] = []
@@ -84,7 +90,7 @@ struct MigrationRun {
     /// Applies one migration. Row changes whose parents are not in the store yet wait for them
     /// (see ``finish()``), so refs resolve in any order within the run.
     mutating func apply(_ migration: Migration) throws {
-        slots.append([])
+        slots.append(SlotEvents())
         let index = slots.count - 1
         switch migration.body {
         case .sql(let sql):
@@ -96,7 +102,8 @@ struct MigrationRun {
             joinTables.removeAll()
             memo = try RunMemo.reading(db)
             try readSpecs()
-            slots[index] = changes.events(file: migration.file)
+            let events = changes.events(file: migration.file)
+            slots[index] = SlotEvents(count: events.count, filled: events.enumerated().map { ($0.offset, $0.element) })
             try retryAll()
         case .changes(let changes):
             if let deferred = changes.deferred {
@@ -198,7 +205,11 @@ struct MigrationRun {
             }
         }
         if !errors.isEmpty { throw SeedError(errors.contains { $0.code == .configuration || $0.code == .unknownColumn } ? .configuration : .invalidData, errors) }
-        return slots.map { $0.compactMap { $0 } }
+        return slots.map { migration in
+            var filled = migration.filled
+            if !zip(filled, filled.dropFirst()).allSatisfy({ $0.index < $1.index }) { filled.sort { $0.index < $1.index } }
+            return filled.map(\.event)
+        }
     }
 
     // MARK: - Operations
