@@ -56,6 +56,24 @@ import Testing
         #expect(!result.stdout.contains("more conflict"))
     }
 
+    /// Rows a data update did not apply (the user deleted the row, or already has the key) are
+    /// each named with the reason, however many: a report samples only what it applied.
+    @Test func everyRowNotAppliedIsListedWithItsKeyHoweverMany() throws {
+        let project = try userStore()
+        try project.database("user.sqlite").write { db in
+            for n in 1...25 { try db.execute(sql: "INSERT INTO books (title, price, category_id) VALUES (?, 5, 1)", arguments: ["Mine \(n)"]) }
+        }
+        let present = (1...25).map { "    - { title: Mine \($0), price: 5, category_id: Fiction }\n" }
+        let missing = (1...25).map { "    - { key: Gone \($0), from: { price: 5 }, to: { price: 6 } }\n" }
+        try project.write("migrations/0001-not-applied.yml", "insert:\n  books:\n" + present.joined() + "update:\n  books:\n" + missing.joined())
+        let result = try project.seedkit("migrate", "user.sqlite")
+        #expect(result.status == 0, "\(result)")
+        let lines = result.stdout.components(separatedBy: "\n")
+        #expect(lines.filter { $0.hasPrefix("  already-present books 'Mine ") }.count == 25, "\(result)")
+        #expect(lines.filter { $0.hasPrefix("  missing         books 'Gone ") && $0.hasSuffix(": not in the store (deleted by the user?); nothing to update") }.count == 25, "\(result)")
+        #expect(!result.stdout.contains(" more "), "\(result)")
+    }
+
     /// A ref's parent id is remembered within a run (a big update names a few parents 100,000
     /// times) only while nothing else writes the parent's table: after a rename, the old key finds nothing.
     @Test func aRefToAParentRenamedEarlierInTheRunDoesNotFindItUnderItsOldKey() throws {

@@ -28,6 +28,10 @@ public struct RowEvent: Sendable, Equatable {
         case deleteDenied = "delete-denied"
         /// A SQL migration changed rows of `table` (`detail`: `2 inserted, 1 updated`).
         case sql
+
+        /// Whether the migration's change took effect for the row (inserted, updated, deleted, or
+        /// already up to date): a report may only count those; it names every other row.
+        public var isApplied: Bool { [.inserted, .updated, .deleted, .upToDate].contains(self) }
     }
 
     /// One column of a row's natural key and its value.

@@ -135,25 +135,21 @@ extension MigrationRun {
     mutating func fill(_ slot: Slot?, _ event: RowEvent?) {
         guard let slot, let event else { return }
         guard lists(event.kind, in: slot) else { return unlist(event.kind, in: slot) }
-        if options.eventsPerKind != nil {
-            while listed.count <= slot.migration { listed.append([:]); unlisted.append([:]) }
-            listed[slot.migration][event.kind, default: 0] += 1
-        }
+        slots[slot.migration].listed[event.kind, default: 0] += 1
         slots[slot.migration].filled.append((slot.index, event))
     }
 
     /// Whether an event of `kind` for `slot` is listed in the report: false past
-    /// ``SeedMigrator/Options/eventsPerKind`` (never for conflicts and denied deletes).
+    /// ``SeedMigrator/Options/eventsPerKind``, never for a row the update did not apply.
     func lists(_ kind: RowEvent.Kind, in slot: Slot?) -> Bool {
-        guard let slot, let limit = options.eventsPerKind, kind != .conflict, kind != .deleteDenied else { return true }
-        return slot.migration >= listed.count || listed[slot.migration][kind, default: 0] < limit
+        guard let slot, let limit = options.eventsPerKind, kind.isApplied else { return true }
+        return slots[slot.migration].listed[kind, default: 0] < limit
     }
 
     /// Counts an event of `kind` that is not listed, without it having been built.
     mutating func unlist(_ kind: RowEvent.Kind, in slot: Slot?) {
         guard let slot else { return }
-        while listed.count <= slot.migration { listed.append([:]); unlisted.append([:]) }
-        unlisted[slot.migration][kind, default: 0] += 1
+        slots[slot.migration].unlisted[kind, default: 0] += 1
     }
 
     /// Queues a change that waits, then retries whatever became ready.

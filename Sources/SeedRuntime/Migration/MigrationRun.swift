@@ -40,10 +40,10 @@ struct MigrationRun {
     struct SlotEvents {
         var count = 0
         var filled: [(index: Int, event: RowEvent)] = []
+        /// Events kept and left out, by kind, under ``SeedMigrator/Options/eventsPerKind``.
+        var listed: [RowEvent.Kind: Int] = [:]
+        var unlisted: [RowEvent.Kind: Int] = [:]
     }
-    /// Per migration (by position in the run), events kept and left out by kind, under ``SeedMigrator/Options/eventsPerKind``.
-    var listed: [[RowEvent.Kind: Int]] = []
-    var unlisted: [[RowEvent.Kind: Int]] = []
     /// For each SQL migration (by position in the run), the rows it changed.
     private(set) var changedRows: [Int: Int] = [:]
     /// Row changes waiting for a parent row that a later change of the run may insert.

@@ -51,10 +51,11 @@ public struct SeedMigrator: Sendable {
         /// store lacks and the release does not provide is an error (the author's typo); without
         /// it, as in an app, every missing parent is a conflict (the user deleted it).
         package var releaseKeys: (any ReleaseKeys)?
-        /// At most this many events of each kind are listed per migration in the report (the
-        /// first settled); the rest are only counted (``MigrationOutcome/unlisted``), so a
-        /// 100,000-row data update does not hold 100,000 events. Conflicts, denied deletes and SQL
-        /// events are always listed. Nil (the default): every event.
+        /// At most this many events of each kind the update applied (inserted, updated, deleted,
+        /// up to date) are listed per migration in the report (the first settled); the rest are
+        /// only counted (``MigrationOutcome/unlisted``), so a 100,000-row data update does not hold
+        /// 100,000 events. Every row it did not apply (already present, missing, a conflict, a
+        /// denied delete) is listed with its key and why, and so is SQL. Nil (the default): every event.
         public var eventsPerKind: Int?
         /// Asked before each migration and before committing; when it says true the run stops
         /// and is rolled back (``SeedError`` of kind `.io`). The CLI sets it on SIGINT/SIGTERM.
@@ -217,7 +218,7 @@ public struct SeedMigrator: Sendable {
         for (index, (migration, events)) in zip(pending, events).enumerated() {
             var outcome = MigrationOutcome(number: migration.number, name: migration.name, file: migration.file, events: events)
             outcome.changedRows = run.changedRows[index]
-            outcome.unlisted = index < run.unlisted.count ? run.unlisted[index] : [:]
+            outcome.unlisted = run.slots[index].unlisted
             outcomes.append(outcome)
         }
         if options.shouldStop?() == true { throw stopped }

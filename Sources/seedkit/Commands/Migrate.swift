@@ -23,7 +23,7 @@ extension SeedTool {
         var backup: String?
         @Option(name: .long, help: "keep: the user's value stays and the conflict is reported; fail: any conflict is an error and nothing is written.")
         var onConflict: ConflictPolicy = .keep
-        @Flag(name: .long, help: "List every row in the report (by default the first \(MigrationReportPrinter.rowsPerKind) of each kind per migration; conflicts and denied deletes are always listed).")
+        @Flag(name: .long, help: "List every row in the report (by default the first \(MigrationReportPrinter.rowsPerKind) inserted, updated, deleted and up-to-date rows per migration; a row not applied is always listed).")
         var verbose = false
         @Flag(name: .long, help: ArgumentHelp("Write into a Core Data store that tracks persistent history anyway: the rows get no history entries, so the app's history consumers (CloudKit sync) never see them."))
         var withoutHistory = false
@@ -87,7 +87,7 @@ extension SeedTool {
                     }
                     Output.completedWork = "\(store): \(report.migrations.count) migration\(report.migrations.count == 1 ? "" : "s") applied"
                 }
-                MigrationReportPrinter(format: format.format, verbose: verbose).print(report, store: store, backup: dryRun ? nil : backup)
+                MigrationReportPrinter(format: format.format).print(report, store: store, backup: dryRun ? nil : backup)
             }
         }
 
@@ -117,15 +117,14 @@ extension SeedTool {
     }
 }
 
-/// Prints a migration report: a line per migration with its counts, then its rows: the first
-/// ``rowsPerKind`` of each kind (all with `verbose`; every conflict and denied delete, which need
-/// a person), and how many more of each kind there were. JSON lists every row.
+/// Prints a migration report: a line per migration with its counts, then the rows the run kept
+/// (``rowsPerKind`` of each kind it applied, unless `--verbose`; every row it did not apply), and
+/// how many more it only counted. JSON lists every row (the run keeps them all).
 struct MigrationReportPrinter {
     var format: DiagnosticFormat
-    var verbose = false
 
-    /// How many rows of each kind a migration lists without `--verbose` (a 100,000-row data
-    /// update is a count and a sample, not 100,000 lines).
+    /// How many rows of each kind it applied a migration keeps and lists without `--verbose` (a
+    /// 100,000-row data update is a count and a sample, not 100,000 lines).
     static let rowsPerKind = 20
 
     func print(_ report: MigrationReport, store: String, backup: String?) {
@@ -164,21 +163,15 @@ struct MigrationReportPrinter {
                 } else {
                     seedkit.print("\(verb) \(id): \(counts.isEmpty ? "no row changes" : counts.joined(separator: ", "))")
                 }
-                var listed: [RowEvent.Kind: Int] = [:]
                 for event in outcome.events {
                     if event.kind == .sql {
                         seedkit.print("  \("sql".padding(toLength: 15, withPad: " ", startingAt: 0)) \(event.table): \(event.detail)")
                         continue
                     }
-                    let alwaysListed = verbose || event.kind == .conflict || event.kind == .deleteDenied
-                    guard alwaysListed || listed[event.kind, default: 0] < Self.rowsPerKind else { continue }
-                    listed[event.kind, default: 0] += 1
                     StandardOutput.shared.write("  \(event.kind.paddedLabel) \(event.table) \(event.keyDescription)\(event.kind == .inserted || event.kind == .deleted ? "" : ": " + event.detail)\n")
                 }
-                let unlisted = RowEvent.Kind.allCounted.compactMap { kind -> String? in
-                    let more = outcome.count(kind) - listed[kind, default: 0]
-                    return more > 0 && !verbose && kind != .conflict && kind != .deleteDenied ? "\(more) more \(kind.rawValue)" : nil
-                }
+                // The run kept a sample of what it applied (SeedMigrator.Options.eventsPerKind): the rest is counted.
+                let unlisted = RowEvent.Kind.allCounted.compactMap { kind in outcome.unlisted[kind].map { "\($0) more \(kind.rawValue)" } }
                 if !unlisted.isEmpty { seedkit.print("  … \(unlisted.joined(separator: ", ")) (--verbose lists every row)") }
             }
             let attention = report.attention.map { event in
