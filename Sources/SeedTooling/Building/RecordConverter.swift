@@ -10,23 +10,17 @@ struct RecordConverter {
     let file: String
     /// The type each slot's text converts to: the column's, or for a ref the parent key's.
     private let types: [ColumnType]
-    private let rules: [RulesBox?]
+    private let rules: [ColumnRules.Prepared?]
     private let fieldNumbers: [Int]
     private let isReference: [Bool]
     /// Whether the slot is a column of the manifest's natural key, which every row must fill.
     private let isKey: [Bool]
 
-    /// Rules behind a reference, so that reading them per field costs one retain, not a struct copy.
-    final class RulesBox: Sendable {
-        let rules: ColumnRules
-        init(_ rules: ColumnRules) { self.rules = rules }
-    }
-
     init(plan: TablePlan, file: String) {
         self.plan = plan
         self.file = file
         types = plan.bound.map { $0.reference?.keyType ?? $0.info.type }
-        rules = plan.bound.map { $0.rules.map(RulesBox.init) }
+        rules = plan.bound.map { $0.rules.map(ColumnRules.Prepared.init) }
         fieldNumbers = plan.bound.map(\.fieldNumber)
         isReference = plan.bound.map { $0.reference != nil }
         let key = Set(plan.config.key.map { plan.dialect.columnName($0).lowercased() })
@@ -55,7 +49,7 @@ struct RecordConverter {
                         fail(&diagnostics, record, field, slot, .missingRequired, "\(name(slot)) is empty, but it is part of the natural key of \(plan.table.name), which every row must have")
                         continue
                     }
-                    if let box = rules[slot], box.rules.required { value = .null }
+                    if rules[slot]?.required == true { value = .null }
                 case .text, .integer, .real:
                     if kind != .text && (type == .date || type == .datetime || type == .blob) && !isReference[slot] {
                         keepRaw(batch, slot, text)
@@ -65,13 +59,13 @@ struct RecordConverter {
                     switch type.convert(text: text) {
                     case .success(.sameText):
                         batch.setBytes(slot, text)
-                        if let box = rules[slot], box.rules.quicklyPasses(text: text) != true { value = .text(String(decoding: text, as: UTF8.self)) }
+                        if rules[slot] != nil, rules[slot]?.quicklyPasses(text: text) != true { value = .text(String(decoding: text, as: UTF8.self)) }
                     case .success(.integer(let int)):
                         batch.setInteger(slot, int)
-                        if rules[slot] != nil { value = .integer(int) }
+                        if rules[slot] != nil, rules[slot]?.quicklyPasses(number: Double(int)) != true { value = .integer(int) }
                     case .success(.real(let real)):
                         batch.setReal(slot, real)
-                        if rules[slot] != nil { value = .real(real) }
+                        if rules[slot] != nil, rules[slot]?.quicklyPasses(number: real) != true { value = .real(real) }
                     case .success(.blob(let blob)):
                         batch.set(slot, .blob(blob))
                         if rules[slot] != nil { value = .blob(blob) }
@@ -102,10 +96,10 @@ struct RecordConverter {
                         continue
                     }
                     batch.setBytes(slot, text)
-                    if let box = rules[slot], box.rules.quicklyPasses(text: text) != true { value = .text(String(decoding: text, as: UTF8.self)) }
+                    if rules[slot] != nil, rules[slot]?.quicklyPasses(text: text) != true { value = .text(String(decoding: text, as: UTF8.self)) }
                 }
-                if let box = rules[slot], let value {
-                    for problem in box.rules.check(value) {
+                if let rule = rules[slot], let value {
+                    for problem in rule.check(value) {
                         batch.markFailed(slot)
                         fail(&diagnostics, record, field, slot, problem.code, problem.message)
                     }
@@ -121,7 +115,7 @@ struct RecordConverter {
                     diagnostics.append(Diagnostic(file: file, line: record.line, code: .missingRequired, message: "\(name(slot)) is missing, but it is part of the natural key of \(plan.table.name), which every row must have", table: plan.table.name))
                     continue
                 }
-                if let box = rules[slot], box.rules.required, plan.bound[slot].info.defaultSQL == nil, plan.bound[slot].defaultSQL == nil {
+                if let rule = rules[slot], rule.required, plan.bound[slot].info.defaultSQL == nil, plan.bound[slot].defaultSQL == nil {
                     batch.markFailed(slot)
                     diagnostics.append(Diagnostic(file: file, line: record.line, code: .missingRequired, message: "\(name(slot)) is required but missing", table: plan.table.name))
                 }

@@ -6,6 +6,11 @@
 /// bytes once, keeping the set of live states (no backtracking, so no pattern is exponential).
 /// A whole-value match only asks whether the value is in the pattern's language, so the
 /// order of alternatives and laziness do not matter here.
+///
+/// Most values are ASCII, so the automaton is also made deterministic over ASCII bytes when it
+/// compiles (subset construction, ``ASCIIAutomaton``): an ASCII value then costs one table
+/// lookup per byte. Values with other bytes, and values ending in a line terminator (where
+/// `$` may hold before the end), walk the state sets as above.
 final class PatternMatcher: Sendable {
     private enum Kind: UInt8 {
         case scalar, split, start, end, jump, accept
@@ -19,6 +24,8 @@ final class PatternMatcher: Sendable {
     private let highMask: [UInt64]
     private let sets: [ScalarSet?]
     private let entry: Int32
+    /// The deterministic form for ASCII values; nil when it would be larger than its limit.
+    private let ascii: ASCIIAutomaton?
 
     /// Automata larger than this are left to NSRegularExpression.
     static let stateLimit = 20_000
@@ -36,6 +43,7 @@ final class PatternMatcher: Sendable {
         lowMask = builder.sets.map { $0?.asciiMasks.low ?? 0 }
         highMask = builder.sets.map { $0?.asciiMasks.high ?? 0 }
         self.entry = entry
+        ascii = ASCIIAutomaton(kinds: kinds, next: next, alternative: alternative, lowMask: lowMask, highMask: highMask, entry: entry)
     }
 
     private struct Builder {
@@ -105,6 +113,15 @@ final class PatternMatcher: Sendable {
 
     /// Whether the whole of `bytes` (UTF-8) matches; nil if they are not well-formed UTF-8.
     func matches(utf8 bytes: UnsafeRawBufferPointer) -> Bool? {
+        if let ascii, let matched = ascii.matches(bytes) { return matched }
+        return simulate(utf8: bytes)
+    }
+
+    /// Whether the deterministic ASCII automaton exists (tests hold it to ``simulate(utf8:)``).
+    var hasASCIIAutomaton: Bool { ascii != nil }
+
+    /// ``matches(utf8:)`` by walking the automaton's state sets, whatever the bytes.
+    func simulate(utf8 bytes: UnsafeRawBufferPointer) -> Bool? {
         let count = kinds.count
         return withUnsafeTemporaryAllocation(of: Int32.self, capacity: count * 4) { buffer -> Bool? in
             guard let base = buffer.baseAddress else { return false }
@@ -195,6 +212,113 @@ final class PatternMatcher: Sendable {
         case 2: return (bytes[position] == 0x0D && bytes[position + 1] == 0x0A) || (bytes[position] == 0xC2 && bytes[position + 1] == 0x85)
         case 3: return bytes[position] == 0xE2 && bytes[position + 1] == 0x80 && (bytes[position + 2] == 0xA8 || bytes[position + 2] == 0xA9)
         default: return false
+        }
+    }
+
+    /// The automaton made deterministic over ASCII bytes, for values that are all ASCII and do
+    /// not end in a line terminator: there `^` holds only before the first byte and `$` only
+    /// after the last, so a state is the set of automaton states live after a prefix, with `$`
+    /// states kept pending until the end. Bytes that every scalar state treats alike share a
+    /// column of the transition table.
+    private struct ASCIIAutomaton: Sendable {
+        /// Transitions, `classCount` per state; -1 is the dead state (no match possible).
+        let table: [Int32]
+        /// Each ASCII byte's column.
+        let column: [UInt8]
+        let classCount: Int
+        /// Whether the value matches when it ends in this state.
+        let accepts: [Bool]
+
+        /// Deterministic automata with more states than this are not built (the sets are walked instead).
+        static let stateLimit = 1_024
+
+        init?(kinds: [Kind], next: [Int32], alternative: [Int32], lowMask: [UInt64], highMask: [UInt64], entry: Int32) {
+            let scalarStates = kinds.indices.filter { kinds[$0] == .scalar }
+            func member(_ byte: Int, _ state: Int) -> Bool {
+                byte < 64 ? lowMask[state] & (1 << UInt64(byte)) != 0 : highMask[state] & (1 << UInt64(byte - 64)) != 0
+            }
+            // Columns: bytes with the same membership in every scalar state.
+            var columnOfSignature: [[Bool]: UInt8] = [:]
+            var column = [UInt8](repeating: 0, count: 128)
+            var representatives: [Int] = []
+            for byte in 0..<128 {
+                let signature = scalarStates.map { member(byte, $0) }
+                if let known = columnOfSignature[signature] {
+                    column[byte] = known
+                } else {
+                    let new = UInt8(representatives.count)
+                    columnOfSignature[signature] = new
+                    column[byte] = new
+                    representatives.append(byte)
+                }
+            }
+
+            /// The states reachable from `seeds` without consuming a byte, sorted: scalar and
+            /// accept states, and `$` states left pending unless `atEnd`.
+            func closure(_ seeds: [Int32], atStart: Bool, atEnd: Bool) -> [Int32] {
+                var seen = Set<Int32>()
+                var stack = seeds
+                var leaves: [Int32] = []
+                while let state = stack.popLast() {
+                    guard seen.insert(state).inserted else { continue }
+                    let index = Int(state)
+                    switch kinds[index] {
+                    case .scalar, .accept: leaves.append(state)
+                    case .split: stack.append(next[index]); stack.append(alternative[index])
+                    case .jump: stack.append(next[index])
+                    case .start: if atStart { stack.append(next[index]) }
+                    case .end: if atEnd { stack.append(next[index]) } else { leaves.append(state) }
+                    }
+                }
+                return leaves.sorted()
+            }
+
+            var sets: [[Int32]] = [closure([entry], atStart: true, atEnd: false)]
+            var numbers: [[Int32]: Int32] = [sets[0]: 0]
+            var table: [Int32] = []
+            var accepts: [Bool] = []
+            var current = 0
+            while current < sets.count {
+                let set = sets[current]
+                let pending = set.filter { kinds[Int($0)] == .end }.map { next[Int($0)] }
+                accepts.append(set.contains { kinds[Int($0)] == .accept } || closure(pending, atStart: false, atEnd: true).contains { kinds[Int($0)] == .accept })
+                for byte in representatives {
+                    let moved = set.filter { kinds[Int($0)] == .scalar && member(byte, Int($0)) }.map { next[Int($0)] }
+                    let target = closure(moved, atStart: false, atEnd: false)
+                    if target.isEmpty {
+                        table.append(-1)
+                    } else if let known = numbers[target] {
+                        table.append(known)
+                    } else {
+                        guard sets.count < Self.stateLimit else { return nil }
+                        numbers[target] = Int32(sets.count)
+                        table.append(Int32(sets.count))
+                        sets.append(target)
+                    }
+                }
+                current += 1
+            }
+            self.table = table
+            self.column = column
+            self.classCount = representatives.count
+            self.accepts = accepts
+        }
+
+        /// The answer for an ASCII value not ending in a line terminator; nil for any other value.
+        func matches(_ bytes: UnsafeRawBufferPointer) -> Bool? {
+            guard let last = bytes.last, !(0x0A...0x0D).contains(last) else { return nil }
+            return table.withUnsafeBufferPointer { table in
+                column.withUnsafeBufferPointer { column in
+                    var state = 0
+                    for byte in bytes {
+                        guard byte < 0x80 else { return nil }
+                        let target = table[state &* classCount &+ Int(column[Int(byte)])]
+                        if target < 0 { return false }
+                        state = Int(target)
+                    }
+                    return accepts[state]
+                }
+            }
         }
     }
 }

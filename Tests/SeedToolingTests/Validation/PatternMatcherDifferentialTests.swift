@@ -92,20 +92,20 @@ private func randomAlternation(_ rng: inout SeededRandom, depth: Int, repeated: 
 }
 
 /// A string the parsed pattern should match (when every set can be satisfied from the alphabet).
-private func sample(_ node: PatternSyntax.Node, _ rng: inout SeededRandom, into text: inout String.UnicodeScalarView) {
+private func sample(_ node: PatternSyntax.Node, _ rng: inout SeededRandom, into text: inout String.UnicodeScalarView, from scalars: [Unicode.Scalar] = alphabet) {
     switch node {
     case .empty, .start, .end: break
     case .scalar(let set):
-        let members = alphabet.filter { set.contains($0.value) == true }
+        let members = scalars.filter { set.contains($0.value) == true }
         if let scalar = members.isEmpty ? nil : rng.pick(members) { text.append(scalar) }
-    case .sequence(let items): for item in items { sample(item, &rng, into: &text) }
-    case .either(let branches): sample(rng.pick(branches), &rng, into: &text)
+    case .sequence(let items): for item in items { sample(item, &rng, into: &text, from: scalars) }
+    case .either(let branches): sample(rng.pick(branches), &rng, into: &text, from: scalars)
     case .repetition(let body, let minimum, let maximum):
-        for _ in 0..<rng.number(minimum...(maximum ?? minimum + 3)) { sample(body, &rng, into: &text) }
+        for _ in 0..<rng.number(minimum...(maximum ?? minimum + 3)) { sample(body, &rng, into: &text, from: scalars) }
     }
 }
 
-private func mutate(_ text: String, _ rng: inout SeededRandom) -> String {
+private func mutate(_ text: String, _ rng: inout SeededRandom, from alphabet: [Unicode.Scalar] = alphabet) -> String {
     var scalars = Array(text.unicodeScalars)
     switch rng.number(0...2) {
     case 0: scalars.insert(rng.pick(alphabet), at: rng.number(0...scalars.count))
@@ -168,6 +168,53 @@ private func escaped(_ text: String) -> String {
     #expect(compiled * 4 > patterns * 3, "\(compiled) of \(patterns) patterns compiled")
     #expect(compared > 30_000)
     #expect(matched > compared / 5 && matched < compared * 4 / 5, "\(matched) of \(compared) matched")
+}
+
+/// ASCII values take the deterministic automaton (``PatternMatcher/matches(utf8:)``); it must
+/// say what walking the state sets says (``PatternMatcher/simulate(utf8:)``) and what
+/// NSRegularExpression says, on generated patterns (any scalars) and ASCII inputs sampled
+/// from them, mutated, random, and ending in line terminators (which walk the sets).
+@Test func theASCIIAutomatonAgreesWithTheStateSetsAndNSRegularExpression() throws {
+    var rng = SeededRandom(defaultSeed: 29)
+    let ascii = alphabet.filter(\.isASCII)
+    var compared = 0
+    var matched = 0
+    var deterministic = 0
+    var mismatches: [String] = []
+    for _ in 0..<2000 {
+        let source = randomAlternation(&rng, depth: 0)
+        guard let pattern = try? ColumnRules.Pattern(source), let node = PatternSyntax.parse(source),
+              let matcher = PatternMatcher(source) else { continue }
+        if matcher.hasASCIIAutomaton { deterministic += 1 }
+        var inputs: [String] = []
+        for _ in 0..<6 {
+            var view = String.UnicodeScalarView()
+            sample(node, &rng, into: &view, from: ascii)
+            let text = String(view)
+            inputs.append(text)
+            inputs.append(mutate(text, &rng, from: ascii))
+            inputs.append(text + rng.pick(["\n", "\r", "\r\n", "\u{0B}", "\u{0C}", "a", "\n\n"]))
+        }
+        for _ in 0..<3 {
+            var view = String.UnicodeScalarView()
+            for _ in 0..<rng.number(0...6) { view.append(rng.pick(ascii)) }
+            inputs.append(String(view))
+        }
+        for input in inputs {
+            let expected = pattern.regexMatchesWhole(input)
+            var utf8 = input
+            let (fast, walked) = utf8.withUTF8 { (matcher.matches(utf8: UnsafeRawBufferPointer($0)), matcher.simulate(utf8: UnsafeRawBufferPointer($0))) }
+            compared += 1
+            if expected { matched += 1 }
+            if fast != expected || walked != expected {
+                mismatches.append("\(escaped(source)) on \(escaped(input)): NSRegularExpression \(expected), automaton \(String(describing: fast)), state sets \(String(describing: walked))")
+            }
+        }
+    }
+    #expect(mismatches.isEmpty, "SEEDKIT_TEST_SEED=\(rng.seed); \(mismatches.count) disagreements; first: \(mismatches.prefix(20).joined(separator: "\n"))")
+    #expect(deterministic > 1000, "\(deterministic) patterns had an ASCII automaton")
+    #expect(compared > 20_000)
+    #expect(matched > compared / 10 && matched < compared * 9 / 10, "\(matched) of \(compared) matched")
 }
 
 /// `\d`, `\w`, `\s` and `.` (and the negations) on every Unicode scalar, against the runs of

@@ -57,3 +57,25 @@ func patternsOutsideTheSubsetFallBackToNSRegularExpression(source: String) throw
     let bytes: [UInt8] = [0x61, 0xE2, 0x28]
     #expect(bytes.withUnsafeBytes { matcher.matches(utf8: $0) } == nil)
 }
+
+@Test func asciiValuesTakeTheDeterministicAutomaton() throws {
+    let matcher = try #require(PatternMatcher("^978[0-9]{10}$"))
+    #expect(matcher.hasASCIIAutomaton)
+    func run(_ text: String) -> (Bool?, Bool?) {
+        var text = text
+        return text.withUTF8 { (matcher.matches(utf8: UnsafeRawBufferPointer($0)), matcher.simulate(utf8: UnsafeRawBufferPointer($0))) }
+    }
+    #expect(run("9781234567890") == (true, true))
+    #expect(run("978123456789") == (false, false))
+    #expect(run("97812345678901") == (false, false))
+    #expect(run("9791234567890") == (false, false))
+    #expect(run("9781234567890\n") == (false, false))  // `$` holds before the newline, but the match must span it
+    #expect(run("978123456789\u{663}") == (false, false))  // \u{663} is \d, not [0-9]
+    let end = try #require(PatternMatcher("a$"))
+    #expect(end.matches(utf8: UnsafeRawBufferPointer(start: nil, count: 0)) == false)
+    // A pattern whose deterministic form would be too large keeps walking the state sets.
+    let wide = try #require(PatternMatcher("^[ab]*a[ab]{12}$"))
+    #expect(!wide.hasASCIIAutomaton)
+    var text = "a" + String(repeating: "b", count: 12)
+    #expect(text.withUTF8 { wide.matches(utf8: UnsafeRawBufferPointer($0)) } == true)
+}
