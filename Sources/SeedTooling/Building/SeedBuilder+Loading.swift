@@ -42,6 +42,7 @@ extension SeedBuilder {
         let converter = RecordConverter(plan: plan, file: file)
         let producer = Producer(source: source, converter: converter, pipeline: pipeline)
         let thread = Thread { producer.run() }
+        thread.name = "seedkit.reader"
         thread.stackSize = 1 << 20
         thread.start()
 
@@ -194,7 +195,15 @@ private final class Producer: @unchecked Sendable {
     }
 
     func run() {
-        defer { pipeline.finishProducing() }
+        // The source and the diagnostics are this thread's locals while it reads: an object's
+        // properties passed inout cost a dynamic exclusivity check per record.
+        var source = self.source
+        var diagnostics: [Diagnostic] = []
+        defer {
+            self.source = source
+            self.diagnostics = diagnostics
+            pipeline.finishProducing()
+        }
         var record = RawRecord()
         while let batch = pipeline.takeFree() {
             var more = true

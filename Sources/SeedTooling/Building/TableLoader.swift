@@ -15,7 +15,7 @@ final class TableLoader {
     private let file: String
     private var inserts: [UInt64: Statement] = [:]
     /// By slot: the statement that looks up a ref's parent id, or nil.
-    private var lookups: [Statement?] = []
+    private let lookups: [Statement?]
     /// By slot: parent ids found, by the key's text or integer. A million books name a few
     /// categories: the lookup (most of a ref's cost, on the inserting thread) runs once per
     /// category. A build only inserts, so a parent found keeps its id; misses are not kept (the
@@ -23,7 +23,7 @@ final class TableLoader {
     private var foundTexts: [[String: Int64]] = []
     private static let foundLimit = 4096
     private var foundIntegers: [[Int64: Int64]] = []
-    private var checks: [(statement: Statement, check: Manifest.Check)] = []
+    private let checks: [(statement: Statement, check: Manifest.Check)]
     private(set) var rowsInserted = 0
     /// Where a record goes whose ref names a row not inserted yet; nil: such a ref is an error.
     var parking: ParkedRows?
@@ -55,10 +55,8 @@ final class TableLoader {
         foundTexts = Array(repeating: [:], count: lookups.count)
         foundIntegers = Array(repeating: [:], count: lookups.count)
         parkable = Array(repeating: false, count: plan.bound.count)
-        if !plan.table.withoutRowID {
-            for check in plan.config.checks {
-                checks.append((try db.makeStatement(sql: "SELECT (\(check.sql)) FROM \(quoteIdentifier(plan.table.name)) WHERE rowid = ?"), check))
-            }
+        checks = plan.table.withoutRowID ? [] : try plan.config.checks.map { check in
+            (try db.makeStatement(sql: "SELECT (\(check.sql)) FROM \(quoteIdentifier(plan.table.name)) WHERE rowid = ?"), check)
         }
     }
 
