@@ -28,6 +28,7 @@ SEEDKIT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROO
 BENCH = os.path.join(os.path.dirname(SEEDKIT), "seedkit-bench")
 BIG = int(os.environ.get("BENCH_ROWS_BIG", "0"))
 REPEAT = max(1, int(os.environ.get("BENCH_REPEAT", "2")))
+ONLY = os.environ.get("BENCH_ONLY", "")  # "migrate100k": only that case
 
 SCHEMA = """CREATE TABLE items (
     id INTEGER PRIMARY KEY,
@@ -474,12 +475,31 @@ def inspect_and_diff(items_seed, books_seed, table):
         table.append((case, "seedkit diff (natural key in rowid order, --format json)", n, *key_json, key_json[0] / base[0], "≤ 1.0×"))
 
 
+def print_table(table):
+    print()
+    print(f"Each case's first row is its peer; best of {REPEAT} alternating runs each.")
+    print()
+    print("| case | tool | rows | wall s | CPU s | peak RSS MB | vs peer | goal |")
+    print("|---|---|---:|---:|---:|---:|---:|---|")
+    for case, tool, count, seconds, rss, cpu, ratio, goal in table:
+        shown = "–" if ratio != ratio else f"{ratio:.2f}×"
+        verdict = ""
+        if goal and ratio == ratio:
+            verdict = f"{goal} {'met' if ratio <= float(goal.split()[1].rstrip('×')) else 'NOT met'}"
+        shown_cpu = "–" if cpu != cpu else f"{cpu:.2f}"
+        print(f"| {case} | {tool} | {count:,} | {seconds:.2f} | {shown_cpu} | {rss:.0f} | {shown} | {verdict} |")
+
+
 def main():
     os.makedirs(WORK, exist_ok=True)
     for tool in ["sqlite3"]:
         if not shutil.which(tool):
             raise SystemExit(f"{tool} is needed: apt-get install sqlite3")
     table = []
+    if ONLY == "migrate100k":  # one case, for profiling; the default runs them all
+        big_migration_case(table)
+        print_table(table)
+        return
     n = 1_000_000
     csv1 = os.path.join(WORK, f"items-{n}.csv")
     print("generating data (cached in build/bench)…", file=sys.stderr)
@@ -550,18 +570,7 @@ def main():
         out = subprocess.run([BENCH, "launch", "store.sqlite", "seed.sqlite", "migrations", "1000"], cwd=project, capture_output=True, text=True, check=True)
         launch = json.loads(out.stdout)
 
-    print()
-    print(f"Each case's first row is its peer; best of {REPEAT} alternating runs each.")
-    print()
-    print("| case | tool | rows | wall s | CPU s | peak RSS MB | vs peer | goal |")
-    print("|---|---|---:|---:|---:|---:|---:|---|")
-    for case, tool, count, seconds, rss, cpu, ratio, goal in table:
-        shown = "–" if ratio != ratio else f"{ratio:.2f}×"
-        verdict = ""
-        if goal and ratio == ratio:
-            verdict = f"{goal} {'met' if ratio <= float(goal.split()[1].rstrip('×')) else 'NOT met'}"
-        shown_cpu = "–" if cpu != cpu else f"{cpu:.2f}"
-        print(f"| {case} | {tool} | {count:,} | {seconds:.2f} | {shown_cpu} | {rss:.0f} | {shown} | {verdict} |")
+    print_table(table)
     if launch:
         print()
         print(f"App launch on an up-to-date store, in-process ({launch['iterations']} runs): "
