@@ -231,6 +231,8 @@ final class PatternMatcher: Sendable {
 
         /// Deterministic automata with more states than this are not built (the sets are walked instead).
         static let stateLimit = 1_024
+        /// Nor those whose construction would visit more automaton states than this in all.
+        static let workLimit = 1 << 21
 
         init?(kinds: [Kind], next: [Int32], alternative: [Int32], lowMask: [UInt64], highMask: [UInt64], entry: Int32) {
             let scalarStates = kinds.indices.filter { kinds[$0] == .scalar }
@@ -278,6 +280,7 @@ final class PatternMatcher: Sendable {
             var table: [Int32] = []
             var accepts: [Bool] = []
             var current = 0
+            var work = 0
             while current < sets.count {
                 let set = sets[current]
                 let pending = set.filter { kinds[Int($0)] == .end }.map { next[Int($0)] }
@@ -285,6 +288,8 @@ final class PatternMatcher: Sendable {
                 for byte in representatives {
                     let moved = set.filter { kinds[Int($0)] == .scalar && member(byte, Int($0)) }.map { next[Int($0)] }
                     let target = closure(moved, atStart: false, atEnd: false)
+                    work += set.count + target.count
+                    guard work < Self.workLimit else { return nil }
                     if target.isEmpty {
                         table.append(-1)
                     } else if let known = numbers[target] {
