@@ -231,6 +231,17 @@ extension ColumnRules {
             return true
         }
 
+        /// Whether `value` certainly passes every rule, without copying the rules; nil when only
+        /// ``check(_:)`` can tell (and for NULL, which `required` judges there).
+        func quicklyPasses(_ value: SQLValue) -> Bool? {
+            switch value {
+            case .integer(let int): return quicklyPasses(number: Double(int))
+            case .real(let real): return quicklyPasses(number: real)
+            case .text(var text): return text.withUTF8 { quicklyPasses(text: UnsafeRawBufferPointer($0)) }
+            case .null, .blob: return nil
+            }
+        }
+
         /// Whether a number certainly passes every rule; nil when only ``check(_:)`` can tell
         /// (rules on its text or Core Data date limits). NaN passes min/max, as in ``check(_:)``.
         func quicklyPasses(number: Double) -> Bool? {

@@ -29,11 +29,13 @@ import Testing
             let quick = bytes.withUTF8 { prepared.quicklyPasses(text: UnsafeRawBufferPointer($0)) }
             let passes = rules.check(.text(text)).isEmpty
             cases += 1
+            #expect(prepared.quicklyPasses(.text(text)) == quick)
             if let quick {
                 decided += 1
                 if quick && !passes { disagreements.append("\(rules.minLength as Any) \(rules.maxLength as Any) \(rules.pattern?.source ?? "-") \(rules.oneOf != nil) on \(text.debugDescription): quick true, check \(passes)") }
             }
             let number = Double(Int(rng.next() % 300) - 100) / (maybe(50) ? 1 : 7)
+            #expect(prepared.quicklyPasses(.real(number)) == prepared.quicklyPasses(number: number))
             if prepared.quicklyPasses(number: number) == true, !rules.check(.real(number)).isEmpty {
                 disagreements.append("min/max on \(number): quick true, check fails")
             }
