@@ -79,7 +79,7 @@ public struct SeedInstaller: Sendable {
             do { queue = try DatabaseQueue(path: store.path, configuration: configuration) }
             catch { throw SeedError(databaseError: error, file: store.path) }
             defer { try? queue.close() }
-            return try migrate(queue, migrator: migrator, installed: installed, file: store.path)
+            return try migrate(queue, migrator: migrator, installed: installed, file: store.path, ownConnection: true)
         } catch {
             if installed { Self.remove(store) }
             throw error
@@ -134,13 +134,15 @@ public struct SeedInstaller: Sendable {
     }
 
     /// The shared tail: one read of the ledger decides whether there is anything to do.
-    private func migrate(_ writer: some DatabaseWriter, migrator: SeedMigrator, installed: Bool, file: String) throws(SeedError) -> Outcome {
+    /// `ownConnection`: the installer opened `writer` itself (nobody observes it: rows may be written directly).
+    private func migrate(_ writer: some DatabaseWriter, migrator: SeedMigrator, installed: Bool, file: String, ownConnection: Bool = false) throws(SeedError) -> Outcome {
         let pending: [Migration]
         do { pending = try writer.read { db in try migrator.pending(db) } }
         catch let error as SeedError { throw error.about(store: file) }
         catch { throw SeedError(databaseError: error, file: file) }
         if pending.isEmpty { return installed ? .installedSeed(MigrationReport(migrations: [], dryRun: false)) : .upToDate }
         var options = self.options
+        options.writesDirectly = options.writesDirectly || ownConnection
         if options.tables == nil {
             options.tables = try? DatabaseQueue(path: seed.path, configuration: Self.readOnly).read { db in try SeedCatalog.tableSpecs(db) }
         }

@@ -126,9 +126,9 @@ extension MigrationRun {
     /// Inserts a row through the dialect; a plain SQLite INSERT is prepared once per table and column list.
     mutating func write(_ values: [(column: String, value: SQLValue)], into table: TableInfo, name: String) throws {
         if let statement = memo.statement(.insert, table: table.name, operation: name, columns: values.lazy.map { $0.column }) {
-            try statement.execute(binding: values.lazy.map { $0.value })
+            try execute(statement, binding: values)
         } else if let sql = dialect.plainInsertSQL(into: table, columns: values.map { $0.column }) {
-            try prepare(RunMemo.Key(kind: .insert, table: table.name, operation: name, columns: values.map { $0.column }), sql: sql).execute(binding: values.lazy.map { $0.value })
+            try execute(prepare(RunMemo.Key(kind: .insert, table: table.name, operation: name, columns: values.map { $0.column }), sql: sql), binding: values)
         } else {
             try dialect.insert(db, into: table, name: name, values: values, references: parentTables(of: table))
         }
@@ -181,10 +181,19 @@ extension MigrationRun {
             statement = try prepare(RunMemo.Key(kind: .insertUnlessPresent, table: table.name, operation: name, columns: values.map { $0.column }),
                                     sql: sql + " ON CONFLICT (\(target)) DO NOTHING")
         }
-        try statement.execute(binding: values.lazy.map { $0.value })
-        guard db.changesCount > 0 else { return false }
+        guard try execute(statement, binding: values) > 0 else { return false }
         memo.wrote(table.name)
         return true
+    }
+
+    /// Runs an INSERT with `values` bound: with SQLite's C API alone when the run may
+    /// (``SeedMigrator/Options/writesDirectly``), else through GRDB, whose observers see it.
+    /// Returns the rows it changed.
+    @discardableResult
+    private func execute(_ statement: Statement, binding values: [(column: String, value: SQLValue)]) throws -> Int {
+        if options.writesDirectly { return try statement.executeDirectly(binding: values) }
+        try statement.execute(binding: values.lazy.map { $0.value })
+        return db.changesCount
     }
 
     /// Prepares `sql` as the statement for `key` (see ``RunMemo/statements``, where callers look first).

@@ -60,6 +60,11 @@ public struct SeedMigrator: Sendable {
         /// Asked before each migration and before committing; when it says true the run stops
         /// and is rolled back (``SeedError`` of kind `.io`). The CLI sets it on SIGINT/SIGTERM.
         package var shouldStop: (@Sendable () -> Bool)?
+        /// Inserts rows with SQLite's C API alone, not through GRDB's statement execution: faster
+        /// for a big migration, but GRDB's transaction observers (an app's ValueObservation) do not
+        /// see those rows. Only for a connection nobody observes: the CLI's, or one an installer
+        /// opened itself. Off by default.
+        package var writesDirectly = false
 
         /// Options: conflict policy, table keys and refs (nil: the store's catalog), extra row checks.
         public init(onConflict: ConflictPolicy = .keep, tables: [TableSpec]? = nil, validator: (any RowValidator)? = nil, now: Date = Date()) {

@@ -24,6 +24,60 @@ extension Statement {
         try execute()
     }
 
+    /// As ``execute(binding:)``, through SQLite's C API alone: text and blobs are bound without a
+    /// copy (SQLITE_STATIC, cleared again before they go) and the statement steps without GRDB's
+    /// bookkeeping around it (its statement-level observation set-up and checks cost a big
+    /// migration more than SQLite's own work). GRDB's transaction observers do not see the
+    /// change: only for a connection that has none (one the caller opened itself, see
+    /// ``SeedMigrator/Options/writesDirectly``).
+    ///
+    /// - returns: the rows it changed (`sqlite3_changes`).
+    /// - throws: `DatabaseError` with SQLite's code and message, as `execute(arguments:)` does.
+    @discardableResult
+    package func executeDirectly(binding values: [(column: String, value: SQLValue)]) throws -> Int {
+        let handle = sqliteStatement
+        // A previous failed step leaves its error on the statement: clear it first.
+        sqlite3_reset(handle)
+        defer {
+            sqlite3_reset(handle)
+            sqlite3_clear_bindings(handle)  // nothing stays bound past its buffer's life
+        }
+        let code = Self.stepping(handle, bound: values, from: 0)
+        guard code == SQLITE_DONE else {
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(sqlite3_db_handle(handle))), sql: sql)
+        }
+        return Int(sqlite3_changes(sqlite3_db_handle(handle)))
+    }
+
+    /// Binds `values[index...]` to parameters `index + 1`, … (each text or blob only while its
+    /// buffer is in scope), then steps `handle` to its end: SQLITE_DONE, or the error's code.
+    private static func stepping(_ handle: OpaquePointer, bound values: [(column: String, value: SQLValue)], from index: Int) -> Int32 {
+        guard index < values.count else {
+            while true {
+                let code = sqlite3_step(handle)
+                if code != SQLITE_ROW { return code }  // an INSERT … RETURNING gives rows first
+            }
+        }
+        let parameter = Int32(index + 1)
+        switch values[index].value {
+        case .null: sqlite3_bind_null(handle, parameter)
+        case .integer(let number): sqlite3_bind_int64(handle, parameter, number)
+        case .real(let number): sqlite3_bind_double(handle, parameter, number)
+        case .text(let text):
+            // As GRDB binds text: up to a NUL.
+            return text.withCString { pointer in
+                sqlite3_bind_text(handle, parameter, pointer, -1, nil)
+                return stepping(handle, bound: values, from: index + 1)
+            }
+        case .blob(let bytes):
+            return Data(bytes).withUnsafeBytes { buffer in
+                sqlite3_bind_blob64(handle, parameter, buffer.baseAddress, sqlite3_uint64(buffer.count), nil)
+                return stepping(handle, bound: values, from: index + 1)
+            }
+        }
+        return stepping(handle, bound: values, from: index + 1)
+    }
+
     /// Runs a read with `values` bound and returns the first column of its first row (nil when
     /// there is no row; `.null` for NULL), without GRDB's cursor machinery.
     package func firstValue(binding values: some Collection<SQLValue>) throws -> SQLValue? {

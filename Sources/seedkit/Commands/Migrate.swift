@@ -55,6 +55,8 @@ extension SeedTool {
                 // The human report lists a sample of each kind: the run keeps no more (JSON lists every row).
                 options.eventsPerKind = verbose || format.format == .json ? nil : MigrationReportPrinter.rowsPerKind
                 options.allowsMissingHistory = withoutHistory
+                // The CLI's own connection: no GRDB transaction observer to keep informed.
+                options.writesDirectly = true
                 if project.hasManifest {
                     let manifest = try project.loadManifest()
                     options.tables = manifest.specs

@@ -184,6 +184,21 @@ private final class AppBundle {
         #expect(try queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") } == 0)
     }
 
+    @Test func theAppsTransactionObserversSeeTheRowsItsMigrationsInsert() throws {
+        // The installer writes rows past GRDB only on a connection it opened itself: an app's own
+        // database may be observed (ValueObservation), and its observers must see every change.
+        let app = try AppBundle()
+        let queue = try DatabaseQueue()
+        let observer = InsertionObserver()
+        queue.add(transactionObserver: observer, extent: .databaseLifetime)
+        guard case .installedSeed(let report) = try SeedInstaller(seed: app.seed, migrations: try app.migrations()).prepareStore(in: queue) else {
+            Issue.record("expected installedSeed")
+            return
+        }
+        #expect(report.migrations.map(\.number) == [1])
+        #expect(observer.insertions["books"] == 1, "the seed is copied page by page (not observed); the migration's row is")
+    }
+
     @Test func yamlMigrationsNeedTheToolAndSaySo() throws {
         let app = try AppBundle()
         try Data("insert: {}\n".utf8).write(to: app.migrationsDirectory.appendingPathComponent("0002-x.yml"))
@@ -193,4 +208,15 @@ private final class AppBundle {
             (error as? SeedError)?.kind == .configuration && "\(error)".contains("bundle migrations as .json or .sql")
         }
     }
+}
+
+/// Counts the insertions GRDB reports to an app's transaction observer, by table.
+private final class InsertionObserver: TransactionObserver, @unchecked Sendable {
+    private(set) var insertions: [String: Int] = [:]
+    func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool { true }
+    func databaseDidChange(with event: DatabaseEvent) {
+        if event.kind == .insert { insertions[event.tableName, default: 0] += 1 }
+    }
+    func databaseDidCommit(_ db: Database) {}
+    func databaseDidRollback(_ db: Database) {}
 }

@@ -66,6 +66,45 @@ private func randomName(_ random: inout SeededRandom) -> String {
         }
     }
 
+    @Test func valuesWrittenDirectlyAreStoredAsGRDBStoresThem() throws {
+        let queue = try DatabaseQueue()
+        try queue.write { db in
+            try db.execute(sql: "CREATE TABLE t (kind TEXT, v, w)")
+            let direct = try db.makeStatement(sql: "INSERT INTO t VALUES ('direct', ?, ?)")
+            for value in values {
+                try db.execute(sql: "INSERT INTO t VALUES ('grdb', ?, ?)", arguments: [value, value])
+                #expect(try direct.executeDirectly(binding: [("v", value), ("w", value)]) == 1)
+            }
+            let stored = try Row.fetchAll(db, sql: "SELECT kind, typeof(v), quote(v), typeof(w), quote(w) FROM t ORDER BY rowid").map { row in
+                (0..<5).map { row[$0] as String }
+            }
+            #expect(stored.count == values.count * 2)
+            for pair in stride(from: 0, to: stored.count, by: 2) {
+                #expect(stored[pair][1...] == stored[pair + 1][1...], "\(values[pair / 2])")
+            }
+        }
+    }
+
+    @Test func aDirectWriteFailsAsGRDBsDoesAndItsStatementRunsAgain() throws {
+        let queue = try DatabaseQueue()
+        try queue.write { db in
+            try db.execute(sql: "CREATE TABLE t (k TEXT PRIMARY KEY, v NOT NULL)")
+            let insert = try db.makeStatement(sql: "INSERT INTO t VALUES (?, ?)")
+            #expect(try insert.executeDirectly(binding: [("k", .text("a")), ("v", .integer(1))]) == 1)
+            for values: [(column: String, value: SQLValue)] in [[("k", .text("a")), ("v", .integer(2))], [("k", .text("b")), ("v", .null)]] {
+                var grdb: DatabaseError?
+                do { try db.execute(sql: "INSERT INTO t VALUES (?, ?)", arguments: StatementArguments(values: values)) } catch let error as DatabaseError { grdb = error }
+                var direct: DatabaseError?
+                do { try insert.executeDirectly(binding: values) } catch let error as DatabaseError { direct = error }
+                #expect(grdb != nil && direct?.resultCode == grdb?.resultCode && direct?.extendedResultCode == grdb?.extendedResultCode && direct?.message == grdb?.message)
+            }
+            #expect(try insert.executeDirectly(binding: [("k", .text("c")), ("v", .text("x"))]) == 1)
+            let skip = try db.makeStatement(sql: "INSERT INTO t VALUES (?, ?) ON CONFLICT (k) DO NOTHING")
+            #expect(try skip.executeDirectly(binding: [("k", .text("c")), ("v", .text("y"))]) == 0, "a row skipped changes nothing")
+            #expect(try String.fetchAll(db, sql: "SELECT k || '=' || v FROM t ORDER BY k") == ["a=1", "c=x"])
+        }
+    }
+
     @Test func aReadGivesTheFirstColumnAsGRDBReadsItOrNilWithoutARow() throws {
         let queue = try DatabaseQueue()
         try queue.write { db in
