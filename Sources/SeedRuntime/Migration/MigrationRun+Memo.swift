@@ -30,9 +30,10 @@ struct RunMemo {
         return statement
     }
     /// The last row shape's columns (``MigrationRun/columnPlan(for:in:)``), by table, operation and names written.
-    var columns: (table: String, operation: String, names: [String], plan: [ColumnPlan])?
+    /// (This and the other per-row memos are boxed: checking one retains one object, not each of its strings.)
+    var columns: Box<(table: String, operation: String, names: [String], plan: [ColumnPlan])>?
     /// The last table's spec (``MigrationRun/spec(_:)``), by table and operation.
-    var spec: (table: String, operation: String, value: TableSpec?)?
+    var spec: Box<(table: String, operation: String, value: TableSpec?)>?
     /// The last table's refs (``MigrationRun/references(of:)``), by table and operation.
     var references: (table: String, operation: String, value: [String: TableSpec.Reference])?
     /// The last row shape's key fields (``MigrationRun/keyFields(_:in:input:)``), by table,
@@ -47,6 +48,15 @@ struct RunMemo {
     /// parent, or change other rows through foreign keys) forgets them all. Nil when the store has
     /// triggers, which may change any table on any write.
     var parentIDs: [ParentLookupSite: ParentIDs]?
+    /// The last site a ref was looked up at, with the parent key's type and the ids found there
+    /// (cleared in place with them): what the next row's same ref checks first.
+    var lastReference: Box<(site: ParentLookupSite, type: ColumnType, ids: ParentIDs)>?
+
+    /// An immutable value behind one reference.
+    final class Box<Value> {
+        let value: Value
+        init(_ value: Value) { self.value = value }
+    }
     /// The boxes of ``parentIDs`` by parent table, and the last site asked about (rows of a big
     /// migration ask about the same one in a row: no hashing then).
     private var parentIDsByTable: [String: [ParentIDs]] = [:]

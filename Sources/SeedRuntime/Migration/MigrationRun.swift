@@ -11,6 +11,9 @@ struct MigrationRun {
     let db: Database
     let options: SeedMigrator.Options
     let dialect: any StoreDialect
+    /// The dialect as its type, found once (not cast again for each row).
+    private let coreData: CoreDataDialect?
+    private let plainSQLite: Bool
     /// Table specs by SQL table name, in SQL column names (refs name their parent as written).
     private var specs: [String: TableSpec] = [:]
     /// The same by the name migrations use: sub-entities sharing a Core Data table each have their own.
@@ -55,6 +58,8 @@ struct MigrationRun {
         self.db = db
         self.options = options
         self.dialect = try options.dialect ?? CoreDataDialect.detect(db, facts: options.coreDataFacts, allowingMissingHistory: options.allowsMissingHistory) ?? PlainSQLiteDialect()
+        coreData = dialect as? CoreDataDialect
+        plainSQLite = dialect is PlainSQLiteDialect
         memo = try RunMemo.reading(db)
         try readSpecs()
     }
@@ -227,13 +232,16 @@ struct MigrationRun {
         var values = resolution.values
         let linkLater = resolution.missing.filter { later.contains($0.column.lowercased()) }
         // Members of a many-to-many relationship `later` names are linked once they are in (a cycle broken).
-        let membersLater = links.flatMap(\.missing).filter { later.contains($0.column.lowercased()) }
-        let missing = (resolution.missing + links.flatMap(\.missing)).filter { !later.contains($0.column.lowercased()) }
-        let keyColumns = try self.keyColumns(table, file: row.file, line: row.line)
+        let linksMissing = links.isEmpty ? [] : links.flatMap { $0.missing }
+        let membersLater = linksMissing.filter { later.contains($0.column.lowercased()) }
+        let missing = (resolution.missing + linksMissing).filter { !later.contains($0.column.lowercased()) }
+        // The table's spec, once per row (each ask copies it).
+        let tableSpec = spec(table)
+        let keyColumns = try tableSpec.flatMap { $0.key.isEmpty ? nil : $0.key } ?? self.keyColumns(table, file: row.file, line: row.line)
         let missingColumns = Set(missing.map { dialect.columnName($0.column).lowercased() })
         var key: [(column: String, value: SQLValue)] = []
         var keyResolved = true
-        let naturalKey = spec(table)?.key.isEmpty == false
+        let naturalKey = tableSpec?.key.isEmpty == false
         for column in keyColumns {
             let wanted = column.lowercasedName
             if let value = values.first(where: { sameName($0.column, wanted) }), value.value != .null || !naturalKey {
@@ -269,21 +277,22 @@ struct MigrationRun {
             return .done
         }
         // Whether the INSERT itself can skip a row whose key is there (one probe of the key's index, not two).
+        // `keyColumns` are the key's columns, in order (each one is in `key`, or the row was refused above).
         let unlessPresent = try keyResolved && missing.isEmpty && !key.contains { $0.value == .null }
-            && insertsUnlessPresent(table, name: name, key: key.map(\.column))
+            && insertsUnlessPresent(table, name: name, key: keyColumns)
         if keyResolved, !unlessPresent, try count(table, key) > 0 {
             fill(slot, event(.alreadyPresent, table, row: row, key: try fields(), "already present; left as it is"))
             return .done
         }
         if !missing.isEmpty { return .waiting(key: try fields(), missing: missing, provides: providedKeys(table, values)) }
         // What the row does not name gets its default, as Core Data gives every new object.
-        for (column, value) in (spec(table)?.defaults ?? [:]).sorted(by: { $0.key < $1.key }) {
+        for (column, value) in (tableSpec?.defaults ?? [:]).sorted(by: { $0.key < $1.key }) {
             guard let info = table.column(column), !values.contains(where: { $0.column.lowercased() == info.name.lowercased() }) else { continue }
             values.append((info.name, value))
         }
         do {
             if unlessPresent {
-                guard try writeUnlessPresent(values, into: table, name: name, key: key.map(\.column)) else {
+                guard try writeUnlessPresent(values, into: table, name: name, key: keyColumns) else {
                     fill(slot, event(.alreadyPresent, table, row: row, key: try fields(), "already present; left as it is"))
                     return .done
                 }
@@ -361,7 +370,7 @@ struct MigrationRun {
     /// Takes the values of `row` that name many-to-many relationships (Core Data: no column, a
     /// join table) out of it, with their members resolved by key.
     private mutating func takeManyToMany(_ row: inout DataChanges.RowValues, table: TableInfo, entity: String) throws -> [ManyToMany] {
-        guard let coreData = dialect as? CoreDataDialect else { return [] }
+        guard let coreData else { return [] }
         var links: [ManyToMany] = []
         var kept: [(column: String, value: InputValue)] = []
         for (column, input) in row.values {
@@ -644,6 +653,7 @@ struct MigrationRun {
     /// in the store are listed in ``Resolution/missing``; other problems go to `errors`.
     private mutating func resolve(_ row: DataChanges.RowValues, in table: TableInfo) throws -> Resolution {
         var result = Resolution()
+        result.values.reserveCapacity(row.values.count)  // rows of a big migration: no regrowing
         let plan = columnPlan(for: row, in: table)
         for (index, (column, input)) in row.values.enumerated() {
             guard let info = plan[index].info, let type = plan[index].type else {
@@ -669,16 +679,16 @@ struct MigrationRun {
 
     /// The columns `row` names in `table`: what ``resolve(_:in:)`` looks up, once per row shape.
     private mutating func columnPlan(for row: DataChanges.RowValues, in table: TableInfo) -> [ColumnPlan] {
-        if let last = memo.columns, last.table == table.name, last.operation == operationName,
-           last.names.count == row.values.count, zip(last.names, row.values).allSatisfy({ $0 == $1.column }) {
-            return last.plan
+        if let last = memo.columns, last.value.table == table.name, last.value.operation == operationName,
+           last.value.names.count == row.values.count, zip(last.value.names, row.values).allSatisfy({ $0 == $1.column }) {
+            return last.value.plan
         }
         let references = references(of: table.name)
         let plan = row.values.map { column, _ in
             let info = table.column(dialect.columnName(column))
             return ColumnPlan(info: info, type: info.map(dialect.columnType), reference: info.flatMap { references[$0.name.lowercasedName] })
         }
-        memo.columns = (table.name, operationName, row.values.map(\.column), plan)
+        memo.columns = RunMemo.Box((table.name, operationName, row.values.map(\.column), plan))
         return plan
     }
 
@@ -690,6 +700,12 @@ struct MigrationRun {
     }
 
     private mutating func resolveReference(_ reference: TableSpec.Reference, from table: TableInfo, column: ColumnInfo, written: String, input: InputValue, row: DataChanges.RowValues) throws -> ReferenceResolution {
+        // The rows of a big migration name the same few parents at the same site: an id found
+        // there before needs neither the parent's facts nor a lookup.
+        if let last = memo.lastReference, last.value.site.table == table.name, last.value.site.column == column.name, last.value.site.reference == reference,
+           case .success(let keyValue) = last.value.type.convert(input), let id = last.value.ids.ids[keyValue] {
+            return .found(id)
+        }
         let parent = try tableInfo(reference.table, file: row.file)
         guard let parentKey = parent.column(reference.column) else {
             errors.append(Diagnostic(file: row.file, line: row.line, code: .configuration, message: "ref \(table.name).\(column.name) → \(reference) names a column \(parent.name) lacks", table: table.name))
@@ -703,7 +719,9 @@ struct MigrationRun {
             errors.append(Diagnostic(file: row.file, line: row.line, code: .typeMismatch, message: "\(table.name).\(column.name): \(input) is not \(failure.expected) (a key of \(reference))", table: table.name))
             return .failed
         }
-        let known = memo.parentIDs(at: RunMemo.ParentLookupSite(table: table.name, column: column.name, reference: reference), parent: parent.name)
+        let site = RunMemo.ParentLookupSite(table: table.name, column: column.name, reference: reference)
+        let known = memo.parentIDs(at: site, parent: parent.name)
+        memo.lastReference = known.map { RunMemo.Box((site, type, $0)) }
         if let id = known?.ids[keyValue] { return .found(id) }
         let memoKey = RunMemo.Key(kind: .lookup, table: table.name, operation: "", columns: [column.name, reference.table, reference.column])
         let lookup: Statement
@@ -764,7 +782,7 @@ struct MigrationRun {
     /// Resolved values with the column names the migration wrote.
     private func written(_ values: [(column: String, value: SQLValue)], as row: DataChanges.RowValues) -> [(column: String, value: SQLValue)] {
         // Plain SQLite and every column written as the schema spells it: the names are the ones written.
-        if dialect is PlainSQLiteDialect, values.count == row.values.count, zip(values, row.values).allSatisfy({ $0.column == $1.column }) { return values }
+        if plainSQLite, values.count == row.values.count, zip(values, row.values).allSatisfy({ $0.column == $1.column }) { return values }
         return values.map { value in
             // The last name written for the column (rows are a handful of columns: no dictionary per row).
             let lowered = value.column.lowercasedName
@@ -804,9 +822,9 @@ struct MigrationRun {
     /// The spec of `table` as the current operation names it (a sub-entity's own, for Core Data).
     /// A Core Data sub-entity the manifest does not list takes its nearest listed ancestor's spec, never a sibling's.
     private mutating func spec(_ table: TableInfo) -> TableSpec? {
-        if let last = memo.spec, last.table == table.name, last.operation == operationName { return last.value }
+        if let last = memo.spec, last.value.table == table.name, last.value.operation == operationName { return last.value.value }
         let spec = dialect.tableName(operationName) == table.name ? ownSpec(table.name) : specs[table.name]
-        memo.spec = (table.name, operationName, spec)
+        memo.spec = RunMemo.Box((table.name, operationName, spec))
         return spec
     }
 

@@ -94,16 +94,15 @@ package enum ColumnType: String, Sendable, Equatable {
         case .null:
             return .success(.null)
         case .string(let string):
-            var string = string
-            return string.withUTF8 { utf8 in
-                convert(text: UnsafeRawBufferPointer(utf8)).map { converted in
-                    switch converted {
-                    case .null: return .null
-                    case .integer(let value): return .integer(value)
-                    case .real(let value): return .real(value)
-                    case .sameText: return .text(String(decoding: utf8, as: UTF8.self))
-                    case .blob(let bytes): return .blob(bytes)
-                    }
+            var contiguous = string
+            return contiguous.withUTF8 { convert(text: UnsafeRawBufferPointer($0)) }.map { converted in
+                switch converted {
+                case .null: return .null
+                case .integer(let value): return .integer(value)
+                case .real(let value): return .real(value)
+                // The text itself (a String is valid UTF-8: decoding its bytes would copy the same text).
+                case .sameText: return .text(string)
+                case .blob(let bytes): return .blob(bytes)
                 }
             }
         case .integer(let value):

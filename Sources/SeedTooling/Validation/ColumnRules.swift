@@ -55,7 +55,7 @@ public struct ColumnRules: Sendable {
 
     /// The problems with `value`: each broken rule with its code and the limit it broke.
     public func check(_ value: SQLValue) -> [(code: DiagnosticCode, message: String)] {
-        var problems: [(DiagnosticCode, String)] = []
+        var problems: [(code: DiagnosticCode, message: String)] = []  // as returned: no cast of the array
         guard value != .null else {
             if required { problems.append((.missingRequired, "\(column) is required but missing")) }
             return problems

@@ -29,7 +29,7 @@ public struct ManifestValidator: RowValidator {
 
     public func validate(table: String, values: [(column: String, value: SQLValue)], file: String, line: Int) -> [Diagnostic] {
         var problems: [Diagnostic] = []
-        let shape = shapes.shape(table: table, columns: values.lazy.map(\.column)) { columns in
+        let shape = shapes.shape(table: table, columns: values.lazy.map { $0.column }) { columns in
             let tableKey = table.lowercasedName
             return columns.map { column in (unwritable[tableKey]?[column.lowercasedName], (rules[tableKey]?[column.lowercasedName] ?? []).map(ColumnRules.Prepared.init)) }
         }
