@@ -369,6 +369,8 @@ extension SeedMigrator {
     final class DamageCheck: @unchecked Sendable {
         /// Below this size the check runs at once: a thread and a connection cost more than it.
         static let overlapFrom: Int64 = 16 << 20
+        /// How much of a large store the check's connection maps into memory (address space, not RSS).
+        static let mappedBytes: Int64 = 1 << 30
 
         private let done = DispatchSemaphore(value: 0)
         /// The second connection's verdict, written once before `done` is signalled.
@@ -388,6 +390,10 @@ extension SeedMigrator {
             var configuration = db.configuration
             configuration.readonly = true
             configuration.label = "seedkit.quick_check"
+            // The check reads every page once: mapped, they need no read() call and copy each
+            // (a fifth of its time on a 90 MB store). The migration holds the write lock, so no
+            // SQLite writer can shrink the file while it is mapped.
+            configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA mmap_size = \(Self.mappedBytes)") }
             DispatchQueue.global().async { [self, configuration] in
                 defer { done.signal() }
                 guard let reader = try? DatabaseQueue(path: path, configuration: configuration) else { return }
