@@ -356,6 +356,42 @@ func isoProject(subdivisions: String, notNullParent: Bool = false, countriesFirs
         #expect(!project.exists("build/seed.sqlite"))
     }
 
+    /// Plain rows go in 32 at a time (one multi-row INSERT); a statement with a broken row
+    /// inserts none of them and its rows go one by one, so each problem is reported once, at its
+    /// line, and no row is lost or counted twice.
+    @Test func rowsInsertedManyAtATimeReportEachProblemOnceAtItsLine() throws {
+        func countries(_ broken: Bool) -> String {
+            var lines = ["alpha_2,name,official_name"]
+            for n in 1...150 {
+                var code = "C\(n)"
+                var name = "Country \(n)"
+                if broken && n == 40 { code = "C5" }  // UNIQUE alpha_2 of row 5, not the key
+                if broken && n == 70 { name = "" }  // the key is required: the reader reports it
+                if broken && n == 90 { name = "Country 20" }  // a duplicate key
+                lines.append("\(code),\(name),")
+            }
+            return lines.joined(separator: "\n") + "\n"
+        }
+        let project = try IsoCodes.project()
+        try project.write("seeds/data/subdivisions.csv", "code,name,type,country_id,parent_id\n")
+        try project.write("seeds/data/countries.csv", countries(true))
+        let failed = try project.seedkit("build")
+        #expect(failed.status == 1)
+        #expect(failed.stderr.split(separator: "\n").map { $0.prefix(while: { $0 != " " }) } == [
+            "seeds/data/countries.csv:41:1:", "seeds/data/countries.csv:71:2:", "seeds/data/countries.csv:91:2:",
+        ], "\(failed)")
+        #expect(failed.stderr.contains("countries.csv:41:1: error: duplicate key alpha_2 'C5': an earlier row has the same [2040]"), "\(failed)")
+        #expect(failed.stderr.contains("countries.csv:91:2: error: duplicate key name 'Country 20': an earlier row has the same [2040]"), "\(failed)")
+        #expect(!project.exists("build/seed.sqlite"))
+
+        try project.write("seeds/data/countries.csv", countries(false))
+        let built = try project.seedkit("build")
+        #expect(built.status == 0, "\(built)")
+        let rows = try project.database("build/seed.sqlite").read { db in try Row.fetchAll(db, sql: "SELECT id, alpha_2, name FROM countries ORDER BY id") }
+        #expect(rows.count == 150)
+        #expect(rows.map { "\($0[0] as Int64),\($0[1] as String),\($0[2] as String)" } == (1...150).map { "\($0),C\($0),Country \($0)" })
+    }
+
     @Test func aRowRepeatingAUniqueValueOtherThanItsKeyStillHoldsItsKey() throws {
         // Countries are keyed by name; alpha_2 is UNIQUE too. The second row repeats 'NO' and is
         // reported; its name still counts, so the third row's 'Turkey' is a duplicate key.

@@ -160,10 +160,13 @@ public struct SeedBuilder: Sendable {
     }
 
     private func build(_ db: Database) throws -> (tables: [(name: String, rows: Int)], hash: String) {
-        // A seed is one self-contained file, written once: no journal while building, a
-        // fixed page size so identical inputs give identical bytes.
+        // A seed is one self-contained file, written once: no journal on disk while building
+        // (the file is renamed into place only when whole), a fixed page size so identical
+        // inputs give identical bytes. The journal is kept in memory, not off: a multi-row
+        // INSERT that fails must leave none of its rows (TableLoader re-runs them one by one),
+        // and only a journal lets SQLite roll a failed statement back.
         try db.execute(sql: "PRAGMA page_size = 4096")
-        try db.execute(sql: "PRAGMA journal_mode = OFF")
+        try db.execute(sql: "PRAGMA journal_mode = MEMORY")
         try db.execute(sql: "PRAGMA synchronous = OFF")
         try db.execute(sql: "PRAGMA locking_mode = EXCLUSIVE")
         try db.execute(sql: "PRAGMA cache_size = -16384")

@@ -14,6 +14,11 @@ final class TableLoader {
     private let plan: TablePlan
     private let file: String
     private var inserts: [UInt64: Statement] = [:]
+    /// The INSERT of ``rowsPerStatement`` whole records at once, prepared on first use.
+    private var bulkInsert: Statement?
+    /// How many records one multi-row INSERT takes (its parameters stay within SQLite's
+    /// historic limit of 999); below 2, records go one by one.
+    private let rowsPerStatement: Int
     /// By slot: the statement that looks up a ref's parent id, or nil.
     private let lookups: [Statement?]
     /// By slot: parent ids found, by the key's text or integer. A million books name a few
@@ -51,6 +56,7 @@ final class TableLoader {
         self.db = db
         self.plan = plan
         self.file = file
+        rowsPerStatement = plan.bound.isEmpty || plan.bound.count >= 64 ? 1 : min(32, 999 / plan.bound.count)
         lookups = try plan.bound.map { bound in try bound.reference.map { try db.makeStatement(sql: $0.lookupSQL) } }
         foundTexts = Array(repeating: [:], count: lookups.count)
         foundIntegers = Array(repeating: [:], count: lookups.count)
@@ -87,8 +93,24 @@ final class TableLoader {
         let base = UnsafeRawPointer(batch.bytes)
         var lastMask: UInt64 = 0
         var lastStatement: Statement?
+        // Plain records (every field present, none failed, no refs to resolve, no checks or
+        // callbacks per row) go in by multi-row INSERTs: SQLite's per-statement work (opening
+        // cursors, checking the transaction, halting) is as much as a one-row insert itself.
+        let bulk = rowsPerStatement > 1 && checks.isEmpty && inserted == nil && links == nil && parking == nil && lookups.allSatisfy { $0 == nil }
+        var insertedUpTo = 0  // records before this went in by a multi-row INSERT
+        var singlyUpTo = 0  // records before this go one by one: a multi-row INSERT of them failed
         do {
             for record in 0..<batch.count {
+                if record < insertedUpTo { continue }
+                if bulk, record >= singlyUpTo, record + rowsPerStatement <= batch.count, isPlain(batch, from: record, count: rowsPerStatement) {
+                    if try insertInBulk(batch, from: record, base: base) {
+                        insertedUpTo = record + rowsPerStatement
+                        continue
+                    }
+                    // One of them broke a constraint: the statement inserted none of them (SQLite
+                    // rolls a failed statement back), so each goes alone and its problem is reported as ever.
+                    singlyUpTo = record + rowsPerStatement
+                }
                 let first = record * width
                 var mask: UInt64 = 0
                 for slot in 0..<width where batch.slots[first + slot] != .absent { mask |= 1 << UInt64(min(slot, 63)) }
@@ -225,6 +247,47 @@ final class TableLoader {
                 }
             }
         }
+    }
+
+    /// Whether `count` records from `record` have every field and no failed one.
+    private func isPlain(_ batch: RecordBatch, from record: Int, count: Int) -> Bool {
+        for item in record..<(record + count) where batch.failedSlots[item] != 0 { return false }
+        for index in (record * batch.width)..<((record + count) * batch.width) where batch.slots[index] == .absent { return false }
+        return true
+    }
+
+    /// Inserts ``rowsPerStatement`` plain records from `record` with one statement: true when
+    /// they are in; false, with none of them in, when one broke a constraint; other failures throw.
+    private func insertInBulk(_ batch: RecordBatch, from record: Int, base: UnsafeRawPointer?) throws -> Bool {
+        let statement: Statement
+        if let bulkInsert { statement = bulkInsert } else {
+            statement = try db.makeStatement(sql: bulkSQL())
+            bulkInsert = statement
+        }
+        let handle = statement.sqliteStatement
+        var parameter: Int32 = 1
+        for index in (record * batch.width)..<((record + rowsPerStatement) * batch.width) {
+            bind(handle, parameter, batch, index, base)
+            parameter += 1
+        }
+        let result = sqlite3_step(handle)
+        let message = result == SQLITE_DONE ? "" : String(cString: sqlite3_errmsg(sqlite3_db_handle(handle)))
+        sqlite3_reset(handle)
+        if result == SQLITE_DONE {
+            rowsInserted += rowsPerStatement
+            return true
+        }
+        guard result & 0xff == SQLITE_CONSTRAINT || result == SQLITE_MISMATCH else {
+            throw DatabaseError(resultCode: ResultCode(rawValue: result), message: message)
+        }
+        return false
+    }
+
+    /// `INSERT INTO t (constants…, columns…) VALUES (…), (…), …`: ``rowsPerStatement`` whole records.
+    private func bulkSQL() -> String {
+        let names = (plan.constants.map(\.column) + plan.bound.map(\.info.name)).map(quoteIdentifier).joined(separator: ", ")
+        let row = "(" + (plan.constants.map(\.sql) + Array(repeating: "?", count: plan.bound.count)).joined(separator: ", ") + ")"
+        return "INSERT INTO \(quoteIdentifier(plan.table.name)) (\(names)) VALUES " + Array(repeating: row, count: rowsPerStatement).joined(separator: ", ")
     }
 
     private func reportUnresolved(_ slots: UInt64, batch: RecordBatch, record: Int, diagnostics: inout [Diagnostic]) throws {
