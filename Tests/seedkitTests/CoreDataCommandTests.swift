@@ -123,6 +123,40 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
         ], "both sides of a changed relationship are bumped")
     }
 
+    /// A to-one relationship holds the parent's Z_PK; a fixture that names parents without a ref
+    /// is told so, with the ref that fixes it, and that ref does.
+    @Test func aRelationshipNamedByKeyWithoutARefSaysWhichRefToAdd() throws {
+        let project = try TemporaryProject(bookStore: false)
+        try project.writeCoreDataProject(model: "Lib.xcdatamodel", entities: """
+            <entity name="Author" representedClassName="Author" syncable="YES">
+                <attribute name="name" attributeType="String"/>
+                <relationship name="books" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Book" inverseName="author" inverseEntity="Book"/>
+            </entity>
+            <entity name="Book" representedClassName="Book" syncable="YES">
+                <attribute name="title" attributeType="String"/>
+                <relationship name="author" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Author" inverseName="books" inverseEntity="Author"/>
+            </entity>
+            """, tables: """
+                CREATE TABLE ZAUTHOR (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR);
+                CREATE TABLE ZBOOK (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAUTHOR INTEGER, ZTITLE VARCHAR);
+            """, entityNames: ["Author", "Book"])
+        try project.write("seeds/data/authors.csv", "name\nAnn\nBob\n")
+        try project.write("seeds/data/books.csv", "title,author\nOne,Ann\nTwo,Bob\n")
+        let tables = "tables:\n  Author: { file: data/authors.csv, key: name }\n  Book: { file: data/books.csv, key: title"
+        try project.write("seeds/seedkit.yml", "model: Lib.xcdatamodel\ntemplate: empty.sqlite\noutput: ../seed.sqlite\n\(tables) }\n")
+        let result = try project.seedkit("build", "--migrations", "none")
+        #expect(result.status == 1)
+        #expect(result.stderr == """
+            seeds/data/books.csv:2:2: error: author: 'Ann' is not an integer (author is a to-one relationship to Author, stored as its row's Z_PK; to name Author rows by a key, add refs: { author: Author.name } to Book in the manifest) [2010]
+            seeds/data/books.csv:3:2: error: author: 'Bob' is not an integer (author is a to-one relationship to Author, stored as its row's Z_PK; to name Author rows by a key, add refs: { author: Author.name } to Book in the manifest) [2010]
+
+            """, "\(result)")
+        try project.write("seeds/seedkit.yml", "model: Lib.xcdatamodel\ntemplate: empty.sqlite\noutput: ../seed.sqlite\n\(tables), refs: { author: Author.name } }\n")
+        let fixed = try project.seedkit("build", "--migrations", "none")
+        #expect(fixed.status == 0, "\(fixed)")
+        #expect(try project.rows("seed.sqlite", "SELECT b.ZTITLE, a.ZNAME FROM ZBOOK b JOIN ZAUTHOR a ON a.Z_PK = b.ZAUTHOR ORDER BY b.ZTITLE") == ["'One'|'Ann'", "'Two'|'Bob'"])
+    }
+
     @Test func templateBuildsConvertEveryAttributeType() throws {
         let project = try TemporaryProject(bookStore: false)
         try project.writeCoreDataProject(model: "Things.xcdatamodel", entities: """

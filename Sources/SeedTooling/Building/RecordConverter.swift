@@ -75,7 +75,8 @@ struct RecordConverter {
                     case .failure(let failure):
                         keepRaw(batch, slot, text)
                         let shown = kind == .text ? "'\(String(decoding: text, as: UTF8.self))'" : String(decoding: text, as: UTF8.self)
-                        let what = plan.bound[slot].reference.map { "a key of \($0.spec)" } ?? "the column is \(plan.bound[slot].info.declaredType.isEmpty ? "untyped" : plan.bound[slot].info.declaredType)"
+                        let what = plan.bound[slot].reference.map { "a key of \($0.spec)" } ?? plan.bound[slot].relationshipHint
+                            ?? "the column is \(plan.bound[slot].info.declaredType.isEmpty ? "untyped" : plan.bound[slot].info.declaredType)"
                         fail(&diagnostics, record, field, slot, .typeMismatch, "\(name(slot)): \(shown) is not \(failure.expected) (\(what))")
                         continue
                     }

@@ -148,8 +148,16 @@ extension SeedBuilder {
             var fieldRules = rules[name.lowercased()]
             if field != name { fieldRules?.column = field }
             plan.slotOfSourceColumn.append(plan.bound.count)
-            plan.bound.append(TablePlan.Bound(info: info, name: field, rules: fieldRules, reference: plan.referencesByColumn[info.name.lowercased()],
-                                              fieldNumber: isJSON ? 0 : index + 1, defaultSQL: plan.defaults[name.lowercased()]?.sqlLiteral))
+            let reference = plan.referencesByColumn[info.name.lowercased()]
+            var hint: String?
+            if reference == nil, let relationship = entity?.relationships.first(where: { $0.name == name && !$0.toMany }) {
+                let parent = relationship.destination
+                let key = manifest.tables.first { $0.name == parent }?.key.first ?? "KEY"
+                hint = "\(field) is a to-one relationship to \(parent), stored as its row's Z_PK; to name \(parent) rows by a key, add refs: { \(field): \(parent).\(key) } to \(plan.config.name) in the manifest"
+            }
+            plan.bound.append(TablePlan.Bound(info: info, name: field, rules: fieldRules, reference: reference,
+                                              fieldNumber: isJSON ? 0 : index + 1, defaultSQL: plan.defaults[name.lowercased()]?.sqlLiteral,
+                                              relationshipHint: hint))
         }
         // Defaults for attributes the fixture has no column for: every row gets them.
         for (name, value) in plan.defaults.sorted(by: { $0.key < $1.key }) where !filled.contains(where: { $0.lowercased() == name }) {

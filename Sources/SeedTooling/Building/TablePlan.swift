@@ -15,6 +15,9 @@ struct TablePlan: Sendable {
         var fieldNumber: Int
         /// What a record without this field gets, as SQL (a Core Data attribute's default).
         var defaultSQL: String?
+        /// For a Core Data to-one relationship without a ref: how to name its rows by a key
+        /// instead of their `Z_PK`, for the message when a value is not one.
+        var relationshipHint: String?
     }
 
     struct Reference: Sendable {
