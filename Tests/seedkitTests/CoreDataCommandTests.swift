@@ -125,7 +125,8 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
 
     /// A to-one relationship holds the parent's Z_PK; a fixture that names parents without a ref
     /// is told so, with the ref that fixes it, and that ref does.
-    @Test func aRelationshipNamedByKeyWithoutARefSaysWhichRefToAdd() throws {
+    /// Authors and books: Book.author is a to-one relationship, stored as ZBOOK.ZAUTHOR.
+    private func authorsAndBooks() throws -> TemporaryProject {
         let project = try TemporaryProject(bookStore: false)
         try project.writeCoreDataProject(model: "Lib.xcdatamodel", entities: """
             <entity name="Author" representedClassName="Author" syncable="YES">
@@ -142,6 +143,11 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
             """, entityNames: ["Author", "Book"])
         try project.write("seeds/data/authors.csv", "name\nAnn\nBob\n")
         try project.write("seeds/data/books.csv", "title,author\nOne,Ann\nTwo,Bob\n")
+        return project
+    }
+
+    @Test func aRelationshipNamedByKeyWithoutARefSaysWhichRefToAdd() throws {
+        let project = try authorsAndBooks()
         let tables = "tables:\n  Author: { file: data/authors.csv, key: name }\n  Book: { file: data/books.csv, key: title"
         try project.write("seeds/seedkit.yml", "model: Lib.xcdatamodel\ntemplate: empty.sqlite\noutput: ../seed.sqlite\n\(tables) }\n")
         let result = try project.seedkit("build", "--migrations", "none")
@@ -155,6 +161,22 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
         let fixed = try project.seedkit("build", "--migrations", "none")
         #expect(fixed.status == 0, "\(fixed)")
         #expect(try project.rows("seed.sqlite", "SELECT b.ZTITLE, a.ZNAME FROM ZBOOK b JOIN ZAUTHOR a ON a.Z_PK = b.ZAUTHOR ORDER BY b.ZTITLE") == ["'One'|'Ann'", "'Two'|'Bob'"])
+    }
+
+    /// A ref to an entity or attribute the model lacks is reported where the ref is written,
+    /// with what the model has.
+    @Test func aRefTheModelLacksIsReportedWhereItIsWritten() throws {
+        let project = try authorsAndBooks()
+        for (target, message) in [
+            ("Nope.name", "no entity 'Nope'; the model has Author, Book"),
+            ("author.name", "no entity 'author' (names are case-sensitive: Author?); the model has Author, Book"),
+            ("Author.nope", "Author has no attribute 'nope'; it has name"),
+        ] {
+            try project.write("seeds/seedkit.yml", "model: Lib.xcdatamodel\ntemplate: empty.sqlite\noutput: ../seed.sqlite\ntables:\n  Author: { file: data/authors.csv, key: name }\n  Book:\n    file: data/books.csv\n    key: title\n    refs: { author: \(target) }\n")
+            let result = try project.seedkit("build", "--migrations", "none")
+            #expect(result.status == 2, "\(result)")
+            #expect(result.stderr == "seeds/seedkit.yml:9:21: error: ref Book.author → \(target): \(message) [2100]\n", "\(result)")
+        }
     }
 
     @Test func templateBuildsConvertEveryAttributeType() throws {

@@ -57,6 +57,9 @@ public struct Manifest: Sendable {
         /// Fixture field → column (`columns:`, `ignore:`).
         public var mapping = FieldMapping()
 
+        /// Where each ref's target (`categories.name`) is written, by the ref's column, for messages about it.
+        public var refPositions: [String: (line: Int, column: Int)] = [:]
+
         public var spec: TableSpec { TableSpec(name: name, key: key, refs: refs) }
     }
 
@@ -154,12 +157,16 @@ public struct Manifest: Sendable {
                     message: "entity \(entity.name) has no attribute, to-one or many-to-many relationship '\(mention.column)'"))
             }
             for (column, reference) in table.refs {
+                let (line, position) = table.refPositions[column] ?? (table.line, table.column)
                 guard let parent = model.flattened(reference.table) else {
-                    problems.append(Diagnostic(file: path, line: table.line, code: .configuration, message: "ref \(table.name).\(column) → \(reference): no entity '\(reference.table)'"))
+                    let near = model.entities.first { $0.name.caseInsensitiveCompare(reference.table) == .orderedSame }.map { " (names are case-sensitive: \($0.name)?)" } ?? ""
+                    problems.append(Diagnostic(file: path, line: line, column: position, code: .configuration,
+                        message: "ref \(table.name).\(column) → \(reference): no entity '\(reference.table)'\(near); the model has \(model.entities.map(\.name).joined(separator: ", "))"))
                     continue
                 }
                 if !parent.attributes.contains(where: { $0.name == reference.column }) {
-                    problems.append(Diagnostic(file: path, line: table.line, code: .configuration, message: "ref \(table.name).\(column) → \(reference): \(parent.name) has no attribute '\(reference.column)'"))
+                    problems.append(Diagnostic(file: path, line: line, column: position, code: .configuration,
+                        message: "ref \(table.name).\(column) → \(reference): \(parent.name) has no attribute '\(reference.column)'; it has \(parent.attributes.map(\.name).joined(separator: ", "))"))
                 }
             }
             for attribute in entity.attributes where !CoreDataModel.supportedTypes.contains(attribute.type) && table.columnMentions.contains(where: { $0.column == attribute.name }) {
@@ -178,6 +185,7 @@ public struct Manifest: Sendable {
         var file: String?
         var key: [String] = []
         var refs: [String: TableSpec.Reference] = [:]
+        var refPositions: [String: (line: Int, column: Int)] = [:]
         var rules: [ColumnRules] = []
         var checks: [Check] = []
         var mentions: [(String, Int, Int)] = []
@@ -207,6 +215,7 @@ public struct Manifest: Sendable {
                         throw fail(ref.node.line, ref.node.column, "ref '\(ref.key)' must be written table.column, like categories.name")
                     }
                     refs[ref.key] = reference
+                    refPositions[ref.key] = (ref.node.line, ref.node.column)
                     mentions.append((ref.key, ref.line, ref.column))
                 }
             case "rules":
@@ -274,6 +283,7 @@ public struct Manifest: Sendable {
             line: entry.line, column: entry.column, columnMentions: mentions.map { (column: $0.0, line: $0.1, column2: $0.2) })
         config.root = root?.pointer
         config.mapping = mapping
+        config.refPositions = refPositions
         return config
     }
 
