@@ -29,6 +29,19 @@ import Testing
         #expect(result.stderr.contains("error: table books has no column 'prize' (it has id, title, price, category_id) [2100]"))
     }
 
+    /// A ref to a table or column the schema lacks is reported where the ref is written, with what there is.
+    @Test func aRefToAMissingTableOrColumnIsReportedWhereItIsWritten() throws {
+        let project = try TemporaryProject()
+        let ref = try #require(project.read("seeds/seedkit.yml").flatMap { String(data: $0, encoding: .utf8) }?.components(separatedBy: "\n").firstIndex { $0.contains("category_id: categories.name") })
+        for (target, message) in [
+            ("nope.name", "no table 'nope' (the schema has categories, books)"),
+            ("categories.nope", "categories has no column 'nope' (it has id, name)"),
+        ] {
+            try project.write("seeds/seedkit.yml", BookStore.manifest.replacingOccurrences(of: "category_id: categories.name", with: "category_id: \(target)"))
+            try expectFailure(project, status: 2, "seeds/seedkit.yml:\(ref + 1):20: error: ref books.category_id → \(target): \(message) [2100]")
+        }
+    }
+
     @Test func missingFixtureFileNamesThePath() throws {
         let project = try TemporaryProject()
         try project.remove("seeds/data/books.csv")

@@ -299,12 +299,13 @@ public struct SeedBuilder: Sendable {
             for (column, reference) in config.refs where !isManyToMany(column) {
                 let parentTable = dialect.tableName(reference.table)
                 let parentInfo = try parentTable == table.name ? table : loaded[parentTable] ?? TableInfo.read(db, table: parentTable)
+                let at = config.refPositions[column] ?? (config.line, config.column)
                 guard let parent = parentInfo else {
-                    problem(config.line, config.column, "ref \(config.name).\(column) → \(reference): no table '\(reference.table)'")
+                    problem(at.line, at.column, "ref \(config.name).\(column) → \(reference): no table '\(reference.table)' (the schema has \(try TableInfo.userTables(db).joined(separator: ", ")))")
                     continue
                 }
                 guard let parentKey = parent.column(dialect.columnName(reference.column)) else {
-                    problem(config.line, config.column, "ref \(config.name).\(column) → \(reference): \(parent.name) has no column '\(reference.column)'")
+                    problem(at.line, at.column, "ref \(config.name).\(column) → \(reference): \(parent.name) has no column '\(reference.column)' (it has \(parent.columns.map(\.name).joined(separator: ", ")))")
                     continue
                 }
                 let target = table.referenceTarget(of: dialect.columnName(column), in: parent)
