@@ -1,0 +1,58 @@
+import Foundation
+import GRDB
+import SeedRuntime
+import SeedTestSupport
+import Testing
+
+/// A project with one table, `schema` as its DDL and `csv` as its fixture (issue 13: the
+/// multi-row INSERTs of plain records must not change what a build stores or reports).
+private func oneTableProject(schema: String, table: String, key: String, csv: String) throws -> TemporaryProject {
+    let project = try TemporaryProject()
+    try project.remove("migrations/0001-add-fourth-book.yml")
+    try project.write("seeds/schema.sql", schema)
+    try project.write("seeds/seedkit.yml", "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  \(table): { file: data/\(table).csv, key: \(key) }\n")
+    try project.write("seeds/data/\(table).csv", csv)
+    return project
+}
+
+@Suite struct BuildBulkInsertTests {
+    /// A trigger's RAISE(FAIL) (or a column's ON CONFLICT FAIL) stops a statement without undoing
+    /// the rows it already inserted: a multi-row INSERT must not leave them in and then insert
+    /// them again one by one (each would then be reported as a duplicate of itself).
+    @Test(arguments: [
+        """
+        CREATE TABLE items (id INTEGER PRIMARY KEY, code TEXT NOT NULL, qty INTEGER NOT NULL);
+        CREATE TRIGGER items_qty BEFORE INSERT ON items WHEN NEW.qty < 0 BEGIN SELECT RAISE(FAIL, 'qty is negative'); END;
+        """,
+        "CREATE TABLE items (id INTEGER PRIMARY KEY, code TEXT NOT NULL, qty INTEGER CHECK (qty >= 0), tag TEXT UNIQUE ON CONFLICT FAIL);",
+    ])
+    func aStatementThatFailsHalfwayLeavesNoRowToInsertTwice(schema: String) throws {
+        let tagged = schema.contains("tag TEXT")
+        var lines = [tagged ? "code,qty,tag" : "code,qty"]
+        for n in 1...40 {
+            let qty = !tagged && n == 5 ? -1 : n
+            let tag = n == 5 ? "T1" : "T\(n)"  // row 5 repeats row 1's UNIQUE tag
+            lines.append(tagged ? "C\(n),\(qty),\(tag)" : "C\(n),\(qty)")
+        }
+        let project = try oneTableProject(schema: schema, table: "items", key: "code", csv: lines.joined(separator: "\n") + "\n")
+        let result = try project.seedkit("build")
+        #expect(result.status == 1)
+        // One problem, row 5's (line 6); rows 1-4 are reported for nothing.
+        let problems = result.stderr.split(separator: "\n")
+        #expect(problems.count == 1 && problems.allSatisfy { $0.hasPrefix("seeds/data/items.csv:6:") }, "\(result)")
+    }
+
+    /// An immediate FOREIGN KEY to the table itself is checked at the end of each statement: a
+    /// row naming a later row's id is refused whether or not both went in by one multi-row INSERT
+    /// (the verdict must not depend on how many rows the file has).
+    @Test(arguments: [31, 40])
+    func aRawSelfReferenceToALaterRowIsJudgedAlikeWhateverTheFileLength(rows: Int) throws {
+        var lines = ["id,name,boss", "1,S1,2"]
+        for n in 2...rows { lines.append("\(n),S\(n),") }
+        let project = try oneTableProject(schema: "CREATE TABLE staff (id INTEGER PRIMARY KEY, name TEXT NOT NULL, boss INTEGER REFERENCES staff(id));",
+                                          table: "staff", key: "name", csv: lines.joined(separator: "\n") + "\n")
+        let result = try project.seedkit("build")
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stderr.contains("seeds/data/staff.csv:2:"), "\(result)")
+    }
+}
