@@ -201,7 +201,13 @@ extension MigrationRun {
     /// Returns the rows it changed.
     @discardableResult
     private func execute(_ statement: Statement, binding values: [(column: String, value: SQLValue)]) throws -> Int {
-        if options.writesDirectly { return try statement.executeDirectly(binding: values) }
+        if options.writesDirectly {
+            // As GRDB does before each statement: a constraint resolved by ROLLBACK (ON CONFLICT
+            // ROLLBACK, a trigger's RAISE(ROLLBACK)) ended the run's transaction, and a row written
+            // now would be committed on its own, in a store the failed run must leave unchanged.
+            guard db.isInsideTransaction else { throw DatabaseError(resultCode: .SQLITE_ABORT, message: "Transaction was aborted", sql: statement.sql) }
+            return try statement.executeDirectly(binding: values)
+        }
         try statement.execute(binding: values.lazy.map { $0.value })
         return db.changesCount
     }
