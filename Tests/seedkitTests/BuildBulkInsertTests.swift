@@ -55,4 +55,19 @@ private func oneTableProject(schema: String, table: String, key: String, csv: St
         #expect(result.status == 1, "\(result)")
         #expect(result.stderr.contains("seeds/data/staff.csv:2:"), "\(result)")
     }
+
+    /// JSON records that leave a field out (it takes its DEFAULT) go one by one between runs of
+    /// whole ones, which go 32 at a time: every record arrives once, with its own values.
+    @Test func recordsMissingAFieldGoOneByOneAmongWholeOnes() throws {
+        let project = try TemporaryProject()
+        try project.remove("migrations/0001-add-fourth-book.yml")
+        try project.write("seeds/schema.sql", "CREATE TABLE items (id INTEGER PRIMARY KEY, code TEXT NOT NULL UNIQUE, qty INTEGER DEFAULT 7);")
+        try project.write("seeds/seedkit.yml", "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  items: { file: data/items.jsonl, key: code }\n")
+        let records = (1...150).map { n in n % 50 == 0 || n == 41 ? "{\"code\": \"C\(n)\"}" : "{\"code\": \"C\(n)\", \"qty\": \(n)}" }
+        try project.write("seeds/data/items.jsonl", records.joined(separator: "\n") + "\n")
+        let result = try project.seedkit("build")
+        #expect(result.status == 0, "\(result)")
+        let rows = try project.rows("build/seed.sqlite", "SELECT code, qty FROM items ORDER BY id")
+        #expect(rows == (1...150).map { n in "'C\(n)'|\(n % 50 == 0 || n == 41 ? 7 : n)" })
+    }
 }

@@ -237,7 +237,7 @@ struct MigrationRun {
         let missing = (resolution.missing + linksMissing).filter { !later.contains($0.column.lowercased()) }
         // The table's spec, once per row (each ask copies it).
         let tableSpec = spec(table)
-        let keyColumns = try tableSpec.flatMap { $0.key.isEmpty ? nil : $0.key } ?? self.keyColumns(table, file: row.file, line: row.line)
+        let keyColumns = try Self.keyColumns(table, spec: tableSpec, file: row.file, line: row.line)
         let missingColumns = Set(missing.map { dialect.columnName($0.column).lowercased() })
         var key: [(column: String, value: SQLValue)] = []
         var keyResolved = true
@@ -601,7 +601,12 @@ struct MigrationRun {
     }
 
     private mutating func keyColumns(_ table: TableInfo, file: String, line: Int) throws -> [String] {
-        if let key = spec(table)?.key, !key.isEmpty { return key }
+        try Self.keyColumns(table, spec: spec(table), file: file, line: line)
+    }
+
+    /// The natural key `spec` gives `table`, or else its primary key.
+    private static func keyColumns(_ table: TableInfo, spec: TableSpec?, file: String, line: Int) throws -> [String] {
+        if let key = spec?.key, !key.isEmpty { return key }
         let primaryKey = table.primaryKey
         guard !primaryKey.isEmpty else {
             throw SeedError(.configuration, file: file, line: line, "table \(table.name) has no primary key and no natural key; give it a `key:` in the manifest")

@@ -109,14 +109,18 @@ final class TableLoader {
         do {
             for record in 0..<batch.count {
                 if record < insertedUpTo { continue }
-                if bulk, record >= singlyUpTo, record + rowsPerStatement <= batch.count, isPlain(batch, from: record, count: rowsPerStatement) {
-                    if try insertInBulk(batch, from: record, base: base) {
+                if bulk, record >= singlyUpTo, record + rowsPerStatement <= batch.count {
+                    if let notPlain = firstNotPlain(batch, from: record, count: rowsPerStatement) {
+                        // Records up to that one go one by one, without looking at them again.
+                        singlyUpTo = notPlain + 1
+                    } else if try insertInBulk(batch, from: record, base: base) {
                         insertedUpTo = record + rowsPerStatement
                         continue
+                    } else {
+                        // One of them broke a constraint: the statement inserted none of them (SQLite
+                        // rolls a failed statement back), so each goes alone and its problem is reported as ever.
+                        singlyUpTo = record + rowsPerStatement
                     }
-                    // One of them broke a constraint: the statement inserted none of them (SQLite
-                    // rolls a failed statement back), so each goes alone and its problem is reported as ever.
-                    singlyUpTo = record + rowsPerStatement
                 }
                 let first = record * width
                 var mask: UInt64 = 0
@@ -256,11 +260,13 @@ final class TableLoader {
         }
     }
 
-    /// Whether `count` records from `record` have every field and no failed one.
-    private func isPlain(_ batch: RecordBatch, from record: Int, count: Int) -> Bool {
-        for item in record..<(record + count) where batch.failedSlots[item] != 0 { return false }
-        for index in (record * batch.width)..<((record + count) * batch.width) where batch.slots[index] == .absent { return false }
-        return true
+    /// The first of `count` records from `record` that lacks a field or has a failed one; nil when all are whole.
+    private func firstNotPlain(_ batch: RecordBatch, from record: Int, count: Int) -> Int? {
+        for item in record..<(record + count) {
+            if batch.failedSlots[item] != 0 { return item }
+            for index in (item * batch.width)..<((item + 1) * batch.width) where batch.slots[index] == .absent { return item }
+        }
+        return nil
     }
 
     /// Inserts ``rowsPerStatement`` plain records from `record` with one statement: true when

@@ -4,7 +4,8 @@ public import SeedRuntime
 /// Checks rows that migrations write against the manifest's rules, with the same codes and
 /// messages as a build.
 public struct ManifestValidator: RowValidator {
-    private let rules: [String: [String: [ColumnRules]]]
+    /// Lower-cased table → lower-cased column → its rules, prepared once for checking many values.
+    private let rules: [String: [String: [ColumnRules.Prepared]]]
     /// Lower-cased table → lower-cased attributes seedkit cannot write (Transformable and other archived values) → their type.
     private let unwritable: [String: [String: String]]
     /// The last row shape's rules, column by column: a big migration's rows all have the same
@@ -12,7 +13,7 @@ public struct ManifestValidator: RowValidator {
     private let shapes = ShapeMemo()
 
     public init(manifest: Manifest) {
-        var rules: [String: [String: [ColumnRules]]] = [:]
+        var rules: [String: [String: [ColumnRules.Prepared]]] = [:]
         var unwritable: [String: [String: String]] = [:]
         for table in manifest.tables {
             for attribute in manifest.model?.flattened(table.name)?.attributes ?? [] where !CoreDataModel.supportedTypes.contains(attribute.type) {
@@ -21,7 +22,7 @@ public struct ManifestValidator: RowValidator {
             var byColumn = Dictionary(table.rules.map { ($0.column.lowercased(), [$0]) }, uniquingKeysWith: { first, _ in first })
             // A Core Data model's own rules apply on top of the manifest's.
             for rule in manifest.model?.rules(for: table.name) ?? [] { byColumn[rule.column.lowercased(), default: []].append(rule) }
-            rules[table.name.lowercased()] = byColumn
+            rules[table.name.lowercased()] = byColumn.mapValues { $0.map(ColumnRules.Prepared.init) }
         }
         self.rules = rules
         self.unwritable = unwritable
@@ -31,7 +32,7 @@ public struct ManifestValidator: RowValidator {
         var problems: [Diagnostic] = []
         let shape = shapes.shape(table: table, columns: values.lazy.map { $0.column }) { columns in
             let tableKey = table.lowercasedName
-            return columns.map { column in (unwritable[tableKey]?[column.lowercasedName], (rules[tableKey]?[column.lowercasedName] ?? []).map(ColumnRules.Prepared.init)) }
+            return columns.map { column in (unwritable[tableKey]?[column.lowercasedName], rules[tableKey]?[column.lowercasedName] ?? []) }
         }
         for (index, (column, _)) in values.enumerated() {
             if let type = shape[index].unwritable {
