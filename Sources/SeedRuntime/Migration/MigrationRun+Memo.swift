@@ -133,16 +133,19 @@ struct ColumnPlan {
 }
 
 extension MigrationRun {
-    /// Inserts a row through the dialect; a plain SQLite INSERT is prepared once per table and column list.
-    mutating func write(_ values: [(column: String, value: SQLValue)], into table: TableInfo, name: String) throws {
+    /// Inserts a row through the dialect; a plain SQLite INSERT is prepared once per table and
+    /// column list. Returns the rows SQLite inserted: 0 when a trigger vetoed it (`RAISE(IGNORE)`).
+    mutating func write(_ values: [(column: String, value: SQLValue)], into table: TableInfo, name: String) throws -> Int {
+        let changed: Int
         if let statement = memo.statement(.insert, table: table.name, operation: name, columns: values.lazy.map { $0.column }) {
-            try execute(statement, binding: values)
+            changed = try execute(statement, binding: values)
         } else if let sql = dialect.plainInsertSQL(into: table, columns: values.map { $0.column }) {
-            try execute(prepare(RunMemo.Key(kind: .insert, table: table.name, operation: name, columns: values.map { $0.column }), sql: sql), binding: values)
+            changed = try execute(prepare(RunMemo.Key(kind: .insert, table: table.name, operation: name, columns: values.map { $0.column }), sql: sql), binding: values)
         } else {
-            try dialect.insert(db, into: table, name: name, values: values, references: parentTables(of: table))
+            changed = try dialect.insert(db, into: table, name: name, values: values, references: parentTables(of: table))
         }
-        memo.wrote(table.name)
+        if changed > 0 { memo.wrote(table.name) }
+        return changed
     }
 
     /// Whether a row of `table` can be inserted unless its `key` is there in one statement

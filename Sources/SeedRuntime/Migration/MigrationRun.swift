@@ -296,13 +296,19 @@ struct MigrationRun {
                     fill(slot, event(.alreadyPresent, table, row: row, key: try fields(), "already present; left as it is"))
                     return .done
                 }
-            } else {
-                try write(values, into: table, name: name)
+            } else if try write(values, into: table, name: name) == 0 {
+                // SQLite made no row: a trigger's RAISE(IGNORE). Never reported as inserted.
+                fill(slot, conflict(table, line: row.line, file: row.file, key: try fields(), "not inserted: \(try TriggerVeto.reason(db, table: table.name, event: "INSERT"))"))
+                return .done
             }
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
             // SQLite checks NOT NULL and CHECK before the key's index: a row whose key is there stays "already present".
             if unlessPresent, try count(table, key) > 0 {
                 fill(slot, event(.alreadyPresent, table, row: row, key: try fields(), "already present; left as it is"))
+                return .done
+            }
+            if let collision = try schemaCollision(error, in: table, values: values) {
+                fill(slot, conflict(table, line: row.line, file: row.file, key: try fields(), "not inserted: \(collision)"))
                 return .done
             }
             errors.append(Diagnostic(file: row.file, line: row.line, code: constraintCode(error), message: "cannot insert \(RowEvent.describe(key: try fields())) into \(table.name): \(error.message ?? "constraint failed")", table: table.name))
@@ -478,9 +484,22 @@ struct MigrationRun {
         }
         memo.changedRows()
         do {
+            // The row first, then what refers to it by value: nothing of theirs moves unless the row did.
+            if renames { try db.execute(sql: "PRAGMA defer_foreign_keys = ON") }
+            guard try dialect.update(db, table: table, key: key, values: to, references: parentTables(of: table)) > 0 else {
+                let changes = try columnChanges(from: written(from, as: change.from), to: written(to, as: change.to), current: current, applied: false, in: table)
+                fill(slot, conflict(table, line: change.line, file: file, key: fields, changes: changes, "not updated: \(try TriggerVeto.reason(db, table: table.name, event: "UPDATE"))"))
+                return .done
+            }
             if renames { try followRename(of: table, row: current, to: to) }
-            try dialect.update(db, table: table, key: key, values: to, references: parentTables(of: table))
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+            var merged = current.map { (column: $0.key, value: $0.value) }
+            merged.removeAll { row in to.contains { $0.column.lowercased() == row.column.lowercased() } }
+            if let collision = try schemaCollision(error, in: table, values: merged + to) {
+                let changes = try columnChanges(from: written(from, as: change.from), to: written(to, as: change.to), current: current, applied: false, in: table)
+                fill(slot, conflict(table, line: change.line, file: file, key: fields, changes: changes, "not updated: \(collision)"))
+                return .done
+            }
             errors.append(Diagnostic(file: file, line: change.line, code: constraintCode(error), message: "cannot update \(table.name) \(keyText): \(error.message ?? "constraint failed")", table: table.name))
             return .done
         }
@@ -583,7 +602,9 @@ struct MigrationRun {
                 error: Diagnostic(file: file, line: line, code: .deleteDenied, message: "cannot delete \(written(table)) \(RowEvent.describe(key: fields)): \(reason)", table: table.name)))
         }
         memo.changedRows()
-        try dialect.delete(db, from: table, key: key, references: parentTables(of: table))
+        guard try dialect.delete(db, from: table, key: key, references: parentTables(of: table)) > 0 else {
+            return .done(conflict(table, line: line, file: file, key: fields, "not deleted: \(try TriggerVeto.reason(db, table: table.name, event: "DELETE"))"))
+        }
         return .done(event(.deleted, table, line: line, file: file, key: fields, "deleted"))
     }
 
@@ -986,6 +1007,33 @@ struct MigrationRun {
     }
 
     func describe(_ value: SQLValue) -> String { RowEvent.describe(value) }
+
+    /// Why a write SQLite refused as a UNIQUE or PRIMARY KEY failure is a collision the schema
+    /// expects, not a broken migration: another row holds the value, and the schema declares
+    /// `ON CONFLICT REPLACE` (which would have deleted that row) or `IGNORE` (which would have
+    /// dropped this one) for the constraint. seedkit's statements name `OR ABORT`, so neither
+    /// happened; the row is reported as not applied, with the row that holds the value. Nil for
+    /// other failures (an error, as ever).
+    private mutating func schemaCollision(_ error: DatabaseError, in table: TableInfo, values: [(column: String, value: SQLValue)]) throws -> String? {
+        guard error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE || error.extendedResultCode == .SQLITE_CONSTRAINT_PRIMARYKEY,
+              let columns = ConflictClauses.columns(inConstraintMessage: error.message ?? ""),
+              let clause = try ConflictClauses.read(db, table: table.name).uniqueClause(on: columns),
+              clause.algorithm == "REPLACE" || clause.algorithm == "IGNORE" else { return nil }
+        let held = columns.map { column in values.last { $0.column.lowercased() == column.lowercased() }?.value ?? .null }
+        let heldText = zip(columns, held).map { "\($0) \(RowEvent.describe($1))" }.joined(separator: ", ")
+        let keyColumns = (spec(table)?.key.isEmpty == false ? spec(table)?.key.map { dialect.columnName($0) } : nil) ?? (table.primaryKey.isEmpty ? ["rowid"] : table.primaryKey)
+        let holder = try Row.fetchOne(db, sql: "SELECT \(keyColumns.map(quoteIdentifier).joined(separator: ", ")) FROM \(quoteIdentifier(table.name)) WHERE \(columns.map { "\(quoteIdentifier($0)) IS ?" }.joined(separator: " AND "))",
+                                      arguments: StatementArguments(held.map { $0.databaseValue }))
+        var holderText = "another row"
+        if let holder {
+            holderText = "the store's row " + holder.databaseValues.map { RowEvent.describe(SQLValue.fromDatabaseValue($0) ?? .null) }.joined(separator: " / ")
+        }
+        let constraint = "\(written(table)).\(columns.joined(separator: ", "))"
+        if clause.algorithm == "REPLACE" {
+            return "its \(heldText) is held by \(holderText); the schema's ON CONFLICT REPLACE on \(constraint) would delete that row, so it is kept and this one is not written"
+        }
+        return "ignored by the schema's ON CONFLICT IGNORE on \(constraint): its \(heldText) is held by \(holderText)"
+    }
 
     private func constraintCode(_ error: DatabaseError) -> DiagnosticCode {
         let message = error.message ?? ""

@@ -234,7 +234,8 @@ package struct CoreDataDialect: StoreDialect {
 
     // MARK: - Writing
 
-    package func insert(_ db: Database, into table: TableInfo, name: String, values: [(column: String, value: SQLValue)], references: [String: String]) throws {
+    @discardableResult
+    package func insert(_ db: Database, into table: TableInfo, name: String, values: [(column: String, value: SQLValue)], references: [String: String]) throws -> Int {
         try refuseBlocked(table.name)
         // A sub-entity's rows live in its root's table with the sub-entity's Z_ENT; keys come from the root's Z_MAX.
         guard let entity = entity(named: name) ?? entity(forTable: table.name) else {
@@ -258,8 +259,10 @@ package struct CoreDataDialect: StoreDialect {
         }
         let columns = all.map { quoteIdentifier($0.column) }.joined(separator: ", ")
         let marks = Array(repeating: "?", count: all.count).joined(separator: ", ")
-        try db.cachedStatement(sql: "INSERT INTO \(quoteIdentifier(table.name)) (\(columns)) VALUES (\(marks))")
+        try db.cachedStatement(sql: "INSERT OR ABORT INTO \(quoteIdentifier(table.name)) (\(columns)) VALUES (\(marks))")
             .execute(arguments: StatementArguments(values: all))
+        let changed = db.changesCount
+        guard changed > 0 else { return 0 }  // vetoed by a trigger: no bookkeeping for a row that is not there
         session.insert(table.name, primaryKey)
         for (column, value) in values where value != .null {
             guard let parent = references[column] else { continue }
@@ -268,9 +271,11 @@ package struct CoreDataDialect: StoreDialect {
             }
             try bumpOptimisticLock(db, table: parent, primaryKey: value)
         }
+        return changed
     }
 
-    package func update(_ db: Database, table: TableInfo, key: [(column: String, value: SQLValue)], values: [(column: String, value: SQLValue)], references: [String: String]) throws {
+    @discardableResult
+    package func update(_ db: Database, table: TableInfo, key: [(column: String, value: SQLValue)], values: [(column: String, value: SQLValue)], references: [String: String]) throws -> Int {
         try refuseBlocked(table.name)
         let ordered = values.map(\.column).filter { Self.orderColumn(for: $0, in: table) != nil }
         let before = try relationships(db, table: table, key: key, columns: Set(references.keys).union(ordered).union(["Z_PK", "Z_ENT"]))
@@ -286,8 +291,10 @@ package struct CoreDataDialect: StoreDialect {
             }
         }
         let assignments = (values.map { "\(quoteIdentifier($0.column)) = ?" } + ["Z_OPT = Z_OPT + 1"]).joined(separator: ", ")
-        try db.cachedStatement(sql: "UPDATE \(quoteIdentifier(table.name)) SET \(assignments) WHERE \(keyPredicate(key))")
+        try db.cachedStatement(sql: "UPDATE OR ABORT \(quoteIdentifier(table.name)) SET \(assignments) WHERE \(keyPredicate(key))")
             .execute(arguments: StatementArguments(values: values + key))
+        let changed = db.changesCount
+        guard changed > 0 else { return 0 }
         let owner = before["Z_PK"] ?? .null
         let entity = entities.first { SQLValue.integer($0.number) == before["Z_ENT"] }
         for (column, value) in values {
@@ -302,13 +309,17 @@ package struct CoreDataDialect: StoreDialect {
                 try bumpOptimisticLock(db, table: parent, primaryKey: value)
             }
         }
+        return changed
     }
 
-    package func delete(_ db: Database, from table: TableInfo, key: [(column: String, value: SQLValue)], references: [String: String]) throws {
+    @discardableResult
+    package func delete(_ db: Database, from table: TableInfo, key: [(column: String, value: SQLValue)], references: [String: String]) throws -> Int {
         try refuseBlocked(table.name)
         let before = try relationships(db, table: table, key: key, columns: Set(references.keys).union(["Z_PK", "Z_ENT"]))
         try db.cachedStatement(sql: "DELETE FROM \(quoteIdentifier(table.name)) WHERE \(keyPredicate(key))")
             .execute(arguments: StatementArguments(values: key))
+        let changed = db.changesCount
+        guard changed > 0 else { return 0 }
         let entity = entities.first { SQLValue.integer($0.number) == before["Z_ENT"] }
         for (column, value) in before where value != .null {
             guard let parent = references[column] else { continue }
@@ -319,6 +330,7 @@ package struct CoreDataDialect: StoreDialect {
         }
         // The row's many-to-many links go with it (Nullify; the caller has checked the rules).
         if let entity, let primaryKey = before["Z_PK"] { try unlinkAll(db, entity: entity, primaryKey: primaryKey) }
+        return changed
     }
 
     // MARK: - Helpers

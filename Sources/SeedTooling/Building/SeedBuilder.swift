@@ -206,6 +206,7 @@ public struct SeedBuilder: Sendable {
 
         var diagnostics: [Diagnostic] = []
         var counts: [(name: String, rows: Int)] = []
+        let rowsBefore = try tableRowCounts(db, plans: plans)
         let deferral = Deferral(plans: plans)
         for (index, plan) in plans.enumerated() {
             let (rows, hash) = try load(plan, index: index, deferral: deferral, db: db, diagnostics: &diagnostics)
@@ -229,6 +230,9 @@ public struct SeedBuilder: Sendable {
                 let file = plans.first { $0.table.name == table }?.config.displayFile
                 diagnostics.append(Diagnostic(file: file, code: .unresolvedReference, message: "a row of \(table) (rowid \(row[1] as Int64? ?? 0)) references a missing row of \(row[2] as String)", table: table))
             }
+        }
+        if diagnostics.isEmpty {
+            diagnostics += try auditRowCounts(db, plans: plans, before: rowsBefore, counts: &counts)
         }
         if !diagnostics.isEmpty {
             throw SeedError(.invalidData, capped(diagnostics))
@@ -254,6 +258,38 @@ public struct SeedBuilder: Sendable {
         try db.execute(sql: "COMMIT")
         if !keyIndexes.isEmpty { try db.execute(sql: "VACUUM") }
         return (counts, hash)
+    }
+
+    /// Rows each table of `plans` holds (a template's own rows, before the build loads any).
+    private func tableRowCounts(_ db: Database, plans: [TablePlan]) throws -> [String: Int] {
+        var rows: [String: Int] = [:]
+        for name in Set(plans.map(\.table.name)) {
+            rows[name] = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(quoteIdentifier(name))") ?? 0
+        }
+        return rows
+    }
+
+    /// What the seed holds, from SQLite: a table holding fewer rows than the build inserted lost
+    /// some to the schema (a trigger that deletes rows) and fails the build; otherwise the
+    /// summary's count of a table one plan loads is the rows it holds (a trigger may add rows).
+    private func auditRowCounts(_ db: Database, plans: [TablePlan], before: [String: Int], counts: inout [(name: String, rows: Int)]) throws -> [Diagnostic] {
+        var diagnostics: [Diagnostic] = []
+        let held = try tableRowCounts(db, plans: plans)
+        for name in Set(plans.map(\.table.name)).sorted() {
+            let indexes = plans.indices.filter { plans[$0].table.name == name }
+            let inserted = indexes.reduce(0) { $0 + counts[$1].rows }
+            let now = (held[name] ?? 0) - (before[name] ?? 0)
+            if now < inserted {
+                let plan = plans[indexes[0]]
+                let triggers = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger' AND sql LIKE '%DELETE%' ORDER BY name")
+                let blamed = triggers.isEmpty ? "" : ": removed by the schema (triggers that delete: \(triggers.joined(separator: ", ")))"
+                diagnostics.append(Diagnostic(file: plan.config.displayFile, code: .otherRule,
+                                              message: "\(inserted - now) of the \(inserted) rows seedkit inserted into \(name) are not in it\(blamed); seedkit keeps every row or fails", table: name))
+            } else if indexes.count == 1 {
+                counts[indexes[0]].rows = held[name] ?? now
+            }
+        }
+        return diagnostics
     }
 
     /// Whether the rows just loaded hold `value` in `table.column` (manifest names), converted as

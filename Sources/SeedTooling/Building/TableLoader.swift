@@ -30,6 +30,10 @@ final class TableLoader {
     private var foundIntegers: [[Int64: Int64]] = []
     private let checks: [(statement: Statement, check: Manifest.Check)]
     private(set) var rowsInserted = 0
+    /// Whether a trigger of the table may veto a row (`RAISE(IGNORE)`): then each insert checks that SQLite made the row.
+    private let hasTriggers: Bool
+    /// The schema's ON CONFLICT clauses, to say what a duplicate's clause would have done.
+    private let conflictClauses: ConflictClauses
     /// Where a record goes whose ref names a row not inserted yet; nil: such a ref is an error.
     var parking: ParkedRows?
     /// By slot: whether a miss of this ref may be a row not inserted yet (a later row of this
@@ -61,7 +65,8 @@ final class TableLoader {
         // immediate one is checked at the end of each statement: a row naming a later row of the
         // same multi-row INSERT would pass, one naming a row of the next would not).
         let table = plan.table.name.lowercased()
-        let hasTriggers = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND lower(tbl_name) = ?1 UNION ALL SELECT 1 FROM sqlite_temp_master WHERE type = 'trigger' AND lower(tbl_name) = ?1)", arguments: [table]) ?? true
+        hasTriggers = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND lower(tbl_name) = ?1 UNION ALL SELECT 1 FROM sqlite_temp_master WHERE type = 'trigger' AND lower(tbl_name) = ?1)", arguments: [table]) ?? true
+        conflictClauses = try ConflictClauses.read(db, table: plan.table.name)
         let refersToItself = try Row.fetchAll(db, sql: "SELECT \"table\" FROM pragma_foreign_key_list(?)", arguments: [plan.table.name]).contains { ($0[0] as String?)?.lowercased() == table }
         rowsPerStatement = plan.bound.isEmpty || plan.bound.count >= 64 || hasTriggers || refersToItself ? 1 : min(32, 999 / plan.bound.count)
         lookups = try plan.bound.map { bound in try bound.reference.map { try db.makeStatement(sql: $0.lookupSQL) } }
@@ -82,11 +87,12 @@ final class TableLoader {
         }
         let sql: String
         if columns.isEmpty && constants.isEmpty {
-            sql = "INSERT INTO \(quoteIdentifier(plan.table.name)) DEFAULT VALUES"
+            sql = "INSERT OR ABORT INTO \(quoteIdentifier(plan.table.name)) DEFAULT VALUES"
         } else {
             let names = (constants.map(\.column) + columns.map { plan.bound[$0].info.name }).map(quoteIdentifier).joined(separator: ", ")
             let values = constants.map(\.sql) + Array(repeating: "?", count: columns.count)
-            sql = "INSERT INTO \(quoteIdentifier(plan.table.name)) (\(names)) VALUES (\(values.joined(separator: ", ")))"
+            // OR ABORT: a schema's ON CONFLICT REPLACE or IGNORE never deletes or drops a row unseen (see ConflictClauses).
+            sql = "INSERT OR ABORT INTO \(quoteIdentifier(plan.table.name)) (\(names)) VALUES (\(values.joined(separator: ", ")))"
         }
         let statement = try db.makeStatement(sql: sql)
         inserts[mask] = statement
@@ -236,7 +242,12 @@ final class TableLoader {
                     sqlite3_reset(handle)
                 }
                 if placeholder { try db.execute(sql: "PRAGMA defer_foreign_keys = OFF") }
-                if result == SQLITE_DONE {
+                if result == SQLITE_DONE, hasTriggers, sqlite3_changes(db.sqliteConnection) == 0 {
+                    // A trigger's RAISE(IGNORE): SQLite made no row. Never counted as inserted.
+                    let reason = try TriggerVeto.reason(db, table: plan.table.name, event: "INSERT")
+                    diagnostics.append(Diagnostic(file: file, line: Int(batch.lines[record]), code: .otherRule,
+                                                  message: "this row of \(plan.table.name) was not inserted: \(reason)", table: plan.table.name))
+                } else if result == SQLITE_DONE {
                     rowsInserted += 1
                     inserted?(batch, record)
                     if linkLater != 0, let links {
@@ -425,7 +436,13 @@ final class TableLoader {
                 guard let slot = plan.bound.firstIndex(where: { $0.info.name.caseInsensitiveCompare(name) == .orderedSame }) else { return name }
                 return "\(plan.bound[slot].name) '\(batch.value(record: record, slot: slot).description)'"  // as the fixture names it
             }
-            text = "duplicate key \(values.joined(separator: ", ")): an earlier row has the same"
+            text = "duplicate key \(values.joined(separator: ", ")): an earlier row has the same" + {
+                switch conflictClauses.uniqueClause(on: names)?.algorithm {
+                case "REPLACE": return " (the schema's ON CONFLICT REPLACE would have deleted that row; seedkit keeps every row or fails)"
+                case "IGNORE": return " (the schema's ON CONFLICT IGNORE would have dropped this row; seedkit keeps every row or fails)"
+                default: return ""
+                }
+            }()
         case 787:  // SQLITE_CONSTRAINT_FOREIGNKEY
             code = .unresolvedReference
             text = "FOREIGN KEY constraint failed: a referenced row does not exist"
