@@ -159,3 +159,52 @@ import Testing
 private func squeezed(_ text: String) -> String {
     text.replacingOccurrences(of: " +", with: " ", options: .regularExpression)
 }
+
+/// A key swap or rotation within one migration (issue 22): applied one by one, each rename
+/// found its new key taken, was reported as a conflict, and the migration was recorded as
+/// applied with the swap never made. It is refused, naming both updates, and nothing is written.
+@Suite struct KeySwapTests {
+    @Test func aKeySwapWithinOneMigrationIsRefusedAndNotRecorded() throws {
+        let project = try TemporaryProject.withUserStore()
+        try project.remove("migrations/0001-add-fourth-book.yml")
+        try project.write("migrations/0001-swap.yml", """
+            update:
+              books:
+                - key: The first book
+                  from: { title: The first book }
+                  to: { title: The second book }
+                - key: The second book
+                  from: { title: The second book }
+                  to: { title: The first book }
+
+            """)
+        let before = try #require(project.read("user.sqlite"))
+        let result = try project.seedkit("migrate", "user.sqlite")
+        #expect(result.status == 2, "\(result)")
+        #expect(result.stderr.contains("migrations/0001-swap.yml:3: error: update of books 'The first book' renames it to 'The second book', which the update at line 6 renames away later in this migration"), "\(result)")
+        #expect(project.read("user.sqlite") == before)
+    }
+
+    /// The same rename through a free key, as the message says, applies.
+    @Test func aSwapThroughAFreeKeyApplies() throws {
+        let project = try TemporaryProject.withUserStore()
+        try project.remove("migrations/0001-add-fourth-book.yml")
+        try project.write("migrations/0001-swap.yml", """
+            update:
+              books:
+                - key: The first book
+                  from: { title: The first book }
+                  to: { title: The first book (old) }
+                - key: The second book
+                  from: { title: The second book }
+                  to: { title: The first book }
+                - key: The first book (old)
+                  from: { title: The first book (old) }
+                  to: { title: The second book }
+
+            """)
+        let result = try project.seedkit("migrate", "user.sqlite")
+        #expect(result.status == 0, "\(result)")
+        #expect(try project.rows("user.sqlite", "SELECT id || ' ' || title || ' ' || price FROM books ORDER BY id") == ["'1 The second book 10.0'", "'2 The first book 15.0'", "'3 The third book 10.0'"])
+    }
+}

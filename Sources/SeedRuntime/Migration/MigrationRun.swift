@@ -53,6 +53,9 @@ struct MigrationRun {
     var queue = WaitQueue()
     /// Deletes of the migration being applied that a row still refers to, retried once its other changes are done.
     private var blockedDeletes: [BlockedDelete] = []
+    /// The updates of the operation being applied that come after the one being applied: a
+    /// rename whose new key one of them renames away is a swap or rotation (see ``update(_:in:file:slot:)``).
+    private var laterUpdates: ArraySlice<DataChanges.RowChange> = []
 
     init(db: Database, options: SeedMigrator.Options) throws {
         self.db = db
@@ -142,7 +145,9 @@ struct MigrationRun {
                 try settle(.insert(row: row, table: name), slot: slot, try insert(row, named: name, slot: slot, validate: true))
             }
         case .update(let name, let changes):
-            for change in changes {
+            defer { laterUpdates = [] }
+            for (position, change) in changes.enumerated() {
+                laterUpdates = changes[(position + 1)...]
                 let slot = newSlot(index)
                 try settle(.update(change: change, table: name, file: migration.file), slot: slot, try update(change, in: table, file: migration.file, slot: slot))
             }
@@ -474,6 +479,17 @@ struct MigrationRun {
             return .done
         }
         if renames, try count(table, newKey) > 0 {
+            if let later = try renamedAwayLater(newKey, in: table, file: file) {
+                // A swap or rotation: SQLite holds one row per key at every step, so applying these
+                // one by one would leave each a conflict and record the migration as applied.
+                let target = try describeKey(newKey, in: table, input: change.to)
+                errors.append(Diagnostic(file: file, line: change.line, code: .configuration, message: """
+                    update of \(written(table)) \(keyText) renames it to \(target), which the update at line \(later.line) renames away later in this migration: \
+                    a key is held by one row at every step. List that update first; for a swap or a rotation, rename through a key no row has \
+                    (A → A-old, B → A, A-old → B); nothing was written
+                    """, table: table.name))
+                return .done
+            }
             let changes = try columnChanges(from: written(from, as: change.from), to: written(to, as: change.to), current: current, applied: false, in: table)
             fill(slot, conflict(table, line: change.line, file: file, key: fields, changes: changes,
                                 "the new key \(try describeKey(newKey, in: table, input: change.to)) is already taken by another row; not renamed"))
@@ -517,6 +533,22 @@ struct MigrationRun {
         }
         return .done
     }
+    /// The later update of the operation being applied whose key is `key` and which changes it
+    /// (renames that row away), if one does.
+    private mutating func renamedAwayLater(_ key: [(column: String, value: SQLValue)], in table: TableInfo, file: String) throws -> DataChanges.RowChange? {
+        let errorCount = errors.count
+        defer { errors.removeSubrange(errorCount...) }  // a later update's own problems are reported when it is applied
+        for later in laterUpdates {
+            guard let (laterKey, _) = try resolveKey(later.key, in: table, file: file, line: later.line),
+                  zip(laterKey, key).allSatisfy({ $0.value.isSame(as: $1.value) }) else { continue }
+            let renamed = laterKey.contains { part in
+                later.to.values.contains { $0.column.lowercased() == part.column.lowercased() || dialect.columnName($0.column).lowercased() == part.column.lowercased() }
+            }
+            if renamed { return later }
+        }
+        return nil
+    }
+
     private mutating func describeKey(_ key: [(column: String, value: SQLValue)], in table: TableInfo, input: DataChanges.RowValues) throws -> String {
         RowEvent.describe(key: try keyFields(key, in: table, input: input))
     }
