@@ -24,6 +24,7 @@ test:
 	@$(SWIFT) test --skip-build --no-parallel --disable-xctest > build/test.log 2>&1; status=$$?; \
 	  grep -vP '^(◇|↳) |^✔ (Test|Suite) (?!run with)|^\[[0-9]+/[0-9]+\]|^Building for|^Build complete' build/test.log; exit $$status
 	$(SEEDKIT) check-upgrade seeds/releases/*.sqlite
+	python3 scripts/hostile.py $(SEEDKIT) --cases $${HOSTILE_CASES:-100}
 	SWIFT=$(SWIFT) scripts/check-docs.sh
 	SWIFT=$(SWIFT) python3 scripts/check-example.py
 

@@ -208,3 +208,61 @@ private func squeezed(_ text: String) -> String {
         #expect(try project.rows("user.sqlite", "SELECT id || ' ' || title || ' ' || price FROM books ORDER BY id") == ["'1 The second book 10.0'", "'2 The first book 15.0'", "'3 The third book 10.0'"])
     }
 }
+
+/// Table options in any order and company (`WITHOUT ROWID, STRICT`): a WITHOUT ROWID table read
+/// as a rowid table made every delete from it fail with `no such column: rowid` (exit 4).
+@Suite struct TableOptionsTests {
+    @Test func aDeleteFromAWithoutRowidStrictTableApplies() throws {
+        let project = try TemporaryProject()
+        try project.remove("migrations/0001-add-fourth-book.yml")
+        try project.write("seeds/schema.sql", """
+            CREATE TABLE categories (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE) STRICT;
+            CREATE TABLE books (title TEXT NOT NULL PRIMARY KEY, price REAL NOT NULL, category_id INTEGER NOT NULL REFERENCES categories(id)) WITHOUT ROWID, STRICT;
+            """)
+        let build = try project.seedkit("build")
+        try #require(build.status == 0, "\(build)")
+        try FileManager.default.copyItem(atPath: project.path("build/seed.sqlite"), toPath: project.path("user.sqlite"))
+        try project.write("migrations/0001-drop.yml", "delete:\n  books:\n    - key: The second book\n      from: { price: 15 }\n")
+        let result = try project.seedkit("migrate", "user.sqlite")
+        #expect(result.status == 0, "\(result)")
+        let titles = try project.rows("user.sqlite", "SELECT title FROM books ORDER BY title")
+        #expect(titles == ["'The first book'", "'The third book'"], "\(titles) \(result)")
+    }
+
+    @Test(arguments: [
+        ("CREATE TABLE t (a TEXT PRIMARY KEY) WITHOUT ROWID", true),
+        ("CREATE TABLE t (a TEXT PRIMARY KEY) WITHOUT ROWID, STRICT", true),
+        ("CREATE TABLE t (a TEXT PRIMARY KEY) STRICT,WITHOUT  ROWID", true),
+        ("CREATE TABLE t (a TEXT PRIMARY KEY) /* WITHOUT ROWID */", false),
+        ("CREATE TABLE t (a TEXT PRIMARY KEY, \"without rowid\" TEXT)", false),
+        ("CREATE TABLE t (a TEXT PRIMARY KEY, CHECK (a <> 'x)'))", false),
+    ])
+    func withoutRowidIsReadFromTheTableOptions(sql: String, expected: Bool) {
+        #expect(TableInfo.isWithoutRowID(createTableSQL: sql) == expected)
+    }
+}
+
+/// The ON CONFLICT clauses seedkit reads from a table's CREATE TABLE text, to say what a collision
+/// on a REPLACE or IGNORE constraint would have done.
+@Suite struct ConflictClausesTests {
+    @Test func columnAndTableConstraintsAreRead() {
+        let clauses = ConflictClauses(createTableSQL: """
+            CREATE TABLE "books" (
+              id INTEGER PRIMARY KEY ON CONFLICT REPLACE, -- a comment, (with parens)
+              "isbn" TEXT UNIQUE ON CONFLICT IGNORE,
+              title TEXT NOT NULL ON CONFLICT FAIL COLLATE NOCASE UNIQUE,
+              shelf INTEGER, row INTEGER, note TEXT DEFAULT 'a, b (c)',
+              CONSTRAINT place UNIQUE (shelf, [row]) ON CONFLICT REPLACE,
+              CHECK (shelf > 0)
+            )
+            """)
+        #expect(clauses.uniqueClause(on: ["ID"])?.algorithm == "REPLACE")
+        #expect(clauses.uniqueClause(on: ["isbn"])?.algorithm == "IGNORE")
+        #expect(clauses.uniqueClause(on: ["title"])?.algorithm == "ABORT")
+        #expect(clauses.uniqueClause(on: ["row", "shelf"])?.algorithm == "REPLACE")
+        #expect(clauses.uniqueClause(on: ["note"]) == nil)
+        #expect(clauses.clauses.contains { $0.kind == .notNull && $0.columns == ["title"] && $0.algorithm == "FAIL" })
+        #expect(clauses.dropsRows)
+        #expect(ConflictClauses.columns(inConstraintMessage: "UNIQUE constraint failed: books.shelf, books.row") == ["shelf", "row"])
+    }
+}

@@ -131,7 +131,7 @@ package struct ConflictClauses: Sendable, Equatable {
     }
 
     /// SQL tokens: words, quoted names and strings kept whole, punctuation one by one; comments dropped.
-    static func tokens(_ sql: String) -> [String] {
+    package static func tokens(_ sql: String) -> [String] {
         var tokens: [String] = []
         let characters = Array(sql)
         var index = 0

@@ -86,11 +86,29 @@ package struct TableInfo: Sendable, Equatable {
             keys[id] = key
         }
         let sql = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", arguments: [table]) ?? ""
-        let withoutRowID = sql.uppercased().replacingOccurrences(of: " ", with: "").hasSuffix("WITHOUTROWID")
+        let withoutRowID = Self.isWithoutRowID(createTableSQL: sql)
         return TableInfo(name: table, columns: columns, foreignKeys: keys.keys.sorted().compactMap { keys[$0] }, withoutRowID: withoutRowID)
     }
 
     /// The names of the store's own tables (not SQLite's, not seedkit's), in schema order.
+    /// Whether a `CREATE TABLE` statement's table options (after its column list) say WITHOUT
+    /// ROWID, alone or among others (`WITHOUT ROWID, STRICT`), whatever the spacing and comments.
+    package static func isWithoutRowID(createTableSQL sql: String) -> Bool {
+        let tokens = ConflictClauses.tokens(sql).map { $0.uppercased() }
+        guard let open = tokens.firstIndex(of: "(") else { return false }
+        var depth = 0
+        for index in open..<tokens.count {
+            if tokens[index] == "(" { depth += 1 } else if tokens[index] == ")" {
+                depth -= 1
+                if depth == 0 {
+                    let options = tokens[(index + 1)...]
+                    return zip(options, options.dropFirst()).contains { $0 == "WITHOUT" && $1 == "ROWID" }
+                }
+            }
+        }
+        return false
+    }
+
     package static func userTables(_ db: Database) throws -> [String] {
         try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY rowid")
             .filter { !SeedCatalog.isInternal($0) }

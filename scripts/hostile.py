@@ -1,0 +1,405 @@
+#!/usr/bin/env python3
+"""Hostile-schema harness (issue 22): generated schemas, fixtures, user edits and migrations,
+run through the real `seedkit build` and `seedkit migrate`, each run audited independently
+with Python's own sqlite3 module (none of seedkit's code).
+
+Schemas mix what real apps write: ON CONFLICT clauses (REPLACE, IGNORE, FAIL, ABORT, ROLLBACK),
+partial and expression indexes, COLLATE NOCASE keys, AUTOINCREMENT, WITHOUT ROWID, STRICT,
+generated columns, views, and triggers that veto (RAISE(IGNORE)), abort (RAISE(ABORT)) or
+write elsewhere (an audit log).
+
+The audit, after each run:
+  build    exit 0 exactly when the fixtures can all be stored (an oracle computed here: unique
+           keys, unique values where the schema says UNIQUE, no row a trigger vetoes or aborts);
+           on success the seed holds every fixture row with its values and nothing else, and
+           the summary's counts are the seed's; on failure no output file and no temp file.
+  migrate  on failure the store's bytes are unchanged; on success every entry of the migration
+           has an event with its key; every 'inserted' row is in the store with the migration's
+           values and was not there before; every 'updated' row holds the new values; every
+           'deleted' row is gone; every row no applied event names is unchanged (nothing of the
+           user's lost); every new row is named by an 'inserted' event; --on-conflict fail with
+           a conflict fails; a second run changes nothing.
+
+Usage: hostile.py SEEDKIT [--cases N] [--seed S] [--case K] [--keep DIR] [--verbose]
+  Cases are numbered from the seed: `--seed 22 --case 137` replays case 137 alone.
+  `make test` runs a quick subset (HOSTILE_CASES, default 60); release time runs 600+:
+  `python3 scripts/hostile.py .build/debug/seedkit --cases 600`.
+"""
+import argparse, hashlib, json, os, random, shutil, sqlite3, subprocess, sys, tempfile
+
+TITLES = ["Dune", "Emma", "Nana", "Ulysses", "Beloved", "Kim", "Heidi", "Rebecca", "Carrie", "Lolita",
+          "Matilda", "Persuasion", "Middlemarch", "Walden", "Candide"]
+ISBNS = ["111", "222", "333", "444", "555", "666", None]
+CATEGORIES = ["Fiction", "Biography"]
+
+
+class Case:
+    def __init__(self, seed, number):
+        self.number = number
+        r = random.Random(f"{seed}:{number}")
+        self.r = r
+        self.without_rowid = r.random() < 0.12
+        self.autoincrement = not self.without_rowid and r.random() < 0.25
+        self.strict = r.random() < 0.2
+        self.nocase = r.random() < 0.2
+        self.isbn_rule = r.choice(["none", "unique", "REPLACE", "IGNORE", "FAIL", "ABORT", "ROLLBACK", "partial", "none"])
+        self.generated = r.random() < 0.25
+        self.expression_index = r.random() < 0.25
+        self.view = r.random() < 0.3
+        self.veto_insert = r.random() < 0.3       # BEFORE INSERT … WHEN price > 100 RAISE(IGNORE)
+        self.abort_insert = r.random() < 0.15     # BEFORE INSERT … WHEN price = 13 RAISE(ABORT)
+        self.veto_update = r.random() < 0.2       # BEFORE UPDATE … WHEN NEW.price > 100 RAISE(IGNORE)
+        self.veto_delete = r.random() < 0.2       # BEFORE DELETE … WHEN OLD.title LIKE 'K%' RAISE(IGNORE)
+        self.audit_log = r.random() < 0.25        # AFTER INSERT/UPDATE/DELETE → log table
+        self.on_conflict_fail = r.random() < 0.2
+        # Fixtures: a few books; sometimes a duplicate title or isbn, a vetoed or aborted price.
+        count = r.randint(1, 8)
+        titles = r.sample(TITLES, count)
+        if r.random() < 0.1 and count > 1:
+            titles[-1] = titles[0] if r.random() < 0.5 or not self.nocase else titles[0].upper()
+        self.fixtures = [self.book(t) for t in titles]
+        if r.random() < 0.85:
+            # Mostly distinct isbns (a shared one fails the build where isbn is UNIQUE).
+            free = r.sample(ISBNS[:-1] + ["777", "888", "999"], min(count, 9))
+            for book, isbn in zip(self.fixtures, free):
+                book["isbn"] = isbn if r.random() < 0.85 else None
+        # What the user does to their copy of the seed.
+        self.user_inserts = [self.book(f"Mine {i}") for i in range(r.randint(0, 3))]
+        self.user_price_edits = [t for t in titles if r.random() < 0.25]
+        self.user_deletes = [t for t in titles if r.random() < 0.15]
+        # The migration: inserts (new, already there, the user's, duplicates), updates, deletes.
+        pool = TITLES + [b["title"] for b in self.user_inserts]
+        self.m_inserts = [self.book(r.choice(pool)) for _ in range(r.randint(0, 5))]
+        for book in self.m_inserts:
+            if book["isbn"] is not None and r.random() < 0.6:
+                book["isbn"] = str(r.randint(700, 799))  # mostly a fresh isbn: most runs then apply
+        self.m_updates = []
+        self.m_deletes = []
+        for book in self.fixtures:
+            roll = r.random()
+            if roll < 0.3:
+                to = {"price": self.price()}
+                if r.random() < 0.4:
+                    to["isbn"] = r.choice(ISBNS)
+                self.m_updates.append((book, to))
+            elif roll < 0.45:
+                self.m_deletes.append(book)
+
+    def price(self):
+        return self.r.choice([5, 9, 10, 12, 13, 15, 20, 150, 500])
+
+    def book(self, title):
+        return {"title": title, "price": self.price(), "category": self.r.choice(CATEGORIES), "isbn": self.r.choice(ISBNS)}
+
+    # -- files ------------------------------------------------------------------------------
+    def schema(self):
+        title = "title TEXT NOT NULL" + (" COLLATE NOCASE" if self.nocase else "")
+        isbn = "isbn TEXT"
+        if self.isbn_rule == "unique":
+            isbn += " UNIQUE"
+        elif self.isbn_rule in ("REPLACE", "IGNORE", "FAIL", "ABORT", "ROLLBACK"):
+            isbn += " UNIQUE ON CONFLICT " + self.isbn_rule
+        columns = []
+        if self.without_rowid:
+            columns.append(title + " PRIMARY KEY")
+        else:
+            columns.append("id INTEGER PRIMARY KEY" + (" AUTOINCREMENT" if self.autoincrement else ""))
+            columns.append(title + " UNIQUE")
+        columns += ["price REAL NOT NULL", "category_id INTEGER NOT NULL REFERENCES categories(id)", isbn]
+        if self.generated:
+            columns.append("cents INTEGER GENERATED ALWAYS AS (CAST(price * 100 AS INTEGER)) VIRTUAL")
+        tail = ""
+        if self.without_rowid:
+            tail = " WITHOUT ROWID"
+        if self.strict:
+            tail += ("," if tail else "") + " STRICT"
+        sql = ["CREATE TABLE categories (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)" + (" STRICT" if self.strict else "") + ";",
+               "CREATE TABLE books (" + ", ".join(columns) + ")" + tail + ";"]
+        if self.isbn_rule == "partial":
+            sql.append("CREATE UNIQUE INDEX books_isbn ON books(isbn) WHERE isbn IS NOT NULL;")
+        if self.expression_index:
+            sql.append("CREATE INDEX books_lower ON books(lower(title));")
+        if self.view:
+            sql.append("CREATE VIEW cheap AS SELECT title, price FROM books WHERE price < 10;")
+        if self.veto_insert:
+            sql.append("CREATE TRIGGER no_pricey BEFORE INSERT ON books WHEN NEW.price > 100 BEGIN SELECT RAISE(IGNORE); END;")
+        if self.abort_insert:
+            sql.append("CREATE TRIGGER no_thirteen BEFORE INSERT ON books WHEN NEW.price = 13 BEGIN SELECT RAISE(ABORT, 'no 13'); END;")
+        if self.veto_update:
+            sql.append("CREATE TRIGGER frozen BEFORE UPDATE ON books WHEN NEW.price > 100 BEGIN SELECT RAISE(IGNORE); END;")
+        if self.veto_delete:
+            sql.append("CREATE TRIGGER keep_k BEFORE DELETE ON books WHEN OLD.title LIKE 'K%' BEGIN SELECT RAISE(IGNORE); END;")
+        if self.audit_log:
+            sql.append("CREATE TABLE log (what TEXT, title TEXT);")
+            for event, row in (("INSERT", "NEW"), ("UPDATE", "NEW"), ("DELETE", "OLD")):
+                sql.append(f"CREATE TRIGGER log_{event.lower()} AFTER {event} ON books BEGIN INSERT INTO log VALUES ('{event}', {row}.title); END;")
+        return "\n".join(sql) + "\n"
+
+    def manifest(self):
+        return ("schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n"
+                "  categories: { file: data/categories.csv, key: name }\n"
+                "  books:\n    file: data/books.csv\n    key: title\n    refs: { category_id: categories.name }\n")
+
+    def books_csv(self):
+        lines = ["title,price,category_id,isbn"]
+        for b in self.fixtures:
+            lines.append(f"{b['title']},{b['price']},{b['category']},{'' if b['isbn'] is None else b['isbn']}")
+        return "\n".join(lines) + "\n"
+
+    def migration(self):
+        def scalar(v):
+            return "null" if v is None else json.dumps(v)
+        out = []
+        if self.m_inserts:
+            out.append("insert:\n  books:")
+            for b in self.m_inserts:
+                out.append(f"    - {{ title: {scalar(b['title'])}, price: {b['price']}, category_id: {b['category']}, isbn: {scalar(b['isbn'])} }}")
+        if self.m_updates:
+            out.append("update:\n  books:")
+            for b, to in self.m_updates:
+                frm = {k: b[k] for k in to}
+                out.append(f"    - key: {scalar(b['title'])}")
+                out.append("      from: { " + ", ".join(f"{k}: {scalar(v)}" for k, v in frm.items()) + " }")
+                out.append("      to: { " + ", ".join(f"{k}: {scalar(v)}" for k, v in to.items()) + " }")
+        if self.m_deletes:
+            out.append("delete:\n  books:")
+            for b in self.m_deletes:
+                out.append(f"    - key: {scalar(b['title'])}\n      from: {{ price: {b['price']} }}")
+        return "\n".join(out) + "\n" if out else "insert: {}\n"
+
+    def fingerprint(self):
+        return hashlib.sha256((self.schema() + self.books_csv() + self.migration() + repr((self.user_inserts, self.user_price_edits, self.user_deletes, self.on_conflict_fail))).encode()).hexdigest()
+
+    # -- the oracle for build ---------------------------------------------------------------
+    def build_should_succeed(self):
+        fold = (lambda s: s.lower()) if self.nocase else (lambda s: s)
+        titles = [fold(b["title"]) for b in self.fixtures]
+        if len(set(titles)) != len(titles):
+            return False
+        if self.isbn_rule != "none":
+            isbns = [b["isbn"] for b in self.fixtures if b["isbn"] is not None]
+            if len(set(isbns)) != len(isbns):
+                return False
+        if self.veto_insert and any(b["price"] > 100 for b in self.fixtures):
+            return False
+        if self.abort_insert and any(b["price"] == 13 for b in self.fixtures):
+            return False
+        return True
+
+
+def rows(path, table="books"):
+    db = sqlite3.connect(path)
+    try:
+        cols = "title, price, (SELECT name FROM categories c WHERE c.id = category_id), isbn"
+        key = "rowid" if has_rowid(db, table) else "title"
+        return {r[0]: {"key": r[0], "title": r[1], "price": r[2], "category": r[3], "isbn": r[4]}
+                for r in db.execute(f"SELECT {key}, {cols} FROM {table}")}
+    finally:
+        db.close()
+
+
+def has_rowid(db, table):
+    try:
+        db.execute(f"SELECT rowid FROM {table} LIMIT 1").fetchall()
+        return True
+    except sqlite3.OperationalError:
+        return False
+
+
+def by_title(table_rows):
+    return {r["title"]: r for r in table_rows.values()}
+
+
+def run(seedkit, args, cwd):
+    p = subprocess.run([seedkit] + args, cwd=cwd, capture_output=True, text=True, timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+STATS = {}
+
+
+def tally(name):
+    STATS[name] = STATS.get(name, 0) + 1
+
+
+def check_case(seedkit, case, work, failures):
+    start = len(failures)
+
+    def fail(message):
+        failures.append(f"case {case.number}: {message}")
+
+    os.makedirs(os.path.join(work, "seeds", "data"))
+    os.makedirs(os.path.join(work, "migrations"))
+    open(os.path.join(work, "seeds", "schema.sql"), "w").write(case.schema())
+    open(os.path.join(work, "seeds", "seedkit.yml"), "w").write(case.manifest())
+    open(os.path.join(work, "seeds", "data", "categories.csv"), "w").write("name\n" + "\n".join(CATEGORIES) + "\n")
+    open(os.path.join(work, "seeds", "data", "books.csv"), "w").write(case.books_csv())
+
+    # -- build --
+    status, out, err = run(seedkit, ["build", "--format", "json"], work)
+    seed = os.path.join(work, "build", "seed.sqlite")
+    leftovers = [f for f in os.listdir(os.path.join(work, "build"))] if os.path.isdir(os.path.join(work, "build")) else []
+    if status not in (0, 1):
+        fail(f"build exit {status}: {err.strip()[:300]}")
+        return
+    expected_ok = case.build_should_succeed()
+    if (status == 0) != expected_ok:
+        fail(f"build exit {status}, expected {'success' if expected_ok else 'failure'}: {err.strip()[:300]}")
+        return
+    tally("build ok" if status == 0 else "build refused")
+    if status != 0:
+        if leftovers:
+            fail(f"failed build left files: {leftovers}")
+        return
+    if sorted(leftovers) != ["seed.sqlite"]:
+        fail(f"build left files: {leftovers}")
+    held = by_title(rows(seed))
+    if len(held) != len(case.fixtures):
+        fail(f"seed holds {len(held)} books, fixtures have {len(case.fixtures)}")
+    for b in case.fixtures:
+        r = held.get(b["title"])
+        if r is None or r["price"] != float(b["price"]) or r["category"] != b["category"] or r["isbn"] != b["isbn"]:
+            fail(f"seed row for {b['title']!r} is {r}, fixture {b}")
+    summary = {t["name"]: t["rows"] for t in json.loads(out)["tables"]}
+    if summary.get("books") != len(held):
+        fail(f"build summary says {summary.get('books')} books, the seed holds {len(held)}")
+    if len(failures) > start:
+        return
+
+    # -- the user's store --
+    user = os.path.join(work, "user.sqlite")
+    shutil.copyfile(seed, user)
+    db = sqlite3.connect(user)
+    try:
+        for b in case.user_inserts:
+            try:
+                db.execute("INSERT OR ABORT INTO books (title, price, category_id, isbn) VALUES (?, ?, (SELECT id FROM categories WHERE name = ?), ?)",
+                           (b["title"], b["price"], b["category"], b["isbn"]))
+            except sqlite3.DatabaseError:
+                pass  # the user's app would not have stored it either
+        for t in case.user_price_edits:
+            try:
+                db.execute("UPDATE OR ABORT books SET price = price + 1 WHERE title = ?", (t,))
+            except sqlite3.DatabaseError:
+                pass
+        for t in case.user_deletes:
+            db.execute("DELETE FROM books WHERE title = ?", (t,))
+        db.commit()
+    finally:
+        db.close()
+    open(os.path.join(work, "migrations", "0001-update.yml"), "w").write(case.migration())
+
+    before_bytes = open(user, "rb").read()
+    before = rows(user)
+    args = ["migrate", "user.sqlite", "--format", "json"] + (["--on-conflict", "fail"] if case.on_conflict_fail else [])
+    status, out, err = run(seedkit, args, work)
+    after_bytes = open(user, "rb").read()
+    extra = [f for f in os.listdir(work) if f.startswith("user.sqlite") and f != "user.sqlite"]
+    if extra:
+        fail(f"migrate left files: {extra}")
+    tally(f"migrate exit {status}")
+    if status != 0 and os.environ.get("HOSTILE_SHOW"):
+        print(f"case {case.number}: migrate exit {status}: {(err.strip() or out.strip())[:600]}")
+    if status != 0:
+        if status not in (1, 2, 3, 4):
+            fail(f"migrate exit {status}: {err.strip()[:300]}")
+        if after_bytes != before_bytes:
+            fail(f"migrate failed (exit {status}) and the store changed: {err.strip()[:300]}")
+        return
+    after = rows(user)
+    try:
+        report = json.loads(out)
+    except ValueError:
+        fail(f"migrate printed no JSON: {out[:300]}")
+        return
+    events = [e for m in report["migrations"] for e in m["events"]]
+    for e in events:
+        tally("event " + e["kind"])
+    kinds = {}
+    for e in events:
+        kinds.setdefault(e["kind"], []).append(e["key"].get("title"))
+    if case.on_conflict_fail and kinds.get("conflict"):
+        fail(f"--on-conflict fail exited 0 with conflicts {kinds['conflict']}")
+    # Every entry of the migration has an event with its key.
+    entries = [b["title"] for b in case.m_inserts] + [b["title"] for b, _ in case.m_updates] + [b["title"] for b in case.m_deletes]
+    named = [e["key"].get("title") for e in events]
+    for title in set(entries):
+        if named.count(title) < entries.count(title):
+            fail(f"{entries.count(title)} entries for {title!r}, {named.count(title)} events: a row went unreported")
+    before_t, after_t = by_title(before), by_title(after)
+    fold = (lambda s: s.lower()) if case.nocase else (lambda s: s)
+    before_folded = {fold(t) for t in before_t}
+    inserted = set(kinds.get("inserted", []))
+    updated = set(kinds.get("updated", []))
+    deleted = set(kinds.get("deleted", []))
+    for t in inserted:
+        specs = [b for b in case.m_inserts if b["title"] == t]
+        r = after_t.get(t)
+        if fold(t) in before_folded:
+            fail(f"'inserted' {t!r}, which the store already had")
+        elif r is None:
+            fail(f"'inserted' {t!r} is not in the store")
+        elif not any(r["price"] == float(b["price"]) and r["isbn"] == b["isbn"] and r["category"] == b["category"] for b in specs):
+            fail(f"'inserted' {t!r} holds {r}, the migration says {specs}")
+    for t in updated:
+        to = next(to for b, to in case.m_updates if b["title"] == t)
+        r = after_t.get(t)
+        if r is None or any((float(v) if k == "price" else v) != r[k] for k, v in to.items()):
+            fail(f"'updated' {t!r} holds {r}, the migration says {to}")
+    for t in deleted:
+        if t in after_t:
+            fail(f"'deleted' {t!r} is still in the store")
+        if t not in before_t:
+            fail(f"'deleted' {t!r} was not in the store")
+    for t, r in before_t.items():
+        if t in updated or t in deleted:
+            continue
+        if t not in after_t:
+            fail(f"{t!r} ({r}) vanished, and no event says it was deleted")
+        elif after_t[t] != r:
+            fail(f"{t!r} changed from {r} to {after_t[t]}, and no event says it was updated")
+    for t in after_t:
+        if t not in before_t and t not in inserted:
+            fail(f"{t!r} appeared, and no event says it was inserted")
+    # A second run has nothing to do.
+    status2, out2, err2 = run(seedkit, ["migrate", "user.sqlite", "--format", "json"], work)
+    if status2 != 0 or rows(user) != after:
+        fail(f"second migrate exit {status2} or changed rows: {err2.strip()[:300]}")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("seedkit")
+    parser.add_argument("--cases", type=int, default=int(os.environ.get("HOSTILE_CASES", "60")))
+    parser.add_argument("--seed", type=int, default=int(os.environ.get("HOSTILE_SEED", "22")))
+    parser.add_argument("--case", type=int)
+    parser.add_argument("--keep")
+    parser.add_argument("--verbose", action="store_true")
+    options = parser.parse_args()
+    seedkit = os.path.abspath(options.seedkit)
+    numbers = [options.case] if options.case is not None else range(options.cases)
+    failures, prints = [], set()
+    for number in numbers:
+        case = Case(options.seed, number)
+        prints.add(case.fingerprint())
+        work = options.keep or tempfile.mkdtemp(prefix="seedkit-hostile-")
+        if options.keep:
+            shutil.rmtree(work, ignore_errors=True)
+            os.makedirs(work)
+        count = len(failures)
+        try:
+            check_case(seedkit, case, work, failures)
+        finally:
+            if not options.keep:
+                shutil.rmtree(work, ignore_errors=True)
+        if options.verbose or len(failures) > count:
+            print(f"case {number}: {'ok' if len(failures) == count else 'FAILED'}  (replay: --seed {options.seed} --case {number} --keep DIR)")
+    for failure in failures:
+        print("hostile: AUDIT FAILED: " + failure, file=sys.stderr)
+    print("hostile: " + ", ".join(f"{k} {v}" for k, v in sorted(STATS.items())))
+    print(f"hostile: {len(numbers)} cases ({len(prints)} distinct), seed {options.seed}: {len(failures)} audit failures")
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
