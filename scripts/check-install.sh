@@ -20,13 +20,16 @@ version=$(env PATH=/usr/bin:/bin "$binary" --version) || fail "$binary --version
 help=$(env PATH=/usr/bin:/bin "$binary" --help) || fail "$binary --help exited non-zero"
 grep -q "^USAGE: seedkit " <<< "$help" || fail "$binary --help printed no usage line: $help"
 grep -q "check-upgrade" <<< "$help" || fail "$binary --help lists no check-upgrade command"
+# And does a command's work (no resource left behind in .build that it needs): init, then build.
+env PATH=/usr/bin:/bin "$binary" init "$prefix/project" > /dev/null || fail "$binary init exited non-zero"
+(cd "$prefix/project" && env PATH=/usr/bin:/bin "$binary" build > /dev/null) || fail "$binary build of the project init wrote exited non-zero"
 cd "$root"
 make --no-print-directory uninstall PREFIX="$prefix/usr" > /dev/null || fail "make uninstall exited non-zero"
 [ ! -e "$binary" ] || fail "make uninstall left $binary"
 
-# The workflow's `make -C .build/checkouts/seedkit install PREFIX=/usr/local`, run against this
-# checkout, staged under DESTDIR (not set on its command line, so the environment's counts).
-"$root/.build/debug/seedkit" init "$prefix/project" > /dev/null || fail "seedkit init exited non-zero"
+# The install line of the workflow that init wrote, `make -C .build/checkouts/seedkit install
+# PREFIX=/usr/local`, run against this checkout, staged under DESTDIR (which that line does not
+# set, so the environment's counts).
 line=$(grep -E '^ +make -C [^ ]+ install PREFIX=[^ ]+$' "$prefix/project/.github/workflows/seedkit.yml") \
   || fail "the workflow seedkit init writes has no 'make -C DIR install PREFIX=…' line"
 read -r _ _ _ target variable <<< "$line"
@@ -35,4 +38,4 @@ env CONFIGURATION=debug DESTDIR="$staged" SWIFT="${SWIFT:-swift}" make --no-prin
   || { cat "$prefix/install.log"; fail "the workflow's install line ($line) fails against this Makefile"; }
 installed="$staged${variable#PREFIX=}/bin/seedkit"
 env PATH=/usr/bin:/bin "$installed" --version > /dev/null || fail "the workflow's install line did not install a working $installed"
-echo "make install: PREFIX/bin/seedkit runs (--version $version, --help), make uninstall removes it; the CI workflow's install line works"
+echo "make install: PREFIX/bin/seedkit runs (--version $version, --help, init, build), make uninstall removes it; the CI workflow's install line works"
