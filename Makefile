@@ -1,10 +1,15 @@
-# seedkit — make seed: build the BookStore example seed and migrate a store; make test: the whole suite.
+# seedkit — make seed: build the BookStore example seed and migrate a store; make test: the whole suite;
+# make install [PREFIX=/usr/local]: the release CLI as PREFIX/bin/seedkit; make uninstall removes it.
 SWIFT ?= swift
 SEEDKIT = .build/debug/seedkit
 SEEDKIT_RELEASE = .build/release/seedkit
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+# make test installs the debug binary it has just built (CONFIGURATION=debug): no second, release build.
+CONFIGURATION ?= release
 export SWIFT_BACKTRACE = enable=no
 
-.PHONY: all build seed test bench clean
+.PHONY: all build seed test bench clean install uninstall
 
 all: build
 
@@ -25,8 +30,21 @@ test:
 	  grep -vP '^(◇|↳) |^✔ (Test|Suite) (?!run with)|^\[[0-9]+/[0-9]+\]|^Building for|^Build complete' build/test.log; exit $$status
 	$(SEEDKIT) check-upgrade seeds/releases/*.sqlite
 	python3 scripts/hostile.py $(SEEDKIT) --cases $${HOSTILE_CASES:-100}
+	python3 scripts/check-markdown.py
+	SWIFT=$(SWIFT) scripts/check-install.sh
 	SWIFT=$(SWIFT) scripts/check-docs.sh
 	SWIFT=$(SWIFT) python3 scripts/check-example.py
+
+# DESTDIR is prepended for packagers (staged installs); the binary needs the SQLite library
+# (libsqlite3) and, on Linux, the Swift runtime of the toolchain that built it.
+install:
+	$(SWIFT) build -c $(CONFIGURATION) --product seedkit
+	install -d "$(DESTDIR)$(BINDIR)"
+	install -m 755 "$$($(SWIFT) build -c $(CONFIGURATION) --show-bin-path)/seedkit" "$(DESTDIR)$(BINDIR)/seedkit"
+	@echo "installed $(DESTDIR)$(BINDIR)/seedkit"
+
+uninstall:
+	rm -f "$(DESTDIR)$(BINDIR)/seedkit"
 
 bench:
 	$(SWIFT) build -c release

@@ -1,19 +1,21 @@
 #!/usr/bin/env python3
 """make test's check of Examples/DemoApp, the app that adopts seedkit.
 
-1. Every README block marked `<!-- quoted from PATH -->` appears verbatim in PATH.
-2. `swift build` of the example (which builds seedkit's libraries and the CLI for SeedkitPlugin)
+1. `swift build` of the example (which builds seedkit's libraries and the CLI for SeedkitPlugin)
    prints no warnings.
-3. The app's output (first launch, second launch, a new migration, refused stores, GRDB
+2. The app's output (first launch, second launch, a new migration, refused stores, GRDB
    interop) is exactly Examples/DemoApp/expected-output.txt.
-4. Once the build has settled, a `swift build` with no input changed does not run the plugin's
+3. Once the build has settled, a `swift build` with no input changed does not run the plugin's
    commands again.
-5. A broken fixture fails the build with the CLI's `file:line:col: error:` line, by absolute
+4. A broken fixture fails the build with the CLI's `file:line:col: error:` line, by absolute
    path (what Xcode and editors attribute to the line), and nothing else changes for good: the
    fixture is put back before the next build.
-6. The command plugin (`swift package seedkit …`) runs the CLI in the package: build and
+5. The command plugin (`swift package seedkit …`) runs the CLI in the package: build and
    check-upgrade succeed, a seedkit error fails it naming seedkit's status, and without
    --allow-writing-to-package-directory SwiftPM refuses (it cannot prompt here).
+
+The snippets README.md and docs/*.md quote from the example (`<!-- quoted from PATH -->`) are
+checked verbatim by scripts/check-markdown.py, which make test runs before this.
 """
 import os, re, subprocess, sys, tempfile
 
@@ -25,17 +27,6 @@ failures = []
 def fail(message):
     failures.append(message)
     print("check-example: FAILED: " + message, file=sys.stderr)
-
-def check_readme_quotes():
-    readme = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
-    quotes = re.findall(r"<!-- quoted from (\S+) -->\n```swift\n(.*?)```", readme, re.S)
-    if not quotes:
-        fail("README quotes no example file")
-    for path, block in quotes:
-        source = open(os.path.join(ROOT, path), encoding="utf-8").read()
-        if block not in source:
-            fail(f"README's block quoted from {path} is not in that file verbatim:\n{block}")
-    return len(quotes)
 
 def build():
     result = subprocess.run([SWIFT, "build", "--package-path", EXAMPLE], capture_output=True, text=True)
@@ -88,7 +79,6 @@ def check_command_plugin():
              f"'error: seedkit build exited with status 2' once:\n{output[-3000:]}")
 
 def main():
-    quotes = check_readme_quotes()
     # SwiftPM keeps the example's build plan until its Package.swift changes: seedkit source
     # files added or removed since the last build (after a rebase) and changes to Plugins/ would
     # otherwise go unseen ("cannot find 'BusyTimeout' in scope", the plugin's old arguments).
@@ -118,7 +108,7 @@ def main():
         fail(f"DemoApp exited {run.returncode}; its output differs from expected-output.txt:\n{actual}{run.stderr}")
     if failures:
         return 1
-    print(f"Examples/DemoApp: built without warnings, {quotes} README snippets verbatim, output as expected, no rebuild when unchanged, "
+    print(f"Examples/DemoApp: built without warnings, output as expected, no rebuild when unchanged, "
           "a broken fixture is an error at its absolute file:line:col, the command plugin builds, checks and fails as seedkit does")
     return 0
 

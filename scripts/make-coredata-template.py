@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes Examples/CoreDataBookStore/seeds/empty.sqlite: an empty BookStore store laid out as
-Core Data lays out that model (SPEC §9's reference tables, Z_PRIMARYKEY, Z_METADATA with a
+Core Data lays out that model (the reference tables of docs/core-data.md, Z_PRIMARYKEY, Z_METADATA with a
 binary plist of version hashes). Core Data does not run on Linux, so this stands in for the
 store an app creates on first launch; in a real project, copy that store instead."""
 import os, plistlib, sqlite3, sys

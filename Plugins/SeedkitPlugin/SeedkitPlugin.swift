@@ -5,10 +5,12 @@ import PackagePlugin
 /// target (`Bundle.module`): `seed.sqlite` and `NNNN-name.json` (SwiftPM copies resources flat
 /// into the bundle; `MigrationDirectory.load(bundle:)` picks the migrations out).
 ///
-/// A target opts in by having `seeds/seedkit.yml` (and, optionally, `migrations/`) in its
-/// folder; exclude both from the target's sources. The commands re-run only when a file under
-/// `seeds/` or `migrations/` changes; errors print as `file:line:col: error: …` with absolute
-/// paths, which editors and Xcode show as diagnostics.
+/// A target opts in by having `seeds/seedkit.yml` in its folder, and must then have a
+/// `migrations/` folder too, empty while it has no migrations: both commands are always given
+/// `--migrations` with that folder, and a folder named so that does not exist is a
+/// configuration error (exit 2) that fails the build. Exclude both from the target's sources.
+/// The commands re-run only when a file under `seeds/` or `migrations/` changes; errors print
+/// as `file:line:col: error: …` with absolute paths, which editors and Xcode show as diagnostics.
 @main
 struct SeedkitPlugin: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: any Target) throws -> [Command] {

@@ -11,7 +11,7 @@ private let example: URL = {
     return root.appendingPathComponent("Examples/CoreDataBookStore")
 }()
 
-/// Writes the store Core Data wrote before the chapter's update (SPEC §9) to `path`.
+/// Writes the store Core Data wrote before the chapter's update (docs/core-data.md) to `path`.
 private func writeReferenceStore(_ project: TemporaryProject, _ path: String) throws -> Data {
     try CoreDataReference.write(into: try project.database(path))
 }

@@ -3,9 +3,9 @@ import GRDB
 import SeedTestSupport
 import Testing
 
-/// One real case of a command exiting with a code the README's exit-code table claims for it.
+/// One real case of a command exiting with a code the exit-code table (docs/reference.md) claims for it.
 struct ExitCase: Sendable, CustomTestStringConvertible {
-    /// The command as the README's table names it (`status`, `build`, …).
+    /// The command as the table names it (`status`, `build`, …).
     var command: String
     var code: Int32
     /// What the case is, for the test's name.
@@ -21,11 +21,11 @@ struct ExitCase: Sendable, CustomTestStringConvertible {
     var testDescription: String { "\(command) exits \(code): \(label)" }
 }
 
-/// The README's exit-code table, row by row: which commands it says exit with which code.
-private func readmeClaims() throws -> (commands: [String], claims: Set<String>) {
+/// The exit-code table of docs/reference.md, row by row: which commands it says exit with which code.
+private func documentedClaims() throws -> (commands: [String], claims: Set<String>) {
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
-    let section = try #require(readme.components(separatedBy: "### Exit codes\n").dropFirst().first)
+    let reference = try String(contentsOf: root.appendingPathComponent("docs/reference.md"), encoding: .utf8)
+    let section = try #require(reference.components(separatedBy: "## Exit codes\n").dropFirst().first)
     let rows = section.split(separator: "\n").prefix { $0.hasPrefix("|") || $0.isEmpty }.filter { $0.hasPrefix("| ") && !$0.hasPrefix("| code") }
     var commands: [String] = []
     var claims: Set<String> = []
@@ -42,7 +42,7 @@ private func readmeClaims() throws -> (commands: [String], claims: Set<String>) 
     return (commands, claims)
 }
 
-/// Every (command, exit code) pair the README's table claims happens in a real case, with its
+/// Every (command, exit code) pair the documented table claims happens in a real case, with its
 /// message, and no case exits with a code the table does not claim for its command (issue 14).
 @Suite struct ExitCodeTableTests {
     static let cases: [ExitCase] = {
@@ -225,7 +225,7 @@ private func readmeClaims() throws -> (commands: [String], claims: Set<String>) 
     }()
 
     @Test(arguments: cases)
-    func theCodeTheREADMEClaimsHappensWithItsMessage(_ exitCase: ExitCase) throws {
+    func theCodeTheDocsClaimHappensWithItsMessage(_ exitCase: ExitCase) throws {
         let project = try TemporaryProject.withUserStore()
         let (arguments, holding) = try exitCase.setup(project)
         let result: CommandResult
@@ -239,19 +239,19 @@ private func readmeClaims() throws -> (commands: [String], claims: Set<String>) 
         #expect((result.stdout + result.stderr).contains(exitCase.message), "\(arguments): \(result)")
     }
 
-    /// The README's table and the cases above agree: each pair it claims has a case, each case's
+    /// The documented table and the cases above agree: each pair it claims has a case, each case's
     /// pair is claimed, and the table covers every command `seedkit --help` lists.
-    @Test func theREADMEClaimsExactlyThePairsTheCasesShow() throws {
-        let (commands, claims) = try readmeClaims()
+    @Test func theDocsClaimExactlyThePairsTheCasesShow() throws {
+        let (commands, claims) = try documentedClaims()
         let shown = Set(Self.cases.map { "\($0.command) \($0.code)" })
-        #expect(claims.subtracting(shown).sorted() == [], "pairs the README claims that no case shows: add a case to ExitCodeTableTests")
-        #expect(shown.subtracting(claims).sorted() == [], "pairs the cases show that the README does not claim: fix the README's exit-code table")
+        #expect(claims.subtracting(shown).sorted() == [], "pairs docs/reference.md claims that no case shows: add a case to ExitCodeTableTests")
+        #expect(shown.subtracting(claims).sorted() == [], "pairs the cases show that docs/reference.md does not claim: fix its exit-code table")
         let help = try runSeedkit(["--help"], in: FileManager.default.temporaryDirectory)
         // A subcommand's line: two spaces, its name, then its abstract (wrapped lines are indented further).
         let listed = help.stdout.components(separatedBy: "SUBCOMMANDS:").last?.split(separator: "\n").compactMap { line -> String? in
             guard line.hasPrefix("  "), !line.hasPrefix("   "), line.contains("   ") else { return nil }
             return line.split(separator: " ").first.map(String.init)
         } ?? []
-        #expect(Set(listed.filter { $0 != "help" }) == Set(commands), "every command needs its row in the README's exit-code table and cases here: \(listed)")
+        #expect(Set(listed.filter { $0 != "help" }) == Set(commands), "every command needs its row in the exit-code table of docs/reference.md and cases here: \(listed)")
     }
 }

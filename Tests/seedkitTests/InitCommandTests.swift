@@ -132,6 +132,31 @@ private let plainInitOutput = """
         #expect(stale.stdout.contains("seeds/releases/1.0.sqlite: "))
     }
 
+    /// The workflow installs the CLI as the README says to, with seedkit's own `make install`, from
+    /// the checkout SwiftPM resolves for the project (scripts/check-install.sh runs that line
+    /// against this repository's Makefile).
+    @Test func theCIWorkflowInstallsSeedkitWithMakeInstall() throws {
+        let project = try emptyProject()
+        #expect(try project.seedkit("init").status == 0)
+        let workflow = String(decoding: try #require(project.read(".github/workflows/seedkit.yml")), as: UTF8.self)
+        let step = try #require(workflow.range(of: "      - name: Install seedkit\n"))
+        let block = try #require(workflow.range(of: "        run: |\n", range: step.upperBound..<workflow.endIndex))
+        let script = workflow[block.upperBound...].split(separator: "\n", omittingEmptySubsequences: false)
+            .prefix { $0.hasPrefix("          ") }.map { String($0.dropFirst(10)) }
+        #expect(script == [
+            "apt-get update -qq && apt-get install -y -qq libsqlite3-dev make",
+            "swift package resolve",
+            "make -C .build/checkouts/seedkit install PREFIX=/usr/local",
+        ])
+        // The steps after it call `seedkit` by name: PREFIX/bin must be on the container's PATH.
+        #expect(workflow.contains("    container: swift:"))
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let makefile = try String(contentsOf: root.appendingPathComponent("Makefile"), encoding: .utf8)
+        #expect(makefile.contains("\ninstall:\n") && makefile.contains("\nPREFIX ?= /usr/local\n"))
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        #expect(readme.contains("make install PREFIX="), "the README's install section shows make install")
+    }
+
     @Test(arguments: [
         ("seeds/seedkit.yml", "seeds/seedkit.yml: error: already exists; seedkit init never overwrites anything, so nothing was written [2100]"),
         (".github/workflows/seedkit.yml", ".github/workflows/seedkit.yml: error: already exists; seedkit init never overwrites anything, so nothing was written [2100]"),

@@ -16,7 +16,7 @@ func subdivisionTree(_ project: TemporaryProject, _ store: String = "user.sqlite
     }
 }
 
-/// Refs in migrations resolve in any order (SPEC §7): seedkit orders the inserts, not the author.
+/// Refs in migrations resolve in any order (docs/releases.md, "Refs resolve in any order"): seedkit orders the inserts, not the author.
 @Suite struct MigrateDependencyOrderTests {
     static let childrenFirst = """
         insert:

@@ -44,7 +44,7 @@ import Testing
     }
 }
 
-/// An update may change key columns: the row keeps its identity and what refers to it (SPEC §7).
+/// An update may change key columns: the row keeps its identity and what refers to it (docs/releases.md, "Renames").
 @Suite struct MigrateRenameTests {
     static let turkiye = """
         update:

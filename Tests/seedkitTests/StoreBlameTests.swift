@@ -184,7 +184,7 @@ import Testing
     }
 
     /// Another app's SQLite file (a wrong path): no seedkit ledger, not a Core Data store, and
-    /// none of the tables the migrations write. SPEC §5 calls it a foreign store: refused (3),
+    /// none of the tables the migrations write. docs/reference.md calls it a foreign store: refused (3),
     /// on the store, not a configuration error of the migration file.
     @Test(arguments: [["migrate"], ["migrate", "--dry-run"], ["check-upgrade"]])
     func aForeignStoreIsRefusedOnTheStore(command: [String]) throws {

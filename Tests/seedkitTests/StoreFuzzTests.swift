@@ -5,11 +5,11 @@ import Testing
 
 /// Damages copies of a plain seed and of a Core Data store at random (a page of garbage, a
 /// zeroed page, flipped bytes, a header field, truncation, garbage appended) and runs every
-/// command that reads a store on them: each must exit with a code the README documents for it
+/// command that reads a store on them: each must exit with a code docs/reference.md documents for it
 /// (never a signal), say which store failed, and leave the store's bytes and its folder exactly
 /// as they were (issue 14). Replay a failure with the seed it prints: `SEEDKIT_TEST_SEED=N`.
 @Suite struct StoreFuzzTests {
-    /// The exit codes the README's table claims for each command as run here (no `--exit-code`).
+    /// The exit codes the table of docs/reference.md claims for each command as run here (no `--exit-code`).
     static let documented: [String: Set<Int32>] = [
         "inspect": [0, 2, 3, 4], "diff": [0, 2, 3, 4], "verify": [0, 1, 2, 3, 4], "status": [0, 2, 3, 4], "migrate": [0, 1, 2, 3, 4],
     ]

@@ -65,13 +65,15 @@ enum PlainTemplates {
             container: swift:6.1
             steps:
               - uses: actions/checkout@v4
-              - name: Build seedkit
-                # From the Swift package that depends on seedkit (see seedkit's README, "The runtime
-                # library, for apps"); a project that installs seedkit another way replaces this step.
+              - name: Install seedkit
+                # seedkit's own `make install` (its README, "Install the CLI"), run in the checkout
+                # SwiftPM resolves for this package: the CLI of the version Package.resolved pins, the
+                # one the app links. For a path dependency, make -C that path; a project that gets
+                # seedkit another way replaces this step.
                 run: |
-                  apt-get update -qq && apt-get install -y -qq libsqlite3-dev
-                  swift build -c release --product seedkit
-                  echo "$(swift build -c release --show-bin-path)" >> "$GITHUB_PATH"
+                  apt-get update -qq && apt-get install -y -qq libsqlite3-dev make
+                  swift package resolve
+                  make -C .build/checkouts/seedkit install PREFIX=/usr/local
               - name: seedkit build
                 run: seedkit build --format github
               - name: seedkit check-upgrade

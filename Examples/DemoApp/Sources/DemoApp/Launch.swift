@@ -1,7 +1,7 @@
 import Foundation
 import SeedRuntime
 
-// What the app runs at launch. The README quotes this file (a test checks that it does, verbatim).
+// What the app runs at launch. docs/runtime.md quotes this file (scripts/check-markdown.py checks that it does, verbatim).
 
 // snippet: launch
 /// Installs the bundled seed on first launch, applies bundled migrations on later ones.
