@@ -29,6 +29,23 @@ public struct SeedMigrator: Sendable {
     /// The migrations, in number order.
     public let migrations: [Migration]
 
+    /// How much of a store a run checks for damaged pages before it commits.
+    ///
+    /// A store under 16 MB is always checked whole (`PRAGMA quick_check`: a few milliseconds).
+    /// Above that, by default, the check follows the run's work, so that a small update to a big
+    /// store costs what its rows cost: the header's page count and freelist must fit the file,
+    /// and every page the run reads or writes is checked by SQLite as it loads it, with
+    /// `PRAGMA cell_size_check` on; a damaged page on the run's path fails it with nothing
+    /// written (refused, exit 3). A damaged page the run never reads (another table, or a part
+    /// of a table its lookups and writes do not pass through) is not looked at, and is not
+    /// spread by the run either: `seedkit verify`, `inspect --check` and ``whole`` find it.
+    public enum StoreCheck: Sendable {
+        /// The whole file under 16 MB; above, the header and every page the run touches.
+        case inProportion
+        /// `PRAGMA quick_check` of every page, whatever the store's size (overlapped with the run on a large store).
+        case whole
+    }
+
     /// Options of a run.
     public struct Options: Sendable {
         /// What a conflict does: keep the user's value (the default), or fail the run.
@@ -65,6 +82,8 @@ public struct SeedMigrator: Sendable {
         /// see those rows. Only for a connection nobody observes: the CLI's, or one an installer
         /// opened itself. Off by default.
         package var writesDirectly = false
+        /// How much of the store is checked for damage before a run commits (see ``StoreCheck``).
+        public var storeCheck: StoreCheck = .inProportion
 
         /// Options: conflict policy, table keys and refs (nil: the store's catalog), extra row checks.
         public init(onConflict: ConflictPolicy = .keep, tables: [TableSpec]? = nil, validator: (any RowValidator)? = nil, now: Date = Date()) {
@@ -197,7 +216,7 @@ public struct SeedMigrator: Sendable {
         guard !pending.isEmpty else { return MigrationReport(migrations: [], dryRun: false) }
         // SQL that would end seedkit's transaction or reach outside the store is refused before anything runs.
         try SQLScript.refuseTransactionControl(in: pending, schema: db)
-        let damage = try DamageCheck(db)
+        let damage = try DamageCheck(db, whole: options.storeCheck == .whole)
         try Self.refuseForeignStore(db, pending: pending)
         var run = try MigrationRun(db: db, options: options)
         let timestamp = MigrationLedger.timestamp(options.now)
@@ -215,7 +234,7 @@ public struct SeedMigrator: Sendable {
             events = try run.finish()
         } catch {
             // A damaged store is refused as such, whatever the run tripped over first.
-            try damage.refuseDamage(db)
+            try damage.refuseDamage(db, failure: error)
             throw error
         }
         try damage.refuseDamage(db)
@@ -376,13 +395,27 @@ extension SeedMigrator {
         /// The second connection's verdict, written once before `done` is signalled.
         private var sound = false
 
-        /// Checks a small store at once (throwing if it is damaged); starts the check of a large one.
-        init(_ db: Database) throws {
+        /// Whether the run's connection checks each page it loads (``StoreCheck/inProportion`` on a large store).
+        private var checksPagesOnTheWay = false
+
+        /// Checks a small store at once (throwing if it is damaged); starts the check of a large
+        /// one, whole or in proportion to the run (see ``StoreCheck``).
+        init(_ db: Database, whole: Bool) throws {
             // The main database's file ("" in memory, as a dry run's copy is).
             let path = try String.fetchOne(db, sql: "SELECT file FROM pragma_database_list WHERE name = 'main'") ?? ""
             let size = path.isEmpty ? nil : (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int64) ?? nil
             guard let size, size >= Self.overlapFrom else {
                 try SeedMigrator.refuseDamagedStore(db)
+                sound = true
+                done.signal()
+                return
+            }
+            if !whole {
+                try Self.refuseDamagedHeader(db, fileSize: size)
+                // Every b-tree page SQLite loads for the run gets its cells' sizes checked too:
+                // a damaged page on the run's path is SQLITE_CORRUPT, and the run is refused.
+                try db.execute(sql: "PRAGMA cell_size_check = ON")
+                checksPagesOnTheWay = true
                 sound = true
                 done.signal()
                 return
@@ -402,11 +435,33 @@ extension SeedMigrator {
             }
         }
 
-        /// Throws ``refuseDamagedStore(_:)``'s error when the store is damaged; waits for the second connection first.
-        func refuseDamage(_ db: Database) throws {
+        /// Throws ``refuseDamagedStore(_:)``'s error when the store is damaged; waits for the second
+        /// connection first. `failure` is what stopped the run, if anything: SQLite finding a
+        /// damaged page on the run's path refuses the store as damaged.
+        func refuseDamage(_ db: Database, failure: (any Error)? = nil) throws {
             done.wait()
             done.signal()  // a second call (after a failed run) does not wait forever
+            if checksPagesOnTheWay {
+                try? db.execute(sql: "PRAGMA cell_size_check = OFF")
+                if let error = failure as? DatabaseError, error.resultCode == .SQLITE_CORRUPT || error.resultCode == .SQLITE_NOTADB {
+                    throw SeedError(.refused, "the store is damaged (SQLite, on a page this migration read: \(error.message ?? "database disk image is malformed")); nothing was written. Recover its data first (sqlite3 STORE .recover), then migrate the recovered store")
+                }
+            }
             if !sound { try SeedMigrator.refuseDamagedStore(db) }
+        }
+
+        /// Refuses a store whose header does not fit its file: more pages than the file holds,
+        /// or a freelist longer than the store or starting past its end (a truncated or overwritten file).
+        static func refuseDamagedHeader(_ db: Database, fileSize: Int64) throws {
+            let pageSize = try Int64.fetchOne(db, sql: "PRAGMA page_size") ?? 0
+            let pages = try Int64.fetchOne(db, sql: "PRAGMA page_count") ?? 0
+            let free = try Int64.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0
+            var problems: [String] = []
+            if pageSize < 512 || pageSize > 65536 || pageSize & (pageSize - 1) != 0 { problems.append("page size \(pageSize)") }
+            if pageSize > 0, pages * pageSize > fileSize { problems.append("the header counts \(pages) pages of \(pageSize) bytes, the file holds \(fileSize) bytes") }
+            if free >= pages { problems.append("the freelist counts \(free) pages of \(pages)") }
+            guard !problems.isEmpty else { return }
+            throw SeedError(.refused, "the store is damaged (\(problems.joined(separator: "; "))); nothing was written. Recover its data first (sqlite3 STORE .recover), then migrate the recovered store")
         }
     }
 

@@ -27,6 +27,8 @@ extension SeedTool {
         var verbose = false
         @Flag(name: .long, help: ArgumentHelp("Write into a Core Data store that tracks persistent history anyway: the rows get no history entries, so the app's history consumers (CloudKit sync) never see them."))
         var withoutHistory = false
+        @Flag(name: .long, help: "Check every page of the store for damage before committing (PRAGMA quick_check), whatever its size. By default a store over 16 MB is checked in proportion to the run: its header, and every page the run reads or writes.")
+        var checkWholeStore = false
         @OptionGroup var busy: BusyTimeoutOption
         @OptionGroup var format: DiagnosticFormatOption
 
@@ -55,6 +57,7 @@ extension SeedTool {
                 // The human report lists a sample of each kind: the run keeps no more (JSON lists every row).
                 options.eventsPerKind = verbose || format.format == .json ? nil : MigrationReportPrinter.rowsPerKind
                 options.allowsMissingHistory = withoutHistory
+                if checkWholeStore { options.storeCheck = .whole }
                 // The CLI's own connection: no GRDB transaction observer to keep informed.
                 options.writesDirectly = true
                 if project.hasManifest {
