@@ -425,6 +425,41 @@ def migration_case(store_rows, table):
         table.append((f"migrate +10k rows on {store_rows:,}-row store", name, 10_000, seconds, rss, cpu, seconds / base_time, goals.get(name, "")))
 
 
+def one_row_migration_case(table):
+    """1 inserted row into the 1M-row store (90 MB): the cost of a small update to a big store,
+    against sqlite3 running the one INSERT (the floor: no parsing, no checks)."""
+    base = os.path.join(WORK, "store-1000000.sqlite")
+    if not os.path.exists(base):
+        csv_path = os.path.join(WORK, "items-1000000.csv")
+        make_csv(csv_path, 1_000_000)
+        sqlite_import(csv_path, base)
+        spec_sql = ("CREATE TABLE IF NOT EXISTS _seedkit_tables (name TEXT PRIMARY KEY NOT NULL, position INTEGER NOT NULL, key TEXT NOT NULL, refs TEXT NOT NULL) WITHOUT ROWID;"
+                    "INSERT OR REPLACE INTO _seedkit_tables VALUES ('items', 0, '[\"title\"]', '{}');")
+        subprocess.run(["sqlite3", base, spec_sql], check=True)
+    mig = os.path.join(WORK, "mig1")
+    shutil.rmtree(mig, ignore_errors=True)
+    os.makedirs(mig)
+    with open(os.path.join(mig, "0001-one.json"), "w") as f:
+        json.dump({"insert": {"items": [{"title": "One more item", "author": "A", "price": 1.0, "pages": 10, "published": "2020-01-01"}]}}, f)
+    sql = "BEGIN IMMEDIATE; INSERT INTO items (title, author, price, pages, published) SELECT 'One more item', 'A', 1.0, 10, '2020-01-01' WHERE NOT EXISTS (SELECT 1 FROM items WHERE title = 'One more item'); COMMIT;"
+    results = {}
+    size = os.path.getsize(base) / 1e6
+    for _ in range(REPEAT):
+        for name, whole in [("sqlite3 CLI, one INSERT … WHERE NOT EXISTS (floor)", None), ("seedkit migrate (damage check in proportion)", False), ("seedkit migrate --check-whole-store", True)]:
+            store = os.path.join(WORK, "migrating.sqlite")
+            fresh(store)
+            shutil.copy(base, store)
+            if whole is None:
+                result = timed(["sqlite3", store], stdin=sql)
+            else:
+                result = timed([SEEDKIT, "migrate", store, "--migrations", mig, "--manifest", "none"] + (["--check-whole-store"] if whole else []))
+            results[name] = min(results.get(name, result), result)
+    floor = results["sqlite3 CLI, one INSERT … WHERE NOT EXISTS (floor)"][0]
+    for name, (seconds, rss, cpu) in results.items():
+        table.append((f"migrate 1 row into a 1M-row store ({size:.0f} MB)", name, 1, seconds, rss, cpu, seconds / floor,
+                      "≤ 50 ms" if name.startswith("seedkit migrate (") else ""))
+
+
 def ensure_sqldiff():
     if not shutil.which("sqldiff"):
         print("installing sqldiff (Debian package sqlite3-tools)…", file=sys.stderr)
@@ -468,6 +503,21 @@ def inspect_and_diff(items_seed, books_seed, table):
     table.append((case, "seedkit diff (natural key, random order: title)", n, *key, key[0] / base[0], "≤ 1.0×"))
     _, key_json = pair(lambda: (0, 0, 0), lambda: timed([SEEDKIT, "diff", old, new, "--manifest", "none", "--format", "json"]))
     table.append((case, "seedkit diff (natural key, random order, --format json)", n, *key_json, key_json[0] / base[0], "≤ 1.0×"))
+    # Rows removed and added, not only changed (issue 23): by natural key, against sqldiff.
+    shapes = [
+        ("3,333 rows removed", "DELETE FROM items WHERE id % 300 = 0"),
+        ("3,333 rows added", "INSERT INTO items (title, author, price, pages, published) SELECT 'Added ' || id, author, price, pages, published FROM items WHERE id % 300 = 0"),
+        ("1% changed + 3,333 removed + 3,333 added", "UPDATE items SET price = price + 1 WHERE id % 100 = 0; DELETE FROM items WHERE id % 300 = 1; "
+         "INSERT INTO items (title, author, price, pages, published) SELECT 'Added ' || id, author, price, pages, published FROM items WHERE id % 300 = 2"),
+    ]
+    for label, change in shapes:
+        old, new = diff_pair(items_seed, "items-shape", change)
+        case = f"diff two 1M-row stores, {label}"
+        base, key = pair(lambda: timed(["sqldiff", "--table", "items", old, new]), lambda: timed([SEEDKIT, "diff", old, new, "--manifest", "none"]))
+        table.append((case, "sqldiff --table items", n, *base, 1.0, ""))
+        table.append((case, "seedkit diff (natural key: title)", n, *key, key[0] / base[0], "≤ 1.0×"))
+        _, key_json = pair(lambda: (0, 0, 0), lambda: timed([SEEDKIT, "diff", old, new, "--manifest", "none", "--format", "json"]))
+        table.append((case, "seedkit diff (natural key, --format json)", n, *key_json, key_json[0] / base[0], "≤ 1.0×"))
     if books_seed:
         old, new = diff_pair(books_seed, "books", "UPDATE books SET price = price + 1 WHERE id % 100 = 0")
         case = "diff two 1M-row book stores, 1% changed"
@@ -501,6 +551,10 @@ def main():
     table = []
     if ONLY == "migrate100k":  # one case, for profiling; the default runs them all
         big_migration_case(table)
+        print_table(table)
+        return
+    if ONLY == "migrate1":
+        one_row_migration_case(table)
         print_table(table)
         return
     n = 1_000_000
@@ -554,6 +608,7 @@ def main():
     print("migrations…", file=sys.stderr)
     migration_case(10_000, table)
     migration_case(1_000_000, table)
+    one_row_migration_case(table)
     big_migration_case(table)
 
     print("inspect and diff…", file=sys.stderr)
