@@ -441,7 +441,10 @@ def one_row_migration_case(table):
     os.makedirs(mig)
     with open(os.path.join(mig, "0001-one.json"), "w") as f:
         json.dump({"insert": {"items": [{"title": "One more item", "author": "A", "price": 1.0, "pages": 10, "published": "2020-01-01"}]}}, f)
-    sql = "BEGIN IMMEDIATE; INSERT INTO items (title, author, price, pages, published) SELECT 'One more item', 'A', 1.0, 10, '2020-01-01' WHERE NOT EXISTS (SELECT 1 FROM items WHERE title = 'One more item'); COMMIT;"
+    sql = os.path.join(WORK, "one-row.sql")
+    with open(sql, "w") as f:
+        f.write("BEGIN IMMEDIATE; INSERT INTO items (title, author, price, pages, published) SELECT 'One more item', 'A', 1.0, 10, '2020-01-01' "
+                "WHERE NOT EXISTS (SELECT 1 FROM items WHERE title = 'One more item'); COMMIT;\n")
     results = {}
     size = os.path.getsize(base) / 1e6
     for _ in range(REPEAT):
@@ -537,10 +540,13 @@ def print_table(table):
     for case, tool, count, seconds, rss, cpu, ratio, goal in table:
         shown = "–" if ratio != ratio else f"{ratio:.2f}×"
         verdict = ""
-        if goal and ratio == ratio:
+        if goal and goal.endswith(" ms"):  # an absolute goal: the wall time itself
+            verdict = f"{goal} {'met' if seconds * 1000 <= float(goal.split()[1]) else 'NOT met'}"
+        elif goal and ratio == ratio:
             verdict = f"{goal} {'met' if ratio <= float(goal.split()[1].rstrip('×')) else 'NOT met'}"
         shown_cpu = "–" if cpu != cpu else f"{cpu:.2f}"
-        print(f"| {case} | {tool} | {count:,} | {seconds:.2f} | {shown_cpu} | {rss:.0f} | {shown} | {verdict} |")
+        wall = f"{seconds:.3f}" if seconds < 1 else f"{seconds:.2f}"
+        print(f"| {case} | {tool} | {count:,} | {wall} | {shown_cpu} | {rss:.0f} | {shown} | {verdict} |")
 
 
 def main():

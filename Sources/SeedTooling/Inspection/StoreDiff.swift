@@ -192,9 +192,11 @@ public struct StoreDiff: Sendable {
     /// memory grows with the misaligned rows only. Reports in key order, as the walk does; nil
     /// when more than ``misalignedLimit`` rows wait.
     private static func compareAligned(_ a: DatabaseQueue, _ b: DatabaseQueue, name: String, key: [String], columns: [String], expressions: [String: String]) throws -> TableDiff? {
-        let query = RowQuery(name: name, key: key, columns: columns, expressions: expressions)
+        let query = RowQuery(name: name, key: key, columns: columns, expressions: expressions, rowid: true)
         let (width, stride, stored) = (query.width, query.stride, query.stored)
         let sql = query.select + " ORDER BY rowid"
+        /// A row's rowid (its last slot).
+        func rowid(_ batch: RecordBatch, _ record: Int) -> Int64 { batch.payloads[record * batch.width + stride - 1] }
         let sideA = RowStream(queue: a, sql: sql, width: stride)
         let sideB = RowStream(queue: b, sql: sql, width: stride)
         defer {
@@ -230,6 +232,23 @@ public struct StoreDiff: Sendable {
         var rowA = sideA.next()
         var rowB = sideB.next()
         while rowA != nil || rowB != nil {
+            // A merge by rowid: a row one side removed, or added (a new rowid), waits alone;
+            // the rows after it stay aligned (a removed row no longer shifts every later pair).
+            if let (batchA, indexA) = rowA, let (batchB, indexB) = rowB {
+                let rowidA = rowid(batchA, indexA), rowidB = rowid(batchB, indexB)
+                if rowidA < rowidB {
+                    place((0..<stride).map { Cell(batchA, indexA, $0) }, waitingHere: &waitingA, waitingThere: &waitingB, isA: true)
+                    rowA = sideA.next()
+                    if waiting > misalignedLimit { return nil }
+                    continue
+                }
+                if rowidB < rowidA {
+                    place((0..<stride).map { Cell(batchB, indexB, $0) }, waitingHere: &waitingB, waitingThere: &waitingA, isA: false)
+                    rowB = sideB.next()
+                    if waiting > misalignedLimit { return nil }
+                    continue
+                }
+            }
             if let (batchA, indexA) = rowA, let (batchB, indexB) = rowB,
                (0..<key.count).allSatisfy({ compare(batchA, indexA, batchB, indexB, $0) == 0 }) {
                 var changes: [(column: String, old: SQLValue, new: SQLValue, oldStored: SQLValue?, newStored: SQLValue?)] = []
@@ -488,12 +507,14 @@ private struct RowQuery {
     /// Indexes in `columns` of the columns read through an expression.
     let stored: [Int]
 
-    init(name: String, key: [String], columns: [String], expressions: [String: String]) {
+    /// With `rowid`, each row's rowid is read last (slot `stride - 1`).
+    init(name: String, key: [String], columns: [String], expressions: [String: String], rowid: Bool = false) {
         func expression(_ column: String) -> String { column == "rowid" ? "rowid" : expressions[column] ?? quoteIdentifier(column) }
         keyList = key.map(expression)
         stored = columns.indices.filter { expressions[columns[$0]] != nil }
-        select = "SELECT \((keyList + columns.map(expression) + stored.map { quoteIdentifier(columns[$0]) }).joined(separator: ", ")) FROM \(quoteIdentifier(name))"
+        let rowidList = rowid ? ["rowid"] : []
+        select = "SELECT \((keyList + columns.map(expression) + stored.map { quoteIdentifier(columns[$0]) } + rowidList).joined(separator: ", ")) FROM \(quoteIdentifier(name))"
         width = key.count + columns.count
-        stride = width + stored.count
+        stride = width + stored.count + rowidList.count
     }
 }

@@ -42,3 +42,35 @@ import Testing
     #expect(table.changed[0].columns[0].new == .real(10))
     #expect(table.changed[1].columns[0].old == .integer(20))
 }
+
+/// A near-copy that removed, added, renamed and changed rows in place (rowids kept): matched by a
+/// merge on rowid, so a removed row waits alone instead of shifting every later pair (issue 23),
+/// and reported exactly as the walk in key order reports it.
+@Test func naturalKeyDiffOfANearCopyWithRemovedAndAddedRows() throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("seedkit-diff-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let a = try DatabaseQueue(path: directory.appendingPathComponent("a.sqlite").path)
+    try a.write { db in
+        try db.execute(sql: "CREATE TABLE t (id INTEGER PRIMARY KEY, k TEXT, v)")
+        try db.execute(sql: "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000) INSERT INTO t (k, v) SELECT printf('k%04d', i), i FROM n")
+    }
+    try a.close()
+    try FileManager.default.copyItem(at: directory.appendingPathComponent("a.sqlite"), to: directory.appendingPathComponent("b.sqlite"))
+    let b = try DatabaseQueue(path: directory.appendingPathComponent("b.sqlite").path)
+    try b.write { db in
+        try db.execute(sql: "DELETE FROM t WHERE id % 1000 = 7")  // 5 removed
+        try db.execute(sql: "UPDATE t SET v = v + 1 WHERE id % 1000 = 500")  // 5 changed
+        try db.execute(sql: "UPDATE t SET k = 'renamed' WHERE id = 4321")  // same rowid, another key
+        try db.execute(sql: "INSERT INTO t (k, v) VALUES ('added1', 1), ('k0000', 0)")  // added, one sorting first
+    }
+    let reopened = try DatabaseQueue(path: directory.appendingPathComponent("a.sqlite").path)
+    var semantics = StoreDiff.Semantics()
+    semantics.ignored["t"] = ["id"]
+    let diff = try StoreDiff.compare(reopened, b, keys: ["t": ["k"]], semantics: semantics)
+    let table = try #require(diff.tables.first)
+    #expect(table.removed == ["k0007", "k1007", "k2007", "k3007", "k4007", "k4321"].map { [.text($0)] })
+    #expect(table.added == ["added1", "k0000", "renamed"].map { [.text($0)] })
+    #expect(table.changed.map(\.key) == ["k0500", "k1500", "k2500", "k3500", "k4500"].map { [.text($0)] })
+    #expect(table.changed.allSatisfy { $0.columns.count == 1 && $0.columns[0].column == "v" })
+}
