@@ -58,6 +58,26 @@ struct MigrateFilesystemTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: filesystem.url.path) == ["user.sqlite"], "no journal left behind")
     }
 
+    @Test func aBackupOntoAFullDiskNamesTheCauseAndLeavesNothingThere() throws {
+        let project = try TemporaryProject.withUserStore()
+        try project.database("user.sqlite").write { db in
+            for index in 0..<5_000 {
+                try db.execute(sql: "INSERT INTO books (title, price, category_id) VALUES (?, 1, 1)", arguments: ["A book the user added, number \(index), with a long title"])
+            }
+        }
+        let filesystem = try #require(SmallFilesystem(kilobytes: 128))
+        let backup = filesystem.url.appendingPathComponent("copy.sqlite")
+        let before = try #require(project.sha256("user.sqlite"))
+        let result = try project.seedkit("migrate", "user.sqlite", "--backup", backup.path)
+        #expect(result.status == 4, "\(result)")
+        #expect(result.stderr.contains("cannot write the backup: the disk is full"), "\(result)")
+        #expect(result.stderr.contains("SQLITE_FULL"), "\(result)")
+        #expect(result.stderr.contains("the store was not migrated"), "\(result)")
+        #expect(!result.stderr.contains("not an error"), "\(result)")
+        #expect(project.sha256("user.sqlite") == before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: filesystem.url.path) == [], "no temporary file or journal left behind")
+    }
+
     @Test func aReadOnlyStoreFailsCleanlyAndIsNotChanged() throws {
         let project = try TemporaryProject.withUserStore()
         let filesystem = try #require(SmallFilesystem(kilobytes: 512))

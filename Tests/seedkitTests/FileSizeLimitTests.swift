@@ -1,0 +1,111 @@
+import Foundation
+import GRDB
+import SeedRuntime
+import SeedTestSupport
+import Testing
+
+/// Runs seedkit as a shell would under `ulimit -f KILOBYTES`: a write past the limit raises
+/// SIGXFSZ, whose default action kills the process (exit 153, files left behind). The test
+/// runner hands its children SIGXFSZ blocked, which hid that: the wrapper restores what a
+/// terminal gives (default action, unblocked), sets the limit and execs seedkit.
+private func seedkitLimited(kilobytes: Int, _ arguments: [String], in project: TemporaryProject, environment: [String: String] = [:]) throws -> CommandResult {
+    let wrapper = """
+        import os, resource, signal, sys
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGXFSZ])
+        signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
+        limit = int(sys.argv[1]) * 1024
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+        os.execv(sys.argv[2], sys.argv[2:])
+        """
+    return try run(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", wrapper, "\(kilobytes)", seedkitBinary.path] + arguments, in: project.root, environment: environment)
+}
+
+/// A BookStore project whose books fixture makes a seed of about 1.5 MB.
+private func projectWithBigSeed() throws -> TemporaryProject {
+    let project = try TemporaryProject()
+    var books = "title,price,category_id\n"
+    for index in 0..<20_000 { books += "Book number \(index) of a long series of books,\(index % 900),Fiction\n" }
+    try project.write("seeds/data/books.csv", books)
+    return project
+}
+
+/// A user store of about 1.5 MB (the user added many books of their own).
+private func projectWithBigUserStore() throws -> TemporaryProject {
+    let project = try TemporaryProject.withUserStore()
+    try project.database("user.sqlite").write { db in
+        for index in 0..<10_000 {
+            try db.execute(sql: "INSERT INTO books (title, price, category_id) VALUES (?, 1, 1)", arguments: ["A book the user added, number \(index), with a long title"])
+        }
+    }
+    return project
+}
+
+/// A file-size limit (`ulimit -f`) is an I/O failure (exit 4) that says so, never death by
+/// SIGXFSZ, and leaves no temporary file behind (issue 22).
+@Suite struct FileSizeLimitTests {
+    @Test func aBuildPastTheFileSizeLimitIsAnIOErrorAndLeavesNoTemporaryFile() throws {
+        let project = try projectWithBigSeed()
+        let result = try seedkitLimited(kilobytes: 256, ["build"], in: project)
+        #expect(result.status == 4, "\(result)")  // was: killed by SIGXFSZ
+        #expect(result.stderr.contains("file-size limit"), "\(result)")
+        #expect(result.stderr.contains("ulimit -f: 256 KB"), "\(result)")
+        #expect(result.stderr.contains("File too large"), "\(result)")
+        #expect(result.stderr.contains("nothing was written"), "\(result)")
+        #expect(project.listing("build") == [], "left \(project.listing("build"))")
+        // Without the limit the same build succeeds: the limit was the cause.
+        #expect(try project.seedkit("build").status == 0)
+    }
+
+    @Test func anEarlierOutputStaysWhenABuildHitsTheFileSizeLimit() throws {
+        let project = try TemporaryProject()
+        #expect(try project.seedkit("build").status == 0)
+        let before = try #require(project.sha256("build/seed.sqlite"))
+        var books = "title,price,category_id\n"
+        for index in 0..<20_000 { books += "Book number \(index) of a long series of books,\(index % 900),Fiction\n" }
+        try project.write("seeds/data/books.csv", books)
+        let result = try seedkitLimited(kilobytes: 256, ["build"], in: project)
+        #expect(result.status == 4, "\(result)")
+        #expect(project.sha256("build/seed.sqlite") == before)
+        #expect(project.listing("build") == ["seed.sqlite"])
+    }
+
+    @Test func aBuildCheckPastTheFileSizeLimitLeavesNothingInTheTemporaryFolder() throws {
+        let project = try projectWithBigSeed()
+        try FileManager.default.createDirectory(at: project.url("tmp"), withIntermediateDirectories: true)
+        let result = try seedkitLimited(kilobytes: 256, ["build", "--check"], in: project, environment: ["TMPDIR": project.path("tmp")])
+        #expect(result.status == 4, "\(result)")
+        #expect(result.stderr.contains("file-size limit"), "\(result)")
+        #expect(project.listing("tmp") == [], "left \(project.listing("tmp"))")
+    }
+
+    @Test func aBackupPastTheFileSizeLimitIsAnIOErrorAndTheStoreIsNotMigrated() throws {
+        let project = try projectWithBigUserStore()
+        let before = try #require(project.sha256("user.sqlite"))
+        let listing = project.listing(".")
+        let result = try seedkitLimited(kilobytes: 256, ["migrate", "user.sqlite", "--backup", "copy.sqlite"], in: project)
+        #expect(result.status == 4, "\(result)")
+        #expect(result.stderr.contains("cannot write the backup"), "\(result)")
+        #expect(result.stderr.contains("file-size limit"), "\(result)")
+        #expect(result.stderr.contains("File too large"), "\(result)")
+        #expect(result.stderr.contains("the store was not migrated"), "\(result)")
+        #expect(!result.stderr.contains("not an error"), "\(result)")
+        #expect(project.sha256("user.sqlite") == before)
+        #expect(project.listing(".") == listing, "left \(Set(project.listing(".")).subtracting(listing))")
+    }
+
+    @Test func aMigrationThatGrowsTheStorePastTheFileSizeLimitIsRolledBack() throws {
+        let project = try TemporaryProject.withUserStore()
+        let size = try #require(project.read("user.sqlite")).count
+        var rows = "insert:\n  books:\n"
+        for index in 0..<3_000 { rows += "    - { title: \"\(String(repeating: "long title ", count: 20)) \(index)\", price: 1, category_id: Fiction }\n" }
+        try project.write("migrations/0002-many.yml", rows)
+        let before = try #require(project.sha256("user.sqlite"))
+        let listing = project.listing(".")
+        let result = try seedkitLimited(kilobytes: max(64, size / 1024 + 16), ["migrate", "user.sqlite"], in: project)
+        #expect(result.status == 4, "\(result)")
+        #expect(result.stderr.contains("file-size limit"), "\(result)")
+        #expect(result.stderr.contains("nothing was written"), "\(result)")
+        #expect(project.sha256("user.sqlite") == before)
+        #expect(project.listing(".") == listing, "left \(Set(project.listing(".")).subtracting(listing))")
+    }
+}
