@@ -197,4 +197,32 @@ private func text(_ project: TemporaryProject, _ path: String) throws -> String 
         let rows = try project.database("user.sqlite").read { db in try String.fetchAll(db, sql: "SELECT rowid || ':' || title FROM books ORDER BY rowid") }
         #expect(rows == ["1:The first book", "3:The third book", "4:My diary"])
     }
+
+    /// A table other tables refer to (without ON DELETE actions) can be rebuilt: before, the
+    /// step failed at commit with "FOREIGN KEY constraint failed" (DROP TABLE counted every
+    /// book as broken, and the categories that came back by RENAME never took the count back).
+    @Test func aTableOtherTablesReferToIsRebuilt() throws {
+        let books = "CREATE TABLE books (id INTEGER PRIMARY KEY, title VARCHAR(100) NOT NULL UNIQUE, price REAL NOT NULL, category_id INTEGER NOT NULL REFERENCES categories(id));\n"
+        let project = try bookStoreRelease(schema: categories + books)
+        try FileManager.default.copyItem(atPath: project.path("seeds/releases/1.0.sqlite"), toPath: project.path("user.sqlite"))
+        try project.database("user.sqlite").write { db in
+            try db.execute(sql: "INSERT INTO categories (name) VALUES ('Poetry')")
+            try db.execute(sql: "INSERT INTO books (title, price, category_id) VALUES ('My poems', 3, 3)")
+        }
+        try project.write("seeds/schema.sql", "CREATE TABLE categories (id INTEGER PRIMARY KEY, name VARCHAR(25) NOT NULL UNIQUE CHECK (length(name) > 0));\n" + books)
+        let result = try project.seedkit("new-migration", "name check", "--from", "seeds/releases/1.0.sqlite")
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout == "wrote migrations/0001-name-check-schema.sql: 1 rebuilt table\n", "\(result)")
+        #expect(try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite").status == 0)
+        let migrate = try project.seedkit("migrate", "user.sqlite")
+        #expect(migrate.status == 0, "\(migrate)")
+        let (rows, broken, check) = try project.database("user.sqlite").read { db in
+            (try String.fetchAll(db, sql: "SELECT books.title || ':' || categories.name FROM books JOIN categories ON categories.id = books.category_id ORDER BY books.id"),
+             try Row.fetchAll(db, sql: "PRAGMA foreign_key_check").count,
+             try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = 'categories'"))
+        }
+        #expect(rows == ["The first book:Fiction", "The second book:Fiction", "The third book:Biography", "My poems:Poetry"])
+        #expect(broken == 0)
+        #expect(check?.contains("CHECK (length(name) > 0)") == true)
+    }
 }
