@@ -108,4 +108,33 @@ private func projectWithBigUserStore() throws -> TemporaryProject {
         #expect(project.sha256("user.sqlite") == before)
         #expect(project.listing(".") == listing, "left \(Set(project.listing(".")).subtracting(listing))")
     }
+
+    /// new-migration writes a release's files whole or not at all: a migration cut off at the
+    /// limit was left in migrations/ (and the next migrate would have read it), beside the
+    /// schema step written before it.
+    @Test func aMigrationFilePastTheFileSizeLimitIsNotLeftHalfWritten() throws {
+        let project = try TemporaryProject()
+        try project.remove("migrations/0001-add-fourth-book.yml")
+        // Long category names make the migration (which names them) much larger than the seed (which stores ids).
+        let category = "A very long category name that makes every line of the migration longer than the row it stands for"
+        try project.write("seeds/seedkit.yml", BookStore.manifest.replacingOccurrences(of: ", max_length: 25", with: ""))
+        try project.write("seeds/data/categories.csv", "name\n\(category)\n")
+        try project.write("seeds/data/books.csv", "title,price,category_id\n")
+        #expect(try project.seedkit("build", "--output", "seeds/releases/1.0.sqlite").status == 0)
+        try project.write("seeds/schema.sql", BookStore.schema.replacingOccurrences(of: "category_id INTEGER NOT NULL REFERENCES categories(id)", with: "category_id INTEGER NOT NULL REFERENCES categories(id), note TEXT"))
+        var books = "title,price,category_id,note\n"
+        for index in 0..<3_000 { books += "B\(index),1,\(category),\n" }
+        try project.write("seeds/data/books.csv", books)
+        try FileManager.default.createDirectory(at: project.url("tmp"), withIntermediateDirectories: true)
+        let result = try seedkitLimited(kilobytes: 200, ["new-migration", "big", "--from", "seeds/releases/1.0.sqlite"], in: project, environment: ["TMPDIR": project.path("tmp")])
+        #expect(result.status == 4, "\(result)")
+        #expect(result.stderr.contains("migrations/0002-big.yml: error: cannot write: a file grew past this process's file-size limit (ulimit -f: 200 KB"), "\(result)")
+        #expect(result.stderr.contains("the files this run wrote before it were removed"), "\(result)")
+        #expect(project.listing("migrations") == [], "left \(project.listing("migrations"))")
+        #expect(project.listing("tmp") == [], "left \(project.listing("tmp"))")
+        // Without the limit: both files.
+        let whole = try project.seedkit("new-migration", "big", "--from", "seeds/releases/1.0.sqlite")
+        #expect(whole.status == 0, "\(whole)")
+        #expect(project.listing("migrations") == ["0001-big-schema.sql", "0002-big.yml"])
+    }
 }

@@ -97,28 +97,50 @@ extension SeedTool {
                         throw SeedError(.configuration, file: shown, "already exists; seedkit never overwrites a migration")
                     }
                 }
+                // All of a release's files or none: a schema step without its data step would ship half a release.
+                var written: [URL] = []
                 for file in files {
                     let shown = (project.migrations as NSString).appendingPathComponent(file.name)
-                    try Self.write(file.text, to: directory.appendingPathComponent(file.name), shown: shown, directory: directory)
+                    do throws(SeedError) { try Self.write(file.text, to: directory.appendingPathComponent(file.name), shown: shown, directory: directory) }
+                    catch {
+                        for url in written { unlink(url.path) }
+                        throw written.isEmpty ? error : SeedError(error.kind, error.diagnostics.map { diagnostic in
+                            var diagnostic = diagnostic
+                            diagnostic.message += " (the files this run wrote before it were removed)"
+                            return diagnostic
+                        })
+                    }
+                    written.append(directory.appendingPathComponent(file.name))
+                }
+                for file in files {
+                    let shown = (project.migrations as NSString).appendingPathComponent(file.name)
                     print("wrote \(shown): \(file.summary)")
                     for pair in file.renamePairs { print("  rename \(pair)") }
                 }
             }
         }
 
+        /// Writes a new migration file, never replacing one (O_EXCL). A write that fails (a full
+        /// disk, the file-size limit) removes what it wrote: a truncated migration must never be
+        /// left where the next `migrate` would read it.
         private static func write(_ text: String, to target: URL, shown: String, directory: URL) throws(SeedError) {
-            do {
-                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-                // O_EXCL: never replace a file that appeared meanwhile.
-                let descriptor = open(target.path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
-                guard descriptor >= 0 else { throw SeedError(.io, file: shown, "cannot create: \(String(cString: strerror(errno)))") }
-                let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-                try handle.write(contentsOf: Data(text.utf8))
-                try handle.close()
-            } catch let error as SeedError {
-                throw error
-            } catch {
-                throw SeedError(.io, file: shown, "cannot write: \(error.localizedDescription)")
+            do { try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true) }
+            catch { throw SeedError(.io, file: shown, "cannot create the folder: \(error.localizedDescription)") }
+            let descriptor = open(target.path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+            guard descriptor >= 0 else { throw SeedError(.io, file: shown, "cannot create: \(String(cString: strerror(errno)))") }
+            let bytes = Array(text.utf8)
+            var offset = 0
+            var failure: Int32 = 0
+            while offset < bytes.count {
+                let count = bytes.withUnsafeBytes { buffer in buffer.baseAddress.map { Foundation.write(descriptor, $0 + offset, buffer.count - offset) } ?? 0 }
+                if count < 0 && errno == EINTR { continue }
+                guard count > 0 else { failure = count < 0 ? errno : EIO; break }
+                offset += count
+            }
+            if close(descriptor) != 0 && failure == 0 { failure = errno }
+            guard failure == 0 else {
+                unlink(target.path)
+                throw SeedError(.io, file: shown, "cannot write: \(String(cString: strerror(failure))); nothing was written")
             }
         }
     }
