@@ -137,4 +137,17 @@ private func projectWithBigUserStore() throws -> TemporaryProject {
         #expect(whole.status == 0, "\(whole)")
         #expect(project.listing("migrations") == ["0001-big-schema.sql", "0002-big.yml"])
     }
+
+    /// export-migrations names the cause (was: "NSCocoaErrorDomain error 512") and leaves no temporary file.
+    @Test func anExportPastTheFileSizeLimitNamesTheCauseAndLeavesNothing() throws {
+        let project = try TemporaryProject()
+        var rows = "insert:\n  books:\n"
+        for index in 0..<3_000 { rows += "    - { title: \"A book with a long title, number \(index)\", price: 1, category_id: Fiction }\n" }
+        try project.write("migrations/0002-many.yml", rows)
+        let result = try seedkitLimited(kilobytes: 128, ["export-migrations", "app/migrations"], in: project)
+        #expect(result.status == 4, "\(result)")
+        #expect(result.stderr.contains("0002-many.json: error: cannot write: a file grew past this process's file-size limit (ulimit -f: 128 KB; File too large, EFBIG): File too large"), "\(result)")
+        #expect(!project.listing("app/migrations").contains { $0.hasPrefix(".") }, "left \(project.listing("app/migrations"))")
+        #expect(!project.listing("app/migrations").contains("0002-many.json"))
+    }
 }

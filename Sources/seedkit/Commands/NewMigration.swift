@@ -126,21 +126,8 @@ extension SeedTool {
         private static func write(_ text: String, to target: URL, shown: String, directory: URL) throws(SeedError) {
             do { try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true) }
             catch { throw SeedError(.io, file: shown, "cannot create the folder: \(error.localizedDescription)") }
-            let descriptor = open(target.path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
-            guard descriptor >= 0 else { throw SeedError(.io, file: shown, "cannot create: \(String(cString: strerror(errno)))") }
-            let bytes = Array(text.utf8)
-            var offset = 0
-            var failure: Int32 = 0
-            while offset < bytes.count {
-                let count = bytes.withUnsafeBytes { buffer in buffer.baseAddress.map { Foundation.write(descriptor, $0 + offset, buffer.count - offset) } ?? 0 }
-                if count < 0 && errno == EINTR { continue }
-                guard count > 0 else { failure = count < 0 ? errno : EIO; break }
-                offset += count
-            }
-            if close(descriptor) != 0 && failure == 0 { failure = errno }
-            guard failure == 0 else {
-                unlink(target.path)
-                throw SeedError(.io, file: shown, "cannot write: \(String(cString: strerror(failure))); nothing was written")
+            if let failure = FileWriting.create(target.path, text) {
+                throw SeedError(.io, file: shown, failure.description + (failure.created ? "; nothing was written" : ""))
             }
         }
     }

@@ -62,3 +62,4 @@ enum FileSizeLimit {
 
 /// Set by the SIGXFSZ handler: memory allocated (by ``FileSizeLimit/prepare()``) before the handler is installed.
 nonisolated(unsafe) private let fileSizeLimitReached: UnsafeMutablePointer<sig_atomic_t> = .allocate(capacity: 1)
+
