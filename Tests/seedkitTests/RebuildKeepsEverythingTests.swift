@@ -225,4 +225,26 @@ private func text(_ project: TemporaryProject, _ path: String) throws -> String 
         #expect(broken == 0)
         #expect(check?.contains("CHECK (length(name) > 0)") == true)
     }
+
+    /// A table that refers to itself (a tree) can be rebuilt: the copy's rows were children of
+    /// the dropped table, counted as broken for good ("FOREIGN KEY constraint failed", exit 2).
+    @Test func aTableThatRefersToItselfIsRebuilt() throws {
+        let project = try TemporaryProject(bookStore: false)
+        try project.write("seeds/seedkit.yml", "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  nodes: { file: data/nodes.csv, key: name, refs: { parent_id: nodes.name } }\n")
+        try project.write("seeds/schema.sql", "CREATE TABLE nodes (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, parent_id INTEGER REFERENCES nodes(id));\n")
+        try project.write("seeds/data/nodes.csv", "name,parent_id\nroot,\nchild,root\n")
+        #expect(try project.seedkit("build", "--output", "seeds/releases/1.0.sqlite").status == 0)
+        try FileManager.default.copyItem(atPath: project.path("seeds/releases/1.0.sqlite"), toPath: project.path("user.sqlite"))
+        try project.database("user.sqlite").write { db in try db.execute(sql: "INSERT INTO nodes (name, parent_id) VALUES ('mine', 2)") }
+        try project.write("seeds/schema.sql", "CREATE TABLE nodes (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE CHECK (length(name) > 0), parent_id INTEGER REFERENCES nodes(id));\n")
+        let result = try project.seedkit("new-migration", "name check", "--from", "seeds/releases/1.0.sqlite")
+        #expect(result.status == 0, "\(result)")
+        #expect(try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite").status == 0)
+        let migrate = try project.seedkit("migrate", "user.sqlite")
+        #expect(migrate.status == 0, "\(migrate)")
+        let rows = try project.database("user.sqlite").read { db in
+            try String.fetchAll(db, sql: "SELECT node.name || '<' || ifnull(parent.name, '-') FROM nodes node LEFT JOIN nodes parent ON parent.id = node.parent_id ORDER BY node.id")
+        }
+        #expect(rows == ["root<-", "child<root", "mine<child"])
+    }
 }

@@ -113,9 +113,8 @@ public struct SchemaStep: Sendable, Equatable {
             // the commit failed ("FOREIGN KEY constraint failed"). Its rows are copied back into a
             // table created under its own name instead: each row inserted there settles the
             // children that refer to it, and a child whose parent is really missing still fails.
-            let referenced = (old.tables + new.tables).contains { other in
-                other.name.lowercased() != table.name.lowercased() && Self.referencedTables(in: other.sql).contains(table.name.lowercased())
-            }
+            // (A table that refers to itself too: the copy's rows are children of the old table.)
+            let referenced = (old.tables + new.tables).contains { other in Self.referencedTables(in: other.sql).contains(table.name.lowercased()) }
             var note = ""
             if referenced {
                 let columns = ((keepsRowID ? ["rowid"] : []) + copied.map { quoteIdentifier($0.name) }).joined(separator: ", ")
@@ -126,11 +125,11 @@ public struct SchemaStep: Sendable, Equatable {
                     steps.append("INSERT INTO sqlite_sequence (name, seq) SELECT \(SQLValue.text(table.name).sqlLiteral), seq FROM sqlite_sequence WHERE name = \(SQLValue.text(temporary).sqlLiteral) ORDER BY seq DESC LIMIT 1;")
                 }
                 steps.append("DROP TABLE \(quoteIdentifier(temporary));")
-                note = "; other tables refer to it: its rows are copied back under its own name, so that their foreign keys find them"
+                note = "; foreign keys refer to it: its rows are copied back under its own name, so that they find them"
             } else {
                 steps.append("ALTER TABLE \(quoteIdentifier(temporary)) RENAME TO \(quoteIdentifier(table.name));")
             }
-            let unfilled = copied.filter { column in column.notNull && column.defaultSQL == nil && before.column(column.name).map { !$0.notNull } == true && !Self.isIntegerPrimaryKey(column, in: table) }
+            let unfilled = copied.filter { column in column.notNull && column.defaultSQL == nil && before.column(column.name).map { !$0.notNull } == true && table.rowIDAlias?.name.lowercased() != column.name.lowercased() }
             let warning = unfilled.map { "\n-- \(table.name).\($0.name) becomes NOT NULL without a DEFAULT: a store with a NULL there cannot take this step (give it a DEFAULT to fill NULLs from)" }.joined()
             if firstRebuild == nil { firstRebuild = statements.count }
             statements.append("""
@@ -260,12 +259,6 @@ public struct SchemaStep: Sendable, Equatable {
     static func hasAutoincrement(_ sql: String) -> Bool {
         // Quoted names are words too in `identifiers`; a column named "autoincrement" is rare enough to err on.
         identifiers(in: sql).contains("autoincrement")
-    }
-
-    /// Whether `column` is the table's INTEGER PRIMARY KEY (the rowid: never NULL).
-    static func isIntegerPrimaryKey(_ column: SchemaSnapshot.Column, in table: SchemaSnapshot.Table) -> Bool {
-        let definition = column.definition.uppercased()
-        return definition.hasPrefix("INTEGER") && definition.contains("PRIMARY KEY")
     }
 
     /// Whether SQLite's `ALTER TABLE … ADD COLUMN` can add this column (https://sqlite.org/lang_altertable.html#altertabaddcol).
