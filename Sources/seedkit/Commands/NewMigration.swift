@@ -143,7 +143,19 @@ final class FreshBuild {
         url = ProcessTemporaryFile.url(temporary: "fresh")
         ProcessTemporaryFile.removeStale(temporary: "fresh")
         interruption = Interruption(cleaning: url, SeedBuilder.temporaryURL(for: url))
-        _ = try SeedBuilder(manifest: manifest, migrations: migrations).build(to: url)
+        do { _ = try SeedBuilder(manifest: manifest, migrations: migrations).build(to: url) }
+        catch let error where error.kind == .io {
+            // SQLite's message names no file: say where the fresh build goes (a full or limited $TMPDIR).
+            let folder = url.deletingLastPathComponent().path
+            throw SeedError(error.kind, error.diagnostics.map { diagnostic in
+                var diagnostic = diagnostic
+                if diagnostic.file == nil {
+                    diagnostic.file = url.path
+                    diagnostic.message += " (a fresh build of the fixtures, in the temporary folder \(folder): set TMPDIR to use another)"
+                }
+                return diagnostic
+            })
+        }
     }
 
     deinit {
