@@ -17,6 +17,7 @@ struct SeedTool: ParsableCommand {
     /// Runs the command; usage errors exit 2 (SPEC §5) rather than ArgumentParser's 64. Output
     /// that could not be written is an I/O failure (4): a report nobody received is not a success.
     static func main() {
+        FileSizeLimit.prepare()
         Output.prepareStandardStreams()
         var status: Int32
         let arguments = Array(CommandLine.arguments.dropFirst())

@@ -58,6 +58,44 @@ struct MigrateFilesystemTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: filesystem.url.path) == ["user.sqlite"], "no journal left behind")
     }
 
+    @Test func aBackupOntoAFullDiskNamesTheCauseAndLeavesNothingThere() throws {
+        let project = try TemporaryProject.withUserStore()
+        try project.database("user.sqlite").write { db in
+            for index in 0..<5_000 {
+                try db.execute(sql: "INSERT INTO books (title, price, category_id) VALUES (?, 1, 1)", arguments: ["A book the user added, number \(index), with a long title"])
+            }
+        }
+        let filesystem = try #require(SmallFilesystem(kilobytes: 128))
+        let backup = filesystem.url.appendingPathComponent("copy.sqlite")
+        let before = try #require(project.sha256("user.sqlite"))
+        let result = try project.seedkit("migrate", "user.sqlite", "--backup", backup.path)
+        #expect(result.status == 4, "\(result)")
+        #expect(result.stderr.contains("cannot write the backup: the disk is full"), "\(result)")
+        #expect(result.stderr.contains("SQLITE_FULL"), "\(result)")
+        #expect(result.stderr.contains("the store was not migrated"), "\(result)")
+        #expect(!result.stderr.contains("not an error"), "\(result)")
+        #expect(project.sha256("user.sqlite") == before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: filesystem.url.path) == [], "no temporary file or journal left behind")
+    }
+
+    @Test func aFullTemporaryFolderNamesItselfAndIsLeftEmpty() throws {
+        let project = try TemporaryProject()
+        var books = "title,price,category_id\n"
+        for index in 0..<5_000 { books += "Book number \(index) of a long series of books,\(index % 900),Fiction\n" }
+        try project.write("seeds/data/books.csv", books)
+        #expect(try project.seedkit("build", "--output", "old.sqlite").status == 0)
+        let filesystem = try #require(SmallFilesystem(kilobytes: 128))
+        for arguments in [["check-upgrade", "old.sqlite"], ["build", "--check"]] {
+            let result = try runSeedkit(arguments, in: project.root, environment: ["TMPDIR": filesystem.url.path])
+            #expect(result.status == 4, "\(arguments): \(result)")
+            #expect(result.stderr.contains("the disk is full"), "\(arguments): \(result)")
+            if arguments[0] == "check-upgrade" {
+                #expect(result.stderr.contains("in the temporary folder \(filesystem.url.path): set TMPDIR to use another"), "\(result)")
+            }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: filesystem.url.path) == [], "\(arguments) left files behind")
+        }
+    }
+
     @Test func aReadOnlyStoreFailsCleanlyAndIsNotChanged() throws {
         let project = try TemporaryProject.withUserStore()
         let filesystem = try #require(SmallFilesystem(kilobytes: 512))

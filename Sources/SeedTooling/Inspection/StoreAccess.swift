@@ -1,5 +1,6 @@
 import Foundation
 public import GRDB
+import GRDBSQLite
 public import SeedRuntime
 
 /// Opening stores the user names, for reading, without changing or creating anything.
@@ -99,6 +100,13 @@ public enum StoreAccess {
         _ = try? holder?.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
         try? queue.close()
         try? holder?.close()
+    }
+
+    /// The system's error number (errno) of the connection's last failed I/O (`sqlite3_system_errno`),
+    /// 0 when there is none: SQLite's own message says only "disk I/O error" (or, for a failed
+    /// backup step, "not an error").
+    public static func systemErrno(_ queue: DatabaseQueue) -> Int32 {
+        queue.inDatabase { db in sqlite3_system_errno(db.sqliteConnection) }
     }
 
     /// Why SQLite would open the store read-only whatever its permissions: its header's write

@@ -13,6 +13,14 @@ public struct SchemaSnapshot: Sendable, Equatable {
         public var definition: String
         /// The whole definition as written (name included), for `ALTER TABLE … ADD COLUMN`.
         public var text: String
+        /// SQLite's own reading of the definition (`pragma_table_xinfo`): NOT NULL, the DEFAULT
+        /// expression as written, and whether the column is generated (VIRTUAL or STORED).
+        public var notNull = false
+        public var defaultSQL: String?
+        public var generated = false
+        /// The declared type as SQLite reads it, and the 1-based position in the primary key (0: not in it).
+        public var declaredType = ""
+        public var primaryKeyIndex = 0
     }
 
     public struct Table: Sendable, Equatable {
@@ -25,6 +33,17 @@ public struct SchemaSnapshot: Sendable, Equatable {
         public var options: String
 
         public func column(_ name: String) -> Column? { columns.first { $0.name.lowercased() == name.lowercased() } }
+
+        /// Whether rows have a rowid (not `WITHOUT ROWID`).
+        public var hasRowID: Bool { !options.uppercased().contains("WITHOUT ROWID") }
+
+        /// The column that is the rowid (an INTEGER PRIMARY KEY), if any: SQLite's rule, except
+        /// that `PRIMARY KEY DESC` (not an alias) is taken for one, which only errs on the safe side.
+        public var rowIDAlias: Column? {
+            let key = columns.filter { $0.primaryKeyIndex > 0 }
+            guard hasRowID, key.count == 1, key[0].declaredType.uppercased() == "INTEGER" else { return nil }
+            return key[0]
+        }
     }
 
     /// An index, trigger or view: its table and its SQL, normalized.
@@ -46,7 +65,21 @@ public struct SchemaSnapshot: Sendable, Equatable {
         for row in try Row.fetchAll(db, sql: "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' AND tbl_name NOT LIKE '\\_seedkit\\_%' ESCAPE '\\' ORDER BY rowid") {
             let type: String = row[0], name: String = row[1], table: String = row[2], sql: String = row[3]
             if type == "table" {
-                snapshot.tables.append(parseTable(name: name, sql: sql))
+                var parsed = parseTable(name: name, sql: sql)
+                // SQLite's reading of each column, where it can give one (not for a virtual table's module).
+                if let facts = try? Row.fetchAll(db, sql: "SELECT name, \"notnull\", dflt_value, hidden, type, pk FROM pragma_table_xinfo(?)", arguments: [name]) {
+                    for fact in facts {
+                        let column: String = fact[0]
+                        guard let index = parsed.columns.firstIndex(where: { $0.name.lowercased() == column.lowercased() }) else { continue }
+                        parsed.columns[index].notNull = fact[1]
+                        parsed.columns[index].defaultSQL = fact[2]
+                        let hidden: Int = fact[3]
+                        parsed.columns[index].generated = hidden == 2 || hidden == 3
+                        parsed.columns[index].declaredType = fact[4] ?? ""
+                        parsed.columns[index].primaryKeyIndex = fact[5]
+                    }
+                }
+                snapshot.tables.append(parsed)
             } else {
                 snapshot.objects.append(Object(type: type, name: name, table: table, sql: normalize(sql)))
             }

@@ -38,6 +38,7 @@ public struct SchemaStep: Sendable, Equatable {
         var statements: [String] = []
         var counts: [String: Int] = [:]
         var rebuilt: Set<String> = []
+        var firstRebuild: Int?
         for table in old.tables where new.table(table.name) == nil {
             refuse("table \(table.name) is in the old seed but not in the schema: users' stores hold its rows, so seedkit does not drop it; if that is really meant, write the step yourself as a .sql migration (DROP TABLE \(quoteIdentifier(table.name)))")
         }
@@ -81,31 +82,104 @@ public struct SchemaStep: Sendable, Equatable {
                 }
             }
             let temporary = "_seedkit_new_\(table.name)"
-            let shared = table.columns.filter { before.column($0.name) != nil }.map { quoteIdentifier($0.name) }.joined(separator: ", ")
+            // Generated columns are computed by the new table: SQLite refuses an INSERT into one.
+            let copied = table.columns.filter { before.column($0.name) != nil && !$0.generated }
+            // A table without an INTEGER PRIMARY KEY keeps its rowids too (what an FTS index or the app may hold).
+            let keepsRowID = before.hasRowID && table.hasRowID && table.rowIDAlias == nil && before.rowIDAlias == nil
+            let targets = ((keepsRowID ? ["rowid"] : []) + copied.map { quoteIdentifier($0.name) }).joined(separator: ", ")
+            let sources = (keepsRowID ? ["rowid"] : []) + copied.map { column in
+                // A nullable column that becomes NOT NULL with a DEFAULT: a user's NULL takes the DEFAULT.
+                guard let old = before.column(column.name), column.notNull, !old.notNull, let fill = column.defaultSQL, fill.uppercased() != "NULL" else {
+                    return quoteIdentifier(column.name)
+                }
+                return "coalesce(\(quoteIdentifier(column.name)), \(fill))"
+            }
             let created = table.sql.replacingOccurrences(of: "^\\s*CREATE\\s+TABLE\\s+(IF\\s+NOT\\s+EXISTS\\s+)?(\"[^\"]*\"|`[^`]*`|\\[[^\\]]*\\]|[^\\s(]+)", with: "CREATE TABLE \(quoteIdentifier(temporary))", options: [.regularExpression, .caseInsensitive])
+            var steps = [
+                "PRAGMA defer_foreign_keys = ON;",
+                "\(created);",
+                "INSERT INTO \(quoteIdentifier(temporary)) (\(targets)) SELECT \(sources.joined(separator: ", ")) FROM \(quoteIdentifier(table.name));",
+            ]
+            // AUTOINCREMENT: the copy's sequence is the highest id copied; the old table's, kept,
+            // never hands out again an id the user deleted. DROP TABLE removes the old one's row,
+            // the RENAME renames the new one's.
+            if Self.hasAutoincrement(before.sql) && Self.hasAutoincrement(table.sql) {
+                steps.append("DELETE FROM sqlite_sequence WHERE name = \(SQLValue.text(temporary).sqlLiteral);")
+                steps.append("INSERT INTO sqlite_sequence (name, seq) SELECT \(SQLValue.text(temporary).sqlLiteral), seq FROM sqlite_sequence WHERE name = \(SQLValue.text(before.name).sqlLiteral) ORDER BY seq DESC LIMIT 1;")
+            }
+            steps.append("DROP TABLE \(quoteIdentifier(table.name));")
+            // A table other tables refer to: DROP TABLE counts each of their rows as a foreign-key
+            // violation (deferred), and rows that arrive by RENAME never take the count back, so
+            // the commit failed ("FOREIGN KEY constraint failed"). Its rows are copied back into a
+            // table created under its own name instead: each row inserted there settles the
+            // children that refer to it, and a child whose parent is really missing still fails.
+            // (A table that refers to itself too: the copy's rows are children of the old table.)
+            let referenced = (old.tables + new.tables).contains { other in Self.referencedTables(in: other.sql).contains(table.name.lowercased()) }
+            var note = ""
+            if referenced {
+                let columns = ((keepsRowID ? ["rowid"] : []) + copied.map { quoteIdentifier($0.name) }).joined(separator: ", ")
+                steps.append("\(table.sql);")
+                steps.append("INSERT INTO \(quoteIdentifier(table.name)) (\(columns)) SELECT \(columns) FROM \(quoteIdentifier(temporary));")
+                if Self.hasAutoincrement(before.sql) && Self.hasAutoincrement(table.sql) {
+                    steps.append("DELETE FROM sqlite_sequence WHERE name = \(SQLValue.text(table.name).sqlLiteral);")
+                    steps.append("INSERT INTO sqlite_sequence (name, seq) SELECT \(SQLValue.text(table.name).sqlLiteral), seq FROM sqlite_sequence WHERE name = \(SQLValue.text(temporary).sqlLiteral) ORDER BY seq DESC LIMIT 1;")
+                }
+                steps.append("DROP TABLE \(quoteIdentifier(temporary));")
+                note = "; foreign keys refer to it: its rows are copied back under its own name, so that they find them"
+            } else {
+                steps.append("ALTER TABLE \(quoteIdentifier(temporary)) RENAME TO \(quoteIdentifier(table.name));")
+            }
+            let unfilled = copied.filter { column in column.notNull && column.defaultSQL == nil && before.column(column.name).map { !$0.notNull } == true && table.rowIDAlias?.name.lowercased() != column.name.lowercased() }
+            let warning = unfilled.map { "\n-- \(table.name).\($0.name) becomes NOT NULL without a DEFAULT: a store with a NULL there cannot take this step (give it a DEFAULT to fill NULLs from)" }.joined()
+            if firstRebuild == nil { firstRebuild = statements.count }
             statements.append("""
-                -- rebuilt table \(table.name) (\(old.table(table.name).map { Self.describeChange(from: $0, to: table) } ?? "changed")): SQLite's table rebuild, rows kept
-                PRAGMA defer_foreign_keys = ON;
-                \(created);
-                INSERT INTO \(quoteIdentifier(temporary)) (\(shared)) SELECT \(shared) FROM \(quoteIdentifier(table.name));
-                DROP TABLE \(quoteIdentifier(table.name));
-                ALTER TABLE \(quoteIdentifier(temporary)) RENAME TO \(quoteIdentifier(table.name));
+                -- rebuilt table \(table.name) (\(old.table(table.name).map { Self.describeChange(from: $0, to: table) } ?? "changed")): SQLite's table rebuild, rows kept\(note)\(warning)
+                \(steps.joined(separator: "\n"))
                 """)
             rebuilt.insert(table.name.lowercased())
             counts["rebuilt table", default: 0] += 1
+        }
+        // Views, and triggers of other tables, that read a rebuilt table (or such a view): SQLite's
+        // RENAME re-reads them and fails ("error in view v: no such table: main.t") while the
+        // table is gone, so they are dropped before the first rebuild and re-created after
+        // (step 3 and 10 of https://sqlite.org/lang_altertable.html#otheralter), in the same transaction.
+        var dependents: [SchemaSnapshot.Object] = []
+        if let firstRebuild {
+            var read = rebuilt
+            var found = true
+            while found {
+                found = false
+                for object in old.objects where (object.type == "view" || object.type == "trigger")
+                    && !dependents.contains(where: { $0.type == object.type && $0.name.lowercased() == object.name.lowercased() }) {
+                    var names = Self.identifiers(in: object.sql)
+                    // A rebuilt table's own triggers go with it; one that reads another rebuilt table must go before that one's rebuild.
+                    if object.type == "trigger" && rebuilt.contains(object.table.lowercased()) { names.remove(object.table.lowercased()) }
+                    guard !names.isDisjoint(with: read) else { continue }
+                    dependents.append(object)
+                    if object.type == "view" { read.insert(object.name.lowercased()) }
+                    found = true
+                }
+            }
+            let drops = dependents.map { "-- \($0.type) \($0.name) reads a rebuilt table: dropped before the rebuild, re-created after\nDROP \($0.type.uppercased()) \(quoteIdentifier($0.name));" }
+            statements.insert(contentsOf: drops, at: firstRebuild)
+        }
+        func isDependent(_ object: SchemaSnapshot.Object) -> Bool {
+            dependents.contains { $0.type == object.type && $0.name.lowercased() == object.name.lowercased() }
         }
         // Indexes, triggers, views: what is new or changed is (re)created; a rebuilt table's all are.
         for object in old.objects {
             let wanted = new.objects.first { $0.type == object.type && $0.name.lowercased() == object.name.lowercased() }
             if rebuilt.contains(object.table.lowercased()) && object.type != "view" { continue }  // dropped with its table
             if wanted == nil || wanted?.sql.lowercased() != object.sql.lowercased() {
-                statements.append("-- \(wanted == nil ? "removed" : "changed") \(object.type) \(object.name)\nDROP \(object.type.uppercased()) \(quoteIdentifier(object.name));")
                 if wanted == nil { counts["removed \(object.type)", default: 0] += 1 }
+                if isDependent(object) { continue }  // dropped before the rebuild
+                statements.append("-- \(wanted == nil ? "removed" : "changed") \(object.type) \(object.name)\nDROP \(object.type.uppercased()) \(quoteIdentifier(object.name));")
             }
         }
         for object in new.objects {
             let before = old.objects.first { $0.type == object.type && $0.name.lowercased() == object.name.lowercased() }
             let recreate = before == nil || before?.sql.lowercased() != object.sql.lowercased() || (rebuilt.contains(object.table.lowercased()) && object.type != "view")
+                || before.map(isDependent) == true
             guard recreate, let sql = objectSQL(object, in: new) else { continue }
             statements.append("-- \(before == nil ? "new" : "re-created") \(object.type) \(object.name)\n\(sql);")
             if before == nil || before?.sql.lowercased() != object.sql.lowercased() { counts["\(before == nil ? "new" : "changed") \(object.type)", default: 0] += 1 }
@@ -118,6 +192,74 @@ public struct SchemaStep: Sendable, Equatable {
 
     /// The original SQL of an index, trigger or view (the snapshot keeps it normalized, which runs the same).
     private static func objectSQL(_ object: SchemaSnapshot.Object, in snapshot: SchemaSnapshot) -> String? { object.sql }
+
+    /// The names an object's SQL mentions, lower-cased and unquoted (string literals and comments
+    /// skipped): what it may read. A word that only looks like a table's name errs on the safe
+    /// side (the object is dropped and re-created for nothing).
+    static func identifiers(in sql: String) -> Set<String> { Set(tokens(in: sql)) }
+
+    /// The words and quoted names of `sql` in order, lower-cased, unquoted (see ``identifiers(in:)``).
+    static func tokens(in sql: String) -> [String] {
+        var names: [String] = []
+        let characters = Array(sql)
+        var index = 0
+        while index < characters.count {
+            let character = characters[index]
+            if character == "'" {
+                index += 1
+                while index < characters.count {
+                    if characters[index] == "'" {
+                        if index + 1 < characters.count, characters[index + 1] == "'" { index += 2; continue }
+                        break
+                    }
+                    index += 1
+                }
+                index += 1
+            } else if character == "-", index + 1 < characters.count, characters[index + 1] == "-" {
+                while index < characters.count, characters[index] != "\n" { index += 1 }
+            } else if character == "/", index + 1 < characters.count, characters[index + 1] == "*" {
+                index += 2
+                while index + 1 < characters.count, !(characters[index] == "*" && characters[index + 1] == "/") { index += 1 }
+                index += 2
+            } else if character == "\"" || character == "`" || character == "[" {
+                let closing: Character = character == "[" ? "]" : character
+                var name = ""
+                index += 1
+                while index < characters.count {
+                    if characters[index] == closing {
+                        if closing != "]", index + 1 < characters.count, characters[index + 1] == closing { name.append(closing); index += 2; continue }
+                        break
+                    }
+                    name.append(characters[index])
+                    index += 1
+                }
+                index += 1
+                names.append(name.lowercased())
+            } else if character.isLetter || character == "_" {
+                var name = ""
+                while index < characters.count, characters[index].isLetter || characters[index].isNumber || characters[index] == "_" || characters[index] == "$" {
+                    name.append(characters[index])
+                    index += 1
+                }
+                names.append(name.lowercased())
+            } else {
+                index += 1
+            }
+        }
+        return names
+    }
+
+    /// The tables a table's SQL names after REFERENCES (its foreign keys' parents), lower-cased.
+    static func referencedTables(in sql: String) -> Set<String> {
+        let words = tokens(in: sql)
+        return Set(zip(words, words.dropFirst()).compactMap { $0.0 == "references" ? $0.1 : nil })
+    }
+
+    /// Whether a table's SQL declares AUTOINCREMENT (as a keyword, not inside a name or string).
+    static func hasAutoincrement(_ sql: String) -> Bool {
+        // Quoted names are words too in `identifiers`; a column named "autoincrement" is rare enough to err on.
+        identifiers(in: sql).contains("autoincrement")
+    }
 
     /// Whether SQLite's `ALTER TABLE … ADD COLUMN` can add this column (https://sqlite.org/lang_altertable.html#altertabaddcol).
     static func addable(_ column: SchemaSnapshot.Column) -> Bool {

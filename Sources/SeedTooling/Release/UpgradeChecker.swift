@@ -104,7 +104,10 @@ public struct UpgradeChecker: Sendable {
         }
         for name in diff.tablesOnlyInA { divergences.append(Divergence(table: name, key: "", column: nil, got: "the table", expected: "no such table")) }
         for name in diff.tablesOnlyInB { divergences.append(Divergence(table: name, key: "", column: nil, got: "no such table", expected: "the table")) }
-        let (kept, lost) = try simulateUserEdits(seed, migrator: migrator, options: options, tables: tables)
+        var (kept, lost) = try simulateUserEdits(seed, migrator: migrator, options: options, tables: tables)
+        let (keptNulls, lostNulls) = try simulateNulls(seed, migrator: migrator, options: options, expectedSchema: expectedSchema)
+        kept += keptNulls
+        lost += lostNulls
         return Outcome(seed: seed, applied: report.migrations.map(\.id), divergences: divergences, keptEdits: kept, lostEdits: lost, schema: schema)
     }
 
@@ -288,6 +291,57 @@ public struct UpgradeChecker: Sendable {
                 let described = "\(table.written.name) \(Self.show(key.map(Self.sqlValue)))"
                 if try table.count(db, key: key.map(Self.sqlValue)) == 1 { kept.append("seed row \(described), which a user row refers to, kept (its delete denied)") }
                 else { lost.append("seed row \(described), which a user row refers to, deleted") }
+            }
+        }
+        return (kept, lost)
+    }
+
+    /// A user who left a value empty: for each column this seed allows NULL in and the release
+    /// makes NOT NULL, a copy of the seed whose first row holds NULL there is migrated. The
+    /// release must take it (a table rebuild fills the NULL from the column's DEFAULT); a release
+    /// that cannot (NOT NULL without a DEFAULT) fails for every such user, and is reported here,
+    /// at release time, instead of on their devices.
+    private func simulateNulls(_ seed: String, migrator: SeedMigrator, options: SeedMigrator.Options, expectedSchema: SchemaSnapshot) throws -> (kept: [String], lost: [String]) {
+        let oldSchema = try copy(seed).read { db in try SchemaSnapshot.read(db) }
+        var kept: [String] = [], lost: [String] = []
+        for table in oldSchema.tables {
+            guard let wanted = expectedSchema.table(table.name) else { continue }
+            for column in table.columns where !column.notNull && !column.generated {
+                guard let released = wanted.column(column.name), released.notNull, !released.generated else { continue }
+                let store = try copy(seed)
+                let place = "\(table.name).\(column.name)"
+                let described = "a user's NULL in \(place) (nullable in this seed, NOT NULL in the release)"
+                // The row: its primary key when it has one (a rebuild keeps it), else its rowid.
+                let located: (key: [String], values: [DatabaseValue])? = try store.writeWithoutTransaction { db in
+                    guard let info = try TableInfo.read(db, table: table.name) else { return nil }
+                    let key = info.primaryKey.isEmpty ? ["rowid"] : info.primaryKey
+                    let selected = key.map { $0 == "rowid" ? "rowid" : quoteIdentifier($0) }.joined(separator: ", ")
+                    let order = info.withoutRowID ? selected : "rowid"
+                    guard let row = try Row.fetchOne(db, sql: "SELECT \(selected) FROM \(quoteIdentifier(table.name)) ORDER BY \(order) LIMIT 1") else { return nil }
+                    let values = (0..<key.count).map { row[$0] as DatabaseValue }
+                    let predicate = key.map { "\($0 == "rowid" ? "rowid" : quoteIdentifier($0)) IS ?" }.joined(separator: " AND ")
+                    // A CHECK or a trigger may refuse the NULL: then no user has one.
+                    do {
+                        try db.execute(sql: "UPDATE \(quoteIdentifier(table.name)) SET \(quoteIdentifier(column.name)) = NULL WHERE \(predicate)", arguments: StatementArguments(values))
+                    } catch {
+                        return nil
+                    }
+                    return db.changesCount == 1 ? (key, values) : nil
+                }
+                guard let located else { continue }
+                do {
+                    _ = try migrator.migrate(store, options: options)
+                } catch {
+                    let reason = error.diagnostics.map(\.description).joined(separator: "; ")
+                    lost.append("\(described): the migrations do not apply to that store: \(reason); give \(place) a DEFAULT (new-migration --from then fills NULLs from it) or fill the NULLs in a .sql step before the column becomes NOT NULL")
+                    continue
+                }
+                // A rowid is not kept by a rebuild of a table without a primary key: then only the upgrade is known.
+                let value: SQLValue? = located.key == ["rowid"] ? nil : try store.read { db in
+                    let predicate = located.key.map { "\(quoteIdentifier($0)) IS ?" }.joined(separator: " AND ")
+                    return try SQLValue.fetchOne(db, sql: "SELECT \(quoteIdentifier(column.name)) FROM \(quoteIdentifier(table.name)) WHERE \(predicate)", arguments: StatementArguments(located.values))
+                }
+                kept.append("\(described) upgrades" + (value.map { " to \(Self.show([$0]))" } ?? ""))
             }
         }
         return (kept, lost)

@@ -32,7 +32,8 @@ extension SeedTool {
                 if check {
                     let interruption = Interruption(cleaning: SeedBuilder.checkURL)
                     defer { interruption.stop() }
-                    let fresh = try builder.isUpToDate(target)
+                    let fresh: Bool
+                    do { fresh = try builder.isUpToDate(target) } catch { throw Self.unwritten(error, output: shownTarget, check: true) }
                     if format.format == .json {
                         print(JSONOutput.render(.object([("output", .string(shownTarget)), ("upToDate", .bool(fresh))])))
                     } else {
@@ -45,11 +46,26 @@ extension SeedTool {
                 defer { interruption.stop() }
                 let bar = ProgressBar(enabled: Output.stderrIsTerminal && format.format == .human)
                 builder.progress = { table, rows, read, size in bar.update(table: table, rows: rows, read: read, size: size) }
-                let summary = try builder.build(to: target)
+                let summary: SeedBuilder.Summary
+                do { summary = try builder.build(to: target) } catch { throw Self.unwritten(error, output: shownTarget, check: false) }
                 Output.completedWork = "built \(shownTarget)"
                 bar.finish()
                 printSummary(summary, target: shownTarget, migrations: migrations)
             }
+        }
+
+        /// An I/O failure of a build is said about its output (SQLite's message names no file),
+        /// and says that nothing was written: the output only ever appears by rename.
+        static func unwritten(_ error: any Error, output: String, check: Bool) -> any Error {
+            guard let error = error as? SeedError, error.kind == .io else { return error }
+            return SeedError(error.kind, error.diagnostics.map { diagnostic in
+                var diagnostic = diagnostic
+                if diagnostic.file == nil { diagnostic.file = output }
+                if !diagnostic.message.contains("nothing was written") {
+                    diagnostic.message += check ? "; nothing was written (--check builds in the temporary folder)" : "; nothing was written (\(output) is as it was)"
+                }
+                return diagnostic
+            })
         }
 
         private func printSummary(_ summary: SeedBuilder.Summary, target: String, migrations: [Migration]) {

@@ -36,8 +36,7 @@ extension SeedTool {
                 catch { throw SeedError(.io, file: directory, "cannot create the folder: \(error.localizedDescription)") }
                 for (migration, (name, text)) in zip(migrations, files) {
                     let file = target.appendingPathComponent(name)
-                    do { try Data(text.utf8).write(to: file, options: .atomic) }
-                    catch { throw SeedError(.io, file: file.path, "cannot write: \(error.localizedDescription)") }
+                    if let failure = FileWriting.replace(file, text) { throw SeedError(.io, file: file.path, failure.description) }
                     print("wrote \((directory as NSString).appendingPathComponent(name))  \(migration.checksum)")
                 }
                 if migrations.isEmpty { print("the folder \(project.migrations) has no migrations; nothing was written") }

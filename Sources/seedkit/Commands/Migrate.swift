@@ -85,6 +85,7 @@ extension SeedTool {
                             Output.standardError("\ninterrupted: the migration was rolled back; nothing was written to \(store)\n")
                             throw ExitCode(128 + signal)
                         }
+                        if FileSizeLimit.reached { throw Self.rolledBack(error, store: store) }
                         throw error
                     }
                     if interruption?.signal != nil {
@@ -96,6 +97,20 @@ extension SeedTool {
             }
         }
 
+        /// A write past the file-size limit failed the run's transaction, which SQLite rolled back:
+        /// SQLite's "disk I/O error" is said with what it means for the store.
+        static func rolledBack(_ error: any Error, store: String) -> any Error {
+            let mapped = (error as? SeedError)?.about(store: store) ?? SeedError(databaseError: error, file: store)
+            guard mapped.kind == .io else { return error }
+            return SeedError(mapped.kind, mapped.diagnostics.map { diagnostic in
+                var diagnostic = diagnostic
+                if !diagnostic.message.contains("nothing was written") && !diagnostic.message.contains("not migrated") {
+                    diagnostic.message += "; the migrations were rolled back: nothing was written"
+                }
+                return diagnostic
+            })
+        }
+
         /// Copies the store with SQLite's backup API (one read snapshot, so the copy is
         /// consistent, WAL included) into a temporary file renamed into place: never partial.
         static func backUp(_ store: DatabaseQueue, to target: URL) throws(SeedError) {
@@ -105,19 +120,45 @@ extension SeedTool {
             }
             let temporary = ProcessTemporaryFile.url(beside: target)
             ProcessTemporaryFile.removeStale(beside: target)
-            try? FileManager.default.removeItem(at: temporary)
+            removeDatabaseFiles(temporary)
+            var copy: DatabaseQueue?
             do {
-                let copy = try DatabaseQueue(path: temporary.path)
-                try store.backup(to: copy)
-                try copy.close()
+                copy = try DatabaseQueue(path: temporary.path)
+                if let copy { try store.backup(to: copy) }
+                try copy?.close()
+                copy = nil
                 guard rename(temporary.path, target.path) == 0 else {
                     throw SeedError(.io, file: target.path, "cannot write the backup: \(String(cString: strerror(errno)))")
                 }
             } catch {
-                try? FileManager.default.removeItem(at: temporary)
+                // The copy's own error number first: SQLite's message for a failed backup step is "not an error".
+                let systemError = copy.map(StoreAccess.systemErrno) ?? 0
+                try? copy?.close()
+                // The temporary file and its rollback journal (a failed step leaves one): nothing of a failed backup stays.
+                removeDatabaseFiles(temporary)
                 if let error = error as? SeedError { throw error }
-                throw SeedError(.io, file: target.path, "cannot write the backup: \((error as? DatabaseError)?.message ?? "\(error)"); the store was not migrated")
+                throw SeedError(.io, file: target.path, "cannot write the backup: \(backupFailure(error, systemError: systemError)); the store was not migrated")
             }
+        }
+
+        /// Why a backup could not be written, in words: SQLite's result code and the system's error.
+        static func backupFailure(_ error: any Error, systemError: Int32) -> String {
+            guard let error = error as? DatabaseError else { return "\(error)" }
+            // "13 (database or disk is full)"
+            let code = "SQLite error \(error.extendedResultCode)"
+            switch error.resultCode {
+            case .SQLITE_FULL:
+                return "the disk is full (SQLITE_FULL, \(code)\(systemError != 0 ? "; " + String(cString: strerror(systemError)) : ""))"
+            case .SQLITE_IOERR, .SQLITE_CANTOPEN:
+                return systemError != 0 ? "\(String(cString: strerror(systemError))) (errno \(systemError); \(code))" : code
+            default:
+                let message = error.message.flatMap { $0 == "not an error" ? nil : $0 }
+                return message.map { "\($0) (\(code))" } ?? code
+            }
+        }
+
+        private static func removeDatabaseFiles(_ url: URL) {
+            for suffix in ["", "-journal", "-wal", "-shm"] { unlink(url.path + suffix) }
         }
     }
 }

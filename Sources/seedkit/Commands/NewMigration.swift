@@ -97,28 +97,37 @@ extension SeedTool {
                         throw SeedError(.configuration, file: shown, "already exists; seedkit never overwrites a migration")
                     }
                 }
+                // All of a release's files or none: a schema step without its data step would ship half a release.
+                var written: [URL] = []
                 for file in files {
                     let shown = (project.migrations as NSString).appendingPathComponent(file.name)
-                    try Self.write(file.text, to: directory.appendingPathComponent(file.name), shown: shown, directory: directory)
+                    do throws(SeedError) { try Self.write(file.text, to: directory.appendingPathComponent(file.name), shown: shown, directory: directory) }
+                    catch {
+                        for url in written { unlink(url.path) }
+                        throw written.isEmpty ? error : SeedError(error.kind, error.diagnostics.map { diagnostic in
+                            var diagnostic = diagnostic
+                            diagnostic.message += " (the files this run wrote before it were removed)"
+                            return diagnostic
+                        })
+                    }
+                    written.append(directory.appendingPathComponent(file.name))
+                }
+                for file in files {
+                    let shown = (project.migrations as NSString).appendingPathComponent(file.name)
                     print("wrote \(shown): \(file.summary)")
                     for pair in file.renamePairs { print("  rename \(pair)") }
                 }
             }
         }
 
+        /// Writes a new migration file, never replacing one (O_EXCL). A write that fails (a full
+        /// disk, the file-size limit) removes what it wrote: a truncated migration must never be
+        /// left where the next `migrate` would read it.
         private static func write(_ text: String, to target: URL, shown: String, directory: URL) throws(SeedError) {
-            do {
-                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-                // O_EXCL: never replace a file that appeared meanwhile.
-                let descriptor = open(target.path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
-                guard descriptor >= 0 else { throw SeedError(.io, file: shown, "cannot create: \(String(cString: strerror(errno)))") }
-                let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-                try handle.write(contentsOf: Data(text.utf8))
-                try handle.close()
-            } catch let error as SeedError {
-                throw error
-            } catch {
-                throw SeedError(.io, file: shown, "cannot write: \(error.localizedDescription)")
+            do { try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true) }
+            catch { throw SeedError(.io, file: shown, "cannot create the folder: \(error.localizedDescription)") }
+            if let failure = FileWriting.create(target.path, text) {
+                throw SeedError(.io, file: shown, failure.description + (failure.created ? "; nothing was written" : ""))
             }
         }
     }
@@ -134,7 +143,19 @@ final class FreshBuild {
         url = ProcessTemporaryFile.url(temporary: "fresh")
         ProcessTemporaryFile.removeStale(temporary: "fresh")
         interruption = Interruption(cleaning: url, SeedBuilder.temporaryURL(for: url))
-        _ = try SeedBuilder(manifest: manifest, migrations: migrations).build(to: url)
+        do { _ = try SeedBuilder(manifest: manifest, migrations: migrations).build(to: url) }
+        catch let error where error.kind == .io {
+            // SQLite's message names no file: say where the fresh build goes (a full or limited $TMPDIR).
+            let folder = url.deletingLastPathComponent().path
+            throw SeedError(error.kind, error.diagnostics.map { diagnostic in
+                var diagnostic = diagnostic
+                if diagnostic.file == nil {
+                    diagnostic.file = url.path
+                    diagnostic.message += " (a fresh build of the fixtures, in the temporary folder \(folder): set TMPDIR to use another)"
+                }
+                return diagnostic
+            })
+        }
     }
 
     deinit {

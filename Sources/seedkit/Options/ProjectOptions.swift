@@ -65,6 +65,7 @@ func reporting<T>(_ format: DiagnosticFormat, store: String? = nil, _ body: () t
         catch let error as SeedError where store != nil { throw error.about(store: store ?? "") }
         catch let error as DatabaseError where store != nil { throw SeedError(databaseError: error, file: store) }
     } catch let error as SeedError {
+        let error = FileSizeLimit.explain(error)
         Output.diagnostics(error.diagnostics, format: format)
         throw ExitCode(error.exitCode)
     }
