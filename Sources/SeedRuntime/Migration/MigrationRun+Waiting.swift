@@ -259,7 +259,7 @@ extension MigrationRun {
         }
         var unknown = Set<Int>()
         if let keys = options.releaseKeys, !direct.isEmpty {
-            let queries = direct.compactMap { stuck[$0] }.map { ReleaseKeyQuery(reference: $0.reference, value: $0.input, stored: $0.key.value, type: $0.type) }
+            let queries = direct.compactMap { stuck[$0] }.map { ReleaseKeyQuery(reference: $0.reference, value: $0.input, stored: $0.key.value, type: $0.type, storeTable: $0.key.table) }
             for (index, provided) in zip(direct, try keys.provides(queries)) where !provided { unknown.insert(index) }
         }
         /// Rows reported as errors (or not written for errors): who waits for them stays silent.

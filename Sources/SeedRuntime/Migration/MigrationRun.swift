@@ -73,14 +73,7 @@ struct MigrationRun {
         // Specs speak the migration's language (entities and attributes for Core Data): translate once.
         let written = try options.tables ?? SeedCatalog.tableSpecs(db) ?? []
         let dialect = self.dialect
-        let specs = written.map { spec in
-            TableSpec(
-                name: dialect.tableName(spec.name), key: spec.key.map(dialect.columnName),
-                refs: Dictionary(spec.refs.map { column, reference in
-                    (dialect.columnName(column), TableSpec.Reference(table: reference.table, column: dialect.columnName(reference.column)))
-                }, uniquingKeysWith: { first, _ in first }),
-                defaults: Dictionary(spec.defaults.map { (dialect.columnName($0.key), $0.value) }, uniquingKeysWith: { first, _ in first }))
-        }
+        let specs = written.map { dialect.storeSpec($0, keepingReferencedTables: true) }
         self.specs = Dictionary(specs.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         self.specsByName = Dictionary(zip(written.map(\.name), specs).map { ($0, $1) }, uniquingKeysWith: { first, _ in first })
         writtenRefs = [:]
@@ -403,7 +396,7 @@ struct MigrationRun {
                     continue
                 }
                 let entityRows = dialect.rowFilter(ref.reference.table).map { " AND \($0)" } ?? ""
-                let found = try SQLValue.fetchOne(db.cachedStatement(sql: "SELECT Z_PK FROM \(quoteIdentifier(destination.name)) WHERE \(quoteIdentifier(keyColumn.name)) IS ?\(entityRows) LIMIT 1"), arguments: [key])
+                let found = try SQLValue.fetchOne(db.cachedStatement(sql: coreData.primaryKeySQL(from: destination.name, where: "\(quoteIdentifier(keyColumn.name)) IS ?\(entityRows)") + " LIMIT 1"), arguments: [key])
                 if let found { members.append(found) } else {
                     missing.append(MissingParent(key: ParentKey(table: destination.name, column: keyColumn.name, value: key), column: column, reference: ref.reference,
                                                  input: item, type: dialect.columnType(keyColumn), nullable: true))  // linked once it is in
@@ -426,7 +419,7 @@ struct MigrationRun {
     /// Writes the join rows of a newly inserted row (the dialect numbers and bumps as Core Data does).
     private mutating func link(_ link: ManyToMany, table: TableInfo, key: [(column: String, value: SQLValue)]) throws {
         guard let coreData = dialect as? CoreDataDialect,
-              let owner = try SQLValue.fetchOne(db, sql: "SELECT Z_PK FROM \(quoteIdentifier(table.name)) WHERE \(predicate(table, key))", arguments: StatementArguments(values: key)) else { return }
+              let owner = try SQLValue.fetchOne(db, sql: coreData.primaryKeySQL(from: table.name, where: predicate(table, key)), arguments: StatementArguments(values: key)) else { return }
         memo.changedRows()
         try coreData.link(db, join: link.join, owner: owner, members: link.members, memberTable: link.destination)
     }

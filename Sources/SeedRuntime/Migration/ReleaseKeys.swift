@@ -20,9 +20,12 @@ package struct ReleaseKeyQuery: Sendable, Equatable {
     package var stored: SQLValue
     /// How the parent column converts values, so that fixture text compares as the store would.
     package var type: ColumnType
+    /// The parent table as the store names it (a Core Data entity's `Z` table), when known.
+    package var storeTable: String?
 
-    package init(reference: TableSpec.Reference, value: InputValue, stored: SQLValue, type: ColumnType) {
+    package init(reference: TableSpec.Reference, value: InputValue, stored: SQLValue, type: ColumnType, storeTable: String? = nil) {
         self.reference = reference
+        self.storeTable = storeTable
         self.value = value
         self.stored = stored
         self.type = type

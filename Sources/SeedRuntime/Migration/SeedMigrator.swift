@@ -470,7 +470,7 @@ extension SeedMigrator {
     /// tables the pending data migrations write. A store without a ledger that has them (an
     /// app's own store) is migrated; a pending SQL migration may create tables, so then nothing is judged.
     static func refuseForeignStore(_ db: Database, pending: [Migration]) throws {
-        guard try !db.tableExists(SeedCatalog.ledgerTable), try !db.tableExists("Z_PRIMARYKEY") else { return }
+        guard try !db.tableExists(SeedCatalog.ledgerTable), try !CoreDataDialect.isStore(db) else { return }
         var tables: Set<String> = []
         for migration in pending {
             switch migration.body {

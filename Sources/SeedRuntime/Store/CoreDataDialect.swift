@@ -124,7 +124,7 @@ package struct CoreDataDialect: StoreDialect {
 
     /// The dialect of a Core Data store without judging it (for reading, and `verify`, which reports problems instead).
     package static func read(_ db: Database, facts: CoreDataModelFacts? = nil) throws -> CoreDataDialect? {
-        guard try db.tableExists("Z_PRIMARYKEY"), try db.tableExists("Z_METADATA") else { return nil }
+        guard try isStore(db) else { return nil }
         let entities = try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY ORDER BY Z_ENT").map { row in
             Entity(number: row[0], name: row[1], superEntity: row[2] ?? 0)
         }

@@ -149,6 +149,34 @@ extension CoreDataDialect {
         }
     }
 
+    /// Join rows of one relationship written in bulk by a build, row after row of a fixture.
+    package struct BulkLinks {
+        let join: JoinTable
+        let insert: Statement
+        /// The last owner order key given per member, when the inverse is ordered.
+        var ownerOrder: [Int64: Int64] = [:]
+
+        /// Links `member` to `owner`: the member's order key is its `position` in the owner's list
+        /// (ordered relationships), and the owner goes last among the member's owners written so
+        /// far (the inverse is ordered). No `Z_OPT` changes: a build's rows are all at 1.
+        package mutating func link(owner: Int64, member: Int64, position: Int) throws {
+            var values: [SQLValue] = [.integer(owner), .integer(member)]
+            if join.memberOrderColumn != nil { values.append(.integer(CoreDataDialect.orderKey(at: position))) }
+            if join.ownerOrderColumn != nil {
+                let next = CoreDataDialect.orderKey(after: ownerOrder[member])
+                ownerOrder[member] = next
+                values.append(.integer(next))
+            }
+            try insert.execute(arguments: StatementArguments(values))
+        }
+    }
+
+    /// A writer of `join`'s rows for a build (see ``BulkLinks``).
+    package func bulkLinks(_ db: Database, join: JoinTable) throws -> BulkLinks {
+        let columns = [join.ownerColumn, join.memberColumn] + [join.memberOrderColumn, join.ownerOrderColumn].compactMap { $0 }
+        return BulkLinks(join: join, insert: try db.makeStatement(sql: "INSERT INTO \(quoteIdentifier(join.name)) (\(columns.map(quoteIdentifier).joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"))
+    }
+
     /// Tables named `Z_<digits><NAME>`: Core Data's join tables.
     static func joinTableNames(_ db: Database) throws -> [String] {
         try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB 'Z_[0-9]*' ORDER BY name")

@@ -153,7 +153,7 @@ extension SeedBuilder {
             if reference == nil, let relationship = entity?.relationships.first(where: { $0.name == name && !$0.toMany }) {
                 let parent = relationship.destination
                 let key = manifest.tables.first { $0.name == parent }?.key.first ?? "KEY"
-                hint = "\(field) is a to-one relationship to \(parent), stored as its row's Z_PK; to name \(parent) rows by a key, add refs: { \(field): \(parent).\(key) } to \(plan.config.name) in the manifest"
+                hint = "\(field) is a to-one relationship to \(parent), stored as its row's \(CoreDataDialect.primaryKeyColumn); to name \(parent) rows by a key, add refs: { \(field): \(parent).\(key) } to \(plan.config.name) in the manifest"
             }
             plan.bound.append(TablePlan.Bound(info: info, name: field, rules: fieldRules, reference: reference,
                                               fieldNumber: isJSON ? 0 : index + 1, defaultSQL: plan.defaults[name.lowercased()]?.sqlLiteral,

@@ -47,19 +47,16 @@ extension SeedBuilder {
                 }
                 keyFields.append((index, plan.modelTypes[names[index]] ?? coreData.columnType(info)))
             }
-            let ownerSQL = "SELECT Z_PK FROM \(quoteIdentifier(plan.table.name)) WHERE " + (keyFields.map { quoteIdentifier(plan.table.column(coreData.columnName(names[$0.index]))?.name ?? "") + " = ?" }
-                + [coreData.rowFilter(config.name)].compactMap { $0 }).joined(separator: " AND ")
+            let ownerSQL = coreData.primaryKeySQL(from: plan.table.name, where: (keyFields.map { quoteIdentifier(plan.table.column(coreData.columnName(names[$0.index]))?.name ?? "") + " = ?" }
+                + [coreData.rowFilter(config.name)].compactMap { $0 }).joined(separator: " AND "))
 
             struct Link {
                 var index: Int
                 var name: String
-                var join: CoreDataDialect.JoinTable
                 var reference: TableSpec.Reference
                 var lookup: Statement
                 var keyType: ColumnType
-                var insert: Statement
-                /// The last owner order key given per member, when the inverse is ordered.
-                var ownerOrder: [Int64: Int64] = [:]
+                var links: CoreDataDialect.BulkLinks
             }
             var prepared: [Link] = []
             for (index, relationship) in links {
@@ -69,19 +66,18 @@ extension SeedBuilder {
                 }
                 guard let join = try coreData.joinTable(db, entity: config.name, relationship: relationship.name, destination: relationship.destination) else {
                     throw SeedError(.configuration, file: file, line: 1, column: isJSON ? 0 : index + 1,
-                                    "the template has no join table for \(config.name).\(relationship.name) (a table Z_<n>… with columns Z_<\(relationship.destination)'s Z_ENT>\(relationship.name.uppercased()) and one for \(config.name)); was it created with this model?")
+                                    "the template has no join table for \(config.name).\(relationship.name) (\(CoreDataDialect.joinTableShape(entity: config.name, relationship: relationship.name, destination: relationship.destination))); was it created with this model?")
                 }
                 let destination = coreData.tableName(reference.table)
                 guard let keyInfo = try TableInfo.read(db, table: destination)?.column(coreData.columnName(reference.column)) else {
                     throw SeedError(.configuration, file: manifest.path, line: config.line,
                                     "ref \(config.name).\(names[index]) → \(reference): the template has no column \(destination).\(coreData.columnName(reference.column))")
                 }
-                let columns = [join.ownerColumn, join.memberColumn] + [join.memberOrderColumn, join.ownerOrderColumn].compactMap { $0 }
                 prepared.append(Link(
-                    index: index, name: names[index], join: join, reference: reference,
-                    lookup: try db.makeStatement(sql: "SELECT Z_PK FROM \(quoteIdentifier(destination)) WHERE \(quoteIdentifier(keyInfo.name)) = ?\(coreData.rowFilter(reference.table).map { " AND \($0)" } ?? "") LIMIT 1"),
+                    index: index, name: names[index], reference: reference,
+                    lookup: try db.makeStatement(sql: coreData.primaryKeySQL(from: destination, where: "\(quoteIdentifier(keyInfo.name)) = ?\(coreData.rowFilter(reference.table).map { " AND \($0)" } ?? "")") + " LIMIT 1"),
                     keyType: model.columnType(entity: reference.table, attribute: reference.column) ?? coreData.columnType(keyInfo),
-                    insert: try db.makeStatement(sql: "INSERT INTO \(quoteIdentifier(join.name)) (\(columns.map(quoteIdentifier).joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))")))
+                    links: try coreData.bulkLinks(db, join: join)))
             }
             let owner = try db.makeStatement(sql: ownerSQL)
 
@@ -112,14 +108,7 @@ extension SeedBuilder {
                                                           message: "\(prepared[i].name) lists '\(Self.shown(item))' twice", table: plan.table.name))
                             continue
                         }
-                        var values: [SQLValue] = [.integer(ownerKey), .integer(member)]
-                        if prepared[i].join.memberOrderColumn != nil { values.append(.integer(CoreDataDialect.orderKey(at: position))) }
-                        if prepared[i].join.ownerOrderColumn != nil {
-                            let next = CoreDataDialect.orderKey(after: prepared[i].ownerOrder[member])
-                            prepared[i].ownerOrder[member] = next
-                            values.append(.integer(next))
-                        }
-                        try prepared[i].insert.execute(arguments: StatementArguments(values))
+                        try prepared[i].links.link(owner: ownerKey, member: member, position: position)
                     }
                 }
             }

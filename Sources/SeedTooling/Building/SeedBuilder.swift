@@ -197,7 +197,7 @@ public struct SeedBuilder: Sendable {
         }
         let coreData = try aboutTemplate { try CoreDataDialect.detect(db, facts: manifest.model?.facts, allowingMissingHistory: allowsMissingHistory) }
         if manifest.model != nil && coreData == nil {
-            throw SeedError(.configuration, file: manifest.path, "the template is not a Core Data store (it has no Z_PRIMARYKEY and Z_METADATA): use the store the app created with this model")
+            throw SeedError(.configuration, file: manifest.path, "the template is not a Core Data store (it has no \(CoreDataDialect.storeTables)): use the store the app created with this model")
         }
         let dialect: any StoreDialect = coreData ?? PlainSQLiteDialect()
         let plans = try resolveManifest(db, dialect: dialect, coreData: coreData)
@@ -216,7 +216,7 @@ public struct SeedBuilder: Sendable {
         }
         try insertParked(deferral, db: db, counts: &counts, diagnostics: &diagnostics)
         diagnostics = inFileOrder(diagnostics, plans: plans)
-        diagnostics += try MigrationReferences.unresolved(in: migrations, tables: manifest.specs) { table, column, value in
+        diagnostics += try MigrationReferences.unresolved(in: migrations, tables: manifest.specs, dialect: dialect) { table, column, value in
             try Self.exists(table: table, column: column, value: value, plans: plans, db: db)
         }
         // An update's key that no fixture row and no migration provides is a typo (see MigrationKeys).
@@ -359,10 +359,10 @@ public struct SeedBuilder: Sendable {
             plan.dialect = dialect
             if let coreData, let model = manifest.model {
                 guard let entity = coreData.entity(named: config.name) else {
-                    problem(config.line, config.column, "entity \(config.name) is not in the template's Z_PRIMARYKEY: was the template created with this model?")
+                    problem(config.line, config.column, "entity \(config.name) is not in the template's \(CoreDataDialect.primaryKeyTable): was the template created with this model?")
                     continue
                 }
-                plan.constants = [("Z_ENT", String(entity.number)), ("Z_OPT", "1")]
+                plan.constants = coreData.bulkInsertConstants(entity)
                 for attribute in model.flattened(config.name)?.attributes ?? [] {
                     plan.modelTypes[attribute.name] = model.columnType(entity: config.name, attribute: attribute.name)
                 }

@@ -79,7 +79,7 @@ public struct CoreDataModel: Sendable {
         let names = (model?.family(of: entity) ?? []).flatMap { name in
             model?.flattened(name).map { $0.attributes.map(\.name) + $0.relationships.filter { !$0.toMany }.map(\.name) } ?? []
         }
-        return names.first { dialect.columnName($0) == column } ?? String(column.dropFirst()).lowercased()
+        return names.first { dialect.columnName($0) == column } ?? CoreDataDialect.attributeName(ofColumn: column)
     }
 
     /// The names a fixture of `entity` may use: supported attributes, to-one and many-to-many relationships.

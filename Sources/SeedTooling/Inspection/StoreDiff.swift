@@ -78,12 +78,7 @@ public struct StoreDiff: Sendable {
     /// Specs in the store's own names: for a Core Data store, entity and attribute names become
     /// its `Z` tables and columns; other stores' specs are returned as they are.
     public static func storeSpecs(_ specs: [TableSpec], in db: Database) throws -> [TableSpec] {
-        guard let coreData = try CoreDataDialect.read(db) else { return specs }
-        return specs.map { spec in
-            TableSpec(name: coreData.tableName(spec.name), key: spec.key.map(coreData.columnName), refs: Dictionary(spec.refs.map { column, reference in
-                (coreData.columnName(column), TableSpec.Reference(table: coreData.tableName(reference.table), column: coreData.columnName(reference.column)))
-            }, uniquingKeysWith: { first, _ in first }))
-        }
+        try CoreDataDialect.storeSpecs(specs, in: db)
     }
 
     /// A read of one of the two stores failed: which one, and SQLite's error, so that the
@@ -474,7 +469,7 @@ extension StoreDiff {
             coreData.entities.first { $0.superEntity == 0 && coreData.tableName($0.name) == table }?.name ?? table
         }
         func attribute(_ column: String, of table: String) -> String {
-            guard column.hasPrefix("Z"), !column.hasPrefix("Z_") else { return column }
+            guard CoreDataDialect.isAttributeColumn(column) else { return column }
             return CoreDataModel.attributeName(column, entity: entity(table), model: model, dialect: coreData)
         }
         var result = self

@@ -53,7 +53,7 @@ public enum StoreInspector {
         }
         let meta = try SeedCatalog.meta(db)
         let kind: StoreSummary.Kind
-        if try db.tableExists("Z_PRIMARYKEY") && db.tableExists("Z_METADATA") { kind = .coreData }
+        if try CoreDataDialect.isStore(db) { kind = .coreData }
         else if !meta.isEmpty { kind = .seed }
         else { kind = .plain }
         let wal = StoreAccess.isWALMode(path)
@@ -75,12 +75,7 @@ public enum StoreInspector {
             ledger: try MigrationLedger.entries(db), integrity: integrity)
         if let coreData = try CoreDataDialect.read(db) {
             summary.persistentHistory = try CoreDataDialect.historyTables(db)
-            for entity in coreData.entities {
-                let table = coreData.tableName(entity.name)
-                guard try db.tableExists(table) else { continue }
-                let rows = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(quoteIdentifier(table)) WHERE Z_ENT = ?", arguments: [entity.number]) ?? 0
-                summary.entities.append((entity.name, rows))
-            }
+            summary.entities = try coreData.entityRowCounts(db)
         }
         return summary
     }
@@ -99,9 +94,8 @@ public enum StoreInspector {
         var expressions: [String] = []
         var parentKeys: [Int: String] = [:]
         if family.count > 1 {
-            let cases = coreData.entities.filter { family.contains($0.number) }.map { "WHEN \($0.number) THEN '\(coreData.modelName(of: $0).replacingOccurrences(of: "'", with: "''"))'" }
             names.append("entity")
-            expressions.append("CASE t.Z_ENT \(cases.joined(separator: " ")) END")
+            expressions.append(coreData.entityNameSQL(entity, row: "t"))
         }
         // Columns only other entities sharing the table have (a sibling sub-entity's attributes) are not this entity's.
         var othersOnly = Set<String>()
@@ -126,11 +120,11 @@ public enum StoreInspector {
                 expressions.append("t.\(quoteIdentifier(column.name))")
             }
         }
-        names.insert(names.contains("id") ? "Z_PK" : "id", at: 0)
-        expressions.insert("t.Z_PK", at: 0)
-        let whereClause = " WHERE t.Z_ENT IN (\(family.map(String.init).joined(separator: ", ")))" + (filter.map { " AND (\($0))" } ?? "")
+        names.insert(names.contains("id") ? CoreDataDialect.primaryKeyColumn : "id", at: 0)
+        expressions.insert(coreData.primaryKeySQL(row: "t"), at: 0)
+        let whereClause = " WHERE \(coreData.familyFilter(entity, row: "t"))" + (filter.map { " AND (\($0))" } ?? "")
         return try fetch(db, columns: names, expressions: expressions, parentKeys: parentKeys, from: "FROM \(quoteIdentifier(info.name)) AS t\(whereClause)",
-                         order: "t.Z_PK", limit: limit, filter: filter)
+                         order: coreData.primaryKeySQL(row: "t"), limit: limit, filter: filter)
     }
 
     /// Selects `expressions` (and each ref's parent key) and shows every ref by its parent's

@@ -35,7 +35,7 @@ public enum StoreVerifier {
         guard let manifest else { return findings }
         // A Core Data manifest names entities and attributes: the dialect maps them to Z tables and columns.
         let coreData = try CoreDataDialect.read(db, facts: manifest.model?.facts)
-        for problem in try coreData?.keyProblems(db) ?? [] { findings.append(Finding(table: "Z_PRIMARYKEY", code: .storeRefused, message: problem)) }
+        for problem in try coreData?.keyProblems(db) ?? [] { findings.append(Finding(table: CoreDataDialect.primaryKeyTable, code: .storeRefused, message: problem)) }
         let dialect: any StoreDialect = coreData ?? PlainSQLiteDialect()
         for table in manifest.tables {
             guard let info = try TableInfo.read(db, table: dialect.tableName(table.name)) else {
@@ -68,10 +68,10 @@ public enum StoreVerifier {
                     }
                 }
             }
-            if let model = manifest.model, let entity = model.flattened(table.name), dialect is CoreDataDialect {
+            if let model = manifest.model, let entity = model.flattened(table.name), let coreData {
                 // Its queries alias the table, so keys are read as stored there.
                 let rawKeySQL = keyColumns.isEmpty ? "rowid" : keyColumns.map(quoteIdentifier).joined(separator: ", ")
-                findings += try relationshipFindings(db, entity: entity, model: model, table: info, keySQL: rawKeySQL, dialect: dialect)
+                findings += try relationshipFindings(db, entity: entity, model: model, table: info, keySQL: rawKeySQL, dialect: coreData)
             }
             for check in table.checks {
                 do {
@@ -90,16 +90,16 @@ public enum StoreVerifier {
 
     /// A Core Data model's relationship rules: a non-optional to-one must be set (1570); a
     /// to-many's related rows, counted through its inverse, must be within minCount (1580) and maxCount (1590).
-    private static func relationshipFindings(_ db: Database, entity: CoreDataModel.Entity, model: CoreDataModel, table: TableInfo, keySQL: String, dialect: any StoreDialect) throws -> [Finding] {
+    private static func relationshipFindings(_ db: Database, entity: CoreDataModel.Entity, model: CoreDataModel, table: TableInfo, keySQL: String, dialect: CoreDataDialect) throws -> [Finding] {
         var findings: [Finding] = []
         func key(_ row: Row, from index: Int) -> String {
             (index..<row.count).map { SQLValue.fromDatabaseValue(row[$0])?.display ?? "NULL" }.joined(separator: ", ")
         }
         for relationship in entity.relationships {
             if !relationship.toMany {
-                if let coreData = dialect as? CoreDataDialect { findings += try oneSidedPairs(db, entity: entity, relationship: relationship, model: model, table: table, keySQL: keySQL, dialect: coreData) }
+                findings += try oneSidedPairs(db, entity: entity, relationship: relationship, model: model, table: table, keySQL: keySQL, dialect: dialect)
                 guard !relationship.optional, table.column(dialect.columnName(relationship.name)) != nil else { continue }
-                for row in try Row.fetchAll(db, sql: "SELECT \(keySQL) FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(dialect.columnName(relationship.name))) IS NULL ORDER BY Z_PK") {
+                for row in try Row.fetchAll(db, sql: dialect.rowsWithoutSQL(dialect.columnName(relationship.name), select: keySQL, from: table.name)) {
                     findings.append(Finding(table: entity.name, key: key(row, from: 0), column: relationship.name, code: .missingRequired, message: "\(relationship.name) is required but missing"))
                 }
                 continue
@@ -108,11 +108,11 @@ public enum StoreVerifier {
                   let destination = model.flattened(relationship.destination), let back = destination.relationships.first(where: { $0.name == inverse }) else { continue }
             let countSQL: String
             if !back.toMany {
-                countSQL = "SELECT count(*) FROM \(quoteIdentifier(dialect.tableName(destination.name))) AS c WHERE c.\(quoteIdentifier(dialect.columnName(inverse))) = p.Z_PK"
-            } else if let coreData = dialect as? CoreDataDialect, let join = try coreData.joinTable(db, entity: entity.name, relationship: relationship.name, destination: destination.name) {
-                countSQL = "SELECT count(*) FROM \(quoteIdentifier(join.name)) WHERE \(quoteIdentifier(join.ownerColumn)) = p.Z_PK"  // many-to-many
+                countSQL = dialect.pointingCountSQL(table: dialect.tableName(destination.name), column: dialect.columnName(inverse))
+            } else if let join = try dialect.joinTable(db, entity: entity.name, relationship: relationship.name, destination: destination.name) {
+                countSQL = dialect.linkCountSQL(join)  // many-to-many
             } else { continue }
-            let sql = "SELECT (\(countSQL)), \(keySQL) FROM \(quoteIdentifier(table.name)) AS p ORDER BY p.Z_PK"
+            let sql = dialect.perRowCountSQL(countSQL, select: keySQL, from: table.name)
             for row in try Row.fetchAll(db, sql: sql) {
                 let count: Int = row[0]
                 if let minimum = relationship.minCount, count < minimum {
@@ -135,12 +135,8 @@ public enum StoreVerifier {
         guard let inverse = relationship.inverseName, model.flattened(relationship.destination)?.relationships.first(where: { $0.name == inverse })?.toMany == false,
               let column = table.column(dialect.columnName(relationship.name)),
               let target = try TableInfo.read(db, table: dialect.tableName(relationship.destination)), let back = target.column(dialect.columnName(inverse)) else { return [] }
-        let own = dialect.rowFilter(entity.name).map { " AND p.\($0)" } ?? ""
-        let sql = """
-            SELECT p.\(quoteIdentifier(column.name)), c.\(quoteIdentifier(back.name)), \(keySQL.split(separator: ",").map { "p." + $0.trimmingCharacters(in: .whitespaces) }.joined(separator: ", "))
-            FROM \(quoteIdentifier(table.name)) AS p LEFT JOIN \(quoteIdentifier(target.name)) AS c ON c.Z_PK = p.\(quoteIdentifier(column.name))
-            WHERE p.\(quoteIdentifier(column.name)) IS NOT NULL AND c.\(quoteIdentifier(back.name)) IS NOT p.Z_PK\(own) ORDER BY p.Z_PK
-            """
+        let sql = dialect.oneSidedPairsSQL(table: table.name, column: column.name, target: target.name, back: back.name,
+                                           keys: keySQL.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }, entity: entity.name)
         return try Row.fetchAll(db, sql: sql).map { row in
             let key = (2..<row.count).map { SQLValue.fromDatabaseValue(row[$0])?.display ?? "NULL" }.joined(separator: ", ")
             let backValue = SQLValue.fromDatabaseValue(row[1])?.display ?? "NULL"

@@ -66,7 +66,7 @@ enum MigrationKeys {
                 guard everyKey else { continue }  // the fixtures no longer hold a deleted row
                 (changes, verb) = (rows, "delete")
             }
-            guard let table = table(step.operation.table), !Migration.sqlMayWrite(migrations, table: table.written.name) else { continue }
+            guard let table = table(step.operation.table), !Migration.sqlMayWrite(migrations, table: table.written.name, storeTable: table.spec.name) else { continue }
             for change in changes {
                 guard let key = UpgradeChecker.keyValues(change.key, table) else { continue }
                 if provided[table.written.name.lowercased()]?.contains(id(key)) == true { continue }

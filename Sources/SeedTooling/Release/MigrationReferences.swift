@@ -20,11 +20,12 @@ public enum MigrationReferences {
     ///
     /// - parameters:
     ///   - migrations: the migrations of the release, in order. A ref to a table that a SQL
-    ///     migration writes (see ``Migration/sqlMayWrite(_:table:)``) is never called a typo.
+    ///     migration writes (see ``Migration/sqlMayWrite(_:table:storeTable:)``) is never called a typo.
     ///   - tables: the manifest's table specs (natural keys and refs).
+    ///   - dialect: the store's dialect, for the tables SQL migrations name (a Core Data entity's `Z` table).
     ///   - exists: whether the fresh build has a row of `table` whose `column` is `value`
     ///     (converted as that column converts); nil when it cannot tell (then no error).
-    package static func unresolved(in migrations: [Migration], tables: [TableSpec],
+    package static func unresolved(in migrations: [Migration], tables: [TableSpec], dialect: any StoreDialect = PlainSQLiteDialect(),
                                   exists: (_ table: String, _ column: String, _ value: InputValue) throws -> Bool?) rethrows -> [Diagnostic] {
         func spec(_ name: String) -> TableSpec? { tables.first { $0.name.lowercased() == name.lowercased() } }
         // Keys the migrations themselves provide: "table.column" → values (inserted rows, renamed keys).
@@ -39,7 +40,7 @@ public enum MigrationReferences {
             for (column, value) in row.values {
                 guard value != .null, let reference = spec.refs.first(where: { $0.key.lowercased() == column.lowercased() })?.value else { continue }
                 if provided["\(reference.table.lowercased()).\(reference.column.lowercased())"]?.contains(canonical(value)) == true { continue }
-                if Migration.sqlMayWrite(migrations, table: reference.table) { continue }  // what SQL provides is not known without running it
+                if Migration.sqlMayWrite(migrations, table: reference.table, storeTable: dialect.tableName(reference.table)) { continue }  // what SQL provides is not known without running it
                 if try exists(reference.table, reference.column, value) != false { continue }
                 problems.append(Diagnostic(file: row.file.isEmpty ? nil : row.file, line: line, code: .unresolvedReference,
                     message: "\(spec.name)\(key.isEmpty ? "" : " \(key)"): \(column) \(shown(value)) matches no \(reference) in the fixtures or in any migration's inserts",
@@ -108,10 +109,12 @@ extension Migration {
 extension Migration {
     /// Whether a release's SQL migrations may write rows of `table`: one of their statements
     /// inserts into, replaces into or updates it (read from the text, comments and string
-    /// literals left out; for Core Data, its `Z` table too). Which keys such a statement
-    /// provides is known only by running it, so a key missing elsewhere is not called a typo.
-    static func sqlMayWrite(_ migrations: [Migration], table: String) -> Bool {
-        let names = [table, "Z" + table.uppercased()].map { NSRegularExpression.escapedPattern(for: $0) }.joined(separator: "|")
+    /// literals left out), by the name migrations use or by the store's (`storeTable`: for Core
+    /// Data, the dialect's table of the entity, a sub-entity's root's or a renamed entity's).
+    /// Which keys such a statement provides is known only by running it, so a key missing
+    /// elsewhere is not called a typo.
+    static func sqlMayWrite(_ migrations: [Migration], table: String, storeTable: String) -> Bool {
+        let names = (storeTable == table ? [table] : [table, storeTable]).map { NSRegularExpression.escapedPattern(for: $0) }.joined(separator: "|")
         let target = #"(?:\w+\.)?(?:"(?:"# + names + #")"|`(?:"# + names + #")`|\[(?:"# + names + #")\]|(?:"# + names + #")(?![\w$]))"#
         guard let pattern = try? NSRegularExpression(pattern: #"\b(?:(?:INSERT|REPLACE)\s+(?:OR\s+\w+\s+)?INTO|UPDATE\s+(?:OR\s+\w+\s+)?)\s*"# + target,
                                                      options: [.caseInsensitive]) else { return true }

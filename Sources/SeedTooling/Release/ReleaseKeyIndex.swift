@@ -27,7 +27,7 @@ public struct ReleaseKeyIndex: ReleaseKeys {
             if known[id] == nil { known[id] = try values(table: query.reference.table, column: query.reference.column, type: query.type) }
             if known[id]?.contains(Self.normalized(query.stored)) == true { return true }
             // A SQL migration that writes the table may have provided it (and the user deleted it).
-            return Migration.sqlMayWrite(migrations, table: query.reference.table)
+            return Migration.sqlMayWrite(migrations, table: query.reference.table, storeTable: query.storeTable ?? query.reference.table)
         }
     }
 

@@ -352,7 +352,7 @@ public struct UpgradeChecker: Sendable {
     private func userRow(in table: SemanticRows, db: Database) throws -> (DataChanges.RowValues, [InputValue], String, InputValue)? {
         // A Core Data entity without a natural key is keyed by Z_PK, which Core Data assigns from
         // Z_PRIMARYKEY.Z_MAX: a user's own object neither gets one from us nor is found again by it.
-        if table.spec.key.isEmpty && table.keyColumns == ["Z_PK"] { return nil }
+        if table.spec.key.isEmpty && CoreDataDialect.isStoreAssignedKey(table.keyColumns) { return nil }
         guard let first = try table.firstRow(db) else { return nil }
         var values = first.map { (column: table.writtenName($0.column), value: $0.value.inputValue) }
         var key: [InputValue] = []

@@ -45,7 +45,7 @@ struct CoreDataScaffold {
                 lines.append("    key: \(Self.yamlKey(key))" + String(repeating: " ", count: max(1, 22 - Self.yamlKey(key).count)) + "# the model's uniqueness constraint")
             } else {
                 lines.append("    # No key: the model has no uniqueness constraint on \(entity.name). Migrations find a row in a")
-                lines.append("    # user's store by its key, and without one that is Z_PK, which differs from store to store;")
+                lines.append("    # user's store by its key, and without one that is \(CoreDataDialect.primaryKeyColumn), which differs from store to store;")
                 lines.append("    # name what identifies a \(entity.name) across releases")
                 // Text that is always there names a row best: non-optional Strings first, then other Strings.
                 let attributes = model.flattened(entity.name)?.attributes ?? []

@@ -86,10 +86,10 @@ extension SeedTool {
             let queue = try StoreAccess.openReadOnly(path)
             defer { try? queue.close() }
             let isCoreData: Bool
-            do { isCoreData = try queue.read { db in try db.tableExists("Z_PRIMARYKEY") && db.tableExists("Z_METADATA") } }
+            do { isCoreData = try queue.read { db in try CoreDataDialect.isStore(db) } }
             catch { throw SeedError(.configuration, file: path, "not a SQLite store: \((error as? DatabaseError)?.message ?? "\(error)"); nothing was written") }
             guard isCoreData else {
-                throw SeedError(.configuration, file: path, "not a Core Data store (no Z_PRIMARYKEY and Z_METADATA): --template names the empty store your app creates; nothing was written")
+                throw SeedError(.configuration, file: path, "not a Core Data store (no \(CoreDataDialect.storeTables)): --template names the empty store your app creates; nothing was written")
             }
             return data
         }
