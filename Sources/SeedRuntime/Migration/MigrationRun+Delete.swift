@@ -1,0 +1,103 @@
+import GRDB
+import Foundation
+
+/// Deletes of unchanged rows nothing references, and the deletes retried once the migration's other changes are done.
+extension MigrationRun {
+    /// Retries the deletes that something still referenced once the migration's other changes
+    /// are done, in a loop while one of them goes (a migration may list a parent before the
+    /// children it also deletes, in any order); what is still referenced then is denied (1600).
+    ///
+    /// A retry deletes the row the first attempt found and checked against `from` (the
+    /// migration's own later changes do not make it a conflict), under the name its operation
+    /// used (a Core Data sub-entity's key and `Z_ENT`). Each pass goes from the last blocked to
+    /// the first, so that a chain listed parents first goes in one pass.
+    mutating func settleBlockedDeletes() throws {
+        let operation = operationName
+        defer { operationName = operation }
+        var progress = true
+        while progress && !blockedDeletes.isEmpty {
+            progress = false
+            var still: [BlockedDelete] = []
+            for blocked in blockedDeletes.reversed() {
+                operationName = blocked.operationName
+                let rows = try fetch(blocked.table, blocked.key)
+                guard rows.count == 1, let current = rows.first else {
+                    // Gone meanwhile (the migration deleted it twice): nothing left to delete.
+                    fill(blocked.slot, RowEvent(kind: .missing, table: blocked.denied.table, key: blocked.denied.key, detail: "not in the store; nothing to delete", file: blocked.file, line: blocked.line))
+                    progress = true
+                    continue
+                }
+                switch try deleteUnlessReferenced(current, key: blocked.key, fields: blocked.denied.key, in: blocked.table, file: blocked.file, line: blocked.line) {
+                case .done(let event): fill(blocked.slot, event); progress = true
+                case .blocked(var again): again.slot = blocked.slot; still.append(again)
+                }
+            }
+            blockedDeletes = still.reversed()
+        }
+        for blocked in blockedDeletes {
+            fill(blocked.slot, blocked.denied)
+            if options.onConflict == .fail { errors.append(blocked.error) }
+        }
+        blockedDeletes = []
+    }
+
+    /// A delete's outcome: done (deleted, missing, a conflict, or nothing on an error), or blocked
+    /// by a row that still refers to it.
+    enum DeleteOutcome {
+        case done(RowEvent?)
+        case blocked(BlockedDelete)
+    }
+
+    /// A delete a row still refers to: the row it found (by its resolved key), and what to report if it stays blocked.
+    struct BlockedDelete {
+        var slot = Slot(migration: 0, index: 0)
+        var operationName: String
+        var table: TableInfo
+        var key: [(column: String, value: SQLValue)]
+        var file: String
+        var line: Int
+        var denied: RowEvent
+        var error: Diagnostic
+    }
+
+    mutating func delete(_ change: DataChanges.RowChange, from table: TableInfo, file: String) throws -> DeleteOutcome {
+        guard let (key, fields) = try resolveKey(change.key, in: table, file: file, line: change.line) else { return .done(nil) }
+        let rows = try fetch(table, key)
+        guard rows.count == 1, let current = rows.first else {
+            return .done(rows.isEmpty
+                ? event(.missing, table, line: change.line, file: file, key: fields, "not in the store; nothing to delete")
+                : event(.conflict, table, line: change.line, file: file, key: fields, "\(rows.count) rows have this key; none deleted"))
+        }
+        let errorCount = errors.count
+        let resolution = try resolve(change.from, in: table)
+        if errors.count > errorCount { return .done(nil) }
+        if let parent = resolution.missing.first {
+            return .done(conflict(table, line: change.line, file: file, key: fields, "its 'from' \(missingText(parent)); row not deleted"))
+        }
+        let from = resolution.values
+        let changed = try mismatches(current, from, in: table)
+        guard changed.isEmpty else {
+            let changes = try columnChanges(from: written(from, as: change.from), to: [], current: current, applied: false, in: table)
+            return .done(conflict(table, line: change.line, file: file, key: fields, changes: changes, "changed in the store (\(changed)); not deleted"))
+        }
+        return try deleteUnlessReferenced(current, key: key, fields: fields, in: table, file: file, line: change.line)
+    }
+
+    /// Deletes `current` (found by `key`, checked against `from`) unless a row still refers to it.
+    mutating func deleteUnlessReferenced(_ current: [String: SQLValue], key: [(column: String, value: SQLValue)], fields: [RowEvent.KeyValue],
+                                                 in table: TableInfo, file: String, line: Int) throws -> DeleteOutcome {
+        // Many-to-many links follow the relationships' deletion rules (Nullify: they go with the row).
+        let joined = try (dialect as? CoreDataDialect)?.manyToManyDeleteBlock(db, entityNumber: current["z_ent"] ?? .null, primaryKey: current["z_pk"] ?? .null)
+        if let reason = try joined ?? referrer(of: current, in: table).map({ "still referenced by \($0)" }) {
+            return .blocked(BlockedDelete(
+                operationName: operationName, table: table, key: key, file: file, line: line,
+                denied: RowEvent(kind: .deleteDenied, table: written(table), key: fields, detail: "\(reason); not deleted", file: file, line: line),
+                error: Diagnostic(file: file, line: line, code: .deleteDenied, message: "cannot delete \(written(table)) \(RowEvent.describe(key: fields)): \(reason)", table: table.name)))
+        }
+        memo.changedRows()
+        guard try dialect.delete(db, from: table, key: key, references: parentTables(of: table)) > 0 else {
+            return .done(conflict(table, line: line, file: file, key: fields, "not deleted: \(try TriggerVeto.reason(db, table: table.name, event: "DELETE"))"))
+        }
+        return .done(event(.deleted, table, line: line, file: file, key: fields, "deleted"))
+    }
+}

@@ -1,0 +1,201 @@
+import GRDB
+import Foundation
+
+/// Inserts: a row whose key is missing, its many-to-many links, and refs linked once their parent arrives.
+extension MigrationRun {
+    /// Inserts a row if its key is missing. A row whose parent is not in the store yet waits
+    /// for it (``Attempt/waiting``); `later` names nullable ref columns inserted as NULL and
+    /// linked once their parent arrives (how a cycle of refs is broken).
+    mutating func insert(_ original: DataChanges.RowValues, named name: String, slot: Slot?, validate: Bool, later: Set<String> = []) throws -> Attempt {
+        let table = try tableInfo(name, file: original.file)
+        var row = original
+        let errorCount = errors.count
+        let links = try takeManyToMany(&row, table: table, entity: name)
+        let resolution = try resolve(row, in: table)
+        let unwritable = errors.count > errorCount
+        var values = resolution.values
+        let linkLater = resolution.missing.filter { later.contains($0.column.lowercased()) }
+        // Members of a many-to-many relationship `later` names are linked once they are in (a cycle broken).
+        let linksMissing = links.isEmpty ? [] : links.flatMap { $0.missing }
+        let membersLater = linksMissing.filter { later.contains($0.column.lowercased()) }
+        let missing = (resolution.missing + linksMissing).filter { !later.contains($0.column.lowercased()) }
+        // The table's spec, once per row (each ask copies it).
+        let tableSpec = spec(table)
+        let keyColumns = try Self.keyColumns(table, spec: tableSpec, file: row.file, line: row.line)
+        let missingColumns = Set(missing.map { dialect.columnName($0.column).lowercased() })
+        var key: [(column: String, value: SQLValue)] = []
+        var keyResolved = true
+        let naturalKey = tableSpec?.key.isEmpty == false
+        for column in keyColumns {
+            let wanted = column.lowercasedName
+            if let value = values.first(where: { sameName($0.column, wanted) }), value.value != .null || !naturalKey {
+                key.append((column, value.value))
+            } else if missingColumns.contains(wanted) {
+                key.append((column, .null))  // shown by its parent's key
+                keyResolved = false
+            } else {
+                // A natural key must be there: a row without one could never be found again, and
+                // NULLs are never equal, so nothing would stop a second such row.
+                errors.append(Diagnostic(file: row.file, line: row.line, code: naturalKey ? .missingRequired : .configuration,
+                    message: "this row for \(table.name) has no value for its key column '\(column)'\(naturalKey ? "; a natural key must have one" : "")", table: table.name))
+                return .done
+            }
+        }
+        // The key as reports show it: worked out when a report needs it (most rows of a big
+        // update are only counted, see ``SeedMigrator/Options/eventsPerKind``).
+        var shownKey: [RowEvent.KeyValue]?
+        func fields() throws -> [RowEvent.KeyValue] {
+            if let shownKey { return shownKey }
+            let fields = try keyFields(key, in: table, input: row)
+            shownKey = fields
+            return fields
+        }
+        if validate, let validator = options.validator {
+            // A row that breaks a rule is still written (the run fails anyway), so that the
+            // duplicate keys and refs of the rows after it are checked against it too.
+            errors += validator.validate(table: written(table), values: written(values, as: row), file: row.file, line: row.line)
+        }
+        if unwritable {
+            // Not written, but its key still counts as provided: no child is reported for it again.
+            queue.broken.formUnion(providedKeys(table, values))
+            return .done
+        }
+        // Whether the INSERT itself can skip a row whose key is there (one probe of the key's index, not two).
+        // `keyColumns` are the key's columns, in order (each one is in `key`, or the row was refused above).
+        let unlessPresent = try keyResolved && missing.isEmpty && !key.contains { $0.value == .null }
+            && insertsUnlessPresent(table, name: name, key: keyColumns)
+        if keyResolved, !unlessPresent, try count(table, key) > 0 {
+            fill(slot, event(.alreadyPresent, table, row: row, key: try fields(), "already present; left as it is"))
+            return .done
+        }
+        if !missing.isEmpty { return .waiting(key: try fields(), missing: missing, provides: providedKeys(table, values)) }
+        // What the row does not name gets its default, as Core Data gives every new object.
+        for (column, value) in (tableSpec?.defaults ?? [:]).sorted(by: { $0.key < $1.key }) {
+            guard let info = table.column(column), !values.contains(where: { $0.column.lowercased() == info.name.lowercased() }) else { continue }
+            values.append((info.name, value))
+        }
+        do {
+            if unlessPresent {
+                guard try writeUnlessPresent(values, into: table, name: name, key: keyColumns) else {
+                    fill(slot, event(.alreadyPresent, table, row: row, key: try fields(), "already present; left as it is"))
+                    return .done
+                }
+            } else if try write(values, into: table, name: name) == 0 {
+                // SQLite made no row: a trigger's RAISE(IGNORE). Never reported as inserted.
+                fill(slot, conflict(table, line: row.line, file: row.file, key: try fields(), "not inserted: \(try TriggerVeto.reason(db, table: table.name, event: "INSERT"))"))
+                return .done
+            }
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+            // SQLite checks NOT NULL and CHECK before the key's index: a row whose key is there stays "already present".
+            if unlessPresent, try count(table, key) > 0 {
+                fill(slot, event(.alreadyPresent, table, row: row, key: try fields(), "already present; left as it is"))
+                return .done
+            }
+            if let collision = try schemaCollision(error, in: table, values: values) {
+                fill(slot, conflict(table, line: row.line, file: row.file, key: try fields(), "not inserted: \(collision)"))
+                return .done
+            }
+            errors.append(Diagnostic(file: row.file, line: row.line, code: constraintCode(error), message: "cannot insert \(RowEvent.describe(key: try fields())) into \(table.name): \(error.message ?? "constraint failed")", table: table.name))
+            queue.broken.formUnion(providedKeys(table, values))
+            return .done
+        }
+        for link in links { try self.link(link, table: table, key: key) }
+        if lists(.inserted, in: slot) { fill(slot, event(.inserted, table, row: row, key: try fields(), "inserted")) } else { unlist(.inserted, in: slot) }
+        for parent in linkLater {
+            queue.add(.link(table: name, key: key, row: row, column: parent.column), slot: nil, key: try fields(), missing: [parent], provides: [])
+        }
+        for member in membersLater {
+            let only = DataChanges.RowValues(values: [(member.column, member.input)], line: row.line, file: row.file)
+            queue.add(.link(table: name, key: key, row: only, column: member.column), slot: nil, key: try fields(), missing: [member], provides: [])
+        }
+        queue.appeared(table.name, values)
+        return .done
+    }
+
+    /// Sets a ref column that was inserted as NULL (a cycle broken), now that its parent is in the store.
+    mutating func link(table name: String, key: [(column: String, value: SQLValue)], row: DataChanges.RowValues, column: String) throws -> Attempt {
+        let table = try tableInfo(name, file: row.file)
+        if dialect is CoreDataDialect, table.column(dialect.columnName(column)) == nil {
+            // A member of a many-to-many relationship: its join row.
+            var member = row
+            let links = try takeManyToMany(&member, table: table, entity: name)
+            if let missing = links.first?.missing, !missing.isEmpty { return .waiting(key: try keyFields(key, in: table, input: row), missing: missing, provides: []) }
+            for link in links { try self.link(link, table: table, key: key) }
+            return .done
+        }
+        guard let input = row.values.first(where: { $0.column.lowercased() == column.lowercased() }) else { return .done }
+        let resolution = try resolve(DataChanges.RowValues(values: [input], line: row.line, file: row.file), in: table)
+        if !resolution.missing.isEmpty { return .waiting(key: try keyFields(key, in: table, input: row), missing: resolution.missing, provides: []) }
+        memo.changedRows()
+        try dialect.update(db, table: table, key: key, values: resolution.values, references: parentTables(of: table))
+        return .done
+    }
+
+    /// The keys a row provides to refs that wait for it: each of its plain column values.
+    mutating func providedKeys(_ table: TableInfo, _ values: [(column: String, value: SQLValue)]) -> [ParentKey] {
+        let refs = references(of: table.name)
+        return values.filter { refs[$0.column.lowercased()] == nil && $0.value != .null }.map { ParentKey(table: table.name, column: $0.column, value: $0.value) }
+    }
+
+    /// A many-to-many relationship set on an inserted row: its join table and the members' `Z_PK`s (nil when one is missing).
+    struct ManyToMany {
+        var join: CoreDataDialect.JoinTable
+        var destination: String
+        var members: [SQLValue]
+        /// Members not in the store (yet).
+        var missing: [MissingParent]
+    }
+
+    /// Takes the values of `row` that name many-to-many relationships (Core Data: no column, a
+    /// join table) out of it, with their members resolved by key.
+    mutating func takeManyToMany(_ row: inout DataChanges.RowValues, table: TableInfo, entity: String) throws -> [ManyToMany] {
+        guard let coreData else { return [] }
+        var links: [ManyToMany] = []
+        var kept: [(column: String, value: InputValue)] = []
+        for (column, input) in row.values {
+            guard table.column(dialect.columnName(column)) == nil, let ref = writtenRefs[table.name]?[dialect.columnName(column).lowercased()],
+                  let join = try joinTable(coreData, entity: entity, ref: ref) else {
+                kept.append((column, input))
+                continue
+            }
+            let destination = try tableInfo(ref.reference.table, file: row.file)
+            guard let keyColumn = destination.column(dialect.columnName(ref.reference.column)) else {
+                errors.append(Diagnostic(file: row.file, line: row.line, code: .configuration, message: "ref \(entity).\(column) → \(ref.reference) names a column \(destination.name) lacks", table: table.name))
+                continue
+            }
+            var members: [SQLValue] = []
+            var missing: [MissingParent] = []
+            for item in input.listItems {
+                guard case .success(let key) = dialect.columnType(keyColumn).convert(item) else {
+                    errors.append(Diagnostic(file: row.file, line: row.line, code: .typeMismatch, message: "\(entity).\(column): \(item) is not a key of \(ref.reference)", table: table.name))
+                    continue
+                }
+                let entityRows = dialect.rowFilter(ref.reference.table).map { " AND \($0)" } ?? ""
+                let found = try SQLValue.fetchOne(db.cachedStatement(sql: coreData.primaryKeySQL(from: destination.name, where: "\(quoteIdentifier(keyColumn.name)) IS ?\(entityRows)") + " LIMIT 1"), arguments: [key])
+                if let found { members.append(found) } else {
+                    missing.append(MissingParent(key: ParentKey(table: destination.name, column: keyColumn.name, value: key), column: column, reference: ref.reference,
+                                                 input: item, type: dialect.columnType(keyColumn), nullable: true))  // linked once it is in
+                }
+            }
+            links.append(ManyToMany(join: join, destination: destination.name, members: members, missing: missing))
+        }
+        row.values = kept
+        return links
+    }
+
+    mutating func joinTable(_ coreData: CoreDataDialect, entity: String, ref: (relationship: String, reference: TableSpec.Reference)) throws -> CoreDataDialect.JoinTable? {
+        let id = entity + "." + ref.relationship
+        if let known = joinTables[id] { return known }
+        let found = try coreData.joinTable(db, entity: entity, relationship: ref.relationship, destination: ref.reference.table)
+        joinTables[id] = found
+        return found
+    }
+
+    /// Writes the join rows of a newly inserted row (the dialect numbers and bumps as Core Data does).
+    mutating func link(_ link: ManyToMany, table: TableInfo, key: [(column: String, value: SQLValue)]) throws {
+        guard let coreData = dialect as? CoreDataDialect,
+              let owner = try SQLValue.fetchOne(db, sql: coreData.primaryKeySQL(from: table.name, where: predicate(table, key)), arguments: StatementArguments(values: key)) else { return }
+        memo.changedRows()
+        try coreData.link(db, join: link.join, owner: owner, members: link.members, memberTable: link.destination)
+    }
+}

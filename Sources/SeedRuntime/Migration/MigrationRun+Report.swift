@@ -1,0 +1,183 @@
+import GRDB
+import Foundation
+
+/// Reporting: events, conflicts, key fields and column changes as the migration wrote them, and why SQLite refused a write.
+extension MigrationRun {
+    /// An input value as the text or number it reads as, for messages.
+    static func sqlText(_ input: InputValue) -> SQLValue {
+        switch input {
+        case .null: return .null
+        case .bool(let flag): return .text(flag ? "true" : "false")
+        case .integer(let number): return .integer(number)
+        case .real(let number): return .real(number)
+        case .string(let text), .json(let text): return .text(text)
+        }
+    }
+
+    /// The name the migration used for a table (an entity, for Core Data), for validators that speak the manifest's language.
+    func written(_ table: TableInfo) -> String {
+        dialect.tableName(operationName) == table.name ? operationName : writtenTableNames[table.name] ?? table.name
+    }
+
+    /// Resolved values with the column names the migration wrote.
+    func written(_ values: [(column: String, value: SQLValue)], as row: DataChanges.RowValues) -> [(column: String, value: SQLValue)] {
+        // Plain SQLite and every column written as the schema spells it: the names are the ones written.
+        if plainSQLite, values.count == row.values.count, zip(values, row.values).allSatisfy({ $0.column == $1.column }) { return values }
+        return values.map { value in
+            // The last name written for the column (rows are a handful of columns: no dictionary per row).
+            let lowered = value.column.lowercasedName
+            var name: String?
+            for (column, _) in row.values where sameName(dialect.columnName(column), lowered) { name = column }
+            return (name ?? value.column, value.value)
+        }
+    }
+
+    /// `price is 13, expected 10` for each column that differs (refs by the parent's key).
+    mutating func mismatches(_ current: [String: SQLValue], _ values: [(column: String, value: SQLValue)], in table: TableInfo) throws -> String {
+        var found: [String] = []
+        for (column, expected) in values {
+            let actual = current[column.lowercased()] ?? .null
+            if !actual.isSame(as: expected) {
+                found.append("\(column) is \(try shown(actual, column: column, in: table)), expected \(try shown(expected, column: column, in: table))")
+            }
+        }
+        return found.joined(separator: "; ")
+    }
+
+    /// The parent row a stored ref value names, by its natural key; nil for columns that are not
+    /// refs, NULL, and ids no parent row has (shown as stored).
+    mutating func parent(of value: SQLValue?, column: String, in table: TableInfo) throws -> RowEvent.Reference? {
+        let lowered = dialect.columnName(column).lowercased()
+        guard let value, value != .null, let reference = references(of: table.name)[lowered] ?? references(of: table.name)[column.lowercased()],
+              let sqlColumn = table.column(dialect.columnName(column)) ?? table.column(column) else { return nil }
+        let parentTable = try tableInfo(reference.table, file: "")
+        guard let keyColumn = parentTable.column(reference.column),
+              let key = try SQLValue.fetchOne(db.cachedStatement(sql: table.parentKeyLookupSQL(of: sqlColumn.name, parent: parentTable, keyColumn: keyColumn.name)), arguments: [value]) else { return nil }
+        let shown = writtenRefs[table.name]?[sqlColumn.name.lowercased()]?.reference
+        return RowEvent.Reference(table: shown?.table ?? written(parentTable), column: shown?.column ?? keyColumn.name, value: key)
+    }
+
+    /// A value as the report shows it: a ref by its parent's key.
+    mutating func shown(_ value: SQLValue, column: String, in table: TableInfo) throws -> String {
+        RowEvent.describe(value, parent: try parent(of: value, column: column, in: table))
+    }
+
+    mutating func conflict(_ table: TableInfo, line: Int, file: String, key: [RowEvent.KeyValue], changes: [RowEvent.ColumnChange] = [], _ detail: String) -> RowEvent {
+        if options.onConflict == .fail {
+            // The detail ends with what `keep` does ("; the store's values are kept"); under `fail` nothing is written.
+            let reason = detail.range(of: "; ", options: .backwards).map { String(detail[..<$0.lowerBound]) } ?? detail
+            errors.append(Diagnostic(file: file, line: line, code: .conflict, message: "conflict on \(written(table)) \(RowEvent.describe(key: key)): \(reason); --on-conflict fail: nothing was written", table: table.name))
+        }
+        return RowEvent(kind: .conflict, table: written(table), key: key, changes: changes, detail: detail, file: file, line: line)
+    }
+
+    mutating func event(_ kind: RowEvent.Kind, _ table: TableInfo, row: DataChanges.RowValues, key: [RowEvent.KeyValue], _ detail: String) -> RowEvent {
+        event(kind, table, line: row.line, file: row.file, key: key, detail)
+    }
+
+    mutating func event(_ kind: RowEvent.Kind, _ table: TableInfo, line: Int, file: String, key: [RowEvent.KeyValue], changes: [RowEvent.ColumnChange] = [], _ detail: String) -> RowEvent {
+        kind == .conflict
+            ? conflict(table, line: line, file: file, key: key, changes: changes, detail)
+            : RowEvent(kind: kind, table: written(table), key: key, changes: changes, detail: detail, file: file, line: line)
+    }
+
+    /// A resolved key as a report shows it: columns by the names migrations use, and each ref
+    /// column with its parent's natural key (converted from what the migration wrote).
+    mutating func keyFields(_ key: [(column: String, value: SQLValue)], in table: TableInfo, input: DataChanges.RowValues) throws -> [RowEvent.KeyValue] {
+        var fields: [RowEvent.KeyValue] = []
+        fields.reserveCapacity(key.count)
+        let shapes = keyFieldShapes(key, in: table, input: input)
+        for ((column, value), shape) in zip(key, shapes) {
+            var parent: RowEvent.Reference?
+            if let reference = shape.reference, let given = shape.given, case let writtenKey = input.values[given].value, writtenKey != .null {
+                let parentTable = try tableInfo(reference.table, file: input.file)
+                if let keyColumn = parentTable.column(reference.column), case .success(let parentKey) = dialect.columnType(keyColumn).convert(writtenKey) {
+                    let shown = writtenRefs[table.name]?[column.lowercasedName]?.reference
+                    parent = RowEvent.Reference(table: shown?.table ?? written(parentTable), column: shown?.column ?? keyColumn.name, value: parentKey)
+                }
+            }
+            fields.append(RowEvent.KeyValue(column: shape.name, value: value, parent: parent))
+        }
+        return fields
+    }
+
+    /// For each key column, as ``keyFields(_:in:input:)`` shows it: the name migrations use, the
+    /// position of the value the row wrote for it, and its ref. Worked out once per row shape.
+    mutating func keyFieldShapes(_ key: [(column: String, value: SQLValue)], in table: TableInfo, input: DataChanges.RowValues) -> [KeyFieldShape] {
+        if let last = memo.keyFields, last.table == table.name, last.operation == operationName,
+           last.key.elementsEqual(key.lazy.map(\.column)), last.names.elementsEqual(input.values.lazy.map(\.column)) {
+            return last.shapes
+        }
+        let shapes = key.map { column, _ in
+            let lowered = column.lowercasedName
+            // What the migration wrote for the column: the last value under a name that maps to it,
+            // else the first under its own name.
+            var given: Int?
+            for (index, (name, _)) in input.values.enumerated() {
+                if sameName(dialect.columnName(name), lowered) { given = index }
+                else if given == nil, sameName(name, lowered) { given = index }
+            }
+            let name = writtenColumnNames[table.name]?[lowered] ?? given.map { input.values[$0].column } ?? column
+            return KeyFieldShape(name: name, given: given, reference: references(of: table.name)[lowered])
+        }
+        memo.keyFields = (table.name, operationName, key.map(\.column), input.values.map(\.column), shapes)
+        return shapes
+    }
+
+    /// Each column of `from` and `to` (in `to`'s order, then `from`'s), with what the store holds after the run.
+    /// Ref columns carry their parents' keys.
+    mutating func columnChanges(from: [(column: String, value: SQLValue)], to: [(column: String, value: SQLValue)], current: [String: SQLValue], applied: Bool, in table: TableInfo) throws -> [RowEvent.ColumnChange] {
+        var changes: [RowEvent.ColumnChange] = []
+        for (column, value) in to {
+            let old = from.first { $0.column.lowercased() == column.lowercased() }?.value
+            changes.append(RowEvent.ColumnChange(column: column, old: old, new: value, kept: applied ? value : current[dialect.columnName(column).lowercased()] ?? current[column.lowercased()] ?? .null))
+        }
+        for (column, value) in from where !to.contains(where: { $0.column.lowercased() == column.lowercased() }) {
+            changes.append(RowEvent.ColumnChange(column: column, old: value, new: nil, kept: current[dialect.columnName(column).lowercased()] ?? current[column.lowercased()] ?? .null))
+        }
+        for index in changes.indices {
+            let column = changes[index].column
+            changes[index].oldParent = try parent(of: changes[index].old, column: column, in: table)
+            changes[index].newParent = try parent(of: changes[index].new, column: column, in: table)
+            changes[index].keptParent = try parent(of: changes[index].kept, column: column, in: table)
+        }
+        return changes
+    }
+
+    func describe(_ value: SQLValue) -> String { RowEvent.describe(value) }
+
+    /// Why a write SQLite refused as a UNIQUE or PRIMARY KEY failure is a collision the schema
+    /// expects, not a broken migration: another row holds the value, and the schema declares
+    /// `ON CONFLICT REPLACE` (which would have deleted that row) or `IGNORE` (which would have
+    /// dropped this one) for the constraint. seedkit's statements name `OR ABORT`, so neither
+    /// happened; the row is reported as not applied, with the row that holds the value. Nil for
+    /// other failures (an error, as ever).
+    mutating func schemaCollision(_ error: DatabaseError, in table: TableInfo, values: [(column: String, value: SQLValue)]) throws -> String? {
+        guard error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE || error.extendedResultCode == .SQLITE_CONSTRAINT_PRIMARYKEY,
+              let columns = ConflictClauses.columns(inConstraintMessage: error.message ?? ""),
+              let clause = try ConflictClauses.read(db, table: table.name).uniqueClause(on: columns),
+              clause.algorithm == "REPLACE" || clause.algorithm == "IGNORE" else { return nil }
+        let held = columns.map { column in values.last { $0.column.lowercased() == column.lowercased() }?.value ?? .null }
+        let heldText = zip(columns, held).map { "\($0) \(RowEvent.describe($1))" }.joined(separator: ", ")
+        let keyColumns = (spec(table)?.key.isEmpty == false ? spec(table)?.key.map { dialect.columnName($0) } : nil) ?? (table.primaryKey.isEmpty ? ["rowid"] : table.primaryKey)
+        let holder = try Row.fetchOne(db, sql: "SELECT \(keyColumns.map(quoteIdentifier).joined(separator: ", ")) FROM \(quoteIdentifier(table.name)) WHERE \(columns.map { "\(quoteIdentifier($0)) IS ?" }.joined(separator: " AND "))",
+                                      arguments: StatementArguments(held.map { $0.databaseValue }))
+        var holderText = "another row"
+        if let holder {
+            holderText = "the store's row " + holder.databaseValues.map { RowEvent.describe(SQLValue.fromDatabaseValue($0) ?? .null) }.joined(separator: " / ")
+        }
+        let constraint = "\(written(table)).\(columns.joined(separator: ", "))"
+        if clause.algorithm == "REPLACE" {
+            return "its \(heldText) is held by \(holderText); the schema's ON CONFLICT REPLACE on \(constraint) would delete that row, so it is kept and this one is not written"
+        }
+        return "ignored by the schema's ON CONFLICT IGNORE on \(constraint): its \(heldText) is held by \(holderText)"
+    }
+
+    func constraintCode(_ error: DatabaseError) -> DiagnosticCode {
+        let message = error.message ?? ""
+        if message.hasPrefix("NOT NULL") { return .missingRequired }
+        if message.hasPrefix("UNIQUE") { return .duplicateKey }
+        if message.hasPrefix("FOREIGN KEY") { return .unresolvedReference }
+        return .otherRule
+    }
+}

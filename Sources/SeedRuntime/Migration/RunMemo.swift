@@ -1,0 +1,133 @@
+import GRDB
+
+/// What a run works out once per table (as the current operation names it) and reuses for each
+/// row: a big migration writes the same table 100,000 times in a row, and building SQL text,
+/// hashing it for GRDB's statement cache and lower-casing names for every row cost more than
+/// SQLite's own work. Reset when the schema may have changed (after a SQL migration).
+struct RunMemo {
+    /// A prepared statement's purpose and what its SQL depends on.
+    struct Key: Hashable {
+        enum Kind: Hashable { case count, lookup, insert, insertUnlessPresent }
+        var kind: Kind
+        var table: String
+        var operation: String
+        var columns: [String]
+    }
+
+    var statements: [Key: Statement] = [:]
+    /// The last statement found for each kind, looked at before ``statements``: a big migration
+    /// asks for the same one 100,000 times in a row, and a key to hash is an array of names.
+    var last: [Key.Kind: (key: Key, statement: Statement)] = [:]
+
+    /// The statement for the kind, table, operation and columns, if one was prepared.
+    mutating func statement(_ kind: Key.Kind, table: String, operation: String, columns: some Collection<String>) -> Statement? {
+        if let last = last[kind], last.key.table == table, last.key.operation == operation, last.key.columns.elementsEqual(columns) {
+            return last.statement
+        }
+        let key = Key(kind: kind, table: table, operation: operation, columns: Array(columns))
+        guard let statement = statements[key] else { return nil }
+        last[kind] = (key, statement)
+        return statement
+    }
+    /// The last row shape's columns (``MigrationRun/columnPlan(for:in:)``), by table, operation and names written.
+    /// (This and the other per-row memos are boxed: checking one retains one object, not each of its strings.)
+    var columns: Box<(table: String, operation: String, names: [String], plan: [ColumnPlan])>?
+    /// The last table's spec (``MigrationRun/spec(_:)``), by table and operation.
+    var spec: Box<(table: String, operation: String, value: TableSpec?)>?
+    /// The last table's refs (``MigrationRun/references(of:)``), by table and operation.
+    var references: (table: String, operation: String, value: [String: TableSpec.Reference])?
+    /// The last row shape's key fields (``MigrationRun/keyFields(_:in:input:)``), by table,
+    /// operation, key columns and the names the row wrote.
+    var keyFields: (table: String, operation: String, key: [String], names: [String], shapes: [KeyFieldShape])?
+    /// The last table's relationship columns → parent tables, by table and operation.
+    var parentTables: (table: String, operation: String, value: [String: String])?
+    /// Parent ids refs found, by lookup site (the child's table and ref column, and the ref),
+    /// then by the parent's key value: a big migration names the same few parents (a category by
+    /// name) in 100,000 rows. An entry holds while nothing else writes the parent's table: an
+    /// insert into a table forgets its entries; an update or delete (which may rename or remove a
+    /// parent, or change other rows through foreign keys) forgets them all. Nil when the store has
+    /// triggers, which may change any table on any write.
+    var parentIDs: [ParentLookupSite: ParentIDs]?
+    /// The last site a ref was looked up at, with the parent key's type and the ids found there
+    /// (cleared in place with them): what the next row's same ref checks first.
+    var lastReference: Box<(site: ParentLookupSite, type: ColumnType, ids: ParentIDs)>?
+
+    /// An immutable value behind one reference.
+    final class Box<Value> {
+        let value: Value
+        init(_ value: Value) { self.value = value }
+    }
+    /// The boxes of ``parentIDs`` by parent table, and the last site asked about (rows of a big
+    /// migration ask about the same one in a row: no hashing then).
+    private var parentIDsByTable: [String: [ParentIDs]] = [:]
+    private var lastSite: (site: ParentLookupSite, box: ParentIDs)?
+
+    /// Where a ref is looked up: the child's table and ref column, and the ref.
+    struct ParentLookupSite: Hashable {
+        var table: String
+        var column: String
+        var reference: TableSpec.Reference
+    }
+
+    /// The parent ids found at one site (a class: the memo hands it out and clears it in place).
+    final class ParentIDs {
+        var ids: [SQLValue: SQLValue] = [:]
+    }
+
+    /// The parent ids found at `site` (looking up `parent`), or nil when they are not kept.
+    mutating func parentIDs(at site: ParentLookupSite, parent: String) -> ParentIDs? {
+        if let lastSite, lastSite.site == site { return lastSite.box }
+        guard parentIDs != nil else { return nil }
+        let box: ParentIDs
+        if let known = parentIDs?[site] { box = known } else {
+            box = ParentIDs()
+            parentIDs?[site] = box
+            parentIDsByTable[parent, default: []].append(box)
+        }
+        lastSite = (site, box)
+        return box
+    }
+
+    /// Forgets the parent ids found in `table` (see ``parentIDs``).
+    mutating func wrote(_ table: String) {
+        guard let boxes = parentIDsByTable[table] else { return }
+        for box in boxes where !box.ids.isEmpty { box.ids.removeAll() }
+    }
+
+    /// Forgets every parent id found (see ``parentIDs``).
+    mutating func changedRows() {
+        for box in parentIDs?.values ?? [:].values where !box.ids.isEmpty { box.ids.removeAll() }
+    }
+
+    /// By table and key columns: the conflict target (`"isbn"`) an insert names to skip a row
+    /// whose key is there in the same statement, or nil where counting first is needed (see
+    /// ``MigrationRun/insertsUnlessPresent(_:name:key:)``).
+    var conflictTargets: [[String]: String?] = [:]
+    /// The last of ``conflictTargets`` asked about (a big migration asks about one table 100,000 times).
+    var lastConflictTarget: (id: [String], target: String?)?
+
+    /// A memo for `db`'s schema: parent ids are kept unless a trigger, or a REPLACE conflict clause
+    /// (an insert that deletes rows), could change a table seedkit does not write itself.
+    static func reading(_ db: Database) throws -> RunMemo {
+        var memo = RunMemo()
+        let hidden = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'trigger' OR sql LIKE '%replace%')") ?? true
+        memo.parentIDs = hidden ? nil : [:]
+        return memo
+    }
+}
+
+/// A key column as reports show it, worked out once per row shape: the name migrations use, the
+/// position of the row's value for it, and the ref it is, if any.
+struct KeyFieldShape {
+    var name: String
+    var given: Int?
+    var reference: TableSpec.Reference?
+}
+
+/// A column a row names, worked out once per row shape: the column (nil: the table has none so
+/// named), how values convert for it, and the ref it is, if any.
+struct ColumnPlan {
+    var info: ColumnInfo?
+    var type: ColumnType?
+    var reference: TableSpec.Reference?
+}
