@@ -84,10 +84,10 @@ extension MigrationRun {
     }
 
     /// Deletes `current` (found by `key`, checked against `from`) unless a row still refers to it.
-    mutating func deleteUnlessReferenced(_ current: [String: SQLValue], key: [(column: String, value: SQLValue)], fields: [RowEvent.KeyValue],
+    mutating func deleteUnlessReferenced(_ current: StoredRow, key: [(column: String, value: SQLValue)], fields: [RowEvent.KeyValue],
                                                  in table: TableInfo, file: String, line: Int) throws -> DeleteOutcome {
         // Many-to-many links follow the relationships' deletion rules (Nullify: they go with the row).
-        let joined = try (dialect as? CoreDataDialect)?.manyToManyDeleteBlock(db, entityNumber: current["z_ent"] ?? .null, primaryKey: current["z_pk"] ?? .null)
+        let joined = try coreData?.manyToManyDeleteBlock(db, row: { current[SQLName($0)] })
         if let reason = try joined ?? referrer(of: current, in: table).map({ "still referenced by \($0)" }) {
             return .blocked(BlockedDelete(
                 operationName: operationName, table: table, key: key, file: file, line: line,

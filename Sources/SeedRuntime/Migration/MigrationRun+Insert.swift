@@ -6,7 +6,7 @@ extension MigrationRun {
     /// Inserts a row if its key is missing. A row whose parent is not in the store yet waits
     /// for it (``Attempt/waiting``); `later` names nullable ref columns inserted as NULL and
     /// linked once their parent arrives (how a cycle of refs is broken).
-    mutating func insert(_ original: DataChanges.RowValues, named name: String, slot: Slot?, validate: Bool, later: Set<String> = []) throws -> Attempt {
+    mutating func insert(_ original: DataChanges.RowValues, named name: String, slot: Slot?, validate: Bool, later: Set<SQLName> = []) throws -> Attempt {
         let table = try tableInfo(name, file: original.file)
         var row = original
         let errorCount = errors.count
@@ -14,21 +14,21 @@ extension MigrationRun {
         let resolution = try resolve(row, in: table)
         let unwritable = errors.count > errorCount
         var values = resolution.values
-        let linkLater = resolution.missing.filter { later.contains($0.column.lowercased()) }
+        let linkLater = resolution.missing.filter { later.contains(SQLName($0.column)) }
         // Members of a many-to-many relationship `later` names are linked once they are in (a cycle broken).
         let linksMissing = links.isEmpty ? [] : links.flatMap { $0.missing }
-        let membersLater = linksMissing.filter { later.contains($0.column.lowercased()) }
-        let missing = (resolution.missing + linksMissing).filter { !later.contains($0.column.lowercased()) }
+        let membersLater = linksMissing.filter { later.contains(SQLName($0.column)) }
+        let missing = (resolution.missing + linksMissing).filter { !later.contains(SQLName($0.column)) }
         // The table's spec, once per row (each ask copies it).
         let tableSpec = spec(table)
         let keyColumns = try Self.keyColumns(table, spec: tableSpec, file: row.file, line: row.line)
-        let missingColumns = Set(missing.map { dialect.columnName($0.column).lowercased() })
+        let missingColumns = Set(missing.map { SQLName(dialect.columnName($0.column)) })
         var key: [(column: String, value: SQLValue)] = []
         var keyResolved = true
         let naturalKey = tableSpec?.key.isEmpty == false
         for column in keyColumns {
-            let wanted = column.lowercasedName
-            if let value = values.first(where: { sameName($0.column, wanted) }), value.value != .null || !naturalKey {
+            let wanted = SQLName(column)
+            if let value = values.first(where: { wanted.matches($0.column) }), value.value != .null || !naturalKey {
                 key.append((column, value.value))
             } else if missingColumns.contains(wanted) {
                 key.append((column, .null))  // shown by its parent's key
@@ -71,7 +71,7 @@ extension MigrationRun {
         if !missing.isEmpty { return .waiting(key: try fields(), missing: missing, provides: providedKeys(table, values)) }
         // What the row does not name gets its default, as Core Data gives every new object.
         for (column, value) in (tableSpec?.defaults ?? [:]).sorted(by: { $0.key < $1.key }) {
-            guard let info = table.column(column), !values.contains(where: { $0.column.lowercased() == info.name.lowercased() }) else { continue }
+            guard let info = table.column(column), !values.contains(where: { $0.column.isSameName(as: info.name) }) else { continue }
             values.append((info.name, value))
         }
         do {
@@ -123,7 +123,7 @@ extension MigrationRun {
             for link in links { try self.link(link, table: table, key: key) }
             return .done
         }
-        guard let input = row.values.first(where: { $0.column.lowercased() == column.lowercased() }) else { return .done }
+        guard let input = row.values.first(where: { $0.column.isSameName(as: column) }) else { return .done }
         let resolution = try resolve(DataChanges.RowValues(values: [input], line: row.line, file: row.file), in: table)
         if !resolution.missing.isEmpty { return .waiting(key: try keyFields(key, in: table, input: row), missing: resolution.missing, provides: []) }
         memo.changedRows()
@@ -134,7 +134,7 @@ extension MigrationRun {
     /// The keys a row provides to refs that wait for it: each of its plain column values.
     mutating func providedKeys(_ table: TableInfo, _ values: [(column: String, value: SQLValue)]) -> [ParentKey] {
         let refs = references(of: table.name)
-        return values.filter { refs[$0.column.lowercased()] == nil && $0.value != .null }.map { ParentKey(table: table.name, column: $0.column, value: $0.value) }
+        return values.filter { refs[SQLName($0.column)] == nil && $0.value != .null }.map { ParentKey(table: table.name, column: $0.column, value: $0.value) }
     }
 
     /// A many-to-many relationship set on an inserted row: its join table and the members' `Z_PK`s (nil when one is missing).
@@ -153,7 +153,7 @@ extension MigrationRun {
         var links: [ManyToMany] = []
         var kept: [(column: String, value: InputValue)] = []
         for (column, input) in row.values {
-            guard table.column(dialect.columnName(column)) == nil, let ref = writtenRefs[table.name]?[dialect.columnName(column).lowercased()],
+            guard table.column(dialect.columnName(column)) == nil, let ref = specs.writtenRef(table.name, SQLName(dialect.columnName(column))),
                   let join = try joinTable(coreData, entity: entity, ref: ref) else {
                 kept.append((column, input))
                 continue

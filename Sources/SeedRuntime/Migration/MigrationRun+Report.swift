@@ -25,18 +25,18 @@ extension MigrationRun {
         if plainSQLite, values.count == row.values.count, zip(values, row.values).allSatisfy({ $0.column == $1.column }) { return values }
         return values.map { value in
             // The last name written for the column (rows are a handful of columns: no dictionary per row).
-            let lowered = value.column.lowercasedName
+            let wanted = SQLName(value.column)
             var name: String?
-            for (column, _) in row.values where sameName(dialect.columnName(column), lowered) { name = column }
+            for (column, _) in row.values where wanted.matches(dialect.columnName(column)) { name = column }
             return (name ?? value.column, value.value)
         }
     }
 
     /// `price is 13, expected 10` for each column that differs (refs by the parent's key).
-    mutating func mismatches(_ current: [String: SQLValue], _ values: [(column: String, value: SQLValue)], in table: TableInfo) throws -> String {
+    mutating func mismatches(_ current: StoredRow, _ values: [(column: String, value: SQLValue)], in table: TableInfo) throws -> String {
         var found: [String] = []
         for (column, expected) in values {
-            let actual = current[column.lowercased()] ?? .null
+            let actual = current[SQLName(column)] ?? .null
             if !actual.isSame(as: expected) {
                 found.append("\(column) is \(try shown(actual, column: column, in: table)), expected \(try shown(expected, column: column, in: table))")
             }
@@ -47,13 +47,12 @@ extension MigrationRun {
     /// The parent row a stored ref value names, by its natural key; nil for columns that are not
     /// refs, NULL, and ids no parent row has (shown as stored).
     mutating func parent(of value: SQLValue?, column: String, in table: TableInfo) throws -> RowEvent.Reference? {
-        let lowered = dialect.columnName(column).lowercased()
-        guard let value, value != .null, let reference = references(of: table.name)[lowered] ?? references(of: table.name)[column.lowercased()],
+        guard let value, value != .null, let reference = references(of: table.name)[SQLName(dialect.columnName(column))] ?? references(of: table.name)[SQLName(column)],
               let sqlColumn = table.column(dialect.columnName(column)) ?? table.column(column) else { return nil }
         let parentTable = try tableInfo(reference.table, file: "")
         guard let keyColumn = parentTable.column(reference.column),
               let key = try SQLValue.fetchOne(db.cachedStatement(sql: table.parentKeyLookupSQL(of: sqlColumn.name, parent: parentTable, keyColumn: keyColumn.name)), arguments: [value]) else { return nil }
-        let shown = writtenRefs[table.name]?[sqlColumn.name.lowercased()]?.reference
+        let shown = specs.writtenRef(table.name, SQLName(sqlColumn.name))?.reference
         return RowEvent.Reference(table: shown?.table ?? written(parentTable), column: shown?.column ?? keyColumn.name, value: key)
     }
 
@@ -92,7 +91,7 @@ extension MigrationRun {
             if let reference = shape.reference, let given = shape.given, case let writtenKey = input.values[given].value, writtenKey != .null {
                 let parentTable = try tableInfo(reference.table, file: input.file)
                 if let keyColumn = parentTable.column(reference.column), case .success(let parentKey) = dialect.columnType(keyColumn).convert(writtenKey) {
-                    let shown = writtenRefs[table.name]?[column.lowercasedName]?.reference
+                    let shown = specs.writtenRef(table.name, SQLName(column))?.reference
                     parent = RowEvent.Reference(table: shown?.table ?? written(parentTable), column: shown?.column ?? keyColumn.name, value: parentKey)
                 }
             }
@@ -109,16 +108,16 @@ extension MigrationRun {
             return last.shapes
         }
         let shapes = key.map { column, _ in
-            let lowered = column.lowercasedName
+            let wanted = SQLName(column)
             // What the migration wrote for the column: the last value under a name that maps to it,
             // else the first under its own name.
             var given: Int?
             for (index, (name, _)) in input.values.enumerated() {
-                if sameName(dialect.columnName(name), lowered) { given = index }
-                else if given == nil, sameName(name, lowered) { given = index }
+                if wanted.matches(dialect.columnName(name)) { given = index }
+                else if given == nil, wanted.matches(name) { given = index }
             }
-            let name = writtenColumnNames[table.name]?[lowered] ?? given.map { input.values[$0].column } ?? column
-            return KeyFieldShape(name: name, given: given, reference: references(of: table.name)[lowered])
+            let name = specs.writtenColumn(table.name, wanted) ?? given.map { input.values[$0].column } ?? column
+            return KeyFieldShape(name: name, given: given, reference: references(of: table.name)[wanted])
         }
         memo.keyFields = (table.name, operationName, key.map(\.column), input.values.map(\.column), shapes)
         return shapes
@@ -126,14 +125,14 @@ extension MigrationRun {
 
     /// Each column of `from` and `to` (in `to`'s order, then `from`'s), with what the store holds after the run.
     /// Ref columns carry their parents' keys.
-    mutating func columnChanges(from: [(column: String, value: SQLValue)], to: [(column: String, value: SQLValue)], current: [String: SQLValue], applied: Bool, in table: TableInfo) throws -> [RowEvent.ColumnChange] {
+    mutating func columnChanges(from: [(column: String, value: SQLValue)], to: [(column: String, value: SQLValue)], current: StoredRow, applied: Bool, in table: TableInfo) throws -> [RowEvent.ColumnChange] {
         var changes: [RowEvent.ColumnChange] = []
         for (column, value) in to {
-            let old = from.first { $0.column.lowercased() == column.lowercased() }?.value
-            changes.append(RowEvent.ColumnChange(column: column, old: old, new: value, kept: applied ? value : current[dialect.columnName(column).lowercased()] ?? current[column.lowercased()] ?? .null))
+            let old = from.first { $0.column.isSameName(as: column) }?.value
+            changes.append(RowEvent.ColumnChange(column: column, old: old, new: value, kept: applied ? value : current[SQLName(dialect.columnName(column))] ?? current[SQLName(column)] ?? .null))
         }
-        for (column, value) in from where !to.contains(where: { $0.column.lowercased() == column.lowercased() }) {
-            changes.append(RowEvent.ColumnChange(column: column, old: value, new: nil, kept: current[dialect.columnName(column).lowercased()] ?? current[column.lowercased()] ?? .null))
+        for (column, value) in from where !to.contains(where: { $0.column.isSameName(as: column) }) {
+            changes.append(RowEvent.ColumnChange(column: column, old: value, new: nil, kept: current[SQLName(dialect.columnName(column))] ?? current[SQLName(column)] ?? .null))
         }
         for index in changes.indices {
             let column = changes[index].column
@@ -157,7 +156,7 @@ extension MigrationRun {
               let columns = ConflictClauses.columns(inConstraintMessage: error.message ?? ""),
               let clause = try ConflictClauses.read(db, table: table.name).uniqueClause(on: columns),
               clause.algorithm == "REPLACE" || clause.algorithm == "IGNORE" else { return nil }
-        let held = columns.map { column in values.last { $0.column.lowercased() == column.lowercased() }?.value ?? .null }
+        let held = columns.map { column in values.last { $0.column.isSameName(as: column) }?.value ?? .null }
         let heldText = zip(columns, held).map { "\($0) \(RowEvent.describe($1))" }.joined(separator: ", ")
         let keyColumns = (spec(table)?.key.isEmpty == false ? spec(table)?.key.map { dialect.columnName($0) } : nil) ?? (table.primaryKey.isEmpty ? ["rowid"] : table.primaryKey)
         let holder = try Row.fetchOne(db, sql: "SELECT \(keyColumns.map(quoteIdentifier).joined(separator: ", ")) FROM \(quoteIdentifier(table.name)) WHERE \(columns.map { "\(quoteIdentifier($0)) IS ?" }.joined(separator: " AND "))",

@@ -1,6 +1,9 @@
 import GRDB
 import Foundation
 
+/// A row as read from the store: each column's value by its name (and the rowid under ``MigrationRun/rowidKey``).
+typealias StoredRow = [SQLName: SQLValue]
+
 /// Resolving: tables, keys, refs to parent ids, specs as the operation names them, and finding rows.
 extension MigrationRun {
     mutating func tableInfo(_ name: String, file: String) throws -> TableInfo {
@@ -40,8 +43,8 @@ extension MigrationRun {
             }
             row = DataChanges.RowValues(values: [(columns[0], value)], line: line, file: file)
         case .columns(let values):
-            let given = Set(values.values.map { dialect.columnName($0.column).lowercased() })
-            guard given == Set(columns.map { $0.lowercased() }) else {
+            let given = Set(values.values.map { SQLName(dialect.columnName($0.column)) })
+            guard given == Set(columns.map(SQLName.init)) else {
                 errors.append(Diagnostic(file: file, line: line, code: .configuration, message: "the key of \(table.name) is (\(columns.joined(separator: ", "))), but this key names (\(values.values.map(\.column).joined(separator: ", ")))", table: table.name))
                 return nil
             }
@@ -105,7 +108,7 @@ extension MigrationRun {
         let references = references(of: table.name)
         let plan = row.values.map { column, _ in
             let info = table.column(dialect.columnName(column))
-            return ColumnPlan(info: info, type: info.map(dialect.columnType), reference: info.flatMap { references[$0.name.lowercasedName] })
+            return ColumnPlan(info: info, type: info.map(dialect.columnType), reference: info.flatMap { references[SQLName($0.name)] })
         }
         memo.columns = RunMemo.Box((table.name, operationName, row.values.map(\.column), plan))
         return plan
@@ -154,10 +157,10 @@ extension MigrationRun {
             known?.ids[keyValue] = id
             return .found(id)
         }
-        let isKey = spec(table)?.key.contains { $0.lowercased() == column.name.lowercased() } ?? false
+        let isKey = spec(table)?.key.contains { $0.isSameName(as: column.name) } ?? false
         return .missing(MissingParent(
             key: ParentKey(table: parent.name, column: parentKey.name, value: keyValue), column: written,
-            reference: writtenRefs[table.name]?[column.name.lowercased()]?.reference ?? reference, input: input, type: type,
+            reference: specs.writtenRef(table.name, SQLName(column.name))?.reference ?? reference, input: input, type: type,
             nullable: !column.notNull && column.primaryKeyIndex == 0 && !isKey))
     }
 
@@ -167,23 +170,24 @@ extension MigrationRun {
     }
 
     /// Who still references `row` (through a FOREIGN KEY or a manifest ref), or nil.
-    mutating func referrer(of row: [String: SQLValue], in table: TableInfo) throws -> String? {
+    mutating func referrer(of row: StoredRow, in table: TableInfo) throws -> String? {
         for childName in try TableInfo.userTables(db) {
             let child = try tableInfo(childName, file: "")
-            for key in child.foreignKeys where key.parent.lowercased() == table.name.lowercased() {
+            for key in child.foreignKeys where key.parent.isSameName(as: table.name) {
                 let parentColumns = key.parentColumns.isEmpty ? table.primaryKey : key.parentColumns
                 guard parentColumns.count == key.columns.count, !parentColumns.isEmpty else { continue }
-                let values = parentColumns.map { row[$0.lowercased()] ?? .null }
+                let values = parentColumns.map { row[SQLName($0)] ?? .null }
                 if values.contains(.null) { continue }
                 if try count(child, zip(key.columns, values).map { (column: $0.0, value: $0.1) }) > 0 {
                     return "\(child.name).\(key.columns.joined(separator: ", "))"
                 }
             }
             // Refs the manifest declares without a FOREIGN KEY in the schema.
-            for (column, reference) in references(of: childName) where dialect.tableName(reference.table).lowercased() == table.name.lowercased()
-                && child.column(column) != nil  // a many-to-many relationship has no column: its join table is checked by the dialect
-                && !child.foreignKeys.contains(where: { $0.columns.count == 1 && $0.columns[0].lowercased() == column }) {
-                let target = child.referencedColumn(of: column, in: table)?.lowercased() ?? Self.rowidKey
+            for (name, reference) in references(of: childName) where dialect.tableName(reference.table).isSameName(as: table.name)
+                && child.column(name.lowered) != nil  // a many-to-many relationship has no column: its join table is checked by the dialect
+                && !child.foreignKeys.contains(where: { $0.columns.count == 1 && SQLName($0.columns[0]) == name }) {
+                let column = name.lowered
+                let target = child.referencedColumn(of: column, in: table).map(SQLName.init) ?? Self.rowidKey
                 let value = row[target] ?? .null
                 if value != .null, try count(child, [(column, value)]) > 0 { return "\(childName).\(column)" }
             }
@@ -205,13 +209,13 @@ extension MigrationRun {
     }
 
     /// A table's refs by lower-cased column name.
-    mutating func references(of table: String) -> [String: TableSpec.Reference] {
+    mutating func references(of table: String) -> [SQLName: TableSpec.Reference] {
         if let last = memo.references, last.table == table, last.operation == operationName { return last.value }
         let own = dialect.tableName(operationName) == table
         let id = own ? "\(table)/\(operationName)" : table
-        var result: [String: TableSpec.Reference] = [:]
+        var result: [SQLName: TableSpec.Reference] = [:]
         if let cached = referenceCache[id] { result = cached } else {
-            for (column, reference) in (own ? ownSpec(table) : specs[table])?.refs ?? [:] { result[column.lowercased()] = reference }
+            for (column, reference) in (own ? ownSpec(table) : specs.spec(sqlTable: table))?.refs ?? [:] { result[SQLName(column)] = reference }
             referenceCache[id] = result
         }
         memo.references = (table, operationName, result)
@@ -222,14 +226,13 @@ extension MigrationRun {
     /// A Core Data sub-entity the manifest does not list takes its nearest listed ancestor's spec, never a sibling's.
     mutating func spec(_ table: TableInfo) -> TableSpec? {
         if let last = memo.spec, last.value.table == table.name, last.value.operation == operationName { return last.value.value }
-        let spec = dialect.tableName(operationName) == table.name ? ownSpec(table.name) : specs[table.name]
+        let spec = dialect.tableName(operationName) == table.name ? ownSpec(table.name) : specs.spec(sqlTable: table.name)
         memo.spec = RunMemo.Box((table.name, operationName, spec))
         return spec
     }
 
     func ownSpec(_ table: String) -> TableSpec? {
-        guard let coreData = dialect as? CoreDataDialect, coreData.entity(named: operationName) != nil else { return specsByName[operationName] ?? specs[table] }
-        return coreData.lineageNames(of: operationName).lazy.compactMap { self.specsByName[$0] }.first
+        specs.spec(of: table, as: operationName, coreData: coreData)
     }
 
     /// `Z_ENT IN (…)` when `table` is the table of the operation's Core Data entity: its rows only.
@@ -251,19 +254,19 @@ extension MigrationRun {
     }
 
     /// Where ``fetch(_:_:)`` puts a row's rowid.
-    static let rowidKey = "_seedkit_rowid"
+    static let rowidKey = SQLName("_seedkit_rowid")
 
-    /// The rows with `key`, each as lower-cased column name → value (and the rowid under ``rowidKey``).
-    func fetch(_ table: TableInfo, _ key: [(column: String, value: SQLValue)]) throws -> [[String: SQLValue]] {
-        let rowid = table.withoutRowID ? "" : ", rowid AS \(quoteIdentifier(Self.rowidKey))"
+    /// The rows with `key`, each as column name → value (and the rowid under ``rowidKey``).
+    func fetch(_ table: TableInfo, _ key: [(column: String, value: SQLValue)]) throws -> [StoredRow] {
+        let rowid = table.withoutRowID ? "" : ", rowid AS \(quoteIdentifier(Self.rowidKey.name))"
         return try Row.fetchAll(db.cachedStatement(sql: "SELECT *\(rowid) FROM \(quoteIdentifier(table.name)) WHERE \(predicate(table, key)) LIMIT 2"), arguments: StatementArguments(values: key)).map { row in
-            var values: [String: SQLValue] = [:]
-            for (column, dbValue) in row { values[column.lowercased()] = SQLValue.fromDatabaseValue(dbValue) ?? .null }
+            var values: StoredRow = [:]
+            for (column, dbValue) in row { values[SQLName(column)] = SQLValue.fromDatabaseValue(dbValue) ?? .null }
             return values
         }
     }
 
-    func matches(_ current: [String: SQLValue], _ values: [(column: String, value: SQLValue)]) -> Bool {
-        values.allSatisfy { (current[$0.column.lowercased()] ?? .null).isSame(as: $0.value) }
+    func matches(_ current: StoredRow, _ values: [(column: String, value: SQLValue)]) -> Bool {
+        values.allSatisfy { (current[SQLName($0.column)] ?? .null).isSame(as: $0.value) }
     }
 }

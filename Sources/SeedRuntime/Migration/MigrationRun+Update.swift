@@ -8,7 +8,7 @@ extension MigrationRun {
     mutating func update(_ change: DataChanges.RowChange, in table: TableInfo, file: String, slot: Slot?) throws -> Attempt {
         guard let (key, fields) = try resolveKey(change.key, in: table, file: file, line: change.line) else { return .done }
         let keyText = RowEvent.describe(key: fields)
-        if dialect is CoreDataDialect, let column = change.to.values.map(\.column).first(where: { table.column(dialect.columnName($0)) == nil && writtenRefs[table.name]?[dialect.columnName($0).lowercased()] != nil }) {
+        if dialect is CoreDataDialect, let column = change.to.values.map(\.column).first(where: { table.column(dialect.columnName($0)) == nil && specs.writtenRef(table.name, SQLName(dialect.columnName($0))) != nil }) {
             errors.append(Diagnostic(file: file, line: change.line, code: .configuration, message: "update of \(written(table)) \(keyText) changes the many-to-many relationship '\(column)', which seedkit does not change in updates yet; nothing was written", table: table.name))
             return .done
         }
@@ -27,7 +27,7 @@ extension MigrationRun {
             return .done
         }
         let from = fromResolution.values, to = toResolution.values
-        let newKey = key.map { part in to.first { $0.column.lowercased() == part.column.lowercased() }.map { (column: part.column, value: $0.value) } ?? part }
+        let newKey = key.map { part in to.first { $0.column.isSameName(as: part.column) }.map { (column: part.column, value: $0.value) } ?? part }
         let renames = !zip(key, newKey).allSatisfy { $0.value.isSame(as: $1.value) }
         let rows = try fetch(table, key)
         guard rows.count == 1, let current = rows.first else {
@@ -81,8 +81,8 @@ extension MigrationRun {
             }
             if renames { try followRename(of: table, row: current, to: to) }
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
-            var merged = current.map { (column: $0.key, value: $0.value) }
-            merged.removeAll { row in to.contains { $0.column.lowercased() == row.column.lowercased() } }
+            var merged = current.map { (column: $0.key.lowered, value: $0.value) }
+            merged.removeAll { row in to.contains { $0.column.isSameName(as: row.column) } }
             if let collision = try schemaCollision(error, in: table, values: merged + to) {
                 let changes = try columnChanges(from: written(from, as: change.from), to: written(to, as: change.to), current: current, applied: false, in: table)
                 fill(slot, conflict(table, line: change.line, file: file, key: fields, changes: changes, "not updated: \(collision)"))
@@ -93,13 +93,13 @@ extension MigrationRun {
         }
         var described: [String] = []
         for (column, value) in to {
-            described.append("\(column) \(try shown(current[column.lowercased()] ?? .null, column: column, in: table)) → \(try shown(value, column: column, in: table))")
+            described.append("\(column) \(try shown(current[SQLName(column)] ?? .null, column: column, in: table)) → \(try shown(value, column: column, in: table))")
         }
         let description = described.joined(separator: ", ")
         let changes = try columnChanges(from: written(from, as: change.from), to: written(to, as: change.to), current: current, applied: true, in: table)
         fill(slot, event(.updated, table, line: change.line, file: file, key: fields, changes: changes, description))
         if renames {
-            var values = current.filter { $0.key != Self.rowidKey }.map { (column: $0.key, value: $0.value) }
+            var values = current.filter { $0.key != Self.rowidKey }.map { (column: $0.key.lowered, value: $0.value) }
             values += to
             queue.appeared(table.name, values)
         }
@@ -115,7 +115,7 @@ extension MigrationRun {
             guard let (laterKey, _) = try resolveKey(later.key, in: table, file: file, line: later.line),
                   zip(laterKey, key).allSatisfy({ $0.value.isSame(as: $1.value) }) else { continue }
             let renamed = laterKey.contains { part in
-                later.to.values.contains { $0.column.lowercased() == part.column.lowercased() || dialect.columnName($0.column).lowercased() == part.column.lowercased() }
+                later.to.values.contains { $0.column.isSameName(as: part.column) || dialect.columnName($0.column).isSameName(as: part.column) }
             }
             if renamed { return later }
         }
@@ -128,19 +128,19 @@ extension MigrationRun {
 
     /// Rows that store a renamed column's value (a FOREIGN KEY or a manifest ref to that column,
     /// not to the row's id) are changed to the new value, so that they still point at the row.
-    mutating func followRename(of table: TableInfo, row current: [String: SQLValue], to: [(column: String, value: SQLValue)]) throws {
-        let changed = to.filter { !(current[$0.column.lowercased()] ?? .null).isSame(as: $0.value) }
+    mutating func followRename(of table: TableInfo, row current: StoredRow, to: [(column: String, value: SQLValue)]) throws {
+        let changed = to.filter { !(current[SQLName($0.column)] ?? .null).isSame(as: $0.value) }
         var followers: [(child: String, column: String, old: SQLValue, new: SQLValue)] = []
         for childName in try TableInfo.userTables(db) {
             let child = try tableInfo(childName, file: "")
             var columns = Set<String>()
-            for key in child.foreignKeys where key.columns.count == 1 && key.parent.lowercased() == table.name.lowercased() { columns.insert(key.columns[0]) }
-            for (column, reference) in references(of: childName) where reference.table.lowercased() == table.name.lowercased() {
-                columns.insert(child.column(column)?.name ?? column)
+            for key in child.foreignKeys where key.columns.count == 1 && key.parent.isSameName(as: table.name) { columns.insert(key.columns[0]) }
+            for (column, reference) in references(of: childName) where reference.table.isSameName(as: table.name) {
+                columns.insert(child.column(column.lowered)?.name ?? column.lowered)
             }
             for column in columns.sorted() {
-                guard let target = child.referencedColumn(of: column, in: table)?.lowercased(),
-                      let new = changed.first(where: { $0.column.lowercased() == target }), let old = current[target], old != .null else { continue }
+                guard let target = child.referencedColumn(of: column, in: table).map(SQLName.init),
+                      let new = changed.first(where: { target.matches($0.column) }), let old = current[target], old != .null else { continue }
                 followers.append((child.name, column, old, new.value))
             }
         }

@@ -25,8 +25,8 @@ struct ParentKey: Hashable {
     var value: SQLValue
 
     init(table: String, column: String, value: SQLValue) {
-        self.table = table.lowercased()
-        self.column = column.lowercased()
+        self.table = table.lowercasedName
+        self.column = column.lowercasedName
         // 10 and 10.0 are the same key to SQLite.
         if case .real(let number) = value, number == number.rounded(), abs(number) < 9e15 { self.value = .integer(Int64(number)) } else { self.value = value }
     }
@@ -90,8 +90,8 @@ struct WaitQueue {
     /// By index; nil once retried or settled.
     var entries: [Entry?] = []
     private var waiters: [ParentKey: [Int]] = [:]
-    /// Lower-cased table → lower-cased columns some entry waits on.
-    private var awaited: [String: Set<String>] = [:]
+    /// Table → columns some entry waits on.
+    private var awaited: [SQLName: Set<SQLName>] = [:]
     /// Entries whose parent has arrived, to retry in this order.
     var ready: [Int] = []
     /// Keys of rows not written because of errors already reported: who waits for one of them
@@ -104,15 +104,15 @@ struct WaitQueue {
         entries.append(Entry(change: change, slot: slot, key: key, missing: missing, provides: provides, order: index))
         for parent in missing {
             waiters[parent.key, default: []].append(index)
-            awaited[parent.key.table, default: []].insert(parent.key.column)
+            awaited[SQLName(parent.key.table), default: []].insert(SQLName(parent.key.column))
         }
     }
 
     /// A row with `values` is now in `table`: who waited for it is ready.
     mutating func appeared(_ table: String, _ values: [(column: String, value: SQLValue)]) {
         // Called for every row written: nothing waits in a run whose refs all resolve at once.
-        guard !awaited.isEmpty, let columns = awaited[table.lowercased()] else { return }
-        for (column, value) in values where columns.contains(column.lowercased()) {
+        guard !awaited.isEmpty, let columns = awaited[SQLName(table)] else { return }
+        for (column, value) in values where columns.contains(SQLName(column)) {
             if let list = waiters.removeValue(forKey: ParentKey(table: table, column: column, value: value)) { ready += list }
         }
     }
@@ -182,7 +182,7 @@ extension MigrationRun {
         try drain()
     }
 
-    private mutating func retry(_ entry: WaitQueue.Entry, later: Set<String> = []) throws {
+    private mutating func retry(_ entry: WaitQueue.Entry, later: Set<SQLName> = []) throws {
         // The change speaks of its table by its own name (an entity, for Core Data), not the current operation's.
         let current = operationName
         operationName = entry.change.table
@@ -237,7 +237,7 @@ extension MigrationRun {
                 return entry.missing.allSatisfy(\.nullable)
             }), let entry = queue.entries[index] {
                 queue.entries[index] = nil
-                try retry(entry, later: Set(entry.missing.map { $0.column.lowercased() }))
+                try retry(entry, later: Set(entry.missing.map { SQLName($0.column) }))
                 try drain()
                 continue
             }

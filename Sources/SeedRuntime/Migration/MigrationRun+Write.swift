@@ -36,11 +36,11 @@ extension MigrationRun {
         }
         var target: String?
         if memo.parentIDs != nil, !key.isEmpty, let sql = dialect.plainInsertSQL(into: table, columns: key) {
-            let wanted = Set(key.map { $0.lowercased() })
+            let wanted = Set(key.map(SQLName.init))
             for index in try Row.fetchAll(db, sql: "SELECT name, \"unique\" AS isUnique, partial FROM pragma_index_list(?)", arguments: [table.name]) {
                 guard index["isUnique"] as Int? == 1, index["partial"] as Int? == 0, let indexName = index["name"] as String? else { continue }
                 let columns = try String?.fetchAll(db, sql: "SELECT name FROM pragma_index_info(?)", arguments: [indexName])
-                guard columns.count == wanted.count, Set(columns.compactMap { $0?.lowercased() }) == wanted else { continue }
+                guard columns.count == wanted.count, Set(columns.compactMap { $0.map(SQLName.init) }) == wanted else { continue }
                 let named = key.map { quoteIdentifier(table.column($0)?.name ?? $0) }.joined(separator: ", ")
                 // SQLite refuses a target whose collation no index has: then count first.
                 if (try? db.makeStatement(sql: sql + " ON CONFLICT (\(named)) DO NOTHING")) != nil { target = named }

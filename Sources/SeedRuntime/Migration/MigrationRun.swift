@@ -14,27 +14,20 @@ struct MigrationRun {
     /// The dialect as its type, found once (not cast again for each row).
     let coreData: CoreDataDialect?
     let plainSQLite: Bool
-    /// Table specs by SQL table name, in SQL column names (refs name their parent as written).
-    var specs: [String: TableSpec] = [:]
-    /// The same by the name migrations use: sub-entities sharing a Core Data table each have their own.
-    var specsByName: [String: TableSpec] = [:]
+    /// The table specs, by SQL name and by the name migrations use.
+    var specs = RunSpecs()
     /// The name the operation being applied uses for its table (an entity, for Core Data).
     var operationName = ""
     var tables: [String: TableInfo] = [:]
-    var referenceCache: [String: [String: TableSpec.Reference]] = [:]
+    var referenceCache: [String: [SQLName: TableSpec.Reference]] = [:]
     /// Per-table facts worked out once, not once per row (see RunMemo.swift).
     var memo = RunMemo()
     /// SQL table name → the name migrations use for it.
     var writtenTableNames: [String: String] = [:]
     /// Problems that stop the run; thrown together at the end so that all are reported.
     var errors: [Diagnostic] = []
-    /// Refs as the migration names them, by SQL table and lower-cased SQL column: what a
-    /// to-many relationship (which has no column) needs to find its Core Data join table.
-    var writtenRefs: [String: [String: (relationship: String, reference: TableSpec.Reference)]] = [:]
     /// Join tables found so far, by entity and relationship (nil: none), so the schema is searched once per relationship.
     var joinTables: [String: CoreDataDialect.JoinTable?] = [:]
-    /// SQL table → lower-cased SQL column → the name migrations use for it (key and ref columns), for reports.
-    var writtenColumnNames: [String: [String: String]] = [:]
     /// Each migration's events: one slot per row change in the order written, filled when its
     /// row settles (a row waiting for a parent later), put in slot order by ``finish()``. Only
     /// filled slots take memory: a row not written because of an error, or only counted (see
@@ -64,28 +57,8 @@ struct MigrationRun {
         coreData = dialect as? CoreDataDialect
         plainSQLite = dialect is PlainSQLiteDialect
         memo = try RunMemo.reading(db)
-        try readSpecs()
-    }
-
-    /// Reads the table specs (again, after a schema step: a `.sql` migration may have added
-    /// tables and recorded their keys and refs in `_seedkit_tables`).
-    mutating func readSpecs() throws {
-        // Specs speak the migration's language (entities and attributes for Core Data): translate once.
-        let written = try options.tables ?? SeedCatalog.tableSpecs(db) ?? []
-        let dialect = self.dialect
-        let specs = written.map { dialect.storeSpec($0, keepingReferencedTables: true) }
-        self.specs = Dictionary(specs.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        self.specsByName = Dictionary(zip(written.map(\.name), specs).map { ($0, $1) }, uniquingKeysWith: { first, _ in first })
-        writtenRefs = [:]
-        writtenColumnNames = [:]
-        for spec in written {
-            for column in spec.key + Array(spec.refs.keys) {
-                writtenColumnNames[dialect.tableName(spec.name), default: [:]][dialect.columnName(column).lowercased()] = column
-            }
-            for (column, reference) in spec.refs {
-                writtenRefs[dialect.tableName(spec.name), default: [:]][dialect.columnName(column).lowercased()] = (column, reference)
-            }
-        }
+        // Specs speak the migration's language (entities and attributes for Core Data): translated once.
+        specs = try RunSpecs.read(db, options: options, dialect: dialect)
     }
 
     /// Applies one migration. Row changes whose parents are not in the store yet wait for them
@@ -102,7 +75,7 @@ struct MigrationRun {
             referenceCache.removeAll()
             joinTables.removeAll()
             memo = try RunMemo.reading(db)
-            try readSpecs()
+            specs = try RunSpecs.read(db, options: options, dialect: dialect)
             let events = changes.events(file: migration.file)
             slots[index] = SlotEvents(count: events.count, filled: events.enumerated().map { ($0.offset, $0.element) })
             try retryAll()

@@ -35,7 +35,7 @@ struct RunMemo {
     /// The last table's spec (``MigrationRun/spec(_:)``), by table and operation.
     var spec: Box<(table: String, operation: String, value: TableSpec?)>?
     /// The last table's refs (``MigrationRun/references(of:)``), by table and operation.
-    var references: (table: String, operation: String, value: [String: TableSpec.Reference])?
+    var references: (table: String, operation: String, value: [SQLName: TableSpec.Reference])?
     /// The last row shape's key fields (``MigrationRun/keyFields(_:in:input:)``), by table,
     /// operation, key columns and the names the row wrote.
     var keyFields: (table: String, operation: String, key: [String], names: [String], shapes: [KeyFieldShape])?

@@ -103,6 +103,12 @@ extension CoreDataDialect {
         return nil
     }
 
+    /// ``manyToManyDeleteBlock(_:entityNumber:primaryKey:)`` for a row read from the store, whose
+    /// values `column` gives by column name.
+    package func manyToManyDeleteBlock(_ db: Database, row column: (String) -> SQLValue?) throws -> String? {
+        try manyToManyDeleteBlock(db, entityNumber: column("Z_ENT") ?? .null, primaryKey: column("Z_PK") ?? .null)
+    }
+
     /// The relationship of `entity` stored in join column `column` (`Z_1FAVORITEDBY` → favoritedBy) and its deletion rule.
     private func deletionRule(_ entity: Entity, joinColumn column: String) -> (String, String)? {
         guard let prefix = Self.entityNumberPrefix(of: column) else { return nil }
