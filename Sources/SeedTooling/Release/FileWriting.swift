@@ -5,16 +5,16 @@ import SeedRuntime
 /// system's own error ("File too large", "No space left on device"), where Foundation says only
 /// "The operation could not be completed. (NSCocoaErrorDomain error 512.)", and a file that
 /// could not be written whole is removed, never left cut off.
-enum FileWriting {
+package enum FileWriting {
     /// Why a file could not be written: the system's error, and whether the file could be created at all.
-    struct Failure: Error {
-        var number: Int32
-        var created: Bool
-        var description: String { (created ? "cannot write: " : "cannot create: ") + String(cString: strerror(number)) }
+    package struct Failure: Error {
+        package var number: Int32
+        package var created: Bool
+        package var description: String { (created ? "cannot write: " : "cannot create: ") + String(cString: strerror(number)) }
     }
 
     /// Writes `text` into a new file (O_EXCL: never replaces one). Returns nil, or why not (a file it created, removed).
-    static func create(_ path: String, _ text: String) -> Failure? {
+    package static func create(_ path: String, _ text: String) -> Failure? {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
         guard descriptor >= 0 else { return Failure(number: errno, created: false) }
         let bytes = Array(text.utf8)
@@ -34,7 +34,7 @@ enum FileWriting {
 
     /// Replaces `target` with `text` atomically: a temporary file beside it, renamed into place.
     /// Returns nil, or why not (nothing left behind, `target` as it was).
-    static func replace(_ target: URL, _ text: String) -> Failure? {
+    package static func replace(_ target: URL, _ text: String) -> Failure? {
         let temporary = ProcessTemporaryFile.url(beside: target)
         ProcessTemporaryFile.removeStale(beside: target)
         unlink(temporary.path)
