@@ -112,8 +112,9 @@ final class TableLoader {
         // Plain records (every field present, none failed, no refs to resolve, no checks or
         // callbacks per row) go in by multi-row INSERTs: SQLite's per-statement work (opening
         // cursors, checking the transaction, halting) is as much as a one-row insert itself.
-        // Refs go in bulk too when every parent is found (a miss goes alone, to be reported or parked).
-        let bulk = rowsPerStatement > 1 && checks.isEmpty && inserted == nil && links == nil && parking == nil
+        // Refs go in bulk too when every parent is found: a miss goes alone, to be reported or
+        // parked (see ParkedRows) as ever.
+        let bulk = rowsPerStatement > 1 && checks.isEmpty && inserted == nil && links == nil
         var insertedUpTo = 0  // records before this went in by a multi-row INSERT
         var singlyUpTo = 0  // records before this go one by one: a multi-row INSERT of them failed
         do {
