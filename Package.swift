@@ -28,10 +28,13 @@ let package = Package(
             // GRDBSQLite is GRDB's own SQLite module: the C API for what GRDB does not wrap (sqlite3_complete, authorizers).
             dependencies: [.product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"), .product(name: "Crypto", package: "swift-crypto")]
         ),
+        // The system zlib (libz on Apple platforms and Linux): inflates the compiled Core Data model a store keeps in Z_MODELCACHE.
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
         .target(
             name: "SeedTooling",
             dependencies: [
                 "SeedRuntime",
+                "CZlib",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 // For its CYaml module: libyaml, whose event parser YAMLDocument drives itself.
@@ -59,12 +62,14 @@ let package = Package(
         .target(name: "SeedTestSupport", dependencies: ["SeedRuntime", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "SeedRuntimeTests", dependencies: ["SeedRuntime", "SeedTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         // Yams: the YAML reader seedkit used before, kept as the reference the event reader is compared with.
-        .testTarget(name: "SeedToolingTests", dependencies: ["SeedTooling", "SeedRuntime", "SeedTestSupport", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Yams", package: "Yams")]),
+        // Fixtures/RealStores: stores and models from public repositories (its README says whose), read from the source tree.
+        .testTarget(name: "SeedToolingTests", dependencies: ["SeedTooling", "SeedRuntime", "SeedTestSupport", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Yams", package: "Yams")],
+                    exclude: ["Fixtures/RealStores"]),
         .testTarget(name: "seedkitTests", dependencies: ["seedkit", "SeedTooling", "SeedRuntime", "SeedTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
     ]
 )
 
-for target in package.targets where target.type != .plugin {
+for target in package.targets where target.type != .plugin && target.type != .system {
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("ExistentialAny"))
     settings.append(.enableUpcomingFeature("MemberImportVisibility"))
