@@ -5,7 +5,7 @@ let package = Package(
     name: "seedkit",
     platforms: [.macOS(.v13), .iOS(.v16)],
     products: [
-        // What an app links: install the bundled seed, apply pending migrations. GRDB only.
+        // What an app links: install the bundled seed, apply pending migrations. GRDB and swift-crypto (CryptoKit on Apple platforms).
         .library(name: "SeedRuntime", targets: ["SeedRuntime"]),
         // Fixtures, validation, building, planning, inspection: what the CLI and CI use.
         .library(name: "SeedTooling", targets: ["SeedTooling"]),
@@ -19,19 +19,22 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
+        // SHA-256 from the platform: CryptoKit on Apple platforms, BoringSSL elsewhere.
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.0"..<"5.0.0"),
     ],
     targets: [
         .target(
             name: "SeedRuntime",
             // GRDBSQLite is GRDB's own SQLite module: the C API for what GRDB does not wrap (sqlite3_complete, authorizers).
-            dependencies: [.product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"), "SeedSHA256Accelerated"]
+            dependencies: [.product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"), .product(name: "Crypto", package: "swift-crypto")]
         ),
-        // SHA-256 blocks with the CPU's SHA instructions where it has them (x86-64); SHA256 falls back to Swift.
-        .target(name: "SeedSHA256Accelerated"),
+        // The system zlib (libz on Apple platforms and Linux): inflates the compiled Core Data model a store keeps in Z_MODELCACHE.
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
         .target(
             name: "SeedTooling",
             dependencies: [
                 "SeedRuntime",
+                "CZlib",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 // For its CYaml module: libyaml, whose event parser YAMLDocument drives itself.
@@ -59,12 +62,14 @@ let package = Package(
         .target(name: "SeedTestSupport", dependencies: ["SeedRuntime", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "SeedRuntimeTests", dependencies: ["SeedRuntime", "SeedTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         // Yams: the YAML reader seedkit used before, kept as the reference the event reader is compared with.
-        .testTarget(name: "SeedToolingTests", dependencies: ["SeedTooling", "SeedRuntime", "SeedTestSupport", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Yams", package: "Yams")]),
+        // Fixtures/RealStores: stores and models from public repositories (its README says whose), read from the source tree.
+        .testTarget(name: "SeedToolingTests", dependencies: ["SeedTooling", "SeedRuntime", "SeedTestSupport", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Yams", package: "Yams")],
+                    exclude: ["Fixtures/RealStores"]),
         .testTarget(name: "seedkitTests", dependencies: ["seedkit", "SeedTooling", "SeedRuntime", "SeedTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
     ]
 )
 
-for target in package.targets where target.type != .plugin && target.name != "SeedSHA256Accelerated" {
+for target in package.targets where target.type != .plugin && target.type != .system {
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("ExistentialAny"))
     settings.append(.enableUpcomingFeature("MemberImportVisibility"))

@@ -7,7 +7,6 @@ bin=$(${SWIFT:-swift} build --show-bin-path)
 out=build/docs
 rm -rf "$out" && mkdir -p "$out/symbol-graphs"
 swift-symbolgraph-extract -module-name SeedRuntime -I "$bin/Modules" -I .build/checkouts/GRDB.swift/Sources/GRDBSQLite \
-  -I "$bin/SeedSHA256Accelerated.build" \
   -target "$(uname -m)-unknown-linux-gnu" -output-dir "$out/symbol-graphs" -minimum-access-level public
 docc convert Sources/SeedRuntime/SeedRuntime.docc --additional-symbol-graph-dir "$out/symbol-graphs" \
   --output-path "$out/SeedRuntime.doccarchive" --warnings-as-errors \

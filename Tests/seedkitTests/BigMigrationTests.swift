@@ -103,8 +103,8 @@ import Testing
         #expect(rows.map { [$0[0] as String, $0[1] as String] } == [["Book A", "Novels"], ["Book C", "Novels"]])
     }
 
-    /// A user store past 16 MB: seedkit checks its pages on a second connection while the
-    /// migration runs, and still refuses a damaged one with nothing written.
+    /// A user store past 16 MB: with --check-whole-store seedkit checks its pages on a second
+    /// connection while the migration runs, and still refuses a damaged one with nothing written.
     private func largeUserStore(damaged: Bool) throws -> TemporaryProject {
         let project = try TemporaryProject()
         try project.remove("migrations/0001-add-fourth-book.yml")
@@ -129,10 +129,11 @@ import Testing
         return project
     }
 
+    /// With --check-whole-store (a store over 16 MB is otherwise checked in proportion to the
+    /// run: see MigrateLargeStoreDamageTests), a damaged page the run never reads is found too.
     @Test func aLargeDamagedStoreIsRefusedAndLeftAsItWas() throws {
         let project = try largeUserStore(damaged: true)
         let before = try #require(project.read("user.sqlite"))  // bytes, not a debug build's SHA-256 of 18 MB
-        // The damaged page is one the run never reads: above 16 MB only the whole-store check looks at it (issue 23).
         let result = try project.seedkit("migrate", "user.sqlite", "--check-whole-store")
         #expect(result.status == 3, "\(result)")
         #expect(result.stderr.contains("the store is damaged (PRAGMA quick_check: "), "\(result)")

@@ -71,3 +71,40 @@ private func oneTableProject(schema: String, table: String, key: String, csv: St
         #expect(rows == (1...150).map { n in "'C\(n)'|\(n % 50 == 0 || n == 41 ? 7 : n)" })
     }
 }
+
+/// Rows with refs go in by multi-row INSERTs too (issue 23): each ref's parent id is resolved
+/// before the statement binds it; a row whose parent is missing goes alone and is reported at
+/// its line, once; the seed holds every row with its parent's id.
+@Suite struct BuildBulkRefTests {
+    private func project(books: [String]) throws -> TemporaryProject {
+        let project = try TemporaryProject()
+        try project.remove("migrations/0001-add-fourth-book.yml")
+        try project.write("seeds/schema.sql", """
+            CREATE TABLE categories (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+            CREATE TABLE books (id INTEGER PRIMARY KEY, title TEXT NOT NULL UNIQUE, price REAL NOT NULL, category_id INTEGER REFERENCES categories(id));
+            """)
+        try project.write("seeds/data/categories.csv", "name\n" + (1...7).map { "C\($0)" }.joined(separator: "\n") + "\n")
+        try project.write("seeds/data/books.csv", "title,price,category_id\n" + books.joined(separator: "\n") + "\n")
+        return project
+    }
+
+    @Test func refsInBulkStoreEachParentsId() throws {
+        let books = (1...150).map { n in "B\(n),\(n),\(n % 11 == 0 ? "" : "C\(n % 7 + 1)")" }
+        let project = try project(books: books)
+        let result = try project.seedkit("build")
+        #expect(result.status == 0, "\(result)")
+        let rows = try project.rows("build/seed.sqlite", "SELECT b.title, coalesce(c.name, '-') FROM books AS b LEFT JOIN categories AS c ON c.id = b.category_id ORDER BY b.id")
+        #expect(rows == (1...150).map { n in "'B\(n)'|'\(n % 11 == 0 ? "-" : "C\(n % 7 + 1)")'" })
+    }
+
+    @Test func aMissingParentAmongBulkRowsIsReportedOnceAtItsLine() throws {
+        var books = (1...150).map { n in "B\(n),\(n),C\(n % 7 + 1)" }
+        books[44] = "B45,45,Nowhere"  // line 46
+        let project = try project(books: books)
+        let result = try project.seedkit("build")
+        #expect(result.status == 1, "\(result)")
+        let problems = result.stderr.split(separator: "\n")
+        #expect(problems.count == 1 && problems[0].hasPrefix("seeds/data/books.csv:46:"), "\(result)")
+        #expect(problems.first?.contains("Nowhere") == true, "\(result)")
+    }
+}

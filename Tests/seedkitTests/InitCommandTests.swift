@@ -450,7 +450,7 @@ private let plainInitOutput = """
 
         let wrongKind = try project.seedkit("init", "--coredata", "App/NotCoreData.sqlite")
         #expect(wrongKind.status == 2)
-        #expect(wrongKind.stderr == "App/NotCoreData.sqlite: error: model: must name an .xcdatamodel or .xcdatamodeld [2100]\n")
+        #expect(wrongKind.stderr == "App/NotCoreData.sqlite: error: model: must name an .xcdatamodel, .xcdatamodeld, or a compiled .mom or .momd [2100]\n")
 
         let plainTemplate = try project.seedkit("init", "--coredata", "App/BookStore.xcdatamodeld", "--template", "App/Plain.sqlite")
         #expect(plainTemplate.status == 2)

@@ -145,10 +145,13 @@ public struct SeedBuilder: Sendable {
         guard FileManager.default.fileExists(atPath: template.path) else {
             throw SeedError(.configuration, file: shown, "the template store does not exist")
         }
+        // StoreAccess: a plain read-only connection leaves -wal and -shm beside a WAL-mode
+        // template (SwiftData's default.store is one).
+        let source: DatabaseQueue
+        do { source = try StoreAccess.openReadOnly(template.path) } catch {
+            throw SeedError(.configuration, file: shown, "cannot use the template store: \(error.diagnostics.map(\.message).joined(separator: "; "))")
+        }
         do {
-            var readOnly = Configuration()
-            readOnly.readonly = true
-            let source = try DatabaseQueue(path: template.path, configuration: readOnly)
             let destination = try DatabaseQueue(path: path.path)
             try source.backup(to: destination)
             try destination.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = DELETE") }

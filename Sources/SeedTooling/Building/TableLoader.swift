@@ -16,6 +16,9 @@ final class TableLoader {
     private var inserts: [UInt64: Statement] = [:]
     /// The INSERT of ``rowsPerStatement`` whole records at once, prepared on first use.
     private var bulkInsert: Statement?
+    /// The parent ids of the refs of the records a multi-row INSERT takes, by record and slot
+    /// (``rowsPerStatement`` × width), resolved before it binds them; nil: NULL.
+    private var bulkParentIDs: [Int64?] = []
     /// How many records one multi-row INSERT takes (its parameters stay within SQLite's
     /// historic limit of 999); below 2, records go one by one.
     private let rowsPerStatement: Int
@@ -109,14 +112,16 @@ final class TableLoader {
         // Plain records (every field present, none failed, no refs to resolve, no checks or
         // callbacks per row) go in by multi-row INSERTs: SQLite's per-statement work (opening
         // cursors, checking the transaction, halting) is as much as a one-row insert itself.
-        let bulk = rowsPerStatement > 1 && checks.isEmpty && inserted == nil && links == nil && parking == nil && lookups.allSatisfy { $0 == nil }
+        // Refs go in bulk too when every parent is found: a miss goes alone, to be reported or
+        // parked (see ParkedRows) as ever.
+        let bulk = rowsPerStatement > 1 && checks.isEmpty && inserted == nil && links == nil
         var insertedUpTo = 0  // records before this went in by a multi-row INSERT
         var singlyUpTo = 0  // records before this go one by one: a multi-row INSERT of them failed
         do {
             for record in 0..<batch.count {
                 if record < insertedUpTo { continue }
                 if bulk, record >= singlyUpTo, record + rowsPerStatement <= batch.count {
-                    if let notPlain = firstNotPlain(batch, from: record, count: rowsPerStatement) {
+                    if let notPlain = try firstNotPlain(batch, from: record, count: rowsPerStatement) ?? firstUnresolved(batch, from: record, base: base) {
                         // Records up to that one go one by one, without looking at them again.
                         singlyUpTo = notPlain + 1
                     } else if try insertInBulk(batch, from: record, base: base) {
@@ -280,6 +285,37 @@ final class TableLoader {
         return nil
     }
 
+    /// Resolves the refs of ``rowsPerStatement`` records from `record` into ``bulkParentIDs``;
+    /// returns the first record with a ref whose parent is not found (or not an integer id), nil when all are.
+    private func firstUnresolved(_ batch: RecordBatch, from record: Int, base: UnsafeRawPointer?) throws -> Int? {
+        let width = batch.width
+        if bulkParentIDs.count != rowsPerStatement * width { bulkParentIDs = Array(repeating: nil, count: rowsPerStatement * width) }
+        for slot in 0..<width {
+            guard let lookup = lookups[slot] else { continue }
+            for item in record..<(record + rowsPerStatement) {
+                let index = item * width + slot
+                let target = (item - record) * width + slot
+                let kind = batch.slots[index]
+                if kind == .null {
+                    bulkParentIDs[target] = nil
+                    continue
+                }
+                if let id = found(slot, batch, index, base) {
+                    bulkParentIDs[target] = id
+                    continue
+                }
+                let handle = lookup.sqliteStatement
+                bind(handle, 1, batch, index, base)
+                defer { sqlite3_reset(handle) }
+                guard sqlite3_step(handle) == SQLITE_ROW, sqlite3_column_type(handle, 0) == SQLITE_INTEGER else { return item }
+                let id = sqlite3_column_int64(handle, 0)
+                remember(id, slot, batch, index, base)
+                bulkParentIDs[target] = id
+            }
+        }
+        return nil
+    }
+
     /// Inserts ``rowsPerStatement`` plain records from `record` with one statement: true when
     /// they are in; false, with none of them in, when one broke a constraint; other failures throw.
     private func insertInBulk(_ batch: RecordBatch, from record: Int, base: UnsafeRawPointer?) throws -> Bool {
@@ -290,8 +326,14 @@ final class TableLoader {
         }
         let handle = statement.sqliteStatement
         var parameter: Int32 = 1
-        for index in (record * batch.width)..<((record + rowsPerStatement) * batch.width) {
-            bind(handle, parameter, batch, index, base)
+        let first = record * batch.width
+        for index in first..<((record + rowsPerStatement) * batch.width) {
+            if lookups[(index - first) % batch.width] != nil {
+                // A ref: its parent's id, resolved by firstUnresolved.
+                if let id = bulkParentIDs[index - first] { sqlite3_bind_int64(handle, parameter, id) } else { sqlite3_bind_null(handle, parameter) }
+            } else {
+                bind(handle, parameter, batch, index, base)
+            }
             parameter += 1
         }
         let result = sqlite3_step(handle)

@@ -17,6 +17,12 @@ public struct CoreDataModel: Sendable {
         public var regularExpression: String?
         public var defaultValue: String?
         public var line: Int
+        /// The name an earlier model version gave the attribute (`renamingIdentifier`, `elementID`).
+        public var renamingIdentifier: String? = nil
+        /// Computed by Core Data from `derivationExpression` (`derived="YES"`).
+        public var derived: Bool = false
+        /// Kept in memory only, never stored (`transient="YES"`).
+        public var transient: Bool = false
     }
 
     public struct Relationship: Sendable {
@@ -30,6 +36,8 @@ public struct CoreDataModel: Sendable {
         public var deletionRule: String?
         public var inverseName: String?
         public var line: Int
+        /// The name an earlier model version gave the relationship (`renamingIdentifier`, `elementID`).
+        public var renamingIdentifier: String? = nil
     }
 
     public struct Entity: Sendable {
@@ -140,9 +148,13 @@ public struct CoreDataModel: Sendable {
 
     /// The values Core Data gives a new object of `name` for attributes it is not given
     /// (`defaultValueString`), converted as the attribute's type stores them.
+    ///
+    /// A UUID's default is not one: an XML model cannot give one, and the one a SwiftData
+    /// store's cache holds for `let id = UUID()` is the value of the single instance SwiftData
+    /// built the schema from (each new object gets its own), so every seeded row would share it.
     public func defaults(for name: String) -> [String: SQLValue] {
         var result: [String: SQLValue] = [:]
-        for attribute in flattened(name)?.attributes ?? [] {
+        for attribute in flattened(name)?.attributes ?? [] where attribute.type != "UUID" {
             guard let text = attribute.defaultValue, let type = columnType(entity: name, attribute: attribute.name) else { continue }
             if type == .referenceDate, let seconds = Double(text) { result[attribute.name] = .real(seconds); continue }
             if case .success(let value) = type.convert(.string(text)) { result[attribute.name] = value }
@@ -197,7 +209,7 @@ public struct CoreDataModel: Sendable {
         }
     }
 
-    /// Reads a model.
+    /// Reads a model: XML (`.xcdatamodel`, `.xcdatamodeld`) or compiled (`.mom`, `.momd`).
     ///
     /// - throws: ``SeedError`` (configuration) naming the file and line of what can't be read.
     public static func load(_ url: URL, shown: String) throws(SeedError) -> CoreDataModel {
@@ -213,8 +225,10 @@ public struct CoreDataModel: Sendable {
             contents = url.appendingPathComponent(current).appendingPathComponent("contents")
         case "xcdatamodel":
             contents = url.appendingPathComponent("contents")
+        case "mom", "momd":
+            return try loadCompiled(url, shown: shown)
         default:
-            throw SeedError(.configuration, file: shown, "model: must name an .xcdatamodel or .xcdatamodeld")
+            throw SeedError(.configuration, file: shown, "model: must name an .xcdatamodel, .xcdatamodeld, or a compiled .mom or .momd")
         }
         let file = displayPath(contents)
         guard let data = FileManager.default.contents(atPath: contents.path) else {
@@ -291,14 +305,17 @@ private final class ModelXMLReader: NSObject, XMLParserDelegate {
                 name: name, type: type, optional: flag("optional", default: false), minValue: attributes["minValueString"], maxValue: attributes["maxValueString"],
                 regularExpression: attributes["regularExpressionString"],
                 // Xcode writes a Date's default as seconds since 2001 in defaultDateTimeInterval.
-                defaultValue: attributes["defaultValueString"] ?? attributes["defaultDateTimeInterval"], line: line))
+                defaultValue: attributes["defaultValueString"] ?? attributes["defaultDateTimeInterval"], line: line,
+                renamingIdentifier: attributes["renamingIdentifier"] ?? attributes["elementID"], derived: flag("derived", default: false),
+                transient: flag("transient", default: false)))
         case "relationship":
             guard let name = attributes["name"], let destination = attributes["destinationEntity"] else { return problem(line, "a relationship without a name or destinationEntity") }
             guard !entities.isEmpty else { return problem(line, "a relationship outside an entity") }
             entities[entities.count - 1].relationships.append(.init(
                 name: name, destination: destination, toMany: flag("toMany", default: false), ordered: flag("ordered", default: false),
                 optional: flag("optional", default: false), minCount: attributes["minCount"].flatMap { Int($0) }, maxCount: attributes["maxCount"].flatMap { Int($0) },
-                deletionRule: attributes["deletionRule"], inverseName: attributes["inverseName"], line: line))
+                deletionRule: attributes["deletionRule"], inverseName: attributes["inverseName"], line: line,
+                renamingIdentifier: attributes["renamingIdentifier"] ?? attributes["elementID"]))
         default:
             break
         }

@@ -129,9 +129,27 @@ public struct Manifest: Sendable {
         case (nil, nil): source = .none  // enough to migrate, inspect and verify; build says what it needs
         case (.some, .some): throw fail(document.line, document.column, "use schema: or template:, not both")
         }
+        // The model the template store keeps in Z_MODELCACHE (every store Core Data or SwiftData
+        // wrote since about iOS 5): the model itself when model: is left out, and checked
+        // against model: when both are there.
+        var cached: CoreDataModel?
+        if let template, FileManager.default.fileExists(atPath: template.path) {
+            cached = try CoreDataModel.loadCache(store: template, shown: displayPath(template))
+        }
         if let model {
             if schema != nil { throw fail(model.line, model.column, "a Core Data manifest (model:) takes template:, not schema:") }
-            self.model = try CoreDataModel.load(model.url, shown: displayPath(model.url))
+            let loaded = try CoreDataModel.load(model.url, shown: displayPath(model.url))
+            if let cached {
+                let differences = loaded.differences(fromCache: cached, model: "model: \(model.text)", cacheName: "the template's Z_MODELCACHE")
+                if !differences.isEmpty {
+                    throw SeedError(.configuration, [Diagnostic(file: path, line: model.line, column: model.column, code: .configuration,
+                        message: "the model and the model the template store was created with disagree; is the template from another version of the app?")]
+                        + differences.map { Diagnostic(file: path, line: model.line, column: model.column, code: .configuration, message: $0) })
+                }
+            }
+            self.model = loaded
+        } else if let cached {
+            self.model = cached
         }
         guard tablesSeen else { throw fail(document.line, document.column, "the manifest has no tables:") }
         self.output = output
