@@ -472,6 +472,19 @@ def one_row_migration_case(table):
     for name, (seconds, rss, cpu) in results.items():
         table.append((f"migrate 1 row into a 1M-row store ({size:.0f} MB)", name, 1, seconds, rss, cpu, seconds / floor,
                       "≤ 50 ms" if name.startswith("seedkit migrate (") else ""))
+    if os.path.exists(BENCH):
+        # The app runtime in-process (SeedInstaller.prepareStore()): no process to start.
+        best = None
+        for _ in range(REPEAT):
+            store = os.path.join(WORK, "migrating.sqlite")
+            fresh(store)
+            shutil.copy(base, store)
+            out = subprocess.run([BENCH, "apply", store, base, mig], capture_output=True, text=True, check=True)
+            measured = json.loads(out.stdout)
+            if best is None or measured["seconds"] < best["seconds"]:
+                best = measured
+        table.append((f"migrate 1 row into a 1M-row store ({size:.0f} MB)", "app runtime in-process (prepareStore, no process start)", 1,
+                      best["seconds"], best["peak_rss_mb"], float("nan"), best["seconds"] / floor, "≤ 50 ms"))
 
 
 def ensure_sqldiff():
