@@ -19,6 +19,9 @@ The audit, after each run:
            'deleted' row is gone; every row no applied event names is unchanged (nothing of the
            user's lost); every new row is named by an 'inserted' event; --on-conflict fail with
            a conflict fails; a second run changes nothing.
+  check-upgrade  the seed ships as release 1.0; the next release's fixtures are what the
+           migration makes of a pristine copy; check-upgrade passes exactly when a fresh build of
+           them can succeed, and leaves the shipped seed's bytes and folder as they were.
 
 Usage: hostile.py SEEDKIT [--cases N] [--seed S] [--case K] [--keep DIR] [--verbose]
   Cases are numbered from the seed: `--seed 22 --case 137` replays case 137 alone.
@@ -266,6 +269,8 @@ def check_case(seedkit, case, work, failures):
     if len(failures) > start:
         return
 
+    check_upgrade(seedkit, case, work, seed, fail)
+
     # -- the user's store --
     user = os.path.join(work, "user.sqlite")
     shutil.copyfile(seed, user)
@@ -365,6 +370,51 @@ def check_case(seedkit, case, work, failures):
     status2, out2, err2 = run(seedkit, ["migrate", "user.sqlite", "--format", "json"], work)
     if status2 != 0 or rows(user) != after:
         fail(f"second migrate exit {status2} or changed rows: {err2.strip()[:300]}")
+
+
+def check_upgrade(seedkit, case, work, seed, fail):
+    """The release workflow: the seed just built ships as release 1.0; the next release's
+    fixtures are what the migration makes of it (migrated on a pristine copy); check-upgrade must
+    find the migrated 1.0 seed equal to a fresh build of them, and leave 1.0's file as it was."""
+    pristine = os.path.join(work, "pristine.sqlite")
+    shutil.copyfile(seed, pristine)
+    open(os.path.join(work, "migrations", "0001-update.yml"), "w").write(case.migration())
+    status, out, err = run(seedkit, ["migrate", "pristine.sqlite"], work)
+    if status != 0:
+        tally("check-upgrade skipped (the migration fails on the seed)")
+        os.remove(os.path.join(work, "migrations", "0001-update.yml"))
+        return
+    release = os.path.join(work, "next")
+    shutil.copytree(os.path.join(work, "seeds"), os.path.join(release, "seeds"))
+    shutil.copytree(os.path.join(work, "migrations"), os.path.join(release, "migrations"))
+    os.remove(os.path.join(work, "migrations", "0001-update.yml"))
+    os.makedirs(os.path.join(release, "seeds", "releases"))
+    shipped = os.path.join(release, "seeds", "releases", "1.0.sqlite")
+    shutil.copyfile(seed, shipped)
+    lines = ["title,price,category_id,isbn"]
+    key = "rowid" if not case.without_rowid else "title"
+    db = sqlite3.connect(pristine)
+    prices = []
+    try:
+        for title, price, category, isbn in db.execute(f"SELECT title, price, (SELECT name FROM categories c WHERE c.id = category_id), isbn FROM books ORDER BY {key}"):
+            lines.append(f"{title},{price!r},{category},{'' if isbn is None else isbn}")
+            prices.append(price)
+    finally:
+        db.close()
+    # An UPDATE can store what an INSERT trigger refuses: then a fresh build of the next release
+    # fails, and check-upgrade must say so (exit 1) rather than pass.
+    expected_ok = not (case.veto_insert and any(p > 100 for p in prices)) and not (case.abort_insert and 13 in prices)
+    open(os.path.join(release, "seeds", "data", "books.csv"), "w").write("\n".join(lines) + "\n")
+    before = open(shipped, "rb").read()
+    status, out, err = run(seedkit, ["check-upgrade", "seeds/releases/1.0.sqlite"], release)
+    tally(f"check-upgrade exit {status}")
+    if (status == 0) != expected_ok or status not in (0, 1):
+        fail(f"check-upgrade exit {status} on a release whose fixtures are the migrated seed (expected {'success' if expected_ok else 'failure'}): {(err.strip() or out.strip())[:500]}")
+    if open(shipped, "rb").read() != before:
+        fail("check-upgrade changed the shipped seed")
+    leftovers = sorted(f for f in os.listdir(os.path.join(release, "seeds", "releases")) if f != "1.0.sqlite")
+    if leftovers:
+        fail(f"check-upgrade left files beside the shipped seed: {leftovers}")
 
 
 def main():
