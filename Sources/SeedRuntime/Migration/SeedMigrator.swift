@@ -397,6 +397,8 @@ extension SeedMigrator {
 
         /// Whether the run's connection checks each page it loads (``StoreCheck/inProportion`` on a large store).
         private var checksPagesOnTheWay = false
+        /// The connection's `cell_size_check` before the run turned it on (an app's connection may have its own).
+        private var cellSizeCheckBefore = false
 
         /// Checks a small store at once (throwing if it is damaged); starts the check of a large
         /// one, whole or in proportion to the run (see ``StoreCheck``).
@@ -414,6 +416,7 @@ extension SeedMigrator {
                 try Self.refuseDamagedHeader(db, fileSize: size)
                 // Every b-tree page SQLite loads for the run gets its cells' sizes checked too:
                 // a damaged page on the run's path is SQLITE_CORRUPT, and the run is refused.
+                cellSizeCheckBefore = try Bool.fetchOne(db, sql: "PRAGMA cell_size_check") ?? false
                 try db.execute(sql: "PRAGMA cell_size_check = ON")
                 checksPagesOnTheWay = true
                 sound = true
@@ -442,7 +445,7 @@ extension SeedMigrator {
             done.wait()
             done.signal()  // a second call (after a failed run) does not wait forever
             if checksPagesOnTheWay {
-                try? db.execute(sql: "PRAGMA cell_size_check = OFF")
+                if !cellSizeCheckBefore { try? db.execute(sql: "PRAGMA cell_size_check = OFF") }
                 if let error = failure as? DatabaseError, error.resultCode == .SQLITE_CORRUPT || error.resultCode == .SQLITE_NOTADB {
                     throw SeedError(.refused, "the store is damaged (SQLite, on a page this migration read: \(error.message ?? "database disk image is malformed")); nothing was written. Recover its data first (sqlite3 STORE .recover), then migrate the recovered store")
                 }
