@@ -1,3 +1,4 @@
+import Foundation
 import SeedRuntime
 
 /// What `seedkit init --coredata` writes for a model: one table per concrete entity, its
@@ -24,17 +25,32 @@ struct CoreDataScaffold {
         return model.flattened(entity)?.uniquenessConstraints.first { !$0.isEmpty && $0.allSatisfy(columns.contains) }
     }
 
-    func manifest(modelPath: String, hasTemplate: Bool) -> String {
+    /// The manifest. With `store` (the template's file name, made from a store by
+    /// `init --coredata STORE`): no `model:` line (the template's `Z_MODELCACHE` has it), and
+    /// what an entity without a key means for the rows exported from the store.
+    func manifest(modelPath: String, hasTemplate: Bool, store: (template: String, source: String)? = nil) -> String {
         var lines = [
             "# The seed's manifest for a Core Data store: seedkit build reads it (paths are relative to this file).",
             "# Tables are the model's entities; a fixture's columns are attributes and to-one relationships.",
-            "model: \(Self.yamlScalar(modelPath))",
-            hasTemplate
-                ? "template: empty.sqlite        # the empty store your app creates with this model (never changed)"
-                : "template: empty.sqlite        # not here yet: run the app once with an empty store, copy its .sqlite here",
-            "output: ../build/seed.sqlite",
-            "tables:",
         ]
+        if let store {
+            let output = "../build/seed" + ((store.template as NSString).pathExtension.isEmpty ? "" : "." + (store.template as NSString).pathExtension)
+            lines += [
+                "# No model: line: seedkit reads the model from the template's Z_MODELCACHE.",
+                "template: \(Self.yamlScalar(store.template))   # \(store.source) with its rows taken out (they are in data/): the store as the app created it",
+                "output: \(Self.yamlScalar(output))",
+                "tables:",
+            ]
+        } else {
+            lines += [
+                "model: \(Self.yamlScalar(modelPath))",
+                hasTemplate
+                    ? "template: empty.sqlite        # the empty store your app creates with this model (never changed)"
+                    : "template: empty.sqlite        # not here yet: run the app once with an empty store, copy its .sqlite here",
+                "output: ../build/seed.sqlite",
+                "tables:",
+            ]
+        }
         for entity in model.entities where entity.isAbstract {
             lines.append("  # \(entity.name) is abstract: its rows are its sub-entities' rows")
         }
@@ -43,6 +59,11 @@ struct CoreDataScaffold {
             lines.append("    file: data/\(entity.name).csv")
             if let key = key(entity.name) {
                 lines.append("    key: \(Self.yamlKey(key))" + String(repeating: " ", count: max(1, 22 - Self.yamlKey(key).count)) + "# the model's uniqueness constraint")
+            } else if store != nil {
+                lines.append("    # No key: the model has no uniqueness constraint on \(entity.name), so the store knew its rows only by")
+                lines.append("    # Z_PK. The fixture lists them in Z_PK order, and the build numbers them 1, 2, … in that order; a")
+                lines.append("    # relationship to \(entity.name) holds that number (the row's line in the fixture). Migrations find a")
+                lines.append("    # row by its key: name what identifies a \(entity.name) across releases before the first one.")
             } else {
                 lines.append("    # No key: the model has no uniqueness constraint on \(entity.name). Migrations find a row in a")
                 lines.append("    # user's store by its key, and without one that is \(CoreDataDialect.primaryKeyColumn), which differs from store to store;")
@@ -75,7 +96,7 @@ struct CoreDataScaffold {
                 guard let key = key(relationship.destination), key.count == 1 else { continue }
                 lines.append("    # \(relationship.name) (many-to-many to \(relationship.destination)) can be set here: add a column \(relationship.name) listing \(relationship.destination) keys, and refs: { \(relationship.name): \(relationship.destination).\(key[0]) }")
             }
-            for name in unkeyed {
+            for name in unkeyed where store == nil {
                 let destination = flat.relationships.first { $0.name == name }?.destination ?? ""
                 lines.append("    # \(name) holds a \(destination) by its key: once \(destination) has a one-column key, add refs: { \(name): \(destination).<key> }")
             }

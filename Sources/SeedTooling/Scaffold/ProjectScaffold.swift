@@ -1,5 +1,6 @@
 import Foundation
 public import SeedRuntime
+import GRDB
 
 /// The files `seedkit init` writes: the project layout the README describes (`seeds/seedkit.yml`,
 /// `seeds/schema.sql` or a Core Data model and template, fixtures in `seeds/data/`, `migrations/`,
@@ -48,6 +49,33 @@ public struct ProjectScaffold: Sendable {
         for entity in plan.concreteEntities {
             files.append(File(path: "seeds/data/\(entity.name).csv", text: plan.header(entity.name) + "\n",
                               purpose: "the fixture of entity \(entity.name) (header only: add one row per object)"))
+        }
+        return ProjectScaffold(files: files + common)
+    }
+
+    /// The Core Data layout for a store that carries its model (`Z_MODELCACHE`): a manifest
+    /// without `model:`, the store with its rows taken out as the template (`seeds/` + the
+    /// store's file name), and one fixture per concrete entity holding the store's rows.
+    ///
+    /// - throws: ``SeedError`` when the store cannot be read or copied.
+    public static func coreData(model: CoreDataModel, store path: String, shown: String) throws(SeedError) -> ProjectScaffold {
+        let plan = CoreDataScaffold(model: model)
+        var export = CoreDataStoreExport(model: model)
+        let queue = try StoreAccess.openReadOnly(path)
+        defer { try? queue.close() }
+        do { try queue.read { db in try export.read(db) } }
+        catch let error as SeedError { throw error }
+        catch { throw SeedError(.configuration, file: shown, "cannot read the store's rows: \((error as? DatabaseError)?.message ?? "\(error)"); nothing was written") }
+        let template = (path as NSString).lastPathComponent
+        var files = [File(path: "seeds/seedkit.yml", text: plan.manifest(modelPath: "", hasTemplate: true, store: (template, (shown as NSString).lastPathComponent)),
+                          purpose: "the manifest: the template, one table per entity (the model is the template's)")]
+        files.append(File(path: "seeds/\(template)", contents: try CoreDataStoreExport.emptiedTemplate(path),
+                          purpose: "the template: \(shown) with its rows taken out (never changed by build)"))
+        for entity in plan.concreteEntities {
+            let rows = export.rowCounts[entity.name] ?? 0
+            let notes = export.notes[entity.name].map { " (" + $0.joined(separator: "; ") + ")" } ?? ""
+            files.append(File(path: "seeds/data/\(entity.name).csv", text: export.fixtures[entity.name] ?? plan.header(entity.name) + "\n",
+                              purpose: "the fixture of entity \(entity.name): the store's \(rows) row\(rows == 1 ? "" : "s")\(notes)"))
         }
         return ProjectScaffold(files: files + common)
     }

@@ -13,13 +13,15 @@ extension SeedTool {
                 Writes seeds/seedkit.yml, seeds/schema.sql, seeds/data/items.csv, migrations/README.md, \
                 seeds/releases/README.md and .github/workflows/seedkit.yml (seedkit build --format github, check-upgrade). \
                 With --coredata MODEL: a manifest naming the model and one fixture per entity instead of the schema and \
-                items.csv. Never overwrites: when anything it would write exists, it lists every such path and writes \
+                items.csv. With --coredata STORE (a Core Data or SwiftData store that keeps its model in Z_MODELCACHE): \
+                a manifest without model:, keys from the entities' uniqueness constraints, fixtures holding the store's \
+                rows (refs by the related entity's key), and the store with its rows taken out as template:. Never overwrites: when anything it would write exists, it lists every such path and writes \
                 nothing (exit 2).
                 """)
 
         @Argument(help: "The project folder (created if missing).")
         var directory: String = "."
-        @Option(name: .long, help: ArgumentHelp("Scaffold the Core Data form from this model (.xcdatamodeld or .xcdatamodel).", valueName: "model"))
+        @Option(name: .long, help: ArgumentHelp("Scaffold the Core Data form from this model (.xcdatamodeld or .xcdatamodel), or from a store that keeps its model (a SwiftData store): its rows become the fixtures, the store without them the template.", valueName: "model-or-store"))
         var coredata: String?
         @Option(name: .long, help: ArgumentHelp("With --coredata: the empty store your app creates with the model, copied to seeds/empty.sqlite.", valueName: "store"))
         var template: String?
@@ -37,7 +39,20 @@ extension SeedTool {
                     throw SeedError(.configuration, file: directory, "is a file, not a folder; nothing was written")
                 }
                 let scaffold: ProjectScaffold
-                if let coredata {
+                if let coredata, Self.isSQLiteFile(coredata) {
+                    // A store that carries its model (a SwiftData store, or any Core Data store since iOS 5).
+                    if template != nil {
+                        throw SeedError(.configuration, file: coredata, "is a store: init --coredata STORE makes the template from it, so --template has nothing to do; nothing was written")
+                    }
+                    _ = try Self.readTemplate(coredata)
+                    guard let model = try CoreDataModel.loadCache(store: URL(fileURLWithPath: coredata), shown: coredata) else {
+                        throw SeedError(.configuration, file: coredata, "the store keeps no model (no Z_MODELCACHE): pass the app's model instead, --coredata MODEL --template STORE; nothing was written")
+                    }
+                    guard !model.entities.isEmpty else {
+                        throw SeedError(.configuration, file: coredata, "the store's model has no entities; nothing was written")
+                    }
+                    scaffold = try .coreData(model: model, store: coredata, shown: coredata)
+                } else if let coredata {
                     let modelURL = URL(fileURLWithPath: coredata).standardizedFileURL
                     guard FileManager.default.fileExists(atPath: modelURL.path) else {
                         throw SeedError(.configuration, file: coredata, "no such model (--coredata names an .xcdatamodeld or .xcdatamodel); nothing was written")
@@ -60,7 +75,10 @@ extension SeedTool {
                 }
                 print("next:")
                 if !shown.isEmpty { print("  cd \(Self.shellWord(directory))") }
-                if coredata != nil {
+                if let coredata, Self.isSQLiteFile(coredata) {
+                    print("  check each entity's key in seeds/seedkit.yml (the fixtures in seeds/data/ hold the store's rows)")
+                    print("  a store that tracks persistent history (every SwiftData store) builds with seedkit build --without-history")
+                } else if coredata != nil {
                     if template == nil {
                         print("  copy the empty store your app creates with this model to seeds/empty.sqlite (run the app once, let it quit)")
                     }
@@ -92,6 +110,16 @@ extension SeedTool {
                 throw SeedError(.configuration, file: path, "not a Core Data store (no \(CoreDataDialect.storeTables)): --template names the empty store your app creates; nothing was written")
             }
             return data
+        }
+
+        /// Whether `path` is a regular file that starts as SQLite databases do.
+        private static func isSQLiteFile(_ path: String) -> Bool {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), !isDirectory.boolValue,
+                  let handle = FileHandle(forReadingAtPath: path) else { return false }
+            defer { try? handle.close() }
+            let header = (try? handle.read(upToCount: 16)) ?? Data()
+            return header == Data("SQLite format 3\0".utf8)
         }
 
         /// `text` as one word for a shell: as it is when it is safe, otherwise single-quoted.

@@ -1,0 +1,178 @@
+import Foundation
+import GRDB
+import SeedRuntime
+
+/// What `seedkit init --coredata STORE` takes from a store that carries its model
+/// (`Z_MODELCACHE`): one CSV fixture per concrete entity holding the store's rows, and the store
+/// with those rows taken out, as the template the seed is built into.
+///
+/// Values are written as a fixture gives them to `build`: dates as ISO 8601 (UTC) when they
+/// fall on a whole second, else as seconds since 2001 (so they read back exactly), UUIDs in their text form, Binary as base64, Booleans as
+/// `true`/`false`, NULL as an empty field and the empty string as `""`. A to-one relationship
+/// holds the related row's key when its entity has a one-column uniqueness constraint (the
+/// manifest's ref); otherwise the `Z_PK` the build gives that row: its line in the related
+/// entity's fixture, which lists rows in `Z_PK` order.
+struct CoreDataStoreExport {
+    let model: CoreDataModel
+    let plan: CoreDataScaffold
+
+    /// Fixture text by entity, and notes (what the fixture could not hold) by entity.
+    var fixtures: [String: String] = [:]
+    var notes: [String: [String]] = [:]
+    /// Rows exported, by entity.
+    var rowCounts: [String: Int] = [:]
+
+    init(model: CoreDataModel) {
+        self.model = model
+        self.plan = CoreDataScaffold(model: model)
+    }
+
+    /// The root entity of `entity`'s lineage: its rows live in the root's table.
+    func root(_ entity: String) -> String {
+        var name = entity
+        var seen: Set<String> = [entity]
+        while let parent = model.entity(name)?.parent, seen.insert(parent).inserted { name = parent }
+        return name
+    }
+
+    func table(_ entity: String) -> String { "Z" + root(entity).uppercased() }
+
+    /// Reads every concrete entity's rows from the store at `path`.
+    mutating func read(_ db: Database) throws {
+        let numbers = Dictionary(try Row.fetchAll(db, sql: "SELECT Z_NAME, Z_ENT FROM Z_PRIMARYKEY").compactMap { row -> (String, Int64)? in
+            guard let name = row[0] as String?, let number = row[1] as Int64? else { return nil }
+            return (name, number)
+        }, uniquingKeysWith: { first, _ in first })
+        // Entity → Z_PK → line number in its fixture (1-based): the Z_PK a build gives the row.
+        var positions: [String: [Int64: Int]] = [:]
+        var rowsByEntity: [String: [Row]] = [:]
+        for entity in plan.concreteEntities {
+            let number = numbers[entity.renamingIdentifier ?? entity.name] ?? numbers[entity.name]
+            let table = table(entity.name)
+            guard let number, try db.tableExists(table) else {
+                notes[entity.name, default: []].append("no rows exported: the store has no \(number == nil ? "Z_PRIMARYKEY row" : "table \(table)") for \(entity.name)")
+                continue
+            }
+            let rows = try Row.fetchAll(db, sql: "SELECT * FROM \(table.quotedDatabaseIdentifier) WHERE Z_ENT = ? ORDER BY Z_PK", arguments: [number])
+            rowsByEntity[entity.name] = rows
+            positions[entity.name] = Dictionary(rows.enumerated().compactMap { index, row in (row["Z_PK"] as Int64?).map { ($0, index + 1) } },
+                                                uniquingKeysWith: { first, _ in first })
+        }
+        for entity in plan.concreteEntities {
+            guard let flat = model.flattened(entity.name) else { continue }
+            let columns = plan.columns(entity.name)
+            var lines = [columns.map(Self.csvField).joined(separator: ",")]
+            let inherits = root(entity.name) != entity.name || model.entities.contains { $0.parent == entity.name }
+            for row in rowsByEntity[entity.name] ?? [] {
+                var fields: [String] = []
+                for column in columns {
+                    if let attribute = flat.attributes.first(where: { $0.name == column }) {
+                        fields.append(Self.csvField(value(row["Z" + column.uppercased()] as DatabaseValue?, type: attribute.type)))
+                    } else if let relationship = flat.relationships.first(where: { $0.name == column }) {
+                        let target = row["Z" + column.uppercased()] as Int64?
+                        fields.append(Self.csvField(try reference(target, to: relationship.destination, db: db, positions: positions, from: entity.name)))
+                    } else {
+                        fields.append("")
+                    }
+                }
+                lines.append(fields.joined(separator: ","))
+            }
+            if inherits, plan.key(entity.name) == nil, rowsByEntity[entity.name]?.isEmpty == false {
+                notes[entity.name, default: []].append("\(entity.name) shares its table with other entities of its lineage, so a relationship to it without a key cannot be given as a Z_PK; such relationships are left empty")
+            }
+            fixtures[entity.name] = lines.joined(separator: "\n") + "\n"
+            rowCounts[entity.name] = lines.count - 1
+        }
+    }
+
+    /// A to-one's value: the related row's key, or the Z_PK the build gives it; nil when unknown.
+    func reference(_ target: Int64?, to destination: String, db: Database, positions: [String: [Int64: Int]], from entity: String) throws -> String? {
+        guard let target else { return nil }
+        if let key = plan.key(destination), key.count == 1, let attribute = model.flattened(destination)?.attributes.first(where: { $0.name == key[0] }) {
+            let value = try DatabaseValue.fetchOne(db, sql: "SELECT \(("Z" + key[0].uppercased()).quotedDatabaseIdentifier) FROM \(table(destination).quotedDatabaseIdentifier) WHERE Z_PK = ?", arguments: [target])
+            return self.value(value, type: attribute.type)
+        }
+        // Only where the destination's table holds that entity alone does a line number stay its Z_PK.
+        let alone = root(destination) == destination && !model.entities.contains { $0.parent == destination }
+        guard alone, let position = positions[destination]?[target] else { return nil }
+        return String(position)
+    }
+
+    /// `value`, stored for an attribute of `type`, as a fixture writes it; nil for NULL.
+    func value(_ value: DatabaseValue?, type: String) -> String? {
+        guard let value, !value.isNull else { return nil }
+        switch value.storage {
+        case .null:
+            return nil
+        case .int64(let number):
+            if type == "Boolean" { return number == 0 ? "false" : "true" }
+            if type == "Date" { return Self.isoDate(Double(number)) }
+            return String(number)
+        case .double(let number):
+            if type == "Date" { return Self.isoDate(number) }
+            return Self.number(number)
+        case .string(let text):
+            return text
+        case .blob(let data):
+            if type == "UUID", data.count == 16 {
+                let b = [UInt8](data)
+                let uuid = UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
+                return uuid.uuidString
+            }
+            return data.base64EncodedString()
+        }
+    }
+
+    /// A number as its shortest text that reads back as the same Double.
+    static func number(_ value: Double) -> String {
+        if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+        return "\(value)"
+    }
+
+    /// Seconds since 2001-01-01 UTC as a fixture gives them back exactly: ISO 8601 (UTC) for a
+    /// whole second; otherwise the number of seconds itself (which `build` also takes for a
+    /// Date), since a fraction read from ISO 8601 text can come back a bit off in the last digit.
+    static func isoDate(_ seconds: Double) -> String? {
+        guard seconds.isFinite else { return nil }
+        guard seconds == seconds.rounded(), abs(seconds) < 1e11 else { return "\(seconds)" }
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withFullDate, .withTime, .withColonSeparatorInTime, .withDashSeparatorInDate]
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        return formatter.string(from: Date(timeIntervalSinceReferenceDate: seconds)) + "Z"
+    }
+
+    /// A CSV field: NULL empty, the empty string `""`, quoted when it holds `,`, `"`, a line break or edge spaces.
+    static func csvField(_ value: String?) -> String {
+        guard let value else { return "" }
+        if value.isEmpty { return "\"\"" }
+        let needsQuotes = value.contains { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" } || value.first == " " || value.last == " "
+        return needsQuotes ? "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : value
+    }
+
+    /// A copy of the store at `path` with every row taken out (entity tables, join tables, history),
+    /// `Z_MAX` back to 0, `Z_METADATA` and `Z_MODELCACHE` kept: the store as the app created it.
+    static func emptiedTemplate(_ path: String) throws(SeedError) -> Data {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("seedkit-init-\(UUID().uuidString).sqlite")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        do {
+            try FileManager.default.copyItem(at: URL(fileURLWithPath: path), to: scratch)
+            let queue = try DatabaseQueue(path: scratch.path)
+            try queue.writeWithoutTransaction { db in
+                try db.inTransaction {
+                    let keep: Set = ["Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE"]
+                    let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+                    for table in tables where !keep.contains(table.uppercased()) && (table.uppercased().hasPrefix("Z") || ["ACHANGE", "ATRANSACTION", "ATRANSACTIONSTRING"].contains(table.uppercased())) {
+                        try db.execute(sql: "DELETE FROM \(table.quotedDatabaseIdentifier)")
+                    }
+                    try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = 0")
+                    return .commit
+                }
+                try db.execute(sql: "VACUUM")
+            }
+            try queue.close()
+            return try Data(contentsOf: scratch)
+        } catch {
+            throw SeedError(.io, file: path, "cannot make the template from the store: \((error as? DatabaseError)?.message ?? "\(error)"); nothing was written")
+        }
+    }
+}
