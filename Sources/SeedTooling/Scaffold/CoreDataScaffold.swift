@@ -61,7 +61,7 @@ struct CoreDataScaffold {
                 lines.append("    key: \(Self.yamlKey(key))" + String(repeating: " ", count: max(1, 22 - Self.yamlKey(key).count)) + "# the model's uniqueness constraint")
             } else if store != nil {
                 lines.append("    # No key: the model has no uniqueness constraint on \(entity.name), so the store knew its rows only by")
-                lines.append("    # Z_PK. The fixture lists them in Z_PK order, and the build numbers them 1, 2, … in that order; a")
+                lines.append("    # \(CoreDataDialect.primaryKeyColumn). The fixture lists them in \(CoreDataDialect.primaryKeyColumn) order, and the build numbers them 1, 2, … in that order; a")
                 lines.append("    # relationship to \(entity.name) holds that number (the row's line in the fixture). Migrations find a")
                 lines.append("    # row by its key: name what identifies a \(entity.name) across releases before the first one.")
             } else {

@@ -35,27 +35,24 @@ struct CoreDataStoreExport {
         return name
     }
 
-    func table(_ entity: String) -> String { "Z" + root(entity).uppercased() }
+    func table(_ entity: String) -> String { CoreDataDialect.storeTable(ofRoot: root(entity)) }
 
     /// Reads every concrete entity's rows from the store at `path`.
     mutating func read(_ db: Database) throws {
-        let numbers = Dictionary(try Row.fetchAll(db, sql: "SELECT Z_NAME, Z_ENT FROM Z_PRIMARYKEY").compactMap { row -> (String, Int64)? in
-            guard let name = row[0] as String?, let number = row[1] as Int64? else { return nil }
-            return (name, number)
-        }, uniquingKeysWith: { first, _ in first })
-        // Entity → Z_PK → line number in its fixture (1-based): the Z_PK a build gives the row.
+        let numbers = try CoreDataDialect.entityNumbers(db)
+        // Entity → the store's key → line number in its fixture (1-based): the key a build gives the row.
         var positions: [String: [Int64: Int]] = [:]
         var rowsByEntity: [String: [Row]] = [:]
         for entity in plan.concreteEntities {
             let number = numbers[entity.renamingIdentifier ?? entity.name] ?? numbers[entity.name]
             let table = table(entity.name)
             guard let number, try db.tableExists(table) else {
-                notes[entity.name, default: []].append("no rows exported: the store has no \(number == nil ? "Z_PRIMARYKEY row" : "table \(table)") for \(entity.name)")
+                notes[entity.name, default: []].append("no rows exported: the store has no \(number == nil ? "\(CoreDataDialect.primaryKeyTable) row" : "table \(table)") for \(entity.name)")
                 continue
             }
-            let rows = try Row.fetchAll(db, sql: "SELECT * FROM \(table.quotedDatabaseIdentifier) WHERE Z_ENT = ? ORDER BY Z_PK", arguments: [number])
+            let rows = try CoreDataDialect.rows(db, table: table, entity: number)
             rowsByEntity[entity.name] = rows
-            positions[entity.name] = Dictionary(rows.enumerated().compactMap { index, row in (row["Z_PK"] as Int64?).map { ($0, index + 1) } },
+            positions[entity.name] = Dictionary(rows.enumerated().compactMap { index, row in CoreDataDialect.primaryKey(of: row).map { ($0, index + 1) } },
                                                 uniquingKeysWith: { first, _ in first })
         }
         for entity in plan.concreteEntities {
@@ -67,9 +64,9 @@ struct CoreDataStoreExport {
                 var fields: [String] = []
                 for column in columns {
                     if let attribute = flat.attributes.first(where: { $0.name == column }) {
-                        fields.append(Self.csvField(value(row["Z" + column.uppercased()] as DatabaseValue?, type: attribute.type)))
+                        fields.append(Self.csvField(value(row[CoreDataDialect.storeColumn(ofProperty: column)] as DatabaseValue?, type: attribute.type)))
                     } else if let relationship = flat.relationships.first(where: { $0.name == column }) {
-                        let target = row["Z" + column.uppercased()] as Int64?
+                        let target = row[CoreDataDialect.storeColumn(ofProperty: column)] as Int64?
                         fields.append(Self.csvField(try reference(target, to: relationship.destination, db: db, positions: positions, from: entity.name)))
                     } else {
                         fields.append("")
@@ -78,7 +75,7 @@ struct CoreDataStoreExport {
                 lines.append(fields.joined(separator: ","))
             }
             if inherits, plan.key(entity.name) == nil, rowsByEntity[entity.name]?.isEmpty == false {
-                notes[entity.name, default: []].append("\(entity.name) shares its table with other entities of its lineage, so a relationship to it without a key cannot be given as a Z_PK; such relationships are left empty")
+                notes[entity.name, default: []].append("\(entity.name) shares its table with other entities of its lineage, so a relationship to it without a key cannot be given as a \(CoreDataDialect.primaryKeyColumn); such relationships are left empty")
             }
             fixtures[entity.name] = lines.joined(separator: "\n") + "\n"
             rowCounts[entity.name] = lines.count - 1
@@ -89,7 +86,7 @@ struct CoreDataStoreExport {
     func reference(_ target: Int64?, to destination: String, db: Database, positions: [String: [Int64: Int]], from entity: String) throws -> String? {
         guard let target else { return nil }
         if let key = plan.key(destination), key.count == 1, let attribute = model.flattened(destination)?.attributes.first(where: { $0.name == key[0] }) {
-            let value = try DatabaseValue.fetchOne(db, sql: "SELECT \(("Z" + key[0].uppercased()).quotedDatabaseIdentifier) FROM \(table(destination).quotedDatabaseIdentifier) WHERE Z_PK = ?", arguments: [target])
+            let value = try CoreDataDialect.value(db, column: CoreDataDialect.storeColumn(ofProperty: key[0]), table: table(destination), primaryKey: target)
             return self.value(value, type: attribute.type)
         }
         // Only where the destination's table holds that entity alone does a line number stay its Z_PK.
@@ -159,12 +156,7 @@ struct CoreDataStoreExport {
             let queue = try DatabaseQueue(path: scratch.path)
             try queue.writeWithoutTransaction { db in
                 try db.inTransaction {
-                    let keep: Set = ["Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE"]
-                    let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
-                    for table in tables where !keep.contains(table.uppercased()) && (table.uppercased().hasPrefix("Z") || ["ACHANGE", "ATRANSACTION", "ATRANSACTIONSTRING"].contains(table.uppercased())) {
-                        try db.execute(sql: "DELETE FROM \(table.quotedDatabaseIdentifier)")
-                    }
-                    try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = 0")
+                    try CoreDataDialect.emptyIntoTemplate(db)
                     return .commit
                 }
                 try db.execute(sql: "VACUUM")

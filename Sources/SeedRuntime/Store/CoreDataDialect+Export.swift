@@ -1,0 +1,45 @@
+import GRDB
+
+/// Reading a Core Data store's rows back out, and emptying a copy of it into a template: what
+/// `seedkit init --coredata STORE` needs from the store's bookkeeping, kept in the dialect.
+extension CoreDataDialect {
+    /// The table of an entity whose lineage's root is `root`, as Core Data names it (`ZBOOK`).
+    package static func storeTable(ofRoot root: String) -> String { "Z" + root.uppercased() }
+
+    /// The column of a property (attribute or to-one relationship) as Core Data names it (`ZTITLE`).
+    package static func storeColumn(ofProperty property: String) -> String { "Z" + property.uppercased() }
+
+    /// Each entity's number (`Z_ENT`) by the name `Z_PRIMARYKEY` gives it.
+    package static func entityNumbers(_ db: Database) throws -> [String: Int64] {
+        Dictionary(try Row.fetchAll(db, sql: "SELECT Z_NAME, Z_ENT FROM Z_PRIMARYKEY").compactMap { row -> (String, Int64)? in
+            guard let name = row[0] as String?, let number = row[1] as Int64? else { return nil }
+            return (name, number)
+        }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The rows of entity `number` in `table`, in `Z_PK` order.
+    package static func rows(_ db: Database, table: String, entity number: Int64) throws -> [Row] {
+        try Row.fetchAll(db, sql: "SELECT * FROM \(table.quotedDatabaseIdentifier) WHERE Z_ENT = ? ORDER BY Z_PK", arguments: [number])
+    }
+
+    /// A row's `Z_PK`.
+    package static func primaryKey(of row: Row) -> Int64? { row["Z_PK"] }
+
+    /// The value of `column` in the row of `table` whose `Z_PK` is `primaryKey`.
+    package static func value(_ db: Database, column: String, table: String, primaryKey: Int64) throws -> DatabaseValue? {
+        try DatabaseValue.fetchOne(db, sql: "SELECT \(column.quotedDatabaseIdentifier) FROM \(table.quotedDatabaseIdentifier) WHERE Z_PK = ?", arguments: [primaryKey])
+    }
+
+    /// Empties a copy of a store into a template: every entity table, join table and history
+    /// table loses its rows, `Z_MAX` goes back to 0; `Z_PRIMARYKEY`, `Z_METADATA` and
+    /// `Z_MODELCACHE` are kept, so the app still opens the store and the model stays in it.
+    package static func emptyIntoTemplate(_ db: Database) throws {
+        let keep: Set = ["Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE"]
+        let history: Set = ["ACHANGE", "ATRANSACTION", "ATRANSACTIONSTRING"]
+        let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+        for table in tables where !keep.contains(table.uppercased()) && (table.uppercased().hasPrefix("Z") || history.contains(table.uppercased())) {
+            try db.execute(sql: "DELETE FROM \(table.quotedDatabaseIdentifier)")
+        }
+        try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = 0")
+    }
+}
