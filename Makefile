@@ -33,6 +33,7 @@ test:
 	python3 scripts/check-markdown.py
 	SWIFT=$(SWIFT) scripts/check-install.sh
 	SWIFT=$(SWIFT) scripts/check-docs.sh
+	python3 scripts/check-api.py
 	SWIFT=$(SWIFT) python3 scripts/check-example.py
 
 # DESTDIR is prepended for packagers (staged installs); the binary needs the SQLite library
