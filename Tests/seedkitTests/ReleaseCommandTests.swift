@@ -196,7 +196,7 @@ import Testing
         #expect(check.stdout.contains("converges with a fresh build"))
     }
 
-    @Test func newMigrationOrdersASelfReferenceChainDeeperThanAThreadStack() throws {
+    @Test(.tags(.slow)) func newMigrationOrdersASelfReferenceChainDeeperThanAThreadStack() throws {
         // 20,000 levels, keys sorted deepest first: a recursive walk from the first row crashed (SIGSEGV at 10,000 in a debug build).
         let project = try TemporaryProject()
         try project.remove("migrations/0001-add-fourth-book.yml")
@@ -486,7 +486,7 @@ private func currenciesProject() throws -> TemporaryProject {
     /// Each release also renames a country (told apart by the id its fixture gives, or by a
     /// `--rename` hint), a subdivision with children and one with a parent, and a currency
     /// (hints): the refs to them follow, and the simulated user's edits of them and rows referring to them survive.
-    @Test func randomReleasesOverThreeRelatedTablesWithSchemaChangesAndRenamesConverge() throws {
+    @Test(.tags(.slow)) func randomReleasesOverThreeRelatedTablesWithSchemaChangesAndRenamesConverge() throws {
         let seed = ProcessInfo.processInfo.environment["SEEDKIT_TEST_SEED"].flatMap(UInt64.init) ?? 20261123
         var rng = SeededRandom(seed: seed)
         let words = ["Ærø", "naïve", "日本語", "Zoë", "plain", "O'Brien", "a, b", "quote\"d", "x"]
