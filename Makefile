@@ -20,19 +20,22 @@ seed: build
 	@scripts/demo.sh $(SEEDKIT)
 
 # Logs go to build/build.log and build/test.log; the terminal shows failures, warnings and the
-# closing lines. Any compiler warning fails the suite.
+# closing lines. Any compiler warning fails the suite. Tests run in parallel (each works in its own
+# temporary folder; suites that must not overlap are .serialized); check-api.py compares
+# SeedRuntime's public symbols, from the graph check-docs.sh extracts, with docs/api/SeedRuntime.txt.
 test:
 	@mkdir -p build
 	@$(SWIFT) build --build-tests > build/build.log 2>&1 || (cat build/build.log; exit 1)
 	@if grep -q "warning:" build/build.log; then grep -A3 "warning:" build/build.log; echo "make test: compiler warnings (build/build.log)"; exit 1; fi
-	@echo "$(SWIFT) test --skip-build --no-parallel --disable-xctest  (passing tests: build/test.log)"
-	@$(SWIFT) test --skip-build --no-parallel --disable-xctest > build/test.log 2>&1; status=$$?; \
+	@echo "$(SWIFT) test --skip-build --disable-xctest  (passing tests: build/test.log)"
+	@$(SWIFT) test --skip-build --disable-xctest > build/test.log 2>&1; status=$$?; \
 	  grep -vP '^(◇|↳) |^✔ (Test|Suite) (?!run with)|^\[[0-9]+/[0-9]+\]|^Building for|^Build complete' build/test.log; exit $$status
 	$(SEEDKIT) check-upgrade seeds/releases/*.sqlite
 	python3 scripts/hostile.py $(SEEDKIT) --cases $${HOSTILE_CASES:-100}
 	python3 scripts/check-markdown.py
 	SWIFT=$(SWIFT) scripts/check-install.sh
 	SWIFT=$(SWIFT) scripts/check-docs.sh
+	python3 scripts/check-api.py
 	SWIFT=$(SWIFT) python3 scripts/check-example.py
 
 # DESTDIR is prepended for packagers (staged installs); the binary needs the SQLite library

@@ -26,6 +26,17 @@ extension TemporaryProject {
         }
     }
 
+    /// ``writeCoreDataProject(model:entities:tables:entityNames:)`` with `Z_PRIMARYKEY` given row
+    /// by row (entity number, name, super-entity, max): a real store's numbering.
+    public func writeCoreDataProject(model: String, entities: String, tables: String, primaryKeys: [(Int, String, Int, Int)]) throws {
+        try writeCoreDataProject(model: model, entities: entities, tables: tables, entityNames: [])
+        try database("seeds/empty.sqlite").write { db in
+            for (number, name, superEntity, max) in primaryKeys {
+                try db.execute(sql: "INSERT INTO Z_PRIMARYKEY VALUES (?, ?, ?, ?)", arguments: [number, name, superEntity, max])
+            }
+        }
+    }
+
     /// The rows `sql` selects from the store at `path`, each as its values' SQL literals joined by `|`.
     public func rows(_ path: String, _ sql: String) throws -> [String] {
         try database(path).read { db in

@@ -23,4 +23,14 @@ public struct SeededRandom: RandomNumberGenerator {
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
     }
+
+    /// One of `items`, drawn from this generator.
+    public mutating func pick<T>(_ items: [T]) -> T { items[Int(next() % UInt64(items.count))] }
+
+    /// A generator that starts from `seed` whatever the environment says (a test that draws its
+    /// seed itself, or several fixed ones).
+    public init(seed: UInt64) {
+        self.seed = seed
+        state = seed
+    }
 }

@@ -59,6 +59,15 @@ public final class TemporaryProject: @unchecked Sendable {
         return project
     }
 
+    /// A BookStore project with release 1.0 (three books, no migrations) kept in seeds/releases.
+    public static func withRelease() throws -> TemporaryProject {
+        let project = try TemporaryProject()
+        try project.remove("migrations/0001-add-fourth-book.yml")
+        let build = try project.seedkit("build", "--output", "seeds/releases/1.0.sqlite")
+        guard build.status == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "\(build)"]) }
+        return project
+    }
+
     /// Runs `seedkit` with `arguments` in the project folder.
     @discardableResult
     public func seedkit(_ arguments: String..., stdin: String? = nil) throws -> CommandResult {

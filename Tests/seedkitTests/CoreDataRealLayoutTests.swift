@@ -9,23 +9,13 @@ import Testing
 
 private func sha(_ project: TemporaryProject, _ path: String) -> Data? { project.read(path) }
 
-/// Writes a Core Data project whose `Z_PRIMARYKEY` is given row by row (entity, name, super, max).
-private func writeProject(_ project: TemporaryProject, model: String, entities: String, tables: String, primaryKeys: [(Int, String, Int, Int)]) throws {
-    try project.writeCoreDataProject(model: model, entities: entities, tables: tables, entityNames: [])
-    try project.database("seeds/empty.sqlite").write { db in
-        for (number, name, superEntity, max) in primaryKeys {
-            try db.execute(sql: "INSERT INTO Z_PRIMARYKEY VALUES (?, ?, ?, ?)", arguments: [number, name, superEntity, max])
-        }
-    }
-}
-
 @Suite struct CoreDataManyToManyDeleteTests {
     /// A bookmarks app: `User.favorites` (ordered, Cascade) ↔ `Bookmark.favoritedBy` (Nullify), the
     /// relationship named in the manifest's refs, stored as Core Data stores it:
     /// `Z_1FAVORITES(Z_1FAVORITEDBY, Z_2FAVORITES, Z_FOK_2FAVORITES)` with User = 1, Bookmark = 2.
     private func project(bookmarkRule: String = "Nullify") throws -> TemporaryProject {
         let project = try TemporaryProject(bookStore: false)
-        try writeProject(project, model: "Bookmarks.xcdatamodel", entities: """
+        try project.writeCoreDataProject(model: "Bookmarks.xcdatamodel", entities: """
             <entity name="User" representedClassName="User" syncable="YES">
                 <attribute name="name" attributeType="String"/>
                 <relationship name="favorites" optional="YES" toMany="YES" ordered="YES" deletionRule="Cascade" destinationEntity="Bookmark" inverseName="favoritedBy" inverseEntity="Bookmark"/>
@@ -155,7 +145,7 @@ private func writeProject(_ project: TemporaryProject, model: String, entities: 
     /// `LocationAtShop {key: aisle}`, both in `ZLOCATION`; `Item` points at one of each.
     private func project() throws -> TemporaryProject {
         let project = try TemporaryProject(bookStore: false)
-        try writeProject(project, model: "Grocery.xcdatamodel", entities: """
+        try project.writeCoreDataProject(model: "Grocery.xcdatamodel", entities: """
             <entity name="Item" representedClassName="Item" syncable="YES">
                 <attribute name="name" attributeType="String"/>
                 <relationship name="locationAtHome" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="LocationAtHome" inverseName="items" inverseEntity="LocationAtHome"/>
@@ -275,7 +265,7 @@ private func writeProject(_ project: TemporaryProject, model: String, entities: 
     /// its own connection to hear about the change (trigger form as seen in real stores).
     private func project() throws -> TemporaryProject {
         let project = try TemporaryProject(bookStore: false)
-        try writeProject(project, model: "Folders.xcdatamodel", entities: """
+        try project.writeCoreDataProject(model: "Folders.xcdatamodel", entities: """
             <entity name="Folder" representedClassName="Folder" syncable="YES">
                 <attribute name="name" attributeType="String"/>
                 <attribute name="bookmarkCount" optional="YES" attributeType="Integer 64" derived="YES" derivationExpression="bookmarks.@count" usesScalarValueType="YES"/>
@@ -354,7 +344,7 @@ private func writeProject(_ project: TemporaryProject, model: String, entities: 
     /// old name. Defaults sit at two levels: `SportCar.topSpeed` 300, `LuxuryCar.isLimitedEdition` YES.
     private func project() throws -> TemporaryProject {
         let project = try TemporaryProject(bookStore: false)
-        try writeProject(project, model: "Cars.xcdatamodel", entities: """
+        try project.writeCoreDataProject(model: "Cars.xcdatamodel", entities: """
             <entity name="Car" representedClassName="Car" syncable="YES">
                 <attribute name="name" attributeType="String"/>
             </entity>

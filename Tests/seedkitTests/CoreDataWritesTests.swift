@@ -7,22 +7,13 @@ import Testing
 /// Issue 11, items 6–14: what seedkit writes must be what Core Data writes. Each test re-creates
 /// the real layout it stands for in a synthetic store.
 
-private func writeProject(_ project: TemporaryProject, model: String, entities: String, tables: String, primaryKeys: [(Int, String, Int, Int)]) throws {
-    try project.writeCoreDataProject(model: model, entities: entities, tables: tables, entityNames: [])
-    try project.database("seeds/empty.sqlite").write { db in
-        for (number, name, superEntity, max) in primaryKeys {
-            try db.execute(sql: "INSERT INTO Z_PRIMARYKEY VALUES (?, ?, ?, ?)", arguments: [number, name, superEntity, max])
-        }
-    }
-}
-
 @Suite struct CoreDataRelationshipColumnTests {
     /// Two real layouts in one store: a one-to-one `Post.color` ↔ `Color.post` (`ZPOST.ZCOLOR` and
     /// `ZCOLOR.ZPOST` both set in every real pair), and a to-one `Review.book` to `Book`, which has a
     /// sub-entity `Ebook`: stored as `ZBOOK` (the target's `Z_PK`) and `Z1_BOOK` (the target's `Z_ENT`).
     private func project() throws -> TemporaryProject {
         let project = try TemporaryProject(bookStore: false)
-        try writeProject(project, model: "Blog.xcdatamodel", entities: """
+        try project.writeCoreDataProject(model: "Blog.xcdatamodel", entities: """
             <entity name="Book" representedClassName="Book" syncable="YES">
                 <attribute name="title" attributeType="String"/>
                 <relationship name="reviews" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Review" inverseName="book" inverseEntity="Review"/>
@@ -125,7 +116,7 @@ private func writeProject(_ project: TemporaryProject, model: String, entities: 
     /// to-one relationship whose ref is keyed by that UUID.
     @Test func migrationsTakeUUIDsInTheirTextFormAndRefsKeyedByThem() throws {
         let project = try TemporaryProject(bookStore: false)
-        try writeProject(project, model: "Devices.xcdatamodel", entities: """
+        try project.writeCoreDataProject(model: "Devices.xcdatamodel", entities: """
             <entity name="Device" representedClassName="Device" syncable="YES">
                 <attribute name="id" attributeType="UUID" usesScalarValueType="NO"/>
                 <attribute name="name" attributeType="String"/>

@@ -7,7 +7,7 @@ import Testing
 /// nesting, alias bombs, huge numbers, bad UTF-8): `migrate` and `status` must answer every one
 /// with exit 0, 1, 2 or 3 (never a crash or a kill by the bounded runner), never change the store
 /// on a failure, and `build` must never leave an output behind on a failure.
-@Test func mutatedMigrationsAndManifestsNeverCrashNorChangeTheStore() throws {
+@Test(.tags(.slow)) func mutatedMigrationsAndManifestsNeverCrashNorChangeTheStore() throws {
     // Seeded, so that a failure in CI replays: SEEDKIT_TEST_SEED=N (each run prints its seed).
     var rng = SeededRandom(defaultSeed: UInt64(Date().timeIntervalSince1970))
     print("seed \(rng.seed) (replay: SEEDKIT_TEST_SEED=\(rng.seed))")

@@ -4,7 +4,7 @@ import Testing
 
 /// Mutates the BookStore fixtures and manifest at random: seedkit must answer every input
 /// with exit 0, 1 or 2 and a message, never crash, and never leave an output behind on error.
-@Test func mutatedInputsNeverCrashAndNeverWriteOnError() throws {
+@Test(.tags(.slow)) func mutatedInputsNeverCrashAndNeverWriteOnError() throws {
     var rng = SeededRandom(defaultSeed: 20_261_123)
     print("seed \(rng.seed) (replay: SEEDKIT_TEST_SEED=\(rng.seed))")
     let sources: [(path: String, text: String)] = [

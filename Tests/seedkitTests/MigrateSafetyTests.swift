@@ -108,7 +108,7 @@ private final class Holder {
         holder.stop()
     }
 
-    @Test func aKilledMigrationLeavesAllOrNothing() throws {
+    @Test(.tags(.slow)) func aKilledMigrationLeavesAllOrNothing() throws {
         let project = try TemporaryProject.withUserStore()
         // A migration big enough to be killed in the middle: 5,000 books.
         var rows = "insert:\n  books:\n"

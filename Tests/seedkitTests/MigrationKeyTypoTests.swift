@@ -2,20 +2,12 @@ import Foundation
 import SeedTestSupport
 import Testing
 
-/// A BookStore project with release 1.0 (three books, no migrations) kept in seeds/releases.
-private func projectWithRelease() throws -> TemporaryProject {
-    let project = try TemporaryProject()
-    try project.remove("migrations/0001-add-fourth-book.yml")
-    #expect(try project.seedkit("build", "--output", "seeds/releases/1.0.sqlite").status == 0)
-    return project
-}
-
 /// Newcomer finding A5: a key typo in an update or a delete was reported by `migrate` as a row
 /// the user deleted, exit 0, and the migration recorded as applied forever. `build` (for an
 /// update it can judge) and `check-upgrade` (with the old seeds) now say the key matches no row.
 @Suite struct MigrationKeyTypoTests {
     @Test func buildRefusesAnUpdateWhoseKeyMatchesNoRow() throws {
-        let project = try projectWithRelease()
+        let project = try TemporaryProject.withRelease()
         try project.write("seeds/data/books.csv", "title,price,category_id\nThe first book,11,Fiction\nThe second book,15,Fiction\nThe third book,10,Biography\n")
         try project.write("migrations/0001-typo.yml", "update:\n  books:\n    - key: The frist book\n      from: { price: 10.0 }\n      to: { price: 11.0 }\n")
         let build = try project.seedkit("build", "--output", "build/typo.sqlite")
@@ -30,7 +22,7 @@ private func projectWithRelease() throws -> TemporaryProject {
     }
 
     @Test func checkUpgradeRefusesADeleteWhoseKeyMatchesNoRowOfAnyOldSeed() throws {
-        let project = try projectWithRelease()
+        let project = try TemporaryProject.withRelease()
         try project.write("migrations/0001-typo.yml", "delete:\n  books:\n    - key: The thrid book\n      from: { price: 10.0 }\n")
         // The fixtures no longer hold a deleted row: build cannot tell a typo, the old seeds can.
         #expect(try project.seedkit("build").status == 0)
@@ -48,7 +40,7 @@ private func projectWithRelease() throws -> TemporaryProject {
     }
 
     @Test func keysFromOldSeedsInsertsAndRenamesAreNotTypos() throws {
-        let project = try projectWithRelease()
+        let project = try TemporaryProject.withRelease()
         try project.write("seeds/data/books.csv", "title,price,category_id\nThe first book,11,Fiction\nThe 2nd book,16,Fiction\nVerses,8,Fiction\n")
         try project.write("migrations/0001-release-1-1.yml", """
             insert:
@@ -87,7 +79,7 @@ private func projectWithRelease() throws -> TemporaryProject {
     }
 
     @Test func aKeyATableWrittenBySQLMayProvideIsNotATypo() throws {
-        let project = try projectWithRelease()
+        let project = try TemporaryProject.withRelease()
         try project.write("migrations/0001-sonnets.sql", "INSERT INTO books (title, price, category_id) SELECT 'Sonnets', 5, id FROM categories WHERE name = 'Fiction';\n")
         try project.write("migrations/0002-reprice.yml", "update:\n  books:\n    - key: Sonnets\n      from: { price: 5.0 }\n      to: { price: 6.0 }\n")
         let build = try project.seedkit("build", "--output", "build/sql.sqlite")

@@ -4,14 +4,6 @@ import SeedRuntime
 import SeedTestSupport
 import Testing
 
-/// A BookStore project with release 1.0 (three books, no migrations) kept in seeds/releases.
-private func projectWithRelease() throws -> TemporaryProject {
-    let project = try TemporaryProject()
-    try project.remove("migrations/0001-add-fourth-book.yml")
-    #expect(try project.seedkit("build", "--output", "seeds/releases/1.0.sqlite").status == 0)
-    return project
-}
-
 @Suite struct NewMigrationTests {
     @Test func numbersAndSlugsAndNeverOverwrites() throws {
         let project = try TemporaryProject()
@@ -29,7 +21,7 @@ private func projectWithRelease() throws -> TemporaryProject {
     }
 
     @Test func writesTheBookStoreUpdateFromTheOldSeed() throws {
-        let project = try projectWithRelease()
+        let project = try TemporaryProject.withRelease()
         try project.write("seeds/data/categories.csv", "name\nFiction\nBiography\nPoetry\n")
         try project.write("seeds/data/books.csv", "title,price,category_id\nThe first book,11,Fiction\nThe second book,15,Fiction\nThe fourth book,12,Biography\nVerses,7,Poetry\n")
         let result = try project.seedkit("new-migration", "release 1.1", "--from", "seeds/releases/1.0.sqlite")
@@ -69,7 +61,7 @@ private func projectWithRelease() throws -> TemporaryProject {
 
 @Suite struct CheckUpgradeTests {
     @Test func aHandBrokenMigrationFailsNamingTheRow() throws {
-        let project = try projectWithRelease()
+        let project = try TemporaryProject.withRelease()
         try project.write("seeds/data/books.csv", "title,price,category_id\nThe first book,11,Fiction\nThe second book,15,Fiction\nThe third book,10,Biography\n")
         #expect(try project.seedkit("new-migration", "reprice", "--from", "seeds/releases/1.0.sqlite").status == 0)
         let path = "migrations/0001-reprice.yml"
@@ -83,7 +75,7 @@ private func projectWithRelease() throws -> TemporaryProject {
 
     @Test func theBookStoreFixturesMustHoldWhatTheMigrationsAdd() throws {
         // The seed records 0001 as contained; fixtures without the fourth book would leave new installs without it.
-        let project = try projectWithRelease()
+        let project = try TemporaryProject.withRelease()
         try project.write("migrations/0001-add-fourth-book.yml", BookStore.fourthBook)
         let result = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite")
         #expect(result.status == 1)
@@ -93,7 +85,7 @@ private func projectWithRelease() throws -> TemporaryProject {
     }
 
     @Test func randomChangesAcrossTwoRelatedTablesRoundTrip() throws {
-        var rng = SplitMix64(seed: 20261122)
+        var rng = SeededRandom(seed: 20261122)
         let project = try TemporaryProject()
         try project.remove("migrations/0001-add-fourth-book.yml")
         try project.write("seeds/schema.sql", """
@@ -174,19 +166,6 @@ private func projectWithRelease() throws -> TemporaryProject {
     }
 }
 
-/// A small seeded generator, so that a failing random test can be replayed.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 @Suite struct ReleaseDependencyOrderTests {
     @Test func newMigrationInsertsParentsFirstAcrossTablesAndWithinASelfReference() throws {
         // Subdivisions are listed before countries: the migration must still insert the country first.
@@ -217,7 +196,7 @@ struct SplitMix64: RandomNumberGenerator {
         #expect(check.stdout.contains("converges with a fresh build"))
     }
 
-    @Test func newMigrationOrdersASelfReferenceChainDeeperThanAThreadStack() throws {
+    @Test(.tags(.slow)) func newMigrationOrdersASelfReferenceChainDeeperThanAThreadStack() throws {
         // 20,000 levels, keys sorted deepest first: a recursive walk from the first row crashed (SIGSEGV at 10,000 in a debug build).
         let project = try TemporaryProject()
         try project.remove("migrations/0001-add-fourth-book.yml")
@@ -507,10 +486,9 @@ private func currenciesProject() throws -> TemporaryProject {
     /// Each release also renames a country (told apart by the id its fixture gives, or by a
     /// `--rename` hint), a subdivision with children and one with a parent, and a currency
     /// (hints): the refs to them follow, and the simulated user's edits of them and rows referring to them survive.
-    @Test func randomReleasesOverThreeRelatedTablesWithSchemaChangesAndRenamesConverge() throws {
+    @Test(.tags(.slow)) func randomReleasesOverThreeRelatedTablesWithSchemaChangesAndRenamesConverge() throws {
         let seed = ProcessInfo.processInfo.environment["SEEDKIT_TEST_SEED"].flatMap(UInt64.init) ?? 20261123
-        var rng = SplitMix64(seed: seed)
-        func pick<T>(_ list: [T]) -> T { list[Int(rng.next() % UInt64(list.count))] }
+        var rng = SeededRandom(seed: seed)
         let words = ["Ærø", "naïve", "日本語", "Zoë", "plain", "O'Brien", "a, b", "quote\"d", "x"]
         for round in 0..<5 {
             let project = try TemporaryProject()
@@ -535,17 +513,17 @@ private func currenciesProject() throws -> TemporaryProject {
                 """
             var countries: [String: String] = [:]
             var countryIDs: [String: Int] = [:]
-            for index in 0..<8 { countries[String(format: "C%02d", index)] = pick(words); countryIDs[String(format: "C%02d", index)] = 100 + index }
+            for index in 0..<8 { countries[String(format: "C%02d", index)] = rng.pick(words); countryIDs[String(format: "C%02d", index)] = 100 + index }
             var subdivisions: [String: (name: String, country: String, parent: String?, note: String?)] = [:]
             var roots: [String] = []
             for index in 0..<12 {
                 let code = "S\(index)"
-                subdivisions[code] = (pick(words), pick(countries.keys.sorted()), nil, nil)
+                subdivisions[code] = (rng.pick(words), rng.pick(countries.keys.sorted()), nil, nil)
                 roots.append(code)
             }
-            for index in 0..<30 { subdivisions["S\(index)-\(index % 7)"] = (pick(words), pick(countries.keys.sorted()), pick(roots), rng.next() % 3 == 0 ? pick(words) : nil) }
+            for index in 0..<30 { subdivisions["S\(index)-\(index % 7)"] = (rng.pick(words), rng.pick(countries.keys.sorted()), rng.pick(roots), rng.next() % 3 == 0 ? rng.pick(words) : nil) }
             var currencies: [String: (name: String, country: String?, symbol: String?)] = [:]
-            for index in 0..<10 { currencies[String(format: "K%02d", index)] = (pick(words), rng.next() % 4 == 0 ? nil : pick(countries.keys.sorted()), nil) }
+            for index in 0..<10 { currencies[String(format: "K%02d", index)] = (rng.pick(words), rng.next() % 4 == 0 ? nil : rng.pick(countries.keys.sorted()), nil) }
             var extraColumn = false
             var languages: [String: String]? = nil
             func csv(_ fields: [String?]) -> String {
@@ -579,11 +557,11 @@ private func currenciesProject() throws -> TemporaryProject {
 
             // The release: a schema change, then random data changes on all three tables.
             let change = round % 3
-            if change == 0 { extraColumn = true; for code in currencies.keys.sorted() where rng.next() % 2 == 0 { currencies[code]?.symbol = pick(words) } }
+            if change == 0 { extraColumn = true; for code in currencies.keys.sorted() where rng.next() % 2 == 0 { currencies[code]?.symbol = rng.pick(words) } }
             if change == 1 { languages = ["en": "English", "nb": "Norsk bokmål", "az": "Azərbaycan"] }
             // Renames, with the refs to them following.
             var hints: [String] = []
-            let oldCountry = pick(countries.keys.sorted()), newCountry = "R\(round)"
+            let oldCountry = rng.pick(countries.keys.sorted()), newCountry = "R\(round)"
             countries[newCountry] = countries.removeValue(forKey: oldCountry)
             countryIDs[newCountry] = countryIDs.removeValue(forKey: oldCountry)
             for code in subdivisions.keys.sorted() where subdivisions[code]?.country == oldCountry { subdivisions[code]?.country = newCountry }
@@ -596,32 +574,32 @@ private func currenciesProject() throws -> TemporaryProject {
                 hints.append("subdivisions:\(old)=\(new)")
             }
             let parents = Set(subdivisions.values.compactMap(\.parent))
-            let renamedRoot = pick(roots.filter(parents.contains)), renamedChild = pick(subdivisions.keys.sorted().filter { subdivisions[$0]?.parent != nil })
+            let renamedRoot = rng.pick(roots.filter(parents.contains)), renamedChild = rng.pick(subdivisions.keys.sorted().filter { subdivisions[$0]?.parent != nil })
             renameSubdivision(renamedRoot, "R\(round)-\(renamedRoot)")
             renameSubdivision(renamedChild, "R\(round)-\(renamedChild)")
-            let oldCurrency = pick(currencies.keys.sorted())
+            let oldCurrency = rng.pick(currencies.keys.sorted())
             currencies["KR\(round)"] = currencies.removeValue(forKey: oldCurrency)
             hints.append("currencies:\(oldCurrency)=KR\(round)")
             let renamed: Set<String> = ["R\(round)-\(renamedRoot)", "R\(round)-\(renamedChild)", "KR\(round)"]
-            for index in 0..<3 { countries["N\(round)\(index)"] = pick(words); countryIDs["N\(round)\(index)"] = 200 + 10 * round + index }
-            for code in countries.keys.sorted() where rng.next() % 5 == 0 { countries[code] = pick(words) }
-            for index in 0..<4 { let code = "Z\(index)"; subdivisions[code] = (pick(words), pick(countries.keys.sorted()), nil, nil); roots.append(code) }
-            for index in 0..<10 { subdivisions["Z\(index)-new"] = (pick(words), pick(countries.keys.sorted()), pick(roots), nil) }
+            for index in 0..<3 { countries["N\(round)\(index)"] = rng.pick(words); countryIDs["N\(round)\(index)"] = 200 + 10 * round + index }
+            for code in countries.keys.sorted() where rng.next() % 5 == 0 { countries[code] = rng.pick(words) }
+            for index in 0..<4 { let code = "Z\(index)"; subdivisions[code] = (rng.pick(words), rng.pick(countries.keys.sorted()), nil, nil); roots.append(code) }
+            for index in 0..<10 { subdivisions["Z\(index)-new"] = (rng.pick(words), rng.pick(countries.keys.sorted()), rng.pick(roots), nil) }
             for code in subdivisions.keys.sorted() where subdivisions[code]?.parent != nil && rng.next() % 4 == 0 {
                 switch rng.next() % 3 {
-                case 0: subdivisions[code]?.parent = pick(roots)
+                case 0: subdivisions[code]?.parent = rng.pick(roots)
                 case 1:
                     let note = subdivisions[code]?.note
-                    subdivisions[code]?.note = note == nil ? pick(words) : nil  // NULL → value and back
-                default: subdivisions[code]?.name = pick(words) + " " + pick(words)
+                    subdivisions[code]?.note = note == nil ? rng.pick(words) : nil  // NULL → value and back
+                default: subdivisions[code]?.name = rng.pick(words) + " " + rng.pick(words)
                 }
             }
             for code in subdivisions.keys.sorted() where subdivisions[code]?.parent != nil && !renamed.contains(code) && rng.next() % 6 == 0 { subdivisions[code] = nil }
             let stillParents = Set(subdivisions.values.compactMap(\.parent))
             for code in roots where !stillParents.contains(code) && !renamed.contains(code) && subdivisions[code] != nil && rng.next() % 2 == 0 { subdivisions[code] = nil; roots.removeAll { $0 == code } }
-            for code in currencies.keys.sorted() where rng.next() % 4 == 0 { currencies[code]?.country = rng.next() % 2 == 0 ? nil : pick(countries.keys.sorted()) }
+            for code in currencies.keys.sorted() where rng.next() % 4 == 0 { currencies[code]?.country = rng.next() % 2 == 0 ? nil : rng.pick(countries.keys.sorted()) }
             for code in currencies.keys.sorted() where !renamed.contains(code) && rng.next() % 8 == 0 { currencies[code] = nil }
-            currencies["KN\(round)"] = (pick(words), pick(countries.keys.sorted()), extraColumn ? pick(words) : nil)
+            currencies["KN\(round)"] = (rng.pick(words), rng.pick(countries.keys.sorted()), extraColumn ? rng.pick(words) : nil)
             try write(index: change == 2)
 
             let generated = try project.seedkit(["new-migration", "release \(round)", "--from", "seeds/releases/1.0.sqlite"] + hints.flatMap { ["--rename", $0] })

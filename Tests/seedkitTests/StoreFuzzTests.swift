@@ -83,7 +83,7 @@ import Testing
         }
     }
 
-    @Test func damagedStoresAreReportedNamedAndLeftAsTheyWere() throws {
+    @Test(.tags(.slow)) func damagedStoresAreReportedNamedAndLeftAsTheyWere() throws {
         var rng = SeededRandom(defaultSeed: 20_261_124)
         print("seed \(rng.seed) (replay: SEEDKIT_TEST_SEED=\(rng.seed))")
         let project = try TemporaryProject.withUserStore()

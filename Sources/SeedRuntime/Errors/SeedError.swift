@@ -46,8 +46,8 @@ public struct SeedError: Error, Sendable, CustomStringConvertible, LocalizedErro
         self.init(kind, [Diagnostic(file: file, line: line, column: column, code: code ?? defaultCode, message: message)])
     }
 
-    /// The CLI exit code for this error (SPEC §5).
-    public var exitCode: Int32 {
+    /// The CLI exit code for this error (1 invalid data, 2 configuration, 3 refused, 4 I/O).
+    package var exitCode: Int32 {
         switch kind {
         case .invalidData: return 1
         case .configuration: return 2

@@ -19,7 +19,7 @@ extension DatabaseMigrator {
     /// ```
     ///
     /// - parameters:
-    ///   - migrations: the bundled migrations (``MigrationDirectory/load(_:displayPath:yamlParser:)``).
+    ///   - migrations: the bundled migrations (``MigrationDirectory/load(bundle:)`` or ``MigrationDirectory/load(_:)``).
     ///   - last: register up to this number; nil for all.
     ///   - catalog: a seed built by seedkit whose natural keys and refs the migrations use
     ///     (nil: the store's own catalog, or primary keys).

@@ -152,7 +152,8 @@ public struct SeedInstaller: Sendable {
         }
         let report: MigrationReport
         do { report = try migrator.migrate(writer, options: options) }
-        catch { throw error.about(store: file) }
+        catch let error as SeedError { throw error.about(store: file) }
+        catch { throw SeedError(databaseError: error, file: file) }  // migrate throws SeedError only
         return installed ? .installedSeed(report) : .migrated(report)
     }
 
@@ -171,7 +172,7 @@ public struct SeedInstaller: Sendable {
     /// then renamed, so that a crash leaves either no store or the whole seed. Stale
     /// `-wal`, `-shm` and `-journal` files beside the missing store are removed first:
     /// SQLite would otherwise apply them to the new file.
-    public static func copyAtomically(_ source: URL, to destination: URL) throws(SeedError) {
+    package static func copyAtomically(_ source: URL, to destination: URL) throws(SeedError) {
         let manager = FileManager.default
         let directory = destination.deletingLastPathComponent()
         let temporary = ProcessTemporaryFile.url(beside: destination)
@@ -199,7 +200,7 @@ public struct SeedInstaller: Sendable {
     }
 
     /// Flushes a file or directory to disk.
-    public static func fsync(path: String) throws(SeedError) {
+    package static func fsync(path: String) throws(SeedError) {
         let descriptor = open(path, O_RDONLY)
         guard descriptor >= 0 else { throw SeedError(.io, file: path, "cannot open to flush: \(String(cString: strerror(errno)))") }
         defer { close(descriptor) }

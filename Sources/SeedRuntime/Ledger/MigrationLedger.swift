@@ -21,7 +21,7 @@ public struct LedgerEntry: Sendable, Equatable {
     public var id: String { Migration.id(number: number, name: name) }
 
     /// A ledger row.
-    public init(number: Int, name: String, checksum: String, appliedAt: String?, origin: Origin) {
+    package init(number: Int, name: String, checksum: String, appliedAt: String?, origin: Origin) {
         self.number = number
         self.name = name
         self.checksum = checksum
@@ -45,7 +45,7 @@ public enum MigrationLedger {
     }
 
     /// Records one migration.
-    public static func record(_ entry: LedgerEntry, in db: Database) throws {
+    package static func record(_ entry: LedgerEntry, in db: Database) throws {
         try db.execute(sql: SeedCatalog.createLedger)
         try db.execute(
             sql: "INSERT INTO \(SeedCatalog.ledgerTable)(number, name, checksum, applied_at, origin) VALUES (?, ?, ?, ?, ?)",
@@ -53,7 +53,7 @@ public enum MigrationLedger {
     }
 
     /// Now, as the ledger writes it: `2026-11-22T03:01:23Z`.
-    public static func timestamp(_ date: Date = Date()) -> String {
+    package static func timestamp(_ date: Date = Date()) -> String {
         let formatter = ISO8601DateFormatter()
         formatter.timeZone = TimeZone(identifier: "UTC")
         return formatter.string(from: date)

@@ -136,17 +136,17 @@ public struct RowEvent: Sendable, Equatable {
     public var keyDescription: String { Self.describe(key: key) }
 
     /// See ``keyDescription``.
-    public static func describe(key: [KeyValue]) -> String {
+    package static func describe(key: [KeyValue]) -> String {
         func shown(_ part: KeyValue) -> String { describe(part.parent?.value ?? part.value) }
         if key.count == 1 { return shown(key[0]) }
         return "(" + key.map { "\($0.column)=\(shown($0))" }.joined(separator: ", ") + ")"
     }
 
     /// A value as reports show it; a ref by its parent's key (`'NO-50'`), not the id stored.
-    public static func describe(_ value: SQLValue, parent: Reference?) -> String { describe(parent?.value ?? value) }
+    package static func describe(_ value: SQLValue, parent: Reference?) -> String { describe(parent?.value ?? value) }
 
     /// A value as reports show it: text quoted, whole reals without `.0`.
-    public static func describe(_ value: SQLValue) -> String {
+    package static func describe(_ value: SQLValue) -> String {
         switch value {
         case .text(let text): return "'\(text)'"
         case .real(let real) where real == real.rounded() && abs(real) < 1e15: return String(Int64(real))

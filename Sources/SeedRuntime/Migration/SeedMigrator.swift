@@ -3,7 +3,7 @@ public import GRDB
 
 /// Checks rows that migrations are about to write against rules the runtime does not
 /// know (the manifest's). The tooling supplies one; an app usually does not.
-public protocol RowValidator: Sendable {
+package protocol RowValidator: Sendable {
     /// Problems with a row about to be inserted, or with the new values of an update.
     func validate(table: String, values: [(column: String, value: SQLValue)], file: String, line: Int) -> [Diagnostic]
 }
@@ -53,7 +53,7 @@ public struct SeedMigrator: Sendable {
         /// Keys and refs by table; when nil, the store's `_seedkit_tables` are used.
         public var tables: [TableSpec]?
         /// Extra checks of rows about to be written (the tooling's manifest rules).
-        public var validator: (any RowValidator)?
+        package var validator: (any RowValidator)?
         /// How rows are written; when nil, ``CoreDataDialect`` for a Core Data store, else plain SQLite.
         package var dialect: (any StoreDialect)?
         /// The time recorded for applied migrations.
@@ -85,8 +85,13 @@ public struct SeedMigrator: Sendable {
         /// How much of the store is checked for damage before a run commits (see ``StoreCheck``).
         public var storeCheck: StoreCheck = .inProportion
 
-        /// Options: conflict policy, table keys and refs (nil: the store's catalog), extra row checks.
-        public init(onConflict: ConflictPolicy = .keep, tables: [TableSpec]? = nil, validator: (any RowValidator)? = nil, now: Date = Date()) {
+        /// Options: conflict policy, table keys and refs (nil: the store's catalog), the time recorded.
+        public init(onConflict: ConflictPolicy = .keep, tables: [TableSpec]? = nil, now: Date = Date()) {
+            self.init(onConflict: onConflict, tables: tables, validator: nil, now: now)
+        }
+
+        /// Options with extra row checks (the tooling's manifest rules).
+        package init(onConflict: ConflictPolicy = .keep, tables: [TableSpec]? = nil, validator: (any RowValidator)?, now: Date = Date()) {
             self.onConflict = onConflict
             self.tables = tables
             self.validator = validator
@@ -97,7 +102,7 @@ public struct SeedMigrator: Sendable {
     }
 
     /// - throws: ``SeedError`` (configuration) when two migrations share a number.
-    public init(migrations: [Migration]) throws(SeedError) {
+    public init(migrations: [Migration]) throws {
         var seen: [Int: String] = [:]
         for migration in migrations {
             if let other = seen[migration.number] {
@@ -164,7 +169,7 @@ public struct SeedMigrator: Sendable {
     ///   ``ConflictPolicy/fail``), `.configuration` for migrations that name unknown tables or
     ///   columns, `.io` when the store is locked past its busy timeout, read-only or full.
     ///   In every case the store is unchanged.
-    public func migrate(_ writer: some DatabaseWriter, options: Options = Options()) throws(SeedError) -> MigrationReport {
+    public func migrate(_ writer: some DatabaseWriter, options: Options = Options()) throws -> MigrationReport {
         do {
             return try writer.writeWithoutTransaction { db in
                 var report = MigrationReport(migrations: [], dryRun: false)
@@ -187,7 +192,7 @@ public struct SeedMigrator: Sendable {
 
     /// Computes what ``migrate(_:options:)`` would do, writing nothing: the store is copied
     /// into memory (SQLite's backup API) and migrated there. Memory use is the store's size.
-    public func dryRun(_ reader: some DatabaseReader, options: Options = Options()) throws(SeedError) -> MigrationReport {
+    public func dryRun(_ reader: some DatabaseReader, options: Options = Options()) throws -> MigrationReport {
         do {
             let copy = try DatabaseQueue()
             try reader.backup(to: copy)
@@ -293,7 +298,7 @@ extension SeedError {
     ///   - store: the store's path on disk when it differs from `file` (or `file` is nil): a write
     ///     refused because its folder is read-only (SQLite creates the journal there) is told
     ///     apart from a read-only store by looking at the folder.
-    public init(databaseError error: any Error, file: String? = nil, store: String? = nil) {
+    package init(databaseError error: any Error, file: String? = nil, store: String? = nil) {
         if let wrapped = error as? any WrappedDatabaseError {
             self.init(databaseError: wrapped.databaseError, file: file, store: store)
             return
@@ -341,7 +346,7 @@ extension SeedError {
     /// The same error said about `store`: a diagnostic without a file gets the store's name, and
     /// a refusal, which is always about the store, is put on the store (a migration file it
     /// names stays in its message). What commands and the app runtime report for a store.
-    public func about(store: String) -> SeedError {
+    package func about(store: String) -> SeedError {
         SeedError(kind, diagnostics.map { diagnostic in
             var diagnostic = diagnostic
             if diagnostic.file == nil {

@@ -7,24 +7,24 @@ import Foundation
 /// let temporary = ProcessTemporaryFile.url(beside: output)   // build/.seed.sqlite.seedkit-4242.tmp
 /// ProcessTemporaryFile.removeStale(beside: output)           // those of processes no longer running
 /// ```
-public enum ProcessTemporaryFile {
+package enum ProcessTemporaryFile {
     /// `.<name>.seedkit-<pid>.tmp` in `target`'s folder: written, then renamed onto `target`.
-    public static func url(beside target: URL) -> URL {
+    package static func url(beside target: URL) -> URL {
         target.deletingLastPathComponent().appendingPathComponent(".\(target.lastPathComponent).seedkit-\(getpid()).tmp")
     }
 
     /// `seedkit-<purpose>-<pid>.sqlite` in the temporary folder (`$TMPDIR`).
-    public static func url(temporary purpose: String) -> URL {
+    package static func url(temporary purpose: String) -> URL {
         FileManager.default.temporaryDirectory.appendingPathComponent("seedkit-\(purpose)-\(getpid()).sqlite")
     }
 
     /// Removes the temporary files beside `target` whose process is gone.
-    public static func removeStale(beside target: URL) {
+    package static func removeStale(beside target: URL) {
         removeStale(in: target.deletingLastPathComponent(), prefix: ".\(target.lastPathComponent).seedkit-", suffix: ".tmp")
     }
 
     /// Removes ``url(temporary:)`` files for `purpose` whose process is gone.
-    public static func removeStale(temporary purpose: String) {
+    package static func removeStale(temporary purpose: String) {
         removeStale(in: FileManager.default.temporaryDirectory, prefix: "seedkit-\(purpose)-", suffix: ".sqlite")
     }
 

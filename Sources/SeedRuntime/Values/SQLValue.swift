@@ -17,7 +17,7 @@ public enum SQLValue: Hashable, Sendable, CustomStringConvertible {
     /// Whether two values are the same stored value. Integers and reals compare
     /// numerically (SQLite stores `10.0` in a REAL column for `10`), everything
     /// else compares by storage class and content. NULL is the same as NULL.
-    public func isSame(as other: SQLValue) -> Bool {
+    package func isSame(as other: SQLValue) -> Bool {
         switch (self, other) {
         case let (.integer(a), .real(b)): return Double(a) == b
         case let (.real(a), .integer(b)): return a == Double(b)
@@ -26,7 +26,7 @@ public enum SQLValue: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The value as a SQL literal, for messages and generated SQL.
-    public var sqlLiteral: String {
+    package var sqlLiteral: String {
         switch self {
         case .null: return "NULL"
         case .integer(let value): return String(value)
@@ -37,7 +37,7 @@ public enum SQLValue: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Reads back what ``sqlLiteral`` wrote; nil for anything else.
-    public init?(sqlLiteral text: String) {
+    package init?(sqlLiteral text: String) {
         if text == "NULL" { self = .null }
         else if let value = Int64(text) { self = .integer(value) }
         else if let value = Double(text), text.first.map({ $0.isNumber || $0 == "-" }) == true { self = .real(value) }
@@ -67,7 +67,7 @@ public enum SQLValue: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Formats a double the shortest way that reads back the same (`12.0` as `12.0`, `0.1` as `0.1`).
-    public static func format(_ value: Double) -> String {
+    package static func format(_ value: Double) -> String {
         if value.isFinite, value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) + ".0" }
         return String(value)
     }

@@ -332,7 +332,8 @@ public struct UpgradeChecker: Sendable {
                 do {
                     _ = try migrator.migrate(store, options: options)
                 } catch {
-                    let reason = error.diagnostics.map(\.description).joined(separator: "; ")
+                    // migrate throws SeedError only (untyped, as SeedRuntime's public API is).
+                    let reason = (error as? SeedError)?.diagnostics.map(\.description).joined(separator: "; ") ?? "\(error)"
                     lost.append("\(described): the migrations do not apply to that store: \(reason); give \(place) a DEFAULT (new-migration --from then fills NULLs from it) or fill the NULLs in a .sql step before the column becomes NOT NULL")
                     continue
                 }

@@ -7,13 +7,7 @@ import Testing
 /// Issue 13: rows written with SQLite's C API alone (``SeedMigrator/Options/writesDirectly``)
 /// must keep a migration all or nothing, as GRDB's statement execution does.
 @Suite struct DirectWriteAtomicityTests {
-    private func migration(_ json: String) throws -> Migration {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("seedkit-direct-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        try Data(json.utf8).write(to: directory.appendingPathComponent("0002-tags.json"))
-        return try #require(try MigrationDirectory.load(directory).first)
-    }
+    private func migration(_ json: String) throws -> Migration { try loadMigration(json: json, fileName: "0002-tags.json") }
 
     /// A constraint whose conflict resolution is ROLLBACK (a column's ON CONFLICT ROLLBACK, a
     /// trigger's RAISE(ROLLBACK)) ends the run's transaction: the rows after it must not be

@@ -27,13 +27,7 @@ import Testing
         TableSpec(name: "editions", key: ["book_id", "number"], refs: ["book_id": .init(table: "books", column: "title")]),
     ]
 
-    private func migration(_ json: String) throws -> Migration {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("seedkit-events-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        try Data(json.utf8).write(to: directory.appendingPathComponent("0002-release-1-2.json"))
-        return try #require(try MigrationDirectory.load(directory).first)
-    }
+    private func migration(_ json: String) throws -> Migration { try loadMigration(json: json, fileName: "0002-release-1-2.json") }
 
     @Test func eventsCarryKindTableKeyValuesAndColumnChanges() throws {
         let queue = try store()

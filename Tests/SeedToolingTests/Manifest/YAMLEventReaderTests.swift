@@ -176,7 +176,7 @@ private struct YAMLGenerator {
     #expect(Migration.checksum(of: shipped) == Migration.checksum(of: reference))
 }
 
-@Test func theEventReaderReadsGeneratedYAMLAsYamsDid() {
+@Test(.tags(.slow)) func theEventReaderReadsGeneratedYAMLAsYamsDid() {
     var generator = YAMLGenerator(seed: UInt64(Date().timeIntervalSince1970))
     print("seed \(generator.rng.seed) (replay: SEEDKIT_TEST_SEED=\(generator.rng.seed))")
     var read = 0

@@ -125,7 +125,7 @@ private func escaped(_ text: String) -> String {
     }.joined() + "\""
 }
 
-@Test func compiledPatternsAgreeWithNSRegularExpressionOnGeneratedPatternsAndInputs() throws {
+@Test(.tags(.slow)) func compiledPatternsAgreeWithNSRegularExpressionOnGeneratedPatternsAndInputs() throws {
     var rng = SeededRandom(defaultSeed: 13)
     var compared = 0
     var matched = 0
@@ -174,7 +174,7 @@ private func escaped(_ text: String) -> String {
 /// say what walking the state sets says (``PatternMatcher/simulate(utf8:)``) and what
 /// NSRegularExpression says, on generated patterns (any scalars) and ASCII inputs sampled
 /// from them, mutated, random, and ending in line terminators (which walk the sets).
-@Test func theASCIIAutomatonAgreesWithTheStateSetsAndNSRegularExpression() throws {
+@Test(.tags(.slow)) func theASCIIAutomatonAgreesWithTheStateSetsAndNSRegularExpression() throws {
     var rng = SeededRandom(defaultSeed: 29)
     let ascii = alphabet.filter(\.isASCII)
     var compared = 0
@@ -221,7 +221,7 @@ private func escaped(_ text: String) -> String {
 /// matches ICU finds in text made of all scalars (in chunks, so no match is huge). Scalars newer
 /// than ICU may know are left to ICU by the matcher (``ScalarSet/isSettled(_:)``), so they are
 /// not compared; the test fails if more than a few thousand are.
-@Test func unicodeClassesAgreeWithICUOnEveryScalar() throws {
+@Test(.tags(.slow)) func unicodeClassesAgreeWithICUOnEveryScalar() throws {
     let scalars = (UInt32(0)...0x10FFFF).compactMap(Unicode.Scalar.init)
     let classes: [(String, ScalarSet.UnicodeClass)] = [
         ("\\d", .digit), ("\\D", .notDigit), ("\\w", .word), ("\\W", .notWord), ("\\s", .space), ("\\S", .notSpace), (".", .notLineTerminator),

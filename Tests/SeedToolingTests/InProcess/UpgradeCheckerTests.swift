@@ -1,0 +1,54 @@
+import Foundation
+import GRDB
+import SeedRuntime
+import SeedTestSupport
+import SeedTooling
+import Testing
+
+/// Release 1.0 is the BookStore's three books; the current fixtures add a fourth.
+@Suite struct UpgradeCheckerTests {
+    private func release() throws -> TemporaryProject {
+        let project = try TemporaryProject()
+        try project.buildSeed("seeds/releases/1.0.sqlite", migrations: [])
+        try project.write("seeds/data/books.csv", BookStore.books + "The fourth book,12,Biography\n")
+        try project.buildSeed()
+        return project
+    }
+
+    @Test func aMigrationThatBringsTheOldSeedToTheFixturesPasses() throws {
+        let project = try release()
+        let checker = UpgradeChecker(manifest: try project.manifest(), migrations: try project.migrations())
+        let outcomes = try checker.check([project.path("seeds/releases/1.0.sqlite")], fresh: project.url("build/seed.sqlite"))
+        let outcome = try #require(outcomes.first)
+        #expect(outcomes.count == 1)
+        #expect(outcome.applied == ["0001-add-fourth-book"])
+        #expect(outcome.divergences.isEmpty)
+        #expect(outcome.lostEdits.isEmpty)
+        #expect(!outcome.keptEdits.isEmpty, "the simulated user's edits were tried and kept")
+        #expect(outcome.passed)
+        // The migrated copy is what an existing user's store becomes.
+        let copy = try checker.migratedCopy(of: project.path("seeds/releases/1.0.sqlite"))
+        let titles = try copy.read { db in try String.fetchAll(db, sql: "SELECT title FROM books ORDER BY title") }
+        #expect(titles == ["The first book", "The fourth book", "The second book", "The third book"])
+        #expect(try project.books("seeds/releases/1.0.sqlite").count == 3, "the old seed itself is not written")
+    }
+
+    @Test func aFixtureChangeNoMigrationCarriesIsADivergence() throws {
+        let project = try release()
+        try project.write("seeds/data/books.csv", BookStore.books.replacingOccurrences(of: "The second book,15,", with: "The second book,16,") + "The fourth book,12,Biography\n")
+        try project.buildSeed()
+        let checker = UpgradeChecker(manifest: try project.manifest(), migrations: try project.migrations())
+        let outcome = try #require(try checker.check([project.path("seeds/releases/1.0.sqlite")], fresh: project.url("build/seed.sqlite")).first)
+        #expect(!outcome.passed)
+        #expect(outcome.divergences.map { "\($0.table) \($0.key) \($0.column ?? "-"): \($0.got) ≠ \($0.expected)" } == ["books 'The second book' price: 15.0 ≠ 16.0"])
+    }
+
+    @Test func aSeedNewerThanTheMigrationsIsRefused() throws {
+        let project = try release()
+        let checker = UpgradeChecker(manifest: try project.manifest(), migrations: [])
+        let outcome = try #require(try checker.check([project.path("build/seed.sqlite")], fresh: project.url("build/seed.sqlite")).first)
+        #expect(outcome.refused)
+        #expect(!outcome.passed)
+        #expect(outcome.failure?.contains("the store is newer than these migrations: it has 0001-add-fourth-book applied") == true, "\(outcome.failure ?? "")")
+    }
+}
