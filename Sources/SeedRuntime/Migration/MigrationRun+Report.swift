@@ -158,7 +158,7 @@ extension MigrationRun {
               clause.algorithm == "REPLACE" || clause.algorithm == "IGNORE" else { return nil }
         let held = columns.map { column in values.last { $0.column.isSameName(as: column) }?.value ?? .null }
         let heldText = zip(columns, held).map { "\($0) \(RowEvent.describe($1))" }.joined(separator: ", ")
-        let keyColumns = (spec(table)?.key.isEmpty == false ? spec(table)?.key.map { dialect.columnName($0) } : nil) ?? (table.primaryKey.isEmpty ? ["rowid"] : table.primaryKey)
+        let keyColumns = (try? Self.keyColumns(table, spec: spec(table), file: "", line: 0)) ?? ["rowid"]
         let holder = try Row.fetchOne(db, sql: "SELECT \(keyColumns.map(quoteIdentifier).joined(separator: ", ")) FROM \(quoteIdentifier(table.name)) WHERE \(columns.map { "\(quoteIdentifier($0)) IS ?" }.joined(separator: " AND "))",
                                       arguments: StatementArguments(held.map { $0.databaseValue }))
         var holderText = "another row"

@@ -284,7 +284,16 @@ public struct SeedBuilder: Sendable {
             let now = (held[name] ?? 0) - (before[name] ?? 0)
             if now < inserted {
                 let plan = plans[indexes[0]]
-                let triggers = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger' AND sql LIKE '%DELETE%' ORDER BY name")
+                // The triggers whose body deletes from this table (`DELETE FROM books`).
+                let triggers = try Row.fetchAll(db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name").compactMap { row -> String? in
+                    let tokens = ConflictClauses.tokens(row[1] ?? "").map { $0.lowercased() }
+                    let quotes = CharacterSet(charactersIn: "\"`[]")
+                    let table = name.lowercased()
+                    for index in tokens.indices.dropLast(2) where tokens[index] == "delete" && tokens[index + 1] == "from" {
+                        if tokens[index + 2].trimmingCharacters(in: quotes) == table { return row[0] as String? }
+                    }
+                    return nil
+                }
                 let blamed = triggers.isEmpty ? "" : ": removed by the schema (triggers that delete: \(triggers.joined(separator: ", ")))"
                 diagnostics.append(Diagnostic(file: plan.config.displayFile, code: .otherRule,
                                               message: "\(inserted - now) of the \(inserted) rows seedkit inserted into \(name) are not in it\(blamed); seedkit keeps every row or fails", table: name))
