@@ -5,7 +5,7 @@ let package = Package(
     name: "seedkit",
     platforms: [.macOS(.v13), .iOS(.v16)],
     products: [
-        // What an app links: install the bundled seed, apply pending migrations. GRDB and swift-crypto (CryptoKit on Apple platforms).
+        // What an app links: install the bundled seed, apply pending migrations. GRDB, and SHA-256 from the platform (CryptoKit; libcrypto on Linux).
         .library(name: "SeedRuntime", targets: ["SeedRuntime"]),
         // Fixtures, validation, building, planning, inspection: what the CLI and CI use.
         .library(name: "SeedTooling", targets: ["SeedTooling"]),
@@ -19,15 +19,17 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.0.0"),
-        // SHA-256 from the platform: CryptoKit on Apple platforms, BoringSSL elsewhere.
-        .package(url: "https://github.com/apple/swift-crypto", "3.12.0"..<"5.0.0"),
     ],
     targets: [
         .target(
             name: "SeedRuntime",
             // GRDBSQLite is GRDB's own SQLite module: the C API for what GRDB does not wrap (sqlite3_complete, authorizers).
-            dependencies: [.product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"), .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: [.product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                           .target(name: "CLibCrypto", condition: .when(platforms: [.linux]))]
         ),
+        // SHA-256 on Linux: the system OpenSSL's libcrypto (Apple platforms use CryptoKit). Not
+        // swift-crypto: compiling its BoringSSL cost each fresh build minutes (docs/performance.md).
+        .systemLibrary(name: "CLibCrypto", path: "Sources/CLibCrypto", providers: [.apt(["libssl-dev"])]),
         // The system zlib (libz on Apple platforms and Linux): inflates the compiled Core Data model a store keeps in Z_MODELCACHE.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
         .target(

@@ -65,3 +65,17 @@ import Testing
     hash.update("c".utf8)
     #expect(hash.hexDigest == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
 }
+
+/// A copy is a hash of its own: feeding one does not feed the other (on Linux the state is an
+/// OpenSSL context behind a reference, copied before a write when it is shared).
+@Test func sha256CopiesAreIndependent() {
+    var original = SHA256()
+    original.update("ab".utf8)
+    var copy = original
+    copy.update("c".utf8)
+    #expect(original.hexDigest == SHA256.hex("ab".utf8))
+    #expect(copy.hexDigest == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+    original.update("x".utf8)
+    #expect(original.hexDigest == SHA256.hex("abx".utf8))
+    #expect(copy.hexDigest == SHA256.hex("abc".utf8))
+}
