@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 bin=$(${SWIFT:-swift} build --show-bin-path)
 out=build/docs
 rm -rf "$out" && mkdir -p "$out/symbol-graphs"
-swift-symbolgraph-extract -module-name SeedRuntime -I "$bin/Modules" -I .build/checkouts/GRDB.swift/Sources/GRDBSQLite \
+swift-symbolgraph-extract -module-name SeedRuntime -I "$bin/Modules" -I .build/checkouts/GRDB.swift/Sources/GRDBSQLite -I Sources/CLibCrypto \
   -target "$(uname -m)-unknown-linux-gnu" -output-dir "$out/symbol-graphs" -minimum-access-level public -emit-extension-block-symbols
 docc convert Sources/SeedRuntime/SeedRuntime.docc --additional-symbol-graph-dir "$out/symbol-graphs" \
   --output-path "$out/SeedRuntime.doccarchive" --warnings-as-errors \
