@@ -177,3 +177,29 @@ extension CoreDataDialect {
         }
     }
 }
+
+extension CoreDataDialect {
+    /// What a store's persistent history holds, for `inspect`: `tracked: 14 transactions, last by
+    /// seedkit at 2026-11-26T07:00:00Z (3 changes)`; nil when the store does not track history.
+    package static func historySummary(_ db: Database) throws -> String? {
+        guard let tables = try historyTables(db) else { return nil }
+        guard try CoreDataHistory.tracksHistory(db) else { return "tracked (\(tables)), but without all three history tables: seedkit writes no history here" }
+        let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM ATRANSACTION") ?? 0
+        var summary = "tracked: \(count) transaction\(count == 1 ? "" : "s")"
+        if let last = try Row.fetchOne(db, sql: """
+            SELECT t.Z_PK, t.ZTIMESTAMP, coalesce((SELECT s.ZNAME FROM ATRANSACTIONSTRING AS s WHERE s.Z_PK = t.ZAUTHORTS), t.ZAUTHOR) AS author,
+                   (SELECT count(*) FROM ACHANGE AS c WHERE c.ZTRANSACTIONID = t.Z_PK) AS changes
+            FROM ATRANSACTION AS t ORDER BY t.Z_PK DESC LIMIT 1
+            """) {
+            let seconds: Double? = last["ZTIMESTAMP"]
+            let formatter = ISO8601DateFormatter()
+            let when = seconds.map { formatter.string(from: Date(timeIntervalSinceReferenceDate: $0.rounded(.down))) } ?? "an unknown time"
+            let changes: Int = last["changes"] ?? 0
+            let author: String? = last["author"]
+            summary += ", last " + (author.map { "by \($0) at \(when)" } ?? "at \(when), without an author") + " (\(changes) change\(changes == 1 ? "" : "s"))"
+        }
+        let mirrored = try cloudKitTables(db)
+        if !mirrored.isEmpty { summary += "; mirrored to CloudKit (\(mirrored.count) ANSCK… tables)" }
+        return summary
+    }
+}
