@@ -36,8 +36,9 @@ extension MigrationRun {
             } else {
                 // A natural key must be there: a row without one could never be found again, and
                 // NULLs are never equal, so nothing would stop a second such row.
+                let hint = naturalKey ? "; a natural key must have one" : coreData?.missingKeyHint(entity: name, column: column).map { ": " + $0 } ?? ""
                 errors.append(Diagnostic(file: row.file, line: row.line, code: naturalKey ? .missingRequired : .configuration,
-                    message: "this row for \(table.name) has no value for its key column '\(column)'\(naturalKey ? "; a natural key must have one" : "")", table: table.name))
+                    message: "this row for \(table.name) has no value for its key column '\(column)'\(hint)", table: table.name))
                 return .done
             }
         }
@@ -196,6 +197,6 @@ extension MigrationRun {
         guard let coreData = dialect as? CoreDataDialect,
               let owner = try SQLValue.fetchOne(db, sql: coreData.primaryKeySQL(from: table.name, where: predicate(table, key)), arguments: StatementArguments(values: key)) else { return }
         memo.changedRows()
-        try coreData.link(db, join: link.join, owner: owner, members: link.members, memberTable: link.destination)
+        try coreData.link(db, join: link.join, owner: owner, members: link.members, memberTable: link.destination, ownerTable: table.name)
     }
 }

@@ -53,7 +53,8 @@ struct MigrationRun {
     init(db: Database, options: SeedMigrator.Options) throws {
         self.db = db
         self.options = options
-        self.dialect = try options.dialect ?? CoreDataDialect.detect(db, facts: options.coreDataFacts, allowingMissingHistory: options.allowsMissingHistory) ?? PlainSQLiteDialect()
+        self.dialect = try options.dialect ?? CoreDataDialect.detect(db, facts: options.coreDataFacts, allowingMissingHistory: options.allowsMissingHistory,
+                                                                       allowingCloudKit: options.allowsCloudKit) ?? PlainSQLiteDialect()
         coreData = dialect as? CoreDataDialect
         plainSQLite = dialect is PlainSQLiteDialect
         memo = try RunMemo.reading(db)
@@ -127,6 +128,12 @@ struct MigrationRun {
             }
         }
         return true
+    }
+
+    /// Writes what the run changed into the store's persistent history, when it tracks it (see
+    /// ``CoreDataDialect/writeHistory(_:transaction:)``): one transaction, at the run's time.
+    func writeHistory() throws {
+        try coreData?.writeHistory(db, transaction: CoreDataHistory.Transaction(timestamp: options.now))
     }
 
     /// Settles what is still waiting (inserting rows that wait on each other, reporting those

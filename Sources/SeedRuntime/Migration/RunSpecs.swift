@@ -36,9 +36,13 @@ struct RunSpecs {
         }
     }
 
-    /// The specs of a run on `db`: the options' tables, else the ones the seed recorded.
+    /// The specs of a run on `db`: the options' tables, else the ones the seed recorded; and for
+    /// a Core Data entity neither names, its key from its uniqueness constraint.
     static func read(_ db: Database, options: SeedMigrator.Options, dialect: any StoreDialect) throws -> RunSpecs {
-        RunSpecs(try options.tables ?? SeedCatalog.tableSpecs(db) ?? [], dialect: dialect)
+        var written = try options.tables ?? SeedCatalog.tableSpecs(db) ?? []
+        // A Core Data entity nothing names is keyed by its uniqueness constraint (a store the app created, no manifest).
+        if let coreData = dialect as? CoreDataDialect { written += try coreData.defaultSpecs(db, except: Set(written.map(\.name))) }
+        return RunSpecs(written, dialect: dialect)
     }
 
     /// The spec of SQL table `table`.

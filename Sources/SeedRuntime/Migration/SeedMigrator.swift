@@ -61,9 +61,14 @@ public struct SeedMigrator: Sendable {
         /// What the Core Data model says (renamed entities, deletion rules, one-to-one pairs,
         /// defaults, UUID attributes), on top of what the seed recorded; nil: the seed's alone.
         package var coreDataFacts: CoreDataModelFacts?
-        /// Write into a Core Data store that tracks persistent history, although the rows get no
-        /// history entries (refused by default: the app's history consumers would never see them).
+        /// Write into a Core Data store that tracks persistent history without history entries.
+        /// By default such a store gets them, as Core Data writes them (one transaction by the
+        /// author `seedkit` per run), or the run is refused where they cannot be vouched for
+        /// (`docs/swiftdata.md`); without them the app's history consumers never see the rows.
         public var allowsMissingHistory = false
+        /// Write history into a store mirrored to CloudKit (`ANSCK…` tables). Refused by default:
+        /// every device that migrates its store would export the same rows, which would duplicate.
+        public var allowsCloudKit = false
         /// The keys the release provides (its fixtures and migrations). With it, a ref to a key the
         /// store lacks and the release does not provide is an error (the author's typo); without
         /// it, as in an app, every missing parent is a conflict (the user deleted it).
@@ -224,6 +229,9 @@ public struct SeedMigrator: Sendable {
         let damage = try DamageCheck(db, whole: options.storeCheck == .whole)
         try Self.refuseForeignStore(db, pending: pending)
         var run = try MigrationRun(db: db, options: options)
+        if run.coreData?.writesHistory == true, let sql = pending.first(where: { if case .sql = $0.body { true } else { false } }) {
+            throw SeedError(.refused, file: sql.file, "the store tracks Core Data persistent history, and seedkit cannot tell what a SQL migration changes to record it there; nothing was written. Write this change as data (insert, update, delete), or pass --without-history to write without history entries")
+        }
         let timestamp = MigrationLedger.timestamp(options.now)
         let stopped = SeedError(.io, "interrupted: the migration was rolled back; nothing was written")
         let events: [[RowEvent]]
@@ -237,6 +245,8 @@ public struct SeedMigrator: Sendable {
             }
             // Events are known once the run is settled: a row may wait for a parent a later migration inserts.
             events = try run.finish()
+            // The history of what the run wrote, in its transaction: it commits or rolls back with the rows.
+            try run.writeHistory()
         } catch {
             // A damaged store is refused as such, whatever the run tripped over first.
             try damage.refuseDamage(db, failure: error)

@@ -34,8 +34,13 @@ package struct CoreDataDialect: StoreDialect {
     let tables: Set<String>
     /// Derived-attribute triggers seedkit cannot run, by the table whose writes fire them.
     let blockedTables: [String: String]
-    /// Rows this run inserted: linking them does not bump their `Z_OPT`.
-    private let session = Session()
+    /// Rows this run inserted: linking them does not bump their `Z_OPT`; and, when the dialect
+    /// writes persistent history, what changed, as Core Data would record it.
+    let session = Session()
+    /// Whether this run records its changes and writes them to the store's persistent history
+    /// (``writeHistory(_:transaction:)``): set by ``detect(_:facts:allowingMissingHistory:allowingCloudKit:)``
+    /// for a store that tracks history.
+    package private(set) var writesHistory = false
 
     /// The first order key of an ordered relationship: Core Data's stores start at 2048 …
     package static let firstOrderKey: Int64 = 2048
@@ -100,23 +105,26 @@ package struct CoreDataDialect: StoreDialect {
     /// Registers on `db` the functions Core Data's derived-attribute triggers call to tell
     /// Core Data's own context that a row changed (they do nothing here: no context is open).
     ///
+    /// A store that tracks persistent history gets history entries for what the dialect writes
+    /// (``writesHistory``; the caller writes them with ``writeHistory(_:transaction:)``), unless
+    /// `allowingMissingHistory`.
+    ///
     /// - parameters:
     ///   - facts: the model's facts when the caller has the model (they win over the seed's).
-    ///   - allowingMissingHistory: write even though the store tracks persistent history.
+    ///   - allowingMissingHistory: write without history entries although the store tracks history.
+    ///   - allowingCloudKit: write history into a store mirrored to CloudKit (`ANSCK…` tables).
     /// - throws: ``SeedError`` (refused) when `Z_PRIMARYKEY` disagrees with the tables (a row
     ///   whose `Z_PK` is above its entity's `Z_MAX` would collide with the next row Core Data
-    ///   adds), or when the store tracks persistent history and `allowingMissingHistory` is false.
-    package static func detect(_ db: Database, facts: CoreDataModelFacts? = nil, allowingMissingHistory: Bool = false) throws -> CoreDataDialect? {
-        guard let dialect = try read(db, facts: facts) else { return nil }
+    ///   adds), or when the store tracks persistent history that seedkit cannot write (see
+    ///   ``refuseUnwritableHistory(_:tables:allowingCloudKit:)``) and `allowingMissingHistory` is false.
+    package static func detect(_ db: Database, facts: CoreDataModelFacts? = nil, allowingMissingHistory: Bool = false, allowingCloudKit: Bool = false) throws -> CoreDataDialect? {
+        guard var dialect = try read(db, facts: facts) else { return nil }
         if let problem = try dialect.keyProblems(db).first {
             throw SeedError(.refused, problem + "; nothing was written")
         }
         if !allowingMissingHistory, let tables = try historyTables(db) {
-            throw SeedError(.refused, """
-                the store tracks Core Data persistent history (\(tables)): rows seedkit writes get no history entries, \
-                so the app's history consumers (CloudKit sync, widgets, extensions) would never see them; nothing was written. \
-                Apply this data update through Core Data in the app, or pass --without-history to write anyway and accept that
-                """)
+            try dialect.refuseUnwritableHistory(db, tables: tables, allowingCloudKit: allowingCloudKit)
+            dialect.writesHistory = true
         }
         registerTriggerFunctions(db)
         return dialect
@@ -203,7 +211,11 @@ package struct CoreDataDialect: StoreDialect {
 
     package func tableName(_ name: String) -> String {
         if name.hasPrefix("Z") && name == name.uppercased() { return name }  // already a table name
-        guard let entity = entity(named: name) else { return "Z" + name.uppercased() }
+        guard let entity = entity(named: name) else {
+            // A table of the store that is no entity's (history, CloudKit's): itself.
+            let upper = name.uppercased()
+            return tables.contains(upper) && !tables.contains("Z" + upper) ? name : "Z" + upper
+        }
         let root = root(entity)
         let stored = "Z" + root.name.uppercased()
         if tables.contains(stored) { return stored }
@@ -264,11 +276,13 @@ package struct CoreDataDialect: StoreDialect {
         let changed = db.changesCount
         guard changed > 0 else { return 0 }  // vetoed by a trigger: no bookkeeping for a row that is not there
         session.insert(table.name, primaryKey)
+        recordInsert(entity: entity, primaryKey: primaryKey)
         for (column, value) in values where value != .null {
             guard let parent = references[column] else { continue }
             if let inverse = oneToOneInverse(entity, column: column, parentTable: parent) {
                 try setInverse(db, parentTable: parent, parent: value, inverse: inverse, owner: .integer(primaryKey), ownerTable: table.name, ownerColumn: column)
             }
+            try recordInverseUpdate(db, entity: entity, column: column, parentTable: parent, parent: value)
             try bumpOptimisticLock(db, table: parent, primaryKey: value)
         }
         return changed
@@ -278,7 +292,10 @@ package struct CoreDataDialect: StoreDialect {
     package func update(_ db: Database, table: TableInfo, key: [(column: String, value: SQLValue)], values: [(column: String, value: SQLValue)], references: [String: String]) throws -> Int {
         try refuseBlocked(table.name)
         let ordered = values.map(\.column).filter { Self.orderColumn(for: $0, in: table) != nil }
-        let before = try relationships(db, table: table, key: key, columns: Set(references.keys).union(ordered).union(["Z_PK", "Z_ENT"]))
+        let written = values.map(\.column).filter { !Self.isBookkeeping($0) }
+        let before = try relationships(db, table: table, key: key, columns: Set(references.keys).union(ordered).union(written).union(["Z_PK", "Z_ENT"]))
+        // The properties that change, for persistent history (before order keys and entity-type columns join the values).
+        let changedColumns = values.filter { !Self.isBookkeeping($0.column) && !(before[$0.column] ?? .null).isSame(as: $0.value) }.map(\.column)
         var values = values
         for (column, value) in values {
             guard !(before[column] ?? .null).isSame(as: value) else { continue }
@@ -297,15 +314,20 @@ package struct CoreDataDialect: StoreDialect {
         guard changed > 0 else { return 0 }
         let owner = before["Z_PK"] ?? .null
         let entity = entities.first { SQLValue.integer($0.number) == before["Z_ENT"] }
+        if let entity {
+            recordUpdate(entity: entity, primaryKey: owner, properties: Set(changedColumns.map { propertyName(ofColumn: $0, entity: entity) }))
+        }
         for (column, value) in values {
             guard let parent = references[column], let old = before[column], !old.isSame(as: value) else { continue }
             let inverse = entity.flatMap { oneToOneInverse($0, column: column, parentTable: parent) }
             if old != .null {
                 if let inverse { try clearInverse(db, parentTable: parent, parent: old, inverse: inverse) }
+                try recordInverseUpdate(db, entity: entity, column: column, parentTable: parent, parent: old)
                 try bumpOptimisticLock(db, table: parent, primaryKey: old)
             }
             if value != .null {
                 if let inverse { try setInverse(db, parentTable: parent, parent: value, inverse: inverse, owner: owner, ownerTable: table.name, ownerColumn: column) }
+                try recordInverseUpdate(db, entity: entity, column: column, parentTable: parent, parent: value)
                 try bumpOptimisticLock(db, table: parent, primaryKey: value)
             }
         }
@@ -321,11 +343,13 @@ package struct CoreDataDialect: StoreDialect {
         let changed = db.changesCount
         guard changed > 0 else { return 0 }
         let entity = entities.first { SQLValue.integer($0.number) == before["Z_ENT"] }
-        for (column, value) in before where value != .null {
+        if let entity { recordDelete(entity: entity, primaryKey: before["Z_PK"] ?? .null) }
+        for (column, value) in before.sorted(by: { $0.key < $1.key }) where value != .null {
             guard let parent = references[column] else { continue }
             if let inverse = entity.flatMap({ oneToOneInverse($0, column: column, parentTable: parent) }) {
                 try clearInverse(db, parentTable: parent, parent: value, inverse: inverse)
             }
+            try recordInverseUpdate(db, entity: entity, column: column, parentTable: parent, parent: value)
             try bumpOptimisticLock(db, table: parent, primaryKey: value)
         }
         // The row's many-to-many links go with it (Nullify; the caller has checked the rules).
@@ -382,6 +406,7 @@ package struct CoreDataDialect: StoreDialect {
         guard !previous.isSame(as: owner) else { return }
         if previous != .null {
             try db.execute(sql: "UPDATE \(quoteIdentifier(ownerTable)) SET \(quoteIdentifier(ownerColumn)) = NULL WHERE Z_PK = ?", arguments: [previous])
+            try recordUpdate(db, table: ownerTable, primaryKey: previous) { propertyName(ofColumn: ownerColumn, entity: $0) }
             try bumpOptimisticLock(db, table: ownerTable, primaryKey: previous)
         }
         var assignments = ["\(quoteIdentifier(inverse)) = ?"]
@@ -408,10 +433,12 @@ package struct CoreDataDialect: StoreDialect {
         try db.cachedStatement(sql: "UPDATE \(quoteIdentifier(table)) SET Z_OPT = Z_OPT + 1 WHERE Z_PK = ?").execute(arguments: [primaryKey])
     }
 
-    /// Rows inserted by one run, by table and `Z_PK`.
-    private final class Session: @unchecked Sendable {
+    /// Rows inserted by one run, by table and `Z_PK`; and the run's changes for persistent history.
+    final class Session: @unchecked Sendable {
         private let lock = NSLock()
         private var rows: Set<String> = []
+        /// By `Z_ENT#Z_PK`, merged as one Core Data save merges an object's changes.
+        private var changes: [String: CoreDataHistory.Change] = [:]
 
         func insert(_ table: String, _ key: Int64) {
             lock.withLock { _ = rows.insert("\(table)#\(key)") }
@@ -419,6 +446,30 @@ package struct CoreDataDialect: StoreDialect {
 
         func contains(_ table: String, _ key: Int64) -> Bool {
             lock.withLock { rows.contains("\(table)#\(key)") }
+        }
+
+        /// Records a change of a row. One save records one change per object: an object inserted
+        /// and then changed is an insert; inserted and then deleted, nothing; updated more than
+        /// once, one update of every property that changed; updated and then deleted, a delete.
+        func record(_ change: CoreDataHistory.Change) {
+            let id = "\(change.entity)#\(change.primaryKey)"
+            lock.withLock {
+                guard var existing = changes[id] else {
+                    changes[id] = change
+                    return
+                }
+                switch (existing.kind, change.kind) {
+                case (.insert, .delete): changes[id] = nil
+                case (.insert, _), (.delete, _): break
+                case (.update, .update): existing.changed.formUnion(change.changed); changes[id] = existing
+                case (.update, _): changes[id] = change
+                }
+            }
+        }
+
+        /// The changes recorded, by entity number and key.
+        func recorded() -> [CoreDataHistory.Change] {
+            lock.withLock { changes.values.sorted { ($0.entity, $0.primaryKey) < ($1.entity, $1.primaryKey) } }
         }
     }
 }

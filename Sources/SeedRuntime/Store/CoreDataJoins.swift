@@ -129,14 +129,19 @@ extension CoreDataDialect {
             let others = try SQLValue.fetchAll(db, sql: "SELECT \(quoteIdentifier(side.other)) FROM \(quoteIdentifier(side.table)) WHERE \(quoteIdentifier(side.column)) = ?", arguments: [primaryKey])
             guard !others.isEmpty else { continue }
             try db.execute(sql: "DELETE FROM \(quoteIdentifier(side.table)) WHERE \(quoteIdentifier(side.column)) = ?", arguments: [primaryKey])
-            for other in others { try bumpOptimisticLock(db, table: side.otherTable, primaryKey: other) }
+            // The column holding this row is named after the other side's relationship, which changed.
+            let relationship = side.column.dropFirst(Self.entityNumberPrefix(of: side.column)?.count ?? 0)
+            for other in others {
+                try recordUpdate(db, table: side.otherTable, primaryKey: other) { propertyName(stored: String(relationship), entity: $0) }
+                try bumpOptimisticLock(db, table: side.otherTable, primaryKey: other)
+            }
         }
     }
 
     /// Writes the join rows of `owner`: `members` in the order given (ordered relationships get
     /// order keys from 2048 in steps of 1024), `owner` last among each member's owners when the
     /// inverse is ordered; each member's `Z_OPT` + 1 (its inverse changed) unless this run inserted it.
-    package func link(_ db: Database, join: JoinTable, owner: SQLValue, members: [SQLValue], memberTable: String) throws {
+    package func link(_ db: Database, join: JoinTable, owner: SQLValue, members: [SQLValue], memberTable: String, ownerTable: String) throws {
         for (index, member) in members.enumerated() {
             var columns = [join.ownerColumn, join.memberColumn]
             var values = [owner, member]
@@ -151,6 +156,11 @@ extension CoreDataDialect {
             }
             try db.execute(sql: "INSERT INTO \(quoteIdentifier(join.name)) (\(columns.map(quoteIdentifier).joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))",
                            arguments: StatementArguments(values))
+            // Both sides' relationships changed: the member column is named after the owner's, the owner column after the member's.
+            let ownerRelationship = String(join.memberColumn.dropFirst(Self.entityNumberPrefix(of: join.memberColumn)?.count ?? 0))
+            let memberRelationship = String(join.ownerColumn.dropFirst(Self.entityNumberPrefix(of: join.ownerColumn)?.count ?? 0))
+            try recordUpdate(db, table: ownerTable, primaryKey: owner) { propertyName(stored: ownerRelationship, entity: $0) }
+            try recordUpdate(db, table: memberTable, primaryKey: member) { propertyName(stored: memberRelationship, entity: $0) }
             try bumpOptimisticLock(db, table: memberTable, primaryKey: member)
         }
     }

@@ -3,7 +3,8 @@ import GRDB
 
 /// What the Core Data dialect needs to know from the app's model to write as Core Data
 /// does, beyond what the store's schema says: renamed entities, deletion rules, one-to-one
-/// pairs, defaults and attribute types.
+/// pairs, defaults and attribute types, uniqueness constraints, and every
+/// entity's properties (for persistent history).
 ///
 /// `seedkit build` records these in the seed (`_seedkit_meta`, key ``metaKey``), so that an
 /// app applying migrations at launch (no model, no manifest) writes the same as the CLI with
@@ -25,6 +26,47 @@ package struct CoreDataModelFacts: Sendable, Equatable, Codable {
         }
     }
 
+    /// A property as persistent history counts it (``CoreDataHistory/columnsMask(entity:properties:changed:inherits:)``).
+    package struct Property: Sendable, Equatable, Codable {
+        package var name: String
+        /// `attribute`, `toOne` or `toMany`.
+        package var kind: String
+        /// Transient or derived: never seen in a changed-properties mask.
+        package var unvouched: Bool
+        /// For relationships: the destination entity and the inverse relationship's name.
+        package var destination: String?
+        package var inverse: String?
+
+        package init(name: String, kind: String, unvouched: Bool = false, destination: String? = nil, inverse: String? = nil) {
+            self.name = name
+            self.kind = kind
+            self.unvouched = unvouched
+            self.destination = destination
+            self.inverse = inverse
+        }
+
+        package init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            name = try container.decode(String.self, forKey: .name)
+            kind = try container.decode(String.self, forKey: .kind)
+            unvouched = try container.decodeIfPresent(Bool.self, forKey: .unvouched) ?? false
+            destination = try container.decodeIfPresent(String.self, forKey: .destination)
+            inverse = try container.decodeIfPresent(String.self, forKey: .inverse)
+        }
+    }
+
+    /// What persistent history needs of an entity: every property it has (inherited ones
+    /// included), and whether it takes part in inheritance.
+    package struct HistoryEntity: Sendable, Equatable, Codable {
+        package var properties: [Property]
+        package var inherits: Bool
+
+        package init(properties: [Property], inherits: Bool) {
+            self.properties = properties
+            self.inherits = inherits
+        }
+    }
+
     /// Model entity name → the name `Z_PRIMARYKEY` keeps for it (its `renamingIdentifier`,
     /// which Xcode writes as `elementID`), for entities a model version renamed.
     package var renamings: [String: String]
@@ -38,14 +80,22 @@ package struct CoreDataModelFacts: Sendable, Equatable, Codable {
     /// Entity → attribute → the model's type, for attributes stored in a form the column's
     /// declared type does not say (`UUID` in a `BLOB` column).
     package var attributeTypes: [String: [String: String]]
+    /// Entity → its properties, for writing persistent history (empty in seeds built before
+    /// seedkit wrote history: such a store's history is then refused, not guessed).
+    package var history: [String: HistoryEntity]
+    /// Entity → its uniqueness constraints (`@Attribute(.unique)`), each a list of property names.
+    package var uniqueness: [String: [[String]]]
 
     package init(renamings: [String: String] = [:], deletionRules: [String: [String: String]] = [:], oneToOne: [String: [String: OneToOne]] = [:],
-                defaults: [String: [String: String]] = [:], attributeTypes: [String: [String: String]] = [:]) {
+                defaults: [String: [String: String]] = [:], attributeTypes: [String: [String: String]] = [:],
+                history: [String: HistoryEntity] = [:], uniqueness: [String: [[String]]] = [:]) {
         self.renamings = renamings
         self.deletionRules = deletionRules
         self.oneToOne = oneToOne
         self.defaults = defaults
         self.attributeTypes = attributeTypes
+        self.history = history
+        self.uniqueness = uniqueness
     }
 
     package init(from decoder: any Decoder) throws {
@@ -55,6 +105,8 @@ package struct CoreDataModelFacts: Sendable, Equatable, Codable {
         oneToOne = try container.decodeIfPresent([String: [String: OneToOne]].self, forKey: .oneToOne) ?? [:]
         defaults = try container.decodeIfPresent([String: [String: String]].self, forKey: .defaults) ?? [:]
         attributeTypes = try container.decodeIfPresent([String: [String: String]].self, forKey: .attributeTypes) ?? [:]
+        history = try container.decodeIfPresent([String: HistoryEntity].self, forKey: .history) ?? [:]
+        uniqueness = try container.decodeIfPresent([String: [[String]]].self, forKey: .uniqueness) ?? [:]
     }
 
     /// `self` with `other`'s facts on top (the model the CLI was given wins over what a seed recorded).
@@ -65,7 +117,9 @@ package struct CoreDataModelFacts: Sendable, Equatable, Codable {
             deletionRules: deletionRules.merging(other.deletionRules) { $1 },
             oneToOne: oneToOne.merging(other.oneToOne) { $1 },
             defaults: defaults.merging(other.defaults) { $1 },
-            attributeTypes: attributeTypes.merging(other.attributeTypes) { $1 })
+            attributeTypes: attributeTypes.merging(other.attributeTypes) { $1 },
+            history: other.history.isEmpty ? history : other.history,
+            uniqueness: uniqueness.merging(other.uniqueness) { $1 })
     }
 
     /// The facts a seed recorded, or nil.

@@ -18,8 +18,15 @@ public struct SeedBuilder: Sendable {
     public var migrations: [Migration]
     /// Called on the building thread after each batch: table, rows so far, bytes read, file size.
     public var progress: (@Sendable (_ table: String, _ rows: Int, _ bytesRead: Int, _ fileSize: Int) -> Void)?
-    /// Fill a Core Data template that tracks persistent history, although the rows get no history entries.
+    /// Fill a Core Data template that tracks persistent history without history entries. By
+    /// default such a template gets one transaction (author `seedkit`) inserting every row.
     public var allowsMissingHistory = false
+    /// Write history into a template mirrored to CloudKit (`ANSCK…` tables); refused by default.
+    public var allowsCloudKit = false
+    /// The time of the history transaction a build into a template that tracks history writes:
+    /// fixed (2001-01-01, Core Data's reference date, unless given, e.g. from SOURCE_DATE_EPOCH)
+    /// so that a build stays byte-identical for identical inputs.
+    public var historyTimestamp = Date(timeIntervalSinceReferenceDate: 0)
 
     /// What a build did.
     public struct Summary: Sendable {
@@ -198,7 +205,10 @@ public struct SeedBuilder: Sendable {
             do { return try body() }
             catch let error as SeedError where error.kind == .refused { throw template.map(error.about(store:)) ?? error }
         }
-        let coreData = try aboutTemplate { try CoreDataDialect.detect(db, facts: manifest.model?.facts, allowingMissingHistory: allowsMissingHistory) }
+        let coreData = try aboutTemplate { try CoreDataDialect.detect(db, facts: manifest.model?.facts, allowingMissingHistory: allowsMissingHistory, allowingCloudKit: allowsCloudKit) }
+        // History records the build as one transaction of inserts: only true of a template without rows.
+        try aboutTemplate { try coreData?.refuseHistoryForTemplateWithRows(db) }
+        let keyMarks = try coreData?.keyMarks(db) ?? [:]
         if manifest.model != nil && coreData == nil {
             throw SeedError(.configuration, file: manifest.path, "the template is not a Core Data store (it has no \(CoreDataDialect.storeTables)): use the store the app created with this model")
         }
@@ -251,6 +261,9 @@ public struct SeedBuilder: Sendable {
             })
             // What an app's migrations at launch need from the model (no manifest there).
             if let model = manifest.model { meta.append((CoreDataModelFacts.metaKey, try model.facts.json())) }
+            // Every row the build inserted, as one persistent-history transaction (a template that tracks it).
+            try coreData.recordBuiltRows(db, after: keyMarks)
+            _ = try aboutTemplate { try coreData.writeHistory(db, transaction: CoreDataHistory.Transaction(timestamp: historyTimestamp)) }
         }
         let hash = "sha256:" + contentHash.hexDigest
         meta.append(("content_hash", hash))

@@ -179,6 +179,13 @@ public struct CoreDataModel: Sendable {
             let defaults = defaults(for: entity.name).mapValues(\.sqlLiteral)
             if !defaults.isEmpty { facts.defaults[entity.name] = defaults }
             for attribute in flat.attributes where attribute.type == "UUID" { facts.attributeTypes[entity.name, default: [:]][attribute.name] = attribute.type }
+            if !flat.uniquenessConstraints.isEmpty { facts.uniqueness[entity.name] = flat.uniquenessConstraints }
+            let inherits = entity.parent != nil || entities.contains { $0.parent == entity.name }
+            facts.history[entity.name] = .init(properties: flat.attributes.map { attribute in
+                .init(name: attribute.name, kind: "attribute", unvouched: attribute.transient || attribute.derived)
+            } + flat.relationships.map { relationship in
+                .init(name: relationship.name, kind: relationship.toMany ? "toMany" : "toOne", destination: relationship.destination, inverse: relationship.inverseName)
+            }, inherits: inherits)
         }
         return facts
     }

@@ -29,7 +29,7 @@ public struct StoreSummary: Sendable {
     public var integrity: Integrity
     /// For a Core Data store: each entity of Z_PRIMARYKEY with its rows (by Z_ENT).
     public var entities: [(name: String, rows: Int)] = []
-    /// For a Core Data store that tracks persistent history: its history tables.
+    /// For a Core Data store that tracks persistent history: how many transactions, and the last one.
     public var persistentHistory: String?
 }
 
@@ -74,7 +74,7 @@ public enum StoreInspector {
             journalMode: wal ? "wal" : "rollback journal", tables: tables, meta: meta,
             ledger: try MigrationLedger.entries(db), integrity: integrity)
         if let coreData = try CoreDataDialect.read(db) {
-            summary.persistentHistory = try CoreDataDialect.historyTables(db)
+            summary.persistentHistory = try CoreDataDialect.historySummary(db)
             summary.entities = try coreData.entityRowCounts(db)
         }
         return summary

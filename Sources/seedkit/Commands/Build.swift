@@ -14,8 +14,10 @@ extension SeedTool {
         var output: String?
         @Flag(name: .long, help: "Build in a temporary file and exit 1 if the output is missing or stale; never writes the output.")
         var check = false
-        @Flag(name: .long, help: "Fill a Core Data template that tracks persistent history anyway (the rows get no history entries).")
+        @Flag(name: .long, help: "Fill a Core Data template that tracks persistent history without history entries (by default the build is recorded as one transaction by the author seedkit).")
         var withoutHistory = false
+        @Flag(name: .long, help: "Write history into a template mirrored to CloudKit (ANSCK… tables), refused by default: every device would export the seed's rows.")
+        var allowCloudkit = false
         @OptionGroup var format: DiagnosticFormatOption
 
         func run() throws {
@@ -28,6 +30,14 @@ extension SeedTool {
                 }
                 var builder = SeedBuilder(manifest: manifest, migrations: migrations)
                 builder.allowsMissingHistory = withoutHistory
+                builder.allowsCloudKit = allowCloudkit
+                // The history transaction's time: SOURCE_DATE_EPOCH (reproducible builds) when set.
+                if let epoch = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"] {
+                    guard let seconds = Int64(epoch) else {
+                        throw SeedError(.configuration, "SOURCE_DATE_EPOCH must be whole seconds since 1970 (it is '\(epoch)')")
+                    }
+                    builder.historyTimestamp = Date(timeIntervalSince1970: TimeInterval(seconds))
+                }
                 let shownTarget = output ?? target.relativePathFromCurrentDirectory
                 if check {
                     let interruption = Interruption(cleaning: SeedBuilder.checkURL)

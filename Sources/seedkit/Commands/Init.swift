@@ -77,7 +77,8 @@ extension SeedTool {
                 if !shown.isEmpty { print("  cd \(Self.shellWord(directory))") }
                 if let coredata, Self.isSQLiteFile(coredata) {
                     print("  check each entity's key in seeds/seedkit.yml (the fixtures in seeds/data/ hold the store's rows)")
-                    print("  a store that tracks persistent history (every SwiftData store) builds with seedkit build --without-history")
+                    print("  a store that tracks persistent history (every SwiftData store) gets one history transaction by the author seedkit")
+                    print("  per build and migrate (docs/swiftdata.md says what is refused; --without-history writes none)")
                 } else if coredata != nil {
                     if template == nil {
                         print("  copy the empty store your app creates with this model to seeds/empty.sqlite (run the app once, let it quit)")

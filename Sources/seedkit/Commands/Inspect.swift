@@ -108,7 +108,7 @@ extension SeedTool {
                 ]
                 if let hash = summary.meta["content_hash"] { facts.append(("content hash", hash)) }
                 if let history = summary.persistentHistory {
-                    facts.append(("history", "tracked (\(history)): seedkit refuses to write here unless given --without-history"))
+                    facts.append(("history", history))
                 }
                 facts.append(("integrity", summary.integrity.ok
                     ? "ok (\(summary.integrity.method)\(summary.integrity.method == "header" ? ": " + summary.integrity.detail : ""))"

@@ -25,8 +25,10 @@ extension SeedTool {
         var onConflict: ConflictPolicy = .keep
         @Flag(name: .long, help: "List every row in the report (by default the first \(MigrationReportPrinter.rowsPerKind) inserted, updated, deleted and up-to-date rows per migration; a row not applied is always listed).")
         var verbose = false
-        @Flag(name: .long, help: ArgumentHelp("Write into a Core Data store that tracks persistent history anyway: the rows get no history entries, so the app's history consumers (CloudKit sync) never see them."))
+        @Flag(name: .long, help: ArgumentHelp("Write into a Core Data store that tracks persistent history without history entries (by default seedkit records the run as one transaction by the author seedkit): the app's history consumers never see the rows."))
         var withoutHistory = false
+        @Flag(name: .long, help: ArgumentHelp("Write history into a store mirrored to CloudKit (ANSCK… tables), refused by default: every device that migrates would export the same rows, which would duplicate."))
+        var allowCloudkit = false
         @Flag(name: .long, help: "Check every page of the store for damage before committing (PRAGMA quick_check), whatever its size. By default a store over 16 MB is checked in proportion to the run: its header, and every page the run reads or writes.")
         var checkWholeStore = false
         @OptionGroup var busy: BusyTimeoutOption
@@ -57,6 +59,7 @@ extension SeedTool {
                 // The human report lists a sample of each kind: the run keeps no more (JSON lists every row).
                 options.eventsPerKind = verbose || format.format == .json ? nil : MigrationReportPrinter.rowsPerKind
                 options.allowsMissingHistory = withoutHistory
+                options.allowsCloudKit = allowCloudkit
                 if checkWholeStore { options.storeCheck = .whole }
                 // The CLI's own connection: no GRDB transaction observer to keep informed.
                 options.writesDirectly = true
@@ -68,6 +71,9 @@ extension SeedTool {
                     // A ref to a key the store lacks is a typo when the release provides it nowhere.
                     options.releaseKeys = ReleaseKeyIndex(manifest: manifest, migrations: migrations)
                 }
+                // No model given: the one the store keeps (Z_MODELCACHE: every SwiftData store, every
+                // Core Data store since about iOS 5) gives its facts, its keys and its history's properties.
+                if options.coreDataFacts == nil { options.coreDataFacts = Self.storeModelFacts(store) }
                 let report: MigrationReport
                 if dryRun {
                     report = try migrator.dryRun(try StoreAccess.openReadOnly(store, notice: Output.notice(about: store)), options: options)
@@ -94,6 +100,22 @@ extension SeedTool {
                     Output.completedWork = "\(store): \(report.migrations.count) migration\(report.migrations.count == 1 ? "" : "s") applied"
                 }
                 MigrationReportPrinter(format: format.format).print(report, store: store, backup: dryRun ? nil : backup)
+            }
+        }
+
+        /// The facts of the model `store` keeps in its model cache, or nil when it keeps none. A
+        /// cache that does not decode is said (a note) and left out: what needs the model then says so.
+        /// A store that does not open or read is left to the migration to report.
+        static func storeModelFacts(_ store: String) -> CoreDataModelFacts? {
+            guard FileManager.default.fileExists(atPath: store) else { return nil }
+            do {
+                return try CoreDataModel.loadCache(store: URL(fileURLWithPath: store), shown: store)?.facts
+            } catch {
+                let messages = error.diagnostics.map(\.message)
+                if !messages.allSatisfy({ $0.hasPrefix("cannot read") }) {
+                    Output.notice(about: store)("the model the store keeps could not be decoded, so seedkit migrates without it: \(messages.joined(separator: "; "))")
+                }
+                return nil
             }
         }
 
