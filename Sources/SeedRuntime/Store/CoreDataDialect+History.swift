@@ -37,11 +37,16 @@ package enum CoreDataHistory {
         package var kind: Kind
         /// Transient and derived properties: never seen in a mask, so an entity with one is refused.
         package var unvouched: Bool
+        /// A relationship whose destination entity has a parent or sub-entities (or is not known):
+        /// the one real store with such a to-one (Notes' `ICCloudState.cloudSyncingObject`) shows a
+        /// mask one bit wider than the entity's properties, so an entity with one is refused.
+        package var destinationInherits: Bool
 
-        package init(name: String, kind: Kind, unvouched: Bool = false) {
+        package init(name: String, kind: Kind, unvouched: Bool = false, destinationInherits: Bool = false) {
             self.name = name
             self.kind = kind
             self.unvouched = unvouched
+            self.destinationInherits = destinationInherits
         }
     }
 
@@ -105,10 +110,12 @@ package enum CoreDataHistory {
     /// `ZCOLUMNS` for an update of an entity with these properties (every property the entity
     /// has, inherited ones included) where `changed` changed.
     ///
-    /// The real stores pin down: one byte for entities of up to 8 properties, property `i` is bit
-    /// `0x80 >> i`, and properties are counted either by name, or to-one relationships, then
-    /// attributes, then to-many relationships (each by name): both orders fit every row read.
-    /// A mask is written only when both orders give every property the same index.
+    /// As the real stores show (`docs/swiftdata.md`): the properties are counted to-one
+    /// relationships first, then attributes, then to-many relationships, each group by name;
+    /// property `i` is bit `0x80 >> (i % 8)` of byte `i / 8`, and the mask is `⌈n / 8⌉` bytes for
+    /// `n` properties. Refused: entities with a parent or sub-entities, with a transient or derived
+    /// property, or with a relationship to an entity that has a parent or sub-entities (no real
+    /// store shows how those count).
     package static func columnsMask(entity: String, properties: [Property], changed: Set<String>, inherits: Bool = false) throws(SeedError) -> Data {
         func refuse(_ why: String) -> SeedError {
             SeedError(.refused, "cannot record the update of \(entity) in the store's persistent history: \(why); nothing was written. Pass --without-history to write without history entries")
@@ -117,22 +124,24 @@ package enum CoreDataHistory {
         if let odd = properties.first(where: \.unvouched) {
             throw refuse("\(entity).\(odd.name) is transient or derived, and no real store shows how such a property counts in the changed-properties mask (ZCOLUMNS)")
         }
-        if properties.count > 8 {
-            throw refuse("\(entity) has \(properties.count) properties; the real stores show the changed-properties mask (ZCOLUMNS) only for entities of up to 8, in one byte")
+        if let odd = properties.first(where: { $0.kind != .attribute && $0.destinationInherits }) {
+            throw refuse("\(entity).\(odd.name) points at an entity with a parent or sub-entities, and no real store shows how such a relationship counts in the changed-properties mask (ZCOLUMNS)")
         }
-        let byName = properties.sorted { $0.name < $1.name }.map(\.name)
-        let rank: (Property.Kind) -> Int = { kind in kind == .toOne ? 0 : kind == .attribute ? 1 : 2 }
-        let byKind = properties.sorted { (rank($0.kind), $0.name) < (rank($1.kind), $1.name) }.map(\.name)
-        guard byName == byKind else {
-            throw refuse("the order of \(entity)'s properties in the changed-properties mask (ZCOLUMNS) is not settled by the real stores (by name: \(byName.joined(separator: ", ")); to-one, attribute, to-many: \(byKind.joined(separator: ", ")))")
-        }
-        if let unknown = changed.sorted().first(where: { !byName.contains($0) }) {
+        let order = ordered(properties).map(\.name)
+        if let unknown = changed.sorted().first(where: { !order.contains($0) }) {
             throw refuse("\(entity) has no property '\(unknown)'")
         }
         guard !changed.isEmpty else { throw refuse("the update of \(entity) names no changed property") }
-        var byte: UInt8 = 0
-        for (index, name) in byName.enumerated() where changed.contains(name) { byte |= 0x80 >> UInt8(index) }
-        return Data([byte])
+        var bytes = [UInt8](repeating: 0, count: (order.count + 7) / 8)
+        for (index, name) in order.enumerated() where changed.contains(name) { bytes[index / 8] |= 0x80 >> UInt8(index % 8) }
+        return Data(bytes)
+    }
+
+    /// The properties in the order the changed-properties mask counts them: to-one
+    /// relationships, then attributes, then to-many relationships, each by name.
+    package static func ordered(_ properties: [Property]) -> [Property] {
+        func rank(_ kind: Property.Kind) -> Int { kind == .toOne ? 0 : kind == .attribute ? 1 : 2 }
+        return properties.sorted { (rank($0.kind), $0.name) < (rank($1.kind), $1.name) }
     }
 
     /// Writes one `ATRANSACTION` and one `ACHANGE` per change, and moves `Z_MAX` of 16001–16003.

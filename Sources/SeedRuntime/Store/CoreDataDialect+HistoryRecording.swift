@@ -129,7 +129,9 @@ extension CoreDataDialect {
             }
             let properties = entity.properties.map { property in
                 CoreDataHistory.Property(name: property.name, kind: property.kind == "toOne" ? .toOne : property.kind == "toMany" ? .toMany : .attribute,
-                                         unvouched: property.unvouched)
+                                         unvouched: property.unvouched,
+                                         // A destination the facts do not list is refused as one that inherits.
+                                         destinationInherits: property.kind != "attribute" && (property.destination.flatMap { facts.history[$0]?.inherits } ?? true))
             }
             masks[index] = try CoreDataHistory.columnsMask(entity: change.entityName, properties: properties, changed: change.changed, inherits: entity.inherits)
         }

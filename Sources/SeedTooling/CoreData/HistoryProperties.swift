@@ -9,7 +9,11 @@ extension CoreDataModel {
         guard let found = self.entity(entity) else { return nil }
         let inherits = found.parent != nil || entities.contains { $0.parent == entity }
         let attributes = found.attributes.map { CoreDataHistory.Property(name: $0.name, kind: .attribute, unvouched: $0.transient || $0.derived) }
-        let relationships = found.relationships.map { CoreDataHistory.Property(name: $0.name, kind: $0.toMany ? .toMany : .toOne) }
+        let relationships = found.relationships.map { relationship in
+            let destination = self.entity(relationship.destination)
+            let destinationInherits = destination.map { target in target.parent != nil || entities.contains { $0.parent == target.name } } ?? true
+            return CoreDataHistory.Property(name: relationship.name, kind: relationship.toMany ? .toMany : .toOne, destinationInherits: destinationInherits)
+        }
         return (attributes + relationships, inherits)
     }
 }
