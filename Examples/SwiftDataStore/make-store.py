@@ -4,7 +4,7 @@
     @Model final class Author {
         @Attribute(.unique) var name: String
         var id = UUID()
-        @Relationship(inverse: \\Book.author) var works: [Book] = []
+        @Relationship(inverse: \\Book.author) var books: [Book] = []
     }
     @Model final class Book {
         @Attribute(.unique) var title: String
@@ -36,12 +36,12 @@ from plistlib import UID
 ENTITIES = [
     ("Author",
      [("name", 700, "NSString", None, False), ("id", 1100, "NSUUID", "uuid", False)],
-     [("works", "Book", "author", True, False, 1)],
+     [("books", "Book", "author", True, False, 1)],
      [["name"]]),
     ("Book",
      [("title", 700, "NSString", None, False), ("id", 1100, "NSUUID", "uuid", False),
       ("pages", 300, "NSNumber", 0, False), ("published", 900, "NSDate", None, True)],
-     [("author", "Author", "works", False, True, 1)],
+     [("author", "Author", "books", False, True, 1)],
      [["title"]]),
 ]
 

@@ -7,7 +7,7 @@ import Testing
 
 /// Issue 21, part 3: migrate (and build) write persistent history into a store that tracks it,
 /// as the real stores in docs/swiftdata.md show Core Data writing it. The store is the one
-/// Examples/SwiftDataStore/make-store.py generates (Author: id, name, works ↔ Book: author, id,
+/// Examples/SwiftDataStore/make-store.py generates (Author: id, name, books ↔ Book: author, id,
 /// pages, published, title; entities 1 and 2), the seed built into it with the CLI.
 private let makeStore = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     .appendingPathComponent("Examples/SwiftDataStore/make-store.py")
@@ -53,14 +53,14 @@ private let bookInsert = "insert:\n  Book:\n    - { title: Flint, pages: 3, auth
         #expect(try project.rows("app.store", "SELECT * FROM ATRANSACTIONSTRING") == ["1|16003|NULL|'seedkit'"])
         let timestamp = try #require(try project.database("app.store").read { db in try Double.fetchOne(db, sql: "SELECT ZTIMESTAMP FROM ATRANSACTION WHERE Z_PK = 2") })
         #expect(timestamp >= start.rounded(.down) && timestamp <= end + 1, "\(timestamp) not in \(start)…\(end)")
-        // The insert (0: Book 4), and the author it joined: an update of Author 2 with `works` (property 2 of id, name, works: 0x20).
+        // The insert (0: Book 4), and the author it joined: an update of Author 2 with `books` (property 2 of id, name, books: 0x20).
         #expect(try project.rows("app.store", "SELECT * FROM ACHANGE WHERE ZTRANSACTIONID = 2 ORDER BY Z_PK") == [
             "6|16001|NULL|0|2|4|2|NULL", "7|16001|NULL|1|1|2|2|X'20'",
         ])
         #expect(try project.rows("app.store", "SELECT Z_ENT, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT") == ["1|2", "2|4", "16001|7", "16002|2", "16003|1"])
 
         // One run, two migrations: Flint's pages (Book: author, id, pages, published, title: 0x20), and
-        // Invisible Cities deleted, which records an update of its author (Author 2, `works`), once.
+        // Invisible Cities deleted, which records an update of its author (Author 2, `books`), once.
         try project.write("migrations/0002-pages.yml", "update:\n  Book:\n    - { key: Flint, from: { pages: 3 }, to: { pages: 4 } }\n")
         try project.write("migrations/0003-prune.yml", "delete:\n  Book:\n    - { key: Invisible Cities, from: {} }\n")
         let second = try project.seedkit("migrate", "app.store")
@@ -121,7 +121,7 @@ private let bookInsert = "insert:\n  Book:\n    - { title: Flint, pages: 3, auth
         #expect(migrate.status == 0, "\(migrate)")
         #expect(try project.rows("app.store", "SELECT ZPAGES FROM ZBOOK WHERE ZTITLE = 'The Dispossessed'") == ["388"])
         let updates = try project.rows("app.store", "SELECT ZENTITY, hex(ZCOLUMNS) FROM ACHANGE WHERE ZCHANGETYPE = 1 ORDER BY Z_PK")
-        // Author (id, name, works): Flint's author gains a work, bit 2. Book (author | id, pages,
+        // Author (id, name, books): Flint's author gains a book, bit 2. Book (author | id, pages,
         // published, subtitle, summary, title, translator, year): pages, bit 2 of two bytes.
         #expect(updates == ["1|'20'", "2|'2000'"], "\(updates)")
     }
@@ -144,7 +144,7 @@ private let bookInsert = "insert:\n  Book:\n    - { title: Flint, pages: 3, auth
         let report = try SeedMigrator(migrations: MigrationDirectory.load(project.url("migrations"))).migrate(project.database("seeds/default.store"), options: options)
         #expect(report.migrations.map { $0.count(.updated) } == [1], "\(report)")
         #expect(try project.rows("seeds/default.store", "SELECT * FROM ATRANSACTION WHERE Z_PK = 2") == ["2|16002|NULL|1|1|NULL|1|817000000.5|NULL|NULL|NULL|NULL|NULL"])
-        // Book 1's author set (property 0 of author, id, pages, published, title: 0x80); Author 1's works (0x20).
+        // Book 1's author set (property 0 of author, id, pages, published, title: 0x80); Author 1's books (0x20).
         #expect(try project.rows("seeds/default.store", "SELECT * FROM ACHANGE WHERE ZTRANSACTIONID = 2 ORDER BY Z_PK") == [
             "3|16001|NULL|1|1|1|2|X'20'", "4|16001|NULL|1|2|1|2|X'80'",
         ])

@@ -35,14 +35,14 @@ func swiftDataProject() throws -> TemporaryProject {
         let author = try #require(model.entity("Author"))
         #expect(author.attributes.map { "\($0.name) \($0.type) \($0.optional ? "optional" : "required")" } == ["id UUID required", "name String required"])
         #expect(author.relationships.map { "\($0.name) → \($0.destination) \($0.toMany ? "to-many" : "to-one") inverse \($0.inverseName ?? "-") \($0.deletionRule ?? "-")" }
-            == ["works → Book to-many inverse author Nullify"])
+            == ["books → Book to-many inverse author Nullify"])
         #expect(author.uniquenessConstraints == [["name"]])
         let book = try #require(model.entity("Book"))
         #expect(book.attributes.map { "\($0.name) \($0.type) \($0.optional ? "optional" : "required") \($0.defaultValue ?? "-")" }
             // The NSUUID default make-store.py archives for `let id = UUID()` (the first 16 bytes of SHA-256("Book.id")).
             == ["id UUID required D8974FF5-6055-2D7A-1EA4-A256D23ED1F8", "pages Integer 64 required 0", "published Date optional -", "title String required -"])
         #expect(book.relationships.map { "\($0.name) → \($0.destination) \($0.toMany ? "to-many" : "to-one") \($0.optional ? "optional" : "required") inverse \($0.inverseName ?? "-")" }
-            == ["author → Author to-one optional inverse works"])
+            == ["author → Author to-one optional inverse books"])
         #expect(book.uniquenessConstraints == [["title"]])
         #expect(try project.rows("seeds/default.store", "SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE '%UNIQUE%' ORDER BY name")
             == ["'Z_Author_UNIQUE_name'", "'Z_Book_UNIQUE_title'", "'Z_TRANSACTIONSTRING_UNIQUE_NAME'"])
