@@ -8,6 +8,9 @@ BINDIR ?= $(PREFIX)/bin
 # make test installs the debug binary it has just built (CONFIGURATION=debug): no second, release build.
 CONFIGURATION ?= release
 export SWIFT_BACKTRACE = enable=no
+# make test prints each step's wall time (bash's `time`), so a slow step shows in CI logs.
+SHELL := /bin/bash
+export TIMEFORMAT =   (%R s)
 
 .PHONY: all build seed test bench clean install uninstall
 
@@ -25,18 +28,19 @@ seed: build
 # SeedRuntime's public symbols, from the graph check-docs.sh extracts, with docs/api/SeedRuntime.txt.
 test:
 	@mkdir -p build
-	@$(SWIFT) build --build-tests > build/build.log 2>&1 || (cat build/build.log; exit 1)
+	@echo "$(SWIFT) build --build-tests  (build/build.log)"
+	@time $(SWIFT) build --build-tests > build/build.log 2>&1 || (cat build/build.log; exit 1)
 	@if grep -q "warning:" build/build.log; then grep -A3 "warning:" build/build.log; echo "make test: compiler warnings (build/build.log)"; exit 1; fi
 	@echo "$(SWIFT) test --skip-build --disable-xctest  (passing tests: build/test.log)"
-	@$(SWIFT) test --skip-build --disable-xctest > build/test.log 2>&1; status=$$?; \
-	  grep -vP '^(◇|↳) |^✔ (Test|Suite) (?!run with)|^\[[0-9]+/[0-9]+\]|^Building for|^Build complete' build/test.log; exit $$status
-	$(SEEDKIT) check-upgrade seeds/releases/*.sqlite
-	python3 scripts/hostile.py $(SEEDKIT) --cases $${HOSTILE_CASES:-100}
-	python3 scripts/check-markdown.py
-	SWIFT=$(SWIFT) scripts/check-install.sh
-	SWIFT=$(SWIFT) scripts/check-docs.sh
-	python3 scripts/check-api.py
-	SWIFT=$(SWIFT) python3 scripts/check-example.py
+	@time ( $(SWIFT) test --skip-build --disable-xctest > build/test.log 2>&1; status=$$?; \
+	  grep -vP '^(◇|↳) |^✔ (Test|Suite) (?!run with)|^\[[0-9]+/[0-9]+\]|^Building for|^Build complete' build/test.log; exit $$status )
+	time $(SEEDKIT) check-upgrade seeds/releases/*.sqlite
+	time python3 scripts/hostile.py $(SEEDKIT) --cases $${HOSTILE_CASES:-100}
+	time python3 scripts/check-markdown.py
+	time SWIFT=$(SWIFT) scripts/check-install.sh
+	time SWIFT=$(SWIFT) scripts/check-docs.sh
+	time python3 scripts/check-api.py
+	time SWIFT=$(SWIFT) python3 scripts/check-example.py
 
 # DESTDIR is prepended for packagers (staged installs); the binary needs the SQLite library
 # (libsqlite3) and, on Linux, the Swift runtime of the toolchain that built it.
