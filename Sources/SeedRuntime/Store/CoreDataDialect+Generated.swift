@@ -130,7 +130,7 @@ extension CoreDataDialect {
             let key = arguments.dropFirst(2).map { SQLValue.fromDatabaseValue($0) ?? .null }
             return Data(Self.nameBasedUUID(entity: names[0], attribute: names[1], key: key))
         })
-        let parts = key.map { part in
+        let parts = key.map { part -> String in
             guard let parent = part.parent else { return "\(t).\(quoteIdentifier(part.column))" }
             return "(SELECT \(quoteIdentifier(parent.column)) FROM \(quoteIdentifier(parent.table)) WHERE Z_PK = \(t).\(quoteIdentifier(part.column)))"
         }.joined(separator: ", ")
