@@ -75,6 +75,21 @@ extension MigrationRun {
             guard let info = table.column(column), !values.contains(where: { $0.column.isSameName(as: info.name) }) else { continue }
             values.append((info.name, value))
         }
+        if let coreData {
+            // The model's generated UUIDs (`let id = UUID()`), from the row's natural key; then
+            // every required attribute must have a value, or the row is not written.
+            values = coreData.withGeneratedValues(entity: name, table: table, values: values, key: try fields().map { $0.parent?.value ?? $0.value })
+            let missingAttributes = coreData.missingRequired(entity: name, table: table, values: values, inserting: true)
+            if !missingAttributes.isEmpty {
+                let shown = RowEvent.describe(key: try fields())
+                for attribute in missingAttributes {
+                    errors.append(Diagnostic(file: row.file, line: row.line, code: .missingRequired,
+                        message: CoreDataDialect.requiredMessage(entity: name, key: shown, attribute: attribute, action: "not inserted"), table: table.name))
+                }
+                queue.broken.formUnion(providedKeys(table, values))
+                return .done
+            }
+        }
         do {
             if unlessPresent {
                 guard try writeUnlessPresent(values, into: table, name: name, key: keyColumns) else {

@@ -70,6 +70,14 @@ extension MigrationRun {
         if let validator = options.validator {
             errors += validator.validate(table: written(table), values: written(to, as: change.to), file: file, line: change.to.line)
         }
+        if let coreData {
+            let missingAttributes = coreData.missingRequired(entity: written(table), table: table, values: to, inserting: false)
+            for attribute in missingAttributes {
+                errors.append(Diagnostic(file: file, line: change.to.line, code: .missingRequired,
+                    message: CoreDataDialect.requiredMessage(entity: written(table), key: keyText, attribute: attribute, action: "not updated"), table: table.name))
+            }
+            if !missingAttributes.isEmpty { return .done }
+        }
         memo.changedRows()
         do {
             // The row first, then what refers to it by value: nothing of theirs moves unless the row did.

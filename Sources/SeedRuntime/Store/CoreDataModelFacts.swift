@@ -85,10 +85,20 @@ package struct CoreDataModelFacts: Sendable, Equatable, Codable {
     package var history: [String: HistoryEntity]
     /// Entity → its uniqueness constraints (`@Attribute(.unique)`), each a list of property names.
     package var uniqueness: [String: [[String]]]
+    /// Entity → its attributes a new object must have a value for: non-optional, stored (not
+    /// transient, not derived); the whole lineage's. A row that leaves one without a value (after
+    /// defaults and generated values) is not written (``CoreDataDialect/requiredProblems(entity:table:values:)``).
+    /// Empty in seeds built before seedkit recorded it: such a seed's rows are then not checked.
+    package var required: [String: [String]]
+    /// Entity → its non-optional `UUID` attributes whose model default is a UUID instance
+    /// (SwiftData's `let id = UUID()`): a row without a value gets a name-based UUID
+    /// (``CoreDataDialect/nameBasedUUID(entity:attribute:key:)``), as the app gives each new object its own.
+    package var generated: [String: [String]]
 
     package init(renamings: [String: String] = [:], deletionRules: [String: [String: String]] = [:], oneToOne: [String: [String: OneToOne]] = [:],
                 defaults: [String: [String: String]] = [:], attributeTypes: [String: [String: String]] = [:],
-                history: [String: HistoryEntity] = [:], uniqueness: [String: [[String]]] = [:]) {
+                history: [String: HistoryEntity] = [:], uniqueness: [String: [[String]]] = [:],
+                required: [String: [String]] = [:], generated: [String: [String]] = [:]) {
         self.renamings = renamings
         self.deletionRules = deletionRules
         self.oneToOne = oneToOne
@@ -96,6 +106,8 @@ package struct CoreDataModelFacts: Sendable, Equatable, Codable {
         self.attributeTypes = attributeTypes
         self.history = history
         self.uniqueness = uniqueness
+        self.required = required
+        self.generated = generated
     }
 
     package init(from decoder: any Decoder) throws {
@@ -107,6 +119,8 @@ package struct CoreDataModelFacts: Sendable, Equatable, Codable {
         attributeTypes = try container.decodeIfPresent([String: [String: String]].self, forKey: .attributeTypes) ?? [:]
         history = try container.decodeIfPresent([String: HistoryEntity].self, forKey: .history) ?? [:]
         uniqueness = try container.decodeIfPresent([String: [[String]]].self, forKey: .uniqueness) ?? [:]
+        required = try container.decodeIfPresent([String: [String]].self, forKey: .required) ?? [:]
+        generated = try container.decodeIfPresent([String: [String]].self, forKey: .generated) ?? [:]
     }
 
     /// `self` with `other`'s facts on top (the model the CLI was given wins over what a seed recorded).
@@ -119,7 +133,9 @@ package struct CoreDataModelFacts: Sendable, Equatable, Codable {
             defaults: defaults.merging(other.defaults) { $1 },
             attributeTypes: attributeTypes.merging(other.attributeTypes) { $1 },
             history: other.history.isEmpty ? history : other.history,
-            uniqueness: uniqueness.merging(other.uniqueness) { $1 })
+            uniqueness: uniqueness.merging(other.uniqueness) { $1 },
+            required: required.merging(other.required) { $1 },
+            generated: generated.merging(other.generated) { $1 })
     }
 
     /// The facts a seed recorded, or nil.

@@ -93,6 +93,10 @@ extension SeedBuilder {
         var rules: [String: ColumnRules] = [:]
         for rule in manifest.model?.rules(for: plan.config.name) ?? [] { rules[rule.column.lowercased()] = rule }
         for rule in plan.config.rules { rules[rule.column.lowercased()] = rules[rule.column.lowercased()].map { $0.merged(with: rule) } ?? rule }
+        // A generated UUID (`let id = UUID()`) left out or empty gets the row's name-based UUID once every table is loaded.
+        if let coreData = plan.dialect as? CoreDataDialect, let entity = coreData.entity(named: plan.config.name) {
+            for attribute in coreData.facts.generated[coreData.modelName(of: entity)] ?? [] { rules[attribute.lowercased()]?.required = false }
+        }
         let entity = manifest.model?.flattened(plan.config.name)
         let mapping = plan.config.mapping
         let tableColumns = manifest.model?.fixtureColumns(plan.config.name) ?? plan.table.columns.map(\.name)

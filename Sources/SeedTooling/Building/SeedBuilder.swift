@@ -237,6 +237,7 @@ public struct SeedBuilder: Sendable {
             diagnostics += try MigrationKeys.unmatched(in: migrations, tables: tables, everyKey: false) { table, key in try table.row(db, key: key) != nil }
         }
         if let coreData, diagnostics.isEmpty { try loadManyToMany(plans, coreData: coreData, db: db, diagnostics: &diagnostics) }
+        if let coreData, diagnostics.isEmpty { try fillGeneratedValues(plans, coreData: coreData, db: db, diagnostics: &diagnostics) }
         if diagnostics.isEmpty {
             for row in try Row.fetchAll(db, sql: "PRAGMA foreign_key_check") {
                 let table: String = row[0]
@@ -329,6 +330,24 @@ public struct SeedBuilder: Sendable {
     private func capped(_ diagnostics: [Diagnostic]) -> [Diagnostic] {
         guard diagnostics.count > Self.diagnosticLimit else { return diagnostics }
         return Array(diagnostics.prefix(Self.diagnosticLimit)) + [Diagnostic(severity: .note, code: .multipleErrors, message: "\(diagnostics.count - Self.diagnosticLimit) more errors not shown")]
+    }
+
+    /// The model's generated UUIDs (`let id = UUID()`) that fixture rows leave out or empty: each
+    /// row's name-based UUID, from its natural key (CoreDataDialect.nameBasedUUID), as `migrate`
+    /// gives a row it inserts. A table without a key cannot have them: an error.
+    private func fillGeneratedValues(_ plans: [TablePlan], coreData: CoreDataDialect, db: Database, diagnostics: inout [Diagnostic]) throws {
+        for plan in plans {
+            let key = plan.config.key.compactMap { name -> CoreDataDialect.KeyPart? in
+                guard let column = plan.table.column(coreData.columnName(name)) else { return nil }
+                guard let reference = plan.referencesByColumn[column.name.lowercased()] else { return .init(column: column.name) }
+                return .init(column: column.name, parent: (coreData.tableName(reference.spec.table), coreData.columnName(reference.spec.column)))
+            }
+            for (attribute, rows) in try coreData.fillGeneratedValues(db, entity: plan.config.name, table: plan.table, key: key) where rows > 0 {
+                diagnostics.append(Diagnostic(file: plan.config.displayFile, code: .missingRequired, message: CoreDataDialect.requiredMessage(
+                    entity: plan.config.name, key: "(\(rows) row\(rows == 1 ? "" : "s"))", attribute: attribute, action: "not inserted")
+                    + ": seedkit generates it from the row's natural key, and the manifest gives \(plan.config.name) no key: add key:, or give \(attribute) in the fixture", table: plan.table.name))
+            }
+        }
     }
 
     // MARK: - Manifest against schema

@@ -179,6 +179,12 @@ public struct CoreDataModel: Sendable {
             let defaults = defaults(for: entity.name).mapValues(\.sqlLiteral)
             if !defaults.isEmpty { facts.defaults[entity.name] = defaults }
             for attribute in flat.attributes where attribute.type == "UUID" { facts.attributeTypes[entity.name, default: [:]][attribute.name] = attribute.type }
+            // What a new object must have: every non-optional stored attribute; a UUID with a UUID
+            // instance as its default (SwiftData's `let id = UUID()`) gets a generated one instead.
+            let stored = flat.attributes.filter { !$0.optional && !$0.transient && !$0.derived }
+            if !stored.isEmpty { facts.required[entity.name] = stored.map(\.name) }
+            let generated = stored.filter { $0.type == "UUID" && $0.defaultValue.flatMap(UUID.init(uuidString:)) != nil }
+            if !generated.isEmpty { facts.generated[entity.name] = generated.map(\.name) }
             if !flat.uniquenessConstraints.isEmpty { facts.uniqueness[entity.name] = flat.uniquenessConstraints }
             let inherits = entity.parent != nil || entities.contains { $0.parent == entity.name }
             facts.history[entity.name] = .init(properties: flat.attributes.map { attribute in

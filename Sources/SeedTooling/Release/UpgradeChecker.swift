@@ -48,6 +48,7 @@ public struct UpgradeChecker: Sendable {
     public func check(_ oldSeeds: [String], fresh: URL) throws -> [Outcome] {
         let migrator = try SeedMigrator(migrations: migrations)
         var options = SeedMigrator.Options(tables: manifest.specs, validator: ManifestValidator(manifest: manifest))
+        options.coreDataFacts = manifest.model?.facts
         options.now = Date(timeIntervalSince1970: 0)
         let expected = try StoreAccess.openReadOnly(fresh.path)
         defer { try? expected.close() }
@@ -151,6 +152,7 @@ public struct UpgradeChecker: Sendable {
     public func migratedCopy(of seed: String) throws -> DatabaseQueue {
         let store = try copy(seed)
         var options = SeedMigrator.Options(tables: manifest.specs, validator: ManifestValidator(manifest: manifest))
+        options.coreDataFacts = manifest.model?.facts
         options.now = Date(timeIntervalSince1970: 0)
         _ = try SeedMigrator(migrations: migrations).migrate(store, options: options)
         return store

@@ -21,7 +21,12 @@ public struct ManifestValidator: RowValidator {
             }
             var byColumn = Dictionary(table.rules.map { ($0.column.lowercased(), [$0]) }, uniquingKeysWith: { first, _ in first })
             // A Core Data model's own rules apply on top of the manifest's.
-            for rule in manifest.model?.rules(for: table.name) ?? [] { byColumn[rule.column.lowercased(), default: []].append(rule) }
+            // Its `required` is the Core Data dialect's to check (CoreDataModelFacts.required: with
+            // the row's key, for rows left without a value too), so that it is said once.
+            for var rule in manifest.model?.rules(for: table.name) ?? [] {
+                rule.required = false
+                byColumn[rule.column.lowercased(), default: []].append(rule)
+            }
             rules[table.name.lowercased()] = byColumn.mapValues { $0.map(ColumnRules.Prepared.init) }
         }
         self.rules = rules
