@@ -7,6 +7,9 @@ PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
 # make test installs the debug binary it has just built (CONFIGURATION=debug): no second, release build.
 CONFIGURATION ?= release
+# A release CLI on Linux links the Swift runtime statically: it runs without the toolchain, and
+# starts in under 10 ms instead of 20-30 (measured: `seedkit --version`, /usr/bin/time).
+STATIC_STDLIB := $(if $(and $(filter release,$(CONFIGURATION)),$(filter Linux,$(shell uname -s))),--static-swift-stdlib)
 export SWIFT_BACKTRACE = enable=no
 # make test prints each step's wall time (bash's `time`), so a slow step shows in CI logs.
 SHELL := /bin/bash
@@ -43,9 +46,9 @@ test:
 	time SWIFT=$(SWIFT) python3 scripts/check-example.py
 
 # DESTDIR is prepended for packagers (staged installs); the binary needs the SQLite library
-# (libsqlite3) and, on Linux, the Swift runtime of the toolchain that built it.
+# (libsqlite3; on Linux also libcrypto, libxml2, zlib), not the Swift toolchain (STATIC_STDLIB).
 install:
-	$(SWIFT) build -c $(CONFIGURATION) --product seedkit
+	$(SWIFT) build -c $(CONFIGURATION) --product seedkit $(STATIC_STDLIB)
 	install -d "$(DESTDIR)$(BINDIR)"
 	install -m 755 "$$($(SWIFT) build -c $(CONFIGURATION) --show-bin-path)/seedkit" "$(DESTDIR)$(BINDIR)/seedkit"
 	@echo "installed $(DESTDIR)$(BINDIR)/seedkit"
@@ -55,6 +58,7 @@ uninstall:
 
 bench:
 	$(SWIFT) build -c release
+	$(SWIFT) build -c release --product seedkit $(STATIC_STDLIB)
 	python3 scripts/bench.py $(SEEDKIT_RELEASE)
 
 clean:
