@@ -556,16 +556,41 @@ extension StoreDiff {
     }
 }
 
-/// The parent keys a reader has looked up, by stored id. At most 4,096 are kept, so memory
-/// stays flat when every row names another parent; the lookup runs again for an id forgotten.
+/// The parent keys a reader has looked up, by stored id: 4,096 places, an id's place given by
+/// its low bits (no hashing per row), so memory stays flat when every row names another
+/// parent; an id that lost its place to another is looked up again.
 private final class ParentKeyCache {
+    private static let places = 4096
     private let resolver: RowStream.Resolver
     private let statement: Statement
-    private var known: [Int64: (kind: RecordBatch.Slot, payload: Int64, bytes: [UInt8])] = [:]
+    private let ids: UnsafeMutablePointer<Int64>
+    private let filled: UnsafeMutablePointer<Bool>
+    private let kinds: UnsafeMutablePointer<RecordBatch.Slot>
+    private let payloads: UnsafeMutablePointer<Int64>
+    private let texts: UnsafeMutablePointer<[UInt8]>
 
     init(_ db: Database, _ resolver: RowStream.Resolver) throws {
         self.resolver = resolver
         statement = try db.makeStatement(sql: resolver.sql)
+        ids = .allocate(capacity: Self.places)
+        ids.initialize(repeating: 0, count: Self.places)
+        filled = .allocate(capacity: Self.places)
+        filled.initialize(repeating: false, count: Self.places)
+        kinds = .allocate(capacity: Self.places)
+        kinds.initialize(repeating: .null, count: Self.places)
+        payloads = .allocate(capacity: Self.places)
+        payloads.initialize(repeating: 0, count: Self.places)
+        texts = .allocate(capacity: Self.places)
+        texts.initialize(repeating: [], count: Self.places)
+    }
+
+    deinit {
+        ids.deallocate()
+        filled.deallocate()
+        kinds.deallocate()
+        payloads.deallocate()
+        texts.deinitialize(count: Self.places)
+        texts.deallocate()
     }
 
     /// Puts the parent's key of the last record's stored id, when that is an integer, in its value slot.
@@ -573,18 +598,19 @@ private final class ParentKeyCache {
         let index = (batch.count - 1) * batch.width + resolver.stored
         guard batch.slots[index] == .integer else { return }
         let id = batch.payloads[index]
-        let found: (kind: RecordBatch.Slot, payload: Int64, bytes: [UInt8])
-        if let cached = known[id] {
-            found = cached
-        } else {
-            found = try lookUp(id, db)
-            if known.count >= 4096 { known.removeAll(keepingCapacity: true) }
-            known[id] = found
+        let place = Int(truncatingIfNeeded: UInt64(bitPattern: id) & UInt64(Self.places - 1))
+        if !filled[place] || ids[place] != id {
+            let found = try lookUp(id, db)
+            ids[place] = id
+            filled[place] = true
+            kinds[place] = found.kind
+            payloads[place] = found.payload
+            texts[place] = found.bytes
         }
-        switch found.kind {
-        case .integer: batch.setInteger(resolver.value, found.payload)
-        case .real: batch.setReal(resolver.value, Double(bitPattern: UInt64(bitPattern: found.payload)))
-        case .text, .blob: found.bytes.withUnsafeBytes { batch.setBytes(resolver.value, $0, kind: found.kind) }
+        switch kinds[place] {
+        case .integer: batch.setInteger(resolver.value, payloads[place])
+        case .real: batch.setReal(resolver.value, Double(bitPattern: UInt64(bitPattern: payloads[place])))
+        case .text, .blob: texts[place].withUnsafeBytes { batch.setBytes(resolver.value, $0, kind: kinds[place]) }
         case .null, .absent: batch.setNull(resolver.value)
         }
     }
