@@ -16,7 +16,10 @@ next to its peer in the same run (alternating, best of BENCH_REPEAT runs each, d
     loop doing the same checks, with peak RSS; the same migration through the app
     runtime's SeedInstaller.prepareStore(), in-process;
   * diff of two 1M-row stores differing in 1%, by primary key and by natural key, with the
-    key in rowid order and in random order (table and JSON output), against sqldiff;
+    key in rowid order and in random order (table and JSON output), against sqldiff; rows
+    removed, added, and both with changes; the mixed shape on the ref build's seed (a ref
+    compared by the parent's key), by `isbn` (rowid order) and `title` (random order), in
+    every output format;
   * the app-launch path on an up-to-date store, in-process.
 Set BENCH_ROWS_BIG=5000000 to add the 5M-row runs (peak RSS must stay flat).
 """
@@ -244,23 +247,33 @@ def pattern_cases(table):
     fresh(os.path.join(WORK, "import.sqlite"))
 
 
-def ref_case(table):
-    """1M books whose category is a ref by name: seedkit resolves it; sqlite3 imports into a
-    staging table and joins."""
+REF_SCHEMA = ("CREATE TABLE categories (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);\n"
+              "CREATE TABLE books (id INTEGER PRIMARY KEY, isbn TEXT NOT NULL UNIQUE, title TEXT NOT NULL, author TEXT, price REAL, "
+              "category_id INTEGER NOT NULL REFERENCES categories(id));\n")
+
+
+def ref_project(name="books-ref", key="isbn"):
+    """The project of the ref build: 1M books whose category is a ref by name; key `isbn`
+    (assigned in id order) or `title` (random order)."""
     n = 1_000_000
     path = os.path.join(WORK, f"books-ref-{n}.csv")
     make_books_csv(path, n, with_category=True)
     os.sync()
-    schema = ("CREATE TABLE categories (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);\n"
-              "CREATE TABLE books (id INTEGER PRIMARY KEY, isbn TEXT NOT NULL UNIQUE, title TEXT NOT NULL, author TEXT, price REAL, "
-              "category_id INTEGER NOT NULL REFERENCES categories(id));\n")
     categories = os.path.join(WORK, "categories.csv")
     with open(categories, "w") as f:
         f.write("name\n" + "".join(name + "\n" for name in CATEGORIES))
     manifest = (f"schema: schema.sql\noutput: ../out.sqlite\ntables:\n  categories:\n    file: ../../categories.csv\n    key: name\n"
-                f"  books:\n    file: ../../books-ref-{n}.csv\n    key: isbn\n    refs: {{ category_id: categories.name }}\n    rules:\n"
+                f"  books:\n    file: ../../books-ref-{n}.csv\n    key: {key}\n    refs: {{ category_id: categories.name }}\n    rules:\n"
                 + (BOOKS_RULES.replace("      published: {{ after: 1450-01-01 }}\n", "") + PATTERN_RULE).format())
-    project = seedkit_project("books-ref", schema, manifest)
+    return seedkit_project(name, REF_SCHEMA, manifest), path
+
+
+def ref_case(table):
+    """1M books whose category is a ref by name: seedkit resolves it; sqlite3 imports into a
+    staging table and joins."""
+    n = 1_000_000
+    project, path = ref_project()
+    schema = REF_SCHEMA
     sql = ("PRAGMA journal_mode=OFF;\nPRAGMA synchronous=OFF;\n" + schema +
            "INSERT INTO categories (name) VALUES " + ", ".join(f"('{name}')" for name in CATEGORIES) + ";\n"
            "CREATE TEMP TABLE staging (id, isbn, title, author, price, category_id);\n"
@@ -545,7 +558,7 @@ def diff_pair(seed, name, change_sql):
     return old, new
 
 
-def inspect_and_diff(items_seed, books_seed, table):
+def inspect_and_diff(items_seed, books_seed, table, ref_seed=None):
     """inspect on the 1M-row seed; diff of two 1M-row stores that differ in 1% of rows, against
     sqldiff: by primary key, and by natural key in random order (items.title) and in rowid
     order (books.isbn, assigned in id order)."""
@@ -584,6 +597,12 @@ def inspect_and_diff(items_seed, books_seed, table):
         table.append((case, "seedkit diff (natural key: title)", n, *key, key[0] / base[0], "≤ 1.0×"))
         _, key_json = pair(lambda: (0, 0, 0), lambda: timed([SEEDKIT, "diff", old, new, "--manifest", "none", "--format", "json"]))
         table.append((case, "seedkit diff (natural key, --format json)", n, *key_json, key_json[0] / base[0], "≤ 1.0×"))
+        if "changed +" in label:  # every output format on the mixed shape
+            for fmt in ["csv", "markdown"]:
+                _, other = pair(lambda: (0, 0, 0), lambda: timed([SEEDKIT, "diff", old, new, "--manifest", "none", "--format", fmt]))
+                table.append((case, f"seedkit diff (natural key, --format {fmt})", n, *other, other[0] / base[0], "≤ 1.0×"))
+    if ref_seed:
+        diff_with_ref(ref_seed, table)
     if books_seed:
         old, new = diff_pair(books_seed, "books", "UPDATE books SET price = price + 1 WHERE id % 100 = 0")
         case = "diff two 1M-row book stores, 1% changed"
@@ -592,6 +611,33 @@ def inspect_and_diff(items_seed, books_seed, table):
         table.append((case, "seedkit diff (natural key in rowid order: isbn)", n, *key, key[0] / base[0], "≤ 1.0×"))
         _, key_json = pair(lambda: (0, 0, 0), lambda: timed([SEEDKIT, "diff", old, new, "--manifest", "none", "--format", "json"]))
         table.append((case, "seedkit diff (natural key in rowid order, --format json)", n, *key_json, key_json[0] / base[0], "≤ 1.0×"))
+
+
+def diff_with_ref(ref_seed, table):
+    """The mixed shape on the ref build's seed (issue 23): 1% of prices and 0.5% of categories
+    (a ref, compared by the parent's name) changed, 3,333 rows removed and 3,333 added; by the
+    recorded key `isbn` (rowid order) and by `title` (random order, through a manifest), in every
+    output format, against sqldiff --table books."""
+    n = 1_000_000
+    change = ("UPDATE books SET price = price + 1 WHERE id % 100 = 0; "
+              "UPDATE books SET category_id = category_id % 50 + 1 WHERE id % 200 = 50; "
+              "DELETE FROM books WHERE id % 300 = 1; "
+              "INSERT INTO books (isbn, title, author, price, category_id) "
+              "SELECT '979' || substr(isbn, 4), 'Added ' || title, author, price, category_id FROM books WHERE id % 300 = 2")
+    old, new = diff_pair(ref_seed, "books-ref", change)
+    by_title, _ = ref_project("books-ref-title", key="title")
+    title_manifest = os.path.join(by_title, "seeds", "seedkit.yml")
+    case = "diff two 1M-row stores with a ref: 1% changed + 0.5% recategorised + 3,333 removed + 3,333 added"
+    base = None
+    for label, extra in [("natural key in rowid order: isbn", ["--manifest", "none"]), ("natural key, random order: title", ["--manifest", title_manifest])]:
+        for fmt in ["table", "json", "csv", "markdown"]:
+            command = [SEEDKIT, "diff", old, new, *extra, "--format", fmt]
+            if base is None:
+                base, tool = pair(lambda: timed(["sqldiff", "--table", "books", old, new]), lambda: timed(command))
+                table.append((case, "sqldiff --table books", n, *base, 1.0, ""))
+            else:
+                _, tool = pair(lambda: (0, 0, 0), lambda: timed(command))
+            table.append((case, f"seedkit diff ({label}, --format {fmt})", n, *tool, tool[0] / base[0], "≤ 1.0×"))
 
 
 def print_table(table):
@@ -629,7 +675,9 @@ def main():
     if ONLY == "diff":  # the diff cases alone, on the 1M-row seed
         make_csv(os.path.join(WORK, "items-1000000.csv"), 1_000_000)
         _, items_seed = seedkit_build("items-1000000.csv")
-        inspect_and_diff(items_seed, None, table)
+        project, _ = ref_project()
+        build_in(project)
+        inspect_and_diff(items_seed, None, table, os.path.join(project, "out.sqlite"))
         print_table(table)
         return
     if ONLY == "migrate10k":  # 10k rows into a 10k-row and a 1M-row store: cost follows the rows
@@ -690,7 +738,7 @@ def main():
 
     print("pattern rule and ref, 1M rows…", file=sys.stderr)
     pattern_cases(table)
-    ref_case(table)
+    ref_seed = ref_case(table)
     books_seed = os.path.join(WORK, "books-isbn-with", "out.sqlite")  # key isbn, assigned in id order
 
     print("migrations…", file=sys.stderr)
@@ -700,7 +748,7 @@ def main():
     big_migration_case(table)
 
     print("inspect and diff…", file=sys.stderr)
-    inspect_and_diff(out, books_seed, table)
+    inspect_and_diff(out, books_seed, table, ref_seed)
 
     launch = None
     if os.path.exists(BENCH):

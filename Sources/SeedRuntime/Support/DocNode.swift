@@ -74,7 +74,7 @@ package struct DocNode: Sendable, Equatable {
     }
 
     /// Appends `text` as a JSON string literal (the same bytes as ``quote(_:)``).
-    static func writeQuoted(_ text: String, into bytes: inout [UInt8]) {
+    package static func writeQuoted(_ text: String, into bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
         // Runs that need no escaping (nearly all text) are copied whole.
         var text = text

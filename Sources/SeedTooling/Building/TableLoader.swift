@@ -28,7 +28,7 @@ final class TableLoader {
     /// categories: the lookup (most of a ref's cost, on the inserting thread) runs once per
     /// category. A build only inserts, so a parent found keeps its id; misses are not kept (the
     /// parent may come later).
-    private var foundTexts: [[String: Int64]] = []
+    private var foundTexts: [FoundParentIDs] = []
     private static let foundLimit = 4096
     private var foundIntegers: [[Int64: Int64]] = []
     private let checks: [(statement: Statement, check: Manifest.Check)]
@@ -73,7 +73,7 @@ final class TableLoader {
         let refersToItself = try Row.fetchAll(db, sql: "SELECT \"table\" FROM pragma_foreign_key_list(?)", arguments: [plan.table.name]).contains { ($0[0] as String?)?.lowercased() == table }
         rowsPerStatement = plan.bound.isEmpty || plan.bound.count >= 64 || hasTriggers || refersToItself ? 1 : min(32, 999 / plan.bound.count)
         lookups = try plan.bound.map { bound in try bound.reference.map { try db.makeStatement(sql: $0.lookupSQL) } }
-        foundTexts = Array(repeating: [:], count: lookups.count)
+        foundTexts = lookups.map { _ in FoundParentIDs(limit: Self.foundLimit) }
         foundIntegers = Array(repeating: [:], count: lookups.count)
         parkable = Array(repeating: false, count: plan.bound.count)
         checks = plan.table.withoutRowID ? [] : try plan.config.checks.map { check in
@@ -395,7 +395,7 @@ final class TableLoader {
     private func found(_ slot: Int, _ batch: RecordBatch, _ index: Int, _ base: UnsafeRawPointer?) -> Int64? {
         switch batch.slots[index] {
         case .integer: return foundIntegers[slot][batch.payloads[index]]
-        case .text: return foundTexts[slot][text(batch, index, base)]
+        case .text: return foundTexts[slot].id(for: bytes(batch, index, base))
         default: return nil
         }
     }
@@ -405,17 +405,18 @@ final class TableLoader {
         guard foundTexts[slot].count + foundIntegers[slot].count < Self.foundLimit else { return }
         switch batch.slots[index] {
         case .integer: foundIntegers[slot][batch.payloads[index]] = id
-        case .text: foundTexts[slot][text(batch, index, base)] = id
+        case .text: foundTexts[slot].remember(id, for: bytes(batch, index, base))
         default: break
         }
     }
 
-    /// A text slot's value (short keys fit in the string itself: no allocation).
+    /// A text slot's bytes, in the batch.
     @inline(__always)
-    private func text(_ batch: RecordBatch, _ index: Int, _ base: UnsafeRawPointer?) -> String {
-        guard let base, batch.lengths[index] > 0 else { return "" }
-        return String(decoding: UnsafeRawBufferPointer(start: base + Int(batch.payloads[index]), count: Int(batch.lengths[index])), as: UTF8.self)
+    private func bytes(_ batch: RecordBatch, _ index: Int, _ base: UnsafeRawPointer?) -> UnsafeRawBufferPointer {
+        guard let base, batch.lengths[index] > 0 else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        return UnsafeRawBufferPointer(start: base + Int(batch.payloads[index]), count: Int(batch.lengths[index]))
     }
+
 
     @inline(__always)
     private func bind(_ handle: OpaquePointer, _ parameter: Int32, _ batch: RecordBatch, _ index: Int, _ base: UnsafeRawPointer?) {

@@ -46,7 +46,44 @@ public struct StoreDiff: Sendable {
     public struct Semantics: Sendable {
         public var expressions: [String: [String: String]] = [:]
         public var ignored: [String: Set<String>] = [:]
+        /// Per table, the ref columns whose parent is found by its rowid: the readers resolve
+        /// their stored ids through a cache instead of running the expression's subquery per row.
+        package var lookups: [String: [String: ParentLookup]] = [:]
         public init() {}
+
+        /// A ref column's expression (`expression`, the parent's key by a subquery) answered by
+        /// one lookup per distinct id: an integer id names the parent row whose rowid it is, so
+        /// `SELECT key FROM parent WHERE rowid = ?` gives what the subquery gives for it. Other
+        /// stored values (NULL, text, reals) are still read through the expression.
+        package struct ParentLookup: Sendable {
+            /// The expression this lookup stands for; used only while `expressions` still holds it.
+            let expression: String
+            let child: String
+            let childColumn: String
+            let parent: String
+            /// The parent's column the ref stores, or `rowid`.
+            let target: String
+            let keyColumn: String
+
+            /// The expression for values that are not integers; NULL for integers, which the reader resolves.
+            var guarded: String {
+                "CASE typeof(\(quoteIdentifier(child)).\(quoteIdentifier(childColumn))) WHEN 'integer' THEN NULL ELSE \(expression) END"
+            }
+
+            var lookupSQL: String {
+                "SELECT \(quoteIdentifier(keyColumn)) FROM \(quoteIdentifier(parent)) WHERE \(target == "rowid" ? "rowid" : quoteIdentifier(target)) = ?"
+            }
+
+            /// Whether, in this store, the target is the parent's rowid (an INTEGER PRIMARY KEY, or
+            /// `rowid` itself), so that an integer finds at most the one row the subquery finds.
+            func holds(in db: Database) throws -> Bool {
+                guard let info = try TableInfo.read(db, table: parent), !info.withoutRowID else { return false }
+                if target == "rowid" { return info.column("rowid") == nil }
+                let key = info.primaryKey
+                guard key.count == 1, key[0].lowercased() == target.lowercased(), let column = info.column(key[0]) else { return false }
+                return column.declaredType.uppercased() == "INTEGER"
+            }
+        }
 
         /// The semantics of a manifest: refs by the parent's key; INTEGER PRIMARY KEY ids that
         /// are not the natural key ignored.
@@ -68,7 +105,11 @@ public struct StoreDiff: Sendable {
                 for (column, reference) in spec.refs {
                     guard let parent = try TableInfo.read(db, table: reference.table) else { continue }
                     let name = table.column(column)?.name ?? column
-                    semantics.expressions[spec.name, default: [:]][name] = table.parentKeySQL(of: name, parent: parent, keyColumn: reference.column, row: quoteIdentifier(spec.name))
+                    let expression = table.parentKeySQL(of: name, parent: parent, keyColumn: reference.column, row: quoteIdentifier(spec.name))
+                    semantics.expressions[spec.name, default: [:]][name] = expression
+                    semantics.lookups[spec.name, default: [:]][name] = ParentLookup(
+                        expression: expression, child: spec.name, childColumn: name, parent: parent.name,
+                        target: table.referencedColumn(of: name, in: parent) ?? "rowid", keyColumn: reference.column)
                 }
             }
             return semantics
@@ -118,24 +159,30 @@ public struct StoreDiff: Sendable {
             if key.isEmpty || !key.allSatisfy(common.contains) { key = infoA.withoutRowID ? common : ["rowid"] }
             let columns = common.filter { !key.contains($0) }
             let expressions = semantics.expressions[name] ?? [:]
+            // Ref columns whose parent each store finds by rowid are resolved by the readers, per distinct id.
+            let lookups = (semantics.lookups[name] ?? [:]).filter { expressions[$0.key] == $0.value.expression }
+            let lookupsA = try ReadFailure.on(.a) { try a.read { db in try lookups.filter { try $0.value.holds(in: db) } } }
+            let lookupsB = try ReadFailure.on(.b) { try b.read { db in try lookups.filter { try $0.value.holds(in: db) } } }
+            let queries = (a: RowQuery(name: name, key: key, columns: columns, expressions: expressions, lookups: lookupsA),
+                           b: RowQuery(name: name, key: key, columns: columns, expressions: expressions, lookups: lookupsB))
             // A natural key on tables with rowids: both sides in rowid order first (near-copies
             // keep their rows aligned); the walk in key order when too many rows are misaligned.
             if key != ["rowid"], !infoA.withoutRowID, !infoB.withoutRowID,
-               let aligned = try compareAligned(a, b, name: name, key: key, columns: columns, expressions: expressions) {
+               let aligned = try compareAligned(a, b, name: name, key: key, columns: columns, queries: queries) {
                 result.tables.append(aligned)
             } else {
-                result.tables.append(try compareTable(a, b, name: name, key: key, columns: columns, expressions: expressions))
+                result.tables.append(try compareTable(a, b, name: name, key: key, columns: columns, queries: queries))
             }
         }
         return result
     }
 
-    private static func compareTable(_ a: DatabaseQueue, _ b: DatabaseQueue, name: String, key: [String], columns: [String], expressions: [String: String]) throws -> TableDiff {
-        let query = RowQuery(name: name, key: key, columns: columns, expressions: expressions)
+    private static func compareTable(_ a: DatabaseQueue, _ b: DatabaseQueue, name: String, key: [String], columns: [String], queries: (a: RowQuery, b: RowQuery)) throws -> TableDiff {
+        let query = queries.a
         let (width, stride, stored) = (query.width, query.stride, query.stored)
-        let sql = query.select + " ORDER BY " + query.keyList.map { "\($0) COLLATE BINARY" }.joined(separator: ", ")
-        let sideA = RowStream(queue: a, sql: sql, width: stride)
-        let sideB = RowStream(queue: b, sql: sql, width: stride)
+        func sql(_ query: RowQuery) -> String { query.select() + " ORDER BY " + query.keyList.map { "\($0) COLLATE BINARY" }.joined(separator: ", ") }
+        let sideA = RowStream(queue: a, sql: sql(queries.a), width: stride, resolvers: queries.a.resolvers)
+        let sideB = RowStream(queue: b, sql: sql(queries.b), width: stride, resolvers: queries.b.resolvers)
         defer {
             sideA.finish()
             sideB.finish()
@@ -186,14 +233,14 @@ public struct StoreDiff: Sendable {
     /// same step are compared at once; the others wait in a map by key for their match, so
     /// memory grows with the misaligned rows only. Reports in key order, as the walk does; nil
     /// when more than ``misalignedLimit`` rows wait.
-    private static func compareAligned(_ a: DatabaseQueue, _ b: DatabaseQueue, name: String, key: [String], columns: [String], expressions: [String: String]) throws -> TableDiff? {
-        let query = RowQuery(name: name, key: key, columns: columns, expressions: expressions, rowid: true)
-        let (width, stride, stored) = (query.width, query.stride, query.stored)
-        let sql = query.select + " ORDER BY rowid"
+    private static func compareAligned(_ a: DatabaseQueue, _ b: DatabaseQueue, name: String, key: [String], columns: [String], queries: (a: RowQuery, b: RowQuery)) throws -> TableDiff? {
+        let query = queries.a
+        let (width, stored) = (query.width, query.stored)
+        let stride = query.stride + 1
         /// A row's rowid (its last slot).
         func rowid(_ batch: RecordBatch, _ record: Int) -> Int64 { batch.payloads[record * batch.width + stride - 1] }
-        let sideA = RowStream(queue: a, sql: sql, width: stride)
-        let sideB = RowStream(queue: b, sql: sql, width: stride)
+        let sideA = RowStream(queue: a, sql: queries.a.select(rowid: true) + " ORDER BY rowid", width: stride, resolvers: queries.a.resolvers)
+        let sideB = RowStream(queue: b, sql: queries.b.select(rowid: true) + " ORDER BY rowid", width: stride, resolvers: queries.b.resolvers)
         defer {
             sideA.finish()
             sideB.finish()
@@ -387,7 +434,18 @@ private final class RowStream: @unchecked Sendable {
     private var index = 0
     private(set) var failure: (any Error)?
 
-    init(queue: DatabaseQueue, sql: String, width: Int) {
+    /// A column whose value the reader resolves from another slot's stored integer id: the
+    /// parent's key, looked up once per distinct id.
+    struct Resolver {
+        /// The slot the parent's key goes to.
+        let value: Int
+        /// The slot holding the stored id.
+        let stored: Int
+        /// The lookup, with the id bound to its one parameter.
+        let sql: String
+    }
+
+    init(queue: DatabaseQueue, sql: String, width: Int, resolvers: [Resolver] = []) {
         pipeline = BatchPipeline(batches: (0..<3).map { _ in RecordBatch(width: width, capacity: 4096) })
         let thread = Thread { [pipeline] in
             defer { pipeline.finishProducing() }
@@ -395,6 +453,7 @@ private final class RowStream: @unchecked Sendable {
                 try queue.read { db in
                     let statement = try db.makeStatement(sql: sql)
                     let handle = statement.sqliteStatement
+                    let lookups = try resolvers.map { resolver in try ParentKeyCache(db, resolver) }
                     var more = true
                     while more, let batch = pipeline.takeFree() {
                         while !batch.isFull {
@@ -405,21 +464,28 @@ private final class RowStream: @unchecked Sendable {
                             }
                             batch.beginRecord(line: 0)
                             for column in 0..<width {
-                                let position = Int32(column)
-                                switch sqlite3_column_type(handle, position) {
-                                case SQLITE_INTEGER: batch.setInteger(column, sqlite3_column_int64(handle, position))
-                                case SQLITE_FLOAT: batch.setReal(column, sqlite3_column_double(handle, position))
+                                // The column's value object, read with the value API: no trip through the
+                                // connection's error state per call (this connection is this thread's alone).
+                                guard let value = sqlite3_column_value(handle, Int32(column)) else { batch.setNull(column); continue }
+                                switch sqlite3_value_type(value) {
+                                case SQLITE_INTEGER: batch.setInteger(column, sqlite3_value_int64(value))
+                                case SQLITE_FLOAT: batch.setReal(column, sqlite3_value_double(value))
                                 case SQLITE_TEXT:
-                                    batch.setBytes(column, UnsafeRawBufferPointer(start: sqlite3_column_text(handle, position), count: Int(sqlite3_column_bytes(handle, position))))
+                                    // NULL only when SQLite is out of memory (text, even empty, has a pointer).
+                                    guard let text = sqlite3_value_text(value) else { throw DatabaseError(resultCode: .SQLITE_NOMEM) }
+                                    batch.setBytes(column, UnsafeRawBufferPointer(start: text, count: Int(sqlite3_value_bytes(value))))
                                 case SQLITE_BLOB:
-                                    batch.setBytes(column, UnsafeRawBufferPointer(start: sqlite3_column_blob(handle, position), count: Int(sqlite3_column_bytes(handle, position))), kind: .blob)
+                                    let blob = sqlite3_value_blob(value)
+                                    batch.setBytes(column, UnsafeRawBufferPointer(start: blob, count: Int(sqlite3_value_bytes(value))), kind: .blob)
                                 default: batch.setNull(column)
                                 }
                             }
+                            for lookup in lookups { try lookup.resolve(batch, db) }
                         }
                         pipeline.publish(batch)
                     }
                     withExtendedLifetime(statement) {}
+                    withExtendedLifetime(lookups) {}
                 }
             } catch {
                 self.failure = error
@@ -490,26 +556,128 @@ extension StoreDiff {
     }
 }
 
+/// The parent keys a reader has looked up, by stored id: 4,096 places, an id's place given by
+/// its low bits (no hashing per row), so memory stays flat when every row names another
+/// parent; an id that lost its place to another is looked up again.
+private final class ParentKeyCache {
+    private static let places = 4096
+    private let resolver: RowStream.Resolver
+    private let statement: Statement
+    private let ids: UnsafeMutablePointer<Int64>
+    private let filled: UnsafeMutablePointer<Bool>
+    private let kinds: UnsafeMutablePointer<RecordBatch.Slot>
+    private let payloads: UnsafeMutablePointer<Int64>
+    private let texts: UnsafeMutablePointer<[UInt8]>
+
+    init(_ db: Database, _ resolver: RowStream.Resolver) throws {
+        self.resolver = resolver
+        statement = try db.makeStatement(sql: resolver.sql)
+        ids = .allocate(capacity: Self.places)
+        ids.initialize(repeating: 0, count: Self.places)
+        filled = .allocate(capacity: Self.places)
+        filled.initialize(repeating: false, count: Self.places)
+        kinds = .allocate(capacity: Self.places)
+        kinds.initialize(repeating: .null, count: Self.places)
+        payloads = .allocate(capacity: Self.places)
+        payloads.initialize(repeating: 0, count: Self.places)
+        texts = .allocate(capacity: Self.places)
+        texts.initialize(repeating: [], count: Self.places)
+    }
+
+    deinit {
+        ids.deallocate()
+        filled.deallocate()
+        kinds.deallocate()
+        payloads.deallocate()
+        texts.deinitialize(count: Self.places)
+        texts.deallocate()
+    }
+
+    /// Puts the parent's key of the last record's stored id, when that is an integer, in its value slot.
+    func resolve(_ batch: RecordBatch, _ db: Database) throws {
+        let index = (batch.count - 1) * batch.width + resolver.stored
+        guard batch.slots[index] == .integer else { return }
+        let id = batch.payloads[index]
+        let place = Int(truncatingIfNeeded: UInt64(bitPattern: id) & UInt64(Self.places - 1))
+        if !filled[place] || ids[place] != id {
+            let found = try lookUp(id, db)
+            ids[place] = id
+            filled[place] = true
+            kinds[place] = found.kind
+            payloads[place] = found.payload
+            texts[place] = found.bytes
+        }
+        switch kinds[place] {
+        case .integer: batch.setInteger(resolver.value, payloads[place])
+        case .real: batch.setReal(resolver.value, Double(bitPattern: UInt64(bitPattern: payloads[place])))
+        case .text, .blob: texts[place].withUnsafeBytes { batch.setBytes(resolver.value, $0, kind: kinds[place]) }
+        case .null, .absent: batch.setNull(resolver.value)
+        }
+    }
+
+    private func lookUp(_ id: Int64, _ db: Database) throws -> (kind: RecordBatch.Slot, payload: Int64, bytes: [UInt8]) {
+        let handle = statement.sqliteStatement
+        sqlite3_reset(handle)
+        sqlite3_bind_int64(handle, 1, id)
+        defer { sqlite3_reset(handle) }
+        let result = sqlite3_step(handle)
+        if result == SQLITE_DONE { return (.null, 0, []) }
+        guard result == SQLITE_ROW else {
+            throw DatabaseError(resultCode: ResultCode(rawValue: result), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+        }
+        switch sqlite3_column_type(handle, 0) {
+        case SQLITE_INTEGER: return (.integer, sqlite3_column_int64(handle, 0), [])
+        case SQLITE_FLOAT: return (.real, Int64(bitPattern: sqlite3_column_double(handle, 0).bitPattern), [])
+        case SQLITE_TEXT:
+            let text = sqlite3_column_text(handle, 0), count = Int(sqlite3_column_bytes(handle, 0))
+            return (.text, 0, text.map { Array(UnsafeBufferPointer(start: $0, count: count)) } ?? [])
+        case SQLITE_BLOB:
+            let blob = sqlite3_column_blob(handle, 0), count = Int(sqlite3_column_bytes(handle, 0))
+            return (.blob, 0, blob.map { Array(UnsafeRawBufferPointer(start: $0, count: count)) } ?? [])
+        default: return (.null, 0, [])
+        }
+    }
+}
+
 /// The rows both comparisons read: the key, the compared columns, then the stored form of the
 /// columns read through an expression (refs shown by the parent's key), to report both.
 private struct RowQuery {
     let keyList: [String]
-    let select: String
+    private let selected: [String]
+    private let table: String
     /// Key and compared columns.
     let width: Int
-    /// `width` plus the stored forms.
+    /// `width` plus the stored forms (and, read with `rowid`, the rowid after them).
     let stride: Int
     /// Indexes in `columns` of the columns read through an expression.
     let stored: [Int]
+    /// Columns whose integer stored values the reader resolves itself (see ``StoreDiff/Semantics/ParentLookup``).
+    let resolvers: [RowStream.Resolver]
 
-    /// With `rowid`, each row's rowid is read last (slot `stride - 1`).
-    init(name: String, key: [String], columns: [String], expressions: [String: String], rowid: Bool = false) {
+    init(name: String, key: [String], columns: [String], expressions: [String: String], lookups: [String: StoreDiff.Semantics.ParentLookup] = [:]) {
         func expression(_ column: String) -> String { column == "rowid" ? "rowid" : expressions[column] ?? quoteIdentifier(column) }
         keyList = key.map(expression)
-        stored = columns.indices.filter { expressions[columns[$0]] != nil }
-        let rowidList = rowid ? ["rowid"] : []
-        select = "SELECT \((keyList + columns.map(expression) + stored.map { quoteIdentifier(columns[$0]) } + rowidList).joined(separator: ", ")) FROM \(quoteIdentifier(name))"
+        let stored = columns.indices.filter { expressions[columns[$0]] != nil }
+        self.stored = stored
+        var resolvers: [RowStream.Resolver] = []
+        var values: [String] = []
+        for (index, column) in columns.enumerated() {
+            if let lookup = lookups[column], let position = stored.firstIndex(of: index) {
+                resolvers.append(RowStream.Resolver(value: key.count + index, stored: key.count + columns.count + position, sql: lookup.lookupSQL))
+                values.append(lookup.guarded)
+            } else {
+                values.append(expression(column))
+            }
+        }
+        self.resolvers = resolvers
+        selected = keyList + values + stored.map { quoteIdentifier(columns[$0]) }
+        table = name
         width = key.count + columns.count
-        stride = width + stored.count + rowidList.count
+        stride = width + stored.count
+    }
+
+    /// With `rowid`, each row's rowid is read last (slot `stride`).
+    func select(rowid: Bool = false) -> String {
+        "SELECT \((selected + (rowid ? ["rowid"] : [])).joined(separator: ", ")) FROM \(quoteIdentifier(table))"
     }
 }

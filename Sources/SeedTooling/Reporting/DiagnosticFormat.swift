@@ -75,20 +75,48 @@ public indirect enum JSONOutput: Sendable {
 
     /// Pretty-printed JSON with two-space indents.
     public static func render(_ value: JSONOutput, indent: String = "") -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(1 << 12)
+        write(value, indent: Array(indent.utf8), depth: 0, into: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends `value` as ``render(_:indent:)`` gives it, at `depth` levels of two spaces past
+    /// `indent`: into one buffer, rather than a string per value joined into its parent's.
+    private static func write(_ value: JSONOutput, indent: [UInt8], depth: Int, into bytes: inout [UInt8]) {
+        func newline(_ depth: Int) {
+            bytes.append(UInt8(ascii: "\n"))
+            bytes += indent
+            bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 * depth))
+        }
         switch value {
-        case .null: return "null"
-        case .bool(let flag): return flag ? "true" : "false"
-        case .int(let number): return String(number)
-        case .double(let number): return number.isFinite ? SQLValue.format(number) : "null"
-        case .string(let text): return DocNode.quote(text)
+        case .null: bytes += "null".utf8
+        case .bool(let flag): bytes += (flag ? "true" : "false").utf8
+        case .int(let number): bytes += String(number).utf8
+        case .double(let number): bytes += (number.isFinite ? SQLValue.format(number) : "null").utf8
+        case .string(let text): DocNode.writeQuoted(text, into: &bytes)
         case .array(let items):
-            if items.isEmpty { return "[]" }
-            let inner = indent + "  "
-            return "[\n" + items.map { inner + render($0, indent: inner) }.joined(separator: ",\n") + "\n" + indent + "]"
+            if items.isEmpty { bytes += "[]".utf8; return }
+            bytes.append(UInt8(ascii: "["))
+            for (index, item) in items.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                newline(depth + 1)
+                write(item, indent: indent, depth: depth + 1, into: &bytes)
+            }
+            newline(depth)
+            bytes.append(UInt8(ascii: "]"))
         case .object(let entries):
-            if entries.isEmpty { return "{}" }
-            let inner = indent + "  "
-            return "{\n" + entries.map { inner + DocNode.quote($0.0) + ": " + render($0.1, indent: inner) }.joined(separator: ",\n") + "\n" + indent + "}"
+            if entries.isEmpty { bytes += "{}".utf8; return }
+            bytes.append(UInt8(ascii: "{"))
+            for (index, entry) in entries.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                newline(depth + 1)
+                DocNode.writeQuoted(entry.0, into: &bytes)
+                bytes += ": ".utf8
+                write(entry.1, indent: indent, depth: depth + 1, into: &bytes)
+            }
+            newline(depth)
+            bytes.append(UInt8(ascii: "}"))
         }
     }
 

@@ -74,3 +74,54 @@ import Testing
     #expect(table.changed.map(\.key) == ["k0500", "k1500", "k2500", "k3500", "k4500"].map { [.text($0)] })
     #expect(table.changed.allSatisfy { $0.columns.count == 1 && $0.columns[0].column == "v" })
 }
+
+/// A ref compared by its parent's key: the readers look up integer ids themselves, once per
+/// distinct id; the report is the one the expression's subquery per row gives, for ids past the
+/// lookups kept (5,000 parents), dangling ids, NULL, and stored values that are not integers
+/// (text and reals, which SQLite's comparison with the parent's rowid converts).
+@Test func refsLookedUpByTheReadersReportAsTheSubqueryDoes() throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("seedkit-diff-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    func store(_ name: String, shift: Int) throws -> DatabaseQueue {
+        let queue = try DatabaseQueue(path: directory.appendingPathComponent(name).path)
+        try queue.write { db in
+            try db.execute(sql: "CREATE TABLE p (id INTEGER PRIMARY KEY, name)")
+            try db.execute(sql: "CREATE TABLE c (id INTEGER PRIMARY KEY, k TEXT NOT NULL UNIQUE, pid)")  // the ref names p's primary key; no FOREIGN KEY, so dangling ids can be written
+            // Parents' keys: text, an integer, a NULL; ids shifted between the stores, so only keys compare.
+            try db.execute(sql: "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000) INSERT INTO p (id, name) SELECT i + ?, CASE WHEN i % 1000 = 0 THEN NULL WHEN i % 777 = 0 THEN i ELSE 'parent ' || i END FROM n", arguments: [shift])
+            try db.execute(sql: "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 12000) INSERT INTO c (k, pid) SELECT printf('k%05d', i), ((i * 7919) % 5000) + 1 + ? FROM n", arguments: [shift])
+        }
+        return queue
+    }
+    let a = try store("a.sqlite", shift: 0), b = try store("b.sqlite", shift: 100)
+    try b.write { db in
+        try db.execute(sql: "UPDATE c SET pid = pid + 1 WHERE id % 50 = 0")  // another parent
+        try db.execute(sql: "UPDATE c SET pid = 99999 WHERE id % 500 = 1")  // dangling
+        try db.execute(sql: "UPDATE c SET pid = NULL WHERE id % 500 = 2")
+        try db.execute(sql: "UPDATE c SET pid = CAST(pid AS TEXT) WHERE id % 500 = 3")  // text naming the same parent
+        try db.execute(sql: "UPDATE c SET pid = pid + 0.0 WHERE id % 500 = 4")  // a real naming the same parent
+        try db.execute(sql: "UPDATE c SET pid = 'nobody' WHERE id % 500 = 5")
+    }
+    let specs = [TableSpec(name: "p", key: ["name"]), TableSpec(name: "c", key: ["k"], refs: ["pid": .init(table: "p", column: "name")])]
+    let semantics = try a.read { db in try StoreDiff.Semantics.of(specs, in: db) }
+    #expect(semantics.lookups["c"]?["pid"] != nil)
+    var bySubquery = semantics
+    bySubquery.lookups = [:]
+    let looked = try StoreDiff.compare(a, b, keys: ["c": ["k"]], only: "c", semantics: semantics)
+    let walked = try StoreDiff.compare(a, b, keys: ["c": ["k"]], only: "c", semantics: bySubquery)
+    let table = try #require(looked.tables.first), expected = try #require(walked.tables.first)
+    #expect(table.changed.count > 240)
+    #expect(table.added == expected.added && table.removed == expected.removed)
+    #expect(table.changed.count == expected.changed.count)
+    for (got, want) in zip(table.changed, expected.changed) {
+        #expect(got.key == want.key)
+        #expect(got.columns.map(\.column) == want.columns.map(\.column))
+        #expect(got.columns.map(\.old) == want.columns.map(\.old) && got.columns.map(\.new) == want.columns.map(\.new))
+        #expect(got.columns.map(\.oldStored) == want.columns.map(\.oldStored) && got.columns.map(\.newStored) == want.columns.map(\.newStored))
+    }
+    // Text and a real naming the same parent (SQLite converts them for the rowid) name the same key: no change.
+    #expect(!table.changed.contains { $0.key == [.text("k00003")] || $0.key == [.text("k00004")] })
+    let nobody = try #require(table.changed.first { $0.key == [.text("k00005")] })
+    #expect(nobody.columns.first?.new == .null && nobody.columns.first?.newStored == .text("nobody"))
+}

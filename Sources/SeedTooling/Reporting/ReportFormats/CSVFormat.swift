@@ -22,6 +22,8 @@ public struct CSVFormat: ReportFormat {
     }
 
     static func field(_ text: String) -> String {
+        // Bytes first: a text without a comma, quote, CR or LF has no such character (nearly every field).
+        guard text.utf8.contains(where: { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }) else { return text }
         guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }) else { return text }
         return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }

@@ -6,7 +6,9 @@ public struct MarkdownFormat: ReportFormat {
 
     public func render(_ tabular: Tabular) -> String {
         func cell(_ text: String) -> String {
-            text.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\r\n", with: "<br>").replacingOccurrences(of: "\n", with: "<br>")
+            // Nearly every cell has no pipe and no line feed: nothing to replace.
+            guard text.utf8.contains(where: { $0 == UInt8(ascii: "|") || $0 == 0x0A }) else { return text }
+            return text.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\r\n", with: "<br>").replacingOccurrences(of: "\n", with: "<br>")
         }
         var out = "| " + tabular.columns.map(cell).joined(separator: " | ") + " |\n"
         out += "|" + String(repeating: "---|", count: tabular.columns.count) + "\n"
