@@ -322,6 +322,19 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
         let migrate = try project.seedkit("migrate", "seed.sqlite")
         #expect(migrate.status == 2)
         #expect(migrate.stderr.contains("migrations/0001-ink.yml:3: error: Item: colour is a Transformable attribute (an archived object, written by the app's own code), which seedkit cannot write [2020]"), "\(migrate)")
+        // Said once: the Core Data dialect refuses it, not the manifest's validator as well.
+        #expect(migrate.stderr.components(separatedBy: "is a Transformable attribute").count == 2, "\(migrate)")
+        #expect(project.read("seed.sqlite") == before)
+        // With no manifest (as an app's runtime migrates): the model the seed records refuses it too.
+        let alone = try project.seedkit("migrate", "seed.sqlite", "--manifest", "none")
+        #expect(alone.status == 2)
+        #expect(alone.stderr.contains("migrations/0001-ink.yml:3: error: Item: colour is a Transformable attribute (an archived object, written by the app's own code), which seedkit cannot write [2020]"), "\(alone)")
+        #expect(project.read("seed.sqlite") == before)
+        // An update that sets it: refused too.
+        try project.write("migrations/0001-ink.yml", "update:\n  Item:\n    - { key: Pen, from: { colour: null }, to: { colour: blue } }\n")
+        let update = try project.seedkit("migrate", "seed.sqlite", "--manifest", "none")
+        #expect(update.status == 2)
+        #expect(update.stderr.contains("migrations/0001-ink.yml:3: error: Item: colour is a Transformable attribute (an archived object, written by the app's own code), which seedkit cannot write [2020]"), "\(update)")
         #expect(project.read("seed.sqlite") == before)
     }
 }

@@ -76,6 +76,16 @@ extension MigrationRun {
             values.append((info.name, value))
         }
         if let coreData {
+            // Archived values (Transformable, composite): only the app's own code writes them.
+            let archived = coreData.unwritableValues(entity: name, values: values)
+            if !archived.isEmpty {
+                for (attribute, type) in archived {
+                    errors.append(Diagnostic(file: row.file, line: row.line, code: .unknownColumn,
+                        message: CoreDataDialect.unwritableMessage(entity: name, attribute: attribute, type: type), table: table.name))
+                }
+                queue.broken.formUnion(providedKeys(table, values))
+                return .done
+            }
             // The model's generated UUIDs (`let id = UUID()`), from the row's natural key; then
             // every required attribute must have a value, or the row is not written.
             values = coreData.withGeneratedValues(entity: name, table: table, values: values, key: try fields().map { $0.parent?.value ?? $0.value })

@@ -71,6 +71,12 @@ extension MigrationRun {
             errors += validator.validate(table: written(table), values: written(to, as: change.to), file: file, line: change.to.line)
         }
         if let coreData {
+            let archived = coreData.unwritableValues(entity: written(table), values: to)
+            for (attribute, type) in archived {
+                errors.append(Diagnostic(file: file, line: change.to.line, code: .unknownColumn,
+                    message: CoreDataDialect.unwritableMessage(entity: written(table), attribute: attribute, type: type), table: table.name))
+            }
+            if !archived.isEmpty { return .done }
             let missingAttributes = coreData.missingRequired(entity: written(table), table: table, values: to, inserting: false)
             for attribute in missingAttributes {
                 errors.append(Diagnostic(file: file, line: change.to.line, code: .missingRequired,

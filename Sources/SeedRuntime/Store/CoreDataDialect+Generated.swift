@@ -89,6 +89,21 @@ extension CoreDataDialect {
         }
     }
 
+    /// The attributes of `name` that `values` give a value (not NULL) although seedkit cannot
+    /// write them (``CoreDataModelFacts/unwritable``), with their types, in the row's order.
+    package func unwritableValues(entity name: String, values: [(column: String, value: SQLValue)]) -> [(attribute: String, type: String)] {
+        guard let attributes = facts.unwritable[factsName(name)], !attributes.isEmpty else { return [] }
+        return values.compactMap { column, value in
+            guard value != .null, let found = attributes.first(where: { columnName($0.key) == column.uppercased() }) else { return nil }
+            return (found.key, found.value)
+        }
+    }
+
+    /// The message for a value of `entity`'s `attribute`, of model type `type`, that seedkit cannot write.
+    package static func unwritableMessage(entity: String, attribute: String, type: String) -> String {
+        "\(entity): \(attribute) is a \(type) attribute (an archived object, written by the app's own code), which seedkit cannot write"
+    }
+
     /// The message for a row of `entity` (shown as `key`) that is not written because it leaves
     /// required `attribute` without a value; `action` is `not inserted` or `not updated`.
     package static func requiredMessage(entity: String, key: String, attribute: String, action: String) -> String {

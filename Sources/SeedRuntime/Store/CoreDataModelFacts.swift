@@ -94,11 +94,15 @@ package struct CoreDataModelFacts: Sendable, Equatable, Codable {
     /// (SwiftData's `let id = UUID()`): a row without a value gets a name-based UUID
     /// (``CoreDataDialect/nameBasedUUID(entity:attribute:key:)``), as the app gives each new object its own.
     package var generated: [String: [String]]
+    /// Entity → attribute → its type, for attributes whose values are archived objects the app's
+    /// own code writes (Transformable, composite, object ID): a row giving one a value is not
+    /// written (``CoreDataDialect/unwritableMessage(entity:attribute:type:)``). The whole lineage's.
+    package var unwritable: [String: [String: String]]
 
     package init(renamings: [String: String] = [:], deletionRules: [String: [String: String]] = [:], oneToOne: [String: [String: OneToOne]] = [:],
                 defaults: [String: [String: String]] = [:], attributeTypes: [String: [String: String]] = [:],
                 history: [String: HistoryEntity] = [:], uniqueness: [String: [[String]]] = [:],
-                required: [String: [String]] = [:], generated: [String: [String]] = [:]) {
+                required: [String: [String]] = [:], generated: [String: [String]] = [:], unwritable: [String: [String: String]] = [:]) {
         self.renamings = renamings
         self.deletionRules = deletionRules
         self.oneToOne = oneToOne
@@ -108,6 +112,7 @@ package struct CoreDataModelFacts: Sendable, Equatable, Codable {
         self.uniqueness = uniqueness
         self.required = required
         self.generated = generated
+        self.unwritable = unwritable
     }
 
     package init(from decoder: any Decoder) throws {
@@ -121,6 +126,7 @@ package struct CoreDataModelFacts: Sendable, Equatable, Codable {
         uniqueness = try container.decodeIfPresent([String: [[String]]].self, forKey: .uniqueness) ?? [:]
         required = try container.decodeIfPresent([String: [String]].self, forKey: .required) ?? [:]
         generated = try container.decodeIfPresent([String: [String]].self, forKey: .generated) ?? [:]
+        unwritable = try container.decodeIfPresent([String: [String: String]].self, forKey: .unwritable) ?? [:]
     }
 
     /// `self` with `other`'s facts on top (the model the CLI was given wins over what a seed recorded).
@@ -135,7 +141,8 @@ package struct CoreDataModelFacts: Sendable, Equatable, Codable {
             history: other.history.isEmpty ? history : other.history,
             uniqueness: uniqueness.merging(other.uniqueness) { $1 },
             required: required.merging(other.required) { $1 },
-            generated: generated.merging(other.generated) { $1 })
+            generated: generated.merging(other.generated) { $1 },
+            unwritable: unwritable.merging(other.unwritable) { $1 })
     }
 
     /// The facts a seed recorded, or nil.

@@ -185,6 +185,9 @@ public struct CoreDataModel: Sendable {
             if !stored.isEmpty { facts.required[entity.name] = stored.map(\.name) }
             let generated = stored.filter { $0.type == "UUID" && $0.defaultValue.flatMap(UUID.init(uuidString:)) != nil }
             if !generated.isEmpty { facts.generated[entity.name] = generated.map(\.name) }
+            for attribute in flat.attributes where !Self.supportedTypes.contains(attribute.type) {
+                facts.unwritable[entity.name, default: [:]][attribute.name] = attribute.type
+            }
             if !flat.uniquenessConstraints.isEmpty { facts.uniqueness[entity.name] = flat.uniquenessConstraints }
             let inherits = entity.parent != nil || entities.contains { $0.parent == entity.name }
             facts.history[entity.name] = .init(properties: flat.attributes.map { attribute in

@@ -6,19 +6,15 @@ public import SeedRuntime
 public struct ManifestValidator: RowValidator {
     /// Lower-cased table → lower-cased column → its rules, prepared once for checking many values.
     private let rules: [String: [String: [ColumnRules.Prepared]]]
-    /// Lower-cased table → lower-cased attributes seedkit cannot write (Transformable and other archived values) → their type.
-    private let unwritable: [String: [String: String]]
     /// The last row shape's rules, column by column: a big migration's rows all have the same
     /// columns, and looking each one up by its lower-cased name cost more than checking it.
     private let shapes = ShapeMemo()
 
     public init(manifest: Manifest) {
         var rules: [String: [String: [ColumnRules.Prepared]]] = [:]
-        var unwritable: [String: [String: String]] = [:]
+        // Attributes seedkit cannot write (Transformable, composite) are the Core Data dialect's
+        // to refuse (CoreDataModelFacts.unwritable), with or without a manifest, so that it is said once.
         for table in manifest.tables {
-            for attribute in manifest.model?.flattened(table.name)?.attributes ?? [] where !CoreDataModel.supportedTypes.contains(attribute.type) {
-                unwritable[table.name.lowercased(), default: [:]][attribute.name.lowercased()] = attribute.type
-            }
             var byColumn = Dictionary(table.rules.map { ($0.column.lowercased(), [$0]) }, uniquingKeysWith: { first, _ in first })
             // A Core Data model's own rules apply on top of the manifest's.
             // Its `required` is the Core Data dialect's to check (CoreDataModelFacts.required: with
@@ -30,22 +26,16 @@ public struct ManifestValidator: RowValidator {
             rules[table.name.lowercased()] = byColumn.mapValues { $0.map(ColumnRules.Prepared.init) }
         }
         self.rules = rules
-        self.unwritable = unwritable
     }
 
     public func validate(table: String, values: [(column: String, value: SQLValue)], file: String, line: Int) -> [Diagnostic] {
         var problems: [Diagnostic] = []
         let shape = shapes.shape(table: table, columns: values.lazy.map { $0.column }) { columns in
             let tableKey = table.lowercasedName
-            return columns.map { column in (unwritable[tableKey]?[column.lowercasedName], rules[tableKey]?[column.lowercasedName] ?? []) }
-        }
-        for (index, (column, _)) in values.enumerated() {
-            if let type = shape[index].unwritable {
-                problems.append(Diagnostic(file: file, line: line, code: .unknownColumn, message: "\(table): \(column) is a \(type) attribute (an archived object, written by the app's own code), which seedkit cannot write", table: table))
-            }
+            return columns.map { column in rules[tableKey]?[column.lowercasedName] ?? [] }
         }
         for (index, (_, value)) in values.enumerated() {
-            for rule in shape[index].rules where rule.quicklyPasses(value) != true {
+            for rule in shape[index] where rule.quicklyPasses(value) != true {
                 // Once per value of a big migration that the quick answer does not settle.
                 for problem in rule.check(value) {
                     problems.append(Diagnostic(file: file, line: line, code: problem.code, message: "\(table): \(problem.message)", table: table))
@@ -59,7 +49,7 @@ public struct ManifestValidator: RowValidator {
 /// The rules of the last table and column names a validator was asked about (one lock: the
 /// validator is Sendable, a run asks from one thread).
 private final class ShapeMemo: @unchecked Sendable {
-    typealias Shape = [(unwritable: String?, rules: [ColumnRules.Prepared])]
+    typealias Shape = [[ColumnRules.Prepared]]
     private let lock = NSLock()
     private var table = ""
     private var columns: [String] = []
