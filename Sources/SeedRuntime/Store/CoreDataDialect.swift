@@ -231,6 +231,19 @@ package struct CoreDataDialect: StoreDialect {
         column.declaredType.uppercased() == "TIMESTAMP" ? .referenceDate : column.type
     }
 
+    /// For reading rows in the app's terms (`diff`, `new-migration`, `check-upgrade`): each
+    /// `UUID` attribute's column of `info` → SQL that reads its 16 bytes as the text form a
+    /// migration gives (`0E8F1C0A-1D52-…`, upper case, as `UUID.uuidString`); other values as stored.
+    package func uuidTextExpressions(_ info: TableInfo) -> [String: String] {
+        var expressions: [String: String] = [:]
+        for column in adjusted(info).columns where column.type == .uuid {
+            let name = quoteIdentifier(column.name)
+            let parts = [(1, 8), (9, 4), (13, 4), (17, 4), (21, 12)].map { "substr(hex(\(name)), \($0.0), \($0.1))" }
+            expressions[column.name] = "CASE WHEN typeof(\(name)) = 'blob' AND length(\(name)) = 16 THEN " + parts.joined(separator: " || '-' || ") + " ELSE \(name) END"
+        }
+        return expressions
+    }
+
     /// Columns typed as the model stores them: a `UUID` attribute's `BLOB` column converts the
     /// standard text form (`0E0D0C0B-0A09-…`) to its 16 bytes.
     package func adjusted(_ info: TableInfo) -> TableInfo {

@@ -1,0 +1,108 @@
+import Foundation
+import GRDB
+import SeedRuntime
+import SeedTestSupport
+import SeedTooling
+import Testing
+
+/// A SwiftData app's whole path as a new user walks it, with the real CLI on real files: the
+/// app's store (Examples/SwiftDataStore/make-store.py, seeded by `build`), `init --coredata
+/// STORE`, `build`, shipping the seed, editing the fixtures, `new-migration --from`,
+/// `check-upgrade`, and the migration applied to the app's store (CLI and library) with history.
+@Suite struct SwiftDataWorkflowTests {
+    /// The example's seed built into the generated store and copied to `app.store`, as an app's
+    /// store after its first launch, in a project of its own (`init` wants a folder without seeds/).
+    private func appStoreAlone() throws -> TemporaryProject {
+        let example = try swiftDataProject()
+        let build = try example.seedkit("build", "--migrations", "none")
+        #expect(build.status == 0, "\(build)")
+        let project = try TemporaryProject(bookStore: false)
+        try project.write("app.store", try #require(example.read("build/seed.store")))
+        return project
+    }
+
+    /// `init`'s next steps name the seed `build` writes (the manifest's output takes the
+    /// store's extension: build/seed.store), so that following them literally works.
+    @Test func initNamesTheSeedTheManifestBuilds() throws {
+        let project = try appStoreAlone()
+        let initialized = try project.seedkit("init", "--coredata", "app.store")
+        #expect(initialized.status == 0, "\(initialized)")
+        let manifest = try #require(project.read("seeds/seedkit.yml").map { String(decoding: $0, as: UTF8.self) })
+        #expect(manifest.contains("\noutput: ../build/seed.store\n"), "\(manifest)")
+        #expect(initialized.stdout.contains("  seedkit build                         # writes build/seed.store, the seed your app bundles\n"), "\(initialized.stdout)")
+        #expect(initialized.stdout.contains("  cp build/seed.store seeds/releases/1.0.store   # when you ship release 1.0\n"), "\(initialized.stdout)")
+        #expect(initialized.stdout.contains("  seedkit new-migration NAME --from seeds/releases/1.0.store   # after editing the fixtures for the next release\n"), "\(initialized.stdout)")
+        #expect(initialized.stdout.contains("  seedkit check-upgrade seeds/releases/*.store   # every shipped seed upgrades to a fresh build\n"), "\(initialized.stdout)")
+        #expect(!initialized.stdout.contains("seed.sqlite"), "\(initialized.stdout)")
+        let build = try project.seedkit("build")
+        #expect(build.status == 0, "\(build)")
+        #expect(project.exists("build/seed.store"))
+    }
+
+    /// A UUID attribute (`let id = UUID()`, a 16-byte BLOB) is written by `new-migration` in
+    /// its text form, which `migrate` reads; the migration then upgrades the shipped seed.
+    @Test func newMigrationWritesAUUIDAttributeAsTheTextMigrateReads() throws {
+        let project = try appStoreAlone()
+        #expect(try project.seedkit("init", "--coredata", "app.store").status == 0)
+        #expect(try project.seedkit("build").status == 0)
+        try FileManager.default.copyItem(atPath: project.path("build/seed.store"), toPath: project.path("seeds/releases/1.0.store"))
+        let fixture = try #require(project.read("seeds/data/Book.csv"))
+        try project.write("seeds/data/Book.csv", fixture + Data("0E8F1C0A-1D52-4C6B-9F43-6A1E2B3C4D07,3,,Flint,Italo Calvino\n".utf8))
+        let generated = try project.seedkit("new-migration", "flint", "--from", "seeds/releases/1.0.store")
+        #expect(generated.status == 0, "\(generated)")
+        let migration = try #require(project.read("migrations/0001-flint.yml").map { String(decoding: $0, as: UTF8.self) })
+        #expect(migration.contains(#"id: "0E8F1C0A-1D52-4C6B-9F43-6A1E2B3C4D07""#), "\(migration)")
+        #expect(try project.seedkit("build").status == 0)
+        let check = try project.seedkit("check-upgrade", "seeds/releases/1.0.store")
+        #expect(check.status == 0, "\(check)")
+
+        // The shipped seed in the app, migrated: the row with its UUID's 16 bytes, and its history.
+        try FileManager.default.copyItem(atPath: project.path("seeds/releases/1.0.store"), toPath: project.path("user.store"))
+        let migrate = try project.seedkit("migrate", "user.store")
+        #expect(migrate.status == 0, "\(migrate)")
+        #expect(try project.rows("user.store", "SELECT Z_PK, Z_ENT, Z_OPT, ZPAGES, ZAUTHOR, hex(ZID) FROM ZBOOK WHERE ZTITLE = 'Flint'")
+            == ["4|2|1|3|2|'0E8F1C0A1D524C6B9F436A1E2B3C4D07'"])
+        #expect(try project.rows("user.store", "SELECT Z_PK, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS FROM ACHANGE WHERE ZTRANSACTIONID = 2 ORDER BY Z_PK")
+            == ["6|0|2|4|2|NULL", "7|1|1|2|2|X'20'"])
+    }
+
+    /// The app at launch (SeedInstaller, no model given: the facts the seed records) writes the
+    /// same history as the CLI for the same migration, and a second launch writes nothing.
+    @Test func theInstallerAtLaunchWritesTheHistoryTheCLIWrites() throws {
+        let project = try appStoreAlone()
+        // JSON: what an app bundles (YAML needs the seedkit tool).
+        try project.write("migrations/0001-move.json", """
+            {"update": {"Book": [{"key": "The Dispossessed", "from": {"author": "Ursula K. Le Guin", "pages": 387}, "to": {"author": "Italo Calvino", "pages": 388}}]},
+             "delete": {"Book": [{"key": "The Lathe of Heaven", "from": {}}]},
+             "insert": {"Author": [{"name": "Borges"}], "Book": [{"title": "Ficciones", "pages": 200, "author": "Borges"}]}}
+            """)
+        try FileManager.default.copyItem(atPath: project.path("app.store"), toPath: project.path("cli.store"))
+        let cli = try project.seedkit("migrate", "cli.store")
+        #expect(cli.status == 0, "\(cli)")
+        let installer = SeedInstaller(store: project.url("app.store"), seed: project.url("app.store"), migrations: try MigrationDirectory.load(project.url("migrations")))
+        let outcome = try installer.prepareStore()
+        guard case .migrated(let report) = outcome else { Issue.record("not migrated: \(outcome)"); return }
+        #expect(report.migrations.map(\.name) == ["move"], "\(report)")
+        let changes = "SELECT Z_PK, Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS FROM ACHANGE ORDER BY Z_PK"
+        let expected = [
+            "1|16001|NULL|0|1|1|1|NULL", "2|16001|NULL|0|1|2|1|NULL", "3|16001|NULL|0|2|1|1|NULL", "4|16001|NULL|0|2|2|1|NULL", "5|16001|NULL|0|2|3|1|NULL",
+            // Borges and Ficciones inserted; Le Guin (lost two books) and Calvino (gained one): books (0x20);
+            // The Dispossessed: author and pages (0x80 | 0x20); The Lathe of Heaven deleted.
+            "6|16001|NULL|0|1|3|2|NULL", "7|16001|NULL|0|2|4|2|NULL", "8|16001|NULL|1|1|1|2|X'20'", "9|16001|NULL|1|1|2|2|X'20'",
+            "10|16001|NULL|1|2|1|2|X'A0'", "11|16001|NULL|2|2|2|2|NULL",
+        ]
+        #expect(try project.rows("app.store", changes) == expected)
+        #expect(try project.rows("cli.store", changes) == expected)
+        let bookkeeping = "SELECT Z_ENT, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT"
+        #expect(try project.rows("app.store", bookkeeping) == ["1|3", "2|4", "16001|11", "16002|2", "16003|1"])
+        #expect(try project.rows("cli.store", bookkeeping) == ["1|3", "2|4", "16001|11", "16002|2", "16003|1"])
+        // The rows alike too (Z_OPT included: Borges, inserted and related in the run, at 1).
+        let authors = "SELECT Z_PK, Z_OPT, ZNAME, hex(ZID) FROM ZAUTHOR ORDER BY Z_PK"
+        #expect(try project.rows("app.store", authors) == project.rows("cli.store", authors))
+        #expect(try project.rows("app.store", "SELECT Z_OPT FROM ZAUTHOR WHERE ZNAME = 'Borges'") == ["1"])
+        let books = "SELECT Z_PK, Z_OPT, ZAUTHOR, ZPAGES, ZTITLE, hex(ZID) FROM ZBOOK ORDER BY Z_PK"
+        #expect(try project.rows("app.store", books) == project.rows("cli.store", books))
+        #expect(try installer.prepareStore() == .upToDate)
+        #expect(try project.rows("app.store", "SELECT count(*) FROM ATRANSACTION") == ["2"])
+    }
+}
