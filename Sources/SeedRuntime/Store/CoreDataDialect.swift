@@ -320,7 +320,9 @@ package struct CoreDataDialect: StoreDialect {
                 values.append((typeColumn, value == .null ? .null : try entityNumber(db, table: parent, primaryKey: value)))
             }
         }
-        let assignments = (values.map { "\(quoteIdentifier($0.column)) = ?" } + ["Z_OPT = Z_OPT + 1"]).joined(separator: ", ")
+        // A row this run inserted stays at Z_OPT 1: one run is one save, which writes an object new in it once.
+        let insertedInRun = if case .integer(let key) = before["Z_PK"] ?? .null { session.contains(table.name, key) } else { false }
+        let assignments = (values.map { "\(quoteIdentifier($0.column)) = ?" } + (insertedInRun ? [] : ["Z_OPT = Z_OPT + 1"])).joined(separator: ", ")
         try db.cachedStatement(sql: "UPDATE OR ABORT \(quoteIdentifier(table.name)) SET \(assignments) WHERE \(keyPredicate(key))")
             .execute(arguments: StatementArguments(values: values + key))
         let changed = db.changesCount
