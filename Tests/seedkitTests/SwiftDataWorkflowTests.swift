@@ -122,4 +122,23 @@ import Testing
         #expect(changes.filter { $0.hasSuffix("|2|4|NULL") || $0.contains("|2|4|") } == ["0|2|4|NULL"], "\(changes)")
         #expect(changes.contains("1|1|1|X'20'"), "\(changes)")
     }
+
+    /// A user who installed the app before it bundled a seed has the store the app created
+    /// (no seedkit tables): at launch the installer takes the model's facts from the bundled
+    /// seed and writes the migration's rows with their history.
+    @Test func theInstallerMigratesAStoreTheAppCreatedWithTheSeedsModel() throws {
+        let example = try swiftDataProject()
+        #expect(try example.seedkit("build", "--migrations", "none").status == 0)
+        let project = try TemporaryProject(bookStore: false)
+        try project.write("seed.store", try #require(example.read("build/seed.store")))
+        try project.write("app.store", try #require(example.read("seeds/default.store")))
+        try project.write("migrations/0001-flint.json", #"{"insert": {"Author": [{"name": "Tove Jansson"}], "Book": [{"title": "Flint", "pages": 3, "author": "Tove Jansson"}]}}"#)
+        let installer = SeedInstaller(store: project.url("app.store"), seed: project.url("seed.store"), migrations: try MigrationDirectory.load(project.url("migrations")))
+        guard case .migrated(let report) = try installer.prepareStore() else { Issue.record("not migrated"); return }
+        #expect(report.migrations.map { $0.count(.inserted) } == [2], "\(report)")
+        #expect(try project.rows("app.store", "SELECT Z_PK, Z_ENT, Z_OPT, ZTITLE, ZAUTHOR FROM ZBOOK") == ["1|2|1|'Flint'|1"])
+        #expect(try project.rows("app.store", "SELECT ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS FROM ACHANGE ORDER BY Z_PK") == ["0|1|1|1|NULL", "0|2|1|1|NULL"])
+        #expect(try project.rows("app.store", "SELECT Z_ENT, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT") == ["1|1", "2|1", "16001|2", "16002|1", "16003|1"])
+        #expect(try installer.prepareStore() == .upToDate)
+    }
 }
