@@ -37,6 +37,17 @@ import Testing
         let build = try project.seedkit("build")
         #expect(build.status == 0, "\(build)")
         #expect(project.exists("build/seed.store"))
+
+        // A store without an extension: the seed has none either, the shipped copies take .sqlite
+        // (seeds/releases/* would match the README kept there).
+        let bare = try TemporaryProject(bookStore: false)
+        try bare.write("default", try #require(project.read("app.store")))
+        let initialized2 = try bare.seedkit("init", "--coredata", "default")
+        #expect(initialized2.status == 0, "\(initialized2)")
+        #expect(initialized2.stdout.contains("  cp build/seed seeds/releases/1.0.sqlite   # when you ship release 1.0\n"), "\(initialized2.stdout)")
+        #expect(initialized2.stdout.contains("  seedkit check-upgrade seeds/releases/*.sqlite   # every shipped seed upgrades to a fresh build\n"), "\(initialized2.stdout)")
+        #expect(try bare.seedkit("build").status == 0)
+        #expect(bare.exists("build/seed"))
     }
 
     /// A UUID attribute (`let id = UUID()`, a 16-byte BLOB) is written by `new-migration` in

@@ -89,8 +89,10 @@ extension SeedTool {
                 }
                 // The seed's name as the manifest's output gives it (a store's extension for a project made from one).
                 let seed = scaffold.seed
-                let release = "seeds/releases/1.0" + ((seed as NSString).pathExtension.isEmpty ? "" : "." + (seed as NSString).pathExtension)
-                let shipped = "seeds/releases/*" + ((seed as NSString).pathExtension.isEmpty ? "" : "." + (seed as NSString).pathExtension)
+                // Shipped seeds keep its extension (.sqlite when it has none: seeds/releases/* would match the README there).
+                let shippedExtension = (seed as NSString).pathExtension.isEmpty ? "sqlite" : (seed as NSString).pathExtension
+                let release = "seeds/releases/1.0." + shippedExtension
+                let shipped = "seeds/releases/*." + shippedExtension
                 print("  seedkit build                         # writes \(seed), the seed your app bundles")
                 print("  cp \(seed) \(release)   # when you ship release 1.0")
                 print("  seedkit new-migration NAME --from \(release)   # after editing the fixtures for the next release")
