@@ -133,7 +133,10 @@ package struct CoreDataDialect: StoreDialect {
     /// The dialect of a Core Data store without judging it (for reading, and `verify`, which reports problems instead).
     package static func read(_ db: Database, facts: CoreDataModelFacts? = nil) throws -> CoreDataDialect? {
         guard try isStore(db) else { return nil }
-        let entities = try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY ORDER BY Z_ENT").map { row in
+        // Core Data's own entities (persistent history's CHANGE, TRANSACTION, TRANSACTIONSTRING at
+        // 16001–16003, and any above) are not the model's: by name they would stand for an app's
+        // `Transaction` or `Change` entity and its table (ZTRANSACTION), and their Z_MAX for its.
+        let entities = try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY WHERE Z_ENT < ? ORDER BY Z_ENT", arguments: [CoreDataHistory.changeEntity]).map { row in
             Entity(number: row[0], name: row[1], superEntity: row[2] ?? 0)
         }
         let recorded = try CoreDataModelFacts.recorded(db) ?? CoreDataModelFacts()
