@@ -57,4 +57,39 @@ import Testing
         #expect(try project.rows("build/seed.store", "SELECT Z_PK FROM ATRANSACTION") == ["1"])
         #expect(try project.rows("build/seed.store", "SELECT Z_ENT, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT") == ["1|1", "2|2", "16001|3", "16002|1", "16003|1"])
     }
+
+    /// `@Attribute(.unique) var id: UUID`, SwiftData's most common key: reports name the row
+    /// by its UUID as the migration writes it, not as `<16 bytes>`.
+    @Test func aUUIDKeyIsReportedAsTheUUID() throws {
+        let project = try TemporaryProject(bookStore: false)
+        let makeStore = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Examples/SwiftDataStore/make-store.py")
+        let python = Process()
+        python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        python.arguments = ["python3", "-c", """
+            import importlib.util, sys
+            spec = importlib.util.spec_from_file_location("m", sys.argv[1]); m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)
+            m.ENTITIES = [e[:3] + ([["id"]],) for e in m.ENTITIES]
+            sys.argv = ["make-store.py", sys.argv[2]]; m.main()
+            """, makeStore.path, project.path("app.store")]
+        try python.run()
+        python.waitUntilExit()
+        #expect(python.terminationStatus == 0)
+        try project.write("migrations/0001-add.yml", """
+            insert:
+              Author:
+                - { id: 6BA7B810-9DAD-41D1-80B4-00C04FD430C8, name: Italo Calvino }
+              Book:
+                - { id: 0e8f1c0a-1d52-4c6b-9f43-6a1e2b3c4d03, title: Invisible Cities, pages: 165, author: 6BA7B810-9DAD-41D1-80B4-00C04FD430C8 }
+
+            """)
+        let insert = try project.seedkit("migrate", "app.store")
+        #expect(insert.status == 0, "\(insert)")
+        #expect(insert.stdout.contains("  inserted        Author '6BA7B810-9DAD-41D1-80B4-00C04FD430C8'\n  inserted        Book '0E8F1C0A-1D52-4C6B-9F43-6A1E2B3C4D03'\n"), "\(insert.stdout)")
+        try project.write("migrations/0002-pages.yml", "update:\n  Book:\n    - { key: 0E8F1C0A-1D52-4C6B-9F43-6A1E2B3C4D03, from: { pages: 1 }, to: { pages: 2 } }\n")
+        let conflict = try project.seedkit("migrate", "app.store")
+        #expect(conflict.status == 0, "\(conflict)")
+        #expect(conflict.stdout.contains("  conflict        Book '0E8F1C0A-1D52-4C6B-9F43-6A1E2B3C4D03': changed in the store (ZPAGES is 165, expected 1)"), "\(conflict.stdout)")
+        #expect(try project.rows("app.store", "SELECT hex(ZID) FROM ZBOOK") == ["'0E8F1C0A1D524C6B9F436A1E2B3C4D03'"])
+    }
 }
