@@ -152,4 +152,16 @@ import Testing
         #expect(try project.rows("app.store", "SELECT Z_ENT, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT") == ["1|1", "2|1", "16001|2", "16002|1", "16003|1"])
         #expect(try installer.prepareStore() == .upToDate)
     }
+
+    /// `inspect STORE Entity` shows a UUID attribute as the UUID the fixtures and migrations write.
+    @Test func inspectShowsAUUIDAttributeAsItsText() throws {
+        let project = try appStoreAlone()
+        let inspect = try project.seedkit("inspect", "app.store", "Book")
+        #expect(inspect.status == 0, "\(inspect)")
+        let lines = inspect.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first == "Z_PK  author             pages  published             title                id", "\(inspect.stdout)")
+        #expect(lines.dropFirst(2).first == "1     Ursula K. Le Guin  387    1974-05-01T00:00:00Z  The Dispossessed     0E8F1C0A-1D52-4C6B-9F43-6A1E2B3C4D01", "\(inspect.stdout)")
+        let filtered = try project.seedkit("inspect", "app.store", "Book", "--where", "ZID = X'0E8F1C0A1D524C6B9F436A1E2B3C4D03'")
+        #expect(filtered.status == 0 && filtered.stdout.contains("Invisible Cities") && !filtered.stdout.contains("Lathe"), "\(filtered)")
+    }
 }
