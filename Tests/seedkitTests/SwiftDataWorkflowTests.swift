@@ -164,4 +164,34 @@ import Testing
         let filtered = try project.seedkit("inspect", "app.store", "Book", "--where", "ZID = X'0E8F1C0A1D524C6B9F436A1E2B3C4D03'")
         #expect(filtered.status == 0 && filtered.stdout.contains("Invisible Cities") && !filtered.stdout.contains("Lathe"), "\(filtered)")
     }
+
+    /// A developer's store from the simulator may have been installed from an earlier seed and
+    /// migrated by seedkit (its ledger, meta and table specs), and mirrored to CloudKit (record
+    /// metadata naming the developer's records). The template is the store "as the app created
+    /// it": none of that may reach it, or every seed built from it.
+    @Test func initLeavesNeitherSeedkitsLedgerNorCloudKitRowsInTheTemplate() throws {
+        let project = try appStoreAlone()
+        try project.write("migrations/0001-flint.json", #"{"insert": {"Book": [{"title": "Flint", "pages": 3, "author": "Italo Calvino"}]}}"#)
+        let migrate = try project.seedkit("migrate", "app.store", "--migrations", "migrations")
+        #expect(migrate.status == 0, "\(migrate)")
+        try project.database("app.store").write { db in
+            try db.execute(sql: """
+                CREATE TABLE ANSCKRECORDMETADATA (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZENTITYID INTEGER, ZENTITYPK INTEGER, ZCKRECORDNAME VARCHAR);
+                INSERT INTO ANSCKRECORDMETADATA VALUES (1, 16004, 1, 2, 1, 'the-developers-record');
+                INSERT INTO Z_PRIMARYKEY VALUES (16004, 'NSCKRecordMetadata', 0, 1);
+                """)
+        }
+        try FileManager.default.removeItem(at: project.url("migrations"))
+        let initialized = try project.seedkit("init", "--coredata", "app.store")
+        #expect(initialized.status == 0, "\(initialized)")
+        #expect(try project.rows("seeds/app.store", "SELECT count(*) FROM sqlite_master WHERE name LIKE '\\_seedkit\\_%' ESCAPE '\\'") == ["0"])
+        #expect(try project.rows("seeds/app.store", "SELECT count(*) FROM ANSCKRECORDMETADATA") == ["0"])
+        #expect(try project.rows("seeds/app.store", "SELECT Z_ENT, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT") == ["1|0", "2|0", "16001|0", "16002|0", "16003|0", "16004|0"])
+        // The new project's first migration applies to its seed (no foreign ledger claims 0001).
+        try project.write("migrations/0001-dune.yml", "insert:\n  Book:\n    - { title: Dune, pages: 412 }\n")
+        let build = try project.seedkit("build", "--without-history")
+        #expect(build.status == 0, "\(build)")
+        #expect(try project.rows("build/seed.store", "SELECT number, name, origin FROM _seedkit_migrations") == ["1|'dune'|'seed'"])
+        #expect(try project.rows("build/seed.store", "SELECT count(*) FROM ANSCKRECORDMETADATA") == ["0"])
+    }
 }
