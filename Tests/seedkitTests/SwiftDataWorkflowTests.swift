@@ -194,4 +194,28 @@ import Testing
         #expect(try project.rows("build/seed.store", "SELECT number, name, origin FROM _seedkit_migrations") == ["1|'dune'|'seed'"])
         #expect(try project.rows("build/seed.store", "SELECT count(*) FROM ANSCKRECORDMETADATA") == ["0"])
     }
+
+    /// A template copied from a device that synced holds that device's CloudKit record metadata:
+    /// `build` refuses it with or without history, naming the table.
+    @Test func buildRefusesATemplateHoldingCloudKitRecordMetadata() throws {
+        let project = try swiftDataProject()
+        try project.database("seeds/default.store").write { db in
+            try db.execute(sql: """
+                CREATE TABLE ANSCKRECORDMETADATA (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZENTITYID INTEGER, ZENTITYPK INTEGER, ZCKRECORDNAME VARCHAR);
+                INSERT INTO ANSCKRECORDMETADATA VALUES (1, 16004, 1, 2, 1, 'the-developers-record');
+                """)
+        }
+        let before = try #require(project.read("seeds/default.store"))
+        for flags in [["--allow-cloudkit"], ["--without-history"]] {
+            let build = try project.seedkit(["build", "--migrations", "none"] + flags)
+            #expect(build.status == 3, "\(flags): \(build)")
+            #expect(build.stderr.contains("error: the template holds CloudKit mirroring metadata (ANSCKRECORDMETADATA: 1 row) from the device it was copied from, which every seed built from it would give every user; nothing was written. Make the template with seedkit init --coredata STORE"), "\(build.stderr)")
+            #expect(!project.exists("build/seed.store"))
+        }
+        #expect(project.read("seeds/default.store") == before)
+        // Emptied (as init --coredata leaves it), the mirrored template builds with --allow-cloudkit.
+        try project.database("seeds/default.store").write { db in try db.execute(sql: "DELETE FROM ANSCKRECORDMETADATA") }
+        let build = try project.seedkit("build", "--migrations", "none", "--allow-cloudkit")
+        #expect(build.status == 0, "\(build)")
+    }
 }

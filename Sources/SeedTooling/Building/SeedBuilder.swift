@@ -208,6 +208,8 @@ public struct SeedBuilder: Sendable {
         let coreData = try aboutTemplate { try CoreDataDialect.detect(db, facts: manifest.model?.facts, allowingMissingHistory: allowsMissingHistory, allowingCloudKit: allowsCloudKit) }
         // History records the build as one transaction of inserts: only true of a template without rows.
         try aboutTemplate { try coreData?.refuseHistoryForTemplateWithRows(db) }
+        // Another device's CloudKit record metadata must not ship in a seed, with history or without.
+        if coreData != nil { try aboutTemplate { try CoreDataDialect.refuseCloudKitRows(db) } }
         let keyMarks = try coreData?.keyMarks(db) ?? [:]
         if manifest.model != nil && coreData == nil {
             throw SeedError(.configuration, file: manifest.path, "the template is not a Core Data store (it has no \(CoreDataDialect.storeTables)): use the store the app created with this model")
