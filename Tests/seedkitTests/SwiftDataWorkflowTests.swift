@@ -218,4 +218,22 @@ import Testing
         let build = try project.seedkit("build", "--migrations", "none", "--allow-cloudkit")
         #expect(build.status == 0, "\(build)")
     }
+
+    /// The README says to take the app's store from the simulator as the template. Once the app
+    /// installs seeds, that store holds seedkit's ledger: a seed built on it would claim another
+    /// release's migrations, and the project's own first migration would be refused on it.
+    @Test func buildRefusesATemplateSeedkitAlreadyWrote() throws {
+        let project = try swiftDataProject()
+        try project.write("migrations/0001-flint.json", #"{"insert": {"Book": [{"title": "Flint", "pages": 3}]}}"#)
+        let migrate = try project.seedkit("migrate", "seeds/default.store", "--without-history")
+        #expect(migrate.status == 0, "\(migrate)")
+        try project.database("seeds/default.store").write { db in try db.execute(sql: "DELETE FROM ZBOOK; UPDATE Z_PRIMARYKEY SET Z_MAX = 0") }
+        try FileManager.default.removeItem(at: project.url("migrations"))
+        let before = try #require(project.read("seeds/default.store"))
+        let build = try project.seedkit("build", "--migrations", "none")
+        #expect(build.status == 3, "\(build)")
+        #expect(build.stderr.contains("error: the template is a store seedkit has written (its ledger lists 1 migration: 0001-flint), not the store as the app created it: every seed built from it would claim those migrations; nothing was written. Make the template with seedkit init --coredata STORE, which takes seedkit's tables out"), "\(build.stderr)")
+        #expect(!project.exists("build/seed.store"))
+        #expect(project.read("seeds/default.store") == before)
+    }
 }
