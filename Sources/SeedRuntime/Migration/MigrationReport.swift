@@ -38,7 +38,8 @@ public struct RowEvent: Sendable, Equatable {
     public struct KeyValue: Sendable, Equatable {
         /// The key column, as the migration names it (an attribute, for Core Data).
         public var column: String
-        /// The value as stored; for a ref, the parent's id (see ``parent``).
+        /// The value as stored (a Core Data `UUID` attribute's 16 bytes in their text form, as a
+        /// migration writes it); for a ref, the parent's id (see ``parent``).
         public var value: SQLValue
         /// For a ref column: the parent row, by its natural key.
         public var parent: Reference?

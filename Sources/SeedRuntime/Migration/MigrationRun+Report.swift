@@ -95,7 +95,12 @@ extension MigrationRun {
                     parent = RowEvent.Reference(table: shown?.table ?? written(parentTable), column: shown?.column ?? keyColumn.name, value: parentKey)
                 }
             }
-            fields.append(RowEvent.KeyValue(column: shape.name, value: value, parent: parent))
+            // A UUID attribute's 16 bytes as the migration writes them (reports would say `<16 bytes>`).
+            var shown = value
+            if parent == nil, table.column(column)?.type == .uuid, case .blob(let bytes) = value, bytes.count == 16 {
+                shown = .text(CoreDataDialect.canonicalText(value))
+            }
+            fields.append(RowEvent.KeyValue(column: shape.name, value: shown, parent: parent))
         }
         return fields
     }

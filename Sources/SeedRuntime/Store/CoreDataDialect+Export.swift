@@ -30,15 +30,17 @@ extension CoreDataDialect {
         try DatabaseValue.fetchOne(db, sql: "SELECT \(column.quotedDatabaseIdentifier) FROM \(table.quotedDatabaseIdentifier) WHERE Z_PK = ?", arguments: [primaryKey])
     }
 
-    /// Empties a copy of a store into a template: every entity table, join table and history
-    /// table loses its rows, `Z_MAX` goes back to 0; `Z_PRIMARYKEY`, `Z_METADATA` and
-    /// `Z_MODELCACHE` are kept, so the app still opens the store and the model stays in it.
+    /// Empties a copy of a store into a template, the store as the app created it: every entity
+    /// table, join table, history table and CloudKit mirroring table (`ANSCK…`: the developer's
+    /// record metadata) loses its rows, `Z_MAX` goes back to 0, and seedkit's own tables (a
+    /// store installed from a seed or migrated by seedkit keeps its ledger) are dropped;
+    /// `Z_PRIMARYKEY`, `Z_METADATA` and `Z_MODELCACHE` are kept, so the app still opens the
+    /// store and the model stays in it.
     package static func emptyIntoTemplate(_ db: Database) throws {
         let keep: Set = ["Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE"]
-        let history: Set = ["ACHANGE", "ATRANSACTION", "ATRANSACTIONSTRING"]
         let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
-        for table in tables where !keep.contains(table.uppercased()) && (table.uppercased().hasPrefix("Z") || history.contains(table.uppercased())) {
-            try db.execute(sql: "DELETE FROM \(table.quotedDatabaseIdentifier)")
+        for table in tables where !keep.contains(table.uppercased()) {
+            try db.execute(sql: (SeedCatalog.isInternal(table) ? "DROP TABLE " : "DELETE FROM ") + table.quotedDatabaseIdentifier)
         }
         try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = 0")
     }

@@ -42,6 +42,17 @@ extension CoreDataDialect {
         }
     }
 
+    /// Refuses a build template whose CloudKit mirroring tables hold rows: record metadata of the
+    /// device the store was copied from (its records' names, its zone), which every user's store
+    /// would otherwise start with, whatever `--allow-cloudkit` or `--without-history` say.
+    package static func refuseCloudKitRows(_ db: Database) throws {
+        for table in try cloudKitTables(db) {
+            let rows = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(quoteIdentifier(table))") ?? 0
+            guard rows > 0 else { continue }
+            throw SeedError(.refused, "the template holds CloudKit mirroring metadata (\(table): \(rows) row\(rows == 1 ? "" : "s")) from the device it was copied from, which every seed built from it would give every user; nothing was written. Make the template with seedkit init --coredata STORE, which empties it, or copy the store the app creates before it syncs")
+        }
+    }
+
     /// The store's CloudKit mirroring tables (`ANSCKRECORDMETADATA`, …), if any.
     package static func cloudKitTables(_ db: Database) throws -> [String] {
         try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'ANSCK%' ORDER BY name")

@@ -133,7 +133,10 @@ package struct CoreDataDialect: StoreDialect {
     /// The dialect of a Core Data store without judging it (for reading, and `verify`, which reports problems instead).
     package static func read(_ db: Database, facts: CoreDataModelFacts? = nil) throws -> CoreDataDialect? {
         guard try isStore(db) else { return nil }
-        let entities = try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY ORDER BY Z_ENT").map { row in
+        // Core Data's own entities (persistent history's CHANGE, TRANSACTION, TRANSACTIONSTRING at
+        // 16001–16003, and any above) are not the model's: by name they would stand for an app's
+        // `Transaction` or `Change` entity and its table (ZTRANSACTION), and their Z_MAX for its.
+        let entities = try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY WHERE Z_ENT < ? ORDER BY Z_ENT", arguments: [CoreDataHistory.changeEntity]).map { row in
             Entity(number: row[0], name: row[1], superEntity: row[2] ?? 0)
         }
         let recorded = try CoreDataModelFacts.recorded(db) ?? CoreDataModelFacts()
@@ -231,6 +234,19 @@ package struct CoreDataDialect: StoreDialect {
         column.declaredType.uppercased() == "TIMESTAMP" ? .referenceDate : column.type
     }
 
+    /// For reading rows in the app's terms (`diff`, `new-migration`, `check-upgrade`): each
+    /// `UUID` attribute's column of `info` → SQL that reads its 16 bytes as the text form a
+    /// migration gives (`0E8F1C0A-1D52-…`, upper case, as `UUID.uuidString`); other values as stored.
+    package func uuidTextExpressions(_ info: TableInfo) -> [String: String] {
+        var expressions: [String: String] = [:]
+        for column in adjusted(info).columns where column.type == .uuid {
+            let name = quoteIdentifier(column.name)
+            let parts = [(1, 8), (9, 4), (13, 4), (17, 4), (21, 12)].map { "substr(hex(\(name)), \($0.0), \($0.1))" }
+            expressions[column.name] = "CASE WHEN typeof(\(name)) = 'blob' AND length(\(name)) = 16 THEN " + parts.joined(separator: " || '-' || ") + " ELSE \(name) END"
+        }
+        return expressions
+    }
+
     /// Columns typed as the model stores them: a `UUID` attribute's `BLOB` column converts the
     /// standard text form (`0E0D0C0B-0A09-…`) to its 16 bytes.
     package func adjusted(_ info: TableInfo) -> TableInfo {
@@ -307,7 +323,9 @@ package struct CoreDataDialect: StoreDialect {
                 values.append((typeColumn, value == .null ? .null : try entityNumber(db, table: parent, primaryKey: value)))
             }
         }
-        let assignments = (values.map { "\(quoteIdentifier($0.column)) = ?" } + ["Z_OPT = Z_OPT + 1"]).joined(separator: ", ")
+        // A row this run inserted stays at Z_OPT 1: one run is one save, which writes an object new in it once.
+        let insertedInRun = if case .integer(let key) = before["Z_PK"] ?? .null { session.contains(table.name, key) } else { false }
+        let assignments = (values.map { "\(quoteIdentifier($0.column)) = ?" } + (insertedInRun ? [] : ["Z_OPT = Z_OPT + 1"])).joined(separator: ", ")
         try db.cachedStatement(sql: "UPDATE OR ABORT \(quoteIdentifier(table.name)) SET \(assignments) WHERE \(keyPredicate(key))")
             .execute(arguments: StatementArguments(values: values + key))
         let changed = db.changesCount

@@ -208,6 +208,14 @@ public struct SeedBuilder: Sendable {
         let coreData = try aboutTemplate { try CoreDataDialect.detect(db, facts: manifest.model?.facts, allowingMissingHistory: allowsMissingHistory, allowingCloudKit: allowsCloudKit) }
         // History records the build as one transaction of inserts: only true of a template without rows.
         try aboutTemplate { try coreData?.refuseHistoryForTemplateWithRows(db) }
+        // A template is the store as the app created it: one seedkit wrote (a seed, a store it
+        // migrated) would give every seed built from it that store's ledger.
+        if let template, case let ledger = try MigrationLedger.entries(db), !ledger.isEmpty {
+            let listed = ledger.prefix(3).map(\.id).joined(separator: ", ") + (ledger.count > 3 ? ", …" : "")
+            throw SeedError(.refused, "the template is a store seedkit has written (its ledger lists \(ledger.count) migration\(ledger.count == 1 ? "" : "s"): \(listed)), not the store as the app created it: every seed built from it would claim those migrations; nothing was written. Make the template with seedkit init --coredata STORE, which takes seedkit's tables out").about(store: template)
+        }
+        // Another device's CloudKit record metadata must not ship in a seed, with history or without.
+        if coreData != nil { try aboutTemplate { try CoreDataDialect.refuseCloudKitRows(db) } }
         let keyMarks = try coreData?.keyMarks(db) ?? [:]
         if manifest.model != nil && coreData == nil {
             throw SeedError(.configuration, file: manifest.path, "the template is not a Core Data store (it has no \(CoreDataDialect.storeTables)): use the store the app created with this model")

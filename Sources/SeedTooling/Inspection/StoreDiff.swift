@@ -96,10 +96,14 @@ public struct StoreDiff: Sendable {
                 if primaryKey.count == 1, let column = table.column(primaryKey[0]), column.type == .integer, !spec.key.contains(where: { $0.lowercased() == column.name.lowercased() }) {
                     semantics.ignored[spec.name, default: []].insert(column.name)
                 }
-                if coreData != nil {
+                if let coreData {
                     // Core Data's bookkeeping differs between stores holding the same objects.
                     for column in table.columns where CoreDataDialect.isBookkeeping(column.name) {
                         semantics.ignored[spec.name, default: []].insert(column.name)
+                    }
+                    // A UUID attribute's 16 bytes as the text a migration gives (new-migration writes it, migrate reads it).
+                    for (column, expression) in coreData.uuidTextExpressions(table) {
+                        semantics.expressions[spec.name, default: [:]][column] = expression
                     }
                 }
                 for (column, reference) in spec.refs {

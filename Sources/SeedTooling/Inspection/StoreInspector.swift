@@ -107,6 +107,7 @@ public enum StoreInspector {
             }
             othersOnly.subtract(own)
         }
+        let uuids = coreData.uuidTextExpressions(info)
         for column in info.columns where !CoreDataDialect.isBookkeeping(column.name) && !othersOnly.contains(column.name.uppercased()) {
             var attribute = CoreDataModel.attributeName(column.name, entity: name, model: model, dialect: coreData)
             if names.contains(attribute) { attribute += " (\(column.name))" }
@@ -114,6 +115,8 @@ public enum StoreInspector {
             if let reference = refs[attribute], let parent = try TableInfo.read(db, table: coreData.tableName(reference.table)) {
                 parentKeys[expressions.count + 1] = info.parentKeySQL(of: column.name, parent: parent, keyColumn: coreData.columnName(reference.column), row: "t")  // + 1: id goes first
                 expressions.append("t.\(quoteIdentifier(column.name))")
+            } else if let uuid = uuids[column.name] {
+                expressions.append(uuid)  // a UUID attribute as its text, as fixtures and migrations write it
             } else if coreData.columnType(column) == .referenceDate {
                 expressions.append("strftime('%Y-%m-%dT%H:%M:%SZ', t.\(quoteIdentifier(column.name)) + 978307200, 'unixepoch')")
             } else {

@@ -25,6 +25,13 @@ struct CoreDataScaffold {
         return model.flattened(entity)?.uniquenessConstraints.first { !$0.isEmpty && $0.allSatisfy(columns.contains) }
     }
 
+    /// The seed's file name for a project made from the store `template`: `seed` with the
+    /// store's extension (`seed.store` for `default.store`).
+    static func seedName(template: String) -> String {
+        let pathExtension = (template as NSString).pathExtension
+        return "seed" + (pathExtension.isEmpty ? "" : "." + pathExtension)
+    }
+
     /// The manifest. With `store` (the template's file name, made from a store by
     /// `init --coredata STORE`): no `model:` line (the template's `Z_MODELCACHE` has it), and
     /// what an entity without a key means for the rows exported from the store.
@@ -34,7 +41,7 @@ struct CoreDataScaffold {
             "# Tables are the model's entities; a fixture's columns are attributes and to-one relationships.",
         ]
         if let store {
-            let output = "../build/seed" + ((store.template as NSString).pathExtension.isEmpty ? "" : "." + (store.template as NSString).pathExtension)
+            let output = "../build/" + Self.seedName(template: store.template)
             lines += [
                 "# No model: line: seedkit reads the model from the template's Z_MODELCACHE.",
                 "template: \(Self.yamlScalar(store.template))   # \(store.source) with its rows taken out (they are in data/): the store as the app created it",

@@ -22,6 +22,10 @@ public struct ProjectScaffold: Sendable {
     /// The files, in the order they are written and listed.
     public var files: [File]
 
+    /// The seed `build` writes, relative to the project: the manifest's `output`
+    /// (`build/seed.store` for a project made from `app.store`), for the next steps `init` prints.
+    public var seed = "build/seed.sqlite"
+
     /// The folder seedkit reads migrations from: it must not exist or be empty, since seedkit
     /// would read any file already there as one of its migrations.
     static let migrationsFolder = "migrations"
@@ -77,7 +81,9 @@ public struct ProjectScaffold: Sendable {
             files.append(File(path: "seeds/data/\(entity.name).csv", text: export.fixtures[entity.name] ?? plan.header(entity.name) + "\n",
                               purpose: "the fixture of entity \(entity.name): the store's \(rows) row\(rows == 1 ? "" : "s")\(notes)"))
         }
-        return ProjectScaffold(files: files + common)
+        var scaffold = ProjectScaffold(files: files + common)
+        scaffold.seed = "build/" + CoreDataScaffold.seedName(template: template)
+        return scaffold
     }
 
     /// Files both layouts have: the migrations folder, the shipped seeds' folder, CI.

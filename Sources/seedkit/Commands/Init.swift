@@ -87,10 +87,16 @@ extension SeedTool {
                 } else {
                     print("  edit seeds/schema.sql and seeds/data/items.csv (and seedkit.yml's tables) for your own data")
                 }
-                print("  seedkit build                         # writes build/seed.sqlite, the seed your app bundles")
-                print("  cp build/seed.sqlite seeds/releases/1.0.sqlite   # when you ship release 1.0")
-                print("  seedkit new-migration NAME --from seeds/releases/1.0.sqlite   # after editing the fixtures for the next release")
-                print("  seedkit check-upgrade seeds/releases/*.sqlite   # every shipped seed upgrades to a fresh build")
+                // The seed's name as the manifest's output gives it (a store's extension for a project made from one).
+                let seed = scaffold.seed
+                // Shipped seeds keep its extension (.sqlite when it has none: seeds/releases/* would match the README there).
+                let shippedExtension = (seed as NSString).pathExtension.isEmpty ? "sqlite" : (seed as NSString).pathExtension
+                let release = "seeds/releases/1.0." + shippedExtension
+                let shipped = "seeds/releases/*." + shippedExtension
+                print("  seedkit build                         # writes \(seed), the seed your app bundles")
+                print("  cp \(seed) \(release)   # when you ship release 1.0")
+                print("  seedkit new-migration NAME --from \(release)   # after editing the fixtures for the next release")
+                print("  seedkit check-upgrade \(shipped)   # every shipped seed upgrades to a fresh build")
             }
         }
 
