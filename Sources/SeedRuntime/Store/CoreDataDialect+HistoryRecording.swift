@@ -22,7 +22,7 @@ extension CoreDataDialect {
                 NSPersistentCloudKitContainer exports what persistent history records, so the rows seedkit writes, recorded on \
                 every device that migrates its own store, would be exported by each of them and duplicate in the user's CloudKit \
                 database; nothing was written. Pass --allow-cloudkit when that cannot happen (the entities seedkit writes are not \
-                mirrored, or one device only ever runs this), or --without-history to write rows no device exports
+                mirrored, or one device only ever runs this), or --without-history to write the rows with no history entries (what CloudKit then does with them, once the app edits them, seedkit cannot say)
                 """)
         }
         guard try CoreDataHistory.tracksHistory(db) else {
