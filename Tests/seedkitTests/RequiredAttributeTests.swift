@@ -127,6 +127,54 @@ private func makeStore(_ project: TemporaryProject, _ path: String) throws {
             == ["'A'|'\(try documentedUUID("Thing", "id", key: ["A"]))'|NULL", "'B'|'\(try documentedUUID("Thing", "id", key: ["B"]))'|NULL"])
     }
 
+    /// A non-optional to-one (`var shelf: Shelf`, no `?`): a row without it is a row the app
+    /// cannot load, refused like a required attribute, in an insert and in an update clearing it.
+    @Test func migrateRefusesARowWithoutARequiredToOne() throws {
+        let project = try TemporaryProject(bookStore: false)
+        try project.writeCoreDataProject(model: "Shelf.xcdatamodel", entities: """
+            <entity name="Shelf" representedClassName="Shelf" syncable="YES">
+                <attribute name="name" attributeType="String"/>
+                <relationship name="things" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Thing" inverseName="shelf" inverseEntity="Thing"/>
+            </entity>
+            <entity name="Thing" representedClassName="Thing" syncable="YES">
+                <attribute name="name" attributeType="String"/>
+                <relationship name="shelf" maxCount="1" deletionRule="Nullify" destinationEntity="Shelf" inverseName="things" inverseEntity="Shelf"/>
+            </entity>
+            """, tables: """
+            CREATE TABLE ZSHELF (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR);
+            CREATE TABLE ZTHING (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZSHELF INTEGER, ZNAME VARCHAR);
+            """, entityNames: ["Shelf", "Thing"])
+        try project.write("seeds/seedkit.yml", """
+            model: Shelf.xcdatamodel
+            template: empty.sqlite
+            output: ../seed.sqlite
+            tables:
+              Shelf: { file: data/shelves.csv, key: name }
+              Thing: { file: data/things.csv, key: name, refs: { shelf: Shelf.name } }
+
+            """)
+        try project.write("seeds/data/shelves.csv", "name\nTop\n")
+        try project.write("seeds/data/things.csv", "name,shelf\nA,Top\n")
+        let build = try project.seedkit("build", "--migrations", "none")
+        #expect(build.status == 0, "\(build)")
+        try FileManager.default.copyItem(atPath: project.path("seed.sqlite"), toPath: project.path("app.sqlite"))
+        let before = project.sha256("app.sqlite")
+        try project.write("migrations/0001-things.yml", "insert:\n  Thing:\n    - { name: B }\n")
+        let refused = try project.seedkit("migrate", "app.sqlite", "--migrations", "migrations", "--manifest", "none")
+        #expect(refused.status == 1, "\(refused)")
+        #expect(refused.stderr.contains("migrations/0001-things.yml:3: error: Thing 'B': not inserted: Thing.shelf is required by the model (non-optional) and the row gives no value"), "\(refused)")
+        #expect(project.sha256("app.sqlite") == before)
+        try project.write("migrations/0001-things.yml", "update:\n  Thing:\n    - { key: A, from: { shelf: Top }, to: { shelf: null } }\n")
+        let cleared = try project.seedkit("migrate", "app.sqlite", "--migrations", "migrations", "--manifest", "none")
+        #expect(cleared.status == 1, "\(cleared)")
+        #expect(cleared.stderr.contains("Thing 'A': not updated: Thing.shelf is required by the model (non-optional) and the row gives no value"), "\(cleared)")
+        #expect(project.sha256("app.sqlite") == before)
+        try project.write("migrations/0001-things.yml", "insert:\n  Thing:\n    - { name: B, shelf: Top }\n")
+        let fine = try project.seedkit("migrate", "app.sqlite", "--migrations", "migrations", "--manifest", "none")
+        #expect(fine.status == 0, "\(fine)")
+        #expect(try project.rows("app.sqlite", "SELECT ZNAME, ZSHELF FROM ZTHING ORDER BY Z_PK") == ["'A'|1", "'B'|1"])
+    }
+
     /// The example built with a Book whose id is left empty and one without the column at all:
     /// name-based UUIDs, and two builds are byte-identical.
     @Test func buildGivesAGeneratedUUIDDeterministically() throws {

@@ -86,7 +86,7 @@ package struct CoreDataModelFacts: Sendable, Equatable, Codable {
     /// Entity → its uniqueness constraints (`@Attribute(.unique)`), each a list of property names.
     package var uniqueness: [String: [[String]]]
     /// Entity → its attributes a new object must have a value for: non-optional, stored (not
-    /// transient, not derived); the whole lineage's. A row that leaves one without a value (after
+    /// transient, not derived), and its non-optional to-one relationships; the whole lineage's. A row that leaves one without a value (after
     /// defaults and generated values) is not written (``CoreDataDialect/requiredProblems(entity:table:values:)``).
     /// Empty in seeds built before seedkit recorded it: such a seed's rows are then not checked.
     package var required: [String: [String]]

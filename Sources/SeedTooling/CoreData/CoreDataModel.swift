@@ -182,7 +182,9 @@ public struct CoreDataModel: Sendable {
             // What a new object must have: every non-optional stored attribute; a UUID with a UUID
             // instance as its default (SwiftData's `let id = UUID()`) gets a generated one instead.
             let stored = flat.attributes.filter { !$0.optional && !$0.transient && !$0.derived }
-            if !stored.isEmpty { facts.required[entity.name] = stored.map(\.name) }
+            // A non-optional to-one too (SwiftData's `var author: Author`): its column must hold a key.
+            let toOnes = flat.relationships.filter { !$0.optional && !$0.toMany }.map(\.name)
+            if !stored.isEmpty || !toOnes.isEmpty { facts.required[entity.name] = stored.map(\.name) + toOnes }
             let generated = stored.filter { $0.type == "UUID" && $0.defaultValue.flatMap(UUID.init(uuidString:)) != nil }
             if !generated.isEmpty { facts.generated[entity.name] = generated.map(\.name) }
             for attribute in flat.attributes where !Self.supportedTypes.contains(attribute.type) {
