@@ -9,7 +9,15 @@ import Testing
 /// (a finance app's `@Model final class Transaction`): its table is ZTRANSACTION, which is
 /// also what the history entity's name would give. The history entities are not the app's.
 @Suite struct SwiftDataEntityNamesTests {
-    private func store(_ project: TemporaryProject, _ path: String) throws {
+    /// The Transaction ↔ Change model of this suite.
+    private static let transactionAndChange = """
+        [("Change", [("summary", 700, "NSString", None, False)], [("transaction", "Transaction", "changes", False, True, 1)], [["summary"]]),
+         ("Transaction", [("name", 700, "NSString", None, False)], [("changes", "Change", "transaction", True, False, 1)], [["name"]])]
+        """
+
+    /// A store written by Examples/SwiftDataStore/make-store.py with its `ENTITIES` replaced by
+    /// `entities` (a Python expression; `m` is the script's module).
+    private func store(_ project: TemporaryProject, _ path: String, entities: String = transactionAndChange) throws {
         let makeStore = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Examples/SwiftDataStore/make-store.py")
         let python = Process()
@@ -17,8 +25,7 @@ import Testing
         python.arguments = ["python3", "-c", """
             import importlib.util, sys
             spec = importlib.util.spec_from_file_location("m", sys.argv[1]); m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)
-            m.ENTITIES = [("Change", [("summary", 700, "NSString", None, False)], [("transaction", "Transaction", "changes", False, True, 1)], [["summary"]]),
-                          ("Transaction", [("name", 700, "NSString", None, False)], [("changes", "Change", "transaction", True, False, 1)], [["name"]])]
+            m.ENTITIES = \(entities.replacingOccurrences(of: "\n", with: " "))
             sys.argv = ["make-store.py", sys.argv[2]]; m.main()
             """, makeStore.path, project.path(path)]
         try python.run()
@@ -62,19 +69,7 @@ import Testing
     /// by its UUID as the migration writes it, not as `<16 bytes>`.
     @Test func aUUIDKeyIsReportedAsTheUUID() throws {
         let project = try TemporaryProject(bookStore: false)
-        let makeStore = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Examples/SwiftDataStore/make-store.py")
-        let python = Process()
-        python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        python.arguments = ["python3", "-c", """
-            import importlib.util, sys
-            spec = importlib.util.spec_from_file_location("m", sys.argv[1]); m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)
-            m.ENTITIES = [e[:3] + ([["id"]],) for e in m.ENTITIES]
-            sys.argv = ["make-store.py", sys.argv[2]]; m.main()
-            """, makeStore.path, project.path("app.store")]
-        try python.run()
-        python.waitUntilExit()
-        #expect(python.terminationStatus == 0)
+        try store(project, "app.store", entities: "[e[:3] + ([[\"id\"]],) for e in m.ENTITIES]")
         try project.write("migrations/0001-add.yml", """
             insert:
               Author:

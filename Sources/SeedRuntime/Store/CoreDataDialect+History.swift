@@ -32,7 +32,8 @@ package enum CoreDataHistory {
 
     /// A property of an entity, as the changed-properties mask counts it.
     package struct Property: Sendable, Equatable {
-        package enum Kind: Sendable, Equatable { case attribute, toOne, toMany }
+        /// Recorded in a seed's model facts by these names (``CoreDataModelFacts/Property/kind``).
+        package enum Kind: String, Sendable, Codable { case attribute, toOne, toMany }
         package var name: String
         package var kind: Kind
         /// Transient and derived properties: never seen in a mask, so an entity with one is refused.

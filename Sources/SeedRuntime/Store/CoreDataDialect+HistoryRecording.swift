@@ -64,12 +64,12 @@ extension CoreDataDialect {
     /// attribute or a to-one relationship); the column's own name when the model has none (so
     /// that the changed-properties mask refuses it, naming it).
     func propertyName(ofColumn column: String, entity: Entity) -> String {
-        historyProperties(entity).first { $0.kind != "toMany" && columnName($0.name) == column.uppercased() }?.name ?? column
+        historyProperties(entity).first { $0.kind != .toMany && columnName($0.name) == column.uppercased() }?.name ?? column
     }
 
     /// The inverse of the to-one relationship stored in `column` of `entity`'s rows, or nil.
     func inverseName(ofColumn column: String, entity: Entity) -> String? {
-        historyProperties(entity).first { $0.kind == "toOne" && columnName($0.name) == column.uppercased() }?.inverse
+        historyProperties(entity).first { $0.kind == .toOne && columnName($0.name) == column.uppercased() }?.inverse
     }
 
     /// The property of `entity` whose upper-cased name is `stored` (a join column's suffix: `FAVORITES`,
@@ -139,10 +139,10 @@ extension CoreDataDialect {
                 throw SeedError(.refused, "cannot record the update of \(change.entityName) in the store's persistent history: the model seedkit has lists no entity \(change.entityName); nothing was written. Pass --without-history to write without history entries")
             }
             let properties = entity.properties.map { property in
-                CoreDataHistory.Property(name: property.name, kind: property.kind == "toOne" ? .toOne : property.kind == "toMany" ? .toMany : .attribute,
+                CoreDataHistory.Property(name: property.name, kind: property.kind,
                                          unvouched: property.unvouched,
                                          // A destination the facts do not list is refused as one that inherits.
-                                         destinationInherits: property.kind != "attribute" && (property.destination.flatMap { facts.history[$0]?.inherits } ?? true))
+                                         destinationInherits: property.kind != .attribute && (property.destination.flatMap { facts.history[$0]?.inherits } ?? true))
             }
             masks[index] = try CoreDataHistory.columnsMask(entity: change.entityName, properties: properties, changed: change.changed, inherits: entity.inherits)
         }

@@ -11,7 +11,7 @@ extension CoreDataDialect {
         let name = modelName(of: entity)
         let properties = facts.history[name]?.properties
         for constraint in facts.uniqueness[name] ?? [] where constraint.count == 1 {
-            if properties == nil || properties?.contains(where: { $0.name == constraint[0] && $0.kind == "attribute" }) == true { return constraint[0] }
+            if properties == nil || properties?.contains(where: { $0.name == constraint[0] && $0.kind == .attribute }) == true { return constraint[0] }
         }
         let table = tableName(name)
         let pattern = "Z\\_" + name.replacingOccurrences(of: "_", with: "\\_") + "\\_UNIQUE\\_%"
@@ -39,12 +39,12 @@ extension CoreDataDialect {
             let name = modelName(of: entity)
             guard let key = keys[name] else { return nil }
             var refs: [String: TableSpec.Reference] = [:]
-            for property in facts.history[name]?.properties ?? [] where property.kind != "attribute" {
+            for property in facts.history[name]?.properties ?? [] where property.kind != .attribute {
                 guard let destination = property.destination, let destinationKey = keys[destination] else { continue }
-                if property.kind == "toMany" {
+                if property.kind == .toMany {
                     // Only a many-to-many relationship is written by listing keys.
                     let inverseKind = property.inverse.flatMap { inverse in facts.history[destination]?.properties.first { $0.name == inverse }?.kind }
-                    guard inverseKind == "toMany" else { continue }
+                    guard inverseKind == .toMany else { continue }
                 }
                 refs[property.name] = TableSpec.Reference(table: destination, column: destinationKey)
             }

@@ -29,15 +29,15 @@ package struct CoreDataModelFacts: Sendable, Equatable, Codable {
     /// A property as persistent history counts it (``CoreDataHistory/columnsMask(entity:properties:changed:inherits:)``).
     package struct Property: Sendable, Equatable, Codable {
         package var name: String
-        /// `attribute`, `toOne` or `toMany`.
-        package var kind: String
+        /// `attribute`, `toOne` or `toMany`, as the JSON a seed records spells them.
+        package var kind: CoreDataHistory.Property.Kind
         /// Transient or derived: never seen in a changed-properties mask.
         package var unvouched: Bool
         /// For relationships: the destination entity and the inverse relationship's name.
         package var destination: String?
         package var inverse: String?
 
-        package init(name: String, kind: String, unvouched: Bool = false, destination: String? = nil, inverse: String? = nil) {
+        package init(name: String, kind: CoreDataHistory.Property.Kind, unvouched: Bool = false, destination: String? = nil, inverse: String? = nil) {
             self.name = name
             self.kind = kind
             self.unvouched = unvouched
@@ -48,7 +48,7 @@ package struct CoreDataModelFacts: Sendable, Equatable, Codable {
         package init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             name = try container.decode(String.self, forKey: .name)
-            kind = try container.decode(String.self, forKey: .kind)
+            kind = try container.decode(CoreDataHistory.Property.Kind.self, forKey: .kind)
             unvouched = try container.decodeIfPresent(Bool.self, forKey: .unvouched) ?? false
             destination = try container.decodeIfPresent(String.self, forKey: .destination)
             inverse = try container.decodeIfPresent(String.self, forKey: .inverse)

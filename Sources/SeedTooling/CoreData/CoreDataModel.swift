@@ -193,9 +193,9 @@ public struct CoreDataModel: Sendable {
             if !flat.uniquenessConstraints.isEmpty { facts.uniqueness[entity.name] = flat.uniquenessConstraints }
             let inherits = entity.parent != nil || entities.contains { $0.parent == entity.name }
             facts.history[entity.name] = .init(properties: flat.attributes.map { attribute in
-                .init(name: attribute.name, kind: "attribute", unvouched: attribute.transient || attribute.derived)
+                .init(name: attribute.name, kind: .attribute, unvouched: attribute.transient || attribute.derived)
             } + flat.relationships.map { relationship in
-                .init(name: relationship.name, kind: relationship.toMany ? "toMany" : "toOne", destination: relationship.destination, inverse: relationship.inverseName)
+                .init(name: relationship.name, kind: relationship.toMany ? .toMany : .toOne, destination: relationship.destination, inverse: relationship.inverseName)
             }, inherits: inherits)
         }
         return facts
