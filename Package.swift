@@ -10,10 +10,6 @@ let package = Package(
         // Fixtures, validation, building, planning, inspection: what the CLI and CI use.
         .library(name: "SeedTooling", targets: ["SeedTooling"]),
         .executable(name: "seedkit", targets: ["seedkit"]),
-        // Builds a target's seeds/ and exports its migrations/ into its resources at build time.
-        .plugin(name: "SeedkitPlugin", targets: ["SeedkitPlugin"]),
-        // `swift package seedkit build|check-upgrade|…`: the CLI from inside a package.
-        .plugin(name: "SeedkitCommand", targets: ["SeedkitCommand"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -51,13 +47,6 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .plugin(name: "SeedkitPlugin", capability: .buildTool(), dependencies: ["seedkit"]),
-        .plugin(
-            name: "SeedkitCommand",
-            capability: .command(
-                intent: .custom(verb: "seedkit", description: "Run the seedkit CLI in this package (build, check-upgrade, new-migration, …)."),
-                permissions: [.writeToPackageDirectory(reason: "seedkit build and new-migration write the seed and migration files")]),
-            dependencies: ["seedkit"]),
         // Not a product: times the app-launch path in-process for `make bench`.
         .executableTarget(name: "seedkit-bench", dependencies: ["SeedRuntime"]),
         // Not a product: temporary projects and a runner for the real seedkit binary, shared by the tests.
@@ -70,6 +59,28 @@ let package = Package(
         .testTarget(name: "seedkitTests", dependencies: ["seedkit", "SeedTooling", "SeedRuntime", "SeedTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
     ]
 )
+
+// `make test` sets SEEDKIT_WITHOUT_PLUGINS: with a plugin in the graph, SwiftPM 6 compiles the CLI
+// and every library under it a second time, for the plugin's host tool
+// (swiftlang/swift-package-manager#8275): 35 s of a fresh `make test`, for plugins nothing in it
+// runs. `make check-example` (CI) builds Examples/DemoApp, which uses both plugins.
+if Context.environment["SEEDKIT_WITHOUT_PLUGINS"] == nil {
+    package.products += [
+        // Builds a target's seeds/ and exports its migrations/ into its resources at build time.
+        .plugin(name: "SeedkitPlugin", targets: ["SeedkitPlugin"]),
+        // `swift package seedkit build|check-upgrade|…`: the CLI from inside a package.
+        .plugin(name: "SeedkitCommand", targets: ["SeedkitCommand"]),
+    ]
+    package.targets += [
+        .plugin(name: "SeedkitPlugin", capability: .buildTool(), dependencies: ["seedkit"]),
+        .plugin(
+            name: "SeedkitCommand",
+            capability: .command(
+                intent: .custom(verb: "seedkit", description: "Run the seedkit CLI in this package (build, check-upgrade, new-migration, …)."),
+                permissions: [.writeToPackageDirectory(reason: "seedkit build and new-migration write the seed and migration files")]),
+            dependencies: ["seedkit"]),
+    ]
+}
 
 for target in package.targets where target.type != .plugin && target.type != .system {
     var settings = target.swiftSettings ?? []

@@ -23,12 +23,12 @@ The audit, after each run:
            migration makes of a pristine copy; check-upgrade passes exactly when a fresh build of
            them can succeed, and leaves the shipped seed's bytes and folder as they were.
 
-Usage: hostile.py SEEDKIT [--cases N] [--seed S] [--case K] [--keep DIR] [--verbose]
+Usage: hostile.py SEEDKIT [--cases N] [--seed S] [--case K] [--keep DIR] [--verbose] [--jobs J]
   Cases are numbered from the seed: `--seed 22 --case 137` replays case 137 alone.
   `make test` runs a quick subset (HOSTILE_CASES, default 60); release time runs 600+:
   `python3 scripts/hostile.py .build/debug/seedkit --cases 600`.
 """
-import argparse, hashlib, json, os, random, shutil, sqlite3, subprocess, sys, tempfile
+import argparse, hashlib, json, multiprocessing, os, random, shutil, sqlite3, subprocess, sys, tempfile
 
 TITLES = ["Dune", "Emma", "Nana", "Ulysses", "Beloved", "Kim", "Heidi", "Rebecca", "Carrie", "Lolita",
           "Matilda", "Persuasion", "Middlemarch", "Walden", "Candide"]
@@ -417,6 +417,24 @@ def check_upgrade(seedkit, case, work, seed, fail):
         fail(f"check-upgrade left files beside the shipped seed: {leftovers}")
 
 
+def run_case(job):
+    """One case in a worker process: its failures, its tallies, its fingerprint."""
+    seedkit, seed, number, keep = job
+    STATS.clear()
+    case = Case(seed, number)
+    work = keep or tempfile.mkdtemp(prefix="seedkit-hostile-")
+    if keep:
+        shutil.rmtree(work, ignore_errors=True)
+        os.makedirs(work)
+    failures = []
+    try:
+        check_case(seedkit, case, work, failures)
+    finally:
+        if not keep:
+            shutil.rmtree(work, ignore_errors=True)
+    return number, failures, dict(STATS), case.fingerprint()
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("seedkit")
@@ -425,28 +443,29 @@ def main():
     parser.add_argument("--case", type=int)
     parser.add_argument("--keep")
     parser.add_argument("--verbose", action="store_true")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="cases run at once (default: one per core)")
     options = parser.parse_args()
     seedkit = os.path.abspath(options.seedkit)
     numbers = [options.case] if options.case is not None else range(options.cases)
-    failures, prints = [], set()
-    for number in numbers:
-        case = Case(options.seed, number)
-        prints.add(case.fingerprint())
-        work = options.keep or tempfile.mkdtemp(prefix="seedkit-hostile-")
-        if options.keep:
-            shutil.rmtree(work, ignore_errors=True)
-            os.makedirs(work)
-        count = len(failures)
-        try:
-            check_case(seedkit, case, work, failures)
-        finally:
-            if not options.keep:
-                shutil.rmtree(work, ignore_errors=True)
-        if options.verbose or len(failures) > count:
-            print(f"case {number}: {'ok' if len(failures) == count else 'FAILED'}  (replay: --seed {options.seed} --case {number} --keep DIR)")
+    jobs = [(seedkit, options.seed, number, options.keep) for number in numbers]
+    # Each case works in its own folder and is audited on its own: they run in parallel, and
+    # their results are read in case order, so the output is the same whatever the timing.
+    if options.keep or options.jobs <= 1 or len(jobs) <= 1:
+        results = map(run_case, jobs)
+    else:
+        pool = multiprocessing.Pool(options.jobs)
+        results = pool.imap(run_case, jobs)
+    failures, prints, stats = [], set(), {}
+    for number, case_failures, case_stats, fingerprint in results:
+        failures += case_failures
+        prints.add(fingerprint)
+        for name, count in case_stats.items():
+            stats[name] = stats.get(name, 0) + count
+        if options.verbose or case_failures:
+            print(f"case {number}: {'FAILED' if case_failures else 'ok'}  (replay: --seed {options.seed} --case {number} --keep DIR)")
     for failure in failures:
         print("hostile: AUDIT FAILED: " + failure, file=sys.stderr)
-    print("hostile: " + ", ".join(f"{k} {v}" for k, v in sorted(STATS.items())))
+    print("hostile: " + ", ".join(f"{k} {v}" for k, v in sorted(stats.items())))
     print(f"hostile: {len(numbers)} cases ({len(prints)} distinct), seed {options.seed}: {len(failures)} audit failures")
     sys.exit(1 if failures else 0)
 
