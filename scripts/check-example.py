@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""make test's check of Examples/DemoApp, the app that adopts seedkit.
+"""make check-example (CI runs it after make test): Examples/DemoApp, the app that adopts seedkit.
 
 1. `swift build` of the example (which builds seedkit's libraries and the CLI for SeedkitPlugin)
    prints no warnings.
