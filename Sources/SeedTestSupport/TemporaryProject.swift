@@ -50,12 +50,12 @@ public final class TemporaryProject: @unchecked Sendable {
     }
 
     /// A BookStore project whose seed was built before any migration existed, copied to
-    /// `user.sqlite`: the store an existing user has.
+    /// `user.sqlite`: the store an existing user has. `build/seed.sqlite` is there too.
     public static func withUserStore() throws -> TemporaryProject {
         let project = try TemporaryProject()
-        let build = try project.seedkit("build", "--migrations", "none")
-        guard build.status == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "\(build)"]) }
-        try FileManager.default.copyItem(atPath: project.path("build/seed.sqlite"), toPath: project.path("user.sqlite"))
+        let seed = try builtOnce(userSeed)
+        try project.write("build/seed.sqlite", seed)
+        try project.write("user.sqlite", seed)
         return project
     }
 
@@ -63,10 +63,31 @@ public final class TemporaryProject: @unchecked Sendable {
     public static func withRelease() throws -> TemporaryProject {
         let project = try TemporaryProject()
         try project.remove("migrations/0001-add-fourth-book.yml")
-        let build = try project.seedkit("build", "--output", "seeds/releases/1.0.sqlite")
-        guard build.status == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "\(build)"]) }
+        try project.write("seeds/releases/1.0.sqlite", try builtOnce(releaseSeed))
         return project
     }
+
+    /// The two seeds above, each built once per test process by the real CLI and then copied:
+    /// `seedkit build` is deterministic (BuildCommandTests.identicalInputsGiveByteIdenticalSeeds),
+    /// a hundred tests start from these seeds, and their build is not what those tests are about.
+    private static let userSeed = Result { try buildSeed(["build", "--migrations", "none"], output: "build/seed.sqlite") { _ in } }
+    private static let releaseSeed = Result {
+        try buildSeed(["build", "--output", "seeds/releases/1.0.sqlite"], output: "seeds/releases/1.0.sqlite") { project in
+            try project.remove("migrations/0001-add-fourth-book.yml")
+        }
+    }
+
+    private static func buildSeed(_ arguments: [String], output: String, prepare: (TemporaryProject) throws -> Void) throws -> Data {
+        let project = try TemporaryProject()
+        try prepare(project)
+        let build = try project.seedkit(arguments)
+        guard build.status == 0, let seed = project.read(output) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "\(build)"])
+        }
+        return seed
+    }
+
+    private static func builtOnce(_ seed: Result<Data, any Error>) throws -> Data { try seed.get() }
 
     /// Runs `seedkit` with `arguments` in the project folder.
     @discardableResult
