@@ -55,6 +55,9 @@ private func expectSameReading(_ text: String, _ comment: String = "", sourceLoc
     // counting inside the expansion and named a value of the anchor; seedkit now names the alias.
     let budget = "aliases (*name) repeat more than"
     if new != old, old.contains(budget), new.contains(budget), text.contains(where: { ["\u{85}", "\u{2028}", "\u{2029}"].contains($0) }) { return }
+    // And it skipped that count when the text it measured was not valid YAML to Yams (aliases as
+    // keys of one map read as repeated keys): then too it named a value of the anchor.
+    if new != old, old.contains(budget), new.contains(budget), YamsReferenceReader.skipsAliasCount(text) { return }
     #expect(new == old, "\(comment) document: \(text.debugDescription)", sourceLocation: sourceLocation)
 }
 
@@ -253,4 +256,29 @@ private func atBudget(aliases: Int, asKeys: Bool = false) -> String {
         }
     }
     #expect(Date().timeIntervalSince(started) < 30, "answers promptly")
+}
+
+/// Found by theEventReaderRefusesBrokenYAMLAsYamsDid (SEEDKIT_TEST_SEED=1795662584): past the
+/// alias budget, in a text where aliases are keys of one map more than once. The event reader
+/// names the alias that crosses the budget (`*d` at 5:8), as everywhere else; the Yams reader's
+/// count skipped such texts and it named a value inside the anchor.
+@Test func theAliasThatCrossesTheBudgetIsNamedWhenAliasesRepeatAsKeys() {
+    let bomb = "a: &a [x, x, x, x, x, x, x, x, x]\n" + ["b", "c", "d", "e"].enumerated().map { index, name in
+        "\(name): &\(name) [" + Array(repeating: "*" + ["a", "b", "c", "d"][index], count: 9).joined(separator: ", ") + "]\n"
+    }.joined()
+    let text = bomb + "n: &k one\nm: {*k : 1, x: &k two, *k : 3}\n"  // keys one, x, two; neutral: Ak twice
+    #expect(YamsReferenceReader.skipsAliasCount(text))
+    #expect(!YamsReferenceReader.skipsAliasCount(bomb))
+    let budget = "aliases (*name) repeat more than 10000 values in all; write the values out instead (seedkit refuses to expand more) [2100]"
+    #expect(throws: SeedError.self) { try YAMLDocument.parse(text, file: "t.yml") }
+    do {
+        _ = try YAMLDocument.parse(text, file: "t.yml")
+    } catch {
+        #expect(error.description == "t.yml:5:8: error: YAML: " + budget)
+    }
+    do {
+        _ = try YamsReferenceReader.parse(text, file: "t.yml")
+    } catch {
+        #expect(error.description.hasSuffix(budget) && !error.description.hasPrefix("t.yml:5:8:"), "\(error)")
+    }
 }
