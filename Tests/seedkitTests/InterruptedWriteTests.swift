@@ -18,7 +18,7 @@ private func crashMidTransaction(_ store: String) throws {
 }
 
 /// After a killed write, reading commands show the store as it was committed and change nothing (issue 14).
-@Suite(.serialized) struct InterruptedWriteTests {
+@Suite struct InterruptedWriteTests {
     @Test func readCommandsReadTheCommittedStoreBesideAHotJournal() throws {
         let project = try TemporaryProject.withUserStore()
         try crashMidTransaction(project.path("user.sqlite"))

@@ -13,7 +13,7 @@ private func deadPID() throws -> Int32 {
 }
 
 /// Temporary files a killed process left are removed by the next run; an interrupted run leaves none (issue 14).
-@Suite(.serialized) struct LeftoverFileTests {
+@Suite struct LeftoverFileTests {
     @Test func aLaterBuildRemovesTheTemporaryFilesOfKilledBuildsOnly() throws {
         let project = try TemporaryProject()
         let dead = try deadPID()

@@ -39,7 +39,7 @@ private final class Holder {
 }
 
 
-@Suite(.serialized) struct MigrateSafetyTests {
+@Suite struct MigrateSafetyTests {
     @Test func waitsForTheBusyTimeoutThenFailsCleanlyWhenLocked() throws {
         let project = try TemporaryProject.withUserStore()
         let holder = try Holder(store: project.path("user.sqlite"), script: "db.execute('BEGIN IMMEDIATE')")
