@@ -143,7 +143,7 @@ extension MigrationRun {
         // As GRDB does before each statement (see ``execute(_:binding:)``).
         guard db.isInsideTransaction else { throw DatabaseError(resultCode: .SQLITE_ABORT, message: "Transaction was aborted", sql: statement.sql) }
         do {
-            guard try statement.insertDirectly(rows.lazy.flatMap { $0.values.lazy.map(\.value) }, bytes: &held.bytes) else { return false }
+            guard try statement.insertDirectly(rows: rows.map(\.values), bytes: &held.bytes) else { return false }
         } catch let error as DatabaseError where db.isInsideTransaction {
             // Whatever else failed (a value too big, the disk), the rows going one by one fail
             // on it where and as the one-row path does; only a transaction that ended is final.

@@ -240,3 +240,27 @@ private func book(_ n: Int, title: String? = nil, price: String = "2.5", categor
         #expect(outcome.tables["ZBOOK"]?.count == 73)
     }
 }
+
+@Suite struct MultiRowBindingTests {
+    /// Values whose storage GRDB decides in ways worth pinning: text up to a NUL, empty text, empty and non-empty blobs.
+    private let values: [SQLValue] = [.null, .integer(-7), .integer(.max), .real(2.5), .text(""), .text("a\u{0}b"), .text("日本"), .blob([]), .blob([0, 1, 255]), .text("z")]
+
+    @Test func valuesBoundForAMultiRowInsertAreStoredAsGRDBStoresThem() throws {
+        let queue = try DatabaseQueue()
+        try queue.write { db in
+            try db.execute(sql: "CREATE TABLE t (kind TEXT, v)")
+            for value in values { try db.execute(sql: "INSERT INTO t VALUES ('grdb', ?)", arguments: [value]) }
+            let statement = try db.makeStatement(sql: MultiRowInsert.sql(into: "t", columns: ["kind", "v"], rows: values.count))
+            var bytes: [UInt8] = []
+            #expect(try statement.insertDirectly(rows: values.map { [("kind", .text("multi")), ("v", $0)] }, bytes: &bytes))
+            let stored = { (kind: String) in
+                try String.fetchAll(db, sql: "SELECT typeof(v) || ':' || ifnull(hex(v), 'NULL') FROM t WHERE kind = ? ORDER BY rowid", arguments: [kind])
+            }
+            #expect(try stored("multi") == stored("grdb"))
+            // A constraint failure takes none of the statement's rows, and leaves the transaction going.
+            try db.execute(sql: "CREATE UNIQUE INDEX t_v ON t (kind, v)")
+            #expect(try !statement.insertDirectly(rows: values.map { [("kind", .text("again")), ("v", $0 == .text("z") ? .text("日本") : $0)] }, bytes: &bytes))
+            #expect(try stored("again").isEmpty && db.isInsideTransaction)
+        }
+    }
+}
