@@ -65,6 +65,8 @@ extension MigrationRun {
         // `keyColumns` are the key's columns, in order (each one is in `key`, or the row was refused above).
         let unlessPresent = try keyResolved && missing.isEmpty && !key.contains { $0.value == .null }
             && insertsUnlessPresent(table, name: name, key: keyColumns)
+        // Rows held for a multi-row INSERT go in before this row's count, wait or write (see MigrationRun+Bulk.swift).
+        if !unlessPresent { try flushInserts() }
         if keyResolved, !unlessPresent, try count(table, key) > 0 {
             fill(slot, event(.alreadyPresent, table, row: row, key: try fields(), "already present; left as it is"))
             return .done
@@ -99,6 +101,29 @@ extension MigrationRun {
                 queue.broken.formUnion(providedKeys(table, values))
                 return .done
             }
+        }
+        if unlessPresent, validate, let slot, links.isEmpty, linkLater.isEmpty, membersLater.isEmpty,
+           try holdForMultiRowInsert(values, into: table, name: name, row: row, slot: slot, key: key, keyColumns: keyColumns) {
+            return .done
+        }
+        try flushInserts()
+        return try writeInsert(values, into: table, name: name, row: row, slot: slot, key: key, keyColumns: keyColumns, unlessPresent: unlessPresent,
+                               links: links, linkLater: linkLater, membersLater: membersLater, shownKey: shownKey)
+    }
+
+    /// Writes a row ``insert(_:named:slot:validate:later:)`` has decided to write (or one a
+    /// multi-row INSERT could not take), and settles it: inserted, already present, vetoed by a
+    /// trigger, a collision or an error; then its links and what waited for it.
+    mutating func writeInsert(_ values: [(column: String, value: SQLValue)], into table: TableInfo, name: String, row: DataChanges.RowValues, slot: Slot?,
+                              key: [(column: String, value: SQLValue)], keyColumns: [String], unlessPresent: Bool,
+                              links: [ManyToMany] = [], linkLater: [MissingParent] = [], membersLater: [MissingParent] = [],
+                              shownKey: [RowEvent.KeyValue]? = nil) throws -> Attempt {
+        var shownKey = shownKey
+        func fields() throws -> [RowEvent.KeyValue] {
+            if let shownKey { return shownKey }
+            let fields = try keyFields(key, in: table, input: row)
+            shownKey = fields
+            return fields
         }
         do {
             if unlessPresent {

@@ -124,6 +124,9 @@ struct WaitQueue {
     }
 
     var open: [Int] { entries.indices.filter { entries[$0] != nil } }
+
+    /// Whether some row change has waited for a row of `table` in this run.
+    func awaits(_ table: String) -> Bool { awaited[SQLName(table)] != nil }
 }
 
 extension MigrationRun {
@@ -163,7 +166,8 @@ extension MigrationRun {
     /// Retries the changes whose parents arrived, and those theirs arrived for, in a loop (not
     /// recursion: a chain may be thousands of rows long).
     mutating func drain() throws {
-        guard !queue.draining else { return }
+        guard !queue.draining, !queue.ready.isEmpty else { return }
+        try flushInserts()
         queue.draining = true
         defer { queue.draining = false }
         var next = 0

@@ -44,6 +44,8 @@ struct MigrationRun {
     private(set) var changedRows: [Int: Int] = [:]
     /// Row changes waiting for a parent row that a later change of the run may insert.
     var queue = WaitQueue()
+    /// Rows held for a multi-row INSERT (see MigrationRun+Bulk.swift).
+    var held = HeldInserts()
     /// Deletes of the migration being applied that a row still refers to, retried once its other changes are done.
     var blockedDeletes: [BlockedDelete] = []
     /// The updates of the operation being applied that come after the one being applied: a
@@ -69,6 +71,7 @@ struct MigrationRun {
         let index = slots.count - 1
         switch migration.body {
         case .sql(let sql):
+            try flushInserts()
             let changes = try SQLScript(sql).run(in: db, file: migration.file)
             changedRows[index] = changes.total
             // The SQL may have changed the schema (re-read it, and the catalog), or inserted rows others wait for.
@@ -111,6 +114,7 @@ struct MigrationRun {
                 let slot = newSlot(index)
                 try settle(.insert(row: row, table: name), slot: slot, try insert(row, named: name, slot: slot, validate: true))
             }
+            try flushInserts()
         case .update(let name, let changes):
             defer { laterUpdates = [] }
             for (position, change) in changes.enumerated() {
@@ -140,6 +144,7 @@ struct MigrationRun {
     /// whose parent nobody inserts), throws everything collected, then checks foreign keys
     /// before the caller commits. Returns each migration's events.
     mutating func finish() throws -> [[RowEvent]] {
+        try flushInserts()
         try settleWaiting()
         var errors = self.errors
         if errors.isEmpty {

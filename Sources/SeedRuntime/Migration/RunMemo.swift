@@ -7,7 +7,7 @@ import GRDB
 struct RunMemo {
     /// A prepared statement's purpose and what its SQL depends on.
     struct Key: Hashable {
-        enum Kind: Hashable { case count, lookup, insert, insertUnlessPresent }
+        enum Kind: Hashable { case count, lookup, insert, insertUnlessPresent, insertMany }
         var kind: Kind
         var table: String
         var operation: String
@@ -98,6 +98,9 @@ struct RunMemo {
     mutating func changedRows() {
         for box in parentIDs?.values ?? [:].values where !box.ids.isEmpty { box.ids.removeAll() }
     }
+
+    /// By table: whether its rows may go in by multi-row INSERTs (see MigrationRun+Bulk.swift).
+    var multiRowTables: [String: Bool] = [:]
 
     /// By table and key columns: the conflict target (`"isbn"`) an insert names to skip a row
     /// whose key is there in the same statement, or nil where counting first is needed (see

@@ -87,6 +87,10 @@ public struct SeedMigrator: Sendable {
         /// see those rows. Only for a connection nobody observes: the CLI's, or one an installer
         /// opened itself. Off by default.
         package var writesDirectly = false
+        /// With ``writesDirectly``, inserts rows by multi-row INSERTs where that gives what one
+        /// by one would (see MigrationRun+Bulk.swift). On by default; tests turn it off to
+        /// compare the two.
+        package var multiRowInserts = true
         /// How much of the store is checked for damage before a run commits (see ``StoreCheck``).
         public var storeCheck: StoreCheck = .inProportion
 

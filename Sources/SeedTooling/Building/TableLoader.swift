@@ -63,15 +63,11 @@ final class TableLoader {
         self.db = db
         self.plan = plan
         self.file = file
-        // Not for a table with triggers (a RAISE(FAIL) keeps the rows its statement inserted
-        // before it, which would then go in again one by one) or with a FOREIGN KEY to itself (an
-        // immediate one is checked at the end of each statement: a row naming a later row of the
-        // same multi-row INSERT would pass, one naming a row of the next would not).
-        let table = plan.table.name.lowercased()
-        hasTriggers = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND lower(tbl_name) = ?1 UNION ALL SELECT 1 FROM sqlite_temp_master WHERE type = 'trigger' AND lower(tbl_name) = ?1)", arguments: [table]) ?? true
+        // Multi-row INSERTs where they give what one by one would (see MultiRowInsert.Hazards).
+        let hazards = try MultiRowInsert.hazards(db, table: plan.table.name)
+        hasTriggers = hazards.hasTriggers
         conflictClauses = try ConflictClauses.read(db, table: plan.table.name)
-        let refersToItself = try Row.fetchAll(db, sql: "SELECT \"table\" FROM pragma_foreign_key_list(?)", arguments: [plan.table.name]).contains { ($0[0] as String?)?.lowercased() == table }
-        rowsPerStatement = plan.bound.isEmpty || plan.bound.count >= 64 || hasTriggers || refersToItself ? 1 : min(32, 999 / plan.bound.count)
+        rowsPerStatement = hazards.allowsMultipleRows ? MultiRowInsert.rowsPerStatement(parameters: plan.bound.count) : 1
         lookups = try plan.bound.map { bound in try bound.reference.map { try db.makeStatement(sql: $0.lookupSQL) } }
         foundTexts = lookups.map { _ in FoundParentIDs(limit: Self.foundLimit) }
         foundIntegers = Array(repeating: [:], count: lookups.count)
@@ -336,27 +332,14 @@ final class TableLoader {
             }
             parameter += 1
         }
-        let result = sqlite3_step(handle)
-        let message = result == SQLITE_DONE ? "" : String(cString: sqlite3_errmsg(sqlite3_db_handle(handle)))
-        sqlite3_reset(handle)
-        if result == SQLITE_DONE {
-            rowsInserted += rowsPerStatement
-            return true
-        }
-        guard result & 0xff == SQLITE_CONSTRAINT || result == SQLITE_MISMATCH else {
-            throw DatabaseError(resultCode: ResultCode(rawValue: result), message: message)
-        }
-        return false
+        guard try MultiRowInsert.step(handle) else { return false }
+        rowsInserted += rowsPerStatement
+        return true
     }
 
-    /// `INSERT OR ABORT INTO t (constants…, columns…) VALUES (…), (…), …`: ``rowsPerStatement`` whole records.
+    /// ``rowsPerStatement`` whole records (see ``MultiRowInsert/sql(into:columns:constants:rows:)``).
     private func bulkSQL() -> String {
-        let names = (plan.constants.map(\.column) + plan.bound.map(\.info.name)).map(quoteIdentifier).joined(separator: ", ")
-        let row = "(" + (plan.constants.map(\.sql) + Array(repeating: "?", count: plan.bound.count)).joined(separator: ", ") + ")"
-        // OR ABORT overrides the schema's ON CONFLICT clauses: a FAIL would keep the rows before
-        // the broken one (then inserted again one by one), an IGNORE or REPLACE is left to the
-        // rows going one by one, as without multi-row INSERTs.
-        return "INSERT OR ABORT INTO \(quoteIdentifier(plan.table.name)) (\(names)) VALUES " + Array(repeating: row, count: rowsPerStatement).joined(separator: ", ")
+        MultiRowInsert.sql(into: plan.table.name, columns: plan.bound.map(\.info.name), constants: plan.constants, rows: rowsPerStatement)
     }
 
     private func reportUnresolved(_ slots: UInt64, batch: RecordBatch, record: Int, diagnostics: inout [Diagnostic]) throws {
