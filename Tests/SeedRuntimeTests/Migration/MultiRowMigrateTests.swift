@@ -11,7 +11,8 @@ import Testing
 // path did (or, where it is not safe, did not) run.
 
 /// What a run left: its report or error, every table's rows, the store's bytes, and the multi-row INSERTs it ran.
-private struct Outcome {
+/// (Shared with MultiRowFuzzTests.swift.)
+struct MultiRowOutcome {
     var report: String
     var tables: [String: [String]]
     var bytes: Data
@@ -21,7 +22,7 @@ private struct Outcome {
 private let now = Date(timeIntervalSince1970: 1_800_000_000)
 
 /// A store with `schema` and `seed` (or the Core Data reference store): its file's path.
-private func store(schema: String, seed: String, coreData: Bool) throws -> String {
+func multiRowStore(schema: String, seed: String, coreData: Bool) throws -> String {
     let path = FileManager.default.temporaryDirectory.appendingPathComponent("seedkit-multirow-\(UUID().uuidString).sqlite").path
     let queue = try DatabaseQueue(path: path)
     if coreData {
@@ -37,7 +38,10 @@ private func store(schema: String, seed: String, coreData: Bool) throws -> Strin
     return path
 }
 
-private func run(_ base: String, specs: [TableSpec], migrations loaded: [Migration], multiRow: Bool) throws -> Outcome {
+/// Migrates a copy of the store at `base` with multi-row INSERTs or without; `configure` changes
+/// the options further (a conflict policy, a validator, …), and `dryRun` only plans.
+func multiRowRun(_ base: String, specs: [TableSpec], migrations loaded: [Migration], multiRow: Bool, dryRun: Bool = false,
+                 configure: (inout SeedMigrator.Options) -> Void = { _ in }) throws -> MultiRowOutcome {
     let path = base + "-\(multiRow ? "multi" : "single").sqlite"
     defer { for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
     try FileManager.default.copyItem(atPath: base, toPath: path)
@@ -46,12 +50,14 @@ private func run(_ base: String, specs: [TableSpec], migrations loaded: [Migrati
     options.writesDirectly = true
     options.multiRowInserts = multiRow
     options.eventsPerKind = 20  // as the CLI lists them: the first 20 inserted, in order
+    configure(&options)
     var multiRowStatements = 0
     let counter = MultiRowCounter()
     queue.inDatabase { db in db.trace(options: .statement) { event in counter.saw("\(event)") } }
     let report: String
     do {
-        let result = try SeedMigrator(migrations: loaded).migrate(queue, options: options)
+        let migrator = try SeedMigrator(migrations: loaded)
+        let result = try dryRun ? migrator.dryRun(queue, options: options) : migrator.migrate(queue, options: options)
         report = result.migrations.map { outcome in
             "\(outcome.number) \(outcome.unlisted.sorted { "\($0.key)" < "\($1.key)" })\n"
                 + outcome.events.map { "\($0.kind) \($0.table) \($0.keyDescription) \($0.changes) \($0.detail) \($0.file):\($0.line)" }.joined(separator: "\n")
@@ -70,7 +76,7 @@ private func run(_ base: String, specs: [TableSpec], migrations loaded: [Migrati
         }
     }
     try queue.close()
-    return Outcome(report: report, tables: tables, bytes: try Data(contentsOf: URL(fileURLWithPath: path)), multiRowStatements: multiRowStatements)
+    return MultiRowOutcome(report: report, tables: tables, bytes: try Data(contentsOf: URL(fileURLWithPath: path)), multiRowStatements: multiRowStatements)
 }
 
 /// Counts the multi-row INSERTs SQLite ran (its trace sees statements stepped through the C API too).
@@ -87,12 +93,12 @@ private final class MultiRowCounter: @unchecked Sendable {
 /// Runs both ways and requires the same outcome; returns the multi-row one.
 @discardableResult
 private func bothWays(schema: String, seed: String = "", specs: [TableSpec], migrations: [(String, String)], coreData: Bool = false,
-                      sourceLocation: SourceLocation = #_sourceLocation) throws -> Outcome {
-    let base = try store(schema: schema, seed: seed, coreData: coreData)
+                      sourceLocation: SourceLocation = #_sourceLocation) throws -> MultiRowOutcome {
+    let base = try multiRowStore(schema: schema, seed: seed, coreData: coreData)
     defer { try? FileManager.default.removeItem(atPath: base) }
     let loaded = try migrations.map { try loadMigration(json: $0.1, fileName: $0.0) }
-    let single = try run(base, specs: specs, migrations: loaded, multiRow: false)
-    let multi = try run(base, specs: specs, migrations: loaded, multiRow: true)
+    let single = try multiRowRun(base, specs: specs, migrations: loaded, multiRow: false)
+    let multi = try multiRowRun(base, specs: specs, migrations: loaded, multiRow: true)
     #expect(single.multiRowStatements == 0, sourceLocation: sourceLocation)
     #expect(multi.report == single.report, sourceLocation: sourceLocation)
     #expect(multi.tables == single.tables, sourceLocation: sourceLocation)
