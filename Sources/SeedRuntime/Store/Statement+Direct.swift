@@ -6,6 +6,10 @@ import GRDBSQLite
 // each value through generic code (metadata lookups, existentials) that costs more than SQLite's
 // own work; these bind SQLValues with the C API instead. Writes still run through GRDB's
 // `execute()`, so that its transaction observers (an app's ValueObservation) see them.
+//
+// An empty blob is bound with sqlite3_bind_zeroblob(…, 0): sqlite3_bind_blob binds NULL when its
+// pointer is NULL, and an empty Data's bytes have no address on Apple platforms, so binding
+// `Data().withUnsafeBytes` would store NULL where the migration says X'' (the build binds the same way).
 
 extension Statement {
     /// Binds `values` to parameters 1, 2, … and runs the statement through GRDB.
@@ -53,8 +57,8 @@ extension Statement {
     /// INSERT and runs it with SQLite's C API alone (see ``executeDirectly(binding:)``): text and
     /// blobs are copied once into `bytes`, whose storage SQLite reads without a copy of its own
     /// (SQLITE_STATIC) until the step ends; the bindings are cleared before it goes. Text is bound
-    /// up to a NUL and an empty blob as `Data().withUnsafeBytes` gives it, as
-    /// ``executeDirectly(binding:)`` binds them: the same bytes are stored.
+    /// up to a NUL and an empty blob as a zero-length blob, as ``executeDirectly(binding:)`` binds
+    /// them: the same bytes are stored.
     ///
     /// - returns: see ``MultiRowInsert/step(_:)``: false when a constraint failed (nothing inserted).
     package func insertDirectly(rows: [[(column: String, value: SQLValue)]], bytes: inout [UInt8]) throws -> Bool {
@@ -88,7 +92,7 @@ extension Statement {
                         offset += text.utf8.count + 1
                     case .blob(let blob):
                         if blob.isEmpty {
-                            Data().withUnsafeBytes { _ = sqlite3_bind_blob64(handle, parameter, $0.baseAddress, 0, nil) }
+                            sqlite3_bind_zeroblob(handle, parameter, 0)  // X'', not NULL (see the top of this file)
                         } else {
                             sqlite3_bind_blob64(handle, parameter, buffer.baseAddress.map { UnsafeRawPointer($0 + offset) }, sqlite3_uint64(blob.count), nil)
                         }
@@ -121,6 +125,8 @@ extension Statement {
                 sqlite3_bind_text(handle, parameter, pointer, -1, nil)
                 return stepping(handle, bound: values, from: index + 1)
             }
+        case .blob(let bytes) where bytes.isEmpty:
+            sqlite3_bind_zeroblob(handle, parameter, 0)  // X'', not NULL (see the top of this file)
         case .blob(let bytes):
             return Data(bytes).withUnsafeBytes { buffer in
                 sqlite3_bind_blob64(handle, parameter, buffer.baseAddress, sqlite3_uint64(buffer.count), nil)
@@ -163,6 +169,7 @@ extension Statement {
         case .integer(let number): sqlite3_bind_int64(handle, parameter, number)
         case .real(let number): sqlite3_bind_double(handle, parameter, number)
         case .text(let text): text.withCString { _ = sqlite3_bind_text(handle, parameter, $0, -1, transient) }
+        case .blob(let bytes) where bytes.isEmpty: sqlite3_bind_zeroblob(handle, parameter, 0)  // X'', not NULL (see the top of this file)
         case .blob(let bytes): Data(bytes).withUnsafeBytes { _ = sqlite3_bind_blob64(handle, parameter, $0.baseAddress, sqlite3_uint64($0.count), transient) }
         }
     }
