@@ -6,7 +6,7 @@ import Foundation
 /// text, REAL/FLOA/DOUB → real, BLOB → blob, anything else numeric) with three
 /// refinements that seed data needs: BOOL → boolean (stored 0/1), DATE → an ISO 8601
 /// date, DATETIME/TIMESTAMP → an ISO 8601 date-time (both stored as the text given).
-/// A column without a declared type takes input as it comes.
+/// A column without a declared type, or declared `ANY`, takes input as it comes.
 package enum ColumnType: String, Sendable, Equatable {
     case integer, real, numeric, text, blob, boolean, date, datetime, any
     /// Core Data's dates: seconds since 2001-01-01 00:00:00 UTC, stored as a real. Takes an
@@ -18,7 +18,9 @@ package enum ColumnType: String, Sendable, Equatable {
     /// The conversion for a declared type such as `VARCHAR(25)` or `INTEGER`.
     package init(declaredType: String) {
         let type = declaredType.uppercased()
-        if type.isEmpty { self = .any }
+        // No type, or STRICT tables' ANY (any value, stored as given; in other tables ANY has
+        // NUMERIC affinity, which SQLite itself applies to what is bound).
+        if type.isEmpty || type.trimmingCharacters(in: .whitespaces) == "ANY" { self = .any }
         else if type.contains("BOOL") { self = .boolean }
         else if type.contains("DATETIME") || type.contains("TIMESTAMP") { self = .datetime }
         else if type.contains("DATE") { self = .date }
