@@ -288,7 +288,7 @@ package struct CoreDataDialect: StoreDialect {
         let columns = all.map { quoteIdentifier($0.column) }.joined(separator: ", ")
         let marks = Array(repeating: "?", count: all.count).joined(separator: ", ")
         try db.cachedStatement(sql: "INSERT OR ABORT INTO \(quoteIdentifier(table.name)) (\(columns)) VALUES (\(marks))")
-            .execute(arguments: StatementArguments(values: all))
+            .execute(binding: all.lazy.map(\.value))  // an empty blob as X'' (Statement+Direct)
         let changed = db.changesCount
         guard changed > 0 else { return 0 }  // vetoed by a trigger: no bookkeeping for a row that is not there
         session.insert(table.name, primaryKey)
@@ -327,7 +327,7 @@ package struct CoreDataDialect: StoreDialect {
         let insertedInRun = if case .integer(let key) = before["Z_PK"] ?? .null { session.contains(table.name, key) } else { false }
         let assignments = (values.map { "\(quoteIdentifier($0.column)) = ?" } + (insertedInRun ? [] : ["Z_OPT = Z_OPT + 1"])).joined(separator: ", ")
         try db.cachedStatement(sql: "UPDATE OR ABORT \(quoteIdentifier(table.name)) SET \(assignments) WHERE \(keyPredicate(key))")
-            .execute(arguments: StatementArguments(values: values + key))
+            .execute(binding: (values + key).lazy.map(\.value))
         let changed = db.changesCount
         guard changed > 0 else { return 0 }
         let owner = before["Z_PK"] ?? .null
