@@ -53,7 +53,7 @@ public final class TemporaryProject: @unchecked Sendable {
     /// `user.sqlite`: the store an existing user has. `build/seed.sqlite` is there too.
     public static func withUserStore() throws -> TemporaryProject {
         let project = try TemporaryProject()
-        let seed = try builtOnce(userSeed)
+        let seed = try userSeed.get()
         try project.write("build/seed.sqlite", seed)
         try project.write("user.sqlite", seed)
         return project
@@ -63,7 +63,7 @@ public final class TemporaryProject: @unchecked Sendable {
     public static func withRelease() throws -> TemporaryProject {
         let project = try TemporaryProject()
         try project.remove("migrations/0001-add-fourth-book.yml")
-        try project.write("seeds/releases/1.0.sqlite", try builtOnce(releaseSeed))
+        try project.write("seeds/releases/1.0.sqlite", try releaseSeed.get())
         return project
     }
 
@@ -86,8 +86,6 @@ public final class TemporaryProject: @unchecked Sendable {
         }
         return seed
     }
-
-    private static func builtOnce(_ seed: Result<Data, any Error>) throws -> Data { try seed.get() }
 
     /// Runs `seedkit` with `arguments` in the project folder.
     @discardableResult

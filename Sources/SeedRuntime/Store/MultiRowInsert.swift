@@ -28,11 +28,13 @@ package enum MultiRowInsert {
         /// statement, so a row naming a later row of the same statement would pass where one by
         /// one it would not.
         package var refersToItself: Bool
-        /// An `ON CONFLICT` clause of the schema other than ABORT (see ``ConflictClauses``). The
-        /// statements' `OR ABORT` overrides them, so a build's multi-row INSERTs ignore them (a row
-        /// they would concern fails its statement and goes alone); a migration keeps such a table's
-        /// rows on its one-row path, whose handling of each clause is pinned row by row.
-        package var conflictClauses: Bool
+        /// The schema's `ON CONFLICT` clauses. The statements' `OR ABORT` overrides them, so a
+        /// build's multi-row INSERTs ignore them (a row they would concern fails its statement and
+        /// goes alone); a migration keeps the rows of a table with one other than ABORT on its
+        /// one-row path, whose handling of each clause is pinned row by row.
+        package var clauses: ConflictClauses
+        /// A clause other than ABORT among ``clauses``.
+        package var conflictClauses: Bool { clauses.clauses.contains { $0.algorithm != "ABORT" } }
 
         /// Whether rows may go in by multi-row INSERTs (a migration also asks ``conflictClauses``).
         package var allowsMultipleRows: Bool { !hasTriggers && !refersToItself }
@@ -47,9 +49,7 @@ package enum MultiRowInsert {
             """, arguments: [lowered]) ?? true
         let refersToItself = try Row.fetchAll(db, sql: "SELECT \"table\" FROM pragma_foreign_key_list(?)", arguments: [table])
             .contains { ($0[0] as String?)?.lowercased() == lowered }
-        let clauses = try ConflictClauses.read(db, table: table)
-        return Hazards(hasTriggers: hasTriggers, refersToItself: refersToItself,
-                       conflictClauses: clauses.clauses.contains { $0.algorithm != "ABORT" })
+        return Hazards(hasTriggers: hasTriggers, refersToItself: refersToItself, clauses: try ConflictClauses.read(db, table: table))
     }
 
     /// How many rows of `parameters` bound values each one statement takes (at most

@@ -66,7 +66,7 @@ final class TableLoader {
         // Multi-row INSERTs where they give what one by one would (see MultiRowInsert.Hazards).
         let hazards = try MultiRowInsert.hazards(db, table: plan.table.name)
         hasTriggers = hazards.hasTriggers
-        conflictClauses = try ConflictClauses.read(db, table: plan.table.name)
+        conflictClauses = hazards.clauses
         rowsPerStatement = hazards.allowsMultipleRows ? MultiRowInsert.rowsPerStatement(parameters: plan.bound.count) : 1
         lookups = try plan.bound.map { bound in try bound.reference.map { try db.makeStatement(sql: $0.lookupSQL) } }
         foundTexts = lookups.map { _ in FoundParentIDs(limit: Self.foundLimit) }
