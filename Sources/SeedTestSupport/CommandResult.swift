@@ -7,6 +7,9 @@ public struct CommandResult: Sendable, CustomStringConvertible {
     public var stderr: String
 
     public var description: String { "exit \(status)\n--- stdout\n\(stdout)--- stderr\n\(stderr)" }
+
+    /// The lines the process wrote to stderr, without line ends (and without the empty one after the last).
+    public var stderrLines: [String] { stderr.split(separator: "\n").map(String.init) }
 }
 
 /// The seedkit binary under test: `$SEEDKIT_BIN`, or the debug build of this package.

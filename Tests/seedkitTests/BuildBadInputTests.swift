@@ -180,7 +180,7 @@ import Testing
         try project.write("seeds/data/books.csv", "id,title,price,category_id\n1.5,The first book,10,Fiction\n2,The second book,-1,Fiction\nabc,The third book,10,Biography\n")
         let result = try project.seedkit("build")
         #expect(result.status == 1, "\(result)")
-        #expect(result.stderr.split(separator: "\n").map(String.init) == [
+        #expect(result.stderrLines == [
             "seeds/data/books.csv:2:1: error: id: '1.5' is not an integer (the column is INTEGER) [2010]",
             "seeds/data/books.csv:3:3: error: price -1 is less than the minimum 0 [1620]",
             "seeds/data/books.csv:4:1: error: id: 'abc' is not an integer (the column is INTEGER) [2010]",
@@ -199,7 +199,7 @@ import Testing
             """)
         let result = try project.seedkit("build")
         #expect(result.status == 1, "\(result)")
-        #expect(result.stderr.split(separator: "\n").first.map(String.init) == "seeds/data/books.jsonl:2:1: error: id: 'two' is not an integer (the column is INTEGER) [2010]", "\(result)")
+        #expect(result.stderrLines.first == "seeds/data/books.jsonl:2:1: error: id: 'two' is not an integer (the column is INTEGER) [2010]", "\(result)")
         #expect(!project.exists("build/seed.sqlite"))
     }
 }
@@ -210,7 +210,7 @@ extension RowidValueTests {
         try project.write("seeds/data/categories.csv", "id,name\nx,Fiction\n2,Biography\n")
         let result = try project.seedkit("build")
         #expect(result.status == 1, "\(result)")
-        #expect(result.stderr.split(separator: "\n").map(String.init) == [
+        #expect(result.stderrLines == [
             "seeds/data/categories.csv:2:1: error: id: 'x' is not an integer (the column is INTEGER) [2010]",
         ], "\(result)")
         #expect(!project.exists("build/seed.sqlite"))

@@ -360,6 +360,7 @@ private func titles(_ project: TemporaryProject, _ store: String = "user.sqlite"
         try FileManager.default.copyItem(atPath: project.path("build/seed.sqlite"), toPath: project.path("user.sqlite"))
         #expect(try project.seedkit("migrate", "user.sqlite").status == 0)
         let status = try project.seedkit("status", "user.sqlite", "--migrations", "app/migrations")
-        #expect(status.stdout.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true)[1] } == ["applied", "applied"], "\(status)")
+        let states: [String] = status.stdout.split(separator: "\n").map { line in line.split(separator: " ").dropFirst().first.map(String.init) ?? "" }
+        #expect(states == ["applied", "applied"], "\(status)")
     }
 }

@@ -510,6 +510,7 @@ extension SeedMigrator {
     package static func quickCheck(_ db: Database, limit: Int) throws -> [String] {
         let rows = try String.fetchAll(db, sql: "PRAGMA quick_check(\(limit))")
         guard rows != ["ok"] else { return rows }
-        return Array(rows.flatMap { $0.split(separator: "\n").map(String.init) }.filter { !$0.hasPrefix("*** in database ") }.prefix(limit))
+        let lines: [String] = rows.flatMap { $0.split(separator: "\n").map(String.init) }
+        return Array(lines.filter { !$0.hasPrefix("*** in database ") }.prefix(limit))
     }
 }

@@ -211,10 +211,12 @@ final class TableLoader {
                     // A rowid column (INTEGER PRIMARY KEY) takes only integers: its value, kept as the
                     // fixture's text, did not convert and is already reported. The row goes in with a
                     // new rowid, so that it still holds its key and refs to it resolve (the build fails anyway).
-                    for slot in 0..<min(width, 64) where suppressed & (1 << UInt64(slot)) != 0 && plan.bound[slot].info.primaryKeyIndex > 0
-                        && lookups[slot] == nil && (mask == fullMask || mask & (1 << UInt64(slot)) != 0) {
+                    for slot in 0..<min(width, 64) {
                         let bit: UInt64 = 1 << UInt64(slot)
-                        sqlite3_bind_null(handle, mask == fullMask ? Int32(slot + 1) : Int32(1 + (mask & (bit &- 1)).nonzeroBitCount))
+                        let bound = mask == fullMask || mask & bit != 0
+                        guard suppressed & bit != 0, bound, plan.bound[slot].info.primaryKeyIndex > 0, lookups[slot] == nil else { continue }
+                        let parameter: Int32 = mask == fullMask ? Int32(slot + 1) : Int32(1 + (mask & (bit &- 1)).nonzeroBitCount)
+                        sqlite3_bind_null(handle, parameter)
                     }
                     result = sqlite3_step(handle)
                     extended = sqlite3_extended_errcode(sqlite3_db_handle(handle))
@@ -427,8 +429,13 @@ final class TableLoader {
             let handle = statement.sqliteStatement
             sqlite3_bind_int64(handle, 1, rowid)
             let step = sqlite3_step(handle)
-            let failed = step == SQLITE_ROW && sqlite3_column_type(handle, 0) != SQLITE_NULL && sqlite3_column_int64(handle, 0) == 0 && sqlite3_column_double(handle, 0) == 0
-            let error = step != SQLITE_ROW && step != SQLITE_DONE ? String(cString: sqlite3_errmsg(db.sqliteConnection)) : nil
+            // A CHECK fails when its value is false: not NULL, and zero.
+            var failed = false
+            if step == SQLITE_ROW && sqlite3_column_type(handle, 0) != SQLITE_NULL {
+                failed = sqlite3_column_int64(handle, 0) == 0 && sqlite3_column_double(handle, 0) == 0
+            }
+            var error: String?
+            if step != SQLITE_ROW && step != SQLITE_DONE { error = String(cString: sqlite3_errmsg(db.sqliteConnection)) }
             sqlite3_reset(handle)
             if let error { throw SeedError(.configuration, file: plan.config.displayFile, "check '\(check.sql)' failed to run: \(error)") }
             if failed {

@@ -84,8 +84,10 @@ public struct CoreDataModel: Sendable {
     /// relationship stored there, or without a model the column's name without `Z`, lower-cased.
     package static func attributeName(_ column: String, entity: String, model: CoreDataModel?, dialect: CoreDataDialect) -> String {
         // The entity's own names first, then its sub-entities' (their columns share the root's table).
-        let names = (model?.family(of: entity) ?? []).flatMap { name in
-            model?.flattened(name).map { $0.attributes.map(\.name) + $0.relationships.filter { !$0.toMany }.map(\.name) } ?? []
+        let family: [String] = model?.family(of: entity) ?? []
+        let names: [String] = family.flatMap { (name: String) -> [String] in
+            guard let flat = model?.flattened(name) else { return [] }
+            return flat.attributes.map(\.name) + flat.relationships.filter { !$0.toMany }.map(\.name)
         }
         return names.first { dialect.columnName($0) == column } ?? CoreDataDialect.attributeName(ofColumn: column)
     }

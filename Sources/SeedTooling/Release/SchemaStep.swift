@@ -52,10 +52,7 @@ public struct SchemaStep: Sendable, Equatable {
                 refuse("column \(table.name).\(column.name) is in the old seed but not in the schema: users' stores may hold data in it, so seedkit does not drop it; if that is really meant, write the step yourself as a .sql migration")
             }
             if before.columns.allSatisfy({ table.column($0.name) != nil }) == false { continue }
-            let unchanged = before.columns.count <= table.columns.count
-                && zip(before.columns, table.columns).allSatisfy { $0.name.lowercased() == $1.name.lowercased() && $0.definition.lowercased() == $1.definition.lowercased() }
-                && before.constraints.map { $0.lowercased() } == table.constraints.map { $0.lowercased() }
-                && before.options.lowercased() == table.options.lowercased()
+            let unchanged = extends(before, to: table)
             let added = Array(table.columns.dropFirst(before.columns.count))
             if unchanged && added.allSatisfy(addable) {
                 for column in added {
@@ -178,16 +175,29 @@ public struct SchemaStep: Sendable, Equatable {
         }
         for object in new.objects {
             let before = old.objects.first { $0.type == object.type && $0.name.lowercased() == object.name.lowercased() }
-            let recreate = before == nil || before?.sql.lowercased() != object.sql.lowercased() || (rebuilt.contains(object.table.lowercased()) && object.type != "view")
-                || before.map(isDependent) == true
+            let changed: Bool = before.map { $0.sql.lowercased() != object.sql.lowercased() } ?? true
+            let tableRebuilt: Bool = rebuilt.contains(object.table.lowercased()) && object.type != "view"
+            let recreate: Bool = changed || tableRebuilt || before.map(isDependent) == true
             guard recreate, let sql = objectSQL(object, in: new) else { continue }
             statements.append("-- \(before == nil ? "new" : "re-created") \(object.type) \(object.name)\n\(sql);")
-            if before == nil || before?.sql.lowercased() != object.sql.lowercased() { counts["\(before == nil ? "new" : "changed") \(object.type)", default: 0] += 1 }
+            if changed { counts["\(before == nil ? "new" : "changed") \(object.type)", default: 0] += 1 }
         }
         if !problems.isEmpty { throw SeedError(.configuration, problems) }
         let order = ["new table", "new column", "rebuilt table", "new index", "changed index", "removed index", "new trigger", "changed trigger", "removed trigger", "new view", "changed view", "removed view"]
         let summary = order.compactMap { kind in counts[kind].map { "\($0) \(kind)\($0 == 1 ? "" : "s")" } }.joined(separator: ", ")
         return SchemaStep(sql: statements.joined(separator: "\n\n") + "\n", summary: summary.isEmpty ? "schema changes" : summary)
+    }
+
+    /// Whether `after` is `before` with columns only added at the end: the same columns, definitions,
+    /// constraints and options up to case.
+    private static func extends(_ before: SchemaSnapshot.Table, to after: SchemaSnapshot.Table) -> Bool {
+        guard before.columns.count <= after.columns.count else { return false }
+        for (old, new) in zip(before.columns, after.columns) {
+            guard old.name.lowercased() == new.name.lowercased(), old.definition.lowercased() == new.definition.lowercased() else { return false }
+        }
+        let oldConstraints: [String] = before.constraints.map { $0.lowercased() }
+        let newConstraints: [String] = after.constraints.map { $0.lowercased() }
+        return oldConstraints == newConstraints && before.options.lowercased() == after.options.lowercased()
     }
 
     /// The original SQL of an index, trigger or view (the snapshot keeps it normalized, which runs the same).

@@ -142,7 +142,9 @@ struct CoreDataStoreExport {
     static func csvField(_ value: String?) -> String {
         guard let value else { return "" }
         if value.isEmpty { return "\"\"" }
-        let needsQuotes = value.contains { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" } || value.first == " " || value.last == " "
+        // Bytes, not Characters: "\r\n" is one Character, equal to neither "\r" nor "\n".
+        let special: Set<UInt8> = [UInt8(ascii: ","), UInt8(ascii: "\""), UInt8(ascii: "\n"), UInt8(ascii: "\r")]
+        let needsQuotes = value.utf8.contains(where: special.contains) || value.first == " " || value.last == " "
         return needsQuotes ? "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : value
     }
 

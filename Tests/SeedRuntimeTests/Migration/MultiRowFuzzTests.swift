@@ -356,7 +356,9 @@ private struct FuzzCase {
                 case 3: value = "\"日本語 \\\"quoted\\\" \\n line\""
                 default: value = "\"text \(random.next() % 1_000)\""
                 }
-            case "pid": value = "\"P\(fault() ? 5 + random.next() % 2 : random.next() % 5)\""  // P5 may come later, P6 never
+            case "pid":  // P5 may come later, P6 never
+                let parent: UInt64 = fault() ? 5 + random.next() % 2 : random.next() % 5
+                value = "\"P\(parent)\""
             case "pad": value = "\"\(String(repeating: "padding ", count: 125))\""
             case "boss": value = chance(50) ? "null" : "\"k\(random.next() % UInt64(keyPool))\""
             default: continue

@@ -87,3 +87,19 @@ private func randomField(_ rng: inout some RandomNumberGenerator) -> (text: Stri
     #expect(ours[1][1] == long)
     #expect(ours[2] == ["2", "short"])
 }
+
+/// What a Core Data store export writes as CSV reads back as the value it wrote, whatever the
+/// value holds: "\r\n" is one Character, so a check by Character missed it and left it unquoted.
+@Test func exportedCSVFieldsReadBackAsTheirValues() throws {
+    let values: [String?] = ["plain", "a,b", "say \"hi\"", "one\ntwo", "one\r\ntwo", "cr\ronly", " edge", "edge ", "", nil, "é 日本 🙂"]
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("seedkit-csv-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let url = folder.appendingPathComponent("export.csv")
+    // A second column, so that the NULL field's line is not an empty line (which readers skip).
+    let lines = ["value,n"] + values.enumerated().map { CoreDataStoreExport.csvField($1) + ",\($0)" }
+    try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: url)
+    let read = try readWithSeedkit(url)
+    let expected: [[String?]] = [["value", "n"]] + values.enumerated().map { [$1, "\($0)"] }
+    #expect(read == expected, "\(lines)")
+}
