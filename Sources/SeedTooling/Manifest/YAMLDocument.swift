@@ -131,7 +131,8 @@ public enum YAMLDocument {
     /// Where `key` is written as a key again after its first use at `first` (block or flow style).
     private static func secondOccurrence(of key: String, afterLine firstLine: Int, column firstColumn: Int, in text: String) -> (line: Int, column: Int)? {
         guard !key.isEmpty else { return nil }
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        // "\r\n" is one Character, not "\n": split on both, as libyaml counts lines.
+        let lines = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }
         for (index, line) in lines.enumerated() where index + 1 >= firstLine {
             var characters = Array(line)
             if index + 1 == firstLine {

@@ -138,7 +138,8 @@ public struct UpgradeChecker: Sendable {
 
     /// The SQL statement that starts at `line` of a migration's text (up to its semicolon).
     static func statement(in sql: String, at line: Int) -> String {
-        let lines = sql.split(separator: "\n", omittingEmptySubsequences: false).dropFirst(max(0, line - 1))
+        // "\r\n" is one Character, not "\n": a migration saved with CRLF line ends is still lines.
+        let lines = sql.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }.dropFirst(max(0, line - 1))
         var statement: [Substring] = []
         for text in lines {
             statement.append(text)

@@ -51,4 +51,16 @@ import Testing
         #expect(!outcome.passed)
         #expect(outcome.failure?.contains("the store is newer than these migrations: it has 0001-add-fourth-book applied") == true, "\(outcome.failure ?? "")")
     }
+
+    /// A .sql migration saved with CRLF line ends: the statement that failed is quoted, not an
+    /// empty string ("\r\n" is one Character; a split on "\n" alone saw one line).
+    @Test func theFailingStatementOfAMigrationWithCRLFLineEndsIsQuoted() throws {
+        let project = try release()
+        try project.write("migrations/0002-broken.sql", "UPDATE books SET price = price;\r\n\r\nINSERT INTO no_such_table VALUES (1);\r\n")
+        let checker = UpgradeChecker(manifest: try project.manifest(), migrations: try project.migrations())
+        let outcome = try #require(try checker.check([project.path("seeds/releases/1.0.sqlite")], fresh: project.url("build/seed.sqlite")).first)
+        #expect(!outcome.passed)
+        #expect(outcome.failure?.contains("0002-broken.sql:3:1: error: ") == true, "\(outcome.failure ?? "")")
+        #expect(outcome.failure?.hasSuffix("; statement: INSERT INTO no_such_table VALUES (1);") == true, "\(outcome.failure ?? "")")
+    }
 }

@@ -282,3 +282,13 @@ private func atBudget(aliases: Int, asKeys: Bool = false) -> String {
         #expect(error.description.hasSuffix(budget) && !error.description.hasPrefix("t.yml:5:8:"), "\(error)")
     }
 }
+
+/// A repeated key is named where it is written again, in a file saved with CRLF line ends as with
+/// LF ("\r\n" is one Character: a split on "\n" alone saw one long line and named line 1).
+@Test func aRepeatedKeyIsNamedAtItsLineWhateverTheLineEnds() {
+    for end in ["\n", "\r\n"] {
+        let text = ["insert:", "  books: []", "insert:", "  authors: []"].joined(separator: end) + end
+        let read = outcome(text) { text, file throws(SeedError) in try YAMLDocument.parse(text, file: file) }
+        #expect(read == "error t.yml:3:1: error: YAML: key 'insert' appears twice in the same map (first at line 1); keep one [2100]", "line end \(end.debugDescription)")
+    }
+}

@@ -188,7 +188,7 @@ enum YamsReferenceReader {
     /// Where `key` is written as a key again after its first use at `first` (block or flow style).
     private static func secondOccurrence(of key: String, after first: Mark, in text: String) -> (line: Int, column: Int)? {
         guard !key.isEmpty else { return nil }
-        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        let lines = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }  // "\r\n" is one Character
         for (index, line) in lines.enumerated() where index + 1 >= first.line {
             var characters = Array(line)
             if index + 1 == first.line {
