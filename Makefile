@@ -27,29 +27,32 @@ seed: build
 
 # Logs go to build/build.log and build/test.log; the terminal shows failures, warnings and the
 # closing lines. Any compiler warning fails the suite. Tests run in parallel (each works in its own
-# temporary folder; suites that must not overlap are .serialized); the hostile probe runs beside
-# the tests and the checks that follow them (it only runs the binary; the tests leave a core idle
-# about a sixth of the time, waiting on locks, sleeps and fsync); check-api.py compares
-# SeedRuntime's public symbols, from the graph check-docs.sh extracts, with docs/api/SeedRuntime.txt.
-# Without the plugins (Package.swift says why): nothing here runs them; check-example does.
+# temporary folder; suites that must not overlap are .serialized). The hostile probe and the checks
+# run beside the tests (they only run the built binary and read files; the tests leave a core idle
+# about a sixth of the time, waiting on locks, sleeps and fsync); their logs are printed after the
+# tests. check-install runs after them: its `swift build` would wait for `swift test`'s lock. check-api.py compares SeedRuntime's public symbols, from the graph check-docs.sh extracts,
+# with docs/api/SeedRuntime.txt. Without the plugins (Package.swift says why): nothing here runs
+# them; check-example does.
 test: export SEEDKIT_WITHOUT_PLUGINS = 1
 test:
 	@mkdir -p build
 	@echo "$(SWIFT) build --build-tests  (build/build.log)"
 	@time $(SWIFT) build --build-tests > build/build.log 2>&1 || (cat build/build.log; exit 1)
 	@if grep -q "warning:" build/build.log; then grep -A3 "warning:" build/build.log; echo "make test: compiler warnings (build/build.log)"; exit 1; fi
-	@echo "python3 scripts/hostile.py $(SEEDKIT) --cases $${HOSTILE_CASES:-100}  (beside the tests and checks below; build/hostile.log)"
+	@echo "python3 scripts/hostile.py $(SEEDKIT) --cases $${HOSTILE_CASES:-100}  (beside the tests; build/hostile.log)"
+	@echo "check-upgrade, check-markdown, check-docs, check-api  (beside the tests), then check-install  (build/checks.log)"
 	@echo "$(SWIFT) test --skip-build --disable-xctest  (passing tests: build/test.log)"
 	@{ time python3 scripts/hostile.py $(SEEDKIT) --cases $${HOSTILE_CASES:-100}; } > build/hostile.log 2>&1 & hostile=$$!; \
+	  { set -x && time $(SEEDKIT) check-upgrade seeds/releases/*.sqlite && \
+	    time python3 scripts/check-markdown.py && \
+	    time SWIFT=$(SWIFT) scripts/check-docs.sh && \
+	    time python3 scripts/check-api.py; } > build/checks.log 2>&1 & checks=$$!; \
 	  time ( $(SWIFT) test --skip-build --disable-xctest > build/test.log 2>&1; status=$$?; \
-	    grep -vP '^(◇|↳) |^✔ (Test|Suite) (?!run with)|^\[[0-9]+/[0-9]+\]|^Building for|^Build complete' build/test.log; exit $$status ) && \
-	  set -x && time $(SEEDKIT) check-upgrade seeds/releases/*.sqlite && \
-	  time python3 scripts/check-markdown.py && \
-	  time SWIFT=$(SWIFT) scripts/check-install.sh && \
-	  time SWIFT=$(SWIFT) scripts/check-docs.sh && \
-	  time python3 scripts/check-api.py; { checks=$$?; set +x; } 2>/dev/null; \
-	  wait $$hostile; status=$$?; echo "python3 scripts/hostile.py (build/hostile.log):"; cat build/hostile.log; \
-	  [ $$checks -eq 0 ] && [ $$status -eq 0 ]
+	    grep -vP '^(◇|↳) |^✔ (Test|Suite) (?!run with)|^\[[0-9]+/[0-9]+\]|^Building for|^Build complete' build/test.log; exit $$status ); \
+	  tests=$$?; ( set -x && time SWIFT=$(SWIFT) scripts/check-install.sh ) >> build/checks.log 2>&1; install=$$?; \
+	  wait $$checks; checks=$$?; echo "checks (build/checks.log):"; cat build/checks.log; \
+	  wait $$hostile; hostile=$$?; echo "python3 scripts/hostile.py (build/hostile.log):"; cat build/hostile.log; \
+	  [ $$tests -eq 0 ] && [ $$checks -eq 0 ] && [ $$install -eq 0 ] && [ $$hostile -eq 0 ]
 
 # Builds Examples/DemoApp, the app that adopts seedkit (the README's Package.swift line, both
 # plugins, the runtime at launch), from scratch: 80 s more on a fresh machine. CI runs it after make test.
