@@ -40,8 +40,9 @@ final class PatternMatcher: Sendable {
         next = builder.next
         alternative = builder.alternative
         sets = builder.sets
-        lowMask = builder.sets.map { $0?.asciiMasks.low ?? 0 }
-        highMask = builder.sets.map { $0?.asciiMasks.high ?? 0 }
+        let masks: [(low: UInt64, high: UInt64)] = builder.sets.map { $0?.asciiMasks ?? (0, 0) }
+        lowMask = masks.map(\.low)
+        highMask = masks.map(\.high)
         self.entry = entry
         ascii = ASCIIAutomaton(kinds: kinds, next: next, alternative: alternative, lowMask: lowMask, highMask: highMask, entry: entry)
     }
@@ -256,14 +257,18 @@ final class PatternMatcher: Sendable {
             }
 
             /// The states reachable from `seeds` without consuming a byte, sorted: scalar and
-            /// accept states, and `$` states left pending unless `atEnd`.
+            /// accept states, and `$` states left pending unless `atEnd`. A state is seen in this
+            /// call when its mark is this call's number (no set to build and hash per call).
+            var marks = [Int](repeating: 0, count: kinds.count)
+            var calls = 0
             func closure(_ seeds: [Int32], atStart: Bool, atEnd: Bool) -> [Int32] {
-                var seen = Set<Int32>()
+                calls += 1
                 var stack = seeds
                 var leaves: [Int32] = []
                 while let state = stack.popLast() {
-                    guard seen.insert(state).inserted else { continue }
                     let index = Int(state)
+                    guard marks[index] != calls else { continue }
+                    marks[index] = calls
                     switch kinds[index] {
                     case .scalar, .accept: leaves.append(state)
                     case .split: stack.append(next[index]); stack.append(alternative[index])
@@ -285,8 +290,11 @@ final class PatternMatcher: Sendable {
                 let set = sets[current]
                 let pending = set.filter { kinds[Int($0)] == .end }.map { next[Int($0)] }
                 accepts.append(set.contains { kinds[Int($0)] == .accept } || closure(pending, atStart: false, atEnd: true).contains { kinds[Int($0)] == .accept })
+                let scalars = set.filter { kinds[Int($0)] == .scalar }
+                var moved: [Int32] = []
                 for byte in representatives {
-                    let moved = set.filter { kinds[Int($0)] == .scalar && member(byte, Int($0)) }.map { next[Int($0)] }
+                    moved.removeAll(keepingCapacity: true)
+                    for state in scalars where member(byte, Int(state)) { moved.append(next[Int(state)]) }
                     let target = closure(moved, atStart: false, atEnd: false)
                     work += set.count + target.count
                     guard work < Self.workLimit else { return nil }

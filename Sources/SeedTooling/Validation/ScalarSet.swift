@@ -45,13 +45,21 @@ struct ScalarSet: Equatable, Sendable {
     }
 
     /// Membership of the 128 ASCII scalars, as two 64-bit masks (bit n of `low`: scalar n).
+    /// The same answer as ``contains(_:)`` for each of them (never nil: ASCII scalars are settled),
+    /// from the ranges' ASCII parts and one pass for the classes.
     var asciiMasks: (low: UInt64, high: UInt64) {
         var low: UInt64 = 0
         var high: UInt64 = 0
-        for value in UInt32(0)..<128 where contains(value) == true {
+        func insert(_ value: UInt32) {
             if value < 64 { low |= 1 << UInt64(value) } else { high |= 1 << UInt64(value - 64) }
         }
-        return (low, high)
+        for range in ranges where range.lowerBound < 128 {
+            for value in range.lowerBound...min(range.upperBound, 127) { insert(value) }
+        }
+        if !classes.isEmpty {
+            for value in UInt32(0)..<128 where classes.contains(where: { $0.contains(value) }) { insert(value) }
+        }
+        return negated ? (~low, ~high) : (low, high)
     }
 
     // MARK: - ICU's class definitions

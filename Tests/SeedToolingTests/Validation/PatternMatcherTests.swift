@@ -79,3 +79,25 @@ func patternsOutsideTheSubsetFallBackToNSRegularExpression(source: String) throw
     var text = "a" + String(repeating: "b", count: 12)
     #expect(text.withUTF8 { wide.matches(utf8: UnsafeRawBufferPointer($0)) } == true)
 }
+
+/// The ASCII masks the automaton is built from say what `contains` says for each ASCII scalar:
+/// ranges that end inside, at and past 127, classes, negation, and mixes of them.
+@Test func asciiMasksAgreeWithContainsForEveryASCIIScalar() {
+    let classes: [ScalarSet.UnicodeClass] = [.digit, .notDigit, .word, .notWord, .space, .notSpace, .notLineTerminator]
+    var random = SystemRandomNumberGenerator()
+    var sets: [ScalarSet] = [.dot, .single(0), .single(127), .single(128), ScalarSet(ranges: [0...0x10FFFF], classes: [], negated: true)]
+    for _ in 0..<300 {
+        let ranges: [ClosedRange<UInt32>] = (0..<Int.random(in: 0...3, using: &random)).map { _ in
+            let low = UInt32.random(in: 0...140, using: &random)
+            return low...(low + UInt32.random(in: 0...(Bool.random(using: &random) ? 5 : 400), using: &random))
+        }
+        let chosen = classes.filter { _ in Int.random(in: 0..<5, using: &random) == 0 }
+        sets.append(ScalarSet(ranges: ranges, classes: chosen, negated: Bool.random(using: &random)))
+    }
+    for set in sets {
+        let masks = set.asciiMasks
+        let fromMasks: [Bool] = (0..<128).map { $0 < 64 ? masks.low & (1 << UInt64($0)) != 0 : masks.high & (1 << UInt64($0 - 64)) != 0 }
+        let fromContains: [Bool] = (UInt32(0)..<128).map { set.contains($0) == true }
+        #expect(fromMasks == fromContains, "\(set)")
+    }
+}
