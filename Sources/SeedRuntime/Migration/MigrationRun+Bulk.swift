@@ -105,14 +105,21 @@ extension MigrationRun {
         defer { operationName = current }
         if batch.count == held.rowsPerStatement, try insertMany(batch, into: table) {
             memo.wrote(table.name)
+            // Once a migration lists no more of its inserted rows, the rest of the batch in it are
+            // only counted, together.
+            let migration = batch[0].slot.migration
+            var unlisted = 0
             for row in batch {
-                if lists(.inserted, in: row.slot) {
+                if row.slot.migration == migration, unlisted > 0 || !lists(.inserted, in: row.slot) {
+                    unlisted += 1
+                } else if lists(.inserted, in: row.slot) {
                     fill(row.slot, event(.inserted, table, row: row.input, key: try keyFields(row.key, in: table, input: row.input), "inserted"))
                 } else {
                     unlist(.inserted, in: row.slot)
                 }
                 queue.appeared(table.name, row.values)
             }
+            if unlisted > 0 { slots[migration].unlisted[.inserted, default: 0] += unlisted }
             return
         }
         if batch.count == held.rowsPerStatement { held.singly = held.rowsPerStatement }

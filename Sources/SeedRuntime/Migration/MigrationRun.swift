@@ -112,6 +112,10 @@ struct MigrationRun {
         case .insert(let name, let rows):
             for row in rows {
                 let slot = newSlot(index)
+                if try insertQuickly(row, into: table, named: name, slot: slot) {
+                    try drain()  // as settle(_:slot:_:) does for a row that is done
+                    continue
+                }
                 try settle(.insert(row: row, table: name), slot: slot, try insert(row, named: name, slot: slot, validate: true))
             }
             try flushInserts()
