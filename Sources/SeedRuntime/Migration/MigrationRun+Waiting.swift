@@ -139,7 +139,8 @@ extension MigrationRun {
         guard let slot, let event else { return }
         guard lists(event.kind, in: slot) else { return unlist(event.kind, in: slot) }
         if options.eventsPerKind != nil { slots[slot.migration].listed[event.kind, default: 0] += 1 }  // only ``lists(_:in:)`` reads it, and only then
-        slots[slot.migration].filled.append((slot.index, event))
+        slots[slot.migration].indexes.append(slot.index)
+        slots[slot.migration].events.append(event)
     }
 
     /// Whether an event of `kind` for `slot` is listed in the report: false past

@@ -128,6 +128,8 @@ struct KeyFieldShape {
     var name: String
     var given: Int?
     var reference: TableSpec.Reference?
+    /// Whether the column is a Core Data UUID attribute (shown in its text form).
+    var uuid = false
 }
 
 /// A column a row names, worked out once per row shape: the column (nil: the table has none so

@@ -36,6 +36,10 @@ extension UTF8Validation {
     ///
     /// - parameter bytes: the whole file, or the start of it (for fixtures, which are read as a stream).
     package static func textProblem(_ bytes: UnsafeRawBufferPointer) -> (line: Int, message: String)? {
+        // ASCII without a NUL (most files) has neither problem: no byte order mark (its bytes are
+        // not ASCII), no NUL, valid UTF-8. Checked 8 bytes at a time, it costs a big migration's
+        // reading thread a fifth of the two passes below.
+        if isASCIIWithoutNUL(bytes) { return nil }
         if let problem = wideEncodingProblem(bytes) { return problem }
         guard !isValid(bytes) else { return nil }
         var start = 0
@@ -47,6 +51,27 @@ extension UTF8Validation {
             line += 1
         }
         return (line, "not UTF-8: save the file as UTF-8")
+    }
+
+    /// Whether every byte is ASCII and none is NUL.
+    package static func isASCIIWithoutNUL(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        let count = bytes.count
+        var index = 0
+        let high: UInt64 = 0x8080_8080_8080_8080
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        while index + 8 <= count {
+            let word = base.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            // A byte past ASCII has its high bit; a zero byte sets its high bit in (word - ones) & ~word.
+            if word & high != 0 || (word &- ones) & ~word & high != 0 { return false }
+            index += 8
+        }
+        while index < count {
+            let byte = base.load(fromByteOffset: index, as: UInt8.self)
+            if byte == 0 || byte >= 0x80 { return false }
+            index += 1
+        }
+        return true
     }
 
     /// The part of ``textProblem(_:)`` that the start of a file can tell: a UTF-16/32 byte order

@@ -34,6 +34,27 @@ private func randomName(_ random: inout SeededRandom) -> String {
     }
 }
 
+@Test func aFileOfASCIIWithoutNULIsToldEightBytesAtATimeAsByteByByte() {
+    // Lengths around the 8-byte words, with a NUL, a byte past ASCII or a byte next to those
+    // values (0x01, 0x7F) at every place, and what the two full passes say of the same bytes.
+    var random = SeededRandom(defaultSeed: 15)
+    let odd: [UInt8] = [0x00, 0x01, 0x7F, 0x80, 0xC3, 0xFF, 0xFE, 0x0A]
+    for _ in 0..<20_000 {
+        var bytes = (0..<Int.random(in: 0...40, using: &random)).map { _ in UInt8.random(in: 0x20...0x7E, using: &random) }
+        for _ in 0..<Int.random(in: 0...2, using: &random) where !bytes.isEmpty {
+            bytes[Int.random(in: 0..<bytes.count, using: &random)] = odd.randomElement(using: &random) ?? 0
+        }
+        let plain = bytes.allSatisfy { $0 != 0 && $0 < 0x80 }
+        bytes.withUnsafeBytes { buffer in
+            #expect(UTF8Validation.isASCIIWithoutNUL(buffer) == plain, "seed \(random.seed): \(bytes)")
+            let twoPasses = UTF8Validation.wideEncodingProblem(buffer).map { "\($0)" } ?? (UTF8Validation.isValid(buffer) ? nil : "invalid")
+            let problem = UTF8Validation.textProblem(buffer)
+            #expect((problem == nil) == (twoPasses == nil), "seed \(random.seed): \(bytes)")
+            if let wide = UTF8Validation.wideEncodingProblem(buffer) { #expect(problem.map { "\($0)" } == "\(wide)", "seed \(random.seed)") }
+        }
+    }
+}
+
 @Test func aBigMigrationsChecksumIsTheDigestOfItsWholeCanonicalText() throws {
     // Enough rows that the checksum is hashed in several 64 KiB pieces, with text that needs escaping.
     let rows = (0..<5_000).map { index in
