@@ -71,13 +71,7 @@ extension MigrationRun {
                 values.append((shape.columns[index], value))
             }
         }
-        var key: [(column: String, value: SQLValue)] = []
-        key.reserveCapacity(shape.keyColumns.count)
-        for (column, position) in zip(shape.keyColumns, shape.keyPositions) {
-            let value = values[position].value
-            guard value != .null else { return false }
-            key.append((column, value))
-        }
+        for position in shape.keyPositions where values[position].value == .null { return false }
         guard !queue.awaits(table.name) else { return false }
         // From here on, what `insert` does with such a row, in its order.
         if let validator = options.validator {
@@ -86,8 +80,9 @@ extension MigrationRun {
             if !problems.isEmpty { errors += problems }
         }
         values.append(contentsOf: shape.defaults)
-        if try holdForMultiRowInsert(values, into: table, name: name, row: row, slot: slot, key: key, keyColumns: shape.keyColumns) { return true }
+        if try holdForMultiRowInsert(values, into: table, name: name, row: row, slot: slot, keyColumns: shape.keyColumns) { return true }
         try flushInserts()
+        let key = zip(shape.keyColumns, shape.keyPositions).map { (column: $0, value: values[$1].value) }
         _ = try writeInsert(values, into: table, name: name, row: row, slot: slot, key: key, keyColumns: shape.keyColumns, unlessPresent: true)
         return true
     }
