@@ -48,12 +48,6 @@ struct HeldInserts {
     var singly = 0
     /// The text and blob bytes of the statement being bound (SQLITE_STATIC: they outlive its step).
     var bytes: [UInt8] = []
-
-    /// A held row's key, as ``MigrationRun/insert(_:named:slot:validate:later:)`` found it: made
-    /// only for the rows a report lists or that go one by one.
-    func key(of row: Row) -> [(column: String, value: SQLValue)] {
-        zip(keyColumns, keyPositions).map { ($0, row.values[$1].value) }
-    }
 }
 
 extension MigrationRun {
@@ -115,6 +109,11 @@ extension MigrationRun {
         guard !held.rows.isEmpty, let table = held.table else { return }
         let batch = held.rows
         held.rows.removeAll(keepingCapacity: true)
+        // A held row's key, as insert() found it: made only for the rows a report lists or that go one by one.
+        let (keyColumns, keyPositions) = (held.keyColumns, held.keyPositions)
+        func key(of row: HeldInserts.Row) -> [(column: String, value: SQLValue)] {
+            zip(keyColumns, keyPositions).map { ($0, row.values[$1].value) }
+        }
         let current = operationName
         operationName = held.name
         defer { operationName = current }
@@ -128,7 +127,7 @@ extension MigrationRun {
                 if row.slot.migration == migration, unlisted > 0 || !lists(.inserted, in: row.slot) {
                     unlisted += 1
                 } else if lists(.inserted, in: row.slot) {
-                    fill(row.slot, event(.inserted, table, row: row.input, key: try keyFields(held.key(of: row), in: table, input: row.input), "inserted"))
+                    fill(row.slot, event(.inserted, table, row: row.input, key: try keyFields(key(of: row), in: table, input: row.input), "inserted"))
                 } else {
                     unlist(.inserted, in: row.slot)
                 }
@@ -142,7 +141,7 @@ extension MigrationRun {
         var moved = 0
         for row in batch {
             let before = errors.count
-            _ = try writeInsert(row.values, into: table, name: held.name, row: row.input, slot: row.slot, key: held.key(of: row), keyColumns: held.keyColumns, unlessPresent: true)
+            _ = try writeInsert(row.values, into: table, name: held.name, row: row.input, slot: row.slot, key: key(of: row), keyColumns: keyColumns, unlessPresent: true)
             guard errors.count > before else { continue }
             let added = errors[before...]
             errors.removeSubrange(before...)
