@@ -34,14 +34,16 @@ final class QuickInsertShape {
     let keyColumns: [String]
     let keyPositions: [Int]
     /// The names the validator sees (``MigrationRun/written(_:as:)``), nil when they are ``columns``;
-    /// and the table's name for it (``MigrationRun/written(_:)``).
+    /// the table's name for it (``MigrationRun/written(_:)``); and the validator for such rows
+    /// (``RowValidator/forRows(table:columns:)``).
     let validatedNames: [String]?
     let validatedTable: String
+    let validator: (any RowValidator)?
     /// The spec's defaults for columns the rows do not name, as `insert` appends them.
     let defaults: [(column: String, value: SQLValue)]
 
     init(columns: [String], types: [ColumnType], references: [(ids: RunMemo.ParentIDs, keyType: ColumnType)?], keyColumns: [String],
-         keyPositions: [Int], validatedNames: [String]?, validatedTable: String, defaults: [(column: String, value: SQLValue)]) {
+         keyPositions: [Int], validatedNames: [String]?, validatedTable: String, validator: (any RowValidator)?, defaults: [(column: String, value: SQLValue)]) {
         self.columns = columns
         self.types = types
         self.references = references
@@ -49,6 +51,7 @@ final class QuickInsertShape {
         self.keyPositions = keyPositions
         self.validatedNames = validatedNames
         self.validatedTable = validatedTable
+        self.validator = validator
         self.defaults = defaults
     }
 }
@@ -74,7 +77,7 @@ extension MigrationRun {
         for position in shape.keyPositions where values[position].value == .null { return false }
         guard !queue.awaits(table.name) else { return false }
         // From here on, what `insert` does with such a row, in its order.
-        if let validator = options.validator {
+        if let validator = shape.validator {
             let validated = shape.validatedNames.map { names in zip(names, values).map { ($0, $1.value) } } ?? values
             let problems = validator.validate(table: shape.validatedTable, values: validated, file: row.file, line: row.line)
             if !problems.isEmpty { errors += problems }
@@ -135,7 +138,9 @@ extension MigrationRun {
             defaults.append((info.name, value))
         }
         let validated = written(columns.map { (column: $0, value: SQLValue.null) }, as: row).map(\.column)
+        let validatedTable = written(table)
         return QuickInsertShape(columns: columns, types: types, references: references, keyColumns: keyColumns, keyPositions: keyPositions,
-                                validatedNames: validated == columns ? nil : validated, validatedTable: written(table), defaults: defaults)
+                                validatedNames: validated == columns ? nil : validated, validatedTable: validatedTable,
+                                validator: options.validator?.forRows(table: validatedTable, columns: validated), defaults: defaults)
     }
 }
