@@ -67,7 +67,10 @@ package final class DeferredJSONMigration: @unchecked Sendable {
             // Not text: nothing is handed over, and the whole read below reports it.
             guard Migration.textProblem(data, file: file) == nil else { return channel.finish(nil) }
             let checksum = data.withUnsafeBytes { bytes in
-                Migration.readStreamed(file: file, json: bytes, chunkRows: Self.chunkRows) { index, operation in channel.put(index, operation) }
+                Migration.readStreamed(file: file, json: bytes, chunkRows: Self.chunkRows) { index, operation in
+                    defer { channel.dropSpent() }
+                    return channel.put(index, operation)
+                }
             }
             channel.finish(checksum)
         }
@@ -83,6 +86,7 @@ package final class DeferredJSONMigration: @unchecked Sendable {
             position.items = (index == position.index ? position.items : 0) + operation.itemCount
             position.index = index
             try apply(operation, index)
+            channel.spend(operation)
         }
         if let checksum = channel.checksum {
             lock.withLock { streamedChecksum = checksum }
@@ -120,8 +124,28 @@ private final class OperationChannel: @unchecked Sendable {
     private var finished = false
     private var cancelled = false
     private var result: String?
+    /// Operations the run has applied: the reading thread, which made their rows, frees them
+    /// too, so that freeing a big migration's rows (their arrays and strings) is not the
+    /// applying thread's work, and each is freed by the thread that allocated it.
+    private var spent: [DataChanges.Operation] = []
 
     init(capacity: Int) { self.capacity = capacity }
+
+    /// The run is done with `operation`.
+    func spend(_ operation: DataChanges.Operation) {
+        condition.lock()
+        spent.append(operation)
+        condition.unlock()
+    }
+
+    /// Frees what the run is done with (on the calling thread: the reading one).
+    func dropSpent() {
+        condition.lock()
+        let done = spent
+        spent.removeAll(keepingCapacity: true)
+        condition.unlock()
+        withExtendedLifetime(done) {}
+    }
 
     /// Waits for room; false once the run stopped taking (the reader then stops).
     func put(_ index: Int, _ operation: DataChanges.Operation) -> Bool {

@@ -91,8 +91,9 @@ private struct StreamedJSON {
     var canonical: [UInt8] = []
     var hash = SHA256()
     var scratch: [UInt8] = []
-    /// The last row's keys, by position, as bytes and as the string made of them.
-    var keys: [(bytes: [UInt8], key: String)] = []
+    /// The last row's keys, by position, as bytes, as the string made of them, and as the
+    /// canonical text writes them (quoted, with the colon).
+    var keys: [(bytes: [UInt8], key: String, canonical: [UInt8])] = []
     /// The last row's number of values.
     var rowWidth = 0
 
@@ -135,22 +136,30 @@ private struct StreamedJSON {
         scanner.skipWhitespace()
         scratch.removeAll(keepingCapacity: true)
         guard (try? scanner.scanString(into: &scratch)) != nil else { return nil }
-        let key: String
         if let position, position < keys.count, keys[position].bytes == scratch {
-            key = keys[position].key
-        } else {
-            key = String(decoding: scratch, as: UTF8.self)  // as the document's tree decodes keys
-            if let position, position <= keys.count {
-                if position == keys.count { keys.append((scratch, key)) } else { keys[position] = (scratch, key) }
-            }
+            guard colon() else { return nil }
+            canonical.append(contentsOf: keys[position].canonical)
+            return keys[position].key
         }
+        let key = String(decoding: scratch, as: UTF8.self)  // as the document's tree decodes keys
+        var quoted: [UInt8] = []
+        DocNode.writeQuoted(key, into: &quoted)
+        quoted.append(UInt8(ascii: ":"))
+        if let position, position <= keys.count {
+            if position == keys.count { keys.append((scratch, key, quoted)) } else { keys[position] = (scratch, key, quoted) }
+        }
+        guard colon() else { return nil }
+        canonical.append(contentsOf: quoted)
+        return key
+    }
+
+    /// The colon after a member's key, and the spacing around it.
+    private mutating func colon() -> Bool {
         scanner.skipWhitespace()
-        guard scanner.peek() == UInt8(ascii: ":") else { return nil }
+        guard scanner.peek() == UInt8(ascii: ":") else { return false }
         scanner.position += 1
         scanner.skipWhitespace()
-        DocNode.writeQuoted(key, into: &canonical)
-        canonical.append(UInt8(ascii: ":"))
-        return key
+        return true
     }
 
     /// A row to insert (at its `{`), as ``DataChanges/insertRow(_:file:)`` reads its node, without

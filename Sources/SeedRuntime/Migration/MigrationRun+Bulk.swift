@@ -31,7 +31,6 @@ struct HeldInserts {
         var values: [(column: String, value: SQLValue)]
         var input: DataChanges.RowValues
         var slot: Slot
-        var key: [(column: String, value: SQLValue)]
         /// Where in ``MigrationRun/errors`` an error of this row goes: their count when it was held.
         var errorsAt: Int
     }
@@ -39,6 +38,8 @@ struct HeldInserts {
     var table: TableInfo?
     var name = ""
     var keyColumns: [String] = []
+    /// Where each key column's value is among a held row's values (the same for all: they have one column list).
+    var keyPositions: [Int] = []
     var rows: [Row] = []
     var rowsPerStatement = 1
     /// Rows still to go one by one after a multi-row INSERT failed on a constraint (as many as it
@@ -53,7 +54,7 @@ extension MigrationRun {
     /// Holds a row for a multi-row INSERT when its table allows one; false when it must be written
     /// now. The caller has found that it would be inserted unless its key is there (`unlessPresent`).
     mutating func holdForMultiRowInsert(_ values: [(column: String, value: SQLValue)], into table: TableInfo, name: String, row: DataChanges.RowValues,
-                                        slot: Slot, key: [(column: String, value: SQLValue)], keyColumns: [String]) throws -> Bool {
+                                        slot: Slot, keyColumns: [String]) throws -> Bool {
         guard options.writesDirectly, options.multiRowInserts, !queue.awaits(table.name) else { return false }
         if held.name != name || held.table?.name != table.name {
             try flushInserts()
@@ -64,6 +65,14 @@ extension MigrationRun {
         if held.rows.isEmpty {
             let perStatement = try multiRowStatementRows(table, columns: values.count)
             guard perStatement > 1 else { return false }
+            // The key's values are where insert() found them: the first value of each key column.
+            var positions: [Int] = []
+            for column in keyColumns {
+                let wanted = SQLName(column)
+                guard let position = values.firstIndex(where: { wanted.matches($0.column) }) else { return false }
+                positions.append(position)
+            }
+            held.keyPositions = positions
             held.table = table
             held.name = name
             held.keyColumns = keyColumns
@@ -73,7 +82,7 @@ extension MigrationRun {
             held.singly -= 1
             return false
         }
-        held.rows.append(HeldInserts.Row(values: values, input: row, slot: slot, key: key, errorsAt: errors.count))
+        held.rows.append(HeldInserts.Row(values: values, input: row, slot: slot, errorsAt: errors.count))
         if held.rows.count == held.rowsPerStatement { try flushInserts() }
         return true
     }
@@ -100,19 +109,31 @@ extension MigrationRun {
         guard !held.rows.isEmpty, let table = held.table else { return }
         let batch = held.rows
         held.rows.removeAll(keepingCapacity: true)
+        // A held row's key, as insert() found it: made only for the rows a report lists or that go one by one.
+        let (keyColumns, keyPositions) = (held.keyColumns, held.keyPositions)
+        func key(of row: HeldInserts.Row) -> [(column: String, value: SQLValue)] {
+            zip(keyColumns, keyPositions).map { ($0, row.values[$1].value) }
+        }
         let current = operationName
         operationName = held.name
         defer { operationName = current }
         if batch.count == held.rowsPerStatement, try insertMany(batch, into: table) {
             memo.wrote(table.name)
+            // Once a migration lists no more of its inserted rows, the rest of the batch in it are
+            // only counted, together.
+            let migration = batch[0].slot.migration
+            var unlisted = 0
             for row in batch {
-                if lists(.inserted, in: row.slot) {
-                    fill(row.slot, event(.inserted, table, row: row.input, key: try keyFields(row.key, in: table, input: row.input), "inserted"))
+                if row.slot.migration == migration, unlisted > 0 || !lists(.inserted, in: row.slot) {
+                    unlisted += 1
+                } else if lists(.inserted, in: row.slot) {
+                    fill(row.slot, event(.inserted, table, row: row.input, key: try keyFields(key(of: row), in: table, input: row.input), "inserted"))
                 } else {
                     unlist(.inserted, in: row.slot)
                 }
                 queue.appeared(table.name, row.values)
             }
+            if unlisted > 0 { slots[migration].unlisted[.inserted, default: 0] += unlisted }
             return
         }
         if batch.count == held.rowsPerStatement { held.singly = held.rowsPerStatement }
@@ -120,7 +141,7 @@ extension MigrationRun {
         var moved = 0
         for row in batch {
             let before = errors.count
-            _ = try writeInsert(row.values, into: table, name: held.name, row: row.input, slot: row.slot, key: row.key, keyColumns: held.keyColumns, unlessPresent: true)
+            _ = try writeInsert(row.values, into: table, name: held.name, row: row.input, slot: row.slot, key: key(of: row), keyColumns: keyColumns, unlessPresent: true)
             guard errors.count > before else { continue }
             let added = errors[before...]
             errors.removeSubrange(before...)

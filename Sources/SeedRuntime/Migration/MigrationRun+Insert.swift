@@ -103,7 +103,7 @@ extension MigrationRun {
             }
         }
         if unlessPresent, validate, let slot, links.isEmpty, linkLater.isEmpty, membersLater.isEmpty,
-           try holdForMultiRowInsert(values, into: table, name: name, row: row, slot: slot, key: key, keyColumns: keyColumns) {
+           try holdForMultiRowInsert(values, into: table, name: name, row: row, slot: slot, keyColumns: keyColumns) {
             return .done
         }
         try flushInserts()

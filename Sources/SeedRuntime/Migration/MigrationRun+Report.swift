@@ -97,7 +97,7 @@ extension MigrationRun {
             }
             // A UUID attribute's 16 bytes as the migration writes them (reports would say `<16 bytes>`).
             var shown = value
-            if parent == nil, table.column(column)?.type == .uuid, case .blob(let bytes) = value, bytes.count == 16 {
+            if parent == nil, shape.uuid, case .blob(let bytes) = value, bytes.count == 16 {
                 shown = .text(CoreDataDialect.canonicalText(value))
             }
             fields.append(RowEvent.KeyValue(column: shape.name, value: shown, parent: parent))
@@ -122,7 +122,7 @@ extension MigrationRun {
                 else if given == nil, wanted.matches(name) { given = index }
             }
             let name = specs.writtenColumn(table.name, wanted) ?? given.map { input.values[$0].column } ?? column
-            return KeyFieldShape(name: name, given: given, reference: references(of: table.name)[wanted])
+            return KeyFieldShape(name: name, given: given, reference: references(of: table.name)[wanted], uuid: table.column(column)?.type == .uuid)
         }
         memo.keyFields = (table.name, operationName, key.map(\.column), input.values.map(\.column), shapes)
         return shapes

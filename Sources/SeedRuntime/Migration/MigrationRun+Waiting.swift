@@ -126,7 +126,7 @@ struct WaitQueue {
     var open: [Int] { entries.indices.filter { entries[$0] != nil } }
 
     /// Whether some row change has waited for a row of `table` in this run.
-    func awaits(_ table: String) -> Bool { awaited[SQLName(table)] != nil }
+    func awaits(_ table: String) -> Bool { !awaited.isEmpty && awaited[SQLName(table)] != nil }
 }
 
 extension MigrationRun {
@@ -138,8 +138,9 @@ extension MigrationRun {
     mutating func fill(_ slot: Slot?, _ event: RowEvent?) {
         guard let slot, let event else { return }
         guard lists(event.kind, in: slot) else { return unlist(event.kind, in: slot) }
-        slots[slot.migration].listed[event.kind, default: 0] += 1
-        slots[slot.migration].filled.append((slot.index, event))
+        if options.eventsPerKind != nil { slots[slot.migration].listed[event.kind, default: 0] += 1 }  // only ``lists(_:in:)`` reads it, and only then
+        slots[slot.migration].indexes.append(slot.index)
+        slots[slot.migration].events.append(event)
     }
 
     /// Whether an event of `kind` for `slot` is listed in the report: false past

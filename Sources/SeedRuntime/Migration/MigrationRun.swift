@@ -35,7 +35,10 @@ struct MigrationRun {
     var slots: [SlotEvents] = []
     struct SlotEvents {
         var count = 0
-        var filled: [(index: Int, event: RowEvent)] = []
+        /// The filled slots' indexes and their events, in the order filled (apart: ``finish()``
+        /// hands `events` on as they are when that is slot order, as it nearly always is).
+        var indexes: [Int] = []
+        var events: [RowEvent] = []
         /// Events kept and left out, by kind, under ``SeedMigrator/Options/eventsPerKind``.
         var listed: [RowEvent.Kind: Int] = [:]
         var unlisted: [RowEvent.Kind: Int] = [:]
@@ -81,7 +84,7 @@ struct MigrationRun {
             memo = try RunMemo.reading(db)
             specs = try RunSpecs.read(db, options: options, dialect: dialect)
             let events = changes.events(file: migration.file)
-            slots[index] = SlotEvents(count: events.count, filled: events.enumerated().map { ($0.offset, $0.element) })
+            slots[index] = SlotEvents(count: events.count, indexes: Array(events.indices), events: events)
             try retryAll()
         case .changes(let changes):
             if let deferred = changes.deferred {
@@ -112,6 +115,10 @@ struct MigrationRun {
         case .insert(let name, let rows):
             for row in rows {
                 let slot = newSlot(index)
+                if try insertQuickly(row, into: table, named: name, slot: slot) {
+                    try drain()  // as settle(_:slot:_:) does for a row that is done
+                    continue
+                }
                 try settle(.insert(row: row, table: name), slot: slot, try insert(row, named: name, slot: slot, validate: true))
             }
             try flushInserts()
@@ -156,9 +163,10 @@ struct MigrationRun {
         }
         if !errors.isEmpty { throw SeedError(errors.contains { $0.code == .configuration || $0.code == .unknownColumn } ? .configuration : .invalidData, errors) }
         return slots.map { migration in
-            var filled = migration.filled
-            if !zip(filled, filled.dropFirst()).allSatisfy({ $0.index < $1.index }) { filled.sort { $0.index < $1.index } }
-            return filled.map(\.event)
+            if zip(migration.indexes, migration.indexes.dropFirst()).allSatisfy({ $0 < $1 }) { return migration.events }
+            var filled = Array(zip(migration.indexes, migration.events))
+            filled.sort { $0.0 < $1.0 }
+            return filled.map(\.1)
         }
     }
 }

@@ -32,6 +32,9 @@ struct RunMemo {
     /// The last row shape's columns (``MigrationRun/columnPlan(for:in:)``), by table, operation and names written.
     /// (This and the other per-row memos are boxed: checking one retains one object, not each of its strings.)
     var columns: Box<(table: String, operation: String, names: [String], plan: [ColumnPlan])>?
+    /// The last row shape's facts for inserting rows the short way (``MigrationRun/insertQuickly(_:into:named:slot:)``;
+    /// nil: such rows go the long way), by table, operation and names written.
+    var quickInsert: Box<(table: String, operation: String, names: [String], shape: QuickInsertShape?)>?
     /// The last table's spec (``MigrationRun/spec(_:)``), by table and operation.
     var spec: Box<(table: String, operation: String, value: TableSpec?)>?
     /// The last table's refs (``MigrationRun/references(of:)``), by table and operation.
@@ -125,6 +128,8 @@ struct KeyFieldShape {
     var name: String
     var given: Int?
     var reference: TableSpec.Reference?
+    /// Whether the column is a Core Data UUID attribute (shown in its text form).
+    var uuid = false
 }
 
 /// A column a row names, worked out once per row shape: the column (nil: the table has none so

@@ -6,6 +6,14 @@ public import GRDB
 package protocol RowValidator: Sendable {
     /// Problems with a row about to be inserted, or with the new values of an update.
     func validate(table: String, values: [(column: String, value: SQLValue)], file: String, line: Int) -> [Diagnostic]
+    /// A validator for many rows of `table` with these columns, in this order (a big migration's
+    /// rows), asked once: it finds what ``validate(table:values:file:line:)`` finds for each such
+    /// row, without working out again which rules apply where. By default the validator itself.
+    func forRows(table: String, columns: [String]) -> any RowValidator
+}
+
+extension RowValidator {
+    package func forRows(table: String, columns: [String]) -> any RowValidator { self }
 }
 
 /// What to do when the user changed a row a migration wants to change.

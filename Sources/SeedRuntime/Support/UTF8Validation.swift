@@ -36,6 +36,11 @@ extension UTF8Validation {
     ///
     /// - parameter bytes: the whole file, or the start of it (for fixtures, which are read as a stream).
     package static func textProblem(_ bytes: UnsafeRawBufferPointer) -> (line: Int, message: String)? {
+        // UTF-8 without a NUL (nearly every file) has neither problem: no byte order mark (0xFE
+        // and 0xFF are never UTF-8), no NUL, valid UTF-8. Told in one pass, 8 ASCII bytes at a
+        // time, it costs a fraction of the two passes below, which a big migration's first rows
+        // waited for; they run only to say what the problem is.
+        if isUTF8WithoutNUL(bytes) { return nil }
         if let problem = wideEncodingProblem(bytes) { return problem }
         guard !isValid(bytes) else { return nil }
         var start = 0
@@ -47,6 +52,51 @@ extension UTF8Validation {
             line += 1
         }
         return (line, "not UTF-8: save the file as UTF-8")
+    }
+
+    /// Whether `bytes` are well-formed UTF-8 (as ``isValid(_:)`` says) with no NUL byte: runs of
+    /// ASCII are checked 8 bytes at a time.
+    package static func isUTF8WithoutNUL(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let base = bytes.baseAddress else { return true }
+        let count = bytes.count
+        let high: UInt64 = 0x8080_8080_8080_8080
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        var index = 0
+        while index < count {
+            if index + 8 <= count {
+                let word = base.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+                // No byte past ASCII (a high bit), and no zero byte (which sets its high bit in (word - ones) & ~word).
+                if word & high == 0 && (word &- ones) & ~word & high == 0 {
+                    index += 8
+                    continue
+                }
+            }
+            let lead = base.load(fromByteOffset: index, as: UInt8.self)
+            if lead == 0 { return false }
+            if lead < 0x80 {
+                index += 1
+                continue
+            }
+            // As isValid(_:): no overlongs, no surrogates, nothing above U+10FFFF.
+            let length: Int
+            let minimum: UInt32
+            var scalar: UInt32
+            switch lead {
+            case 0xC2...0xDF: length = 2; minimum = 0x80; scalar = UInt32(lead & 0x1F)
+            case 0xE0...0xEF: length = 3; minimum = 0x800; scalar = UInt32(lead & 0x0F)
+            case 0xF0...0xF4: length = 4; minimum = 0x10000; scalar = UInt32(lead & 0x07)
+            default: return false
+            }
+            guard index + length <= count else { return false }
+            for offset in 1..<length {
+                let byte = base.load(fromByteOffset: index + offset, as: UInt8.self)
+                guard byte & 0xC0 == 0x80 else { return false }
+                scalar = scalar << 6 | UInt32(byte & 0x3F)
+            }
+            guard scalar >= minimum, scalar <= 0x10FFFF, !(0xD800...0xDFFF).contains(scalar) else { return false }
+            index += length
+        }
+        return true
     }
 
     /// The part of ``textProblem(_:)`` that the start of a file can tell: a UTF-16/32 byte order

@@ -34,6 +34,19 @@ public struct ManifestValidator: RowValidator {
             let tableKey = table.lowercasedName
             return columns.map { column in rules[tableKey]?[column.lowercasedName] ?? [] }
         }
+        Self.check(values, against: shape, table: table, file: file, line: line, into: &problems)
+        return problems
+    }
+
+    /// The rules of `table`'s `columns`, worked out once for the rows of a big migration (see ``RowValidator/forRows(table:columns:)``).
+    package func forRows(table: String, columns: [String]) -> any RowValidator {
+        let tableKey = table.lowercasedName
+        return RowsValidator(whole: self, table: table, columns: columns, shape: columns.map { rules[tableKey]?[$0.lowercasedName] ?? [] })
+    }
+
+    /// Each value against the rules of its column (`shape`, by position), as ``validate(table:values:file:line:)`` checks them.
+    fileprivate static func check(_ values: [(column: String, value: SQLValue)], against shape: [[ColumnRules.Prepared]], table: String,
+                                  file: String, line: Int, into problems: inout [Diagnostic]) {
         for (index, (_, value)) in values.enumerated() {
             for rule in shape[index] where rule.quicklyPasses(value) != true {
                 // Once per value of a big migration that the quick answer does not settle.
@@ -42,6 +55,23 @@ public struct ManifestValidator: RowValidator {
                 }
             }
         }
+    }
+}
+
+/// A ``ManifestValidator`` for rows of one table and column list: their rules looked up once, no
+/// lock or lookup per row. Rows of another shape go to the whole validator.
+private struct RowsValidator: RowValidator {
+    let whole: ManifestValidator
+    let table: String
+    let columns: [String]
+    let shape: [[ColumnRules.Prepared]]
+
+    func validate(table: String, values: [(column: String, value: SQLValue)], file: String, line: Int) -> [Diagnostic] {
+        guard table == self.table, values.count == columns.count, values.indices.allSatisfy({ values[$0].column == columns[$0] }) else {
+            return whole.validate(table: table, values: values, file: file, line: line)
+        }
+        var problems: [Diagnostic] = []
+        ManifestValidator.check(values, against: shape, table: table, file: file, line: line, into: &problems)
         return problems
     }
 }

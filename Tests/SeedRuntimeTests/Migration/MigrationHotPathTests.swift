@@ -34,6 +34,33 @@ private func randomName(_ random: inout SeededRandom) -> String {
     }
 }
 
+@Test func textWithoutANULIsToldInOnePassAsTheTwoFullPassesTellIt() {
+    // Lengths around the 8-byte words; ASCII with, at random places, a NUL, bytes next to the
+    // limits (0x01, 0x7F), stray and truncated continuation bytes, byte order marks, and whole
+    // sequences both valid and not (overlong, surrogate, past U+10FFFF).
+    var random = SeededRandom(defaultSeed: 15)
+    let odd: [[UInt8]] = [[0x00], [0x01], [0x7F], [0x80], [0xBF], [0xC3], [0xFF], [0xFE], [0xFF, 0xFE], [0xFE, 0xFF], [0x0A],
+                          [0xC3, 0xA9], [0xE6, 0x97, 0xA5], [0xF0, 0x9F, 0x98, 0x80], [0xC0, 0xAF], [0xE0, 0x80, 0xAF],
+                          [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xE6, 0x97], [0xC3, 0x00]]
+    var valid = 0
+    for _ in 0..<40_000 {
+        var bytes = (0..<Int.random(in: 0...40, using: &random)).map { _ in UInt8.random(in: 0x20...0x7E, using: &random) }
+        for _ in 0..<Int.random(in: 0...3, using: &random) {
+            let piece = odd.randomElement(using: &random) ?? []
+            bytes.insert(contentsOf: piece, at: Int.random(in: 0...bytes.count, using: &random))
+        }
+        bytes.withUnsafeBytes { buffer in
+            let twoPasses = UTF8Validation.wideEncodingProblem(buffer) == nil && UTF8Validation.isValid(buffer)
+            #expect(UTF8Validation.isUTF8WithoutNUL(buffer) == twoPasses, "seed \(random.seed): \(bytes)")
+            if twoPasses { valid += 1 }
+            let problem = UTF8Validation.textProblem(buffer)
+            #expect((problem == nil) == twoPasses, "seed \(random.seed): \(bytes)")
+            if let wide = UTF8Validation.wideEncodingProblem(buffer) { #expect(problem.map { "\($0)" } == "\(wide)", "seed \(random.seed)") }
+        }
+    }
+    #expect(valid > 10_000 && valid < 30_000, "both kinds drawn: \(valid) valid")
+}
+
 @Test func aBigMigrationsChecksumIsTheDigestOfItsWholeCanonicalText() throws {
     // Enough rows that the checksum is hashed in several 64 KiB pieces, with text that needs escaping.
     let rows = (0..<5_000).map { index in
