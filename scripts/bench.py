@@ -20,6 +20,8 @@ next to its peer in the same run (alternating, best of BENCH_REPEAT runs each, d
     removed, added, and both with changes; the mixed shape on the ref build's seed (a ref
     compared by the parent's key), by `isbn` (rowid order) and `title` (random order), in
     every output format;
+  * 1 inserted row into a 1M-row store, into one whose rows have a foreign key, and into a
+    1 GB store, against sqlite3 running the one INSERT (BENCH_ONLY=migrate1);
   * the app-launch path on an up-to-date store, in-process.
 Set BENCH_ROWS_BIG=5000000 to add the 5M-row runs (peak RSS must stay flat).
 """
@@ -495,9 +497,35 @@ def store_size_cases(table):
                       "≤ 1.2×" if row[1].startswith("seedkit") else ""))
 
 
+def foreign_key_store():
+    """1M items in 20 categories by a foreign key (items.category_id REFERENCES categories(id)),
+    the ref recorded as seedkit records it: made once by SQLite itself and cached in build/bench.
+    The shape of a store with refs, where PRAGMA foreign_key_check reads every item."""
+    path = os.path.join(WORK, "store-1m-fk.sqlite")
+    if os.path.exists(path):
+        return path
+    temporary = path + ".partial"
+    fresh(temporary)
+    script = """PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;
+CREATE TABLE categories (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+CREATE TABLE items (id INTEGER PRIMARY KEY, title TEXT NOT NULL UNIQUE, price REAL, category_id INTEGER NOT NULL REFERENCES categories(id));
+CREATE TABLE _seedkit_tables (name TEXT PRIMARY KEY NOT NULL, position INTEGER NOT NULL, key TEXT NOT NULL, refs TEXT NOT NULL) WITHOUT ROWID;
+INSERT INTO _seedkit_tables VALUES ('categories', 0, '["name"]', '{}'),
+  ('items', 1, '["title"]', '{"category_id":{"column":"name","table":"categories"}}');
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20)
+INSERT INTO categories (name) SELECT printf('Category %d', i) FROM n;
+WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000000)
+INSERT INTO items (title, price, category_id) SELECT printf('item %08d', i), (i % 90000) / 100.0, 1 + i % 20 FROM n;
+"""
+    subprocess.run(["sqlite3", temporary], input=script, text=True, check=True)
+    os.replace(temporary, path)
+    return path
+
+
 def one_row_migration_case(table):
-    """1 inserted row into the 1M-row store (90 MB) and into a 1 GB store: the cost of a small
-    update to a big store, against sqlite3 running the one INSERT (the floor: no parsing, no checks)."""
+    """1 inserted row into the 1M-row store (90 MB), into one whose rows have a foreign key, and
+    into a 1 GB store: the cost of a small update to a big store, against sqlite3 running the one
+    INSERT (the floor: no parsing, no checks)."""
     base = os.path.join(WORK, "store-1000000.sqlite")
     if not os.path.exists(base):
         csv_path = os.path.join(WORK, "items-1000000.csv")
@@ -506,19 +534,27 @@ def one_row_migration_case(table):
         spec_sql = ("CREATE TABLE IF NOT EXISTS _seedkit_tables (name TEXT PRIMARY KEY NOT NULL, position INTEGER NOT NULL, key TEXT NOT NULL, refs TEXT NOT NULL) WITHOUT ROWID;"
                     "INSERT OR REPLACE INTO _seedkit_tables VALUES ('items', 0, '[\"title\"]', '{}');")
         subprocess.run(["sqlite3", base, spec_sql], check=True)
-    mig = os.path.join(WORK, "mig1")
-    shutil.rmtree(mig, ignore_errors=True)
-    os.makedirs(mig)
-    with open(os.path.join(mig, "0001-one.json"), "w") as f:
-        json.dump({"insert": {"items": [{"title": "One more item", "author": "A", "price": 1.0, "pages": 10, "published": "2020-01-01"}]}}, f)
-    sql = os.path.join(WORK, "one-row.sql")
-    with open(sql, "w") as f:
-        f.write("BEGIN IMMEDIATE; INSERT INTO items (title, author, price, pages, published) SELECT 'One more item', 'A', 1.0, 10, '2020-01-01' "
-                "WHERE NOT EXISTS (SELECT 1 FROM items WHERE title = 'One more item'); COMMIT;\n")
-    stores = [("a 1M-row store", base)]
+
+    def migration(name, row, insert_sql):
+        """A folder with the one-row migration, and the floor's SQL script."""
+        folder = os.path.join(WORK, name)
+        shutil.rmtree(folder, ignore_errors=True)
+        os.makedirs(folder)
+        with open(os.path.join(folder, "0001-one.json"), "w") as f:
+            json.dump({"insert": {"items": [row]}}, f)
+        script = os.path.join(WORK, name + ".sql")
+        with open(script, "w") as f:
+            f.write(f"BEGIN IMMEDIATE; {insert_sql} WHERE NOT EXISTS (SELECT 1 FROM items WHERE title = 'One more item'); COMMIT;\n")
+        return folder, script
+
+    plain = migration("mig1", {"title": "One more item", "author": "A", "price": 1.0, "pages": 10, "published": "2020-01-01"},
+                      "INSERT INTO items (title, author, price, pages, published) SELECT 'One more item', 'A', 1.0, 10, '2020-01-01'")
+    referring = migration("mig1-fk", {"title": "One more item", "price": 1.0, "category_id": "Category 3"},
+                          "INSERT INTO items (title, price, category_id) SELECT 'One more item', 1.0, (SELECT id FROM categories WHERE name = 'Category 3')")
+    stores = [("a 1M-row store", base, *plain), ("a 1M-row store whose rows have a foreign key", foreign_key_store(), *referring)]
     if os.environ.get("BENCH_ONE_GB", "1") != "0":
-        stores.append(("a 1 GB store (10.5M rows)", one_gb_store()))
-    for label, source in stores:
+        stores.append(("a 1 GB store (10.5M rows)", one_gb_store(), *plain))
+    for label, source, mig, sql in stores:
         results = {}
         size = os.path.getsize(source) / 1e6
         case = f"migrate 1 row into {label} ({size:,.0f} MB)"
@@ -531,6 +567,8 @@ def one_row_migration_case(table):
                     result = timed(["sqlite3", store], stdin=sql)
                 else:
                     result = timed([SEEDKIT, "migrate", store, "--migrations", mig, "--manifest", "none"] + (["--check-whole-store"] if whole else []))
+                count = subprocess.run(["sqlite3", store, "SELECT count(*) FROM items WHERE title = 'One more item'"], capture_output=True, text=True).stdout.strip()
+                assert count == "1", (label, name, count)
                 results[name] = min(results.get(name, result), result)
         floor = results["sqlite3 CLI, one INSERT … WHERE NOT EXISTS (floor)"][0]
         for name, (seconds, rss, cpu) in results.items():
