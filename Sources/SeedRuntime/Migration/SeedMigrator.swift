@@ -47,9 +47,9 @@ public struct SeedMigrator: Sendable {
     /// written (refused, exit 3). A damaged page the run never reads (another table, or a part
     /// of a table its lookups and writes do not pass through) is not looked at, and is not
     /// spread by the run either: `seedkit verify`, `inspect --check` and ``whole`` find it.
-    /// Foreign keys the same way: the whole store's (`PRAGMA foreign_key_check`) under 16 MB or
-    /// with ``whole``; above, only when SQLite counts a constraint the run left unresolved (a row
-    /// of the user's whose parent was gone before the run is then not looked at).
+    /// Foreign keys in proportion too, whatever the store's size: only when SQLite counts one the
+    /// run left unresolved (a row of the user's whose parent was gone before the run is not looked
+    /// at); with ``whole``, every row of every table that has one (`PRAGMA foreign_key_check`).
     public enum StoreCheck: Sendable {
         /// The whole file under 16 MB; above, the header and every page the run touches.
         case inProportion
@@ -259,7 +259,7 @@ public struct SeedMigrator: Sendable {
                     in: db)
             }
             // Events are known once the run is settled: a row may wait for a parent a later migration inserts.
-            events = try run.finish(wholeStore: !damage.checksInProportion)
+            events = try run.finish(wholeStore: options.storeCheck == .whole)
             // The history of what the run wrote, in its transaction: it commits or rolls back with the rows.
             try run.writeHistory()
         } catch {
@@ -427,9 +427,6 @@ extension SeedMigrator {
 
         /// Whether the run's connection checks each page it loads (``StoreCheck/inProportion`` on a large store).
         private var checksPagesOnTheWay = false
-        /// Whether the run is checked in proportion to its work (a large store, ``StoreCheck/inProportion``):
-        /// foreign keys too (``MigrationRun/foreignKeysNeedChecking(wholeStore:)``).
-        var checksInProportion: Bool { checksPagesOnTheWay }
         /// The connection's `cell_size_check` before the run turned it on (an app's connection may have its own).
         private var cellSizeCheckBefore = false
 

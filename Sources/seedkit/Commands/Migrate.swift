@@ -29,7 +29,7 @@ extension SeedTool {
         var withoutHistory = false
         @Flag(name: .long, help: ArgumentHelp("Write history into a store mirrored to CloudKit (ANSCK… tables), refused by default: every device that migrates would export the same rows, which would duplicate."))
         var allowCloudkit = false
-        @Flag(name: .long, help: "Check every page of the store for damage (PRAGMA quick_check) and every foreign key (PRAGMA foreign_key_check) before committing, whatever its size. By default a store over 16 MB is checked in proportion to the run: its header, every page the run reads or writes, and the foreign keys SQLite counts the run left unresolved.")
+        @Flag(name: .long, help: "Check every page of the store for damage (PRAGMA quick_check) and every foreign key (PRAGMA foreign_key_check) before committing, whatever its size. By default the foreign keys checked are those SQLite counts the run left unresolved, and a store over 16 MB is checked for damage in proportion to the run: its header, and every page the run reads or writes.")
         var checkWholeStore = false
         @OptionGroup var busy: BusyTimeoutOption
         @OptionGroup var format: DiagnosticFormatOption
