@@ -3,29 +3,35 @@ package enum UTF8Validation {
     /// Whether `bytes` is well-formed UTF-8 (no overlongs, no surrogates, nothing above U+10FFFF).
     package static func isValid(_ bytes: UnsafeRawBufferPointer) -> Bool {
         var index = 0
-        let count = bytes.count
-        while index < count {
-            let lead = bytes[index]
-            if lead < 0x80 { index += 1; continue }
-            let length: Int
-            var minimum: UInt32
-            var scalar: UInt32
-            switch lead {
-            case 0xC2...0xDF: length = 2; minimum = 0x80; scalar = UInt32(lead & 0x1F)
-            case 0xE0...0xEF: length = 3; minimum = 0x800; scalar = UInt32(lead & 0x0F)
-            case 0xF0...0xF4: length = 4; minimum = 0x10000; scalar = UInt32(lead & 0x07)
-            default: return false
-            }
-            guard index + length <= count else { return false }
-            for offset in 1..<length {
-                let byte = bytes[index + offset]
-                guard byte & 0xC0 == 0x80 else { return false }
-                scalar = scalar << 6 | UInt32(byte & 0x3F)
-            }
-            guard scalar >= minimum, scalar <= 0x10FFFF, !(0xD800...0xDFFF).contains(scalar) else { return false }
+        while index < bytes.count {
+            if bytes[index] < 0x80 { index += 1; continue }
+            guard let length = sequenceLength(bytes, at: index) else { return false }
             index += length
         }
         return true
+    }
+
+    /// The length of the well-formed multi-byte sequence at `index` (no overlong, no surrogate,
+    /// nothing above U+10FFFF); nil when the bytes there are not one.
+    static func sequenceLength(_ bytes: UnsafeRawBufferPointer, at index: Int) -> Int? {
+        let lead = bytes[index]
+        let length: Int
+        let minimum: UInt32
+        var scalar: UInt32
+        switch lead {
+        case 0xC2...0xDF: length = 2; minimum = 0x80; scalar = UInt32(lead & 0x1F)
+        case 0xE0...0xEF: length = 3; minimum = 0x800; scalar = UInt32(lead & 0x0F)
+        case 0xF0...0xF4: length = 4; minimum = 0x10000; scalar = UInt32(lead & 0x07)
+        default: return nil
+        }
+        guard index + length <= bytes.count else { return nil }
+        for offset in 1..<length {
+            let byte = bytes[index + offset]
+            guard byte & 0xC0 == 0x80 else { return nil }
+            scalar = scalar << 6 | UInt32(byte & 0x3F)
+        }
+        guard scalar >= minimum, scalar <= 0x10FFFF, !(0xD800...0xDFFF).contains(scalar) else { return nil }
+        return length
     }
 }
 
@@ -71,29 +77,13 @@ extension UTF8Validation {
                     continue
                 }
             }
-            let lead = base.load(fromByteOffset: index, as: UInt8.self)
+            let lead = bytes[index]
             if lead == 0 { return false }
             if lead < 0x80 {
                 index += 1
                 continue
             }
-            // As isValid(_:): no overlongs, no surrogates, nothing above U+10FFFF.
-            let length: Int
-            let minimum: UInt32
-            var scalar: UInt32
-            switch lead {
-            case 0xC2...0xDF: length = 2; minimum = 0x80; scalar = UInt32(lead & 0x1F)
-            case 0xE0...0xEF: length = 3; minimum = 0x800; scalar = UInt32(lead & 0x0F)
-            case 0xF0...0xF4: length = 4; minimum = 0x10000; scalar = UInt32(lead & 0x07)
-            default: return false
-            }
-            guard index + length <= count else { return false }
-            for offset in 1..<length {
-                let byte = base.load(fromByteOffset: index + offset, as: UInt8.self)
-                guard byte & 0xC0 == 0x80 else { return false }
-                scalar = scalar << 6 | UInt32(byte & 0x3F)
-            }
-            guard scalar >= minimum, scalar <= 0x10FFFF, !(0xD800...0xDFFF).contains(scalar) else { return false }
+            guard let length = sequenceLength(bytes, at: index) else { return false }
             index += length
         }
         return true

@@ -30,18 +30,20 @@ public struct ManifestValidator: RowValidator {
 
     public func validate(table: String, values: [(column: String, value: SQLValue)], file: String, line: Int) -> [Diagnostic] {
         var problems: [Diagnostic] = []
-        let shape = shapes.shape(table: table, columns: values.lazy.map { $0.column }) { columns in
-            let tableKey = table.lowercasedName
-            return columns.map { column in rules[tableKey]?[column.lowercasedName] ?? [] }
-        }
+        let shape = shapes.shape(table: table, columns: values.lazy.map { $0.column }) { columns in ruleShape(table, columns) }
         Self.check(values, against: shape, table: table, file: file, line: line, into: &problems)
         return problems
     }
 
     /// The rules of `table`'s `columns`, worked out once for the rows of a big migration (see ``RowValidator/forRows(table:columns:)``).
     package func forRows(table: String, columns: [String]) -> any RowValidator {
+        RowsValidator(whole: self, table: table, columns: columns, shape: ruleShape(table, columns))
+    }
+
+    /// Each column's rules, by position (none for a column without any).
+    private func ruleShape(_ table: String, _ columns: [String]) -> [[ColumnRules.Prepared]] {
         let tableKey = table.lowercasedName
-        return RowsValidator(whole: self, table: table, columns: columns, shape: columns.map { rules[tableKey]?[$0.lowercasedName] ?? [] })
+        return columns.map { column in rules[tableKey]?[column.lowercasedName] ?? [] }
     }
 
     /// Each value against the rules of its column (`shape`, by position), as ``validate(table:values:file:line:)`` checks them.
