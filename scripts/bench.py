@@ -437,7 +437,7 @@ def migration_case(store_rows, table):
         for name, cmd in [("sqlite3 CLI, INSERT … WHERE NOT EXISTS", None), ("seedkit migrate (JSON migration)", "json"), ("seedkit migrate (YAML migration)", "yml")]:
             store = os.path.join(WORK, "migrating.sqlite")
             fresh(store)
-            shutil.copy(base, store)
+            copy_synced(base, store)
             if cmd is None:
                 result = timed(["sqlite3", store], stdin=sql)
             else:
