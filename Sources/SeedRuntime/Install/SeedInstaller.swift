@@ -26,6 +26,18 @@ public struct SeedInstaller: Sendable {
     /// How migrations are applied (conflict policy; table specs default to the seed's catalog).
     public var options: SeedMigrator.Options
 
+    /// The options an installer applies migrations with unless it is given others:
+    /// ``SeedMigrator/Options``' defaults, except that the report lists at most the first 100
+    /// rows of each kind a migration applied and counts the rest
+    /// (``SeedMigrator/Options/eventsPerKind``): a 100,000-row data update at launch then does not
+    /// build and hold 100,000 events. Every row a migration did not apply is listed with its key
+    /// and why. Pass `SeedMigrator.Options()` to list every event.
+    public static var defaultOptions: SeedMigrator.Options {
+        var options = SeedMigrator.Options()
+        options.eventsPerKind = 100
+        return options
+    }
+
     /// What ``prepareStore()`` did.
     public enum Outcome: Sendable, Equatable {
         /// There was no store: the seed was copied into place, then `report`'s migrations applied.
@@ -37,7 +49,7 @@ public struct SeedInstaller: Sendable {
     }
 
     /// An installer for the store at `store`, which ``prepareStore()`` opens and closes itself.
-    public init(store: URL, seed: URL, migrations: [Migration], busyTimeout: TimeInterval = 5, options: SeedMigrator.Options = .init()) {
+    public init(store: URL, seed: URL, migrations: [Migration], busyTimeout: TimeInterval = 5, options: SeedMigrator.Options = SeedInstaller.defaultOptions) {
         self.store = store
         self.seed = seed
         self.migrations = migrations
@@ -46,7 +58,7 @@ public struct SeedInstaller: Sendable {
     }
 
     /// An installer for a store the app opens itself (a `DatabaseQueue` or `DatabasePool`): see ``prepareStore(in:)``.
-    public init(seed: URL, migrations: [Migration], options: SeedMigrator.Options = .init()) {
+    public init(seed: URL, migrations: [Migration], options: SeedMigrator.Options = SeedInstaller.defaultOptions) {
         self.store = nil
         self.seed = seed
         self.migrations = migrations

@@ -208,6 +208,38 @@ private final class AppBundle {
             (error as? SeedError)?.kind == .configuration && "\(error)".contains("bundle migrations as .json or .sql")
         }
     }
+
+    /// A big data update at launch: the installer's report lists the first 100 rows of each kind
+    /// it applied and counts the rest, and still names every row it did not apply.
+    @Test func aBigUpdateAtLaunchListsASampleOfWhatItAppliedAndEveryRowItDidNot() throws {
+        let app = try AppBundle()
+        #expect(try SeedInstaller(store: app.store, seed: app.seed, migrations: []).prepareStore() == .installedSeed(MigrationReport(migrations: [], dryRun: false)))
+        try DatabaseQueue(path: app.store.path).write { db in
+            for number in 0..<150 { try db.execute(sql: "INSERT INTO books (title, price, category_id) VALUES (?, 1, 1)", arguments: ["Mine \(number)"]) }
+        }
+        // 250 new rows, then the user's 150 titles, which the store already has.
+        let rows = (0..<250).map { "{\"title\": \"New \($0)\", \"price\": 2, \"category_id\": \"Fiction\"}" } + (0..<150).map { "{\"title\": \"Mine \($0)\", \"price\": 2, \"category_id\": \"Fiction\"}" }
+        try Data("{\"insert\": {\"books\": [\(rows.joined(separator: ", "))]}}".utf8).write(to: app.migrationsDirectory.appendingPathComponent("0002-many-books.json"))
+        let migrations = try app.migrations()
+        #expect(SeedInstaller(store: app.store, seed: app.seed, migrations: migrations).options.eventsPerKind == 100)
+
+        guard case .migrated(let report) = try SeedInstaller(store: app.store, seed: app.seed, migrations: migrations).prepareStore(),
+              let outcome = report.migrations.last else { Issue.record("expected migrated"); return }
+        #expect(outcome.number == 2)
+        #expect(outcome.count(.inserted) == 250)
+        #expect(outcome.unlisted == [.inserted: 150])
+        #expect(outcome.events.filter { $0.kind == .inserted }.map(\.keyDescription) == (0..<100).map { "'New \($0)'" })
+        #expect(outcome.events.filter { $0.kind == .alreadyPresent }.map(\.keyDescription) == (0..<150).map { "'Mine \($0)'" })
+        #expect(try app.titles().count == 3 + 1 + 150 + 250)
+
+        // Given SeedMigrator's own defaults, an installer lists every event.
+        let other = try AppBundle()
+        try FileManager.default.copyItem(at: app.migrationsDirectory.appendingPathComponent("0002-many-books.json"), to: other.migrationsDirectory.appendingPathComponent("0002-many-books.json"))
+        guard case .installedSeed(let all) = try SeedInstaller(store: other.store, seed: other.seed, migrations: try other.migrations(), options: SeedMigrator.Options()).prepareStore(),
+              let whole = all.migrations.last else { Issue.record("expected installedSeed"); return }
+        #expect(whole.unlisted.isEmpty)
+        #expect(whole.events.filter { $0.kind == .inserted }.count == 400)
+    }
 }
 
 /// Counts the insertions GRDB reports to an app's transaction observer, by table.
