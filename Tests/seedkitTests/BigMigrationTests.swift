@@ -133,7 +133,8 @@ import Testing
     /// run: see MigrateLargeStoreDamageTests), a damaged page the run never reads is found too.
     @Test func aLargeDamagedStoreIsRefusedAndLeftAsItWas() throws {
         let project = try largeUserStore(damaged: true)
-        let before = try #require(project.read("user.sqlite"))  // bytes, not a debug build's SHA-256 of 18 MB
+        let before = try #require(project.read("user.sqlite"))
+        #expect(!before.isEmpty)  // bytes, not a debug build's SHA-256 of 18 MB
         let result = try project.seedkit("migrate", "user.sqlite", "--check-whole-store")
         #expect(result.status == 3, "\(result)")
         #expect(result.stderr.contains("the store is damaged (PRAGMA quick_check: "), "\(result)")
@@ -164,6 +165,30 @@ import Testing
         #expect(text.utf8.count >= DeferredJSONMigration.threshold)
         try project.write("migrations/0001-large.json", text)
         return text
+    }
+
+    /// A large JSON migration is read by the run that applies it, not when it is loaded: a file
+    /// gone in between is that run's error, naming the file, and nothing is written.
+    @Test func aLargeJSONMigrationGoneBetweenLoadAndApplyIsTheRunsErrorAndWritesNothing() throws {
+        let project = try userStore()
+        _ = try largeJSONMigration(project)
+        let migrations = try MigrationDirectory.load(project.url("migrations"))
+        guard case .changes(let changes)? = migrations.first?.body else { Issue.record("not read"); return }
+        #expect(changes.deferred != nil, "read while applied")
+        try project.remove("migrations/0001-large.json")
+        let before = try #require(project.read("user.sqlite"))
+        #expect(!before.isEmpty)
+
+        let queue = try DatabaseQueue(path: project.path("user.sqlite"))
+        do {
+            _ = try SeedMigrator(migrations: migrations).migrate(queue)
+            Issue.record("a migration whose file is gone was applied")
+        } catch let error as SeedError {
+            #expect(error.diagnostics.map(\.file) == [project.url("migrations").appendingPathComponent("0001-large.json").path], "\(error)")
+            #expect(error.diagnostics.first?.message.hasPrefix("cannot read: ") == true, "\(error)")
+        }
+        try queue.close()
+        #expect(project.read("user.sqlite") == before, "nothing written")
     }
 
     @Test func aLargeJSONMigrationIsAppliedWhileReadAndRecordsTheChecksumOfItsWholeRead() throws {
@@ -202,6 +227,7 @@ import Testing
         let project = try userStore()
         _ = try largeJSONMigration(project, broken: true)
         let before = try #require(project.read("user.sqlite"))
+        #expect(!before.isEmpty)
         let whole = try project.seedkit("status", "user.sqlite")  // status reads every file whole
         #expect(whole.status == 2, "\(whole)")
         let result = try project.seedkit("migrate", "user.sqlite")
@@ -279,6 +305,7 @@ import Testing
         bytes[at] = 0xFF  // not UTF-8, halfway through
         try project.write("migrations/0001-large.json", Data(bytes))
         let before = try #require(project.read("user.sqlite"))
+        #expect(!before.isEmpty)
         let whole = try project.seedkit("status", "user.sqlite")
         #expect(whole.status == 2, "\(whole)")
         let result = try project.seedkit("migrate", "user.sqlite")

@@ -4,10 +4,13 @@ import Foundation
 /// the run, which writes each chunk as it comes. Parsing (a fifth of a 100,000-row update) then
 /// runs on another core, and the rows never all sit in memory at once.
 ///
-/// Whatever else asks (its checksum, for the ledger's check of applied migrations; its
-/// operations, for release keys) gets the file read whole, once. A file that does not read
-/// (bad JSON, a shape the format refuses) is reported by the run that applies it, with the
-/// error the whole read gives; the run's transaction then rolls back and nothing is written.
+/// Its bytes are read when first needed, by whichever thread needs them: when a run applies it,
+/// the reading thread, while the applying one opens the store and reads its specs (the whole
+/// 13 MB file of a 100,000-row update was read on the applying thread before it began). Whatever else asks (its checksum, for
+/// the ledger's check of applied migrations; its operations, for release keys) gets the file
+/// read whole, once. A file that does not read (bad JSON, a shape the format refuses, an I/O
+/// error) is reported by the run that applies it, with the error the whole read gives; the
+/// run's transaction then rolls back and nothing is written.
 package final class DeferredJSONMigration: @unchecked Sendable {
     /// JSON migration files from this size on are read while applied by ``MigrationDirectory/load(_:)``.
     package static let threshold = 1 << 20
@@ -17,15 +20,30 @@ package final class DeferredJSONMigration: @unchecked Sendable {
 
     let fileName: String
     let file: String
-    let data: Data
+    private let url: URL
     private let lock = NSLock()
     private var whole: Result<Migration, SeedError>?
     private var streamedChecksum: String?
+    private let bytesLock = NSLock()
+    private var loaded: Result<Data, SeedError>?
 
-    init(fileName: String, file: String, data: Data) {
+    /// The file at `url` (shown as `file`), read when first needed.
+    init(fileName: String, file: String, url: URL) {
         self.fileName = fileName
         self.file = file
-        self.data = data
+        self.url = url
+    }
+
+    /// The file's bytes, read once.
+    func bytes() -> Result<Data, SeedError> {
+        bytesLock.withLock {
+            if let loaded { return loaded }
+            let result: Result<Data, SeedError>
+            do { result = .success(try Data(contentsOf: url)) }
+            catch { result = .failure(SeedError(.configuration, file: file, "cannot read: \(error.localizedDescription)")) }
+            loaded = result
+            return result
+        }
     }
 
     /// The migration read whole, as ``MigrationDirectory`` reads a small file (once; then the same result).
@@ -34,8 +52,12 @@ package final class DeferredJSONMigration: @unchecked Sendable {
         defer { lock.unlock() }
         if let whole { return whole }
         let result: Result<Migration, SeedError>
-        if let problem = Migration.textProblem(data, file: file) { result = .failure(problem) } else {
-            do { result = .success(try Migration.readJSON(fileName: fileName, file: file, data: data)) } catch { result = .failure(error) }
+        switch bytes() {
+        case .failure(let error): result = .failure(error)
+        case .success(let data):
+            if let problem = Migration.textProblem(data, file: file) { result = .failure(problem) } else {
+                do { result = .success(try Migration.readJSON(fileName: fileName, file: file, data: data)) } catch { result = .failure(error) }
+            }
         }
         whole = result
         return result
@@ -47,7 +69,7 @@ package final class DeferredJSONMigration: @unchecked Sendable {
         if let known = lock.withLock({ streamedChecksum }) { return known }
         switch read() {
         case .success(let migration): return migration.checksum
-        case .failure: return "sha256:" + SHA256.hex(data)
+        case .failure: return "sha256:" + ((try? bytes().get()).map { SHA256.hex($0) } ?? "")
         }
     }
 
@@ -64,8 +86,8 @@ package final class DeferredJSONMigration: @unchecked Sendable {
     func stream(_ apply: (_ operation: DataChanges.Operation, _ index: Int) throws -> Void) throws {
         let channel = OperationChannel(capacity: Self.chunksAhead)
         let thread = Thread { [self] in
-            // Not text: nothing is handed over, and the whole read below reports it.
-            guard Migration.textProblem(data, file: file) == nil else { return channel.finish(nil) }
+            // Unreadable, or not text: nothing is handed over, and the whole read below reports it.
+            guard case .success(let data) = bytes(), Migration.textProblem(data, file: file) == nil else { return channel.finish(nil) }
             let checksum = data.withUnsafeBytes { bytes in
                 Migration.readStreamed(file: file, json: bytes, chunkRows: Self.chunkRows) { index, operation in
                     defer { channel.dropSpent() }

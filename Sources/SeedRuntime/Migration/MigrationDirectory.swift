@@ -20,10 +20,11 @@ public enum MigrationDirectory {
     ///     A `.yml` file in it is a configuration error (bundle the exported `.json`).
     /// - throws: ``SeedError`` (configuration) for a missing or unreadable folder, unreadable or
     ///   malformed files, names that do not start with a number, and two files with the same number.
-    ///   A JSON file of 1 MiB or more is read while it is applied (a big data update parses on
-    ///   another core, and its rows never all sit in memory): what is wrong inside it is thrown by
-    ///   the run that applies it (``SeedInstaller/prepareStore()``, ``SeedMigrator/migrate(_:options:)``),
-    ///   which then writes nothing.
+    ///   A JSON file of 1 MiB or more is read by the run that applies it, while it applies it (a
+    ///   big data update is read and parsed on another core, and its rows never all sit in
+    ///   memory), so it must still be there then (a bundle's always is): what is wrong with it,
+    ///   inside or a file gone, is thrown by that run (``SeedInstaller/prepareStore()``,
+    ///   ``SeedMigrator/migrate(_:options:)``), which then writes nothing.
     public static func load(_ directory: URL) throws -> [Migration] {
         try read(directory, missingIsEmpty: false, deferringLargeJSON: true)
     }
@@ -80,12 +81,19 @@ public enum MigrationDirectory {
                 throw SeedError(.configuration, file: file, "migration number \(parts.number) is used twice: \(other) and \(file); give one of them the next free number")
             }
             byNumber[parts.number] = file
+            let url = directory.appendingPathComponent(name)
+            // A large JSON file is read, and its text checked, by the run that applies it (see
+            // DeferredJSONMigration): here only whether it is a file this process may read.
+            if parts.ext == "json", deferringLargeJSON, let facts = try? url.resourceValues(forKeys: [.isRegularFileKey, .fileSizeKey]),
+               facts.isRegularFile == true, facts.fileSize ?? 0 >= DeferredJSONMigration.threshold, FileManager.default.isReadableFile(atPath: url.path) {
+                let deferred = DeferredJSONMigration(fileName: name, file: file, url: url)
+                migrations.append(Migration(number: parts.number, name: parts.name, file: file, checksum: "", body: .changes(DataChanges(deferred: deferred))))
+                continue
+            }
             let data: Data
-            do { data = try Data(contentsOf: directory.appendingPathComponent(name)) }
+            do { data = try Data(contentsOf: url) }
             catch { throw SeedError(.configuration, file: file, "cannot read: \(error.localizedDescription)") }
-            let deferred = parts.ext == "json" && deferringLargeJSON && data.count >= DeferredJSONMigration.threshold
-            // A deferred file's text is checked by its reading thread (see DeferredJSONMigration).
-            if !deferred, let problem = Migration.textProblem(data, file: file) { throw problem }
+            if let problem = Migration.textProblem(data, file: file) { throw problem }
             // Text only for SQL and YAML: a JSON migration is parsed from its bytes (it may be 100,000 rows).
             func text() throws(SeedError) -> String {
                 guard let text = String(data: data, encoding: .utf8) else { throw SeedError(.configuration, file: file, code: .invalidEncoding, "not UTF-8") }
@@ -95,9 +103,6 @@ public enum MigrationDirectory {
             case "sql":
                 let text = try text()
                 migrations.append(Migration(number: parts.number, name: parts.name, file: file, checksum: Migration.checksum(sql: text), body: .sql(text)))
-            case "json" where deferred:
-                let deferred = DeferredJSONMigration(fileName: name, file: file, data: data)
-                migrations.append(Migration(number: parts.number, name: parts.name, file: file, checksum: "", body: .changes(DataChanges(deferred: deferred))))
             case "json":
                 migrations.append(try Migration.readJSON(fileName: name, file: file, data: data))
             default:
