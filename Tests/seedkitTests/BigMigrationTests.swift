@@ -221,6 +221,10 @@ import Testing
         let report = try SeedMigrator(migrations: deferred).migrate(queue)
         #expect(report.migrations.first?.count(.inserted) == 15_000)
         #expect(try queue.read { db in try String.fetchOne(db, sql: "SELECT checksum FROM _seedkit_migrations WHERE number = 1") } == checksum)
+        // The next launch loads the file again: its checksum (scanned, not read whole) matches the ledger's.
+        let relaunch = try MigrationDirectory.load(project.url("migrations"))
+        #expect(try queue.read { db in try SeedMigrator(migrations: relaunch).pending(db) }.isEmpty)
+        #expect(relaunch.first?.checksum == checksum)
     }
 
     @Test func aLargeJSONMigrationBrokenNearItsEndIsReportedAsWhenReadWholeAndWritesNothing() throws {

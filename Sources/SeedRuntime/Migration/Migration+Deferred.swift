@@ -6,11 +6,12 @@ import Foundation
 ///
 /// Its bytes are read when first needed, by whichever thread needs them: when a run applies it,
 /// the reading thread, while the applying one opens the store and reads its specs (the whole
-/// 13 MB file of a 100,000-row update was read on the applying thread before it began). Whatever else asks (its checksum, for
-/// the ledger's check of applied migrations; its operations, for release keys) gets the file
-/// read whole, once. A file that does not read (bad JSON, a shape the format refuses, an I/O
-/// error) is reported by the run that applies it, with the error the whole read gives; the
-/// run's transaction then rolls back and nothing is written.
+/// 13 MB file of a 100,000-row update was read on the applying thread before it began). Its
+/// checksum, for the ledger's check of applied migrations, is scanned as a run scans it; its
+/// operations, for release keys, come from the file read whole, once. A file that does not read
+/// (bad JSON, a shape the format refuses, an I/O error) is reported by the run that applies it,
+/// with the error the whole read gives; the run's transaction then rolls back and nothing is
+/// written.
 package final class DeferredJSONMigration: @unchecked Sendable {
     /// JSON migration files from this size on are read while applied by ``MigrationDirectory/load(_:)``.
     package static let threshold = 1 << 20
@@ -67,6 +68,15 @@ package final class DeferredJSONMigration: @unchecked Sendable {
     /// does not read has its bytes' digest, which matches no ledger's (applying it reports its error).
     var checksum: String {
         if let known = lock.withLock({ streamedChecksum }) { return known }
+        // Scanned as the reading thread scans it, each chunk of rows dropped as it is read: the
+        // ledger asks at every launch once the file is applied, and the whole read would build
+        // all its rows and keep them. Where the scan stops (not text, a shape only the whole
+        // read takes, an error), the whole read gives the answer.
+        if case .success(let data) = bytes(), Migration.textProblem(data, file: file) == nil,
+           let scanned = data.withUnsafeBytes({ Migration.readStreamed(file: file, json: $0, chunkRows: Self.chunkRows) { _, _ in true } }) {
+            lock.withLock { streamedChecksum = scanned }
+            return scanned
+        }
         switch read() {
         case .success(let migration): return migration.checksum
         case .failure: return "sha256:" + ((try? bytes().get()).map { SHA256.hex($0) } ?? "")
