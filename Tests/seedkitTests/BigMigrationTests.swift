@@ -154,6 +154,12 @@ import Testing
         #expect(integrity == ["ok"])
     }
 
+    /// How many times the first migration's checksum was scanned (it must be a large JSON one).
+    private func deferredScans(_ migrations: [Migration]) -> Int? {
+        guard case .changes(let changes)? = migrations.first?.body else { return nil }
+        return changes.deferred?.checksumScans
+    }
+
     /// A JSON migration of 1 MiB or more: 15,000 new books, one per line (row n on line n + 1), row 14,990 broken if asked.
     private func largeJSONMigration(_ project: TemporaryProject, broken: Bool = false) throws -> String {
         var rows: [String] = []
@@ -221,10 +227,27 @@ import Testing
         let report = try SeedMigrator(migrations: deferred).migrate(queue)
         #expect(report.migrations.first?.count(.inserted) == 15_000)
         #expect(try queue.read { db in try String.fetchOne(db, sql: "SELECT checksum FROM _seedkit_migrations WHERE number = 1") } == checksum)
-        // The next launch loads the file again: its checksum (scanned, not read whole) matches the ledger's.
+        // The run recorded the digest of the bytes it applied; the next launch, finding the same
+        // bytes, knows the checksum without scanning the file.
+        let bytes = try #require(project.read("migrations/0001-large.json"))
+        #expect(try queue.read { db in try MigrationLedger.fileDigests(db) } == [1: SHA256.hex(bytes)])
         let relaunch = try MigrationDirectory.load(project.url("migrations"))
         #expect(try queue.read { db in try SeedMigrator(migrations: relaunch).pending(db) }.isEmpty)
         #expect(relaunch.first?.checksum == checksum)
+        #expect(deferredScans(relaunch) == 0)
+
+        // The same rows written differently: other bytes, so the file is scanned; the same checksum.
+        try project.write("migrations/0001-large.json", String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: ",\n", with: ",\n  "))
+        let reformatted = try MigrationDirectory.load(project.url("migrations"))
+        #expect(try queue.read { db in try SeedMigrator(migrations: reformatted).pending(db) }.isEmpty)
+        #expect(deferredScans(reformatted) == 1)
+
+        // A row changed after it was applied: scanned, and refused as before.
+        try project.write("migrations/0001-large.json", String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "Large book 7 with", with: "Large book 7 WITH"))
+        let edited = try MigrationDirectory.load(project.url("migrations"))
+        #expect(throws: SeedError.self) { try queue.read { db in try SeedMigrator(migrations: edited).pending(db) } }
+        #expect(deferredScans(edited) == 1)
+        #expect(try queue.read { db in try SeedMigrator(migrations: edited).states(db) }.first.map { if case .changed = $0 { true } else { false } } == true)
     }
 
     @Test func aLargeJSONMigrationBrokenNearItsEndIsReportedAsWhenReadWholeAndWritesNothing() throws {

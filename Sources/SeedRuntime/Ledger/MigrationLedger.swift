@@ -52,6 +52,21 @@ public enum MigrationLedger {
             arguments: [entry.number, entry.name, entry.checksum, entry.appliedAt, entry.origin.rawValue])
     }
 
+    /// The SHA-256 of each large JSON migration's bytes, by number, as the run that applied it
+    /// read them (``recordFileDigest(number:sha256:in:)``); empty for a store without any.
+    package static func fileDigests(_ db: Database) throws -> [Int: String] {
+        guard try db.tableExists(SeedCatalog.fileDigestsTable) else { return [:] }
+        let rows = try Row.fetchAll(db, sql: "SELECT number, sha256 FROM \(SeedCatalog.fileDigestsTable)")
+        return Dictionary(rows.map { (row: Row) -> (Int, String) in (row[0], row[1]) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Records the bytes' digest of a large JSON migration the run applied, beside its ledger row:
+    /// a later launch that finds the same bytes knows the checksum without scanning the file.
+    package static func recordFileDigest(number: Int, sha256: String, in db: Database) throws {
+        try db.execute(sql: SeedCatalog.createFileDigests)
+        try db.execute(sql: "INSERT OR REPLACE INTO \(SeedCatalog.fileDigestsTable)(number, sha256) VALUES (?, ?)", arguments: [number, sha256])
+    }
+
     /// Now, as the ledger writes it: `2026-11-22T03:01:23Z`.
     package static func timestamp(_ date: Date = Date()) -> String {
         let formatter = ISO8601DateFormatter()

@@ -27,6 +27,10 @@ package final class DeferredJSONMigration: @unchecked Sendable {
     private var streamedChecksum: String?
     private let bytesLock = NSLock()
     private var loaded: Result<Data, SeedError>?
+    private var loadedDigest: String?
+    /// How many times the checksum was scanned or read whole (for tests: a launch that finds the
+    /// bytes it applied does not).
+    package private(set) var checksumScans = 0
 
     /// The file at `url` (shown as `file`), read when first needed.
     init(fileName: String, file: String, url: URL) {
@@ -45,6 +49,27 @@ package final class DeferredJSONMigration: @unchecked Sendable {
             loaded = result
             return result
         }
+    }
+
+    /// The SHA-256 of the file's bytes (hex), once; nil when it does not read.
+    var bytesDigest: String? {
+        guard case .success(let data) = bytes() else { return nil }
+        return bytesLock.withLock {
+            if let loadedDigest { return loadedDigest }
+            let digest = data.withUnsafeBytes { buffer in
+                var hash = SHA256()
+                hash.update(buffer: buffer)
+                return hash.hexDigest
+            }
+            loadedDigest = digest
+            return digest
+        }
+    }
+
+    /// The checksum the ledger recorded for these very bytes (their digest matched the one
+    /// recorded when they were applied): ``checksum`` is then known without a scan.
+    func adopt(checksum: String) {
+        lock.withLock { streamedChecksum = checksum }
     }
 
     /// The migration read whole, as ``MigrationDirectory`` reads a small file (once; then the same result).
@@ -68,6 +93,7 @@ package final class DeferredJSONMigration: @unchecked Sendable {
     /// does not read has its bytes' digest, which matches no ledger's (applying it reports its error).
     var checksum: String {
         if let known = lock.withLock({ streamedChecksum }) { return known }
+        lock.withLock { checksumScans += 1 }
         // Scanned as the reading thread scans it, each chunk of rows dropped as it is read: the
         // ledger asks at every launch once the file is applied, and the whole read would build
         // all its rows and keep them. Where the scan stops (not text, a shape only the whole
@@ -104,6 +130,7 @@ package final class DeferredJSONMigration: @unchecked Sendable {
                     return channel.put(index, operation)
                 }
             }
+            if checksum != nil { _ = bytesDigest }  // for the ledger (recordFileDigest), while the run finishes its rows
             channel.finish(checksum)
         }
         thread.stackSize = 8 << 20  // as deep as a document may nest

@@ -139,9 +139,16 @@ public struct SeedMigrator: Sendable {
     public func states(_ db: Database) throws -> [MigrationState] {
         let entries = try MigrationLedger.entries(db)
         let recorded = Dictionary(entries.map { ($0.number, $0) }, uniquingKeysWith: { first, _ in first })
+        let digests = try MigrationLedger.fileDigests(db)
         var states: [MigrationState] = []
         for migration in migrations {
             if let entry = recorded[migration.number] {
+                // A large JSON file whose bytes are the ones this store applied has the checksum it
+                // recorded then: hashing the bytes spares scanning them at every launch.
+                if let digest = digests[migration.number], case .changes(let changes) = migration.body, let deferred = changes.deferred,
+                   deferred.bytesDigest == digest {
+                    deferred.adopt(checksum: entry.checksum)
+                }
                 if entry.checksum != migration.checksum { states.append(.changed(entry, migration)) }
                 else { states.append(entry.origin == .seed ? .fromSeed(entry, migration) : .applied(entry, migration)) }
             } else {
@@ -257,6 +264,9 @@ public struct SeedMigrator: Sendable {
                 try MigrationLedger.record(
                     LedgerEntry(number: migration.number, name: migration.name, checksum: migration.checksum, appliedAt: timestamp, origin: .applied),
                     in: db)
+                if case .changes(let changes) = migration.body, let digest = changes.deferred?.bytesDigest {
+                    try MigrationLedger.recordFileDigest(number: migration.number, sha256: digest, in: db)
+                }
             }
             // Events are known once the run is settled: a row may wait for a parent a later migration inserts.
             events = try run.finish(wholeStore: options.storeCheck == .whole)

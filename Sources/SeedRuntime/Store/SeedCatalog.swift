@@ -7,11 +7,13 @@ import GRDB
 /// _seedkit_meta(key, value)                      format_version, content_hash, …
 /// _seedkit_tables(name, position, key, refs, defaults)   natural keys, refs and defaults, as JSON
 /// _seedkit_migrations(number, name, checksum, applied_at, origin)
+/// _seedkit_file_digests(number, sha256)          the bytes of large JSON migrations applied
 /// ```
 package enum SeedCatalog {
     package static let metaTable = "_seedkit_meta"
     package static let tablesTable = "_seedkit_tables"
     package static let ledgerTable = "_seedkit_migrations"
+    package static let fileDigestsTable = "_seedkit_file_digests"
 
     /// The version of seedkit's in-store format; a store with a higher one is refused.
     package static let formatVersion = 1
@@ -29,6 +31,10 @@ package enum SeedCatalog {
     static let createLedger = """
         CREATE TABLE IF NOT EXISTS \(ledgerTable) (number INTEGER PRIMARY KEY NOT NULL, name TEXT NOT NULL, \
         checksum TEXT NOT NULL, applied_at TEXT, origin TEXT NOT NULL CHECK (origin IN ('seed', 'applied')))
+        """
+
+    static let createFileDigests = """
+        CREATE TABLE IF NOT EXISTS \(fileDigestsTable) (number INTEGER PRIMARY KEY NOT NULL, sha256 TEXT NOT NULL)
         """
 
     /// Creates seedkit's tables if they are missing.
