@@ -173,6 +173,28 @@ import Testing
         return text
     }
 
+    /// A seed built with a large migration records the digest of the file an app bundles (the
+    /// exported .json): a fresh install's launches find those bytes and do not scan them.
+    @Test func aSeedRecordsTheBundledBytesOfALargeMigrationItComesWith() throws {
+        let project = try userStore()
+        _ = try largeJSONMigration(project)
+        let build = try project.seedkit("build")
+        #expect(build.status == 0, "\(build)")
+        let export = try project.seedkit("export-migrations", "app/migrations")
+        #expect(export.status == 0, "\(export)")
+        let bundled = try #require(project.read("app/migrations/0001-large.json"))
+        let seed = try DatabaseQueue(path: project.path("build/seed.sqlite"))
+        #expect(try seed.read { db in try MigrationLedger.fileDigests(db) } == [1: SHA256.hex(bundled)])
+        try seed.close()
+
+        try FileManager.default.copyItem(atPath: project.path("build/seed.sqlite"), toPath: project.path("installed.sqlite"))
+        let launch = try MigrationDirectory.load(project.url("app/migrations"))
+        let installed = try DatabaseQueue(path: project.path("installed.sqlite"))
+        #expect(try installed.read { db in try SeedMigrator(migrations: launch).pending(db) }.isEmpty)
+        #expect(deferredScans(launch) == 0)
+        try installed.close()
+    }
+
     /// A large JSON migration is read by the run that applies it, not when it is loaded: a file
     /// gone in between is that run's error, naming the file, and nothing is written.
     @Test func aLargeJSONMigrationGoneBetweenLoadAndApplyIsTheRunsErrorAndWritesNothing() throws {

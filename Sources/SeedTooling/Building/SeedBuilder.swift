@@ -279,6 +279,9 @@ public struct SeedBuilder: Sendable {
         try SeedCatalog.writeSeedMetadata(db, meta: meta, tables: manifest.specs)
         for migration in migrations {
             try MigrationLedger.record(LedgerEntry(number: migration.number, name: migration.name, checksum: migration.checksum, appliedAt: nil, origin: .seed), in: db)
+            if let digest = BundledMigration.digest(of: migration) {
+                try MigrationLedger.recordFileDigest(number: migration.number, sha256: digest, in: db)
+            }
         }
         try db.execute(sql: "COMMIT")
         if !keyIndexes.isEmpty { try db.execute(sql: "VACUUM") }

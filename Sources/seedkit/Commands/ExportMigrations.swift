@@ -28,7 +28,7 @@ extension SeedTool {
                 let files = try migrations.map { migration throws(SeedError) -> (name: String, text: String) in
                     switch migration.body {
                     case .sql(let sql): (migration.id + ".sql", sql)
-                    case .changes: (migration.id + ".json", try canonicalJSON(of: migration))
+                    case .changes: (migration.id + ".json", try BundledMigration.jsonText(of: migration))
                     }
                 }
                 try refuseStaleMigrations(in: target, keeping: Set(files.map(\.name)))
@@ -59,18 +59,5 @@ extension SeedTool {
         }
 
         /// The migration's document as canonical JSON: exactly the text its checksum is computed over.
-        private func canonicalJSON(of migration: Migration) throws(SeedError) -> String {
-            guard let data = FileManager.default.contents(atPath: migration.file), let text = String(data: data, encoding: .utf8) else {
-                throw SeedError(.configuration, file: migration.file, "cannot read")
-            }
-            let document: DocNode
-            if migration.file.hasSuffix(".json") {
-                do { document = try data.withUnsafeBytes { try JSONScanner.parseDocument($0) } }
-                catch { throw SeedError(.configuration, file: migration.file, code: .parseError, "\(error)") }
-            } else {
-                document = try YAMLDocument.parse(text, file: migration.file)
-            }
-            return document.jsonText + "\n"
-        }
     }
 }
