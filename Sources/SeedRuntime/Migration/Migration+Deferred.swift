@@ -7,8 +7,9 @@ import Foundation
 /// Its bytes are read when first needed, by whichever thread needs them: when a run applies it,
 /// the reading thread, while the applying one opens the store and reads its specs (the whole
 /// 13 MB file of a 100,000-row update was read on the applying thread before it began). Its
-/// checksum, for the ledger's check of applied migrations, is scanned as a run scans it; its
-/// operations, for release keys, come from the file read whole, once. A file that does not read
+/// checksum, for the ledger's check of applied migrations, is the one the ledger recorded when
+/// the bytes' digest matches the one recorded beside it (``adopt(checksum:)``), else scanned as
+/// a run scans it; its operations, for release keys, come from the file read whole, once. A file that does not read
 /// (bad JSON, a shape the format refuses, an I/O error) is reported by the run that applies it,
 /// with the error the whole read gives; the run's transaction then rolls back and nothing is
 /// written.
@@ -89,8 +90,9 @@ package final class DeferredJSONMigration: @unchecked Sendable {
         return result
     }
 
-    /// The checksum: from the run that streamed the file, else from reading it whole. A file that
-    /// does not read has its bytes' digest, which matches no ledger's (applying it reports its error).
+    /// The checksum: from the run that streamed the file or the ledger that recorded these bytes
+    /// (``adopt(checksum:)``), else scanned, else from reading it whole. A file that does not read
+    /// has its bytes' digest, which matches no ledger's (applying it reports its error).
     var checksum: String {
         if let known = lock.withLock({ streamedChecksum }) { return known }
         lock.withLock { checksumScans += 1 }
@@ -105,7 +107,7 @@ package final class DeferredJSONMigration: @unchecked Sendable {
         }
         switch read() {
         case .success(let migration): return migration.checksum
-        case .failure: return "sha256:" + ((try? bytes().get()).map { SHA256.hex($0) } ?? "")
+        case .failure: return "sha256:" + (bytesDigest ?? "")
         }
     }
 

@@ -4,7 +4,8 @@ import SeedRuntime
 /// A declarative migration as an app bundles it: the `.json` file `seedkit export-migrations`
 /// (and the build plugin) writes, whose checksum is its `.yml`'s.
 package enum BundledMigration {
-    /// The text of the bundled `.json` file: the migration file's document as canonical JSON.
+    /// The text of the bundled `.json` file: the migration file's document as canonical JSON,
+    /// exactly the text its checksum is computed over.
     package static func jsonText(of migration: Migration) throws(SeedError) -> String {
         guard let data = FileManager.default.contents(atPath: migration.file), let text = String(data: data, encoding: .utf8) else {
             throw SeedError(.configuration, file: migration.file, "cannot read")

@@ -57,7 +57,5 @@ extension SeedTool {
                            message: "a migration this export does not write; an app would apply it: remove it (export-migrations never deletes files), nothing was written")
             })
         }
-
-        /// The migration's document as canonical JSON: exactly the text its checksum is computed over.
     }
 }
