@@ -15,7 +15,7 @@ export SWIFT_BACKTRACE = enable=no
 SHELL := /bin/bash
 export TIMEFORMAT =   (%R s)
 
-.PHONY: all build seed test check-example bench clean install uninstall
+.PHONY: all build seed test test-slow check-example bench clean install uninstall
 
 all: build
 
@@ -25,6 +25,9 @@ build:
 seed: build
 	@scripts/demo.sh $(SEEDKIT)
 
+# The tests tagged .slow (fuzzers, differential runs over thousands of inputs, big, deep or killed
+# migrations: a third of the suite's time; scripts/slow-tests.py names them) are left to make test-slow,
+# which CI runs after make test.
 # Logs go to build/build.log and build/test.log; the terminal shows failures, warnings and the
 # closing lines. Any compiler warning fails the suite. Tests run in parallel (each works in its own
 # temporary folder; suites that must not overlap are .serialized). The hostile probe and the checks
@@ -41,18 +44,31 @@ test:
 	@if grep -q "warning:" build/build.log; then grep -A3 "warning:" build/build.log; echo "make test: compiler warnings (build/build.log)"; exit 1; fi
 	@echo "python3 scripts/hostile.py $(SEEDKIT) --cases $${HOSTILE_CASES:-100}  (beside the tests; build/hostile.log)"
 	@echo "check-upgrade, check-markdown, check-docs, check-api  (beside the tests), then check-install  (build/checks.log)"
-	@echo "$(SWIFT) test --skip-build --disable-xctest  (passing tests: build/test.log)"
-	@{ time python3 scripts/hostile.py $(SEEDKIT) --cases $${HOSTILE_CASES:-100}; } > build/hostile.log 2>&1 & hostile=$$!; \
+	@echo "$(SWIFT) test --skip-build --disable-xctest --skip <the slow tests>  (passing tests: build/test.log)"
+	@slow=$$(python3 scripts/slow-tests.py) || exit 1; \
+	  { time python3 scripts/hostile.py $(SEEDKIT) --cases $${HOSTILE_CASES:-100}; } > build/hostile.log 2>&1 & hostile=$$!; \
 	  { set -x && time $(SEEDKIT) check-upgrade seeds/releases/*.sqlite && \
 	    time python3 scripts/check-markdown.py && \
 	    time SWIFT=$(SWIFT) scripts/check-docs.sh && \
 	    time python3 scripts/check-api.py; } > build/checks.log 2>&1 & checks=$$!; \
-	  time ( $(SWIFT) test --skip-build --disable-xctest > build/test.log 2>&1; status=$$?; \
+	  time ( $(SWIFT) test --skip-build --disable-xctest --skip "$$slow" > build/test.log 2>&1; status=$$?; \
 	    grep -vP '^(◇|↳) |^✔ (Test|Suite) (?!run with)|^\[[0-9]+/[0-9]+\]|^Building for|^Build complete' build/test.log; exit $$status ); \
 	  tests=$$?; ( set -x && time SWIFT=$(SWIFT) scripts/check-install.sh ) >> build/checks.log 2>&1; install=$$?; \
 	  wait $$checks; checks=$$?; echo "checks (build/checks.log):"; cat build/checks.log; \
 	  wait $$hostile; hostile=$$?; echo "python3 scripts/hostile.py (build/hostile.log):"; cat build/hostile.log; \
 	  [ $$tests -eq 0 ] && [ $$checks -eq 0 ] && [ $$install -eq 0 ] && [ $$hostile -eq 0 ]
+
+# The slow tests alone (see above), every one of them: a regular expression that runs fewer fails.
+test-slow: export SEEDKIT_WITHOUT_PLUGINS = 1
+test-slow:
+	@mkdir -p build
+	@echo "$(SWIFT) build --build-tests  (build/build.log)"
+	@time $(SWIFT) build --build-tests > build/build.log 2>&1 || (cat build/build.log; exit 1)
+	@slow=$$(python3 scripts/slow-tests.py) && count=$$(python3 scripts/slow-tests.py --list | wc -l) || exit 1; \
+	  echo "$(SWIFT) test --skip-build --disable-xctest --filter <the $$count slow tests>  (build/test-slow.log)"; \
+	  time ( $(SWIFT) test --skip-build --disable-xctest --filter "$$slow" > build/test-slow.log 2>&1; status=$$?; \
+	    grep -vP '^(◇|↳) |^✔ (Test|Suite) (?!run with)|^\[[0-9]+/[0-9]+\]|^Building for|^Build complete' build/test-slow.log; exit $$status ) && \
+	  { grep -q "Test run with $$count tests" build/test-slow.log || { echo "make test-slow: expected $$count tests to run"; exit 1; }; }
 
 # Builds Examples/DemoApp, the app that adopts seedkit (the README's Package.swift line, both
 # plugins, the runtime at launch), from scratch: 80 s more on a fresh machine. CI runs it after make test.

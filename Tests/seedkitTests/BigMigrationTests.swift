@@ -175,7 +175,7 @@ import Testing
 
     /// A seed built with a large migration records the digest of the file an app bundles (the
     /// exported .json): a fresh install's launches find those bytes and do not scan them.
-    @Test func aSeedRecordsTheBundledBytesOfALargeMigrationItComesWith() throws {
+    @Test(.tags(.slow)) func aSeedRecordsTheBundledBytesOfALargeMigrationItComesWith() throws {
         let project = try userStore()
         _ = try largeJSONMigration(project)
         let build = try project.seedkit("build")
@@ -219,7 +219,7 @@ import Testing
         #expect(project.read("user.sqlite") == before, "nothing written")
     }
 
-    @Test func aLargeJSONMigrationIsAppliedWhileReadAndRecordsTheChecksumOfItsWholeRead() throws {
+    @Test(.tags(.slow)) func aLargeJSONMigrationIsAppliedWhileReadAndRecordsTheChecksumOfItsWholeRead() throws {
         let project = try userStore()
         _ = try largeJSONMigration(project)
         let whole = try MigrationDirectory.read(project.url("migrations"), missingIsEmpty: false)

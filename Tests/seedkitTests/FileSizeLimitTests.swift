@@ -112,7 +112,7 @@ private func projectWithBigUserStore() throws -> TemporaryProject {
     /// new-migration writes a release's files whole or not at all: a migration cut off at the
     /// limit was left in migrations/ (and the next migrate would have read it), beside the
     /// schema step written before it.
-    @Test func aMigrationFilePastTheFileSizeLimitIsNotLeftHalfWritten() throws {
+    @Test(.tags(.slow)) func aMigrationFilePastTheFileSizeLimitIsNotLeftHalfWritten() throws {
         let project = try TemporaryProject()
         try project.remove("migrations/0001-add-fourth-book.yml")
         // Long category names make the migration (which names them) much larger than the seed (which stores ids).

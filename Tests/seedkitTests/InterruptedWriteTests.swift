@@ -90,7 +90,7 @@ private func crashMidTransaction(_ store: String) throws {
     /// process by its default action, after it the run exits 128 + n; either way nothing is written.
     /// (It was lost, and the migration ran to the end with exit 0, in about 1 run in 100 when it
     /// arrived while libdispatch armed its signal source, because SIG_IGN was set first.)
-    @Test func aSignalAtAnyMomentIsNeverLost() throws {
+    @Test(.tags(.slow)) func aSignalAtAnyMomentIsNeverLost() throws {
         let project = try bulkProject(rows: 20_000)
         let pristine = try #require(project.read("user.sqlite"))
         var random = SeededRandom(defaultSeed: UInt64(Date().timeIntervalSince1970))

@@ -84,7 +84,7 @@ import Testing
         #expect(try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite").status == 0)
     }
 
-    @Test func randomChangesAcrossTwoRelatedTablesRoundTrip() throws {
+    @Test(.tags(.slow)) func randomChangesAcrossTwoRelatedTablesRoundTrip() throws {
         var rng = SeededRandom(seed: 20261122)
         let project = try TemporaryProject()
         try project.remove("migrations/0001-add-fourth-book.yml")

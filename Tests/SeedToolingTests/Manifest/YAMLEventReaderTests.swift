@@ -191,7 +191,7 @@ private struct YAMLGenerator {
     #expect(read > 1000, "most generated documents are valid YAML (\(read) of 3000)")
 }
 
-@Test func theEventReaderRefusesBrokenYAMLAsYamsDid() {
+@Test(.tags(.slow)) func theEventReaderRefusesBrokenYAMLAsYamsDid() {
     var generator = YAMLGenerator(seed: UInt64(Date().timeIntervalSince1970) ^ 0x5EED)
     print("seed \(generator.rng.seed) (replay: SEEDKIT_TEST_SEED=\(generator.rng.seed))")
     let nasty: [String] = ["\"", "'", "\n", "\r", "\t", ": ", "{", "}", "[", "]", "- ", "&a ", "*a", "*a1", "? ", "!!binary ", "%YAML 1.2\n", "---\n", "...\n",
