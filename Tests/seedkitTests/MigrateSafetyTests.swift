@@ -45,11 +45,11 @@ private final class Holder {
         let holder = try Holder(store: project.path("user.sqlite"), script: "db.execute('BEGIN IMMEDIATE')")
         defer { holder.stop() }
         let start = Date()
-        let result = try project.seedkit("migrate", "user.sqlite", "--busy-timeout", "0.5")
+        let result = try project.seedkit("migrate", "user.sqlite", "--busy-timeout", "0.25")
         let waited = Date().timeIntervalSince(start)
         #expect(result.status == 4, "\(result)")
         #expect(result.stderr.contains("locked by another connection"))
-        #expect(waited >= 0.5, "it waited for the lock")
+        #expect(waited >= 0.25, "it waited for the lock")
         holder.stop()
         #expect(try project.database("user.sqlite").read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM books") } == 3)
     }
@@ -100,11 +100,11 @@ private final class Holder {
         let project = try TemporaryProject.withUserStore()
         let holder = try Holder(store: project.path("user.sqlite"), script: "db.execute('BEGIN EXCLUSIVE')")
         nonisolated(unsafe) let release = holder
-        DispatchQueue.global().asyncAfter(deadline: .now() + 1) { release.stop() }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.4) { release.stop() }
         let start = Date()
         let result = try project.seedkit(arguments)
         #expect(result.status == 0, "\(result)")
-        #expect(Date().timeIntervalSince(start) > 0.5, "it waited for the lock")
+        #expect(Date().timeIntervalSince(start) > 0.25, "it waited for the lock")
         holder.stop()
     }
 

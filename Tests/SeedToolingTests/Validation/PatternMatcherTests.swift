@@ -96,7 +96,10 @@ func patternsOutsideTheSubsetFallBackToNSRegularExpression(source: String) throw
     }
     for set in sets {
         let masks = set.asciiMasks
-        let fromMasks: [Bool] = (0..<128).map { $0 < 64 ? masks.low & (1 << UInt64($0)) != 0 : masks.high & (1 << UInt64($0 - 64)) != 0 }
+        let fromMasks: [Bool] = (0..<128).map { (bit: Int) -> Bool in
+            let word: UInt64 = bit < 64 ? masks.low : masks.high
+            return word & (UInt64(1) << UInt64(bit % 64)) != 0
+        }
         let fromContains: [Bool] = (UInt32(0)..<128).map { set.contains($0) == true }
         #expect(fromMasks == fromContains, "\(set)")
     }
