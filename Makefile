@@ -29,15 +29,17 @@ seed: build
 # and build/test.log; the terminal shows failures, warnings and the closing lines. Any compiler
 # warning fails the suite. Tests run in parallel (each works in its own temporary folder; suites
 # that must not overlap are .serialized). The checks run beside the tests (they only run the built
-# binary and read files); their log is printed after the tests. check-install runs after them: its
-# `swift build` would wait for `swift test`'s lock. check-api.py compares SeedRuntime's public
-# symbols, from the graph check-docs.sh extracts, with docs/api/SeedRuntime.txt. Without the
-# plugins (Package.swift says why): nothing here runs them; check-example does.
+# binary and read files); their log is printed after the tests. check-install installs the debug
+# binary the build step wrote, with SWIFT=true: a `swift build` there would wait for the tests'
+# lock on .build. check-api.py compares SeedRuntime's public symbols, from the graph
+# check-docs.sh extracts, with docs/api/SeedRuntime.txt. Without the plugins (Package.swift says
+# why): nothing here runs them; check-example does.
 #
 # make test-slow: the tests tagged .slow (fuzzers, differential runs over thousands of inputs, big,
 # deep or killed migrations; scripts/slow-tests.py names them, and a count that does not match
 # fails) and, beside them, the hostile probe: 40% of the suite's CPU time, left out of make test so
-# that it takes under 150 s on a fresh clone of a 2-core machine. CI runs both.
+# that it takes under 150 s on a fresh clone of a 2-core machine; then check-install as a user's
+# `make install` runs it (its `swift build` included). CI runs both.
 TEST_LOG_FILTER = '^(◇|↳) |^✔ (Test|Suite) (?!run with)|^\[[0-9]+/[0-9]+\]|^Building for|^Build complete'
 
 test: export SEEDKIT_WITHOUT_PLUGINS = 1
@@ -46,18 +48,18 @@ test:
 	@echo "$(SWIFT) build --build-tests  (build/build.log)"
 	@time $(SWIFT) build --build-tests > build/build.log 2>&1 || (cat build/build.log; exit 1)
 	@if grep -q "warning:" build/build.log; then grep -A3 "warning:" build/build.log; echo "make test: compiler warnings (build/build.log)"; exit 1; fi
-	@echo "check-upgrade, check-markdown, check-docs, check-api  (beside the tests), then check-install  (build/checks.log)"
+	@echo "check-upgrade, check-markdown, check-docs, check-api, check-install  (beside the tests; build/checks.log)"
 	@echo "$(SWIFT) test --skip-build --disable-xctest --skip <the slow tests>  (passing tests: build/test.log)"
 	@slow=$$(python3 scripts/slow-tests.py) || exit 1; \
 	  { set -x && time $(SEEDKIT) check-upgrade seeds/releases/*.sqlite && \
 	    time python3 scripts/check-markdown.py && \
 	    time SWIFT=$(SWIFT) scripts/check-docs.sh && \
-	    time python3 scripts/check-api.py; } > build/checks.log 2>&1 & checks=$$!; \
+	    time python3 scripts/check-api.py && \
+	    time SWIFT=true scripts/check-install.sh; } > build/checks.log 2>&1 & checks=$$!; \
 	  time ( $(SWIFT) test --skip-build --disable-xctest --skip "$$slow" > build/test.log 2>&1; status=$$?; \
-	    grep -vP $(TEST_LOG_FILTER) build/test.log; exit $$status ); \
-	  tests=$$?; ( set -x && time SWIFT=$(SWIFT) scripts/check-install.sh ) >> build/checks.log 2>&1; install=$$?; \
+	    grep -vP $(TEST_LOG_FILTER) build/test.log; exit $$status ); tests=$$?; \
 	  wait $$checks; checks=$$?; echo "checks (build/checks.log):"; cat build/checks.log; \
-	  [ $$tests -eq 0 ] && [ $$checks -eq 0 ] && [ $$install -eq 0 ]
+	  [ $$tests -eq 0 ] && [ $$checks -eq 0 ]
 
 test-slow: export SEEDKIT_WITHOUT_PLUGINS = 1
 test-slow:
@@ -72,7 +74,8 @@ test-slow:
 	    grep -vP $(TEST_LOG_FILTER) build/test-slow.log; exit $$status ); tests=$$?; \
 	  grep -q "Test run with $$count tests" build/test-slow.log || { echo "make test-slow: $$count slow tests should have run"; tests=1; }; \
 	  wait $$hostile; hostile=$$?; echo "python3 scripts/hostile.py (build/hostile.log):"; cat build/hostile.log; \
-	  [ $$tests -eq 0 ] && [ $$hostile -eq 0 ]
+	  echo "scripts/check-install.sh  (with the install recipe's swift build)"; SWIFT=$(SWIFT) scripts/check-install.sh; install=$$?; \
+	  [ $$tests -eq 0 ] && [ $$hostile -eq 0 ] && [ $$install -eq 0 ]
 
 # Builds Examples/DemoApp, the app that adopts seedkit (the README's Package.swift line, both
 # plugins, the runtime at launch), from scratch: 80 s more on a fresh machine. CI runs it after make test.

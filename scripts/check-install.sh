@@ -2,7 +2,9 @@
 # make test: `make install PREFIX=…` puts a working seedkit at PREFIX/bin/seedkit and `make
 # uninstall` removes it; the install line of the CI workflow `seedkit init` writes works with this
 # Makefile. Installs the debug binary make test has just built (CONFIGURATION=debug), so no
-# release build is needed; the release path differs only in `-c release`.
+# release build is needed; the release path differs only in `-c release`. make test runs it beside
+# the tests with SWIFT=true (the install recipe's `swift build` is then a no-op: its build step
+# built that binary, and the tests hold SwiftPM's lock on .build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
