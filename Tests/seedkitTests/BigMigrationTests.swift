@@ -160,6 +160,12 @@ import Testing
         return changes.deferred?.checksumScans
     }
 
+    /// Whether the first migration (a large JSON one) holds its file's bytes.
+    private func deferredHoldsBytes(_ migrations: [Migration]) -> Bool? {
+        guard case .changes(let changes)? = migrations.first?.body else { return nil }
+        return changes.deferred?.holdsBytes
+    }
+
     /// A JSON migration of 1 MiB or more: 15,000 new books, one per line (row n on line n + 1), row 14,990 broken if asked.
     private func largeJSONMigration(_ project: TemporaryProject, broken: Bool = false) throws -> String {
         var rows: [String] = []
@@ -257,12 +263,14 @@ import Testing
         #expect(try queue.read { db in try SeedMigrator(migrations: relaunch).pending(db) }.isEmpty)
         #expect(relaunch.first?.checksum == checksum)
         #expect(deferredScans(relaunch) == 0)
+        #expect(deferredHoldsBytes(relaunch) == false, "an applied migration's bytes are let go after the ledger's check")
 
         // The same rows written differently: other bytes, so the file is scanned; the same checksum.
         try project.write("migrations/0001-large.json", String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: ",\n", with: ",\n  "))
         let reformatted = try MigrationDirectory.load(project.url("migrations"))
         #expect(try queue.read { db in try SeedMigrator(migrations: reformatted).pending(db) }.isEmpty)
         #expect(deferredScans(reformatted) == 1)
+        #expect(deferredHoldsBytes(reformatted) == false)
 
         // A row changed after it was applied: scanned, and refused as before.
         try project.write("migrations/0001-large.json", String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "Large book 7 with", with: "Large book 7 WITH"))

@@ -67,6 +67,20 @@ package final class DeferredJSONMigration: @unchecked Sendable {
         }
     }
 
+    /// Drops the bytes read for the ledger's check of a migration the store has applied (the
+    /// 13 MB of a 100,000-row update an app bundles stayed in memory for as long as the app held
+    /// its migrations): nothing reads them again in that run, and what asks later reads the
+    /// file again.
+    func releaseBytes() {
+        bytesLock.withLock {
+            loaded = nil
+            loadedDigest = nil
+        }
+    }
+
+    /// Whether the file's bytes are held (for tests: a launch that finds it applied lets them go).
+    package var holdsBytes: Bool { bytesLock.withLock { loaded != nil } }
+
     /// The checksum the ledger recorded for these very bytes (their digest matched the one
     /// recorded when they were applied): ``checksum`` is then known without a scan.
     func adopt(checksum: String) {

@@ -151,6 +151,8 @@ public struct SeedMigrator: Sendable {
                 }
                 if entry.checksum != migration.checksum { states.append(.changed(entry, migration)) }
                 else { states.append(entry.origin == .seed ? .fromSeed(entry, migration) : .applied(entry, migration)) }
+                // Applied: its bytes are not read again (the checksum is kept).
+                if case .changes(let changes) = migration.body { changes.deferred?.releaseBytes() }
             } else {
                 states.append(.pending(migration))
             }
