@@ -40,7 +40,7 @@ seed: build
 # fails) and, beside them, the hostile probe: 40% of the suite's CPU time, left out of make test so
 # that it takes under 150 s on a fresh clone of a 2-core machine; then check-install as a user's
 # `make install` runs it (its `swift build` included). CI runs both.
-TEST_LOG_FILTER = '^(◇|↳) |^✔ (Test|Suite) (?!run with)|^\[[0-9]+/[0-9]+\]|^Building for|^Build complete'
+TEST_LOG_FILTER = '^(◇|↳) |^✔ (Test|Suite) (?!run with)|^\[[0-9]+/[0-9]+\]|^Building for|^Build complete|^[^✘]* to \w+\([a-z:]*\) started\.$$'
 
 test: export SEEDKIT_WITHOUT_PLUGINS = 1
 test:
