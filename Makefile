@@ -1,4 +1,5 @@
-# seedkit — make seed: build the BookStore example seed and migrate a store; make test: the whole suite;
+# seedkit — make seed: build the BookStore example seed and migrate a store; make test: the suite but its
+# slow tier, which make test-slow runs (CI runs both);
 # make install [PREFIX=/usr/local]: the release CLI as PREFIX/bin/seedkit; make uninstall removes it.
 SWIFT ?= swift
 SEEDKIT = .build/debug/seedkit
@@ -67,7 +68,7 @@ test-slow:
 	@echo "$(SWIFT) build --build-tests  (build/build.log)"
 	@time $(SWIFT) build --build-tests > build/build.log 2>&1 || (cat build/build.log; exit 1)
 	@echo "python3 scripts/hostile.py $(SEEDKIT) --cases $${HOSTILE_CASES:-100}  (beside the tests; build/hostile.log)"
-	@slow=$$(python3 scripts/slow-tests.py) && count=$$(python3 scripts/slow-tests.py --list | wc -l) || exit 1; \
+	@slow=$$(python3 scripts/slow-tests.py) && count=$$(python3 scripts/slow-tests.py --count) || exit 1; \
 	  echo "$(SWIFT) test --skip-build --disable-xctest --filter <the $$count slow tests>  (passing tests: build/test-slow.log)"; \
 	  { time python3 scripts/hostile.py $(SEEDKIT) --cases $${HOSTILE_CASES:-100}; } > build/hostile.log 2>&1 & hostile=$$!; \
 	  time ( $(SWIFT) test --skip-build --disable-xctest --filter "$$slow" > build/test-slow.log 2>&1; status=$$?; \
@@ -78,7 +79,7 @@ test-slow:
 	  [ $$tests -eq 0 ] && [ $$hostile -eq 0 ] && [ $$install -eq 0 ]
 
 # Builds Examples/DemoApp, the app that adopts seedkit (the README's Package.swift line, both
-# plugins, the runtime at launch), from scratch: 80 s more on a fresh machine. CI runs it after make test.
+# plugins, the runtime at launch), from scratch: 80 s more on a fresh machine. CI runs it last.
 check-example:
 	time SWIFT=$(SWIFT) python3 scripts/check-example.py
 

@@ -25,7 +25,7 @@ The audit, after each run:
 
 Usage: hostile.py SEEDKIT [--cases N] [--seed S] [--case K] [--keep DIR] [--verbose] [--jobs J]
   Cases are numbered from the seed: `--seed 22 --case 137` replays case 137 alone.
-  `make test` runs a quick subset (HOSTILE_CASES, default 60); release time runs 600+:
+  `make test-slow` (CI) runs 100 cases (HOSTILE_CASES); release time runs 600+:
   `python3 scripts/hostile.py .build/debug/seedkit --cases 600`.
 """
 import argparse, hashlib, json, multiprocessing, os, random, shutil, sqlite3, subprocess, sys, tempfile

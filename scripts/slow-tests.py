@@ -12,10 +12,12 @@ place: it would be neither skipped nor run alone.
 
     python3 scripts/slow-tests.py           # (name1|name2|…)\\(
     python3 scripts/slow-tests.py --list    # one name a line
+    python3 scripts/slow-tests.py --count   # how many
 """
 import os, re, sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SLOW = re.compile(r"\.slow\b")
 TAGGED = re.compile(r"@Test\(.*\.slow\b.*\)\s*func\s+(\w+)\s*\(")
 
 
@@ -28,7 +30,7 @@ def slow_tests():
             path = os.path.join(folder, name)
             with open(path, encoding="utf-8") as f:
                 for number, line in enumerate(f, 1):
-                    if ".slow" not in line or line.lstrip().startswith("//"):
+                    if not SLOW.search(line) or line.lstrip().startswith("//"):
                         continue
                     match = TAGGED.search(line)
                     if match:
@@ -46,4 +48,7 @@ def slow_tests():
 
 if __name__ == "__main__":
     names = slow_tests()
-    print("\n".join(names) if "--list" in sys.argv else "(" + "|".join(names) + ")\\(")
+    if "--count" in sys.argv:
+        print(len(names))
+    else:
+        print("\n".join(names) if "--list" in sys.argv else "(" + "|".join(names) + ")\\(")

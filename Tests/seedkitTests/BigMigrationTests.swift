@@ -160,6 +160,12 @@ import Testing
         return changes.deferred?.checksumScans
     }
 
+    /// How many times the first migration's (a large JSON one) file was read.
+    private func deferredReads(_ migrations: [Migration]) -> Int? {
+        guard case .changes(let changes)? = migrations.first?.body else { return nil }
+        return changes.deferred?.readsOfFile
+    }
+
     /// Whether the first migration (a large JSON one) holds its file's bytes.
     private func deferredHoldsBytes(_ migrations: [Migration]) -> Bool? {
         guard case .changes(let changes)? = migrations.first?.body else { return nil }
@@ -264,6 +270,11 @@ import Testing
         #expect(relaunch.first?.checksum == checksum)
         #expect(deferredScans(relaunch) == 0)
         #expect(deferredHoldsBytes(relaunch) == false, "an applied migration's bytes are let go after the ledger's check")
+        // SeedInstaller checks the ledger two or three times a launch: the file is read once.
+        #expect(try queue.read { db in try SeedMigrator(migrations: relaunch).pending(db) }.isEmpty)
+        #expect(try SeedInstaller(store: project.url("app.sqlite"), seed: project.url("build/seed.sqlite"), migrations: relaunch).prepareStore() == .upToDate)
+        #expect(deferredReads(relaunch) == 1)
+        #expect(deferredHoldsBytes(relaunch) == false)
 
         // The same rows written differently: other bytes, so the file is scanned; the same checksum.
         try project.write("migrations/0001-large.json", String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: ",\n", with: ",\n  "))

@@ -40,23 +40,28 @@ package final class DeferredJSONMigration: @unchecked Sendable {
         self.url = url
     }
 
-    /// The file's bytes, read once.
+    /// The file's bytes, read once (again after ``releaseBytes()``).
     func bytes() -> Result<Data, SeedError> {
-        bytesLock.withLock {
-            if let loaded { return loaded }
-            let result: Result<Data, SeedError>
-            do { result = .success(try Data(contentsOf: url)) }
-            catch { result = .failure(SeedError(.configuration, file: file, "cannot read: \(error.localizedDescription)")) }
-            loaded = result
-            return result
-        }
+        bytesLock.withLock { loadLocked() }
     }
 
-    /// The SHA-256 of the file's bytes (hex), once; nil when it does not read.
+    /// ``bytes()``, with `bytesLock` held.
+    private func loadLocked() -> Result<Data, SeedError> {
+        if let loaded { return loaded }
+        fileReads += 1
+        let result: Result<Data, SeedError>
+        do { result = .success(try Data(contentsOf: url)) }
+        catch { result = .failure(SeedError(.configuration, file: file, "cannot read: \(error.localizedDescription)")) }
+        loaded = result
+        return result
+    }
+
+    /// The SHA-256 of the file's bytes (hex), once: of the bytes first read, which it is taken
+    /// from under the same lock; nil when the file does not read.
     var bytesDigest: String? {
-        guard case .success(let data) = bytes() else { return nil }
-        return bytesLock.withLock {
+        bytesLock.withLock {
             if let loadedDigest { return loadedDigest }
+            guard case .success(let data) = loadLocked() else { return nil }
             let digest = data.withUnsafeBytes { buffer in
                 var hash = SHA256()
                 hash.update(buffer: buffer)
@@ -69,14 +74,16 @@ package final class DeferredJSONMigration: @unchecked Sendable {
 
     /// Drops the bytes read for the ledger's check of a migration the store has applied (the
     /// 13 MB of a 100,000-row update an app bundles stayed in memory for as long as the app held
-    /// its migrations): nothing reads them again in that run, and what asks later reads the
-    /// file again.
+    /// its migrations). Its digest and checksum stay, so a later check (``SeedInstaller`` asks
+    /// two or three times a launch) reads nothing; only the whole read (``read()``), if asked
+    /// for the first time, reads the file again.
     func releaseBytes() {
-        bytesLock.withLock {
-            loaded = nil
-            loadedDigest = nil
-        }
+        bytesLock.withLock { loaded = nil }
     }
+
+    /// How many times the file was read (for tests: the ledger's checks of a launch read it once).
+    package var readsOfFile: Int { bytesLock.withLock { fileReads } }
+    private var fileReads = 0
 
     /// Whether the file's bytes are held (for tests: a launch that finds it applied lets them go).
     package var holdsBytes: Bool { bytesLock.withLock { loaded != nil } }
