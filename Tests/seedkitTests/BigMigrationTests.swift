@@ -154,22 +154,10 @@ import Testing
         #expect(integrity == ["ok"])
     }
 
-    /// How many times the first migration's checksum was scanned (it must be a large JSON one).
-    private func deferredScans(_ migrations: [Migration]) -> Int? {
+    /// The first migration's large JSON file, as a run reads it (nil for any other).
+    private func largeFile(_ migrations: [Migration]) -> DeferredJSONMigration? {
         guard case .changes(let changes)? = migrations.first?.body else { return nil }
-        return changes.deferred?.checksumScans
-    }
-
-    /// How many times the first migration's (a large JSON one) file was read.
-    private func deferredReads(_ migrations: [Migration]) -> Int? {
-        guard case .changes(let changes)? = migrations.first?.body else { return nil }
-        return changes.deferred?.readsOfFile
-    }
-
-    /// Whether the first migration (a large JSON one) holds its file's bytes.
-    private func deferredHoldsBytes(_ migrations: [Migration]) -> Bool? {
-        guard case .changes(let changes)? = migrations.first?.body else { return nil }
-        return changes.deferred?.holdsBytes
+        return changes.deferred
     }
 
     /// A JSON migration of 1 MiB or more: 15,000 new books, one per line (row n on line n + 1), row 14,990 broken if asked.
@@ -203,7 +191,7 @@ import Testing
         let launch = try MigrationDirectory.load(project.url("app/migrations"))
         let installed = try DatabaseQueue(path: project.path("installed.sqlite"))
         #expect(try installed.read { db in try SeedMigrator(migrations: launch).pending(db) }.isEmpty)
-        #expect(deferredScans(launch) == 0)
+        #expect(largeFile(launch)?.checksumScans == 0)
         try installed.close()
     }
 
@@ -268,26 +256,26 @@ import Testing
         let relaunch = try MigrationDirectory.load(project.url("migrations"))
         #expect(try queue.read { db in try SeedMigrator(migrations: relaunch).pending(db) }.isEmpty)
         #expect(relaunch.first?.checksum == checksum)
-        #expect(deferredScans(relaunch) == 0)
-        #expect(deferredHoldsBytes(relaunch) == false, "an applied migration's bytes are let go after the ledger's check")
+        #expect(largeFile(relaunch)?.checksumScans == 0)
+        #expect(largeFile(relaunch)?.holdsBytes == false, "an applied migration's bytes are let go after the ledger's check")
         // SeedInstaller checks the ledger two or three times a launch: the file is read once.
         #expect(try queue.read { db in try SeedMigrator(migrations: relaunch).pending(db) }.isEmpty)
         #expect(try SeedInstaller(store: project.url("app.sqlite"), seed: project.url("build/seed.sqlite"), migrations: relaunch).prepareStore() == .upToDate)
-        #expect(deferredReads(relaunch) == 1)
-        #expect(deferredHoldsBytes(relaunch) == false)
+        #expect(largeFile(relaunch)?.readsOfFile == 1)
+        #expect(largeFile(relaunch)?.holdsBytes == false)
 
         // The same rows written differently: other bytes, so the file is scanned; the same checksum.
         try project.write("migrations/0001-large.json", String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: ",\n", with: ",\n  "))
         let reformatted = try MigrationDirectory.load(project.url("migrations"))
         #expect(try queue.read { db in try SeedMigrator(migrations: reformatted).pending(db) }.isEmpty)
-        #expect(deferredScans(reformatted) == 1)
-        #expect(deferredHoldsBytes(reformatted) == false)
+        #expect(largeFile(reformatted)?.checksumScans == 1)
+        #expect(largeFile(reformatted)?.holdsBytes == false)
 
         // A row changed after it was applied: scanned, and refused as before.
         try project.write("migrations/0001-large.json", String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "Large book 7 with", with: "Large book 7 WITH"))
         let edited = try MigrationDirectory.load(project.url("migrations"))
         #expect(throws: SeedError.self) { try queue.read { db in try SeedMigrator(migrations: edited).pending(db) } }
-        #expect(deferredScans(edited) == 1)
+        #expect(largeFile(edited)?.checksumScans == 1)
         #expect(try queue.read { db in try SeedMigrator(migrations: edited).states(db) }.first.map { if case .changed = $0 { true } else { false } } == true)
     }
 

@@ -56,17 +56,19 @@ package final class DeferredJSONMigration: @unchecked Sendable {
         return result
     }
 
+    /// The file's bytes when they are text (``Migration/textProblem(_:file:)``), else why not:
+    /// what the reading thread, the checksum's scan and the whole read parse.
+    private func text() -> Result<Data, SeedError> {
+        bytes().flatMap { data in Migration.textProblem(data, file: file).map { .failure($0) } ?? .success(data) }
+    }
+
     /// The SHA-256 of the file's bytes (hex), once: of the bytes first read, which it is taken
     /// from under the same lock; nil when the file does not read.
     var bytesDigest: String? {
         bytesLock.withLock {
             if let loadedDigest { return loadedDigest }
             guard case .success(let data) = loadLocked() else { return nil }
-            let digest = data.withUnsafeBytes { buffer in
-                var hash = SHA256()
-                hash.update(buffer: buffer)
-                return hash.hexDigest
-            }
+            let digest = SHA256.hex(data)
             loadedDigest = digest
             return digest
         }
@@ -100,12 +102,10 @@ package final class DeferredJSONMigration: @unchecked Sendable {
         defer { lock.unlock() }
         if let whole { return whole }
         let result: Result<Migration, SeedError>
-        switch bytes() {
+        switch text() {
         case .failure(let error): result = .failure(error)
         case .success(let data):
-            if let problem = Migration.textProblem(data, file: file) { result = .failure(problem) } else {
-                do { result = .success(try Migration.readJSON(fileName: fileName, file: file, data: data)) } catch { result = .failure(error) }
-            }
+            do { result = .success(try Migration.readJSON(fileName: fileName, file: file, data: data)) } catch { result = .failure(error) }
         }
         whole = result
         return result
@@ -121,8 +121,7 @@ package final class DeferredJSONMigration: @unchecked Sendable {
         // ledger asks at every launch once the file is applied, and the whole read would build
         // all its rows and keep them. Where the scan stops (not text, a shape only the whole
         // read takes, an error), the whole read gives the answer.
-        if case .success(let data) = bytes(), Migration.textProblem(data, file: file) == nil,
-           let scanned = data.withUnsafeBytes({ Migration.readStreamed(file: file, json: $0, chunkRows: Self.chunkRows) { _, _ in true } }) {
+        if case .success(let data) = text(), let scanned = data.withUnsafeBytes({ Migration.readStreamed(file: file, json: $0, chunkRows: Self.chunkRows) { _, _ in true } }) {
             lock.withLock { streamedChecksum = scanned }
             return scanned
         }
@@ -146,7 +145,7 @@ package final class DeferredJSONMigration: @unchecked Sendable {
         let channel = OperationChannel(capacity: Self.chunksAhead)
         let thread = Thread { [self] in
             // Unreadable, or not text: nothing is handed over, and the whole read below reports it.
-            guard case .success(let data) = bytes(), Migration.textProblem(data, file: file) == nil else { return channel.finish(nil) }
+            guard case .success(let data) = text() else { return channel.finish(nil) }
             let checksum = data.withUnsafeBytes { bytes in
                 Migration.readStreamed(file: file, json: bytes, chunkRows: Self.chunkRows) { index, operation in
                     defer { channel.dropSpent() }
