@@ -19,14 +19,16 @@ extension Migration {
 
     /// The reading behind ``streamed(fileName:file:json:)``, handing each operation to `emit` as
     /// soon as it is read, with its index among the file's operations (one per section and
-    /// table): an insert's rows in chunks of up to `chunkRows` (an empty insert as one empty
-    /// chunk), an update's or delete's items whole. Returns the checksum, or nil where `streamed`
-    /// gives nil, after emitting what came before; `emit` returning false stops the read (nil).
-    static func readStreamed(file: String, json bytes: UnsafeRawBufferPointer, chunkRows: Int,
+    /// table): an insert's rows in chunks of up to `chunkRows` (the file's first chunk of up to
+    /// `firstChunkRows`; an empty insert as one empty chunk), an update's or delete's items whole.
+    /// Returns the checksum, or nil where `streamed` gives nil, after emitting what came before;
+    /// `emit` returning false stops the read (nil).
+    static func readStreamed(file: String, json bytes: UnsafeRawBufferPointer, chunkRows: Int, firstChunkRows: Int? = nil,
                              emit: (_ index: Int, _ operation: DataChanges.Operation) -> Bool) -> String? {
         let hasBOM = bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF
         var reader = StreamedJSON(scanner: JSONScanner(bytes: bytes, position: hasBOM ? 3 : 0))
         var index = -1
+        var limit = firstChunkRows ?? chunkRows
         guard reader.open(UInt8(ascii: "{")) else { return nil }
         var more = !reader.closes(UInt8(ascii: "}"))
         while more {
@@ -59,10 +61,11 @@ extension Migration {
                         reader.hashIfFull()
                         guard let next = reader.next(UInt8(ascii: "]")) else { return nil }
                         moreItems = next
-                        if rows.count >= chunkRows && moreItems {
+                        if rows.count >= limit && moreItems {
                             guard emit(index, .insert(table: table, rows: rows)) else { return nil }
                             rows.removeAll(keepingCapacity: true)
                             emittedRows = true
+                            limit = chunkRows
                         }
                     }
                     let operation: DataChanges.Operation? = switch section {

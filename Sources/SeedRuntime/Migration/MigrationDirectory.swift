@@ -82,7 +82,7 @@ public enum MigrationDirectory {
             }
             byNumber[parts.number] = file
             let url = directory.appendingPathComponent(name)
-            // A large JSON file is read, and its text checked, by the run that applies it (see
+            // A large JSON file is read, and its text checked, when first needed (see
             // DeferredJSONMigration): here only whether it is a file this process may read.
             if parts.ext == "json", deferringLargeJSON, let size = regularFileSize(url.path), size >= DeferredJSONMigration.threshold,
                FileManager.default.isReadableFile(atPath: url.path) {
@@ -112,7 +112,12 @@ public enum MigrationDirectory {
                 migrations.append(try Migration.make(fileName: name, file: file, document: try yamlParser(try text(), file)))
             }
         }
-        return migrations.sorted { $0.number < $1.number }
+        migrations.sort { $0.number < $1.number }
+        // The first large JSON file is read from now on, on another thread, while the caller opens
+        // the store (the run that applies it, or the ledger's check of it, needs it next). Only the
+        // first: each file read stays in memory until it is applied or checked.
+        migrations.lazy.compactMap { if case .changes(let changes) = $0.body { changes.deferred } else { nil } }.first?.readAhead()
+        return migrations
     }
 }
 
