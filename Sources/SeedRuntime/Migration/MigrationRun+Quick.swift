@@ -62,7 +62,11 @@ extension MigrationRun {
     /// row must go through `insert`.
     mutating func insertQuickly(_ row: DataChanges.RowValues, into table: TableInfo, named name: String, slot: Slot) throws -> Bool {
         guard options.multiRowInserts, options.writesDirectly, plainSQLite, let shape = try quickShape(for: row, in: table, name: name) else { return false }
-        var values: [(column: String, value: SQLValue)] = []
+        // The row's values go in the array the last row's went in: no array to make and free per row.
+        var values = quickValues
+        quickValues = []
+        values.removeAll(keepingCapacity: true)
+        defer { quickValues = values }
         values.reserveCapacity(row.values.count + shape.defaults.count)
         for index in row.values.indices {
             let input = row.values[index].value

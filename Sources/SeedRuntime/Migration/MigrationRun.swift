@@ -50,6 +50,8 @@ struct MigrationRun {
     var queue = WaitQueue()
     /// Rows held for a multi-row INSERT (see MigrationRun+Bulk.swift).
     var held = HeldInserts()
+    /// The array ``insertQuickly(_:into:named:slot:)`` makes each row's values in, kept for the next row.
+    var quickValues: [(column: String, value: SQLValue)] = []
     /// Deletes of the migration being applied that a row still refers to, retried once its other changes are done.
     var blockedDeletes: [BlockedDelete] = []
     /// The updates of the operation being applied that come after the one being applied: a

@@ -53,53 +53,49 @@ extension Statement {
         return Int(sqlite3_changes(sqlite3_db_handle(handle)))
     }
 
-    /// Binds the values of `rows`, one row after the other, to parameters 1, 2, … of a multi-row
-    /// INSERT and runs it with SQLite's C API alone (see ``executeDirectly(binding:)``): text and
+    /// Binds `values` (the rows' values, one row after the other) to parameters 1, 2, … of a
+    /// multi-row INSERT and runs it with SQLite's C API alone (see ``executeDirectly(binding:)``): text and
     /// blobs are copied once into `bytes`, whose storage SQLite reads without a copy of its own
     /// (SQLITE_STATIC) until the step ends; the bindings are cleared before it goes. Text is bound
     /// up to a NUL and an empty blob as a zero-length blob, as ``executeDirectly(binding:)`` binds
     /// them: the same bytes are stored.
     ///
     /// - returns: see ``MultiRowInsert/step(_:)``: false when a constraint failed (nothing inserted).
-    package func insertDirectly(rows: [[(column: String, value: SQLValue)]], bytes: inout [UInt8]) throws -> Bool {
+    package func insertDirectly(values: [SQLValue], bytes: inout [UInt8]) throws -> Bool {
         let handle = sqliteStatement
         sqlite3_reset(handle)  // a previous failed step leaves its error on the statement
         bytes.removeAll(keepingCapacity: true)
-        for row in rows {
-            for (_, value) in row {
-                switch value {
-                case .text(let text):
-                    bytes.append(contentsOf: text.utf8)
-                    bytes.append(0)
-                case .blob(let blob): bytes.append(contentsOf: blob)
-                default: break
-                }
+        for value in values {
+            switch value {
+            case .text(let text):
+                bytes.append(contentsOf: text.utf8)
+                bytes.append(0)
+            case .blob(let blob): bytes.append(contentsOf: blob)
+            default: break
             }
         }
         return try bytes.withUnsafeBufferPointer { buffer in
             defer { sqlite3_clear_bindings(handle) }  // nothing stays bound past the buffer's life
             var offset = 0
             var parameter: Int32 = 1
-            for row in rows {
-                for (_, value) in row {
-                    switch value {
-                    case .null: sqlite3_bind_null(handle, parameter)
-                    case .integer(let number): sqlite3_bind_int64(handle, parameter, number)
-                    case .real(let number): sqlite3_bind_double(handle, parameter, number)
-                    case .text(let text):
-                        let start = buffer.baseAddress.map { UnsafeRawPointer($0 + offset).assumingMemoryBound(to: CChar.self) }
-                        sqlite3_bind_text(handle, parameter, start, -1, nil)
-                        offset += text.utf8.count + 1
-                    case .blob(let blob):
-                        if blob.isEmpty {
-                            sqlite3_bind_zeroblob(handle, parameter, 0)  // X'', not NULL (see the top of this file)
-                        } else {
-                            sqlite3_bind_blob64(handle, parameter, buffer.baseAddress.map { UnsafeRawPointer($0 + offset) }, sqlite3_uint64(blob.count), nil)
-                        }
-                        offset += blob.count
+            for value in values {
+                switch value {
+                case .null: sqlite3_bind_null(handle, parameter)
+                case .integer(let number): sqlite3_bind_int64(handle, parameter, number)
+                case .real(let number): sqlite3_bind_double(handle, parameter, number)
+                case .text(let text):
+                    let start = buffer.baseAddress.map { UnsafeRawPointer($0 + offset).assumingMemoryBound(to: CChar.self) }
+                    sqlite3_bind_text(handle, parameter, start, -1, nil)
+                    offset += text.utf8.count + 1
+                case .blob(let blob):
+                    if blob.isEmpty {
+                        sqlite3_bind_zeroblob(handle, parameter, 0)  // X'', not NULL (see the top of this file)
+                    } else {
+                        sqlite3_bind_blob64(handle, parameter, buffer.baseAddress.map { UnsafeRawPointer($0 + offset) }, sqlite3_uint64(blob.count), nil)
                     }
-                    parameter += 1
+                    offset += blob.count
                 }
+                parameter += 1
             }
             return try MultiRowInsert.step(handle)
         }

@@ -276,14 +276,14 @@ private func book(_ n: Int, title: String? = nil, price: String = "2.5", categor
             for value in values { try db.execute(sql: "INSERT INTO t VALUES ('grdb', ?)", arguments: [value]) }
             let statement = try db.makeStatement(sql: MultiRowInsert.sql(into: "t", columns: ["kind", "v"], rows: values.count))
             var bytes: [UInt8] = []
-            #expect(try statement.insertDirectly(rows: values.map { [("kind", .text("multi")), ("v", $0)] }, bytes: &bytes))
+            #expect(try statement.insertDirectly(values: values.flatMap { [.text("multi"), $0] }, bytes: &bytes))
             let stored = { (kind: String) in
                 try String.fetchAll(db, sql: "SELECT typeof(v) || ':' || ifnull(hex(v), 'NULL') FROM t WHERE kind = ? ORDER BY rowid", arguments: [kind])
             }
             #expect(try stored("multi") == stored("grdb"))
             // A constraint failure takes none of the statement's rows, and leaves the transaction going.
             try db.execute(sql: "CREATE UNIQUE INDEX t_v ON t (kind, v)")
-            #expect(try !statement.insertDirectly(rows: values.map { [("kind", .text("again")), ("v", $0 == .text("z") ? .text("日本") : $0)] }, bytes: &bytes))
+            #expect(try !statement.insertDirectly(values: values.flatMap { [.text("again"), $0 == .text("z") ? .text("日本") : $0] }, bytes: &bytes))
             #expect(try stored("again").isEmpty && db.isInsideTransaction)
         }
     }
