@@ -248,6 +248,7 @@ import Testing
         let queue = try DatabaseQueue(path: project.path("app.sqlite"))
         let report = try SeedMigrator(migrations: deferred).migrate(queue)
         #expect(report.migrations.first?.count(.inserted) == 15_000)
+        #expect(largeFile(deferred)?.readsOfFile == 1, "read once: ahead of the run (from the migrator's making), then streamed")
         #expect(try queue.read { db in try String.fetchOne(db, sql: "SELECT checksum FROM _seedkit_migrations WHERE number = 1") } == checksum)
         // The run recorded the digest of the bytes it applied; the next launch, finding the same
         // bytes, knows the checksum without scanning the file.

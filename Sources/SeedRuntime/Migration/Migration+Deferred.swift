@@ -5,7 +5,7 @@ import Foundation
 /// runs on another core, and the rows never all sit in memory at once.
 ///
 /// Its bytes are read, and their text checked, ahead (``readAhead()``: the first such file of a
-/// directory, from the moment it is listed) or when first needed, by whichever thread needs them;
+/// ``SeedMigrator``, from the moment it is made) or when first needed, by whichever thread needs them;
 /// never on the applying thread while it has other work (the whole 13 MB file of a 100,000-row
 /// update was once read there before the run began). Its checksum, for the ledger's check of applied migrations, is the one the ledger recorded when
 /// the bytes' digest matches the one recorded beside it (``adopt(checksum:)``), else scanned as
@@ -33,6 +33,10 @@ package final class DeferredJSONMigration: @unchecked Sendable {
     private let bytesLock = NSLock()
     private var loaded: Result<Data, SeedError>?
     private var checkedText: Result<Data, SeedError>?
+    /// Held while the text is checked: one check at a time, the others wait for its answer.
+    private let textLock = NSLock()
+    /// Whether ``readAhead()`` was asked (once is enough).
+    private var readingAhead = false
     private var loadedDigest: String?
     /// How many times the checksum was scanned or read whole (for tests: a launch that finds the
     /// bytes it applied does not).
@@ -65,26 +69,52 @@ package final class DeferredJSONMigration: @unchecked Sendable {
     /// what the reading thread, the checksum's scan and the whole read parse. Checked once for
     /// the bytes read (again after ``releaseBytes()``).
     private func text() -> Result<Data, SeedError> {
-        bytesLock.withLock { textLocked() }
+        textLock.withLock { checkedTextLocked().text }
     }
 
-    /// ``text()``, with `bytesLock` held.
-    private func textLocked() -> Result<Data, SeedError> {
-        if let checkedText { return checkedText }
-        let result = loadLocked().flatMap { data in Migration.textProblem(data, file: file).map { .failure($0) } ?? .success(data) }
-        checkedText = result
-        return result
+    /// ``text()`` and which read of the file its bytes are (``fileReads``), with `textLock` held.
+    /// The check runs outside `bytesLock`: the ledger's digest of the bytes need not wait for it.
+    private func checkedTextLocked() -> (text: Result<Data, SeedError>, read: Int) {
+        let (known, bytes, read) = bytesLock.withLock { (checkedText, loadLocked(), fileReads) }
+        if let known { return (known, read) }
+        let text = bytes.flatMap(checked)
+        bytesLock.withLock { if fileReads == read, loaded != nil { checkedText = text } }
+        return (text, read)
     }
 
-    /// Starts reading the file, and checking its text, on another thread: whoever needs it
+    /// `data`, or why it is not text.
+    private func checked(_ data: Data) -> Result<Data, SeedError> {
+        Migration.textProblem(data, file: file).map { .failure($0) } ?? .success(data)
+    }
+
+    /// Starts reading the file, then checking its text, on another thread: whoever needs it
     /// next (the run that applies it, the ledger's check of an applied one) finds it read, or
     /// waits for the read under way. Measured on a 100,000-row update (13 MB): the reading
     /// thread's rows came 15 ms after the run began, of which 8 ms reading the file and 3 ms
     /// checking it; the run opens the store and reads the manifest meanwhile. A file someone
-    /// has read already is not read again (its bytes may have been let go since).
+    /// has read already is not read again (its bytes may have been let go since), and the check
+    /// is kept only while the bytes it checked are (a launch's ledger check hashes them, then
+    /// lets them go, without waiting for it).
     func readAhead() {
+        let first = bytesLock.withLock {
+            let first = !readingAhead
+            readingAhead = true
+            return first
+        }
+        guard first else { return }
         let thread = Thread { [self] in
-            bytesLock.withLock { if fileReads == 0 { _ = textLocked() } }
+            let read: Int? = bytesLock.withLock {
+                guard fileReads == 0 else { return nil }
+                _ = loadLocked()
+                return fileReads
+            }
+            guard let read else { return }
+            textLock.withLock {
+                let (known, held) = bytesLock.withLock { (checkedText, fileReads == read ? loaded : nil) }
+                guard known == nil, case .success(let data)? = held else { return }
+                let text = checked(data)
+                bytesLock.withLock { if fileReads == read, loaded != nil { checkedText = text } }
+            }
         }
         thread.start()
     }
@@ -183,7 +213,7 @@ package final class DeferredJSONMigration: @unchecked Sendable {
         let channel = OperationChannel(capacity: Self.chunksAhead)
         let thread = Thread { [self] in
             // Unreadable, or not text: nothing is handed over, and the whole read below reports it.
-            let (text, read) = bytesLock.withLock { (textLocked(), fileReads) }
+            let (text, read) = textLock.withLock { checkedTextLocked() }
             guard case .success(let data) = text else { return channel.finish(nil) }
             // The bytes' digest, for the ledger (recordFileDigest), a piece after each chunk: the
             // run writes each chunk for longer than this thread takes to read it. Taken whole

@@ -112,12 +112,7 @@ public enum MigrationDirectory {
                 migrations.append(try Migration.make(fileName: name, file: file, document: try yamlParser(try text(), file)))
             }
         }
-        migrations.sort { $0.number < $1.number }
-        // The first large JSON file is read from now on, on another thread, while the caller opens
-        // the store (the run that applies it, or the ledger's check of it, needs it next). Only the
-        // first: each file read stays in memory until it is applied or checked.
-        migrations.lazy.compactMap { if case .changes(let changes) = $0.body { changes.deferred } else { nil } }.first?.readAhead()
-        return migrations
+        return migrations.sorted { $0.number < $1.number }
     }
 }
 

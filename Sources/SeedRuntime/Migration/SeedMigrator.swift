@@ -131,6 +131,10 @@ public struct SeedMigrator: Sendable {
             seen[migration.number] = migration.file
         }
         self.migrations = migrations.sorted { $0.number < $1.number }
+        // The first large JSON file is read from now on, on another thread, while the caller opens
+        // the store: the run that applies it, or the ledger's check of it, needs it next. Only the
+        // first: each file read stays in memory until it is applied or checked.
+        self.migrations.lazy.compactMap { if case .changes(let changes) = $0.body { changes.deferred } else { nil } }.first?.readAhead()
     }
 
     // MARK: - Asking
