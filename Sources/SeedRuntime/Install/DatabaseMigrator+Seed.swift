@@ -37,7 +37,9 @@ extension DatabaseMigrator {
                 if options.tables == nil, let catalog {
                     options.tables = try DatabaseQueue(path: catalog.path, configuration: SeedInstaller.readOnly).read { db in try SeedCatalog.tableSpecs(db) }
                 }
-                _ = try SeedMigrator(migrations: history).apply(db, options: options)
+                let seedMigrator = try SeedMigrator(migrations: history)
+                defer { seedMigrator.releaseBytes() }  // a big data update's file: not kept for the app's life
+                _ = try seedMigrator.apply(db, options: options)
             }
         }
     }

@@ -79,6 +79,9 @@ public struct SeedInstaller: Sendable {
         }
         let busyTimeout = try BusyTimeout.validated(busyTimeout)
         let migrator = try SeedMigrator(migrations: migrations)
+        // A big data update's file is read while the store is opened; let go when this call returns.
+        migrator.readAhead()
+        defer { migrator.releaseBytes() }
         let installed = !FileManager.default.fileExists(atPath: store.path)
         if installed {
             try checkSeed(migrator)
@@ -112,6 +115,8 @@ public struct SeedInstaller: Sendable {
     /// - throws: ``SeedError``; the database is as it was (emptied again if the seed was just copied in).
     public func prepareStore(in writer: some DatabaseWriter) throws -> Outcome {
         let migrator = try SeedMigrator(migrations: migrations)
+        migrator.readAhead()
+        defer { migrator.releaseBytes() }
         let installed: Bool
         do { installed = try writer.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0 } == 0 }
         catch { throw SeedError(databaseError: error, file: writer.path) }

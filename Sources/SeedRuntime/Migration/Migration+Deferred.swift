@@ -5,9 +5,9 @@ import Foundation
 /// runs on another core, and the rows never all sit in memory at once.
 ///
 /// Its bytes are read, and their text checked, ahead (``readAhead()``: the first such file of a
-/// ``SeedMigrator``, from the moment it is made) or when first needed, by whichever thread needs them;
-/// never on the applying thread while it has other work (the whole 13 MB file of a 100,000-row
-/// update was once read there before the run began). Its checksum, for the ledger's check of applied migrations, is the one the ledger recorded when
+/// ``SeedMigrator`` about to run, while its caller opens the store) or when first needed, by
+/// whichever thread needs them: usually ahead of the applying thread (the whole 13 MB file of a
+/// 100,000-row update was once read there before the run began). Its checksum, for the ledger's check of applied migrations, is the one the ledger recorded when
 /// the bytes' digest matches the one recorded beside it (``adopt(checksum:)``), else scanned as
 /// a run scans it; its operations, for release keys, come from the file read whole, once. A file that does not read
 /// (bad JSON, a shape the format refuses, an I/O error) is reported by the run that applies it,
@@ -87,14 +87,14 @@ package final class DeferredJSONMigration: @unchecked Sendable {
         Migration.textProblem(data, file: file).map { .failure($0) } ?? .success(data)
     }
 
-    /// Starts reading the file, then checking its text, on another thread: whoever needs it
-    /// next (the run that applies it, the ledger's check of an applied one) finds it read, or
-    /// waits for the read under way. Measured on a 100,000-row update (13 MB): the reading
-    /// thread's rows came 15 ms after the run began, of which 8 ms reading the file and 3 ms
-    /// checking it; the run opens the store and reads the manifest meanwhile. A file someone
-    /// has read already is not read again (its bytes may have been let go since), and the check
-    /// is kept only while the bytes it checked are (a launch's ledger check hashes them, then
-    /// lets them go, without waiting for it).
+    /// Starts reading the file, then checking its text, on another thread (once: later calls do
+    /// nothing): whoever needs it next (the run that applies it, the ledger's check of an applied
+    /// one) finds it read, or waits for the read under way. Measured on a 100,000-row update
+    /// (13 MB): the reading thread's rows came 15 ms after the run began, of which 8 ms reading
+    /// the file and 3 ms checking it, while the CLI read its manifest and opened the store. A
+    /// file someone has read already is not read again (its bytes may have been let go since),
+    /// and the check is kept only while the bytes it checked are (a launch's ledger check hashes
+    /// them, then lets them go, without waiting for it).
     func readAhead() {
         let first = bytesLock.withLock {
             let first = !readingAhead
@@ -139,11 +139,11 @@ package final class DeferredJSONMigration: @unchecked Sendable {
         }
     }
 
-    /// Drops the bytes read for the ledger's check of a migration the store has applied (the
-    /// 13 MB of a 100,000-row update an app bundles stayed in memory for as long as the app held
-    /// its migrations). Its digest and checksum stay, so a later check (``SeedInstaller`` asks
-    /// two or three times a launch) reads nothing; only the whole read (``read()``), if asked
-    /// for the first time, reads the file again.
+    /// Drops the bytes read for a run, or for the ledger's check of a migration the store has
+    /// applied (the 13 MB of a 100,000-row update an app bundles stayed in memory for as long as
+    /// the app held its migrations). Its digest and checksum stay, so a later check
+    /// (``SeedInstaller`` asks two or three times a launch) reads nothing; only the whole read
+    /// (``read()``), if asked for the first time, reads the file again.
     func releaseBytes() {
         bytesLock.withLock {
             loaded = nil

@@ -131,10 +131,27 @@ public struct SeedMigrator: Sendable {
             seen[migration.number] = migration.file
         }
         self.migrations = migrations.sorted { $0.number < $1.number }
-        // The first large JSON file is read from now on, on another thread, while the caller opens
-        // the store: the run that applies it, or the ledger's check of it, needs it next. Only the
-        // first: each file read stays in memory until it is applied or checked.
-        self.migrations.lazy.compactMap { if case .changes(let changes) = $0.body { changes.deferred } else { nil } }.first?.readAhead()
+    }
+
+    /// The large JSON files among the migrations (``DeferredJSONMigration``), in number order.
+    private var deferredFiles: [DeferredJSONMigration] {
+        migrations.compactMap { if case .changes(let changes) = $0.body { changes.deferred } else { nil } }
+    }
+
+    /// Starts reading the first large JSON file on another thread (``DeferredJSONMigration/readAhead()``),
+    /// for a caller about to run or check the migrations that has other work first (the CLI reads
+    /// its manifest and opens the store; ``SeedInstaller`` opens the store): the run, or the
+    /// ledger's check, then finds it read. Only the first: each file read stays in memory until
+    /// a run ends (``migrate(_:options:)`` lets them go) or finds it applied. A run starts it
+    /// itself.
+    package func readAhead() {
+        deferredFiles.first?.readAhead()
+    }
+
+    /// Lets go of the bytes of the large JSON files read for a run (their digests and checksums
+    /// stay, so a later check reads nothing).
+    package func releaseBytes() {
+        for file in deferredFiles { file.releaseBytes() }
     }
 
     // MARK: - Asking
@@ -203,6 +220,8 @@ public struct SeedMigrator: Sendable {
     ///   columns, `.io` when the store is locked past its busy timeout, read-only or full.
     ///   In every case the store is unchanged.
     public func migrate(_ writer: some DatabaseWriter, options: Options = Options()) throws -> MigrationReport {
+        readAhead()
+        defer { releaseBytes() }
         do {
             return try writer.writeWithoutTransaction { db in
                 var report = MigrationReport(migrations: [], dryRun: false)
@@ -226,6 +245,8 @@ public struct SeedMigrator: Sendable {
     /// Computes what ``migrate(_:options:)`` would do, writing nothing: the store is copied
     /// into memory (SQLite's backup API) and migrated there. Memory use is the store's size.
     public func dryRun(_ reader: some DatabaseReader, options: Options = Options()) throws -> MigrationReport {
+        readAhead()
+        defer { releaseBytes() }
         do {
             let copy = try DatabaseQueue()
             try reader.backup(to: copy)

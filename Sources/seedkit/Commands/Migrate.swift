@@ -55,6 +55,7 @@ extension SeedTool {
                 if let problem = StoreAccess.unwritableFormat(store) { throw SeedError(.refused, file: store, problem) }
                 let migrations = try project.loadMigrations(defaultMayBeMissing: false, deferringLargeJSON: true)
                 let migrator = try SeedMigrator(migrations: migrations)
+                migrator.readAhead()  // a big data update's file is read while the manifest is read and the store opened
                 var options = SeedMigrator.Options(onConflict: onConflict)
                 // The human report lists a sample of each kind: the run keeps no more (JSON lists every row).
                 options.eventsPerKind = verbose || format.format == .json ? nil : MigrationReportPrinter.rowsPerKind
