@@ -241,6 +241,21 @@ import Testing
         #expect(largeFile(migrations)?.readsOfFile == 1)
     }
 
+    @Test func aReadAheadAskedForByARunThatEndedAtOnceKeepsNothing() throws {
+        let project = try userStore()
+        _ = try largeJSONMigration(project)
+        // A run that fails before it reads (a busy or refused store) lets the bytes go at once;
+        // the read-ahead thread, started a moment before, must not read them afterwards.
+        for _ in 0..<5 {
+            let migrations = try MigrationDirectory.load(project.url("migrations"))
+            let migrator = try SeedMigrator(migrations: migrations)
+            migrator.readAhead()
+            migrator.releaseBytes()
+            usleep(50_000)
+            #expect(largeFile(migrations)?.holdsBytes == false)
+        }
+    }
+
     @Test(.tags(.slow)) func aLargeJSONMigrationIsAppliedWhileReadAndRecordsTheChecksumOfItsWholeRead() throws {
         let project = try userStore()
         _ = try largeJSONMigration(project)

@@ -35,8 +35,11 @@ package final class DeferredJSONMigration: @unchecked Sendable {
     private var checkedText: Result<Data, SeedError>?
     /// Held while the text is checked: one check at a time, the others wait for its answer.
     private let textLock = NSLock()
-    /// Whether ``readAhead()`` was asked (once is enough).
+    /// Whether ``readAhead()`` was asked (once is enough), and whether ``releaseBytes()`` came
+    /// first: a run that failed at once must not leave a read-ahead to read the file afterwards
+    /// and keep it.
     private var readingAhead = false
+    private var aheadCancelled = false
     private var loadedDigest: String?
     /// How many times the checksum was scanned or read whole (for tests: a launch that finds the
     /// bytes it applied does not).
@@ -104,7 +107,7 @@ package final class DeferredJSONMigration: @unchecked Sendable {
         guard first else { return }
         let thread = Thread { [self] in
             let read: Int? = bytesLock.withLock {
-                guard fileReads == 0 else { return nil }
+                guard fileReads == 0, !aheadCancelled else { return nil }
                 _ = loadLocked()
                 return fileReads
             }
@@ -148,6 +151,7 @@ package final class DeferredJSONMigration: @unchecked Sendable {
         bytesLock.withLock {
             loaded = nil
             checkedText = nil
+            aheadCancelled = true
         }
     }
 
