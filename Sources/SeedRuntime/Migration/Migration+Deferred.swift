@@ -7,12 +7,12 @@ import Foundation
 /// Its bytes are read, and their text checked, ahead (``readAhead()``: the first such file of a
 /// ``SeedMigrator`` about to run, while its caller opens the store) or when first needed, by
 /// whichever thread needs them: usually ahead of the applying thread (the whole 13 MB file of a
-/// 100,000-row update was once read there before the run began). Its checksum, for the ledger's check of applied migrations, is the one the ledger recorded when
-/// the bytes' digest matches the one recorded beside it (``adopt(checksum:)``), else scanned as
-/// a run scans it; its operations, for release keys, come from the file read whole, once. A file that does not read
-/// (bad JSON, a shape the format refuses, an I/O error) is reported by the run that applies it,
-/// with the error the whole read gives; the run's transaction then rolls back and nothing is
-/// written.
+/// 100,000-row update was once read there before the run began). Its checksum, for the ledger's
+/// check of applied migrations, is the one the ledger recorded when the bytes' digest matches the
+/// one recorded beside it (``adopt(checksum:)``), else scanned as a run scans it; its operations,
+/// for release keys, come from the file read whole, once. A file that does not read (bad JSON, a
+/// shape the format refuses, an I/O error) is reported by the run that applies it, with the error
+/// the whole read gives; the run's transaction then rolls back and nothing is written.
 package final class DeferredJSONMigration: @unchecked Sendable {
     /// JSON migration files from this size on are read while applied by ``MigrationDirectory/load(_:)``.
     package static let threshold = 1 << 20
@@ -80,14 +80,15 @@ package final class DeferredJSONMigration: @unchecked Sendable {
     private func checkedTextLocked() -> (text: Result<Data, SeedError>, read: Int) {
         let (known, bytes, read) = bytesLock.withLock { (checkedText, loadLocked(), fileReads) }
         if let known { return (known, read) }
-        let text = bytes.flatMap(checked)
-        bytesLock.withLock { if fileReads == read, loaded != nil { checkedText = text } }
-        return (text, read)
+        return (check(bytes, ofRead: read), read)
     }
 
-    /// `data`, or why it is not text.
-    private func checked(_ data: Data) -> Result<Data, SeedError> {
-        Migration.textProblem(data, file: file).map { .failure($0) } ?? .success(data)
+    /// `bytes` (those of the file's `read`th read), or why they are not text; the answer is kept
+    /// only while those bytes are held. `textLock` held.
+    private func check(_ bytes: Result<Data, SeedError>, ofRead read: Int) -> Result<Data, SeedError> {
+        let text = bytes.flatMap { data in Migration.textProblem(data, file: file).map { .failure($0) } ?? .success(data) }
+        bytesLock.withLock { if fileReads == read, loaded != nil { checkedText = text } }
+        return text
     }
 
     /// Starts reading the file, then checking its text, on another thread (once: later calls do
@@ -113,10 +114,10 @@ package final class DeferredJSONMigration: @unchecked Sendable {
             }
             guard let read else { return }
             textLock.withLock {
+                // Only the bytes this thread read, if they are still held: nothing is read again.
                 let (known, held) = bytesLock.withLock { (checkedText, fileReads == read ? loaded : nil) }
-                guard known == nil, case .success(let data)? = held else { return }
-                let text = checked(data)
-                bytesLock.withLock { if fileReads == read, loaded != nil { checkedText = text } }
+                guard known == nil, let held else { return }
+                _ = check(held, ofRead: read)
             }
         }
         thread.start()
