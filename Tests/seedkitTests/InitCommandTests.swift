@@ -19,6 +19,21 @@ private func emptyProject() throws -> TemporaryProject {
     return project
 }
 
+/// The script of the workflow step named `name`: the lines indented under its `run: |`.
+private func workflowStep(_ name: String, in workflow: String) throws -> String {
+    let step = try #require(workflow.range(of: "      - name: \(name)\n"))
+    let block = try #require(workflow.range(of: "        run: |\n", range: step.upperBound..<workflow.endIndex))
+    return workflow[block.upperBound...].split(separator: "\n", omittingEmptySubsequences: false)
+        .prefix { $0.hasPrefix("          ") }.map { $0.dropFirst(10) }.joined(separator: "\n")
+}
+
+/// Runs a workflow step's script with bash as GitHub Actions runs `shell: bash` (-eo pipefail), the
+/// debug seedkit first on PATH.
+private func runStep(_ script: String, in project: TemporaryProject, environment: [String: String] = [:]) throws -> CommandResult {
+    let path = seedkitBinary.deletingLastPathComponent().path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+    return try SeedTestSupport.run(URL(fileURLWithPath: "/bin/bash"), ["--noprofile", "--norc", "-eo", "pipefail", "-c", script], in: project.root, environment: environment.merging(["PATH": path]) { $1 })
+}
+
 /// Every path under `root` with what it is: a file's SHA-256, a link's target, or a folder.
 private func tree(_ root: URL) -> [String: String] {
     var result: [String: String] = [:]
@@ -115,21 +130,66 @@ private let plainInitOutput = """
         let project = try emptyProject()
         #expect(try project.seedkit("init").status == 0)
         let workflow = String(decoding: try #require(project.read(".github/workflows/seedkit.yml")), as: UTF8.self)
-        // The step's script: the lines indented under its `run: |`.
-        let step = try #require(workflow.range(of: "      - name: seedkit check-upgrade\n"))
-        let block = try #require(workflow.range(of: "        run: |\n", range: step.upperBound..<workflow.endIndex))
-        let script = workflow[block.upperBound...].split(separator: "\n", omittingEmptySubsequences: false)
-            .prefix { $0.hasPrefix("          ") }.map { $0.dropFirst(10) }.joined(separator: "\n")
-        let path = seedkitBinary.deletingLastPathComponent().path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
-        let bash = URL(fileURLWithPath: "/bin/bash")
-        let none = try SeedTestSupport.run(bash, ["-c", script], in: project.root, environment: ["PATH": path])
+        let script = try workflowStep("seedkit check-upgrade", in: workflow)
+        let none = try runStep(script, in: project)
         #expect(none.status == 0, "\(none)")
         #expect(none.stdout == "no shipped seeds yet\n")
         #expect(try project.seedkit("build", "--output", "seeds/releases/1.0.sqlite").status == 0)
         try project.write("seeds/data/items.csv", "name,quantity\nFirst item,1\n")  // the second item is gone, with no migration
-        let stale = try SeedTestSupport.run(bash, ["-c", script], in: project.root, environment: ["PATH": path])
+        let stale = try runStep(script, in: project)
         #expect(stale.status == 1, "\(stale)")
         #expect(stale.stdout.contains("seeds/releases/1.0.sqlite: "))
+    }
+
+    /// The review step writes into the job's summary what a reviewer of the pull request needs: the
+    /// seed's rows against the newest seed that shipped (by version: 1.10 after 1.9), and what the
+    /// migrations do to a store of it, without writing to that seed.
+    @Test func theCIWorkflowsReviewStepWritesTheSeedsChangesIntoTheJobSummary() throws {
+        let project = try emptyProject()
+        #expect(try project.seedkit("init").status == 0)
+        let workflow = String(decoding: try #require(project.read(".github/workflows/seedkit.yml")), as: UTF8.self)
+        let script = try workflowStep("seedkit review", in: workflow)
+        let summary = project.path("summary.md")
+        let environment = ["GITHUB_STEP_SUMMARY": summary]
+        let unbuilt = try runStep(script, in: project, environment: environment)
+        #expect(unbuilt.status == 0, "\(unbuilt)")
+        #expect(try String(contentsOfFile: summary, encoding: .utf8) == "no seed was built (see seedkit build)\n")
+        #expect(try project.seedkit("build").status == 0)
+        try FileManager.default.removeItem(atPath: summary)
+        #expect(try runStep(script, in: project, environment: environment).status == 0)
+        #expect(try String(contentsOfFile: summary, encoding: .utf8) == "no shipped seed to compare with yet\n")
+
+        #expect(try project.seedkit("build", "--output", "seeds/releases/1.9.sqlite").status == 0)
+        try project.write("seeds/data/items.csv", "name,quantity\nFirst item,1\nSecond item,5\n")
+        #expect(try project.seedkit("new-migration", "release-1-10", "--from", "seeds/releases/1.9.sqlite").status == 0)
+        #expect(try project.seedkit("build", "--output", "seeds/releases/1.10.sqlite").status == 0)
+        try project.write("seeds/data/items.csv", "name,quantity\nFirst item,1\nSecond item,7\nThird item,3\n")
+        #expect(try project.seedkit("new-migration", "release-1-11", "--from", "seeds/releases/1.10.sqlite").status == 0)
+        #expect(try project.seedkit("build").status == 0)
+        let shipped = try #require(project.read("seeds/releases/1.10.sqlite"))
+        try FileManager.default.removeItem(atPath: summary)
+        let review = try runStep(script, in: project, environment: environment)
+        #expect(review.status == 0, "\(review)")
+        #expect(review.stdout == "")
+        #expect(try String(contentsOfFile: summary, encoding: .utf8) == """
+            ### The seed against seeds/releases/1.10.sqlite
+
+            | table | change | key | column | old | new |
+            |---|---|---|---|---|---|
+            | items | added | Third item | NULL | NULL | NULL |
+            | items | changed | Second item | quantity | 5 | 7 |
+
+            ### What the migrations do to a store of seeds/releases/1.10.sqlite
+
+            ```
+            would apply 0002-release-1-11: 1 inserted, 1 updated
+              inserted        items 'Third item'
+              updated         items 'Second item': quantity 5 → 7
+            dry run: nothing was written to seeds/releases/1.10.sqlite
+            ```
+
+            """)
+        #expect(project.read("seeds/releases/1.10.sqlite") == shipped)
     }
 
     /// The workflow installs the CLI as the README says to, with seedkit's own `make install`, from
@@ -144,7 +204,7 @@ private let plainInitOutput = """
         let script = workflow[block.upperBound...].split(separator: "\n", omittingEmptySubsequences: false)
             .prefix { $0.hasPrefix("          ") }.map { String($0.dropFirst(10)) }
         #expect(script == [
-            "apt-get update -qq && apt-get install -y -qq libsqlite3-dev make",
+            "apt-get update -qq && apt-get install -y -qq libsqlite3-dev zlib1g-dev libssl-dev make",
             "swift package resolve",
             "make -C .build/checkouts/seedkit install PREFIX=/usr/local",
         ])

@@ -71,7 +71,7 @@ enum PlainTemplates {
                 # one the app links. For a path dependency, make -C that path; a project that gets
                 # seedkit another way replaces this step.
                 run: |
-                  apt-get update -qq && apt-get install -y -qq libsqlite3-dev make
+                  apt-get update -qq && apt-get install -y -qq libsqlite3-dev zlib1g-dev libssl-dev make
                   swift package resolve
                   make -C .build/checkouts/seedkit install PREFIX=/usr/local
               - name: seedkit build
@@ -82,6 +82,30 @@ enum PlainTemplates {
                   shopt -s nullglob
                   shipped=(seeds/releases/*.sqlite)
                   if [ ${#shipped[@]} -eq 0 ]; then echo "no shipped seeds yet"; else seedkit check-upgrade "${shipped[@]}"; fi
+              - name: seedkit review
+                # For the reviewer, in the job's summary: the seed's rows against the last seed that
+                # shipped, and what the migrations do to a store that holds it (--dry-run writes
+                # nothing), so a pull request shows row changes instead of a binary file.
+                if: always()
+                shell: bash
+                run: |
+                  shopt -s nullglob
+                  shipped=(seeds/releases/*.sqlite)
+                  summary=${GITHUB_STEP_SUMMARY:-/dev/stdout}
+                  if [ ! -f build/seed.sqlite ]; then echo "no seed was built (see seedkit build)" >> "$summary"; exit 0; fi
+                  if [ ${#shipped[@]} -eq 0 ]; then echo "no shipped seed to compare with yet" >> "$summary"; exit 0; fi
+                  last=$(printf '%s\\n' "${shipped[@]}" | sort -V | tail -n 1)
+                  {
+                    echo "### The seed against $last"
+                    echo
+                    seedkit diff --format markdown "$last" build/seed.sqlite
+                    echo
+                    echo "### What the migrations do to a store of $last"
+                    echo
+                    echo '```'
+                    seedkit migrate --dry-run "$last"
+                    echo '```'
+                  } >> "$summary"
 
         """
 }
