@@ -40,7 +40,9 @@ seed: build
 # deep or killed migrations; scripts/slow-tests.py names them, and a count that does not match
 # fails) and, beside them, the hostile probe: 40% of the suite's CPU time, left out of make test so
 # that it takes under 150 s on a fresh clone of a 2-core machine; then check-install as a user's
-# `make install` runs it (its `swift build` included). CI runs both.
+# `make install` runs it (its `swift build` included), and check-workflow, which runs the CI
+# workflow `seedkit init` writes, step by step, in a scratch app (a release build of a clone of
+# HEAD: commit first). CI runs both.
 TEST_LOG_FILTER = '^(◇|↳) |^✔ (Test|Suite) (?!run with)|^\[[0-9]+/[0-9]+\]|^Building for|^Build complete|^[^✘]* to \w+\([a-z:]*\) started\.$$'
 
 test: export SEEDKIT_WITHOUT_PLUGINS = 1
@@ -76,7 +78,9 @@ test-slow:
 	  grep -q "Test run with $$count tests" build/test-slow.log || { echo "make test-slow: $$count slow tests should have run"; tests=1; }; \
 	  wait $$hostile; hostile=$$?; echo "python3 scripts/hostile.py (build/hostile.log):"; cat build/hostile.log; \
 	  echo "scripts/check-install.sh  (with the install recipe's swift build)"; SWIFT=$(SWIFT) scripts/check-install.sh; install=$$?; \
-	  [ $$tests -eq 0 ] && [ $$hostile -eq 0 ] && [ $$install -eq 0 ]
+	  echo "scripts/check-workflow.sh  (the CI workflow seedkit init writes, step by step, in a scratch app)"; \
+	  time scripts/check-workflow.sh; workflow=$$?; \
+	  [ $$tests -eq 0 ] && [ $$hostile -eq 0 ] && [ $$install -eq 0 ] && [ $$workflow -eq 0 ]
 
 # Builds Examples/DemoApp, the app that adopts seedkit (the README's Package.swift line, both
 # plugins, the runtime at launch), from scratch: 80 s more on a fresh machine. CI runs it last.

@@ -6,6 +6,9 @@
    names a heading of the Markdown file it points at (GitHub's anchors).
 3. Every block marked `<!-- quoted from PATH -->` (the fenced block right after the marker)
    appears verbatim in PATH, so quoted code cannot drift from the code it quotes.
+4. Source comments (Sources/, Tests/, scripts/, Plugins/) cite the repository's own documents: a
+   `docs/NAME.md` they name exists, and so does the heading they name with it (`#anchor`, or
+   `docs/NAME.md, "Heading"`); none cites a document outside the repository (SPEC §N).
 """
 import glob, os, re, sys
 
@@ -99,6 +102,30 @@ def check_quotes(path):
             fail(f"{path}: the block quoted from {source} is not in that file verbatim:\n{block}")
     return len(quotes)
 
+SOURCE_DOC = re.compile(r"\b((?:docs|Examples/[\w.-]+)/[\w./-]*\.md)(?:#([\w-]+)|, \"([^\"]+)\")?")
+
+def check_source_citations():
+    count = 0
+    files = [os.path.join(folder, name) for top in ("Sources", "Tests", "scripts", "Plugins")
+             for folder, _, names in os.walk(os.path.join(ROOT, top)) for name in names
+             if name.endswith((".swift", ".py", ".sh"))]
+    for source in sorted(files):
+        relative = os.path.relpath(source, ROOT)
+        for number, line in enumerate(open(source, encoding="utf-8").read().split("\n"), 1):
+            if relative == "scripts/check-markdown.py":
+                break
+            if re.search(r"\bSPEC §", line):
+                fail(f"{relative}:{number}: cites SPEC, a document outside the repository: cite docs/ instead")
+            for match in SOURCE_DOC.finditer(line):
+                count += 1
+                path, anchor, heading = match.groups()
+                resolved = os.path.join(ROOT, path)
+                if not os.path.isfile(resolved):
+                    fail(f"{relative}:{number}: names {path}, which does not exist")
+                elif (anchor or heading) and (anchor or slug(heading)) not in anchors(resolved):
+                    fail(f"{relative}:{number}: {path} has no heading {'#' + anchor if anchor else repr(heading)}")
+    return count
+
 def main():
     paths = documents()
     readme_lines = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read().count("\n")
@@ -106,12 +133,13 @@ def main():
         fail(f"README.md has {readme_lines} lines, more than {README_MAX_LINES}: move the detail to docs/")
     links = sum(check_links(path) for path in paths)
     quotes = sum(check_quotes(path) for path in paths)
+    citations = check_source_citations()
     if quotes == 0:
         fail("no document quotes a file: the quoted snippets' markers are gone")
     if failures:
         return 1
     print(f"docs: README.md {readme_lines} lines (at most {README_MAX_LINES}), {links} relative links resolve "
-          f"in {len(paths)} files, {quotes} quoted blocks verbatim")
+          f"in {len(paths)} files, {quotes} quoted blocks verbatim, {citations} docs/ citations in source comments resolve")
     return 0
 
 sys.exit(main())

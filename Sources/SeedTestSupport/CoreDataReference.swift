@@ -2,7 +2,7 @@ import Foundation
 public import GRDB
 
 /// The BookStore store of "Pro iOS Persistence", chapter 4, as Core Data wrote it before the
-/// chapter's update (SPEC §9), row by row.
+/// chapter's update (docs/core-data.md, "Writing as Core Data does"), row by row.
 public enum CoreDataReference {
     /// Writes the store into `queue` and returns its `Z_METADATA.Z_PLIST` bytes (a binary plist with version hashes).
     @discardableResult

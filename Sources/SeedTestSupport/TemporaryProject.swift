@@ -105,7 +105,7 @@ public final class TemporaryProject: @unchecked Sendable {
     }
 }
 
-/// The BookStore example of SPEC §2, as files.
+/// The BookStore example (the repository's own seeds/ and migrations/), as files.
 public enum BookStore {
     public static let manifest = """
         schema: schema.sql

@@ -14,7 +14,7 @@ struct SeedTool: ParsableCommand {
         subcommands: [Init.self, Build.self, Migrate.self, Status.self, Inspect.self, Diff.self, Verify.self, NewMigration.self, CheckUpgrade.self, ExportMigrations.self]
     )
 
-    /// Runs the command; usage errors exit 2 (SPEC §5) rather than ArgumentParser's 64. Output
+    /// Runs the command; usage errors exit 2 (docs/reference.md, "Exit codes") rather than ArgumentParser's 64. Output
     /// that could not be written is an I/O failure (4): a report nobody received is not a success.
     static func main() {
         FileSizeLimit.prepare()

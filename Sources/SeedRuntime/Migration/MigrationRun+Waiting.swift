@@ -1,6 +1,6 @@
 import GRDB
 
-// Dependency order is seedkit's job, not the author's (SPEC §7): a ref may name a row that a
+// Dependency order is seedkit's job, not the author's (docs/releases.md, "Refs resolve in any order"): a ref may name a row that a
 // later change of the same run inserts (another table, the same table, a chain). A row change
 // whose parent is not in the store yet waits for it, and is retried as soon as a row with that
 // key arrives. What still waits at the end of the run either waits on another waiting row (a

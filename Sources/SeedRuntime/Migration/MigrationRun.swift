@@ -5,7 +5,7 @@ import Foundation
 /// One run of the migrator inside an open transaction: resolves keys and refs against
 /// the store, decides what each row change does, and has the dialect write it.
 ///
-/// Decisions (SPEC §7): an insert whose key exists is left alone; an update applies only
+/// Decisions (docs/releases.md, "Shipping a data update"): an insert whose key exists is left alone; an update applies only
 /// where the row still holds `from`, is done where it holds `to`, and is otherwise a
 /// conflict; a delete removes only an unchanged row that nothing references.
 struct MigrationRun {

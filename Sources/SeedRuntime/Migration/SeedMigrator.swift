@@ -535,7 +535,7 @@ extension SeedMigrator {
         }
     }
 
-    /// Refuses a store that is not one of these migrations' (SPEC §5's foreign store: a wrong
+    /// Refuses a store that is not one of these migrations' (docs/reference.md's exit code 3, a foreign store: a wrong
     /// path, another app's file): no seedkit ledger, not a Core Data store, and none of the
     /// tables the pending data migrations write. A store without a ledger that has them (an
     /// app's own store) is migrated; a pending SQL migration may create tables, so then nothing is judged.

@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 
-/// Writes rows into a Core Data SQLite store the way Core Data itself does (SPEC §9).
+/// Writes rows into a Core Data SQLite store the way Core Data itself does (docs/core-data.md, "Writing as Core Data does").
 ///
 /// Names in migrations are the model's: entity `BookCategory` is table `ZBOOKCATEGORY`
 /// (sub-entities share their root entity's table), attribute or to-one relationship

@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 public import SeedRuntime
 
-/// Compiles a manifest's fixtures into a seed SQLite file (SPEC §6).
+/// Compiles a manifest's fixtures into a seed SQLite file (`seedkit build`, docs/reference.md).
 ///
 /// ```swift
 /// let builder = SeedBuilder(manifest: try Manifest.load(path: "seeds/seedkit.yml"), migrations: migrations)

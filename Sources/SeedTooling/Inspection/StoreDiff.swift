@@ -3,7 +3,7 @@ public import GRDB
 import GRDBSQLite
 public import SeedRuntime
 
-/// The differences between two stores, table by table and row by row (SPEC §8).
+/// The differences between two stores, table by table and row by row (`seedkit diff`, docs/reference.md).
 public struct StoreDiff: Sendable {
     /// One table's differences. Rows are named by their key.
     public struct TableDiff: Sendable {

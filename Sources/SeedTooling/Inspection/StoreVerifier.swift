@@ -3,7 +3,7 @@ public import GRDB
 public import SeedRuntime
 
 /// Checks the rows a store holds now: SQLite's integrity and foreign keys, and the
-/// manifest's rules and checks (SPEC §8, `seedkit verify`). Read-only.
+/// manifest's rules and checks (`seedkit verify`, docs/reference.md). Read-only.
 public enum StoreVerifier {
     /// One problem in a store: which row (by key), which column, why.
     public struct Finding: Sendable, Equatable {

@@ -2,7 +2,7 @@ import Foundation
 public import SeedRuntime
 
 /// A project's `seeds/seedkit.yml`: where the schema comes from, where the seed goes,
-/// and each table's fixture, natural key, refs, rules and checks (SPEC §3).
+/// and each table's fixture, natural key, refs, rules and checks (docs/reference.md, "The manifest (`seeds/seedkit.yml`)").
 ///
 /// Paths in the file are relative to the manifest's folder.
 public struct Manifest: Sendable {

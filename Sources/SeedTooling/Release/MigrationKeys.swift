@@ -2,7 +2,7 @@ import Foundation
 import GRDB
 import SeedRuntime
 
-/// The release-time check of the keys updates and deletes name (SPEC §7): a key that matches
+/// The release-time check of the keys updates and deletes name (docs/releases.md, "Shipping a data update"): a key that matches
 /// no row the release knows of is the author's typo. `migrate` cannot tell it from a row the
 /// user deleted (it reports the row missing and records the migration as applied), so
 /// `build` and `check-upgrade` report it, like an unknown ref (2030, at the migration's line).

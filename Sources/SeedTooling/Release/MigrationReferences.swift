@@ -1,7 +1,7 @@
 import Foundation
 import SeedRuntime
 
-/// The release-time check of the refs migrations write (SPEC §7): every ref an insert or an
+/// The release-time check of the refs migrations write (docs/releases.md, "Refs resolve in any order"): every ref an insert or an
 /// update's `to` writes must name a key that the fresh build of the fixtures or some
 /// migration's own inserts (or renames) provide. A key found nowhere is a typo that would
 /// otherwise reach users as a row that never arrives.

@@ -1,7 +1,7 @@
 import Foundation
 public import SeedRuntime
 
-/// The validation rules of one column (SPEC §3), checked on converted values.
+/// The validation rules of one column (docs/reference.md, "The manifest (`seeds/seedkit.yml`)"), checked on converted values.
 public struct ColumnRules: Sendable {
     public var column: String
     public var required = false
