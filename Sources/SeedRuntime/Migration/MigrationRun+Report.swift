@@ -51,7 +51,7 @@ extension MigrationRun {
               let sqlColumn = table.column(dialect.columnName(column)) ?? table.column(column) else { return nil }
         let parentTable = try tableInfo(reference.table, file: "")
         guard let keyColumn = parentTable.column(reference.column),
-              let key = try SQLValue.fetchOne(db.cachedStatement(sql: table.parentKeyLookupSQL(of: sqlColumn.name, parent: parentTable, keyColumn: keyColumn.name)), arguments: [value]) else { return nil }
+              let key = try db.cachedStatement(sql: table.parentKeyLookupSQL(of: sqlColumn.name, parent: parentTable, keyColumn: keyColumn.name)).firstValue(binding: [value]) else { return nil }
         let shown = specs.writtenRef(table.name, SQLName(sqlColumn.name))?.reference
         return RowEvent.Reference(table: shown?.table ?? written(parentTable), column: shown?.column ?? keyColumn.name, value: key)
     }
@@ -164,11 +164,11 @@ extension MigrationRun {
         let held = columns.map { column in values.last { $0.column.isSameName(as: column) }?.value ?? .null }
         let heldText = zip(columns, held).map { "\($0) \(RowEvent.describe($1))" }.joined(separator: ", ")
         let keyColumns = (try? Self.keyColumns(table, spec: spec(table), file: "", line: 0)) ?? ["rowid"]
-        let holder = try Row.fetchOne(db, sql: "SELECT \(keyColumns.map(quoteIdentifier).joined(separator: ", ")) FROM \(quoteIdentifier(table.name)) WHERE \(columns.map { "\(quoteIdentifier($0)) IS ?" }.joined(separator: " AND "))",
-                                      arguments: StatementArguments(held.map { $0.databaseValue }))
+        let holder = try db.sqlRow("SELECT \(keyColumns.map(quoteIdentifier).joined(separator: ", ")) FROM \(quoteIdentifier(table.name)) WHERE \(columns.map { "\(quoteIdentifier($0)) IS ?" }.joined(separator: " AND "))",
+                                   binding: held)
         var holderText = "another row"
         if let holder {
-            holderText = "the store's row " + holder.databaseValues.map { RowEvent.describe(SQLValue.fromDatabaseValue($0) ?? .null) }.joined(separator: " / ")
+            holderText = "the store's row " + holder.map { RowEvent.describe($0) }.joined(separator: " / ")
         }
         let constraint = "\(written(table)).\(columns.joined(separator: ", "))"
         if clause.algorithm == "REPLACE" {

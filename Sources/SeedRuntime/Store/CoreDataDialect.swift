@@ -357,7 +357,7 @@ package struct CoreDataDialect: StoreDialect {
         try refuseBlocked(table.name)
         let before = try relationships(db, table: table, key: key, columns: Set(references.keys).union(["Z_PK", "Z_ENT"]))
         try db.cachedStatement(sql: "DELETE FROM \(quoteIdentifier(table.name)) WHERE \(keyPredicate(key))")
-            .execute(arguments: StatementArguments(values: key))
+            .execute(binding: key.lazy.map { $0.value })
         let changed = db.changesCount
         guard changed > 0 else { return 0 }
         let entity = entities.first { SQLValue.integer($0.number) == before["Z_ENT"] }
@@ -402,9 +402,9 @@ package struct CoreDataDialect: StoreDialect {
     /// The values of `columns` in the row with `key`.
     private func relationships(_ db: Database, table: TableInfo, key: [(column: String, value: SQLValue)], columns: Set<String>) throws -> [String: SQLValue] {
         let columns = columns.sorted()
-        guard !columns.isEmpty, let row = try Row.fetchOne(db, sql: "SELECT \(columns.map(quoteIdentifier).joined(separator: ", ")) FROM \(quoteIdentifier(table.name)) WHERE \(keyPredicate(key))", arguments: StatementArguments(values: key)) else { return [:] }
+        guard !columns.isEmpty, let row = try db.sqlRow("SELECT \(columns.map(quoteIdentifier).joined(separator: ", ")) FROM \(quoteIdentifier(table.name)) WHERE \(keyPredicate(key))", binding: key.map { $0.value }) else { return [:] }
         var result: [String: SQLValue] = [:]
-        for (index, column) in columns.enumerated() { result[column] = SQLValue.fromDatabaseValue(row[index]) ?? .null }
+        for (index, column) in columns.enumerated() { result[column] = row[index] }
         return result
     }
 

@@ -14,6 +14,49 @@ public enum SQLValue: Hashable, Sendable, CustomStringConvertible {
     /// Bytes.
     case blob([UInt8])
 
+    /// Whether two values are the same stored value, as SQLite's BINARY collation compares them:
+    /// text by its UTF-8 bytes (`"Caf\u{E9}"` and `"Cafe\u{301}"` are two values, though Swift's
+    /// `String ==` calls them equal), blobs by their bytes, numbers by value within a storage class.
+    /// Hashing agrees. This is the one comparison keys, `from` checks, diffs and releases use
+    /// (docs/reference.md, "How seedkit compares text and names").
+    public static func == (lhs: SQLValue, rhs: SQLValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): return true
+        case let (.integer(a), .integer(b)): return a == b
+        case let (.real(a), .real(b)): return a == b
+        case let (.text(a), .text(b)): return a.utf8.elementsEqual(b.utf8)
+        case let (.blob(a), .blob(b)): return a == b
+        default: return false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .null: hasher.combine(0)
+        case .integer(let value):
+            hasher.combine(1)
+            hasher.combine(value)
+        case .real(let value):
+            hasher.combine(2)
+            hasher.combine(value)
+        case .text(let value):
+            hasher.combine(3)
+            hasher.combine(value.utf8.count)
+            if value.utf8.withContiguousStorageIfAvailable({ hasher.combine(bytes: UnsafeRawBufferPointer($0)) }) == nil {
+                for byte in value.utf8 { hasher.combine(byte) }
+            }
+        case .blob(let bytes):
+            hasher.combine(4)
+            hasher.combine(bytes)
+        }
+    }
+
+    /// The integer, for an `.integer`; nil for anything else.
+    package var integerValue: Int64? {
+        if case .integer(let value) = self { return value }
+        return nil
+    }
+
     /// Whether two values are the same stored value. Integers and reals compare
     /// numerically (SQLite stores `10.0` in a REAL column for `10`), everything
     /// else compares by storage class and content. NULL is the same as NULL.

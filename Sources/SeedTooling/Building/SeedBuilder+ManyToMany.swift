@@ -91,14 +91,14 @@ extension SeedBuilder {
                     key.append(value)
                 }
                 // A row that did not load was reported by the first pass.
-                guard key.count == keyFields.count, let ownerKey = try Int64.fetchOne(owner, arguments: StatementArguments(key)) else { continue }
+                guard key.count == keyFields.count, case .integer(let ownerKey)? = try owner.firstValue(binding: key) else { continue }
                 for i in prepared.indices {
                     guard let field = fields[prepared[i].index] else { continue }
                     var seen = Set<Int64>()
                     for (position, item) in Self.keys(field.kind, field.text, isJSON: isJSON).enumerated() {
                         let column = isJSON ? 0 : prepared[i].index + 1
                         guard case .success(let keyValue) = prepared[i].keyType.convert(item),
-                              let member = try Int64.fetchOne(prepared[i].lookup, arguments: [keyValue]) else {
+                              case .integer(let member)? = try prepared[i].lookup.firstValue(binding: [keyValue]) else {
                             diagnostics.append(Diagnostic(file: file, line: record.line, column: column, code: .unresolvedReference,
                                                           message: "\(prepared[i].name) '\(Self.shown(item))' matches no \(prepared[i].reference)", table: plan.table.name))
                             continue

@@ -335,7 +335,7 @@ public struct SeedBuilder: Sendable {
         guard let plan = plans.first(where: { $0.config.name.lowercased() == table.lowercased() }),
               let info = plan.table.column(plan.dialect.columnName(column)) else { return nil }
         guard case .success(let converted) = (plan.modelTypes[column] ?? plan.dialect.columnType(info)).convert(value) else { return false }
-        return try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(quoteIdentifier(plan.table.name)) WHERE \(quoteIdentifier(info.name)) = ?)", arguments: [converted.databaseValue]) ?? false
+        return try db.sqlRow("SELECT EXISTS (SELECT 1 FROM \(quoteIdentifier(plan.table.name)) WHERE \(quoteIdentifier(info.name)) = ?)", binding: [converted])?.first == .integer(1)
     }
 
     private func capped(_ diagnostics: [Diagnostic]) -> [Diagnostic] {

@@ -139,11 +139,10 @@ public enum StoreInspector {
         do {
             var tabular = Tabular(columns: columns, rows: [])
             for column in refColumns { tabular.references[column] = [] }
-            let cursor = try Row.fetchCursor(db, sql: "SELECT \(list) \(from) ORDER BY \(order)" + (limit.map { " LIMIT \($0)" } ?? ""))
-            while let row = try cursor.next() {
-                var values = (0..<expressions.count).map { SQLValue.fromDatabaseValue(row[$0]) ?? .null }
+            try db.makeStatement(sql: "SELECT \(list) \(from) ORDER BY \(order)" + (limit.map { " LIMIT \($0)" } ?? "")).forEachRow { row in
+                var values = Array(row[..<expressions.count])
                 for (offset, column) in refColumns.enumerated() {
-                    let key = SQLValue.fromDatabaseValue(row[expressions.count + offset]) ?? .null
+                    let key = row[expressions.count + offset]
                     tabular.references[column]?.append((key: key, id: values[column]))
                     if key != .null { values[column] = key }
                 }

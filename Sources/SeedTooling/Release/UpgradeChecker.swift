@@ -315,17 +315,16 @@ public struct UpgradeChecker: Sendable {
                 let place = "\(table.name).\(column.name)"
                 let described = "a user's NULL in \(place) (nullable in this seed, NOT NULL in the release)"
                 // The row: its primary key when it has one (a rebuild keeps it), else its rowid.
-                let located: (key: [String], values: [DatabaseValue])? = try store.writeWithoutTransaction { db in
+                let located: (key: [String], values: [SQLValue])? = try store.writeWithoutTransaction { db in
                     guard let info = try TableInfo.read(db, table: table.name) else { return nil }
                     let key = info.primaryKey.isEmpty ? ["rowid"] : info.primaryKey
                     let selected = key.map { $0 == "rowid" ? "rowid" : quoteIdentifier($0) }.joined(separator: ", ")
                     let order = info.withoutRowID ? selected : "rowid"
-                    guard let row = try Row.fetchOne(db, sql: "SELECT \(selected) FROM \(quoteIdentifier(table.name)) ORDER BY \(order) LIMIT 1") else { return nil }
-                    let values = (0..<key.count).map { row[$0] as DatabaseValue }
+                    guard let values = try db.sqlRow("SELECT \(selected) FROM \(quoteIdentifier(table.name)) ORDER BY \(order) LIMIT 1") else { return nil }
                     let predicate = key.map { "\($0 == "rowid" ? "rowid" : quoteIdentifier($0)) IS ?" }.joined(separator: " AND ")
                     // A CHECK or a trigger may refuse the NULL: then no user has one.
                     do {
-                        try db.execute(sql: "UPDATE \(quoteIdentifier(table.name)) SET \(quoteIdentifier(column.name)) = NULL WHERE \(predicate)", arguments: StatementArguments(values))
+                        try db.execute("UPDATE \(quoteIdentifier(table.name)) SET \(quoteIdentifier(column.name)) = NULL WHERE \(predicate)", binding: values)
                     } catch {
                         return nil
                     }
@@ -343,7 +342,7 @@ public struct UpgradeChecker: Sendable {
                 // A rowid is not kept by a rebuild of a table without a primary key: then only the upgrade is known.
                 let value: SQLValue? = located.key == ["rowid"] ? nil : try store.read { db in
                     let predicate = located.key.map { "\(quoteIdentifier($0)) IS ?" }.joined(separator: " AND ")
-                    return try SQLValue.fetchOne(db, sql: "SELECT \(quoteIdentifier(column.name)) FROM \(quoteIdentifier(table.name)) WHERE \(predicate)", arguments: StatementArguments(located.values))
+                    return try db.sqlRow("SELECT \(quoteIdentifier(column.name)) FROM \(quoteIdentifier(table.name)) WHERE \(predicate)", binding: located.values)?.first
                 }
                 kept.append("\(described) upgrades" + (value.map { " to \(Self.show([$0]))" } ?? ""))
             }
