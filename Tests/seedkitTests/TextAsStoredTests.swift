@@ -112,5 +112,145 @@ import Testing
         let made = try project.seedkit("new-migration", "change", "--from", "old.sqlite")
         #expect(made.status == 0, "\(made)")
         #expect(!made.stdout.contains("no migration needed") && !made.stderr.contains("no migration needed"), "\(made)")
+        // What it wrote carries the whole text: the old seed, migrated, equals the new build.
+        let proof = try project.seedkit("check-upgrade", "old.sqlite")
+        #expect(proof.status == 0, "\(proof)")
+        try FileManager.default.copyItem(atPath: project.path("old.sqlite"), toPath: project.path("migrated.sqlite"))
+        #expect(try project.seedkit("migrate", "migrated.sqlite").status == 0)
+        #expect(try hexRows(project, "migrated.sqlite", "SELECT hex(note) FROM notes") == ["6162630078797A"])
+    }
+
+    // MARK: - One comparison: bytes, as SQLite's BINARY collation
+
+    static let nfc = "Caf\u{E9}"
+    static let nfd = "Cafe\u{301}"
+
+    /// BookStore with categories `nfc` (or the given names) and one book in it.
+    private func cafeProject(categories: [String], book: String) throws -> TemporaryProject {
+        let project = try TemporaryProject()
+        try project.remove("migrations/0001-add-fourth-book.yml")
+        try project.write("seeds/data/categories.csv", "name\n" + categories.map { $0 + "\n" }.joined())
+        try project.write("seeds/data/books.csv", "title,price,category_id\nOne,10,\(book)\n")
+        return project
+    }
+
+    @Test func composedAndDecomposedKeysAreTwoRowsToBuildAndRefs() throws {
+        let project = try cafeProject(categories: [Self.nfc, Self.nfd], book: Self.nfd)
+        let build = try project.seedkit("build")
+        #expect(build.status == 0, "\(build)")
+        #expect(try hexRows(project, "build/seed.sqlite", "SELECT hex(c.name) FROM books b JOIN categories c ON c.id = b.category_id") == ["43616665CC81"])
+        #expect(try hexRows(project, "build/seed.sqlite", "SELECT count(*) FROM categories") == ["2"])
+    }
+
+    @Test func aComposedToDecomposedChangeIsAMigrationADiffAndARename() throws {
+        let project = try cafeProject(categories: [Self.nfc], book: Self.nfc)
+        #expect(try project.seedkit("build", "--output", "old.sqlite").status == 0)
+        try project.write("seeds/data/categories.csv", "name\n\(Self.nfd)\n")
+        try project.write("seeds/data/books.csv", "title,price,category_id\nOne,10,\(Self.nfd)\n")
+        #expect(try project.seedkit("build").status == 0)
+        // diff sees a change and shows which bytes differ.
+        let diff = try project.seedkit("diff", "old.sqlite", "build/seed.sqlite")
+        #expect(diff.status == 0, "\(diff)")
+        #expect(diff.stdout.contains(#"Cafe\u0301"#), "\(diff)")
+        // new-migration sees it too, and with a hint writes a rename that carries the book along.
+        let made = try project.seedkit("new-migration", "nfd", "--from", "old.sqlite", "--rename", "categories:\(Self.nfc)=\(Self.nfd)")
+        #expect(made.status == 0, "\(made)")
+        #expect(made.stdout.hasPrefix("wrote migrations/0001-nfd.yml: 0 inserts, 1 update (1 rename), 0 deletes\n"), "\(made)")
+        let proof = try project.seedkit("check-upgrade", "old.sqlite")
+        #expect(proof.status == 0, "\(proof)")
+        try FileManager.default.copyItem(atPath: project.path("old.sqlite"), toPath: project.path("user.sqlite"))
+        #expect(try project.seedkit("migrate", "user.sqlite").status == 0)
+        #expect(try hexRows(project, "user.sqlite", "SELECT hex(c.name) FROM books b JOIN categories c ON c.id = b.category_id") == ["43616665CC81"])
+        #expect(try hexRows(project, "user.sqlite", "SELECT count(*) FROM categories") == ["1"])
+    }
+
+    @Test func aStoresDecomposedValueIsAConflictForAComposedFrom() throws {
+        let project = try cafeProject(categories: ["Fiction"], book: "Fiction")
+        #expect(try project.seedkit("build", "--output", "user.sqlite").status == 0)
+        try project.database("user.sqlite").write { db in try db.execute(sql: "UPDATE books SET title = ?", arguments: [Self.nfd]) }
+        try project.write("migrations/0001-title.yml", "update:\n  books:\n    - { key: \"\(Self.nfc)\", from: { price: 10 }, to: { price: 11 } }\n")
+        let result = try project.seedkit("migrate", "user.sqlite")
+        // The key is not in the store (its bytes differ): missing, not an update of the user's row.
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stderr.contains("missing"), "\(result)")
+        #expect(try hexRows(project, "user.sqlite", "SELECT CAST(price AS TEXT) FROM books") == ["10.0"])
+    }
+
+    @Test func aFromComparesBytesNotCanonicalEquivalence() throws {
+        let project = try TemporaryProject(bookStore: false)
+        try project.write("seeds/schema.sql", "CREATE TABLE notes (id INTEGER PRIMARY KEY, code TEXT NOT NULL UNIQUE, note TEXT);\n")
+        try project.write("seeds/seedkit.yml", "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  notes:\n    file: data/notes.csv\n    key: code\n")
+        try project.write("seeds/data/notes.csv", "code,note\nk,\(Self.nfd)\n")
+        #expect(try project.seedkit("build", "--output", "user.sqlite").status == 0)
+        try project.write("migrations/0001-note.yml", "update:\n  notes:\n    - { key: k, from: { note: \"\(Self.nfc)\" }, to: { note: New } }\n")
+        let result = try project.seedkit("migrate", "user.sqlite")
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stderr.contains(#"conflict on notes 'k': changed in the store (note is 'Cafe\u0301', expected 'Caf\u00E9')"#), "\(result)")
+        #expect(try hexRows(project, "user.sqlite", "SELECT hex(note) FROM notes") == ["43616665CC81"])
+        // new-migration from that store to fixtures holding the composed form sees a change.
+        try project.write("seeds/data/notes.csv", "code,note\nk,\(Self.nfc)\n")
+        try project.remove("migrations/0001-note.yml")
+        let made = try project.seedkit("new-migration", "nfc", "--from", "user.sqlite")
+        #expect(made.status == 0, "\(made)")
+        #expect(made.stdout.hasPrefix("wrote migrations/0001-nfc.yml: 0 inserts, 1 update, 0 deletes"), "\(made)")
+    }
+
+    // MARK: - Names as SQLite matches them: ASCII case only
+
+    private func accentProject(fixture: String) throws -> TemporaryProject {
+        let project = try TemporaryProject(bookStore: false)
+        try project.write("seeds/schema.sql", "CREATE TABLE t (id INTEGER PRIMARY KEY, k TEXT NOT NULL UNIQUE, \"\u{E9}\" TEXT, \"\u{C9}\" TEXT);\n")
+        try project.write("seeds/seedkit.yml", "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  t:\n    file: data/t.json\n    key: k\n")
+        try project.write("seeds/data/t.json", fixture)
+        return project
+    }
+
+    @Test func fieldsNamedLowerAndUpperAccentedAreTwoColumns() throws {
+        let project = try accentProject(fixture: #"[{"k": "a", "\u00e9": "lower", "\u00c9": "upper"}, {"k": "b", "\u00c9": "only upper"}]"#)
+        let build = try project.seedkit("build")
+        #expect(build.status == 0, "\(build)")
+        #expect(try hexRows(project, "build/seed.sqlite", "SELECT k || '|' || ifnull(\"\u{E9}\", 'NULL') || '|' || ifnull(\"\u{C9}\", 'NULL') FROM t ORDER BY id") == ["a|lower|upper", "b|NULL|only upper"])
+        // A migration's insert and update match them the same way.
+        try FileManager.default.copyItem(atPath: project.path("build/seed.sqlite"), toPath: project.path("user.sqlite"))
+        try project.write("migrations/0001-more.json", #"""
+            {"insert": {"t": [{"k": "c", "\u00c9": "C upper", "\u00e9": "c lower"}, {"k": "d", "\u00c9": "D upper"}]},
+             "update": {"t": [{"key": "b", "from": {"\u00c9": "only upper"}, "to": {"\u00c9": "B upper"}}]}}
+            """#)
+        let result = try project.seedkit("migrate", "user.sqlite")
+        #expect(result.status == 0, "\(result)")
+        #expect(!result.stderr.contains("conflict"), "\(result)")
+        #expect(try hexRows(project, "user.sqlite", "SELECT k || '|' || ifnull(\"\u{E9}\", 'NULL') || '|' || ifnull(\"\u{C9}\", 'NULL') FROM t ORDER BY id") == ["a|lower|upper", "b|NULL|B upper", "c|c lower|C upper", "d|NULL|D upper"])
+    }
+
+    @Test func asciiCaseStillFoldsInNames() throws {
+        let project = try accentProject(fixture: #"[{"K": "a", "\u00e9": "x"}]"#)
+        let build = try project.seedkit("build")
+        #expect(build.status == 0, "\(build)")
+        #expect(try hexRows(project, "build/seed.sqlite", "SELECT k || '|' || \"\u{E9}\" FROM t") == ["a|x"])
+    }
+
+    // MARK: - Human output escapes what a terminal acts on
+
+    @Test func controlCharactersInValuesAndNamesAreEscapedForPeople() throws {
+        let project = try notesProject(notes: #"[{"code": "k", "note": "\u001b]0;owned\u0007\r\u001b[K"}]"#)
+        try project.database("user.sqlite").write { db in try db.execute(sql: "CREATE TABLE \"evil\u{1B}[2J\" (x)") }
+        try project.database("user.sqlite").write { db in try db.execute(sql: "INSERT INTO \"evil\u{1B}[2J\" VALUES ('\u{1B}[2J')") }
+        for arguments in [["inspect", "user.sqlite"], ["inspect", "user.sqlite", "notes"], ["inspect", "user.sqlite", "notes", "--format", "markdown"],
+                          ["inspect", "user.sqlite", "evil\u{1B}[2J"], ["diff", "build/seed.sqlite", "user.sqlite"]] {
+            let result = try project.seedkit(arguments)
+            #expect(!result.stdout.contains("\u{1B}") && !result.stdout.contains("\u{7}") && !result.stdout.contains("\r"), "\(arguments): \(result)")
+            #expect(!result.stderr.contains("\u{1B}") && !result.stderr.contains("\r"), "\(arguments): \(result)")
+        }
+        let shown = try project.seedkit("inspect", "user.sqlite", "notes")
+        #expect(shown.stdout.contains(#"\x1b]0;owned\x07\r\x1b[K"#), "\(shown)")
+        // JSON stays exact JSON.
+        let json = try project.seedkit("inspect", "user.sqlite", "notes", "--format", "json")
+        #expect(json.stdout.contains(#""\u001b]0;owned\u0007\r\u001b[K""#), "\(json)")
+        // A conflict line cannot be overwritten by the value it shows.
+        try project.write("migrations/0001-fix.json", #"{"update": {"notes": [{"key": "k", "from": {"note": "x"}, "to": {"note": "y"}}]}}"#)
+        let migrate = try project.seedkit("migrate", "user.sqlite")
+        #expect(migrate.status == 0, "\(migrate)")
+        #expect(migrate.stderr.contains(#"(note is '\x1b]0;owned\x07\r\x1b[K', expected 'x')"#), "\(migrate)")
+        #expect(!migrate.stderr.contains("\u{1B}"), "\(migrate)")
     }
 }

@@ -38,7 +38,12 @@ extension MigrationRun {
         for (column, expected) in values {
             let actual = current[SQLName(column)] ?? .null
             if !actual.isSame(as: expected) {
-                found.append("\(column) is \(try shown(actual, column: column, in: table)), expected \(try shown(expected, column: column, in: table))")
+                var (isText, expectedText) = (try shown(actual, column: column, in: table), try shown(expected, column: column, in: table))
+                // Two texts whose bytes differ but that print alike (NFC and NFD): show the scalars.
+                if isText == expectedText, case .text(let a) = actual, case .text(let b) = expected {
+                    (isText, expectedText) = ("'" + a.escapingNonASCII + "'", "'" + b.escapingNonASCII + "'")
+                }
+                found.append("\(column.escapingControls()) is \(isText), expected \(expectedText)")
             }
         }
         return found.joined(separator: "; ")

@@ -36,8 +36,8 @@ package struct TableInfo: Sendable, Equatable {
         self.columns = columns
         self.foreignKeys = foreignKeys
         self.withoutRowID = withoutRowID
-        for (position, column) in columns.enumerated() where positions[column.name.lowercased()] == nil {
-            positions[column.name.lowercased()] = position
+        for (position, column) in columns.enumerated() where positions[column.name.lowercasedName] == nil {
+            positions[column.name.lowercasedName] = position
         }
     }
 
@@ -53,7 +53,7 @@ package struct TableInfo: Sendable, Equatable {
     /// The parent column this table's ref column stores: the column its FOREIGN KEY to `parent`
     /// names, else the parent's single-column primary key; nil means the parent's rowid.
     package func referencedColumn(of column: String, in parent: TableInfo) -> String? {
-        if let key = foreignKeys.first(where: { $0.columns.count == 1 && $0.columns[0].lowercased() == column.lowercased() && $0.parent.lowercased() == parent.name.lowercased() }),
+        if let key = foreignKeys.first(where: { $0.columns.count == 1 && $0.columns[0].lowercasedName == column.lowercasedName && $0.parent.isSameName(as: parent.name) }),
            let target = key.parentColumns.first {
             return target
         }
@@ -94,7 +94,7 @@ package struct TableInfo: Sendable, Equatable {
     /// Whether a `CREATE TABLE` statement's table options (after its column list) say WITHOUT
     /// ROWID, alone or among others (`WITHOUT ROWID, STRICT`), whatever the spacing and comments.
     package static func isWithoutRowID(createTableSQL sql: String) -> Bool {
-        let tokens = ConflictClauses.tokens(sql).map { $0.uppercased() }
+        let tokens = ConflictClauses.tokens(sql).map { $0.uppercasedName }
         guard let open = tokens.firstIndex(of: "(") else { return false }
         var depth = 0
         for index in open..<tokens.count {

@@ -17,7 +17,7 @@ package enum ColumnType: String, Sendable, Equatable {
 
     /// The conversion for a declared type such as `VARCHAR(25)` or `INTEGER`.
     package init(declaredType: String) {
-        let type = declaredType.uppercased()
+        let type = declaredType.uppercasedName
         // No type, or STRICT tables' ANY (any value, stored as given; in other tables ANY has
         // NUMERIC affinity, which SQLite itself applies to what is bound).
         if type.isEmpty || type.trimmingCharacters(in: .whitespaces) == "ANY" { self = .any }
@@ -67,7 +67,7 @@ package enum ColumnType: String, Sendable, Equatable {
             }
             return .failure(.init(expected: "a number"))
         case .boolean:
-            switch String(decoding: bytes, as: UTF8.self).lowercased() {
+            switch String(decoding: bytes, as: UTF8.self).lowercasedName {
             case "1", "true", "yes", "t", "y": return .success(.integer(1))
             case "0", "false", "no", "f", "n": return .success(.integer(0))
             default: return .failure(.init(expected: "a boolean (true/false, 1/0, yes/no)"))

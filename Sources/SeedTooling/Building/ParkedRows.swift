@@ -32,8 +32,8 @@ final class ParkedRows {
         insert = try db.makeStatement(sql: "INSERT INTO \(name) (gen, line, failed, present\(values.map { ", \($0)" }.joined())) VALUES (?, ?, ?, ?\(String(repeating: ", ?", count: width)))")
         // A self-reference: each slot that names a row of this table, with the slot of the column it names.
         for (slot, bound) in plan.bound.enumerated() {
-            guard let reference = bound.reference, reference.spec.table.lowercased() == plan.config.name.lowercased(),
-                  let keySlot = plan.bound.firstIndex(where: { $0.name.lowercased() == reference.spec.column.lowercased() || $0.info.name.lowercased() == reference.spec.column.lowercased() }) else { continue }
+            guard let reference = bound.reference, reference.spec.table.isSameName(as: plan.config.name),
+                  let keySlot = plan.bound.firstIndex(where: { $0.name.isSameName(as: reference.spec.column) || $0.info.name.isSameName(as: reference.spec.column) }) else { continue }
             selfReferences.append((slot, keySlot))
             try db.execute(sql: "CREATE INDEX \(name)_v\(slot) ON \(name) (v\(slot))")
         }

@@ -18,7 +18,7 @@ extension SeedBuilder {
             // Only fixtures of entities with a many-to-many relationship are read again.
             guard model.flattened(config.name)?.relationships.contains(where: { model.manyToMany(config.name, $0.name) != nil }) == true else { continue }
             var source: any RecordSource
-            let isJSON = config.file.pathExtension.lowercased() != "csv"
+            let isJSON = config.file.pathExtension.lowercasedName != "csv"
             do {
                 let columns = model.fixtureColumns(config.name)
                 source = isJSON
@@ -40,7 +40,7 @@ extension SeedBuilder {
             let keyColumns = config.key.isEmpty ? plan.table.primaryKey : config.key
             var keyFields: [(index: Int, type: ColumnType)] = []
             for column in keyColumns {
-                guard let index = names.firstIndex(where: { $0.caseInsensitiveCompare(column) == .orderedSame }), config.refs[names[index]] == nil,
+                guard let index = names.firstIndex(where: { $0.isSameName(as: column) }), config.refs[names[index]] == nil,
                       let info = plan.table.column(coreData.columnName(column)) else {
                     throw SeedError(.configuration, file: manifest.path, line: config.line,
                                     "\(config.name) lists many-to-many relationships, so its fixture needs its key (\(keyColumns.joined(separator: ", "))) as plain attribute columns")

@@ -108,7 +108,7 @@ public enum StoreInspector {
             othersOnly.subtract(own)
         }
         let uuids = coreData.uuidTextExpressions(info)
-        for column in info.columns where !CoreDataDialect.isBookkeeping(column.name) && !othersOnly.contains(column.name.uppercased()) {
+        for column in info.columns where !CoreDataDialect.isBookkeeping(column.name) && !othersOnly.contains(column.name.uppercasedName) {
             var attribute = CoreDataModel.attributeName(column.name, entity: name, model: model, dialect: coreData)
             if names.contains(attribute) { attribute += " (\(column.name))" }
             names.append(attribute)
@@ -186,7 +186,7 @@ public enum StoreInspector {
         }
         var parentKeys: [Int: String] = [:]
         for (index, column) in selected.enumerated() {
-            guard let reference = refs.first(where: { $0.key.caseInsensitiveCompare(column) == .orderedSame })?.value,
+            guard let reference = refs.first(where: { $0.key.isSameName(as: column) })?.value,
                   let parent = try TableInfo.read(db, table: reference.table), let keyColumn = parent.column(reference.column) else { continue }
             parentKeys[index] = info.parentKeySQL(of: column, parent: parent, keyColumn: keyColumn.name, row: quoteIdentifier(info.name))
         }

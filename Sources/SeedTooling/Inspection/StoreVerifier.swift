@@ -47,9 +47,9 @@ public enum StoreVerifier {
             for (column, reference) in table.refs {
                 guard let sqlColumn = info.column(dialect.columnName(column)), let parent = try TableInfo.read(db, table: dialect.tableName(reference.table)),
                       let keyColumn = parent.column(dialect.columnName(reference.column)) else { continue }
-                shown[sqlColumn.name.lowercased()] = info.shownRefSQL(of: sqlColumn.name, parent: parent, keyColumn: keyColumn.name, row: quoteIdentifier(info.name))
+                shown[sqlColumn.name.lowercasedName] = info.shownRefSQL(of: sqlColumn.name, parent: parent, keyColumn: keyColumn.name, row: quoteIdentifier(info.name))
             }
-            func expression(_ column: String) -> String { shown[column.lowercased()] ?? quoteIdentifier(column) }
+            func expression(_ column: String) -> String { shown[column.lowercasedName] ?? quoteIdentifier(column) }
             let keyColumns = (table.key.isEmpty ? info.primaryKey : table.key.map(dialect.columnName)).filter { info.column($0) != nil }
             let keySQL = keyColumns.isEmpty ? "rowid" : keyColumns.map(expression).joined(separator: ", ")
             let ruled = (table.rules + (manifest.model?.rules(for: table.name) ?? [])).filter { info.column(dialect.columnName($0.column)) != nil }
@@ -150,7 +150,7 @@ public enum StoreVerifier {
         // A ref in the key is shown by its parent's key, as everywhere else.
         var expressions: [String] = []
         for column in key {
-            if let reference = spec?.refs.first(where: { $0.key.caseInsensitiveCompare(column) == .orderedSame })?.value,
+            if let reference = spec?.refs.first(where: { $0.key.isSameName(as: column) })?.value,
                let parent = try TableInfo.read(db, table: reference.table), let keyColumn = parent.column(reference.column) {
                 expressions.append(info.shownRefSQL(of: info.column(column)?.name ?? column, parent: parent, keyColumn: keyColumn.name, row: quoteIdentifier(info.name)))
             } else {

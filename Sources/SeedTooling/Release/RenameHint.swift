@@ -156,14 +156,14 @@ struct Follow {
     /// Records a renamed row: its changed plain columns are what refs to it now read.
     mutating func record(table: SemanticRows, old: [(column: String, value: SQLValue)], new: [(column: String, value: SQLValue)]) {
         for (before, after) in zip(old, new) where before.value != .null && before.value != after.value && table.reference(before.column) == nil {
-            values[table.spec.name.lowercased(), default: [:]][before.column.lowercased(), default: [:]][Self.id(before.value)] = after.value
+            values[table.spec.name.lowercasedName, default: [:]][before.column.lowercasedName, default: [:]][Self.id(before.value)] = after.value
         }
     }
 
     /// `value` of `table.column` as it reads once the renames are applied.
     func value(_ value: SQLValue, column: String, table: SemanticRows) -> SQLValue {
         guard value != .null, let reference = table.reference(column),
-              let new = values[reference.table.lowercased()]?[reference.column.lowercased()]?[Self.id(value)] else { return value }
+              let new = values[reference.table.lowercasedName]?[reference.column.lowercasedName]?[Self.id(value)] else { return value }
         return new
     }
 

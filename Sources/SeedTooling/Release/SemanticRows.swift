@@ -25,7 +25,7 @@ struct SemanticRows {
 
     /// The store's name for a column the manifest (or a migration) names.
     func storeName(_ column: String) -> String {
-        writtenColumns.first { $0.value.lowercased() == column.lowercased() }?.key ?? table.column(column)?.name ?? column
+        writtenColumns.first { $0.value.isSameName(as: column) }?.key ?? table.column(column)?.name ?? column
     }
 
     /// The columns compared and written: all but ignored ids, key first.
@@ -80,7 +80,7 @@ struct SemanticRows {
 
     /// The ref of a column (store names), if it is one.
     func reference(_ column: String) -> TableSpec.Reference? {
-        spec.refs.first { $0.key.lowercased() == column.lowercased() }?.value
+        spec.refs.first { $0.key.isSameName(as: column) }?.value
     }
 
     /// How many rows have `key`.

@@ -183,7 +183,7 @@ public struct UpgradeChecker: Sendable {
             for migration in pending {
                 guard case .changes(let changes) = migration.body else { continue }
                 for operation in changes.operations {
-                    guard let table = tables.first(where: { $0.written.name.lowercased() == operation.table.lowercased() }) else { continue }
+                    guard let table = tables.first(where: { $0.written.name.isSameName(as: operation.table) }) else { continue }
                     switch operation {
                     case .update(let name, let rows):
                         for change in rows {
@@ -204,8 +204,8 @@ public struct UpgradeChecker: Sendable {
                         }
                     case .insert(let name, let rows):
                         for row in rows {
-                            let keyColumns = Set(table.writtenKeyColumns.map { $0.lowercased() })
-                            guard let index = row.values.firstIndex(where: { !keyColumns.contains($0.column.lowercased()) && table.written.refs[$0.column] == nil && Self.userValue($0.value) != nil }),
+                            let keyColumns = Set(table.writtenKeyColumns.map { $0.lowercasedName })
+                            guard let index = row.values.firstIndex(where: { !keyColumns.contains($0.column.lowercasedName) && table.written.refs[$0.column] == nil && Self.userValue($0.value) != nil }),
                                   let userValue = Self.userValue(row.values[index].value) else { continue }
                             var userRow = row
                             userRow.values[index].value = userValue
@@ -263,7 +263,7 @@ public struct UpgradeChecker: Sendable {
                 }
             }
             // Two simulated edits of one value (an update's, then a later rename's): the last one is the user's.
-            let values = edits.indices.map { "\(edits[$0].table.written.name)|\(Self.show(keys[$0]))|\(edits[$0].column.lowercased())" }
+            let values = edits.indices.map { "\(edits[$0].table.written.name)|\(Self.show(keys[$0]))|\(edits[$0].column.lowercasedName)" }
             let last = Dictionary(zip(values, edits.indices), uniquingKeysWith: { _, later in later })
             for (index, edit) in edits.enumerated() where last[values[index]] == index {
                 let key = keys[index]
@@ -271,7 +271,7 @@ public struct UpgradeChecker: Sendable {
                 let count = try edit.table.count(db, key: key)
                 let row = try edit.table.row(db, key: key)
                 let column = edit.table.storeName(edit.column)
-                let stored = row?.first { $0.column.lowercased() == column.lowercased() }?.value ?? .null
+                let stored = row?.first { $0.column.isSameName(as: column) }?.value ?? .null
                 let wanted = edit.table.table.column(column).map { info in (try? info.type.convert(edit.value).get()) ?? .null } ?? Self.sqlValue(edit.value)
                 if count == 1 && stored.isSame(as: wanted) {
                     kept.append((edit.insert ? "user row " : "user edit ") + described + " kept")
@@ -283,7 +283,7 @@ public struct UpgradeChecker: Sendable {
                 let child = "\(follower.child.written.name) \(Self.show(follower.childKey.map(Self.sqlValue)))"
                 let parent = "\(follower.parent.written.name) \(Self.show(follower.parentKey.map(Self.sqlValue)))"
                 let column = follower.child.storeName(follower.column)
-                let stored = try follower.child.row(db, key: follower.childKey.map(Self.sqlValue))?.first { $0.column.lowercased() == column.lowercased() }?.value
+                let stored = try follower.child.row(db, key: follower.childKey.map(Self.sqlValue))?.first { $0.column.isSameName(as: column) }?.value
                 if let stored, stored.isSame(as: Self.sqlValue(follower.expected)) {
                     kept.append("user row \(child) still refers to the renamed \(parent)")
                 } else {
@@ -384,17 +384,17 @@ public struct UpgradeChecker: Sendable {
     private func userChild(of table: SemanticRows, key: [InputValue], tables: [SemanticRows], db: Database) throws -> (SemanticRows, DataChanges.RowValues, [InputValue], String, InputValue, String)? {
         guard key.count == 1 else { return nil }
         for child in tables {
-            guard let (column, reference) = child.written.refs.first(where: { $0.value.table.lowercased() == table.written.name.lowercased() }),
+            guard let (column, reference) = child.written.refs.first(where: { $0.value.table.isSameName(as: table.written.name) }),
                   let (found, childKey, edited, value) = try userRow(in: child, db: db) else { continue }
             // The ref names the parent by the column it refers to (often, not always, the key).
             var target = key[0]
-            if reference.column.lowercased() != (table.writtenKeyColumns.first ?? "").lowercased() {
-                let wanted = table.storeName(reference.column).lowercased()
-                guard let parent = try table.row(db, key: key.map(Self.sqlValue), storedOnly: true), let stored = parent.first(where: { $0.column.lowercased() == wanted })?.value, stored != .null else { continue }
+            if reference.column.lowercasedName != (table.writtenKeyColumns.first ?? "").lowercasedName {
+                let wanted = table.storeName(reference.column).lowercasedName
+                guard let parent = try table.row(db, key: key.map(Self.sqlValue), storedOnly: true), let stored = parent.first(where: { $0.column.lowercasedName == wanted })?.value, stored != .null else { continue }
                 target = stored.inputValue
             }
             var row = found
-            guard let index = row.values.firstIndex(where: { $0.column.lowercased() == column.lowercased() }) else { continue }
+            guard let index = row.values.firstIndex(where: { $0.column.isSameName(as: column) }) else { continue }
             row.values[index].value = target
             return (child, row, childKey, edited, value, column)
         }
@@ -417,7 +417,7 @@ public struct UpgradeChecker: Sendable {
         guard let key = keyValues(change.key, table) else { return nil }
         var renamed = false
         let newKey = zip(table.writtenKeyColumns, key).map { column, value in
-            guard let new = change.to.values.first(where: { $0.column.lowercased() == column.lowercased() })?.value else { return value }
+            guard let new = change.to.values.first(where: { $0.column.isSameName(as: column) })?.value else { return value }
             if sqlValue(new) != sqlValue(value) { renamed = true }
             return new
         }
@@ -430,10 +430,10 @@ public struct UpgradeChecker: Sendable {
     private func simulateRename(_ change: DataChanges.RowChange, of table: SemanticRows, named name: String, newKey: [InputValue], tables: [SemanticRows], options: SeedMigrator.Options,
                                 db: Database, edits: inout [(table: SemanticRows, key: [InputValue], column: String, value: InputValue, insert: Bool)], following: inout [Following]) throws {
         guard let key = Self.keyValues(change.key, table), let row = try table.row(db, key: key.map(Self.sqlValue), storedOnly: true) else { return }
-        let touched = Set(change.to.values.map { $0.column.lowercased() })
-        let keyNames = Set(table.writtenKeyColumns.map { $0.lowercased() })
+        let touched = Set(change.to.values.map { $0.column.lowercasedName })
+        let keyNames = Set(table.writtenKeyColumns.map { $0.lowercasedName })
         let values = row.map { (column: table.writtenName($0.column), value: $0.value.inputValue) }
-        if let (column, value) = values.first(where: { !touched.contains($0.column.lowercased()) && !keyNames.contains($0.column.lowercased()) && table.written.refs[$0.column] == nil && Self.userValue($0.value) != nil }),
+        if let (column, value) = values.first(where: { !touched.contains($0.column.lowercasedName) && !keyNames.contains($0.column.lowercasedName) && table.written.refs[$0.column] == nil && Self.userValue($0.value) != nil }),
            let userValue = Self.userValue(value) {
             let edit = DataChanges(operations: [.update(table: name, changes: [
                 DataChanges.RowChange(key: change.key, from: .init(values: [(column, value)]), to: .init(values: [(column, userValue)])),
@@ -445,7 +445,7 @@ public struct UpgradeChecker: Sendable {
            try Self.attempt(db, DataChanges(operations: [.insert(table: child.written.name, rows: [childRow])]), options) {
             edits.append((child, childKey, column, value, true))
             // The value the rename gives the column the child refers to, or the one it refers to now.
-            let expected = change.to.values.first { $0.column.lowercased() == reference.column.lowercased() }?.value ?? childRow[refColumn] ?? .null
+            let expected = change.to.values.first { $0.column.isSameName(as: reference.column) }?.value ?? childRow[refColumn] ?? .null
             following.append(Following(child: child, childKey: childKey, column: refColumn, parent: table, parentKey: newKey, expected: expected))
         }
     }

@@ -9,7 +9,8 @@ public enum DiagnosticFormat: String, Sendable, CaseIterable {
     public func render(_ diagnostics: [Diagnostic]) -> String {
         switch self {
         case .human:
-            return diagnostics.map { $0.description + "\n" }.joined()
+            // Messages quote names and values from stores and files: nothing in them may act on a terminal.
+            return diagnostics.map { $0.description.escapingControls(keepingNewlines: true) + "\n" }.joined()
         case .github:
             return diagnostics.map { diagnostic in
                 var properties: [String] = []
