@@ -73,3 +73,26 @@ extension String {
         return String(repeating: "0", count: Swift.max(0, width - digits.count)) + digits
     }
 }
+
+extension String {
+    /// The text as a dictionary key that is equal for equal bytes only: Swift's `String` equality
+    /// and hashing are Unicode canonical equivalence (`Caf\u{E9}` equals `Cafe\u{301}`), SQLite's
+    /// BINARY collation is bytes. The key is ASCII (a backslash doubled, every other non-ASCII
+    /// scalar as `\u{…}`), for which the two agree; ASCII text without a backslash is its own key.
+    package var exactKey: String {
+        guard utf8.contains(where: { $0 >= 0x80 || $0 == 0x5C }) else { return self }
+        var out = ""
+        for scalar in unicodeScalars {
+            if scalar == "\\" { out += "\\\\" }
+            else if scalar.isASCII { out.unicodeScalars.append(scalar) }
+            else { out += "\\u{" + String(scalar.value, radix: 16) + "}" }
+        }
+        return out
+    }
+}
+
+/// Whether two lists of texts are the same bytes, element by element (not `==`, which is
+/// canonical equivalence; see ``Swift/String/exactKey``).
+package func sameBytes(_ a: [String], _ b: [String]) -> Bool {
+    a.count == b.count && zip(a, b).allSatisfy { $0.utf8.elementsEqual($1.utf8) }
+}

@@ -258,13 +258,13 @@ public struct MigrationGenerator: Sendable {
         var byKey: [String: [String: Int]] = [:]
         for reference in selfRefs.values {
             for (index, row) in rows.enumerated() {
-                if let key = value(row, reference.column), key != .null { byKey[reference.column, default: [:]][key.sqlLiteral] = index }
+                if let key = value(row, reference.column), key != .null { byKey[reference.column, default: [:]][key.sqlLiteral.exactKey] = index }
             }
         }
         let references = selfRefs.sorted { $0.key < $1.key }
         func parents(_ index: Int) -> [Int] {
             references.compactMap { column, reference in
-                guard let parentKey = value(rows[index], column), parentKey != .null, let parent = byKey[reference.column]?[parentKey.sqlLiteral], parent != index else { return nil }
+                guard let parentKey = value(rows[index], column), parentKey != .null, let parent = byKey[reference.column]?[parentKey.sqlLiteral.exactKey], parent != index else { return nil }
                 return parent
             }
         }

@@ -72,7 +72,7 @@ public enum MigrationReferences {
         case .bool(let flag): return flag ? "n:1" : "n:0"
         case .integer(let number): return "n:\(number)"
         case .real(let number): return number.rounded() == number && abs(number) < 9e15 ? "n:\(Int64(number))" : "n:\(number)"
-        case .string(let text), .json(let text): return "s:" + text
+        case .string(let text), .json(let text): return "s:" + text.exactKey
         }
     }
 

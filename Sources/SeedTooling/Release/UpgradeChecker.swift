@@ -99,7 +99,7 @@ public struct UpgradeChecker: Sendable {
             for key in table.removed { divergences.append(Divergence(table: name, key: Self.show(key), column: nil, got: "a row", expected: "no row")) }
             for change in table.changed {
                 for column in change.columns {
-                    divergences.append(Divergence(table: name, key: Self.show(change.key), column: rows?.writtenName(column.column) ?? column.column, got: Self.show([column.old]), expected: Self.show([column.new])))
+                    divergences.append(Divergence(table: name, key: Self.show(change.key), column: rows?.writtenName(column.column) ?? column.column, got: Self.show([column.old], against: column.new), expected: Self.show([column.new], against: column.old)))
                 }
             }
         }
@@ -498,10 +498,15 @@ public struct UpgradeChecker: Sendable {
         }
     }
 
-    static func show(_ values: [SQLValue]) -> String {
-        values.map { value in
+    /// `values` as reports show them (text quoted and escaped); a single text that prints like
+    /// `other` but differs in its bytes (NFC and NFD) with its scalars written out.
+    static func show(_ values: [SQLValue], against other: SQLValue? = nil) -> String {
+        if values.count == 1, case .text(let text)? = values.first, case .text(let otherText)? = other {
+            return "'" + String.distinguishing(text, otherText).0 + "'"
+        }
+        return values.map { value in
             switch value {
-            case .text(let text): return "'\(text)'"
+            case .text(let text): return "'\(text.escapingControls())'"
             case .real(let number): return SQLValue.format(number)
             default: return value.description
             }
