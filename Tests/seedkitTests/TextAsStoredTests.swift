@@ -254,4 +254,34 @@ import Testing
         #expect(migrate.stderr.contains(#"(note is '\x1b]0;owned\x07\r\x1b[K', expected 'x')"#), "\(migrate)")
         #expect(!migrate.stderr.contains("\u{1B}"), "\(migrate)")
     }
+
+    // MARK: - REAL ±Infinity round-trips
+
+    @Test func infinityRoundTripsThroughCSVAndJSON() throws {
+        let project = try TemporaryProject(bookStore: false)
+        try project.write("seeds/schema.sql", "CREATE TABLE readings (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, v REAL);\n")
+        try project.write("seeds/seedkit.yml", "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  readings:\n    file: data/readings.csv\n    key: name\n")
+        try project.write("seeds/data/readings.csv", "name,v\nup,1e999\ndown,-1e999\nplain,1.5\n")
+        let build = try project.seedkit("build")
+        #expect(build.status == 0, "\(build)")
+        #expect(try hexRows(project, "build/seed.sqlite", "SELECT name || '|' || (v = 1e999) || (v = -1e999) FROM readings ORDER BY id") == ["up|10", "down|01", "plain|00"])
+        // csv prints what the build reads back as the same value.
+        let csv = try project.seedkit("inspect", "build/seed.sqlite", "readings", "--format", "csv")
+        #expect(csv.stdout == "id,name,v\r\n1,up,1e999\r\n2,down,-1e999\r\n3,plain,1.5\r\n", "\(csv)")
+        try project.write("seeds/data/readings.csv", csv.stdout)
+        try FileManager.default.copyItem(atPath: project.path("build/seed.sqlite"), toPath: project.path("first.sqlite"))
+        #expect(try project.seedkit("build").status == 0)
+        let same = try project.seedkit("diff", "first.sqlite", "build/seed.sqlite", "--exit-code")
+        #expect(same.status == 0, "\(same)")
+        // JSON carries infinity as a number (1e999), never null.
+        try project.database("build/seed.sqlite").write { db in try db.execute(sql: "UPDATE readings SET v = NULL WHERE name = 'up'") }
+        let diff = try project.seedkit("diff", "first.sqlite", "build/seed.sqlite", "--format", "json")
+        #expect(diff.stdout.contains(#""old": 1e999"#) && diff.stdout.contains(#""new": null"#), "\(diff)")
+        let json = try project.seedkit("inspect", "first.sqlite", "readings", "--format", "json")
+        #expect(json.stdout.contains("-1e999") && !json.stdout.contains("null"), "\(json)")
+        // An INTEGER column still refuses a number past its range.
+        try project.write("seeds/schema.sql", "CREATE TABLE readings (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, v INTEGER);\n")
+        try project.write("seeds/data/readings.csv", "name,v\nup,1e999\n")
+        #expect(try project.seedkit("build").status == 1)
+    }
 }

@@ -110,7 +110,10 @@ public enum SQLValue: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Formats a double the shortest way that reads back the same (`12.0` as `12.0`, `0.1` as `0.1`).
+    /// ±Infinity is `1e999` / `-1e999`: SQLite's own literal for it (`.dump` writes it), a JSON
+    /// number, and what a REAL column of a fixture reads back as the same value.
     package static func format(_ value: Double) -> String {
+        if value.isInfinite { return value < 0 ? "-1e999" : "1e999" }
         if value.isFinite, value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) + ".0" }
         return String(value)
     }
