@@ -284,4 +284,27 @@ import Testing
         try project.write("seeds/data/readings.csv", "name,v\nup,1e999\n")
         #expect(try project.seedkit("build").status == 1)
     }
+
+    // MARK: - A column's collation decides its `from` check
+
+    @Test func aFromComparesUnderTheColumnsDeclaredCollation() throws {
+        let project = try TemporaryProject(bookStore: false)
+        try project.write("seeds/schema.sql", "CREATE TABLE notes (id INTEGER PRIMARY KEY, code TEXT NOT NULL UNIQUE, tag TEXT COLLATE NOCASE, pad TEXT COLLATE RTRIM, note TEXT);\n")
+        try project.write("seeds/seedkit.yml", "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  notes:\n    file: data/notes.csv\n    key: code\n")
+        try project.write("seeds/data/notes.csv", "code,tag,pad,note\nk,fiction,a  ,x\nj,fiction,a,x\n")
+        #expect(try project.seedkit("build", "--output", "user.sqlite").status == 0)
+        try project.write("migrations/0001-note.yml", """
+            update:
+              notes:
+                - { key: k, from: { tag: FICTION, pad: a }, to: { tag: drama, pad: b } }
+                - { key: j, from: { note: X }, to: { note: z } }
+
+            """)
+        let result = try project.seedkit("migrate", "user.sqlite")
+        #expect(result.status == 0, "\(result)")
+        // NOCASE and RTRIM say the row still holds what shipped; BINARY says 'x' is not 'X'.
+        #expect(try hexRows(project, "user.sqlite", "SELECT code || '=' || tag || '|' || pad || '|' || note FROM notes ORDER BY id") == ["k=drama|b|x", "j=fiction|a|x"])
+        #expect(result.stderr.contains("conflict on notes 'j': changed in the store (note is 'x', expected 'X')"), "\(result)")
+        #expect(!result.stderr.contains("notes 'k'"), "\(result)")
+    }
 }

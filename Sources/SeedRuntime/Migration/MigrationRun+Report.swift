@@ -32,12 +32,14 @@ extension MigrationRun {
         }
     }
 
-    /// `price is 13, expected 10` for each column that differs (refs by the parent's key).
+    /// `price is 13, expected 10` for each column that differs (refs by the parent's key): the
+    /// `from` check. A column compares as SQLite compares it: bytes, or its declared NOCASE or
+    /// RTRIM collation (docs/reference.md, "How seedkit compares text and names").
     mutating func mismatches(_ current: StoredRow, _ values: [(column: String, value: SQLValue)], in table: TableInfo) throws -> String {
         var found: [String] = []
         for (column, expected) in values {
             let actual = current[SQLName(column)] ?? .null
-            if !actual.isSame(as: expected) {
+            if !actual.isSame(as: expected, collation: table.column(column)?.collation ?? "BINARY") {
                 var (isText, expectedText) = (try shown(actual, column: column, in: table), try shown(expected, column: column, in: table))
                 // Two texts whose bytes differ but that print alike (NFC and NFD): show the scalars.
                 if isText == expectedText, case .text(let a) = actual, case .text(let b) = expected {

@@ -268,6 +268,8 @@ extension MigrationRun {
         }
     }
 
+    /// Whether the stored row holds exactly `values` (bytes: an update that only changes case in
+    /// a NOCASE column is still written, so that the release's text reaches the store).
     func matches(_ current: StoredRow, _ values: [(column: String, value: SQLValue)]) -> Bool {
         values.allSatisfy { (current[SQLName($0.column)] ?? .null).isSame(as: $0.value) }
     }

@@ -1,4 +1,5 @@
 import GRDB
+import GRDBSQLite
 import Foundation
 
 /// A column as SQLite declares it.
@@ -13,6 +14,9 @@ package struct ColumnInfo: Sendable, Equatable {
     package var defaultSQL: String?
     /// Position in the table, 0-based.
     package var position: Int
+    /// The collating sequence SQLite compares the column's text with (`BINARY`, `NOCASE`,
+    /// `RTRIM`, or an application's), as `sqlite3_table_column_metadata` reports it.
+    package var collation: String = "BINARY"
 }
 
 /// A FOREIGN KEY from this table's columns to a parent's columns (empty: the parent's primary key).
@@ -85,9 +89,19 @@ package struct TableInfo: Sendable, Equatable {
             if let to: String = row[4] { key.parentColumns.append(to) }
             keys[id] = key
         }
+        for index in columns.indices { columns[index].collation = collation(db, table: table, column: columns[index].name) }
         let sql = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", arguments: [table]) ?? ""
         let withoutRowID = Self.isWithoutRowID(createTableSQL: sql)
         return TableInfo(name: table, columns: columns, foreignKeys: keys.keys.sorted().compactMap { keys[$0] }, withoutRowID: withoutRowID)
+    }
+
+    /// The column's collating sequence, as SQLite reports it (BINARY when it cannot say: a view's column).
+    private static func collation(_ db: Database, table: String, column: String) -> String {
+        var type: UnsafePointer<CChar>?, collation: UnsafePointer<CChar>?
+        var notNull: Int32 = 0, primaryKey: Int32 = 0, autoincrement: Int32 = 0
+        guard sqlite3_table_column_metadata(db.sqliteConnection, "main", table, column, &type, &collation, &notNull, &primaryKey, &autoincrement) == SQLITE_OK,
+              let collation else { return "BINARY" }
+        return String(cString: collation).uppercasedName
     }
 
     /// The names of the store's own tables (not SQLite's, not seedkit's), in schema order.

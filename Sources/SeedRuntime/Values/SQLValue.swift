@@ -51,6 +51,26 @@ public enum SQLValue: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Whether two values are the same stored value as a column with `collation` compares them:
+    /// ``isSame(as:)``, but text under SQLite's built-in `NOCASE` (ASCII case folded) and `RTRIM`
+    /// (trailing spaces ignored) as SQLite defines them. Any other collation (BINARY, an app's
+    /// own) compares bytes.
+    package func isSame(as other: SQLValue, collation: String) -> Bool {
+        guard case .text(let a) = self, case .text(let b) = other, collation != "BINARY" else { return isSame(as: other) }
+        switch collation {
+        case "NOCASE": return a.isSameName(as: b)
+        case "RTRIM":
+            func trimmed(_ text: String) -> ArraySlice<UInt8> {
+                let bytes = Array(text.utf8)
+                var end = bytes.count
+                while end > 0, bytes[end - 1] == 0x20 { end -= 1 }
+                return bytes[..<end]
+            }
+            return trimmed(a) == trimmed(b)
+        default: return isSame(as: other)
+        }
+    }
+
     /// The integer, for an `.integer`; nil for anything else.
     package var integerValue: Int64? {
         if case .integer(let value) = self { return value }
