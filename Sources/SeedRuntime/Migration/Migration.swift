@@ -50,7 +50,7 @@ public struct Migration: Sendable, Equatable {
     package static func parseFileName(_ fileName: String) -> (number: Int, name: String, ext: String)? {
         guard let dot = fileName.lastIndex(of: ".") else { return nil }
         let stem = fileName[..<dot]
-        let ext = String(fileName[fileName.index(after: dot)...]).lowercased()
+        let ext = String(fileName[fileName.index(after: dot)...]).lowercasedName
         let digits = stem.prefix { $0.isASCII && $0.isNumber }
         guard !digits.isEmpty, let number = Int(digits) else { return nil }
         var rest = stem.dropFirst(digits.count)

@@ -73,7 +73,7 @@ public enum MigrationDirectory {
             let file = (shown as NSString).appendingPathComponent(name)
             if skipOtherFiles, Migration.parseFileName(name).map({ ["json", "sql"].contains($0.ext) }) != true { continue }
             guard let parts = Migration.parseFileName(name), Migration.fileExtensions.contains(parts.ext) else {
-                if name.lowercased().hasSuffix(".md") || name.lowercased() == "readme" { continue }
+                if name.lowercasedName.hasSuffix(".md") || name.lowercasedName == "readme" { continue }
                 throw SeedError(.configuration, file: file,
                     "not a migration file name: expected NNNN-name.yml, .json or .sql (rename it, or move it out of the migrations directory)")
             }

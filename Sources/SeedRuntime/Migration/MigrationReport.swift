@@ -129,7 +129,7 @@ public struct RowEvent: Sendable, Equatable {
 
     /// The value of one key column (case-insensitive), or nil.
     public func keyValue(_ column: String) -> SQLValue? {
-        key.first { $0.column.lowercased() == column.lowercased() }?.value
+        key.first { $0.column.isSameName(as: column) }?.value
     }
 
     /// The key as the CLI prints it: `'The fourth book'` for a one-column key, or
@@ -146,10 +146,11 @@ public struct RowEvent: Sendable, Equatable {
     /// A value as reports show it; a ref by its parent's key (`'NO-50'`), not the id stored.
     package static func describe(_ value: SQLValue, parent: Reference?) -> String { describe(parent?.value ?? value) }
 
-    /// A value as reports show it: text quoted, whole reals without `.0`.
+    /// A value as reports show it: text quoted, with what a terminal acts on escaped (`'\x1b[2J'`,
+    /// `'abc\0def'`), whole reals without `.0`.
     package static func describe(_ value: SQLValue) -> String {
         switch value {
-        case .text(let text): return "'\(text)'"
+        case .text(let text): return "'\(text.escapingControls())'"
         case .real(let real) where real == real.rounded() && abs(real) < 1e15: return String(Int64(real))
         default: return value.description
         }

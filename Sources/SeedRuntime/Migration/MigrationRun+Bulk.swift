@@ -100,8 +100,8 @@ extension MigrationRun {
         let allowed: Bool
         if let known = memo.multiRowTables[table.name] { allowed = known } else {
             let hazards = try MultiRowInsert.hazards(db, table: table.name)
-            let ownName = table.name.lowercased()
-            let refersToItself = references(of: table.name).values.contains { dialect.tableName($0.table).lowercased() == ownName }
+            let ownName = table.name.lowercasedName
+            let refersToItself = references(of: table.name).values.contains { dialect.tableName($0.table).lowercasedName == ownName }
             allowed = hazards.allowsMultipleRows && !hazards.conflictClauses && !refersToItself
             memo.multiRowTables[table.name] = allowed
         }

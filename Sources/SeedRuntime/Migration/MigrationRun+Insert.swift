@@ -222,7 +222,7 @@ extension MigrationRun {
                     continue
                 }
                 let entityRows = dialect.rowFilter(ref.reference.table).map { " AND \($0)" } ?? ""
-                let found = try SQLValue.fetchOne(db.cachedStatement(sql: coreData.primaryKeySQL(from: destination.name, where: "\(quoteIdentifier(keyColumn.name)) IS ?\(entityRows)") + " LIMIT 1"), arguments: [key])
+                let found = try db.cachedStatement(sql: coreData.primaryKeySQL(from: destination.name, where: "\(quoteIdentifier(keyColumn.name)) IS ?\(entityRows)") + " LIMIT 1").firstValue(binding: [key])
                 if let found { members.append(found) } else {
                     missing.append(MissingParent(key: ParentKey(table: destination.name, column: keyColumn.name, value: key), column: column, reference: ref.reference,
                                                  input: item, type: dialect.columnType(keyColumn), nullable: true))  // linked once it is in
@@ -245,7 +245,7 @@ extension MigrationRun {
     /// Writes the join rows of a newly inserted row (the dialect numbers and bumps as Core Data does).
     mutating func link(_ link: ManyToMany, table: TableInfo, key: [(column: String, value: SQLValue)]) throws {
         guard let coreData = dialect as? CoreDataDialect,
-              let owner = try SQLValue.fetchOne(db, sql: coreData.primaryKeySQL(from: table.name, where: predicate(table, key)), arguments: StatementArguments(values: key)) else { return }
+              let owner = try db.sqlRow(coreData.primaryKeySQL(from: table.name, where: predicate(table, key)), binding: key.map { $0.value })?.first else { return }
         memo.changedRows()
         try coreData.link(db, join: link.join, owner: owner, members: link.members, memberTable: link.destination, ownerTable: table.name)
     }

@@ -32,13 +32,20 @@ extension MigrationRun {
         }
     }
 
-    /// `price is 13, expected 10` for each column that differs (refs by the parent's key).
+    /// `price is 13, expected 10` for each column that differs (refs by the parent's key): the
+    /// `from` check. A column compares as SQLite compares it: bytes, or its declared NOCASE or
+    /// RTRIM collation (docs/reference.md, "How seedkit compares text and names").
     mutating func mismatches(_ current: StoredRow, _ values: [(column: String, value: SQLValue)], in table: TableInfo) throws -> String {
         var found: [String] = []
         for (column, expected) in values {
             let actual = current[SQLName(column)] ?? .null
-            if !actual.isSame(as: expected) {
-                found.append("\(column) is \(try shown(actual, column: column, in: table)), expected \(try shown(expected, column: column, in: table))")
+            if !actual.isSame(as: expected, collation: table.column(column)?.collation ?? "BINARY") {
+                var (isText, expectedText) = (try shown(actual, column: column, in: table), try shown(expected, column: column, in: table))
+                // Two texts whose bytes differ but that print alike (NFC and NFD): show the scalars.
+                if isText == expectedText, case .text(let a) = actual, case .text(let b) = expected {
+                    (isText, expectedText) = ("'" + a.escapingNonASCII + "'", "'" + b.escapingNonASCII + "'")
+                }
+                found.append("\(column.escapingControls()) is \(isText), expected \(expectedText)")
             }
         }
         return found.joined(separator: "; ")
@@ -51,7 +58,7 @@ extension MigrationRun {
               let sqlColumn = table.column(dialect.columnName(column)) ?? table.column(column) else { return nil }
         let parentTable = try tableInfo(reference.table, file: "")
         guard let keyColumn = parentTable.column(reference.column),
-              let key = try SQLValue.fetchOne(db.cachedStatement(sql: table.parentKeyLookupSQL(of: sqlColumn.name, parent: parentTable, keyColumn: keyColumn.name)), arguments: [value]) else { return nil }
+              let key = try db.cachedStatement(sql: table.parentKeyLookupSQL(of: sqlColumn.name, parent: parentTable, keyColumn: keyColumn.name)).firstValue(binding: [value]) else { return nil }
         let shown = specs.writtenRef(table.name, SQLName(sqlColumn.name))?.reference
         return RowEvent.Reference(table: shown?.table ?? written(parentTable), column: shown?.column ?? keyColumn.name, value: key)
     }
@@ -164,11 +171,11 @@ extension MigrationRun {
         let held = columns.map { column in values.last { $0.column.isSameName(as: column) }?.value ?? .null }
         let heldText = zip(columns, held).map { "\($0) \(RowEvent.describe($1))" }.joined(separator: ", ")
         let keyColumns = (try? Self.keyColumns(table, spec: spec(table), file: "", line: 0)) ?? ["rowid"]
-        let holder = try Row.fetchOne(db, sql: "SELECT \(keyColumns.map(quoteIdentifier).joined(separator: ", ")) FROM \(quoteIdentifier(table.name)) WHERE \(columns.map { "\(quoteIdentifier($0)) IS ?" }.joined(separator: " AND "))",
-                                      arguments: StatementArguments(held.map { $0.databaseValue }))
+        let holder = try db.sqlRow("SELECT \(keyColumns.map(quoteIdentifier).joined(separator: ", ")) FROM \(quoteIdentifier(table.name)) WHERE \(columns.map { "\(quoteIdentifier($0)) IS ?" }.joined(separator: " AND "))",
+                                   binding: held)
         var holderText = "another row"
         if let holder {
-            holderText = "the store's row " + holder.databaseValues.map { RowEvent.describe(SQLValue.fromDatabaseValue($0) ?? .null) }.joined(separator: " / ")
+            holderText = "the store's row " + holder.map { RowEvent.describe($0) }.joined(separator: " / ")
         }
         let constraint = "\(written(table)).\(columns.joined(separator: ", "))"
         if clause.algorithm == "REPLACE" {

@@ -259,13 +259,17 @@ extension MigrationRun {
     /// The rows with `key`, each as column name → value (and the rowid under ``rowidKey``).
     func fetch(_ table: TableInfo, _ key: [(column: String, value: SQLValue)]) throws -> [StoredRow] {
         let rowid = table.withoutRowID ? "" : ", rowid AS \(quoteIdentifier(Self.rowidKey.name))"
-        return try Row.fetchAll(db.cachedStatement(sql: "SELECT *\(rowid) FROM \(quoteIdentifier(table.name)) WHERE \(predicate(table, key)) LIMIT 2"), arguments: StatementArguments(values: key)).map { row in
+        let statement = try db.cachedStatement(sql: "SELECT *\(rowid) FROM \(quoteIdentifier(table.name)) WHERE \(predicate(table, key)) LIMIT 2")
+        let names = statement.columnNames.map(SQLName.init)
+        return try statement.rows(binding: key.lazy.map { $0.value }).map { row in
             var values: StoredRow = [:]
-            for (column, dbValue) in row { values[SQLName(column)] = SQLValue.fromDatabaseValue(dbValue) ?? .null }
+            for (column, value) in zip(names, row) { values[column] = value }
             return values
         }
     }
 
+    /// Whether the stored row holds exactly `values` (bytes: an update that only changes case in
+    /// a NOCASE column is still written, so that the release's text reaches the store).
     func matches(_ current: StoredRow, _ values: [(column: String, value: SQLValue)]) -> Bool {
         values.allSatisfy { (current[SQLName($0.column)] ?? .null).isSame(as: $0.value) }
     }

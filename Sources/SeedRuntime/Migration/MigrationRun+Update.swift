@@ -162,8 +162,8 @@ extension MigrationRun {
         // The parent and its children change one after the other: check foreign keys at commit.
         try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
         for follower in followers {
-            try db.execute(sql: "UPDATE \(quoteIdentifier(follower.child)) SET \(quoteIdentifier(follower.column)) = ? WHERE \(quoteIdentifier(follower.column)) IS ?",
-                           arguments: [follower.new, follower.old])
+            try db.execute("UPDATE \(quoteIdentifier(follower.child)) SET \(quoteIdentifier(follower.column)) = ? WHERE \(quoteIdentifier(follower.column)) IS ?",
+                           binding: [follower.new, follower.old])
         }
     }
 }

@@ -63,7 +63,7 @@ struct SQLScript {
                 while wordEnd < end, bytes[wordEnd] == UInt8(ascii: "_") || (bytes[wordEnd] < 0x80 && isalpha(Int32(bytes[wordEnd])) != 0) { wordEnd += 1 }
                 statements.append(Statement(
                     text: String(decoding: bytes[start..<end], as: UTF8.self), line: firstLine, column: position - firstLineStart + 1,
-                    keyword: String(decoding: bytes[position..<wordEnd], as: UTF8.self).uppercased()))
+                    keyword: String(decoding: bytes[position..<wordEnd], as: UTF8.self).uppercasedName))
             }
             // Lines counted up to the end of this statement.
             for position in start..<end where bytes[position] == UInt8(ascii: "\n") { line += 1; lineStart = position + 1 }
@@ -159,7 +159,7 @@ struct SQLScript {
                 if refused == nil { refused = "" }
                 return SQLITE_DENY
             case SQLITE_PRAGMA:
-                if let name = first?.lowercased(), SQLScript.refusedPragmas.contains(name) {
+                if let name = first?.lowercasedName, SQLScript.refusedPragmas.contains(name) {
                     if refused == nil { refused = "PRAGMA \(name)" }
                     return SQLITE_DENY
                 }

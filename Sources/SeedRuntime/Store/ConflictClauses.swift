@@ -33,7 +33,7 @@ package struct ConflictClauses: Sendable, Equatable {
 
     /// The clause of the UNIQUE or PRIMARY KEY constraint on exactly `columns` (any case, any order).
     package func uniqueClause(on columns: [String]) -> Clause? {
-        let wanted = Set(columns.map { $0.lowercased() })
+        let wanted = Set(columns.map { $0.lowercasedName })
         return clauses.first { $0.kind != .notNull && Set($0.columns) == wanted }
     }
 
@@ -68,8 +68,8 @@ package struct ConflictClauses: Sendable, Equatable {
         }
         for definition in definitions where !definition.isEmpty {
             var words = definition
-            if words.first?.uppercased() == "CONSTRAINT" { words.removeFirst(min(2, words.count)) }
-            let head = words.first?.uppercased() ?? ""
+            if words.first?.uppercasedName == "CONSTRAINT" { words.removeFirst(min(2, words.count)) }
+            let head = words.first?.uppercasedName ?? ""
             if head == "PRIMARY" || head == "UNIQUE" {
                 // A table constraint: PRIMARY KEY (a, b) / UNIQUE (a, b), then maybe ON CONFLICT x.
                 guard let open = words.firstIndex(of: "("), let close = words[open...].firstIndex(of: ")") else { continue }
@@ -77,7 +77,7 @@ package struct ConflictClauses: Sendable, Equatable {
                 var expectName = true
                 for token in words[(open + 1)..<close] {
                     if token == "," { expectName = true } else if expectName {
-                        columns.append(Self.unquoted(token).lowercased())
+                        columns.append(Self.unquoted(token).lowercasedName)
                         expectName = false
                     }
                 }
@@ -87,11 +87,11 @@ package struct ConflictClauses: Sendable, Equatable {
                 continue
             } else if let name = words.first {
                 // A column definition: its constraints, each maybe with ON CONFLICT x.
-                let column = Self.unquoted(name).lowercased()
+                let column = Self.unquoted(name).lowercasedName
                 var index = 1
                 while index < words.count {
-                    let word = words[index].uppercased()
-                    let next = index + 1 < words.count ? words[index + 1].uppercased() : ""
+                    let word = words[index].uppercasedName
+                    let next = index + 1 < words.count ? words[index + 1].uppercasedName : ""
                     var kind: Clause.Kind?
                     var end = index + 1
                     if word == "PRIMARY" && next == "KEY" { kind = .primaryKey; end = index + 2 }
@@ -99,7 +99,7 @@ package struct ConflictClauses: Sendable, Equatable {
                     else if word == "NOT" && next == "NULL" { kind = .notNull; end = index + 2 }
                     if let kind {
                         var after = end
-                        if after < words.count, ["ASC", "DESC"].contains(words[after].uppercased()) { after += 1 }
+                        if after < words.count, ["ASC", "DESC"].contains(words[after].uppercasedName) { after += 1 }
                         clauses.append(Clause(kind: kind, columns: [column], algorithm: Self.algorithm(after: after, in: words) ?? "ABORT"))
                         index = after
                     } else {
@@ -112,8 +112,8 @@ package struct ConflictClauses: Sendable, Equatable {
 
     /// The algorithm of an `ON CONFLICT x` starting at `index`, if one does.
     private static func algorithm(after index: Int, in words: [String]) -> String? {
-        guard index + 2 < words.count, words[index].uppercased() == "ON", words[index + 1].uppercased() == "CONFLICT" else { return nil }
-        return words[index + 2].uppercased()
+        guard index + 2 < words.count, words[index].uppercasedName == "ON", words[index + 1].uppercasedName == "CONFLICT" else { return nil }
+        return words[index + 2].uppercasedName
     }
 
     private static func unquoted(_ token: String) -> String {
@@ -192,7 +192,7 @@ package enum TriggerVeto {
         var others: [String] = []
         for row in rows {
             let name: String = row[0] ?? ""
-            let tokens = ConflictClauses.tokens(row[1] ?? "").map { $0.uppercased() }
+            let tokens = ConflictClauses.tokens(row[1] ?? "").map { $0.uppercasedName }
             // The event is named before the trigger's table: `BEFORE INSERT ON books`.
             guard tokens[..<(tokens.firstIndex(of: "ON") ?? tokens.endIndex)].contains(event) else { continue }
             var raisesIgnore = false

@@ -65,7 +65,7 @@ extension CoreDataDialect {
         for attribute in facts.generated[entity] ?? [] {
             guard let column = table.column(columnName(attribute)) else { continue }
             let generated = SQLValue.blob(Self.nameBasedUUID(entity: entity, attribute: attribute, key: key))
-            if let index = values.firstIndex(where: { $0.column.caseInsensitiveCompare(column.name) == .orderedSame }) {
+            if let index = values.firstIndex(where: { $0.column.isSameName(as: column.name) }) {
                 if values[index].value == .null { values[index].value = generated }
             } else {
                 values.append((column.name, generated))
@@ -82,7 +82,7 @@ extension CoreDataDialect {
         let generated = Set(facts.generated[entity] ?? [])
         return (facts.required[entity] ?? []).filter { attribute in
             guard let column = table.column(columnName(attribute)) else { return false }
-            guard let given = values.first(where: { $0.column.caseInsensitiveCompare(column.name) == .orderedSame }) else {
+            guard let given = values.first(where: { $0.column.isSameName(as: column.name) }) else {
                 return inserting && defaults[attribute] == nil && !generated.contains(attribute)
             }
             return given.value == .null
@@ -94,7 +94,7 @@ extension CoreDataDialect {
     package func unwritableValues(entity name: String, values: [(column: String, value: SQLValue)]) -> [(attribute: String, type: String)] {
         guard let attributes = facts.unwritable[factsName(name)], !attributes.isEmpty else { return [] }
         return values.compactMap { column, value in
-            guard value != .null, let found = attributes.first(where: { columnName($0.key) == column.uppercased() }) else { return nil }
+            guard value != .null, let found = attributes.first(where: { columnName($0.key) == column.uppercasedName }) else { return nil }
             return (found.key, found.value)
         }
     }

@@ -67,8 +67,8 @@ package struct CoreDataDialect: StoreDialect {
     /// when `table` has one: Core Data adds it when the target entity has sub-entities.
     package static func entityTypeColumn(for column: String, in table: TableInfo) -> String? {
         guard column.hasPrefix("Z"), !column.hasPrefix("Z_") else { return nil }
-        let relationship = column.dropFirst().uppercased()
-        return table.columns.first { entityTypeRelationship($0.name)?.uppercased() == relationship }?.name
+        let relationship = column.dropFirst().uppercasedName
+        return table.columns.first { entityTypeRelationship($0.name)?.uppercasedName == relationship }?.name
     }
 
     /// Whether `column` is Core Data bookkeeping rather than an attribute or relationship:
@@ -140,7 +140,7 @@ package struct CoreDataDialect: StoreDialect {
             Entity(number: row[0], name: row[1], superEntity: row[2] ?? 0)
         }
         let recorded = try CoreDataModelFacts.recorded(db) ?? CoreDataModelFacts()
-        let tables = Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'").map { $0.uppercased() })
+        let tables = Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'").map { $0.uppercasedName })
         return CoreDataDialect(entities: entities, facts: recorded.merged(with: facts), tables: tables, blockedTables: try derivedAttributeBlocks(db))
     }
 
@@ -213,25 +213,25 @@ package struct CoreDataDialect: StoreDialect {
     }
 
     package func tableName(_ name: String) -> String {
-        if name.hasPrefix("Z") && name == name.uppercased() { return name }  // already a table name
+        if name.hasPrefix("Z") && name == name.uppercasedName { return name }  // already a table name
         guard let entity = entity(named: name) else {
             // A table of the store that is no entity's (history, CloudKit's): itself.
-            let upper = name.uppercased()
+            let upper = name.uppercasedName
             return tables.contains(upper) && !tables.contains("Z" + upper) ? name : "Z" + upper
         }
         let root = root(entity)
-        let stored = "Z" + root.name.uppercased()
+        let stored = "Z" + root.name.uppercasedName
         if tables.contains(stored) { return stored }
-        let current = "Z" + modelName(of: root).uppercased()
+        let current = "Z" + modelName(of: root).uppercasedName
         return tables.contains(current) ? current : stored
     }
 
     package func columnName(_ name: String) -> String {
-        name.hasPrefix("Z") && name == name.uppercased() ? name : "Z" + name.uppercased()
+        name.hasPrefix("Z") && name == name.uppercasedName ? name : "Z" + name.uppercasedName
     }
 
     package func columnType(_ column: ColumnInfo) -> ColumnType {
-        column.declaredType.uppercased() == "TIMESTAMP" ? .referenceDate : column.type
+        column.declaredType.uppercasedName == "TIMESTAMP" ? .referenceDate : column.type
     }
 
     /// For reading rows in the app's terms (`diff`, `new-migration`, `check-upgrade`): each
@@ -273,7 +273,7 @@ package struct CoreDataDialect: StoreDialect {
         var all = [(column: "Z_PK", value: SQLValue.integer(primaryKey)), ("Z_ENT", .integer(entity.number)), ("Z_OPT", .integer(1))] + values
         // What the row is not given gets the model's default, as Core Data gives every new object.
         for (attribute, literal) in (facts.defaults[modelName(of: entity)] ?? [:]).sorted(by: { $0.key < $1.key }) {
-            guard let column = table.column(columnName(attribute)), !all.contains(where: { $0.column.caseInsensitiveCompare(column.name) == .orderedSame }),
+            guard let column = table.column(columnName(attribute)), !all.contains(where: { $0.column.isSameName(as: column.name) }),
                   let value = SQLValue(sqlLiteral: literal) else { continue }
             all.append((column.name, value))
         }
@@ -357,7 +357,7 @@ package struct CoreDataDialect: StoreDialect {
         try refuseBlocked(table.name)
         let before = try relationships(db, table: table, key: key, columns: Set(references.keys).union(["Z_PK", "Z_ENT"]))
         try db.cachedStatement(sql: "DELETE FROM \(quoteIdentifier(table.name)) WHERE \(keyPredicate(key))")
-            .execute(arguments: StatementArguments(values: key))
+            .execute(binding: key.lazy.map { $0.value })
         let changed = db.changesCount
         guard changed > 0 else { return 0 }
         let entity = entities.first { SQLValue.integer($0.number) == before["Z_ENT"] }
@@ -402,16 +402,16 @@ package struct CoreDataDialect: StoreDialect {
     /// The values of `columns` in the row with `key`.
     private func relationships(_ db: Database, table: TableInfo, key: [(column: String, value: SQLValue)], columns: Set<String>) throws -> [String: SQLValue] {
         let columns = columns.sorted()
-        guard !columns.isEmpty, let row = try Row.fetchOne(db, sql: "SELECT \(columns.map(quoteIdentifier).joined(separator: ", ")) FROM \(quoteIdentifier(table.name)) WHERE \(keyPredicate(key))", arguments: StatementArguments(values: key)) else { return [:] }
+        guard !columns.isEmpty, let row = try db.sqlRow("SELECT \(columns.map(quoteIdentifier).joined(separator: ", ")) FROM \(quoteIdentifier(table.name)) WHERE \(keyPredicate(key))", binding: key.map { $0.value }) else { return [:] }
         var result: [String: SQLValue] = [:]
-        for (index, column) in columns.enumerated() { result[column] = SQLValue.fromDatabaseValue(row[index]) ?? .null }
+        for (index, column) in columns.enumerated() { result[column] = row[index] }
         return result
     }
 
     /// The column in `parentTable` that holds the inverse of `entity`'s one-to-one relationship stored in `column`.
     func oneToOneInverse(_ entity: Entity, column: String, parentTable: String) -> String? {
         for ancestor in lineage(of: entity) {
-            for (relationship, pair) in facts.oneToOne[modelName(of: ancestor)] ?? [:] where columnName(relationship) == column.uppercased() {
+            for (relationship, pair) in facts.oneToOne[modelName(of: ancestor)] ?? [:] where columnName(relationship) == column.uppercasedName {
                 return columnName(pair.inverse)
             }
         }

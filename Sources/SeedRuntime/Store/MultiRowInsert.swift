@@ -42,13 +42,13 @@ package enum MultiRowInsert {
 
     /// The hazards of `table` in `db`'s schema (temporary triggers included).
     package static func hazards(_ db: Database, table: String) throws -> Hazards {
-        let lowered = table.lowercased()
+        let lowered = table.lowercasedName
         let hasTriggers = try Bool.fetchOne(db, sql: """
             SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND lower(tbl_name) = ?1
                            UNION ALL SELECT 1 FROM sqlite_temp_master WHERE type = 'trigger' AND lower(tbl_name) = ?1)
             """, arguments: [lowered]) ?? true
         let refersToItself = try Row.fetchAll(db, sql: "SELECT \"table\" FROM pragma_foreign_key_list(?)", arguments: [table])
-            .contains { ($0[0] as String?)?.lowercased() == lowered }
+            .contains { ($0[0] as String?)?.lowercasedName == lowered }
         return Hazards(hasTriggers: hasTriggers, refersToItself: refersToItself, clauses: try ConflictClauses.read(db, table: table))
     }
 

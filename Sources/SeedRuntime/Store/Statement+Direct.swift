@@ -10,6 +10,11 @@ import GRDBSQLite
 // An empty blob is bound with sqlite3_bind_zeroblob(…, 0): sqlite3_bind_blob binds NULL when its
 // pointer is NULL, and an empty Data's bytes have no address on Apple platforms, so binding
 // `Data().withUnsafeBytes` would store NULL where the migration says X'' (the build binds the same way).
+//
+// Text is bound and read with its length (docs/reference.md, "How seedkit compares text and
+// names"): GRDB binds a String up to its first NUL (`sqlite3_bind_text(…, -1, …)`) and reads one
+// as a C string, so `"abc\u{0}def"` would be stored and read as `abc`. Every SQLValue that meets
+// SQLite goes through ``SQLValue/bind(to:at:)`` and ``SQLValue/init(column:of:)`` here.
 
 extension Statement {
     /// Binds `values` to parameters 1, 2, … and runs the statement through GRDB.
@@ -57,7 +62,7 @@ extension Statement {
     /// multi-row INSERT and runs it with SQLite's C API alone (see ``executeDirectly(binding:)``): text and
     /// blobs are copied once into `bytes`, whose storage SQLite reads without a copy of its own
     /// (SQLITE_STATIC) until the step ends; the bindings are cleared before it goes. Text is bound
-    /// up to a NUL and an empty blob as a zero-length blob, as ``executeDirectly(binding:)`` binds
+    /// with its length and an empty blob as a zero-length blob, as ``executeDirectly(binding:)`` binds
     /// them: the same bytes are stored.
     ///
     /// - returns: see ``MultiRowInsert/step(_:)``: false when a constraint failed (nothing inserted).
@@ -85,8 +90,9 @@ extension Statement {
                 case .real(let number): sqlite3_bind_double(handle, parameter, number)
                 case .text(let text):
                     let start = buffer.baseAddress.map { UnsafeRawPointer($0 + offset).assumingMemoryBound(to: CChar.self) }
-                    sqlite3_bind_text(handle, parameter, start, -1, nil)
-                    offset += text.utf8.count + 1
+                    let count = text.utf8.count
+                    sqlite3_bind_text64(handle, parameter, start, sqlite3_uint64(count), nil, UInt8(SQLITE_UTF8))
+                    offset += count + 1
                 case .blob(let blob):
                     if blob.isEmpty {
                         sqlite3_bind_zeroblob(handle, parameter, 0)  // X'', not NULL (see the top of this file)
@@ -116,9 +122,8 @@ extension Statement {
         case .integer(let number): sqlite3_bind_int64(handle, parameter, number)
         case .real(let number): sqlite3_bind_double(handle, parameter, number)
         case .text(let text):
-            // As GRDB binds text: up to a NUL.
-            return text.withCString { pointer in
-                sqlite3_bind_text(handle, parameter, pointer, -1, nil)
+            return SQLValue.withBytes(of: text) { pointer, count in
+                sqlite3_bind_text64(handle, parameter, pointer, sqlite3_uint64(count), nil, UInt8(SQLITE_UTF8))
                 return stepping(handle, bound: values, from: index + 1)
             }
         case .blob(let bytes) where bytes.isEmpty:
@@ -148,38 +153,114 @@ extension Statement {
             parameter += 1
         }
         switch sqlite3_step(handle) {
-        case SQLITE_ROW: return Self.column(0, of: handle)
+        case SQLITE_ROW: return SQLValue(column: 0, of: handle)
         case SQLITE_DONE: return nil
         case let code:
             throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(sqlite3_db_handle(handle))), sql: sql)
         }
     }
 
-    /// Binds as GRDB does (text up to a NUL, as `sqlite3_bind_text(…, -1, …)`; blobs as `Data`), so
-    /// that nothing is stored differently from the GRDB path.
+    /// Binds `value` at `parameter`, as SQLite stores it (see ``SQLValue/bind(to:at:)``).
     private static func bind(_ value: SQLValue, to handle: OpaquePointer, at parameter: Int32) {
-        // SQLITE_TRANSIENT: SQLite copies text and blobs before this returns.
-        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-        switch value {
-        case .null: sqlite3_bind_null(handle, parameter)
-        case .integer(let number): sqlite3_bind_int64(handle, parameter, number)
-        case .real(let number): sqlite3_bind_double(handle, parameter, number)
-        case .text(let text): text.withCString { _ = sqlite3_bind_text(handle, parameter, $0, -1, transient) }
-        case .blob(let bytes) where bytes.isEmpty: sqlite3_bind_zeroblob(handle, parameter, 0)  // X'', not NULL (see the top of this file)
-        case .blob(let bytes): Data(bytes).withUnsafeBytes { _ = sqlite3_bind_blob64(handle, parameter, $0.baseAddress, sqlite3_uint64($0.count), transient) }
+        value.bind(to: handle, at: parameter)
+    }
+
+    /// Runs a read with `values` bound and calls `body` with each row's values, read as SQLite
+    /// stores them (text with its length: a NUL inside survives), without GRDB's cursor machinery.
+    package func forEachRow(binding values: some Collection<SQLValue> = [], _ body: ([SQLValue]) throws -> Void) throws {
+        let handle = sqliteStatement
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+        defer {
+            sqlite3_reset(handle)
+            sqlite3_clear_bindings(handle)
+        }
+        var parameter: Int32 = 1
+        for value in values {
+            Self.bind(value, to: handle, at: parameter)
+            parameter += 1
+        }
+        let width = sqlite3_column_count(handle)
+        while true {
+            switch sqlite3_step(handle) {
+            case SQLITE_ROW: try body((0..<width).map { SQLValue(column: $0, of: handle) })
+            case SQLITE_DONE: return
+            case let code:
+                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(sqlite3_db_handle(handle))), sql: sql)
+            }
         }
     }
 
-    /// A column as ``SQLValue/fromDatabaseValue(_:)`` reads GRDB's value of it.
-    private static func column(_ index: Int32, of handle: OpaquePointer) -> SQLValue {
+    /// Every row of a read with `values` bound, as ``forEachRow(binding:_:)`` reads them.
+    package func rows(binding values: some Collection<SQLValue> = []) throws -> [[SQLValue]] {
+        var rows: [[SQLValue]] = []
+        try forEachRow(binding: values) { rows.append($0) }
+        return rows
+    }
+}
+
+extension Database {
+    /// Every row `sql` reads with `values` bound, each value as SQLite stores it (text with its
+    /// length); see ``GRDB/Statement/forEachRow(binding:_:)``.
+    package func sqlRows(_ sql: String, binding values: [SQLValue] = []) throws -> [[SQLValue]] {
+        try makeStatement(sql: sql).rows(binding: values)
+    }
+
+    /// The first row `sql` reads with `values` bound, or nil.
+    package func sqlRow(_ sql: String, binding values: [SQLValue] = []) throws -> [SQLValue]? {
+        try sqlRows(sql, binding: values).first
+    }
+
+    /// Runs `sql` (a write) with `values` bound with their lengths; returns `sqlite3_changes`.
+    @discardableResult
+    package func execute(_ sql: String, binding values: [SQLValue]) throws -> Int {
+        let statement = try makeStatement(sql: sql)
+        try statement.execute(binding: values)
+        return changesCount
+    }
+}
+
+extension SQLValue {
+    /// A column of the current row of `handle`, as SQLite stores it: text read with its length
+    /// (`sqlite3_column_bytes`), so a NUL inside survives; never through a C string.
+    package init(column index: Int32, of handle: OpaquePointer) {
         switch sqlite3_column_type(handle, index) {
-        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(handle, index))
-        case SQLITE_FLOAT: return .real(sqlite3_column_double(handle, index))
-        case SQLITE_TEXT: return .text(sqlite3_column_text(handle, index).map { String(cString: $0) } ?? "")
+        case SQLITE_INTEGER: self = .integer(sqlite3_column_int64(handle, index))
+        case SQLITE_FLOAT: self = .real(sqlite3_column_double(handle, index))
+        case SQLITE_TEXT:
+            // sqlite3_column_text first, then sqlite3_column_bytes: the order SQLite documents.
+            guard let text = sqlite3_column_text(handle, index) else { self = .text(""); return }
+            self = .text(String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, index))), as: UTF8.self))
         case SQLITE_BLOB:
-            guard let blob = sqlite3_column_blob(handle, index) else { return .blob([]) }
-            return .blob(Array(UnsafeRawBufferPointer(start: blob, count: Int(sqlite3_column_bytes(handle, index)))))
-        default: return .null
+            guard let blob = sqlite3_column_blob(handle, index) else { self = .blob([]); return }
+            self = .blob(Array(UnsafeRawBufferPointer(start: blob, count: Int(sqlite3_column_bytes(handle, index)))))
+        default: self = .null
+        }
+    }
+
+    /// Binds the value at `parameter` of `handle` as SQLite stores it: text with its length (a
+    /// NUL inside is stored, not an end), an empty blob as X'' (not NULL). SQLite copies text and
+    /// blobs before this returns (SQLITE_TRANSIENT).
+    package func bind(to handle: OpaquePointer, at parameter: Int32) {
+        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+        switch self {
+        case .null: sqlite3_bind_null(handle, parameter)
+        case .integer(let number): sqlite3_bind_int64(handle, parameter, number)
+        case .real(let number): sqlite3_bind_double(handle, parameter, number)
+        case .text(let text):
+            Self.withBytes(of: text) { _ = sqlite3_bind_text64(handle, parameter, $0, sqlite3_uint64($1), transient, UInt8(SQLITE_UTF8)) }
+        case .blob(let bytes) where bytes.isEmpty: sqlite3_bind_zeroblob(handle, parameter, 0)  // X'', not NULL (see the top of this file)
+        case .blob(let bytes): bytes.withUnsafeBytes { _ = sqlite3_bind_blob64(handle, parameter, $0.baseAddress, sqlite3_uint64($0.count), transient) }
+        }
+    }
+
+    /// Calls `body` with the UTF-8 bytes of `text` and their count; the pointer is never NULL
+    /// (SQLite binds NULL for a NULL pointer, and the empty string is not NULL).
+    static func withBytes<Result>(of text: String, _ body: (UnsafePointer<CChar>, Int) -> Result) -> Result {
+        var text = text
+        return text.withUTF8 { buffer in
+            guard let base = buffer.baseAddress, !buffer.isEmpty else { return "".withCString { body($0, 0) } }
+            return base.withMemoryRebound(to: CChar.self, capacity: buffer.count) { body($0, buffer.count) }
         }
     }
 }

@@ -1,4 +1,5 @@
 import GRDB
+import GRDBSQLite
 import Foundation
 
 /// A column as SQLite declares it.
@@ -13,6 +14,9 @@ package struct ColumnInfo: Sendable, Equatable {
     package var defaultSQL: String?
     /// Position in the table, 0-based.
     package var position: Int
+    /// The collating sequence SQLite compares the column's text with (`BINARY`, `NOCASE`,
+    /// `RTRIM`, or an application's), as `sqlite3_table_column_metadata` reports it.
+    package var collation: String = "BINARY"
 }
 
 /// A FOREIGN KEY from this table's columns to a parent's columns (empty: the parent's primary key).
@@ -36,8 +40,8 @@ package struct TableInfo: Sendable, Equatable {
         self.columns = columns
         self.foreignKeys = foreignKeys
         self.withoutRowID = withoutRowID
-        for (position, column) in columns.enumerated() where positions[column.name.lowercased()] == nil {
-            positions[column.name.lowercased()] = position
+        for (position, column) in columns.enumerated() where positions[column.name.lowercasedName] == nil {
+            positions[column.name.lowercasedName] = position
         }
     }
 
@@ -53,7 +57,7 @@ package struct TableInfo: Sendable, Equatable {
     /// The parent column this table's ref column stores: the column its FOREIGN KEY to `parent`
     /// names, else the parent's single-column primary key; nil means the parent's rowid.
     package func referencedColumn(of column: String, in parent: TableInfo) -> String? {
-        if let key = foreignKeys.first(where: { $0.columns.count == 1 && $0.columns[0].lowercased() == column.lowercased() && $0.parent.lowercased() == parent.name.lowercased() }),
+        if let key = foreignKeys.first(where: { $0.columns.count == 1 && $0.columns[0].lowercasedName == column.lowercasedName && $0.parent.isSameName(as: parent.name) }),
            let target = key.parentColumns.first {
             return target
         }
@@ -85,16 +89,26 @@ package struct TableInfo: Sendable, Equatable {
             if let to: String = row[4] { key.parentColumns.append(to) }
             keys[id] = key
         }
+        for index in columns.indices { columns[index].collation = collation(db, table: table, column: columns[index].name) }
         let sql = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", arguments: [table]) ?? ""
         let withoutRowID = Self.isWithoutRowID(createTableSQL: sql)
         return TableInfo(name: table, columns: columns, foreignKeys: keys.keys.sorted().compactMap { keys[$0] }, withoutRowID: withoutRowID)
+    }
+
+    /// The column's collating sequence, as SQLite reports it (BINARY when it cannot say: a view's column).
+    private static func collation(_ db: Database, table: String, column: String) -> String {
+        var type: UnsafePointer<CChar>?, collation: UnsafePointer<CChar>?
+        var notNull: Int32 = 0, primaryKey: Int32 = 0, autoincrement: Int32 = 0
+        guard sqlite3_table_column_metadata(db.sqliteConnection, "main", table, column, &type, &collation, &notNull, &primaryKey, &autoincrement) == SQLITE_OK,
+              let collation else { return "BINARY" }
+        return String(cString: collation).uppercasedName
     }
 
     /// The names of the store's own tables (not SQLite's, not seedkit's), in schema order.
     /// Whether a `CREATE TABLE` statement's table options (after its column list) say WITHOUT
     /// ROWID, alone or among others (`WITHOUT ROWID, STRICT`), whatever the spacing and comments.
     package static func isWithoutRowID(createTableSQL sql: String) -> Bool {
-        let tokens = ConflictClauses.tokens(sql).map { $0.uppercased() }
+        let tokens = ConflictClauses.tokens(sql).map { $0.uppercasedName }
         guard let open = tokens.firstIndex(of: "(") else { return false }
         var depth = 0
         for index in open..<tokens.count {

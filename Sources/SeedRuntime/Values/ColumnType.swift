@@ -17,7 +17,7 @@ package enum ColumnType: String, Sendable, Equatable {
 
     /// The conversion for a declared type such as `VARCHAR(25)` or `INTEGER`.
     package init(declaredType: String) {
-        let type = declaredType.uppercased()
+        let type = declaredType.uppercasedName
         // No type, or STRICT tables' ANY (any value, stored as given; in other tables ANY has
         // NUMERIC affinity, which SQLite itself applies to what is bound).
         if type.isEmpty || type.trimmingCharacters(in: .whitespaces) == "ANY" { self = .any }
@@ -57,7 +57,7 @@ package enum ColumnType: String, Sendable, Equatable {
             case .fractional, .notANumber: return .failure(.init(expected: "an integer"))
             }
         case .real:
-            if let value = NumberSyntax.real(bytes) { return .success(.real(value)) }
+            if let value = NumberSyntax.real(bytes) ?? NumberSyntax.infinity(bytes) { return .success(.real(value)) }
             return .failure(.init(expected: "a number"))
         case .numeric:
             if let value = NumberSyntax.integer(bytes) { return .success(.integer(value)) }
@@ -65,9 +65,10 @@ package enum ColumnType: String, Sendable, Equatable {
                 if let exact = Int64(exactly: value), abs(value) < 9.0e15 { return .success(.integer(exact)) }
                 return .success(.real(value))
             }
+            if let value = NumberSyntax.infinity(bytes) { return .success(.real(value)) }
             return .failure(.init(expected: "a number"))
         case .boolean:
-            switch String(decoding: bytes, as: UTF8.self).lowercased() {
+            switch String(decoding: bytes, as: UTF8.self).lowercasedName {
             case "1", "true", "yes", "t", "y": return .success(.integer(1))
             case "0", "false", "no", "f", "n": return .success(.integer(0))
             default: return .failure(.init(expected: "a boolean (true/false, 1/0, yes/no)"))
@@ -116,8 +117,12 @@ package enum ColumnType: String, Sendable, Equatable {
             default: return .failure(.init(expected: expectation))
             }
         case .real(let value):
-            // YAML's .inf and .nan: SQLite would store NaN as NULL, and no column means infinity.
-            guard value.isFinite else { return .failure(.init(expected: self == .text ? "text (quote it)" : "a finite number")) }
+            // YAML's .nan: SQLite would store NaN as NULL. ±Infinity (YAML's .inf, a number past a
+            // double's range such as 1e999) is a value a REAL column holds, as SQLite stores it.
+            let takesInfinity = self == .real || self == .numeric || self == .any
+            guard value.isFinite || (value.isInfinite && takesInfinity) else {
+                return .failure(.init(expected: self == .text ? "text (quote it)" : "a finite number"))
+            }
             switch self {
             case .real, .any, .referenceDate: return .success(.real(value))
             // Past 2^53 a double no longer says which integer was written (JSON and YAML numbers
@@ -283,6 +288,14 @@ enum NumberSyntax {
 
     static func real(_ bytes: UnsafeRawBufferPointer) -> Double? {
         realSyntax(bytes) == nil ? nil : finiteValue(bytes)
+    }
+
+    /// ±Infinity for a number written beyond a double's range (`1e999`, `-1e999`), as SQLite reads
+    /// such a literal; nil for anything else. What a REAL column takes for the infinity SQLite
+    /// can store, and what `inspect --format csv` prints for it (docs/reference.md).
+    static func infinity(_ bytes: UnsafeRawBufferPointer) -> Double? {
+        guard realSyntax(bytes) != nil, finiteValue(bytes) == nil else { return nil }
+        return bytes.first == UInt8(ascii: "-") ? -.infinity : .infinity
     }
 
     /// `[+-] digits [. digits] [(e|E) [+-] digits]`, at least one digit in the mantissa, fewer than

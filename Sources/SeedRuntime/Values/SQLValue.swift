@@ -14,6 +14,69 @@ public enum SQLValue: Hashable, Sendable, CustomStringConvertible {
     /// Bytes.
     case blob([UInt8])
 
+    /// Whether two values are the same stored value, as SQLite's BINARY collation compares them:
+    /// text by its UTF-8 bytes (`"Caf\u{E9}"` and `"Cafe\u{301}"` are two values, though Swift's
+    /// `String ==` calls them equal), blobs by their bytes, numbers by value within a storage class.
+    /// Hashing agrees. This is the one comparison keys, `from` checks, diffs and releases use
+    /// (docs/reference.md, "How seedkit compares text and names").
+    public static func == (lhs: SQLValue, rhs: SQLValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): return true
+        case let (.integer(a), .integer(b)): return a == b
+        case let (.real(a), .real(b)): return a == b
+        case let (.text(a), .text(b)): return a.utf8.elementsEqual(b.utf8)
+        case let (.blob(a), .blob(b)): return a == b
+        default: return false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .null: hasher.combine(0)
+        case .integer(let value):
+            hasher.combine(1)
+            hasher.combine(value)
+        case .real(let value):
+            hasher.combine(2)
+            hasher.combine(value)
+        case .text(let value):
+            hasher.combine(3)
+            hasher.combine(value.utf8.count)
+            if value.utf8.withContiguousStorageIfAvailable({ hasher.combine(bytes: UnsafeRawBufferPointer($0)) }) == nil {
+                for byte in value.utf8 { hasher.combine(byte) }
+            }
+        case .blob(let bytes):
+            hasher.combine(4)
+            hasher.combine(bytes)
+        }
+    }
+
+    /// Whether two values are the same stored value as a column with `collation` compares them:
+    /// ``isSame(as:)``, but text under SQLite's built-in `NOCASE` (ASCII case folded) and `RTRIM`
+    /// (trailing spaces ignored) as SQLite defines them. Any other collation (BINARY, an app's
+    /// own) compares bytes.
+    package func isSame(as other: SQLValue, collation: String) -> Bool {
+        guard case .text(let a) = self, case .text(let b) = other, collation != "BINARY" else { return isSame(as: other) }
+        switch collation {
+        case "NOCASE": return a.isSameName(as: b)
+        case "RTRIM":
+            func trimmed(_ text: String) -> ArraySlice<UInt8> {
+                let bytes = Array(text.utf8)
+                var end = bytes.count
+                while end > 0, bytes[end - 1] == 0x20 { end -= 1 }
+                return bytes[..<end]
+            }
+            return trimmed(a) == trimmed(b)
+        default: return isSame(as: other)
+        }
+    }
+
+    /// The integer, for an `.integer`; nil for anything else.
+    package var integerValue: Int64? {
+        if case .integer(let value) = self { return value }
+        return nil
+    }
+
     /// Whether two values are the same stored value. Integers and reals compare
     /// numerically (SQLite stores `10.0` in a REAL column for `10`), everything
     /// else compares by storage class and content. NULL is the same as NULL.
@@ -67,7 +130,10 @@ public enum SQLValue: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Formats a double the shortest way that reads back the same (`12.0` as `12.0`, `0.1` as `0.1`).
+    /// ±Infinity is `1e999` / `-1e999`: SQLite's own literal for it (`.dump` writes it), a JSON
+    /// number, and what a REAL column of a fixture reads back as the same value.
     package static func format(_ value: Double) -> String {
+        if value.isInfinite { return value < 0 ? "-1e999" : "1e999" }
         if value.isFinite, value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) + ".0" }
         return String(value)
     }

@@ -32,8 +32,8 @@ final class ParkedRows {
         insert = try db.makeStatement(sql: "INSERT INTO \(name) (gen, line, failed, present\(values.map { ", \($0)" }.joined())) VALUES (?, ?, ?, ?\(String(repeating: ", ?", count: width)))")
         // A self-reference: each slot that names a row of this table, with the slot of the column it names.
         for (slot, bound) in plan.bound.enumerated() {
-            guard let reference = bound.reference, reference.spec.table.lowercased() == plan.config.name.lowercased(),
-                  let keySlot = plan.bound.firstIndex(where: { $0.name.lowercased() == reference.spec.column.lowercased() || $0.info.name.lowercased() == reference.spec.column.lowercased() }) else { continue }
+            guard let reference = bound.reference, reference.spec.table.isSameName(as: plan.config.name),
+                  let keySlot = plan.bound.firstIndex(where: { $0.name.isSameName(as: reference.spec.column) || $0.info.name.isSameName(as: reference.spec.column) }) else { continue }
             selfReferences.append((slot, keySlot))
             try db.execute(sql: "CREATE INDEX \(name)_v\(slot) ON \(name) (v\(slot))")
         }
@@ -51,11 +51,11 @@ final class ParkedRows {
     func take(slot: Int, value: SQLValue, generation: Int, after seq: Int64, upTo ceiling: Int64, into batch: RecordBatch) throws -> Bool {
         batch.reset()
         let select = try db.cachedStatement(sql: "SELECT seq, line, failed, present\((0..<width).map { ", v\($0)" }.joined()) FROM \(name) WHERE v\(slot) IS ? AND ((gen = ? AND seq > ?) OR gen > ?) AND seq <= ? ORDER BY seq LIMIT ?")
-        let rows = try Row.fetchAll(select, arguments: [value.databaseValue, generation, seq, generation, ceiling, batch.capacity])
+        let rows = try select.rows(binding: [value, .integer(Int64(generation)), .integer(seq), .integer(Int64(generation)), .integer(ceiling), .integer(Int64(batch.capacity))])
         let delete = try db.cachedStatement(sql: "DELETE FROM \(name) WHERE seq = ?")
         for row in rows {
             append(row, to: batch)
-            try delete.execute(arguments: [row[0] as Int64])
+            try delete.execute(binding: [row[0]])
             count -= 1
         }
         return !rows.isEmpty
@@ -66,10 +66,10 @@ final class ParkedRows {
         var present: UInt64 = 0
         let first = record * width
         for slot in 0..<width where batch.slots[first + slot] != .absent { present |= 1 << UInt64(min(slot, 63)) }
-        var values: [DatabaseValue] = [Int64(generation).databaseValue, Int64(batch.lines[record]).databaseValue,
-                                       Int64(bitPattern: batch.failedSlots[record]).databaseValue, Int64(bitPattern: present).databaseValue]
-        for slot in 0..<width { values.append(batch.value(record: record, slot: slot).databaseValue) }
-        try insert.execute(arguments: StatementArguments(values))
+        var values: [SQLValue] = [.integer(Int64(generation)), .integer(Int64(batch.lines[record])),
+                                  .integer(Int64(bitPattern: batch.failedSlots[record])), .integer(Int64(bitPattern: present))]
+        for slot in 0..<width { values.append(batch.value(record: record, slot: slot)) }
+        try insert.execute(binding: values)
         lastSeq = db.lastInsertedRowID
         count += 1
     }
@@ -90,29 +90,28 @@ final class ParkedRows {
     func fetch(_ generation: Int, after seq: Int64, into batch: RecordBatch) throws -> Int64? {
         batch.reset()
         var last: Int64?
-        let rows = try Row.fetchCursor(db, sql: "SELECT seq, line, failed, present\((0..<width).map { ", v\($0)" }.joined()) FROM \(name) WHERE gen = ? AND seq > ? ORDER BY seq LIMIT ?",
-                                       arguments: [generation, seq, batch.capacity])
-        while let row = try rows.next() {
-            last = row[0]
-            append(row, to: batch)
-        }
+        try db.makeStatement(sql: "SELECT seq, line, failed, present\((0..<width).map { ", v\($0)" }.joined()) FROM \(name) WHERE gen = ? AND seq > ? ORDER BY seq LIMIT ?")
+            .forEachRow(binding: [.integer(Int64(generation)), .integer(seq), .integer(Int64(batch.capacity))]) { row in
+                last = row[0].integerValue
+                append(row, to: batch)
+            }
         return last
     }
 
     /// Adds a parked record (`seq, line, failed, present, v0…`) to `batch` as it was parked.
-    private func append(_ row: Row, to batch: RecordBatch) {
-        batch.beginRecord(line: Int(row[1] as Int64))
-        batch.failedSlots[batch.count - 1] = UInt64(bitPattern: row[2] as Int64)
-        let present = UInt64(bitPattern: row[3] as Int64)
+    private func append(_ row: [SQLValue], to batch: RecordBatch) {
+        batch.beginRecord(line: Int(row[1].integerValue ?? 0))
+        batch.failedSlots[batch.count - 1] = UInt64(bitPattern: row[2].integerValue ?? 0)
+        let present = UInt64(bitPattern: row[3].integerValue ?? 0)
         for slot in 0..<width where slot >= 63 || present & (1 << UInt64(slot)) != 0 {
-            batch.set(slot, SQLValue.fromDatabaseValue(row[slot + 4]) ?? .null)
+            batch.set(slot, row[slot + 4])
         }
     }
 
     /// The line of a waiting record whose `slot` holds `value`, and that record's values; nil when none waits.
     func waiting(slot: Int, value: SQLValue) throws -> (line: Int, values: [SQLValue])? {
-        guard let row = try Row.fetchOne(db, sql: "SELECT line\((0..<width).map { ", v\($0)" }.joined()) FROM \(name) WHERE v\(slot) IS ? ORDER BY seq LIMIT 1", arguments: [value.databaseValue]) else { return nil }
-        return (Int(row[0] as Int64), (0..<width).map { SQLValue.fromDatabaseValue(row[$0 + 1]) ?? .null })
+        guard let row = try db.sqlRow("SELECT line\((0..<width).map { ", v\($0)" }.joined()) FROM \(name) WHERE v\(slot) IS ? ORDER BY seq LIMIT 1", binding: [value]) else { return nil }
+        return (Int(row[0].integerValue ?? 0), Array(row[1...]))
     }
 
     func drop() throws { try db.execute(sql: "DROP TABLE \(name)") }
@@ -135,21 +134,21 @@ final class LinkedRefs {
     }
 
     func add(rowid: Int64, slot: Int, key: SQLValue, line: Int) throws {
-        try insert.execute(arguments: [rowid, slot, line, key.databaseValue])
+        try insert.execute(binding: [.integer(rowid), .integer(Int64(slot)), .integer(Int64(line)), key])
     }
 
     /// Sets every recorded ref to its parent's id; a key that matches no row is a diagnostic.
     func apply(diagnostics: inout [Diagnostic]) throws {
-        let rows = try Row.fetchAll(db, sql: "SELECT row, slot, line, key FROM \(name) ORDER BY seq")
+        let rows = try db.sqlRows("SELECT row, slot, line, key FROM \(name) ORDER BY seq")
         for row in rows {
-            let slot: Int = row[1]
+            guard let slot = row[1].integerValue.map(Int.init), plan.bound.indices.contains(slot) else { continue }
             let bound = plan.bound[slot]
             guard let reference = bound.reference else { continue }
-            let key = SQLValue.fromDatabaseValue(row[3]) ?? .null
-            if let parent = try DatabaseValue.fetchOne(db, sql: reference.lookupSQL, arguments: [key.databaseValue]) {
-                try db.execute(sql: "UPDATE \(quoteIdentifier(plan.table.name)) SET \(quoteIdentifier(bound.info.name)) = ? WHERE rowid = ?", arguments: [parent, row[0] as Int64])
+            let key = row[3]
+            if let parent = try db.sqlRow(reference.lookupSQL, binding: [key])?.first {
+                try db.execute("UPDATE \(quoteIdentifier(plan.table.name)) SET \(quoteIdentifier(bound.info.name)) = ? WHERE rowid = ?", binding: [parent, row[0]])
             } else {
-                diagnostics.append(Diagnostic(file: plan.config.displayFile, line: row[2], column: bound.fieldNumber, code: .unresolvedReference,
+                diagnostics.append(Diagnostic(file: plan.config.displayFile, line: Int(row[2].integerValue ?? 0), column: bound.fieldNumber, code: .unresolvedReference,
                     message: "\(bound.name) '\(key.description)' matches no \(reference.spec)", table: plan.table.name))
             }
         }

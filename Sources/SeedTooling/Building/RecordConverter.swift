@@ -23,8 +23,8 @@ struct RecordConverter {
         rules = plan.bound.map { $0.rules.map(ColumnRules.Prepared.init) }
         fieldNumbers = plan.bound.map(\.fieldNumber)
         isReference = plan.bound.map { $0.reference != nil }
-        let key = Set(plan.config.key.map { plan.dialect.columnName($0).lowercased() })
-        isKey = plan.bound.map { key.contains($0.info.name.lowercased()) }
+        let key = Set(plan.config.key.map { plan.dialect.columnName($0).lowercasedName })
+        isKey = plan.bound.map { key.contains($0.info.name.lowercasedName) }
     }
 
     /// Converts `record` into a new record of `batch`; every problem found in it is appended

@@ -101,7 +101,7 @@ extension SeedBuilder {
         var next: (parked: ParkedRows, spec: TableSpec.Reference, key: SQLValue)? = deferral.parked[reference.spec.table].map { ($0, reference.spec, key) }
         let name = "\(plan.bound[slot].name) '\(key.description)'"
         while let (parked, spec, parentKey) = next, steps.count < 20 {
-            guard let keySlot = parked.plan.bound.firstIndex(where: { $0.name.lowercased() == spec.column.lowercased() || $0.info.name.lowercased() == spec.column.lowercased() }),
+            guard let keySlot = parked.plan.bound.firstIndex(where: { $0.name.isSameName(as: spec.column) || $0.info.name.isSameName(as: spec.column) }),
                   let row = try parked.waiting(slot: keySlot, value: parentKey) else { break }
             let id = "\(parked.plan.config.name)#\(row.line)"
             // A row of another file is named with its file.
@@ -121,7 +121,7 @@ extension SeedBuilder {
             next = nil
             for (refSlot, bound) in parked.plan.bound.enumerated() {
                 guard let parentRef = bound.reference, row.values[refSlot] != .null, let parentParked = deferral.parked[parentRef.spec.table],
-                      let parentSlot = parentParked.plan.bound.firstIndex(where: { $0.name.lowercased() == parentRef.spec.column.lowercased() || $0.info.name.lowercased() == parentRef.spec.column.lowercased() }),
+                      let parentSlot = parentParked.plan.bound.firstIndex(where: { $0.name.isSameName(as: parentRef.spec.column) || $0.info.name.isSameName(as: parentRef.spec.column) }),
                       try parentParked.waiting(slot: parentSlot, value: row.values[refSlot]) != nil else { continue }
                 next = (parentParked, parentRef.spec, row.values[refSlot])
                 break

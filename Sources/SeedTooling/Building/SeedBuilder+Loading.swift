@@ -14,7 +14,7 @@ extension SeedBuilder {
     func load(_ plan: TablePlan, index: Int, deferral: Deferral, db: Database, diagnostics: inout [Diagnostic]) throws -> (rows: Int, hash: [UInt8]) {
         let config = plan.config
         let file = config.displayFile
-        let ext = config.file.pathExtension.lowercased()
+        let ext = config.file.pathExtension.lowercasedName
         guard FileManager.default.fileExists(atPath: config.file.path) else {
             throw SeedError(.configuration, file: file, "the fixture for table \(config.name) does not exist (manifest: \(manifest.path))")
         }
@@ -91,11 +91,11 @@ extension SeedBuilder {
         var failed = false
         // The model's rules (Core Data), with the manifest's on top; keyed by the fixture's column names.
         var rules: [String: ColumnRules] = [:]
-        for rule in manifest.model?.rules(for: plan.config.name) ?? [] { rules[rule.column.lowercased()] = rule }
-        for rule in plan.config.rules { rules[rule.column.lowercased()] = rules[rule.column.lowercased()].map { $0.merged(with: rule) } ?? rule }
+        for rule in manifest.model?.rules(for: plan.config.name) ?? [] { rules[rule.column.lowercasedName] = rule }
+        for rule in plan.config.rules { rules[rule.column.lowercasedName] = rules[rule.column.lowercasedName].map { $0.merged(with: rule) } ?? rule }
         // A generated UUID (`let id = UUID()`) left out or empty gets the row's name-based UUID once every table is loaded.
         if let coreData = plan.dialect as? CoreDataDialect, let entity = coreData.entity(named: plan.config.name) {
-            for attribute in coreData.facts.generated[coreData.modelName(of: entity)] ?? [] { rules[attribute.lowercased()]?.required = false }
+            for attribute in coreData.facts.generated[coreData.modelName(of: entity)] ?? [] { rules[attribute.lowercasedName]?.required = false }
         }
         let entity = manifest.model?.flattened(plan.config.name)
         let mapping = plan.config.mapping
@@ -149,10 +149,10 @@ extension SeedBuilder {
             filled.append(name)
             info.type = plan.modelTypes[name] ?? plan.dialect.columnType(info)
             // Messages name the field as the fixture writes it.
-            var fieldRules = rules[name.lowercased()]
+            var fieldRules = rules[name.lowercasedName]
             if field != name { fieldRules?.column = field }
             plan.slotOfSourceColumn.append(plan.bound.count)
-            let reference = plan.referencesByColumn[info.name.lowercased()]
+            let reference = plan.referencesByColumn[info.name.lowercasedName]
             var hint: String?
             if reference == nil, let relationship = entity?.relationships.first(where: { $0.name == name && !$0.toMany }) {
                 let parent = relationship.destination
@@ -160,23 +160,23 @@ extension SeedBuilder {
                 hint = "\(field) is a to-one relationship to \(parent), stored as its row's \(CoreDataDialect.primaryKeyColumn); to name \(parent) rows by a key, add refs: { \(field): \(parent).\(key) } to \(plan.config.name) in the manifest"
             }
             plan.bound.append(TablePlan.Bound(info: info, name: field, rules: fieldRules, reference: reference,
-                                              fieldNumber: isJSON ? 0 : index + 1, defaultSQL: plan.defaults[name.lowercased()]?.sqlLiteral,
+                                              fieldNumber: isJSON ? 0 : index + 1, defaultSQL: plan.defaults[name.lowercasedName]?.sqlLiteral,
                                               relationshipHint: hint))
         }
         // Defaults for attributes the fixture has no column for: every row gets them.
-        for (name, value) in plan.defaults.sorted(by: { $0.key < $1.key }) where !filled.contains(where: { $0.lowercased() == name }) {
+        for (name, value) in plan.defaults.sorted(by: { $0.key < $1.key }) where !filled.contains(where: { $0.lowercasedName == name }) {
             if let info = plan.table.column(plan.dialect.columnName(name)) { plan.constants.append((info.name, value.sqlLiteral)) }
         }
         if !isJSON {
-            for key in plan.config.key where !filled.contains(where: { $0.caseInsensitiveCompare(key) == .orderedSame }) {
-                if plan.table.column(plan.dialect.columnName(key))?.defaultSQL == nil && plan.defaults[key.lowercased()] == nil && manifest.model?.manyToMany(plan.config.name, key) == nil {
+            for key in plan.config.key where !filled.contains(where: { $0.isSameName(as: key) }) {
+                if plan.table.column(plan.dialect.columnName(key))?.defaultSQL == nil && plan.defaults[key.lowercasedName] == nil && manifest.model?.manyToMany(plan.config.name, key) == nil {
                     let wanted = mapping.field(for: key)
                     diagnostics.append(Diagnostic(file: file, line: 1, column: 0, code: .missingRequired, message: "\(key) is part of the natural key of \(plan.table.name), but the header has no \(wanted == key ? "such column" : "field \(wanted)")", table: plan.table.name))
                     failed = true
                 }
             }
-            for rule in rules.values where rule.required && !filled.contains(where: { $0.caseInsensitiveCompare(rule.column) == .orderedSame }) {
-                if plan.table.column(plan.dialect.columnName(rule.column))?.defaultSQL == nil && plan.defaults[rule.column.lowercased()] == nil {
+            for rule in rules.values where rule.required && !filled.contains(where: { $0.isSameName(as: rule.column) }) {
+                if plan.table.column(plan.dialect.columnName(rule.column))?.defaultSQL == nil && plan.defaults[rule.column.lowercasedName] == nil {
                     let wanted = mapping.field(for: rule.column)
                     diagnostics.append(Diagnostic(file: file, line: 1, column: 0, code: .missingRequired, message: "\(rule.column) is required, but the header has no \(wanted == rule.column ? "such column" : "field \(wanted)")", table: plan.table.name))
                     failed = true

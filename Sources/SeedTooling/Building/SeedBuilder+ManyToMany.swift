@@ -18,7 +18,7 @@ extension SeedBuilder {
             // Only fixtures of entities with a many-to-many relationship are read again.
             guard model.flattened(config.name)?.relationships.contains(where: { model.manyToMany(config.name, $0.name) != nil }) == true else { continue }
             var source: any RecordSource
-            let isJSON = config.file.pathExtension.lowercased() != "csv"
+            let isJSON = config.file.pathExtension.lowercasedName != "csv"
             do {
                 let columns = model.fixtureColumns(config.name)
                 source = isJSON
@@ -40,7 +40,7 @@ extension SeedBuilder {
             let keyColumns = config.key.isEmpty ? plan.table.primaryKey : config.key
             var keyFields: [(index: Int, type: ColumnType)] = []
             for column in keyColumns {
-                guard let index = names.firstIndex(where: { $0.caseInsensitiveCompare(column) == .orderedSame }), config.refs[names[index]] == nil,
+                guard let index = names.firstIndex(where: { $0.isSameName(as: column) }), config.refs[names[index]] == nil,
                       let info = plan.table.column(coreData.columnName(column)) else {
                     throw SeedError(.configuration, file: manifest.path, line: config.line,
                                     "\(config.name) lists many-to-many relationships, so its fixture needs its key (\(keyColumns.joined(separator: ", "))) as plain attribute columns")
@@ -91,14 +91,14 @@ extension SeedBuilder {
                     key.append(value)
                 }
                 // A row that did not load was reported by the first pass.
-                guard key.count == keyFields.count, let ownerKey = try Int64.fetchOne(owner, arguments: StatementArguments(key)) else { continue }
+                guard key.count == keyFields.count, case .integer(let ownerKey)? = try owner.firstValue(binding: key) else { continue }
                 for i in prepared.indices {
                     guard let field = fields[prepared[i].index] else { continue }
                     var seen = Set<Int64>()
                     for (position, item) in Self.keys(field.kind, field.text, isJSON: isJSON).enumerated() {
                         let column = isJSON ? 0 : prepared[i].index + 1
                         guard case .success(let keyValue) = prepared[i].keyType.convert(item),
-                              let member = try Int64.fetchOne(prepared[i].lookup, arguments: [keyValue]) else {
+                              case .integer(let member)? = try prepared[i].lookup.firstValue(binding: [keyValue]) else {
                             diagnostics.append(Diagnostic(file: file, line: record.line, column: column, code: .unresolvedReference,
                                                           message: "\(prepared[i].name) '\(Self.shown(item))' matches no \(prepared[i].reference)", table: plan.table.name))
                             continue

@@ -311,9 +311,9 @@ public struct SeedBuilder: Sendable {
                 let plan = plans[indexes[0]]
                 // The triggers whose body deletes from this table (`DELETE FROM books`).
                 let triggers = try Row.fetchAll(db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name").compactMap { row -> String? in
-                    let tokens = ConflictClauses.tokens(row[1] ?? "").map { $0.lowercased() }
+                    let tokens = ConflictClauses.tokens(row[1] ?? "").map { $0.lowercasedName }
                     let quotes = CharacterSet(charactersIn: "\"`[]")
-                    let table = name.lowercased()
+                    let table = name.lowercasedName
                     for index in tokens.indices.dropLast(2) where tokens[index] == "delete" && tokens[index + 1] == "from" {
                         if tokens[index + 2].trimmingCharacters(in: quotes) == table { return row[0] as String? }
                     }
@@ -332,10 +332,10 @@ public struct SeedBuilder: Sendable {
     /// Whether the rows just loaded hold `value` in `table.column` (manifest names), converted as
     /// the column converts; nil for a table the manifest does not load.
     private static func exists(table: String, column: String, value: InputValue, plans: [TablePlan], db: Database) throws -> Bool? {
-        guard let plan = plans.first(where: { $0.config.name.lowercased() == table.lowercased() }),
+        guard let plan = plans.first(where: { $0.config.name.isSameName(as: table) }),
               let info = plan.table.column(plan.dialect.columnName(column)) else { return nil }
         guard case .success(let converted) = (plan.modelTypes[column] ?? plan.dialect.columnType(info)).convert(value) else { return false }
-        return try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(quoteIdentifier(plan.table.name)) WHERE \(quoteIdentifier(info.name)) = ?)", arguments: [converted.databaseValue]) ?? false
+        return try db.sqlRow("SELECT EXISTS (SELECT 1 FROM \(quoteIdentifier(plan.table.name)) WHERE \(quoteIdentifier(info.name)) = ?)", binding: [converted])?.first == .integer(1)
     }
 
     private func capped(_ diagnostics: [Diagnostic]) -> [Diagnostic] {
@@ -350,7 +350,7 @@ public struct SeedBuilder: Sendable {
         for plan in plans {
             let key = plan.config.key.compactMap { name -> CoreDataDialect.KeyPart? in
                 guard let column = plan.table.column(coreData.columnName(name)) else { return nil }
-                guard let reference = plan.referencesByColumn[column.name.lowercased()] else { return .init(column: column.name) }
+                guard let reference = plan.referencesByColumn[column.name.lowercasedName] else { return .init(column: column.name) }
                 return .init(column: column.name, parent: (coreData.tableName(reference.spec.table), coreData.columnName(reference.spec.column)))
             }
             for (attribute, rows) in try coreData.fillGeneratedValues(db, entity: plan.config.name, table: plan.table, key: key) where rows > 0 {
@@ -400,7 +400,7 @@ public struct SeedBuilder: Sendable {
                     continue
                 }
                 let target = table.referenceTarget(of: dialect.columnName(column), in: parent)
-                references[dialect.columnName(column).lowercased()] = TablePlan.Reference(
+                references[dialect.columnName(column).lowercasedName] = TablePlan.Reference(
                     spec: reference, keyType: manifest.model?.columnType(entity: reference.table, attribute: reference.column) ?? dialect.columnType(parentKey),
                     lookupSQL: "SELECT \(target) FROM \(quoteIdentifier(parent.name)) WHERE \(quoteIdentifier(parentKey.name)) = ?\(dialect.rowFilter(reference.table).map { " AND \($0)" } ?? "") LIMIT 1")
             }
@@ -421,7 +421,7 @@ public struct SeedBuilder: Sendable {
                 for attribute in model.flattened(config.name)?.attributes ?? [] {
                     plan.modelTypes[attribute.name] = model.columnType(entity: config.name, attribute: attribute.name)
                 }
-                for (attribute, value) in model.defaults(for: config.name) { plan.defaults[attribute.lowercased()] = value }
+                for (attribute, value) in model.defaults(for: config.name) { plan.defaults[attribute.lowercasedName] = value }
             }
             plans.append(plan)
         }
@@ -435,13 +435,13 @@ public struct SeedBuilder: Sendable {
         var created: [String] = []
         for plan in plans where !plan.config.key.isEmpty {
             let keyColumns = plan.config.key.map { plan.table.column(plan.dialect.columnName($0))?.name ?? $0 }
-            let key = Set(keyColumns.map { $0.lowercased() })
-            if Set(plan.table.primaryKey.map { $0.lowercased() }) == key { continue }
+            let key = Set(keyColumns.map { $0.lowercasedName })
+            if Set(plan.table.primaryKey.map { $0.lowercasedName }) == key { continue }
             var covered = false
             for index in try Row.fetchAll(db, sql: "SELECT name, \"unique\", partial FROM pragma_index_list(?)", arguments: [plan.table.name]) {
                 guard (index[1] as Int) == 1, (index[2] as Int) == 0 else { continue }
                 let columns = try String.fetchAll(db, sql: "SELECT name FROM pragma_index_info(?)", arguments: [index[0] as String])
-                if Set(columns.map { $0.lowercased() }) == key { covered = true; break }
+                if Set(columns.map { $0.lowercasedName }) == key { covered = true; break }
             }
             if covered { continue }
             // Keys are per entity: sub-entities sharing a Core Data table each have their own (a partial index on their Z_ENT).

@@ -358,7 +358,7 @@ final class TableLoader {
     /// Whether the column of `slot` is part of the table's natural key.
     private func isKey(_ slot: Int) -> Bool {
         let bound = plan.bound[slot]
-        return plan.config.key.contains { $0.caseInsensitiveCompare(bound.info.name) == .orderedSame || $0.caseInsensitiveCompare(bound.name) == .orderedSame }
+        return plan.config.key.contains { $0.isSameName(as: bound.info.name) || $0.isSameName(as: bound.name) }
     }
 
     /// A value for a NOT NULL column the fixture left empty, of the column's type, that no
@@ -452,7 +452,7 @@ final class TableLoader {
         var slot: Int?
         if let dot = message.lastIndex(of: ".") {
             let name = String(message[message.index(after: dot)...])
-            slot = plan.bound.firstIndex { $0.info.name.caseInsensitiveCompare(name) == .orderedSame }
+            slot = plan.bound.firstIndex { $0.info.name.isSameName(as: name) }
             column = slot.map { plan.bound[$0].fieldNumber } ?? 0
         }
         let code: DiagnosticCode
@@ -466,7 +466,7 @@ final class TableLoader {
             // "UNIQUE constraint failed: books.title, books.isbn": show this row's values of those columns.
             let names = (message.components(separatedBy: ": ").last ?? "").components(separatedBy: ", ").map { $0.components(separatedBy: ".").last ?? $0 }
             let values = names.map { name -> String in
-                guard let slot = plan.bound.firstIndex(where: { $0.info.name.caseInsensitiveCompare(name) == .orderedSame }) else { return name }
+                guard let slot = plan.bound.firstIndex(where: { $0.info.name.isSameName(as: name) }) else { return name }
                 return "\(plan.bound[slot].name) '\(batch.value(record: record, slot: slot).description)'"  // as the fixture names it
             }
             text = "duplicate key \(values.joined(separator: ", ")): an earlier row has the same" + {

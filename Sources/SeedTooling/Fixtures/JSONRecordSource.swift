@@ -36,10 +36,10 @@ struct JSONRecordSource: RecordSource {
     init(url: URL, displayPath: String, fields: [String], root: JSONPointer? = nil, unknownField: @escaping (String) -> String) throws(SeedError) {
         file = try ChunkedFile(url: url, displayPath: displayPath)
         columnNames = fields
-        names = fields.map { Array($0.lowercased().utf8) }
+        names = fields.map { Array($0.lowercasedName.utf8) }
         self.unknownField = unknownField
         self.root = root
-        isLines = url.pathExtension.lowercased() != "json"
+        isLines = url.pathExtension.lowercasedName != "json"
         try file.refill(keepingFrom: 0)
         if file.end >= 3, file.buffer[0] == 0xEF, file.buffer[1] == 0xBB, file.buffer[2] == 0xBF { position = 3 }
         try file.checkNotWide()

@@ -80,8 +80,8 @@ public struct StoreDiff: Sendable {
                 guard let info = try TableInfo.read(db, table: parent), !info.withoutRowID else { return false }
                 if target == "rowid" { return info.column("rowid") == nil }
                 let key = info.primaryKey
-                guard key.count == 1, key[0].lowercased() == target.lowercased(), let column = info.column(key[0]) else { return false }
-                return column.declaredType.uppercased() == "INTEGER"
+                guard key.count == 1, key[0].lowercasedName == target.lowercasedName, let column = info.column(key[0]) else { return false }
+                return column.declaredType.uppercasedName == "INTEGER"
             }
         }
 
@@ -93,7 +93,7 @@ public struct StoreDiff: Sendable {
             for spec in try storeSpecs(specs, in: db) {
                 guard let table = try TableInfo.read(db, table: spec.name) else { continue }
                 let primaryKey = table.primaryKey
-                if primaryKey.count == 1, let column = table.column(primaryKey[0]), column.type == .integer, !spec.key.contains(where: { $0.lowercased() == column.name.lowercased() }) {
+                if primaryKey.count == 1, let column = table.column(primaryKey[0]), column.type == .integer, !spec.key.contains(where: { $0.isSameName(as: column.name) }) {
                     semantics.ignored[spec.name, default: []].insert(column.name)
                 }
                 if let coreData {

@@ -108,7 +108,7 @@ public enum StoreInspector {
             othersOnly.subtract(own)
         }
         let uuids = coreData.uuidTextExpressions(info)
-        for column in info.columns where !CoreDataDialect.isBookkeeping(column.name) && !othersOnly.contains(column.name.uppercased()) {
+        for column in info.columns where !CoreDataDialect.isBookkeeping(column.name) && !othersOnly.contains(column.name.uppercasedName) {
             var attribute = CoreDataModel.attributeName(column.name, entity: name, model: model, dialect: coreData)
             if names.contains(attribute) { attribute += " (\(column.name))" }
             names.append(attribute)
@@ -139,11 +139,10 @@ public enum StoreInspector {
         do {
             var tabular = Tabular(columns: columns, rows: [])
             for column in refColumns { tabular.references[column] = [] }
-            let cursor = try Row.fetchCursor(db, sql: "SELECT \(list) \(from) ORDER BY \(order)" + (limit.map { " LIMIT \($0)" } ?? ""))
-            while let row = try cursor.next() {
-                var values = (0..<expressions.count).map { SQLValue.fromDatabaseValue(row[$0]) ?? .null }
+            try db.makeStatement(sql: "SELECT \(list) \(from) ORDER BY \(order)" + (limit.map { " LIMIT \($0)" } ?? "")).forEachRow { row in
+                var values = Array(row[..<expressions.count])
                 for (offset, column) in refColumns.enumerated() {
-                    let key = SQLValue.fromDatabaseValue(row[expressions.count + offset]) ?? .null
+                    let key = row[expressions.count + offset]
                     tabular.references[column]?.append((key: key, id: values[column]))
                     if key != .null { values[column] = key }
                 }
@@ -187,7 +186,7 @@ public enum StoreInspector {
         }
         var parentKeys: [Int: String] = [:]
         for (index, column) in selected.enumerated() {
-            guard let reference = refs.first(where: { $0.key.caseInsensitiveCompare(column) == .orderedSame })?.value,
+            guard let reference = refs.first(where: { $0.key.isSameName(as: column) })?.value,
                   let parent = try TableInfo.read(db, table: reference.table), let keyColumn = parent.column(reference.column) else { continue }
             parentKeys[index] = info.parentKeySQL(of: column, parent: parent, keyColumn: keyColumn.name, row: quoteIdentifier(info.name))
         }

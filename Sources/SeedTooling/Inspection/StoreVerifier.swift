@@ -47,9 +47,9 @@ public enum StoreVerifier {
             for (column, reference) in table.refs {
                 guard let sqlColumn = info.column(dialect.columnName(column)), let parent = try TableInfo.read(db, table: dialect.tableName(reference.table)),
                       let keyColumn = parent.column(dialect.columnName(reference.column)) else { continue }
-                shown[sqlColumn.name.lowercased()] = info.shownRefSQL(of: sqlColumn.name, parent: parent, keyColumn: keyColumn.name, row: quoteIdentifier(info.name))
+                shown[sqlColumn.name.lowercasedName] = info.shownRefSQL(of: sqlColumn.name, parent: parent, keyColumn: keyColumn.name, row: quoteIdentifier(info.name))
             }
-            func expression(_ column: String) -> String { shown[column.lowercased()] ?? quoteIdentifier(column) }
+            func expression(_ column: String) -> String { shown[column.lowercasedName] ?? quoteIdentifier(column) }
             let keyColumns = (table.key.isEmpty ? info.primaryKey : table.key.map(dialect.columnName)).filter { info.column($0) != nil }
             let keySQL = keyColumns.isEmpty ? "rowid" : keyColumns.map(expression).joined(separator: ", ")
             let ruled = (table.rules + (manifest.model?.rules(for: table.name) ?? [])).filter { info.column(dialect.columnName($0.column)) != nil }
@@ -57,12 +57,11 @@ public enum StoreVerifier {
             let entityRows = dialect.rowFilter(table.name).map { " WHERE \($0)" } ?? ""
             if !ruled.isEmpty {
                 let list = ruled.map { expression(dialect.columnName($0.column)) }.joined(separator: ", ")
-                let cursor = try Row.fetchCursor(db, sql: "SELECT \(list), \(keySQL) FROM \(quoteIdentifier(info.name))\(entityRows) ORDER BY rowid")
-                while let row = try cursor.next() {
+                try db.makeStatement(sql: "SELECT \(list), \(keySQL) FROM \(quoteIdentifier(info.name))\(entityRows) ORDER BY rowid").forEachRow { row in
                     for (index, rules) in ruled.enumerated() {
-                        let value = SQLValue.fromDatabaseValue(row[index]) ?? .null
+                        let value = row[index]
                         for problem in rules.check(value) {
-                            let key = (ruled.count..<row.count).map { SQLValue.fromDatabaseValue(row[$0])?.display ?? "NULL" }.joined(separator: ", ")
+                            let key = row[ruled.count...].map(\.display).joined(separator: ", ")
                             findings.append(Finding(table: info.name, key: key, column: rules.column, code: problem.code, message: problem.message))
                         }
                     }
@@ -75,9 +74,8 @@ public enum StoreVerifier {
             }
             for check in table.checks {
                 do {
-                    let cursor = try Row.fetchCursor(db, sql: "SELECT \(keySQL) FROM \(quoteIdentifier(info.name)) WHERE NOT (\(check.sql)) ORDER BY rowid")
-                    while let row = try cursor.next() {
-                        let key = (0..<row.count).map { SQLValue.fromDatabaseValue(row[$0])?.display ?? "NULL" }.joined(separator: ", ")
+                    try db.makeStatement(sql: "SELECT \(keySQL) FROM \(quoteIdentifier(info.name)) WHERE NOT (\(check.sql)) ORDER BY rowid").forEachRow { row in
+                        let key = row.map(\.display).joined(separator: ", ")
                         findings.append(Finding(table: info.name, key: key, column: nil, code: .otherRule, message: check.message))
                     }
                 } catch let error as DatabaseError where !error.isStoreFailure {
@@ -152,14 +150,14 @@ public enum StoreVerifier {
         // A ref in the key is shown by its parent's key, as everywhere else.
         var expressions: [String] = []
         for column in key {
-            if let reference = spec?.refs.first(where: { $0.key.caseInsensitiveCompare(column) == .orderedSame })?.value,
+            if let reference = spec?.refs.first(where: { $0.key.isSameName(as: column) })?.value,
                let parent = try TableInfo.read(db, table: reference.table), let keyColumn = parent.column(reference.column) {
                 expressions.append(info.shownRefSQL(of: info.column(column)?.name ?? column, parent: parent, keyColumn: keyColumn.name, row: quoteIdentifier(info.name)))
             } else {
                 expressions.append(quoteIdentifier(column))
             }
         }
-        let row = try Row.fetchOne(db, sql: "SELECT \(expressions.joined(separator: ", ")) FROM \(quoteIdentifier(table)) WHERE rowid = ?", arguments: [rowid])
-        return row.map { row in (0..<row.count).map { SQLValue.fromDatabaseValue(row[$0])?.display ?? "NULL" }.joined(separator: ", ") }
+        let row = try db.sqlRow("SELECT \(expressions.joined(separator: ", ")) FROM \(quoteIdentifier(table)) WHERE rowid = ?", binding: [.integer(rowid)])
+        return row.map { row in row.map(\.display).joined(separator: ", ") }
     }
 }

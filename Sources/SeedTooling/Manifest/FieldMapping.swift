@@ -1,3 +1,4 @@
+import SeedRuntime
 import Foundation
 
 /// How a table's fixture fields map onto its columns (`columns:` and `ignore:` in the manifest).
@@ -62,5 +63,5 @@ public struct FieldMapping: Sendable {
         return "\(what) '\(field)' names no column of table \(table) (it has \(tableColumns.joined(separator: ", "))); map it with columns: or skip it with ignore:"
     }
 
-    private func same(_ a: String, _ b: String) -> Bool { a.caseInsensitiveCompare(b) == .orderedSame }
+    private func same(_ a: String, _ b: String) -> Bool { a.isSameName(as: b) }
 }

@@ -155,7 +155,7 @@ public struct Manifest: Sendable {
         self.output = output
         self.tables = tables
         var seen = Set<String>()
-        for table in tables where !seen.insert(table.name.lowercased()).inserted {
+        for table in tables where !seen.insert(table.name.lowercasedName).inserted {
             throw fail(table.line, table.column, "table '\(table.name)' is listed twice")
         }
         if let model = self.model { try checkNames(against: model) }
@@ -177,7 +177,7 @@ public struct Manifest: Sendable {
             for (column, reference) in table.refs {
                 let (line, position) = table.refPositions[column] ?? (table.line, table.column)
                 guard let parent = model.flattened(reference.table) else {
-                    let near = model.entities.first { $0.name.caseInsensitiveCompare(reference.table) == .orderedSame }.map { " (names are case-sensitive: \($0.name)?)" } ?? ""
+                    let near = model.entities.first { $0.name.isSameName(as: reference.table) }.map { " (names are case-sensitive: \($0.name)?)" } ?? ""
                     problems.append(Diagnostic(file: path, line: line, column: position, code: .configuration,
                         message: "ref \(table.name).\(column) → \(reference): no entity '\(reference.table)'\(near); the model has \(model.entities.map(\.name).joined(separator: ", "))"))
                     continue
@@ -269,7 +269,7 @@ public struct Manifest: Sendable {
                     guard let source = columnEntry.node.string, !source.isEmpty else {
                         throw fail(columnEntry.node.line, columnEntry.node.column, "columns: '\(columnEntry.key)' must name the fixture field it is read from")
                     }
-                    if let earlier = mapping.columns.first(where: { $0.field.caseInsensitiveCompare(source) == .orderedSame }) {
+                    if let earlier = mapping.columns.first(where: { $0.field.isSameName(as: source) }) {
                         throw fail(columnEntry.node.line, columnEntry.node.column, "field '\(source)' is mapped twice (to \(earlier.column) and to \(columnEntry.key)); a field fills one column")
                     }
                     mapping.columns.append((columnEntry.key, source))
@@ -287,13 +287,13 @@ public struct Manifest: Sendable {
             }
         }
         for ignored in ignoredAt {
-            if let mapped = mapping.columns.first(where: { $0.field.caseInsensitiveCompare(ignored.field) == .orderedSame }) {
+            if let mapped = mapping.columns.first(where: { $0.field.isSameName(as: ignored.field) }) {
                 throw fail(ignored.line, ignored.column, "field '\(ignored.field)' is both ignored and mapped (columns: \(mapped.column): \(mapped.field)); drop one")
             }
         }
         // A manifest used only to migrate names no fixture; a build says it needs one.
         let url = Manifest.resolve(file ?? name, in: directory)
-        if let root, url.pathExtension.lowercased() != "json" {
+        if let root, url.pathExtension.lowercasedName != "json" {
             throw fail(root.line, root.column, "root: points into a JSON document (.json); \(file ?? name) is not one")
         }
         var config = TableConfig(

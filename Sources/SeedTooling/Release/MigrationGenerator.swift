@@ -104,7 +104,7 @@ public struct MigrationGenerator: Sendable {
         var changes: [String: StoreDiff.TableDiff] = [:]
         for table in diff.tables { changes[table.table] = table }
         var problems: [Diagnostic] = []
-        for hint in hints where !tables.contains(where: { $0.written.name.lowercased() == hint.table.lowercased() }) {
+        for hint in hints where !tables.contains(where: { $0.written.name.isSameName(as: hint.table) }) {
             problems.append(Diagnostic(code: .configuration, message: "--rename '\(hint.text)': the manifest has no table '\(hint.table)'"))
         }
         var follow = Follow()
@@ -114,7 +114,7 @@ public struct MigrationGenerator: Sendable {
             var change = changes[table.spec.name] ?? StoreDiff.TableDiff(table: table.spec.name, key: table.keyColumns)
             // Renames: named by a hint, or by an id both seeds agree on.
             var pairs: [(old: [SQLValue], new: [SQLValue])] = []
-            for hint in hints where hint.table.lowercased() == table.written.name.lowercased() {
+            for hint in hints where hint.table.isSameName(as: table.written.name) {
                 switch try Self.resolve(hint, table: table, change: change, old: old, current: current) {
                 case .success(let pair): pairs.append(pair)
                 case .failure(let problem): problems.append(problem)
@@ -252,19 +252,19 @@ public struct MigrationGenerator: Sendable {
         let selfRefs = table.spec.refs.filter { $0.value.table == table.spec.name }
         guard !selfRefs.isEmpty else { return rows }
         func value(_ row: [(column: String, value: SQLValue)], _ column: String) -> SQLValue? {
-            row.first { $0.column.lowercased() == column.lowercased() }?.value
+            row.first { $0.column.isSameName(as: column) }?.value
         }
         // Parent key column → (value → row index).
         var byKey: [String: [String: Int]] = [:]
         for reference in selfRefs.values {
             for (index, row) in rows.enumerated() {
-                if let key = value(row, reference.column), key != .null { byKey[reference.column, default: [:]][key.sqlLiteral] = index }
+                if let key = value(row, reference.column), key != .null { byKey[reference.column, default: [:]][key.sqlLiteral.exactKey] = index }
             }
         }
         let references = selfRefs.sorted { $0.key < $1.key }
         func parents(_ index: Int) -> [Int] {
             references.compactMap { column, reference in
-                guard let parentKey = value(rows[index], column), parentKey != .null, let parent = byKey[reference.column]?[parentKey.sqlLiteral], parent != index else { return nil }
+                guard let parentKey = value(rows[index], column), parentKey != .null, let parent = byKey[reference.column]?[parentKey.sqlLiteral.exactKey], parent != index else { return nil }
                 return parent
             }
         }
@@ -304,7 +304,7 @@ public struct MigrationGenerator: Sendable {
     /// A column or table name as a YAML key: plain when it is a simple identifier.
     static func name(_ text: String) -> String {
         let simple = !text.isEmpty && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") } && !(text.first?.isNumber ?? true)
-            && !["null", "true", "false", "yes", "no", "on", "off", "y", "n"].contains(text.lowercased())
+            && !["null", "true", "false", "yes", "no", "on", "off", "y", "n"].contains(text.lowercasedName)
         return simple ? text : DocNode.quote(text)
     }
 }

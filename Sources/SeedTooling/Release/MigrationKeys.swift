@@ -22,7 +22,7 @@ enum MigrationKeys {
     ///     in ``SemanticRows/writtenKeyColumns`` order, refs by the parent's key).
     static func unmatched(in migrations: [Migration], tables: [SemanticRows], everyKey: Bool,
                           found: (SemanticRows, [SQLValue]) throws -> Bool) throws -> [Diagnostic] {
-        func table(_ name: String) -> SemanticRows? { tables.first { $0.written.name.lowercased() == name.lowercased() } }
+        func table(_ name: String) -> SemanticRows? { tables.first { $0.written.name.isSameName(as: name) } }
         func id(_ values: [InputValue]) -> String { values.map(MigrationReferences.canonical).joined(separator: "\u{0}") }
         var steps: [(migration: Migration, operation: DataChanges.Operation)] = []
         for migration in migrations {
@@ -33,11 +33,11 @@ enum MigrationKeys {
         var provided: [String: Set<String>] = [:]
         for (_, operation) in steps {
             guard let table = table(operation.table) else { continue }
-            let name = table.written.name.lowercased()
+            let name = table.written.name.lowercasedName
             switch operation {
             case .insert(_, let rows):
                 for row in rows {
-                    let key = table.writtenKeyColumns.compactMap { column in row.values.first { $0.column.lowercased() == column.lowercased() }?.value }
+                    let key = table.writtenKeyColumns.compactMap { column in row.values.first { $0.column.isSameName(as: column) }?.value }
                     if key.count == table.keyColumns.count { provided[name, default: []].insert(id(key)) }
                 }
             case .update(_, let changes):
@@ -48,7 +48,7 @@ enum MigrationKeys {
         // Whether a step after `index` deletes the row with `key` or renames it away.
         func leavesLater(_ index: Int, _ table: SemanticRows, _ key: [InputValue]) -> Bool {
             steps[(index + 1)...].contains { _, operation in
-                guard operation.table.lowercased() == table.written.name.lowercased() else { return false }
+                guard operation.table.isSameName(as: table.written.name) else { return false }
                 switch operation {
                 case .delete(_, let changes): return changes.contains { UpgradeChecker.keyValues($0.key, table).map(id) == id(key) }
                 case .update(_, let changes): return changes.contains { UpgradeChecker.keyValues($0.key, table).map(id) == id(key) && UpgradeChecker.renamedKey($0, table) != nil }
@@ -69,7 +69,7 @@ enum MigrationKeys {
             guard let table = table(step.operation.table), !Migration.sqlMayWrite(migrations, table: table.written.name, storeTable: table.spec.name) else { continue }
             for change in changes {
                 guard let key = UpgradeChecker.keyValues(change.key, table) else { continue }
-                if provided[table.written.name.lowercased()]?.contains(id(key)) == true { continue }
+                if provided[table.written.name.lowercasedName]?.contains(id(key)) == true { continue }
                 if !everyKey && (UpgradeChecker.renamedKey(change, table) != nil || leavesLater(index, table, key)) { continue }
                 if try found(table, key.map(UpgradeChecker.sqlValue)) { continue }
                 let name = table.written.name

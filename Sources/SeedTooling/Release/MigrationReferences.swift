@@ -27,19 +27,19 @@ public enum MigrationReferences {
     ///     (converted as that column converts); nil when it cannot tell (then no error).
     package static func unresolved(in migrations: [Migration], tables: [TableSpec], dialect: any StoreDialect = PlainSQLiteDialect(),
                                   exists: (_ table: String, _ column: String, _ value: InputValue) throws -> Bool?) rethrows -> [Diagnostic] {
-        func spec(_ name: String) -> TableSpec? { tables.first { $0.name.lowercased() == name.lowercased() } }
+        func spec(_ name: String) -> TableSpec? { tables.first { $0.name.isSameName(as: name) } }
         // Keys the migrations themselves provide: "table.column" → values (inserted rows, renamed keys).
         var provided: [String: Set<String>] = [:]
         func offer(_ table: String, _ row: DataChanges.RowValues) {
-            for (column, value) in row.values { provided["\(table.lowercased()).\(column.lowercased())", default: []].insert(canonical(value)) }
+            for (column, value) in row.values { provided["\(table.lowercasedName).\(column.lowercasedName)", default: []].insert(canonical(value)) }
         }
         Migration.forEachProvidedRow(in: migrations, offer)
         var problems: [Diagnostic] = []
         func check(_ table: String, _ row: DataChanges.RowValues, line: Int, key: String) throws {
             guard let spec = spec(table) else { return }
             for (column, value) in row.values {
-                guard value != .null, let reference = spec.refs.first(where: { $0.key.lowercased() == column.lowercased() })?.value else { continue }
-                if provided["\(reference.table.lowercased()).\(reference.column.lowercased())"]?.contains(canonical(value)) == true { continue }
+                guard value != .null, let reference = spec.refs.first(where: { $0.key.isSameName(as: column) })?.value else { continue }
+                if provided["\(reference.table.lowercasedName).\(reference.column.lowercasedName)"]?.contains(canonical(value)) == true { continue }
                 if Migration.sqlMayWrite(migrations, table: reference.table, storeTable: dialect.tableName(reference.table)) { continue }  // what SQL provides is not known without running it
                 if try exists(reference.table, reference.column, value) != false { continue }
                 problems.append(Diagnostic(file: row.file.isEmpty ? nil : row.file, line: line, code: .unresolvedReference,
@@ -53,7 +53,7 @@ public enum MigrationReferences {
                 switch operation {
                 case .insert(let table, let rows):
                     for row in rows {
-                        let key = (spec(table)?.key ?? []).compactMap { column in row.values.first { $0.column.lowercased() == column.lowercased() }?.value }
+                        let key = (spec(table)?.key ?? []).compactMap { column in row.values.first { $0.column.isSameName(as: column) }?.value }
                         try check(table, row, line: row.line, key: key.map(shown).joined(separator: ", "))
                     }
                 case .update(let table, let rowChanges):
@@ -72,7 +72,7 @@ public enum MigrationReferences {
         case .bool(let flag): return flag ? "n:1" : "n:0"
         case .integer(let number): return "n:\(number)"
         case .real(let number): return number.rounded() == number && abs(number) < 9e15 ? "n:\(Int64(number))" : "n:\(number)"
-        case .string(let text), .json(let text): return "s:" + text
+        case .string(let text), .json(let text): return "s:" + text.exactKey
         }
     }
 

@@ -23,7 +23,7 @@ public struct ReleaseKeyIndex: ReleaseKeys {
     package func provides(_ queries: [ReleaseKeyQuery]) throws -> [Bool] {
         var known: [String: Set<SQLValue>] = [:]
         return try queries.map { query in
-            let id = query.reference.table.lowercased() + "\u{0}" + query.reference.column.lowercased()
+            let id = query.reference.table.lowercasedName + "\u{0}" + query.reference.column.lowercasedName
             if known[id] == nil { known[id] = try values(table: query.reference.table, column: query.reference.column, type: query.type) }
             if known[id]?.contains(Self.normalized(query.stored)) == true { return true }
             // A SQL migration that writes the table may have provided it (and the user deleted it).
@@ -39,12 +39,12 @@ public struct ReleaseKeyIndex: ReleaseKeys {
             guard let input, input != .null, case .success(let value) = type.convert(input) else { return }
             result.insert(Self.normalized(value))
         }
-        if let config = manifest.tables.first(where: { $0.name.lowercased() == table.lowercased() }) {
+        if let config = manifest.tables.first(where: { $0.name.isSameName(as: table) }) {
             try readFixture(config, column: column) { add($0) }
         }
         Migration.forEachProvidedRow(in: migrations) { rowTable, row in
-            guard rowTable.lowercased() == table.lowercased() else { return }
-            add(row.values.first { $0.column.lowercased() == column.lowercased() }?.value)
+            guard rowTable.isSameName(as: table) else { return }
+            add(row.values.first { $0.column.isSameName(as: column) }?.value)
         }
         return result
     }
@@ -58,7 +58,7 @@ public struct ReleaseKeyIndex: ReleaseKeys {
     /// of every JSON record): then the column's values are the author's, not ones SQLite
     /// assigned by order (what makes an id a row's identity across releases).
     package func fixtureGivesEveryRow(table: String, column: String) throws -> Bool {
-        guard let config = manifest.tables.first(where: { $0.name.lowercased() == table.lowercased() }), config.hasFile else { return false }
+        guard let config = manifest.tables.first(where: { $0.name.isSameName(as: table) }), config.hasFile else { return false }
         var records = 0, given = 0
         try readFixture(config, column: column, everyRecord: { records += 1 }) { value in
             if value != .null { given += 1 }
@@ -70,15 +70,15 @@ public struct ReleaseKeyIndex: ReleaseKeys {
     /// `everyRecord` for each record, whether it has the column or not).
     private func readFixture(_ config: Manifest.TableConfig, column: String, everyRecord: () -> Void = {}, _ body: (InputValue) -> Void) throws {
         var source: any RecordSource
-        switch config.file.pathExtension.lowercased() {
+        switch config.file.pathExtension.lowercasedName {
         case "csv": source = try CSVRecordSource(url: config.file, displayPath: config.displayFile)
         default:
             let columns = try fixtureColumns(config)
             source = try JSONRecordSource(url: config.file, displayPath: config.displayFile, fields: config.mapping.fields(forColumns: columns), root: config.root) { $0 }
         }
         // The fixture's field for the column: as mapped (`columns:`), or the column's own name.
-        let wanted = config.mapping.field(for: column).lowercased()
-        guard let field = source.columnNames.firstIndex(where: { $0.lowercased() == wanted }) else { return }
+        let wanted = config.mapping.field(for: column).lowercasedName
+        guard let field = source.columnNames.firstIndex(where: { $0.lowercasedName == wanted }) else { return }
         var record = RawRecord()
         var ignored: [Diagnostic] = []  // the build reports the fixture's problems
         while try source.next(&record, diagnostics: &ignored) {

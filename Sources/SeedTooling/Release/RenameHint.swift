@@ -70,7 +70,7 @@ public struct RenameHint: Sendable, Equatable {
         sides[sides.count - 1].append(wasQuoted ? part : part.trimmingCharacters(in: .whitespaces))
         guard sides.count == 2 else { throw fail(sides.count == 1 ? "no '=' between the old key and the new one" : "more than one '=' (quote a key part that holds one)") }
         guard sides[0].count == sides[1].count else { throw fail("the old key has \(sides[0].count) part\(sides[0].count == 1 ? "" : "s"), the new one \(sides[1].count)") }
-        guard sides[0] != sides[1] else { throw fail("the old and the new key are the same") }
+        guard !sameBytes(sides[0], sides[1]) else { throw fail("the old and the new key are the same") }
         return RenameHint(table: table, old: sides[0], new: sides[1], text: text)
     }
 
@@ -101,12 +101,12 @@ extension MigrationGenerator {
         func exists(_ parts: [String], in queue: DatabaseQueue) throws -> Bool {
             try queue.read { db in try table.count(db, key: parts.map(SQLValue.text)) } > 0
         }
-        guard let oldKey = change.removed.first(where: { $0.map(RenameHint.text) == hint.old }) else {
+        guard let oldKey = change.removed.first(where: { sameBytes($0.map(RenameHint.text), hint.old) }) else {
             return try exists(hint.old, in: old)
                 ? problem("the fixtures still have \(name) \(shown(hint.old)), so it is not renamed; the old key of a rename is one the fixtures no longer have")
                 : problem("no row of \(name) in the old seed has the key \(shown(hint.old))")
         }
-        guard let newKey = change.added.first(where: { $0.map(RenameHint.text) == hint.new }) else {
+        guard let newKey = change.added.first(where: { sameBytes($0.map(RenameHint.text), hint.new) }) else {
             return try exists(hint.new, in: current)
                 ? problem("the old seed already has \(name) \(shown(hint.new)), so nothing is renamed to it; the new key of a rename is one the old seed does not have")
                 : problem("no row of \(name) in the fixtures has the key \(shown(hint.new))")
@@ -150,20 +150,20 @@ struct Follow {
     private var values: [String: [String: [String: SQLValue]]] = [:]
 
     /// A value's identity for dictionaries: whole reals as integers (`10` and `10.0` are one key).
-    static func id(_ value: SQLValue) -> String { ReleaseKeyIndex.normalized(value).sqlLiteral }
+    static func id(_ value: SQLValue) -> String { ReleaseKeyIndex.normalized(value).sqlLiteral.exactKey }
     static func id(_ key: [SQLValue]) -> String { key.map(id).joined(separator: "\u{1}") }
 
     /// Records a renamed row: its changed plain columns are what refs to it now read.
     mutating func record(table: SemanticRows, old: [(column: String, value: SQLValue)], new: [(column: String, value: SQLValue)]) {
         for (before, after) in zip(old, new) where before.value != .null && before.value != after.value && table.reference(before.column) == nil {
-            values[table.spec.name.lowercased(), default: [:]][before.column.lowercased(), default: [:]][Self.id(before.value)] = after.value
+            values[table.spec.name.lowercasedName, default: [:]][before.column.lowercasedName, default: [:]][Self.id(before.value)] = after.value
         }
     }
 
     /// `value` of `table.column` as it reads once the renames are applied.
     func value(_ value: SQLValue, column: String, table: SemanticRows) -> SQLValue {
         guard value != .null, let reference = table.reference(column),
-              let new = values[reference.table.lowercased()]?[reference.column.lowercased()]?[Self.id(value)] else { return value }
+              let new = values[reference.table.lowercasedName]?[reference.column.lowercasedName]?[Self.id(value)] else { return value }
         return new
     }
 

@@ -32,16 +32,16 @@ public struct SchemaSnapshot: Sendable, Equatable {
         /// What follows the column list (`WITHOUT ROWID`, `STRICT`), normalized.
         public var options: String
 
-        public func column(_ name: String) -> Column? { columns.first { $0.name.lowercased() == name.lowercased() } }
+        public func column(_ name: String) -> Column? { columns.first { $0.name.isSameName(as: name) } }
 
         /// Whether rows have a rowid (not `WITHOUT ROWID`).
-        public var hasRowID: Bool { !options.uppercased().contains("WITHOUT ROWID") }
+        public var hasRowID: Bool { !options.uppercasedName.contains("WITHOUT ROWID") }
 
         /// The column that is the rowid (an INTEGER PRIMARY KEY), if any: SQLite's rule, except
         /// that `PRIMARY KEY DESC` (not an alias) is taken for one, which only errs on the safe side.
         public var rowIDAlias: Column? {
             let key = columns.filter { $0.primaryKeyIndex > 0 }
-            guard hasRowID, key.count == 1, key[0].declaredType.uppercased() == "INTEGER" else { return nil }
+            guard hasRowID, key.count == 1, key[0].declaredType.uppercasedName == "INTEGER" else { return nil }
             return key[0]
         }
     }
@@ -57,7 +57,7 @@ public struct SchemaSnapshot: Sendable, Equatable {
     public var tables: [Table]
     public var objects: [Object]
 
-    public func table(_ name: String) -> Table? { tables.first { $0.name.lowercased() == name.lowercased() } }
+    public func table(_ name: String) -> Table? { tables.first { $0.name.isSameName(as: name) } }
 
     /// Reads the schema of `db`'s main database.
     public static func read(_ db: Database) throws -> SchemaSnapshot {
@@ -70,7 +70,7 @@ public struct SchemaSnapshot: Sendable, Equatable {
                 if let facts = try? Row.fetchAll(db, sql: "SELECT name, \"notnull\", dflt_value, hidden, type, pk FROM pragma_table_xinfo(?)", arguments: [name]) {
                     for fact in facts {
                         let column: String = fact[0]
-                        guard let index = parsed.columns.firstIndex(where: { $0.name.lowercased() == column.lowercased() }) else { continue }
+                        guard let index = parsed.columns.firstIndex(where: { $0.name.isSameName(as: column) }) else { continue }
                         parsed.columns[index].notNull = fact[1]
                         parsed.columns[index].defaultSQL = fact[2]
                         let hidden: Int = fact[3]
@@ -127,7 +127,7 @@ public struct SchemaSnapshot: Sendable, Equatable {
             let text = part.trimmingCharacters(in: .whitespacesAndNewlines)
             guard !text.isEmpty else { continue }
             let (first, rest) = firstToken(text)
-            if ["CONSTRAINT", "PRIMARY", "UNIQUE", "CHECK", "FOREIGN"].contains(first.uppercased()) {
+            if ["CONSTRAINT", "PRIMARY", "UNIQUE", "CHECK", "FOREIGN"].contains(first.uppercasedName) {
                 table.constraints.append(normalize(text))
             } else {
                 table.columns.append(Column(name: unquote(first), definition: normalize(rest), text: text))
@@ -202,28 +202,28 @@ public struct SchemaSnapshot: Sendable, Equatable {
                 for column in table.columns where wanted.column(column.name) == nil { lines.append("column \(wanted.name).\(column.name) only in \(this)") }
             }
             for column in wanted.columns {
-                guard let have = table.column(column.name), have.definition.lowercased() != column.definition.lowercased() else { continue }
+                guard let have = table.column(column.name), !have.definition.isSameName(as: column.definition) else { continue }
                 lines.append("column \(wanted.name).\(column.name) is \(have.definition.isEmpty ? "untyped" : have.definition) in \(this), \(column.definition.isEmpty ? "untyped" : column.definition) in \(that)")
             }
             let shared = wanted.columns.map(\.name).filter { table.column($0) != nil }
             let haveOrder = table.columns.map(\.name).filter { name in wanted.column(name) != nil }
-            if shared.map({ $0.lowercased() }) != haveOrder.map({ $0.lowercased() }) {
+            if shared.map({ $0.lowercasedName }) != haveOrder.map({ $0.lowercasedName }) {
                 lines.append("table \(wanted.name) has its columns in another order: \(haveOrder.joined(separator: ", ")) in \(this), \(shared.joined(separator: ", ")) in \(that)")
             }
-            for constraint in wanted.constraints where !table.constraints.contains(where: { $0.lowercased() == constraint.lowercased() }) { lines.append("table \(wanted.name): constraint \(constraint) only in \(that)") }
-            for constraint in table.constraints where !wanted.constraints.contains(where: { $0.lowercased() == constraint.lowercased() }) { lines.append("table \(wanted.name): constraint \(constraint) only in \(this)") }
-            if table.options.lowercased() != wanted.options.lowercased() {
+            for constraint in wanted.constraints where !table.constraints.contains(where: { $0.isSameName(as: constraint) }) { lines.append("table \(wanted.name): constraint \(constraint) only in \(that)") }
+            for constraint in table.constraints where !wanted.constraints.contains(where: { $0.isSameName(as: constraint) }) { lines.append("table \(wanted.name): constraint \(constraint) only in \(this)") }
+            if !table.options.isSameName(as: wanted.options) {
                 lines.append("table \(wanted.name) is \(table.options.isEmpty ? "a rowid table" : table.options) in \(this), \(wanted.options.isEmpty ? "a rowid table" : wanted.options) in \(that)")
             }
         }
         for object in expected.objects {
-            guard let have = objects.first(where: { $0.type == object.type && $0.name.lowercased() == object.name.lowercased() }) else {
+            guard let have = objects.first(where: { $0.type == object.type && $0.name.isSameName(as: object.name) }) else {
                 lines.append("\(object.type) \(object.name) only in \(that)")
                 continue
             }
-            if have.sql.lowercased() != object.sql.lowercased() { lines.append("\(object.type) \(object.name) differs: \(have.sql) in \(this), \(object.sql) in \(that)") }
+            if !have.sql.isSameName(as: object.sql) { lines.append("\(object.type) \(object.name) differs: \(have.sql) in \(this), \(object.sql) in \(that)") }
         }
-        for object in objects where !expected.objects.contains(where: { $0.type == object.type && $0.name.lowercased() == object.name.lowercased() }) {
+        for object in objects where !expected.objects.contains(where: { $0.type == object.type && $0.name.isSameName(as: object.name) }) {
             lines.append("\(object.type) \(object.name) only in \(this)")
         }
         return lines

@@ -64,15 +64,15 @@ public struct SchemaStep: Sendable, Equatable {
             if unchanged && added.isEmpty { continue }
             // SQLite's 12-step rebuild (https://sqlite.org/lang_altertable.html#otheralter), in seedkit's transaction.
             for column in table.columns where before.column(column.name) == nil {
-                let definition = column.definition.uppercased()
+                let definition = column.definition.uppercasedName
                 if definition.contains("NOT NULL") && !definition.contains("DEFAULT") && !definition.contains("PRIMARY KEY") {
                     refuse("column \(table.name).\(column.name) is new and NOT NULL without a DEFAULT: the rows users' stores already have would have no value for it; give it a DEFAULT")
                 }
             }
-            for other in new.tables where other.name.lowercased() != table.name.lowercased() {
+            for other in new.tables where !other.name.isSameName(as: table.name) {
                 for constraint in other.constraints + other.columns.map(\.definition) {
-                    let upper = constraint.uppercased()
-                    if upper.contains("REFERENCES \(table.name.uppercased())") || upper.contains("REFERENCES \(quoteIdentifier(table.name).uppercased())"),
+                    let upper = constraint.uppercasedName
+                    if upper.contains("REFERENCES \(table.name.uppercasedName)") || upper.contains("REFERENCES \(quoteIdentifier(table.name).uppercasedName)"),
                        upper.contains("ON DELETE CASCADE") || upper.contains("ON DELETE SET") {
                         refuse("table \(table.name) must be rebuilt, but \(other.name) refers to it with an ON DELETE action that dropping the old table would fire; write the step yourself as a .sql migration")
                     }
@@ -86,7 +86,7 @@ public struct SchemaStep: Sendable, Equatable {
             let targets = ((keepsRowID ? ["rowid"] : []) + copied.map { quoteIdentifier($0.name) }).joined(separator: ", ")
             let sources = (keepsRowID ? ["rowid"] : []) + copied.map { column in
                 // A nullable column that becomes NOT NULL with a DEFAULT: a user's NULL takes the DEFAULT.
-                guard let old = before.column(column.name), column.notNull, !old.notNull, let fill = column.defaultSQL, fill.uppercased() != "NULL" else {
+                guard let old = before.column(column.name), column.notNull, !old.notNull, let fill = column.defaultSQL, fill.uppercasedName != "NULL" else {
                     return quoteIdentifier(column.name)
                 }
                 return "coalesce(\(quoteIdentifier(column.name)), \(fill))"
@@ -111,7 +111,7 @@ public struct SchemaStep: Sendable, Equatable {
             // table created under its own name instead: each row inserted there settles the
             // children that refer to it, and a child whose parent is really missing still fails.
             // (A table that refers to itself too: the copy's rows are children of the old table.)
-            let referenced = (old.tables + new.tables).contains { other in Self.referencedTables(in: other.sql).contains(table.name.lowercased()) }
+            let referenced = (old.tables + new.tables).contains { other in Self.referencedTables(in: other.sql).contains(table.name.lowercasedName) }
             var note = ""
             if referenced {
                 let columns = ((keepsRowID ? ["rowid"] : []) + copied.map { quoteIdentifier($0.name) }).joined(separator: ", ")
@@ -126,14 +126,14 @@ public struct SchemaStep: Sendable, Equatable {
             } else {
                 steps.append("ALTER TABLE \(quoteIdentifier(temporary)) RENAME TO \(quoteIdentifier(table.name));")
             }
-            let unfilled = copied.filter { column in column.notNull && column.defaultSQL == nil && before.column(column.name).map { !$0.notNull } == true && table.rowIDAlias?.name.lowercased() != column.name.lowercased() }
+            let unfilled = copied.filter { column in column.notNull && column.defaultSQL == nil && before.column(column.name).map { !$0.notNull } == true && table.rowIDAlias?.name.lowercasedName != column.name.lowercasedName }
             let warning = unfilled.map { "\n-- \(table.name).\($0.name) becomes NOT NULL without a DEFAULT: a store with a NULL there cannot take this step (give it a DEFAULT to fill NULLs from)" }.joined()
             if firstRebuild == nil { firstRebuild = statements.count }
             statements.append("""
                 -- rebuilt table \(table.name) (\(old.table(table.name).map { Self.describeChange(from: $0, to: table) } ?? "changed")): SQLite's table rebuild, rows kept\(note)\(warning)
                 \(steps.joined(separator: "\n"))
                 """)
-            rebuilt.insert(table.name.lowercased())
+            rebuilt.insert(table.name.lowercasedName)
             counts["rebuilt table", default: 0] += 1
         }
         // Views, and triggers of other tables, that read a rebuilt table (or such a view): SQLite's
@@ -147,36 +147,36 @@ public struct SchemaStep: Sendable, Equatable {
             while found {
                 found = false
                 for object in old.objects where (object.type == "view" || object.type == "trigger")
-                    && !dependents.contains(where: { $0.type == object.type && $0.name.lowercased() == object.name.lowercased() }) {
+                    && !dependents.contains(where: { $0.type == object.type && $0.name.isSameName(as: object.name) }) {
                     var names = Self.identifiers(in: object.sql)
                     // A rebuilt table's own triggers go with it; one that reads another rebuilt table must go before that one's rebuild.
-                    if object.type == "trigger" && rebuilt.contains(object.table.lowercased()) { names.remove(object.table.lowercased()) }
+                    if object.type == "trigger" && rebuilt.contains(object.table.lowercasedName) { names.remove(object.table.lowercasedName) }
                     guard !names.isDisjoint(with: read) else { continue }
                     dependents.append(object)
-                    if object.type == "view" { read.insert(object.name.lowercased()) }
+                    if object.type == "view" { read.insert(object.name.lowercasedName) }
                     found = true
                 }
             }
-            let drops = dependents.map { "-- \($0.type) \($0.name) reads a rebuilt table: dropped before the rebuild, re-created after\nDROP \($0.type.uppercased()) \(quoteIdentifier($0.name));" }
+            let drops = dependents.map { "-- \($0.type) \($0.name) reads a rebuilt table: dropped before the rebuild, re-created after\nDROP \($0.type.uppercasedName) \(quoteIdentifier($0.name));" }
             statements.insert(contentsOf: drops, at: firstRebuild)
         }
         func isDependent(_ object: SchemaSnapshot.Object) -> Bool {
-            dependents.contains { $0.type == object.type && $0.name.lowercased() == object.name.lowercased() }
+            dependents.contains { $0.type == object.type && $0.name.isSameName(as: object.name) }
         }
         // Indexes, triggers, views: what is new or changed is (re)created; a rebuilt table's all are.
         for object in old.objects {
-            let wanted = new.objects.first { $0.type == object.type && $0.name.lowercased() == object.name.lowercased() }
-            if rebuilt.contains(object.table.lowercased()) && object.type != "view" { continue }  // dropped with its table
-            if wanted == nil || wanted?.sql.lowercased() != object.sql.lowercased() {
+            let wanted = new.objects.first { $0.type == object.type && $0.name.isSameName(as: object.name) }
+            if rebuilt.contains(object.table.lowercasedName) && object.type != "view" { continue }  // dropped with its table
+            if wanted == nil || wanted?.sql.lowercasedName != object.sql.lowercasedName {
                 if wanted == nil { counts["removed \(object.type)", default: 0] += 1 }
                 if isDependent(object) { continue }  // dropped before the rebuild
-                statements.append("-- \(wanted == nil ? "removed" : "changed") \(object.type) \(object.name)\nDROP \(object.type.uppercased()) \(quoteIdentifier(object.name));")
+                statements.append("-- \(wanted == nil ? "removed" : "changed") \(object.type) \(object.name)\nDROP \(object.type.uppercasedName) \(quoteIdentifier(object.name));")
             }
         }
         for object in new.objects {
-            let before = old.objects.first { $0.type == object.type && $0.name.lowercased() == object.name.lowercased() }
-            let changed: Bool = before.map { $0.sql.lowercased() != object.sql.lowercased() } ?? true
-            let tableRebuilt: Bool = rebuilt.contains(object.table.lowercased()) && object.type != "view"
+            let before = old.objects.first { $0.type == object.type && $0.name.isSameName(as: object.name) }
+            let changed: Bool = before.map { !$0.sql.isSameName(as: object.sql) } ?? true
+            let tableRebuilt: Bool = rebuilt.contains(object.table.lowercasedName) && object.type != "view"
             let recreate: Bool = changed || tableRebuilt || before.map(isDependent) == true
             guard recreate, let sql = objectSQL(object, in: new) else { continue }
             statements.append("-- \(before == nil ? "new" : "re-created") \(object.type) \(object.name)\n\(sql);")
@@ -193,11 +193,11 @@ public struct SchemaStep: Sendable, Equatable {
     private static func extends(_ before: SchemaSnapshot.Table, to after: SchemaSnapshot.Table) -> Bool {
         guard before.columns.count <= after.columns.count else { return false }
         for (old, new) in zip(before.columns, after.columns) {
-            guard old.name.lowercased() == new.name.lowercased(), old.definition.lowercased() == new.definition.lowercased() else { return false }
+            guard old.name.isSameName(as: new.name), old.definition.isSameName(as: new.definition) else { return false }
         }
-        let oldConstraints: [String] = before.constraints.map { $0.lowercased() }
-        let newConstraints: [String] = after.constraints.map { $0.lowercased() }
-        return oldConstraints == newConstraints && before.options.lowercased() == after.options.lowercased()
+        let oldConstraints: [String] = before.constraints.map { $0.lowercasedName }
+        let newConstraints: [String] = after.constraints.map { $0.lowercasedName }
+        return oldConstraints == newConstraints && before.options.isSameName(as: after.options)
     }
 
     /// The original SQL of an index, trigger or view (the snapshot keeps it normalized, which runs the same).
@@ -244,14 +244,14 @@ public struct SchemaStep: Sendable, Equatable {
                     index += 1
                 }
                 index += 1
-                names.append(name.lowercased())
+                names.append(name.lowercasedName)
             } else if character.isLetter || character == "_" {
                 var name = ""
                 while index < characters.count, characters[index].isLetter || characters[index].isNumber || characters[index] == "_" || characters[index] == "$" {
                     name.append(characters[index])
                     index += 1
                 }
-                names.append(name.lowercased())
+                names.append(name.lowercasedName)
             } else {
                 index += 1
             }
@@ -273,7 +273,7 @@ public struct SchemaStep: Sendable, Equatable {
 
     /// Whether SQLite's `ALTER TABLE … ADD COLUMN` can add this column (https://sqlite.org/lang_altertable.html#altertabaddcol).
     static func addable(_ column: SchemaSnapshot.Column) -> Bool {
-        let definition = column.definition.uppercased()
+        let definition = column.definition.uppercasedName
         if definition.contains("PRIMARY KEY") || definition.contains("UNIQUE") || definition.contains("STORED") { return false }
         if definition.contains("CURRENT_TIME") || definition.contains("CURRENT_DATE") { return false }
         let defaultValue = definition.range(of: "DEFAULT").map { String(definition[$0.upperBound...]).trimmingCharacters(in: .whitespaces) }
@@ -288,13 +288,13 @@ public struct SchemaStep: Sendable, Equatable {
         var parts: [String] = []
         for column in new.columns {
             if let before = old.column(column.name) {
-                if before.definition.lowercased() != column.definition.lowercased() { parts.append("\(column.name) \(before.definition.isEmpty ? "untyped" : before.definition) → \(column.definition.isEmpty ? "untyped" : column.definition)") }
+                if !before.definition.isSameName(as: column.definition) { parts.append("\(column.name) \(before.definition.isEmpty ? "untyped" : before.definition) → \(column.definition.isEmpty ? "untyped" : column.definition)") }
             } else {
                 parts.append("new column \(column.name)")
             }
         }
-        if old.constraints.map({ $0.lowercased() }) != new.constraints.map({ $0.lowercased() }) { parts.append("table constraints") }
-        if old.options.lowercased() != new.options.lowercased() { parts.append(new.options.isEmpty ? "rowid table" : new.options) }
+        if old.constraints.map({ $0.lowercasedName }) != new.constraints.map({ $0.lowercasedName }) { parts.append("table constraints") }
+        if !old.options.isSameName(as: new.options) { parts.append(new.options.isEmpty ? "rowid table" : new.options) }
         return parts.isEmpty ? "column order" : parts.joined(separator: "; ")
     }
 }

@@ -25,7 +25,7 @@ struct SemanticRows {
 
     /// The store's name for a column the manifest (or a migration) names.
     func storeName(_ column: String) -> String {
-        writtenColumns.first { $0.value.lowercased() == column.lowercased() }?.key ?? table.column(column)?.name ?? column
+        writtenColumns.first { $0.value.isSameName(as: column) }?.key ?? table.column(column)?.name ?? column
     }
 
     /// The columns compared and written: all but ignored ids, key first.
@@ -48,8 +48,8 @@ struct SemanticRows {
         }
         let predicate = keyColumns.map { "\(expression($0)) IS ?" }.joined(separator: " AND ")
         let sql = "SELECT \(columns.map(expression).joined(separator: ", ")) FROM \(quoteIdentifier(spec.name)) WHERE \(predicate) LIMIT 1"
-        guard let row = try Row.fetchOne(db, sql: sql, arguments: StatementArguments(key)) else { return nil }
-        return columns.enumerated().map { index, column in (column, SQLValue.fromDatabaseValue(row[index]) ?? .null) }
+        guard let row = try db.sqlRow(sql, binding: key) else { return nil }
+        return Array(zip(columns, row))
     }
 
     /// The table's first row (by rowid), store column → value, or nil when it is empty.
@@ -59,17 +59,15 @@ struct SemanticRows {
         let columns = self.columns.filter { stored.column($0) != nil }
         let order = table.withoutRowID ? keyColumns.map { quoteIdentifier($0) }.joined(separator: ", ") : "rowid"
         let sql = "SELECT \(columns.map(expression).joined(separator: ", ")) FROM \(quoteIdentifier(spec.name)) ORDER BY \(order) LIMIT 1"
-        guard let row = try Row.fetchOne(db, sql: sql) else { return nil }
-        return columns.enumerated().map { index, column in (column, SQLValue.fromDatabaseValue(row[index]) ?? .null) }
+        guard let row = try db.sqlRow(sql) else { return nil }
+        return Array(zip(columns, row))
     }
 
     /// Every row's key (as ``row(_:key:)`` reads it) with the stored value of `column`.
     func keys(_ db: Database, with column: String) throws -> [(key: [SQLValue], value: SQLValue)] {
         let keyColumns = self.keyColumns
         let sql = "SELECT \((keyColumns.map(expression) + [quoteIdentifier(column)]).joined(separator: ", ")) FROM \(quoteIdentifier(spec.name))"
-        return try Row.fetchAll(db, sql: sql).map { row in
-            (keyColumns.indices.map { SQLValue.fromDatabaseValue(row[$0]) ?? .null }, SQLValue.fromDatabaseValue(row[keyColumns.count]) ?? .null)
-        }
+        return try db.sqlRows(sql).map { row in (Array(row[..<keyColumns.count]), row[keyColumns.count]) }
     }
 
     /// The column SQLite assigns when a row gives none (a single-column INTEGER PRIMARY KEY that
@@ -82,13 +80,14 @@ struct SemanticRows {
 
     /// The ref of a column (store names), if it is one.
     func reference(_ column: String) -> TableSpec.Reference? {
-        spec.refs.first { $0.key.lowercased() == column.lowercased() }?.value
+        spec.refs.first { $0.key.isSameName(as: column) }?.value
     }
 
     /// How many rows have `key`.
     func count(_ db: Database, key: [SQLValue]) throws -> Int {
         let predicate = keyColumns.map { "\(expression($0)) IS ?" }.joined(separator: " AND ")
-        return try Int.fetchOne(db, sql: "SELECT count(*) FROM \(quoteIdentifier(spec.name)) WHERE \(predicate)", arguments: StatementArguments(key)) ?? 0
+        guard case .integer(let count)? = try db.sqlRow("SELECT count(*) FROM \(quoteIdentifier(spec.name)) WHERE \(predicate)", binding: key)?.first else { return 0 }
+        return Int(count)
     }
 
     static func make(_ manifest: Manifest, in db: Database) throws -> (rows: [SemanticRows], semantics: StoreDiff.Semantics) {

@@ -99,7 +99,7 @@ public struct UpgradeChecker: Sendable {
             for key in table.removed { divergences.append(Divergence(table: name, key: Self.show(key), column: nil, got: "a row", expected: "no row")) }
             for change in table.changed {
                 for column in change.columns {
-                    divergences.append(Divergence(table: name, key: Self.show(change.key), column: rows?.writtenName(column.column) ?? column.column, got: Self.show([column.old]), expected: Self.show([column.new])))
+                    divergences.append(Divergence(table: name, key: Self.show(change.key), column: rows?.writtenName(column.column) ?? column.column, got: Self.show([column.old], against: column.new), expected: Self.show([column.new], against: column.old)))
                 }
             }
         }
@@ -183,7 +183,7 @@ public struct UpgradeChecker: Sendable {
             for migration in pending {
                 guard case .changes(let changes) = migration.body else { continue }
                 for operation in changes.operations {
-                    guard let table = tables.first(where: { $0.written.name.lowercased() == operation.table.lowercased() }) else { continue }
+                    guard let table = tables.first(where: { $0.written.name.isSameName(as: operation.table) }) else { continue }
                     switch operation {
                     case .update(let name, let rows):
                         for change in rows {
@@ -204,8 +204,8 @@ public struct UpgradeChecker: Sendable {
                         }
                     case .insert(let name, let rows):
                         for row in rows {
-                            let keyColumns = Set(table.writtenKeyColumns.map { $0.lowercased() })
-                            guard let index = row.values.firstIndex(where: { !keyColumns.contains($0.column.lowercased()) && table.written.refs[$0.column] == nil && Self.userValue($0.value) != nil }),
+                            let keyColumns = Set(table.writtenKeyColumns.map { $0.lowercasedName })
+                            guard let index = row.values.firstIndex(where: { !keyColumns.contains($0.column.lowercasedName) && table.written.refs[$0.column] == nil && Self.userValue($0.value) != nil }),
                                   let userValue = Self.userValue(row.values[index].value) else { continue }
                             var userRow = row
                             userRow.values[index].value = userValue
@@ -263,7 +263,7 @@ public struct UpgradeChecker: Sendable {
                 }
             }
             // Two simulated edits of one value (an update's, then a later rename's): the last one is the user's.
-            let values = edits.indices.map { "\(edits[$0].table.written.name)|\(Self.show(keys[$0]))|\(edits[$0].column.lowercased())" }
+            let values = edits.indices.map { "\(edits[$0].table.written.name)|\(Self.show(keys[$0]))|\(edits[$0].column.lowercasedName)" }
             let last = Dictionary(zip(values, edits.indices), uniquingKeysWith: { _, later in later })
             for (index, edit) in edits.enumerated() where last[values[index]] == index {
                 let key = keys[index]
@@ -271,7 +271,7 @@ public struct UpgradeChecker: Sendable {
                 let count = try edit.table.count(db, key: key)
                 let row = try edit.table.row(db, key: key)
                 let column = edit.table.storeName(edit.column)
-                let stored = row?.first { $0.column.lowercased() == column.lowercased() }?.value ?? .null
+                let stored = row?.first { $0.column.isSameName(as: column) }?.value ?? .null
                 let wanted = edit.table.table.column(column).map { info in (try? info.type.convert(edit.value).get()) ?? .null } ?? Self.sqlValue(edit.value)
                 if count == 1 && stored.isSame(as: wanted) {
                     kept.append((edit.insert ? "user row " : "user edit ") + described + " kept")
@@ -283,7 +283,7 @@ public struct UpgradeChecker: Sendable {
                 let child = "\(follower.child.written.name) \(Self.show(follower.childKey.map(Self.sqlValue)))"
                 let parent = "\(follower.parent.written.name) \(Self.show(follower.parentKey.map(Self.sqlValue)))"
                 let column = follower.child.storeName(follower.column)
-                let stored = try follower.child.row(db, key: follower.childKey.map(Self.sqlValue))?.first { $0.column.lowercased() == column.lowercased() }?.value
+                let stored = try follower.child.row(db, key: follower.childKey.map(Self.sqlValue))?.first { $0.column.isSameName(as: column) }?.value
                 if let stored, stored.isSame(as: Self.sqlValue(follower.expected)) {
                     kept.append("user row \(child) still refers to the renamed \(parent)")
                 } else {
@@ -315,17 +315,16 @@ public struct UpgradeChecker: Sendable {
                 let place = "\(table.name).\(column.name)"
                 let described = "a user's NULL in \(place) (nullable in this seed, NOT NULL in the release)"
                 // The row: its primary key when it has one (a rebuild keeps it), else its rowid.
-                let located: (key: [String], values: [DatabaseValue])? = try store.writeWithoutTransaction { db in
+                let located: (key: [String], values: [SQLValue])? = try store.writeWithoutTransaction { db in
                     guard let info = try TableInfo.read(db, table: table.name) else { return nil }
                     let key = info.primaryKey.isEmpty ? ["rowid"] : info.primaryKey
                     let selected = key.map { $0 == "rowid" ? "rowid" : quoteIdentifier($0) }.joined(separator: ", ")
                     let order = info.withoutRowID ? selected : "rowid"
-                    guard let row = try Row.fetchOne(db, sql: "SELECT \(selected) FROM \(quoteIdentifier(table.name)) ORDER BY \(order) LIMIT 1") else { return nil }
-                    let values = (0..<key.count).map { row[$0] as DatabaseValue }
+                    guard let values = try db.sqlRow("SELECT \(selected) FROM \(quoteIdentifier(table.name)) ORDER BY \(order) LIMIT 1") else { return nil }
                     let predicate = key.map { "\($0 == "rowid" ? "rowid" : quoteIdentifier($0)) IS ?" }.joined(separator: " AND ")
                     // A CHECK or a trigger may refuse the NULL: then no user has one.
                     do {
-                        try db.execute(sql: "UPDATE \(quoteIdentifier(table.name)) SET \(quoteIdentifier(column.name)) = NULL WHERE \(predicate)", arguments: StatementArguments(values))
+                        try db.execute("UPDATE \(quoteIdentifier(table.name)) SET \(quoteIdentifier(column.name)) = NULL WHERE \(predicate)", binding: values)
                     } catch {
                         return nil
                     }
@@ -343,7 +342,7 @@ public struct UpgradeChecker: Sendable {
                 // A rowid is not kept by a rebuild of a table without a primary key: then only the upgrade is known.
                 let value: SQLValue? = located.key == ["rowid"] ? nil : try store.read { db in
                     let predicate = located.key.map { "\(quoteIdentifier($0)) IS ?" }.joined(separator: " AND ")
-                    return try SQLValue.fetchOne(db, sql: "SELECT \(quoteIdentifier(column.name)) FROM \(quoteIdentifier(table.name)) WHERE \(predicate)", arguments: StatementArguments(located.values))
+                    return try db.sqlRow("SELECT \(quoteIdentifier(column.name)) FROM \(quoteIdentifier(table.name)) WHERE \(predicate)", binding: located.values)?.first
                 }
                 kept.append("\(described) upgrades" + (value.map { " to \(Self.show([$0]))" } ?? ""))
             }
@@ -385,17 +384,17 @@ public struct UpgradeChecker: Sendable {
     private func userChild(of table: SemanticRows, key: [InputValue], tables: [SemanticRows], db: Database) throws -> (SemanticRows, DataChanges.RowValues, [InputValue], String, InputValue, String)? {
         guard key.count == 1 else { return nil }
         for child in tables {
-            guard let (column, reference) = child.written.refs.first(where: { $0.value.table.lowercased() == table.written.name.lowercased() }),
+            guard let (column, reference) = child.written.refs.first(where: { $0.value.table.isSameName(as: table.written.name) }),
                   let (found, childKey, edited, value) = try userRow(in: child, db: db) else { continue }
             // The ref names the parent by the column it refers to (often, not always, the key).
             var target = key[0]
-            if reference.column.lowercased() != (table.writtenKeyColumns.first ?? "").lowercased() {
-                let wanted = table.storeName(reference.column).lowercased()
-                guard let parent = try table.row(db, key: key.map(Self.sqlValue), storedOnly: true), let stored = parent.first(where: { $0.column.lowercased() == wanted })?.value, stored != .null else { continue }
+            if reference.column.lowercasedName != (table.writtenKeyColumns.first ?? "").lowercasedName {
+                let wanted = table.storeName(reference.column).lowercasedName
+                guard let parent = try table.row(db, key: key.map(Self.sqlValue), storedOnly: true), let stored = parent.first(where: { $0.column.lowercasedName == wanted })?.value, stored != .null else { continue }
                 target = stored.inputValue
             }
             var row = found
-            guard let index = row.values.firstIndex(where: { $0.column.lowercased() == column.lowercased() }) else { continue }
+            guard let index = row.values.firstIndex(where: { $0.column.isSameName(as: column) }) else { continue }
             row.values[index].value = target
             return (child, row, childKey, edited, value, column)
         }
@@ -418,7 +417,7 @@ public struct UpgradeChecker: Sendable {
         guard let key = keyValues(change.key, table) else { return nil }
         var renamed = false
         let newKey = zip(table.writtenKeyColumns, key).map { column, value in
-            guard let new = change.to.values.first(where: { $0.column.lowercased() == column.lowercased() })?.value else { return value }
+            guard let new = change.to.values.first(where: { $0.column.isSameName(as: column) })?.value else { return value }
             if sqlValue(new) != sqlValue(value) { renamed = true }
             return new
         }
@@ -431,10 +430,10 @@ public struct UpgradeChecker: Sendable {
     private func simulateRename(_ change: DataChanges.RowChange, of table: SemanticRows, named name: String, newKey: [InputValue], tables: [SemanticRows], options: SeedMigrator.Options,
                                 db: Database, edits: inout [(table: SemanticRows, key: [InputValue], column: String, value: InputValue, insert: Bool)], following: inout [Following]) throws {
         guard let key = Self.keyValues(change.key, table), let row = try table.row(db, key: key.map(Self.sqlValue), storedOnly: true) else { return }
-        let touched = Set(change.to.values.map { $0.column.lowercased() })
-        let keyNames = Set(table.writtenKeyColumns.map { $0.lowercased() })
+        let touched = Set(change.to.values.map { $0.column.lowercasedName })
+        let keyNames = Set(table.writtenKeyColumns.map { $0.lowercasedName })
         let values = row.map { (column: table.writtenName($0.column), value: $0.value.inputValue) }
-        if let (column, value) = values.first(where: { !touched.contains($0.column.lowercased()) && !keyNames.contains($0.column.lowercased()) && table.written.refs[$0.column] == nil && Self.userValue($0.value) != nil }),
+        if let (column, value) = values.first(where: { !touched.contains($0.column.lowercasedName) && !keyNames.contains($0.column.lowercasedName) && table.written.refs[$0.column] == nil && Self.userValue($0.value) != nil }),
            let userValue = Self.userValue(value) {
             let edit = DataChanges(operations: [.update(table: name, changes: [
                 DataChanges.RowChange(key: change.key, from: .init(values: [(column, value)]), to: .init(values: [(column, userValue)])),
@@ -446,7 +445,7 @@ public struct UpgradeChecker: Sendable {
            try Self.attempt(db, DataChanges(operations: [.insert(table: child.written.name, rows: [childRow])]), options) {
             edits.append((child, childKey, column, value, true))
             // The value the rename gives the column the child refers to, or the one it refers to now.
-            let expected = change.to.values.first { $0.column.lowercased() == reference.column.lowercased() }?.value ?? childRow[refColumn] ?? .null
+            let expected = change.to.values.first { $0.column.isSameName(as: reference.column) }?.value ?? childRow[refColumn] ?? .null
             following.append(Following(child: child, childKey: childKey, column: refColumn, parent: table, parentKey: newKey, expected: expected))
         }
     }
@@ -499,10 +498,15 @@ public struct UpgradeChecker: Sendable {
         }
     }
 
-    static func show(_ values: [SQLValue]) -> String {
-        values.map { value in
+    /// `values` as reports show them (text quoted and escaped); a single text that prints like
+    /// `other` but differs in its bytes (NFC and NFD) with its scalars written out.
+    static func show(_ values: [SQLValue], against other: SQLValue? = nil) -> String {
+        if values.count == 1, case .text(let text)? = values.first, case .text(let otherText)? = other {
+            return "'" + String.distinguishing(text, otherText).0 + "'"
+        }
+        return values.map { value in
             switch value {
-            case .text(let text): return "'\(text)'"
+            case .text(let text): return "'\(text.escapingControls())'"
             case .real(let number): return SQLValue.format(number)
             default: return value.description
             }

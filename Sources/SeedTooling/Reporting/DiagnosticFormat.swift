@@ -9,7 +9,8 @@ public enum DiagnosticFormat: String, Sendable, CaseIterable {
     public func render(_ diagnostics: [Diagnostic]) -> String {
         switch self {
         case .human:
-            return diagnostics.map { $0.description + "\n" }.joined()
+            // Messages quote names and values from stores and files: nothing in them may act on a terminal.
+            return diagnostics.map { $0.description.escapingControls(keepingNewlines: true) + "\n" }.joined()
         case .github:
             return diagnostics.map { diagnostic in
                 var properties: [String] = []
@@ -93,7 +94,8 @@ public indirect enum JSONOutput: Sendable {
         case .null: bytes += "null".utf8
         case .bool(let flag): bytes += (flag ? "true" : "false").utf8
         case .int(let number): bytes += String(number).utf8
-        case .double(let number): bytes += (number.isFinite ? SQLValue.format(number) : "null").utf8
+        // ±Infinity as `1e999` (valid JSON, read back as Infinity); SQLite never stores NaN.
+        case .double(let number): bytes += (number.isNaN ? "null" : SQLValue.format(number)).utf8
         case .string(let text): DocNode.writeQuoted(text, into: &bytes)
         case .array(let items):
             if items.isEmpty { bytes += "[]".utf8; return }

@@ -41,10 +41,12 @@ public enum ReportFormatName: String, Sendable, CaseIterable {
 }
 
 extension SQLValue {
-    /// How a value reads in a table: text as is, NULL as `NULL`, blobs as size and hex prefix.
+    /// How a value reads in a table: text as is but for what a terminal acts on (escaped: `\x1b`,
+    /// `\r`, `\0`; line feeds are left to each format), NULL as `NULL`, blobs as size and hex prefix.
     public var display: String {
         switch self {
         case .null: return "NULL"
+        case .text(let text): return text.escapingControls(keepingNewlines: true)
         case .blob(let bytes):
             let hex = bytes.prefix(8).map { String(format: "%02x", $0) }.joined()
             return "<\(bytes.count) bytes \(hex)\(bytes.count > 8 ? "…" : "")>"

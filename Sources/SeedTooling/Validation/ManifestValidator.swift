@@ -15,15 +15,15 @@ public struct ManifestValidator: RowValidator {
         // Attributes seedkit cannot write (Transformable, composite) are the Core Data dialect's
         // to refuse (CoreDataModelFacts.unwritable), with or without a manifest, so that it is said once.
         for table in manifest.tables {
-            var byColumn = Dictionary(table.rules.map { ($0.column.lowercased(), [$0]) }, uniquingKeysWith: { first, _ in first })
+            var byColumn = Dictionary(table.rules.map { ($0.column.lowercasedName, [$0]) }, uniquingKeysWith: { first, _ in first })
             // A Core Data model's own rules apply on top of the manifest's.
             // Its `required` is the Core Data dialect's to check (CoreDataModelFacts.required: with
             // the row's key, for rows left without a value too), so that it is said once.
             for var rule in manifest.model?.rules(for: table.name) ?? [] {
                 rule.required = false
-                byColumn[rule.column.lowercased(), default: []].append(rule)
+                byColumn[rule.column.lowercasedName, default: []].append(rule)
             }
-            rules[table.name.lowercased()] = byColumn.mapValues { $0.map(ColumnRules.Prepared.init) }
+            rules[table.name.lowercasedName] = byColumn.mapValues { $0.map(ColumnRules.Prepared.init) }
         }
         self.rules = rules
     }

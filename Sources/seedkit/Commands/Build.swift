@@ -122,12 +122,12 @@ final class ProgressBar: @unchecked Sendable {
         let fraction = size > 0 ? min(1, Double(read) / Double(size)) : 0
         let filled = Int(fraction * 30)
         let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: 30 - filled)
-        Output.standardError("\r\u{1B}[2K\(bar) \(Int(fraction * 100))% \(table): \(rows.grouped) rows")
+        Output.standardError(raw: "\r\u{1B}[2K\(bar) \(Int(fraction * 100))% \(table.escapingControls()): \(rows.grouped) rows")
         drawn = true
     }
 
     func finish() {
-        if drawn { Output.standardError("\r\u{1B}[2K") }
+        if drawn { Output.standardError(raw: "\r\u{1B}[2K") }
     }
 }
 

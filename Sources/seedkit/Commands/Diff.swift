@@ -68,12 +68,17 @@ extension SeedTool {
         }
 
         private func show(_ key: [SQLValue], quoted: Bool = true) -> String {
-            key.map { value in if case .text(let text) = value, quoted { return "'\(text)'" } else { return value.display } }.joined(separator: ", ")
+            key.map { value in if case .text(let text) = value, quoted { return "'\(text.escapingControls())'" } else { return value.display } }.joined(separator: ", ")
         }
 
         /// `10.0 → 11.0`; with storage classes when they differ: `10 (integer) → 10.0 (real)`.
         private func change(_ old: SQLValue, _ new: SQLValue) -> String {
-            func shown(_ value: SQLValue) -> String { if case .text(let text) = value { return "'\(text)'" } else { return value.display } }
+            func shown(_ value: SQLValue) -> String { if case .text(let text) = value { return "'\(text.escapingControls())'" } else { return value.display } }
+            // Two texts whose bytes differ but that print alike (NFC and NFD): show their scalars.
+            if case .text(let a) = old, case .text(let b) = new {
+                let (shownA, shownB) = String.distinguishing(a, b)
+                return "'\(shownA)' → '\(shownB)'"
+            }
             func kind(_ value: SQLValue) -> String {
                 switch value {
                 case .null: return "null"
@@ -160,7 +165,8 @@ extension SeedTool {
                         out += "  ~ \(show(change.key)): " + change.columns.map { "\($0.column) \(self.change($0.old, $0.new))" }.joined(separator: ", ") + "\n"
                     }
                 }
-                return out
+                // Names (tables, columns, schema lines) come from the stores: nothing may act on a terminal.
+                return out.escapingControls(keepingNewlines: true)
             }
         }
     }

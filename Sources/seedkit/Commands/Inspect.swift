@@ -46,7 +46,7 @@ extension SeedTool {
                             // Refs by the parent's key: the manifest's, else those the seed recorded; --raw: none.
                             var refs: [String: TableSpec.Reference] = [:]
                             let specs = try loaded.map { $0.tables.map(\.spec) } ?? SeedCatalog.tableSpecs(db) ?? []
-                            for spec in specs where spec.name.caseInsensitiveCompare(table) == .orderedSame && !raw { refs = spec.refs }
+                            for spec in specs where spec.name.isSameName(as: table) && !raw { refs = spec.refs }
                             // A Core Data entity name shows the entity's rows in the app's terms.
                             if columns == nil, try !db.tableExists(table),
                                let entityRows = try StoreInspector.entityRows(db, entity: table, model: loaded?.model, refs: refs, filter: filter, limit: limit ?? defaultLimit) {
@@ -113,7 +113,8 @@ extension SeedTool {
                 facts.append(("integrity", summary.integrity.ok
                     ? "ok (\(summary.integrity.method)\(summary.integrity.method == "header" ? ": " + summary.integrity.detail : ""))"
                     : "FAILED (\(summary.integrity.method)): \(summary.integrity.detail)"))
-                for (label, value) in facts { out += "  \(label.padding(toLength: 13, withPad: " ", startingAt: 0)) \(value)\n" }
+                for (label, value) in facts { out += "  \(label.padding(toLength: 13, withPad: " ", startingAt: 0)) \(value.escapingControls())\n" }
+                out = out.escapingControls(keepingNewlines: true)
                 out += "\n" + output.renderer.render(tables)
                 if !summary.entities.isEmpty {
                     out += "\n" + output.renderer.render(Tabular(columns: ["entity", "rows"], rows: summary.entities.map { [.text($0.name), .integer(Int64($0.rows))] }))

@@ -237,7 +237,7 @@ struct MigrationReportPrinter {
                         seedkit.print("  \("sql".padding(toLength: 15, withPad: " ", startingAt: 0)) \(event.table): \(event.detail)")
                         continue
                     }
-                    StandardOutput.shared.write("  \(event.kind.paddedLabel) \(event.table) \(event.keyDescription)\(event.kind == .inserted || event.kind == .deleted ? "" : ": " + event.detail)\n")
+                    StandardOutput.shared.write("  \(event.kind.paddedLabel) \(event.table.escapingControls()) \(event.keyDescription)\(event.kind == .inserted || event.kind == .deleted ? "" : ": " + event.detail.escapingControls())\n")
                 }
                 // The run kept a sample of what it applied (SeedMigrator.Options.eventsPerKind): the rest is counted.
                 let unlisted = RowEvent.Kind.allCounted.compactMap { kind in outcome.unlisted[kind].map { "\($0) more \(kind.rawValue)" } }

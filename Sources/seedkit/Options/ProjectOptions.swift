@@ -78,8 +78,15 @@ enum Output {
         if format == .human { standardError(text) } else { print(text, terminator: "") }
     }
 
-    /// Writes to stderr, ignoring failures (a full or closed stderr must not crash seedkit).
+    /// Writes to stderr, ignoring failures (a full or closed stderr must not crash seedkit). What
+    /// is written is for people: a control character in it (from a store's name or value, a file
+    /// name) is escaped, so that nothing a store holds can act on the terminal.
     static func standardError(_ text: String) {
+        standardError(raw: text.escapingControls(keepingNewlines: true))
+    }
+
+    /// Writes `text` to stderr as is: only for seedkit's own terminal control (the build's progress line).
+    static func standardError(raw text: String) {
         var bytes = Array(text.utf8)
         var offset = 0
         while offset < bytes.count {

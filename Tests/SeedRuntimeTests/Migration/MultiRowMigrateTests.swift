@@ -266,14 +266,15 @@ private func book(_ n: Int, title: String? = nil, price: String = "2.5", categor
 }
 
 @Suite struct MultiRowBindingTests {
-    /// Values whose storage GRDB decides in ways worth pinning: text up to a NUL, empty text, empty and non-empty blobs.
+    /// Values whose storage is worth pinning: text with a NUL inside (stored whole, not up to the
+    /// NUL as GRDB would bind it), empty text, empty and non-empty blobs.
     private let values: [SQLValue] = [.null, .integer(-7), .integer(.max), .real(2.5), .text(""), .text("a\u{0}b"), .text("日本"), .blob([]), .blob([0, 1, 255]), .text("z")]
 
-    @Test func valuesBoundForAMultiRowInsertAreStoredAsGRDBStoresThem() throws {
+    @Test func valuesBoundForAMultiRowInsertAreStoredAsOneRowInsertsStoreThem() throws {
         let queue = try DatabaseQueue()
         try queue.write { db in
             try db.execute(sql: "CREATE TABLE t (kind TEXT, v)")
-            for value in values { try db.execute(sql: "INSERT INTO t VALUES ('grdb', ?)", arguments: [value]) }
+            for value in values { try db.execute("INSERT INTO t VALUES ('grdb', ?)", binding: [value]) }
             let statement = try db.makeStatement(sql: MultiRowInsert.sql(into: "t", columns: ["kind", "v"], rows: values.count))
             var bytes: [UInt8] = []
             #expect(try statement.insertDirectly(values: values.flatMap { [.text("multi"), $0] }, bytes: &bytes))
@@ -281,6 +282,8 @@ private func book(_ n: Int, title: String? = nil, price: String = "2.5", categor
                 try String.fetchAll(db, sql: "SELECT typeof(v) || ':' || ifnull(hex(v), 'NULL') FROM t WHERE kind = ? ORDER BY rowid", arguments: [kind])
             }
             #expect(try stored("multi") == stored("grdb"))
+            #expect(try stored("grdb")[5] == "text:610062", "the NUL and what follows it are stored")
+            #expect(try db.sqlRows("SELECT v FROM t WHERE kind = 'multi' ORDER BY rowid").map { $0[0] } == values)
             // A constraint failure takes none of the statement's rows, and leaves the transaction going.
             try db.execute(sql: "CREATE UNIQUE INDEX t_v ON t (kind, v)")
             #expect(try !statement.insertDirectly(values: values.flatMap { [.text("again"), $0 == .text("z") ? .text("日本") : $0] }, bytes: &bytes))

@@ -65,10 +65,12 @@ import Testing
         #expect(SQLName("Title").matches("TITLE"))
         #expect(!SQLName("Title").matches("Titles"))
         #expect([SQLName("price"): 1][SQLName("PRICE")] == 1)
-        // Beyond ASCII, as `lowercased()` compares.
-        #expect(SQLName("ÉCOLE") == SQLName("école"))
-        #expect("ÉCOLE".isSameName(as: "école"))
-        #expect("K".isSameName(as: "\u{212A}"))  // KELVIN SIGN lower-cases to k
+        // Beyond ASCII, as SQLite compares names (it folds ASCII case only): `É` and `é` are two
+        // names, KELVIN SIGN is not k, and the decomposed `é` is not the composed one.
+        #expect(SQLName("ÉCOLE") != SQLName("école") && SQLName("ÉCOLE") == SQLName("École") && SQLName("ÉCOLE").hashValue == SQLName("École").hashValue)
+        #expect(!"ÉCOLE".isSameName(as: "école") && "ÉCOLE".isSameName(as: "École"))
+        #expect(!"K".isSameName(as: "\u{212A}"))
+        #expect(SQLName("e\u{301}") != SQLName("\u{E9}") && !"e\u{301}".isSameName(as: "\u{E9}"))
         #expect("Price".isSameName(as: "pRICE"))
         #expect(!"price".isSameName(as: "prices"))
         #expect(!"price".isSameName(as: "pride"))

@@ -10,7 +10,7 @@ public struct MarkdownFormat: ReportFormat {
             guard text.utf8.contains(where: { $0 == UInt8(ascii: "|") || $0 == 0x0A }) else { return text }
             return text.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\r\n", with: "<br>").replacingOccurrences(of: "\n", with: "<br>")
         }
-        var out = "| " + tabular.columns.map(cell).joined(separator: " | ") + " |\n"
+        var out = "| " + tabular.columns.map { cell($0.escapingControls()) }.joined(separator: " | ") + " |\n"
         out += "|" + String(repeating: "---|", count: tabular.columns.count) + "\n"
         for row in tabular.rows { out += "| " + row.map { cell($0.display) }.joined(separator: " | ") + " |\n" }
         if tabular.omitted > 0 { out += "\n\(tabular.omitted) more rows not shown.\n" }

@@ -14,13 +14,14 @@ public struct TableFormat: ReportFormat {
 
     public func render(_ tabular: Tabular) -> String {
         let cells = tabular.rows.map { row in row.map { cell($0.display) } }
-        var widths = tabular.columns.map(\.count)
+        let columns = tabular.columns.map { $0.escapingControls() }
+        var widths = columns.map(\.count)
         for row in cells { for (index, text) in row.enumerated() where index < widths.count { widths[index] = max(widths[index], text.count) } }
         func line(_ values: [String]) -> String {
             values.enumerated().map { index, text in text.padding(toLength: widths[index], withPad: " ", startingAt: 0) }
                 .joined(separator: "  ").replacingTrailingSpaces()
         }
-        let header = line(tabular.columns)
+        let header = line(columns)
         var out = (color ? "\u{1B}[1m" + header + "\u{1B}[0m" : header) + "\n"
         out += widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ") + "\n"
         for row in cells { out += line(row) + "\n" }

@@ -1,0 +1,98 @@
+// What people read is escaped; what programs read is exact (docs/reference.md, "How seedkit
+// compares text and names"). A store someone handed you may hold text that a terminal acts on
+// (`\u{1B}]0;…\u{7}` sets its title, `\r\u{1B}[K` erases the line a report just printed): human
+// output shows such characters as escapes. JSON output is escaped by its encoder instead.
+
+extension String {
+    /// The text with every character a terminal acts on written as an escape: NUL as `\0`,
+    /// `\r`, `\t` (and `\n` unless `keepingNewlines`) as themselves, other C0 controls and DEL
+    /// as `\xNN`, C1 controls, line and paragraph separators and bidirectional overrides as
+    /// `\uNNNN`. Text without them is returned as is (no copy).
+    package func escapingControls(keepingNewlines: Bool = false) -> String {
+        guard unicodeScalars.contains(where: { Self.needsEscape($0, keepingNewlines: keepingNewlines) }) else { return self }
+        var out = ""
+        out.reserveCapacity(utf8.count + 8)
+        for scalar in unicodeScalars {
+            guard Self.needsEscape(scalar, keepingNewlines: keepingNewlines) else {
+                out.unicodeScalars.append(scalar)
+                continue
+            }
+            out += Self.escape(scalar)
+        }
+        return out
+    }
+
+    /// The text with every scalar beyond ASCII written as `\uNNNN` (`\U00NNNNNN` beyond the
+    /// BMP), and controls escaped as ``escapingControls(keepingNewlines:)`` does: how two texts
+    /// that differ in their bytes but look alike (`Caf\u00E9` and `Cafe\u0301`) are told apart.
+    package var escapingNonASCII: String {
+        var out = ""
+        for scalar in unicodeScalars {
+            if scalar.value < 0x80 {
+                if Self.needsEscape(scalar, keepingNewlines: false) { out += Self.escape(scalar) } else { out.unicodeScalars.append(scalar) }
+            } else if scalar.value <= 0xFFFF {
+                out += "\\u" + Self.hex(scalar.value, width: 4)
+            } else {
+                out += "\\U" + Self.hex(scalar.value, width: 8)
+            }
+        }
+        return out
+    }
+
+    /// Two texts as people should see them side by side: escaped (``escapingControls(keepingNewlines:)``),
+    /// and when their bytes differ but they would still print alike (Unicode canonical
+    /// equivalence: NFC and NFD), with every non-ASCII scalar written out (``escapingNonASCII``).
+    package static func distinguishing(_ a: String, _ b: String) -> (String, String) {
+        let shownA = a.escapingControls(), shownB = b.escapingControls()
+        guard shownA == shownB, !a.utf8.elementsEqual(b.utf8) else { return (shownA, shownB) }
+        return (a.escapingNonASCII, b.escapingNonASCII)
+    }
+
+    private static func needsEscape(_ scalar: Unicode.Scalar, keepingNewlines: Bool) -> Bool {
+        switch scalar.value {
+        case 0x0A: return !keepingNewlines
+        case 0x00...0x1F, 0x7F...0x9F: return true
+        case 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069: return true
+        default: return false
+        }
+    }
+
+    private static func escape(_ scalar: Unicode.Scalar) -> String {
+        switch scalar.value {
+        case 0x00: return "\\0"
+        case 0x09: return "\\t"
+        case 0x0A: return "\\n"
+        case 0x0D: return "\\r"
+        case 0x01...0x1F, 0x7F: return "\\x" + hex(scalar.value, width: 2, uppercase: false)
+        default: return "\\u" + hex(scalar.value, width: 4)
+        }
+    }
+
+    private static func hex(_ value: UInt32, width: Int, uppercase: Bool = true) -> String {
+        let digits = String(value, radix: 16, uppercase: uppercase)
+        return String(repeating: "0", count: Swift.max(0, width - digits.count)) + digits
+    }
+}
+
+extension String {
+    /// The text as a dictionary key that is equal for equal bytes only: Swift's `String` equality
+    /// and hashing are Unicode canonical equivalence (`Caf\u{E9}` equals `Cafe\u{301}`), SQLite's
+    /// BINARY collation is bytes. The key is ASCII (a backslash doubled, every other non-ASCII
+    /// scalar as `\u{…}`), for which the two agree; ASCII text without a backslash is its own key.
+    package var exactKey: String {
+        guard utf8.contains(where: { $0 >= 0x80 || $0 == 0x5C }) else { return self }
+        var out = ""
+        for scalar in unicodeScalars {
+            if scalar == "\\" { out += "\\\\" }
+            else if scalar.isASCII { out.unicodeScalars.append(scalar) }
+            else { out += "\\u{" + String(scalar.value, radix: 16) + "}" }
+        }
+        return out
+    }
+}
+
+/// Whether two lists of texts are the same bytes, element by element (not `==`, which is
+/// canonical equivalence; see ``Swift/String/exactKey``).
+package func sameBytes(_ a: [String], _ b: [String]) -> Bool {
+    a.count == b.count && zip(a, b).allSatisfy { $0.utf8.elementsEqual($1.utf8) }
+}
