@@ -67,4 +67,103 @@ import Testing
         let check = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite")
         #expect(check.status == 0, "\(check)")
     }
+
+    // MARK: - One fixture format, decided once; reading options
+
+    /// The first lines of IANA's zone1970.tab (tzdata 2025b) as published: `#` comments, the
+    /// header only inside a comment, tab-separated, rows of 3 or 4 fields.
+    static let zoneTab = "# tzdb timezone descriptions\n#\n# This file is in the public domain.\n#\n#country-\n#codes\tcoordinates\tTZ\tcomments\nAD\t+4230+00131\tEurope/Andorra\nAE,OM,RE,SC,TF\t+2518+05518\tAsia/Dubai\tCrozet\nAF\t+3431+06912\tAsia/Kabul\nAQ\t-6617+11031\tAntarctica/Casey\tCasey\nAR\t-3436-05827\tAmerica/Argentina/Buenos_Aires\tBuenos Aires (BA, CF)\n"
+
+    private func zones(_ options: String, file: String = "data/zone1970.tab") throws -> TemporaryProject {
+        let project = try TemporaryProject(bookStore: false)
+        try project.write("seeds/seedkit.yml", "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  zones:\n    file: \(file)\n    key: tz\n" + options)
+        try project.write("seeds/schema.sql", "CREATE TABLE zones (tz TEXT PRIMARY KEY, codes TEXT NOT NULL, coordinates TEXT NOT NULL, comments TEXT);\n")
+        try project.write("seeds/\(file)", Self.zoneTab)
+        return project
+    }
+
+    @Test func zone1970TabBuildsAsPublished() throws {
+        let project = try zones("    comment: \"#\"\n    header: [codes, coordinates, tz, comments]\n    ragged: true\n")
+        let build = try project.seedkit("build")
+        #expect(build.status == 0, "\(build)")
+        let rows = try project.rows("build/seed.sqlite", "SELECT tz, codes, coordinates, comments FROM zones ORDER BY rowid")
+        #expect(rows == [
+            "'Europe/Andorra'|'AD'|'+4230+00131'|NULL",
+            "'Asia/Dubai'|'AE,OM,RE,SC,TF'|'+2518+05518'|'Crozet'",
+            "'Asia/Kabul'|'AF'|'+3431+06912'|NULL",
+            "'Antarctica/Casey'|'AQ'|'-6617+11031'|'Casey'",
+            "'America/Argentina/Buenos_Aires'|'AR'|'-3436-05827'|'Buenos Aires (BA, CF)'",
+        ])
+    }
+
+    @Test func aShortRowWithoutRaggedSaysWhereAndHowToReadIt() throws {
+        let project = try zones("    comment: \"#\"\n    header: [codes, coordinates, tz, comments]\n")
+        let build = try project.seedkit("build")
+        #expect(build.status == 1, "\(build)")
+        #expect(build.stderr.contains("seeds/data/zone1970.tab:7:4: error: expected 4 fields (as in the manifest's header:), found 3; if the publisher leaves trailing fields out, ragged: true in the manifest reads them as NULL"), "\(build)")
+        #expect(!project.exists("build/seed.sqlite"))
+    }
+
+    @Test func aLongerRowStaysAnErrorUnderRagged() throws {
+        let project = try zones("    comment: \"#\"\n    header: [codes, coordinates, tz]\n    ragged: true\n")
+        let build = try project.seedkit("build")
+        #expect(build.status == 1, "\(build)")
+        #expect(build.stderr.contains("seeds/data/zone1970.tab:8:4: error: expected 3 fields (as in the manifest's header:), found 4"), "\(build)")
+    }
+
+    @Test func tsvSplitsOnTabsAndKeepsQuotesAsText() throws {
+        let project = try project(schema: "CREATE TABLE t (a TEXT PRIMARY KEY, b TEXT);\n", csv: "", manifestTable: "    file: data/t.txt\n    format: tsv\n    key: a\n")
+        try project.write("seeds/data/t.txt", "a\tb\n\"x\"\ty, z\n")
+        let build = try project.seedkit("build")
+        #expect(build.status == 0, "\(build)")
+        #expect(try project.rows("build/seed.sqlite", "SELECT a, b FROM t") == ["'\"x\"'|'y, z'"])
+    }
+
+    @Test func anUnknownExtensionWithoutFormatIsAManifestErrorAtItsLine() throws {
+        let project = try project(schema: "CREATE TABLE t (a TEXT PRIMARY KEY, b TEXT);\n")
+        try #require(try project.seedkit("build", "--output", "seeds/releases/1.0.sqlite").status == 0)
+        try project.write("seeds/seedkit.yml", "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  t:\n    file: data/t.txt\n    key: a\n")
+        try project.write("seeds/data/t.txt", "[]")
+        for command in [["build"], ["new-migration", "x", "--from", "seeds/releases/1.0.sqlite"], ["check-upgrade", "seeds/releases/1.0.sqlite"]] {
+            let result = try project.seedkit(command)
+            #expect(result.status == 2, "\(command) \(result)")
+            #expect(result.stderr.contains("seeds/seedkit.yml:5:11: error: data/t.txt has the extension '.txt', which names no fixture format: name the format with format: csv, tsv, json or jsonl"), "\(command) \(result)")
+        }
+    }
+
+    @Test func nullsAndDelimiterReadAPublishersCSV() throws {
+        let project = try project(schema: "CREATE TABLE t (a TEXT PRIMARY KEY, b INTEGER, c TEXT);\n", csv: "a;b;c\nx;-;\ny;2;\"\"\nz;3;-\n",
+                                  manifestTable: "    file: data/t.csv\n    key: a\n    delimiter: \";\"\n    nulls: [\"-\"]\n")
+        let build = try project.seedkit("build")
+        #expect(build.status == 0, "\(build)")
+        // Only "-" is NULL now: the empty unquoted field is the empty string, "" too.
+        #expect(try project.rows("build/seed.sqlite", "SELECT a, b, c FROM t ORDER BY a") == ["'x'|NULL|''", "'y'|2|''", "'z'|3|NULL"])
+    }
+
+    @Test func badReadingOptionsAreManifestErrorsAtTheirLine() throws {
+        let cases: [(String, String)] = [
+            ("    format: xml\n", "seeds/seedkit.yml:7:13: error: format must be one of csv, tsv, json, jsonl"),
+            ("    delimiter: \";;\"\n", "seeds/seedkit.yml:7:16: error: delimiter must be one ASCII character"),
+            ("    ragged: yes please\n", "seeds/seedkit.yml:7:13: error: ragged must be true or false"),
+            ("    header: []\n", "seeds/seedkit.yml:7:13: error: header must be a list of the file's field names"),
+            ("    nulls: \"-\"\n", "seeds/seedkit.yml:7:12: error: nulls must be a list of the fields read as NULL"),
+            ("    comment: \"\"\n", "seeds/seedkit.yml:7:14: error: comment must be the text comment lines start with"),
+        ]
+        for (option, message) in cases {
+            let project = try project(schema: "CREATE TABLE t (a TEXT PRIMARY KEY, b TEXT);\n", manifestTable: "    file: data/t.csv\n    key: a\n" + option)
+            let build = try project.seedkit("build")
+            #expect(build.status == 2, "\(option) \(build)")
+            #expect(build.stderr.contains(message), "\(option) \(build)")
+        }
+    }
+
+    @Test func ubuntuCSVWithShorterOlderRowsBuildsUnderRagged() throws {
+        let project = try TemporaryProject(bookStore: false)
+        try project.write("seeds/seedkit.yml", "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  releases:\n    file: data/ubuntu.csv\n    key: series\n    ragged: true\n    columns: { eol_server: eol-server, eol_esm: eol-esm, eol_legacy: eol-legacy }\n")
+        try project.write("seeds/schema.sql", "CREATE TABLE releases (series TEXT PRIMARY KEY, version TEXT NOT NULL, codename TEXT NOT NULL, created DATE, release DATE, eol DATE, eol_server DATE, eol_esm DATE, eol_legacy DATE);\n")
+        try project.write("seeds/data/ubuntu.csv", "version,codename,series,created,release,eol,eol-server,eol-esm,eol-legacy\n4.10,Warty Warthog,warty,2004-03-05,2004-10-20,2006-04-30\n6.06 LTS,Dapper Drake,dapper,2005-10-12,2006-06-01,2009-07-14,2011-06-01\n26.04 LTS,Resolute Raccoon,resolute,2025-10-09,2026-04-23,2031-05-29,2031-05-29,2036-04-23,2038-04-27\n")
+        let build = try project.seedkit("build")
+        #expect(build.status == 0, "\(build)")
+        #expect(try project.rows("build/seed.sqlite", "SELECT series, eol_server, eol_legacy FROM releases ORDER BY rowid") == ["'warty'|NULL|NULL", "'dapper'|'2011-06-01'|NULL", "'resolute'|'2031-05-29'|'2038-04-27'"])
+    }
 }

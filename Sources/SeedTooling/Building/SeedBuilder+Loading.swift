@@ -14,27 +14,25 @@ extension SeedBuilder {
     func load(_ plan: TablePlan, index: Int, deferral: Deferral, db: Database, diagnostics: inout [Diagnostic]) throws -> (rows: Int, hash: [UInt8]) {
         let config = plan.config
         let file = config.displayFile
-        let ext = config.file.pathExtension.lowercased()
         guard FileManager.default.fileExists(atPath: config.file.path) else {
             throw SeedError(.configuration, file: file, "the fixture for table \(config.name) does not exist (manifest: \(manifest.path))")
         }
-        var source: any RecordSource
-        do {
-            switch ext {
-            case "csv": source = try CSVRecordSource(url: config.file, displayPath: file)
-            case "json", "jsonl", "ndjson":
-                // JSON keys are the fixture's names: attributes for Core Data, columns otherwise, as mapped.
-                let columns = manifest.model?.fixtureColumns(config.name) ?? plan.table.columns.map(\.name)
-                source = try JSONRecordSource(url: config.file, displayPath: file, fields: config.mapping.fields(forColumns: columns), root: config.root) { [mapping = config.mapping, table = config.name] key in
-                    mapping.unknownFieldMessage(key, what: "key", table: table, columns: columns)
-                }
-            default: throw SeedError(.configuration, file: file, "unknown fixture format '.\(ext)': use .csv, .json, .jsonl or .ndjson")
+        let source: any RecordSource
+        // JSON keys are the fixture's names: attributes for Core Data, columns otherwise, as mapped.
+        let columns = manifest.model?.fixtureColumns(config.name) ?? plan.table.columns.map(\.name)
+        let opened = Result { () throws(SeedError) -> any RecordSource in
+            try config.openFixture(fields: config.mapping.fields(forColumns: columns)) { [mapping = config.mapping, table = config.name] key in
+                mapping.unknownFieldMessage(key, what: "key", table: table, columns: columns)
             }
-        } catch let error as SeedError where error.kind == .invalidData {
+        }
+        switch opened {
+        case .success(let opened): source = opened
+        case .failure(let error) where error.kind == .invalidData:
             diagnostics += error.diagnostics
             return (0, [])
+        case .failure(let error): throw error
         }
-        guard let plan = complete(plan, columns: source.columnNames, isJSON: ext != "csv", file: file, diagnostics: &diagnostics) else { return (0, []) }
+        guard let plan = complete(plan, columns: source.columnNames, isJSON: config.reading.format.isJSON, file: file, diagnostics: &diagnostics) else { return (0, []) }
         let fileSize = (try? FileManager.default.attributesOfItem(atPath: config.file.path)[.size] as? Int) ?? 0
 
         let width = plan.bound.count

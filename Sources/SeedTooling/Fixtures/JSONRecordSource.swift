@@ -33,13 +33,14 @@ struct JSONRecordSource: RecordSource {
     /// - parameters:
     ///   - fields: the names keys may have; any other key is reported with `unknownField(key)`'s message.
     ///   - root: where the array is in the document (`.json` only).
-    init(url: URL, displayPath: String, fields: [String], root: JSONPointer? = nil, unknownField: @escaping (String) -> String) throws(SeedError) {
+    ///   - lines: JSON Lines (one object per line) rather than one document holding an array.
+    init(url: URL, displayPath: String, fields: [String], root: JSONPointer? = nil, lines: Bool, unknownField: @escaping (String) -> String) throws(SeedError) {
         file = try ChunkedFile(url: url, displayPath: displayPath)
         columnNames = fields
         names = fields.map { Array($0.lowercased().utf8) }
         self.unknownField = unknownField
         self.root = root
-        isLines = url.pathExtension.lowercased() != "json"
+        isLines = lines
         try file.refill(keepingFrom: 0)
         if file.end >= 3, file.buffer[0] == 0xEF, file.buffer[1] == 0xBB, file.buffer[2] == 0xBF { position = 3 }
         try file.checkNotWide()
