@@ -166,4 +166,73 @@ import Testing
         #expect(build.status == 0, "\(build)")
         #expect(try project.rows("build/seed.sqlite", "SELECT series, eol_server, eol_legacy FROM releases ORDER BY rowid") == ["'warty'|NULL|NULL", "'dapper'|'2011-06-01'|NULL", "'resolute'|'2031-05-29'|'2038-04-27'"])
     }
+
+    // MARK: - Field paths and nested JSON
+
+    /// Two records of a countries list as restcountries publishes it: names nested, translations nested deeper.
+    static let countriesJSON = #"""
+        [
+          {"name": {"common": "Norway", "official": "Kingdom of Norway", "nativeName": {"nno": {"common": "Noreg"}}},
+           "cca2": "NO", "altSpellings": ["NO", "Norge", "Noreg"], "translations": {"fra": {"common": "Norv\u00e8ge"}}},
+          {"name": {"common": "Peru", "official": "Republic of Peru"},
+           "cca2": "PE", "altSpellings": ["PE", "Rep\u00fablica del Per\u00fa"], "translations": {"fra": {"common": "P\u00e9rou"}}}
+        ]
+        """#
+
+    private func countries(_ columns: String, json: String = PublishedDataTests.countriesJSON) throws -> TemporaryProject {
+        let project = try TemporaryProject(bookStore: false)
+        try project.write("seeds/seedkit.yml", "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  countries:\n    file: data/countries.json\n    key: code\n    columns: \(columns)\n")
+        try project.write("seeds/schema.sql", "CREATE TABLE countries (code TEXT PRIMARY KEY, common_name TEXT NOT NULL, official_name TEXT, alt_spellings TEXT, translations TEXT);\n")
+        try project.write("seeds/data/countries.json", json)
+        return project
+    }
+
+    @Test func aJSONPointerReadsANestedField() throws {
+        let project = try countries("{ code: cca2, common_name: /name/common, official_name: /name/official, alt_spellings: altSpellings, translations: translations }")
+        let build = try project.seedkit("build")
+        #expect(build.status == 0, "\(build)")
+        #expect(try project.rows("build/seed.sqlite", "SELECT code, common_name, official_name FROM countries ORDER BY code") == ["'NO'|'Norway'|'Kingdom of Norway'", "'PE'|'Peru'|'Republic of Peru'"])
+    }
+
+    @Test func aPointerIntoAnArrayAndDeeperObjects() throws {
+        let project = try countries("{ code: cca2, common_name: /name/common, official_name: /name/nativeName/nno/common, alt_spellings: /altSpellings/1 }\n    ignore: [translations]")
+        let build = try project.seedkit("build")
+        #expect(build.status == 0, "\(build)")
+        #expect(try project.rows("build/seed.sqlite", "SELECT code, official_name, alt_spellings FROM countries ORDER BY code") == ["'NO'|'Noreg'|'Norge'", "'PE'|NULL|'República del Perú'"])
+    }
+
+    @Test func aPathNoRecordHoldsIsOneErrorNamingItAndTheTable() throws {
+        let project = try countries("{ code: cca2, common_name: /name/commn }\n    ignore: [altSpellings, translations]")
+        let build = try project.seedkit("build")
+        #expect(build.status == 1, "\(build)")
+        #expect(build.stderr == "seeds/seedkit.yml:7:41: error: columns: common_name: /name/commn: no record of seeds/data/countries.json holds this path (2 records read), so table countries would get no common_name from it; check the path against a record [2020]\n", "\(build)")
+        #expect(!project.exists("build/seed.sqlite"))
+    }
+
+    @Test func aPointerIsRefusedForACSVFixtureAndWhenMalformed() throws {
+        let project = try project(schema: "CREATE TABLE t (a TEXT PRIMARY KEY, b TEXT);\n", manifestTable: "    file: data/t.csv\n    key: a\n    columns: { b: /x/y }\n")
+        let csv = try project.seedkit("build")
+        #expect(csv.status == 2, "\(csv)")
+        #expect(csv.stderr.contains("seeds/seedkit.yml:7:19: error: columns: 'b' is a JSON Pointer, which reads a JSON record; data/t.csv is read as csv"), "\(csv)")
+        try project.write("seeds/seedkit.yml", "schema: schema.sql\ntables:\n  t:\n    file: data/t.json\n    key: a\n    columns: { b: /x~2 }\n")
+        let bad = try project.seedkit("build")
+        #expect(bad.status == 2, "\(bad)")
+        #expect(bad.stderr.contains("seeds/seedkit.yml:6:19: error: columns: 'b': '/x~2' is not a JSON Pointer"), "\(bad)")
+    }
+
+    @Test func nestedJSONIsStoredCanonicalSoAReindentedSourceBuildsTheSameSeed() throws {
+        let columns = "{ code: cca2, common_name: /name/common, alt_spellings: altSpellings }\n    ignore: [name]"
+        let project = try countries(columns)
+        try #require(try project.seedkit("build", "--output", "seeds/releases/1.0.sqlite").status == 0)
+        #expect(try project.rows("seeds/releases/1.0.sqlite", "SELECT translations FROM countries ORDER BY code") == ["'{\"fra\":{\"common\":\"Norvège\"}}'", "'{\"fra\":{\"common\":\"Pérou\"}}'"])
+        #expect(try project.rows("seeds/releases/1.0.sqlite", "SELECT alt_spellings = json(alt_spellings) FROM countries") == ["1", "1"])
+        // The publisher re-indents the file and writes its strings without escapes (and "/" escaped).
+        let reindented = "[{\"name\":{\"common\":\"Norway\",\"official\":\"Kingdom of Norway\",\"nativeName\":{\"nno\":{ \"common\":\"Noreg\"}}},\n\"cca2\":\"NO\",\"altSpellings\":[ \"NO\" ,\n\t\"Norge\",\"Noreg\" ],\"translations\":{ \"fra\" : { \"common\" : \"Norvège\" } }},\n{\"name\":{\"common\":\"Peru\",\n \"official\":\"Republic of Peru\"},\"cca2\":\"PE\",\"altSpellings\":[\"PE\",\"República del Perú\"],\"translations\":{\"fra\":{\"common\":\"P\\u00e9rou\"}}}]\n"
+        try project.write("seeds/data/countries.json", reindented)
+        try #require(try project.seedkit("build").status == 0)
+        #expect(project.sha256("build/seed.sqlite") == project.sha256("seeds/releases/1.0.sqlite"))
+        let update = try project.seedkit("new-migration", "reindented", "--from", "seeds/releases/1.0.sqlite")
+        #expect(update.status == 0, "\(update)")
+        #expect(update.stdout.contains("no migration needed, nothing written"), "\(update)")
+    }
 }

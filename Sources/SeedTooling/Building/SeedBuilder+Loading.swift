@@ -32,6 +32,25 @@ extension SeedBuilder {
             return (0, [])
         case .failure(let error): throw error
         }
+        // A JSON Pointer no record holds is one error naming it, not a NULL in every row: the
+        // records are read once first to find out (only for a fixture with pointers).
+        if !config.pointerPositions.isEmpty {
+            var first = try config.openFixture(fields: source.columnNames) { _ in "" }
+            var record = RawRecord()
+            var ignored: [Diagnostic] = []
+            var records = 0
+            while try first.next(&record, diagnostics: &ignored) { records += 1; ignored.removeAll(keepingCapacity: true) }
+            let unheld = first.unheldPointers
+            if !unheld.isEmpty && records > 0 {
+                for pointer in unheld {
+                    let column = config.mapping.columns.first { $0.field == pointer }?.column ?? pointer
+                    let position = config.pointerPositions[column] ?? (config.line, config.column)
+                    diagnostics.append(Diagnostic(file: manifest.path, line: position.line, column: position.column, code: .unknownColumn,
+                        message: "columns: \(column): \(pointer): no record of \(file) holds this path (\(records) records read), so table \(config.name) would get no \(column) from it; check the path against a record"))
+                }
+                return (0, [])
+            }
+        }
         guard let plan = complete(plan, columns: source.columnNames, isJSON: config.reading.format.isJSON, file: file, diagnostics: &diagnostics) else { return (0, []) }
         let fileSize = (try? FileManager.default.attributesOfItem(atPath: config.file.path)[.size] as? Int) ?? 0
 

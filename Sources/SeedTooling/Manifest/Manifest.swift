@@ -59,6 +59,9 @@ public struct Manifest: Sendable {
         /// How the fixture is read: its format and reading options, decided once, here.
         public var reading = ReadingOptions(format: .csv)
 
+        /// Where each JSON Pointer of `columns:` is written, by its column, for messages about it.
+        public var pointerPositions: [String: (line: Int, column: Int)] = [:]
+
         /// Where each ref's target (`categories.name`) is written, by the ref's column, for messages about it.
         public var refPositions: [String: (line: Int, column: Int)] = [:]
 
@@ -212,6 +215,7 @@ public struct Manifest: Sendable {
         var root: (pointer: JSONPointer, line: Int, column: Int)?
         var mapping = FieldMapping()
         var ignoredAt: [(field: String, line: Int, column: Int)] = []
+        var pointerPositions: [String: (line: Int, column: Int)] = [:]
         for field in fields {
             let node = field.node
             switch field.key {
@@ -274,6 +278,12 @@ public struct Manifest: Sendable {
                     if let earlier = mapping.columns.first(where: { $0.field.caseInsensitiveCompare(source) == .orderedSame }) {
                         throw fail(columnEntry.node.line, columnEntry.node.column, "field '\(source)' is mapped twice (to \(earlier.column) and to \(columnEntry.key)); a field fills one column")
                     }
+                    if source.hasPrefix("/") {
+                        guard let pointer = JSONPointer(source), !pointer.tokens.isEmpty else {
+                            throw fail(columnEntry.node.line, columnEntry.node.column, "columns: '\(columnEntry.key)': '\(source)' is not a JSON Pointer (RFC 6901: '/' before each key, like /name/common; ~0 stands for ~ and ~1 for / in a key)")
+                        }
+                        pointerPositions[columnEntry.key] = (columnEntry.node.line, columnEntry.node.column)
+                    }
                     mapping.columns.append((columnEntry.key, source))
                     mentions.append((columnEntry.key, columnEntry.line, columnEntry.column))
                 }
@@ -304,6 +314,9 @@ public struct Manifest: Sendable {
         } else {
             reading = ReadingOptions(format: .csv)
         }
+        if let pointer = pointerPositions.sorted(by: { $0.value.line < $1.value.line }).first, !reading.format.isJSON {
+            throw fail(pointer.value.line, pointer.value.column, "columns: '\(pointer.key)' is a JSON Pointer, which reads a JSON record; \(file ?? name) is read as \(reading.format.rawValue)")
+        }
         if let root, reading.format != .json {
             throw fail(root.line, root.column, "root: points into a JSON document (format json); \(file ?? name) is read as \(reading.format.rawValue)")
         }
@@ -313,6 +326,7 @@ public struct Manifest: Sendable {
         config.root = root?.pointer
         config.mapping = mapping
         config.reading = reading
+        config.pointerPositions = pointerPositions
         config.refPositions = refPositions
         return config
     }
