@@ -15,7 +15,7 @@ import Testing
     @Test func unknownManifestKey() throws {
         let project = try TemporaryProject()
         try project.write("seeds/seedkit.yml", BookStore.manifest.replacingOccurrences(of: "    file: data/books.csv", with: "    fil: data/books.csv"))
-        try expectFailure(project, status: 2, "seeds/seedkit.yml:10:5: error: unknown key 'fil' in table 'books' (expected file, key, refs, rules, checks, root, columns, ignore) [2100]")
+        try expectFailure(project, status: 2, "seeds/seedkit.yml:10:5: error: unknown key 'fil' in table 'books' (expected file, key, refs, rules, checks, root, columns, ignore, format, delimiter, comment, header, nulls, ragged) [2100]")
     }
 
     @Test func unknownTableAndColumnsInTheManifest() throws {
@@ -57,7 +57,7 @@ import Testing
     @Test func emptyFixtureFile() throws {
         let project = try TemporaryProject()
         try project.write("seeds/data/books.csv", "")
-        try expectFailure(project, status: 1, "seeds/data/books.csv:1:1: error: the file is empty: a CSV fixture starts with a header row of column names [2001]")
+        try expectFailure(project, status: 1, "seeds/data/books.csv:1:1: error: the file is empty: a CSV fixture starts with a header row of column names (or the manifest names them with header:) [2001]")
     }
 
     @Test func aHeaderOnlyFixtureHasZeroRowsAndIsFine() throws {
@@ -74,7 +74,7 @@ import Testing
         let result = try project.seedkit("build")
         #expect(result.status == 1)
         #expect(result.stderr == """
-            seeds/data/books.csv:2:3: error: expected 3 fields (as in the header), found 2 [2001]
+            seeds/data/books.csv:2:3: error: expected 3 fields (as in the header), found 2; if the publisher leaves trailing fields out, ragged: true in the manifest reads them as NULL [2001]
             seeds/data/books.csv:3:4: error: expected 3 fields (as in the header), found 4 [2001]
 
             """)

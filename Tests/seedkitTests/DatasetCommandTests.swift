@@ -104,7 +104,7 @@ import Testing
         try project.write("seeds/data/c.csv", "code,name\nFR,France\n")
         let csv = try project.seedkit("build", "--migrations", "none")
         #expect(csv.status == 2)
-        #expect(csv.stderr == "seeds/seedkit.yml:5:11: error: root: points into a JSON document (.json); data/c.csv is not one [2100]\n", "\(csv)")
+        #expect(csv.stderr == "seeds/seedkit.yml:5:11: error: root: points into a JSON document (format json); data/c.csv is read as csv [2100]\n", "\(csv)")
     }
 
     // MARK: - columns: and ignore:

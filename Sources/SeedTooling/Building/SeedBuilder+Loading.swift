@@ -14,27 +14,44 @@ extension SeedBuilder {
     func load(_ plan: TablePlan, index: Int, deferral: Deferral, db: Database, diagnostics: inout [Diagnostic]) throws -> (rows: Int, hash: [UInt8]) {
         let config = plan.config
         let file = config.displayFile
-        let ext = config.file.pathExtension.lowercasedName
         guard FileManager.default.fileExists(atPath: config.file.path) else {
             throw SeedError(.configuration, file: file, "the fixture for table \(config.name) does not exist (manifest: \(manifest.path))")
         }
-        var source: any RecordSource
-        do {
-            switch ext {
-            case "csv": source = try CSVRecordSource(url: config.file, displayPath: file)
-            case "json", "jsonl", "ndjson":
-                // JSON keys are the fixture's names: attributes for Core Data, columns otherwise, as mapped.
-                let columns = manifest.model?.fixtureColumns(config.name) ?? plan.table.columns.map(\.name)
-                source = try JSONRecordSource(url: config.file, displayPath: file, fields: config.mapping.fields(forColumns: columns), root: config.root) { [mapping = config.mapping, table = config.name] key in
-                    mapping.unknownFieldMessage(key, what: "key", table: table, columns: columns)
-                }
-            default: throw SeedError(.configuration, file: file, "unknown fixture format '.\(ext)': use .csv, .json, .jsonl or .ndjson")
+        let source: any RecordSource
+        // JSON keys are the fixture's names: attributes for Core Data, columns otherwise, as mapped.
+        let columns = manifest.model?.fixtureColumns(config.name) ?? plan.table.columns.map(\.name)
+        let opened = Result { () throws(SeedError) -> any RecordSource in
+            try config.openFixture(fields: config.mapping.fields(forColumns: columns)) { [mapping = config.mapping, table = config.name] key in
+                mapping.unknownFieldMessage(key, what: "key", table: table, columns: columns)
             }
-        } catch let error as SeedError where error.kind == .invalidData {
+        }
+        switch opened {
+        case .success(let opened): source = opened
+        case .failure(let error) where error.kind == .invalidData:
             diagnostics += error.diagnostics
             return (0, [])
+        case .failure(let error): throw error
         }
-        guard let plan = complete(plan, columns: source.columnNames, isJSON: ext != "csv", file: file, diagnostics: &diagnostics) else { return (0, []) }
+        // A JSON Pointer no record holds is one error naming it, not a NULL in every row: the
+        // records are read once first to find out (only for a fixture with pointers).
+        if !config.pointerPositions.isEmpty {
+            var first = try config.openFixture(fields: source.columnNames) { _ in "" }
+            var record = RawRecord()
+            var ignored: [Diagnostic] = []
+            var records = 0
+            while try first.next(&record, diagnostics: &ignored) { records += 1; ignored.removeAll(keepingCapacity: true) }
+            let unheld = first.unheldPointers
+            if !unheld.isEmpty && records > 0 {
+                for pointer in unheld {
+                    let column = config.mapping.columns.first { $0.field == pointer }?.column ?? pointer
+                    let position = config.pointerPositions[column] ?? (config.line, config.column)
+                    diagnostics.append(Diagnostic(file: manifest.path, line: position.line, column: position.column, code: .unknownColumn,
+                        message: "columns: \(column): \(pointer): no record of \(file) holds this path (\(records) records read), so table \(config.name) would get no \(column) from it; check the path against a record"))
+                }
+                return (0, [])
+            }
+        }
+        guard let plan = complete(plan, columns: source.columnNames, isJSON: config.reading.format.isJSON, file: file, diagnostics: &diagnostics) else { return (0, []) }
         let fileSize = (try? FileManager.default.attributesOfItem(atPath: config.file.path)[.size] as? Int) ?? 0
 
         let width = plan.bound.count

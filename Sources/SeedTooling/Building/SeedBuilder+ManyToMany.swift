@@ -18,12 +18,10 @@ extension SeedBuilder {
             // Only fixtures of entities with a many-to-many relationship are read again.
             guard model.flattened(config.name)?.relationships.contains(where: { model.manyToMany(config.name, $0.name) != nil }) == true else { continue }
             var source: any RecordSource
-            let isJSON = config.file.pathExtension.lowercasedName != "csv"
+            let isJSON = config.reading.format.isJSON
             do {
                 let columns = model.fixtureColumns(config.name)
-                source = isJSON
-                    ? try JSONRecordSource(url: config.file, displayPath: file, fields: config.mapping.fields(forColumns: columns), root: config.root) { _ in "" }
-                    : try CSVRecordSource(url: config.file, displayPath: file)
+                source = try config.openFixture(fields: config.mapping.fields(forColumns: columns)) { _ in "" }
             } catch { continue }  // already reported by the first pass
             // The attribute each field fills (an ignored field fills none).
             let names = source.columnNames.map { field in

@@ -23,23 +23,40 @@ struct JSONRecordSource: RecordSource {
     private var rootContainers: [UInt8] = []
     /// The fixture's field names a record may have (the table's columns, as mapped, and ignored fields).
     let columnNames: [String]
-    private let names: [[UInt8]]
+    /// Each field's name, lower-cased, as a top-level key matches it; nil for a JSON Pointer field.
+    private let names: [[UInt8]?]
+    /// The fields that are JSON Pointers (`/name/common`): their index in ``columnNames`` and tokens.
+    private let pointers: [(field: Int, tokens: [String])]
+    /// Whether some record held each pointer's path.
+    private var held: [Bool]
+    private var scratch: [UInt8] = []
     private let unknownField: (String) -> String
     private var reportedUnknown = Set<String>()
     private var key: [UInt8] = []
-    var contentHash: SHA256Box { file.hash }
+    /// The records read, not the file's bytes: a file re-indented or re-escaped has the same
+    /// hash, as it builds the same rows (the seed's content hash, docs/reference.md).
+    var contentHash: SHA256Box { recordHash }
+    private let recordHash = SHA256Box()
     var bytesRead: Int { file.totalRead }
 
     /// - parameters:
     ///   - fields: the names keys may have; any other key is reported with `unknownField(key)`'s message.
     ///   - root: where the array is in the document (`.json` only).
-    init(url: URL, displayPath: String, fields: [String], root: JSONPointer? = nil, unknownField: @escaping (String) -> String) throws(SeedError) {
+    ///   - lines: JSON Lines (one object per line) rather than one document holding an array.
+    init(url: URL, displayPath: String, fields: [String], root: JSONPointer? = nil, lines: Bool, unknownField: @escaping (String) -> String) throws(SeedError) {
         file = try ChunkedFile(url: url, displayPath: displayPath)
         columnNames = fields
-        names = fields.map { Array($0.lowercasedName.utf8) }
+        var pointers: [(field: Int, tokens: [String])] = []
+        names = fields.enumerated().map { index, field in
+            guard field.hasPrefix("/"), let pointer = JSONPointer(field), !pointer.tokens.isEmpty else { return Array(field.lowercasedName.utf8) }
+            pointers.append((index, pointer.tokens))
+            return nil
+        }
+        self.pointers = pointers
+        held = Array(repeating: false, count: pointers.count)
         self.unknownField = unknownField
         self.root = root
-        isLines = url.pathExtension.lowercasedName != "json"
+        isLines = lines
         try file.refill(keepingFrom: 0)
         if file.end >= 3, file.buffer[0] == 0xEF, file.buffer[1] == 0xBB, file.buffer[2] == 0xBF { position = 3 }
         try file.checkNotWide()
@@ -79,6 +96,7 @@ struct JSONRecordSource: RecordSource {
                     return false
                 }
                 if skippedRecord { continue }
+                hashRecord(record)
                 return true
             case .failure(.truncated):
                 if file.isAtEOF {
@@ -149,6 +167,31 @@ struct JSONRecordSource: RecordSource {
             scanner.skipSpaces()
             ordinal += 1
             let column = plainKey.map { columnIndex(UnsafeRawBufferPointer(rebasing: scanner.bytes[$0])) } ?? key.withUnsafeBytes { columnIndex($0) }
+            // A key that JSON Pointers enter (columns: { common_name: /name/common }): read as canonical
+            // JSON once, and each pointer's value taken from it; the key counts as read.
+            if !pointers.isEmpty {
+                let name = keyName(plainKey, in: scanner.bytes)
+                let entering = pointers.indices.filter { pointers[$0].tokens[0] == name }
+                if !entering.isEmpty {
+                    scratch.removeAll(keepingCapacity: true)
+                    try scanner.writeCanonical(into: &scratch)
+                    var values = entering.map { (field: pointers[$0].field, index: $0, found: CanonicalJSON.find(pointers[$0].tokens.dropFirst(), in: scratch)) }
+                    if let column { values.append((column, -1, CanonicalJSON.find([], in: scratch))) }
+                    for value in values {
+                        guard let found = value.found else { continue }
+                        if value.index >= 0 { held[value.index] = true }
+                        let start = record.bytes.count
+                        record.bytes.append(contentsOf: found.bytes)
+                        record.append(column: value.field, kind: found.kind, start: start)
+                    }
+                    scanner.skipSpaces()
+                    guard let next = scanner.next else { throw .truncated }
+                    scanner.position += 1
+                    if next == UInt8(ascii: "}") { break }
+                    guard next == UInt8(ascii: ",") else { scanner.position -= 1; throw scanner.error("expected ',' or '}' in the object") }
+                    continue
+                }
+            }
             let start = record.bytes.count
             let valueStart = scanner.position
             let kind: RawRecord.Kind
@@ -161,8 +204,8 @@ struct JSONRecordSource: RecordSource {
                 case .string: kind = .text
                 }
             } else {
-                let range = try scanner.skipValue()
-                record.bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: scanner.bytes[range]))
+                // Nested arrays and objects: canonical, so that re-indenting or re-escaping changes nothing.
+                try scanner.writeCanonical(into: &record.bytes)
                 kind = .json
                 _ = valueStart
             }
@@ -198,8 +241,26 @@ struct JSONRecordSource: RecordSource {
         plain.map { String(decoding: UnsafeRawBufferPointer(rebasing: bytes[$0]), as: UTF8.self) } ?? String(decoding: key, as: UTF8.self)
     }
 
+    /// Adds a record to ``contentHash``: each field's column, kind, length and bytes.
+    private func hashRecord(_ record: RawRecord) {
+        var header: [UInt8] = [0x1E]
+        for field in 0..<record.count {
+            header.removeAll(keepingCapacity: true)
+            withUnsafeBytes(of: UInt32(truncatingIfNeeded: record.columns[field]).littleEndian) { header.append(contentsOf: $0) }
+            header.append(record.kinds[field].rawValue)
+            withUnsafeBytes(of: UInt64(record.ends[field] - record.starts[field]).littleEndian) { header.append(contentsOf: $0) }
+            recordHash.hash.update(header)
+            record.bytes.withUnsafeBytes { recordHash.hash.update(buffer: UnsafeRawBufferPointer(rebasing: $0[record.starts[field]..<record.ends[field]])) }
+        }
+        recordHash.hash.update([0x1E])
+    }
+
+    /// The JSON Pointer fields no record held so far (all of them once the records are read).
+    var unheldPointers: [String] { pointers.indices.filter { !held[$0] }.map { columnNames[pointers[$0].field] } }
+
     private func columnIndex(_ key: UnsafeRawBufferPointer) -> Int? {
-        for (index, name) in names.enumerated() where name.count == key.count {
+        for (index, name) in names.enumerated() {
+            guard let name, name.count == key.count else { continue }
             var equal = true
             for i in 0..<key.count {
                 var byte = key[i]

@@ -54,6 +54,12 @@ protocol RecordSource {
     /// bad UTF-8) are appended to `diagnostics` and the record is skipped; problems that
     /// don't (an unterminated quote) are thrown.
     mutating func next(_ record: inout RawRecord, diagnostics: inout [Diagnostic]) throws(SeedError) -> Bool
+    /// The JSON Pointer fields (`/name/common`) that no record read so far holds.
+    var unheldPointers: [String] { get }
+}
+
+extension RecordSource {
+    var unheldPointers: [String] { [] }
 }
 
 import SeedRuntime

@@ -56,6 +56,11 @@ public struct Manifest: Sendable {
         public var root: JSONPointer?
         /// Fixture field → column (`columns:`, `ignore:`).
         public var mapping = FieldMapping()
+        /// How the fixture is read: its format and reading options, decided once, here.
+        public var reading = ReadingOptions(format: .csv)
+
+        /// Where each JSON Pointer of `columns:` is written, by its column, for messages about it.
+        public var pointerPositions: [String: (line: Int, column: Int)] = [:]
 
         /// Where each ref's target (`categories.name`) is written, by the ref's column, for messages about it.
         public var refPositions: [String: (line: Int, column: Int)] = [:]
@@ -210,6 +215,7 @@ public struct Manifest: Sendable {
         var root: (pointer: JSONPointer, line: Int, column: Int)?
         var mapping = FieldMapping()
         var ignoredAt: [(field: String, line: Int, column: Int)] = []
+        var pointerPositions: [String: (line: Int, column: Int)] = [:]
         for field in fields {
             let node = field.node
             switch field.key {
@@ -272,9 +278,17 @@ public struct Manifest: Sendable {
                     if let earlier = mapping.columns.first(where: { $0.field.isSameName(as: source) }) {
                         throw fail(columnEntry.node.line, columnEntry.node.column, "field '\(source)' is mapped twice (to \(earlier.column) and to \(columnEntry.key)); a field fills one column")
                     }
+                    if source.hasPrefix("/") {
+                        guard let pointer = JSONPointer(source), !pointer.tokens.isEmpty else {
+                            throw fail(columnEntry.node.line, columnEntry.node.column, "columns: '\(columnEntry.key)': '\(source)' is not a JSON Pointer (RFC 6901: '/' before each key, like /name/common; ~0 stands for ~ and ~1 for / in a key)")
+                        }
+                        pointerPositions[columnEntry.key] = (columnEntry.node.line, columnEntry.node.column)
+                    }
                     mapping.columns.append((columnEntry.key, source))
                     mentions.append((columnEntry.key, columnEntry.line, columnEntry.column))
                 }
+            case _ where ReadingOptions.keys.contains(field.key):
+                continue  // read below, once the file is known
             case "ignore":
                 guard let items = node.items else { throw fail(node.line, node.column, "ignore must be a list of fixture fields, like [alpha_3, flag]") }
                 for item in items {
@@ -283,7 +297,7 @@ public struct Manifest: Sendable {
                     ignoredAt.append((text, item.line, item.column))
                 }
             default:
-                throw fail(field.line, field.column, "unknown key '\(field.key)' in table '\(name)' (expected file, key, refs, rules, checks, root, columns, ignore)")
+                throw fail(field.line, field.column, "unknown key '\(field.key)' in table '\(name)' (expected file, key, refs, rules, checks, root, columns, ignore, format, delimiter, comment, header, nulls, ragged)")
             }
         }
         for ignored in ignoredAt {
@@ -293,14 +307,26 @@ public struct Manifest: Sendable {
         }
         // A manifest used only to migrate names no fixture; a build says it needs one.
         let url = Manifest.resolve(file ?? name, in: directory)
-        if let root, url.pathExtension.lowercasedName != "json" {
-            throw fail(root.line, root.column, "root: points into a JSON document (.json); \(file ?? name) is not one")
+        // The format and reading options, decided once for every command that reads the fixture.
+        let reading: ReadingOptions
+        if file != nil || fields.contains(where: { ReadingOptions.keys.contains($0.key) }) {
+            reading = try ReadingOptions.read(fields, file: file ?? name, url: url, manifest: path, entryLine: entry.line, entryColumn: entry.column)
+        } else {
+            reading = ReadingOptions(format: .csv)
+        }
+        if let pointer = pointerPositions.sorted(by: { $0.value.line < $1.value.line }).first, !reading.format.isJSON {
+            throw fail(pointer.value.line, pointer.value.column, "columns: '\(pointer.key)' is a JSON Pointer, which reads a JSON record; \(file ?? name) is read as \(reading.format.rawValue)")
+        }
+        if let root, reading.format != .json {
+            throw fail(root.line, root.column, "root: points into a JSON document (format json); \(file ?? name) is read as \(reading.format.rawValue)")
         }
         var config = TableConfig(
             name: name, file: url, hasFile: file != nil, displayFile: displayPath(url), key: key, refs: refs, rules: rules, checks: checks,
             line: entry.line, column: entry.column, columnMentions: mentions.map { (column: $0.0, line: $0.1, column2: $0.2) })
         config.root = root?.pointer
         config.mapping = mapping
+        config.reading = reading
+        config.pointerPositions = pointerPositions
         config.refPositions = refPositions
         return config
     }

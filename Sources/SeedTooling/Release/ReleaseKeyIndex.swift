@@ -69,13 +69,8 @@ public struct ReleaseKeyIndex: ReleaseKeys {
     /// Calls `body` with the value of `column` in each record of the table's fixture (and
     /// `everyRecord` for each record, whether it has the column or not).
     private func readFixture(_ config: Manifest.TableConfig, column: String, everyRecord: () -> Void = {}, _ body: (InputValue) -> Void) throws {
-        var source: any RecordSource
-        switch config.file.pathExtension.lowercasedName {
-        case "csv": source = try CSVRecordSource(url: config.file, displayPath: config.displayFile)
-        default:
-            let columns = try fixtureColumns(config)
-            source = try JSONRecordSource(url: config.file, displayPath: config.displayFile, fields: config.mapping.fields(forColumns: columns), root: config.root) { $0 }
-        }
+        let columns = config.reading.format.isJSON ? try fixtureColumns(config) : []
+        var source = try config.openFixture(fields: config.mapping.fields(forColumns: columns)) { $0 }
         // The fixture's field for the column: as mapped (`columns:`), or the column's own name.
         let wanted = config.mapping.field(for: column).lowercasedName
         guard let field = source.columnNames.firstIndex(where: { $0.lowercasedName == wanted }) else { return }

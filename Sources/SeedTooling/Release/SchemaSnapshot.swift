@@ -59,27 +59,41 @@ public struct SchemaSnapshot: Sendable, Equatable {
 
     public func table(_ name: String) -> Table? { tables.first { $0.name.isSameName(as: name) } }
 
-    /// Reads the schema of `db`'s main database.
+    /// Reads the schema of `db`'s main database: the columns, their order, types, NOT NULL,
+    /// defaults, keys and generated columns as SQLite reads them (`pragma_table_xinfo`); the
+    /// text is only cut, into tokens (comments dropped), for what no pragma tells: each column's
+    /// clauses as written and the table constraints (docs/reference.md, "The schema is read
+    /// through SQLite").
     public static func read(_ db: Database) throws -> SchemaSnapshot {
         var snapshot = SchemaSnapshot(tables: [], objects: [])
         for row in try Row.fetchAll(db, sql: "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' AND tbl_name NOT LIKE '\\_seedkit\\_%' ESCAPE '\\' ORDER BY rowid") {
             let type: String = row[0], name: String = row[1], table: String = row[2], sql: String = row[3]
             if type == "table" {
-                var parsed = parseTable(name: name, sql: sql)
-                // SQLite's reading of each column, where it can give one (not for a virtual table's module).
-                if let facts = try? Row.fetchAll(db, sql: "SELECT name, \"notnull\", dflt_value, hidden, type, pk FROM pragma_table_xinfo(?)", arguments: [name]) {
-                    for fact in facts {
-                        let column: String = fact[0]
-                        guard let index = parsed.columns.firstIndex(where: { $0.name.isSameName(as: column) }) else { continue }
-                        parsed.columns[index].notNull = fact[1]
-                        parsed.columns[index].defaultSQL = fact[2]
-                        let hidden: Int = fact[3]
-                        parsed.columns[index].generated = hidden == 2 || hidden == 3
-                        parsed.columns[index].declaredType = fact[4] ?? ""
-                        parsed.columns[index].primaryKeyIndex = fact[5]
-                    }
+                let parsed = parseTable(name: name, sql: sql)
+                // SQLite's reading of the columns, where it can give one (not for a virtual table whose module is missing).
+                guard let facts = try? Row.fetchAll(db, sql: "SELECT name, \"notnull\", dflt_value, hidden, type, pk FROM pragma_table_xinfo(?)", arguments: [name]), !facts.isEmpty else {
+                    snapshot.tables.append(parsed)
+                    continue
                 }
-                snapshot.tables.append(parsed)
+                var columns: [Column] = []
+                for fact in facts {
+                    let columnName: String = fact[0]
+                    let declared: String = fact[4] ?? ""
+                    // The column's clauses as written, found by its name among the definitions the text holds.
+                    var column = parsed.columns.first { $0.name.isSameName(as: columnName) }
+                        ?? Column(name: columnName, definition: declared, text: quoteIdentifier(columnName) + (declared.isEmpty ? "" : " " + declared))
+                    column.name = columnName
+                    column.notNull = fact[1]
+                    column.defaultSQL = fact[2]
+                    let hidden: Int = fact[3]
+                    column.generated = hidden == 2 || hidden == 3
+                    column.declaredType = declared
+                    column.primaryKeyIndex = fact[5]
+                    columns.append(column)
+                }
+                var read = parsed
+                read.columns = columns
+                snapshot.tables.append(read)
             } else {
                 snapshot.objects.append(Object(type: type, name: name, table: table, sql: normalize(sql)))
             }
@@ -87,100 +101,42 @@ public struct SchemaSnapshot: Sendable, Equatable {
         return snapshot
     }
 
-    /// Splits `CREATE TABLE x (…) options` into columns and constraints.
+    /// Cuts `CREATE TABLE x (…) options` into column definitions and table constraints, by
+    /// tokens: a comma or parenthesis inside a comment, a string or a quoted name cuts nothing.
     static func parseTable(name: String, sql: String) -> Table {
-        let characters = Array(sql)
-        guard let open = characters.firstIndex(of: "(") else { return Table(name: name, sql: sql, columns: [], constraints: [], options: "") }
-        var parts: [String] = []
+        let tokens = SQLTokens(sql).tokens
+        guard let open = tokens.firstIndex(where: { $0.isSymbol("(") }) else { return Table(name: name, sql: sql, columns: [], constraints: [], options: "") }
+        var parts: [[SQLTokens.Token]] = [[]]
         var depth = 0
-        var quote: Character?
-        var current = ""
-        var close = characters.count
-        var index = open + 1
-        while index < characters.count {
-            let character = characters[index]
-            if let open = quote {
-                current.append(character)
-                if character == (open == "[" ? "]" : open) { quote = nil }
-            } else if character == "'" || character == "\"" || character == "`" || character == "[" {
-                quote = character
-                current.append(character)
-            } else if character == "(" {
-                depth += 1
-                current.append(character)
-            } else if character == ")" {
+        var close = tokens.count
+        for index in (open + 1)..<tokens.count {
+            let token = tokens[index]
+            if token.isSymbol("(") { depth += 1 }
+            if token.isSymbol(")") {
                 if depth == 0 { close = index; break }
                 depth -= 1
-                current.append(character)
-            } else if character == "," && depth == 0 {
-                parts.append(current)
-                current = ""
-            } else {
-                current.append(character)
             }
-            index += 1
+            if token.isSymbol(","), depth == 0 { parts.append([]); continue }
+            parts[parts.count - 1].append(token)
         }
-        parts.append(current)
         var table = Table(name: name, sql: sql, columns: [], constraints: [],
-                          options: close + 1 < characters.count ? normalize(String(characters[(close + 1)...])) : "")
+                          options: close + 1 < tokens.count ? SQLTokens.render(tokens[(close + 1)...]) : "")
         for part in parts {
-            let text = part.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !text.isEmpty else { continue }
-            let (first, rest) = firstToken(text)
-            if ["CONSTRAINT", "PRIMARY", "UNIQUE", "CHECK", "FOREIGN"].contains(first.uppercasedName) {
-                table.constraints.append(normalize(text))
+            guard let first = part.first else { continue }
+            if ["CONSTRAINT", "PRIMARY", "UNIQUE", "CHECK", "FOREIGN"].contains(where: { first.isKeyword($0) }) {
+                table.constraints.append(SQLTokens.render(part))
             } else {
-                table.columns.append(Column(name: unquote(first), definition: normalize(rest), text: text))
+                table.columns.append(Column(name: first.name, definition: SQLTokens.render(part.dropFirst()), text: SQLTokens.render(part)))
             }
         }
         return table
     }
 
-    private static func firstToken(_ text: String) -> (String, String) {
-        let characters = Array(text)
-        guard let first = characters.first else { return ("", "") }
-        var end = 1
-        if "\"`[".contains(first) {
-            let closing: Character = first == "[" ? "]" : first
-            while end < characters.count {
-                if characters[end] == closing {
-                    if end + 1 < characters.count, characters[end + 1] == closing, closing != "]" { end += 2; continue }
-                    end += 1
-                    break
-                }
-                end += 1
-            }
-        } else {
-            while end < characters.count, !characters[end].isWhitespace, characters[end] != "(" { end += 1 }
-        }
-        return (String(characters[..<end]), String(characters[end...]))
-    }
+    static func unquote(_ name: String) -> String { SQLTokens.unquote(name) }
 
-    static func unquote(_ name: String) -> String {
-        guard let first = name.first, "\"`[".contains(first), name.count >= 2 else { return name }
-        let inner = String(name.dropFirst().dropLast())
-        return first == "[" ? inner : inner.replacingOccurrences(of: String(first) + String(first), with: String(first))
-    }
-
-    /// Whitespace runs (outside quotes) become one space; spaces next to parentheses and commas go.
-    static func normalize(_ sql: String) -> String {
-        var result = ""
-        var quote: Character?
-        var pendingSpace = false
-        for character in sql {
-            if let open = quote {
-                result.append(character)
-                if character == (open == "[" ? "]" : open) { quote = nil }
-                continue
-            }
-            if character.isWhitespace { pendingSpace = true; continue }
-            if pendingSpace, let last = result.last, last != "(", last != ",", character != ")", character != "," { result.append(" ") }
-            pendingSpace = false
-            if "'\"`[".contains(character) { quote = character }
-            result.append(character)
-        }
-        return result
-    }
+    /// The SQL on one line, by tokens: comments dropped, whitespace runs one space, none next to
+    /// parentheses and commas.
+    static func normalize(_ sql: String) -> String { SQLTokens.render(SQLTokens(sql).tokens) }
 
     // MARK: - Differences
 

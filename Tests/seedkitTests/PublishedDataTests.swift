@@ -1,0 +1,238 @@
+import Foundation
+import GRDB
+import SeedRuntime
+import SeedTestSupport
+import Testing
+
+/// Issue 33: published data as it is. Real files are read as their publishers ship them, and the
+/// schema is read through SQLite, never by splitting SQL text.
+@Suite struct PublishedDataTests {
+    /// A project with one table `t` whose schema is `schema` and whose fixture is `data/t.csv`.
+    private func project(schema: String, csv: String = "a,b\nx,y\n", manifestTable: String = "    file: data/t.csv\n    key: a\n") throws -> TemporaryProject {
+        let project = try TemporaryProject(bookStore: false)
+        try project.write("seeds/seedkit.yml", "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  t:\n" + manifestTable)
+        try project.write("seeds/schema.sql", schema)
+        try project.write("seeds/data/t.csv", csv)
+        return project
+    }
+
+    // MARK: - The schema is read through SQLite
+
+    static let commented = "CREATE TABLE t (\n  a TEXT PRIMARY KEY,  -- x, y\n  b TEXT /* c, d */ NOT NULL, \"c\" INTEGER CHECK (c IN (1, 2)), -- trailing, comment\n  CHECK (a <> b)\n);\n"
+
+    @Test func aCommentHoldingACommaChangesNothingDiffSees() throws {
+        let project = try project(schema: Self.commented, csv: "a,b,c\nx,y,1\n")
+        let build = try project.seedkit("build")
+        try #require(build.status == 0, "\(build)")
+        let diff = try project.seedkit("diff", "build/seed.sqlite", "build/seed.sqlite", "--exit-code")
+        #expect(diff.status == 0, "\(diff)")
+        #expect(!diff.stdout.contains("schema"), "\(diff)")
+        #expect(!diff.stdout.contains("--"), "\(diff)")
+    }
+
+    @Test func aCommentedSchemaShipsAndPassesCheckUpgradeWithNoSchemaStep() throws {
+        let project = try project(schema: Self.commented, csv: "a,b,c\nx,y,1\n")
+        let release = try project.seedkit("build", "--output", "seeds/releases/1.0.sqlite")
+        try #require(release.status == 0, "\(release)")
+        try project.write("seeds/data/t.csv", "a,b,c\nx,y,1\nz,w,2\n")
+        let generated = try project.seedkit("new-migration", "more", "--from", "seeds/releases/1.0.sqlite")
+        #expect(generated.status == 0, "\(generated)")
+        #expect(project.listing("migrations") == ["0001-more.yml"], "\(generated)")
+        let check = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite")
+        #expect(check.status == 0, "\(check)")
+        #expect(!check.stdout.contains("DIVERGES"), "\(check)")
+    }
+
+    @Test func aQuotedNameAndACommentDoNotMakeAColumnDiffer() throws {
+        // The same table written two ways: SQLite reads the same columns, types and constraints.
+        let one = try project(schema: "CREATE TABLE t (a TEXT PRIMARY KEY, b TEXT NOT NULL);\n")
+        try #require(try one.seedkit("build").status == 0)
+        let two = try project(schema: "CREATE TABLE t (\n  \"a\" TEXT PRIMARY KEY, -- the key, it is text\n  [b] TEXT NOT NULL\n);\n")
+        try #require(try two.seedkit("build").status == 0)
+        let diff = try one.seedkit("diff", "build/seed.sqlite", two.path("build/seed.sqlite"), "--exit-code")
+        #expect(!diff.stdout.contains("schema"), "\(diff)")
+    }
+
+    @Test func aNewColumnAfterACommentIsAddedWithItsDefinition() throws {
+        let project = try project(schema: "CREATE TABLE t (\n  a TEXT PRIMARY KEY, -- key, text\n  b TEXT\n);\n")
+        try #require(try project.seedkit("build", "--output", "seeds/releases/1.0.sqlite").status == 0)
+        try project.write("seeds/schema.sql", "CREATE TABLE t (\n  a TEXT PRIMARY KEY, -- key, text\n  b TEXT, -- b, too\n  c INTEGER DEFAULT 7 -- new, with a default\n);\n")
+        try project.write("seeds/data/t.csv", "a,b,c\nx,y,7\n")
+        let generated = try project.seedkit("new-migration", "column", "--from", "seeds/releases/1.0.sqlite")
+        #expect(generated.status == 0, "\(generated)")
+        let files = project.listing("migrations")
+        let name = try #require(files.first { $0.hasSuffix(".sql") }, "\(files)")
+        let sql = String(decoding: try #require(project.read("migrations/\(name)")), as: UTF8.self)
+        #expect(sql.contains("ADD COLUMN c INTEGER DEFAULT 7;"), "\(sql)")
+        let check = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite")
+        #expect(check.status == 0, "\(check)")
+    }
+
+    // MARK: - One fixture format, decided once; reading options
+
+    /// The first lines of IANA's zone1970.tab (tzdata 2025b) as published: `#` comments, the
+    /// header only inside a comment, tab-separated, rows of 3 or 4 fields.
+    static let zoneTab = "# tzdb timezone descriptions\n#\n# This file is in the public domain.\n#\n#country-\n#codes\tcoordinates\tTZ\tcomments\nAD\t+4230+00131\tEurope/Andorra\nAE,OM,RE,SC,TF\t+2518+05518\tAsia/Dubai\tCrozet\nAF\t+3431+06912\tAsia/Kabul\nAQ\t-6617+11031\tAntarctica/Casey\tCasey\nAR\t-3436-05827\tAmerica/Argentina/Buenos_Aires\tBuenos Aires (BA, CF)\n"
+
+    private func zones(_ options: String, file: String = "data/zone1970.tab") throws -> TemporaryProject {
+        let project = try TemporaryProject(bookStore: false)
+        try project.write("seeds/seedkit.yml", "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  zones:\n    file: \(file)\n    key: tz\n" + options)
+        try project.write("seeds/schema.sql", "CREATE TABLE zones (tz TEXT PRIMARY KEY, codes TEXT NOT NULL, coordinates TEXT NOT NULL, comments TEXT);\n")
+        try project.write("seeds/\(file)", Self.zoneTab)
+        return project
+    }
+
+    @Test func zone1970TabBuildsAsPublished() throws {
+        let project = try zones("    comment: \"#\"\n    header: [codes, coordinates, tz, comments]\n    ragged: true\n")
+        let build = try project.seedkit("build")
+        #expect(build.status == 0, "\(build)")
+        let rows = try project.rows("build/seed.sqlite", "SELECT tz, codes, coordinates, comments FROM zones ORDER BY rowid")
+        #expect(rows == [
+            "'Europe/Andorra'|'AD'|'+4230+00131'|NULL",
+            "'Asia/Dubai'|'AE,OM,RE,SC,TF'|'+2518+05518'|'Crozet'",
+            "'Asia/Kabul'|'AF'|'+3431+06912'|NULL",
+            "'Antarctica/Casey'|'AQ'|'-6617+11031'|'Casey'",
+            "'America/Argentina/Buenos_Aires'|'AR'|'-3436-05827'|'Buenos Aires (BA, CF)'",
+        ])
+    }
+
+    @Test func aShortRowWithoutRaggedSaysWhereAndHowToReadIt() throws {
+        let project = try zones("    comment: \"#\"\n    header: [codes, coordinates, tz, comments]\n")
+        let build = try project.seedkit("build")
+        #expect(build.status == 1, "\(build)")
+        #expect(build.stderr.contains("seeds/data/zone1970.tab:7:4: error: expected 4 fields (as in the manifest's header:), found 3; if the publisher leaves trailing fields out, ragged: true in the manifest reads them as NULL"), "\(build)")
+        #expect(!project.exists("build/seed.sqlite"))
+    }
+
+    @Test func aLongerRowStaysAnErrorUnderRagged() throws {
+        let project = try zones("    comment: \"#\"\n    header: [codes, coordinates, tz]\n    ragged: true\n")
+        let build = try project.seedkit("build")
+        #expect(build.status == 1, "\(build)")
+        #expect(build.stderr.contains("seeds/data/zone1970.tab:8:4: error: expected 3 fields (as in the manifest's header:), found 4"), "\(build)")
+    }
+
+    @Test func tsvSplitsOnTabsAndKeepsQuotesAsText() throws {
+        let project = try project(schema: "CREATE TABLE t (a TEXT PRIMARY KEY, b TEXT);\n", csv: "", manifestTable: "    file: data/t.txt\n    format: tsv\n    key: a\n")
+        try project.write("seeds/data/t.txt", "a\tb\n\"x\"\ty, z\n")
+        let build = try project.seedkit("build")
+        #expect(build.status == 0, "\(build)")
+        #expect(try project.rows("build/seed.sqlite", "SELECT a, b FROM t") == ["'\"x\"'|'y, z'"])
+    }
+
+    @Test func anUnknownExtensionWithoutFormatIsAManifestErrorAtItsLine() throws {
+        let project = try project(schema: "CREATE TABLE t (a TEXT PRIMARY KEY, b TEXT);\n")
+        try #require(try project.seedkit("build", "--output", "seeds/releases/1.0.sqlite").status == 0)
+        try project.write("seeds/seedkit.yml", "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  t:\n    file: data/t.txt\n    key: a\n")
+        try project.write("seeds/data/t.txt", "[]")
+        for command in [["build"], ["new-migration", "x", "--from", "seeds/releases/1.0.sqlite"], ["check-upgrade", "seeds/releases/1.0.sqlite"]] {
+            let result = try project.seedkit(command)
+            #expect(result.status == 2, "\(command) \(result)")
+            #expect(result.stderr.contains("seeds/seedkit.yml:5:11: error: data/t.txt has the extension '.txt', which names no fixture format: name the format with format: csv, tsv, json or jsonl"), "\(command) \(result)")
+        }
+    }
+
+    @Test func nullsAndDelimiterReadAPublishersCSV() throws {
+        let project = try project(schema: "CREATE TABLE t (a TEXT PRIMARY KEY, b INTEGER, c TEXT);\n", csv: "a;b;c\nx;-;\ny;2;\"\"\nz;3;-\n",
+                                  manifestTable: "    file: data/t.csv\n    key: a\n    delimiter: \";\"\n    nulls: [\"-\"]\n")
+        let build = try project.seedkit("build")
+        #expect(build.status == 0, "\(build)")
+        // Only "-" is NULL now: the empty unquoted field is the empty string, "" too.
+        #expect(try project.rows("build/seed.sqlite", "SELECT a, b, c FROM t ORDER BY a") == ["'x'|NULL|''", "'y'|2|''", "'z'|3|NULL"])
+    }
+
+    @Test func badReadingOptionsAreManifestErrorsAtTheirLine() throws {
+        let cases: [(String, String)] = [
+            ("    format: xml\n", "seeds/seedkit.yml:7:13: error: format must be one of csv, tsv, json, jsonl"),
+            ("    delimiter: \";;\"\n", "seeds/seedkit.yml:7:16: error: delimiter must be one ASCII character"),
+            ("    ragged: yes please\n", "seeds/seedkit.yml:7:13: error: ragged must be true or false"),
+            ("    header: []\n", "seeds/seedkit.yml:7:13: error: header must be a list of the file's field names"),
+            ("    nulls: \"-\"\n", "seeds/seedkit.yml:7:12: error: nulls must be a list of the fields read as NULL"),
+            ("    comment: \"\"\n", "seeds/seedkit.yml:7:14: error: comment must be the text comment lines start with"),
+        ]
+        for (option, message) in cases {
+            let project = try project(schema: "CREATE TABLE t (a TEXT PRIMARY KEY, b TEXT);\n", manifestTable: "    file: data/t.csv\n    key: a\n" + option)
+            let build = try project.seedkit("build")
+            #expect(build.status == 2, "\(option) \(build)")
+            #expect(build.stderr.contains(message), "\(option) \(build)")
+        }
+    }
+
+    @Test func ubuntuCSVWithShorterOlderRowsBuildsUnderRagged() throws {
+        let project = try TemporaryProject(bookStore: false)
+        try project.write("seeds/seedkit.yml", "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  releases:\n    file: data/ubuntu.csv\n    key: series\n    ragged: true\n    columns: { eol_server: eol-server, eol_esm: eol-esm, eol_legacy: eol-legacy }\n")
+        try project.write("seeds/schema.sql", "CREATE TABLE releases (series TEXT PRIMARY KEY, version TEXT NOT NULL, codename TEXT NOT NULL, created DATE, release DATE, eol DATE, eol_server DATE, eol_esm DATE, eol_legacy DATE);\n")
+        try project.write("seeds/data/ubuntu.csv", "version,codename,series,created,release,eol,eol-server,eol-esm,eol-legacy\n4.10,Warty Warthog,warty,2004-03-05,2004-10-20,2006-04-30\n6.06 LTS,Dapper Drake,dapper,2005-10-12,2006-06-01,2009-07-14,2011-06-01\n26.04 LTS,Resolute Raccoon,resolute,2025-10-09,2026-04-23,2031-05-29,2031-05-29,2036-04-23,2038-04-27\n")
+        let build = try project.seedkit("build")
+        #expect(build.status == 0, "\(build)")
+        #expect(try project.rows("build/seed.sqlite", "SELECT series, eol_server, eol_legacy FROM releases ORDER BY rowid") == ["'warty'|NULL|NULL", "'dapper'|'2011-06-01'|NULL", "'resolute'|'2031-05-29'|'2038-04-27'"])
+    }
+
+    // MARK: - Field paths and nested JSON
+
+    /// Two records of a countries list as restcountries publishes it: names nested, translations nested deeper.
+    static let countriesJSON = #"""
+        [
+          {"name": {"common": "Norway", "official": "Kingdom of Norway", "nativeName": {"nno": {"common": "Noreg"}}},
+           "cca2": "NO", "altSpellings": ["NO", "Norge", "Noreg"], "translations": {"fra": {"common": "Norv\u00e8ge"}}},
+          {"name": {"common": "Peru", "official": "Republic of Peru"},
+           "cca2": "PE", "altSpellings": ["PE", "Rep\u00fablica del Per\u00fa"], "translations": {"fra": {"common": "P\u00e9rou"}}}
+        ]
+        """#
+
+    private func countries(_ columns: String, json: String = PublishedDataTests.countriesJSON) throws -> TemporaryProject {
+        let project = try TemporaryProject(bookStore: false)
+        try project.write("seeds/seedkit.yml", "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  countries:\n    file: data/countries.json\n    key: code\n    columns: \(columns)\n")
+        try project.write("seeds/schema.sql", "CREATE TABLE countries (code TEXT PRIMARY KEY, common_name TEXT NOT NULL, official_name TEXT, alt_spellings TEXT, translations TEXT);\n")
+        try project.write("seeds/data/countries.json", json)
+        return project
+    }
+
+    @Test func aJSONPointerReadsANestedField() throws {
+        let project = try countries("{ code: cca2, common_name: /name/common, official_name: /name/official, alt_spellings: altSpellings, translations: translations }")
+        let build = try project.seedkit("build")
+        #expect(build.status == 0, "\(build)")
+        #expect(try project.rows("build/seed.sqlite", "SELECT code, common_name, official_name FROM countries ORDER BY code") == ["'NO'|'Norway'|'Kingdom of Norway'", "'PE'|'Peru'|'Republic of Peru'"])
+    }
+
+    @Test func aPointerIntoAnArrayAndDeeperObjects() throws {
+        let project = try countries("{ code: cca2, common_name: /name/common, official_name: /name/nativeName/nno/common, alt_spellings: /altSpellings/1 }\n    ignore: [translations]")
+        let build = try project.seedkit("build")
+        #expect(build.status == 0, "\(build)")
+        #expect(try project.rows("build/seed.sqlite", "SELECT code, official_name, alt_spellings FROM countries ORDER BY code") == ["'NO'|'Noreg'|'Norge'", "'PE'|NULL|'República del Perú'"])
+    }
+
+    @Test func aPathNoRecordHoldsIsOneErrorNamingItAndTheTable() throws {
+        let project = try countries("{ code: cca2, common_name: /name/commn }\n    ignore: [altSpellings, translations]")
+        let build = try project.seedkit("build")
+        #expect(build.status == 1, "\(build)")
+        #expect(build.stderr == "seeds/seedkit.yml:7:41: error: columns: common_name: /name/commn: no record of seeds/data/countries.json holds this path (2 records read), so table countries would get no common_name from it; check the path against a record [2020]\n", "\(build)")
+        #expect(!project.exists("build/seed.sqlite"))
+    }
+
+    @Test func aPointerIsRefusedForACSVFixtureAndWhenMalformed() throws {
+        let project = try project(schema: "CREATE TABLE t (a TEXT PRIMARY KEY, b TEXT);\n", manifestTable: "    file: data/t.csv\n    key: a\n    columns: { b: /x/y }\n")
+        let csv = try project.seedkit("build")
+        #expect(csv.status == 2, "\(csv)")
+        #expect(csv.stderr.contains("seeds/seedkit.yml:7:19: error: columns: 'b' is a JSON Pointer, which reads a JSON record; data/t.csv is read as csv"), "\(csv)")
+        try project.write("seeds/seedkit.yml", "schema: schema.sql\ntables:\n  t:\n    file: data/t.json\n    key: a\n    columns: { b: /x~2 }\n")
+        let bad = try project.seedkit("build")
+        #expect(bad.status == 2, "\(bad)")
+        #expect(bad.stderr.contains("seeds/seedkit.yml:6:19: error: columns: 'b': '/x~2' is not a JSON Pointer"), "\(bad)")
+    }
+
+    @Test func nestedJSONIsStoredCanonicalSoAReindentedSourceBuildsTheSameSeed() throws {
+        let columns = "{ code: cca2, common_name: /name/common, alt_spellings: altSpellings }\n    ignore: [name]"
+        let project = try countries(columns)
+        try #require(try project.seedkit("build", "--output", "seeds/releases/1.0.sqlite").status == 0)
+        #expect(try project.rows("seeds/releases/1.0.sqlite", "SELECT translations FROM countries ORDER BY code") == ["'{\"fra\":{\"common\":\"Norvège\"}}'", "'{\"fra\":{\"common\":\"Pérou\"}}'"])
+        #expect(try project.rows("seeds/releases/1.0.sqlite", "SELECT alt_spellings = json(alt_spellings) FROM countries") == ["1", "1"])
+        // The publisher re-indents the file and writes its strings without escapes (and "/" escaped).
+        let reindented = "[{\"name\":{\"common\":\"Norway\",\"official\":\"Kingdom of Norway\",\"nativeName\":{\"nno\":{ \"common\":\"Noreg\"}}},\n\"cca2\":\"NO\",\"altSpellings\":[ \"NO\" ,\n\t\"Norge\",\"Noreg\" ],\"translations\":{ \"fra\" : { \"common\" : \"Norvège\" } }},\n{\"name\":{\"common\":\"Peru\",\n \"official\":\"Republic of Peru\"},\"cca2\":\"PE\",\"altSpellings\":[\"PE\",\"República del Perú\"],\"translations\":{\"fra\":{\"common\":\"P\\u00e9rou\"}}}]\n"
+        try project.write("seeds/data/countries.json", reindented)
+        try #require(try project.seedkit("build").status == 0)
+        #expect(project.sha256("build/seed.sqlite") == project.sha256("seeds/releases/1.0.sqlite"))
+        let update = try project.seedkit("new-migration", "reindented", "--from", "seeds/releases/1.0.sqlite")
+        #expect(update.status == 0, "\(update)")
+        #expect(update.stdout.contains("no migration needed, nothing written"), "\(update)")
+    }
+}
