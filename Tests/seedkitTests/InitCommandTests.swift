@@ -366,7 +366,8 @@ private let plainInitOutput = """
 
             """)
         // Page has no natural key: check-upgrade adds no user row there (it would need a Z_PK of
-        // its own) instead of refusing the store it made inconsistent itself.
+        // its own) instead of refusing the store it made inconsistent itself, and says so.
+        // BookCategory, all key, gets a user row under a new name.
         let check = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite")
         #expect(check.status == 0, "\(check)")
         #expect(check.stdout == """
@@ -374,6 +375,8 @@ private let plainInitOutput = """
               ok: user row Book 'The third book'.price = 8.0 kept
               ok: user edit Book 'The first book'.price = 12.0 kept
               ok: user row Book 'The first book (added by the user)'.price = 13.0 kept
+              ok: user row BookCategory 'Fiction (added by the user)'.name = "Fiction (added by the user)" kept
+              not checked: Page: no user row was added: its rows are keyed by the primary key Core Data assigns: a user's own object cannot be found again by key
             1 old seed converges
 
             """)

@@ -307,4 +307,37 @@ import Testing
         #expect(result.stderr.contains("conflict on notes 'j': changed in the store (note is 'x', expected 'X')"), "\(result)")
         #expect(!result.stderr.contains("notes 'k'"), "\(result)")
     }
+
+    // MARK: - check-upgrade says what it checked
+
+    @Test func checkUpgradeAddsAUserRowToKeyAndRefTablesAndSaysWhatItCouldNotCheck() throws {
+        let project = try TemporaryProject.withRelease()
+        try project.write("seeds/schema.sql", BookStore.schema + """
+            CREATE TABLE shelves (id INTEGER PRIMARY KEY, book_id INTEGER NOT NULL REFERENCES books(id), label TEXT NOT NULL, UNIQUE (book_id, label));
+            CREATE TABLE notes (id INTEGER PRIMARY KEY, title TEXT NOT NULL UNIQUE, body TEXT);
+
+            """)
+        try project.write("seeds/seedkit.yml", BookStore.manifest + """
+              shelves:
+                file: data/shelves.csv
+                key: [book_id, label]
+                refs:
+                  book_id: books.title
+              notes:
+                file: data/notes.csv
+                key: title
+
+            """)
+        try project.write("seeds/data/shelves.csv", "book_id,label\nThe first book,front\n")
+        try project.write("seeds/data/notes.csv", "title,body\n")
+        #expect(try project.seedkit("build", "--output", "seeds/releases/1.0.sqlite").status == 0)
+        let result = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite")
+        #expect(result.status == 0, "\(result)")
+        // A table of keys and refs gets a user row too; an empty one is listed as not checked, with why.
+        #expect(result.stdout.contains(#"ok: user row shelves 'The first book', 'front (added by the user)'.label = "front (added by the user)" kept"#), "\(result)")
+        #expect(result.stdout.contains(#"ok: user row categories 'Fiction (added by the user)'.name = "Fiction (added by the user)" kept"#), "\(result)")
+        #expect(result.stdout.contains("not checked: notes: no user row was added: the old seed has no row of it to copy"), "\(result)")
+        let json = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite", "--format", "json")
+        #expect(json.stdout.contains(#""notChecked": ["#) && json.stdout.contains("notes: no user row was added"), "\(json)")
+    }
 }

@@ -14,7 +14,7 @@ import GRDBSQLite
 // Text is bound and read with its length (docs/reference.md, "How seedkit compares text and
 // names"): GRDB binds a String up to its first NUL (`sqlite3_bind_text(…, -1, …)`) and reads one
 // as a C string, so `"abc\u{0}def"` would be stored and read as `abc`. Every SQLValue that meets
-// SQLite goes through ``SQLValue/bind(to:at:)`` and ``SQLValue/init(column:of:)`` here.
+// SQLite goes through ``SQLValue/bindWhole(to:at:)`` and ``SQLValue/init(column:of:)`` here.
 
 extension Statement {
     /// Binds `values` to parameters 1, 2, … and runs the statement through GRDB.
@@ -160,9 +160,9 @@ extension Statement {
         }
     }
 
-    /// Binds `value` at `parameter`, as SQLite stores it (see ``SQLValue/bind(to:at:)``).
+    /// Binds `value` at `parameter`, as SQLite stores it (see ``SQLValue/bindWhole(to:at:)``).
     private static func bind(_ value: SQLValue, to handle: OpaquePointer, at parameter: Int32) {
-        value.bind(to: handle, at: parameter)
+        value.bindWhole(to: handle, at: parameter)
     }
 
     /// Runs a read with `values` bound and calls `body` with each row's values, read as SQLite
@@ -241,7 +241,7 @@ extension SQLValue {
     /// Binds the value at `parameter` of `handle` as SQLite stores it: text with its length (a
     /// NUL inside is stored, not an end), an empty blob as X'' (not NULL). SQLite copies text and
     /// blobs before this returns (SQLITE_TRANSIENT).
-    package func bind(to handle: OpaquePointer, at parameter: Int32) {
+    package func bindWhole(to handle: OpaquePointer, at parameter: Int32) {
         let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
         switch self {
         case .null: sqlite3_bind_null(handle, parameter)

@@ -30,6 +30,7 @@ public enum SQLValue: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// Hashes what ``==(_:_:)`` compares: the storage class and its content (text by its bytes).
     public func hash(into hasher: inout Hasher) {
         switch self {
         case .null: hasher.combine(0)

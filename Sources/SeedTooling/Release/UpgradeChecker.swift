@@ -33,6 +33,9 @@ public struct UpgradeChecker: Sendable {
         public var keptEdits: [String]
         /// User edits the migrations overwrote or duplicated.
         public var lostEdits: [String]
+        /// Simulated-user checks that could not run, each with its table and why (`books: no user
+        /// row added: …`): what the proof does not cover.
+        public var notChecked: [String] = []
         /// How the upgraded seed's schema differs from a fresh build's (normalized; see ``SchemaSnapshot``).
         public var schema: [String] = []
         /// Why the migrations did not apply to this seed: the migration, the statement, SQLite's message.
@@ -105,11 +108,13 @@ public struct UpgradeChecker: Sendable {
         }
         for name in diff.tablesOnlyInA { divergences.append(Divergence(table: name, key: "", column: nil, got: "the table", expected: "no such table")) }
         for name in diff.tablesOnlyInB { divergences.append(Divergence(table: name, key: "", column: nil, got: "no such table", expected: "the table")) }
-        var (kept, lost) = try simulateUserEdits(seed, migrator: migrator, options: options, tables: tables)
+        var (kept, lost, notChecked) = try simulateUserEdits(seed, migrator: migrator, options: options, tables: tables)
         let (keptNulls, lostNulls) = try simulateNulls(seed, migrator: migrator, options: options, expectedSchema: expectedSchema)
         kept += keptNulls
         lost += lostNulls
-        return Outcome(seed: seed, applied: report.migrations.map(\.id), divergences: divergences, keptEdits: kept, lostEdits: lost, schema: schema)
+        var outcome = Outcome(seed: seed, applied: report.migrations.map(\.id), divergences: divergences, keptEdits: kept, lostEdits: lost, schema: schema)
+        outcome.notChecked = notChecked
+        return outcome
     }
 
     /// Which migration failed on `seed`, at which statement, and why, in one line per problem.
@@ -171,8 +176,9 @@ public struct UpgradeChecker: Sendable {
     /// Before migrating a copy of `seed`, does what a user might: changes a value that a
     /// migration updates, and adds a row with a key that a migration inserts. Then checks that
     /// after the migrations the user's values are still there, once.
-    private func simulateUserEdits(_ seed: String, migrator: SeedMigrator, options: SeedMigrator.Options, tables: [SemanticRows]) throws -> (kept: [String], lost: [String]) {
+    private func simulateUserEdits(_ seed: String, migrator: SeedMigrator, options: SeedMigrator.Options, tables: [SemanticRows]) throws -> (kept: [String], lost: [String], notChecked: [String]) {
         let store = try copy(seed)
+        var notChecked: [String] = []
         let pending = try store.read { db in try migrator.pending(db) }
         var edits: [(table: SemanticRows, key: [InputValue], column: String, value: InputValue, insert: Bool)] = []
         var referenced: [(table: SemanticRows, key: [InputValue])] = []
@@ -193,25 +199,40 @@ public struct UpgradeChecker: Sendable {
                                 continue
                             }
                             // A value the release changes; for a NULL → value update, the user filled it in first.
-                            guard let (column, from, to) = change.to.values.compactMap({ to in change.from[to.column].map { (to.column, $0, to.value) } }).first,
-                                  let userValue = from == .null ? Self.userValue(to, avoiding: to) : Self.userValue(from, avoiding: to) else { continue }
+                            let place = "\(table.written.name) \(Self.show(Self.keyValues(change.key, table).map { $0.map(Self.sqlValue) } ?? []))"
+                            guard let (column, from, to) = change.to.values.compactMap({ to in change.from[to.column].map { (to.column, $0, to.value) } }).first else {
+                                notChecked.append("\(place): the update was not edited by a user first: it changes no column with a 'from'")
+                                continue
+                            }
+                            guard let userValue = from == .null ? Self.userValue(to, avoiding: to) : Self.userValue(from, avoiding: to) else {
+                                notChecked.append("\(place): the update was not edited by a user first: no value a user would type replaces \(column)'s \(Self.kind(from == .null ? to : from))")
+                                continue
+                            }
                             let edit = DataChanges(operations: [.update(table: name, changes: [
                                 DataChanges.RowChange(key: change.key, from: .init(values: [(column, from)]), to: .init(values: [(column, userValue)])),
                             ])])
                             if try Self.attempt(db, edit, options), let key = Self.keyValues(change.key, table) {
                                 edits.append((table, key, column, userValue, false))
+                            } else {
+                                notChecked.append("\(place): the update was not edited by a user first: the old seed refused the edit of \(column)")
                             }
                         }
                     case .insert(let name, let rows):
                         for row in rows {
                             let keyColumns = Set(table.writtenKeyColumns.map { $0.lowercasedName })
+                            let key = table.writtenKeyColumns.compactMap { column in row[column] }
+                            let place = "\(table.written.name) \(Self.show(key.map(Self.sqlValue)))"
                             guard let index = row.values.firstIndex(where: { !keyColumns.contains($0.column.lowercasedName) && table.written.refs[$0.column] == nil && Self.userValue($0.value) != nil }),
-                                  let userValue = Self.userValue(row.values[index].value) else { continue }
+                                  let userValue = Self.userValue(row.values[index].value) else {
+                                notChecked.append("\(place): no user row was added under the key the release inserts: the row has no column but its key and refs a user would type")
+                                continue
+                            }
                             var userRow = row
                             userRow.values[index].value = userValue
-                            let key = table.writtenKeyColumns.compactMap { column in row[column] }
                             if key.count == table.keyColumns.count, try Self.attempt(db, DataChanges(operations: [.insert(table: name, rows: [userRow])]), options) {
                                 edits.append((table, key, row.values[index].column, userValue, true))
+                            } else {
+                                notChecked.append("\(place): no user row was added under the key the release inserts: the old seed refused it")
                             }
                         }
                     case .delete(let name, let rows):
@@ -238,6 +259,8 @@ public struct UpgradeChecker: Sendable {
                                try Self.attempt(db, DataChanges(operations: [.insert(table: child.written.name, rows: [row])]), options) {
                                 edits.append((child, childKey, column, value, true))
                                 referenced.append((table, key))
+                            } else {
+                                notChecked.append("\(table.written.name) \(Self.show(key.map(Self.sqlValue))): the delete was not tried against a user's edit or a user's row referring to it: its 'from' lists no value a user would type, and no table of the manifest refers to it with a row a user could add")
                             }
                         }
                     }
@@ -245,8 +268,15 @@ public struct UpgradeChecker: Sendable {
             }
             // Rows of the user's own in every table (SQL migrations included): they must come through untouched.
             for table in tables {
-                guard let (row, key, column, value) = try userRow(in: table, db: db) else { continue }
-                if try Self.attempt(db, DataChanges(operations: [.insert(table: table.written.name, rows: [row])]), options) {
+                guard let (row, key, column, value) = try userRow(in: table, db: db) else {
+                    notChecked.append("\(table.written.name): no user row was added: \(try whyNoUserRow(in: table, db: db))")
+                    continue
+                }
+                // The same row added before (a user row referring to a row the release deletes) covers it.
+                if edits.contains(where: { $0.insert && $0.table.written.name == table.written.name && sameBytes($0.key.map { Self.show([Self.sqlValue($0)]) }, key.map { Self.show([Self.sqlValue($0)]) }) }) { continue }
+                if let refused = try Self.refusal(db, DataChanges(operations: [.insert(table: table.written.name, rows: [row])]), options) {
+                    notChecked.append("\(table.written.name): no user row of its own was added: \(refused.escapingControls())")
+                } else {
                     edits.append((table, key, column, value, true))
                 }
             }
@@ -296,7 +326,7 @@ public struct UpgradeChecker: Sendable {
                 else { lost.append("seed row \(described), which a user row refers to, deleted") }
             }
         }
-        return (kept, lost)
+        return (kept, lost, notChecked)
     }
 
     /// A user who left a value empty: for each column this seed allows NULL in and the release
@@ -350,6 +380,26 @@ public struct UpgradeChecker: Sendable {
         return (kept, lost)
     }
 
+    /// Why ``userRow(in:db:)`` has no row for `table`, in words for the report.
+    private func whyNoUserRow(in table: SemanticRows, db: Database) throws -> String {
+        if table.spec.key.isEmpty && CoreDataDialect.isStoreAssignedKey(table.keyColumns) {
+            return "its rows are keyed by the primary key Core Data assigns: a user's own object cannot be found again by key"
+        }
+        if try table.firstRow(db) == nil { return "the old seed has no row of it to copy" }
+        return "its key is made of refs only (or of values that cannot be varied): a user's row would take a seed row's key"
+    }
+
+    /// The kind of a value, for the report (`JSON`, `NULL`, …).
+    static func kind(_ value: InputValue) -> String {
+        switch value {
+        case .null: return "NULL"
+        case .json: return "JSON value"
+        case .string: return "text"
+        case .bool: return "boolean"
+        case .integer, .real: return "number"
+        }
+    }
+
     /// A row a user might add to `table`: a copy of one of its rows under a new key, with a
     /// value of its own; nil when the table is empty or its key can't be varied.
     private func userRow(in table: SemanticRows, db: Database) throws -> (DataChanges.RowValues, [InputValue], String, InputValue)? {
@@ -375,7 +425,11 @@ public struct UpgradeChecker: Sendable {
         guard varied else { return nil }
         let keyNames = Set(table.writtenKeyColumns)
         guard let index = values.firstIndex(where: { !keyNames.contains($0.column) && table.written.refs[$0.column] == nil && Self.userValue($0.value) != nil }),
-              let value = Self.userValue(values[index].value) else { return nil }
+              let value = Self.userValue(values[index].value) else {
+            // A table of keys and refs only: the user's row is its new key; it must come through, once.
+            guard let keyIndex = values.firstIndex(where: { keyNames.contains($0.column) && table.written.refs[$0.column] == nil }) else { return nil }
+            return (DataChanges.RowValues(values: values), key, values[keyIndex].column, values[keyIndex].value)
+        }
         values[index].value = value
         return (DataChanges.RowValues(values: values), key, values[index].column, value)
     }
@@ -452,19 +506,26 @@ public struct UpgradeChecker: Sendable {
 
     /// Applies one simulated edit in a savepoint; false (and nothing changed) when it does not apply.
     private static func attempt(_ db: Database, _ changes: DataChanges, _ options: SeedMigrator.Options) throws -> Bool {
-        var applied = false
+        try refusal(db, changes, options) == nil
+    }
+
+    /// As ``attempt(_:_:_:)``: nil when the change applied, else why not (the migrator's report
+    /// of the row, or the store's error), for the report's "not checked" lines.
+    private static func refusal(_ db: Database, _ changes: DataChanges, _ options: SeedMigrator.Options) throws -> String? {
+        var reason: String?
         var plain = options
         plain.validator = nil
         do {
             try db.inSavepoint {
                 let events = try SeedMigrator.applyUnrecorded(changes, in: db, options: plain)
-                applied = events.contains { $0.kind == .updated || $0.kind == .inserted }
-                return applied ? .commit : .rollback
+                if events.contains(where: { $0.kind == .updated || $0.kind == .inserted }) { return .commit }
+                reason = events.first.map { "the migrator reports it \($0.kind.rawValue): \($0.detail)" } ?? "nothing applied"
+                return .rollback
             }
         } catch {
-            applied = false  // a row the store refuses (a UNIQUE column, a rule): no such edit is possible
+            reason = (error as? SeedError)?.diagnostics.map(\.message).joined(separator: "; ") ?? "\(error)"
         }
-        return applied
+        return reason
     }
 
     /// A value a user might have typed instead: a number one higher (two, if one higher is what

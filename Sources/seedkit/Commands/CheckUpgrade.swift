@@ -12,9 +12,10 @@ extension SeedTool {
             discussion: """
                 For each old seed: migrate a copy in memory and compare it with a fresh build of the fixtures, table by \
                 table and key by key (refs by natural key, assigned ids ignored). Then migrate another copy in which a \
-                simulated user changed a value a migration updates and added a row with a key a migration inserts, and \
-                check that the user's data is still there, once. Exits 1 on any divergence or lost edit. The old seeds \
-                are only read.
+                simulated user changed a value a migration updates or deletes, added a row with a key a migration \
+                inserts, a row referring to a row a migration deletes or renames, and a row of its own to every table \
+                it can, and check that the user's data is still there, once. Each check that could not run is listed \
+                with its table and why ('not checked:'). Exits 1 on any divergence or lost edit. The old seeds are only read.
                 """)
 
         @Argument(help: "Seeds earlier releases shipped (e.g. seeds/releases/*.sqlite).")
@@ -51,6 +52,7 @@ extension SeedTool {
                         })),
                         ("keptEdits", .array(outcome.keptEdits.map { .string($0) })),
                         ("lostEdits", .array(outcome.lostEdits.map { .string($0) })),
+                        ("notChecked", .array(outcome.notChecked.map { .string($0) })),
                         ("schema", .array(outcome.schema.map { .string($0) })),
                         ("failure", outcome.failure.map { .string($0) } ?? .null),
                         ("refused", .bool(outcome.refused)),
@@ -72,6 +74,7 @@ extension SeedTool {
                     }
                     for edit in outcome.keptEdits { print("  ok: \(edit)") }
                     for edit in outcome.lostEdits { print("  LOST: \(edit)") }
+                    for gap in outcome.notChecked { print("  not checked: \(gap)") }
                 }
                 if format.format == .github { print(Self.annotations(outcomes), terminator: "") }
                 let failed = outcomes.filter { !$0.passed }.count
