@@ -235,4 +235,91 @@ import Testing
         #expect(update.status == 0, "\(update)")
         #expect(update.stdout.contains("no migration needed, nothing written"), "\(update)")
     }
+
+    // MARK: - Derived tables: sources and query
+
+    /// Lines of ISO 4217's codes-all.csv as published (one row per country × currency; withdrawn
+    /// currencies marked by a date; `-` for "not applicable" in the minor unit).
+    static let codesAll = """
+        Entity,Currency,AlphabeticCode,NumericCode,MinorUnit,WithdrawalDate
+        AFGHANISTAN,Afghani,AFN,971,2,
+        ÅLAND ISLANDS,Euro,EUR,978,2,
+        ALBANIA,Lek,ALL,008,2,
+        ANTARCTICA,No universal currency,,,,
+        FRANCE,Euro,EUR,978,2,
+        INTERNATIONAL MONETARY FUND (IMF),SDR (Special Drawing Right),XDR,960,-,
+        AFGHANISTAN,Afghani,AFA,004,,2003-01
+        FRANCE,French Franc,FRF,250,,1999-01
+
+        """
+
+    private func currencies(_ codes: String = PublishedDataTests.codesAll, currencyQuery: String = "SELECT DISTINCT AlphabeticCode AS code, Currency AS name, MinorUnit AS minor_unit FROM codes WHERE WithdrawalDate IS NULL AND AlphabeticCode IS NOT NULL ORDER BY code") throws -> TemporaryProject {
+        let project = try TemporaryProject(bookStore: false)
+        try project.write("seeds/seedkit.yml", """
+            schema: schema.sql
+            output: ../build/seed.sqlite
+            sources:
+              codes: { file: data/codes-all.csv, nulls: ["", "-"] }
+            tables:
+              currency:
+                query: \(currencyQuery)
+                key: code
+                rules:
+                  minor_unit: { min: 0, max: 4 }
+              country_currency:
+                query: SELECT Entity AS country, AlphabeticCode AS currency FROM codes WHERE WithdrawalDate IS NULL AND AlphabeticCode IS NOT NULL ORDER BY 1, 2
+                key: [country, currency]
+                refs: { currency: currency.code }
+
+            """)
+        try project.write("seeds/schema.sql", """
+            CREATE TABLE currency (id INTEGER PRIMARY KEY, code TEXT NOT NULL UNIQUE, name TEXT NOT NULL, minor_unit INTEGER);
+            CREATE TABLE country_currency (country TEXT NOT NULL, currency INTEGER NOT NULL REFERENCES currency(id), PRIMARY KEY (country, currency));
+
+            """)
+        try project.write("seeds/data/codes-all.csv", codes)
+        return project
+    }
+
+    @Test func aQueryOverASourceBuildsTablesTheFileDoesNotHaveAsSuch() throws {
+        let project = try currencies()
+        let build = try project.seedkit("build")
+        #expect(build.status == 0, "\(build)")
+        #expect(try project.rows("build/seed.sqlite", "SELECT code, name, minor_unit FROM currency ORDER BY code") == ["'AFN'|'Afghani'|2", "'ALL'|'Lek'|2", "'EUR'|'Euro'|2", "'XDR'|'SDR (Special Drawing Right)'|NULL"])
+        #expect(try project.rows("build/seed.sqlite", "SELECT country, c.code FROM country_currency JOIN currency c ON c.id = currency ORDER BY 1, 2") == ["'AFGHANISTAN'|'AFN'", "'ALBANIA'|'ALL'", "'FRANCE'|'EUR'", "'INTERNATIONAL MONETARY FUND (IMF)'|'XDR'", "'ÅLAND ISLANDS'|'EUR'"])
+        // The source itself is never in the seed.
+        #expect(try project.rows("build/seed.sqlite", "SELECT count(*) FROM sqlite_master WHERE name = 'codes'") == ["0"])
+    }
+
+    @Test func aQueryRowGoesThroughConversionAndRulesAndItsErrorNamesTheTableAndRow() throws {
+        let project = try currencies(PublishedDataTests.codesAll.replacingOccurrences(of: "ALBANIA,Lek,ALL,008,2,", with: "ALBANIA,Lek,ALL,008,two,").replacingOccurrences(of: "AFGHANISTAN,Afghani,AFN,971,2,", with: "AFGHANISTAN,Afghani,AFN,971,7,"))
+        let build = try project.seedkit("build")
+        #expect(build.status == 1, "\(build)")
+        #expect(build.stderr.contains("seeds/seedkit.yml (query of currency):1:3: error: minor_unit 7 is greater than the maximum 4 [1610]"), "\(build)")
+        #expect(build.stderr.contains("seeds/seedkit.yml (query of currency):2:3: error: minor_unit: 'two' is not an integer"), "\(build)")
+        #expect(!project.exists("build/seed.sqlite"))
+    }
+
+    @Test func aQueryThatDoesNotPrepareIsAManifestErrorWithSQLitesMessage() throws {
+        let project = try currencies(currencyQuery: "SELECT AlphabeticCod AS code FROM codes")
+        let build = try project.seedkit("build")
+        #expect(build.status == 2, "\(build)")
+        #expect(build.stderr == "seeds/seedkit.yml:7:12: error: the query of table currency does not prepare: no such column: AlphabeticCod [2100]\n", "\(build)")
+    }
+
+    @Test func aDerivedTableReleasesLikeAFixture() throws {
+        let project = try currencies()
+        try #require(try project.seedkit("build", "--output", "seeds/releases/1.0.sqlite").status == 0)
+        // The next publication: Lek's name corrected, XDR gone, a new country with the Euro.
+        try project.write("seeds/data/codes-all.csv", PublishedDataTests.codesAll
+            .replacingOccurrences(of: "ALBANIA,Lek,ALL", with: "ALBANIA,Lek (new),ALL")
+            .replacingOccurrences(of: "INTERNATIONAL MONETARY FUND (IMF),SDR (Special Drawing Right),XDR,960,-,\n", with: "")
+            .replacingOccurrences(of: "FRANCE,Euro,EUR,978,2,\n", with: "FRANCE,Euro,EUR,978,2,\nCROATIA,Euro,EUR,978,2,\n"))
+        let generated = try project.seedkit("new-migration", "next", "--from", "seeds/releases/1.0.sqlite")
+        #expect(generated.status == 0, "\(generated)")
+        #expect(generated.stdout == "wrote migrations/0001-next.yml: 1 insert, 1 update, 2 deletes\n", "\(generated)")
+        let check = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite")
+        #expect(check.status == 0, "\(check)")
+        #expect(check.stdout.contains("converges with a fresh build"), "\(check)")
+    }
 }

@@ -14,14 +14,15 @@ extension SeedBuilder {
     func load(_ plan: TablePlan, index: Int, deferral: Deferral, db: Database, diagnostics: inout [Diagnostic]) throws -> (rows: Int, hash: [UInt8]) {
         let config = plan.config
         let file = config.displayFile
-        guard FileManager.default.fileExists(atPath: config.file.path) else {
+        guard config.query != nil || FileManager.default.fileExists(atPath: config.file.path) else {
             throw SeedError(.configuration, file: file, "the fixture for table \(config.name) does not exist (manifest: \(manifest.path))")
         }
         let source: any RecordSource
         // JSON keys are the fixture's names: attributes for Core Data, columns otherwise, as mapped.
         let columns = manifest.model?.fixtureColumns(config.name) ?? plan.table.columns.map(\.name)
         let opened = Result { () throws(SeedError) -> any RecordSource in
-            try config.openFixture(fields: config.mapping.fields(forColumns: columns)) { [mapping = config.mapping, table = config.name] key in
+            if let query = config.query, let sources = deferral.sources { return try QueryRecordSource(query, in: sources, file: file) }
+            return try config.openFixture(fields: config.mapping.fields(forColumns: columns)) { [mapping = config.mapping, table = config.name] key in
                 mapping.unknownFieldMessage(key, what: "key", table: table, columns: columns)
             }
         }
@@ -52,7 +53,7 @@ extension SeedBuilder {
             }
         }
         guard let plan = complete(plan, columns: source.columnNames, isJSON: config.reading.format.isJSON, file: file, diagnostics: &diagnostics) else { return (0, []) }
-        let fileSize = (try? FileManager.default.attributesOfItem(atPath: config.file.path)[.size] as? Int) ?? 0
+        let fileSize = config.query != nil ? 0 : (try? FileManager.default.attributesOfItem(atPath: config.file.path)[.size] as? Int) ?? 0
 
         let width = plan.bound.count
         let pipeline = BatchPipeline(batches: (0..<3).map { _ in RecordBatch(width: width, capacity: Self.batchSize) })
