@@ -322,4 +322,55 @@ import Testing
         #expect(check.status == 0, "\(check)")
         #expect(check.stdout.contains("converges with a fresh build"), "\(check)")
     }
+
+    // MARK: - Releases on real data
+
+    /// A project whose one table `countries (code, name, region)` is keyed by name, released as 1.0.
+    private func countryRelease(_ csv: String) throws -> TemporaryProject {
+        let project = try TemporaryProject(bookStore: false)
+        try project.write("seeds/seedkit.yml", "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  countries:\n    file: data/countries.csv\n    key: name\n")
+        try project.write("seeds/schema.sql", "CREATE TABLE countries (name TEXT PRIMARY KEY, code TEXT NOT NULL, region TEXT);\n")
+        try project.write("seeds/data/countries.csv", csv)
+        let release = try project.seedkit("build", "--output", "seeds/releases/1.0.sqlite")
+        guard release.status == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "\(release)"]) }
+        return project
+    }
+
+    @Test func aRenameKeyIsReadAsTheFixtureReadsItTrailingNoBreakSpaceIncluded() throws {
+        // A real ISO 4217 currency name whose only change was a dropped trailing U+00A0.
+        let project = try countryRelease("name,code,region\nBoliviano\u{00A0},BOB,Americas\nLek,ALL,Europe\n")
+        try project.write("seeds/data/countries.csv", "name,code,region\nBoliviano,BOB,Americas\nLek,ALL,Europe\n")
+        let result = try project.seedkit("new-migration", "nbsp", "--from", "seeds/releases/1.0.sqlite", "--rename", "countries:Boliviano\u{00A0}=Boliviano")
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout == "wrote migrations/0001-nbsp.yml: 0 inserts, 1 update (1 rename), 0 deletes\n  rename countries 'Boliviano\u{00A0}' → 'Boliviano' (--rename)\n", "\(result)")
+        let check = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite")
+        #expect(check.status == 0, "\(check)")
+    }
+
+    @Test func aHintForAKeyAnExistingMigrationDeletedSaysWhichSeedLacksIt() throws {
+        let project = try countryRelease("name,code,region\nMacedonia,MK,Europe\nNorway,NO,Europe\n")
+        try project.write("seeds/data/countries.csv", "name,code,region\nNorway,NO,Europe\n")
+        try #require(try project.seedkit("new-migration", "drop", "--from", "seeds/releases/1.0.sqlite").status == 0)
+        try project.write("seeds/data/countries.csv", "name,code,region\nNorth Macedonia,MK,Europe\nNorway,NO,Europe\n")
+        let result = try project.seedkit("new-migration", "rename", "--from", "seeds/releases/1.0.sqlite", "--rename", "countries:Macedonia=North Macedonia")
+        #expect(result.status == 2, "\(result)")
+        #expect(result.stderr.contains("--rename 'countries:Macedonia=North Macedonia': the old seed has countries 'Macedonia', but the old seed with the existing migrations applied (0001-drop) does not: one of them deleted or renamed it"), "\(result)")
+        #expect(!result.stderr.contains("no row of countries"), "\(result)")
+    }
+
+    @Test func aDeleteAndAnInsertThatMatchOnTheOtherColumnsAreListedAsALikelyRename() throws {
+        let project = try countryRelease("name,code,region\nMacedonia,MK,Europe\nNorway,NO,Europe\nPeru,PE,Americas\n")
+        try project.write("seeds/data/countries.csv", "name,code,region\nNorth Macedonia,MK,Europe\nNorway,NO,Europe\nTürkiye,TR,Asia\n")
+        let result = try project.seedkit("new-migration", "release 2", "--from", "seeds/releases/1.0.sqlite")
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout == """
+            wrote migrations/0001-release-2.yml: 2 inserts, 0 updates, 2 deletes
+              likely rename countries 'Macedonia' → 'North Macedonia' (every other column matches): written as a delete and an insert; if it is one row renamed, run again with --rename 'countries:Macedonia=North Macedonia'
+
+            """, "\(result)")
+        // Passing the line it gives makes it a rename.
+        try project.remove("migrations/0001-release-2.yml")
+        let again = try project.seedkit("new-migration", "release 2", "--from", "seeds/releases/1.0.sqlite", "--rename", "countries:Macedonia=North Macedonia")
+        #expect(again.stdout == "wrote migrations/0001-release-2.yml: 1 insert, 1 update (1 rename), 1 delete\n  rename countries 'Macedonia' → 'North Macedonia' (--rename)\n", "\(again)")
+    }
 }
