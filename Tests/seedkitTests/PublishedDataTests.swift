@@ -295,9 +295,19 @@ import Testing
         let project = try currencies(PublishedDataTests.codesAll.replacingOccurrences(of: "ALBANIA,Lek,ALL,008,2,", with: "ALBANIA,Lek,ALL,008,two,").replacingOccurrences(of: "AFGHANISTAN,Afghani,AFN,971,2,", with: "AFGHANISTAN,Afghani,AFN,971,7,"))
         let build = try project.seedkit("build")
         #expect(build.status == 1, "\(build)")
-        #expect(build.stderr.contains("seeds/seedkit.yml (query of currency):1:3: error: minor_unit 7 is greater than the maximum 4 [1610]"), "\(build)")
-        #expect(build.stderr.contains("seeds/seedkit.yml (query of currency):2:3: error: minor_unit: 'two' is not an integer"), "\(build)")
+        #expect(build.stderr.contains("seeds/seedkit.yml (query of currency):2:3: error: minor_unit: 'two' is not an integer (the column is INTEGER) (the query's row 2: code 'ALL') [2010]"), "\(build)")
+        #expect(build.stderr.contains("seeds/seedkit.yml (query of currency):1:3: error: minor_unit 7 is greater than the maximum 4 (the query's row 1: code 'AFN') [1610]"), "\(build)")
         #expect(!project.exists("build/seed.sqlite"))
+    }
+
+    @Test func aDuplicateKeyNamesBothRowsInAQueryAndBothLinesInAFile() throws {
+        let project = try currencies(currencyQuery: "SELECT AlphabeticCode AS code, Currency AS name, MinorUnit AS minor_unit FROM codes WHERE AlphabeticCode IS NOT NULL ORDER BY code")
+        let build = try project.seedkit("build")
+        #expect(build.status == 1, "\(build)")
+        #expect(build.stderr.contains("seeds/seedkit.yml (query of currency):5:1: error: duplicate key code 'EUR': row 4 of the query has the same (the query's row 5: code 'EUR') [2040]"), "\(build)")
+        let file = try self.project(schema: "CREATE TABLE t (a TEXT PRIMARY KEY, b TEXT);\n", csv: "a,b\nx,1\ny,2\nz,3\ny,4\n")
+        let fileBuild = try file.seedkit("build")
+        #expect(fileBuild.stderr == "seeds/data/t.csv:5:1: error: duplicate key a 'y': line 3 has the same [2040]\n", "\(fileBuild)")
     }
 
     @Test func aQueryThatDoesNotPrepareIsAManifestErrorWithSQLitesMessage() throws {

@@ -123,6 +123,25 @@ struct QueryRecordSource: RecordSource {
         contentHash.hash.update(columnNames.joined(separator: "\u{1}").utf8)
     }
 
+    /// How row `number` (1-based) names its key: `code 'ALL'`, from the fields named `fields`; nil when it has none of them.
+    func describeKey(row number: Int, fields: [String]) -> String? {
+        guard number >= 1, number <= rows.count else { return nil }
+        let parts = fields.compactMap { field -> String? in
+            guard let index = columnNames.firstIndex(where: { $0.caseInsensitiveCompare(field) == .orderedSame }) else { return nil }
+            let value = rows[number - 1][index]
+            let text: String
+            switch value.storage {
+            case .null: text = "NULL"
+            case .int64(let number): text = String(number)
+            case .double(let number): text = "\(number)"
+            case .string(let string): text = "'\(string)'"
+            case .blob: text = "a blob"
+            }
+            return "\(field) \(text)"
+        }
+        return parts.isEmpty ? nil : parts.joined(separator: ", ")
+    }
+
     mutating func next(_ record: inout RawRecord, diagnostics: inout [Diagnostic]) throws(SeedError) -> Bool {
         guard next < rows.count else { return false }
         record.reset()
