@@ -81,7 +81,7 @@ import Testing
         #expect(result.stderr == """
             seeds/data/books.csv:3:2: error: price -15 is less than the minimum 0 [1620]
             seeds/data/books.csv:4:2: error: price: 'abc' is not a number (the column is REAL) [2010]
-            seeds/data/books.csv:5:1: error: duplicate key title 'The first book': an earlier row has the same [2040]
+            seeds/data/books.csv:5:1: error: duplicate key title 'The first book': line 2 has the same [2040]
             seeds/data/books.csv:6:3: error: category_id 'Biographie' matches no categories.name [2030]
 
             """)
@@ -329,9 +329,9 @@ func isoProject(subdivisions: String, notNullParent: Bool = false, countriesFirs
         #expect(result.status == 1)
         #expect(result.stderr == """
             seeds/data/subdivisions.csv:2:2: error: name 'A name that is far too long' is 27 characters long, longer than the maximum 20 [1660]
-            seeds/data/subdivisions.csv:3:1: error: duplicate key code 'NO-10': an earlier row has the same [2040]
+            seeds/data/subdivisions.csv:3:1: error: duplicate key code 'NO-10': line 2 has the same [2040]
             seeds/data/subdivisions.csv:5:3: error: country_id 'NX' matches no countries.alpha_2 [2030]
-            seeds/data/subdivisions.csv:6:1: error: duplicate key code 'NO-12': an earlier row has the same [2040]
+            seeds/data/subdivisions.csv:6:1: error: duplicate key code 'NO-12': line 5 has the same [2040]
 
             """, "\(result)")
     }
@@ -351,7 +351,7 @@ func isoProject(subdivisions: String, notNullParent: Bool = false, countriesFirs
         #expect(result.status == 1)
         #expect(result.stderr == """
             seeds/data/subdivisions.csv:2:2: error: NOT NULL constraint failed: subdivisions.name (the schema requires a value) [1570]
-            seeds/data/subdivisions.csv:3:1: error: duplicate key code 'NO-10': an earlier row has the same [2040]
+            seeds/data/subdivisions.csv:3:1: error: duplicate key code 'NO-10': line 2 has the same [2040]
             seeds/data/subdivisions.csv:4:2: error: NOT NULL constraint failed: subdivisions.name (the schema requires a value) [1570]
 
             """, "\(result)")
@@ -383,8 +383,8 @@ func isoProject(subdivisions: String, notNullParent: Bool = false, countriesFirs
         #expect(positions == [
             "seeds/data/countries.csv:41:1:", "seeds/data/countries.csv:71:2:", "seeds/data/countries.csv:91:2:",
         ], "\(failed)")
-        #expect(failed.stderr.contains("countries.csv:41:1: error: duplicate key alpha_2 'C5': an earlier row has the same [2040]"), "\(failed)")
-        #expect(failed.stderr.contains("countries.csv:91:2: error: duplicate key name 'Country 20': an earlier row has the same [2040]"), "\(failed)")
+        #expect(failed.stderr.contains("countries.csv:41:1: error: duplicate key alpha_2 'C5': line 6 has the same [2040]"), "\(failed)")
+        #expect(failed.stderr.contains("countries.csv:91:2: error: duplicate key name 'Country 20': line 21 has the same [2040]"), "\(failed)")
         #expect(!project.exists("build/seed.sqlite"))
 
         try project.write("seeds/data/countries.csv", countries(false))
@@ -406,8 +406,8 @@ func isoProject(subdivisions: String, notNullParent: Bool = false, countriesFirs
         let result = try project.seedkit("build")
         #expect(result.status == 1)
         #expect(result.stderr == """
-            seeds/data/countries.csv:3:1: error: duplicate key alpha_2 'NO': an earlier row has the same [2040]
-            seeds/data/countries.csv:4:2: error: duplicate key name 'Turkey': an earlier row has the same [2040]
+            seeds/data/countries.csv:3:1: error: duplicate key alpha_2 'NO': line 2 has the same [2040]
+            seeds/data/countries.csv:4:2: error: duplicate key name 'Turkey': line 3 has the same [2040]
 
             """, "\(result)")
         #expect(!project.exists("build/seed.sqlite"))
@@ -426,7 +426,7 @@ func isoProject(subdivisions: String, notNullParent: Bool = false, countriesFirs
         #expect(result.status == 1)
         #expect(result.stderr == """
             seeds/data/books.csv:2:2: error: price: 'abc' is not a number (the column is REAL) [2010]
-            seeds/data/books.csv:3:1: error: duplicate key title 'The first book': an earlier row has the same [2040]
+            seeds/data/books.csv:3:1: error: duplicate key title 'The first book': line 2 has the same [2040]
             seeds/data/books.csv:3:3: error: category_id 'Biographie' matches no categories.name [2030]
             seeds/data/books.csv:4:2: error: NOT NULL constraint failed: books.price (the schema requires a value) [1570]
 

@@ -123,7 +123,7 @@ import Testing
         #expect(result.status == 1)
         #expect(result.stderr == """
             seeds/data/c.csv:3:2: error: alpha_2 'nor' does not match the pattern ^[A-Z]{2}$ [1680]
-            seeds/data/c.csv:4:2: error: duplicate key alpha_2 'FR': an earlier row has the same [2040]
+            seeds/data/c.csv:4:2: error: duplicate key alpha_2 'FR': line 2 has the same [2040]
 
             """, "\(result)")
 

@@ -235,4 +235,152 @@ import Testing
         #expect(update.status == 0, "\(update)")
         #expect(update.stdout.contains("no migration needed, nothing written"), "\(update)")
     }
+
+    // MARK: - Derived tables: sources and query
+
+    /// Lines of ISO 4217's codes-all.csv as published (one row per country × currency; withdrawn
+    /// currencies marked by a date; `-` for "not applicable" in the minor unit).
+    static let codesAll = """
+        Entity,Currency,AlphabeticCode,NumericCode,MinorUnit,WithdrawalDate
+        AFGHANISTAN,Afghani,AFN,971,2,
+        ÅLAND ISLANDS,Euro,EUR,978,2,
+        ALBANIA,Lek,ALL,008,2,
+        ANTARCTICA,No universal currency,,,,
+        FRANCE,Euro,EUR,978,2,
+        INTERNATIONAL MONETARY FUND (IMF),SDR (Special Drawing Right),XDR,960,-,
+        AFGHANISTAN,Afghani,AFA,004,,2003-01
+        FRANCE,French Franc,FRF,250,,1999-01
+
+        """
+
+    private func currencies(_ codes: String = PublishedDataTests.codesAll, currencyQuery: String = "SELECT DISTINCT AlphabeticCode AS code, Currency AS name, MinorUnit AS minor_unit FROM codes WHERE WithdrawalDate IS NULL AND AlphabeticCode IS NOT NULL ORDER BY code") throws -> TemporaryProject {
+        let project = try TemporaryProject(bookStore: false)
+        try project.write("seeds/seedkit.yml", """
+            schema: schema.sql
+            output: ../build/seed.sqlite
+            sources:
+              codes: { file: data/codes-all.csv, nulls: ["", "-"] }
+            tables:
+              currency:
+                query: \(currencyQuery)
+                key: code
+                rules:
+                  minor_unit: { min: 0, max: 4 }
+              country_currency:
+                query: SELECT Entity AS country, AlphabeticCode AS currency FROM codes WHERE WithdrawalDate IS NULL AND AlphabeticCode IS NOT NULL ORDER BY 1, 2
+                key: [country, currency]
+                refs: { currency: currency.code }
+
+            """)
+        try project.write("seeds/schema.sql", """
+            CREATE TABLE currency (id INTEGER PRIMARY KEY, code TEXT NOT NULL UNIQUE, name TEXT NOT NULL, minor_unit INTEGER);
+            CREATE TABLE country_currency (country TEXT NOT NULL, currency INTEGER NOT NULL REFERENCES currency(id), PRIMARY KEY (country, currency));
+
+            """)
+        try project.write("seeds/data/codes-all.csv", codes)
+        return project
+    }
+
+    @Test func aQueryOverASourceBuildsTablesTheFileDoesNotHaveAsSuch() throws {
+        let project = try currencies()
+        let build = try project.seedkit("build")
+        #expect(build.status == 0, "\(build)")
+        #expect(try project.rows("build/seed.sqlite", "SELECT code, name, minor_unit FROM currency ORDER BY code") == ["'AFN'|'Afghani'|2", "'ALL'|'Lek'|2", "'EUR'|'Euro'|2", "'XDR'|'SDR (Special Drawing Right)'|NULL"])
+        #expect(try project.rows("build/seed.sqlite", "SELECT country, c.code FROM country_currency JOIN currency c ON c.id = currency ORDER BY 1, 2") == ["'AFGHANISTAN'|'AFN'", "'ALBANIA'|'ALL'", "'FRANCE'|'EUR'", "'INTERNATIONAL MONETARY FUND (IMF)'|'XDR'", "'ÅLAND ISLANDS'|'EUR'"])
+        // The source itself is never in the seed.
+        #expect(try project.rows("build/seed.sqlite", "SELECT count(*) FROM sqlite_master WHERE name = 'codes'") == ["0"])
+    }
+
+    @Test func aQueryRowGoesThroughConversionAndRulesAndItsErrorNamesTheTableAndRow() throws {
+        let project = try currencies(PublishedDataTests.codesAll.replacingOccurrences(of: "ALBANIA,Lek,ALL,008,2,", with: "ALBANIA,Lek,ALL,008,two,").replacingOccurrences(of: "AFGHANISTAN,Afghani,AFN,971,2,", with: "AFGHANISTAN,Afghani,AFN,971,7,"))
+        let build = try project.seedkit("build")
+        #expect(build.status == 1, "\(build)")
+        #expect(build.stderr.contains("seeds/seedkit.yml (query of currency):2:3: error: minor_unit: 'two' is not an integer (the column is INTEGER) (the query's row 2: code 'ALL') [2010]"), "\(build)")
+        #expect(build.stderr.contains("seeds/seedkit.yml (query of currency):1:3: error: minor_unit 7 is greater than the maximum 4 (the query's row 1: code 'AFN') [1610]"), "\(build)")
+        #expect(!project.exists("build/seed.sqlite"))
+    }
+
+    @Test func aDuplicateKeyNamesBothRowsInAQueryAndBothLinesInAFile() throws {
+        let project = try currencies(currencyQuery: "SELECT AlphabeticCode AS code, Currency AS name, MinorUnit AS minor_unit FROM codes WHERE AlphabeticCode IS NOT NULL ORDER BY code")
+        let build = try project.seedkit("build")
+        #expect(build.status == 1, "\(build)")
+        #expect(build.stderr.contains("seeds/seedkit.yml (query of currency):5:1: error: duplicate key code 'EUR': row 4 of the query has the same (the query's row 5: code 'EUR') [2040]"), "\(build)")
+        let file = try self.project(schema: "CREATE TABLE t (a TEXT PRIMARY KEY, b TEXT);\n", csv: "a,b\nx,1\ny,2\nz,3\ny,4\n")
+        let fileBuild = try file.seedkit("build")
+        #expect(fileBuild.stderr == "seeds/data/t.csv:5:1: error: duplicate key a 'y': line 3 has the same [2040]\n", "\(fileBuild)")
+    }
+
+    @Test func aQueryThatDoesNotPrepareIsAManifestErrorWithSQLitesMessage() throws {
+        let project = try currencies(currencyQuery: "SELECT AlphabeticCod AS code FROM codes")
+        let build = try project.seedkit("build")
+        #expect(build.status == 2, "\(build)")
+        #expect(build.stderr == "seeds/seedkit.yml:7:12: error: the query of table currency does not prepare: no such column: AlphabeticCod [2100]\n", "\(build)")
+    }
+
+    @Test func aDerivedTableReleasesLikeAFixture() throws {
+        let project = try currencies()
+        try #require(try project.seedkit("build", "--output", "seeds/releases/1.0.sqlite").status == 0)
+        // The next publication: Lek's name corrected, XDR gone, a new country with the Euro.
+        try project.write("seeds/data/codes-all.csv", PublishedDataTests.codesAll
+            .replacingOccurrences(of: "ALBANIA,Lek,ALL", with: "ALBANIA,Lek (new),ALL")
+            .replacingOccurrences(of: "INTERNATIONAL MONETARY FUND (IMF),SDR (Special Drawing Right),XDR,960,-,\n", with: "")
+            .replacingOccurrences(of: "FRANCE,Euro,EUR,978,2,\n", with: "FRANCE,Euro,EUR,978,2,\nCROATIA,Euro,EUR,978,2,\n"))
+        let generated = try project.seedkit("new-migration", "next", "--from", "seeds/releases/1.0.sqlite")
+        #expect(generated.status == 0, "\(generated)")
+        #expect(generated.stdout == "wrote migrations/0001-next.yml: 1 insert, 1 update, 2 deletes\n", "\(generated)")
+        let check = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite")
+        #expect(check.status == 0, "\(check)")
+        #expect(check.stdout.contains("converges with a fresh build"), "\(check)")
+    }
+
+    // MARK: - Releases on real data
+
+    /// A project whose one table `countries (code, name, region)` is keyed by name, released as 1.0.
+    private func countryRelease(_ csv: String) throws -> TemporaryProject {
+        let project = try TemporaryProject(bookStore: false)
+        try project.write("seeds/seedkit.yml", "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  countries:\n    file: data/countries.csv\n    key: name\n")
+        try project.write("seeds/schema.sql", "CREATE TABLE countries (name TEXT PRIMARY KEY, code TEXT NOT NULL, region TEXT);\n")
+        try project.write("seeds/data/countries.csv", csv)
+        let release = try project.seedkit("build", "--output", "seeds/releases/1.0.sqlite")
+        guard release.status == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "\(release)"]) }
+        return project
+    }
+
+    @Test func aRenameKeyIsReadAsTheFixtureReadsItTrailingNoBreakSpaceIncluded() throws {
+        // A real ISO 4217 currency name whose only change was a dropped trailing U+00A0.
+        let project = try countryRelease("name,code,region\nBoliviano\u{00A0},BOB,Americas\nLek,ALL,Europe\n")
+        try project.write("seeds/data/countries.csv", "name,code,region\nBoliviano,BOB,Americas\nLek,ALL,Europe\n")
+        let result = try project.seedkit("new-migration", "nbsp", "--from", "seeds/releases/1.0.sqlite", "--rename", "countries:Boliviano\u{00A0}=Boliviano")
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout == "wrote migrations/0001-nbsp.yml: 0 inserts, 1 update (1 rename), 0 deletes\n  rename countries 'Boliviano\u{00A0}' → 'Boliviano' (--rename)\n", "\(result)")
+        let check = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite")
+        #expect(check.status == 0, "\(check)")
+    }
+
+    @Test func aHintForAKeyAnExistingMigrationDeletedSaysWhichSeedLacksIt() throws {
+        let project = try countryRelease("name,code,region\nMacedonia,MK,Europe\nNorway,NO,Europe\n")
+        try project.write("seeds/data/countries.csv", "name,code,region\nNorway,NO,Europe\n")
+        try #require(try project.seedkit("new-migration", "drop", "--from", "seeds/releases/1.0.sqlite").status == 0)
+        try project.write("seeds/data/countries.csv", "name,code,region\nNorth Macedonia,MK,Europe\nNorway,NO,Europe\n")
+        let result = try project.seedkit("new-migration", "rename", "--from", "seeds/releases/1.0.sqlite", "--rename", "countries:Macedonia=North Macedonia")
+        #expect(result.status == 2, "\(result)")
+        #expect(result.stderr.contains("--rename 'countries:Macedonia=North Macedonia': the old seed has countries 'Macedonia', but the old seed with the existing migrations applied (0001-drop) does not: one of them deleted or renamed it"), "\(result)")
+        #expect(!result.stderr.contains("no row of countries"), "\(result)")
+    }
+
+    @Test func aDeleteAndAnInsertThatMatchOnTheOtherColumnsAreListedAsALikelyRename() throws {
+        let project = try countryRelease("name,code,region\nMacedonia,MK,Europe\nNorway,NO,Europe\nPeru,PE,Americas\n")
+        try project.write("seeds/data/countries.csv", "name,code,region\nNorth Macedonia,MK,Europe\nNorway,NO,Europe\nTürkiye,TR,Asia\n")
+        let result = try project.seedkit("new-migration", "release 2", "--from", "seeds/releases/1.0.sqlite")
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout == """
+            wrote migrations/0001-release-2.yml: 2 inserts, 0 updates, 2 deletes
+              likely rename countries 'Macedonia' → 'North Macedonia' (every other column matches): written as a delete and an insert; if it is one row renamed, run again with --rename 'countries:Macedonia=North Macedonia'
+
+            """, "\(result)")
+        // Passing the line it gives makes it a rename.
+        try project.remove("migrations/0001-release-2.yml")
+        let again = try project.seedkit("new-migration", "release 2", "--from", "seeds/releases/1.0.sqlite", "--rename", "countries:Macedonia=North Macedonia")
+        #expect(again.stdout == "wrote migrations/0001-release-2.yml: 1 insert, 1 update (1 rename), 1 delete\n  rename countries 'Macedonia' → 'North Macedonia' (--rename)\n", "\(again)")
+    }
 }

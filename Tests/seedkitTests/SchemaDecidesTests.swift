@@ -54,7 +54,7 @@ import Testing
         let result = try project.seedkit("build")
         #expect(result.status == 1, "\(result)")
         #expect(result.stderr.contains("seeds/data/books.csv:3:"), "\(result)")
-        #expect(result.stderr.contains("duplicate key isbn '111': an earlier row has the same (the schema's ON CONFLICT REPLACE would have deleted that row"), "\(result)")
+        #expect(result.stderr.contains("duplicate key isbn '111': line 2 has the same (the schema's ON CONFLICT REPLACE would have deleted that row"), "\(result)")
         #expect(!project.exists("build/seed.sqlite"))
     }
 

@@ -6,6 +6,8 @@ final class Deferral {
     /// Manifest table name → load position.
     let order: [String: Int]
     var parked: [String: ParkedRows] = [:]
+    /// The sources `query:` tables read, loaded once per build.
+    var sources: DatabaseQueue?
 
     init(plans: [TablePlan]) {
         order = Dictionary(plans.enumerated().map { ($1.config.name, $0) }, uniquingKeysWith: { first, _ in first })

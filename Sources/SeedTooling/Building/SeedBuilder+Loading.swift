@@ -14,14 +14,15 @@ extension SeedBuilder {
     func load(_ plan: TablePlan, index: Int, deferral: Deferral, db: Database, diagnostics: inout [Diagnostic]) throws -> (rows: Int, hash: [UInt8]) {
         let config = plan.config
         let file = config.displayFile
-        guard FileManager.default.fileExists(atPath: config.file.path) else {
+        guard config.query != nil || FileManager.default.fileExists(atPath: config.file.path) else {
             throw SeedError(.configuration, file: file, "the fixture for table \(config.name) does not exist (manifest: \(manifest.path))")
         }
         let source: any RecordSource
         // JSON keys are the fixture's names: attributes for Core Data, columns otherwise, as mapped.
         let columns = manifest.model?.fixtureColumns(config.name) ?? plan.table.columns.map(\.name)
         let opened = Result { () throws(SeedError) -> any RecordSource in
-            try config.openFixture(fields: config.mapping.fields(forColumns: columns)) { [mapping = config.mapping, table = config.name] key in
+            if let query = config.query, let sources = deferral.sources { return try QueryRecordSource(query, in: sources, file: file) }
+            return try config.openFixture(fields: config.mapping.fields(forColumns: columns)) { [mapping = config.mapping, table = config.name] key in
                 mapping.unknownFieldMessage(key, what: "key", table: table, columns: columns)
             }
         }
@@ -52,7 +53,7 @@ extension SeedBuilder {
             }
         }
         guard let plan = complete(plan, columns: source.columnNames, isJSON: config.reading.format.isJSON, file: file, diagnostics: &diagnostics) else { return (0, []) }
-        let fileSize = (try? FileManager.default.attributesOfItem(atPath: config.file.path)[.size] as? Int) ?? 0
+        let fileSize = config.query != nil ? 0 : (try? FileManager.default.attributesOfItem(atPath: config.file.path)[.size] as? Int) ?? 0
 
         let width = plan.bound.count
         let pipeline = BatchPipeline(batches: (0..<3).map { _ in RecordBatch(width: width, capacity: Self.batchSize) })
@@ -93,12 +94,61 @@ extension SeedBuilder {
         }
         pipeline.cancel()
         pipeline.waitForProducer()
+        if !loader.duplicateKeys.isEmpty {
+            // A duplicate key names the earlier row too: found by reading the records again (only now).
+            let earlier = try earlierLines(of: loader.duplicateKeys, plan: plan, deferral: deferral, fields: config.mapping.fields(forColumns: columns))
+            for index in loaderDiagnostics.indices where loaderDiagnostics[index].code == .duplicateKey {
+                guard let line = earlier[loaderDiagnostics[index].line] else { continue }
+                let place = config.query != nil ? "row \(line) of the query" : "line \(line)"
+                loaderDiagnostics[index].message = loaderDiagnostics[index].message.replacingOccurrences(of: "an earlier row has the same", with: "\(place) has the same")
+            }
+        }
+        var readerDiagnostics = producer.diagnostics
+        if let query = config.query, let sources = deferral.sources, !(readerDiagnostics.isEmpty && loaderDiagnostics.isEmpty) {
+            // A query's row has no line in a file: its errors say which row by its key too.
+            let rows = try QueryRecordSource(query, in: sources, file: file)
+            let keyFields = config.key.map { config.mapping.field(for: $0) }
+            func annotate(_ diagnostic: inout Diagnostic) {
+                guard diagnostic.file == file, let key = rows.describeKey(row: diagnostic.line, fields: keyFields) else { return }
+                diagnostic.message += " (the query's row \(diagnostic.line): \(key))"
+            }
+            for index in readerDiagnostics.indices { annotate(&readerDiagnostics[index]) }
+            for index in loaderDiagnostics.indices { annotate(&loaderDiagnostics[index]) }
+        }
         // Reader problems first, then the inserter's, each in file order.
-        diagnostics += (producer.diagnostics + loaderDiagnostics).sorted { ($0.line, $0.column) < ($1.line, $1.column) }
+        diagnostics += (readerDiagnostics + loaderDiagnostics).sorted { ($0.line, $0.column) < ($1.line, $1.column) }
         if let failure = producer.failure {
             if failure.kind == .invalidData { diagnostics += failure.diagnostics } else { throw failure }
         }
         return (loader.rowsInserted, source.contentHash.hash.digest)
+    }
+
+    /// For each duplicate key (by its row's line): the line of the first row with the same values,
+    /// read again through the same reader and conversion as the load.
+    private func earlierLines(of duplicates: [(line: Int, slots: [Int], values: [SQLValue])], plan: TablePlan, deferral: Deferral, fields: [String]) throws -> [Int: Int] {
+        let config = plan.config
+        var source: any RecordSource
+        if let query = config.query, let sources = deferral.sources {
+            source = try QueryRecordSource(query, in: sources, file: config.displayFile)
+        } else {
+            source = try config.openFixture(fields: fields) { _ in "" }
+        }
+        let converter = RecordConverter(plan: plan, file: config.displayFile)
+        let batch = RecordBatch(width: plan.bound.count, capacity: 1)
+        var record = RawRecord()
+        var ignored: [Diagnostic] = []
+        var found: [Int: Int] = [:]
+        let last = duplicates.map(\.line).max() ?? 0
+        while try source.next(&record, diagnostics: &ignored), record.line < last {
+            ignored.removeAll(keepingCapacity: true)
+            batch.reset()
+            converter.convert(record, into: batch, diagnostics: &ignored)
+            for duplicate in duplicates where found[duplicate.line] == nil && record.line < duplicate.line {
+                if zip(duplicate.slots, duplicate.values).allSatisfy({ batch.value(record: 0, slot: $0).isSame(as: $1) }) { found[duplicate.line] = record.line }
+            }
+            if found.count == duplicates.count { break }
+        }
+        return found
     }
 
     /// Maps the fixture's columns onto the table's; unknown columns are data errors at line 1.

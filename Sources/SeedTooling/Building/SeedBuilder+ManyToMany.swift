@@ -18,6 +18,7 @@ extension SeedBuilder {
             // Only fixtures of entities with a many-to-many relationship are read again.
             guard model.flattened(config.name)?.relationships.contains(where: { model.manyToMany(config.name, $0.name) != nil }) == true else { continue }
             var source: any RecordSource
+            if config.query != nil { continue }
             let isJSON = config.reading.format.isJSON
             do {
                 let columns = model.fixtureColumns(config.name)

@@ -102,8 +102,8 @@ public struct SeedBuilder: Sendable {
 
     /// Why this manifest can't be built, or nil.
     public static func unsupported(_ manifest: Manifest) -> SeedError? {
-        let unfiled = manifest.tables.filter { !$0.hasFile }.map { table in
-            Diagnostic(file: manifest.path, line: table.line, column: table.column, code: .configuration, message: "table '\(table.name)' has no file: (a build loads every table from its fixture)")
+        let unfiled = manifest.tables.filter { !$0.hasFile && $0.query == nil }.map { table in
+            Diagnostic(file: manifest.path, line: table.line, column: table.column, code: .configuration, message: "table '\(table.name)' has no file: or query: (a build loads every table from its fixture or its query)")
         }
         if !unfiled.isEmpty { return SeedError(.configuration, unfiled) }
         guard case .none = manifest.source else { return nil }
@@ -229,6 +229,14 @@ public struct SeedBuilder: Sendable {
         var counts: [(name: String, rows: Int)] = []
         let rowsBefore = try tableRowCounts(db, plans: plans)
         let deferral = Deferral(plans: plans)
+        if !manifest.sources.isEmpty {
+            // sources: loaded into a scratch database that query: tables read (never into the seed).
+            let scratch = try SourceDatabase.load(manifest, diagnostics: &diagnostics)
+            if !diagnostics.isEmpty { throw SeedError(.invalidData, capped(diagnostics)) }
+            let unprepared = SourceDatabase.unpreparedQueries(manifest, in: scratch)
+            if !unprepared.isEmpty { throw SeedError(.configuration, unprepared) }
+            deferral.sources = scratch
+        }
         for (index, plan) in plans.enumerated() {
             let (rows, hash) = try load(plan, index: index, deferral: deferral, db: db, diagnostics: &diagnostics)
             counts.append((plan.config.name, rows))
@@ -482,6 +490,7 @@ extension SeedBuilder {
         case .none: break
         }
         inputs += manifest.tables.filter(\.hasFile).map(\.file.path)
+        inputs += manifest.sources.map(\.file.path)
         inputs += migrations.map(\.file)
         for input in inputs {
             var other = stat()

@@ -33,6 +33,9 @@ final class TableLoader {
     private var foundIntegers: [[Int64: Int64]] = []
     private let checks: [(statement: Statement, check: Manifest.Check)]
     private(set) var rowsInserted = 0
+    /// Each duplicate key reported: the row's line, the slots of the unique columns and its values
+    /// there, so that the build can name the earlier row's line too (a second read, only then).
+    private(set) var duplicateKeys: [(line: Int, slots: [Int], values: [SQLValue])] = []
     /// Whether a trigger of the table may veto a row (`RAISE(IGNORE)`): then each insert checks that SQLite made the row.
     private let hasTriggers: Bool
     /// The schema's ON CONFLICT clauses, to say what a duplicate's clause would have done.
@@ -468,6 +471,10 @@ final class TableLoader {
             let values = names.map { name -> String in
                 guard let slot = plan.bound.firstIndex(where: { $0.info.name.isSameName(as: name) }) else { return name }
                 return "\(plan.bound[slot].name) '\(batch.value(record: record, slot: slot).description)'"  // as the fixture names it
+            }
+            let slots = names.compactMap { name in plan.bound.firstIndex { $0.info.name.isSameName(as: name) } }
+            if slots.count == names.count {
+                duplicateKeys.append((Int(batch.lines[record]), slots, slots.map { batch.value(record: record, slot: $0) }))
             }
             text = "duplicate key \(values.joined(separator: ", ")): an earlier row has the same" + {
                 switch conflictClauses.uniqueClause(on: names)?.algorithm {

@@ -15,6 +15,26 @@ public struct Manifest: Sendable {
     public var output: URL?
     /// Tables in load order.
     public var tables: [TableConfig]
+    /// Raw files that `query:` tables read (`sources:`), loaded into a scratch database, never into the seed.
+    public var sources: [Source] = []
+
+    /// A raw file a `query:` reads as a table of its fields (`sources:`).
+    public struct Source: Sendable {
+        public var name: String
+        public var file: URL
+        public var displayFile: String
+        public var reading: ReadingOptions
+        public var root: JSONPointer?
+        public var line: Int
+        public var column: Int
+    }
+
+    /// A table's rows as a SQLite SELECT over the sources gives them (`query:`).
+    public struct Query: Sendable {
+        public var sql: String
+        public var line: Int
+        public var column: Int
+    }
 
     /// What migrations need to know of each table, in load order: keys, refs, and the
     /// model's defaults for new rows (Core Data).
@@ -58,6 +78,8 @@ public struct Manifest: Sendable {
         public var mapping = FieldMapping()
         /// How the fixture is read: its format and reading options, decided once, here.
         public var reading = ReadingOptions(format: .csv)
+        /// The SELECT the table's rows come from, instead of a fixture (`query:`).
+        public var query: Query?
 
         /// Where each JSON Pointer of `columns:` is written, by its column, for messages about it.
         public var pointerPositions: [String: (line: Int, column: Int)] = [:]
@@ -111,6 +133,7 @@ public struct Manifest: Sendable {
         var model: (url: URL, text: String, line: Int, column: Int)?
         var output: URL?
         var tables: [TableConfig] = []
+        var sources: [Source] = []
         var tablesSeen = false
         for entry in entries {
             switch entry.key {
@@ -120,12 +143,15 @@ public struct Manifest: Sendable {
             case "model":
                 let text = try string(entry.node, "model")
                 model = (Self.resolve(text, in: directory), text, entry.line, entry.column)
+            case "sources":
+                guard let sourceEntries = entry.node.entries else { throw fail(entry.node.line, entry.node.column, "sources must be a map of name: {file, …}, like codes: { file: data/codes.csv }") }
+                for source in sourceEntries { sources.append(try Self.source(source, directory: directory, path: path)) }
             case "tables":
                 tablesSeen = true
                 guard let tableEntries = entry.node.entries else { throw fail(entry.node.line, entry.node.column, "tables must be a map of table name: {file, key, …}") }
                 for table in tableEntries { tables.append(try Self.table(table, directory: directory, path: path)) }
             default:
-                throw fail(entry.line, entry.column, "unknown key '\(entry.key)' (expected schema, template, output, tables)")
+                throw fail(entry.line, entry.column, "unknown key '\(entry.key)' (expected schema, template, output, sources, tables)")
             }
         }
         switch (schema, template) {
@@ -159,6 +185,14 @@ public struct Manifest: Sendable {
         guard tablesSeen else { throw fail(document.line, document.column, "the manifest has no tables:") }
         self.output = output
         self.tables = tables
+        self.sources = sources
+        var sourceNames = Set<String>()
+        for source in sources where !sourceNames.insert(source.name.lowercasedName).inserted {
+            throw fail(source.line, source.column, "source '\(source.name)' is listed twice")
+        }
+        if let table = tables.first(where: { $0.query != nil }), sources.isEmpty {
+            throw fail(table.line, table.column, "table '\(table.name)' has a query: but the manifest has no sources: to read it from")
+        }
         var seen = Set<String>()
         for table in tables where !seen.insert(table.name.lowercasedName).inserted {
             throw fail(table.line, table.column, "table '\(table.name)' is listed twice")
@@ -206,6 +240,7 @@ public struct Manifest: Sendable {
         let name = entry.key
         guard let fields = entry.node.entries else { throw fail(entry.node.line, entry.node.column, "table '\(name)' must be a map with file and key") }
         var file: String?
+        var query: Query?
         var key: [String] = []
         var refs: [String: TableSpec.Reference] = [:]
         var refPositions: [String: (line: Int, column: Int)] = [:]
@@ -222,6 +257,9 @@ public struct Manifest: Sendable {
             case "file":
                 guard let text = node.string else { throw fail(node.line, node.column, "file must be a path") }
                 file = text
+            case "query":
+                guard let text = node.string, !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw fail(node.line, node.column, "query must be a SQLite SELECT over the sources") }
+                query = Query(sql: text, line: node.line, column: node.column)
             case "key":
                 if let text = node.string { key = [text] }
                 else if let items = node.items {
@@ -305,6 +343,13 @@ public struct Manifest: Sendable {
                 throw fail(ignored.line, ignored.column, "field '\(ignored.field)' is both ignored and mapped (columns: \(mapped.column): \(mapped.field)); drop one")
             }
         }
+        if let query, file != nil {
+            throw fail(query.line, query.column, "table '\(name)' has both file: and query:; its rows come from one of them")
+        }
+        if let query, let option = fields.first(where: { ReadingOptions.keys.contains($0.key) || $0.key == "root" }) {
+            _ = query
+            throw fail(option.line, option.column, "\(option.key): is a reading option of a file; table '\(name)' takes its rows from its query (give the option to the source it reads)")
+        }
         // A manifest used only to migrate names no fixture; a build says it needs one.
         let url = Manifest.resolve(file ?? name, in: directory)
         // The format and reading options, decided once for every command that reads the fixture.
@@ -326,9 +371,42 @@ public struct Manifest: Sendable {
         config.root = root?.pointer
         config.mapping = mapping
         config.reading = reading
+        config.query = query
+        if query != nil { config.displayFile = "\(displayPath(URL(fileURLWithPath: path))) (query of \(name))" }
         config.pointerPositions = pointerPositions
         config.refPositions = refPositions
         return config
+    }
+
+    private static func source(_ entry: DocEntry, directory: URL, path: String) throws(SeedError) -> Source {
+        func fail(_ line: Int, _ column: Int, _ message: String) -> SeedError {
+            SeedError(.configuration, file: path, line: line, column: column, message)
+        }
+        guard let fields = entry.node.entries else { throw fail(entry.node.line, entry.node.column, "source '\(entry.key)' must be a map with file, like { file: data/codes.csv }") }
+        var file: String?
+        var root: JSONPointer?
+        for field in fields {
+            switch field.key {
+            case "file":
+                guard let text = field.node.string else { throw fail(field.node.line, field.node.column, "file must be a path") }
+                file = text
+            case "root":
+                guard let text = field.node.string, let pointer = JSONPointer(text) else {
+                    throw fail(field.node.line, field.node.column, "root must be a JSON Pointer to the array of records, like /3166-1")
+                }
+                root = pointer
+            case _ where ReadingOptions.keys.contains(field.key): continue
+            default:
+                throw fail(field.line, field.column, "unknown key '\(field.key)' in source '\(entry.key)' (expected file, root, format, delimiter, comment, header, nulls, ragged)")
+            }
+        }
+        guard let file else { throw fail(entry.line, entry.column, "source '\(entry.key)' has no file:") }
+        let url = Manifest.resolve(file, in: directory)
+        let reading = try ReadingOptions.read(fields, file: file, url: url, manifest: path, entryLine: entry.line, entryColumn: entry.column)
+        if root != nil, reading.format != .json, let at = fields.first(where: { $0.key == "root" }) {
+            throw fail(at.node.line, at.node.column, "root: points into a JSON document (format json); \(file) is read as \(reading.format.rawValue)")
+        }
+        return Source(name: entry.key, file: url, displayFile: displayPath(url), reading: reading, root: root, line: entry.line, column: entry.column)
     }
 
     private static func columnRules(_ entry: DocEntry, path: String) throws(SeedError) -> ColumnRules {

@@ -78,6 +78,9 @@ public struct MigrationGenerator: Sendable {
         /// Each rename and how seedkit told it from a delete plus an insert, for the author to
         /// check (`countries 'Turkey' → 'Türkiye' (same id in both seeds)`).
         public var renamePairs: [String] = []
+        /// Deleted and inserted rows of one table that match on most other columns: likely the
+        /// same row renamed, each with the `--rename` that says so (written as a delete and an insert).
+        public var likelyRenames: [String] = []
 
         /// `3 inserts, 2 updates (1 rename), 0 deletes`.
         public var summary: String {
@@ -96,7 +99,11 @@ public struct MigrationGenerator: Sendable {
     ///
     /// - throws: ``SeedError`` (configuration) for a hint that names no table, or a key the
     ///   old seed lacks, the fresh build lacks, or both have.
-    public func generate(old: DatabaseQueue, current: DatabaseQueue, header: String, renames hints: [RenameHint] = []) throws -> Generated? {
+    ///
+    /// - parameters:
+    ///   - original: the old seed as shipped when `old` is it with `appliedMigrations` applied (for messages).
+    public func generate(old: DatabaseQueue, current: DatabaseQueue, header: String, renames hints: [RenameHint] = [],
+                         original: DatabaseQueue? = nil, appliedMigrations: [String] = []) throws -> Generated? {
         let (tables, semantics) = try current.read { db in try SemanticRows.make(manifest, in: db) }
         var keys: [String: [String]] = [:]
         for table in tables { keys[table.spec.name] = table.keyColumns }
@@ -115,7 +122,7 @@ public struct MigrationGenerator: Sendable {
             // Renames: named by a hint, or by an id both seeds agree on.
             var pairs: [(old: [SQLValue], new: [SQLValue])] = []
             for hint in hints where hint.table.isSameName(as: table.written.name) {
-                switch try Self.resolve(hint, table: table, change: change, old: old, current: current) {
+                switch try Self.resolve(hint, table: table, change: change, old: old, current: current, original: original, appliedMigrations: appliedMigrations) {
                 case .success(let pair): pairs.append(pair)
                 case .failure(let problem): problems.append(problem)
                 }
@@ -169,6 +176,7 @@ public struct MigrationGenerator: Sendable {
             }
             updateLines[table.spec.name] = plain
             changes[table.spec.name] = change
+            generated.likelyRenames += try likelyRenames(table: table, change: change, old: old, current: current)
         }
         if !problems.isEmpty { throw SeedError(.configuration, problems) }
 
@@ -212,6 +220,39 @@ public struct MigrationGenerator: Sendable {
         if !updates.isEmpty { generated.yaml += "update:\n" + updates.joined(separator: "\n") + "\n" }
         if !deletes.isEmpty { generated.yaml += "delete:\n" + deletes.joined(separator: "\n") + "\n" }
         return generated
+    }
+
+    /// The deletes and inserts of `table` that are likely one row renamed: a deleted row and an
+    /// inserted one whose other columns (not the key) are equal in all or most (more than half),
+    /// each inserted row paired once, best match first. Skipped for very many of both.
+    private func likelyRenames(table: SemanticRows, change: StoreDiff.TableDiff, old: DatabaseQueue, current: DatabaseQueue) throws -> [String] {
+        guard !change.removed.isEmpty, !change.added.isEmpty, change.removed.count * change.added.count <= 250_000 else { return [] }
+        let keyColumns = Set(table.keyColumns.map { $0.lowercasedName })
+        func others(_ row: [(column: String, value: SQLValue)]) -> [(column: String, value: SQLValue)] { row.filter { !keyColumns.contains($0.column.lowercasedName) } }
+        let removed = try change.removed.compactMap { key in try old.read { db in try table.row(db, key: key) }.map { (key: key, row: others($0)) } }
+        let added = try change.added.compactMap { key in try current.read { db in try table.row(db, key: key) }.map { (key: key, row: others($0)) } }
+        var used = Set<Int>()
+        var lines: [String] = []
+        for gone in removed where !gone.row.isEmpty {
+            var best: (index: Int, matches: Int)?
+            for (index, candidate) in added.enumerated() where !used.contains(index) {
+                let matches = gone.row.filter { column in candidate.row.first { $0.column == column.column }.map { $0.value.isSame(as: column.value) } == true }.count
+                if matches * 2 > gone.row.count, matches > (best?.matches ?? 0) { best = (index, matches) }
+            }
+            guard let best else { continue }
+            used.insert(best.index)
+            let new = added[best.index].key
+            func shown(_ key: [SQLValue]) -> String { key.count == 1 ? RowEvent.describe(key[0]) : "(" + key.map(RowEvent.describe).joined(separator: ", ") + ")" }
+            func part(_ value: SQLValue) -> String {
+                let text = RenameHint.text(value)
+                return text.contains(where: { $0 == "," || $0 == "=" || $0 == "\"" }) ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
+            }
+            let hint = "\(table.written.name):\(gone.key.map(part).joined(separator: ","))=\(new.map(part).joined(separator: ","))"
+            let quoted = "'" + hint.replacingOccurrences(of: "'", with: "'\\''") + "'"
+            let how = best.matches == gone.row.count ? "every other column matches" : "\(best.matches) of \(gone.row.count) other columns match"
+            lines.append("\(table.written.name) \(shown(gone.key)) → \(shown(new)) (\(how)): written as a delete and an insert; if it is one row renamed, run again with --rename \(quoted)")
+        }
+        return lines
     }
 
     /// One update's YAML: the columns whose value changes (a ref that only follows a renamed

@@ -7,7 +7,8 @@ public import SeedRuntime
 /// `TABLE:OLD=NEW`, the keys as the fixtures write them. A composite key lists its parts in
 /// the key's column order, separated by commas: `prices:EUR,2024=EUR,2025`. A part holding a
 /// comma, `=` or a double quote is written in double quotes, a quote inside doubled:
-/// `books:"Hello, world"=Hello`.
+/// `books:"Hello, world"=Hello`. An unquoted part is read as a fixture's field is, exactly:
+/// nothing is trimmed (a trailing space or U+00A0 is part of the key, as it is in the CSV).
 public struct RenameHint: Sendable, Equatable {
     /// The table as the manifest names it.
     public var table: String
@@ -56,7 +57,7 @@ public struct RenameHint: Sendable, Equatable {
                 quoted = true
                 wasQuoted = true
             case ",", "=":
-                sides[sides.count - 1].append(wasQuoted ? part : part.trimmingCharacters(in: .whitespaces))
+                sides[sides.count - 1].append(part)
                 part = ""
                 wasQuoted = false
                 if character == "=" { sides.append([]) }
@@ -67,7 +68,7 @@ public struct RenameHint: Sendable, Equatable {
             }
         }
         if quoted { throw fail("a quote is not closed") }
-        sides[sides.count - 1].append(wasQuoted ? part : part.trimmingCharacters(in: .whitespaces))
+        sides[sides.count - 1].append(part)
         guard sides.count == 2 else { throw fail(sides.count == 1 ? "no '=' between the old key and the new one" : "more than one '=' (quote a key part that holds one)") }
         guard sides[0].count == sides[1].count else { throw fail("the old key has \(sides[0].count) part\(sides[0].count == 1 ? "" : "s"), the new one \(sides[1].count)") }
         guard !sameBytes(sides[0], sides[1]) else { throw fail("the old and the new key are the same") }
@@ -88,7 +89,12 @@ public struct RenameHint: Sendable, Equatable {
 
 extension MigrationGenerator {
     /// The old and new key a hint names, found among the keys the fresh build lost and gained.
-    static func resolve(_ hint: RenameHint, table: SemanticRows, change: StoreDiff.TableDiff, old: DatabaseQueue, current: DatabaseQueue) throws -> Result<(old: [SQLValue], new: [SQLValue]), Diagnostic> {
+    ///
+    /// - parameters:
+    ///   - old: the old seed with the existing migrations applied (where existing users are).
+    ///   - original: the old seed as shipped, and `appliedMigrations` the migrations applied to it, for messages.
+    static func resolve(_ hint: RenameHint, table: SemanticRows, change: StoreDiff.TableDiff, old: DatabaseQueue, current: DatabaseQueue,
+                        original: DatabaseQueue? = nil, appliedMigrations: [String] = []) throws -> Result<(old: [SQLValue], new: [SQLValue]), Diagnostic> {
         let name = table.written.name
         func problem(_ why: String) -> Result<(old: [SQLValue], new: [SQLValue]), Diagnostic> {
             .failure(Diagnostic(code: .configuration, message: "--rename '\(hint.text)': \(why)", table: name))
@@ -101,12 +107,41 @@ extension MigrationGenerator {
         func exists(_ parts: [String], in queue: DatabaseQueue) throws -> Bool {
             try queue.read { db in try table.count(db, key: parts.map(SQLValue.text)) } > 0
         }
-        guard let oldKey = change.removed.first(where: { sameBytes($0.map(RenameHint.text), hint.old) }) else {
-            return try exists(hint.old, in: old)
-                ? problem("the fixtures still have \(name) \(shown(hint.old)), so it is not renamed; the old key of a rename is one the fixtures no longer have")
-                : problem("no row of \(name) in the old seed has the key \(shown(hint.old))")
+        // Each part read as the fixtures read that key column (its type's conversion, nothing trimmed
+        // beforehand), then compared as SQLite compares values; a ref column's part is its parent's key, as text.
+        let types: [ColumnType?] = columns.indices.map { index in
+            let column = table.keyColumns[index]
+            return table.reference(column) == nil ? table.table.column(column)?.type : nil
         }
-        guard let newKey = change.added.first(where: { sameBytes($0.map(RenameHint.text), hint.new) }) else {
+        func read(_ part: String, as type: ColumnType?) -> SQLValue {
+            guard let type else { return .text(part) }
+            var bytes = Array(part.utf8)
+            let converted = bytes.withUnsafeMutableBytes { type.convert(text: UnsafeRawBufferPointer($0)) }
+            switch converted {
+            case .success(.integer(let number)): return .integer(number)
+            case .success(.real(let number)): return .real(number)
+            case .success(.blob(let blob)): return .blob(blob)
+            case .success(.null): return .null
+            case .success, .failure: return .text(part)
+            }
+        }
+        func same(_ key: [SQLValue], _ parts: [String]) -> Bool {
+            key.count == parts.count && zip(zip(key, parts), types).allSatisfy { pair, type in
+                if case .text(let text) = pair.0 { return text.utf8.elementsEqual(pair.1.utf8) }
+                return pair.0.isSame(as: read(pair.1, as: type))
+            }
+        }
+        guard let oldKey = change.removed.first(where: { same($0, hint.old) }) else {
+            if try exists(hint.old, in: old) {
+                return problem("the fixtures still have \(name) \(shown(hint.old)), so it is not renamed; the old key of a rename is one the fixtures no longer have")
+            }
+            // The old seed the hint is read against is the shipped one with the existing migrations applied.
+            if !appliedMigrations.isEmpty, let original, try exists(hint.old, in: original) {
+                return problem("the old seed has \(name) \(shown(hint.old)), but the old seed with the existing migrations applied (\(appliedMigrations.joined(separator: ", "))) does not: one of them deleted or renamed it, so this release has no row to rename")
+            }
+            return problem("no row of \(name) in the old seed\(appliedMigrations.isEmpty ? "" : " (nor in it with the existing migrations applied)") has the key \(shown(hint.old))")
+        }
+        guard let newKey = change.added.first(where: { same($0, hint.new) }) else {
             return try exists(hint.new, in: current)
                 ? problem("the old seed already has \(name) \(shown(hint.new)), so nothing is renamed to it; the new key of a rename is one the old seed does not have")
                 : problem("no row of \(name) in the fixtures has the key \(shown(hint.new))")

@@ -55,6 +55,7 @@ extension SeedTool {
                 for file in files {
                     print("wrote \(workflow.shown(file.name)): \(file.summary)")
                     for pair in file.renamePairs { print("  rename \(pair)") }
+                    for pair in file.likelyRenames { print("  likely rename \(pair)") }
                 }
             }
         }
