@@ -340,4 +340,20 @@ import Testing
         let json = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite", "--format", "json")
         #expect(json.stdout.contains(#""notChecked": ["#) && json.stdout.contains("notes: no user row was added"), "\(json)")
     }
+
+    @Test func checkUpgradeEditsAJSONColumnWithValidJSON() throws {
+        let project = try TemporaryProject(bookStore: false)
+        try project.write("seeds/schema.sql", "CREATE TABLE items (id INTEGER PRIMARY KEY, k TEXT NOT NULL UNIQUE, meta TEXT CHECK (json_valid(meta)));\n")
+        try project.write("seeds/seedkit.yml", "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  items:\n    file: data/items.json\n    key: k\n")
+        try project.write("seeds/data/items.json", #"[{"k": "a", "meta": {"x": 1}}, {"k": "b", "meta": [1, 2]}]"#)
+        #expect(try project.seedkit("build", "--output", "old.sqlite").status == 0)
+        try project.write("seeds/data/items.json", #"[{"k": "a", "meta": {"x": 2}}, {"k": "b", "meta": [1, 2, 3]}]"#)
+        let made = try project.seedkit("new-migration", "meta", "--from", "old.sqlite")
+        #expect(made.status == 0, "\(made)")
+        let check = try project.seedkit("check-upgrade", "old.sqlite")
+        #expect(check.status == 0, "\(check)")
+        #expect(check.stdout.contains("ok: user edit items 'a'.meta = "), "\(check)")
+        #expect(check.stdout.contains("ok: user edit items 'b'.meta = "), "\(check)")
+        #expect(!check.stdout.contains("not checked: items 'a'") && !check.stdout.contains("not checked: items 'b'"), "\(check)")
+    }
 }

@@ -534,10 +534,23 @@ public struct UpgradeChecker: Sendable {
         switch value {
         case .integer(let number): return .integer(target == .integer(number &+ 1) || target == .real(Double(number &+ 1)) ? number &+ 2 : number &+ 1)
         case .real(let number): return .real(target == .real(number + 1) || (Int64(exactly: number + 1).map { target == .integer($0) } ?? false) ? number + 2 : number + 1)
-        case .string(let text): return .string(text + " (edited by the user)")
+        // Text that is a JSON object or array (a JSON column, as new-migration writes it) stays valid JSON.
+        case .string(let text): return .string(jsonEdited(text) ?? text + " (edited by the user)")
         case .bool(let flag): return .bool(!flag)
-        case .null, .json: return nil
+        case .json(let text): return jsonEdited(text).map { .json($0) }
+        case .null: return nil
         }
+    }
+
+    /// A JSON object or array (nil for any other text) with what a user might add: an object
+    /// gains a member, an array an element. Still valid JSON, for a column that must hold it.
+    static func jsonEdited(_ text: String) -> String? {
+        let body = text.drop { $0.isWhitespace }
+        guard body.hasPrefix("{") || body.hasPrefix("["),
+              (try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])) != nil else { return nil }
+        let rest = body.dropFirst().drop { $0.isWhitespace }
+        if body.hasPrefix("{") { return "{\"edited by the user\": true" + (rest.hasPrefix("}") ? "" : ", ") + rest }
+        return "[\"edited by the user\"" + (rest.hasPrefix("]") ? "" : ", ") + rest
     }
 
     static func keyValues(_ key: DataChanges.Key, _ table: SemanticRows) -> [InputValue]? {
