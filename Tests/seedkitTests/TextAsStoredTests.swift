@@ -315,6 +315,7 @@ import Testing
         try project.write("seeds/schema.sql", BookStore.schema + """
             CREATE TABLE shelves (id INTEGER PRIMARY KEY, book_id INTEGER NOT NULL REFERENCES books(id), label TEXT NOT NULL, UNIQUE (book_id, label));
             CREATE TABLE notes (id INTEGER PRIMARY KEY, title TEXT NOT NULL UNIQUE, body TEXT);
+            CREATE TABLE reading_log (id INTEGER PRIMARY KEY, book_id INTEGER REFERENCES books(id), at TEXT);
 
             """)
         try project.write("seeds/seedkit.yml", BookStore.manifest + """
@@ -337,6 +338,7 @@ import Testing
         #expect(result.stdout.contains(#"ok: user row shelves 'The first book', 'front (added by the user)'.label = "front (added by the user)" kept"#), "\(result)")
         #expect(result.stdout.contains(#"ok: user row categories 'Fiction (added by the user)'.name = "Fiction (added by the user)" kept"#), "\(result)")
         #expect(result.stdout.contains("not checked: notes: no user row was added: the old seed has no row of it to copy"), "\(result)")
+        #expect(result.stdout.contains("not checked: reading_log (the app's own table) refers to books: no user row of it was simulated"), "\(result)")
         let json = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite", "--format", "json")
         #expect(json.stdout.contains(#""notChecked": ["#) && json.stdout.contains("notes: no user row was added"), "\(json)")
     }
