@@ -358,4 +358,15 @@ import Testing
         #expect(check.stdout.contains("ok: user edit items 'b'.meta = "), "\(check)")
         #expect(!check.stdout.contains("not checked: items 'a'") && !check.stdout.contains("not checked: items 'b'"), "\(check)")
     }
+
+    @Test func checkUpgradeEscapesTheValuesItShows() throws {
+        let project = try notesProject(notes: #"[{"code": "k", "note": "\u001b]0;owned\u0007\r\u001b[K"}]"#)
+        try project.write("seeds/data/notes.json", #"[{"code": "k", "note": "\u001b]0;owned\u0007\r\u001b[J"}]"#)
+        let made = try project.seedkit("new-migration", "fix", "--from", "user.sqlite")
+        #expect(made.status == 0, "\(made)")
+        let proof = try project.seedkit("check-upgrade", "user.sqlite")
+        #expect(proof.status == 0, "\(proof)")
+        #expect(proof.stdout.contains(#"ok: user edit notes 'k'.note = "\x1b]0;owned\x07\r\x1b[K (edited by the user)" kept"#), "\(proof)")
+        #expect(!proof.stdout.contains("\u{1B}") && !proof.stdout.contains("\r"), "\(proof)")
+    }
 }
