@@ -60,6 +60,9 @@ import Testing
         #expect(json.stdout.contains(#""B\u0000x""#) && json.stdout.contains(#""B\u0000y""#), "\(json)")
         let links = try project.seedkit("inspect", "user.sqlite", "links", "--format", "json")
         #expect(links.stdout.contains(#""B\u0000y""#), "\(links)")
+        // CSV cannot carry a NUL back to build: it says so (JSON does).
+        let csv = try project.seedkit("inspect", "user.sqlite", "notes", "--format", "csv")
+        #expect(csv.stdout.utf8.contains(0) && csv.stderr == "user.sqlite: warning: a value holds a NUL, which a CSV fixture cannot carry (build refuses the file); --format json keeps it\n", "\(csv)")
         // People see the NUL as an escape, not a cut.
         let table = try project.seedkit("inspect", "user.sqlite", "notes")
         #expect(table.stdout.contains(#"abc\0def"#), "\(table)")
