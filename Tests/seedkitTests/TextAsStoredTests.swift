@@ -237,6 +237,19 @@ import Testing
         #expect(try hexRows(project, "user.sqlite", "SELECT k || '|' || ifnull(\"\u{E9}\", 'NULL') || '|' || ifnull(\"\u{C9}\", 'NULL') FROM t ORDER BY id") == ["a|lower|upper", "b|NULL|B upper", "c|c lower|C upper", "d|NULL|D upper"])
     }
 
+    @Test func columnsNamedWithComposedAndDecomposedAccentsAreTwoColumns() throws {
+        let project = try TemporaryProject(bookStore: false)
+        try project.write("seeds/schema.sql", "CREATE TABLE t (id INTEGER PRIMARY KEY, k TEXT NOT NULL UNIQUE, \"\u{E9}\" TEXT, \"e\u{301}\" TEXT);\n")
+        try project.write("seeds/seedkit.yml", "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  t:\n    file: data/t.json\n    key: k\n")
+        try project.write("seeds/data/t.json", #"[{"k": "a", "\u00e9": "composed", "e\u0301": "decomposed"}]"#)
+        let build = try project.seedkit("build", "--output", "user.sqlite")
+        #expect(build.status == 0, "\(build)")
+        try project.write("migrations/0001-d.json", #"{"update": {"t": [{"key": "a", "from": {"e\u0301": "decomposed"}, "to": {"e\u0301": "D"}}]}}"#)
+        let migrate = try project.seedkit("migrate", "user.sqlite")
+        #expect(migrate.status == 0 && !migrate.stderr.contains("conflict"), "\(migrate)")
+        #expect(try hexRows(project, "user.sqlite", "SELECT \"\u{E9}\" || '|' || \"e\u{301}\" FROM t") == ["composed|D"])
+    }
+
     @Test func asciiCaseStillFoldsInNames() throws {
         let project = try accentProject(fixture: #"[{"K": "a", "\u00e9": "x"}]"#)
         let build = try project.seedkit("build")
