@@ -4,10 +4,10 @@ import GRDB
 /// `seedkit init --coredata STORE` needs from the store's bookkeeping, kept in the dialect.
 extension CoreDataDialect {
     /// The table of an entity whose lineage's root is `root`, as Core Data names it (`ZBOOK`).
-    package static func storeTable(ofRoot root: String) -> String { "Z" + root.uppercasedName }
+    package static func storeTable(ofRoot root: String) -> String { "Z" + root.uppercased() }
 
     /// The column of a property (attribute or to-one relationship) as Core Data names it (`ZTITLE`).
-    package static func storeColumn(ofProperty property: String) -> String { "Z" + property.uppercasedName }
+    package static func storeColumn(ofProperty property: String) -> String { "Z" + property.uppercased() }
 
     /// Each entity's number (`Z_ENT`) by the name `Z_PRIMARYKEY` gives it.
     package static func entityNumbers(_ db: Database) throws -> [String: Int64] {
@@ -42,7 +42,7 @@ extension CoreDataDialect {
     package static func emptyIntoTemplate(_ db: Database) throws {
         let keep: Set = ["Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE"]
         let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
-        for table in tables where !keep.contains(table.uppercasedName) {
+        for table in tables where !keep.contains(table.uppercased()) {
             try db.execute(sql: (SeedCatalog.isInternal(table) ? "DROP TABLE " : "DELETE FROM ") + table.quotedDatabaseIdentifier)
         }
         try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = 0")
