@@ -166,6 +166,10 @@ import Testing
         let diff = try project.seedkit("diff", "old.sqlite", "build/seed.sqlite")
         #expect(diff.status == 0, "\(diff)")
         #expect(diff.stdout.contains(#"Cafe\u0301"#), "\(diff)")
+        #expect(diff.stdout.contains(#"  + 'Cafe\u0301'"#) && diff.stdout.contains(#"  - 'Caf\u00E9'"#), "\(diff)")
+        // Before the migration exists, check-upgrade's divergences tell the two keys apart too.
+        let before = try project.seedkit("check-upgrade", "old.sqlite")
+        #expect(before.status == 1 && before.stdout.contains(#"categories 'Cafe\u0301': got no row, expected a row"#), "\(before)")
         // new-migration sees it too, and with a hint writes a rename that carries the book along.
         let made = try project.seedkit("new-migration", "nfd", "--from", "old.sqlite", "--rename", "categories:\(Self.nfc)=\(Self.nfd)")
         #expect(made.status == 0, "\(made)")

@@ -98,8 +98,14 @@ public struct UpgradeChecker: Sendable {
         for table in diff.tables {
             let rows = tables.first { $0.spec.name == table.table }
             let name = rows?.written.name ?? table.table
-            for key in table.added { divergences.append(Divergence(table: name, key: Self.show(key), column: nil, got: "no row", expected: "a row")) }
-            for key in table.removed { divergences.append(Divergence(table: name, key: Self.show(key), column: nil, got: "a row", expected: "no row")) }
+            // A key missing and one extra that print alike (NFC and NFD) show their scalars.
+            let alike = Set(table.added.map { Self.show($0) }).intersection(table.removed.map { Self.show($0) })
+            func shownKey(_ key: [SQLValue]) -> String {
+                guard alike.contains(Self.show(key)) else { return Self.show(key) }
+                return key.map { if case .text(let text) = $0 { "'\(text.escapingNonASCII)'" } else { Self.show([$0]) } }.joined(separator: ", ")
+            }
+            for key in table.added { divergences.append(Divergence(table: name, key: shownKey(key), column: nil, got: "no row", expected: "a row")) }
+            for key in table.removed { divergences.append(Divergence(table: name, key: shownKey(key), column: nil, got: "a row", expected: "no row")) }
             for change in table.changed {
                 for column in change.columns {
                     divergences.append(Divergence(table: name, key: Self.show(change.key), column: rows?.writtenName(column.column) ?? column.column, got: Self.show([column.old], against: column.new), expected: Self.show([column.new], against: column.old)))
