@@ -13,6 +13,20 @@ private let revised = URL(fileURLWithPath: #filePath).deletingLastPathComponent(
 @Suite struct InitFromStoreTests {
     /// The SwiftData-shaped store of Examples/SwiftDataStore, holding the example's seed: keys from
     /// `.unique`, UUIDs, the author ref by name; rebuilt, every row is as it was, Z_PK included.
+    /// A store's text is exported whole (issue 34): a NUL inside a value survives into the fixture.
+    @Test func textWithANulIsExportedWhole() throws {
+        let original = try swiftDataProject()
+        #expect(try original.seedkit("build", "--migrations", "none", "--without-history").status == 0)
+        try original.database("build/seed.store").write { db in
+            _ = try db.execute("UPDATE ZBOOK SET ZTITLE = ? WHERE ZTITLE = 'Invisible Cities'", binding: [.text("Invisible\u{0}Cities")])
+        }
+        let project = try TemporaryProject(bookStore: false)
+        let scaffolded = try project.seedkit("init", "--coredata", original.path("build/seed.store"))
+        #expect(scaffolded.status == 0, "\(scaffolded)")
+        let fixture = project.read("seeds/data/Book.csv") ?? Data()
+        #expect(fixture.range(of: Data(",Invisible\u{0}Cities,".utf8)) != nil, "\(String(decoding: fixture, as: UTF8.self).debugDescription)")
+    }
+
     @Test func aSwiftDataStoreScaffoldsAProjectThatRebuildsItsRows() throws {
         let original = try swiftDataProject()
         let seeded = try original.seedkit("build", "--migrations", "none", "--without-history")

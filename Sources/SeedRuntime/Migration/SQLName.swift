@@ -19,7 +19,7 @@ package struct SQLName: Hashable, Sendable, CustomStringConvertible {
         lowered = name.lowercasedName
     }
 
-    package static func == (lhs: SQLName, rhs: SQLName) -> Bool { lhs.lowered.utf8.elementsEqual(rhs.lowered.utf8) }
+    package static func == (lhs: SQLName, rhs: SQLName) -> Bool { sameBytes(lhs.lowered, rhs.lowered) }
     package func hash(into hasher: inout Hasher) {
         hasher.combine(lowered.utf8.count)
         if lowered.utf8.withContiguousStorageIfAvailable({ hasher.combine(bytes: UnsafeRawBufferPointer($0)) }) == nil {

@@ -40,7 +40,7 @@ extension CoreDataDialect {
                         WHERE \(t).Z_PK = ordered.pk
                         """)
                 }
-                guard let target = bulk.references[column.name] ?? bulk.references[column.name.uppercasedName] else { continue }
+                guard let target = bulk.references[column.name] ?? bulk.references[column.name.uppercased()] else { continue }
                 let parent = quoteIdentifier(tableName(target))
                 if let typeColumn = Self.entityTypeColumn(for: column.name, in: table) {
                     try db.execute(sql: "UPDATE \(t) SET \(quoteIdentifier(typeColumn)) = (SELECT p.Z_ENT FROM \(parent) AS p WHERE p.Z_PK = \(t).\(c)) WHERE \(c) IS NOT NULL\(own)")

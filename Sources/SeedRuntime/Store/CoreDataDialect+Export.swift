@@ -4,10 +4,10 @@ import GRDB
 /// `seedkit init --coredata STORE` needs from the store's bookkeeping, kept in the dialect.
 extension CoreDataDialect {
     /// The table of an entity whose lineage's root is `root`, as Core Data names it (`ZBOOK`).
-    package static func storeTable(ofRoot root: String) -> String { "Z" + root.uppercasedName }
+    package static func storeTable(ofRoot root: String) -> String { "Z" + root.uppercased() }
 
     /// The column of a property (attribute or to-one relationship) as Core Data names it (`ZTITLE`).
-    package static func storeColumn(ofProperty property: String) -> String { "Z" + property.uppercasedName }
+    package static func storeColumn(ofProperty property: String) -> String { "Z" + property.uppercased() }
 
     /// Each entity's number (`Z_ENT`) by the name `Z_PRIMARYKEY` gives it.
     package static func entityNumbers(_ db: Database) throws -> [String: Int64] {
@@ -17,17 +17,20 @@ extension CoreDataDialect {
         }, uniquingKeysWith: { first, _ in first })
     }
 
-    /// The rows of entity `number` in `table`, in `Z_PK` order.
-    package static func rows(_ db: Database, table: String, entity number: Int64) throws -> [Row] {
-        try Row.fetchAll(db, sql: "SELECT * FROM \(table.quotedDatabaseIdentifier) WHERE Z_ENT = ? ORDER BY Z_PK", arguments: [number])
+    /// The rows of entity `number` in `table`, in `Z_PK` order, each column (matched as SQLite
+    /// matches names) → its value, text read whole (a NUL inside survives).
+    package static func rows(_ db: Database, table: String, entity number: Int64) throws -> [[SQLName: SQLValue]] {
+        let statement = try db.makeStatement(sql: "SELECT * FROM \(table.quotedDatabaseIdentifier) WHERE Z_ENT = ? ORDER BY Z_PK")
+        let names = statement.columnNames.map(SQLName.init)
+        return try statement.rows(binding: [.integer(number)]).map { Dictionary(zip(names, $0), uniquingKeysWith: { first, _ in first }) }
     }
 
     /// A row's `Z_PK`.
-    package static func primaryKey(of row: Row) -> Int64? { row["Z_PK"] }
+    package static func primaryKey(of row: [SQLName: SQLValue]) -> Int64? { row[SQLName("Z_PK")]?.integerValue }
 
-    /// The value of `column` in the row of `table` whose `Z_PK` is `primaryKey`.
-    package static func value(_ db: Database, column: String, table: String, primaryKey: Int64) throws -> DatabaseValue? {
-        try DatabaseValue.fetchOne(db, sql: "SELECT \(column.quotedDatabaseIdentifier) FROM \(table.quotedDatabaseIdentifier) WHERE Z_PK = ?", arguments: [primaryKey])
+    /// The value of `column` in the row of `table` whose `Z_PK` is `primaryKey` (nil: no such row).
+    package static func value(_ db: Database, column: String, table: String, primaryKey: Int64) throws -> SQLValue? {
+        try db.sqlRow("SELECT \(column.quotedDatabaseIdentifier) FROM \(table.quotedDatabaseIdentifier) WHERE Z_PK = ?", binding: [.integer(primaryKey)])?.first
     }
 
     /// Empties a copy of a store into a template, the store as the app created it: every entity
@@ -39,7 +42,7 @@ extension CoreDataDialect {
     package static func emptyIntoTemplate(_ db: Database) throws {
         let keep: Set = ["Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE"]
         let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
-        for table in tables where !keep.contains(table.uppercasedName) {
+        for table in tables where !keep.contains(table.uppercased()) {
             try db.execute(sql: (SeedCatalog.isInternal(table) ? "DROP TABLE " : "DELETE FROM ") + table.quotedDatabaseIdentifier)
         }
         try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = 0")

@@ -94,7 +94,7 @@ extension CoreDataDialect {
     package func unwritableValues(entity name: String, values: [(column: String, value: SQLValue)]) -> [(attribute: String, type: String)] {
         guard let attributes = facts.unwritable[factsName(name)], !attributes.isEmpty else { return [] }
         return values.compactMap { column, value in
-            guard value != .null, let found = attributes.first(where: { columnName($0.key) == column.uppercasedName }) else { return nil }
+            guard value != .null, let found = attributes.first(where: { columnName($0.key) == column.uppercased() }) else { return nil }
             return (found.key, found.value)
         }
     }

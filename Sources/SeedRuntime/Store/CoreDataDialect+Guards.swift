@@ -26,14 +26,14 @@ extension CoreDataDialect {
     /// table whose writes fire them, with the derived attribute they compute.
     static func derivedAttributeBlocks(_ db: Database) throws -> [String: String] {
         var blocked: [String: String] = [:]
-        let known = Set(try String.fetchAll(db, sql: "SELECT DISTINCT lower(name) FROM pragma_function_list")).union(notificationFunctions.map { $0.lowercasedName })
+        let known = Set(try String.fetchAll(db, sql: "SELECT DISTINCT lower(name) FROM pragma_function_list")).union(notificationFunctions.map { $0.lowercased() })
         for row in try Row.fetchAll(db, sql: "SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'trigger' AND sql IS NOT NULL ORDER BY name") {
             let name: String = row[0]
             let table: String = row[1]
             let sql: String = row[2]
-            guard let missing = calledFunctions(sql).first(where: { $0.hasPrefix("NS") && !known.contains($0.lowercasedName) }) else { continue }
-            guard blocked[table.uppercasedName] == nil else { continue }
-            blocked[table.uppercasedName] = "\(derivedAttribute(trigger: name)) is a derived attribute computed by Core Data's own function \(missing) (trigger \(name)), which only Core Data provides"
+            guard let missing = calledFunctions(sql).first(where: { $0.hasPrefix("NS") && !known.contains($0.lowercased()) }) else { continue }
+            guard blocked[table.uppercased()] == nil else { continue }
+            blocked[table.uppercased()] = "\(derivedAttribute(trigger: name)) is a derived attribute computed by Core Data's own function \(missing) (trigger \(name)), which only Core Data provides"
         }
         return blocked
     }
@@ -66,7 +66,7 @@ extension CoreDataDialect {
 
     /// Refuses a write to `table` when a trigger on it needs a function only Core Data has.
     func refuseBlocked(_ table: String) throws {
-        if let reason = blockedTables[table.uppercasedName] {
+        if let reason = blockedTables[table.uppercased()] {
             throw SeedError(.refused, "\(reason); seedkit cannot compute its value as Core Data would, so it does not write to \(table); nothing was written. Apply this change through Core Data in the app")
         }
     }

@@ -189,7 +189,7 @@ package enum CoreDataHistory {
     /// Refuses history tables that are not shaped as the real stores' are.
     static func checkTables(_ db: Database) throws {
         for (table, expected) in [("ACHANGE", changeColumns), ("ATRANSACTION", transactionColumns), ("ATRANSACTIONSTRING", stringColumns)] {
-            let columns = try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info(?)", arguments: [table]).map { $0.uppercasedName }
+            let columns = try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info(?)", arguments: [table]).map { $0.uppercased() }
             guard !columns.isEmpty else {
                 throw SeedError(.refused, "cannot write persistent history: the store has no \(table) table; nothing was written")
             }

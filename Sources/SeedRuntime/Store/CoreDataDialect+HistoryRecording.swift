@@ -64,21 +64,21 @@ extension CoreDataDialect {
     /// attribute or a to-one relationship); the column's own name when the model has none (so
     /// that the changed-properties mask refuses it, naming it).
     func propertyName(ofColumn column: String, entity: Entity) -> String {
-        historyProperties(entity).first { $0.kind != .toMany && columnName($0.name) == column.uppercasedName }?.name ?? column
+        historyProperties(entity).first { $0.kind != .toMany && columnName($0.name) == column.uppercased() }?.name ?? column
     }
 
     /// The inverse of the to-one relationship stored in `column` of `entity`'s rows, or nil.
     func inverseName(ofColumn column: String, entity: Entity) -> String? {
-        historyProperties(entity).first { $0.kind == .toOne && columnName($0.name) == column.uppercasedName }?.inverse
+        historyProperties(entity).first { $0.kind == .toOne && columnName($0.name) == column.uppercased() }?.inverse
     }
 
     /// The property of `entity` whose upper-cased name is `stored` (a join column's suffix: `FAVORITES`,
     /// or `FRIENDS1` for the second side of a relationship that is its own inverse).
     func propertyName(stored: String, entity: Entity) -> String? {
-        let candidates = [stored.uppercasedName, String(stored.uppercasedName.reversed().drop { $0.isNumber }.reversed())]
+        let candidates = [stored.uppercased(), String(stored.uppercased().reversed().drop { $0.isNumber }.reversed())]
         let properties = historyProperties(entity)
         for candidate in candidates {
-            if let found = properties.first(where: { $0.name.uppercasedName == candidate }) { return found.name }
+            if let found = properties.first(where: { $0.name.uppercased() == candidate }) { return found.name }
         }
         return nil
     }

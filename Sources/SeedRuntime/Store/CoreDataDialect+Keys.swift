@@ -55,7 +55,7 @@ extension CoreDataDialect {
     /// Why a row of `entity` has no key when its key is the store's own row number: the entity
     /// has no single-attribute uniqueness constraint to take as its key; nil for other columns.
     package func missingKeyHint(entity: String, column: String) -> String? {
-        guard column.uppercasedName == "Z_PK" else { return nil }
+        guard column.uppercased() == "Z_PK" else { return nil }
         return "\(entity) has no single-attribute uniqueness constraint (@Attribute(.unique), a unique index Z_\(entity)_UNIQUE_<attribute>) that seedkit could take as its key, and Z_PK is a number seedkit assigns; give \(entity) a key in a manifest (tables: { \(entity): { key: ATTRIBUTE } }) and pass it with --manifest"
     }
 }

@@ -24,7 +24,7 @@ extension CoreDataDialect {
 
     /// The name an attribute stored in `column` has when the model does not say: `ZTITLE` → `title`.
     package static func attributeName(ofColumn column: String) -> String {
-        String(column.dropFirst()).lowercasedName
+        String(column.dropFirst()).lowercased()
     }
 
     // MARK: - Detection
@@ -52,7 +52,7 @@ extension CoreDataDialect {
 
     /// What the join table of `entity.relationship` looks like, for the message when a template has none.
     package static func joinTableShape(entity: String, relationship: String, destination: String) -> String {
-        "a table Z_<n>… with columns Z_<\(destination)'s Z_ENT>\(relationship.uppercasedName) and one for \(entity)"
+        "a table Z_<n>… with columns Z_<\(destination)'s Z_ENT>\(relationship.uppercased()) and one for \(entity)"
     }
 
     // MARK: - Reading rows

@@ -67,8 +67,8 @@ package struct CoreDataDialect: StoreDialect {
     /// when `table` has one: Core Data adds it when the target entity has sub-entities.
     package static func entityTypeColumn(for column: String, in table: TableInfo) -> String? {
         guard column.hasPrefix("Z"), !column.hasPrefix("Z_") else { return nil }
-        let relationship = column.dropFirst().uppercasedName
-        return table.columns.first { entityTypeRelationship($0.name)?.uppercasedName == relationship }?.name
+        let relationship = column.dropFirst().uppercased()
+        return table.columns.first { entityTypeRelationship($0.name)?.uppercased() == relationship }?.name
     }
 
     /// Whether `column` is Core Data bookkeeping rather than an attribute or relationship:
@@ -140,7 +140,7 @@ package struct CoreDataDialect: StoreDialect {
             Entity(number: row[0], name: row[1], superEntity: row[2] ?? 0)
         }
         let recorded = try CoreDataModelFacts.recorded(db) ?? CoreDataModelFacts()
-        let tables = Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'").map { $0.uppercasedName })
+        let tables = Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'").map { $0.uppercased() })
         return CoreDataDialect(entities: entities, facts: recorded.merged(with: facts), tables: tables, blockedTables: try derivedAttributeBlocks(db))
     }
 
@@ -213,25 +213,25 @@ package struct CoreDataDialect: StoreDialect {
     }
 
     package func tableName(_ name: String) -> String {
-        if name.hasPrefix("Z") && name == name.uppercasedName { return name }  // already a table name
+        if name.hasPrefix("Z") && name == name.uppercased() { return name }  // already a table name
         guard let entity = entity(named: name) else {
             // A table of the store that is no entity's (history, CloudKit's): itself.
-            let upper = name.uppercasedName
+            let upper = name.uppercased()
             return tables.contains(upper) && !tables.contains("Z" + upper) ? name : "Z" + upper
         }
         let root = root(entity)
-        let stored = "Z" + root.name.uppercasedName
+        let stored = "Z" + root.name.uppercased()
         if tables.contains(stored) { return stored }
-        let current = "Z" + modelName(of: root).uppercasedName
+        let current = "Z" + modelName(of: root).uppercased()
         return tables.contains(current) ? current : stored
     }
 
     package func columnName(_ name: String) -> String {
-        name.hasPrefix("Z") && name == name.uppercasedName ? name : "Z" + name.uppercasedName
+        name.hasPrefix("Z") && name == name.uppercased() ? name : "Z" + name.uppercased()
     }
 
     package func columnType(_ column: ColumnInfo) -> ColumnType {
-        column.declaredType.uppercasedName == "TIMESTAMP" ? .referenceDate : column.type
+        column.declaredType.uppercased() == "TIMESTAMP" ? .referenceDate : column.type
     }
 
     /// For reading rows in the app's terms (`diff`, `new-migration`, `check-upgrade`): each
@@ -411,7 +411,7 @@ package struct CoreDataDialect: StoreDialect {
     /// The column in `parentTable` that holds the inverse of `entity`'s one-to-one relationship stored in `column`.
     func oneToOneInverse(_ entity: Entity, column: String, parentTable: String) -> String? {
         for ancestor in lineage(of: entity) {
-            for (relationship, pair) in facts.oneToOne[modelName(of: ancestor)] ?? [:] where columnName(relationship) == column.uppercasedName {
+            for (relationship, pair) in facts.oneToOne[modelName(of: ancestor)] ?? [:] where columnName(relationship) == column.uppercased() {
                 return columnName(pair.inverse)
             }
         }

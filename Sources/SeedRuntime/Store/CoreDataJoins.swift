@@ -33,7 +33,7 @@ extension CoreDataDialect {
     /// when the store has none (the relationship is not many-to-many, or the store is not laid out so).
     package func joinTable(_ db: Database, entity: String, relationship: String, destination: String) throws -> JoinTable? {
         let owners = numbers(of: entity).map { "Z_\($0)" }
-        let members = numbers(of: destination).map { "Z_\($0)\(relationship.uppercasedName)" }
+        let members = numbers(of: destination).map { "Z_\($0)\(relationship.uppercased())" }
         for table in try Self.joinTableNames(db) {
             guard let info = try TableInfo.read(db, table: table) else { continue }
             let columns = info.columns.map(\.name).filter { !$0.hasPrefix("Z_FOK_") }
@@ -112,11 +112,11 @@ extension CoreDataDialect {
     /// The relationship of `entity` stored in join column `column` (`Z_1FAVORITEDBY` → favoritedBy) and its deletion rule.
     private func deletionRule(_ entity: Entity, joinColumn column: String) -> (String, String)? {
         guard let prefix = Self.entityNumberPrefix(of: column) else { return nil }
-        let stored = column.dropFirst(prefix.count).uppercasedName
+        let stored = column.dropFirst(prefix.count).uppercased()
         // A relationship that is its own inverse names its second column with a digit (`Z_4FRIENDS1`).
         let candidates = [stored, String(stored.reversed().drop { $0.isNumber }.reversed())]
         for ancestor in lineage(of: entity) {
-            for (relationship, rule) in facts.deletionRules[modelName(of: ancestor)] ?? [:] where candidates.contains(relationship.uppercasedName) {
+            for (relationship, rule) in facts.deletionRules[modelName(of: ancestor)] ?? [:] where candidates.contains(relationship.uppercased()) {
                 return (relationship, rule)
             }
         }

@@ -32,16 +32,17 @@ package struct TableInfo: Sendable, Equatable {
     package var columns: [ColumnInfo]
     package var foreignKeys: [ForeignKeyInfo]
     package var withoutRowID: Bool
-    /// Lower-cased column name → position, for lookups that match as SQLite does.
-    private var positions: [String: Int] = [:]
+    /// Column name → position, for lookups that match as SQLite does (ASCII case folded, other
+    /// bytes exact: a composed and a decomposed `é` are two columns).
+    private var positions: [SQLName: Int] = [:]
 
     package init(name: String, columns: [ColumnInfo], foreignKeys: [ForeignKeyInfo], withoutRowID: Bool) {
         self.name = name
         self.columns = columns
         self.foreignKeys = foreignKeys
         self.withoutRowID = withoutRowID
-        for (position, column) in columns.enumerated() where positions[column.name.lowercasedName] == nil {
-            positions[column.name.lowercasedName] = position
+        for (position, column) in columns.enumerated() where positions[SQLName(column.name)] == nil {
+            positions[SQLName(column.name)] = position
         }
     }
 
@@ -51,7 +52,7 @@ package struct TableInfo: Sendable, Equatable {
 
     /// The column named `name`, matched case-insensitively as SQLite does.
     package func column(_ name: String) -> ColumnInfo? {
-        positions[name.lowercasedName].map { columns[$0] }
+        positions[SQLName(name)].map { columns[$0] }
     }
 
     /// The parent column this table's ref column stores: the column its FOREIGN KEY to `parent`

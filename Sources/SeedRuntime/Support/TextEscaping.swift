@@ -1,3 +1,5 @@
+import Foundation
+
 // What people read is escaped; what programs read is exact (docs/reference.md, "How seedkit
 // compares text and names"). A store someone handed you may hold text that a terminal acts on
 // (`\u{1B}]0;…\u{7}` sets its title, `\r\u{1B}[K` erases the line a report just printed): human
@@ -44,7 +46,7 @@ extension String {
     /// equivalence: NFC and NFD), with every non-ASCII scalar written out (``escapingNonASCII``).
     package static func distinguishing(_ a: String, _ b: String) -> (String, String) {
         let shownA = a.escapingControls(), shownB = b.escapingControls()
-        guard shownA == shownB, !a.utf8.elementsEqual(b.utf8) else { return (shownA, shownB) }
+        guard shownA == shownB, !sameBytes(a, b) else { return (shownA, shownB) }
         return (a.escapingNonASCII, b.escapingNonASCII)
     }
 
@@ -94,5 +96,21 @@ extension String {
 /// Whether two lists of texts are the same bytes, element by element (not `==`, which is
 /// canonical equivalence; see ``Swift/String/exactKey``).
 package func sameBytes(_ a: [String], _ b: [String]) -> Bool {
-    a.count == b.count && zip(a, b).allSatisfy { $0.utf8.elementsEqual($1.utf8) }
+    a.count == b.count && zip(a, b).allSatisfy { sameBytes($0, $1) }
+}
+
+/// Whether two texts are the same UTF-8 bytes, as SQLite's BINARY collation compares them (not
+/// `==`, which is Unicode canonical equivalence). One `memcmp` for native strings, which keep
+/// their bytes contiguous: as fast as `==` on ASCII (a big migration compares values per row).
+@inline(__always)
+package func sameBytes(_ a: String, _ b: String) -> Bool {
+    let compared = a.utf8.withContiguousStorageIfAvailable { x in
+        b.utf8.withContiguousStorageIfAvailable { y -> Bool in
+            guard x.count == y.count else { return false }
+            guard let p = x.baseAddress, let q = y.baseAddress else { return true }  // both empty
+            return memcmp(p, q, x.count) == 0
+        }
+    }
+    if let compared, let result = compared { return result }
+    return a.utf8.elementsEqual(b.utf8)
 }

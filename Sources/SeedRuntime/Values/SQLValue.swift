@@ -24,7 +24,7 @@ public enum SQLValue: Hashable, Sendable, CustomStringConvertible {
         case (.null, .null): return true
         case let (.integer(a), .integer(b)): return a == b
         case let (.real(a), .real(b)): return a == b
-        case let (.text(a), .text(b)): return a.utf8.elementsEqual(b.utf8)
+        case let (.text(a), .text(b)): return sameBytes(a, b)
         case let (.blob(a), .blob(b)): return a == b
         default: return false
         }

@@ -74,7 +74,7 @@ extension CoreDataModel {
     private static func normalized(_ value: String?, _ type: String) -> String? {
         guard let value else { return nil }
         if type == "Boolean" {
-            switch value.lowercasedName {
+            switch value.lowercased() {
             case "yes", "true", "1": return "YES"
             case "no", "false", "0": return "NO"
             default: return value

@@ -108,7 +108,7 @@ public enum StoreInspector {
             othersOnly.subtract(own)
         }
         let uuids = coreData.uuidTextExpressions(info)
-        for column in info.columns where !CoreDataDialect.isBookkeeping(column.name) && !othersOnly.contains(column.name.uppercasedName) {
+        for column in info.columns where !CoreDataDialect.isBookkeeping(column.name) && !othersOnly.contains(column.name.uppercased()) {
             var attribute = CoreDataModel.attributeName(column.name, entity: name, model: model, dialect: coreData)
             if names.contains(attribute) { attribute += " (\(column.name))" }
             names.append(attribute)

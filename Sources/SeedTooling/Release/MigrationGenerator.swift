@@ -133,7 +133,12 @@ public struct MigrationGenerator: Sendable {
             }
             for (index, pair) in pairs.enumerated() {
                 func shown(_ key: [SQLValue]) -> String { key.count == 1 ? RowEvent.describe(key[0]) : "(" + key.map(RowEvent.describe).joined(separator: ", ") + ")" }
-                generated.renamePairs.append("\(table.written.name) \(shown(pair.old)) → \(shown(pair.new)) (\(index < hinted ? "--rename" : "same id in both seeds"))")
+                var (oldText, newText) = (shown(pair.old), shown(pair.new))
+                // Keys that differ in their bytes but print alike (NFC and NFD): show their scalars.
+                if oldText == newText, pair.old.count == 1, case .text(let a) = pair.old[0], case .text(let b) = pair.new[0] {
+                    (oldText, newText) = ("'" + a.escapingNonASCII + "'", "'" + b.escapingNonASCII + "'")
+                }
+                generated.renamePairs.append("\(table.written.name) \(oldText) → \(newText) (\(index < hinted ? "--rename" : "same id in both seeds"))")
             }
             let renamedOld = Set(pairs.map { Follow.id($0.old) }), renamedNew = Set(pairs.map { Follow.id($0.new) })
             change.removed.removeAll { renamedOld.contains(Follow.id($0)) }

@@ -98,8 +98,14 @@ public struct UpgradeChecker: Sendable {
         for table in diff.tables {
             let rows = tables.first { $0.spec.name == table.table }
             let name = rows?.written.name ?? table.table
-            for key in table.added { divergences.append(Divergence(table: name, key: Self.show(key), column: nil, got: "no row", expected: "a row")) }
-            for key in table.removed { divergences.append(Divergence(table: name, key: Self.show(key), column: nil, got: "a row", expected: "no row")) }
+            // A key missing and one extra that print alike (NFC and NFD) show their scalars.
+            let alike = Set(table.added.map { Self.show($0) }).intersection(table.removed.map { Self.show($0) })
+            func shownKey(_ key: [SQLValue]) -> String {
+                guard alike.contains(Self.show(key)) else { return Self.show(key) }
+                return key.map { if case .text(let text) = $0 { "'\(text.escapingNonASCII)'" } else { Self.show([$0]) } }.joined(separator: ", ")
+            }
+            for key in table.added { divergences.append(Divergence(table: name, key: shownKey(key), column: nil, got: "no row", expected: "a row")) }
+            for key in table.removed { divergences.append(Divergence(table: name, key: shownKey(key), column: nil, got: "a row", expected: "no row")) }
             for change in table.changed {
                 for column in change.columns {
                     divergences.append(Divergence(table: name, key: Self.show(change.key), column: rows?.writtenName(column.column) ?? column.column, got: Self.show([column.old], against: column.new), expected: Self.show([column.new], against: column.old)))
@@ -279,6 +285,17 @@ public struct UpgradeChecker: Sendable {
                 } else {
                     edits.append((table, key, column, value, true))
                 }
+            }
+        }
+        // The app's own tables (not in the manifest) that refer to the seed's: no user row of theirs is simulated.
+        try store.read { db in
+            let manifestTables = Set(tables.map { $0.spec.name.lowercasedName })
+            for name in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name NOT LIKE '\\_seedkit\\_%' ESCAPE '\\' ORDER BY name")
+            where !manifestTables.contains(name.lowercasedName) {
+                let parents = Set(try String.fetchAll(db, sql: "SELECT \"table\" FROM pragma_foreign_key_list(?)", arguments: [name]))
+                    .filter { manifestTables.contains($0.lowercasedName) }.sorted()
+                guard !parents.isEmpty else { continue }
+                notChecked.append("\(name.escapingControls()) (the app's own table) refers to \(parents.joined(separator: ", ")): no user row of it was simulated; check-upgrade simulates rows of the manifest's tables only")
             }
         }
         _ = try migrator.migrate(store, options: options)
@@ -534,10 +551,23 @@ public struct UpgradeChecker: Sendable {
         switch value {
         case .integer(let number): return .integer(target == .integer(number &+ 1) || target == .real(Double(number &+ 1)) ? number &+ 2 : number &+ 1)
         case .real(let number): return .real(target == .real(number + 1) || (Int64(exactly: number + 1).map { target == .integer($0) } ?? false) ? number + 2 : number + 1)
-        case .string(let text): return .string(text + " (edited by the user)")
+        // Text that is a JSON object or array (a JSON column, as new-migration writes it) stays valid JSON.
+        case .string(let text): return .string(jsonEdited(text) ?? text + " (edited by the user)")
         case .bool(let flag): return .bool(!flag)
-        case .null, .json: return nil
+        case .json(let text): return jsonEdited(text).map { .json($0) }
+        case .null: return nil
         }
+    }
+
+    /// A JSON object or array (nil for any other text) with what a user might add: an object
+    /// gains a member, an array an element. Still valid JSON, for a column that must hold it.
+    static func jsonEdited(_ text: String) -> String? {
+        let body = text.drop { $0.isWhitespace }
+        guard body.hasPrefix("{") || body.hasPrefix("["),
+              (try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])) != nil else { return nil }
+        let rest = body.dropFirst().drop { $0.isWhitespace }
+        if body.hasPrefix("{") { return "{\"edited by the user\": true" + (rest.hasPrefix("}") ? "" : ", ") + rest }
+        return "[\"edited by the user\"" + (rest.hasPrefix("]") ? "" : ", ") + rest
     }
 
     static func keyValues(_ key: DataChanges.Key, _ table: SemanticRows) -> [InputValue]? {

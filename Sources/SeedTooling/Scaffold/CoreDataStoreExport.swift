@@ -42,7 +42,7 @@ struct CoreDataStoreExport {
         let numbers = try CoreDataDialect.entityNumbers(db)
         // Entity → the store's key → line number in its fixture (1-based): the key a build gives the row.
         var positions: [String: [Int64: Int]] = [:]
-        var rowsByEntity: [String: [Row]] = [:]
+        var rowsByEntity: [String: [[SQLName: SQLValue]]] = [:]
         for entity in plan.concreteEntities {
             let number = numbers[entity.renamingIdentifier ?? entity.name] ?? numbers[entity.name]
             let table = table(entity.name)
@@ -64,9 +64,13 @@ struct CoreDataStoreExport {
                 var fields: [String] = []
                 for column in columns {
                     if let attribute = flat.attributes.first(where: { $0.name == column }) {
-                        fields.append(Self.csvField(value(row[CoreDataDialect.storeColumn(ofProperty: column)] as DatabaseValue?, type: attribute.type)))
+                        fields.append(Self.csvField(value(row[SQLName(CoreDataDialect.storeColumn(ofProperty: column))], type: attribute.type)))
                     } else if let relationship = flat.relationships.first(where: { $0.name == column }) {
-                        let target = row[CoreDataDialect.storeColumn(ofProperty: column)] as Int64?
+                        let target: Int64? = switch row[SQLName(CoreDataDialect.storeColumn(ofProperty: column))] {
+                        case .integer(let number)?: number
+                        case .real(let number)?: Int64(exactly: number)
+                        default: nil
+                        }
                         fields.append(Self.csvField(try reference(target, to: relationship.destination, db: db, positions: positions, from: entity.name)))
                     } else {
                         fields.append("")
@@ -96,27 +100,27 @@ struct CoreDataStoreExport {
     }
 
     /// `value`, stored for an attribute of `type`, as a fixture writes it; nil for NULL.
-    func value(_ value: DatabaseValue?, type: String) -> String? {
-        guard let value, !value.isNull else { return nil }
-        switch value.storage {
+    func value(_ value: SQLValue?, type: String) -> String? {
+        guard let value else { return nil }
+        switch value {
         case .null:
             return nil
-        case .int64(let number):
+        case .integer(let number):
             if type == "Boolean" { return number == 0 ? "false" : "true" }
             if type == "Date" { return Self.isoDate(Double(number)) }
             return String(number)
-        case .double(let number):
+        case .real(let number):
             if type == "Date" { return Self.isoDate(number) }
             return Self.number(number)
-        case .string(let text):
+        case .text(let text):
             return text
         case .blob(let data):
             if type == "UUID", data.count == 16 {
-                let b = [UInt8](data)
+                let b = data
                 let uuid = UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
                 return uuid.uuidString
             }
-            return data.base64EncodedString()
+            return Data(data).base64EncodedString()
         }
     }
 

@@ -62,19 +62,20 @@ extension SeedTool {
                 for outcome in outcomes {
                     if let failure = outcome.failure {
                         print(outcome.refused ? "\(outcome.seed): refused; its upgrade cannot be checked" : "\(outcome.seed): the migrations do not apply; DIVERGES from a fresh build")
-                        for line in failure.split(separator: "\n") { print("  \(line)") }
+                        for line in failure.split(separator: "\n") { print("  \(String(line).escapingControls())") }
                         continue
                     }
                     let applied = outcome.applied.isEmpty ? "no migration to apply" : "applied " + outcome.applied.joined(separator: ", ")
                     print("\(outcome.seed): \(applied); \(outcome.divergences.isEmpty && outcome.schema.isEmpty ? "converges with a fresh build" : "DIVERGES from a fresh build")")
-                    for line in outcome.schema { print("  schema: \(line)") }
+                    for line in outcome.schema { print("  schema: \(line.escapingControls())") }
                     for divergence in outcome.divergences {
                         let place = "\(divergence.table) \(divergence.key)" + (divergence.column.map { ".\($0)" } ?? "")
-                        print("  \(place): got \(divergence.got), expected \(divergence.expected)")
+                        print("  \(place.escapingControls()): got \(divergence.got), expected \(divergence.expected)")
                     }
-                    for edit in outcome.keptEdits { print("  ok: \(edit)") }
-                    for edit in outcome.lostEdits { print("  LOST: \(edit)") }
-                    for gap in outcome.notChecked { print("  not checked: \(gap)") }
+                    // Values come from the seeds and the migrations: nothing in them may act on a terminal.
+                    for edit in outcome.keptEdits { print("  ok: \(edit.escapingControls())") }
+                    for edit in outcome.lostEdits { print("  LOST: \(edit.escapingControls())") }
+                    for gap in outcome.notChecked { print("  not checked: \(gap.escapingControls())") }
                 }
                 if format.format == .github { print(Self.annotations(outcomes), terminator: "") }
                 let failed = outcomes.filter { !$0.passed }.count

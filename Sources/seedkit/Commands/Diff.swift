@@ -159,8 +159,14 @@ extension SeedTool {
                     let scope = partial ? " in the columns both have" : ""
                     if table.isEmpty { out += "\(table.table): no differences\(scope)\n"; continue }
                     out += "\(table.table): \(table.added.count) added, \(table.removed.count) removed, \(table.changed.count) changed\(scope) (by \(table.key.joined(separator: ", ")))\n"
-                    for key in table.added { out += "  + \(show(key))\n" }
-                    for key in table.removed { out += "  - \(show(key))\n" }
+                    // A key added and one removed that print alike (NFC and NFD) show their scalars.
+                    let alike = Set(table.added.map { show($0) }).intersection(table.removed.map { show($0) })
+                    func shownKey(_ key: [SQLValue]) -> String {
+                        guard alike.contains(show(key)) else { return show(key) }
+                        return key.map { if case .text(let text) = $0 { "'\(text.escapingNonASCII)'" } else { $0.display } }.joined(separator: ", ")
+                    }
+                    for key in table.added { out += "  + \(shownKey(key))\n" }
+                    for key in table.removed { out += "  - \(shownKey(key))\n" }
                     for change in table.changed {
                         out += "  ~ \(show(change.key)): " + change.columns.map { "\($0.column) \(self.change($0.old, $0.new))" }.joined(separator: ", ") + "\n"
                     }

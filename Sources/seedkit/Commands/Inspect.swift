@@ -56,6 +56,10 @@ extension SeedTool {
                                                            columns: columns?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }, refs: refs)
                         }
                         print(output.renderer.render(rows), terminator: "")
+                        // CSV carries every byte but NUL back to build, which reads a NUL in a file as UTF-16: say so.
+                        if output.format == .csv, rows.rows.contains(where: { $0.contains { if case .text(let text) = $0 { text.utf8.contains(0) } else { false } } }) {
+                            Output.standardError("\(store): warning: a value holds a NUL, which a CSV fixture cannot carry (build refuses the file); --format json keeps it\n")
+                        }
                     } else {
                         let summary = try queue.read { db in try StoreInspector.summary(db, path: store, fullCheck: check ? true : nil) }
                         print(render(summary), terminator: "")

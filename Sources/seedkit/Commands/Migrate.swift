@@ -234,7 +234,7 @@ struct MigrationReportPrinter {
                 }
                 for event in outcome.events {
                     if event.kind == .sql {
-                        seedkit.print("  \("sql".padding(toLength: 15, withPad: " ", startingAt: 0)) \(event.table): \(event.detail)")
+                        seedkit.print("  \("sql".padding(toLength: 15, withPad: " ", startingAt: 0)) \(event.table): \(event.detail)".escapingControls())
                         continue
                     }
                     StandardOutput.shared.write("  \(event.kind.paddedLabel) \(event.table.escapingControls()) \(event.keyDescription)\(event.kind == .inserted || event.kind == .deleted ? "" : ": " + event.detail.escapingControls())\n")

@@ -58,7 +58,7 @@ extension SeedTool {
                     if format.format == .github, state.refusesTheStore {
                         print(DiagnosticFormat.githubAnnotation(file: store, title: "seedkit status", "\(id) \(state.label): \(detail)"), terminator: "")
                     }
-                    print("\(id.padding(toLength: max(id.count, 28), withPad: " ", startingAt: 0))  \(state.label.padding(toLength: 9, withPad: " ", startingAt: 0))  \(detail)".trimmingCharacters(in: .whitespaces))
+                    print("\(id.padding(toLength: max(id.count, 28), withPad: " ", startingAt: 0))  \(state.label.padding(toLength: 9, withPad: " ", startingAt: 0))  \(detail)".trimmingCharacters(in: .whitespaces).escapingControls())
                 }
             }
             guard exitCode else { return }

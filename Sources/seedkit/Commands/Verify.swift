@@ -33,7 +33,8 @@ extension SeedTool {
             if output.format == .table {
                 for finding in findings {
                     let place = [finding.table, finding.key.map { "[\($0)]" }, finding.column.map { ".\($0)" }].compactMap { $0 }.joined()
-                    print("\(store): \(place.isEmpty ? "" : place + ": ")\(finding.message) [\(finding.code.rawValue)]")
+                    // Names, keys and values come from the store: nothing in them may act on a terminal.
+                    print("\(store): \(place.isEmpty ? "" : place + ": ")\(finding.message) [\(finding.code.rawValue)]".escapingControls())
                 }
                 print(findings.isEmpty ? "\(store): ok (integrity, foreign keys\(checkedRules ? ", rules and checks" : ""))" : "\(store): \(findings.count) problem\(findings.count == 1 ? "" : "s")")
             } else {

@@ -232,3 +232,21 @@ private func randomMigrationJSON(_ random: inout SeededRandom) -> String {
     }
     #expect(streamed > 500, "enough valid migrations were generated")
 }
+
+/// SQLValue compares text as SQLite's BINARY collation does: by bytes, not Unicode canonical
+/// equivalence (which Swift's `String ==` is). Hashing agrees, so sets and dictionary keys do too.
+@Test func textValuesCompareAndHashByTheirBytes() {
+    var random = SeededRandom(defaultSeed: 34)
+    let pieces = ["a", "e", "\u{301}", "\u{E9}", "\u{0}", "", "Å", "A\u{30A}", "\u{212B}", "ﬁ", "fi", " "]
+    for _ in 0..<5_000 {
+        let a = (0..<Int.random(in: 0...4, using: &random)).map { _ in pieces.randomElement(using: &random) ?? "" }.joined()
+        let b = (0..<Int.random(in: 0...4, using: &random)).map { _ in pieces.randomElement(using: &random) ?? "" }.joined()
+        let same = Array(a.utf8) == Array(b.utf8)
+        #expect(sameBytes(a, b) == same, "seed \(random.seed): \(a.debugDescription) vs \(b.debugDescription)")
+        #expect((SQLValue.text(a) == SQLValue.text(b)) == same, "seed \(random.seed): \(a.debugDescription) vs \(b.debugDescription)")
+        if same { #expect(SQLValue.text(a).hashValue == SQLValue.text(b).hashValue) }
+        #expect((a.exactKey == b.exactKey) == same, "seed \(random.seed): \(a.debugDescription) vs \(b.debugDescription)")
+    }
+    #expect(Set([SQLValue.text("Caf\u{E9}"), .text("Cafe\u{301}"), .text("Caf\u{E9}")]).count == 2)
+    #expect(SQLValue.integer(1) != .real(1) && SQLValue.integer(1).isSame(as: .real(1)) && SQLValue.blob([1]) != .text("\u{1}"))
+}
