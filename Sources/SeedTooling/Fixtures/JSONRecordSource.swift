@@ -37,6 +37,7 @@ struct JSONRecordSource: RecordSource {
     /// hash, as it builds the same rows (the seed's content hash, docs/reference.md).
     var contentHash: SHA256Box { recordHash }
     private let recordHash = SHA256Box()
+    private var hashScratch: [UInt8] = []
     var bytesRead: Int { file.totalRead }
 
     /// - parameters:
@@ -241,18 +242,23 @@ struct JSONRecordSource: RecordSource {
         plain.map { String(decoding: UnsafeRawBufferPointer(rebasing: bytes[$0]), as: UTF8.self) } ?? String(decoding: key, as: UTF8.self)
     }
 
-    /// Adds a record to ``contentHash``: each field's column, kind, length and bytes.
-    private func hashRecord(_ record: RawRecord) {
-        var header: [UInt8] = [0x1E]
-        for field in 0..<record.count {
-            header.removeAll(keepingCapacity: true)
-            withUnsafeBytes(of: UInt32(truncatingIfNeeded: record.columns[field]).littleEndian) { header.append(contentsOf: $0) }
-            header.append(record.kinds[field].rawValue)
-            withUnsafeBytes(of: UInt64(record.ends[field] - record.starts[field]).littleEndian) { header.append(contentsOf: $0) }
-            recordHash.hash.update(header)
-            record.bytes.withUnsafeBytes { recordHash.hash.update(buffer: UnsafeRawBufferPointer(rebasing: $0[record.starts[field]..<record.ends[field]])) }
+    /// Adds a record to ``contentHash``: each field's column, kind and length (LEB128), then its
+    /// bytes; one update per record, from a buffer kept between records.
+    private mutating func hashRecord(_ record: RawRecord) {
+        hashScratch.removeAll(keepingCapacity: true)
+        func varint(_ value: Int) {
+            var rest = UInt64(value)
+            while rest >= 0x80 { hashScratch.append(UInt8(truncatingIfNeeded: rest) | 0x80); rest >>= 7 }
+            hashScratch.append(UInt8(rest))
         }
-        recordHash.hash.update([0x1E])
+        varint(record.count)
+        for field in 0..<record.count {
+            varint(record.columns[field])
+            hashScratch.append(record.kinds[field].rawValue)
+            varint(record.ends[field] - record.starts[field])
+            hashScratch.append(contentsOf: record.bytes[record.starts[field]..<record.ends[field]])
+        }
+        hashScratch.withUnsafeBytes { recordHash.hash.update(buffer: $0) }
     }
 
     /// The JSON Pointer fields no record held so far (all of them once the records are read).

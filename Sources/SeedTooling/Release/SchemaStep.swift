@@ -167,7 +167,7 @@ public struct SchemaStep: Sendable, Equatable {
         for object in old.objects {
             let wanted = new.objects.first { $0.type == object.type && $0.name.lowercased() == object.name.lowercased() }
             if rebuilt.contains(object.table.lowercased()) && object.type != "view" { continue }  // dropped with its table
-            if wanted == nil || wanted?.sql.lowercased() != object.sql.lowercased() {
+            if wanted.map({ !$0.agrees(with: object) }) ?? true {
                 if wanted == nil { counts["removed \(object.type)", default: 0] += 1 }
                 if isDependent(object) { continue }  // dropped before the rebuild
                 statements.append("-- \(wanted == nil ? "removed" : "changed") \(object.type) \(object.name)\nDROP \(object.type.uppercased()) \(quoteIdentifier(object.name));")
@@ -175,7 +175,7 @@ public struct SchemaStep: Sendable, Equatable {
         }
         for object in new.objects {
             let before = old.objects.first { $0.type == object.type && $0.name.lowercased() == object.name.lowercased() }
-            let changed: Bool = before.map { $0.sql.lowercased() != object.sql.lowercased() } ?? true
+            let changed: Bool = before.map { !$0.agrees(with: object) } ?? true
             let tableRebuilt: Bool = rebuilt.contains(object.table.lowercased()) && object.type != "view"
             let recreate: Bool = changed || tableRebuilt || before.map(isDependent) == true
             guard recreate, let sql = objectSQL(object, in: new) else { continue }
@@ -193,11 +193,9 @@ public struct SchemaStep: Sendable, Equatable {
     private static func extends(_ before: SchemaSnapshot.Table, to after: SchemaSnapshot.Table) -> Bool {
         guard before.columns.count <= after.columns.count else { return false }
         for (old, new) in zip(before.columns, after.columns) {
-            guard old.name.lowercased() == new.name.lowercased(), old.definition.lowercased() == new.definition.lowercased() else { return false }
+            guard old.name.lowercased() == new.name.lowercased(), old.canonical.lowercased() == new.canonical.lowercased() else { return false }
         }
-        let oldConstraints: [String] = before.constraints.map { $0.lowercased() }
-        let newConstraints: [String] = after.constraints.map { $0.lowercased() }
-        return oldConstraints == newConstraints && before.options.lowercased() == after.options.lowercased()
+        return before.sameConstraintsAndOptions(as: after)
     }
 
     /// The original SQL of an index, trigger or view (the snapshot keeps it normalized, which runs the same).
@@ -288,13 +286,13 @@ public struct SchemaStep: Sendable, Equatable {
         var parts: [String] = []
         for column in new.columns {
             if let before = old.column(column.name) {
-                if before.definition.lowercased() != column.definition.lowercased() { parts.append("\(column.name) \(before.definition.isEmpty ? "untyped" : before.definition) → \(column.definition.isEmpty ? "untyped" : column.definition)") }
+                if before.canonical.lowercased() != column.canonical.lowercased() { parts.append("\(column.name) \(before.definition.isEmpty ? "untyped" : before.definition) → \(column.definition.isEmpty ? "untyped" : column.definition)") }
             } else {
                 parts.append("new column \(column.name)")
             }
         }
-        if old.constraints.map({ $0.lowercased() }) != new.constraints.map({ $0.lowercased() }) { parts.append("table constraints") }
-        if old.options.lowercased() != new.options.lowercased() { parts.append(new.options.isEmpty ? "rowid table" : new.options) }
+        if old.canonicalConstraints.map({ $0.lowercased() }) != new.canonicalConstraints.map({ $0.lowercased() }) { parts.append("table constraints") }
+        if old.canonicalOptions.lowercased() != new.canonicalOptions.lowercased() { parts.append(new.options.isEmpty ? "rowid table" : new.options) }
         return parts.isEmpty ? "column order" : parts.joined(separator: "; ")
     }
 }
