@@ -35,9 +35,8 @@ struct JSONRecordSource: RecordSource {
     private var key: [UInt8] = []
     /// The records read, not the file's bytes: a file re-indented or re-escaped has the same
     /// hash, as it builds the same rows (the seed's content hash, docs/reference.md).
-    var contentHash: SHA256Box { recordHash }
-    private let recordHash = SHA256Box()
-    private var hashScratch: [UInt8] = []
+    var contentHash: SHA256Box { recordHash.flushed() }
+    private let recordHash = RecordHasher()
     var bytesRead: Int { file.totalRead }
 
     /// - parameters:
@@ -242,24 +241,7 @@ struct JSONRecordSource: RecordSource {
         plain.map { String(decoding: UnsafeRawBufferPointer(rebasing: bytes[$0]), as: UTF8.self) } ?? String(decoding: key, as: UTF8.self)
     }
 
-    /// Adds a record to ``contentHash``: each field's column, kind and length (LEB128), then its
-    /// bytes; one update per record, from a buffer kept between records.
-    private mutating func hashRecord(_ record: RawRecord) {
-        hashScratch.removeAll(keepingCapacity: true)
-        func varint(_ value: Int) {
-            var rest = UInt64(value)
-            while rest >= 0x80 { hashScratch.append(UInt8(truncatingIfNeeded: rest) | 0x80); rest >>= 7 }
-            hashScratch.append(UInt8(rest))
-        }
-        varint(record.count)
-        for field in 0..<record.count {
-            varint(record.columns[field])
-            hashScratch.append(record.kinds[field].rawValue)
-            varint(record.ends[field] - record.starts[field])
-            hashScratch.append(contentsOf: record.bytes[record.starts[field]..<record.ends[field]])
-        }
-        hashScratch.withUnsafeBytes { recordHash.hash.update(buffer: $0) }
-    }
+    private func hashRecord(_ record: RawRecord) { recordHash.add(record) }
 
     /// The JSON Pointer fields no record held so far (all of them once the records are read).
     var unheldPointers: [String] { pointers.indices.filter { !held[$0] }.map { columnNames[pointers[$0].field] } }

@@ -68,3 +68,41 @@ import SeedRuntime
 final class SHA256Box: @unchecked Sendable {
     var hash = SHA256()
 }
+
+/// The content hash of records rather than bytes (a JSON fixture's, docs/reference.md "Nested
+/// values"): each record's field count, then per field its column, kind and length (LEB128) and
+/// bytes, gathered in one buffer and hashed 64 KiB at a time.
+final class RecordHasher: @unchecked Sendable {
+    private let box = SHA256Box()
+    private var pending: [UInt8] = []
+
+    func add(_ record: RawRecord) {
+        func varint(_ value: Int) {
+            var rest = UInt64(value)
+            while rest >= 0x80 { pending.append(UInt8(truncatingIfNeeded: rest) | 0x80); rest >>= 7 }
+            pending.append(UInt8(rest))
+        }
+        varint(record.count)
+        record.bytes.withUnsafeBufferPointer { bytes in
+            for field in 0..<record.count {
+                varint(record.columns[field])
+                pending.append(record.kinds[field].rawValue)
+                varint(record.ends[field] - record.starts[field])
+                pending.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[record.starts[field]..<record.ends[field]]))
+            }
+        }
+        if pending.count >= 1 << 16 { flush() }
+    }
+
+    /// The hash with every record added so far.
+    func flushed() -> SHA256Box {
+        flush()
+        return box
+    }
+
+    private func flush() {
+        guard !pending.isEmpty else { return }
+        pending.withUnsafeBytes { box.hash.update(buffer: $0) }
+        pending.removeAll(keepingCapacity: true)
+    }
+}
