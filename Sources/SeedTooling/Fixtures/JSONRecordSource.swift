@@ -44,7 +44,7 @@ struct JSONRecordSource: RecordSource {
     ///   - root: where the array is in the document (`.json` only).
     ///   - lines: JSON Lines (one object per line) rather than one document holding an array.
     init(url: URL, displayPath: String, fields: [String], root: JSONPointer? = nil, lines: Bool, unknownField: @escaping (String) -> String) throws(SeedError) {
-        file = try ChunkedFile(url: url, displayPath: displayPath)
+        file = try ChunkedFile(url: url, displayPath: displayPath, hashing: false)
         columnNames = fields
         var pointers: [(field: Int, tokens: [String])] = []
         names = fields.enumerated().map { index, field in

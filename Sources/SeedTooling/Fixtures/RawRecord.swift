@@ -70,28 +70,41 @@ final class SHA256Box: @unchecked Sendable {
 }
 
 /// The content hash of records rather than bytes (a JSON fixture's, docs/reference.md "Nested
-/// values"): each record's field count, then per field its column, kind and length (LEB128) and
-/// bytes, gathered in one buffer and hashed 64 KiB at a time.
+/// values"): per record its field count, per field its column, kind and length, then the
+/// record's bytes (its fields' bytes, in order), gathered in one buffer hashed 64 KiB at a time.
 final class RecordHasher: @unchecked Sendable {
     private let box = SHA256Box()
-    private var pending: [UInt8] = []
+    private static let capacity = 1 << 16
+    private let buffer = UnsafeMutableRawPointer.allocate(byteCount: RecordHasher.capacity, alignment: 8)
+    private var used = 0
+
+    deinit { buffer.deallocate() }
 
     func add(_ record: RawRecord) {
-        func varint(_ value: Int) {
-            var rest = UInt64(value)
-            while rest >= 0x80 { pending.append(UInt8(truncatingIfNeeded: rest) | 0x80); rest >>= 7 }
-            pending.append(UInt8(rest))
-        }
-        varint(record.count)
-        record.bytes.withUnsafeBufferPointer { bytes in
+        let layout = 4 + record.count * 9
+        if used + layout > Self.capacity { flush() }
+        if layout > Self.capacity {
+            // A record of more than 7,000 fields: its layout hashed as it goes.
+            for field in 0..<record.count { box.hash.update([UInt8(truncatingIfNeeded: record.columns[field]), record.kinds[field].rawValue]) }
+        } else {
+            buffer.storeBytes(of: UInt32(truncatingIfNeeded: record.count).littleEndian, toByteOffset: used, as: UInt32.self)
+            used += 4
             for field in 0..<record.count {
-                varint(record.columns[field])
-                pending.append(record.kinds[field].rawValue)
-                varint(record.ends[field] - record.starts[field])
-                pending.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[record.starts[field]..<record.ends[field]]))
+                buffer.storeBytes(of: UInt32(truncatingIfNeeded: record.columns[field]).littleEndian, toByteOffset: used, as: UInt32.self)
+                buffer.storeBytes(of: record.kinds[field].rawValue, toByteOffset: used + 4, as: UInt8.self)
+                buffer.storeBytes(of: UInt32(truncatingIfNeeded: record.ends[field] - record.starts[field]).littleEndian, toByteOffset: used + 5, as: UInt32.self)
+                used += 9
             }
         }
-        if pending.count >= 1 << 16 { flush() }
+        record.bytes.withUnsafeBytes { bytes in
+            if used + bytes.count > Self.capacity { flush() }
+            if bytes.count > Self.capacity {
+                box.hash.update(buffer: bytes)
+            } else if let base = bytes.baseAddress {
+                (buffer + used).copyMemory(from: base, byteCount: bytes.count)
+                used += bytes.count
+            }
+        }
     }
 
     /// The hash with every record added so far.
@@ -101,8 +114,8 @@ final class RecordHasher: @unchecked Sendable {
     }
 
     private func flush() {
-        guard !pending.isEmpty else { return }
-        pending.withUnsafeBytes { box.hash.update(buffer: $0) }
-        pending.removeAll(keepingCapacity: true)
+        guard used > 0 else { return }
+        box.hash.update(buffer: UnsafeRawBufferPointer(start: buffer, count: used))
+        used = 0
     }
 }
