@@ -45,11 +45,12 @@ import Testing
 
     @Test func aQuotedNameAndACommentDoNotMakeAColumnDiffer() throws {
         // The same table written two ways: SQLite reads the same columns, types and constraints.
-        let one = try project(schema: "CREATE TABLE t (a TEXT PRIMARY KEY, b TEXT NOT NULL);\n")
+        let one = try project(schema: "CREATE TABLE t (a TEXT PRIMARY KEY, b TEXT NOT NULL CHECK (b <> ''), UNIQUE (a, b));\nCREATE INDEX ib ON t(b);\n")
         try #require(try one.seedkit("build").status == 0)
-        let two = try project(schema: "CREATE TABLE t (\n  \"a\" TEXT PRIMARY KEY, -- the key, it is text\n  [b] TEXT NOT NULL\n);\n")
+        let two = try project(schema: "CREATE TABLE \"t\" (\n  \"a\" TEXT PRIMARY KEY, -- the key, it is text\n  [b] TEXT NOT NULL CHECK (\"b\" <> ''), /* both */ UNIQUE (\"a\", `b`)\n);\nCREATE INDEX \"ib\" ON \"t\" (\"b\");\n")
         try #require(try two.seedkit("build").status == 0)
         let diff = try one.seedkit("diff", "build/seed.sqlite", two.path("build/seed.sqlite"), "--exit-code")
+        #expect(diff.status == 0, "\(diff)")
         #expect(!diff.stdout.contains("schema"), "\(diff)")
     }
 
@@ -308,6 +309,29 @@ import Testing
         let file = try self.project(schema: "CREATE TABLE t (a TEXT PRIMARY KEY, b TEXT);\n", csv: "a,b\nx,1\ny,2\nz,3\ny,4\n")
         let fileBuild = try file.seedkit("build")
         #expect(fileBuild.stderr == "seeds/data/t.csv:5:1: error: duplicate key a 'y': line 3 has the same [2040]\n", "\(fileBuild)")
+    }
+
+    @Test func aJSONSourceIsATableOfItsTopLevelFieldsWithNestedValuesAsJSON() throws {
+        let project = try TemporaryProject(bookStore: false)
+        try project.write("seeds/seedkit.yml", """
+            schema: schema.sql
+            output: ../build/seed.sqlite
+            sources:
+              world: { file: data/countries.json }
+              zones: { file: data/zone1970.tab, comment: "#", header: [codes, coordinates, tz, comments], ragged: true }
+            tables:
+              countries:
+                query: SELECT cca2 AS code, json_extract(name, '$.common') AS name, json_extract(altSpellings, '$[1]') AS spelling, (SELECT count(*) FROM zones WHERE ',' || codes || ',' LIKE '%,' || cca2 || ',%') AS zones FROM world ORDER BY cca2
+                key: code
+
+            """)
+        try project.write("seeds/schema.sql", "CREATE TABLE countries (code TEXT PRIMARY KEY, name TEXT NOT NULL, spelling TEXT, zones INTEGER NOT NULL);\n")
+        try project.write("seeds/data/countries.json", PublishedDataTests.countriesJSON)
+        try project.write("seeds/data/zone1970.tab", PublishedDataTests.zoneTab.replacingOccurrences(of: "AF\t+3431", with: "NO\t+3431"))
+        let build = try project.seedkit("build")
+        #expect(build.status == 0, "\(build)")
+        #expect(try project.rows("build/seed.sqlite", "SELECT code, name, spelling, zones FROM countries ORDER BY code") == ["'NO'|'Norway'|'Norge'|1", "'PE'|'Peru'|'República del Perú'|0"])
+        #expect(try project.rows("build/seed.sqlite", "SELECT count(*) FROM sqlite_master WHERE name IN ('world', 'zones')") == ["0"])
     }
 
     @Test func aQueryThatDoesNotPrepareIsAManifestErrorWithSQLitesMessage() throws {

@@ -13,12 +13,15 @@ final class ChunkedFile {
     private(set) var end = 0
     private(set) var isAtEOF = false
     let hash = SHA256Box()
+    /// Whether ``hash`` is kept (a JSON fixture hashes its records instead, see ``RecordHasher``).
+    private let hashing: Bool
     let path: String
     /// Bytes read from the file so far, for progress.
     private(set) var totalRead = 0
 
-    init(url: URL, displayPath: String) throws(SeedError) {
+    init(url: URL, displayPath: String, hashing: Bool = true) throws(SeedError) {
         path = displayPath
+        self.hashing = hashing
         descriptor = open(url.path, O_RDONLY)
         guard descriptor >= 0 else {
             let reason = errno == ENOENT ? "no such file" : String(cString: strerror(errno))
@@ -64,7 +67,7 @@ final class ChunkedFile {
                 break
             }
             if count == 0 { isAtEOF = true; break }
-            buffer.withUnsafeBytes { raw in hash.hash.update(buffer: UnsafeRawBufferPointer(rebasing: raw[end..<(end + count)])) }
+            if hashing { buffer.withUnsafeBytes { raw in hash.hash.update(buffer: UnsafeRawBufferPointer(rebasing: raw[end..<(end + count)])) } }
             end += count
             totalRead += count
             if end - kept >= Self.chunkSize { break }

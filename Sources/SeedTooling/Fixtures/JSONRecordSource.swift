@@ -35,8 +35,8 @@ struct JSONRecordSource: RecordSource {
     private var key: [UInt8] = []
     /// The records read, not the file's bytes: a file re-indented or re-escaped has the same
     /// hash, as it builds the same rows (the seed's content hash, docs/reference.md).
-    var contentHash: SHA256Box { recordHash }
-    private let recordHash = SHA256Box()
+    var contentHash: SHA256Box { recordHash.flushed() }
+    private let recordHash = RecordHasher()
     var bytesRead: Int { file.totalRead }
 
     /// - parameters:
@@ -44,7 +44,7 @@ struct JSONRecordSource: RecordSource {
     ///   - root: where the array is in the document (`.json` only).
     ///   - lines: JSON Lines (one object per line) rather than one document holding an array.
     init(url: URL, displayPath: String, fields: [String], root: JSONPointer? = nil, lines: Bool, unknownField: @escaping (String) -> String) throws(SeedError) {
-        file = try ChunkedFile(url: url, displayPath: displayPath)
+        file = try ChunkedFile(url: url, displayPath: displayPath, hashing: false)
         columnNames = fields
         var pointers: [(field: Int, tokens: [String])] = []
         names = fields.enumerated().map { index, field in
@@ -241,19 +241,7 @@ struct JSONRecordSource: RecordSource {
         plain.map { String(decoding: UnsafeRawBufferPointer(rebasing: bytes[$0]), as: UTF8.self) } ?? String(decoding: key, as: UTF8.self)
     }
 
-    /// Adds a record to ``contentHash``: each field's column, kind, length and bytes.
-    private func hashRecord(_ record: RawRecord) {
-        var header: [UInt8] = [0x1E]
-        for field in 0..<record.count {
-            header.removeAll(keepingCapacity: true)
-            withUnsafeBytes(of: UInt32(truncatingIfNeeded: record.columns[field]).littleEndian) { header.append(contentsOf: $0) }
-            header.append(record.kinds[field].rawValue)
-            withUnsafeBytes(of: UInt64(record.ends[field] - record.starts[field]).littleEndian) { header.append(contentsOf: $0) }
-            recordHash.hash.update(header)
-            record.bytes.withUnsafeBytes { recordHash.hash.update(buffer: UnsafeRawBufferPointer(rebasing: $0[record.starts[field]..<record.ends[field]])) }
-        }
-        recordHash.hash.update([0x1E])
-    }
+    private func hashRecord(_ record: RawRecord) { recordHash.add(record) }
 
     /// The JSON Pointer fields no record held so far (all of them once the records are read).
     var unheldPointers: [String] { pointers.indices.filter { !held[$0] }.map { columnNames[pointers[$0].field] } }

@@ -68,3 +68,54 @@ import SeedRuntime
 final class SHA256Box: @unchecked Sendable {
     var hash = SHA256()
 }
+
+/// The content hash of records rather than bytes (a JSON fixture's, docs/reference.md "Nested
+/// values"): per record its field count, per field its column, kind and length, then the
+/// record's bytes (its fields' bytes, in order), gathered in one buffer hashed 64 KiB at a time.
+final class RecordHasher: @unchecked Sendable {
+    private let box = SHA256Box()
+    private static let capacity = 1 << 16
+    private let buffer = UnsafeMutableRawPointer.allocate(byteCount: RecordHasher.capacity, alignment: 8)
+    private var used = 0
+
+    deinit { buffer.deallocate() }
+
+    func add(_ record: RawRecord) {
+        let layout = 4 + record.count * 9
+        if used + layout > Self.capacity { flush() }
+        if layout > Self.capacity {
+            // A record of more than 7,000 fields: its layout hashed as it goes.
+            for field in 0..<record.count { box.hash.update([UInt8(truncatingIfNeeded: record.columns[field]), record.kinds[field].rawValue]) }
+        } else {
+            buffer.storeBytes(of: UInt32(truncatingIfNeeded: record.count).littleEndian, toByteOffset: used, as: UInt32.self)
+            used += 4
+            for field in 0..<record.count {
+                buffer.storeBytes(of: UInt32(truncatingIfNeeded: record.columns[field]).littleEndian, toByteOffset: used, as: UInt32.self)
+                buffer.storeBytes(of: record.kinds[field].rawValue, toByteOffset: used + 4, as: UInt8.self)
+                buffer.storeBytes(of: UInt32(truncatingIfNeeded: record.ends[field] - record.starts[field]).littleEndian, toByteOffset: used + 5, as: UInt32.self)
+                used += 9
+            }
+        }
+        record.bytes.withUnsafeBytes { bytes in
+            if used + bytes.count > Self.capacity { flush() }
+            if bytes.count > Self.capacity {
+                box.hash.update(buffer: bytes)
+            } else if let base = bytes.baseAddress {
+                (buffer + used).copyMemory(from: base, byteCount: bytes.count)
+                used += bytes.count
+            }
+        }
+    }
+
+    /// The hash with every record added so far.
+    func flushed() -> SHA256Box {
+        flush()
+        return box
+    }
+
+    private func flush() {
+        guard used > 0 else { return }
+        box.hash.update(buffer: UnsafeRawBufferPointer(start: buffer, count: used))
+        used = 0
+    }
+}

@@ -48,7 +48,7 @@ public struct ReadingOptions: Sendable, Equatable {
     /// The names of the fields of a file without a header row (`header:`).
     public var header: [String]?
     /// Unquoted fields read as NULL (`nulls:`); by default the empty one.
-    public var nulls: [[UInt8]] = [[]]
+    public var nulls: [[UInt8]] = [[]] { didSet { onlyEmptyIsNull = nulls.count == 1 && nulls[0].isEmpty } }
     /// Whether a row with fewer fields than the header is read with NULL for the rest (`ragged: true`).
     public var ragged = false
 
@@ -61,9 +61,13 @@ public struct ReadingOptions: Sendable, Equatable {
     var quoting: Bool { format == .csv }
 
     /// Whether `bytes` (an unquoted field) is read as NULL.
-    func isNull(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        nulls.contains { token in token.count == bytes.count && token.elementsEqual(bytes) }
+    @inline(__always) func isNull(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        if onlyEmptyIsNull { return bytes.isEmpty }  // the default, on every field: no search
+        return nulls.contains { token in token.count == bytes.count && token.elementsEqual(bytes) }
     }
+
+    /// Whether `nulls` is the default (only the empty field).
+    private var onlyEmptyIsNull = true
 }
 
 // MARK: - The manifest's spelling

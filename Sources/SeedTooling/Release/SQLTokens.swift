@@ -1,4 +1,5 @@
 import Foundation
+import GRDBSQLite
 import SeedRuntime
 
 /// SQL text cut into tokens as SQLite's tokenizer cuts it: comments (`-- …` to the end of the
@@ -79,17 +80,31 @@ struct SQLTokens {
     }
 
     /// The tokens as one line: one space where the source had whitespace or a comment, none
-    /// after `(` or `,` or before `)` or `,`. Two texts that differ only in spacing and comments
+    /// after `(` or `,` or before `)` or `,` (nor before `(` when `tight`, for comparing). Two texts that differ only in spacing and comments
     /// render the same.
-    static func render<S: Sequence>(_ tokens: S) -> String where S.Element == Token {
+    static func render<S: Sequence>(_ tokens: S, tight: Bool = false) -> String where S.Element == Token {
         var result = ""
         var previous: Token?
         for token in tokens {
-            if let last = previous, token.spaced, !last.isSymbol("("), !last.isSymbol(","), !token.isSymbol(")"), !token.isSymbol(",") { result += " " }
+            if let last = previous, token.spaced, !last.isSymbol("("), !last.isSymbol(","), !token.isSymbol(")"), !token.isSymbol(","), !(tight && token.isSymbol("(")) { result += " " }
             result += token.text
             previous = token
         }
         return result
+    }
+
+    /// ``render(_:)`` for comparing: a quoted name that SQLite reads the same without its quotes
+    /// (a plain identifier that is no keyword: `"a"`, `[a]`, `` `a` ``) is written without them,
+    /// and no space comes before `(`, so `UNIQUE ("a", b)`, `UNIQUE (a, b)` and `UNIQUE(a,b)` compare equal.
+    static func canonical<S: Sequence>(_ tokens: S) -> String where S.Element == Token {
+        render(tokens.map { token in
+            guard token.kind == .quotedName, token.text.first != "'" else { return token }
+            let name = token.name
+            guard let first = name.unicodeScalars.first, first == "_" || (first.isASCII && CharacterSet.letters.contains(first)),
+                  name.unicodeScalars.allSatisfy({ $0 == "_" || ($0.isASCII && CharacterSet.alphanumerics.contains($0)) }),
+                  sqlite3_keyword_check(name, Int32(name.utf8.count)) == 0 else { return token }
+            return Token(kind: .word, text: name, spaced: token.spaced)
+        }, tight: true)
     }
 
     static func unquote(_ name: String) -> String {

@@ -13,6 +13,8 @@ public struct SchemaSnapshot: Sendable, Equatable {
         public var definition: String
         /// The whole definition as written (name included), for `ALTER TABLE … ADD COLUMN`.
         public var text: String
+        /// ``definition`` as compared (see ``SQLTokens/canonical(_:)``): quotes SQLite does not need dropped.
+        public var canonical = ""
         /// SQLite's own reading of the definition (`pragma_table_xinfo`): NOT NULL, the DEFAULT
         /// expression as written, and whether the column is generated (VIRTUAL or STORED).
         public var notNull = false
@@ -31,6 +33,14 @@ public struct SchemaSnapshot: Sendable, Equatable {
         public var constraints: [String]
         /// What follows the column list (`WITHOUT ROWID`, `STRICT`), normalized.
         public var options: String
+        /// ``constraints`` and ``options`` as compared (see ``SQLTokens/canonical(_:)``).
+        public var canonicalConstraints: [String] = []
+        public var canonicalOptions = ""
+
+        /// Whether the constraints and options are the same as SQLite reads them (case aside).
+        func sameConstraintsAndOptions(as other: Table) -> Bool {
+            canonicalConstraints.map { $0.lowercasedName } == other.canonicalConstraints.map { $0.lowercasedName } && canonicalOptions.lowercasedName == other.canonicalOptions.lowercasedName
+        }
 
         public func column(_ name: String) -> Column? { columns.first { $0.name.isSameName(as: name) } }
 
@@ -52,6 +62,11 @@ public struct SchemaSnapshot: Sendable, Equatable {
         public var name: String
         public var table: String
         public var sql: String
+        /// The SQL for comparing: as ``sql``, names SQLite reads the same unquoted without quotes.
+        public var canonical = ""
+
+        /// Whether `other` is the same object as SQLite reads it (case aside).
+        public func agrees(with other: Object) -> Bool { canonical.lowercasedName == other.canonical.lowercasedName }
     }
 
     public var tables: [Table]
@@ -81,7 +96,7 @@ public struct SchemaSnapshot: Sendable, Equatable {
                     let declared: String = fact[4] ?? ""
                     // The column's clauses as written, found by its name among the definitions the text holds.
                     var column = parsed.columns.first { $0.name.isSameName(as: columnName) }
-                        ?? Column(name: columnName, definition: declared, text: quoteIdentifier(columnName) + (declared.isEmpty ? "" : " " + declared))
+                        ?? Column(name: columnName, definition: declared, text: quoteIdentifier(columnName) + (declared.isEmpty ? "" : " " + declared), canonical: declared)
                     column.name = columnName
                     column.notNull = fact[1]
                     column.defaultSQL = fact[2]
@@ -95,7 +110,7 @@ public struct SchemaSnapshot: Sendable, Equatable {
                 read.columns = columns
                 snapshot.tables.append(read)
             } else {
-                snapshot.objects.append(Object(type: type, name: name, table: table, sql: normalize(sql)))
+                snapshot.objects.append(Object(type: type, name: name, table: table, sql: normalize(sql), canonical: SQLTokens.canonical(SQLTokens(sql).tokens)))
             }
         }
         return snapshot
@@ -119,14 +134,17 @@ public struct SchemaSnapshot: Sendable, Equatable {
             if token.isSymbol(","), depth == 0 { parts.append([]); continue }
             parts[parts.count - 1].append(token)
         }
+        // Each part is kept as written (comments aside) and as compared (``SQLTokens/canonical(_:)``).
         var table = Table(name: name, sql: sql, columns: [], constraints: [],
                           options: close + 1 < tokens.count ? SQLTokens.render(tokens[(close + 1)...]) : "")
+        table.canonicalOptions = close + 1 < tokens.count ? SQLTokens.canonical(tokens[(close + 1)...]) : ""
         for part in parts {
             guard let first = part.first else { continue }
             if ["CONSTRAINT", "PRIMARY", "UNIQUE", "CHECK", "FOREIGN"].contains(where: { first.isKeyword($0) }) {
                 table.constraints.append(SQLTokens.render(part))
+                table.canonicalConstraints.append(SQLTokens.canonical(part))
             } else {
-                table.columns.append(Column(name: first.name, definition: SQLTokens.render(part.dropFirst()), text: SQLTokens.render(part)))
+                table.columns.append(Column(name: first.name, definition: SQLTokens.render(part.dropFirst()), text: SQLTokens.render(part), canonical: SQLTokens.canonical(part.dropFirst())))
             }
         }
         return table
@@ -158,7 +176,7 @@ public struct SchemaSnapshot: Sendable, Equatable {
                 for column in table.columns where wanted.column(column.name) == nil { lines.append("column \(wanted.name).\(column.name) only in \(this)") }
             }
             for column in wanted.columns {
-                guard let have = table.column(column.name), !have.definition.isSameName(as: column.definition) else { continue }
+                guard let have = table.column(column.name), have.canonical.lowercasedName != column.canonical.lowercasedName else { continue }
                 lines.append("column \(wanted.name).\(column.name) is \(have.definition.isEmpty ? "untyped" : have.definition) in \(this), \(column.definition.isEmpty ? "untyped" : column.definition) in \(that)")
             }
             let shared = wanted.columns.map(\.name).filter { table.column($0) != nil }
@@ -166,9 +184,9 @@ public struct SchemaSnapshot: Sendable, Equatable {
             if shared.map({ $0.lowercasedName }) != haveOrder.map({ $0.lowercasedName }) {
                 lines.append("table \(wanted.name) has its columns in another order: \(haveOrder.joined(separator: ", ")) in \(this), \(shared.joined(separator: ", ")) in \(that)")
             }
-            for constraint in wanted.constraints where !table.constraints.contains(where: { $0.isSameName(as: constraint) }) { lines.append("table \(wanted.name): constraint \(constraint) only in \(that)") }
-            for constraint in table.constraints where !wanted.constraints.contains(where: { $0.isSameName(as: constraint) }) { lines.append("table \(wanted.name): constraint \(constraint) only in \(this)") }
-            if !table.options.isSameName(as: wanted.options) {
+            for (constraint, canonical) in zip(wanted.constraints, wanted.canonicalConstraints) where !table.canonicalConstraints.contains(where: { $0.lowercasedName == canonical.lowercasedName }) { lines.append("table \(wanted.name): constraint \(constraint) only in \(that)") }
+            for (constraint, canonical) in zip(table.constraints, table.canonicalConstraints) where !wanted.canonicalConstraints.contains(where: { $0.lowercasedName == canonical.lowercasedName }) { lines.append("table \(wanted.name): constraint \(constraint) only in \(this)") }
+            if table.canonicalOptions.lowercasedName != wanted.canonicalOptions.lowercasedName {
                 lines.append("table \(wanted.name) is \(table.options.isEmpty ? "a rowid table" : table.options) in \(this), \(wanted.options.isEmpty ? "a rowid table" : wanted.options) in \(that)")
             }
         }
@@ -177,7 +195,7 @@ public struct SchemaSnapshot: Sendable, Equatable {
                 lines.append("\(object.type) \(object.name) only in \(that)")
                 continue
             }
-            if !have.sql.isSameName(as: object.sql) { lines.append("\(object.type) \(object.name) differs: \(have.sql) in \(this), \(object.sql) in \(that)") }
+            if !have.agrees(with: object) { lines.append("\(object.type) \(object.name) differs: \(have.sql) in \(this), \(object.sql) in \(that)") }
         }
         for object in objects where !expected.objects.contains(where: { $0.type == object.type && $0.name.isSameName(as: object.name) }) {
             lines.append("\(object.type) \(object.name) only in \(this)")

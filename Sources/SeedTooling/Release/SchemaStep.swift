@@ -165,17 +165,17 @@ public struct SchemaStep: Sendable, Equatable {
         }
         // Indexes, triggers, views: what is new or changed is (re)created; a rebuilt table's all are.
         for object in old.objects {
-            let wanted = new.objects.first { $0.type == object.type && $0.name.isSameName(as: object.name) }
+            let wanted = new.objects.first { $0.type == object.type && $0.name.lowercasedName == object.name.lowercasedName }
             if rebuilt.contains(object.table.lowercasedName) && object.type != "view" { continue }  // dropped with its table
-            if wanted == nil || wanted?.sql.lowercasedName != object.sql.lowercasedName {
+            if wanted.map({ !$0.agrees(with: object) }) ?? true {
                 if wanted == nil { counts["removed \(object.type)", default: 0] += 1 }
                 if isDependent(object) { continue }  // dropped before the rebuild
                 statements.append("-- \(wanted == nil ? "removed" : "changed") \(object.type) \(object.name)\nDROP \(object.type.uppercasedName) \(quoteIdentifier(object.name));")
             }
         }
         for object in new.objects {
-            let before = old.objects.first { $0.type == object.type && $0.name.isSameName(as: object.name) }
-            let changed: Bool = before.map { !$0.sql.isSameName(as: object.sql) } ?? true
+            let before = old.objects.first { $0.type == object.type && $0.name.lowercasedName == object.name.lowercasedName }
+            let changed: Bool = before.map { !$0.agrees(with: object) } ?? true
             let tableRebuilt: Bool = rebuilt.contains(object.table.lowercasedName) && object.type != "view"
             let recreate: Bool = changed || tableRebuilt || before.map(isDependent) == true
             guard recreate, let sql = objectSQL(object, in: new) else { continue }
@@ -193,11 +193,9 @@ public struct SchemaStep: Sendable, Equatable {
     private static func extends(_ before: SchemaSnapshot.Table, to after: SchemaSnapshot.Table) -> Bool {
         guard before.columns.count <= after.columns.count else { return false }
         for (old, new) in zip(before.columns, after.columns) {
-            guard old.name.isSameName(as: new.name), old.definition.isSameName(as: new.definition) else { return false }
+            guard old.name.lowercasedName == new.name.lowercasedName, old.canonical.lowercasedName == new.canonical.lowercasedName else { return false }
         }
-        let oldConstraints: [String] = before.constraints.map { $0.lowercasedName }
-        let newConstraints: [String] = after.constraints.map { $0.lowercasedName }
-        return oldConstraints == newConstraints && before.options.isSameName(as: after.options)
+        return before.sameConstraintsAndOptions(as: after)
     }
 
     /// The original SQL of an index, trigger or view (the snapshot keeps it normalized, which runs the same).
@@ -288,13 +286,13 @@ public struct SchemaStep: Sendable, Equatable {
         var parts: [String] = []
         for column in new.columns {
             if let before = old.column(column.name) {
-                if !before.definition.isSameName(as: column.definition) { parts.append("\(column.name) \(before.definition.isEmpty ? "untyped" : before.definition) → \(column.definition.isEmpty ? "untyped" : column.definition)") }
+                if before.canonical.lowercasedName != column.canonical.lowercasedName { parts.append("\(column.name) \(before.definition.isEmpty ? "untyped" : before.definition) → \(column.definition.isEmpty ? "untyped" : column.definition)") }
             } else {
                 parts.append("new column \(column.name)")
             }
         }
-        if old.constraints.map({ $0.lowercasedName }) != new.constraints.map({ $0.lowercasedName }) { parts.append("table constraints") }
-        if !old.options.isSameName(as: new.options) { parts.append(new.options.isEmpty ? "rowid table" : new.options) }
+        if old.canonicalConstraints.map({ $0.lowercasedName }) != new.canonicalConstraints.map({ $0.lowercasedName }) { parts.append("table constraints") }
+        if old.canonicalOptions.lowercasedName != new.canonicalOptions.lowercasedName { parts.append(new.options.isEmpty ? "rowid table" : new.options) }
         return parts.isEmpty ? "column order" : parts.joined(separator: "; ")
     }
 }
