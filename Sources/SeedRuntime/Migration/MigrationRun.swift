@@ -78,7 +78,8 @@ struct MigrationRun {
         switch migration.body {
         case .sql(let sql):
             try flushInserts()
-            let changes = try SQLScript(sql).run(in: db, file: migration.file)
+            let runSpecs = specs
+            let changes = try SQLScript(sql).run(in: db, file: migration.file, keys: { table in runSpecs.spec(sqlTable: table)?.key })
             changedRows[index] = changes.total
             // The SQL may have changed the schema (re-read it, and the catalog), or inserted rows others wait for.
             tables.removeAll()

@@ -9,8 +9,8 @@ import GRDBSQLite
 /// All pending migrations run in one transaction, so a SQL migration must not end it, open
 /// another, or reach outside the store. ``refuseTransactionControl(in:schema:)`` finds such
 /// statements before anything runs by preparing each statement with an authorizer
-/// (`SQLITE_TRANSACTION`, `SQLITE_SAVEPOINT`, `SQLITE_ATTACH`, `SQLITE_DETACH`, journal
-/// pragmas) on an in-memory copy of the store's schema; `VACUUM`, which has no authorizer
+/// (`SQLITE_TRANSACTION`, `SQLITE_SAVEPOINT`, `SQLITE_ATTACH`, `SQLITE_DETACH`, and every
+/// pragma that sets something outside ``allowedPragmas``) on an in-memory copy of the store's schema; `VACUUM`, which has no authorizer
 /// action, is recognized by its first token.
 struct SQLScript {
     /// One statement of the script and where it starts.
@@ -21,6 +21,18 @@ struct SQLScript {
         var column: Int
         /// The first keyword, upper-cased: `INSERT`, `COMMIT`, `PRAGMA`, …
         var keyword: String
+
+        /// What the statement does at its top level, upper-cased: its keyword, or for a `WITH`
+        /// statement the first `INSERT`, `REPLACE`, `UPDATE`, `DELETE` or `SELECT` outside parentheses.
+        var verb: String {
+            guard keyword == "WITH" else { return keyword }
+            var depth = 0
+            for token in ConflictClauses.tokens(text) {
+                if token == "(" { depth += 1 } else if token == ")" { depth -= 1 }
+                else if depth == 0, ["INSERT", "REPLACE", "UPDATE", "DELETE", "SELECT", "VALUES"].contains(token.uppercased()) { return token.uppercased() }
+            }
+            return keyword
+        }
     }
 
     let statements: [Statement]
@@ -85,8 +97,33 @@ struct SQLScript {
 
     // MARK: - Refusing what would escape the transaction
 
-    /// Pragmas that change the journal, the locks or the file outside a transaction's reach.
-    static let refusedPragmas: Set<String> = ["journal_mode", "locking_mode", "wal_checkpoint", "writable_schema", "schema_version", "incremental_vacuum"]
+    /// Pragmas a SQL migration may run, with or without an argument: they read the schema or
+    /// check the store, or (`user_version`) change a header field inside the transaction.
+    /// Every other pragma is refused when it sets something (docs/releases.md, Schema steps):
+    /// `foreign_keys`, `ignore_check_constraints`, `recursive_triggers`, `defer_foreign_keys`,
+    /// `query_only`, `synchronous`, `max_page_count`, `writable_schema`, the journal's, … change
+    /// how later statements run, or the connection, for the rest of the run.
+    static let allowedPragmas: Set<String> = [
+        "table_info", "table_xinfo", "table_list", "index_list", "index_info", "index_xinfo", "foreign_key_list",
+        "foreign_key_check", "integrity_check", "quick_check", "collation_list", "function_list", "module_list",
+        "pragma_list", "database_list", "compile_options", "data_version", "user_version",
+    ]
+
+    /// Pragmas a SQL migration may read (`PRAGMA foreign_keys`, no argument) but not set.
+    static let readOnlyPragmas: Set<String> = [
+        "foreign_keys", "recursive_triggers", "ignore_check_constraints", "defer_foreign_keys", "query_only", "synchronous",
+        "journal_mode", "locking_mode", "page_size", "page_count", "freelist_count", "max_page_count", "encoding", "auto_vacuum",
+        "cache_size", "schema_version", "application_id", "trusted_schema", "cell_size_check", "automatic_index", "busy_timeout",
+        "temp_store", "secure_delete", "legacy_alter_table", "reverse_unordered_selects", "mmap_size", "cache_spill",
+    ]
+
+    /// Why `PRAGMA name` (with `argument`, nil when read) is refused in a SQL migration, or nil when it is allowed.
+    static func pragmaRefusal(_ name: String, argument: String?) -> String? {
+        let name = name.lowercased()
+        if allowedPragmas.contains(name) { return nil }
+        if argument == nil && readOnlyPragmas.contains(name) { return nil }
+        return "PRAGMA \(name)"
+    }
 
     /// Statements that never control a transaction and need no check (they can't hold one).
     private static let plainKeywords: Set<String> = ["INSERT", "UPDATE", "DELETE", "REPLACE", "SELECT", "VALUES", "WITH"]
@@ -108,8 +145,11 @@ struct SQLScript {
         for (migration, script) in scripts {
             for statement in script.statements where !plainKeywords.contains(statement.keyword) {
                 if let what = scratch.refusal(statement) {
+                    let why = what.hasPrefix("PRAGMA ")
+                        ? "it changes how later statements run or the connection itself, for the whole run (a SQL migration may read pragmas, run the schema ones such as table_info, and set user_version)"
+                        : "all pending migrations run in one transaction that seedkit opens and commits (transaction control, ATTACH/DETACH and VACUUM are refused)"
                     problems.append(Diagnostic(file: migration.file, line: statement.line, column: statement.column, code: .configuration, message:
-                        "\(what) is not allowed in a SQL migration: all pending migrations run in one transaction that seedkit opens and commits (transaction control, ATTACH/DETACH, VACUUM and journal pragmas are refused); remove it; nothing was written"))
+                        "\(what) is not allowed in a SQL migration: \(why); remove it; nothing was written"))
                 }
             }
         }
@@ -159,8 +199,8 @@ struct SQLScript {
                 if refused == nil { refused = "" }
                 return SQLITE_DENY
             case SQLITE_PRAGMA:
-                if let name = first?.lowercased(), SQLScript.refusedPragmas.contains(name) {
-                    if refused == nil { refused = "PRAGMA \(name)" }
+                if let refusal = SQLScript.pragmaRefusal(first ?? "", argument: second) {
+                    if refused == nil { refused = refusal }
                     return SQLITE_DENY
                 }
             case SQLITE_CREATE_INDEX, SQLITE_CREATE_TABLE, SQLITE_CREATE_TEMP_INDEX, SQLITE_CREATE_TEMP_TABLE, SQLITE_CREATE_TEMP_TRIGGER,
@@ -199,30 +239,51 @@ struct SQLScript {
 
     // MARK: - Running
 
-    /// What a SQL migration changed: `sqlite3_total_changes` over the run, and the rows by table
-    /// and kind as SQLite reported them (tables `WITHOUT ROWID` are not reported by table).
+    /// What a SQL migration changed: the rows it wrote in all, the rows by table and
+    /// kind as SQLite counted them (temporary triggers SQLite fires for every row written, tables
+    /// `WITHOUT ROWID` and the deletes of a REPLACE conflict included), and each row deleted, by key.
     struct Changes {
         var total = 0
         var byTable: [String: (inserted: Int, updated: Int, deleted: Int)] = [:]
+        /// The rows deleted, in order: table and key (the spec's key columns, else the primary key, else rowid).
+        var deletedRows: [(table: String, key: [RowEvent.KeyValue])] = []
 
-        /// One `.sql` event per table changed, in name order: `2 inserted, 1 updated`.
+        /// One `.sql` event per table changed, in name order (`2 inserted, 1 updated`), then one
+        /// `deleted` event per row deleted, with its key.
         func events(file: String) -> [RowEvent] {
             byTable.sorted { $0.key < $1.key }.map { table, count in
                 let parts = [(count.inserted, "inserted"), (count.updated, "updated"), (count.deleted, "deleted")].filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
                 return RowEvent(kind: .sql, table: table, key: [], detail: parts.joined(separator: ", "), file: file, line: 0)
-            }
+            } + deletedRows.map { RowEvent(kind: .deleted, table: $0.table, key: $0.key, detail: "", file: file, line: 0) }
         }
     }
 
     /// Runs the statements one at a time inside the caller's transaction; after each, checks
     /// that the transaction is still open and nothing is attached (the refusal above should
     /// have caught it: this is the backstop).
-    func run(in db: Database, file: String) throws -> Changes {
-        let observer = ChangeCounter()
-        db.add(transactionObserver: observer, extent: .observerLifetime)
-        defer { db.remove(transactionObserver: observer) }
-        let before = db.totalChangesCount
+    ///
+    /// Rows are counted by temporary triggers on every table of the store (SQLite's update hook
+    /// misses the rows a REPLACE conflict deletes, and every row of a `WITHOUT ROWID` table), with
+    /// `recursive_triggers` on for the step so that SQLite fires delete triggers for REPLACE's
+    /// deletes. A statement other than a DELETE that deletes a row the store held — a REPLACE
+    /// conflict (`INSERT OR REPLACE`, `REPLACE INTO`, a schema's `ON CONFLICT REPLACE`), what that
+    /// cascades to, a trigger — fails the run, naming the row: a user's row is never deleted as a
+    /// side effect (docs/conflicts-and-triggers.md).
+    ///
+    /// - parameter keys: the key columns of each table (the run's specs), by SQL table name.
+    func run(in db: Database, file: String, keys: @escaping (String) -> [String]? = { _ in nil }) throws -> Changes {
+        let recursive = try Bool.fetchOne(db, sql: "PRAGMA recursive_triggers") ?? false
+        try db.execute(sql: "PRAGMA recursive_triggers = ON")
+        let counter = try RowCounter(db, keys: keys)
+        defer {
+            counter.remove()
+            if !recursive { try? db.execute(sql: "PRAGMA recursive_triggers = OFF") }
+        }
         for statement in statements {
+            let reshapes = ["CREATE", "ALTER", "DROP"].contains(statement.keyword)
+            // A trigger naming a column would stop ALTER TABLE … DROP COLUMN: none while the schema changes.
+            if reshapes { counter.remove() }
+            let deletedBefore = try counter.deletedCount()
             do {
                 try db.execute(sql: statement.text)
             } catch let error as DatabaseError where !error.isStoreFailure {
@@ -233,6 +294,13 @@ struct SQLScript {
                 throw SeedError(.configuration, file: file, line: statement.line, column: statement.column,
                                 "\(statement.keyword) ended seedkit's transaction; a SQL migration must not control transactions")
             }
+            if reshapes { try counter.install() }
+            if statement.verb != "DELETE", try counter.deletedCount() > deletedBefore {
+                let rows = try counter.deletedRows(after: deletedBefore)
+                let shown = rows.prefix(3).map { row in "\(row.table) \(row.key.map { $0.value.sqlLiteral }.joined(separator: ", "))" }.joined(separator: "; ")
+                throw SeedError(.invalidData, file: file, line: statement.line, column: statement.column,
+                                "this \(statement.verb) deleted \(rows.count) row\(rows.count == 1 ? "" : "s") the store held (\(shown)\(rows.count > 3 ? "; …" : "")): a REPLACE conflict (INSERT OR REPLACE, REPLACE INTO, an ON CONFLICT REPLACE clause), what it cascades to, or a trigger; a SQL migration may delete rows only with DELETE, so that a row the user holds or edited is never lost as a side effect. Write the change as an upsert (INSERT … ON CONFLICT (…) DO UPDATE), or as a data migration whose `from` keeps the user's edits; nothing was written")
+            }
         }
         let attached = try String.fetchAll(db, sql: "SELECT name FROM pragma_database_list WHERE name NOT IN ('main', 'temp')")
         if !attached.isEmpty {
@@ -240,28 +308,90 @@ struct SQLScript {
             throw SeedError(.configuration, file: file, "the SQL migration attached \(attached.joined(separator: ", ")); a SQL migration must not reach outside the store; nothing was written")
         }
         var changes = Changes()
-        changes.total = db.totalChangesCount - before
-        changes.byTable = observer.counts
+        changes.byTable = try counter.counts()
+        changes.total = changes.byTable.values.reduce(0) { $0 + $1.inserted + $1.updated + $1.deleted }
+        changes.deletedRows = try counter.deletedRows(after: 0)
         return changes
     }
 
-    /// Counts row changes by table while a SQL migration runs.
-    private final class ChangeCounter: TransactionObserver, @unchecked Sendable {
-        var counts: [String: (inserted: Int, updated: Int, deleted: Int)] = [:]
+    /// Temporary triggers on every table of the store that count the rows SQLite writes, and
+    /// record each deleted row's key; they live in the connection's temp schema, never in the store.
+    private final class RowCounter {
+        private let db: Database
+        private let keys: (String) -> [String]?
+        private static let prefix = "_seedkit_sql_"
 
-        func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool { true }
-
-        func databaseDidChange(with event: DatabaseEvent) {
-            var count = counts[event.tableName] ?? (0, 0, 0)
-            switch event.kind {
-            case .insert: count.inserted += 1
-            case .update: count.updated += 1
-            case .delete: count.deleted += 1
-            }
-            counts[event.tableName] = count
+        init(_ db: Database, keys: @escaping (String) -> [String]?) throws {
+            self.db = db
+            self.keys = keys
+            try db.execute(sql: """
+                CREATE TEMP TABLE IF NOT EXISTS \(Self.prefix)counts (tbl TEXT PRIMARY KEY, inserted INTEGER NOT NULL DEFAULT 0, updated INTEGER NOT NULL DEFAULT 0, deleted INTEGER NOT NULL DEFAULT 0);
+                CREATE TEMP TABLE IF NOT EXISTS \(Self.prefix)deleted (seq INTEGER PRIMARY KEY, tbl TEXT NOT NULL, columns TEXT NOT NULL, k0, k1, k2, k3);
+                DELETE FROM temp.\(Self.prefix)counts; DELETE FROM temp.\(Self.prefix)deleted;
+                """)
+            try install()
         }
 
-        func databaseDidCommit(_ db: Database) {}
-        func databaseDidRollback(_ db: Database) {}
+        /// Creates the triggers on every table that has none (after a schema change: new tables).
+        func install() throws {
+            // Every table but SQLite's own and virtual tables (which take no triggers; their shadow tables are counted).
+            let tables = try String.fetchAll(db, sql: """
+                SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
+                AND coalesce(sql, '') NOT LIKE 'CREATE VIRTUAL%' ORDER BY rowid
+                """)
+            let counted = Set(try String.fetchAll(db, sql: "SELECT tbl_name FROM sqlite_temp_master WHERE type = 'trigger' AND name LIKE '\\_seedkit\\_sql\\_%' ESCAPE '\\'"))
+            for (index, table) in tables.enumerated() where !counted.contains(table) {
+                let withoutRowid = (try? db.makeStatement(sql: "SELECT rowid FROM main.\(table.quotedDatabaseIdentifier)")) == nil
+                let info = try Row.fetchAll(db, sql: "SELECT name, pk FROM pragma_table_info(?) ORDER BY pk, cid", arguments: [table])
+                let columns = Set(info.compactMap { $0[0] as String? }.map { $0.lowercased() })
+                var key = (keys(table) ?? []).filter { columns.contains($0.lowercased()) }
+                if key.isEmpty { key = info.filter { ($0[1] as Int64? ?? 0) > 0 }.compactMap { $0[0] as String? } }
+                if key.isEmpty && !withoutRowid { key = ["rowid"] }
+                key = Array(key.prefix(4))
+                let label = table.replacingOccurrences(of: "'", with: "''")
+                let names = key.joined(separator: "\u{1F}").replacingOccurrences(of: "'", with: "''")
+                let values = (0..<4).map { $0 < key.count ? "OLD.\(key[$0].quotedDatabaseIdentifier)" : "NULL" }.joined(separator: ", ")
+                func count(_ kind: String) -> String {
+                    "INSERT INTO \(Self.prefix)counts (tbl, \(kind)) VALUES ('\(label)', 1) ON CONFLICT (tbl) DO UPDATE SET \(kind) = \(kind) + 1;"
+                }
+                let on = "main.\(table.quotedDatabaseIdentifier)"
+                try db.execute(sql: """
+                    CREATE TEMP TRIGGER \(Self.prefix)i\(index)_\(UInt32(truncatingIfNeeded: table.hashValue)) AFTER INSERT ON \(on) BEGIN \(count("inserted")) END;
+                    CREATE TEMP TRIGGER \(Self.prefix)u\(index)_\(UInt32(truncatingIfNeeded: table.hashValue)) AFTER UPDATE ON \(on) BEGIN \(count("updated")) END;
+                    CREATE TEMP TRIGGER \(Self.prefix)d\(index)_\(UInt32(truncatingIfNeeded: table.hashValue)) AFTER DELETE ON \(on) BEGIN \(count("deleted"))
+                      INSERT INTO \(Self.prefix)deleted (tbl, columns, k0, k1, k2, k3) VALUES ('\(label)', '\(names)', \(values)); END;
+                    """)
+            }
+        }
+
+        /// Drops every counting trigger (before a schema change, and at the end of the step).
+        func remove() {
+            let names = (try? String.fetchAll(db, sql: "SELECT name FROM sqlite_temp_master WHERE type = 'trigger' AND name LIKE '\\_seedkit\\_sql\\_%' ESCAPE '\\'")) ?? []
+            for name in names { try? db.execute(sql: "DROP TRIGGER temp.\(name.quotedDatabaseIdentifier)") }
+        }
+
+        func deletedCount() throws -> Int {
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM temp.\(Self.prefix)deleted") ?? 0
+        }
+
+        /// The rows deleted after the first `skip` ones, with their keys.
+        func deletedRows(after skip: Int) throws -> [(table: String, key: [RowEvent.KeyValue])] {
+            try Row.fetchAll(db, sql: "SELECT tbl, columns, k0, k1, k2, k3 FROM temp.\(Self.prefix)deleted ORDER BY seq LIMIT -1 OFFSET ?", arguments: [skip]).map { row in
+                let columns = (row[1] as String? ?? "").split(separator: "\u{1F}", omittingEmptySubsequences: false).map(String.init)
+                let key = columns.enumerated().map { index, column in
+                    RowEvent.KeyValue(column: column, value: SQLValue.fromDatabaseValue(row[index + 2] as DatabaseValue) ?? .null)
+                }
+                return (row[0] as String? ?? "", key)
+            }
+        }
+
+        /// Rows inserted, updated and deleted, by table.
+        func counts() throws -> [String: (inserted: Int, updated: Int, deleted: Int)] {
+            var result: [String: (inserted: Int, updated: Int, deleted: Int)] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT tbl, inserted, updated, deleted FROM temp.\(Self.prefix)counts") {
+                result[row[0] as String? ?? ""] = (Int(row[1] as Int64? ?? 0), Int(row[2] as Int64? ?? 0), Int(row[3] as Int64? ?? 0))
+            }
+            return result
+        }
     }
 }

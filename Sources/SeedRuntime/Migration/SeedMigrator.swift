@@ -158,6 +158,7 @@ public struct SeedMigrator: Sendable {
 
     /// Every migration's state in the store, known and recorded, in number order. Read-only.
     public func states(_ db: Database) throws -> [MigrationState] {
+        try SeedCatalog.requireWellFormed(db)
         let entries = try MigrationLedger.entries(db)
         let recorded = Dictionary(entries.map { ($0.number, $0) }, uniquingKeysWith: { first, _ in first })
         let digests = try MigrationLedger.fileDigests(db)
@@ -361,6 +362,15 @@ extension SeedError {
     ///     refused because its folder is read-only (SQLite creates the journal there) is told
     ///     apart from a read-only store by looking at the folder.
     package init(databaseError error: any Error, file: String? = nil, store: String? = nil) {
+        // Already said in seedkit's terms (a refused store found while reading it): kept, put on `file`.
+        if let error = error as? SeedError {
+            self.init(error.kind, error.diagnostics.map { diagnostic in
+                var diagnostic = diagnostic
+                if diagnostic.file == nil { diagnostic.file = file }
+                return diagnostic
+            })
+            return
+        }
         if let wrapped = error as? any WrappedDatabaseError {
             self.init(databaseError: wrapped.databaseError, file: file, store: store)
             return

@@ -152,6 +152,8 @@ public enum StoreAccess {
         let queue = try DatabaseQueue(path: location, configuration: configuration)
         // Opening is lazy about the header; reading the schema proves it is a database.
         _ = try queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
+        // seedkit's own tables are input too: a store whose ledger holds what seedkit never writes is refused here, once.
+        try queue.read { db in try SeedCatalog.requireWellFormed(db) }
         return queue
     }
 }
