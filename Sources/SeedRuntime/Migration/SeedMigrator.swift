@@ -398,6 +398,10 @@ extension SeedError {
             self.init(.io, file: file, "cannot open the store (\(message))")
         case .SQLITE_CONSTRAINT:
             self.init(.invalidData, file: file, "\(message)")
+        case .SQLITE_ERROR where message.hasPrefix("unsafe use of"):
+            self.init(.refused, file: file, "the store's schema uses what SQLite allows only in stores it trusts (\(message)): seedkit reads stores with trusted_schema off, so their views and triggers can't call functions or virtual tables SQLite does not mark harmless; nothing was written")
+        case .SQLITE_INTERRUPT:
+            self.init(.refused, file: file, "reading the store was stopped: it ran past seedkit's bound on reading a store (10 s plus 1 s per MB of the file; SEEDKIT_READ_LIMIT=SECONDS sets another), so a view or trigger of the store may never end (\(message)); nothing was written")
         default:
             self.init(.io, file: file, "SQLite error \(error.resultCode.rawValue): \(message)")
         }

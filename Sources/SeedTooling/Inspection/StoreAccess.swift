@@ -64,6 +64,42 @@ public enum StoreAccess {
         }
     }
 
+    // MARK: - Stores seedkit did not make
+
+    /// Sets up a connection to a store someone handed over (every store a command names):
+    /// `trusted_schema` off, so that its views and triggers can't call functions SQLite does not
+    /// mark harmless; and, for reads, a bound of `readBound` seconds on the connection's work,
+    /// after which SQLite interrupts the running statement (a view that recurses forever ends as
+    /// an error, docs/reference.md: Reading stores).
+    public static func distrust(_ db: Database, readBound: Double?) throws {
+        try db.execute(sql: "PRAGMA trusted_schema = OFF")
+        guard let readBound else { return }
+        // The deadline itself is the handler's context (a pointer-sized number): nothing to keep alive.
+        let deadline = DispatchTime.now().uptimeNanoseconds &+ UInt64(readBound * 1e9)
+        sqlite3_progress_handler(db.sqliteConnection, 100_000, { context in
+            UInt64(UInt(bitPattern: context)) < DispatchTime.now().uptimeNanoseconds ? 1 : 0
+        }, UnsafeMutableRawPointer(bitPattern: UInt(deadline)))
+    }
+
+    /// Seconds a read of the store at `location` may take: `SEEDKIT_READ_LIMIT` when set, else
+    /// 10 s plus 1 s per MB of the file (an integrity check reads well over 50 MB a second).
+    public static func readBound(forFileAt location: String) -> Double {
+        if let text = ProcessInfo.processInfo.environment["SEEDKIT_READ_LIMIT"], let seconds = Double(text), seconds > 0 { return seconds }
+        var path = location
+        if path.hasPrefix("file:") {
+            path = String(path.dropFirst(5).prefix { $0 != "?" })
+            path = path.removingPercentEncoding ?? path
+        }
+        return 10 + Double(fileSize(path)) / Double(1 << 20)
+    }
+
+    /// The size of the file `path` names, through its symlinks (`stat`, not `lstat`); 0 when it can't be read.
+    public static func fileSize(_ path: String) -> Int {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return 0 }
+        return Int(info.st_size)
+    }
+
     /// Seconds a read-only command waits for another connection's lock: `--busy-timeout`'s default.
     public static let readerBusyTimeout: Double = 5
 
@@ -149,6 +185,9 @@ public enum StoreAccess {
     }
 
     private static func connect(_ location: String, _ configuration: Configuration) throws -> DatabaseQueue {
+        var configuration = configuration
+        let bound = configuration.readonly ? readBound(forFileAt: location) : nil
+        configuration.prepareDatabase { db in try Self.distrust(db, readBound: bound) }
         let queue = try DatabaseQueue(path: location, configuration: configuration)
         // Opening is lazy about the header; reading the schema proves it is a database.
         _ = try queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
