@@ -486,7 +486,7 @@ extension SeedMigrator {
         init(_ db: Database, whole: Bool) throws {
             // The main database's file ("" in memory, as a dry run's copy is).
             let path = try String.fetchOne(db, sql: "SELECT file FROM pragma_database_list WHERE name = 'main'") ?? ""
-            let size = path.isEmpty ? nil : (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int64) ?? nil
+            let size = path.isEmpty ? nil : FileFacts.size(path).map(Int64.init)
             guard let size, size >= Self.overlapFrom else {
                 try SeedMigrator.refuseDamagedStore(db)
                 sound = true

@@ -69,7 +69,7 @@ public struct SeedBuilder: Sendable {
             throw SeedError(.io, file: output.path, "cannot move the built seed into place: \(String(cString: strerror(errno)))")
         }
         try? SeedInstaller.fsync(path: directory.path)
-        let size = (try? FileManager.default.attributesOfItem(atPath: output.path)[.size] as? Int) ?? 0
+        let size = FileFacts.size(output.path) ?? 0
         return Summary(tables: tables, bytes: size, seconds: Date().timeIntervalSince(start), contentHash: hash, migrations: migrations.count)
     }
 

@@ -94,11 +94,7 @@ public enum StoreAccess {
     }
 
     /// The size of the file `path` names, through its symlinks (`stat`, not `lstat`); 0 when it can't be read.
-    public static func fileSize(_ path: String) -> Int {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return 0 }
-        return Int(info.st_size)
-    }
+    public static func fileSize(_ path: String) -> Int { FileFacts.size(path) ?? 0 }
 
     /// Seconds a read-only command waits for another connection's lock: `--busy-timeout`'s default.
     public static let readerBusyTimeout: Double = 5
@@ -164,17 +160,24 @@ public enum StoreAccess {
         return header.count == 20 && header.starts(with: Array("SQLite format 3\0".utf8)) && header[18] == 2
     }
 
-    private static func requireFile(_ path: String) throws(SeedError) {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+    /// The store must be a regular file, read through its links: a link's own size or kind says
+    /// nothing about the store (docs/reference.md).
+    ///
+    /// - throws: ``SeedError``: configuration when there is no file or it is not a regular file, refused when it is empty.
+    public static func requireFile(_ path: String) throws(SeedError) {
+        guard let kind = FileFacts.kind(path) else {
             throw SeedError(.configuration, file: path, "no store here (seedkit never creates one: build a seed with `seedkit build`)")
         }
-        if isDirectory.boolValue {
+        if kind == .directory {
             throw SeedError(.configuration, file: path, "this is a folder, not a store: name the store file in it")
+        }
+        // A FIFO, /dev/stdin, a terminal: SQLite would block reading it, or read what it can't seek.
+        if kind != .regular {
+            throw SeedError(.configuration, file: path, "this is \(kind.described), not a store file: seedkit reads and migrates stores only in regular files (copy the store to a file first)")
         }
         // SQLite would read an empty file as an empty database (and a write would make it one):
         // a store the app or a build wrote always has at least its 100-byte header.
-        if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size == 0 {
+        if let size = FileFacts.size(path), size == 0 {
             throw SeedError(.refused, file: path, "the file is empty (0 bytes), not a store: a store written by an app or by `seedkit build` has at least SQLite's header")
         }
     }
