@@ -149,22 +149,25 @@ package enum SeedCatalog {
     /// (docs/reference.md, exit codes).
     ///
     /// - throws: ``SeedError`` (refused) naming the table and column and what they hold.
-    package static func value<T: DatabaseValueConvertible>(_ row: Row, _ index: Int, _ table: String, _ column: String) throws(SeedError) -> T {
+    /// - parameter writer: who writes the table (`seedkit`, `Core Data`), as the message says it.
+    package static func value<T: DatabaseValueConvertible>(_ row: Row, _ index: Int, _ table: String, _ column: String, writer: String = "seedkit") throws(SeedError) -> T {
         let stored: DatabaseValue = row[index]
         if let decoded = T.fromDatabaseValue(stored) { return decoded }
-        throw foreign("\(table).\(column) of a row holds \(describe(stored)), not what seedkit writes there")
+        throw foreign("\(table).\(column) of a row holds \(describe(stored)), not what \(writer) writes there", writer: writer)
     }
 
-    /// An optional column of seedkit's table `table`: NULL is nil, any other value must be a `T`.
-    package static func optionalValue<T: DatabaseValueConvertible>(_ row: Row, _ index: Int, _ table: String, _ column: String) throws(SeedError) -> T? {
+    /// An optional column of a bookkeeping table (seedkit's or Core Data's): NULL is nil, any other value must be a `T`.
+    package static func optionalValue<T: DatabaseValueConvertible>(_ row: Row, _ index: Int, _ table: String, _ column: String, writer: String = "seedkit") throws(SeedError) -> T? {
         let stored: DatabaseValue = row[index]
         if stored.isNull { return nil }
-        return try value(row, index, table, column) as T
+        return try value(row, index, table, column, writer: writer) as T
     }
 
-    /// The refused-store error for seedkit's own tables holding what seedkit never writes.
-    package static func foreign(_ what: String) -> SeedError {
-        SeedError(.refused, "foreign or corrupt store: \(what); seedkit writes its own tables (_seedkit_*) only itself, so this store was made or changed by something else; nothing was written")
+    /// The refused-store error for bookkeeping tables holding what their writer never writes.
+    package static func foreign(_ what: String, writer: String = "seedkit") -> SeedError {
+        writer == "seedkit"
+            ? SeedError(.refused, "foreign or corrupt store: \(what); seedkit writes its own tables (_seedkit_*) only itself, so this store was made or changed by something else; nothing was written")
+            : SeedError(.refused, "foreign or corrupt store: \(what); this store was made or changed by something other than \(writer); nothing was written")
     }
 
     private static func describe(_ value: DatabaseValue) -> String {

@@ -66,7 +66,13 @@ struct CoreDataStoreExport {
                     if let attribute = flat.attributes.first(where: { $0.name == column }) {
                         fields.append(Self.csvField(value(row[CoreDataDialect.storeColumn(ofProperty: column)] as DatabaseValue?, type: attribute.type)))
                     } else if let relationship = flat.relationships.first(where: { $0.name == column }) {
-                        let target = row[CoreDataDialect.storeColumn(ofProperty: column)] as Int64?
+                        let stored = CoreDataDialect.storeColumn(ofProperty: column)
+                        let value = (row[stored] as DatabaseValue?) ?? .null
+                        let target = Int64.fromDatabaseValue(value)
+                        // A to-one relationship's column holds the target's Z_PK: anything else is not Core Data's.
+                        if target == nil && !value.isNull {
+                            throw SeedCatalog.foreign("\(stored) of an \(entity.name) row holds \(value), not the Z_PK Core Data writes there", writer: "Core Data")
+                        }
                         fields.append(Self.csvField(try reference(target, to: relationship.destination, db: db, positions: positions, from: entity.name)))
                     } else {
                         fields.append("")
