@@ -22,6 +22,9 @@ struct SeedTool: ParsableCommand {
         // instead of killing the process silently after a migration committed: the failed write
         // is reported (what was done, all the same) and the exit is 4 (docs/reference.md).
         signal(SIGPIPE, SIG_IGN)
+        FileSizeLimit.prepare()
+        // Before anything opens a file: a closed stdout is refused, a closed stdin or stderr is /dev/null.
+        Output.prepareStandardStreams()
         DescriptorLimit.prepare()
         // Signals are received on a thread of their own, started before any other; a process
         // that can't start it (`ulimit -v` too low) says so rather than run where libdispatch
@@ -30,8 +33,6 @@ struct SeedTool: ParsableCommand {
             Output.standardError("seedkit: error: \(error.diagnostics.map(\.message).joined(separator: "; ").replacingOccurrences(of: "; nothing was written", with: "")); nothing was done [\(DiagnosticCode.ioFailure.rawValue)]\n")
             Foundation.exit(4)
         }
-        FileSizeLimit.prepare()
-        Output.prepareStandardStreams()
         var status: Int32
         let arguments = Array(CommandLine.arguments.dropFirst())
         do {

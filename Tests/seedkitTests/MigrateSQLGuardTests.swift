@@ -27,7 +27,6 @@ import Testing
         ("PRAGMA max_page_count = 1;", "PRAGMA max_page_count"),
         ("PRAGMA foreign_keys = OFF;", "PRAGMA foreign_keys"),
         ("PRAGMA recursive_triggers = OFF;", "PRAGMA recursive_triggers"),
-        ("PRAGMA defer_foreign_keys = ON;", "PRAGMA defer_foreign_keys"),
         ("PRAGMA writable_schema = ON;", "PRAGMA writable_schema"),
         ("PRAGMA trusted_schema = ON;", "PRAGMA trusted_schema"),
         ("PRAGMA case_sensitive_like = ON;", "PRAGMA case_sensitive_like"),
@@ -86,6 +85,7 @@ import Testing
             PRAGMA user_version = 7;
             PRAGMA table_info(books);
             PRAGMA foreign_keys;
+            PRAGMA defer_foreign_keys = ON;
 
             """)
         let result = try project.seedkit("migrate", "user.sqlite")

@@ -98,20 +98,24 @@ struct SQLScript {
     // MARK: - Refusing what would escape the transaction
 
     /// Pragmas a SQL migration may run, with or without an argument: they read the schema or
-    /// check the store, or (`user_version`) change a header field inside the transaction.
+    /// check the store, or change something only inside seedkit's transaction: `user_version`
+    /// (a header field, rolled back with the rest) and `defer_foreign_keys` (foreign keys are
+    /// then checked at the commit instead of at each statement, as seedkit checks them before it
+    /// commits anyway; SQLite turns it off when the transaction ends; the table rebuilds
+    /// `new-migration --from` writes need it).
     /// Every other pragma is refused when it sets something (docs/releases.md, Schema steps):
-    /// `foreign_keys`, `ignore_check_constraints`, `recursive_triggers`, `defer_foreign_keys`,
+    /// `foreign_keys`, `ignore_check_constraints`, `recursive_triggers`,
     /// `query_only`, `synchronous`, `max_page_count`, `writable_schema`, the journal's, … change
     /// how later statements run, or the connection, for the rest of the run.
     static let allowedPragmas: Set<String> = [
         "table_info", "table_xinfo", "table_list", "index_list", "index_info", "index_xinfo", "foreign_key_list",
         "foreign_key_check", "integrity_check", "quick_check", "collation_list", "function_list", "module_list",
-        "pragma_list", "database_list", "compile_options", "data_version", "user_version",
+        "pragma_list", "database_list", "compile_options", "data_version", "user_version", "defer_foreign_keys",
     ]
 
     /// Pragmas a SQL migration may read (`PRAGMA foreign_keys`, no argument) but not set.
     static let readOnlyPragmas: Set<String> = [
-        "foreign_keys", "recursive_triggers", "ignore_check_constraints", "defer_foreign_keys", "query_only", "synchronous",
+        "foreign_keys", "recursive_triggers", "ignore_check_constraints", "query_only", "synchronous",
         "journal_mode", "locking_mode", "page_size", "page_count", "freelist_count", "max_page_count", "encoding", "auto_vacuum",
         "cache_size", "schema_version", "application_id", "trusted_schema", "cell_size_check", "automatic_index", "busy_timeout",
         "temp_store", "secure_delete", "legacy_alter_table", "reverse_unordered_selects", "mmap_size", "cache_spill",
@@ -146,7 +150,7 @@ struct SQLScript {
             for statement in script.statements where !plainKeywords.contains(statement.keyword) {
                 if let what = scratch.refusal(statement) {
                     let why = what.hasPrefix("PRAGMA ")
-                        ? "it changes how later statements run or the connection itself, for the whole run (a SQL migration may read pragmas, run the schema ones such as table_info, and set user_version)"
+                        ? "it changes how later statements run or the connection itself, for the whole run (a SQL migration may read pragmas, run the schema ones such as table_info, and set user_version and defer_foreign_keys)"
                         : "all pending migrations run in one transaction that seedkit opens and commits (transaction control, ATTACH/DETACH and VACUUM are refused)"
                     problems.append(Diagnostic(file: migration.file, line: statement.line, column: statement.column, code: .configuration, message:
                         "\(what) is not allowed in a SQL migration: \(why); remove it; nothing was written"))
@@ -245,8 +249,11 @@ struct SQLScript {
     struct Changes {
         var total = 0
         var byTable: [String: (inserted: Int, updated: Int, deleted: Int)] = [:]
-        /// The rows deleted, in order: table and key (the spec's key columns, else the primary key, else rowid).
+        /// The rows deleted, in order: table and key (the spec's key columns, else the primary key,
+        /// else rowid); the first `listing` of them when the run lists a sample.
         var deletedRows: [(table: String, key: [RowEvent.KeyValue])] = []
+        /// Rows deleted beyond ``deletedRows``.
+        var unlistedDeletes = 0
 
         /// One `.sql` event per table changed, in name order (`2 inserted, 1 updated`), then one
         /// `deleted` event per row deleted, with its key.
@@ -270,8 +277,10 @@ struct SQLScript {
     /// cascades to, a trigger — fails the run, naming the row: a user's row is never deleted as a
     /// side effect (docs/conflicts-and-triggers.md).
     ///
-    /// - parameter keys: the key columns of each table (the run's specs), by SQL table name.
-    func run(in db: Database, file: String, keys: @escaping (String) -> [String]? = { _ in nil }) throws -> Changes {
+    /// - parameters:
+    ///   - keys: the key columns of each table (the run's specs), by SQL table name.
+    ///   - listing: how many deleted rows to list by key (nil: all); the others are counted.
+    func run(in db: Database, file: String, keys: @escaping (String) -> [String]? = { _ in nil }, listing: Int? = nil) throws -> Changes {
         let recursive = try Bool.fetchOne(db, sql: "PRAGMA recursive_triggers") ?? false
         try db.execute(sql: "PRAGMA recursive_triggers = ON")
         let counter = try RowCounter(db, keys: keys)
@@ -296,10 +305,11 @@ struct SQLScript {
             }
             if reshapes { try counter.install() }
             if statement.verb != "DELETE", try counter.deletedCount() > deletedBefore {
-                let rows = try counter.deletedRows(after: deletedBefore)
+                let rows = try counter.deletedRows(after: deletedBefore, limit: 3)
+                let count = try counter.deletedCount() - deletedBefore
                 let shown = rows.prefix(3).map { row in "\(row.table) \(row.key.map { $0.value.sqlLiteral }.joined(separator: ", "))" }.joined(separator: "; ")
                 throw SeedError(.invalidData, file: file, line: statement.line, column: statement.column,
-                                "this \(statement.verb) deleted \(rows.count) row\(rows.count == 1 ? "" : "s") the store held (\(shown)\(rows.count > 3 ? "; …" : "")): a REPLACE conflict (INSERT OR REPLACE, REPLACE INTO, an ON CONFLICT REPLACE clause), what it cascades to, or a trigger; a SQL migration may delete rows only with DELETE, so that a row the user holds or edited is never lost as a side effect. Write the change as an upsert (INSERT … ON CONFLICT (…) DO UPDATE), or as a data migration whose `from` keeps the user's edits; nothing was written")
+                                "this \(statement.verb) deleted \(count) row\(count == 1 ? "" : "s") the store held (\(shown)\(count > 3 ? "; …" : "")): a REPLACE conflict (INSERT OR REPLACE, REPLACE INTO, an ON CONFLICT REPLACE clause), what it cascades to, or a trigger; a SQL migration may delete rows only with DELETE, so that a row the user holds or edited is never lost as a side effect. Write the change as an upsert (INSERT … ON CONFLICT (…) DO UPDATE), or as a data migration whose `from` keeps the user's edits; nothing was written")
             }
         }
         let attached = try String.fetchAll(db, sql: "SELECT name FROM pragma_database_list WHERE name NOT IN ('main', 'temp')")
@@ -310,7 +320,8 @@ struct SQLScript {
         var changes = Changes()
         changes.byTable = try counter.counts()
         changes.total = changes.byTable.values.reduce(0) { $0 + $1.inserted + $1.updated + $1.deleted }
-        changes.deletedRows = try counter.deletedRows(after: 0)
+        changes.deletedRows = try counter.deletedRows(after: 0, limit: listing)
+        changes.unlistedDeletes = try counter.deletedCount() - changes.deletedRows.count
         return changes
     }
 
@@ -374,9 +385,9 @@ struct SQLScript {
             try Int.fetchOne(db, sql: "SELECT count(*) FROM temp.\(Self.prefix)deleted") ?? 0
         }
 
-        /// The rows deleted after the first `skip` ones, with their keys.
-        func deletedRows(after skip: Int) throws -> [(table: String, key: [RowEvent.KeyValue])] {
-            try Row.fetchAll(db, sql: "SELECT tbl, columns, k0, k1, k2, k3 FROM temp.\(Self.prefix)deleted ORDER BY seq LIMIT -1 OFFSET ?", arguments: [skip]).map { row in
+        /// The rows deleted after the first `skip` ones, at most `limit` (nil: all), with their keys.
+        func deletedRows(after skip: Int, limit: Int?) throws -> [(table: String, key: [RowEvent.KeyValue])] {
+            try Row.fetchAll(db, sql: "SELECT tbl, columns, k0, k1, k2, k3 FROM temp.\(Self.prefix)deleted ORDER BY seq LIMIT ? OFFSET ?", arguments: [limit ?? -1, skip]).map { row in
                 let columns = (row[1] as String? ?? "").split(separator: "\u{1F}", omittingEmptySubsequences: false).map(String.init)
                 let key = columns.enumerated().map { index, column in
                     RowEvent.KeyValue(column: column, value: SQLValue.fromDatabaseValue(row[index + 2] as DatabaseValue) ?? .null)

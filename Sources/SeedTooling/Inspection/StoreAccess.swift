@@ -162,6 +162,15 @@ public enum StoreAccess {
 
     /// The store must be a regular file, read through its links: a link's own size or kind says
     /// nothing about the store (docs/reference.md).
+    /// A FIFO, /dev/stdin fed by a pipe, a terminal, a socket: opening it would block, or SQLite
+    /// would read what it can't seek. Nothing there, a folder or a regular file pass.
+    ///
+    /// - throws: ``SeedError`` (configuration) naming what the path is.
+    public static func refuseSpecialFile(_ path: String) throws(SeedError) {
+        guard let kind = FileFacts.kind(path), kind != .regular, kind != .directory else { return }
+        throw SeedError(.configuration, file: path, "this is \(kind.described), not a store file: seedkit reads and migrates stores only in regular files (copy the store to a file first)")
+    }
+
     ///
     /// - throws: ``SeedError``: configuration when there is no file or it is not a regular file, refused when it is empty.
     public static func requireFile(_ path: String) throws(SeedError) {
@@ -171,10 +180,7 @@ public enum StoreAccess {
         if kind == .directory {
             throw SeedError(.configuration, file: path, "this is a folder, not a store: name the store file in it")
         }
-        // A FIFO, /dev/stdin, a terminal: SQLite would block reading it, or read what it can't seek.
-        if kind != .regular {
-            throw SeedError(.configuration, file: path, "this is \(kind.described), not a store file: seedkit reads and migrates stores only in regular files (copy the store to a file first)")
-        }
+        try refuseSpecialFile(path)
         // SQLite would read an empty file as an empty database (and a write would make it one):
         // a store the app or a build wrote always has at least its 100-byte header.
         if let size = FileFacts.size(path), size == 0 {

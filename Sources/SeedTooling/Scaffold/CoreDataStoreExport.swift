@@ -71,7 +71,7 @@ struct CoreDataStoreExport {
                         let target = Int64.fromDatabaseValue(value)
                         // A to-one relationship's column holds the target's Z_PK: anything else is not Core Data's.
                         if target == nil && !value.isNull {
-                            throw SeedCatalog.foreign("\(stored) of an \(entity.name) row holds \(value), not the Z_PK Core Data writes there", writer: "Core Data")
+                            throw SeedCatalog.foreign("\(stored) of an \(entity.name) row holds \(value), not the primary key of a row Core Data writes there", writer: "Core Data")
                         }
                         fields.append(Self.csvField(try reference(target, to: relationship.destination, db: db, positions: positions, from: entity.name)))
                     } else {
