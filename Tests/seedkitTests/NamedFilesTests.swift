@@ -153,3 +153,35 @@ import Testing
         #expect(threadErrors > 0, "no limit in the range starved the reading thread: widen the range")
     }
 }
+
+/// Every file seedkit reads is a regular file: a FIFO where a manifest, schema, fixture or
+/// migration belongs is named for what it is, never waited on (issue 34).
+@Suite struct SpecialFileInputsTests {
+    @Test(arguments: [
+        (["build"], "seeds/data/books.csv", "a fixture"),
+        (["build"], "seeds/schema.sql", "the schema"),
+        (["verify", "user.sqlite", "--manifest", "other.yml"], "other.yml", "the manifest"),
+        (["status", "user.sqlite"], "migrations/0002-next.sql", "a migration"),
+    ])
+    func aFIFOInputIsRefusedNotWaitedOn(command: [String], path: String, what: String) throws {
+        let project = try TemporaryProject.withUserStore()
+        if project.exists(path) { try project.remove(path) }
+        #expect(mkfifo(project.path(path), 0o600) == 0)
+        let started = Date()
+        let result = try runSeedkit(command, in: project.root)
+        #expect(Date().timeIntervalSince(started) < 20, "no hang: \(result)")
+        #expect(result.status == 2, "\(command): \(result)")
+        #expect(result.stderr.contains("\(path): error: this is a FIFO (named pipe), not a file: seedkit reads \(what) only from a regular file"), "\(command): \(result)")
+    }
+
+    @Test func aLinkThatLeadsNowhereIsSaid() throws {
+        let project = try TemporaryProject.withUserStore()
+        try FileManager.default.createSymbolicLink(atPath: project.path("loop.sqlite"), withDestinationPath: "loop.sqlite")
+        try FileManager.default.createSymbolicLink(atPath: project.path("gone.sqlite"), withDestinationPath: "missing.sqlite")
+        for store in ["loop.sqlite", "gone.sqlite"] {
+            let result = try project.seedkit("inspect", store)
+            #expect(result.status == 2, "\(result)")
+            #expect(result.stderr == "\(store): error: a symbolic link that leads to no file (dangling, or a loop): no store here [2100]\n", "\(result)")
+        }
+    }
+}

@@ -28,6 +28,22 @@ package enum FileFacts {
         return Int(info.st_size)
     }
 
+    /// Refuses, as a configuration error, a path that names something other than a regular file or
+    /// a folder (a FIFO, a device, a socket): reading it would block, or read what is not a file.
+    /// Nothing there passes (the caller says what is missing, as it always did).
+    ///
+    /// - parameter what: what seedkit reads there, for the message (`the fixture`, `the manifest`).
+    package static func refuseSpecial(_ path: String, shown: String, what: String) throws(SeedError) {
+        guard let kind = kind(path), kind != .regular, kind != .directory else { return }
+        throw SeedError(.configuration, file: shown, "this is \(kind.described), not a file: seedkit reads \(what) only from a regular file")
+    }
+
+    /// Whether `path` is a symbolic link that leads to no file (dangling, or a loop).
+    package static func isBrokenLink(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFLNK && kind(path) == nil
+    }
+
     /// The kind of the file `path` names through its links; nil when there is none.
     package static func kind(_ path: String) -> Kind? {
         var info = stat()

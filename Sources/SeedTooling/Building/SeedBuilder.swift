@@ -188,6 +188,7 @@ public struct SeedBuilder: Sendable {
             guard FileManager.default.fileExists(atPath: schema.path) else {
                 throw SeedError(.configuration, file: shown, "the schema file does not exist (manifest: \(manifest.path))")
             }
+            try FileFacts.refuseSpecial(schema.path, shown: shown, what: "the schema")
             guard let data = FileManager.default.contents(atPath: schema.path), let sql = String(data: data, encoding: .utf8) else {
                 throw SeedError(.configuration, file: shown, "cannot read the schema file (not readable, or not UTF-8)")
             }

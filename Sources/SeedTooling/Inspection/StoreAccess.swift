@@ -175,6 +175,9 @@ public enum StoreAccess {
     /// - throws: ``SeedError``: configuration when there is no file or it is not a regular file, refused when it is empty.
     public static func requireFile(_ path: String) throws(SeedError) {
         guard let kind = FileFacts.kind(path) else {
+            if FileFacts.isBrokenLink(path) {
+                throw SeedError(.configuration, file: path, "a symbolic link that leads to no file (dangling, or a loop): no store here")
+            }
             throw SeedError(.configuration, file: path, "no store here (seedkit never creates one: build a seed with `seedkit build`)")
         }
         if kind == .directory {

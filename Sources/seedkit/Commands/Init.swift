@@ -102,6 +102,7 @@ extension SeedTool {
 
         /// The template's bytes, once it is known to be a Core Data store with nothing left in a `-wal`.
         private static func readTemplate(_ path: String) throws(SeedError) -> Data {
+            try FileFacts.refuseSpecial(path, shown: path, what: "the template")
             guard let data = FileManager.default.contents(atPath: path) else {
                 throw SeedError(.configuration, file: path, "cannot read the template (--template names the empty store your app creates); nothing was written")
             }
