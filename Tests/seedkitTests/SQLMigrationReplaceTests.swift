@@ -47,6 +47,18 @@ import Testing
         #expect(try store.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM reviews") } == 1)
     }
 
+    /// DROP TABLE, foreign keys on, deletes the table's rows first, and ON DELETE CASCADE takes the
+    /// rows that refer to them: the user's review would go unreported.
+    @Test func droppingATableWhoseRowsOthersReferToFailsNamingTheCascadedRows() throws {
+        let project = try editedStore()
+        try project.write("migrations/0002-drop.sql", "CREATE TABLE archive (title TEXT);\nDROP TABLE books;\n")
+        let before = project.sha256("user.sqlite")
+        let result = try project.seedkit("migrate", "user.sqlite")
+        #expect(result.status == 1, "\(result)")
+        #expect(result.stderr.contains("migrations/0002-drop.sql:2:1: error: this DROP deleted 1 row the store held (reviews 1)"), "\(result)")
+        #expect(project.sha256("user.sqlite") == before)
+    }
+
     @Test func explicitDeletesAndTheirCascadesAreCountedAndReportedByKey() throws {
         let project = try editedStore()
         try project.write("migrations/0002-drop-first.sql", "DELETE FROM books WHERE title = 'The first book';\n")
