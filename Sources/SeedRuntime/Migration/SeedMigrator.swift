@@ -511,7 +511,9 @@ extension SeedMigrator {
             // (a fifth of its time on a 90 MB store). The migration holds the write lock, so no
             // SQLite writer can shrink the file while it is mapped.
             configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA mmap_size = \(Self.mappedBytes)") }
-            DispatchQueue.global().async { [self, configuration] in
+            // A thread of its own, whose failure to start is an error: a libdispatch block that never
+            // ran would leave refuseDamage(_:failure:) waiting forever with the write lock held.
+            try DetachedThread.start("check the store for damage") { [self, configuration] in
                 defer { done.signal() }
                 guard let reader = try? DatabaseQueue(path: path, configuration: configuration) else { return }
                 sound = (try? reader.read { db in try SeedMigrator.quickCheck(db, limit: 5) }) == ["ok"]
