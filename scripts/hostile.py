@@ -493,6 +493,7 @@ def check_issue34(seedkit, case, work, seed, fail):
     probe_pragma(seedkit, r, work, seed, fail)
     probe_replace(seedkit, r, work, seed, titles, case, fail)
     probe_untrusted(seedkit, r, work, seed, fail)
+    probe_untrusted_trigger(seedkit, r, work, seed, fail)
     probe_links_and_flags(seedkit, r, work, seed, fail)
     probe_limits(seedkit, r, work, seed, fail)
 
@@ -597,6 +598,30 @@ def probe_untrusted(seedkit, r, work, seed, fail):
         fail(f"untrusted store ({'endless view' if endless else 'pragma_table_list view'}) via {' '.join(command)}: exit {p.returncode}: {p.stderr.strip()[:300]}")
     if open(user, "rb").read() != before:
         fail("reading an untrusted store changed it")
+
+
+def probe_untrusted_trigger(seedkit, r, work, seed, fail):
+    """An untrusted trigger that reads what trusted_schema off forbids, fired by a migration's
+    write (a .sql step or a data migration): the store is refused (exit 3), its bytes unchanged."""
+    sql = r.random() < 0.5
+    folder = probe_folder(work, "i34-trigger", seed, "INSERT INTO categories (name) VALUES ('Trig');\n" if sql else None)
+    if not sql:
+        open(os.path.join(folder, "migrations", "0001-trig.yml"), "w").write("insert:\n  categories:\n    - { name: Trig }\n")
+    user = os.path.join(folder, "user.sqlite")
+    db = sqlite3.connect(user)
+    try:
+        db.execute("CREATE TABLE spy (n TEXT)")
+        db.execute("CREATE TRIGGER snoop AFTER INSERT ON categories BEGIN INSERT INTO spy SELECT name FROM pragma_table_list; END")
+        db.commit()
+    finally:
+        db.close()
+    before = open(user, "rb").read()
+    status, out, err = run(seedkit, ["migrate", "user.sqlite"], folder)
+    tally(f"i34 untrusted trigger ({'sql' if sql else 'data'}) exit {status}")
+    if status != 3 or "trusted_schema off" not in err:
+        fail(f"an untrusted trigger fired by a {'.sql' if sql else 'data'} migration: exit {status}, expected 3: {err.strip()[:300]}")
+    if open(user, "rb").read() != before:
+        fail("a migration refused for an untrusted trigger changed the store")
 
 
 def probe_links_and_flags(seedkit, r, work, seed, fail):

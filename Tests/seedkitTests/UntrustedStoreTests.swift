@@ -55,6 +55,27 @@ import Testing
         #expect(result.stderr.contains("trusted_schema off"), "\(result)")
     }
 
+    /// A trigger of the store that reads what SQLite lets only trusted schemas read, fired by a
+    /// migration's write (a .sql step or a data migration), makes the store refused, unchanged.
+    @Test(arguments: [("0002-trig.sql", "INSERT INTO categories (name) VALUES ('Trig');\n"), ("0002-trig.yml", "insert:\n  categories:\n    - { name: Trig }\n")])
+    func anUntrustedTriggerIsNotRunByAMigration(file: String, migration: String) throws {
+        let project = try TemporaryProject.withUserStore()
+        let store = try project.database("user.sqlite")
+        try store.write { db in
+            try db.execute(sql: """
+                CREATE TABLE spy (n TEXT);
+                CREATE TRIGGER snoop AFTER INSERT ON categories BEGIN INSERT INTO spy SELECT name FROM pragma_table_list; END;
+                """)
+        }
+        try store.close()
+        try project.write("migrations/\(file)", migration)
+        let before = project.sha256("user.sqlite")
+        let result = try project.seedkit("migrate", "user.sqlite")
+        #expect(result.status == 3, "\(result)")
+        #expect(result.stderr.contains("user.sqlite: error: the store's schema uses what SQLite allows only in stores it trusts (unsafe use of virtual table \"pragma_table_list\")"), "\(result)")
+        #expect(project.sha256("user.sqlite") == before)
+    }
+
     @Test func verifyEvaluatesCheckConstraintsAndSaysWhichCheckItRan() throws {
         let project = try TemporaryProject()
         try project.write("seeds/schema.sql", BookStore.schema.replacingOccurrences(of: "price REAL NOT NULL,", with: "price REAL NOT NULL CHECK (price >= 0),"))

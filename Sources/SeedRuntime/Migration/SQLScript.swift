@@ -297,6 +297,9 @@ struct SQLScript {
             let deletedBefore = try counter.deletedCount()
             do {
                 try db.execute(sql: statement.text)
+            } catch let error as DatabaseError where (error.message ?? "").hasPrefix("unsafe use of") {
+                // The store's trigger or view needs trusted_schema: the store is refused, as for any write.
+                throw SeedError(databaseError: error)
             } catch let error as DatabaseError where !error.isStoreFailure {
                 throw SeedError(.invalidData, file: file, line: statement.line, column: statement.column,
                                 "SQL migration failed: \(error.message ?? "\(error)"); nothing was written")
