@@ -286,6 +286,7 @@ struct SQLScript {
         let counter = try RowCounter(db, keys: keys)
         defer {
             counter.remove()
+            counter.dropTables()
             if !recursive { try? db.execute(sql: "PRAGMA recursive_triggers = OFF") }
         }
         for statement in statements {
@@ -384,6 +385,11 @@ struct SQLScript {
         func remove() {
             let names = (try? String.fetchAll(db, sql: "SELECT name FROM sqlite_temp_master WHERE type = 'trigger' AND name LIKE '\\_seedkit\\_sql\\_%' ESCAPE '\\'")) ?? []
             for name in names { try? db.execute(sql: "DROP TRIGGER temp.\(name.quotedDatabaseIdentifier)") }
+        }
+
+        /// Drops the counting tables: an app's connection keeps nothing of the step.
+        func dropTables() {
+            try? db.execute(sql: "DROP TABLE IF EXISTS temp.\(Self.prefix)counts; DROP TABLE IF EXISTS temp.\(Self.prefix)deleted")
         }
 
         func deletedCount() throws -> Int {

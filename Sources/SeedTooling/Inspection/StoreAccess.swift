@@ -160,10 +160,9 @@ public enum StoreAccess {
         return header.count == 20 && header.starts(with: Array("SQLite format 3\0".utf8)) && header[18] == 2
     }
 
-    /// The store must be a regular file, read through its links: a link's own size or kind says
-    /// nothing about the store (docs/reference.md).
-    /// A FIFO, /dev/stdin fed by a pipe, a terminal, a socket: opening it would block, or SQLite
-    /// would read what it can't seek. Nothing there, a folder or a regular file pass.
+    /// Refuses a store path that names a FIFO, `/dev/stdin` fed by a pipe, a terminal or a socket:
+    /// opening it would block, or SQLite would read what it can't seek. Nothing there, a folder or
+    /// a regular file pass (the open says what is wrong with those).
     ///
     /// - throws: ``SeedError`` (configuration) naming what the path is.
     public static func refuseSpecialFile(_ path: String) throws(SeedError) {
@@ -171,6 +170,8 @@ public enum StoreAccess {
         throw SeedError(.configuration, file: path, "this is \(kind.described), not a store file: seedkit reads and migrates stores only in regular files (copy the store to a file first)")
     }
 
+    /// Requires a store file: a regular file, read through its links (a link's own size or kind
+    /// says nothing about the store; docs/reference.md), and not empty.
     ///
     /// - throws: ``SeedError``: configuration when there is no file or it is not a regular file, refused when it is empty.
     public static func requireFile(_ path: String) throws(SeedError) {
