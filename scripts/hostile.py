@@ -23,6 +23,18 @@ The audit, after each run:
            migration makes of a pristine copy; check-upgrade passes exactly when a fresh build of
            them can succeed, and leaves the shipped seed's bytes and folder as they were.
 
+  issue 34 each case also probes, from its own stream (seed:case:34): a `.sql` migration's
+           pragma (every one that sets something but user_version refused, exit 2, the store's
+           bytes unchanged; the allowed ones run); a `.sql` write (INSERT [OR REPLACE], REPLACE,
+           UPDATE [OR REPLACE], upserts, DELETE) over a row the user edited, against what
+           SQLite's own triggers count in Python: a statement other than DELETE that deletes a
+           row fails (exit 1, unchanged), otherwise the report's counts and deleted rows are
+           SQLite's; an untrusted view (recursing forever, or needing trusted_schema) read by
+           inspect ends with exit 3 in bounded time; a symlink to an empty file is refused, one
+           to the store is read as its target; a named --manifest that is not there is exit 2;
+           `ulimit -n` below 32 is exit 4 with nothing written; under a random `ulimit -v` the run
+           ends on its own or on SIGINT, and its migration is applied whole or not at all.
+
 Usage: hostile.py SEEDKIT [--cases N] [--seed S] [--case K] [--keep DIR] [--verbose] [--jobs J]
   Cases are numbered from the seed: `--seed 22 --case 137` replays case 137 alone.
   `make test-slow` (CI) runs 100 cases (HOSTILE_CASES); release time runs 600+:
@@ -38,6 +50,7 @@ CATEGORIES = ["Fiction", "Biography"]
 
 class Case:
     def __init__(self, seed, number):
+        self.seed = seed
         self.number = number
         r = random.Random(f"{seed}:{number}")
         self.r = r
@@ -270,6 +283,7 @@ def check_case(seedkit, case, work, failures):
         return
 
     check_upgrade(seedkit, case, work, seed, fail)
+    check_issue34(seedkit, case, work, seed, fail)
 
     # -- the user's store --
     user = os.path.join(work, "user.sqlite")
@@ -417,6 +431,249 @@ def check_upgrade(seedkit, case, work, seed, fail):
     leftovers = sorted(f for f in os.listdir(os.path.join(release, "seeds", "releases")) if f != "1.0.sqlite")
     if leftovers:
         fail(f"check-upgrade left files beside the shipped seed: {leftovers}")
+
+
+# -- issue 34: connections, files and flags that cannot be turned against the store -------------
+# Each case also runs one probe of each class below, drawn from its own stream (seed:case:34), so
+# the cases above stay what they were. The audits use Python's sqlite3 and the file system.
+
+REFUSED_PRAGMAS = ["ignore_check_constraints = ON", "foreign_keys = OFF", "recursive_triggers = OFF",
+                   "query_only = 1", "synchronous = OFF", "max_page_count = 1", "writable_schema = ON", "journal_mode = MEMORY",
+                   "cache_size = 1", "trusted_schema = ON", "case_sensitive_like = ON", "optimize", "shrink_memory"]
+ALLOWED_PRAGMAS = ["user_version = 7", "table_info(books)", "foreign_keys", "index_list(books)", "foreign_key_check", "quick_check", "defer_foreign_keys = ON"]
+
+
+def probe_folder(work, name, seed, migration_sql=None):
+    """A copy of the case's project in work/NAME: its seeds, `user.sqlite` (the seed), and a
+    `.sql` migration 0001 when given."""
+    folder = os.path.join(work, name)
+    shutil.copytree(os.path.join(work, "seeds"), os.path.join(folder, "seeds"))
+    os.makedirs(os.path.join(folder, "migrations"))
+    if migration_sql is not None:
+        open(os.path.join(folder, "migrations", "0001-step.sql"), "w").write(migration_sql)
+    shutil.copyfile(seed, os.path.join(folder, "user.sqlite"))
+    return folder
+
+
+def sql_oracle(path, sql):
+    """What SQLite does with `sql` on a copy of `path`, counted by its own triggers (recursive
+    triggers on, so REPLACE's deletes fire them): (ok, counts by table, deletes by statement kind)."""
+    copy = path + ".oracle"
+    shutil.copyfile(path, copy)
+    db = sqlite3.connect(copy, isolation_level=None)
+    try:
+        db.execute("PRAGMA foreign_keys = ON")
+        db.execute("PRAGMA recursive_triggers = ON")
+        db.execute("CREATE TEMP TABLE counts (tbl TEXT, kind TEXT)")
+        tables = [t for (t,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite%' AND name NOT LIKE '\\_seedkit\\_%' ESCAPE '\\'")]
+        for t in tables:
+            for kind in ("INSERT", "UPDATE", "DELETE"):
+                db.execute(f"CREATE TEMP TRIGGER o_{kind}_{t} AFTER {kind} ON main.\"{t}\" BEGIN INSERT INTO counts VALUES ('{t}', '{kind}'); END")
+        db.execute("BEGIN")
+        try:
+            db.execute(sql)
+        except sqlite3.DatabaseError:
+            if db.in_transaction:  # ON CONFLICT ROLLBACK has ended it already
+                db.execute("ROLLBACK")
+            return False, {}, 0
+        counts = {}
+        for t, kind in db.execute("SELECT tbl, kind FROM counts"):
+            counts.setdefault(t, {"INSERT": 0, "UPDATE": 0, "DELETE": 0})[kind] += 1
+        db.execute("ROLLBACK")
+        deletes = sum(c["DELETE"] for c in counts.values())
+        return True, counts, deletes
+    finally:
+        db.close()
+        os.remove(copy)
+
+
+def check_issue34(seedkit, case, work, seed, fail):
+    r = random.Random(f"{case.seed}:{case.number}:34")
+    titles = [b["title"] for b in case.fixtures]
+    probe_pragma(seedkit, r, work, seed, fail)
+    probe_replace(seedkit, r, work, seed, titles, case, fail)
+    probe_untrusted(seedkit, r, work, seed, fail)
+    probe_untrusted_trigger(seedkit, r, work, seed, fail)
+    probe_links_and_flags(seedkit, r, work, seed, fail)
+    probe_limits(seedkit, r, work, seed, fail)
+
+
+def probe_pragma(seedkit, r, work, seed, fail):
+    """A `.sql` migration's pragma: one that sets anything but user_version is refused before
+    anything runs (exit 2, the store's bytes as they were); the allowed ones run."""
+    refused = r.random() < 0.7
+    pragma = r.choice(REFUSED_PRAGMAS if refused else ALLOWED_PRAGMAS)
+    folder = probe_folder(work, "i34-pragma", seed, f"INSERT INTO categories (name) VALUES ('Pragma');\nPRAGMA {pragma};\n")
+    user = os.path.join(folder, "user.sqlite")
+    before = open(user, "rb").read()
+    status, out, err = run(seedkit, ["migrate", "user.sqlite"], folder)
+    tally(f"i34 pragma {'refused' if refused else 'allowed'} exit {status}")
+    if refused:
+        if status != 2 or f"PRAGMA {pragma.split(' ')[0]} is not allowed in a SQL migration" not in err:
+            fail(f"PRAGMA {pragma} in a .sql migration: exit {status}, expected 2 naming it: {err.strip()[:300]}")
+        if open(user, "rb").read() != before:
+            fail(f"PRAGMA {pragma} was refused and the store changed")
+    elif status != 0:
+        fail(f"PRAGMA {pragma} (allowed) in a .sql migration: exit {status}: {err.strip()[:300]}")
+
+
+def probe_replace(seedkit, r, work, seed, titles, case, fail):
+    """A `.sql` statement that writes books: counts are SQLite's (its triggers' in Python), and a
+    statement other than DELETE that deletes a row the store held fails the run, store unchanged."""
+    title = r.choice(titles + ["Fresh"]) if titles else "Fresh"
+    isbn = r.choice(ISBNS[:-1] + ["999"])
+    values = f"('{title}', {r.choice([5, 12, 150])}, (SELECT id FROM categories WHERE name = 'Fiction'), '{isbn}')"
+    statement = r.choice([
+        f"INSERT OR REPLACE INTO books (title, price, category_id, isbn) VALUES {values}",
+        f"REPLACE INTO books (title, price, category_id, isbn) VALUES {values}",
+        f"INSERT INTO books (title, price, category_id, isbn) VALUES {values} ON CONFLICT DO NOTHING",
+        f"INSERT INTO books (title, price, category_id, isbn) VALUES {values}",
+        f"UPDATE OR REPLACE books SET isbn = '{isbn}' WHERE title = '{title}'",
+        f"UPDATE books SET price = price + 1",
+        f"DELETE FROM books WHERE title = '{title}'",
+    ])
+    folder = probe_folder(work, "i34-replace", seed, statement + ";\n")
+    user = os.path.join(folder, "user.sqlite")
+    # The user edits a row first: that is the row a REPLACE must not take away unseen.
+    db = sqlite3.connect(user)
+    try:
+        if titles:
+            try:
+                db.execute("UPDATE OR ABORT books SET price = price + 1 WHERE title = ?", (r.choice(titles),))
+            except sqlite3.DatabaseError:
+                pass
+        db.commit()
+    finally:
+        db.close()
+    ok, counts, deletes = sql_oracle(user, statement)
+    side_deletes = deletes if not statement.startswith("DELETE") else 0
+    before = open(user, "rb").read()
+    status, out, err = run(seedkit, ["migrate", "user.sqlite", "--format", "json"], folder)
+    kind = statement.split(" ")[0] + (" OR REPLACE" if " OR REPLACE" in statement else "")
+    tally(f"i34 sql {kind} exit {status}")
+    if not ok or side_deletes:
+        if status != 1:
+            fail(f".sql `{statement}`: SQLite {'fails it' if not ok else f'deletes {side_deletes} rows as a side effect'}; migrate exit {status}, expected 1: {(err.strip() or out.strip())[:300]}")
+        if ok and "a SQL migration may delete rows only with DELETE" not in err + out:  # --format json: on stdout
+            fail(f".sql `{statement}`: the side-effect delete is not named: {(err.strip() or out.strip())[:300]}")
+        if open(user, "rb").read() != before:
+            fail(f".sql `{statement}` failed and the store changed")
+        return
+    if status != 0:
+        fail(f".sql `{statement}`: SQLite runs it, migrate exit {status}: {err.strip()[:300]}")
+        return
+    report = json.loads(out)
+    events = [e for m in report["migrations"] for e in m["events"]]
+    reported = {e["table"]: e["detail"] for e in events if e["kind"] == "sql"}
+    for table, c in counts.items():
+        parts = [f"{c[k]} {w}" for k, w in (("INSERT", "inserted"), ("UPDATE", "updated"), ("DELETE", "deleted")) if c[k]]
+        if parts and reported.get(table) != ", ".join(parts):
+            fail(f".sql `{statement}`: SQLite changed {table}: {', '.join(parts)}; migrate reported {reported.get(table)!r}")
+    deleted = [e for e in events if e["kind"] == "deleted"]
+    if len(deleted) != deletes:
+        fail(f".sql `{statement}`: SQLite deleted {deletes} rows, migrate named {len(deleted)}")
+
+
+def probe_untrusted(seedkit, r, work, seed, fail):
+    """An untrusted store: a view that recurses forever, or one that needs trusted_schema, read
+    by inspect or verify, ends with a clear error (exit 3) in bounded time, the store unchanged."""
+    folder = probe_folder(work, "i34-untrusted", seed)
+    user = os.path.join(folder, "user.sqlite")
+    endless = r.random() < 0.6
+    db = sqlite3.connect(user)
+    try:
+        if endless:
+            db.execute("CREATE VIEW endless AS WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT i AS id, 'x' || i AS title FROM n")
+        else:
+            db.execute("CREATE VIEW endless AS SELECT name AS title FROM pragma_table_list")
+        db.commit()
+    finally:
+        db.close()
+    before = open(user, "rb").read()
+    command = r.choice([["inspect", "user.sqlite", "endless", "--limit", "3"], ["inspect", "user.sqlite", "endless", "--format", "json"]])
+    p = subprocess.run([seedkit] + command, cwd=folder, capture_output=True, text=True, timeout=60, env={**os.environ, "SEEDKIT_READ_LIMIT": "1"})
+    tally(f"i34 untrusted {'endless view' if endless else 'untrusted function'} exit {p.returncode}")
+    expected = "reading the store was stopped" if endless else "trusted_schema off"
+    if p.returncode != 3 or expected not in p.stderr:
+        fail(f"untrusted store ({'endless view' if endless else 'pragma_table_list view'}) via {' '.join(command)}: exit {p.returncode}: {p.stderr.strip()[:300]}")
+    if open(user, "rb").read() != before:
+        fail("reading an untrusted store changed it")
+
+
+def probe_untrusted_trigger(seedkit, r, work, seed, fail):
+    """An untrusted trigger that reads what trusted_schema off forbids, fired by a migration's
+    write (a .sql step or a data migration): the store is refused (exit 3), its bytes unchanged."""
+    sql = r.random() < 0.5
+    folder = probe_folder(work, "i34-trigger", seed, "INSERT INTO categories (name) VALUES ('Trig');\n" if sql else None)
+    if not sql:
+        open(os.path.join(folder, "migrations", "0001-trig.yml"), "w").write("insert:\n  categories:\n    - { name: Trig }\n")
+    user = os.path.join(folder, "user.sqlite")
+    db = sqlite3.connect(user)
+    try:
+        db.execute("CREATE TABLE spy (n TEXT)")
+        db.execute("CREATE TRIGGER snoop AFTER INSERT ON categories BEGIN INSERT INTO spy SELECT name FROM pragma_table_list; END")
+        db.commit()
+    finally:
+        db.close()
+    before = open(user, "rb").read()
+    status, out, err = run(seedkit, ["migrate", "user.sqlite"], folder)
+    tally(f"i34 untrusted trigger ({'sql' if sql else 'data'}) exit {status}")
+    if status != 3 or "trusted_schema off" not in err:
+        fail(f"an untrusted trigger fired by a {'.sql' if sql else 'data'} migration: exit {status}, expected 3: {err.strip()[:300]}")
+    if open(user, "rb").read() != before:
+        fail("a migration refused for an untrusted trigger changed the store")
+
+
+def probe_links_and_flags(seedkit, r, work, seed, fail):
+    """A store through a symlink is its target (an empty target refused, exit 3, left empty); a
+    named --manifest that is not there is exit 2 on any command, nothing written."""
+    folder = probe_folder(work, "i34-links", seed)
+    command = r.choice([["inspect"], ["status"], ["verify"], ["migrate"], ["migrate", "--dry-run"], ["diff", "user.sqlite"]])
+    open(os.path.join(folder, "empty.sqlite"), "w").close()
+    os.symlink("empty.sqlite", os.path.join(folder, "link.sqlite"))
+    status, out, err = run(seedkit, command + ["link.sqlite"], folder)
+    tally(f"i34 link to empty exit {status}")
+    if status != 3 or "the file is empty (0 bytes)" not in err or os.path.getsize(os.path.join(folder, "empty.sqlite")) != 0:
+        fail(f"{' '.join(command)} through a link to an empty file: exit {status}: {err.strip()[:300]}")
+    os.symlink("user.sqlite", os.path.join(folder, "good.sqlite"))
+    status, out, err = run(seedkit, ["inspect", "good.sqlite", "--format", "json"], folder)
+    if status != 0 or json.loads(out).get("bytes") != os.path.getsize(os.path.join(folder, "user.sqlite")):
+        fail(f"inspect through a link: exit {status}, size {out[:200]!r}, the target has {os.path.getsize(os.path.join(folder, 'user.sqlite'))} bytes")
+    user = os.path.join(folder, "user.sqlite")
+    before = open(user, "rb").read()
+    command = r.choice([["migrate", "user.sqlite"], ["verify", "user.sqlite"], ["status", "user.sqlite"], ["inspect", "user.sqlite", "books"], ["build"]])
+    status, out, err = run(seedkit, command + ["--manifest", "seeds/seedkit.ym"], folder)
+    tally(f"i34 missing manifest exit {status}")
+    if status != 2 or "no such manifest" not in err or out:
+        fail(f"{' '.join(command)} --manifest seeds/seedkit.ym: exit {status}, expected 2: {(err.strip() or out.strip())[:300]}")
+    if open(user, "rb").read() != before:
+        fail(f"{' '.join(command)} with a missing --manifest changed the store")
+
+
+def probe_limits(seedkit, r, work, seed, fail):
+    """Few descriptors: one clear error (exit 4), nothing written. Little memory: the run ends on
+    its own or on SIGINT, and the migration is applied whole or not at all."""
+    folder = probe_folder(work, "i34-limits", seed, "INSERT INTO categories (name) VALUES ('Limits');\n")
+    user = os.path.join(folder, "user.sqlite")
+    before = open(user, "rb").read()
+    descriptors = r.randint(4, 31)
+    p = subprocess.run(["bash", "-c", f'ulimit -n {descriptors}; exec "$0" migrate user.sqlite', seedkit], cwd=folder, capture_output=True, text=True, timeout=60)
+    tally(f"i34 ulimit -n exit {p.returncode}")
+    if p.returncode != 4 or f"ulimit -n {descriptors}" not in p.stderr or open(user, "rb").read() != before:
+        fail(f"migrate under ulimit -n {descriptors}: exit {p.returncode}: {p.stderr.strip()[:300]}")
+    kilobytes = r.randrange(120_000, 400_000, 5_000)
+    p = subprocess.run(["bash", "-c", f'ulimit -v {kilobytes}; exec timeout -s INT -k 10 20 "$0" migrate user.sqlite', seedkit], cwd=folder, capture_output=True, text=True, timeout=90)
+    tally(f"i34 ulimit -v {'ok' if p.returncode == 0 else 'failed'}")
+    if p.returncode == 137:
+        fail(f"migrate under ulimit -v {kilobytes} ignored SIGINT: {p.stderr.strip()[:300]}")
+    db = sqlite3.connect(user)
+    try:
+        applied = db.execute("SELECT count(*) FROM _seedkit_migrations WHERE number = 1").fetchone()[0]
+        limits = db.execute("SELECT count(*) FROM categories WHERE name = 'Limits'").fetchone()[0]
+    finally:
+        db.close()
+    if applied != limits or (p.returncode == 0) != (applied == 1):
+        fail(f"migrate under ulimit -v {kilobytes}: exit {p.returncode}, migration recorded {applied}, its row {limits}: not all or nothing")
 
 
 def run_case(job):

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import SeedRuntime
 
 @main
 struct SeedTool: ParsableCommand {
@@ -17,8 +18,21 @@ struct SeedTool: ParsableCommand {
     /// Runs the command; usage errors exit 2 (docs/reference.md, "Exit codes") rather than ArgumentParser's 64. Output
     /// that could not be written is an I/O failure (4): a report nobody received is not a success.
     static func main() {
+        // A reader that goes away (`seedkit migrate … | head -1`) makes writes fail with EPIPE
+        // instead of killing the process silently after a migration committed: the failed write
+        // is reported (what was done, all the same) and the exit is 4 (docs/reference.md).
+        signal(SIGPIPE, SIG_IGN)
         FileSizeLimit.prepare()
+        // Before anything opens a file: a closed stdout is refused, a closed stdin or stderr is /dev/null.
         Output.prepareStandardStreams()
+        DescriptorLimit.prepare()
+        // Signals are received on a thread of their own, started before any other; a process
+        // that can't start it (`ulimit -v` too low) says so rather than run where libdispatch
+        // would wait forever for a thread.
+        do { try SignalThread.start() } catch {
+            Output.standardError("seedkit: error: \(error.diagnostics.map(\.message).joined(separator: "; ").replacingOccurrences(of: "; nothing was written", with: "")); nothing was done [\(DiagnosticCode.ioFailure.rawValue)]\n")
+            Foundation.exit(4)
+        }
         var status: Int32
         let arguments = Array(CommandLine.arguments.dropFirst())
         do {

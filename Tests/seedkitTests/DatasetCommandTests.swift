@@ -389,7 +389,7 @@ import Testing
             + "    rules:\n      parent_id: { pattern: \"^[A-Z]{2}-[A-Z]{3}$\" }\n")
         #expect(try project.seedkit("build", "--migrations", "none").status == 0, "the fixture's parent FR-ARA passes")
         let ok = try project.seedkit("verify", "user.sqlite")
-        #expect(ok.stdout == "user.sqlite: ok (integrity, foreign keys, rules and checks)\n", "\(ok)")
+        #expect(ok.stdout == "user.sqlite: ok (integrity_check with CHECK constraints, foreign keys, rules and checks)\n", "\(ok)")
         try project.database("user.sqlite").write { db in try db.execute(sql: "UPDATE subdivisions SET parent_id = 2 WHERE code = 'NO-50'") }
         let bad = try project.seedkit("verify", "user.sqlite")
         #expect(bad.status == 1)

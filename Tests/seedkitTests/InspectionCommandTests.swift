@@ -201,7 +201,7 @@ private func builtProject() throws -> TemporaryProject {
         let project = try builtProject()
         let result = try project.seedkit("verify", "build/seed.sqlite")
         #expect(result.status == 0)
-        #expect(result.stdout == "build/seed.sqlite: ok (integrity, foreign keys, rules and checks)\n")
+        #expect(result.stdout == "build/seed.sqlite: ok (integrity_check with CHECK constraints, foreign keys, rules and checks)\n")
     }
 
     @Test func findsRuleCheckAndForeignKeyViolations() throws {

@@ -20,6 +20,19 @@ import Testing
         ("VACUUM INTO 'vacuumed.sqlite';", "VACUUM"),
         ("PRAGMA journal_mode = WAL;", "PRAGMA journal_mode"),
         ("pragma main.locking_mode=EXCLUSIVE;", "PRAGMA locking_mode"),
+        // Pragmas that change how later statements run, or the connection (issue 34).
+        ("PRAGMA ignore_check_constraints = ON;", "PRAGMA ignore_check_constraints"),
+        ("PRAGMA synchronous = OFF;", "PRAGMA synchronous"),
+        ("PRAGMA query_only = 1;", "PRAGMA query_only"),
+        ("PRAGMA max_page_count = 1;", "PRAGMA max_page_count"),
+        ("PRAGMA foreign_keys = OFF;", "PRAGMA foreign_keys"),
+        ("PRAGMA recursive_triggers = OFF;", "PRAGMA recursive_triggers"),
+        ("PRAGMA writable_schema = ON;", "PRAGMA writable_schema"),
+        ("PRAGMA trusted_schema = ON;", "PRAGMA trusted_schema"),
+        ("PRAGMA case_sensitive_like = ON;", "PRAGMA case_sensitive_like"),
+        ("PRAGMA cache_size = 1;", "PRAGMA cache_size"),
+        ("PRAGMA optimize;", "PRAGMA optimize"),
+        ("PRAGMA shrink_memory;", "PRAGMA shrink_memory"),
     ]
 
     @Test(arguments: 0..<forbidden.count)
@@ -70,6 +83,9 @@ import Testing
             INSERT INTO categories (name) VALUES ('COMMIT; ROLLBACK;');
             INSERT INTO books (title, price, category_id) VALUES ('Audited', 1, 1);
             PRAGMA user_version = 7;
+            PRAGMA table_info(books);
+            PRAGMA foreign_keys;
+            PRAGMA defer_foreign_keys = ON;
 
             """)
         let result = try project.seedkit("migrate", "user.sqlite")
@@ -93,6 +109,7 @@ import Testing
             would apply 0002-discount: SQL would change 6 rows
               sql             books: 4 updated, 1 deleted
               sql             categories: 1 inserted
+              deleted         books 'The third book'
 
             """), "\(dryRun)")
         #expect(project.sha256("user.sqlite") == before)
@@ -101,6 +118,7 @@ import Testing
             applied 0002-discount: SQL changed 6 rows
               sql             books: 4 updated, 1 deleted
               sql             categories: 1 inserted
+              deleted         books 'The third book'
 
             """), "\(result)")
         try project.write("user.sqlite", try #require(FileManager.default.contents(atPath: project.path("build/seed.sqlite"))))
@@ -108,6 +126,10 @@ import Testing
         let document = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         let sql = try #require((document["migrations"] as? [[String: Any]])?.last)
         #expect(sql["changedRows"] as? Int == 6)
-        #expect((sql["events"] as? [[String: Any]])?.map { "\($0["table"] ?? "")=\($0["detail"] ?? "")" } == ["books=4 updated, 1 deleted", "categories=1 inserted"])
+        // Counts by table, then each row the SQL deleted, by its key (issue 34).
+        let events = try #require(sql["events"] as? [[String: Any]])
+        #expect(events.map { "\($0["kind"] ?? "") \($0["table"] ?? "")=\($0["detail"] ?? "")" } == ["sql books=4 updated, 1 deleted", "sql categories=1 inserted", "deleted books="])
+        let key = "\(events.last?["key"] ?? "")"
+        #expect(key.contains("The third book"), "\(events)")
     }
 }

@@ -37,10 +37,13 @@ public enum MigrationLedger {
         guard try db.tableExists(SeedCatalog.ledgerTable) else { return [] }
         return try Row.fetchAll(
             db, sql: "SELECT number, name, checksum, applied_at, origin FROM \(SeedCatalog.ledgerTable) ORDER BY number"
-        ).map { row in
-            LedgerEntry(
-                number: row[0], name: row[1], checksum: row[2], appliedAt: row[3],
-                origin: LedgerEntry.Origin(rawValue: row[4]) ?? .applied)
+        ).map { row throws(SeedError) in
+            let table = SeedCatalog.ledgerTable
+            let origin: String = try SeedCatalog.value(row, 4, table, "origin")
+            return LedgerEntry(
+                number: try SeedCatalog.value(row, 0, table, "number"), name: try SeedCatalog.value(row, 1, table, "name"),
+                checksum: try SeedCatalog.value(row, 2, table, "checksum"), appliedAt: try SeedCatalog.optionalValue(row, 3, table, "applied_at"),
+                origin: LedgerEntry.Origin(rawValue: origin) ?? .applied)
         }
     }
 
@@ -57,7 +60,10 @@ public enum MigrationLedger {
     package static func fileDigests(_ db: Database) throws -> [Int: String] {
         guard try db.tableExists(SeedCatalog.fileDigestsTable) else { return [:] }
         let rows = try Row.fetchAll(db, sql: "SELECT number, sha256 FROM \(SeedCatalog.fileDigestsTable)")
-        return Dictionary(rows.map { (row: Row) -> (Int, String) in (row[0], row[1]) }, uniquingKeysWith: { first, _ in first })
+        let table = SeedCatalog.fileDigestsTable
+        return Dictionary(try rows.map { (row: Row) throws(SeedError) -> (Int, String) in
+            (try SeedCatalog.value(row, 0, table, "number"), try SeedCatalog.value(row, 1, table, "sha256"))
+        }, uniquingKeysWith: { first, _ in first })
     }
 
     /// Records the bytes' digest of a large JSON migration the run applied, beside its ledger row:

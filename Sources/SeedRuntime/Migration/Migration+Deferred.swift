@@ -106,7 +106,8 @@ package final class DeferredJSONMigration: @unchecked Sendable {
             return first
         }
         guard first else { return }
-        let thread = Thread { [self] in
+        // A thread that can't start reads nothing ahead: the run reads the file itself when it needs it.
+        try? DetachedThread.start("read \(file) ahead") { [self] in
             let read: Int? = bytesLock.withLock {
                 guard fileReads == 0, !aheadCancelled else { return nil }
                 _ = loadLocked()
@@ -120,7 +121,6 @@ package final class DeferredJSONMigration: @unchecked Sendable {
                 _ = check(held, ofRead: read)
             }
         }
-        thread.start()
     }
 
     /// The SHA-256 of the file's bytes (hex), once: of the bytes first read, which it is taken
@@ -216,7 +216,7 @@ package final class DeferredJSONMigration: @unchecked Sendable {
     /// before it were applied: the caller's transaction must then roll back.
     func stream(_ apply: (_ operation: DataChanges.Operation, _ index: Int) throws -> Void) throws {
         let channel = OperationChannel(capacity: Self.chunksAhead)
-        let thread = Thread { [self] in
+        try DetachedThread.start("read \(file)", stackSize: 8 << 20 /* as deep as a document may nest */) { [self] in
             // Unreadable, or not text: nothing is handed over, and the whole read below reports it.
             let (text, read) = textLock.withLock { checkedTextLocked() }
             guard case .success(let data) = text else { return channel.finish(nil) }
@@ -242,8 +242,6 @@ package final class DeferredJSONMigration: @unchecked Sendable {
             if checksum != nil { adopt(digest: digest.hexDigest, ofRead: read) }
             channel.finish(checksum)
         }
-        thread.stackSize = 8 << 20  // as deep as a document may nest
-        thread.start()
         defer {
             channel.cancel()
             channel.waitUntilFinished()

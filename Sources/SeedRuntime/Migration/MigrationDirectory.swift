@@ -90,6 +90,7 @@ public enum MigrationDirectory {
                 migrations.append(Migration(number: parts.number, name: parts.name, file: file, checksum: "", body: .changes(DataChanges(deferred: deferred))))
                 continue
             }
+            try FileFacts.refuseSpecial(url.path, shown: file, what: "a migration")
             let data: Data
             do { data = try Data(contentsOf: url) }
             catch { throw SeedError(.configuration, file: file, "cannot read: \(error.localizedDescription)") }

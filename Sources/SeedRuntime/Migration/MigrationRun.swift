@@ -78,7 +78,9 @@ struct MigrationRun {
         switch migration.body {
         case .sql(let sql):
             try flushInserts()
-            let changes = try SQLScript(sql).run(in: db, file: migration.file)
+            let runSpecs = specs
+            let changes = try SQLScript(sql).run(in: db, file: migration.file, keys: { table in runSpecs.spec(sqlTable: table)?.key },
+                                                 listing: options.eventsPerKind)
             changedRows[index] = changes.total
             // The SQL may have changed the schema (re-read it, and the catalog), or inserted rows others wait for.
             tables.removeAll()
@@ -87,7 +89,8 @@ struct MigrationRun {
             memo = try RunMemo.reading(db)
             specs = try RunSpecs.read(db, options: options, dialect: dialect)
             let events = changes.events(file: migration.file)
-            slots[index] = SlotEvents(count: events.count, indexes: Array(events.indices), events: events)
+            slots[index] = SlotEvents(count: events.count, indexes: Array(events.indices), events: events,
+                                      unlisted: changes.unlistedDeletes > 0 ? [.deleted: changes.unlistedDeletes] : [:])
             try retryAll()
         case .changes(let changes):
             if let deferred = changes.deferred {

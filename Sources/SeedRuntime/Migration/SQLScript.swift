@@ -9,8 +9,8 @@ import GRDBSQLite
 /// All pending migrations run in one transaction, so a SQL migration must not end it, open
 /// another, or reach outside the store. ``refuseTransactionControl(in:schema:)`` finds such
 /// statements before anything runs by preparing each statement with an authorizer
-/// (`SQLITE_TRANSACTION`, `SQLITE_SAVEPOINT`, `SQLITE_ATTACH`, `SQLITE_DETACH`, journal
-/// pragmas) on an in-memory copy of the store's schema; `VACUUM`, which has no authorizer
+/// (`SQLITE_TRANSACTION`, `SQLITE_SAVEPOINT`, `SQLITE_ATTACH`, `SQLITE_DETACH`, and every
+/// pragma that sets something outside ``allowedPragmas``) on an in-memory copy of the store's schema; `VACUUM`, which has no authorizer
 /// action, is recognized by its first token.
 struct SQLScript {
     /// One statement of the script and where it starts.
@@ -21,6 +21,18 @@ struct SQLScript {
         var column: Int
         /// The first keyword, upper-cased: `INSERT`, `COMMIT`, `PRAGMA`, …
         var keyword: String
+
+        /// What the statement does at its top level, upper-cased: its keyword, or for a `WITH`
+        /// statement the first `INSERT`, `REPLACE`, `UPDATE`, `DELETE` or `SELECT` outside parentheses.
+        var verb: String {
+            guard keyword == "WITH" else { return keyword }
+            var depth = 0
+            for token in ConflictClauses.tokens(text) {
+                if token == "(" { depth += 1 } else if token == ")" { depth -= 1 }
+                else if depth == 0, ["INSERT", "REPLACE", "UPDATE", "DELETE", "SELECT", "VALUES"].contains(token.uppercasedName) { return token.uppercasedName }
+            }
+            return keyword
+        }
     }
 
     let statements: [Statement]
@@ -85,8 +97,37 @@ struct SQLScript {
 
     // MARK: - Refusing what would escape the transaction
 
-    /// Pragmas that change the journal, the locks or the file outside a transaction's reach.
-    static let refusedPragmas: Set<String> = ["journal_mode", "locking_mode", "wal_checkpoint", "writable_schema", "schema_version", "incremental_vacuum"]
+    /// Pragmas a SQL migration may run, with or without an argument: they read the schema or
+    /// check the store, or change something only inside seedkit's transaction: `user_version`
+    /// (a header field, rolled back with the rest) and `defer_foreign_keys` (foreign keys are
+    /// then checked at the commit instead of at each statement, as seedkit checks them before it
+    /// commits anyway; SQLite turns it off when the transaction ends; the table rebuilds
+    /// `new-migration --from` writes need it).
+    /// Every other pragma is refused when it sets something (docs/releases.md, Schema steps):
+    /// `foreign_keys`, `ignore_check_constraints`, `recursive_triggers`,
+    /// `query_only`, `synchronous`, `max_page_count`, `writable_schema`, the journal's, … change
+    /// how later statements run, or the connection, for the rest of the run.
+    static let allowedPragmas: Set<String> = [
+        "table_info", "table_xinfo", "table_list", "index_list", "index_info", "index_xinfo", "foreign_key_list",
+        "foreign_key_check", "integrity_check", "quick_check", "collation_list", "function_list", "module_list",
+        "pragma_list", "database_list", "compile_options", "data_version", "user_version", "defer_foreign_keys",
+    ]
+
+    /// Pragmas a SQL migration may read (`PRAGMA foreign_keys`, no argument) but not set.
+    static let readOnlyPragmas: Set<String> = [
+        "foreign_keys", "recursive_triggers", "ignore_check_constraints", "query_only", "synchronous",
+        "journal_mode", "locking_mode", "page_size", "page_count", "freelist_count", "max_page_count", "encoding", "auto_vacuum",
+        "cache_size", "schema_version", "application_id", "trusted_schema", "cell_size_check", "automatic_index", "busy_timeout",
+        "temp_store", "secure_delete", "legacy_alter_table", "reverse_unordered_selects", "mmap_size", "cache_spill",
+    ]
+
+    /// Why `PRAGMA name` (with `argument`, nil when read) is refused in a SQL migration, or nil when it is allowed.
+    static func pragmaRefusal(_ name: String, argument: String?) -> String? {
+        let name = name.lowercasedName
+        if allowedPragmas.contains(name) { return nil }
+        if argument == nil && readOnlyPragmas.contains(name) { return nil }
+        return "PRAGMA \(name)"
+    }
 
     /// Statements that never control a transaction and need no check (they can't hold one).
     private static let plainKeywords: Set<String> = ["INSERT", "UPDATE", "DELETE", "REPLACE", "SELECT", "VALUES", "WITH"]
@@ -108,8 +149,11 @@ struct SQLScript {
         for (migration, script) in scripts {
             for statement in script.statements where !plainKeywords.contains(statement.keyword) {
                 if let what = scratch.refusal(statement) {
+                    let why = what.hasPrefix("PRAGMA ")
+                        ? "it changes how later statements run or the connection itself, for the whole run (a SQL migration may read pragmas, run the schema ones such as table_info, and set user_version and defer_foreign_keys)"
+                        : "all pending migrations run in one transaction that seedkit opens and commits (transaction control, ATTACH/DETACH and VACUUM are refused)"
                     problems.append(Diagnostic(file: migration.file, line: statement.line, column: statement.column, code: .configuration, message:
-                        "\(what) is not allowed in a SQL migration: all pending migrations run in one transaction that seedkit opens and commits (transaction control, ATTACH/DETACH, VACUUM and journal pragmas are refused); remove it; nothing was written"))
+                        "\(what) is not allowed in a SQL migration: \(why); remove it; nothing was written"))
                 }
             }
         }
@@ -159,8 +203,8 @@ struct SQLScript {
                 if refused == nil { refused = "" }
                 return SQLITE_DENY
             case SQLITE_PRAGMA:
-                if let name = first?.lowercasedName, SQLScript.refusedPragmas.contains(name) {
-                    if refused == nil { refused = "PRAGMA \(name)" }
+                if let refusal = SQLScript.pragmaRefusal(first ?? "", argument: second) {
+                    if refused == nil { refused = refusal }
                     return SQLITE_DENY
                 }
             case SQLITE_CREATE_INDEX, SQLITE_CREATE_TABLE, SQLITE_CREATE_TEMP_INDEX, SQLITE_CREATE_TEMP_TABLE, SQLITE_CREATE_TEMP_TRIGGER,
@@ -199,32 +243,64 @@ struct SQLScript {
 
     // MARK: - Running
 
-    /// What a SQL migration changed: `sqlite3_total_changes` over the run, and the rows by table
-    /// and kind as SQLite reported them (tables `WITHOUT ROWID` are not reported by table).
+    /// What a SQL migration changed: the rows it wrote in all, the rows by table and
+    /// kind as SQLite counted them (temporary triggers SQLite fires for every row written, tables
+    /// `WITHOUT ROWID` and the deletes of a REPLACE conflict included), and each row deleted, by key.
     struct Changes {
         var total = 0
         var byTable: [String: (inserted: Int, updated: Int, deleted: Int)] = [:]
+        /// The rows deleted, in order: table and key (the spec's key columns, else the primary key,
+        /// else rowid); the first `listing` of them when the run lists a sample.
+        var deletedRows: [(table: String, key: [RowEvent.KeyValue])] = []
+        /// Rows deleted beyond ``deletedRows``.
+        var unlistedDeletes = 0
 
-        /// One `.sql` event per table changed, in name order: `2 inserted, 1 updated`.
+        /// One `.sql` event per table changed, in name order (`2 inserted, 1 updated`), then one
+        /// `deleted` event per row deleted, with its key.
         func events(file: String) -> [RowEvent] {
             byTable.sorted { $0.key < $1.key }.map { table, count in
                 let parts = [(count.inserted, "inserted"), (count.updated, "updated"), (count.deleted, "deleted")].filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
                 return RowEvent(kind: .sql, table: table, key: [], detail: parts.joined(separator: ", "), file: file, line: 0)
-            }
+            } + deletedRows.map { RowEvent(kind: .deleted, table: $0.table, key: $0.key, detail: "", file: file, line: 0) }
         }
     }
 
     /// Runs the statements one at a time inside the caller's transaction; after each, checks
     /// that the transaction is still open and nothing is attached (the refusal above should
     /// have caught it: this is the backstop).
-    func run(in db: Database, file: String) throws -> Changes {
-        let observer = ChangeCounter()
-        db.add(transactionObserver: observer, extent: .observerLifetime)
-        defer { db.remove(transactionObserver: observer) }
-        let before = db.totalChangesCount
+    ///
+    /// Rows are counted by temporary triggers on every table of the store (SQLite's update hook
+    /// misses the rows a REPLACE conflict deletes, and every row of a `WITHOUT ROWID` table), with
+    /// `recursive_triggers` on for the step so that SQLite fires delete triggers for REPLACE's
+    /// deletes. A statement other than a DELETE that deletes a row the store held — a REPLACE
+    /// conflict (`INSERT OR REPLACE`, `REPLACE INTO`, a schema's `ON CONFLICT REPLACE`), what that
+    /// cascades to, a trigger — fails the run, naming the row: a user's row is never deleted as a
+    /// side effect (docs/conflicts-and-triggers.md).
+    ///
+    /// - parameters:
+    ///   - keys: the key columns of each table (the run's specs), by SQL table name.
+    ///   - listing: how many deleted rows to list by key (nil: all); the others are counted.
+    func run(in db: Database, file: String, keys: @escaping (String) -> [String]? = { _ in nil }, listing: Int? = nil) throws -> Changes {
+        let recursive = try Bool.fetchOne(db, sql: "PRAGMA recursive_triggers") ?? false
+        try db.execute(sql: "PRAGMA recursive_triggers = ON")
+        let counter = try RowCounter(db, keys: keys)
+        defer {
+            counter.remove()
+            counter.dropTables()
+            if !recursive { try? db.execute(sql: "PRAGMA recursive_triggers = OFF") }
+        }
         for statement in statements {
+            let reshapes = ["CREATE", "ALTER", "DROP"].contains(statement.keyword)
+            // A trigger naming a column would stop ALTER TABLE … DROP COLUMN: none while a table is
+            // altered. They stay for DROP TABLE, whose implicit DELETE (foreign keys on) cascades to
+            // the rows that refer to the table: those are deletes as a side effect too.
+            if statement.keyword == "ALTER" { counter.remove() }
+            let deletedBefore = try counter.deletedCount()
             do {
                 try db.execute(sql: statement.text)
+            } catch let error as DatabaseError where (error.message ?? "").hasPrefix("unsafe use of") {
+                // The store's trigger or view needs trusted_schema: the store is refused, as for any write.
+                throw SeedError(databaseError: error)
             } catch let error as DatabaseError where !error.isStoreFailure {
                 throw SeedError(.invalidData, file: file, line: statement.line, column: statement.column,
                                 "SQL migration failed: \(error.message ?? "\(error)"); nothing was written")
@@ -233,6 +309,14 @@ struct SQLScript {
                 throw SeedError(.configuration, file: file, line: statement.line, column: statement.column,
                                 "\(statement.keyword) ended seedkit's transaction; a SQL migration must not control transactions")
             }
+            if reshapes { try counter.install() }
+            if statement.verb != "DELETE", try counter.deletedCount() > deletedBefore {
+                let rows = try counter.deletedRows(after: deletedBefore, limit: 3)
+                let count = try counter.deletedCount() - deletedBefore
+                let shown = rows.prefix(3).map { row in "\(row.table) \(row.key.map { $0.value.sqlLiteral }.joined(separator: ", "))" }.joined(separator: "; ")
+                throw SeedError(.invalidData, file: file, line: statement.line, column: statement.column,
+                                "this \(statement.verb) deleted \(count) row\(count == 1 ? "" : "s") the store held (\(shown)\(count > 3 ? "; …" : "")): a REPLACE conflict (INSERT OR REPLACE, REPLACE INTO, an ON CONFLICT REPLACE clause), what it cascades to, or a trigger; a SQL migration may delete rows only with DELETE, so that a row the user holds or edited is never lost as a side effect. Write the change as an upsert (INSERT … ON CONFLICT (…) DO UPDATE), or as a data migration whose `from` keeps the user's edits; nothing was written")
+            }
         }
         let attached = try String.fetchAll(db, sql: "SELECT name FROM pragma_database_list WHERE name NOT IN ('main', 'temp')")
         if !attached.isEmpty {
@@ -240,28 +324,96 @@ struct SQLScript {
             throw SeedError(.configuration, file: file, "the SQL migration attached \(attached.joined(separator: ", ")); a SQL migration must not reach outside the store; nothing was written")
         }
         var changes = Changes()
-        changes.total = db.totalChangesCount - before
-        changes.byTable = observer.counts
+        changes.byTable = try counter.counts()
+        changes.total = changes.byTable.values.reduce(0) { $0 + $1.inserted + $1.updated + $1.deleted }
+        changes.deletedRows = try counter.deletedRows(after: 0, limit: listing)
+        changes.unlistedDeletes = try counter.deletedCount() - changes.deletedRows.count
         return changes
     }
 
-    /// Counts row changes by table while a SQL migration runs.
-    private final class ChangeCounter: TransactionObserver, @unchecked Sendable {
-        var counts: [String: (inserted: Int, updated: Int, deleted: Int)] = [:]
+    /// Temporary triggers on every table of the store that count the rows SQLite writes, and
+    /// record each deleted row's key; they live in the connection's temp schema, never in the store.
+    private final class RowCounter {
+        private let db: Database
+        private let keys: (String) -> [String]?
+        private static let prefix = "_seedkit_sql_"
 
-        func observes(eventsOfKind eventKind: DatabaseEventKind) -> Bool { true }
-
-        func databaseDidChange(with event: DatabaseEvent) {
-            var count = counts[event.tableName] ?? (0, 0, 0)
-            switch event.kind {
-            case .insert: count.inserted += 1
-            case .update: count.updated += 1
-            case .delete: count.deleted += 1
-            }
-            counts[event.tableName] = count
+        init(_ db: Database, keys: @escaping (String) -> [String]?) throws {
+            self.db = db
+            self.keys = keys
+            try db.execute(sql: """
+                CREATE TEMP TABLE IF NOT EXISTS \(Self.prefix)counts (tbl TEXT PRIMARY KEY, inserted INTEGER NOT NULL DEFAULT 0, updated INTEGER NOT NULL DEFAULT 0, deleted INTEGER NOT NULL DEFAULT 0);
+                CREATE TEMP TABLE IF NOT EXISTS \(Self.prefix)deleted (seq INTEGER PRIMARY KEY, tbl TEXT NOT NULL, columns TEXT NOT NULL, k0, k1, k2, k3);
+                DELETE FROM temp.\(Self.prefix)counts; DELETE FROM temp.\(Self.prefix)deleted;
+                """)
+            try install()
         }
 
-        func databaseDidCommit(_ db: Database) {}
-        func databaseDidRollback(_ db: Database) {}
+        /// Creates the triggers on every table that has none (after a schema change: new tables).
+        func install() throws {
+            // Every table but SQLite's own and virtual tables (which take no triggers; their shadow tables are counted).
+            let tables = try String.fetchAll(db, sql: """
+                SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
+                AND coalesce(sql, '') NOT LIKE 'CREATE VIRTUAL%' ORDER BY rowid
+                """)
+            let counted = Set(try String.fetchAll(db, sql: "SELECT tbl_name FROM sqlite_temp_master WHERE type = 'trigger' AND name LIKE '\\_seedkit\\_sql\\_%' ESCAPE '\\'"))
+            for (index, table) in tables.enumerated() where !counted.contains(table) {
+                let withoutRowid = (try? db.makeStatement(sql: "SELECT rowid FROM main.\(table.quotedDatabaseIdentifier)")) == nil
+                let info = try Row.fetchAll(db, sql: "SELECT name, pk FROM pragma_table_info(?) ORDER BY pk, cid", arguments: [table])
+                let columns = Set(info.compactMap { $0[0] as String? }.map { $0.lowercasedName })
+                var key = (keys(table) ?? []).filter { columns.contains($0.lowercasedName) }
+                if key.isEmpty { key = info.filter { ($0[1] as Int64? ?? 0) > 0 }.compactMap { $0[0] as String? } }
+                if key.isEmpty && !withoutRowid { key = ["rowid"] }
+                key = Array(key.prefix(4))
+                let label = table.replacingOccurrences(of: "'", with: "''")
+                let names = key.joined(separator: "\u{1F}").replacingOccurrences(of: "'", with: "''")
+                let values = (0..<4).map { $0 < key.count ? "OLD.\(key[$0].quotedDatabaseIdentifier)" : "NULL" }.joined(separator: ", ")
+                func count(_ kind: String) -> String {
+                    "INSERT INTO \(Self.prefix)counts (tbl, \(kind)) VALUES ('\(label)', 1) ON CONFLICT (tbl) DO UPDATE SET \(kind) = \(kind) + 1;"
+                }
+                let on = "main.\(table.quotedDatabaseIdentifier)"
+                try db.execute(sql: """
+                    CREATE TEMP TRIGGER \(Self.prefix)i\(index)_\(UInt32(truncatingIfNeeded: table.hashValue)) AFTER INSERT ON \(on) BEGIN \(count("inserted")) END;
+                    CREATE TEMP TRIGGER \(Self.prefix)u\(index)_\(UInt32(truncatingIfNeeded: table.hashValue)) AFTER UPDATE ON \(on) BEGIN \(count("updated")) END;
+                    CREATE TEMP TRIGGER \(Self.prefix)d\(index)_\(UInt32(truncatingIfNeeded: table.hashValue)) AFTER DELETE ON \(on) BEGIN \(count("deleted"))
+                      INSERT INTO \(Self.prefix)deleted (tbl, columns, k0, k1, k2, k3) VALUES ('\(label)', '\(names)', \(values)); END;
+                    """)
+            }
+        }
+
+        /// Drops every counting trigger (before a schema change, and at the end of the step).
+        func remove() {
+            let names = (try? String.fetchAll(db, sql: "SELECT name FROM sqlite_temp_master WHERE type = 'trigger' AND name LIKE '\\_seedkit\\_sql\\_%' ESCAPE '\\'")) ?? []
+            for name in names { try? db.execute(sql: "DROP TRIGGER temp.\(name.quotedDatabaseIdentifier)") }
+        }
+
+        /// Drops the counting tables: an app's connection keeps nothing of the step.
+        func dropTables() {
+            try? db.execute(sql: "DROP TABLE IF EXISTS temp.\(Self.prefix)counts; DROP TABLE IF EXISTS temp.\(Self.prefix)deleted")
+        }
+
+        func deletedCount() throws -> Int {
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM temp.\(Self.prefix)deleted") ?? 0
+        }
+
+        /// The rows deleted after the first `skip` ones, at most `limit` (nil: all), with their keys.
+        func deletedRows(after skip: Int, limit: Int?) throws -> [(table: String, key: [RowEvent.KeyValue])] {
+            try Row.fetchAll(db, sql: "SELECT tbl, columns, k0, k1, k2, k3 FROM temp.\(Self.prefix)deleted ORDER BY seq LIMIT ? OFFSET ?", arguments: [limit ?? -1, skip]).map { row in
+                let columns = (row[1] as String? ?? "").split(separator: "\u{1F}", omittingEmptySubsequences: false).map(String.init)
+                let key = columns.enumerated().map { index, column in
+                    RowEvent.KeyValue(column: column, value: SQLValue.fromDatabaseValue(row[index + 2] as DatabaseValue) ?? .null)
+                }
+                return (row[0] as String? ?? "", key)
+            }
+        }
+
+        /// Rows inserted, updated and deleted, by table.
+        func counts() throws -> [String: (inserted: Int, updated: Int, deleted: Int)] {
+            var result: [String: (inserted: Int, updated: Int, deleted: Int)] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT tbl, inserted, updated, deleted FROM temp.\(Self.prefix)counts") {
+                result[row[0] as String? ?? ""] = (Int(row[1] as Int64? ?? 0), Int(row[2] as Int64? ?? 0), Int(row[3] as Int64? ?? 0))
+            }
+            return result
+        }
     }
 }

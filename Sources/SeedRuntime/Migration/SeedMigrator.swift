@@ -158,6 +158,7 @@ public struct SeedMigrator: Sendable {
 
     /// Every migration's state in the store, known and recorded, in number order. Read-only.
     public func states(_ db: Database) throws -> [MigrationState] {
+        try SeedCatalog.requireWellFormed(db)
         let entries = try MigrationLedger.entries(db)
         let recorded = Dictionary(entries.map { ($0.number, $0) }, uniquingKeysWith: { first, _ in first })
         let digests = try MigrationLedger.fileDigests(db)
@@ -361,6 +362,15 @@ extension SeedError {
     ///     refused because its folder is read-only (SQLite creates the journal there) is told
     ///     apart from a read-only store by looking at the folder.
     package init(databaseError error: any Error, file: String? = nil, store: String? = nil) {
+        // Already said in seedkit's terms (a refused store found while reading it): kept, put on `file`.
+        if let error = error as? SeedError {
+            self.init(error.kind, error.diagnostics.map { diagnostic in
+                var diagnostic = diagnostic
+                if diagnostic.file == nil { diagnostic.file = file }
+                return diagnostic
+            })
+            return
+        }
         if let wrapped = error as? any WrappedDatabaseError {
             self.init(databaseError: wrapped.databaseError, file: file, store: store)
             return
@@ -388,6 +398,10 @@ extension SeedError {
             self.init(.io, file: file, "cannot open the store (\(message))")
         case .SQLITE_CONSTRAINT:
             self.init(.invalidData, file: file, "\(message)")
+        case .SQLITE_ERROR where message.hasPrefix("unsafe use of"):
+            self.init(.refused, file: file, "the store's schema uses what SQLite allows only in stores it trusts (\(message)): seedkit reads stores with trusted_schema off, so their views and triggers can't call functions or virtual tables SQLite does not mark harmless; nothing was written")
+        case .SQLITE_INTERRUPT:
+            self.init(.refused, file: file, "reading the store was stopped: it ran past seedkit's bound on reading a store (10 s plus 1 s per MB of the file; SEEDKIT_READ_LIMIT=SECONDS sets another), so a view or trigger of the store may never end (\(message)); nothing was written")
         default:
             self.init(.io, file: file, "SQLite error \(error.resultCode.rawValue): \(message)")
         }
@@ -472,7 +486,7 @@ extension SeedMigrator {
         init(_ db: Database, whole: Bool) throws {
             // The main database's file ("" in memory, as a dry run's copy is).
             let path = try String.fetchOne(db, sql: "SELECT file FROM pragma_database_list WHERE name = 'main'") ?? ""
-            let size = path.isEmpty ? nil : (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int64) ?? nil
+            let size = path.isEmpty ? nil : FileFacts.size(path).map(Int64.init)
             guard let size, size >= Self.overlapFrom else {
                 try SeedMigrator.refuseDamagedStore(db)
                 sound = true
@@ -497,7 +511,9 @@ extension SeedMigrator {
             // (a fifth of its time on a 90 MB store). The migration holds the write lock, so no
             // SQLite writer can shrink the file while it is mapped.
             configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA mmap_size = \(Self.mappedBytes)") }
-            DispatchQueue.global().async { [self, configuration] in
+            // A thread of its own, whose failure to start is an error: a libdispatch block that never
+            // ran would leave refuseDamage(_:failure:) waiting forever with the write lock held.
+            try DetachedThread.start("check the store for damage") { [self, configuration] in
                 defer { done.signal() }
                 guard let reader = try? DatabaseQueue(path: path, configuration: configuration) else { return }
                 sound = (try? reader.read { db in try SeedMigrator.quickCheck(db, limit: 5) }) == ["ok"]

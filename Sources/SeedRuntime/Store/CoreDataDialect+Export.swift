@@ -12,7 +12,8 @@ extension CoreDataDialect {
     /// Each entity's number (`Z_ENT`) by the name `Z_PRIMARYKEY` gives it.
     package static func entityNumbers(_ db: Database) throws -> [String: Int64] {
         Dictionary(try Row.fetchAll(db, sql: "SELECT Z_NAME, Z_ENT FROM Z_PRIMARYKEY").compactMap { row -> (String, Int64)? in
-            guard let name = row[0] as String?, let number = row[1] as Int64? else { return nil }
+            guard let name: String = try SeedCatalog.optionalValue(row, 0, "Z_PRIMARYKEY", "Z_NAME", writer: "Core Data"),
+                  let number: Int64 = try SeedCatalog.optionalValue(row, 1, "Z_PRIMARYKEY", "Z_ENT", writer: "Core Data") else { return nil }
             return (name, number)
         }, uniquingKeysWith: { first, _ in first })
     }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// What a Core Data store may carry that seedkit must not write past: derived-attribute
 /// triggers that need Core Data's own SQL functions, and persistent history.
@@ -15,9 +16,12 @@ extension CoreDataDialect {
         "NSCoreDataDATriggerUpdatedAffectedObjectValue",
     ]
 
+    /// Registered as SQLite's innocuous functions (they do nothing): a store's triggers may call
+    /// them with `trusted_schema` off, as seedkit reads and writes every store it did not make.
     static func registerTriggerFunctions(_ db: Database) {
         for name in notificationFunctions {
-            db.add(function: DatabaseFunction(name, argumentCount: 5, pure: false) { _ in nil })
+            sqlite3_create_function_v2(db.sqliteConnection, name, 5, SQLITE_UTF8 | SQLITE_INNOCUOUS, nil,
+                                       { context, _, _ in sqlite3_result_null(context) }, nil, nil, nil)
         }
     }
 

@@ -137,7 +137,9 @@ package struct CoreDataDialect: StoreDialect {
         // 16001–16003, and any above) are not the model's: by name they would stand for an app's
         // `Transaction` or `Change` entity and its table (ZTRANSACTION), and their Z_MAX for its.
         let entities = try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY WHERE Z_ENT < ? ORDER BY Z_ENT", arguments: [CoreDataHistory.changeEntity]).map { row in
-            Entity(number: row[0], name: row[1], superEntity: row[2] ?? 0)
+            Entity(number: try SeedCatalog.value(row, 0, "Z_PRIMARYKEY", "Z_ENT", writer: "Core Data"),
+                   name: try SeedCatalog.value(row, 1, "Z_PRIMARYKEY", "Z_NAME", writer: "Core Data"),
+                   superEntity: try SeedCatalog.optionalValue(row, 2, "Z_PRIMARYKEY", "Z_SUPER", writer: "Core Data") ?? 0)
         }
         let recorded = try CoreDataModelFacts.recorded(db) ?? CoreDataModelFacts()
         let tables = Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'").map { $0.uppercased() })

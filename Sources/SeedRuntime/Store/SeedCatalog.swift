@@ -68,7 +68,8 @@ package enum SeedCatalog {
         guard try db.tableExists(metaTable) else { return [:] }
         var result: [String: String] = [:]
         for row in try Row.fetchAll(db, sql: "SELECT key, value FROM \(metaTable)") {
-            result[row[0]] = row[1]
+            let key: String = try value(row, 0, metaTable, "key")
+            result[key] = try value(row, 1, metaTable, "value")
         }
         return result
     }
@@ -80,10 +81,102 @@ package enum SeedCatalog {
         // Seeds built before defaults were recorded have no such column.
         let hasDefaults = try Bool.fetchOne(db, sql: "SELECT count(*) FROM pragma_table_info(?) WHERE name = 'defaults'", arguments: [tablesTable]) ?? false
         return try Row.fetchAll(db, sql: "SELECT name, key, refs, \(hasDefaults ? "defaults" : "'{}'") FROM \(tablesTable) ORDER BY position").map { row in
-            let key = try decoder.decode([String].self, from: Data((row[1] as String).utf8))
-            let refs = try decoder.decode([String: TableSpec.Reference].self, from: Data((row[2] as String).utf8))
-            let literals = try decoder.decode([String: String].self, from: Data((row[3] as String).utf8))
-            return TableSpec(name: row[0], key: key, refs: refs, defaults: literals.compactMapValues(SQLValue.init(sqlLiteral:)))
+            func json<T: Decodable>(_ index: Int, _ column: String, as type: T.Type) throws -> T {
+                let text: String = try value(row, index, tablesTable, column)
+                do { return try decoder.decode(type, from: Data(text.utf8)) }
+                catch { throw foreign("\(tablesTable).\(column) holds text that is not the JSON seedkit writes there") }
+            }
+            return TableSpec(
+                name: try value(row, 0, tablesTable, "name"), key: try json(1, "key", as: [String].self),
+                refs: try json(2, "refs", as: [String: TableSpec.Reference].self),
+                defaults: try json(3, "defaults", as: [String: String].self).compactMapValues(SQLValue.init(sqlLiteral:)))
+        }
+    }
+
+    // MARK: - Reading seedkit's tables as input
+
+    /// What each column of seedkit's tables holds when seedkit wrote it, as SQL over the column.
+    private static let expectations: [(table: String, column: String, holds: String, sql: String)] = [
+        (metaTable, "key", "text", "typeof(key) = 'text'"),
+        (metaTable, "value", "text", "typeof(value) = 'text'"),
+        (tablesTable, "name", "text", "typeof(name) = 'text'"),
+        (tablesTable, "position", "an integer", "typeof(position) = 'integer'"),
+        (tablesTable, "key", "JSON text", "typeof(key) = 'text' AND json_valid(key)"),
+        (tablesTable, "refs", "JSON text", "typeof(refs) = 'text' AND json_valid(refs)"),
+        (tablesTable, "defaults", "JSON text", "typeof(defaults) = 'text' AND json_valid(defaults)"),
+        (ledgerTable, "number", "an integer", "typeof(number) = 'integer'"),
+        (ledgerTable, "name", "text", "typeof(name) = 'text'"),
+        (ledgerTable, "checksum", "text", "typeof(checksum) = 'text'"),
+        (ledgerTable, "applied_at", "text or NULL", "typeof(applied_at) IN ('text', 'null')"),
+        (ledgerTable, "origin", "text", "typeof(origin) = 'text'"),
+        (fileDigestsTable, "number", "an integer", "typeof(number) = 'integer'"),
+        (fileDigestsTable, "sha256", "text", "typeof(sha256) = 'text'"),
+    ]
+
+    /// Refuses a store whose seedkit tables hold what seedkit never writes there: a blob or a
+    /// number where it writes text, text that is not JSON where it writes JSON. Every command and
+    /// the app's launch call check this before reading the tables, so such a store is one clear
+    /// error (exit 3), whichever table is damaged and whatever the command reads.
+    ///
+    /// - throws: ``SeedError`` (refused) naming the first such column and what it holds.
+    package static func requireWellFormed(_ db: Database) throws {
+        var columns: [String: Set<String>] = [:]
+        for (table, column, holds, sql) in expectations {
+            if columns[table] == nil {
+                columns[table] = try db.tableExists(table)
+                    ? Set(try String.fetchAll(db, sql: "SELECT lower(name) FROM pragma_table_info(?)", arguments: [table])) : []
+            }
+            guard columns[table]?.contains(column) == true else { continue }
+            let quoted = column.quotedDatabaseIdentifier
+            guard let found = try Row.fetchOne(db, sql: "SELECT typeof(\(quoted)), length(\(quoted)) FROM \(table) WHERE NOT (\(sql)) LIMIT 1") else { continue }
+            let type: String = try value(found, 0, table, column)
+            let length = try optionalValue(found, 1, table, column) as Int64? ?? 0
+            let what = switch type {
+            case "blob": "a blob (\(length) bytes)"
+            case "null": "NULL"
+            case "text": "text that is not JSON"
+            default: "a value of type \(type)"
+            }
+            throw foreign("\(table).\(column) of a row holds \(what), where seedkit writes \(holds)")
+        }
+    }
+
+    /// Column `index` of a row read from seedkit's table `table`, as `T`.
+    ///
+    /// seedkit's tables are written only by seedkit, but a store is a file anyone can hand over:
+    /// a value of another storage class (a blob where seedkit writes text, text where it writes a
+    /// number, NULL) makes the store foreign or corrupt, an error rather than a crash
+    /// (docs/reference.md, exit codes).
+    ///
+    /// - throws: ``SeedError`` (refused) naming the table and column and what they hold.
+    /// - parameter writer: who writes the table (`seedkit`, `Core Data`), as the message says it.
+    package static func value<T: DatabaseValueConvertible>(_ row: Row, _ index: Int, _ table: String, _ column: String, writer: String = "seedkit") throws(SeedError) -> T {
+        let stored: DatabaseValue = row[index]
+        if let decoded = T.fromDatabaseValue(stored) { return decoded }
+        throw foreign("\(table).\(column) of a row holds \(describe(stored)), not what \(writer) writes there", writer: writer)
+    }
+
+    /// An optional column of a bookkeeping table (seedkit's or Core Data's): NULL is nil, any other value must be a `T`.
+    package static func optionalValue<T: DatabaseValueConvertible>(_ row: Row, _ index: Int, _ table: String, _ column: String, writer: String = "seedkit") throws(SeedError) -> T? {
+        let stored: DatabaseValue = row[index]
+        if stored.isNull { return nil }
+        return try value(row, index, table, column, writer: writer) as T
+    }
+
+    /// The refused-store error for bookkeeping tables holding what their writer never writes.
+    package static func foreign(_ what: String, writer: String = "seedkit") -> SeedError {
+        writer == "seedkit"
+            ? SeedError(.refused, "foreign or corrupt store: \(what); seedkit writes its own tables (_seedkit_*) only itself, so this store was made or changed by something else; nothing was written")
+            : SeedError(.refused, "foreign or corrupt store: \(what); this store was made or changed by something other than \(writer); nothing was written")
+    }
+
+    private static func describe(_ value: DatabaseValue) -> String {
+        switch value.storage {
+        case .null: return "NULL"
+        case .int64(let number): return "the integer \(number)"
+        case .double(let number): return "the real \(number)"
+        case .string: return "text"
+        case .blob(let data): return "a blob (\(data.count) bytes)"
         }
     }
 }

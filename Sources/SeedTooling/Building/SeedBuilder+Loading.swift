@@ -53,16 +53,13 @@ extension SeedBuilder {
             }
         }
         guard let plan = complete(plan, columns: source.columnNames, isJSON: config.reading.format.isJSON, file: file, diagnostics: &diagnostics) else { return (0, []) }
-        let fileSize = config.query != nil ? 0 : (try? FileManager.default.attributesOfItem(atPath: config.file.path)[.size] as? Int) ?? 0
+        let fileSize = config.query != nil ? 0 : FileFacts.size(config.file.path) ?? 0
 
         let width = plan.bound.count
         let pipeline = BatchPipeline(batches: (0..<3).map { _ in RecordBatch(width: width, capacity: Self.batchSize) })
         let converter = RecordConverter(plan: plan, file: file)
         let producer = Producer(source: source, converter: converter, pipeline: pipeline)
-        let thread = Thread { producer.run() }
-        thread.name = "seedkit.reader"
-        thread.stackSize = 1 << 20
-        thread.start()
+        try DetachedThread.start("read \(file)", stackSize: 1 << 20) { producer.run() }
 
         let loader: TableLoader
         do {

@@ -69,7 +69,7 @@ public struct SeedBuilder: Sendable {
             throw SeedError(.io, file: output.path, "cannot move the built seed into place: \(String(cString: strerror(errno)))")
         }
         try? SeedInstaller.fsync(path: directory.path)
-        let size = (try? FileManager.default.attributesOfItem(atPath: output.path)[.size] as? Int) ?? 0
+        let size = FileFacts.size(output.path) ?? 0
         return Summary(tables: tables, bytes: size, seconds: Date().timeIntervalSince(start), contentHash: hash, migrations: migrations.count)
     }
 
@@ -188,6 +188,7 @@ public struct SeedBuilder: Sendable {
             guard FileManager.default.fileExists(atPath: schema.path) else {
                 throw SeedError(.configuration, file: shown, "the schema file does not exist (manifest: \(manifest.path))")
             }
+            try FileFacts.refuseSpecial(schema.path, shown: shown, what: "the schema")
             guard let data = FileManager.default.contents(atPath: schema.path), let sql = String(data: data, encoding: .utf8) else {
                 throw SeedError(.configuration, file: shown, "cannot read the schema file (not readable, or not UTF-8)")
             }

@@ -22,6 +22,7 @@ final class ChunkedFile {
     init(url: URL, displayPath: String, hashing: Bool = true) throws(SeedError) {
         path = displayPath
         self.hashing = hashing
+        try FileFacts.refuseSpecial(url.path, shown: displayPath, what: "a fixture")
         descriptor = open(url.path, O_RDONLY)
         guard descriptor >= 0 else {
             let reason = errno == ENOENT ? "no such file" : String(cString: strerror(errno))

@@ -64,6 +64,38 @@ public enum StoreAccess {
         }
     }
 
+    // MARK: - Stores seedkit did not make
+
+    /// Sets up a connection to a store someone handed over (every store a command names):
+    /// `trusted_schema` off, so that its views and triggers can't call functions SQLite does not
+    /// mark harmless; and, for reads, a bound of `readBound` seconds on the connection's work,
+    /// after which SQLite interrupts the running statement (a view that recurses forever ends as
+    /// an error, docs/reference.md: Reading stores).
+    public static func distrust(_ db: Database, readBound: Double?) throws {
+        try db.execute(sql: "PRAGMA trusted_schema = OFF")
+        guard let readBound else { return }
+        // The deadline itself is the handler's context (a pointer-sized number): nothing to keep alive.
+        let deadline = DispatchTime.now().uptimeNanoseconds &+ UInt64(readBound * 1e9)
+        sqlite3_progress_handler(db.sqliteConnection, 100_000, { context in
+            UInt64(UInt(bitPattern: context)) < DispatchTime.now().uptimeNanoseconds ? 1 : 0
+        }, UnsafeMutableRawPointer(bitPattern: UInt(deadline)))
+    }
+
+    /// Seconds a read of the store at `location` may take: `SEEDKIT_READ_LIMIT` when set, else
+    /// 10 s plus 1 s per MB of the file (an integrity check reads well over 50 MB a second).
+    public static func readBound(forFileAt location: String) -> Double {
+        if let text = ProcessInfo.processInfo.environment["SEEDKIT_READ_LIMIT"], let seconds = Double(text), seconds > 0 { return seconds }
+        var path = location
+        if path.hasPrefix("file:") {
+            path = String(path.dropFirst(5).prefix { $0 != "?" })
+            path = path.removingPercentEncoding ?? path
+        }
+        return 10 + Double(fileSize(path)) / Double(1 << 20)
+    }
+
+    /// The size of the file `path` names, through its symlinks (`stat`, not `lstat`); 0 when it can't be read.
+    public static func fileSize(_ path: String) -> Int { FileFacts.size(path) ?? 0 }
+
     /// Seconds a read-only command waits for another connection's lock: `--busy-timeout`'s default.
     public static let readerBusyTimeout: Double = 5
 
@@ -128,17 +160,34 @@ public enum StoreAccess {
         return header.count == 20 && header.starts(with: Array("SQLite format 3\0".utf8)) && header[18] == 2
     }
 
-    private static func requireFile(_ path: String) throws(SeedError) {
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+    /// Refuses a store path that names a FIFO, `/dev/stdin` fed by a pipe, a terminal or a socket:
+    /// opening it would block, or SQLite would read what it can't seek. Nothing there, a folder or
+    /// a regular file pass (the open says what is wrong with those).
+    ///
+    /// - throws: ``SeedError`` (configuration) naming what the path is.
+    public static func refuseSpecialFile(_ path: String) throws(SeedError) {
+        guard let kind = FileFacts.kind(path), kind != .regular, kind != .directory else { return }
+        throw SeedError(.configuration, file: path, "this is \(kind.described), not a store file: seedkit reads and migrates stores only in regular files (copy the store to a file first)")
+    }
+
+    /// Requires a store file: a regular file, read through its links (a link's own size or kind
+    /// says nothing about the store; docs/reference.md), and not empty.
+    ///
+    /// - throws: ``SeedError``: configuration when there is no file or it is not a regular file, refused when it is empty.
+    public static func requireFile(_ path: String) throws(SeedError) {
+        guard let kind = FileFacts.kind(path) else {
+            if FileFacts.isBrokenLink(path) {
+                throw SeedError(.configuration, file: path, "a symbolic link that leads to no file (dangling, or a loop): no store here")
+            }
             throw SeedError(.configuration, file: path, "no store here (seedkit never creates one: build a seed with `seedkit build`)")
         }
-        if isDirectory.boolValue {
+        if kind == .directory {
             throw SeedError(.configuration, file: path, "this is a folder, not a store: name the store file in it")
         }
+        try refuseSpecialFile(path)
         // SQLite would read an empty file as an empty database (and a write would make it one):
         // a store the app or a build wrote always has at least its 100-byte header.
-        if let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int, size == 0 {
+        if let size = FileFacts.size(path), size == 0 {
             throw SeedError(.refused, file: path, "the file is empty (0 bytes), not a store: a store written by an app or by `seedkit build` has at least SQLite's header")
         }
     }
@@ -149,9 +198,14 @@ public enum StoreAccess {
     }
 
     private static func connect(_ location: String, _ configuration: Configuration) throws -> DatabaseQueue {
+        var configuration = configuration
+        let bound = configuration.readonly ? readBound(forFileAt: location) : nil
+        configuration.prepareDatabase { db in try Self.distrust(db, readBound: bound) }
         let queue = try DatabaseQueue(path: location, configuration: configuration)
         // Opening is lazy about the header; reading the schema proves it is a database.
         _ = try queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
+        // seedkit's own tables are input too: a store whose ledger holds what seedkit never writes is refused here, once.
+        try queue.read { db in try SeedCatalog.requireWellFormed(db) }
         return queue
     }
 }

@@ -185,8 +185,8 @@ public struct StoreDiff: Sendable {
         let query = queries.a
         let (width, stride, stored) = (query.width, query.stride, query.stored)
         func sql(_ query: RowQuery) -> String { query.select() + " ORDER BY " + query.keyList.map { "\($0) COLLATE BINARY" }.joined(separator: ", ") }
-        let sideA = RowStream(queue: a, sql: sql(queries.a), width: stride, resolvers: queries.a.resolvers)
-        let sideB = RowStream(queue: b, sql: sql(queries.b), width: stride, resolvers: queries.b.resolvers)
+        let sideA = try RowStream(queue: a, sql: sql(queries.a), width: stride, resolvers: queries.a.resolvers)
+        let sideB = try RowStream(queue: b, sql: sql(queries.b), width: stride, resolvers: queries.b.resolvers)
         defer {
             sideA.finish()
             sideB.finish()
@@ -243,8 +243,8 @@ public struct StoreDiff: Sendable {
         let stride = query.stride + 1
         /// A row's rowid (its last slot).
         func rowid(_ batch: RecordBatch, _ record: Int) -> Int64 { batch.payloads[record * batch.width + stride - 1] }
-        let sideA = RowStream(queue: a, sql: queries.a.select(rowid: true) + " ORDER BY rowid", width: stride, resolvers: queries.a.resolvers)
-        let sideB = RowStream(queue: b, sql: queries.b.select(rowid: true) + " ORDER BY rowid", width: stride, resolvers: queries.b.resolvers)
+        let sideA = try RowStream(queue: a, sql: queries.a.select(rowid: true) + " ORDER BY rowid", width: stride, resolvers: queries.a.resolvers)
+        let sideB = try RowStream(queue: b, sql: queries.b.select(rowid: true) + " ORDER BY rowid", width: stride, resolvers: queries.b.resolvers)
         defer {
             sideA.finish()
             sideB.finish()
@@ -449,9 +449,10 @@ private final class RowStream: @unchecked Sendable {
         let sql: String
     }
 
-    init(queue: DatabaseQueue, sql: String, width: Int, resolvers: [Resolver] = []) {
+    /// - throws: ``SeedError`` when the reading thread can't start.
+    init(queue: DatabaseQueue, sql: String, width: Int, resolvers: [Resolver] = []) throws {
         pipeline = BatchPipeline(batches: (0..<3).map { _ in RecordBatch(width: width, capacity: 4096) })
-        let thread = Thread { [pipeline] in
+        try DetachedThread.start("read a store for diff") { [pipeline] in
             defer { pipeline.finishProducing() }
             do {
                 try queue.read { db in
@@ -495,7 +496,6 @@ private final class RowStream: @unchecked Sendable {
                 self.failure = error
             }
         }
-        thread.start()
     }
 
     /// Throws the first failure of either side, saying which store it was.

@@ -43,7 +43,7 @@ public enum StoreInspector {
     /// - parameter fullCheck: run `quick_check` whatever the size (true), never (false), or
     ///   only up to ``fullCheckLimit`` (nil), so that inspecting a big store stays fast.
     public static func summary(_ db: Database, path: String, fullCheck: Bool? = nil) throws -> StoreSummary {
-        let fileSize = ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
+        let fileSize = FileFacts.size(path) ?? 0
         let pageSize = try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 0
         let pageCount = try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0
         let names = try TableInfo.userTables(db)

@@ -14,6 +14,43 @@ public enum StoreVerifier {
         public var message: String
     }
 
+    /// Which integrity check ``verify(_:manifest:)`` ran.
+    public enum Integrity: Sendable, Equatable {
+        /// `PRAGMA integrity_check` on a writable copy: pages, indexes, NOT NULL, UNIQUE and CHECK constraints.
+        case full
+        /// `PRAGMA integrity_check` on the read-only store, where SQLite does not load CHECK
+        /// constraints (so cannot evaluate them); `reason` says why no copy was checked.
+        case withoutCheckConstraints(String)
+
+        /// How the `ok` line names it.
+        public var summary: String {
+            switch self {
+            case .full: return "integrity_check with CHECK constraints"
+            case .withoutCheckConstraints: return "integrity_check without CHECK constraints"
+            }
+        }
+    }
+
+    /// The largest store ``checkableCopy(of:size:)`` copies into memory: 64 MB.
+    public static let copyLimit = 64 << 20
+
+    /// A connection on which ``verify(_:manifest:)`` checks everything SQLite can: an in-memory
+    /// copy of the store (SQLite's backup API) when the store is at most ``copyLimit`` bytes,
+    /// else the read-only store itself, whose integrity_check skips CHECK constraints (a read-only
+    /// connection does not load them).
+    public static func checkableCopy(of store: DatabaseQueue, size: Int) throws -> (DatabaseQueue, Integrity) {
+        guard size <= copyLimit else {
+            return (store, .withoutCheckConstraints("the store is over \(copyLimit >> 20) MB, too large to check through a copy in memory"))
+        }
+        let path = try store.read { db in try String.fetchOne(db, sql: "SELECT file FROM pragma_database_list WHERE name = 'main'") } ?? ""
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in try StoreAccess.distrust(db, readBound: StoreAccess.readBound(forFileAt: path)) }
+        let copy = try DatabaseQueue(configuration: configuration)
+        do { try store.backup(to: copy) }
+        catch { return (store, .withoutCheckConstraints("a copy could not be made (\((error as? DatabaseError)?.message ?? "\(error)"))")) }
+        return (copy, .full)
+    }
+
     /// Every problem found; empty when the store is sound.
     public static func verify(_ db: Database, manifest: Manifest?) throws -> [Finding] {
         var findings: [Finding] = []

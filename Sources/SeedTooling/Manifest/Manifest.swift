@@ -103,6 +103,7 @@ public struct Manifest: Sendable {
     /// - throws: ``SeedError`` (configuration) naming the file, line and key.
     public static func load(path: String) throws(SeedError) -> Manifest {
         let url = URL(fileURLWithPath: path)
+        try FileFacts.refuseSpecial(path, shown: path, what: "the manifest")
         guard let data = FileManager.default.contents(atPath: path) else {
             throw SeedError(.configuration, file: path, "no manifest here; create one (see README: The manifest) or pass --manifest PATH")
         }

@@ -26,7 +26,7 @@ package enum BundledMigration {
     /// bundled bytes it knows and need not scan them (``MigrationLedger/recordFileDigest(number:sha256:in:)``).
     package static func digest(of migration: Migration) -> String? {
         guard case .changes = migration.body,
-              let size = try? FileManager.default.attributesOfItem(atPath: migration.file)[.size] as? Int,
+              let size = FileFacts.size(migration.file),
               size >= DeferredJSONMigration.threshold / 4,  // canonical JSON is not four times its source
               let text = try? jsonText(of: migration), text.utf8.count >= DeferredJSONMigration.threshold else { return nil }
         return SHA256.hex(text.utf8)

@@ -66,10 +66,16 @@ struct CoreDataStoreExport {
                     if let attribute = flat.attributes.first(where: { $0.name == column }) {
                         fields.append(Self.csvField(value(row[SQLName(CoreDataDialect.storeColumn(ofProperty: column))], type: attribute.type)))
                     } else if let relationship = flat.relationships.first(where: { $0.name == column }) {
-                        let target: Int64? = switch row[SQLName(CoreDataDialect.storeColumn(ofProperty: column))] {
-                        case .integer(let number)?: number
-                        case .real(let number)?: Int64(exactly: number)
+                        let stored = CoreDataDialect.storeColumn(ofProperty: column)
+                        let value = row[SQLName(stored)] ?? .null
+                        let target: Int64? = switch value {
+                        case .integer(let number): number
+                        case .real(let number): Int64(exactly: number)
                         default: nil
+                        }
+                        // A to-one relationship's column holds the target's Z_PK: anything else is not Core Data's.
+                        if target == nil && value != .null {
+                            throw SeedCatalog.foreign("\(stored) of an \(entity.name) row holds \(value), not the primary key of a row Core Data writes there", writer: "Core Data")
                         }
                         fields.append(Self.csvField(try reference(target, to: relationship.destination, db: db, positions: positions, from: entity.name)))
                     } else {

@@ -102,10 +102,11 @@ extension SeedTool {
 
         /// The template's bytes, once it is known to be a Core Data store with nothing left in a `-wal`.
         private static func readTemplate(_ path: String) throws(SeedError) -> Data {
+            try FileFacts.refuseSpecial(path, shown: path, what: "the template")
             guard let data = FileManager.default.contents(atPath: path) else {
                 throw SeedError(.configuration, file: path, "cannot read the template (--template names the empty store your app creates); nothing was written")
             }
-            if let attributes = try? FileManager.default.attributesOfItem(atPath: path + "-wal"), (attributes[.size] as? Int ?? 0) > 0 {
+            if (FileFacts.size(path + "-wal") ?? 0) > 0 {
                 throw SeedError(.configuration, file: path, "has a -wal file beside it, so the file alone is not the whole store: copy it again after the app has quit; nothing was written")
             }
             let queue = try StoreAccess.openReadOnly(path)

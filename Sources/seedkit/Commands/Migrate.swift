@@ -51,6 +51,8 @@ extension SeedTool {
             let interruption = dryRun ? nil : WriteInterruption(store: store)
             defer { interruption?.stop() }
             try reporting(format.format, store: store) {
+                // Not a FIFO or a device, through its links, before anything opens it (the open would block).
+                try StoreAccess.refuseSpecialFile(store)
                 // Not a read-only file: a header SQLite will not write (dry runs migrate a copy, which inherits it).
                 if let problem = StoreAccess.unwritableFormat(store) { throw SeedError(.refused, file: store, problem) }
                 let migrations = try project.loadMigrations(defaultMayBeMissing: false, deferringLargeJSON: true)

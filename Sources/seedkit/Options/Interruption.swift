@@ -1,45 +1,98 @@
 import Foundation
 import GRDB
+import SeedRuntime
+
+/// The write end of ``SignalThread``'s pipe, for the C signal handler (which can capture nothing).
+nonisolated(unsafe) private var signalPipe: Int32 = -1
+
+/// The thread that runs seedkit's answers to SIGINT and SIGTERM, started first thing. The C
+/// handler only writes the signal's number into a pipe (async-signal-safe); this thread reads
+/// it and runs the handler. No other thread is needed: libdispatch's signal sources need a
+/// worker thread, and when none can start (under `ulimit -v`) libdispatch retries forever and
+/// the signal is never handled. Until an ``Interruption`` is in place the signals keep their
+/// default action (they end the process).
+enum SignalThread {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var handlers: [(id: Int, handle: @Sendable (Int32) -> Void)] = []
+    nonisolated(unsafe) private static var nextID = 0
+
+    /// Opens the pipe and starts the thread that reads it.
+    ///
+    /// - throws: ``SeedError`` when the pipe can't be made or the thread can't start.
+    static func start() throws(SeedError) {
+        // A parent may hand the signals down blocked (a test runner's worker thread does): they
+        // would stay pending and never reach the handler. Unblocked here, for every thread after.
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGINT)
+        sigaddset(&signals, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else {
+            throw SeedError(.io, "cannot make a pipe to receive signals (\(String(cString: strerror(errno))))")
+        }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        let readEnd = ends[0]
+        signalPipe = ends[1]
+        try DetachedThread.start("receive signals (SIGINT, SIGTERM)") {
+            var byte: UInt8 = 0
+            while true {
+                let count = read(readEnd, &byte, 1)
+                if count == 1 { deliver(Int32(byte)) } else if count < 0 && errno == EINTR { continue } else { return }
+            }
+        }
+    }
+
+    private static func deliver(_ number: Int32) {
+        if let handle = lock.withLock({ handlers.last?.handle }) {
+            handle(number)
+            return
+        }
+        // No handler any more: the default action, as if nothing had caught the signal.
+        Foundation.signal(number, SIG_DFL)
+        raise(number)
+    }
+
+    fileprivate static func add(_ handle: @escaping @Sendable (Int32) -> Void) -> Int {
+        let id = lock.withLock {
+            nextID += 1
+            handlers.append((nextID, handle))
+            return nextID
+        }
+        for number in [SIGINT, SIGTERM] {
+            Foundation.signal(number) { number in
+                var byte = UInt8(truncatingIfNeeded: number)
+                _ = write(signalPipe, &byte, 1)
+            }
+        }
+        return id
+    }
+
+    fileprivate static func remove(_ id: Int) {
+        let none = lock.withLock {
+            handlers.removeAll { $0.id == id }
+            return handlers.isEmpty
+        }
+        if none {
+            Foundation.signal(SIGINT, SIG_DFL)
+            Foundation.signal(SIGTERM, SIG_DFL)
+        }
+    }
+}
 
 /// Handles Ctrl-C (SIGINT) and SIGTERM from a CI runner while a command writes, so that an
 /// interrupted command leaves nothing half-done and exits 130 or 143 as shells expect.
 final class Interruption: @unchecked Sendable {
-    private var sources: [any DispatchSourceSignal] = []
     private let lock = NSLock()
     private var received: Int32?
+    private var id: Int?
 
-    /// Calls `handler` (on another thread) with the signal's number when one arrives.
+    /// Calls `handler` (on ``SignalThread``'s thread) with the signal's number when one arrives.
     init(_ handler: @escaping @Sendable (Int32) -> Void) {
-        for number in [SIGINT, SIGTERM] {
-            #if !os(Linux)
-            // Darwin's kqueue source sees a signal only if its default action is off.
-            Foundation.signal(number, SIG_IGN)
-            #endif
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { [weak self] in
-                self?.lock.withLock { self?.received = self?.received ?? number }
-                handler(number)
-            }
-            source.resume()
-            sources.append(source)
-            Self.waitUntilArmed(number)
+        id = SignalThread.add { [weak self] number in
+            self?.lock.withLock { self?.received = self?.received ?? number }
+            handler(number)
         }
-    }
-
-    /// libdispatch on Linux arms a signal source on its manager thread, after `resume()`, by
-    /// installing its own handler. Setting SIG_IGN first (as Darwin needs) left a window in which
-    /// a Ctrl-C was dropped and a migration ran to the end; without it a signal before the source
-    /// is armed ends the process by its default action, before anything is written. Wait (at
-    /// most a second) until the handler is installed, so that the write never starts unarmed.
-    private static func waitUntilArmed(_ number: Int32) {
-        #if os(Linux)
-        for _ in 0..<1000 {
-            var current = sigaction()
-            guard sigaction(number, nil, &current) == 0 else { return }
-            if unsafeBitCast(current.__sigaction_handler.sa_handler, to: Int.self) != unsafeBitCast(SIG_DFL, to: Int.self) { return }
-            usleep(1000)
-        }
-        #endif
     }
 
     /// Removes `temporary` files (and their `-journal`) and exits: for a build, whose output only ever appears by rename.
@@ -55,9 +108,8 @@ final class Interruption: @unchecked Sendable {
     var signal: Int32? { lock.withLock { received } }
 
     func stop() {
-        for source in sources { source.cancel() }
-        Foundation.signal(SIGINT, SIG_DFL)
-        Foundation.signal(SIGTERM, SIG_DFL)
+        if let id { SignalThread.remove(id) }
+        id = nil
     }
 }
 

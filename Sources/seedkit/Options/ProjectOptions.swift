@@ -6,8 +6,11 @@ import SeedTooling
 
 /// Where the project's manifest and migrations are.
 struct ProjectOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("The manifest.", valueName: "path"))
-    var manifest: String = "seeds/seedkit.yml"
+    @Option(name: .customLong("manifest"), help: ArgumentHelp("The manifest (default: seeds/seedkit.yml).", valueName: "path"))
+    var manifestOption: String?
+
+    /// The manifest's path as given (or the default).
+    var manifest: String { manifestOption ?? ManifestPath.defaultPath }
 
     @Option(name: .customLong("migrations"), help: ArgumentHelp("The migrations directory (default: migrations), or `none` for no migrations.", valueName: "dir"))
     var migrationsOption: String?
@@ -20,6 +23,7 @@ struct ProjectOptions: ParsableArguments {
 
     func validate() throws {
         if absolutePaths { PathDisplay.absolute = true }
+        try ManifestPath.requireNamed(manifestOption)
     }
 
     func loadManifest() throws(SeedError) -> Manifest { try Manifest.load(path: manifest) }
@@ -44,7 +48,24 @@ struct ProjectOptions: ParsableArguments {
     }
 
     /// Whether a manifest exists where --manifest points (commands that can work without one).
-    var hasManifest: Bool { FileManager.default.fileExists(atPath: manifest) }
+    var hasManifest: Bool { manifestOption != ManifestPath.none && FileManager.default.fileExists(atPath: manifest) }
+}
+
+/// `--manifest PATH`: the default may be absent (commands that can work without a manifest then
+/// do), `none` says there is none, and any other path named must be there (docs/reference.md).
+enum ManifestPath {
+    static let defaultPath = "seeds/seedkit.yml"
+    /// `--manifest none`: no manifest, on purpose.
+    static let none = "none"
+
+    /// Exit 2, before anything runs, when `--manifest` names a file that is not there: a typo in
+    /// a CI script must not turn off the rules, refs by key and typo checks without a word.
+    static func requireNamed(_ given: String?) throws {
+        guard let given, given != none, !FileManager.default.fileExists(atPath: given) else { return }
+        let shown = PathDisplay.absolute ? URL(fileURLWithPath: given).standardizedFileURL.path : given
+        Output.diagnostics(SeedError(.configuration, file: shown, "no such manifest: --manifest names a file that is not there (check the path; --manifest none for no manifest)").diagnostics, format: .human)
+        throw ExitCode(2)
+    }
 }
 
 /// `--format human|json|github` for commands that report diagnostics.
@@ -133,12 +154,21 @@ enum Output {
 
 /// `--manifest PATH` for commands that read stores and use a manifest when there is one.
 struct OptionalManifestOption: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("The manifest whose keys, refs, rules and model apply (default: seeds/seedkit.yml when present).", valueName: "path"))
-    var manifest: String = "seeds/seedkit.yml"
+    @Option(name: .customLong("manifest"), help: ArgumentHelp("The manifest whose keys, refs, rules and model apply (default: seeds/seedkit.yml when present; none for none).", valueName: "path"))
+    var manifestOption: String?
 
-    /// The manifest, or nil when there is no file there. A file that is there must be valid.
+    /// The manifest's path as given (or the default).
+    var manifest: String { manifestOption ?? ManifestPath.defaultPath }
+
+    func validate() throws {
+        try ManifestPath.requireNamed(manifestOption)
+    }
+
+    /// The manifest, or nil when the default one is not there or `--manifest none` is given.
+    /// A file that is there must be valid; a file named that is not there was refused by ``validate()``.
     func load() throws(SeedError) -> Manifest? {
-        FileManager.default.fileExists(atPath: manifest) ? try Manifest.load(path: manifest) : nil
+        guard manifestOption != ManifestPath.none, FileManager.default.fileExists(atPath: manifest) else { return nil }
+        return try Manifest.load(path: manifest)
     }
 }
 

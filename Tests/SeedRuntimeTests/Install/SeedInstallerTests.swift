@@ -240,6 +240,32 @@ private final class AppBundle {
         #expect(whole.unlisted.isEmpty)
         #expect(whole.events.filter { $0.kind == .inserted }.count == 400)
     }
+
+    /// An app's launch call is handed whatever file sits at the store's path: a ledger row holding a
+    /// blob where seedkit writes text is a refused store, never a crash of the app (issue 34).
+    @Test(arguments: [
+        "UPDATE _seedkit_migrations SET checksum = x'00ff'",
+        "UPDATE _seedkit_meta SET value = x'00ff'",
+        "UPDATE _seedkit_tables SET refs = x'00ff'",
+        "UPDATE _seedkit_tables SET key = 'not json'",
+    ])
+    func aForeignLedgerIsRefusedAtLaunch(sql: String) throws {
+        let app = try AppBundle()
+        _ = try app.installer().prepareStore()
+        let store = try DatabaseQueue(path: app.store.path)
+        try store.write { db in try db.execute(sql: sql) }
+        try store.close()
+        try Data(#"{"insert": {"books": [{"title": "The fifth book", "price": 9, "category_id": "Fiction"}]}}"#.utf8)
+            .write(to: app.migrationsDirectory.appendingPathComponent("0002-add-fifth-book.json"))
+        let before = try Data(contentsOf: app.store)
+        #expect {
+            _ = try app.installer().prepareStore()
+        } throws: { error in
+            guard let error = error as? SeedError else { return false }
+            return error.kind == .refused && error.description.contains("foreign or corrupt store: _seedkit_")
+        }
+        #expect(try Data(contentsOf: app.store) == before)
+    }
 }
 
 /// Counts the insertions GRDB reports to an app's transaction observer, by table.
