@@ -214,6 +214,24 @@ import Testing
         #expect(made.stdout.hasPrefix("wrote migrations/0001-nfc.yml: 0 inserts, 1 update, 0 deletes"), "\(made)")
     }
 
+    /// An update from one form to the other is reported with the scalars of each, not as
+    /// 'Café' → 'Café', in the run's report and in --dry-run's plan.
+    @Test func anUpdateBetweenTextsThatPrintAlikeShowsTheirScalars() throws {
+        let project = try TemporaryProject(bookStore: false)
+        try project.write("seeds/schema.sql", "CREATE TABLE notes (id INTEGER PRIMARY KEY, code TEXT NOT NULL UNIQUE, note TEXT);\n")
+        try project.write("seeds/seedkit.yml", "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  notes:\n    file: data/notes.csv\n    key: code\n")
+        try project.write("seeds/data/notes.csv", "code,note\nk,\(Self.nfc)\n")
+        #expect(try project.seedkit("build", "--output", "user.sqlite").status == 0)
+        try project.write("migrations/0001-note.yml", "update:\n  notes:\n    - { key: k, from: { note: \"\(Self.nfc)\" }, to: { note: \"\(Self.nfd)\" } }\n")
+        let plan = try project.seedkit("migrate", "--dry-run", "user.sqlite")
+        #expect(plan.status == 0, "\(plan)")
+        #expect(plan.stdout.contains(#"updated         notes 'k': note 'Caf\u00E9' → 'Cafe\u0301'"#), "\(plan)")
+        let result = try project.seedkit("migrate", "user.sqlite")
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.contains(#"updated         notes 'k': note 'Caf\u00E9' → 'Cafe\u0301'"#), "\(result)")
+        #expect(try hexRows(project, "user.sqlite", "SELECT hex(note) FROM notes") == ["43616665CC81"])
+    }
+
     // MARK: - Names as SQLite matches them: ASCII case only
 
     private func accentProject(fixture: String) throws -> TemporaryProject {

@@ -107,7 +107,14 @@ extension MigrationRun {
         }
         var described: [String] = []
         for (column, value) in to {
-            described.append("\(column) \(try shown(current[SQLName(column)] ?? .null, column: column, in: table)) → \(try shown(value, column: column, in: table))")
+            let old = current[SQLName(column)] ?? .null
+            var (oldShown, newShown) = (try shown(old, column: column, in: table), try shown(value, column: column, in: table))
+            // Two texts that differ in their bytes but print alike (NFC and NFD) show their scalars.
+            if oldShown == newShown, case .text(let a) = old, case .text(let b) = value {
+                let (a, b) = String.distinguishing(a, b)
+                (oldShown, newShown) = ("'" + a + "'", "'" + b + "'")
+            }
+            described.append("\(column) \(oldShown) → \(newShown)")
         }
         let description = described.joined(separator: ", ")
         let changes = try columnChanges(from: written(from, as: change.from), to: written(to, as: change.to), current: current, applied: true, in: table)
