@@ -64,7 +64,7 @@ struct SeedTool: ParsableCommand {
                 status = code.rawValue
             }
         }
-        if !Output.flushStandardOutput() { status = 4 }
+        if let failed = Output.flushStandardOutput() { status = failed }
         Foundation.exit(status)
     }
 

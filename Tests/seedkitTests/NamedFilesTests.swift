@@ -101,6 +101,17 @@ import Testing
         #expect(try store.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM _seedkit_migrations WHERE origin = 'applied'") } == 2)
     }
 
+    /// `inspect … | head`: the reader stopped on purpose and nothing was done, so seedkit ends in
+    /// silence, with the status of a process SIGPIPE ends, as sqlite3 and git do.
+    @Test func aReaderThatGoesAwayFromAReadOnlyCommandEndsInSilence() throws {
+        let project = try longReport()
+        #expect(try project.seedkit("migrate", "user.sqlite").status == 0)
+        let result = try run(URL(fileURLWithPath: "/bin/bash"), ["-c", "\"$0\" inspect user.sqlite books --limit 6000 | head -1; echo \"exit ${PIPESTATUS[0]}\"", seedkitBinary.path], in: project.root)
+        #expect(result.stdout.hasSuffix("\nexit 141\n"), "\(result)")
+        #expect(result.stdout.split(separator: "\n").count == 2, "\(result)")
+        #expect(result.stderr == "", "\(result)")
+    }
+
     @Test(arguments: [4, 5, 6, 7, 16])
     func tooFewFileDescriptorsIsAClearError(limit: Int) throws {
         let project = try TemporaryProject.withUserStore()

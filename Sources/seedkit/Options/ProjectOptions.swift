@@ -140,12 +140,16 @@ enum Output {
         }
     }
 
-    /// Flushes stdout; false (after saying so on stderr) when anything written to it was lost.
-    static func flushStandardOutput() -> Bool {
-        guard let error = StandardOutput.shared.finish() else { return true }
+    /// Flushes stdout; nil when everything written reached it, else the exit status: 4, after
+    /// saying so on stderr, or — when the reader went away (EPIPE) from a command that changed
+    /// nothing (`seedkit inspect … | head`) — 141 in silence, as for a process SIGPIPE ends: the
+    /// reader stopped reading on purpose, and nothing was done that the lost lines would report.
+    static func flushStandardOutput() -> Int32? {
+        guard let error = StandardOutput.shared.finish() else { return nil }
+        if error == EPIPE && completedWork == nil { return 128 + SIGPIPE }
         let reason = String(cString: strerror(error)) + (completedWork.map { " (\($0) all the same)" } ?? "")
         standardError("seedkit: cannot write the output: \(reason); what was printed is incomplete [\(DiagnosticCode.ioFailure.rawValue)]\n")
-        return false
+        return 4
     }
 
     static var stderrIsTerminal: Bool { isatty(2) == 1 }
