@@ -1,6 +1,6 @@
 import SeedRuntime
 
-/// Nested JSON as seedkit stores it (docs/reference.md, "Nested values"): minified, members in
+/// Nested JSON as seedkit stores it (docs/reference.md, "Published files as they are"): minified, members in
 /// document order, numbers as written, strings with the fewest escapes (`\"`, `\\`, control
 /// characters), which SQLite's `json()` leaves as they are. A publisher re-indenting or
 /// re-escaping a file changes none of it, so the seed is byte-identical and no update is made.
