@@ -1,6 +1,17 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import SeedRuntime
+
+/// SQLITE_TRANSIENT: SQLite copies the bytes bound, which live only for the call.
+private let transient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
+
+/// Runs `statement` to its end, or throws SQLite's error.
+private func stepToEnd(_ statement: OpaquePointer?, _ connection: OpaquePointer?) throws {
+    let result = sqlite3_step(statement)
+    sqlite3_reset(statement)
+    guard result == SQLITE_DONE else { throw DatabaseError(resultCode: ResultCode(rawValue: result), message: String(cString: sqlite3_errmsg(connection))) }
+}
 
 /// The manifest's `sources:` loaded into a scratch database (a temporary file), one table each, that
 /// `query:` tables read from (docs/reference.md, "Derived tables"). Never part of the seed.
@@ -55,14 +66,26 @@ enum SourceDatabase {
         do {
             try queue.write { db in
                 try db.execute(sql: "CREATE TABLE \(table) (\(columns.map { quoteIdentifier($0) + " TEXT" }.joined(separator: ", ")))")
-                let statement = try db.makeStatement(sql: "INSERT INTO \(table) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))")
-                var values = [DatabaseValue](repeating: .null, count: columns.count)
+                // Bound straight from the record's bytes: no value is built per field.
+                var insert: OpaquePointer?
+                let connection = db.sqliteConnection
+                guard sqlite3_prepare_v2(connection, "INSERT INTO \(table) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))", -1, &insert, nil) == SQLITE_OK else {
+                    throw DatabaseError(resultCode: ResultCode(rawValue: sqlite3_errcode(connection)), message: String(cString: sqlite3_errmsg(connection)))
+                }
+                defer { sqlite3_finalize(insert) }
                 while try reader.next(&record, diagnostics: &diagnostics) {
-                    for index in values.indices { values[index] = .null }
-                    for field in 0..<record.count where record.kinds[field] != .null {
-                        values[record.columns[field]] = record.text(field).databaseValue
+                    sqlite3_clear_bindings(insert)
+                    record.bytes.withUnsafeBytes { bytes in
+                        for field in 0..<record.count where record.kinds[field] != .null {
+                            let parameter = Int32(record.columns[field] + 1)
+                            if let base = bytes.baseAddress {
+                                sqlite3_bind_text(insert, parameter, (base + record.starts[field]).assumingMemoryBound(to: CChar.self), Int32(record.ends[field] - record.starts[field]), transient)
+                            } else {
+                                sqlite3_bind_text(insert, parameter, "", 0, transient)
+                            }
+                        }
                     }
-                    try statement.execute(arguments: StatementArguments(values))
+                    try stepToEnd(insert, connection)
                 }
             }
         } catch let error as SeedError {
@@ -141,11 +164,14 @@ struct QueryRecordSource: RecordSource {
     let columnNames: [String]
     private let queue: DatabaseQueue
     private let table: String
-    private var batch: [(number: Int, values: [DatabaseValue])] = []
+    /// Rows read back and not yet handed out, as records.
+    private var batch: [RawRecord] = []
     private var position = 0
     private var last = 0
     private var finished = false
-    let contentHash = SHA256Box()
+    /// The rows given, as a JSON fixture's records are hashed (``RecordHasher``), after the column names.
+    private let hasher = RecordHasher()
+    var contentHash: SHA256Box { hasher.flushed() }
     var bytesRead: Int { 0 }
 
     init(_ query: Manifest.Query, in scratch: ScratchSources, file: String) throws(SeedError) {
@@ -159,11 +185,24 @@ struct QueryRecordSource: RecordSource {
                 for name in names where !seen.insert(name.lowercased()).inserted {
                     throw SeedError(.configuration, file: file, "the query gives two columns named '\(name)': name each with AS")
                 }
-                // Untyped columns: the values are kept exactly as the query gives them.
+                // Untyped columns: the values are kept exactly as the query gives them (each
+                // result value bound as it is, sqlite3_bind_value).
                 try db.execute(sql: "CREATE TABLE \(table) (\(names.indices.map { "c\($0)" }.joined(separator: ", ")))")
-                let insert = try db.makeStatement(sql: "INSERT INTO \(table) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))")
-                let rows = try Row.fetchCursor(select)
-                while let row = try rows.next() { try insert.execute(arguments: StatementArguments(Array(row.databaseValues))) }
+                let connection = db.sqliteConnection
+                var insert: OpaquePointer?
+                guard sqlite3_prepare_v2(connection, "INSERT INTO \(table) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))", -1, &insert, nil) == SQLITE_OK else {
+                    throw DatabaseError(resultCode: ResultCode(rawValue: sqlite3_errcode(connection)), message: String(cString: sqlite3_errmsg(connection)))
+                }
+                defer { sqlite3_finalize(insert) }
+                let handle = select.sqliteStatement
+                defer { sqlite3_reset(handle) }
+                while true {
+                    let result = sqlite3_step(handle)
+                    if result == SQLITE_DONE { break }
+                    guard result == SQLITE_ROW else { throw DatabaseError(resultCode: ResultCode(rawValue: result), message: String(cString: sqlite3_errmsg(connection))) }
+                    for index in names.indices { sqlite3_bind_value(insert, Int32(index + 1), sqlite3_column_value(handle, Int32(index))) }
+                    try stepToEnd(insert, connection)
+                }
                 return names
             }
         } catch let error as SeedError {
@@ -171,7 +210,13 @@ struct QueryRecordSource: RecordSource {
         } catch {
             throw SeedError(.configuration, file: file, "the query failed: \((error as? DatabaseError)?.message ?? "\(error)")")
         }
-        contentHash.hash.update(columnNames.joined(separator: "\u{1}").utf8)
+        var names = RawRecord()
+        for name in columnNames {
+            let start = names.bytes.count
+            names.bytes += name.utf8
+            names.append(column: names.count, kind: .text, start: start)
+        }
+        hasher.add(names)
     }
 
     /// How row `number` (1-based) names its key: `code 'ALL'`, from the fields named `fields`; nil when it has none of them.
@@ -196,11 +241,43 @@ struct QueryRecordSource: RecordSource {
         if position == batch.count {
             guard !finished else { return false }
             do {
-                batch = try queue.read { [table, last] db in
-                    try Row.fetchAll(db, sql: "SELECT rowid, * FROM \(table) WHERE rowid > ? ORDER BY rowid LIMIT 4096", arguments: [last]).map { row in
-                        let values = Array(row.databaseValues)
-                        return (Int(Int64.fromDatabaseValue(values[0]) ?? 0), Array(values.dropFirst()))
+                batch = try queue.read { [table, last, width = columnNames.count] db in
+                    let connection = db.sqliteConnection
+                    var statement: OpaquePointer?
+                    guard sqlite3_prepare_v2(connection, "SELECT rowid, * FROM \(table) WHERE rowid > ?1 ORDER BY rowid LIMIT 4096", -1, &statement, nil) == SQLITE_OK else {
+                        throw DatabaseError(resultCode: ResultCode(rawValue: sqlite3_errcode(connection)), message: String(cString: sqlite3_errmsg(connection)))
                     }
+                    defer { sqlite3_finalize(statement) }
+                    sqlite3_bind_int64(statement, 1, Int64(last))
+                    var records: [RawRecord] = []
+                    while true {
+                        let result = sqlite3_step(statement)
+                        if result == SQLITE_DONE { break }
+                        guard result == SQLITE_ROW else { throw DatabaseError(resultCode: ResultCode(rawValue: result), message: String(cString: sqlite3_errmsg(connection))) }
+                        var row = RawRecord()
+                        row.line = Int(sqlite3_column_int64(statement, 0))
+                        for column in 0..<width {
+                            let index = Int32(column + 1)
+                            let start = row.bytes.count
+                            let kind: RawRecord.Kind
+                            switch sqlite3_column_type(statement, index) {
+                            case SQLITE_NULL: kind = .null
+                            case SQLITE_INTEGER: kind = .integer
+                            case SQLITE_FLOAT: kind = .real
+                            default: kind = .text
+                            }
+                            if kind != .null {
+                                // SQLite's own text of the value (a real as SQLite renders it); a blob's bytes as they are.
+                                let blob = sqlite3_column_type(statement, index) == SQLITE_BLOB
+                                let pointer = blob ? sqlite3_column_blob(statement, index) : UnsafeRawPointer(sqlite3_column_text(statement, index))
+                                let count = Int(sqlite3_column_bytes(statement, index))
+                                if let pointer, count > 0 { row.bytes.append(contentsOf: UnsafeRawBufferPointer(start: pointer, count: count)) }
+                            }
+                            row.append(column: column, kind: kind, start: start)
+                        }
+                        records.append(row)
+                    }
+                    return records
                 }
             } catch {
                 throw SeedError(.io, "cannot read the query's rows back from the scratch database: \((error as? DatabaseError)?.message ?? "\(error)")")
@@ -208,29 +285,11 @@ struct QueryRecordSource: RecordSource {
             position = 0
             if batch.count < 4096 { finished = true }
             guard let final = batch.last else { return false }
-            last = final.number
+            last = final.line
         }
-        let row = batch[position]
+        swap(&record, &batch[position])
         position += 1
-        record.reset()
-        record.line = row.number
-        var bytes: [UInt8] = [0x1E]
-        for (column, value) in row.values.enumerated() {
-            let start = record.bytes.count
-            let kind: RawRecord.Kind
-            switch value.storage {
-            case .null: kind = .null
-            case .int64(let number): record.bytes += String(number).utf8; kind = .integer
-            case .double(let number): record.bytes += "\(number)".utf8; kind = .real
-            case .string(let text): record.bytes += text.utf8; kind = .text
-            case .blob(let data): record.bytes += data; kind = .text
-            }
-            record.append(column: column, kind: kind, start: start)
-            bytes.append(kind.rawValue)
-            withUnsafeBytes(of: UInt32(truncatingIfNeeded: record.bytes.count - start).littleEndian) { bytes += $0 }
-            bytes += record.bytes[start...]
-        }
-        contentHash.hash.update(bytes)
+        hasher.add(record)
         return true
     }
 }
