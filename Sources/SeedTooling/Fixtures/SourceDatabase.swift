@@ -51,7 +51,7 @@ enum SourceDatabase {
             final class Names { var list: [String] = [] }
             let names = Names()
             var first = try open(source, fields: []) { key in
-                if !names.list.contains(where: { $0.caseInsensitiveCompare(key) == .orderedSame }) { names.list.append(key) }
+                if !names.list.contains(where: { $0.isSameName(as: key) }) { names.list.append(key) }
                 return ""
             }
             var record = RawRecord()
@@ -182,7 +182,7 @@ struct QueryRecordSource: RecordSource {
                 let select = try db.makeStatement(sql: query.sql)
                 let names = select.columnNames
                 var seen = Set<String>()
-                for name in names where !seen.insert(name.lowercased()).inserted {
+                for name in names where !seen.insert(name.lowercasedName).inserted {
                     throw SeedError(.configuration, file: file, "the query gives two columns named '\(name)': name each with AS")
                 }
                 // Untyped columns: the values are kept exactly as the query gives them (each
@@ -223,7 +223,7 @@ struct QueryRecordSource: RecordSource {
     func describeKey(row number: Int, fields: [String]) -> String? {
         guard let values = try? queue.read({ db in try Row.fetchOne(db, sql: "SELECT * FROM \(table) WHERE rowid = ?", arguments: [number]).map { Array($0.databaseValues) } }) ?? nil else { return nil }
         let parts = fields.compactMap { field -> String? in
-            guard let index = columnNames.firstIndex(where: { $0.caseInsensitiveCompare(field) == .orderedSame }), index < values.count else { return nil }
+            guard let index = columnNames.firstIndex(where: { $0.isSameName(as: field) }), index < values.count else { return nil }
             let text: String
             switch values[index].storage {
             case .null: text = "NULL"
