@@ -188,6 +188,9 @@ import Testing
     }()
 
     @Test func theExampleBuildsWithParentsResolvedByCode() throws {
+        // The parents as iso-codes publishes them: by the part after the country, or by the whole code.
+        let published = try String(contentsOf: Self.example.appendingPathComponent("seeds/data/iso_3166-2.json"), encoding: .utf8)
+        #expect(published.contains("\"parent\": \"ARA\"") && published.contains("\"parent\": \"GB-ENG\""))
         let project = try TemporaryProject(bookStore: false)
         let result = try project.seedkit("build", "--manifest", Self.example.appendingPathComponent("seeds/seedkit.yml").path,
                                          "--migrations", Self.example.appendingPathComponent("migrations").path, "--output", "seed.sqlite")

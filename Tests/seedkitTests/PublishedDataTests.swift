@@ -407,4 +407,61 @@ import Testing
         let again = try project.seedkit("new-migration", "release 2", "--from", "seeds/releases/1.0.sqlite", "--rename", "countries:Macedonia=North Macedonia")
         #expect(again.stdout == "wrote migrations/0001-release-2.yml: 1 insert, 1 update (1 rename), 1 delete\n  rename countries 'Macedonia' → 'North Macedonia' (--rename)\n", "\(again)")
     }
+
+    // MARK: - Reading options on random files
+
+    /// Random publisher-style files (CSV with a random delimiter or TSV; comment and blank lines;
+    /// LF or CRLF; a header in the file or in the manifest; nulls; ragged rows): every row is stored
+    /// with exactly the values the file says, NULL where `nulls:` or a missing field says.
+    @Test func randomPublishedFilesReadAsTheirOptionsSay() throws {
+        var random = SeededRandom(defaultSeed: 33)
+        let alphabet: [String] = ["a", "b", "z", " ", "é", "\"", ",", ";", "|", "-", "#", "\u{00A0}"]
+        for round in 0..<12 {
+            let tsv = random.next() % 2 == 0
+            let delimiter = tsv ? "\t" : random.pick([",", ";", "|"])
+            let comment = random.pick(["#", "//", "%%"])
+            let nulls: [String]? = random.pick([nil, ["", "-"], ["-"], ["NA", ""]])
+            let inManifest = random.next() % 2 == 0
+            let newline = random.pick(["\n", "\r\n"])
+            let width = 2 + Int(random.next() % 4)
+            let names = ["k"] + (1..<width).map { "c\($0)" }
+            func field(_ text: String) -> String {
+                guard !tsv, text.contains(where: { $0 == "\"" || String($0) == delimiter }) else { return text }
+                return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+            }
+            var lines: [String] = ["\(comment) published file \(round), with \(delimiter) and \"quotes\""]
+            if !inManifest { lines.append(names.joined(separator: delimiter)) }
+            var expected: [String] = []
+            for row in 0..<(1 + Int(random.next() % 12)) {
+                var values: [String?] = ["k\(row)"]
+                var written: [String] = ["k\(row)"]
+                let kept = 1 + Int(random.next() % UInt64(width))  // ragged: the rest are left out
+                for _ in 1..<kept {
+                    var text = (0..<Int(random.next() % 5)).map { _ in random.pick(alphabet) }.joined()
+                    if tsv { text = text.replacingOccurrences(of: "\"", with: "'") }  // TSV has no quoting, and none is needed
+                    if random.next() % 5 == 0 { text = random.pick(["", "-", "NA"]) }
+                    written.append(field(text))
+                    let unquoted = !written[written.count - 1].hasPrefix("\"")
+                    values.append(unquoted && (nulls ?? [""]).contains(text) ? nil : text)
+                }
+                values += Array(repeating: nil, count: width - kept)
+                lines.append(written.joined(separator: delimiter))
+                if random.next() % 4 == 0 { lines.append(random.next() % 2 == 0 ? "" : "\(comment)\(delimiter)not a row") }
+                expected.append(values.map { $0.map { "'\($0.replacingOccurrences(of: "'", with: "''"))'" } ?? "NULL" }.joined(separator: "|"))
+            }
+            let project = try TemporaryProject(bookStore: false)
+            var options = "    comment: \"\(comment)\"\n    ragged: true\n"
+            if tsv { options += "    format: tsv\n" } else { options += "    format: csv\n    delimiter: \"\(delimiter)\"\n" }
+            if let nulls { options += "    nulls: [\(nulls.map { "\"\($0)\"" }.joined(separator: ", "))]\n" }
+            if inManifest { options += "    header: [\(names.joined(separator: ", "))]\n" }
+            try project.write("seeds/seedkit.yml", "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  t:\n    file: data/t.txt\n    key: k\n" + options)
+            try project.write("seeds/schema.sql", "CREATE TABLE t (\(names.map { "\($0) TEXT" }.joined(separator: ", ")), PRIMARY KEY (k));\n")
+            try project.write("seeds/data/t.txt", lines.joined(separator: newline) + newline)
+            let build = try project.seedkit("build")
+            try #require(build.status == 0, "seed \(random.seed) round \(round)\n\(lines.joined(separator: "\n"))\n\(build)")
+            let select = "SELECT " + names.map { "quote(\($0))" }.joined(separator: " || '|' || ") + " FROM t ORDER BY rowid"
+            let stored = try project.database("build/seed.sqlite").read { db in try String.fetchAll(db, sql: select) }
+            #expect(stored == expected, "seed \(random.seed) round \(round)\n\(lines.joined(separator: "\n"))")
+        }
+    }
 }

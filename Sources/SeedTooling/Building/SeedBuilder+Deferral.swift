@@ -7,7 +7,7 @@ final class Deferral {
     let order: [String: Int]
     var parked: [String: ParkedRows] = [:]
     /// The sources `query:` tables read, loaded once per build.
-    var sources: DatabaseQueue?
+    var sources: ScratchSources?
 
     init(plans: [TablePlan]) {
         order = Dictionary(plans.enumerated().map { ($1.config.name, $0) }, uniquingKeysWith: { first, _ in first })

@@ -234,7 +234,7 @@ public struct SeedBuilder: Sendable {
             // sources: loaded into a scratch database that query: tables read (never into the seed).
             let scratch = try SourceDatabase.load(manifest, diagnostics: &diagnostics)
             if !diagnostics.isEmpty { throw SeedError(.invalidData, capped(diagnostics)) }
-            let unprepared = SourceDatabase.unpreparedQueries(manifest, in: scratch)
+            let unprepared = SourceDatabase.unpreparedQueries(manifest, in: scratch.queue)
             if !unprepared.isEmpty { throw SeedError(.configuration, unprepared) }
             deferral.sources = scratch
         }

@@ -69,9 +69,9 @@ final class SHA256Box: @unchecked Sendable {
     var hash = SHA256()
 }
 
-/// The content hash of records rather than bytes (a JSON fixture's, docs/reference.md "Nested
-/// values"): per record its field count, per field its column, kind and length, then the
-/// record's bytes (its fields' bytes, in order), gathered in one buffer hashed 64 KiB at a time.
+/// The content hash of records rather than bytes, a JSON fixture's (docs/reference.md, "Published files as they are"):
+/// per record its field count, per field its column, kind and length, then the record's bytes
+/// (its fields' bytes, in order), gathered in one buffer hashed 64 KiB at a time.
 final class RecordHasher: @unchecked Sendable {
     private let box = SHA256Box()
     private static let capacity = 1 << 16

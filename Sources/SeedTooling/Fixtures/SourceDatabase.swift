@@ -1,8 +1,19 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import SeedRuntime
 
-/// The manifest's `sources:` loaded into a scratch in-memory database, one table each, that
+/// SQLITE_TRANSIENT: SQLite copies the bytes bound, which live only for the call.
+private let transient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
+
+/// Runs `statement` to its end, or throws SQLite's error.
+private func stepToEnd(_ statement: OpaquePointer?, _ connection: OpaquePointer?) throws {
+    let result = sqlite3_step(statement)
+    sqlite3_reset(statement)
+    guard result == SQLITE_DONE else { throw DatabaseError(resultCode: ResultCode(rawValue: result), message: String(cString: sqlite3_errmsg(connection))) }
+}
+
+/// The manifest's `sources:` loaded into a scratch database (a temporary file), one table each, that
 /// `query:` tables read from (docs/reference.md, "Derived tables"). Never part of the seed.
 ///
 /// A source's table has one TEXT column per field: a CSV or TSV file's header (or `header:`),
@@ -10,9 +21,9 @@ import SeedRuntime
 /// `json_extract` reads into it.
 enum SourceDatabase {
     /// Loads every source; problems in the files are returned (the build reports them with the rest).
-    static func load(_ manifest: Manifest, diagnostics: inout [Diagnostic]) throws(SeedError) -> DatabaseQueue {
-        let queue: DatabaseQueue
-        do { queue = try DatabaseQueue() } catch { throw SeedError(databaseError: error, file: manifest.path) }
+    static func load(_ manifest: Manifest, diagnostics: inout [Diagnostic]) throws(SeedError) -> ScratchSources {
+        let scratch = try ScratchSources(manifest: manifest.path)
+        let queue = scratch.queue
         for source in manifest.sources {
             guard FileManager.default.fileExists(atPath: source.file.path) else {
                 throw SeedError(.configuration, file: source.displayFile, "the file of source \(source.name) does not exist (manifest: \(manifest.path))")
@@ -23,7 +34,7 @@ enum SourceDatabase {
                 diagnostics += error.diagnostics
             }
         }
-        return queue
+        return scratch
     }
 
     private static func open(_ source: Manifest.Source, fields: [String], unknownField: @escaping (String) -> String) throws(SeedError) -> any RecordSource {
@@ -55,14 +66,26 @@ enum SourceDatabase {
         do {
             try queue.write { db in
                 try db.execute(sql: "CREATE TABLE \(table) (\(columns.map { quoteIdentifier($0) + " TEXT" }.joined(separator: ", ")))")
-                let statement = try db.makeStatement(sql: "INSERT INTO \(table) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))")
-                var values = [DatabaseValue](repeating: .null, count: columns.count)
+                // Bound straight from the record's bytes: no value is built per field.
+                var insert: OpaquePointer?
+                let connection = db.sqliteConnection
+                guard sqlite3_prepare_v2(connection, "INSERT INTO \(table) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))", -1, &insert, nil) == SQLITE_OK else {
+                    throw DatabaseError(resultCode: ResultCode(rawValue: sqlite3_errcode(connection)), message: String(cString: sqlite3_errmsg(connection)))
+                }
+                defer { sqlite3_finalize(insert) }
                 while try reader.next(&record, diagnostics: &diagnostics) {
-                    for index in values.indices { values[index] = .null }
-                    for field in 0..<record.count where record.kinds[field] != .null {
-                        values[record.columns[field]] = record.text(field).databaseValue
+                    sqlite3_clear_bindings(insert)
+                    record.bytes.withUnsafeBytes { bytes in
+                        for field in 0..<record.count where record.kinds[field] != .null {
+                            let parameter = Int32(record.columns[field] + 1)
+                            if let base = bytes.baseAddress {
+                                sqlite3_bind_text(insert, parameter, (base + record.starts[field]).assumingMemoryBound(to: CChar.self), Int32(record.ends[field] - record.starts[field]), transient)
+                            } else {
+                                sqlite3_bind_text(insert, parameter, "", 0, transient)
+                            }
+                        }
                     }
-                    try statement.execute(arguments: StatementArguments(values))
+                    try stepToEnd(insert, connection)
                 }
             }
         } catch let error as SeedError {
@@ -97,40 +120,112 @@ enum SourceDatabase {
     }
 }
 
+/// The scratch database of a build's sources: a temporary file (memory stays flat however large
+/// the sources are), removed when the build lets go of it.
+final class ScratchSources: @unchecked Sendable {
+    let queue: DatabaseQueue
+    private let path: String
+    private var tables = 0
+    private let lock = NSLock()
+
+    init(manifest: String) throws(SeedError) {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("seedkit-sources-\(UUID().uuidString).sqlite").path
+        var configuration = Configuration()
+        configuration.journalMode = .default
+        do {
+            queue = try DatabaseQueue(path: path, configuration: configuration)
+            try queue.writeWithoutTransaction { db in
+                try db.execute(sql: "PRAGMA journal_mode = OFF")
+                try db.execute(sql: "PRAGMA synchronous = OFF")
+            }
+        } catch {
+            throw SeedError(.io, file: manifest, "cannot create the scratch database of the sources in \(FileManager.default.temporaryDirectory.path): \((error as? DatabaseError)?.message ?? "\(error)")")
+        }
+    }
+
+    deinit {
+        try? queue.close()
+        for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+
+    /// A table name no source has, for a query's rows.
+    func nextTableName() -> String {
+        lock.lock()
+        defer { lock.unlock() }
+        tables += 1
+        return "seedkit query \(tables)"
+    }
+}
+
 /// The rows of a table's `query:` as fixture records: the result's columns name the fields, as
-/// a CSV header does; each row is a record whose "line" is its row number in the result.
+/// a CSV header does; each row is a record whose "line" is its row number in the result. The
+/// rows are written once into a table of the scratch database and read back a batch at a time.
 struct QueryRecordSource: RecordSource {
     let columnNames: [String]
-    private var rows: [[DatabaseValue]]
-    private var next = 0
-    let contentHash = SHA256Box()
+    private let queue: DatabaseQueue
+    private let table: String
+    /// Rows read back and not yet handed out, as records.
+    private var batch: [RawRecord] = []
+    private var position = 0
+    private var last = 0
+    private var finished = false
+    /// The rows given, as a JSON fixture's records are hashed (``RecordHasher``), after the column names.
+    private let hasher = RecordHasher()
+    var contentHash: SHA256Box { hasher.flushed() }
     var bytesRead: Int { 0 }
 
-    init(_ query: Manifest.Query, in queue: DatabaseQueue, file: String) throws(SeedError) {
+    init(_ query: Manifest.Query, in scratch: ScratchSources, file: String) throws(SeedError) {
+        queue = scratch.queue
+        table = quoteIdentifier(scratch.nextTableName())
         do {
-            (columnNames, rows) = try queue.read { db in
-                let statement = try db.makeStatement(sql: query.sql)
-                let rows = try Row.fetchAll(statement).map { Array($0.databaseValues) }
-                return (statement.columnNames, rows)
+            columnNames = try queue.write { [table] db in
+                let select = try db.makeStatement(sql: query.sql)
+                let names = select.columnNames
+                var seen = Set<String>()
+                for name in names where !seen.insert(name.lowercasedName).inserted {
+                    throw SeedError(.configuration, file: file, "the query gives two columns named '\(name)': name each with AS")
+                }
+                // Untyped columns: the values are kept exactly as the query gives them (each
+                // result value bound as it is, sqlite3_bind_value).
+                try db.execute(sql: "CREATE TABLE \(table) (\(names.indices.map { "c\($0)" }.joined(separator: ", ")))")
+                let connection = db.sqliteConnection
+                var insert: OpaquePointer?
+                guard sqlite3_prepare_v2(connection, "INSERT INTO \(table) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))", -1, &insert, nil) == SQLITE_OK else {
+                    throw DatabaseError(resultCode: ResultCode(rawValue: sqlite3_errcode(connection)), message: String(cString: sqlite3_errmsg(connection)))
+                }
+                defer { sqlite3_finalize(insert) }
+                let handle = select.sqliteStatement
+                defer { sqlite3_reset(handle) }
+                while true {
+                    let result = sqlite3_step(handle)
+                    if result == SQLITE_DONE { break }
+                    guard result == SQLITE_ROW else { throw DatabaseError(resultCode: ResultCode(rawValue: result), message: String(cString: sqlite3_errmsg(connection))) }
+                    for index in names.indices { sqlite3_bind_value(insert, Int32(index + 1), sqlite3_column_value(handle, Int32(index))) }
+                    try stepToEnd(insert, connection)
+                }
+                return names
             }
+        } catch let error as SeedError {
+            throw error
         } catch {
             throw SeedError(.configuration, file: file, "the query failed: \((error as? DatabaseError)?.message ?? "\(error)")")
         }
-        var seen = Set<String>()
-        for name in columnNames where !seen.insert(name.lowercasedName).inserted {
-            throw SeedError(.configuration, file: file, "the query gives two columns named '\(name)': name each with AS")
+        var names = RawRecord()
+        for name in columnNames {
+            let start = names.bytes.count
+            names.bytes += name.utf8
+            names.append(column: names.count, kind: .text, start: start)
         }
-        contentHash.hash.update(columnNames.joined(separator: "\u{1}").utf8)
+        hasher.add(names)
     }
 
     /// How row `number` (1-based) names its key: `code 'ALL'`, from the fields named `fields`; nil when it has none of them.
     func describeKey(row number: Int, fields: [String]) -> String? {
-        guard number >= 1, number <= rows.count else { return nil }
+        guard let values = try? queue.read({ db in try Row.fetchOne(db, sql: "SELECT * FROM \(table) WHERE rowid = ?", arguments: [number]).map { Array($0.databaseValues) } }) ?? nil else { return nil }
         let parts = fields.compactMap { field -> String? in
-            guard let index = columnNames.firstIndex(where: { $0.isSameName(as: field) }) else { return nil }
-            let value = rows[number - 1][index]
+            guard let index = columnNames.firstIndex(where: { $0.isSameName(as: field) }), index < values.count else { return nil }
             let text: String
-            switch value.storage {
+            switch values[index].storage {
             case .null: text = "NULL"
             case .int64(let number): text = String(number)
             case .double(let number): text = "\(number)"
@@ -143,27 +238,58 @@ struct QueryRecordSource: RecordSource {
     }
 
     mutating func next(_ record: inout RawRecord, diagnostics: inout [Diagnostic]) throws(SeedError) -> Bool {
-        guard next < rows.count else { return false }
-        record.reset()
-        record.line = next + 1
-        var bytes: [UInt8] = [0x1E]
-        for (column, value) in rows[next].enumerated() {
-            let start = record.bytes.count
-            let kind: RawRecord.Kind
-            switch value.storage {
-            case .null: kind = .null
-            case .int64(let number): record.bytes += String(number).utf8; kind = .integer
-            case .double(let number): record.bytes += "\(number)".utf8; kind = .real
-            case .string(let text): record.bytes += text.utf8; kind = .text
-            case .blob(let data): record.bytes += data; kind = .text
+        if position == batch.count {
+            guard !finished else { return false }
+            do {
+                batch = try queue.read { [table, last, width = columnNames.count] db in
+                    let connection = db.sqliteConnection
+                    var statement: OpaquePointer?
+                    guard sqlite3_prepare_v2(connection, "SELECT rowid, * FROM \(table) WHERE rowid > ?1 ORDER BY rowid LIMIT 4096", -1, &statement, nil) == SQLITE_OK else {
+                        throw DatabaseError(resultCode: ResultCode(rawValue: sqlite3_errcode(connection)), message: String(cString: sqlite3_errmsg(connection)))
+                    }
+                    defer { sqlite3_finalize(statement) }
+                    sqlite3_bind_int64(statement, 1, Int64(last))
+                    var records: [RawRecord] = []
+                    while true {
+                        let result = sqlite3_step(statement)
+                        if result == SQLITE_DONE { break }
+                        guard result == SQLITE_ROW else { throw DatabaseError(resultCode: ResultCode(rawValue: result), message: String(cString: sqlite3_errmsg(connection))) }
+                        var row = RawRecord()
+                        row.line = Int(sqlite3_column_int64(statement, 0))
+                        for column in 0..<width {
+                            let index = Int32(column + 1)
+                            let start = row.bytes.count
+                            let kind: RawRecord.Kind
+                            switch sqlite3_column_type(statement, index) {
+                            case SQLITE_NULL: kind = .null
+                            case SQLITE_INTEGER: kind = .integer
+                            case SQLITE_FLOAT: kind = .real
+                            default: kind = .text
+                            }
+                            if kind != .null {
+                                // SQLite's own text of the value (a real as SQLite renders it); a blob's bytes as they are.
+                                let blob = sqlite3_column_type(statement, index) == SQLITE_BLOB
+                                let pointer = blob ? sqlite3_column_blob(statement, index) : UnsafeRawPointer(sqlite3_column_text(statement, index))
+                                let count = Int(sqlite3_column_bytes(statement, index))
+                                if let pointer, count > 0 { row.bytes.append(contentsOf: UnsafeRawBufferPointer(start: pointer, count: count)) }
+                            }
+                            row.append(column: column, kind: kind, start: start)
+                        }
+                        records.append(row)
+                    }
+                    return records
+                }
+            } catch {
+                throw SeedError(.io, "cannot read the query's rows back from the scratch database: \((error as? DatabaseError)?.message ?? "\(error)")")
             }
-            record.append(column: column, kind: kind, start: start)
-            bytes.append(kind.rawValue)
-            bytes += record.bytes[start...]
-            bytes.append(0x1F)
+            position = 0
+            if batch.count < 4096 { finished = true }
+            guard let final = batch.last else { return false }
+            last = final.line
         }
-        contentHash.hash.update(bytes)
-        next += 1
+        swap(&record, &batch[position])
+        position += 1
+        hasher.add(record)
         return true
     }
 }
