@@ -234,4 +234,20 @@ import Testing
         #expect(migrate.status == 0, "\(migrate)")
         #expect(try project.rows("wal.sqlite", "SELECT title FROM books ORDER BY id") == ["'The first book'", "'The second book'", "'The third book'", "'In the WAL'", "'The fourth book'"])
     }
+
+    /// A WAL store with no -wal beside it (an app's store after it quit, a SwiftData store): a
+    /// failed migrate leaves the store byte for byte and no -wal or -shm where there were none.
+    @Test func aFailedMigrateLeavesNoWALWhereThereWasNone() throws {
+        let project = try TemporaryProject.withUserStore()
+        let writer = try DatabaseQueue(path: project.path("user.sqlite"))
+        try writer.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA journal_mode = WAL") }
+        try writer.close()
+        #expect(!project.exists("user.sqlite-wal") && !project.exists("user.sqlite-shm"))
+        let store = try #require(project.read("user.sqlite"))
+        try project.write("migrations/0002-bad.yml", "insert:\n  books:\n    - { title: X, price: 1, category_id: Fiction, colour: red }\n")
+        let failed = try project.seedkit("migrate", "user.sqlite")
+        #expect(failed.status == 2, "\(failed)")
+        #expect(project.read("user.sqlite") == store, "the store file is unchanged")
+        #expect(project.listing(".").filter { $0.hasPrefix("user.sqlite") } == ["user.sqlite"], "no -wal or -shm left behind")
+    }
 }

@@ -124,8 +124,13 @@ public enum StoreAccess {
     /// to a WAL store closes (which would move the `-wal`'s commits into the store file and
     /// change its bytes). A read-only connection is opened first, so the writer is not the last;
     /// a read-only connection cannot checkpoint, so closing it after leaves the files as they were.
-    public static func closeWithoutCheckpoint(_ queue: DatabaseQueue, path: String) {
-        guard isWALMode(path) else { try? queue.close(); return }
+    ///
+    /// When the store had no `-wal` before this run (`walExisted` false), the `-wal` holds no
+    /// commit but this run's, rolled back, which a checkpoint does not copy: the connection
+    /// closes as usual, so that SQLite, the last to close, removes the `-wal` and `-shm` it made
+    /// (a failed run leaves no files where there were none, docs/reference.md, "Commands").
+    public static func closeWithoutCheckpoint(_ queue: DatabaseQueue, path: String, walExisted: Bool = true) {
+        guard walExisted, isWALMode(path) else { try? queue.close(); return }
         var configuration = Configuration()
         configuration.readonly = true
         let holder = try? DatabaseQueue(path: path, configuration: configuration)

@@ -81,6 +81,7 @@ extension SeedTool {
                 if dryRun {
                     report = try migrator.dryRun(try StoreAccess.openReadOnly(store, notice: Output.notice(about: store)), options: options)
                 } else {
+                    let walExisted = FileManager.default.fileExists(atPath: store + "-wal")
                     let queue = try StoreAccess.openWritable(store, busyTimeout: busy.busyTimeout)
                     interruption?.writing(queue)
                     options.shouldStop = { interruption?.signal != nil }
@@ -89,7 +90,7 @@ extension SeedTool {
                         report = try migrator.migrate(queue, options: options)
                     } catch {
                         // Only a successful write may checkpoint a WAL store: a failed one leaves it byte for byte.
-                        StoreAccess.closeWithoutCheckpoint(queue, path: store)
+                        StoreAccess.closeWithoutCheckpoint(queue, path: store, walExisted: walExisted)
                         if let signal = interruption?.signal {
                             Output.standardError("\ninterrupted: the migration was rolled back; nothing was written to \(store)\n")
                             throw ExitCode(128 + signal)
