@@ -20,6 +20,48 @@ import Testing
         #expect(try project.seedkit("new-migration", "!!!").status == 2)
     }
 
+    /// The scaffold's examples are the project's own: its last keyed table (refs show best) and
+    /// that table's first fixture row, not the BookStore's books; uncommented, they run.
+    @Test func theScaffoldShowsTheProjectsOwnTableAndRow() throws {
+        let project = try TemporaryProject(bookStore: false)
+        try project.write("seeds/schema.sql", "CREATE TABLE countries (id INTEGER PRIMARY KEY, code TEXT NOT NULL UNIQUE);\nCREATE TABLE cities (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, population INTEGER, country_id INTEGER REFERENCES countries(id));\n")
+        try project.write("seeds/seedkit.yml", "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  countries: { file: data/countries.csv, key: code }\n  cities:\n    file: data/cities.json\n    key: name\n    refs: { country_id: countries.code }\n")
+        try project.write("seeds/data/countries.csv", "code\nNO\nSE\n")
+        try project.write("seeds/data/cities.json", #"[{"name": "Tromsø", "population": 77000, "country_id": "NO"}, {"name": "Kiruna", "population": 23000, "country_id": "SE"}]"#)
+        let result = try project.seedkit("new-migration", "more cities")
+        #expect(result.status == 0, "\(result)")
+        let scaffold = String(decoding: try #require(project.read("migrations/0001-more-cities.yml")), as: UTF8.self)
+        #expect(scaffold == #"""
+            # 0001-more-cities: describe the data change here.
+            # insert: rows added when their key is missing (refs by natural key); here the first
+            # row of seeds/data/cities.json, which a new row would give under a new key
+            #   cities:
+            #     - { name: "Tromsø", population: 77000, country_id: "NO" }
+            # update: values changed only where the user has not changed them (`from`: what the
+            # last release shipped; `to`: the new values)
+            #   cities:
+            #     - key: "Tromsø"
+            #       from: { population: 77000 }
+            #       to: { population: 77000 }
+            # delete: rows removed when they still hold `from` and nothing refers to them
+            #   cities:
+            #     - key: "Tromsø"
+            #       from: { population: 77000 }
+            insert:
+            update:
+            delete:
+
+            """#)
+        // Uncommented, with a new value, the update runs on a store of the seed built before it.
+        try project.remove("migrations/0001-more-cities.yml")
+        #expect(try project.seedkit("build", "--output", "user.sqlite").status == 0)
+        try project.write("migrations/0001-more-cities.yml", "update:\n  cities:\n" + scaffold.split(separator: "\n").drop { !$0.hasPrefix("# update:") }.dropFirst(3).prefix(3).map { String($0.dropFirst(2)) }.joined(separator: "\n").replacingOccurrences(of: "to: { population: 77000 }", with: "to: { population: 78000 }") + "\n")
+        let migrate = try project.seedkit("migrate", "user.sqlite")
+        #expect(migrate.status == 0, "\(migrate)")
+        #expect(migrate.stdout.hasPrefix("applied 0001-more-cities: 1 updated\n"), "\(migrate)")
+        #expect(try project.rows("user.sqlite", "SELECT population FROM cities WHERE name = 'Tromsø'") == ["78000"])
+    }
+
     @Test func writesTheBookStoreUpdateFromTheOldSeed() throws {
         let project = try TemporaryProject.withRelease()
         try project.write("seeds/data/categories.csv", "name\nFiction\nBiography\nPoetry\n")

@@ -31,9 +31,12 @@ public struct MigrationGenerator: Sendable {
         return words.joined(separator: "-")
     }
 
-    /// An empty migration with commented examples.
-    public static func scaffold(id: String) -> String {
-        """
+    /// An empty migration with commented examples: rows of the project's own tables when
+    /// `manifest` gives one with a key and a readable fixture (the last such table in the
+    /// manifest's order, whose refs show best), else of the BookStore example.
+    public static func scaffold(id: String, manifest: Manifest? = nil) -> String {
+        if let manifest, let example = scaffold(id: id, from: manifest) { return example }
+        return """
         # \(id): describe the data change here.
         # insert: rows added when their key is missing (refs by natural key)
         #   books:
@@ -52,6 +55,54 @@ public struct MigrationGenerator: Sendable {
         delete:
 
         """
+    }
+
+    private static func scaffold(id: String, from manifest: Manifest) -> String? {
+        let index = ReleaseKeyIndex(manifest: manifest, migrations: [])
+        for config in manifest.tables.reversed() where !config.key.isEmpty {
+            guard let record = index.firstRecord(config), !record.isEmpty else { continue }
+            func value(_ field: String) -> InputValue? { record.first { $0.field.isSameName(as: config.mapping.field(for: field)) }?.value }
+            let keyValues = config.key.compactMap(value)
+            guard keyValues.count == config.key.count else { continue }
+            let key = keyValues.count == 1 ? yaml(keyValues[0]) : "[" + keyValues.map(yaml).joined(separator: ", ") + "]"
+            let table = name(config.name)
+            let row = "{ " + record.map { "\(name($0.field)): \(yaml($0.value))" }.joined(separator: ", ") + " }"
+            // A value to show in `from`/`to`: the first field that is not part of the key.
+            let keyFields = Set(config.key.map { config.mapping.field(for: $0).lowercasedName })
+            let other = record.first { !keyFields.contains($0.field.lowercasedName) && $0.value != .null }
+            let from = other.map { "{ \(name($0.field)): \(yaml($0.value)) }" } ?? "{}"
+            return """
+                # \(id): describe the data change here.
+                # insert: rows added when their key is missing (refs by natural key); here the first
+                # row of \(config.displayFile), which a new row would give under a new key
+                #   \(table):
+                #     - \(row)
+                # update: values changed only where the user has not changed them (`from`: what the
+                # last release shipped; `to`: the new values)
+                #   \(table):
+                #     - key: \(key)
+                #       from: \(from)
+                #       to: \(from)
+                # delete: rows removed when they still hold `from` and nothing refers to them
+                #   \(table):
+                #     - key: \(key)
+                #       from: \(from)
+                insert:
+                update:
+                delete:
+
+                """
+        }
+        return nil
+    }
+
+    /// A fixture value as a YAML flow scalar: text as a double-quoted (JSON) string, nested JSON as it is.
+    private static func yaml(_ value: InputValue) -> String {
+        switch value {
+        case .string(let text): return DocNode.quote(text)
+        case .json(let text): return text
+        default: return value.description
+        }
     }
 
     /// The schema step from `old` to `current` (two seeds), nil when their schemas agree.

@@ -86,7 +86,7 @@ public struct ReleaseKeyIndex: ReleaseKeys {
     }
 
     /// The column names a JSON fixture of `config` may use: the model's for Core Data, the schema's otherwise.
-    private func fixtureColumns(_ config: Manifest.TableConfig) throws -> [String] {
+    fileprivate func fixtureColumns(_ config: Manifest.TableConfig) throws -> [String] {
         if let model = manifest.model { return model.fixtureColumns(config.name) }
         let db = try DatabaseQueue()
         switch manifest.source {
@@ -103,7 +103,7 @@ public struct ReleaseKeyIndex: ReleaseKeys {
         return try db.read { db in try TableInfo.read(db, table: config.name)?.columns.map(\.name) ?? [] }
     }
 
-    private static func input(_ record: RawRecord, _ field: Int) -> InputValue {
+    fileprivate static func input(_ record: RawRecord, _ field: Int) -> InputValue {
         let text = record.text(field)
         switch record.kinds[field] {
         case .null: return .null
@@ -112,6 +112,26 @@ public struct ReleaseKeyIndex: ReleaseKeys {
         case .real: return Double(text).map(InputValue.real) ?? .string(text)
         case .bool: return .bool(text == "true")
         case .json: return .json(text)
+        }
+    }
+}
+
+extension ReleaseKeyIndex {
+    /// The first record of `config`'s fixture, field by field (the fixture's own names), or nil
+    /// when it has no file, cannot be read or holds no record: the example `new-migration`'s
+    /// scaffold shows.
+    func firstRecord(_ config: Manifest.TableConfig) -> [(field: String, value: InputValue)]? {
+        guard config.hasFile, config.query == nil,
+              let columns = try? (config.reading.format.isJSON ? fixtureColumns(config) : []),
+              var source = try? config.openFixture(fields: config.mapping.fields(forColumns: columns), unknownField: { $0 })
+        else { return nil }
+        var record = RawRecord()
+        var ignored: [Diagnostic] = []
+        guard (try? source.next(&record, diagnostics: &ignored)) == true else { return nil }
+        return (0..<record.count).compactMap { index in
+            let column = record.columns[index]
+            guard column >= 0, column < source.columnNames.count else { return nil }
+            return (source.columnNames[column], Self.input(record, index))
         }
     }
 }

@@ -53,9 +53,9 @@ public struct ReleaseWorkflow {
     }
 
     /// An empty migration named `name`.
-    public func scaffold(name: String) -> [File] {
+    public func scaffold(name: String, manifest: Manifest? = nil) -> [File] {
         [File(name: MigrationGenerator.fileName(number: nextNumber, name: name),
-              text: MigrationGenerator.scaffold(id: Migration.id(number: nextNumber, name: MigrationGenerator.slug(name))), summary: "an empty scaffold")]
+              text: MigrationGenerator.scaffold(id: Migration.id(number: nextNumber, name: MigrationGenerator.slug(name)), manifest: manifest), summary: "an empty scaffold")]
     }
 
     /// The migrations that take the users of the seed at `seed` (with today's migrations applied,

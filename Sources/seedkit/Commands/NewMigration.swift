@@ -49,7 +49,8 @@ extension SeedTool {
                         return
                     }
                 } else {
-                    files = workflow.scaffold(name: name)
+                    // Its examples are rows of the project's own tables (a manifest that does not load: the BookStore's).
+                    files = workflow.scaffold(name: name, manifest: project.hasManifest ? try? project.loadManifest() : nil)
                 }
                 try workflow.write(files)
                 for file in files {
