@@ -99,14 +99,11 @@ extension MigrationRun {
                 let parentTable = try tableInfo(reference.table, file: input.file)
                 if let keyColumn = parentTable.column(reference.column), case .success(let parentKey) = dialect.columnType(keyColumn).convert(writtenKey) {
                     let shown = specs.writtenRef(table.name, SQLName(column))?.reference
-                    parent = RowEvent.Reference(table: shown?.table ?? written(parentTable), column: shown?.column ?? keyColumn.name, value: parentKey)
+                    parent = RowEvent.Reference(table: shown?.table ?? written(parentTable), column: shown?.column ?? keyColumn.name, value: parentKey.readable(as: keyColumn.type))
                 }
             }
             // A UUID attribute's 16 bytes as the migration writes them (reports would say `<16 bytes>`).
-            var shown = value
-            if parent == nil, shape.uuid, case .blob(let bytes) = value, bytes.count == 16 {
-                shown = .text(CoreDataDialect.canonicalText(value))
-            }
+            let shown = parent == nil && shape.uuid ? value.readable(as: .uuid) : value
             fields.append(RowEvent.KeyValue(column: shape.name, value: shown, parent: parent))
         }
         return fields
@@ -151,6 +148,11 @@ extension MigrationRun {
             changes[index].oldParent = try parent(of: changes[index].old, column: column, in: table)
             changes[index].newParent = try parent(of: changes[index].new, column: column, in: table)
             changes[index].keptParent = try parent(of: changes[index].kept, column: column, in: table)
+            // A UUID attribute's values as their text (two different UUIDs never print alike).
+            let type = (table.column(dialect.columnName(column)) ?? table.column(column))?.type
+            changes[index].old = changes[index].old?.readable(as: type)
+            changes[index].new = changes[index].new?.readable(as: type)
+            changes[index].kept = changes[index].kept?.readable(as: type)
         }
         return changes
     }

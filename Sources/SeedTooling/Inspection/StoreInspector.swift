@@ -112,7 +112,8 @@ public enum StoreInspector {
             var attribute = CoreDataModel.attributeName(column.name, entity: name, model: model, dialect: coreData)
             if names.contains(attribute) { attribute += " (\(column.name))" }
             names.append(attribute)
-            if let reference = refs[attribute], let parent = try TableInfo.read(db, table: coreData.tableName(reference.table)) {
+            if let reference = refs[attribute], let parent = try TableInfo.read(db, table: coreData.tableName(reference.table)).map(coreData.adjusted) {
+                // A parent keyed by a UUID attribute: the ref shows its text (TableInfo.readableSQL).
                 parentKeys[expressions.count + 1] = info.parentKeySQL(of: column.name, parent: parent, keyColumn: coreData.columnName(reference.column), row: "t")  // + 1: id goes first
                 expressions.append("t.\(quoteIdentifier(column.name))")
             } else if let uuid = uuids[column.name] {
@@ -185,9 +186,10 @@ public enum StoreInspector {
             }
         }
         var parentKeys: [Int: String] = [:]
+        let coreData = try CoreDataDialect.read(db)
         for (index, column) in selected.enumerated() {
             guard let reference = refs.first(where: { $0.key.isSameName(as: column) })?.value,
-                  let parent = try TableInfo.read(db, table: reference.table), let keyColumn = parent.column(reference.column) else { continue }
+                  let read = try TableInfo.read(db, table: reference.table), case let parent = coreData?.adjusted(read) ?? read, let keyColumn = parent.column(reference.column) else { continue }
             parentKeys[index] = info.parentKeySQL(of: column, parent: parent, keyColumn: keyColumn.name, row: quoteIdentifier(info.name))
         }
         let order = info.withoutRowID ? info.primaryKey.map(quoteIdentifier).joined(separator: ", ") : "rowid"
