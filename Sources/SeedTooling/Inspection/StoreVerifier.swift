@@ -69,6 +69,7 @@ public enum StoreVerifier {
             let key = try rowid.flatMap { try describeKey(db, table: table, rowid: $0, spec: specs[table]) }
             findings.append(Finding(table: table, key: key, column: nil, code: .unresolvedReference, message: "references a missing row of \(parent)"))
         }
+        findings += try pointerFindings(db, facts: manifest?.model?.facts)
         guard let manifest else { return findings }
         // A Core Data manifest names entities and attributes: the dialect maps them to Z tables and columns.
         let coreData = try CoreDataDialect.read(db, facts: manifest.model?.facts)
@@ -121,6 +122,24 @@ public enum StoreVerifier {
             }
         }
         return findings
+    }
+
+    /// A Core Data store's relationship columns that point at no row (these stores have no
+    /// FOREIGN KEY constraints; docs/core-data.md, "Deletes and pointers to a row"): the model is
+    /// the manifest's, else the one the store keeps (`Z_MODELCACHE`), else the facts a seed recorded.
+    private static func pointerFindings(_ db: Database, facts: CoreDataModelFacts?) throws -> [Finding] {
+        var facts = facts
+        if facts == nil, try db.tableExists("Z_MODELCACHE"),
+           let content = try Data.fetchOne(db, sql: "SELECT Z_CONTENT FROM Z_MODELCACHE WHERE Z_CONTENT IS NOT NULL LIMIT 1") {
+            // A cache that does not decode leaves the facts the seed recorded (if any) to say.
+            facts = try? CoreDataModel.cache(content, file: "Z_MODELCACHE").facts
+        }
+        guard let coreData = try CoreDataDialect.read(db, facts: facts) else { return [] }
+        return try coreData.danglingPointers(db).map { pointer, rows, count in
+            let listed = rows.map(String.init).joined(separator: ", ") + (count > rows.count ? ", …" : "")
+            return Finding(table: pointer.table, column: pointer.column, code: .unresolvedReference,
+                           message: "\(count) row\(count == 1 ? "" : "s") (Z_PK \(listed)) point\(count == 1 ? "s" : "") at no \(pointer.target) through \(pointer.relationship)")
+        }
     }
 
     /// A Core Data model's relationship rules: a non-optional to-one must be set (1570); a
