@@ -92,7 +92,7 @@ extension MigrationRun {
         // Every other column the model says can point at the row: a to-one without an inverse,
         // an inverse-less to-many kept on the other side (docs/core-data.md, "Deletes and pointers to a row").
         if reason == nil, let coreData {
-            reason = try coreData.pointerDeleteBlock(db, entityNumber: current[SQLName("Z_ENT")] ?? .null, primaryKey: current[SQLName("Z_PK")] ?? .null)
+            reason = try coreData.pointerDeleteBlock(db, row: { current[SQLName($0)] })
         }
         if let reason {
             return .blocked(BlockedDelete(

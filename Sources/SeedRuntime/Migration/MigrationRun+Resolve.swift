@@ -37,10 +37,8 @@ extension MigrationRun {
         // An entity with no key has only Z_PK, which each store numbers on its own: `key: 1` is a
         // different object in every user's store, so an update or delete by it is refused
         // (docs/core-data.md, "Keys and UUIDs").
-        if let coreData, columns.count == 1, let hint = coreData.missingKeyHint(entity: written(table), column: columns[0]) {
-            errors.append(Diagnostic(file: file, line: line, code: .configuration,
-                message: "\(written(table)) cannot be updated or deleted by its Z_PK, a number each user's store assigns on its own (the same number is a different object in every store): \(hint); nothing was written",
-                table: table.name))
+        if let coreData, columns.count == 1, let refusal = coreData.keylessChangeRefusal(entity: written(table), column: columns[0]) {
+            errors.append(Diagnostic(file: file, line: line, code: .configuration, message: refusal, table: table.name))
             return nil
         }
         let row: DataChanges.RowValues

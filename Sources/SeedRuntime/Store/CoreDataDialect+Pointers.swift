@@ -19,6 +19,9 @@ extension CoreDataDialect {
         package var target: String
         /// The relationship in the model's terms: `Ingredient.ingredientBase`, `Cocktail.spec`.
         package var relationship: String
+        /// A to-one whose inverse is a to-one too: Core Data keeps both sides, and a delete
+        /// clears the other side (``delete(_:from:key:references:)``).
+        package var oneToOne = false
     }
 
     /// Every to-one and inverse-less to-many column of the model (from the facts' properties),
@@ -36,7 +39,9 @@ extension CoreDataDialect {
                 case .toOne:
                     let table = tableName(name)
                     guard let info = try TableInfo.read(db, table: table), let column = info.column(columnName(property.name)) else { continue }
-                    pointers.append(Pointer(table: info.name, column: column.name, rows: rowFilter(name), target: destination, relationship: "\(name).\(property.name)"))
+                    let inverse = property.inverse.flatMap { inverse in facts.history[destination]?.properties.first { $0.name == inverse } }
+                    pointers.append(Pointer(table: info.name, column: column.name, rows: rowFilter(name), target: destination, relationship: "\(name).\(property.name)",
+                                            oneToOne: inverse?.kind == .toOne))
                 case .toMany:
                     guard property.inverse == nil, let info = try TableInfo.read(db, table: tableName(destination)),
                           let column = info.column("Z\(entity.number)\(property.name.uppercased())") else { continue }
@@ -57,7 +62,7 @@ extension CoreDataDialect {
         guard primaryKey != .null, let entity = entities.first(where: { SQLValue.integer($0.number) == entityNumber }) else { return nil }
         let names = Set(lineage(of: entity).map(modelName))
         let ownTable = tableName(modelName(of: entity))
-        for pointer in try pointers(db) where names.contains(pointer.target) {
+        for pointer in try pointers(db) where names.contains(pointer.target) && !pointer.oneToOne {
             var sql = "SELECT count(*) FROM \(quoteIdentifier(pointer.table)) WHERE \(quoteIdentifier(pointer.column)) = ?"
             var arguments: [SQLValue] = [primaryKey]
             if let rows = pointer.rows { sql += " AND \(rows)" }
@@ -67,6 +72,20 @@ extension CoreDataDialect {
             return "still referenced by \(pointer.relationship) (\(count) row\(count == 1 ? "" : "s") of \(pointer.table) hold\(count == 1 ? "s" : "") it in \(pointer.column)); delete or move them first in a migration"
         }
         return nil
+    }
+
+    /// ``pointerDeleteBlock(_:entityNumber:primaryKey:)`` for a row read from the store, whose
+    /// values `column` gives by column name.
+    package func pointerDeleteBlock(_ db: Database, row column: (String) -> SQLValue?) throws -> String? {
+        try pointerDeleteBlock(db, entityNumber: column("Z_ENT") ?? .null, primaryKey: column("Z_PK") ?? .null)
+    }
+
+    /// What ``danglingPointers(_:limit:)`` found, as `verify` reports it: the pointer and the message.
+    package func danglingPointerMessages(_ db: Database) throws -> [(pointer: Pointer, message: String)] {
+        try danglingPointers(db).map { pointer, rows, count in
+            let listed = rows.map(String.init).joined(separator: ", ") + (count > rows.count ? ", …" : "")
+            return (pointer, "\(count) row\(count == 1 ? "" : "s") (Z_PK \(listed)) point\(count == 1 ? "s" : "") at no \(pointer.target) through \(pointer.relationship)")
+        }
     }
 
     /// Rows whose relationship columns point at no row of the entity they name: each pointer

@@ -135,10 +135,8 @@ public enum StoreVerifier {
             facts = try? CoreDataModel.cache(content, file: "Z_MODELCACHE").facts
         }
         guard let coreData = try CoreDataDialect.read(db, facts: facts) else { return [] }
-        return try coreData.danglingPointers(db).map { pointer, rows, count in
-            let listed = rows.map(String.init).joined(separator: ", ") + (count > rows.count ? ", …" : "")
-            return Finding(table: pointer.table, column: pointer.column, code: .unresolvedReference,
-                           message: "\(count) row\(count == 1 ? "" : "s") (Z_PK \(listed)) point\(count == 1 ? "s" : "") at no \(pointer.target) through \(pointer.relationship)")
+        return try coreData.danglingPointerMessages(db).map { pointer, message in
+            Finding(table: pointer.table, column: pointer.column, code: .unresolvedReference, message: message)
         }
     }
 
