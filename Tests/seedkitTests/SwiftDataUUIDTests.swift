@@ -99,6 +99,30 @@ import Testing
         #expect(!migrate.stdout.contains("bytes") && !migrate.stderr.contains("bytes"), "\(migrate)")
     }
 
+    /// An app's own store, no manifest: `inspect` and `diff` printed UUIDs as `<16 bytes 1111…>`,
+    /// two different ones alike. The model the store keeps says which columns are UUIDs.
+    @Test func anAppsStoreShowsUUIDsAsTextWithoutAManifest() throws {
+        let example = try swiftDataProject()
+        let project = try TemporaryProject(bookStore: false)
+        try project.write("before.store", try #require(example.read("seeds/default.store")))
+        try project.database("before.store").write { db in
+            try db.execute(sql: """
+                INSERT INTO ZAUTHOR (Z_PK, Z_ENT, Z_OPT, ZNAME, ZID) VALUES
+                    (1, 1, 1, 'B', x'11111111222233334444555555555556'), (2, 1, 1, 'C', x'11111111222233334444555555555557');
+                UPDATE Z_PRIMARYKEY SET Z_MAX = 2 WHERE Z_ENT = 1;
+                """)
+        }
+        try project.write("after.store", try #require(project.read("before.store")))
+        try project.database("after.store").write { db in try db.execute(sql: "UPDATE ZAUTHOR SET ZID = x'99999999222233334444555555555556' WHERE Z_PK = 1") }
+        let inspect = try project.seedkit("inspect", "before.store", "Author", "--format", "csv")
+        #expect(inspect.status == 0, "\(inspect)")
+        #expect(inspect.stdout.contains("B,11111111-2222-3333-4444-555555555556\r\n"), "\(inspect)")
+        #expect(inspect.stdout.contains("C,11111111-2222-3333-4444-555555555557\r\n"), "\(inspect)")
+        let diff = try project.seedkit("diff", "before.store", "after.store")
+        #expect(diff.stdout.contains("~ 1: id '11111111-2222-3333-4444-555555555556' → '99999999-2222-3333-4444-555555555556'"), "\(diff)")
+        #expect(!diff.stdout.contains("bytes"), "\(diff)")
+    }
+
     /// An entity without a key (no `key:`, no `@Attribute(.unique)`): `key: 1` was applied to
     /// `Z_PK` 1, a different object in every user's store. Refused, nothing written.
     @Test func anEntityWithoutAKeyIsNeitherUpdatedNorDeleted() throws {

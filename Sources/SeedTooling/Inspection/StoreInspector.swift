@@ -87,7 +87,8 @@ public enum StoreInspector {
     /// columns (`Z_OPT`, order keys, entity-type columns) left out. The row's `Z_PK` is `id`
     /// (`Z_PK` when an attribute is called `id`). `filter` is SQL over the store's columns (`ZPRICE > 10`).
     public static func entityRows(_ db: Database, entity name: String, model: CoreDataModel?, refs: [String: TableSpec.Reference], filter: String? = nil, limit: Int? = nil) throws -> Tabular? {
-        guard let coreData = try CoreDataDialect.read(db, facts: model?.facts), let entity = coreData.entity(named: name),
+        // Without a model, the one the store keeps says which attributes are UUIDs (shown as text).
+        guard let coreData = try CoreDataDialect.read(db, facts: model?.facts ?? CoreDataModel.cachedFacts(db)), let entity = coreData.entity(named: name),
               let info = try TableInfo.read(db, table: coreData.tableName(name)) else { return nil }
         let family = coreData.family(of: entity)
         var names: [String] = []

@@ -128,13 +128,7 @@ public enum StoreVerifier {
     /// FOREIGN KEY constraints; docs/core-data.md, "Deletes and pointers to a row"): the model is
     /// the manifest's, else the one the store keeps (`Z_MODELCACHE`), else the facts a seed recorded.
     private static func pointerFindings(_ db: Database, facts: CoreDataModelFacts?) throws -> [Finding] {
-        var facts = facts
-        if facts == nil, try db.tableExists("Z_MODELCACHE"),
-           let content = try Data.fetchOne(db, sql: "SELECT Z_CONTENT FROM Z_MODELCACHE WHERE Z_CONTENT IS NOT NULL LIMIT 1") {
-            // A cache that does not decode leaves the facts the seed recorded (if any) to say.
-            facts = try? CoreDataModel.cache(content, file: "Z_MODELCACHE").facts
-        }
-        guard let coreData = try CoreDataDialect.read(db, facts: facts) else { return [] }
+        guard let coreData = try CoreDataDialect.read(db, facts: facts ?? CoreDataModel.cachedFacts(db)) else { return [] }
         return try coreData.danglingPointerMessages(db).map { pointer, message in
             Finding(table: pointer.table, column: pointer.column, code: .unresolvedReference, message: message)
         }
