@@ -49,6 +49,9 @@ import Testing
         #expect(rebuilt.status == 0, "\(rebuilt)")
         let check = try project.seedkit("check-upgrade", "seeds/releases/1.0.store")
         #expect(check.status == 0, "\(check)")
+        // The simulated user's author under a UUID of its own (was: `"3F25… (added by the user)" is not a UUID`, not checked).
+        #expect(check.stdout.contains("  ok: user row Author 'C0DAFB1F-B076-BE2C-65F3-FCFA17D3CCFE'.name = \"Ursula K. Le Guin (edited by the user)\" kept\n"), "\(check)")
+        #expect(!check.stdout.contains("is not a UUID"), "\(check)")
         // inspect shows the ref by its parent's UUID, not `<16 bytes …>`.
         let inspect = try project.seedkit("inspect", "build/seed.store", "Book")
         #expect(inspect.status == 0, "\(inspect)")
