@@ -45,7 +45,7 @@ extension MigrationRun {
                 if isText == expectedText, case .text(let a) = actual, case .text(let b) = expected {
                     (isText, expectedText) = ("'" + a.escapingNonASCII + "'", "'" + b.escapingNonASCII + "'")
                 }
-                found.append("\(column.escapingControls()) is \(isText), expected \(expectedText)")
+                found.append("\(shownName(column, in: table).escapingControls()) is \(isText), expected \(expectedText)")
             }
         }
         return found.joined(separator: "; ")
@@ -63,9 +63,16 @@ extension MigrationRun {
         return RowEvent.Reference(table: shown?.table ?? written(parentTable), column: shown?.column ?? keyColumn.name, value: key)
     }
 
-    /// A value as the report shows it: a ref by its parent's key.
+    /// A value as the report shows it: a ref by its parent's key, a UUID attribute as its text.
     mutating func shown(_ value: SQLValue, column: String, in table: TableInfo) throws -> String {
-        RowEvent.describe(value, parent: try parent(of: value, column: column, in: table))
+        let type = (table.column(dialect.columnName(column)) ?? table.column(column))?.type
+        return RowEvent.describe(value.readable(as: type), parent: try parent(of: value, column: column, in: table))
+    }
+
+    /// A store column as the model names it (`ZPAGES` → `pages`) for a Core Data entity; else as it is.
+    func shownName(_ column: String, in table: TableInfo) -> String {
+        guard let coreData, let entity = coreData.entity(named: written(table)) else { return column }
+        return coreData.propertyName(ofColumn: column, entity: entity)
     }
 
     mutating func conflict(_ table: TableInfo, line: Int, file: String, key: [RowEvent.KeyValue], changes: [RowEvent.ColumnChange] = [], _ detail: String) -> RowEvent {
