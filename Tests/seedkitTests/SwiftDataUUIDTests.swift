@@ -145,6 +145,26 @@ import Testing
         #expect(!diff.stdout.contains("bytes"), "\(diff)")
     }
 
+    /// The release checks the same: `build` accepted `update: Author: - key: 1` for an Author with
+    /// no key (and recorded it as contained in the seed). Now exit 2 at the migration's line.
+    @Test func buildRefusesAChangeOfAnEntityWithoutAKey() throws {
+        let project = try swiftDataProject()
+        // Author listed without `key:` (the manifest's specs win over the model's uniqueness).
+        let manifest = try #require(project.read("seeds/seedkit.yml").map { String(decoding: $0, as: UTF8.self) })
+        try project.write("seeds/seedkit.yml", manifest.replacingOccurrences(of: "    file: data/Author.csv\n    key: name\n", with: "    file: data/Author.csv\n")
+            .replacingOccurrences(of: "    refs:\n      author: Author.name\n", with: ""))
+        let books = try #require(project.read("seeds/data/Book.csv").map { String(decoding: $0, as: UTF8.self) })
+        try project.write("seeds/data/Book.csv", books.replacingOccurrences(of: ",Ursula K. Le Guin\n", with: ",\n").replacingOccurrences(of: ",Italo Calvino\n", with: ",\n"))
+        #expect(try project.seedkit("build").status == 0)
+        for body in ["update:\n  Author:\n    - { key: 1, from: { name: Ursula K. Le Guin }, to: { name: Ursula Le Guin } }\n",
+                     "delete:\n  Author:\n    - { key: 2, from: {} }\n"] {
+            try project.write("migrations/0001-author.yml", body)
+            let build = try project.seedkit("build")
+            #expect(build.status == 2, "\(build)")
+            #expect(build.stderr.hasPrefix("migrations/0001-author.yml:3: error: Author cannot be updated or deleted by its Z_PK"), "\(build)")
+        }
+    }
+
     /// An entity without a key (no `key:`, no `@Attribute(.unique)`): `key: 1` was applied to
     /// `Z_PK` 1, a different object in every user's store. Refused, nothing written.
     @Test func anEntityWithoutAKeyIsNeitherUpdatedNorDeleted() throws {
