@@ -326,11 +326,13 @@ private func sha(_ project: TemporaryProject, _ path: String) -> Data? { project
         try project.database("seed.sqlite").write { db in
             try db.execute(sql: "DROP TRIGGER Z_DA_ZNOTE_Note_modified_UPDATE")
             try db.execute(sql: "INSERT INTO ZNOTE VALUES (1, 3, 1, 0, 'Hello')")
+            // Note keyed by its text: an entity without a key is not updated at all (SwiftDataUUIDTests).
+            try db.execute(sql: "CREATE UNIQUE INDEX Z_Note_UNIQUE_text ON ZNOTE (ZTEXT COLLATE BINARY ASC)")
             try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = 1 WHERE Z_ENT = 3")
             try db.execute(sql: "CREATE TRIGGER IF NOT EXISTS Z_DA_ZNOTE_Note_modified_UPDATE AFTER UPDATE OF Z_OPT ON ZNOTE FOR EACH ROW BEGIN UPDATE ZNOTE SET ZMODIFIED = NSCoreDataNow() WHERE Z_PK = NEW.Z_PK; SELECT NSCoreDataDATriggerUpdatedAffectedObjectValue('ZNOTE', Z_ENT, Z_PK, 'modified', ZMODIFIED) FROM ZNOTE WHERE Z_PK = NEW.Z_PK; END")
         }
         let before = try #require(project.read("seed.sqlite"))
-        try project.write("migrations/0001-note.yml", "insert:\n  Bookmark:\n    - { title: News, folder: Home }\nupdate:\n  Note:\n    - { key: 1, from: { text: Hello }, to: { text: Hi } }\n")
+        try project.write("migrations/0001-note.yml", "insert:\n  Bookmark:\n    - { title: News, folder: Home }\nupdate:\n  Note:\n    - { key: Hello, from: { text: Hello }, to: { text: Hi } }\n")
         let migrate = try project.seedkit("migrate", "seed.sqlite", "--manifest", "none")
         #expect(migrate.status == 3, "\(migrate)")
         #expect(migrate.stderr == "seed.sqlite: error: Note.modified is a derived attribute computed by Core Data's own function NSCoreDataNow (trigger Z_DA_ZNOTE_Note_modified_UPDATE), which only Core Data provides; seedkit cannot compute its value as Core Data would, so it does not write to ZNOTE; nothing was written. Apply this change through Core Data in the app [2200]\n", "\(migrate)")

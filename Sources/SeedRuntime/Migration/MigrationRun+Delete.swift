@@ -87,8 +87,14 @@ extension MigrationRun {
     mutating func deleteUnlessReferenced(_ current: StoredRow, key: [(column: String, value: SQLValue)], fields: [RowEvent.KeyValue],
                                                  in table: TableInfo, file: String, line: Int) throws -> DeleteOutcome {
         // Many-to-many links follow the relationships' deletion rules (Nullify: they go with the row).
-        let joined = try coreData?.manyToManyDeleteBlock(db, row: { current[SQLName($0)] })
-        if let reason = try joined ?? referrer(of: current, in: table).map({ "still referenced by \($0)" }) {
+        var reason = try coreData?.manyToManyDeleteBlock(db, row: { current[SQLName($0)] })
+        if reason == nil { reason = try referrer(of: current, in: table).map { "still referenced by \($0)" } }
+        // Every other column the model says can point at the row: a to-one without an inverse,
+        // an inverse-less to-many kept on the other side (docs/core-data.md, "Deletes and pointers to a row").
+        if reason == nil, let coreData {
+            reason = try coreData.pointerDeleteBlock(db, row: { current[SQLName($0)] })
+        }
+        if let reason {
             return .blocked(BlockedDelete(
                 operationName: operationName, table: table, key: key, file: file, line: line,
                 denied: RowEvent(kind: .deleteDenied, table: written(table), key: fields, detail: "\(reason); not deleted", file: file, line: line),

@@ -45,7 +45,7 @@ extension MigrationRun {
                 if isText == expectedText, case .text(let a) = actual, case .text(let b) = expected {
                     (isText, expectedText) = ("'" + a.escapingNonASCII + "'", "'" + b.escapingNonASCII + "'")
                 }
-                found.append("\(column.escapingControls()) is \(isText), expected \(expectedText)")
+                found.append("\(shownName(column, in: table).escapingControls()) is \(isText), expected \(expectedText)")
             }
         }
         return found.joined(separator: "; ")
@@ -63,9 +63,16 @@ extension MigrationRun {
         return RowEvent.Reference(table: shown?.table ?? written(parentTable), column: shown?.column ?? keyColumn.name, value: key)
     }
 
-    /// A value as the report shows it: a ref by its parent's key.
+    /// A value as the report shows it: a ref by its parent's key, a UUID attribute as its text.
     mutating func shown(_ value: SQLValue, column: String, in table: TableInfo) throws -> String {
-        RowEvent.describe(value, parent: try parent(of: value, column: column, in: table))
+        let type = (table.column(dialect.columnName(column)) ?? table.column(column))?.type
+        return RowEvent.describe(value.readable(as: type), parent: try parent(of: value, column: column, in: table))
+    }
+
+    /// A store column as the model names it (`ZPAGES` → `pages`) for a Core Data entity; else as it is.
+    func shownName(_ column: String, in table: TableInfo) -> String {
+        guard let coreData, let entity = coreData.entity(named: written(table)) else { return column }
+        return coreData.propertyName(ofColumn: column, entity: entity)
     }
 
     mutating func conflict(_ table: TableInfo, line: Int, file: String, key: [RowEvent.KeyValue], changes: [RowEvent.ColumnChange] = [], _ detail: String) -> RowEvent {
@@ -99,14 +106,11 @@ extension MigrationRun {
                 let parentTable = try tableInfo(reference.table, file: input.file)
                 if let keyColumn = parentTable.column(reference.column), case .success(let parentKey) = dialect.columnType(keyColumn).convert(writtenKey) {
                     let shown = specs.writtenRef(table.name, SQLName(column))?.reference
-                    parent = RowEvent.Reference(table: shown?.table ?? written(parentTable), column: shown?.column ?? keyColumn.name, value: parentKey)
+                    parent = RowEvent.Reference(table: shown?.table ?? written(parentTable), column: shown?.column ?? keyColumn.name, value: parentKey.readable(as: keyColumn.type))
                 }
             }
             // A UUID attribute's 16 bytes as the migration writes them (reports would say `<16 bytes>`).
-            var shown = value
-            if parent == nil, shape.uuid, case .blob(let bytes) = value, bytes.count == 16 {
-                shown = .text(CoreDataDialect.canonicalText(value))
-            }
+            let shown = parent == nil && shape.uuid ? value.readable(as: .uuid) : value
             fields.append(RowEvent.KeyValue(column: shape.name, value: shown, parent: parent))
         }
         return fields
@@ -151,6 +155,11 @@ extension MigrationRun {
             changes[index].oldParent = try parent(of: changes[index].old, column: column, in: table)
             changes[index].newParent = try parent(of: changes[index].new, column: column, in: table)
             changes[index].keptParent = try parent(of: changes[index].kept, column: column, in: table)
+            // A UUID attribute's values as their text (two different UUIDs never print alike).
+            let type = (table.column(dialect.columnName(column)) ?? table.column(column))?.type
+            changes[index].old = changes[index].old?.readable(as: type)
+            changes[index].new = changes[index].new?.readable(as: type)
+            changes[index].kept = changes[index].kept?.readable(as: type)
         }
         return changes
     }

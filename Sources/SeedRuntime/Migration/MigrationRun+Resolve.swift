@@ -34,6 +34,13 @@ extension MigrationRun {
     /// A change's key, resolved (refs → parent ids) for finding the row, and as the report shows it.
     mutating func resolveKey(_ key: DataChanges.Key, in table: TableInfo, file: String, line: Int) throws -> ([(column: String, value: SQLValue)], [RowEvent.KeyValue])? {
         let columns = try keyColumns(table, file: file, line: line)
+        // An entity with no key has only Z_PK, which each store numbers on its own: `key: 1` is a
+        // different object in every user's store, so an update or delete by it is refused
+        // (docs/core-data.md, "Keys and UUIDs").
+        if let coreData, columns.count == 1, let refusal = coreData.keylessChangeRefusal(entity: written(table), column: columns[0]) {
+            errors.append(Diagnostic(file: file, line: line, code: .configuration, message: refusal, table: table.name))
+            return nil
+        }
         let row: DataChanges.RowValues
         switch key {
         case .single(let value):

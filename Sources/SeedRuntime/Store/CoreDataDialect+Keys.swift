@@ -55,7 +55,25 @@ extension CoreDataDialect {
     /// Why a row of `entity` has no key when its key is the store's own row number: the entity
     /// has no single-attribute uniqueness constraint to take as its key; nil for other columns.
     package func missingKeyHint(entity: String, column: String) -> String? {
+        Self.missingKeyHint(entity: entity, column: column)
+    }
+
+    /// ``missingKeyHint(entity:column:)``, for callers without a store open.
+    package static func missingKeyHint(entity: String, column: String) -> String? {
         guard column.uppercased() == "Z_PK" else { return nil }
         return "\(entity) has no single-attribute uniqueness constraint (@Attribute(.unique), a unique index Z_\(entity)_UNIQUE_<attribute>) that seedkit could take as its key, and Z_PK is a number seedkit assigns; give \(entity) a key in a manifest (tables: { \(entity): { key: ATTRIBUTE } }) and pass it with --manifest"
+    }
+
+    /// Why a migration's update or delete of `entity` found by key column `column` is refused:
+    /// the column is `Z_PK`, which each store numbers on its own (the same number is another
+    /// object in every user's store); nil for other columns.
+    package func keylessChangeRefusal(entity: String, column: String) -> String? {
+        Self.keylessChangeRefusal(entity: entity, column: column)
+    }
+
+    /// ``keylessChangeRefusal(entity:column:)``, for the release-time check (`build`, `check-upgrade`).
+    package static func keylessChangeRefusal(entity: String, column: String) -> String? {
+        guard let hint = missingKeyHint(entity: entity, column: column) else { return nil }
+        return "\(entity) cannot be updated or deleted by its Z_PK, a number each user's store assigns on its own (the same number is a different object in every store): \(hint); nothing was written"
     }
 }

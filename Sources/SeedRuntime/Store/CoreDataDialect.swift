@@ -242,11 +242,17 @@ package struct CoreDataDialect: StoreDialect {
     package func uuidTextExpressions(_ info: TableInfo) -> [String: String] {
         var expressions: [String: String] = [:]
         for column in adjusted(info).columns where column.type == .uuid {
-            let name = quoteIdentifier(column.name)
-            let parts = [(1, 8), (9, 4), (13, 4), (17, 4), (21, 12)].map { "substr(hex(\(name)), \($0.0), \($0.1))" }
-            expressions[column.name] = "CASE WHEN typeof(\(name)) = 'blob' AND length(\(name)) = 16 THEN " + parts.joined(separator: " || '-' || ") + " ELSE \(name) END"
+            expressions[column.name] = Self.uuidTextSQL(quoteIdentifier(column.name))
         }
         return expressions
+    }
+
+    /// SQL reading `expression`, a UUID attribute's value, as its text: 16 bytes in the form
+    /// `UUID.uuidString` prints (8-4-4-4-12, upper case); any other value as it is. The one SQL
+    /// rendering of a UUID (``SQLValue/uuidText`` is the Swift one).
+    package static func uuidTextSQL(_ expression: String) -> String {
+        let parts = [(1, 8), (9, 4), (13, 4), (17, 4), (21, 12)].map { "substr(hex(\(expression)), \($0.0), \($0.1))" }
+        return "CASE WHEN typeof(\(expression)) = 'blob' AND length(\(expression)) = 16 THEN " + parts.joined(separator: " || '-' || ") + " ELSE \(expression) END"
     }
 
     /// Columns typed as the model stores them: a `UUID` attribute's `BLOB` column converts the

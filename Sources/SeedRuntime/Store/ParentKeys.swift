@@ -5,8 +5,10 @@ extension TableInfo {
     /// SQL reading the natural key of the row that `column` references, for the row `row` (this
     /// table's name, or its alias in the query): `(SELECT p."name" FROM "categories" AS p WHERE
     /// p."id" = "books"."category_id")`. NULL when the column is NULL or the parent is missing.
+    /// A parent key that is a Core Data UUID attribute (its column typed `.uuid`, see
+    /// ``CoreDataDialect/adjusted(_:)``) reads as its text, as fixtures and migrations write it.
     package func parentKeySQL(of column: String, parent: TableInfo, keyColumn: String, row: String) -> String {
-        "(SELECT p.\(quoteIdentifier(keyColumn)) FROM \(quoteIdentifier(parent.name)) AS p WHERE p.\(referenceTarget(of: column, in: parent)) = \(row).\(quoteIdentifier(column)))"
+        "(SELECT \(parent.readableSQL(keyColumn, qualifier: "p")) FROM \(quoteIdentifier(parent.name)) AS p WHERE p.\(referenceTarget(of: column, in: parent)) = \(row).\(quoteIdentifier(column)))"
     }
 
     /// ``parentKeySQL(of:parent:keyColumn:row:)``, or the value as stored when no parent row has
@@ -17,6 +19,14 @@ extension TableInfo {
 
     /// SQL reading the natural key of the parent row whose id (the stored value of `column`) is bound to `?`.
     package func parentKeyLookupSQL(of column: String, parent: TableInfo, keyColumn: String) -> String {
-        "SELECT \(quoteIdentifier(keyColumn)) FROM \(quoteIdentifier(parent.name)) WHERE \(referenceTarget(of: column, in: parent)) = ? LIMIT 1"
+        "SELECT \(parent.readableSQL(keyColumn)) FROM \(quoteIdentifier(parent.name)) WHERE \(referenceTarget(of: column, in: parent)) = ? LIMIT 1"
+    }
+
+    /// SQL reading `column` (of `qualifier`, a table name or alias, when given) as people read
+    /// and write it: a UUID attribute's 16 bytes as its text (``CoreDataDialect/uuidTextSQL(_:)``),
+    /// anything else as stored.
+    package func readableSQL(_ column: String, qualifier: String? = nil) -> String {
+        let name = (qualifier.map { $0 + "." } ?? "") + quoteIdentifier(column)
+        return self.column(column)?.type == .uuid ? CoreDataDialect.uuidTextSQL(name) : name
     }
 }

@@ -119,6 +119,21 @@ public enum SQLValue: Hashable, Sendable, CustomStringConvertible {
         } else { return nil }
     }
 
+    /// A UUID's text (8-4-4-4-12, upper case, as `UUID.uuidString` prints it) when the value
+    /// is 16 bytes; nil for anything else. Only a column typed `.uuid` holds UUIDs: see
+    /// ``readable(as:)``.
+    package var uuidText: String? {
+        guard case .blob(let b) = self, b.count == 16 else { return nil }
+        return UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])).uuidString
+    }
+
+    /// The value as people read and write it for a column of `type`: a UUID attribute's 16
+    /// bytes as its text (what fixtures and migrations give), anything else as it is.
+    package func readable(as type: ColumnType?) -> SQLValue {
+        guard type == .uuid, let text = uuidText else { return self }
+        return .text(text)
+    }
+
     /// A short human rendering: text unquoted, numbers as written, NULL as `NULL`.
     public var description: String {
         switch self {

@@ -250,7 +250,7 @@ public struct SeedBuilder: Sendable {
             try Self.exists(table: table, column: column, value: value, plans: plans, db: db)
         }
         // An update's key that no fixture row and no migration provides is a typo (see MigrationKeys).
-        if migrations.contains(where: \.hasUpdates), let tables = try? SemanticRows.make(manifest, in: db).rows {
+        if migrations.contains(where: \.findsRowsByKey), let tables = try? SemanticRows.make(manifest, in: db).rows {
             diagnostics += try MigrationKeys.unmatched(in: migrations, tables: tables, everyKey: false) { table, key in try table.row(db, key: key) != nil }
         }
         if let coreData, diagnostics.isEmpty { try loadManyToMany(plans, coreData: coreData, db: db, diagnostics: &diagnostics) }
@@ -266,7 +266,8 @@ public struct SeedBuilder: Sendable {
             diagnostics += try auditRowCounts(db, plans: plans, before: rowsBefore, counts: &counts)
         }
         if !diagnostics.isEmpty {
-            throw SeedError(.invalidData, capped(diagnostics))
+            // Only configuration problems (a migration that updates an entity with no key): exit 2, as `migrate` refuses it.
+            throw SeedError(diagnostics.allSatisfy { $0.code == .configuration } ? .configuration : .invalidData, capped(diagnostics))
         }
         for index in keyIndexes { try db.execute(sql: "DROP INDEX \(quoteIdentifier(index))") }
         var meta = [("format_version", String(SeedCatalog.formatVersion))]

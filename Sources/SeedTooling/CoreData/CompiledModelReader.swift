@@ -31,6 +31,15 @@ extension CoreDataModel {
         return try cache(content, file: shown)
     }
 
+    /// The facts of the model the store open in `db` keeps in `Z_MODELCACHE`, for reading a
+    /// store with no manifest (which attributes are UUIDs, which columns are relationships); nil
+    /// when it keeps none, or one that does not decode (the facts a seed recorded then say).
+    package static func cachedFacts(_ db: Database) throws -> CoreDataModelFacts? {
+        guard try db.tableExists("Z_MODELCACHE"),
+              let content = try Data.fetchOne(db, sql: "SELECT Z_CONTENT FROM Z_MODELCACHE WHERE Z_CONTENT IS NOT NULL LIMIT 1") else { return nil }
+        return try? cache(content, file: "Z_MODELCACHE").facts
+    }
+
     /// Decodes a `Z_MODELCACHE.Z_CONTENT` value: raw DEFLATE of a keyed archive.
     ///
     /// - throws: ``SeedError`` (configuration) naming what does not inflate or decode.

@@ -64,6 +64,8 @@ public struct StoreDiff: Sendable {
             /// The parent's column the ref stores, or `rowid`.
             let target: String
             let keyColumn: String
+            /// SQL reading `keyColumn` as people write it (a UUID as its text); nil: as stored.
+            var keyExpression: String? = nil
 
             /// The expression for values that are not integers; NULL for integers, which the reader resolves.
             var guarded: String {
@@ -71,7 +73,7 @@ public struct StoreDiff: Sendable {
             }
 
             var lookupSQL: String {
-                "SELECT \(quoteIdentifier(keyColumn)) FROM \(quoteIdentifier(parent)) WHERE \(target == "rowid" ? "rowid" : quoteIdentifier(target)) = ?"
+                "SELECT \(keyExpression ?? quoteIdentifier(keyColumn)) FROM \(quoteIdentifier(parent)) WHERE \(target == "rowid" ? "rowid" : quoteIdentifier(target)) = ?"
             }
 
             /// Whether, in this store, the target is the parent's rowid (an INTEGER PRIMARY KEY, or
@@ -88,8 +90,14 @@ public struct StoreDiff: Sendable {
         /// The semantics of a manifest: refs by the parent's key; INTEGER PRIMARY KEY ids that
         /// are not the natural key ignored.
         public static func of(_ specs: [TableSpec], in db: Database) throws -> Semantics {
+            try of(specs, in: db, facts: nil)
+        }
+
+        /// ``of(_:in:)`` with the model's `facts`, when the caller has the model (a build in
+        /// progress has not recorded them in the store yet): they tell which columns are UUID attributes.
+        package static func of(_ specs: [TableSpec], in db: Database, facts: CoreDataModelFacts?) throws -> Semantics {
             var semantics = Semantics()
-            let coreData = try CoreDataDialect.read(db)
+            let coreData = try CoreDataDialect.read(db, facts: facts)
             for spec in try storeSpecs(specs, in: db) {
                 guard let table = try TableInfo.read(db, table: spec.name) else { continue }
                 let primaryKey = table.primaryKey
@@ -107,13 +115,16 @@ public struct StoreDiff: Sendable {
                     }
                 }
                 for (column, reference) in spec.refs {
-                    guard let parent = try TableInfo.read(db, table: reference.table) else { continue }
+                    guard let read = try TableInfo.read(db, table: reference.table) else { continue }
+                    // A parent key that is a UUID attribute reads as its text (TableInfo.readableSQL).
+                    let parent = coreData?.adjusted(read) ?? read
                     let name = table.column(column)?.name ?? column
                     let expression = table.parentKeySQL(of: name, parent: parent, keyColumn: reference.column, row: quoteIdentifier(spec.name))
                     semantics.expressions[spec.name, default: [:]][name] = expression
                     semantics.lookups[spec.name, default: [:]][name] = ParentLookup(
                         expression: expression, child: spec.name, childColumn: name, parent: parent.name,
-                        target: table.referencedColumn(of: name, in: parent) ?? "rowid", keyColumn: reference.column)
+                        target: table.referencedColumn(of: name, in: parent) ?? "rowid", keyColumn: reference.column,
+                        keyExpression: parent.readableSQL(reference.column))
                 }
             }
             return semantics

@@ -87,7 +87,8 @@ public enum StoreInspector {
     /// columns (`Z_OPT`, order keys, entity-type columns) left out. The row's `Z_PK` is `id`
     /// (`Z_PK` when an attribute is called `id`). `filter` is SQL over the store's columns (`ZPRICE > 10`).
     public static func entityRows(_ db: Database, entity name: String, model: CoreDataModel?, refs: [String: TableSpec.Reference], filter: String? = nil, limit: Int? = nil) throws -> Tabular? {
-        guard let coreData = try CoreDataDialect.read(db, facts: model?.facts), let entity = coreData.entity(named: name),
+        // Without a model, the one the store keeps says which attributes are UUIDs (shown as text).
+        guard let coreData = try CoreDataDialect.read(db, facts: model?.facts ?? CoreDataModel.cachedFacts(db)), let entity = coreData.entity(named: name),
               let info = try TableInfo.read(db, table: coreData.tableName(name)) else { return nil }
         let family = coreData.family(of: entity)
         var names: [String] = []
@@ -112,7 +113,8 @@ public enum StoreInspector {
             var attribute = CoreDataModel.attributeName(column.name, entity: name, model: model, dialect: coreData)
             if names.contains(attribute) { attribute += " (\(column.name))" }
             names.append(attribute)
-            if let reference = refs[attribute], let parent = try TableInfo.read(db, table: coreData.tableName(reference.table)) {
+            if let reference = refs[attribute], let parent = try TableInfo.read(db, table: coreData.tableName(reference.table)).map(coreData.adjusted) {
+                // A parent keyed by a UUID attribute: the ref shows its text (TableInfo.readableSQL).
                 parentKeys[expressions.count + 1] = info.parentKeySQL(of: column.name, parent: parent, keyColumn: coreData.columnName(reference.column), row: "t")  // + 1: id goes first
                 expressions.append("t.\(quoteIdentifier(column.name))")
             } else if let uuid = uuids[column.name] {
@@ -185,9 +187,10 @@ public enum StoreInspector {
             }
         }
         var parentKeys: [Int: String] = [:]
+        let coreData = try CoreDataDialect.read(db)
         for (index, column) in selected.enumerated() {
             guard let reference = refs.first(where: { $0.key.isSameName(as: column) })?.value,
-                  let parent = try TableInfo.read(db, table: reference.table), let keyColumn = parent.column(reference.column) else { continue }
+                  let read = try TableInfo.read(db, table: reference.table), case let parent = coreData?.adjusted(read) ?? read, let keyColumn = parent.column(reference.column) else { continue }
             parentKeys[index] = info.parentKeySQL(of: column, parent: parent, keyColumn: keyColumn.name, row: quoteIdentifier(info.name))
         }
         let order = info.withoutRowID ? info.primaryKey.map(quoteIdentifier).joined(separator: ", ") : "rowid"

@@ -69,6 +69,7 @@ public enum StoreVerifier {
             let key = try rowid.flatMap { try describeKey(db, table: table, rowid: $0, spec: specs[table]) }
             findings.append(Finding(table: table, key: key, column: nil, code: .unresolvedReference, message: "references a missing row of \(parent)"))
         }
+        findings += try pointerFindings(db, facts: manifest?.model?.facts)
         guard let manifest else { return findings }
         // A Core Data manifest names entities and attributes: the dialect maps them to Z tables and columns.
         let coreData = try CoreDataDialect.read(db, facts: manifest.model?.facts)
@@ -121,6 +122,16 @@ public enum StoreVerifier {
             }
         }
         return findings
+    }
+
+    /// A Core Data store's relationship columns that point at no row (these stores have no
+    /// FOREIGN KEY constraints; docs/core-data.md, "Deletes and pointers to a row"): the model is
+    /// the manifest's, else the one the store keeps (`Z_MODELCACHE`), else the facts a seed recorded.
+    private static func pointerFindings(_ db: Database, facts: CoreDataModelFacts?) throws -> [Finding] {
+        guard let coreData = try CoreDataDialect.read(db, facts: facts ?? CoreDataModel.cachedFacts(db)) else { return [] }
+        return try coreData.danglingPointerMessages(db).map { pointer, message in
+            Finding(table: pointer.table, column: pointer.column, code: .unresolvedReference, message: message)
+        }
     }
 
     /// A Core Data model's relationship rules: a non-optional to-one must be set (1570); a

@@ -62,10 +62,18 @@ enum MigrationKeys {
             switch step.operation {
             case .insert: continue
             case .update(_, let rows): (changes, verb) = (rows, "update")
-            case .delete(_, let rows):
-                guard everyKey else { continue }  // the fixtures no longer hold a deleted row
-                (changes, verb) = (rows, "delete")
+            case .delete(_, let rows): (changes, verb) = (rows, "delete")
             }
+            // A Core Data entity without a key is found by Z_PK, a different object in every user's
+            // store: `migrate` refuses such an update or delete, and so does the release (docs/core-data.md, "Keys and UUIDs").
+            if let table = table(step.operation.table), table.spec.key.isEmpty, CoreDataDialect.isStoreAssignedKey(table.keyColumns),
+               let refusal = CoreDataDialect.keylessChangeRefusal(entity: table.written.name, column: table.keyColumns[0]) {
+                for change in changes {
+                    problems.append(Diagnostic(file: step.migration.file, line: change.line, code: .configuration, message: refusal, table: table.written.name))
+                }
+                continue
+            }
+            if verb == "delete", !everyKey { continue }  // the fixtures no longer hold a deleted row
             guard let table = table(step.operation.table), !Migration.sqlMayWrite(migrations, table: table.written.name, storeTable: table.spec.name) else { continue }
             for change in changes {
                 guard let key = UpgradeChecker.keyValues(change.key, table) else { continue }
@@ -122,5 +130,11 @@ extension Migration {
     var hasUpdates: Bool {
         guard case .changes(let changes) = body else { return false }
         return changes.operations.contains { if case .update = $0 { return true } else { return false } }
+    }
+
+    /// Whether the migration's declarative changes hold an update or a delete (rows found by key).
+    var findsRowsByKey: Bool {
+        guard case .changes(let changes) = body else { return false }
+        return changes.operations.contains { if case .insert = $0 { return false } else { return true } }
     }
 }

@@ -35,12 +35,22 @@ struct SemanticRows {
         return key + table.columns.map(\.name).filter { !ignored.contains($0) && !key.contains($0) }
     }
 
+    /// A key as a migration gives it, in the form ``row(_:key:storedOnly:)`` reads the store's
+    /// keys: a UUID attribute's text in either case as `UUID.uuidString` prints it.
+    private func readable(_ key: [SQLValue]) -> [SQLValue] {
+        zip(keyColumns, key).map { column, value in
+            guard table.column(column)?.type == .uuid, case .text(let text) = value, let uuid = UUID(uuidString: text) else { return value }
+            return .text(uuid.uuidString)
+        }
+    }
+
     private func expression(_ column: String) -> String { semantics.expressions[spec.name]?[column] ?? quoteIdentifier(column) }
 
     /// The row whose key equals `key`, store column → value, or nil. With `storedOnly`, only
     /// the columns this store has are read (an old seed may lack the release's new ones).
     func row(_ db: Database, key: [SQLValue], storedOnly: Bool = false) throws -> [(column: String, value: SQLValue)]? {
         let keyColumns = self.keyColumns
+        let key = readable(key)
         var columns = self.columns
         if storedOnly {
             guard let stored = try TableInfo.read(db, table: spec.name) else { return nil }
@@ -85,6 +95,7 @@ struct SemanticRows {
 
     /// How many rows have `key`.
     func count(_ db: Database, key: [SQLValue]) throws -> Int {
+        let key = readable(key)
         let predicate = keyColumns.map { "\(expression($0)) IS ?" }.joined(separator: " AND ")
         guard case .integer(let count)? = try db.sqlRow("SELECT count(*) FROM \(quoteIdentifier(spec.name)) WHERE \(predicate)", binding: key)?.first else { return 0 }
         return Int(count)
@@ -92,11 +103,14 @@ struct SemanticRows {
 
     static func make(_ manifest: Manifest, in db: Database) throws -> (rows: [SemanticRows], semantics: StoreDiff.Semantics) {
         let written = manifest.tables.map(\.spec)
-        let semantics = try StoreDiff.Semantics.of(written, in: db)
-        let coreData = try CoreDataDialect.read(db)
+        // The manifest's model says which columns are UUID attributes (a build in progress has not recorded it yet).
+        let facts = manifest.model?.facts
+        let semantics = try StoreDiff.Semantics.of(written, in: db, facts: facts)
+        let coreData = try CoreDataDialect.read(db, facts: facts)
         var rows: [SemanticRows] = []
         for (writtenSpec, spec) in zip(written, try StoreDiff.storeSpecs(written, in: db)) {
-            guard let table = try TableInfo.read(db, table: spec.name) else { continue }
+            guard let read = try TableInfo.read(db, table: spec.name) else { continue }
+            let table = coreData?.adjusted(read) ?? read
             var names: [String: String] = [:]
             if let coreData {
                 // Attributes and to-one relationships by their Z column; the model names them when there is one.

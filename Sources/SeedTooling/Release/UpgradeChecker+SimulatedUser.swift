@@ -40,6 +40,11 @@ extension UpgradeChecker {
             // A key part that is a ref keeps its parent; the other parts get values of the user's own.
             if table.written.refs[values[index].column] == nil {
                 switch values[index].value {
+                case .string(let text) where table.table.column(keyColumn)?.type == .uuid:
+                    // A UUID key (docs/core-data.md, "Keys and UUIDs"): another UUID, each byte's bits flipped.
+                    guard let uuid = UUID(uuidString: text) else { break }
+                    let flipped = withUnsafeBytes(of: uuid.uuid) { $0.map { $0 ^ 0xFF } }
+                    values[index].value = .string(SQLValue.blob(flipped).uuidText ?? text); varied = true
                 case .string(let text): values[index].value = .string(text + " (added by the user)"); varied = true
                 case .integer(let number): values[index].value = .integer(number &+ 1_000_003); varied = true
                 default: break

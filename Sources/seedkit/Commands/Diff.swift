@@ -48,7 +48,20 @@ extension SeedTool {
                     let specs = try loaded?.tables.map(\.spec) ?? ofA { db in try SeedCatalog.tableSpecs(db) } ?? []
                     var keys: [String: [String]] = [:]
                     for spec in try ofA({ db in try StoreDiff.storeSpecs(specs, in: db) }) where !spec.key.isEmpty { keys[spec.name] = spec.key }
-                    let semantics = try ofA { db in try StoreDiff.Semantics.of(specs.filter { !$0.key.isEmpty }, in: db) }
+                    var semantics = try ofA { db in try StoreDiff.Semantics.of(specs.filter { !$0.key.isEmpty }, in: db, facts: loaded?.model?.facts) }
+                    // A Core Data store's UUID attributes compare and show as their text in every table, keyed or not
+                    // (the model: the manifest's, the store's Z_MODELCACHE, or the facts a seed recorded).
+                    if coreData != nil {
+                        try ofA { db in
+                            guard let dialect = try CoreDataDialect.read(db, facts: loaded?.model?.facts ?? CoreDataModel.cachedFacts(db)) else { return }
+                            for name in try TableInfo.userTables(db) {
+                                guard let info = try TableInfo.read(db, table: name) else { continue }
+                                for (column, expression) in dialect.uuidTextExpressions(info) where semantics.expressions[name]?[column] == nil {
+                                    semantics.expressions[name, default: [:]][column] = expression
+                                }
+                            }
+                        }
+                    }
                     var diff = try StoreDiff.compare(first, second, keys: keys, only: table, semantics: semantics)
                     // The rest of the schema (types, constraints, indexes); tables and columns only one side has are listed below, by name.
                     let schemaA = try ofA { db in try SchemaSnapshot.read(db) }, schemaB = try ofB { db in try SchemaSnapshot.read(db) }
