@@ -51,11 +51,12 @@ test:
 	@echo "$(SWIFT) build --build-tests  (build/build.log)"
 	@time $(SWIFT) build --build-tests > build/build.log 2>&1 || (cat build/build.log; exit 1)
 	@if grep -q "warning:" build/build.log; then grep -A3 "warning:" build/build.log; echo "make test: compiler warnings (build/build.log)"; exit 1; fi
-	@echo "check-upgrade, check-markdown, check-docs, check-api, check-install  (beside the tests; build/checks.log)"
+	@echo "check-upgrade, check-markdown, check-sources, check-docs, check-api, check-install  (beside the tests; build/checks.log)"
 	@echo "$(SWIFT) test --skip-build --disable-xctest --skip <the slow tests>  (passing tests: build/test.log)"
 	@slow=$$(python3 scripts/slow-tests.py) || exit 1; \
 	  { set -x && time $(SEEDKIT) check-upgrade seeds/releases/*.sqlite && \
 	    time python3 scripts/check-markdown.py && \
+	    time python3 scripts/check-sources.py && \
 	    time SWIFT=$(SWIFT) scripts/check-docs.sh && \
 	    time python3 scripts/check-api.py && \
 	    time SWIFT=true scripts/check-install.sh; } > build/checks.log 2>&1 & checks=$$!; \
