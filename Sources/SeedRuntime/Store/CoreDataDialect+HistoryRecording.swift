@@ -192,13 +192,15 @@ extension CoreDataDialect {
 }
 
 extension CoreDataDialect {
-    /// What a store's persistent history holds, for `inspect`: `tracked: 14 transactions, last by
-    /// seedkit at 2026-11-26T07:00:00Z (3 changes)`; nil when the store does not track history.
+    /// What a store's persistent history holds, for `inspect`: `tracked: 14 transactions, 2390
+    /// changes in all; the last by seedkit at 2026-11-26T07:00:00Z, with 3 changes` (what each
+    /// count counts, in so many words); nil when the store does not track history.
     package static func historySummary(_ db: Database) throws -> String? {
         guard let tables = try historyTables(db) else { return nil }
         guard try CoreDataHistory.tracksHistory(db) else { return "tracked (\(tables)), but without all three history tables: seedkit writes no history here" }
         let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM ATRANSACTION") ?? 0
-        var summary = "tracked: \(count) transaction\(count == 1 ? "" : "s")"
+        let total = try Int.fetchOne(db, sql: "SELECT count(*) FROM ACHANGE") ?? 0
+        var summary = "tracked: \(count) transaction\(count == 1 ? "" : "s"), \(total) change\(total == 1 ? "" : "s") in all"
         if let last = try Row.fetchOne(db, sql: """
             SELECT t.Z_PK, t.ZTIMESTAMP, coalesce((SELECT s.ZNAME FROM ATRANSACTIONSTRING AS s WHERE s.Z_PK = t.ZAUTHORTS), t.ZAUTHOR) AS author,
                    (SELECT count(*) FROM ACHANGE AS c WHERE c.ZTRANSACTIONID = t.Z_PK) AS changes
@@ -209,7 +211,7 @@ extension CoreDataDialect {
             let when = seconds.map { formatter.string(from: Date(timeIntervalSinceReferenceDate: $0.rounded(.down))) } ?? "an unknown time"
             let changes: Int = last["changes"] ?? 0
             let author: String? = last["author"]
-            summary += ", last " + (author.map { "by \($0) at \(when)" } ?? "at \(when), without an author") + " (\(changes) change\(changes == 1 ? "" : "s"))"
+            summary += "; the last " + (author.map { "by \($0) at \(when)" } ?? "at \(when), without an author") + ", with \(changes) change\(changes == 1 ? "" : "s")"
         }
         let mirrored = try cloudKitTables(db)
         if !mirrored.isEmpty { summary += "; mirrored to CloudKit (\(mirrored.count) ANSCK… tables)" }
