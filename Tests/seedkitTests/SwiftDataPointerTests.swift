@@ -13,21 +13,10 @@ import Testing
     /// 1 being Author's `Z_ENT`). Authors A, B, C; book T by A, U a favorite of B, V pointing at
     /// author 9 and favorite of 7, which are no rows.
     private func storeWithoutInverses() throws -> TemporaryProject {
-        let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Examples/SwiftDataStore/make-store.py")
-        var script = try String(contentsOf: example, encoding: .utf8)
-        let books = #"[("books", "Book", "author", True, False, 1)]"#, author = #"("author", "Author", "books", False, True, 1)"#
-        #expect(script.contains(books) && script.contains(author))
-        script = script.replacingOccurrences(of: books, with: #"[("favorites", "Book", None, True, True, 2)]"#)
-            .replacingOccurrences(of: author, with: #"("author", "Author", None, False, True, 1)"#)
-        let project = try TemporaryProject(bookStore: false)
-        try project.write("make.py", script)
-        let python = Process()
-        python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        python.arguments = ["python3", project.path("make.py"), project.path("app.store")]
-        try python.run()
-        python.waitUntilExit()
-        #expect(python.terminationStatus == 0)
+        let project = try swiftDataStore(editing: [
+            (#"[("books", "Book", "author", True, False, 1)]"#, #"[("favorites", "Book", None, True, True, 2)]"#),
+            (#"("author", "Author", "books", False, True, 1)"#, #"("author", "Author", None, False, True, 1)"#),
+        ])
         try project.database("app.store").write { db in
             try db.execute(sql: """
                 ALTER TABLE ZBOOK ADD COLUMN Z1FAVORITES INTEGER;

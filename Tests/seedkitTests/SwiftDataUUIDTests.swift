@@ -168,19 +168,8 @@ import Testing
     /// An entity without a key (no `key:`, no `@Attribute(.unique)`): `key: 1` was applied to
     /// `Z_PK` 1, a different object in every user's store. Refused, nothing written.
     @Test func anEntityWithoutAKeyIsNeitherUpdatedNorDeleted() throws {
-        let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Examples/SwiftDataStore/make-store.py")
-        let script = try String(contentsOf: example, encoding: .utf8)
-        #expect(script.contains(#"[["title"]]),"#))
-        let project = try TemporaryProject(bookStore: false)
         // Book's `title` is not unique in this model: Book has no key.
-        try project.write("make.py", script.replacingOccurrences(of: #"[["title"]]),"#, with: "[]),"))
-        let python = Process()
-        python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        python.arguments = ["python3", project.path("make.py"), project.path("app.store")]
-        try python.run()
-        python.waitUntilExit()
-        #expect(python.terminationStatus == 0)
+        let project = try swiftDataStore(editing: [(#"[["title"]]),"#, "[]),")])
         try project.database("app.store").write { db in
             try db.execute(sql: """
                 INSERT INTO ZAUTHOR (Z_PK, Z_ENT, Z_OPT, ZNAME, ZID) VALUES (1, 1, 1, 'Le Guin', x'11111111222233334444555555555555');
@@ -206,4 +195,21 @@ import Testing
         #expect(author.status == 0, "\(author)")
         #expect(try project.rows("app.store", "SELECT ZNAME FROM ZAUTHOR") == ["'Ursula K. Le Guin'"])
     }
+}
+
+/// A project holding `app.store`, made by Examples/SwiftDataStore/make-store.py with each
+/// `(text, replacement)` edit applied to its model (every text must be in the script).
+func swiftDataStore(editing edits: [(String, String)]) throws -> TemporaryProject {
+    let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Examples/SwiftDataStore/make-store.py")
+    var script = try String(contentsOf: example, encoding: .utf8)
+    for (text, replacement) in edits {
+        #expect(script.contains(text), "make-store.py no longer holds \(text)")
+        script = script.replacingOccurrences(of: text, with: replacement)
+    }
+    let project = try TemporaryProject(bookStore: false)
+    try project.write("make.py", script)
+    let made = try run(URL(fileURLWithPath: "/usr/bin/env"), ["python3", project.path("make.py"), project.path("app.store")], in: project.root)
+    #expect(made.status == 0, "\(made)")
+    return project
 }

@@ -40,15 +40,19 @@ extension MigrationRun {
         for (column, expected) in values {
             let actual = current[SQLName(column)] ?? .null
             if !actual.isSame(as: expected, collation: table.column(column)?.collation ?? "BINARY") {
-                var (isText, expectedText) = (try shown(actual, column: column, in: table), try shown(expected, column: column, in: table))
-                // Two texts whose bytes differ but that print alike (NFC and NFD): show the scalars.
-                if isText == expectedText, case .text(let a) = actual, case .text(let b) = expected {
-                    (isText, expectedText) = ("'" + a.escapingNonASCII + "'", "'" + b.escapingNonASCII + "'")
-                }
+                let (isText, expectedText) = try shownSideBySide(actual, expected, column: column, in: table)
                 found.append("\(shownName(column, in: table).escapingControls()) is \(isText), expected \(expectedText)")
             }
         }
         return found.joined(separator: "; ")
+    }
+
+    /// Two values of `column` as a report shows them side by side (``shown(_:column:in:)``); two
+    /// texts whose bytes differ but that print alike (NFC and NFD) show their scalars.
+    mutating func shownSideBySide(_ a: SQLValue, _ b: SQLValue, column: String, in table: TableInfo) throws -> (String, String) {
+        let pair = (try shown(a, column: column, in: table), try shown(b, column: column, in: table))
+        guard pair.0 == pair.1, case .text(let x) = a, case .text(let y) = b else { return pair }
+        return ("'" + x.escapingNonASCII + "'", "'" + y.escapingNonASCII + "'")
     }
 
     /// The parent row a stored ref value names, by its natural key; nil for columns that are not

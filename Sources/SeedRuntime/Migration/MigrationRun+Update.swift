@@ -107,13 +107,7 @@ extension MigrationRun {
         }
         var described: [String] = []
         for (column, value) in to {
-            let old = current[SQLName(column)] ?? .null
-            var (oldShown, newShown) = (try shown(old, column: column, in: table), try shown(value, column: column, in: table))
-            // Two texts that differ in their bytes but print alike (NFC and NFD) show their scalars.
-            if oldShown == newShown, case .text(let a) = old, case .text(let b) = value {
-                let (a, b) = String.distinguishing(a, b)
-                (oldShown, newShown) = ("'" + a + "'", "'" + b + "'")
-            }
+            let (oldShown, newShown) = try shownSideBySide(current[SQLName(column)] ?? .null, value, column: column, in: table)
             described.append("\(column) \(oldShown) → \(newShown)")
         }
         let description = described.joined(separator: ", ")
