@@ -16,7 +16,7 @@ export SWIFT_BACKTRACE = enable=no
 SHELL := /bin/bash
 export TIMEFORMAT =   (%R s)
 
-.PHONY: all build seed test test-slow check-example bench clean install uninstall
+.PHONY: all build seed test test-slow check-example bench clean install uninstall format lint
 
 all: build
 
@@ -51,10 +51,11 @@ test:
 	@echo "$(SWIFT) build --build-tests  (build/build.log)"
 	@time $(SWIFT) build --build-tests > build/build.log 2>&1 || (cat build/build.log; exit 1)
 	@if grep -q "warning:" build/build.log; then grep -A3 "warning:" build/build.log; echo "make test: compiler warnings (build/build.log)"; exit 1; fi
-	@echo "check-upgrade, check-markdown, check-sources, check-docs, check-api, check-install  (beside the tests; build/checks.log)"
+	@echo "lint, check-upgrade, check-markdown, check-sources, check-docs, check-api, check-install  (beside the tests; build/checks.log)"
 	@echo "$(SWIFT) test --skip-build --disable-xctest --skip <the slow tests>  (passing tests: build/test.log)"
 	@slow=$$(python3 scripts/slow-tests.py) || exit 1; \
-	  { set -x && time $(SEEDKIT) check-upgrade seeds/releases/*.sqlite && \
+	  { set -x && time $(SWIFT) format lint --strict $(FORMATTED) && \
+	    time $(SEEDKIT) check-upgrade seeds/releases/*.sqlite && \
 	    time python3 scripts/check-markdown.py && \
 	    time python3 scripts/check-sources.py && \
 	    time SWIFT=$(SWIFT) scripts/check-docs.sh && \
@@ -64,6 +65,16 @@ test:
 	    grep -vP $(TEST_LOG_FILTER) build/test.log; exit $$status ); tests=$$?; \
 	  wait $$checks; checks=$$?; echo "checks (build/checks.log):"; cat build/checks.log; \
 	  [ $$tests -eq 0 ] && [ $$checks -eq 0 ]
+
+# make format rewrites the Swift sources as .swift-format says (4-space indent, 120 columns); make lint
+# (run by make test) fails on any line it would change and on its lint rules.
+FORMATTED = -r -p Sources Tests Plugins Package.swift
+
+format:
+	$(SWIFT) format format -i $(FORMATTED)
+
+lint:
+	$(SWIFT) format lint --strict $(FORMATTED)
 
 test-slow: export SEEDKIT_WITHOUT_PLUGINS = 1
 test-slow:

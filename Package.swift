@@ -20,8 +20,10 @@ let package = Package(
         .target(
             name: "SeedRuntime",
             // GRDBSQLite is GRDB's own SQLite module: the C API for what GRDB does not wrap (sqlite3_complete, authorizers).
-            dependencies: [.product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
-                           .target(name: "CLibCrypto", condition: .when(platforms: [.linux]))]
+            dependencies: [
+                .product(name: "GRDB", package: "GRDB.swift"), .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .target(name: "CLibCrypto", condition: .when(platforms: [.linux])),
+            ]
         ),
         // SHA-256 on Linux: the system OpenSSL's libcrypto (Apple platforms use CryptoKit). Not
         // swift-crypto: compiling its BoringSSL cost each fresh build minutes (docs/performance.md).
@@ -51,12 +53,24 @@ let package = Package(
         .executableTarget(name: "seedkit-bench", dependencies: ["SeedRuntime"]),
         // Not a product: temporary projects and a runner for the real seedkit binary, shared by the tests.
         .target(name: "SeedTestSupport", dependencies: ["SeedRuntime", .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "SeedRuntimeTests", dependencies: ["SeedRuntime", "SeedTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(
+            name: "SeedRuntimeTests",
+            dependencies: ["SeedRuntime", "SeedTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
         // Yams: the YAML reader seedkit used before, kept as the reference the event reader is compared with.
         // Fixtures/RealStores: stores and models from public repositories (its README says whose), read from the source tree.
-        .testTarget(name: "SeedToolingTests", dependencies: ["SeedTooling", "SeedRuntime", "SeedTestSupport", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Yams", package: "Yams")],
-                    exclude: ["Fixtures/RealStores"]),
-        .testTarget(name: "seedkitTests", dependencies: ["seedkit", "SeedTooling", "SeedRuntime", "SeedTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(
+            name: "SeedToolingTests",
+            dependencies: [
+                "SeedTooling", "SeedRuntime", "SeedTestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Yams", package: "Yams"),
+            ],
+            exclude: ["Fixtures/RealStores"]),
+        .testTarget(
+            name: "seedkitTests",
+            dependencies: [
+                "seedkit", "SeedTooling", "SeedRuntime", "SeedTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]),
     ]
 )
 
@@ -76,8 +90,13 @@ if Context.environment["SEEDKIT_WITHOUT_PLUGINS"] == nil {
         .plugin(
             name: "SeedkitCommand",
             capability: .command(
-                intent: .custom(verb: "seedkit", description: "Run the seedkit CLI in this package (build, check-upgrade, new-migration, …)."),
-                permissions: [.writeToPackageDirectory(reason: "seedkit build and new-migration write the seed and migration files")]),
+                intent: .custom(
+                    verb: "seedkit",
+                    description: "Run the seedkit CLI in this package (build, check-upgrade, new-migration, …)."),
+                permissions: [
+                    .writeToPackageDirectory(
+                        reason: "seedkit build and new-migration write the seed and migration files")
+                ]),
             dependencies: ["seedkit"]),
     ]
 }

@@ -24,27 +24,40 @@ struct SeedkitPlugin: BuildToolPlugin {
         let seed = output.appending(path: "seed.sqlite")
         let exported = output.appending(path: "migrations")  // flattened into the bundle
         let inputs = files(under: directory.appending(path: "seeds")) + files(under: migrations)
-        let migrationFiles = files(under: migrations).filter { ["yml", "yaml", "json", "sql"].contains($0.pathExtension.lowercased()) }
+        let migrationFiles = files(under: migrations).filter {
+            ["yml", "yaml", "json", "sql"].contains($0.pathExtension.lowercased())
+        }
         let exportedFiles = migrationFiles.map { file in
-            exported.appending(path: file.deletingPathExtension().lastPathComponent + (file.pathExtension.lowercased() == "sql" ? ".sql" : ".json"))
+            exported.appending(
+                path: file.deletingPathExtension().lastPathComponent
+                    + (file.pathExtension.lowercased() == "sql" ? ".sql" : ".json"))
         }
         return [
             .buildCommand(
                 displayName: "seedkit build \(target.name)",
                 executable: seedkit,
-                arguments: ["build", "--manifest", manifest.path, "--migrations", migrations.path, "--output", seed.path, "--absolute-paths"],
+                arguments: [
+                    "build", "--manifest", manifest.path, "--migrations", migrations.path, "--output", seed.path,
+                    "--absolute-paths",
+                ],
                 inputFiles: inputs, outputFiles: [seed]),
             .buildCommand(
                 displayName: "seedkit export-migrations \(target.name)",
                 executable: seedkit,
-                arguments: ["export-migrations", exported.path, "--manifest", manifest.path, "--migrations", migrations.path, "--absolute-paths"],
+                arguments: [
+                    "export-migrations", exported.path, "--manifest", manifest.path, "--migrations", migrations.path,
+                    "--absolute-paths",
+                ],
                 inputFiles: inputs, outputFiles: exportedFiles),
         ]
     }
 
     /// Every file under `directory`, sorted; none when it does not exist.
     private func files(under directory: URL) -> [URL] {
-        guard let enumerator = FileManager.default.enumerator(at: directory, includingPropertiesForKeys: [.isRegularFileKey]) else { return [] }
+        guard
+            let enumerator = FileManager.default.enumerator(
+                at: directory, includingPropertiesForKeys: [.isRegularFileKey])
+        else { return [] }
         return enumerator.compactMap { $0 as? URL }
             .filter { (try? $0.resourceValues(forKeys: [.isRegularFileKey]).isRegularFile) == true }
             .sorted { $0.path < $1.path }

@@ -21,12 +21,17 @@ public var seedkitBinary: URL {
 }
 
 /// Runs `seedkit` and waits for it.
-public func runSeedkit(_ arguments: [String], in directory: URL, stdin: String? = nil, environment: [String: String] = [:]) throws -> CommandResult {
+public func runSeedkit(
+    _ arguments: [String], in directory: URL, stdin: String? = nil, environment: [String: String] = [:]
+) throws -> CommandResult {
     try run(seedkitBinary, arguments, in: directory, stdin: stdin, environment: environment)
 }
 
 /// Runs a program and waits for it, collecting its output.
-public func run(_ executable: URL, _ arguments: [String], in directory: URL, stdin: String? = nil, environment: [String: String] = [:]) throws -> CommandResult {
+public func run(
+    _ executable: URL, _ arguments: [String], in directory: URL, stdin: String? = nil,
+    environment: [String: String] = [:]
+) throws -> CommandResult {
     signal(SIGPIPE, SIG_IGN)  // a process that exits before reading its stdin must not kill the tests
     let process = Process()
     process.executableURL = executable
@@ -56,5 +61,7 @@ public func run(_ executable: URL, _ arguments: [String], in directory: URL, std
     let outData = out.fileHandleForReading.readDataToEndOfFile()
     group.wait()
     process.waitUntilExit()
-    return CommandResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
+    return CommandResult(
+        status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+        stderr: String(decoding: errData, as: UTF8.self))
 }

@@ -69,7 +69,9 @@ public enum IsoCodes {
     public static func projectWithUserStore() throws -> TemporaryProject {
         let project = try project()
         let build = try project.seedkit("build", "--migrations", "none")
-        guard build.status == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "\(build)"]) }
+        guard build.status == 0 else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "\(build)"])
+        }
         try FileManager.default.copyItem(atPath: project.path("build/seed.sqlite"), toPath: project.path("user.sqlite"))
         return project
     }

@@ -5,7 +5,8 @@ import SeedRuntime
 /// (`MigrationDirectory.load`, as the runtime reads it). The folder is removed again, unless the
 /// file is large enough to be read by the run that applies it.
 public func loadMigration(json: String, fileName: String) throws -> Migration {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("seedkit-migration-\(UUID().uuidString)")
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "seedkit-migration-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     try Data(json.utf8).write(to: directory.appendingPathComponent(fileName))
     guard let migration = try MigrationDirectory.load(directory).first else {

@@ -9,8 +9,10 @@ public final class TemporaryProject: @unchecked Sendable {
 
     public init(bookStore: Bool = true) throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("seedkit-test-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("seeds/data"), withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("migrations"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent("seeds/data"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent("migrations"), withIntermediateDirectories: true)
         if bookStore {
             try write("seeds/seedkit.yml", BookStore.manifest)
             try write("seeds/schema.sql", BookStore.schema)
@@ -31,7 +33,8 @@ public final class TemporaryProject: @unchecked Sendable {
 
     public func write(_ path: String, _ data: Data) throws {
         let target = url(path)
-        try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
         try data.write(to: target)
     }
 
@@ -70,14 +73,19 @@ public final class TemporaryProject: @unchecked Sendable {
     /// The two seeds above, each built once per test process by the real CLI and then copied:
     /// `seedkit build` is deterministic (BuildCommandTests.identicalInputsGiveByteIdenticalSeeds),
     /// a hundred tests start from these seeds, and their build is not what those tests are about.
-    private static let userSeed = Result { try buildSeed(["build", "--migrations", "none"], output: "build/seed.sqlite") { _ in } }
+    private static let userSeed = Result {
+        try buildSeed(["build", "--migrations", "none"], output: "build/seed.sqlite") { _ in }
+    }
     private static let releaseSeed = Result {
-        try buildSeed(["build", "--output", "seeds/releases/1.0.sqlite"], output: "seeds/releases/1.0.sqlite") { project in
+        try buildSeed(["build", "--output", "seeds/releases/1.0.sqlite"], output: "seeds/releases/1.0.sqlite") {
+            project in
             try project.remove("migrations/0001-add-fourth-book.yml")
         }
     }
 
-    private static func buildSeed(_ arguments: [String], output: String, prepare: (TemporaryProject) throws -> Void) throws -> Data {
+    private static func buildSeed(_ arguments: [String], output: String, prepare: (TemporaryProject) throws -> Void)
+        throws -> Data
+    {
         let project = try TemporaryProject()
         try prepare(project)
         let build = try project.seedkit(arguments)
@@ -136,7 +144,8 @@ public enum BookStore {
 
         """
     public static let categories = "name\nFiction\nBiography\n"
-    public static let books = "title,price,category_id\nThe first book,10,Fiction\nThe second book,15,Fiction\nThe third book,10,Biography\n"
+    public static let books =
+        "title,price,category_id\nThe first book,10,Fiction\nThe second book,15,Fiction\nThe third book,10,Biography\n"
     public static let fourthBook = """
         insert:
           books:

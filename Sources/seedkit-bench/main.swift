@@ -11,7 +11,8 @@ import SeedRuntime
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 5, ["launch", "apply"].contains(arguments[1]) else {
-    FileHandle.standardError.write(Data("usage: seedkit-bench launch|apply STORE SEED MIGRATIONS_DIR [ITERATIONS]\n".utf8))
+    FileHandle.standardError.write(
+        Data("usage: seedkit-bench launch|apply STORE SEED MIGRATIONS_DIR [ITERATIONS]\n".utf8))
     exit(2)
 }
 let store = URL(fileURLWithPath: arguments[2])
@@ -32,31 +33,42 @@ func measure(_ body: () throws -> Void) rethrows -> [Double] {
 do {
     if arguments[1] == "apply" {
         let start = DispatchTime.now().uptimeNanoseconds
-        let outcome = try SeedInstaller(store: store, seed: seed, migrations: try MigrationDirectory.load(directory)).prepareStore()
+        let outcome = try SeedInstaller(store: store, seed: seed, migrations: try MigrationDirectory.load(directory))
+            .prepareStore()
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        guard outcome != .upToDate else { throw SeedError(.io, "nothing was pending; give a store the migrations have not reached") }
+        guard outcome != .upToDate else {
+            throw SeedError(.io, "nothing was pending; give a store the migrations have not reached")
+        }
         var usage = rusage()
         #if os(Linux)
-        getrusage(RUSAGE_SELF.rawValue, &usage)
+            getrusage(RUSAGE_SELF.rawValue, &usage)
         #else
-        getrusage(RUSAGE_SELF, &usage)
+            getrusage(RUSAGE_SELF, &usage)
         #endif
-        print(String(format: "{\"seconds\": %.4f, \"peak_rss_mb\": %.1f}", seconds, Double(usage.ru_maxrss) / 1024))  // ru_maxrss: kilobytes on Linux
+        // ru_maxrss: kilobytes on Linux
+        print(String(format: "{\"seconds\": %.4f, \"peak_rss_mb\": %.1f}", seconds, Double(usage.ru_maxrss) / 1024))
         exit(0)
     }
     // What an app does at each launch: read its bundled migrations, then prepare the store.
     let full = try measure {
         let installer = SeedInstaller(store: store, seed: seed, migrations: try MigrationDirectory.load(directory))
-        guard try installer.prepareStore() == .upToDate else { throw SeedError(.io, "the store is not up to date; migrate it first") }
+        guard try installer.prepareStore() == .upToDate else {
+            throw SeedError(.io, "the store is not up to date; migrate it first")
+        }
     }
     let migrations = try MigrationDirectory.load(directory)
     let prepare = try measure {
-        guard try SeedInstaller(store: store, seed: seed, migrations: migrations).prepareStore() == .upToDate else { exit(1) }
+        guard try SeedInstaller(store: store, seed: seed, migrations: migrations).prepareStore() == .upToDate else {
+            exit(1)
+        }
     }
     func median(_ samples: [Double]) -> Double { samples[samples.count / 2] }
     func p95(_ samples: [Double]) -> Double { samples[min(samples.count - 1, samples.count * 95 / 100)] }
-    print(String(format: "{\"load_and_prepare_median_ms\": %.3f, \"load_and_prepare_p95_ms\": %.3f, \"prepare_median_ms\": %.3f, \"prepare_p95_ms\": %.3f, \"iterations\": %d}",
-                 median(full), p95(full), median(prepare), p95(prepare), iterations))
+    print(
+        String(
+            format:
+                "{\"load_and_prepare_median_ms\": %.3f, \"load_and_prepare_p95_ms\": %.3f, \"prepare_median_ms\": %.3f, \"prepare_p95_ms\": %.3f, \"iterations\": %d}",
+            median(full), p95(full), median(prepare), p95(prepare), iterations))
 } catch {
     FileHandle.standardError.write(Data("\(error)\n".utf8))
     exit(1)

@@ -12,7 +12,10 @@ struct SeedTool: ParsableCommand {
             3 the store was refused · 4 SQLite or I/O failure.
             """,
         version: "0.1.0",
-        subcommands: [Init.self, Build.self, Migrate.self, Status.self, Inspect.self, Diff.self, Verify.self, NewMigration.self, CheckUpgrade.self, ExportMigrations.self]
+        subcommands: [
+            Init.self, Build.self, Migrate.self, Status.self, Inspect.self, Diff.self, Verify.self, NewMigration.self,
+            CheckUpgrade.self, ExportMigrations.self,
+        ]
     )
 
     /// Runs the command; usage errors exit 2 (docs/reference.md, "Exit codes") rather than ArgumentParser's 64. Output
@@ -30,7 +33,9 @@ struct SeedTool: ParsableCommand {
         // that can't start it (`ulimit -v` too low) says so rather than run where libdispatch
         // would wait forever for a thread.
         do { try SignalThread.start() } catch {
-            Output.standardError("seedkit: error: \(error.diagnostics.map(\.message).joined(separator: "; ").replacingOccurrences(of: "; nothing was written", with: "")); nothing was done [\(DiagnosticCode.ioFailure.rawValue)]\n")
+            Output.standardError(
+                "seedkit: error: \(error.diagnostics.map(\.message).joined(separator: "; ").replacingOccurrences(of: "; nothing was written", with: "")); nothing was done [\(DiagnosticCode.ioFailure.rawValue)]\n"
+            )
             Foundation.exit(4)
         }
         var status: Int32

@@ -10,20 +10,25 @@ import Testing
 @Suite struct CoreDataSeamTests {
     /// What spells Core Data bookkeeping, as SQL or as names.
     static let patterns: [(String, NSRegularExpression)] = [
-        ("bookkeeping column or table", #"(?i)\bZ_(PK|ENT|OPT|MAX|PRIMARYKEY|METADATA|FOK|NAME|SUPER|VERSION|UUID|PLIST)\b"#),
+        (
+            "bookkeeping column or table",
+            #"(?i)\bZ_(PK|ENT|OPT|MAX|PRIMARYKEY|METADATA|FOK|NAME|SUPER|VERSION|UUID|PLIST)\b"#
+        ),
         ("join table or column", #"\bZ_[0-9]"#),
         ("entity-type column", #"\bZ[0-9]+_[A-Z]"#),
         ("history table", #"\b(ATRANSACTION|ACHANGE|ATRANSACTIONSTRING)\b"#),
         ("Z name built by hand", #""Z"\s*\+|"Z_"\s*\+|hasPrefix\("Z_?"\)"#),
     ].map { ($0.0, try! NSRegularExpression(pattern: $0.1)) }
 
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     static func isDialect(_ path: String) -> Bool {
         let name = (path as NSString).lastPathComponent
         if path.hasPrefix("Sources/SeedTestSupport/") { return true }
         guard path.hasPrefix("Sources/SeedRuntime/Store/") else { return false }
-        return (name.hasPrefix("CoreDataDialect") && name.hasSuffix(".swift")) || name == "CoreDataJoins.swift" || name == "CoreDataModelFacts.swift"
+        return (name.hasPrefix("CoreDataDialect") && name.hasSuffix(".swift")) || name == "CoreDataJoins.swift"
+            || name == "CoreDataModelFacts.swift"
     }
 
     /// `line` without its `//` comment (a `//` inside a string literal on the line is kept).
@@ -35,7 +40,13 @@ import Testing
         while index < line.endIndex {
             let character = line[index]
             if inString {
-                if escaped { escaped = false } else if character == "\\" { escaped = true } else if character == "\"" { inString = false }
+                if escaped {
+                    escaped = false
+                } else if character == "\\" {
+                    escaped = true
+                } else if character == "\"" {
+                    inString = false
+                }
             } else if character == "\"" {
                 inString = true
             } else if character == "/" && previous == "/" {
@@ -69,7 +80,8 @@ import Testing
             let code = code(line)
             let range = NSRange(code.startIndex..., in: code)
             for (what, pattern) in patterns {
-                guard let match = pattern.firstMatch(in: code, range: range), let found = Range(match.range, in: code) else { continue }
+                guard let match = pattern.firstMatch(in: code, range: range), let found = Range(match.range, in: code)
+                else { continue }
                 result.append((number + 1, "\(what) '\(code[found])'"))
             }
         }
@@ -82,12 +94,15 @@ import Testing
         var problems: [String] = []
         var files = 0
         for case let url as URL in enumerator where url.pathExtension == "swift" {
-            let path = String(url.standardizedFileURL.path.dropFirst(Self.packageRoot.standardizedFileURL.path.count + 1))
+            let path = String(
+                url.standardizedFileURL.path.dropFirst(Self.packageRoot.standardizedFileURL.path.count + 1))
             files += 1
             guard !Self.isDialect(path) else { continue }
             let text = try String(contentsOf: url, encoding: .utf8)
             for finding in Self.findings(in: text) {
-                problems.append("\(path):\(finding.line): \(finding.what): Core Data bookkeeping outside the dialect (Sources/SeedRuntime/Store/CoreDataDialect*.swift); add a dialect method and call it")
+                problems.append(
+                    "\(path):\(finding.line): \(finding.what): Core Data bookkeeping outside the dialect (Sources/SeedRuntime/Store/CoreDataDialect*.swift); add a dialect method and call it"
+                )
             }
         }
         #expect(files > 50, "found only \(files) Swift files under \(sources.path)")

@@ -14,7 +14,11 @@ import Testing
     try project.remove("migrations/0002-broken.yml")
     let fixture = try project.seedkit("build", "--absolute-paths")
     #expect(fixture.status == 1)
-    #expect(fixture.stderr == project.path("seeds/data/books.csv") + ":2:2: error: price -10 is less than the minimum 0 [1620]\n")
+    #expect(
+        fixture.stderr == project.path("seeds/data/books.csv")
+            + ":2:2: error: price -10 is less than the minimum 0 [1620]\n")
     // Without the flag, paths stay as short as they can be said from the current folder.
-    #expect(try project.seedkit("build").stderr == "seeds/data/books.csv:2:2: error: price -10 is less than the minimum 0 [1620]\n")
+    #expect(
+        try project.seedkit("build").stderr
+            == "seeds/data/books.csv:2:2: error: price -10 is less than the minimum 0 [1620]\n")
 }

@@ -1,8 +1,9 @@
 import Foundation
 import GRDB
-@testable import SeedRuntime
 import SeedTestSupport
 import Testing
+
+@testable import SeedRuntime
 
 /// What `migrate` does differently when a data update is big (issue 13): the report lists a
 /// sample of each kind and counts the rest; refs found once are reused only while their parent
@@ -17,7 +18,9 @@ import Testing
 
     @Test func theReportListsTheFirstRowsOfEachKindAndCountsTheRest() throws {
         let project = try userStore()
-        let present = (1...3).map { "    - { title: The \(["first", "second", "third"][$0 - 1]) book, price: 1, category_id: Fiction }\n" }
+        let present = (1...3).map {
+            "    - { title: The \(["first", "second", "third"][$0 - 1]) book, price: 1, category_id: Fiction }\n"
+        }
         let new = (1...45).map { "    - { title: New book \($0), price: \($0), category_id: Biography }\n" }
         try project.write("migrations/0001-many-books.yml", "insert:\n  books:\n" + present.joined() + new.joined())
         try FileManager.default.copyItem(atPath: project.path("user.sqlite"), toPath: project.path("verbose.sqlite"))
@@ -25,7 +28,8 @@ import Testing
         let result = try project.seedkit("migrate", "user.sqlite")
         #expect(result.status == 0, "\(result)")
         let listed = (1...20).map { "  inserted        books 'New book \($0)'\n" }.joined()
-        let expected = "applied 0001-many-books: 45 inserted, 3 already-present\n"
+        let expected =
+            "applied 0001-many-books: 45 inserted, 3 already-present\n"
             + "  already-present books 'The first book': already present; left as it is\n"
             + "  already-present books 'The second book': already present; left as it is\n"
             + "  already-present books 'The third book': already present; left as it is\n"
@@ -33,7 +37,9 @@ import Testing
             + "  … 25 more inserted (--verbose lists every row)\n"
             + "user.sqlite: 1 migration applied\n"
         #expect(result.stdout == expected)
-        let count = try project.database("user.sqlite").read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM books WHERE title LIKE 'New book %'") }
+        let count = try project.database("user.sqlite").read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM books WHERE title LIKE 'New book %'")
+        }
         #expect(count == 45, "every row arrives, listed or not")
 
         let verbose = try project.seedkit("migrate", "verbose.sqlite", "--verbose")
@@ -45,7 +51,10 @@ import Testing
     @Test func everyConflictIsListedHoweverMany() throws {
         let project = try userStore()
         try project.database("user.sqlite").write { db in
-            for n in 1...30 { try db.execute(sql: "INSERT INTO books (title, price, category_id) VALUES (?, 99, 1)", arguments: ["Mine \(n)"]) }
+            for n in 1...30 {
+                try db.execute(
+                    sql: "INSERT INTO books (title, price, category_id) VALUES (?, 99, 1)", arguments: ["Mine \(n)"])
+            }
         }
         let updates = (1...30).map { "    - { key: Mine \($0), from: { price: 5 }, to: { price: 6 } }\n" }
         try project.write("migrations/0001-reprice.yml", "update:\n  books:\n" + updates.joined())
@@ -61,16 +70,25 @@ import Testing
     @Test func everyRowNotAppliedIsListedWithItsKeyHoweverMany() throws {
         let project = try userStore()
         try project.database("user.sqlite").write { db in
-            for n in 1...25 { try db.execute(sql: "INSERT INTO books (title, price, category_id) VALUES (?, 5, 1)", arguments: ["Mine \(n)"]) }
+            for n in 1...25 {
+                try db.execute(
+                    sql: "INSERT INTO books (title, price, category_id) VALUES (?, 5, 1)", arguments: ["Mine \(n)"])
+            }
         }
         let present = (1...25).map { "    - { title: Mine \($0), price: 5, category_id: Fiction }\n" }
         let missing = (1...25).map { "    - { key: Gone \($0), from: { price: 5 }, to: { price: 6 } }\n" }
-        try project.write("migrations/0001-not-applied.yml", "insert:\n  books:\n" + present.joined() + "update:\n  books:\n" + missing.joined())
+        try project.write(
+            "migrations/0001-not-applied.yml",
+            "insert:\n  books:\n" + present.joined() + "update:\n  books:\n" + missing.joined())
         let result = try project.seedkit("migrate", "user.sqlite")
         #expect(result.status == 0, "\(result)")
         let lines = result.stdout.components(separatedBy: "\n")
         #expect(lines.filter { $0.hasPrefix("  already-present books 'Mine ") }.count == 25, "\(result)")
-        #expect(lines.filter { $0.hasPrefix("  missing         books 'Gone ") && $0.hasSuffix(": not in the store (deleted by the user?); nothing to update") }.count == 25, "\(result)")
+        #expect(
+            lines.filter {
+                $0.hasPrefix("  missing         books 'Gone ")
+                    && $0.hasSuffix(": not in the store (deleted by the user?); nothing to update")
+            }.count == 25, "\(result)")
         #expect(!result.stdout.contains(" more "), "\(result)")
     }
 
@@ -78,7 +96,9 @@ import Testing
     /// times) only while nothing else writes the parent's table: after a rename, the old key finds nothing.
     @Test func aRefToAParentRenamedEarlierInTheRunDoesNotFindItUnderItsOldKey() throws {
         let project = try userStore()
-        try project.write("migrations/0001-rename-fiction.yml", """
+        try project.write(
+            "migrations/0001-rename-fiction.yml",
+            """
             insert:
               books:
                 - { title: Book A, price: 1, category_id: Fiction }
@@ -87,7 +107,9 @@ import Testing
                 - { key: Fiction, from: { name: Fiction }, to: { name: Novels } }
 
             """)
-        try project.write("migrations/0002-more-books.yml", """
+        try project.write(
+            "migrations/0002-more-books.yml",
+            """
             insert:
               books:
                 - { title: Book B, price: 1, category_id: Fiction }
@@ -98,7 +120,11 @@ import Testing
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.contains("  conflict        books 'Book B': "), "\(result)")
         let rows = try project.database("user.sqlite").read { db in
-            try Row.fetchAll(db, sql: "SELECT b.title, c.name FROM books b JOIN categories c ON c.id = b.category_id WHERE b.title LIKE 'Book %' ORDER BY b.title")
+            try Row.fetchAll(
+                db,
+                sql:
+                    "SELECT b.title, c.name FROM books b JOIN categories c ON c.id = b.category_id WHERE b.title LIKE 'Book %' ORDER BY b.title"
+            )
         }
         #expect(rows.map { [$0[0] as String, $0[1] as String] } == [["Book A", "Novels"], ["Book C", "Novels"]])
     }
@@ -114,9 +140,13 @@ import Testing
         let note = String(repeating: "a user's long note. ", count: 500)  // 10 KB: overflow pages
         try store.write { db in
             try db.execute(sql: "CREATE TABLE user_notes (id INTEGER PRIMARY KEY, text TEXT)")
-            for n in 1...1800 { try db.execute(sql: "INSERT INTO user_notes (text) VALUES (?)", arguments: ["\(n) \(note)"]) }
+            for n in 1...1800 {
+                try db.execute(sql: "INSERT INTO user_notes (text) VALUES (?)", arguments: ["\(n) \(note)"])
+            }
         }
-        let root = try store.read { db in try Int.fetchOne(db, sql: "SELECT rootpage FROM sqlite_master WHERE name = 'user_notes'") }
+        let root = try store.read { db in
+            try Int.fetchOne(db, sql: "SELECT rootpage FROM sqlite_master WHERE name = 'user_notes'")
+        }
         try store.close()
         var bytes = try #require(project.read("build/seed.sqlite"))
         #expect(bytes.count > 17 << 20)
@@ -148,9 +178,13 @@ import Testing
         let result = try project.seedkit("migrate", "user.sqlite")
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.contains("applied 0001-add-fourth-book: 1 inserted"), "\(result)")
-        let price = try project.database("user.sqlite").read { db in try Double.fetchOne(db, sql: "SELECT price FROM books WHERE title = 'The fourth book'") }
+        let price = try project.database("user.sqlite").read { db in
+            try Double.fetchOne(db, sql: "SELECT price FROM books WHERE title = 'The fourth book'")
+        }
         #expect(price == 12)
-        let integrity = try project.database("user.sqlite").read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") }
+        let integrity = try project.database("user.sqlite").read { db in
+            try String.fetchAll(db, sql: "PRAGMA integrity_check")
+        }
         #expect(integrity == ["ok"])
     }
 
@@ -164,8 +198,11 @@ import Testing
     private func largeJSONMigration(_ project: TemporaryProject, broken: Bool = false) throws -> String {
         var rows: [String] = []
         for n in 1...15_000 {
-            let title = n == 14_990 && broken ? "Broken \(n)\", \"price\": }" : "Large book \(n) with a long enough title"
-            rows.append("{\"title\": \"\(title)\", \"price\": \(n % 900), \"category_id\": \"\(n % 2 == 0 ? "Fiction" : "Biography")\"}")
+            let title =
+                n == 14_990 && broken ? "Broken \(n)\", \"price\": }" : "Large book \(n) with a long enough title"
+            rows.append(
+                "{\"title\": \"\(title)\", \"price\": \(n % 900), \"category_id\": \"\(n % 2 == 0 ? "Fiction" : "Biography")\"}"
+            )
         }
         let text = "{\"insert\": {\"books\": [\n" + rows.joined(separator: ",\n") + "\n]}}\n"
         #expect(text.utf8.count >= DeferredJSONMigration.threshold)
@@ -187,7 +224,8 @@ import Testing
         #expect(try seed.read { db in try MigrationLedger.fileDigests(db) } == [1: SHA256.hex(bundled)])
         try seed.close()
 
-        try FileManager.default.copyItem(atPath: project.path("build/seed.sqlite"), toPath: project.path("installed.sqlite"))
+        try FileManager.default.copyItem(
+            atPath: project.path("build/seed.sqlite"), toPath: project.path("installed.sqlite"))
         let launch = try MigrationDirectory.load(project.url("app/migrations"))
         let installed = try DatabaseQueue(path: project.path("installed.sqlite"))
         #expect(try installed.read { db in try SeedMigrator(migrations: launch).pending(db) }.isEmpty)
@@ -201,7 +239,10 @@ import Testing
         let project = try userStore()
         _ = try largeJSONMigration(project)
         let migrations = try MigrationDirectory.load(project.url("migrations"))
-        guard case .changes(let changes)? = migrations.first?.body else { Issue.record("not read"); return }
+        guard case .changes(let changes)? = migrations.first?.body else {
+            Issue.record("not read")
+            return
+        }
         #expect(changes.deferred != nil, "read while applied")
         try project.remove("migrations/0001-large.json")
         let before = try #require(project.read("user.sqlite"))
@@ -212,7 +253,10 @@ import Testing
             _ = try SeedMigrator(migrations: migrations).migrate(queue)
             Issue.record("a migration whose file is gone was applied")
         } catch let error as SeedError {
-            #expect(error.diagnostics.map(\.file) == [project.url("migrations").appendingPathComponent("0001-large.json").path], "\(error)")
+            #expect(
+                error.diagnostics.map(\.file) == [
+                    project.url("migrations").appendingPathComponent("0001-large.json").path
+                ], "\(error)")
             #expect(error.diagnostics.first?.message.hasPrefix("cannot read: ") == true, "\(error)")
         }
         try queue.close()
@@ -237,7 +281,9 @@ import Testing
         #expect(report.migrations.first?.count(.inserted) == 15_000)
         #expect(largeFile(migrations)?.readsOfFile == 1)
         #expect(largeFile(migrations)?.holdsBytes == false, "let go once the run is over")
-        #expect(try queue.read { db in try SeedMigrator(migrations: migrations).pending(db) }.isEmpty, "its digest and checksum stay")
+        #expect(
+            try queue.read { db in try SeedMigrator(migrations: migrations).pending(db) }.isEmpty,
+            "its digest and checksum stay")
         #expect(largeFile(migrations)?.readsOfFile == 1)
     }
 
@@ -261,31 +307,44 @@ import Testing
         _ = try largeJSONMigration(project)
         let whole = try MigrationDirectory.read(project.url("migrations"), missingIsEmpty: false)
         #expect(whole.count == 1)
-        guard case .changes(let changes)? = whole.first?.body else { Issue.record("not read"); return }
+        guard case .changes(let changes)? = whole.first?.body else {
+            Issue.record("not read")
+            return
+        }
         #expect(changes.deferred == nil)
         let deferred = try MigrationDirectory.load(project.url("migrations"))
-        guard case .changes(let streamed)? = deferred.first?.body else { Issue.record("not read"); return }
+        guard case .changes(let streamed)? = deferred.first?.body else {
+            Issue.record("not read")
+            return
+        }
         #expect(streamed.deferred != nil, "read while applied")
 
         let result = try project.seedkit("migrate", "user.sqlite")
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.hasPrefix("applied 0001-large: 15000 inserted\n"), "\(result)")
         let (count, checksum) = try project.database("user.sqlite").read { db in
-            (try Int.fetchOne(db, sql: "SELECT count(*) FROM books WHERE title LIKE 'Large book %'"),
-             try String.fetchOne(db, sql: "SELECT checksum FROM _seedkit_migrations WHERE number = 1"))
+            (
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM books WHERE title LIKE 'Large book %'"),
+                try String.fetchOne(db, sql: "SELECT checksum FROM _seedkit_migrations WHERE number = 1")
+            )
         }
         #expect(count == 15_000)
         #expect(checksum == whole.first?.checksum)
         #expect(checksum == deferred.first?.checksum)
         #expect(try project.seedkit("status", "user.sqlite").stdout.contains("0001-large"))
-        #expect(try project.seedkit("status", "user.sqlite", "--exit-code").status == 0, "the recorded checksum matches the file")
+        #expect(
+            try project.seedkit("status", "user.sqlite", "--exit-code").status == 0,
+            "the recorded checksum matches the file")
 
         // The app's call: the same rows, the same checksum.
         try FileManager.default.copyItem(atPath: project.path("build/seed.sqlite"), toPath: project.path("app.sqlite"))
         let queue = try DatabaseQueue(path: project.path("app.sqlite"))
         let report = try SeedMigrator(migrations: deferred).migrate(queue)
         #expect(report.migrations.first?.count(.inserted) == 15_000)
-        #expect(try queue.read { db in try String.fetchOne(db, sql: "SELECT checksum FROM _seedkit_migrations WHERE number = 1") } == checksum)
+        #expect(
+            try queue.read { db in
+                try String.fetchOne(db, sql: "SELECT checksum FROM _seedkit_migrations WHERE number = 1")
+            } == checksum)
         // The run recorded the digest of the bytes it applied; the next launch, finding the same
         // bytes, knows the checksum without scanning the file.
         let bytes = try #require(project.read("migrations/0001-large.json"))
@@ -294,26 +353,39 @@ import Testing
         #expect(try queue.read { db in try SeedMigrator(migrations: relaunch).pending(db) }.isEmpty)
         #expect(relaunch.first?.checksum == checksum)
         #expect(largeFile(relaunch)?.checksumScans == 0)
-        #expect(largeFile(relaunch)?.holdsBytes == false, "an applied migration's bytes are let go after the ledger's check")
+        #expect(
+            largeFile(relaunch)?.holdsBytes == false, "an applied migration's bytes are let go after the ledger's check"
+        )
         // SeedInstaller checks the ledger two or three times a launch: the file is read once.
         #expect(try queue.read { db in try SeedMigrator(migrations: relaunch).pending(db) }.isEmpty)
-        #expect(try SeedInstaller(store: project.url("app.sqlite"), seed: project.url("build/seed.sqlite"), migrations: relaunch).prepareStore() == .upToDate)
+        #expect(
+            try SeedInstaller(
+                store: project.url("app.sqlite"), seed: project.url("build/seed.sqlite"), migrations: relaunch
+            ).prepareStore() == .upToDate)
         #expect(largeFile(relaunch)?.readsOfFile == 1)
         #expect(largeFile(relaunch)?.holdsBytes == false)
 
         // The same rows written differently: other bytes, so the file is scanned; the same checksum.
-        try project.write("migrations/0001-large.json", String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: ",\n", with: ",\n  "))
+        try project.write(
+            "migrations/0001-large.json",
+            String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: ",\n", with: ",\n  "))
         let reformatted = try MigrationDirectory.load(project.url("migrations"))
         #expect(try queue.read { db in try SeedMigrator(migrations: reformatted).pending(db) }.isEmpty)
         #expect(largeFile(reformatted)?.checksumScans == 1)
         #expect(largeFile(reformatted)?.holdsBytes == false)
 
         // A row changed after it was applied: scanned, and refused as before.
-        try project.write("migrations/0001-large.json", String(decoding: bytes, as: UTF8.self).replacingOccurrences(of: "Large book 7 with", with: "Large book 7 WITH"))
+        try project.write(
+            "migrations/0001-large.json",
+            String(decoding: bytes, as: UTF8.self).replacingOccurrences(
+                of: "Large book 7 with", with: "Large book 7 WITH"))
         let edited = try MigrationDirectory.load(project.url("migrations"))
         #expect(throws: SeedError.self) { try queue.read { db in try SeedMigrator(migrations: edited).pending(db) } }
         #expect(largeFile(edited)?.checksumScans == 1)
-        #expect(try queue.read { db in try SeedMigrator(migrations: edited).states(db) }.first.map { if case .changed = $0 { true } else { false } } == true)
+        #expect(
+            try queue.read { db in try SeedMigrator(migrations: edited).states(db) }.first.map {
+                if case .changed = $0 { true } else { false }
+            } == true)
     }
 
     @Test func aLargeJSONMigrationBrokenNearItsEndIsReportedAsWhenReadWholeAndWritesNothing() throws {
@@ -335,7 +407,9 @@ import Testing
     /// that is what counting first would decide.
     @Test func aRowWhoseKeyIsThereIsAlreadyPresentEvenWhenItWouldBreakAnotherConstraint() throws {
         let project = try userStore()
-        try project.write("migrations/0001-present.json", """
+        try project.write(
+            "migrations/0001-present.json",
+            """
             {"insert": {"books": [
               {"title": "The first book", "price": null, "category_id": "Fiction"},
               {"title": "Brand new", "price": 3, "category_id": "Fiction"}
@@ -344,20 +418,27 @@ import Testing
         let result = try project.seedkit("migrate", "user.sqlite")
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.contains("applied 0001-present: 1 inserted, 1 already-present\n"), "\(result)")
-        #expect(result.stdout.contains("  already-present books 'The first book': already present; left as it is\n"), "\(result)")
-        let price = try project.database("user.sqlite").read { db in try Double.fetchOne(db, sql: "SELECT price FROM books WHERE title = 'The first book'") }
+        #expect(
+            result.stdout.contains("  already-present books 'The first book': already present; left as it is\n"),
+            "\(result)")
+        let price = try project.database("user.sqlite").read { db in
+            try Double.fetchOne(db, sql: "SELECT price FROM books WHERE title = 'The first book'")
+        }
         #expect(price == 10)
     }
 
     @Test func aRowWhoseKeyIsThereFiresNoInsertTrigger() throws {
         let project = try userStore()
         try project.database("user.sqlite").write { db in
-            try db.execute(sql: """
-                CREATE TABLE insert_log (title TEXT);
-                CREATE TRIGGER log_insert BEFORE INSERT ON books BEGIN INSERT INTO insert_log VALUES (NEW.title); END;
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE insert_log (title TEXT);
+                    CREATE TRIGGER log_insert BEFORE INSERT ON books BEGIN INSERT INTO insert_log VALUES (NEW.title); END;
+                    """)
         }
-        try project.write("migrations/0001-present.yml", """
+        try project.write(
+            "migrations/0001-present.yml",
+            """
             insert:
               books:
                 - { title: The first book, price: 10, category_id: Fiction }
@@ -366,7 +447,9 @@ import Testing
             """)
         let result = try project.seedkit("migrate", "user.sqlite")
         #expect(result.status == 0, "\(result)")
-        let logged = try project.database("user.sqlite").read { db in try String.fetchAll(db, sql: "SELECT title FROM insert_log") }
+        let logged = try project.database("user.sqlite").read { db in
+            try String.fetchAll(db, sql: "SELECT title FROM insert_log")
+        }
         #expect(logged == ["Brand new"], "a row not inserted fires no insert trigger")
     }
 
@@ -374,20 +457,30 @@ import Testing
     @Test func aRunAskedForASampleKeepsTheFirstEventsOfEachKindAndCountsAll() throws {
         let project = try userStore()
         try project.database("user.sqlite").write { db in
-            for n in 1...7 { try db.execute(sql: "INSERT INTO books (title, price, category_id) VALUES (?, 99, 1)", arguments: ["Mine \(n)"]) }
+            for n in 1...7 {
+                try db.execute(
+                    sql: "INSERT INTO books (title, price, category_id) VALUES (?, 99, 1)", arguments: ["Mine \(n)"])
+            }
         }
         let inserts = (1...45).map { "{\"title\": \"New book \($0)\", \"price\": 1, \"category_id\": \"Fiction\"}" }
         let updates = (1...7).map { "{\"key\": \"Mine \($0)\", \"from\": {\"price\": 5}, \"to\": {\"price\": 6}}" }
-        try project.write("migrations/0001-sample.json", "{\"insert\": {\"books\": [" + inserts.joined(separator: ", ") + "]}, \"update\": {\"books\": [" + updates.joined(separator: ", ") + "]}}")
+        try project.write(
+            "migrations/0001-sample.json",
+            "{\"insert\": {\"books\": [" + inserts.joined(separator: ", ") + "]}, \"update\": {\"books\": ["
+                + updates.joined(separator: ", ") + "]}}")
         var options = SeedMigrator.Options()
         options.eventsPerKind = 5
-        let report = try SeedMigrator(migrations: MigrationDirectory.load(project.url("migrations"))).migrate(DatabaseQueue(path: project.path("user.sqlite")), options: options)
+        let report = try SeedMigrator(migrations: MigrationDirectory.load(project.url("migrations"))).migrate(
+            DatabaseQueue(path: project.path("user.sqlite")), options: options)
         let outcome = try #require(report.migrations.first)
-        #expect(outcome.events.filter { $0.kind == .inserted }.map(\.keyDescription) == (1...5).map { "'New book \($0)'" })
+        #expect(
+            outcome.events.filter { $0.kind == .inserted }.map(\.keyDescription) == (1...5).map { "'New book \($0)'" })
         #expect(outcome.events.filter { $0.kind == .conflict }.count == 7, "every conflict is listed")
         #expect(outcome.count(.inserted) == 45)
         #expect(outcome.unlisted == [.inserted: 40])
-        let count = try DatabaseQueue(path: project.path("user.sqlite")).read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM books WHERE title LIKE 'New book %'") }
+        let count = try DatabaseQueue(path: project.path("user.sqlite")).read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM books WHERE title LIKE 'New book %'")
+        }
         #expect(count == 45)
     }
 
@@ -404,7 +497,9 @@ import Testing
         let result = try project.seedkit("migrate", "user.sqlite")
         #expect(result.status == 2, "\(result)")
         #expect(result.stderr == whole.stderr, "\(result)")
-        #expect(result.stderr == "migrations/0001-large.json:7535: error: not UTF-8: save the file as UTF-8 [2002]\n", "\(result)")
+        #expect(
+            result.stderr == "migrations/0001-large.json:7535: error: not UTF-8: save the file as UTF-8 [2002]\n",
+            "\(result)")
         #expect(project.read("user.sqlite") == before)
     }
 }

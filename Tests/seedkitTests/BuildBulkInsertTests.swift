@@ -10,7 +10,10 @@ private func oneTableProject(schema: String, table: String, key: String, csv: St
     let project = try TemporaryProject()
     try project.remove("migrations/0001-add-fourth-book.yml")
     try project.write("seeds/schema.sql", schema)
-    try project.write("seeds/seedkit.yml", "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  \(table): { file: data/\(table).csv, key: \(key) }\n")
+    try project.write(
+        "seeds/seedkit.yml",
+        "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  \(table): { file: data/\(table).csv, key: \(key) }\n"
+    )
     try project.write("seeds/data/\(table).csv", csv)
     return project
 }
@@ -34,7 +37,8 @@ private func oneTableProject(schema: String, table: String, key: String, csv: St
             let tag = n == 5 ? "T1" : "T\(n)"  // row 5 repeats row 1's UNIQUE tag
             lines.append(tagged ? "C\(n),\(qty),\(tag)" : "C\(n),\(qty)")
         }
-        let project = try oneTableProject(schema: schema, table: "items", key: "code", csv: lines.joined(separator: "\n") + "\n")
+        let project = try oneTableProject(
+            schema: schema, table: "items", key: "code", csv: lines.joined(separator: "\n") + "\n")
         let result = try project.seedkit("build")
         #expect(result.status == 1)
         // One problem, row 5's (line 6); rows 1-4 are reported for nothing.
@@ -49,8 +53,10 @@ private func oneTableProject(schema: String, table: String, key: String, csv: St
     func aRawSelfReferenceToALaterRowIsJudgedAlikeWhateverTheFileLength(rows: Int) throws {
         var lines = ["id,name,boss", "1,S1,2"]
         for n in 2...rows { lines.append("\(n),S\(n),") }
-        let project = try oneTableProject(schema: "CREATE TABLE staff (id INTEGER PRIMARY KEY, name TEXT NOT NULL, boss INTEGER REFERENCES staff(id));",
-                                          table: "staff", key: "name", csv: lines.joined(separator: "\n") + "\n")
+        let project = try oneTableProject(
+            schema:
+                "CREATE TABLE staff (id INTEGER PRIMARY KEY, name TEXT NOT NULL, boss INTEGER REFERENCES staff(id));",
+            table: "staff", key: "name", csv: lines.joined(separator: "\n") + "\n")
         let result = try project.seedkit("build")
         #expect(result.status == 1, "\(result)")
         #expect(result.stderr.contains("seeds/data/staff.csv:2:"), "\(result)")
@@ -61,9 +67,16 @@ private func oneTableProject(schema: String, table: String, key: String, csv: St
     @Test func recordsMissingAFieldGoOneByOneAmongWholeOnes() throws {
         let project = try TemporaryProject()
         try project.remove("migrations/0001-add-fourth-book.yml")
-        try project.write("seeds/schema.sql", "CREATE TABLE items (id INTEGER PRIMARY KEY, code TEXT NOT NULL UNIQUE, qty INTEGER DEFAULT 7);")
-        try project.write("seeds/seedkit.yml", "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  items: { file: data/items.jsonl, key: code }\n")
-        let records = (1...150).map { n in n % 50 == 0 || n == 41 ? "{\"code\": \"C\(n)\"}" : "{\"code\": \"C\(n)\", \"qty\": \(n)}" }
+        try project.write(
+            "seeds/schema.sql",
+            "CREATE TABLE items (id INTEGER PRIMARY KEY, code TEXT NOT NULL UNIQUE, qty INTEGER DEFAULT 7);")
+        try project.write(
+            "seeds/seedkit.yml",
+            "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  items: { file: data/items.jsonl, key: code }\n"
+        )
+        let records = (1...150).map { n in
+            n % 50 == 0 || n == 41 ? "{\"code\": \"C\(n)\"}" : "{\"code\": \"C\(n)\", \"qty\": \(n)}"
+        }
         try project.write("seeds/data/items.jsonl", records.joined(separator: "\n") + "\n")
         let result = try project.seedkit("build")
         #expect(result.status == 0, "\(result)")
@@ -79,11 +92,14 @@ private func oneTableProject(schema: String, table: String, key: String, csv: St
     private func project(books: [String]) throws -> TemporaryProject {
         let project = try TemporaryProject()
         try project.remove("migrations/0001-add-fourth-book.yml")
-        try project.write("seeds/schema.sql", """
+        try project.write(
+            "seeds/schema.sql",
+            """
             CREATE TABLE categories (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
             CREATE TABLE books (id INTEGER PRIMARY KEY, title TEXT NOT NULL UNIQUE, price REAL NOT NULL, category_id INTEGER REFERENCES categories(id));
             """)
-        try project.write("seeds/data/categories.csv", "name\n" + (1...7).map { "C\($0)" }.joined(separator: "\n") + "\n")
+        try project.write(
+            "seeds/data/categories.csv", "name\n" + (1...7).map { "C\($0)" }.joined(separator: "\n") + "\n")
         try project.write("seeds/data/books.csv", "title,price,category_id\n" + books.joined(separator: "\n") + "\n")
         return project
     }
@@ -93,7 +109,10 @@ private func oneTableProject(schema: String, table: String, key: String, csv: St
         let project = try project(books: books)
         let result = try project.seedkit("build")
         #expect(result.status == 0, "\(result)")
-        let rows = try project.rows("build/seed.sqlite", "SELECT b.title, coalesce(c.name, '-') FROM books AS b LEFT JOIN categories AS c ON c.id = b.category_id ORDER BY b.id")
+        let rows = try project.rows(
+            "build/seed.sqlite",
+            "SELECT b.title, coalesce(c.name, '-') FROM books AS b LEFT JOIN categories AS c ON c.id = b.category_id ORDER BY b.id"
+        )
         #expect(rows == (1...150).map { n in "'B\(n)'|'\(n % 11 == 0 ? "-" : "C\(n % 7 + 1)")'" })
     }
 

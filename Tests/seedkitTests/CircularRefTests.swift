@@ -8,12 +8,16 @@ import Testing
     static func project(notNull: Bool, a: String, b: String) throws -> TemporaryProject {
         let project = try TemporaryProject(bookStore: false)
         let null = notNull ? " NOT NULL" : ""
-        try project.write("seeds/schema.sql", """
+        try project.write(
+            "seeds/schema.sql",
+            """
             CREATE TABLE a (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, b_id INTEGER\(null) REFERENCES b(id));
             CREATE TABLE b (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, a_id INTEGER\(null) REFERENCES a(id));
 
             """)
-        try project.write("seeds/seedkit.yml", """
+        try project.write(
+            "seeds/seedkit.yml",
+            """
             schema: schema.sql
             output: ../build/seed.sqlite
             tables:
@@ -30,13 +34,14 @@ import Testing
         let project = try Self.project(notNull: true, a: "name,b_id\nA1,B1\nA2,B2\n", b: "name,a_id\nB1,A2\nB2,A1\n")
         let result = try project.seedkit("build")
         #expect(result.status == 1, "\(result)")
-        #expect(result.stderr == """
-            seeds/data/a.csv:2:2: error: b_id 'B1' is part of a cycle of references that no order of inserts satisfies: this row → b 'B1' (seeds/data/b.csv:2) → a 'A2' (line 3) → b 'B2' (seeds/data/b.csv:3) → this row; break the cycle [2030]
-            seeds/data/a.csv:3:2: error: b_id 'B2' is part of a cycle of references that no order of inserts satisfies: this row → b 'B2' (seeds/data/b.csv:3) → a 'A1' (line 2) → b 'B1' (seeds/data/b.csv:2) → this row; break the cycle [2030]
-            seeds/data/b.csv:2:2: error: a_id 'A2' is part of a cycle of references that no order of inserts satisfies: this row → a 'A2' (seeds/data/a.csv:3) → b 'B2' (line 3) → a 'A1' (seeds/data/a.csv:2) → this row; break the cycle [2030]
-            seeds/data/b.csv:3:2: error: a_id 'A1' is part of a cycle of references that no order of inserts satisfies: this row → a 'A1' (seeds/data/a.csv:2) → b 'B1' (line 2) → a 'A2' (seeds/data/a.csv:3) → this row; break the cycle [2030]
+        #expect(
+            result.stderr == """
+                seeds/data/a.csv:2:2: error: b_id 'B1' is part of a cycle of references that no order of inserts satisfies: this row → b 'B1' (seeds/data/b.csv:2) → a 'A2' (line 3) → b 'B2' (seeds/data/b.csv:3) → this row; break the cycle [2030]
+                seeds/data/a.csv:3:2: error: b_id 'B2' is part of a cycle of references that no order of inserts satisfies: this row → b 'B2' (seeds/data/b.csv:3) → a 'A1' (line 2) → b 'B1' (seeds/data/b.csv:2) → this row; break the cycle [2030]
+                seeds/data/b.csv:2:2: error: a_id 'A2' is part of a cycle of references that no order of inserts satisfies: this row → a 'A2' (seeds/data/a.csv:3) → b 'B2' (line 3) → a 'A1' (seeds/data/a.csv:2) → this row; break the cycle [2030]
+                seeds/data/b.csv:3:2: error: a_id 'A1' is part of a cycle of references that no order of inserts satisfies: this row → a 'A1' (seeds/data/a.csv:2) → b 'B1' (line 2) → a 'A2' (seeds/data/a.csv:3) → this row; break the cycle [2030]
 
-            """, "\(result)")
+                """, "\(result)")
         #expect(!result.stderr.contains("matches no"))
         #expect(!project.exists("build/seed.sqlite"))
     }
@@ -45,7 +50,10 @@ import Testing
         let project = try Self.project(notNull: true, a: "name,b_id\nA1,B1\nA3,B3\n", b: "name,a_id\nB1,A1\nB3,A1\n")
         let result = try project.seedkit("build")
         #expect(result.status == 1, "\(result)")
-        #expect(result.stderr.contains("seeds/data/b.csv:3:2: error: a_id 'A1' waits for rows in a cycle of references: a 'A1' (seeds/data/a.csv:2) → b 'B1' (line 2) → a 'A1' (seeds/data/a.csv:2) [2030]"), "\(result)")
+        #expect(
+            result.stderr.contains(
+                "seeds/data/b.csv:3:2: error: a_id 'A1' waits for rows in a cycle of references: a 'A1' (seeds/data/a.csv:2) → b 'B1' (line 2) → a 'A1' (seeds/data/a.csv:2) [2030]"
+            ), "\(result)")
         #expect(!result.stderr.contains("matches no"), "\(result)")
     }
 

@@ -12,7 +12,10 @@ import Testing
         let before = sha256(of: project, "user.sqlite")
         let result = try project.seedkit("migrate", "user.sqlite", "--busy-timeout", value)
         #expect(result.status == 2, "\(result)")
-        #expect(result.stderr.split(separator: "\n").first.map(String.init) == "Error: --busy-timeout takes a number of seconds from 0 to 86400; '\(value)' is not one", "\(result)")
+        #expect(
+            result.stderr.split(separator: "\n").first.map(String.init)
+                == "Error: --busy-timeout takes a number of seconds from 0 to 86400; '\(value)' is not one", "\(result)"
+        )
         #expect(sha256(of: project, "user.sqlite") == before)
     }
 
@@ -26,13 +29,17 @@ import Testing
 
     @Test func theRuntimeRefusesABusyTimeoutItCannotUseWithATypedError() throws {
         let project = try TemporaryProject.withUserStore()
-        let installer = SeedInstaller(store: project.url("user.sqlite"), seed: project.url("build/seed.sqlite"), migrations: [], busyTimeout: .nan)
+        let installer = SeedInstaller(
+            store: project.url("user.sqlite"), seed: project.url("build/seed.sqlite"), migrations: [], busyTimeout: .nan
+        )
         let before = sha256(of: project, "user.sqlite")
         #expect {
             _ = try installer.prepareStore()
         } throws: { error in
             guard let error = error as? SeedError else { return false }
-            return error.kind == .configuration && error.description == "error: the busy timeout must be a number of seconds from 0 to 86400, not nan [2100]"
+            return error.kind == .configuration
+                && error.description
+                    == "error: the busy timeout must be a number of seconds from 0 to 86400, not nan [2100]"
         }
         #expect(sha256(of: project, "user.sqlite") == before)
     }
@@ -45,8 +52,10 @@ import Testing
     }
 
     @Test(arguments: [
-        ["migrate", "-dash.sqlite"], ["status", "-dash.sqlite"], ["inspect", "-dash.sqlite"], ["verify", "-dash.sqlite"],
-        ["diff", "user.sqlite", "-dash.sqlite"], ["check-upgrade", "-dash.sqlite"], ["migrate", "user.sqlite", "--backup", "x", "-dash.sqlite"],
+        ["migrate", "-dash.sqlite"], ["status", "-dash.sqlite"], ["inspect", "-dash.sqlite"],
+        ["verify", "-dash.sqlite"],
+        ["diff", "user.sqlite", "-dash.sqlite"], ["check-upgrade", "-dash.sqlite"],
+        ["migrate", "user.sqlite", "--backup", "x", "-dash.sqlite"],
     ])
     func aFileNameStartingWithADashIsAUsageErrorWithAHint(arguments: [String]) throws {
         let project = try TemporaryProject.withUserStore()
@@ -54,7 +63,10 @@ import Testing
         let result = try runSeedkit(arguments, in: project.root)
         #expect(result.status == 2, "\(result)")
         #expect(result.stdout.isEmpty, "no help text: \(result)")
-        #expect(result.stderr.contains("Error: '-dash.sqlite' starts with '-', so it is read as options, not as a file name; put -- before file names that start with '-' (seedkit \(arguments[0]) … -- -dash.sqlite) or write ./-dash.sqlite"), "\(result)")
+        #expect(
+            result.stderr.contains(
+                "Error: '-dash.sqlite' starts with '-', so it is read as options, not as a file name; put -- before file names that start with '-' (seedkit \(arguments[0]) … -- -dash.sqlite) or write ./-dash.sqlite"
+            ), "\(result)")
         #expect(sha256(of: project, "user.sqlite") == before)
         #expect(!project.exists("x"))
     }
@@ -66,6 +78,7 @@ import Testing
         #expect(result.status == 0, "\(result)")
         #expect(result.stdout.contains("-dash.sqlite: 1 migration applied"), "\(result)")
         let help = try project.seedkit("migrate", "-h")
-        #expect(help.status == 0 && help.stdout.contains("USAGE: seedkit migrate"), "asking for help still works: \(help)")
+        #expect(
+            help.status == 0 && help.stdout.contains("USAGE: seedkit migrate"), "asking for help still works: \(help)")
     }
 }

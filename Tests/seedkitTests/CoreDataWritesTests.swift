@@ -13,33 +13,41 @@ import Testing
     /// sub-entity `Ebook`: stored as `ZBOOK` (the target's `Z_PK`) and `Z1_BOOK` (the target's `Z_ENT`).
     private func project() throws -> TemporaryProject {
         let project = try TemporaryProject(bookStore: false)
-        try project.writeCoreDataProject(model: "Blog.xcdatamodel", entities: """
-            <entity name="Book" representedClassName="Book" syncable="YES">
-                <attribute name="title" attributeType="String"/>
-                <relationship name="reviews" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Review" inverseName="book" inverseEntity="Review"/>
-            </entity>
-            <entity name="Ebook" representedClassName="Ebook" parentEntity="Book" syncable="YES">
-                <attribute name="format" optional="YES" attributeType="String"/>
-            </entity>
-            <entity name="Review" representedClassName="Review" syncable="YES">
-                <attribute name="text" attributeType="String"/>
-                <relationship name="book" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Book" inverseName="reviews" inverseEntity="Book"/>
-            </entity>
-            <entity name="Post" representedClassName="Post" syncable="YES">
-                <attribute name="title" attributeType="String"/>
-                <relationship name="color" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Color" inverseName="post" inverseEntity="Color"/>
-            </entity>
-            <entity name="Color" representedClassName="Color" syncable="YES">
-                <attribute name="name" attributeType="String"/>
-                <relationship name="post" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Post" inverseName="color" inverseEntity="Post"/>
-            </entity>
-            """, tables: """
-                CREATE TABLE ZBOOK (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZFORMAT VARCHAR, ZTITLE VARCHAR);
-                CREATE TABLE ZREVIEW (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZBOOK INTEGER, Z1_BOOK INTEGER, ZTEXT VARCHAR);
-                CREATE TABLE ZPOST (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCOLOR INTEGER, ZTITLE VARCHAR);
-                CREATE TABLE ZCOLOR (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZPOST INTEGER, ZNAME VARCHAR);
-            """, primaryKeys: [(1, "Book", 0, 0), (2, "Ebook", 1, 0), (3, "Review", 0, 0), (4, "Post", 0, 0), (5, "Color", 0, 0)])
-        try project.write("seeds/seedkit.yml", """
+        try project.writeCoreDataProject(
+            model: "Blog.xcdatamodel",
+            entities: """
+                <entity name="Book" representedClassName="Book" syncable="YES">
+                    <attribute name="title" attributeType="String"/>
+                    <relationship name="reviews" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Review" inverseName="book" inverseEntity="Review"/>
+                </entity>
+                <entity name="Ebook" representedClassName="Ebook" parentEntity="Book" syncable="YES">
+                    <attribute name="format" optional="YES" attributeType="String"/>
+                </entity>
+                <entity name="Review" representedClassName="Review" syncable="YES">
+                    <attribute name="text" attributeType="String"/>
+                    <relationship name="book" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Book" inverseName="reviews" inverseEntity="Book"/>
+                </entity>
+                <entity name="Post" representedClassName="Post" syncable="YES">
+                    <attribute name="title" attributeType="String"/>
+                    <relationship name="color" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Color" inverseName="post" inverseEntity="Color"/>
+                </entity>
+                <entity name="Color" representedClassName="Color" syncable="YES">
+                    <attribute name="name" attributeType="String"/>
+                    <relationship name="post" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Post" inverseName="color" inverseEntity="Post"/>
+                </entity>
+                """,
+            tables: """
+                    CREATE TABLE ZBOOK (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZFORMAT VARCHAR, ZTITLE VARCHAR);
+                    CREATE TABLE ZREVIEW (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZBOOK INTEGER, Z1_BOOK INTEGER, ZTEXT VARCHAR);
+                    CREATE TABLE ZPOST (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCOLOR INTEGER, ZTITLE VARCHAR);
+                    CREATE TABLE ZCOLOR (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZPOST INTEGER, ZNAME VARCHAR);
+                """,
+            primaryKeys: [
+                (1, "Book", 0, 0), (2, "Ebook", 1, 0), (3, "Review", 0, 0), (4, "Post", 0, 0), (5, "Color", 0, 0),
+            ])
+        try project.write(
+            "seeds/seedkit.yml",
+            """
             model: Blog.xcdatamodel
             template: empty.sqlite
             output: ../seed.sqlite
@@ -63,14 +71,28 @@ import Testing
         let project = try project()
         let build = try project.seedkit("build", "--migrations", "none")
         #expect(build.status == 0, "\(build)")
-        #expect(try project.rows("seed.sqlite", "SELECT Z_PK, Z_ENT, Z_OPT, ZBOOK, Z1_BOOK, ZTEXT FROM ZREVIEW ORDER BY Z_PK") == ["1|3|1|1|1|'Great'", "2|3|1|2|2|'Lovely'"])
-        #expect(try project.rows("seed.sqlite", "SELECT Z_PK, Z_OPT, ZCOLOR, ZTITLE FROM ZPOST ORDER BY Z_PK") == ["1|1|1|'Hello'", "2|1|2|'World'"])
-        #expect(try project.rows("seed.sqlite", "SELECT Z_PK, Z_OPT, ZPOST, ZNAME FROM ZCOLOR ORDER BY Z_PK") == ["1|1|1|'Red'", "2|1|2|'Blue'", "3|1|NULL|'Green'"])
+        #expect(
+            try project.rows(
+                "seed.sqlite", "SELECT Z_PK, Z_ENT, Z_OPT, ZBOOK, Z1_BOOK, ZTEXT FROM ZREVIEW ORDER BY Z_PK") == [
+                    "1|3|1|1|1|'Great'", "2|3|1|2|2|'Lovely'",
+                ])
+        #expect(
+            try project.rows("seed.sqlite", "SELECT Z_PK, Z_OPT, ZCOLOR, ZTITLE FROM ZPOST ORDER BY Z_PK") == [
+                "1|1|1|'Hello'", "2|1|2|'World'",
+            ])
+        #expect(
+            try project.rows("seed.sqlite", "SELECT Z_PK, Z_OPT, ZPOST, ZNAME FROM ZCOLOR ORDER BY Z_PK") == [
+                "1|1|1|'Red'", "2|1|2|'Blue'", "3|1|NULL|'Green'",
+            ])
         // The entity-type column is bookkeeping: not shown in the app's terms.
-        #expect(try project.seedkit("inspect", "seed.sqlite", "Review", "--format", "csv").stdout == "id,book,text\r\n1,Dune,Great\r\n2,Emma,Lovely\r\n")
+        #expect(
+            try project.seedkit("inspect", "seed.sqlite", "Review", "--format", "csv").stdout
+                == "id,book,text\r\n1,Dune,Great\r\n2,Emma,Lovely\r\n")
         #expect(try project.seedkit("verify", "seed.sqlite").status == 0)
 
-        try project.write("migrations/0001-changes.yml", """
+        try project.write(
+            "migrations/0001-changes.yml",
+            """
             insert:
               Review:
                 - { text: Fine, book: Emma }
@@ -90,24 +112,37 @@ import Testing
             """)
         let migrate = try project.seedkit("migrate", "seed.sqlite")
         #expect(migrate.status == 0, "\(migrate)")
-        #expect(try project.rows("seed.sqlite", "SELECT Z_PK, Z_OPT, ZBOOK, Z1_BOOK, ZTEXT FROM ZREVIEW ORDER BY Z_PK") == ["1|2|2|2|'Great'", "2|1|2|2|'Lovely'", "3|1|2|2|'Fine'"])
-        #expect(try project.rows("seed.sqlite", "SELECT ZTITLE, Z_OPT FROM ZBOOK ORDER BY Z_PK") == ["'Dune'|2", "'Emma'|3"])
-        #expect(try project.rows("seed.sqlite", "SELECT Z_PK, Z_OPT, ZCOLOR, ZTITLE FROM ZPOST ORDER BY Z_PK") == ["2|2|4|'World'", "3|1|3|'New'"])
+        #expect(
+            try project.rows("seed.sqlite", "SELECT Z_PK, Z_OPT, ZBOOK, Z1_BOOK, ZTEXT FROM ZREVIEW ORDER BY Z_PK") == [
+                "1|2|2|2|'Great'", "2|1|2|2|'Lovely'", "3|1|2|2|'Fine'",
+            ])
+        #expect(
+            try project.rows("seed.sqlite", "SELECT ZTITLE, Z_OPT FROM ZBOOK ORDER BY Z_PK") == [
+                "'Dune'|2", "'Emma'|3",
+            ])
+        #expect(
+            try project.rows("seed.sqlite", "SELECT Z_PK, Z_OPT, ZCOLOR, ZTITLE FROM ZPOST ORDER BY Z_PK") == [
+                "2|2|4|'World'", "3|1|3|'New'",
+            ])
         // Red lost Hello, Blue lost World, Green gained New: + 1 each; Yellow was inserted and linked in one run: 1.
-        #expect(try project.rows("seed.sqlite", "SELECT Z_PK, Z_OPT, ZPOST, ZNAME FROM ZCOLOR ORDER BY Z_PK") == [
-            "1|2|NULL|'Red'", "2|2|NULL|'Blue'", "3|2|3|'Green'", "4|1|2|'Yellow'",
-        ])
+        #expect(
+            try project.rows("seed.sqlite", "SELECT Z_PK, Z_OPT, ZPOST, ZNAME FROM ZCOLOR ORDER BY Z_PK") == [
+                "1|2|NULL|'Red'", "2|2|NULL|'Blue'", "3|2|3|'Green'", "4|1|2|'Yellow'",
+            ])
         #expect(try project.seedkit("verify", "seed.sqlite").status == 0)
 
         // verify reports a one-sided pair.
-        try project.database("seed.sqlite").write { db in try db.execute(sql: "UPDATE ZCOLOR SET ZPOST = NULL WHERE ZNAME = 'Green'") }
+        try project.database("seed.sqlite").write { db in
+            try db.execute(sql: "UPDATE ZCOLOR SET ZPOST = NULL WHERE ZNAME = 'Green'")
+        }
         let verify = try project.seedkit("verify", "seed.sqlite")
         #expect(verify.status == 1)
-        #expect(verify.stdout == """
-            seed.sqlite: Post[New].color: one-sided one-to-one: color points at Color 3, whose post is NULL; Core Data sets both sides [1550]
-            seed.sqlite: 1 problem
+        #expect(
+            verify.stdout == """
+                seed.sqlite: Post[New].color: one-sided one-to-one: color points at Color 3, whose post is NULL; Core Data sets both sides [1550]
+                seed.sqlite: 1 problem
 
-            """, "\(verify)")
+                """, "\(verify)")
     }
 }
 
@@ -116,21 +151,26 @@ import Testing
     /// to-one relationship whose ref is keyed by that UUID.
     @Test func migrationsTakeUUIDsInTheirTextFormAndRefsKeyedByThem() throws {
         let project = try TemporaryProject(bookStore: false)
-        try project.writeCoreDataProject(model: "Devices.xcdatamodel", entities: """
-            <entity name="Device" representedClassName="Device" syncable="YES">
-                <attribute name="id" attributeType="UUID" usesScalarValueType="NO"/>
-                <attribute name="name" attributeType="String"/>
-                <relationship name="sessions" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Session" inverseName="device" inverseEntity="Session"/>
-            </entity>
-            <entity name="Session" representedClassName="Session" syncable="YES">
-                <attribute name="name" attributeType="String"/>
-                <relationship name="device" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Device" inverseName="sessions" inverseEntity="Device"/>
-            </entity>
-            """, tables: """
-                CREATE TABLE ZDEVICE (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR, ZID BLOB);
-                CREATE TABLE ZSESSION (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZDEVICE INTEGER, ZNAME VARCHAR);
-            """, primaryKeys: [(1, "Device", 0, 0), (2, "Session", 0, 0)])
-        try project.write("seeds/seedkit.yml", """
+        try project.writeCoreDataProject(
+            model: "Devices.xcdatamodel",
+            entities: """
+                <entity name="Device" representedClassName="Device" syncable="YES">
+                    <attribute name="id" attributeType="UUID" usesScalarValueType="NO"/>
+                    <attribute name="name" attributeType="String"/>
+                    <relationship name="sessions" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Session" inverseName="device" inverseEntity="Session"/>
+                </entity>
+                <entity name="Session" representedClassName="Session" syncable="YES">
+                    <attribute name="name" attributeType="String"/>
+                    <relationship name="device" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Device" inverseName="sessions" inverseEntity="Device"/>
+                </entity>
+                """,
+            tables: """
+                    CREATE TABLE ZDEVICE (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR, ZID BLOB);
+                    CREATE TABLE ZSESSION (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZDEVICE INTEGER, ZNAME VARCHAR);
+                """, primaryKeys: [(1, "Device", 0, 0), (2, "Session", 0, 0)])
+        try project.write(
+            "seeds/seedkit.yml",
+            """
             model: Devices.xcdatamodel
             template: empty.sqlite
             output: ../seed.sqlite
@@ -143,7 +183,9 @@ import Testing
         try project.write("seeds/data/sessions.csv", "name,device\nMorning,0E0D0C0B-0A09-0807-0605-040302010000\n")
         #expect(try project.seedkit("build", "--migrations", "none").status == 0)
         try FileManager.default.copyItem(atPath: project.path("seed.sqlite"), toPath: project.path("app.sqlite"))
-        try project.write("migrations/0001-tablet.yml", """
+        try project.write(
+            "migrations/0001-tablet.yml",
+            """
             insert:
               Device:
                 - { id: 1F1E1D1C-1B1A-1918-1716-151413121110, name: Tablet }
@@ -158,10 +200,14 @@ import Testing
             let migrate = try runSeedkit(["migrate", store] + manifest, in: project.root)
             #expect(migrate.status == 0, "\(migrate)")
             #expect(migrate.stdout.contains("applied 0001-tablet: 2 inserted, 1 updated"), "\(migrate)")
-            #expect(try project.rows(store, "SELECT Z_PK, hex(ZID), ZNAME FROM ZDEVICE ORDER BY Z_PK") == [
-                "1|'0E0D0C0B0A0908070605040302010000'|'Old phone'", "2|'1F1E1D1C1B1A19181716151413121110'|'Tablet'",
-            ])
-            #expect(try project.rows(store, "SELECT ZNAME, ZDEVICE FROM ZSESSION ORDER BY Z_PK") == ["'Morning'|1", "'Evening'|2"])
+            #expect(
+                try project.rows(store, "SELECT Z_PK, hex(ZID), ZNAME FROM ZDEVICE ORDER BY Z_PK") == [
+                    "1|'0E0D0C0B0A0908070605040302010000'|'Old phone'", "2|'1F1E1D1C1B1A19181716151413121110'|'Tablet'",
+                ])
+            #expect(
+                try project.rows(store, "SELECT ZNAME, ZDEVICE FROM ZSESSION ORDER BY Z_PK") == [
+                    "'Morning'|1", "'Evening'|2",
+                ])
         }
         // An attribute named id keeps its name; the row's Z_PK is shown as Z_PK, so every name is unique.
         let json = try project.seedkit("inspect", "seed.sqlite", "Device", "--format", "json", "--manifest", "none")
@@ -185,26 +231,36 @@ import Testing
         let project = try TemporaryProject(bookStore: false)
         try CoreDataReference.write(into: try project.database("store.sqlite"))
         try project.database("store.sqlite").write { db in
-            try db.execute(sql: """
-                CREATE TABLE ACHANGE (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCHANGETYPE INTEGER, ZENTITY INTEGER, ZENTITYPK INTEGER, ZTRANSACTIONID INTEGER, ZCOLUMNS BLOB);
-                CREATE TABLE ATRANSACTION (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAUTHORTS INTEGER, ZBUNDLEIDTS INTEGER, ZCONTEXTNAMETS INTEGER, ZPROCESSIDTS INTEGER, ZTIMESTAMP FLOAT, ZAUTHOR VARCHAR, ZBUNDLEID VARCHAR, ZCONTEXTNAME VARCHAR, ZPROCESSID VARCHAR, ZQUERYGEN BLOB);
-                CREATE TABLE ATRANSACTIONSTRING (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR NOT NULL UNIQUE);
-                INSERT INTO Z_PRIMARYKEY VALUES (16001, 'ACHANGE', 0, 5), (16002, 'ATRANSACTION', 0, 1), (16003, 'ATRANSACTIONSTRING', 0, 1);
-                INSERT INTO ATRANSACTIONSTRING VALUES (1, 16003, 1, 'com.example.bookstore');
-                INSERT INTO ATRANSACTION VALUES (1, 16002, 1, NULL, 1, NULL, NULL, 700000000.0, NULL, NULL, NULL, NULL, NULL);
-                INSERT INTO ACHANGE VALUES (1, 16001, 1, 0, 2, 51, 1, NULL), (2, 16001, 1, 0, 2, 52, 1, NULL), (3, 16001, 1, 0, 1, 76, 1, NULL), (4, 16001, 1, 0, 1, 77, 1, NULL), (5, 16001, 1, 0, 1, 78, 1, NULL);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE ACHANGE (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCHANGETYPE INTEGER, ZENTITY INTEGER, ZENTITYPK INTEGER, ZTRANSACTIONID INTEGER, ZCOLUMNS BLOB);
+                    CREATE TABLE ATRANSACTION (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAUTHORTS INTEGER, ZBUNDLEIDTS INTEGER, ZCONTEXTNAMETS INTEGER, ZPROCESSIDTS INTEGER, ZTIMESTAMP FLOAT, ZAUTHOR VARCHAR, ZBUNDLEID VARCHAR, ZCONTEXTNAME VARCHAR, ZPROCESSID VARCHAR, ZQUERYGEN BLOB);
+                    CREATE TABLE ATRANSACTIONSTRING (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR NOT NULL UNIQUE);
+                    INSERT INTO Z_PRIMARYKEY VALUES (16001, 'ACHANGE', 0, 5), (16002, 'ATRANSACTION', 0, 1), (16003, 'ATRANSACTIONSTRING', 0, 1);
+                    INSERT INTO ATRANSACTIONSTRING VALUES (1, 16003, 1, 'com.example.bookstore');
+                    INSERT INTO ATRANSACTION VALUES (1, 16002, 1, NULL, 1, NULL, NULL, 700000000.0, NULL, NULL, NULL, NULL, NULL);
+                    INSERT INTO ACHANGE VALUES (1, 16001, 1, 0, 2, 51, 1, NULL), (2, 16001, 1, 0, 2, 52, 1, NULL), (3, 16001, 1, 0, 1, 76, 1, NULL), (4, 16001, 1, 0, 1, 77, 1, NULL), (5, 16001, 1, 0, 1, 78, 1, NULL);
+                    """)
         }
-        let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Examples/CoreDataBookStore")
-        let arguments = ["--manifest", example.appendingPathComponent("seeds/seedkit.yml").path, "--migrations", example.appendingPathComponent("migrations").path]
+        let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Examples/CoreDataBookStore")
+        let arguments = [
+            "--manifest", example.appendingPathComponent("seeds/seedkit.yml").path, "--migrations",
+            example.appendingPathComponent("migrations").path,
+        ]
         let migrate = try runSeedkit(["migrate", "store.sqlite"] + arguments, in: project.root)
         #expect(migrate.status == 0, "\(migrate)")
-        let updates = try project.rows("store.sqlite", "SELECT ZCHANGETYPE, ZENTITY, ZENTITYPK, hex(ZCOLUMNS) FROM ACHANGE WHERE Z_PK > 5 ORDER BY Z_PK")
+        let updates = try project.rows(
+            "store.sqlite",
+            "SELECT ZCHANGETYPE, ZENTITY, ZENTITYPK, hex(ZCOLUMNS) FROM ACHANGE WHERE Z_PK > 5 ORDER BY Z_PK")
         // Book 79 inserted (no mask); BookCategory 52 (name, books) updated: books is bit 1.
         #expect(updates == ["0|1|79|''", "1|2|52|'40'"], "\(updates)")
         let inspect = try project.seedkit("inspect", "store.sqlite")
         let total = try project.rows("store.sqlite", "SELECT count(*) FROM ACHANGE")
-        #expect(inspect.stdout.contains("  history       tracked: 2 transactions, \(total[0]) changes in all; the last by seedkit"), "\(inspect)")
+        #expect(
+            inspect.stdout.contains(
+                "  history       tracked: 2 transactions, \(total[0]) changes in all; the last by seedkit"),
+            "\(inspect)")
     }
 }
 
@@ -221,11 +277,14 @@ import Testing
         }
         // Copy the store and its live -wal while the writer still holds them (closing would checkpoint).
         try FileManager.default.copyItem(atPath: project.path("user.sqlite"), toPath: project.path("wal.sqlite"))
-        try FileManager.default.copyItem(atPath: project.path("user.sqlite-wal"), toPath: project.path("wal.sqlite-wal"))
+        try FileManager.default.copyItem(
+            atPath: project.path("user.sqlite-wal"), toPath: project.path("wal.sqlite-wal"))
         try writer.close()
         let store = try #require(project.read("wal.sqlite"))
         let wal = try #require(project.read("wal.sqlite-wal"))
-        try project.write("migrations/0002-bad.yml", "insert:\n  books:\n    - { title: X, price: 1, category_id: Fiction, colour: red }\n")
+        try project.write(
+            "migrations/0002-bad.yml",
+            "insert:\n  books:\n    - { title: X, price: 1, category_id: Fiction, colour: red }\n")
         let failed = try project.seedkit("migrate", "wal.sqlite")
         #expect(failed.status == 2, "\(failed)")
         #expect(project.read("wal.sqlite") == store, "the store file is unchanged: no checkpoint")
@@ -233,7 +292,10 @@ import Testing
         try project.remove("migrations/0002-bad.yml")
         let migrate = try project.seedkit("migrate", "wal.sqlite")
         #expect(migrate.status == 0, "\(migrate)")
-        #expect(try project.rows("wal.sqlite", "SELECT title FROM books ORDER BY id") == ["'The first book'", "'The second book'", "'The third book'", "'In the WAL'", "'The fourth book'"])
+        #expect(
+            try project.rows("wal.sqlite", "SELECT title FROM books ORDER BY id") == [
+                "'The first book'", "'The second book'", "'The third book'", "'In the WAL'", "'The fourth book'",
+            ])
     }
 
     /// A WAL store with no -wal beside it (an app's store after it quit, a SwiftData store): a
@@ -245,10 +307,14 @@ import Testing
         try writer.close()
         #expect(!project.exists("user.sqlite-wal") && !project.exists("user.sqlite-shm"))
         let store = try #require(project.read("user.sqlite"))
-        try project.write("migrations/0002-bad.yml", "insert:\n  books:\n    - { title: X, price: 1, category_id: Fiction, colour: red }\n")
+        try project.write(
+            "migrations/0002-bad.yml",
+            "insert:\n  books:\n    - { title: X, price: 1, category_id: Fiction, colour: red }\n")
         let failed = try project.seedkit("migrate", "user.sqlite")
         #expect(failed.status == 2, "\(failed)")
         #expect(project.read("user.sqlite") == store, "the store file is unchanged")
-        #expect(project.listing(".").filter { $0.hasPrefix("user.sqlite") } == ["user.sqlite"], "no -wal or -shm left behind")
+        #expect(
+            project.listing(".").filter { $0.hasPrefix("user.sqlite") } == ["user.sqlite"],
+            "no -wal or -shm left behind")
     }
 }

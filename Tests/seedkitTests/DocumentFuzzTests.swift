@@ -13,20 +13,28 @@ import Testing
     print("seed \(rng.seed) (replay: SEEDKIT_TEST_SEED=\(rng.seed))")
     let fourthJSON = #"{"insert": {"books": [{"title": "The fourth book", "price": 12, "category_id": "Biography"}]}}"#
     let sources: [(path: String, text: String)] = [
-        ("migrations/0002-fuzz.yml", "update:\n  books:\n    - key: The first book\n      from: { price: 10 }\n      to: { price: 11 }\n"),
+        (
+            "migrations/0002-fuzz.yml",
+            "update:\n  books:\n    - key: The first book\n      from: { price: 10 }\n      to: { price: 11 }\n"
+        ),
         ("migrations/0002-fuzz.json", fourthJSON.replacingOccurrences(of: "fourth", with: "fifth")),
         ("seeds/seedkit.yml", BookStore.manifest),
     ]
     let nasty: [[UInt8]] = [
-        [0x22], [0x27], [0x0A], [0x0D], [0xFF], [0xC3], [0x00], Array(": ".utf8), Array("{".utf8), Array("[".utf8), Array("- ".utf8),
-        Array("&a ".utf8), Array("*a".utf8), Array("99999999999999999999".utf8), Array("-9223372036854775809".utf8), Array("1e999".utf8),
-        Array(".nan".utf8), Array(String(repeating: "[", count: 300).utf8), Array(String(repeating: "{\"a\":", count: 300).utf8),
+        [0x22], [0x27], [0x0A], [0x0D], [0xFF], [0xC3], [0x00], Array(": ".utf8), Array("{".utf8), Array("[".utf8),
+        Array("- ".utf8),
+        Array("&a ".utf8), Array("*a".utf8), Array("99999999999999999999".utf8), Array("-9223372036854775809".utf8),
+        Array("1e999".utf8),
+        Array(".nan".utf8), Array(String(repeating: "[", count: 300).utf8),
+        Array(String(repeating: "{\"a\":", count: 300).utf8),
         Array("\u{FEFF}".utf8), [0xED, 0xA0, 0x80], Array("!!binary ".utf8), Array("? ".utf8), Array("\t".utf8),
     ]
-    let bomb = "a: &a [x, x, x, x, x, x, x, x, x]\n" + ["b", "c", "d", "e", "f", "g", "h", "i"].enumerated().map { index, name in
-        let previous = ["a", "b", "c", "d", "e", "f", "g", "h"][index]
-        return "\(name): &\(name) [" + Array(repeating: "*\(previous)", count: 9).joined(separator: ", ") + "]\n"
-    }.joined()
+    let bomb =
+        "a: &a [x, x, x, x, x, x, x, x, x]\n"
+        + ["b", "c", "d", "e", "f", "g", "h", "i"].enumerated().map { index, name in
+            let previous = ["a", "b", "c", "d", "e", "f", "g", "h"][index]
+            return "\(name): &\(name) [" + Array(repeating: "*\(previous)", count: 9).joined(separator: ", ") + "]\n"
+        }.joined()
     var outcomes: [Int32: Int] = [:]
     let project = try TemporaryProject.withUserStore()
     try FileManager.default.copyItem(atPath: project.path("user.sqlite"), toPath: project.path("pristine.sqlite"))
@@ -57,9 +65,12 @@ import Testing
             if arguments[0] == "migrate" && result.status == 0 {
                 // Applied: put the store back for the next round.
                 try FileManager.default.removeItem(atPath: project.path("user.sqlite"))
-                try FileManager.default.copyItem(atPath: project.path("pristine.sqlite"), toPath: project.path("user.sqlite"))
+                try FileManager.default.copyItem(
+                    atPath: project.path("pristine.sqlite"), toPath: project.path("user.sqlite"))
             }
-            if result.status != 0 { #expect(sha256(of: project, "user.sqlite") == before, "\(shown): the store changed on \(result)") }
+            if result.status != 0 {
+                #expect(sha256(of: project, "user.sqlite") == before, "\(shown): the store changed on \(result)")
+            }
         }
         if target.path.hasPrefix("seeds/") {
             try? project.remove("build/fuzz.sqlite")

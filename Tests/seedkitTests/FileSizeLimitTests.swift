@@ -8,7 +8,9 @@ import Testing
 /// SIGXFSZ, whose default action kills the process (exit 153, files left behind). The test
 /// runner hands its children SIGXFSZ blocked, which hid that: the wrapper restores what a
 /// terminal gives (default action, unblocked), sets the limit and execs seedkit.
-private func seedkitLimited(kilobytes: Int, _ arguments: [String], in project: TemporaryProject, environment: [String: String] = [:]) throws -> CommandResult {
+private func seedkitLimited(
+    kilobytes: Int, _ arguments: [String], in project: TemporaryProject, environment: [String: String] = [:]
+) throws -> CommandResult {
     let wrapper = """
         import os, resource, signal, sys
         signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGXFSZ])
@@ -17,7 +19,10 @@ private func seedkitLimited(kilobytes: Int, _ arguments: [String], in project: T
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
         os.execv(sys.argv[2], sys.argv[2:])
         """
-    return try run(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", wrapper, "\(kilobytes)", seedkitBinary.path] + arguments, in: project.root, environment: environment)
+    return try run(
+        URL(fileURLWithPath: "/usr/bin/env"),
+        ["python3", "-c", wrapper, "\(kilobytes)", seedkitBinary.path] + arguments, in: project.root,
+        environment: environment)
 }
 
 /// A BookStore project whose books fixture makes a seed of about 1.5 MB.
@@ -34,7 +39,9 @@ private func projectWithBigUserStore() throws -> TemporaryProject {
     let project = try TemporaryProject.withUserStore()
     try project.database("user.sqlite").write { db in
         for index in 0..<10_000 {
-            try db.execute(sql: "INSERT INTO books (title, price, category_id) VALUES (?, 1, 1)", arguments: ["A book the user added, number \(index), with a long title"])
+            try db.execute(
+                sql: "INSERT INTO books (title, price, category_id) VALUES (?, 1, 1)",
+                arguments: ["A book the user added, number \(index), with a long title"])
         }
     }
     return project
@@ -72,7 +79,8 @@ private func projectWithBigUserStore() throws -> TemporaryProject {
     @Test func aBuildCheckPastTheFileSizeLimitLeavesNothingInTheTemporaryFolder() throws {
         let project = try projectWithBigSeed()
         try FileManager.default.createDirectory(at: project.url("tmp"), withIntermediateDirectories: true)
-        let result = try seedkitLimited(kilobytes: 256, ["build", "--check"], in: project, environment: ["TMPDIR": project.path("tmp")])
+        let result = try seedkitLimited(
+            kilobytes: 256, ["build", "--check"], in: project, environment: ["TMPDIR": project.path("tmp")])
         #expect(result.status == 4, "\(result)")
         #expect(result.stderr.contains("file-size limit"), "\(result)")
         #expect(project.listing("tmp") == [], "left \(project.listing("tmp"))")
@@ -82,7 +90,8 @@ private func projectWithBigUserStore() throws -> TemporaryProject {
         let project = try projectWithBigUserStore()
         let before = try #require(project.sha256("user.sqlite"))
         let listing = project.listing(".")
-        let result = try seedkitLimited(kilobytes: 256, ["migrate", "user.sqlite", "--backup", "copy.sqlite"], in: project)
+        let result = try seedkitLimited(
+            kilobytes: 256, ["migrate", "user.sqlite", "--backup", "copy.sqlite"], in: project)
         #expect(result.status == 4, "\(result)")
         #expect(result.stderr.contains("cannot write the backup"), "\(result)")
         #expect(result.stderr.contains("file-size limit"), "\(result)")
@@ -97,7 +106,10 @@ private func projectWithBigUserStore() throws -> TemporaryProject {
         let project = try TemporaryProject.withUserStore()
         let size = try #require(project.read("user.sqlite")).count
         var rows = "insert:\n  books:\n"
-        for index in 0..<3_000 { rows += "    - { title: \"\(String(repeating: "long title ", count: 20)) \(index)\", price: 1, category_id: Fiction }\n" }
+        for index in 0..<3_000 {
+            rows +=
+                "    - { title: \"\(String(repeating: "long title ", count: 20)) \(index)\", price: 1, category_id: Fiction }\n"
+        }
         try project.write("migrations/0002-many.yml", rows)
         let before = try #require(project.sha256("user.sqlite"))
         let listing = project.listing(".")
@@ -116,19 +128,30 @@ private func projectWithBigUserStore() throws -> TemporaryProject {
         let project = try TemporaryProject()
         try project.remove("migrations/0001-add-fourth-book.yml")
         // Long category names make the migration (which names them) much larger than the seed (which stores ids).
-        let category = "A very long category name that makes every line of the migration longer than the row it stands for"
-        try project.write("seeds/seedkit.yml", BookStore.manifest.replacingOccurrences(of: ", max_length: 25", with: ""))
+        let category =
+            "A very long category name that makes every line of the migration longer than the row it stands for"
+        try project.write(
+            "seeds/seedkit.yml", BookStore.manifest.replacingOccurrences(of: ", max_length: 25", with: ""))
         try project.write("seeds/data/categories.csv", "name\n\(category)\n")
         try project.write("seeds/data/books.csv", "title,price,category_id\n")
         #expect(try project.seedkit("build", "--output", "seeds/releases/1.0.sqlite").status == 0)
-        try project.write("seeds/schema.sql", BookStore.schema.replacingOccurrences(of: "category_id INTEGER NOT NULL REFERENCES categories(id)", with: "category_id INTEGER NOT NULL REFERENCES categories(id), note TEXT"))
+        try project.write(
+            "seeds/schema.sql",
+            BookStore.schema.replacingOccurrences(
+                of: "category_id INTEGER NOT NULL REFERENCES categories(id)",
+                with: "category_id INTEGER NOT NULL REFERENCES categories(id), note TEXT"))
         var books = "title,price,category_id,note\n"
         for index in 0..<3_000 { books += "B\(index),1,\(category),\n" }
         try project.write("seeds/data/books.csv", books)
         try FileManager.default.createDirectory(at: project.url("tmp"), withIntermediateDirectories: true)
-        let result = try seedkitLimited(kilobytes: 200, ["new-migration", "big", "--from", "seeds/releases/1.0.sqlite"], in: project, environment: ["TMPDIR": project.path("tmp")])
+        let result = try seedkitLimited(
+            kilobytes: 200, ["new-migration", "big", "--from", "seeds/releases/1.0.sqlite"], in: project,
+            environment: ["TMPDIR": project.path("tmp")])
         #expect(result.status == 4, "\(result)")
-        #expect(result.stderr.contains("migrations/0002-big.yml: error: cannot write: a file grew past this process's file-size limit (ulimit -f: 200 KB"), "\(result)")
+        #expect(
+            result.stderr.contains(
+                "migrations/0002-big.yml: error: cannot write: a file grew past this process's file-size limit (ulimit -f: 200 KB"
+            ), "\(result)")
         #expect(result.stderr.contains("the files this run wrote before it were removed"), "\(result)")
         #expect(project.listing("migrations") == [], "left \(project.listing("migrations"))")
         #expect(project.listing("tmp") == [], "left \(project.listing("tmp"))")
@@ -142,12 +165,19 @@ private func projectWithBigUserStore() throws -> TemporaryProject {
     @Test func anExportPastTheFileSizeLimitNamesTheCauseAndLeavesNothing() throws {
         let project = try TemporaryProject()
         var rows = "insert:\n  books:\n"
-        for index in 0..<3_000 { rows += "    - { title: \"A book with a long title, number \(index)\", price: 1, category_id: Fiction }\n" }
+        for index in 0..<3_000 {
+            rows += "    - { title: \"A book with a long title, number \(index)\", price: 1, category_id: Fiction }\n"
+        }
         try project.write("migrations/0002-many.yml", rows)
         let result = try seedkitLimited(kilobytes: 128, ["export-migrations", "app/migrations"], in: project)
         #expect(result.status == 4, "\(result)")
-        #expect(result.stderr.contains("0002-many.json: error: cannot write: a file grew past this process's file-size limit (ulimit -f: 128 KB; File too large, EFBIG): File too large"), "\(result)")
-        #expect(!project.listing("app/migrations").contains { $0.hasPrefix(".") }, "left \(project.listing("app/migrations"))")
+        #expect(
+            result.stderr.contains(
+                "0002-many.json: error: cannot write: a file grew past this process's file-size limit (ulimit -f: 128 KB; File too large, EFBIG): File too large"
+            ), "\(result)")
+        #expect(
+            !project.listing("app/migrations").contains { $0.hasPrefix(".") },
+            "left \(project.listing("app/migrations"))")
         #expect(!project.listing("app/migrations").contains("0002-many.json"))
     }
 }

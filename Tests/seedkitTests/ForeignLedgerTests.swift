@@ -25,7 +25,9 @@ import Testing
         return project
     }
 
-    @Test(arguments: [["inspect"], ["status"], ["verify"], ["migrate"], ["migrate", "--dry-run"], ["diff", "build/seed.sqlite"]])
+    @Test(arguments: [
+        ["inspect"], ["status"], ["verify"], ["migrate"], ["migrate", "--dry-run"], ["diff", "build/seed.sqlite"],
+    ])
     func aBlobInSeedkitsOwnTablesIsAForeignStore(command: [String]) throws {
         for (sql, names) in Self.corruptions {
             let project = try corruptStore(sql)
@@ -45,17 +47,21 @@ import Testing
         try project.write("seeds/seedkit.yml", "schema: schema.sql\ntables: {}\n")
         let store = try DatabaseQueue(path: project.path("app.sqlite"))
         try store.write { db in
-            try db.execute(sql: """
-                CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER);
-                CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB);
-                CREATE TABLE ZBOOK (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZTITLE VARCHAR);
-                INSERT INTO Z_PRIMARYKEY VALUES (1, x'00ff', 0, 0);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER);
+                    CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB);
+                    CREATE TABLE ZBOOK (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZTITLE VARCHAR);
+                    INSERT INTO Z_PRIMARYKEY VALUES (1, x'00ff', 0, 0);
+                    """)
         }
         try store.close()
         let result = try runSeedkit(command + ["app.sqlite", "--manifest", "none"], in: project.root)
         #expect(result.status == 3, "\(command): \(result)")
-        #expect(result.stderr.contains("foreign or corrupt store: Z_PRIMARYKEY.Z_NAME of a row holds a blob (2 bytes), not what Core Data writes there"), "\(command): \(result)")
+        #expect(
+            result.stderr.contains(
+                "foreign or corrupt store: Z_PRIMARYKEY.Z_NAME of a row holds a blob (2 bytes), not what Core Data writes there"
+            ), "\(command): \(result)")
         #expect(!result.stderr.contains("Fatal error"), "\(result)")
     }
 }

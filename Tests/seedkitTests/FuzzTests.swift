@@ -13,7 +13,10 @@ import Testing
         ("seeds/seedkit.yml", BookStore.manifest),
         ("migrations/0001-add-fourth-book.yml", BookStore.fourthBook),
     ]
-    let nasty: [[UInt8]] = [[0x22], [0x2C], [0x0A], [0x0D], [0xFF], [0xC3], [0x00], Array("\"\"".utf8), Array(":".utf8), Array("{".utf8), Array("- ".utf8)]
+    let nasty: [[UInt8]] = [
+        [0x22], [0x2C], [0x0A], [0x0D], [0xFF], [0xC3], [0x00], Array("\"\"".utf8), Array(":".utf8), Array("{".utf8),
+        Array("- ".utf8),
+    ]
     var outcomes: [Int32: Int] = [:]
     for round in 0..<60 {
         let project = try TemporaryProject()
@@ -32,15 +35,23 @@ import Testing
         try project.write(target.path, Data(bytes))
         let result = try project.seedkit("build")
         outcomes[result.status, default: 0] += 1
-        #expect([0, 1, 2].contains(result.status), "round \(round), \(target.path) = \(Data(bytes).base64EncodedString()): \(result)")
+        #expect(
+            [0, 1, 2].contains(result.status),
+            "round \(round), \(target.path) = \(Data(bytes).base64EncodedString()): \(result)")
         if result.status == 0 {
             // The manifest's output: may itself have been mutated: check the path the build reports.
             // The summary is `built PATH: N tables, …`; a mutated path may itself hold a colon.
             let built = result.stdout.split(separator: "\n").first.flatMap { line -> Substring? in
-                guard line.hasPrefix("built "), let colon = line.range(of: ": ", options: .backwards) else { return nil }
+                guard line.hasPrefix("built "), let colon = line.range(of: ": ", options: .backwards) else {
+                    return nil
+                }
                 return line[line.index(line.startIndex, offsetBy: 6)..<colon.lowerBound]
             }
-            #expect(built.map { FileManager.default.fileExists(atPath: project.path(String($0))) || FileManager.default.fileExists(atPath: String($0)) } == true, "\(result)")
+            #expect(
+                built.map {
+                    FileManager.default.fileExists(atPath: project.path(String($0)))
+                        || FileManager.default.fileExists(atPath: String($0))
+                } == true, "\(result)")
         } else {
             #expect(!result.stderr.isEmpty, "an error says why")
             #expect(!project.exists("build/seed.sqlite"), "round \(round): no output on error")

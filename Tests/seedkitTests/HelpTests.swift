@@ -24,7 +24,9 @@ func everyOptionOfEveryCommandHasHelp(command: String) throws {
     for (index, line) in lines.enumerated() where line.hasPrefix("  -") {
         options += 1
         let hasText = described.firstMatch(in: line, range: NSRange(line.startIndex..., in: line)) != nil
-        let continued = index + 1 < lines.count && lines[index + 1].hasPrefix("        ") && !lines[index + 1].trimmingCharacters(in: .whitespaces).isEmpty
+        let continued =
+            index + 1 < lines.count && lines[index + 1].hasPrefix("        ")
+            && !lines[index + 1].trimmingCharacters(in: .whitespaces).isEmpty
         #expect(hasText || continued, "\(command): '\(line)' has no help")
     }
     #expect(options > 0)

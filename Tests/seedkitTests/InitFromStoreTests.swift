@@ -8,7 +8,9 @@ import Testing
 /// from Z_MODELCACHE, its rows as fixtures, the store without them as template), and the
 /// project builds a seed holding the same rows.
 private let revised = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-    .appendingPathComponent("SeedToolingTests/Fixtures/RealStores/wibosco-CoreDataMigrationRevised-Example/CoreDataMigration_Example_3.sqlite")
+    .appendingPathComponent(
+        "SeedToolingTests/Fixtures/RealStores/wibosco-CoreDataMigrationRevised-Example/CoreDataMigration_Example_3.sqlite"
+    )
 
 @Suite struct InitFromStoreTests {
     /// The SwiftData-shaped store of Examples/SwiftDataStore, holding the example's seed: keys from
@@ -18,13 +20,17 @@ private let revised = URL(fileURLWithPath: #filePath).deletingLastPathComponent(
         let original = try swiftDataProject()
         #expect(try original.seedkit("build", "--migrations", "none", "--without-history").status == 0)
         try original.database("build/seed.store").write { db in
-            _ = try db.execute("UPDATE ZBOOK SET ZTITLE = ? WHERE ZTITLE = 'Invisible Cities'", binding: [.text("Invisible\u{0}Cities")])
+            _ = try db.execute(
+                "UPDATE ZBOOK SET ZTITLE = ? WHERE ZTITLE = 'Invisible Cities'",
+                binding: [.text("Invisible\u{0}Cities")])
         }
         let project = try TemporaryProject(bookStore: false)
         let scaffolded = try project.seedkit("init", "--coredata", original.path("build/seed.store"))
         #expect(scaffolded.status == 0, "\(scaffolded)")
         let fixture = project.read("seeds/data/Book.csv") ?? Data()
-        #expect(fixture.range(of: Data(",Invisible\u{0}Cities,".utf8)) != nil, "\(String(decoding: fixture, as: UTF8.self).debugDescription)")
+        #expect(
+            fixture.range(of: Data(",Invisible\u{0}Cities,".utf8)) != nil,
+            "\(String(decoding: fixture, as: UTF8.self).debugDescription)")
     }
 
     @Test func aSwiftDataStoreScaffoldsAProjectThatRebuildsItsRows() throws {
@@ -38,19 +44,29 @@ private let revised = URL(fileURLWithPath: #filePath).deletingLastPathComponent(
         let manifest = String(decoding: project.read("seeds/seedkit.yml") ?? Data(), as: UTF8.self)
         #expect(!manifest.contains("\nmodel:") && manifest.contains("\ntemplate: seed.store"), "\(manifest)")
         #expect(manifest.contains("  Author:\n    file: data/Author.csv\n    key: name "), "\(manifest)")
-        #expect(manifest.contains("    key: title ") && manifest.contains("    refs:\n      author: Author.name\n"), "\(manifest)")
-        #expect(String(decoding: project.read("seeds/data/Book.csv") ?? Data(), as: UTF8.self) == """
-            id,pages,published,title,author
-            0E8F1C0A-1D52-4C6B-9F43-6A1E2B3C4D01,387,1974-05-01T00:00:00Z,The Dispossessed,Ursula K. Le Guin
-            0E8F1C0A-1D52-4C6B-9F43-6A1E2B3C4D02,184,1971-01-01T00:00:00Z,The Lathe of Heaven,Ursula K. Le Guin
-            0E8F1C0A-1D52-4C6B-9F43-6A1E2B3C4D03,165,1972-11-01T00:00:00Z,Invisible Cities,Italo Calvino
+        #expect(
+            manifest.contains("    key: title ") && manifest.contains("    refs:\n      author: Author.name\n"),
+            "\(manifest)")
+        #expect(
+            String(decoding: project.read("seeds/data/Book.csv") ?? Data(), as: UTF8.self) == """
+                id,pages,published,title,author
+                0E8F1C0A-1D52-4C6B-9F43-6A1E2B3C4D01,387,1974-05-01T00:00:00Z,The Dispossessed,Ursula K. Le Guin
+                0E8F1C0A-1D52-4C6B-9F43-6A1E2B3C4D02,184,1971-01-01T00:00:00Z,The Lathe of Heaven,Ursula K. Le Guin
+                0E8F1C0A-1D52-4C6B-9F43-6A1E2B3C4D03,165,1972-11-01T00:00:00Z,Invisible Cities,Italo Calvino
 
-            """)
+                """)
         // The template: no rows, Z_MAX 0, the model kept.
-        #expect(try project.rows("seeds/seed.store", "SELECT (SELECT count(*) FROM ZAUTHOR) + (SELECT count(*) FROM ZBOOK), (SELECT sum(Z_MAX) FROM Z_PRIMARYKEY), (SELECT count(*) FROM Z_MODELCACHE)") == ["0|0|1"])
+        #expect(
+            try project.rows(
+                "seeds/seed.store",
+                "SELECT (SELECT count(*) FROM ZAUTHOR) + (SELECT count(*) FROM ZBOOK), (SELECT sum(Z_MAX) FROM Z_PRIMARYKEY), (SELECT count(*) FROM Z_MODELCACHE)"
+            ) == ["0|0|1"])
         let build = try project.seedkit("build", "--migrations", "none", "--without-history")
         #expect(build.status == 0, "\(build)")
-        for sql in ["SELECT * FROM ZAUTHOR ORDER BY Z_PK", "SELECT * FROM ZBOOK ORDER BY Z_PK", "SELECT * FROM Z_PRIMARYKEY ORDER BY Z_ENT"] {
+        for sql in [
+            "SELECT * FROM ZAUTHOR ORDER BY Z_PK", "SELECT * FROM ZBOOK ORDER BY Z_PK",
+            "SELECT * FROM Z_PRIMARYKEY ORDER BY Z_ENT",
+        ] {
             #expect(try project.rows("build/seed.store", sql) == original.rows("build/seed.store", sql), "\(sql)")
         }
     }
@@ -64,24 +80,35 @@ private let revised = URL(fileURLWithPath: #filePath).deletingLastPathComponent(
         let scaffolded = try project.seedkit("init", "--coredata", revised.path)
         #expect(scaffolded.status == 0, "\(scaffolded)")
         let manifest = String(decoding: project.read("seeds/seedkit.yml") ?? Data(), as: UTF8.self)
-        #expect(manifest.contains("  Section:\n    file: data/Section.csv\n    # No key: the model has no uniqueness constraint on Section"), "\(manifest)")
+        #expect(
+            manifest.contains(
+                "  Section:\n    file: data/Section.csv\n    # No key: the model has no uniqueness constraint on Section"
+            ), "\(manifest)")
         #expect(!manifest.contains("    key:") && !manifest.contains("    refs:"), "\(manifest)")
         #expect(scaffolded.stdout.contains("the fixture of entity Post: the store's 12 rows"), "\(scaffolded)")
         let build = try project.seedkit("build", "--migrations", "none")
         #expect(build.status == 0, "\(build)")
-        for sql in ["SELECT * FROM ZPOST ORDER BY Z_PK", "SELECT * FROM ZSECTION ORDER BY Z_PK", "SELECT * FROM Z_PRIMARYKEY ORDER BY Z_ENT"] {
+        for sql in [
+            "SELECT * FROM ZPOST ORDER BY Z_PK", "SELECT * FROM ZSECTION ORDER BY Z_PK",
+            "SELECT * FROM Z_PRIMARYKEY ORDER BY Z_ENT",
+        ] {
             let rebuilt = try project.rows("build/seed.sqlite", sql)
             let before = try project.rows("original.sqlite", sql)
-            #expect(rebuilt == before, "\(sql): \(zip(rebuilt, before).first { $0 != $1 }.map { "\($0) ≠ \($1)" } ?? "")")
+            #expect(
+                rebuilt == before, "\(sql): \(zip(rebuilt, before).first { $0 != $1 }.map { "\($0) ≠ \($1)" } ?? "")")
         }
-        #expect(try project.rows("build/seed.sqlite", "SELECT count(*) FROM ZSECTION WHERE ZPOST IS NOT NULL") == ["14"])
+        #expect(
+            try project.rows("build/seed.sqlite", "SELECT count(*) FROM ZSECTION WHERE ZPOST IS NOT NULL") == ["14"])
     }
 
     @Test func aStoreWithoutItsModelOrWithATemplateIsRefused() throws {
         let project = try TemporaryProject(bookStore: false)
         try project.write("old.sqlite", try Data(contentsOf: revised))
         let withTemplate = try project.seedkit("init", "--coredata", "old.sqlite", "--template", "old.sqlite", "out")
-        #expect(withTemplate.status == 2 && withTemplate.stderr.contains("is a store: init --coredata STORE makes the template from it"), "\(withTemplate)")
+        #expect(
+            withTemplate.status == 2
+                && withTemplate.stderr.contains("is a store: init --coredata STORE makes the template from it"),
+            "\(withTemplate)")
         try project.database("old.sqlite").write { db in try db.execute(sql: "DELETE FROM Z_MODELCACHE") }
         let noModel = try project.seedkit("init", "--coredata", "old.sqlite", "out")
         #expect(noModel.status == 2, "\(noModel)")

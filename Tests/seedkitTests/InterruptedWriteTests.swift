@@ -6,15 +6,22 @@ import Testing
 
 /// Leaves `store` as a killed writer does: a hot journal beside a file that holds half a transaction.
 private func crashMidTransaction(_ store: String) throws {
-    let result = try run(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", """
-        import sqlite3, os, sys
-        db = sqlite3.connect(sys.argv[1], isolation_level=None)
-        db.execute('PRAGMA cache_size=1')
-        db.execute('BEGIN')
-        for i in range(3000): db.execute('INSERT INTO books (title, price, category_id) VALUES (?, 1, 1)', ('half written ' * 20 + str(i),))
-        os._exit(0)
-        """, store], in: URL(fileURLWithPath: "/"))
-    guard result.status == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "\(result)"]) }
+    let result = try run(
+        URL(fileURLWithPath: "/usr/bin/env"),
+        [
+            "python3", "-c",
+            """
+            import sqlite3, os, sys
+            db = sqlite3.connect(sys.argv[1], isolation_level=None)
+            db.execute('PRAGMA cache_size=1')
+            db.execute('BEGIN')
+            for i in range(3000): db.execute('INSERT INTO books (title, price, category_id) VALUES (?, 1, 1)', ('half written ' * 20 + str(i),))
+            os._exit(0)
+            """, store,
+        ], in: URL(fileURLWithPath: "/"))
+    guard result.status == 0 else {
+        throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "\(result)"])
+    }
 }
 
 /// After a killed write, reading commands show the store as it was committed and change nothing (issue 14).
@@ -38,18 +45,23 @@ private func crashMidTransaction(_ store: String) throws {
             let result = try runSeedkit(arguments, in: project.root)
             #expect(result.status == 0, "\(arguments): \(result)")
             #expect(result.stdout.contains(expected), "\(arguments): \(result)")
-            #expect(result.stderr.contains("an interrupted write left user.sqlite-journal"), "\(arguments) says what it did: \(result)")
+            #expect(
+                result.stderr.contains("an interrupted write left user.sqlite-journal"),
+                "\(arguments) says what it did: \(result)")
             #expect(!result.stderr.contains("read-only"), "\(arguments): \(result)")
             #expect(!result.stdout.contains("half written"), "\(arguments) shows only committed rows")
             #expect(project.sha256("user.sqlite") == store, "\(arguments) did not write the store")
-            #expect(project.sha256("user.sqlite-journal") == journal, "\(arguments) left the journal for the next writer")
+            #expect(
+                project.sha256("user.sqlite-journal") == journal, "\(arguments) left the journal for the next writer")
             #expect(project.listing(".") == listing, "\(arguments) left no file behind")
         }
         // A real migrate rolls the journal back and applies.
         let migrate = try project.seedkit("migrate", "user.sqlite")
         #expect(migrate.status == 0, "\(migrate)")
         #expect(!project.exists("user.sqlite-journal"))
-        #expect(try project.database("user.sqlite").read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM books") } == 4)
+        #expect(
+            try project.database("user.sqlite").read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM books") }
+                == 4)
     }
 
     @Test(arguments: [SIGINT, SIGTERM])
@@ -65,7 +77,9 @@ private func crashMidTransaction(_ store: String) throws {
         process.waitUntilExit()
         #expect(process.terminationReason == .exit, "handled, not killed by the signal: \(stderr)")
         #expect(process.terminationStatus == 128 + signal, "\(stderr)")
-        #expect(stderr.contains("interrupted: the migration was rolled back; nothing was written to user.sqlite"), "\(stderr)")
+        #expect(
+            stderr.contains("interrupted: the migration was rolled back; nothing was written to user.sqlite"),
+            "\(stderr)")
         #expect(project.read("user.sqlite") == pristine, "rolled back: the store is byte-identical")
         #expect(!project.exists("user.sqlite-journal"), "no journal left behind")
     }
@@ -100,8 +114,10 @@ private func crashMidTransaction(_ store: String) throws {
             let signal = attempt % 2 == 0 ? SIGINT : SIGTERM
             kill(process.processIdentifier, signal)
             process.waitUntilExit()
-            #expect(process.terminationReason == .uncaughtSignal || process.terminationStatus == 128 + signal,
-                    "seed \(random.seed) attempt \(attempt): exit \(process.terminationStatus) (\(process.terminationReason == .exit ? "exit" : "signal"))")
+            #expect(
+                process.terminationReason == .uncaughtSignal || process.terminationStatus == 128 + signal,
+                "seed \(random.seed) attempt \(attempt): exit \(process.terminationStatus) (\(process.terminationReason == .exit ? "exit" : "signal"))"
+            )
             #expect(project.read("user.sqlite") == pristine, "attempt \(attempt)")
         }
     }
@@ -131,8 +147,9 @@ private func startMigrate(in project: TemporaryProject, stderr: Any) throws -> P
 /// Whether process `pid` has a handler for `signal` (Linux: the SigCgt mask of /proc/PID/status).
 private func catches(_ pid: Int32, _ signal: Int32) -> Bool {
     guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-          let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }),
-          let mask = UInt64(line.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16) else { return false }
+        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }),
+        let mask = UInt64(line.dropFirst("SigCgt:".count).trimmingCharacters(in: .whitespaces), radix: 16)
+    else { return false }
     return mask & (1 << UInt64(signal - 1)) != 0
 }
 

@@ -19,12 +19,18 @@ private func deadPID() throws -> Int32 {
         let dead = try deadPID()
         let live = getpid()  // this test process: a build running elsewhere keeps its file
         try FileManager.default.createDirectory(at: project.url("build"), withIntermediateDirectories: true)
-        for name in [".seed.sqlite.seedkit-\(dead).tmp", ".seed.sqlite.seedkit-\(dead).tmp-journal", ".seed.sqlite.seedkit-\(live).tmp", ".other.sqlite.seedkit-\(dead).tmp", "notes.tmp"] {
+        for name in [
+            ".seed.sqlite.seedkit-\(dead).tmp", ".seed.sqlite.seedkit-\(dead).tmp-journal",
+            ".seed.sqlite.seedkit-\(live).tmp", ".other.sqlite.seedkit-\(dead).tmp", "notes.tmp",
+        ] {
             try project.write("build/\(name)", "partial")
         }
         let result = try project.seedkit("build")
         #expect(result.status == 0, "\(result)")
-        #expect(project.listing("build") == [".other.sqlite.seedkit-\(dead).tmp", ".seed.sqlite.seedkit-\(live).tmp", "notes.tmp", "seed.sqlite"])
+        #expect(
+            project.listing("build") == [
+                ".other.sqlite.seedkit-\(dead).tmp", ".seed.sqlite.seedkit-\(live).tmp", "notes.tmp", "seed.sqlite",
+            ])
     }
 
     @Test func aLaterMigrateBackupRemovesTheTemporaryFileOfAKilledOne() throws {
@@ -58,7 +64,9 @@ private func deadPID() throws -> Int32 {
         process.standardError = FileHandle.nullDevice
         try process.run()
         let start = Date()
-        while process.isRunning && project.listing("tmp").isEmpty && Date().timeIntervalSince(start) < 60 { usleep(1_000) }
+        while process.isRunning && project.listing("tmp").isEmpty && Date().timeIntervalSince(start) < 60 {
+            usleep(1_000)
+        }
         #expect(!project.listing("tmp").isEmpty, "the build started writing in $TMPDIR")
         kill(process.processIdentifier, SIGINT)
         process.waitUntilExit()

@@ -15,9 +15,13 @@ import Testing
         let seed = try project.database("build/seed.sqlite")
         try seed.write { db in
             try db.execute(sql: "CREATE TABLE user_notes (id INTEGER PRIMARY KEY, text TEXT)")
-            for n in 1...20 { try db.execute(sql: "INSERT INTO user_notes (text) VALUES (?)", arguments: ["note \(n)"]) }
+            for n in 1...20 {
+                try db.execute(sql: "INSERT INTO user_notes (text) VALUES (?)", arguments: ["note \(n)"])
+            }
         }
-        let root = try seed.read { db in try Int.fetchOne(db, sql: "SELECT rootpage FROM sqlite_master WHERE name = 'user_notes'") }
+        let root = try seed.read { db in
+            try Int.fetchOne(db, sql: "SELECT rootpage FROM sqlite_master WHERE name = 'user_notes'")
+        }
         try seed.close()
         var bytes = try #require(project.read("build/seed.sqlite"))
         let pageSize = Int(bytes[16]) << 8 | Int(bytes[17])
@@ -30,7 +34,10 @@ import Testing
         let result = try project.seedkit("migrate", "user.sqlite")
         #expect(result.status == 3, "\(result)")
         #expect(result.stderr.contains("the store is damaged (PRAGMA quick_check: "), "\(result)")
-        #expect(result.stderr.contains("nothing was written. Recover its data first (sqlite3 STORE .recover), then migrate the recovered store"), "\(result)")
+        #expect(
+            result.stderr.contains(
+                "nothing was written. Recover its data first (sqlite3 STORE .recover), then migrate the recovered store"
+            ), "\(result)")
         #expect(project.sha256("user.sqlite") == before)
     }
 
@@ -57,7 +64,10 @@ import Testing
         let store = try project.database("user.sqlite")
         try store.write { db in
             try db.execute(sql: "CREATE TABLE user_notes (id INTEGER PRIMARY KEY, text TEXT)")
-            try db.execute(sql: "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40000) INSERT INTO user_notes (text) SELECT printf('%.400c', 'x') || i FROM n")
+            try db.execute(
+                sql:
+                    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40000) INSERT INTO user_notes (text) SELECT printf('%.400c', 'x') || i FROM n"
+            )
         }
         try store.close()
         return project
@@ -75,7 +85,10 @@ import Testing
     private func rootPage(_ project: TemporaryProject, _ name: String) throws -> Int {
         let store = try project.database("user.sqlite")
         defer { try? store.close() }
-        return try #require(try store.read { db in try Int.fetchOne(db, sql: "SELECT rootpage FROM sqlite_master WHERE name = ?", arguments: [name]) })
+        return try #require(
+            try store.read { db in
+                try Int.fetchOne(db, sql: "SELECT rootpage FROM sqlite_master WHERE name = ?", arguments: [name])
+            })
     }
 
     @Test(arguments: ["books", "sqlite_autoindex_books_1"])
@@ -86,7 +99,10 @@ import Testing
         let before = project.sha256("user.sqlite")
         let result = try project.seedkit("migrate", "user.sqlite")
         #expect(result.status == 3, "\(result)")
-        #expect(result.stderr.contains("the store is damaged (SQLite, on a page this migration read: database disk image is malformed); nothing was written. Recover its data first"), "\(result)")
+        #expect(
+            result.stderr.contains(
+                "the store is damaged (SQLite, on a page this migration read: database disk image is malformed); nothing was written. Recover its data first"
+            ), "\(result)")
         #expect(project.sha256("user.sqlite") == before)
     }
 
@@ -112,7 +128,8 @@ import Testing
         let result = try project.seedkit("migrate", "user.sqlite")
         #expect(result.status == 3, "\(result)")
         // Opening it already finds the header's page count past the file's end.
-        #expect(result.stderr.contains("not a SQLite database, or corrupt (database disk image is malformed)"), "\(result)")
+        #expect(
+            result.stderr.contains("not a SQLite database, or corrupt (database disk image is malformed)"), "\(result)")
         #expect(project.sha256("user.sqlite") == before)
     }
 }

@@ -1,18 +1,20 @@
 import Foundation
 import GRDB
 import SeedRuntime
-import SeedTooling
 import SeedTestSupport
+import SeedTooling
 import Testing
 
 /// Each subdivision as `code<parent@country`, in code order.
 func subdivisionTree(_ project: TemporaryProject, _ store: String = "user.sqlite") throws -> [String] {
     try project.database(store).read { db in
-        try String.fetchAll(db, sql: """
-            SELECT s.code || '<' || coalesce(p.code, '') || '@' || c.alpha_2
-            FROM subdivisions s LEFT JOIN subdivisions p ON p.id = s.parent_id JOIN countries c ON c.id = s.country_id
-            ORDER BY s.code
-            """)
+        try String.fetchAll(
+            db,
+            sql: """
+                SELECT s.code || '<' || coalesce(p.code, '') || '@' || c.alpha_2
+                FROM subdivisions s LEFT JOIN subdivisions p ON p.id = s.parent_id JOIN countries c ON c.id = s.country_id
+                ORDER BY s.code
+                """)
     }
 }
 
@@ -35,20 +37,23 @@ func subdivisionTree(_ project: TemporaryProject, _ store: String = "user.sqlite
         try project.write("migrations/0001-nordland.yml", Self.childrenFirst)
         let result = try project.seedkit("migrate", "user.sqlite")
         #expect(result.status == 0, "\(result)")
-        #expect(result.stdout == """
-            applied 0001-nordland: 5 inserted
-              inserted        subdivisions 'NO-1804'
-              inserted        subdivisions 'NO-18'
-              inserted        subdivisions 'XK-01'
-              inserted        subdivisions 'NO-99'
-              inserted        countries 'Kosovo'
-            user.sqlite: 1 migration applied
+        #expect(
+            result.stdout == """
+                applied 0001-nordland: 5 inserted
+                  inserted        subdivisions 'NO-1804'
+                  inserted        subdivisions 'NO-18'
+                  inserted        subdivisions 'XK-01'
+                  inserted        subdivisions 'NO-99'
+                  inserted        countries 'Kosovo'
+                user.sqlite: 1 migration applied
 
-            """)
+                """)
         #expect(result.stderr == "")
-        #expect(try subdivisionTree(project) == [
-            "NO-03<@NO", "NO-0301<NO-03@NO", "NO-18<NO-99@NO", "NO-1804<NO-18@NO", "NO-50<@NO", "NO-99<@NO", "TR-06<@TR", "XK-01<@XK",
-        ])
+        #expect(
+            try subdivisionTree(project) == [
+                "NO-03<@NO", "NO-0301<NO-03@NO", "NO-18<NO-99@NO", "NO-1804<NO-18@NO", "NO-50<@NO", "NO-99<@NO",
+                "TR-06<@TR", "XK-01<@XK",
+            ])
         let bytes = try #require(project.read("user.sqlite"))
         let again = try project.seedkit("migrate", "user.sqlite")
         #expect(again.stdout == "user.sqlite is up to date: no pending migrations\n")
@@ -57,24 +62,32 @@ func subdivisionTree(_ project: TemporaryProject, _ store: String = "user.sqlite
 
     @Test func aRefMayNameARowALaterMigrationOfTheRunInserts() throws {
         let project = try IsoCodes.projectWithUserStore()
-        try project.write("migrations/0001-nordland.yml", "insert:\n  subdivisions:\n    - { code: NO-18, name: Nordland, type: County, country_id: \"NO\", parent_id: NO-99 }\n")
-        try project.write("migrations/0002-nord.yml", "insert:\n  subdivisions:\n    - { code: NO-99, name: Nord, type: Region, country_id: \"NO\" }\n")
+        try project.write(
+            "migrations/0001-nordland.yml",
+            "insert:\n  subdivisions:\n    - { code: NO-18, name: Nordland, type: County, country_id: \"NO\", parent_id: NO-99 }\n"
+        )
+        try project.write(
+            "migrations/0002-nord.yml",
+            "insert:\n  subdivisions:\n    - { code: NO-99, name: Nord, type: Region, country_id: \"NO\" }\n")
         let result = try project.seedkit("migrate", "user.sqlite")
         #expect(result.status == 0, "\(result)")
-        #expect(result.stdout == """
-            applied 0001-nordland: 1 inserted
-              inserted        subdivisions 'NO-18'
-            applied 0002-nord: 1 inserted
-              inserted        subdivisions 'NO-99'
-            user.sqlite: 2 migrations applied
+        #expect(
+            result.stdout == """
+                applied 0001-nordland: 1 inserted
+                  inserted        subdivisions 'NO-18'
+                applied 0002-nord: 1 inserted
+                  inserted        subdivisions 'NO-99'
+                user.sqlite: 2 migrations applied
 
-            """)
+                """)
         #expect(try subdivisionTree(project).contains("NO-18<NO-99@NO"))
     }
 
     @Test func aCycleThroughANullableRefIsInsertedThenLinked() throws {
         let project = try IsoCodes.projectWithUserStore()
-        try project.write("migrations/0001-loop.yml", """
+        try project.write(
+            "migrations/0001-loop.yml",
+            """
             insert:
               subdivisions:
                 - { code: NO-71, name: A, type: County, country_id: "NO", parent_id: NO-72 }
@@ -90,7 +103,9 @@ func subdivisionTree(_ project: TemporaryProject, _ store: String = "user.sqlite
 
     @Test func aCycleOfNotNullRefsIsAnErrorNamingTheRows() throws {
         let project = try TemporaryProject(bookStore: false)
-        try project.write("seeds/seedkit.yml", """
+        try project.write(
+            "seeds/seedkit.yml",
+            """
             schema: schema.sql
             output: ../build/seed.sqlite
             tables:
@@ -100,11 +115,16 @@ func subdivisionTree(_ project: TemporaryProject, _ store: String = "user.sqlite
                 refs: { partner_id: people.name }
 
             """)
-        try project.write("seeds/schema.sql", "CREATE TABLE people (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, partner_id INTEGER NOT NULL REFERENCES people(id));\n")
+        try project.write(
+            "seeds/schema.sql",
+            "CREATE TABLE people (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, partner_id INTEGER NOT NULL REFERENCES people(id));\n"
+        )
         try project.write("seeds/data/people.csv", "name,partner_id\n")
         #expect(try project.seedkit("build", "--migrations", "none").status == 0)
         try FileManager.default.copyItem(atPath: project.path("build/seed.sqlite"), toPath: project.path("user.sqlite"))
-        try project.write("migrations/0001-couple.yml", """
+        try project.write(
+            "migrations/0001-couple.yml",
+            """
             insert:
               people:
                 - { name: Ann, partner_id: Bob }
@@ -115,16 +135,19 @@ func subdivisionTree(_ project: TemporaryProject, _ store: String = "user.sqlite
         let bytes = try #require(project.read("user.sqlite"))
         let result = try project.seedkit("migrate", "user.sqlite")
         #expect(result.status == 1, "\(result)")
-        #expect(result.stderr == """
-            migrations/0001-couple.yml:3: error: people 'Ann' and people 'Bob' reference each other through NOT NULL refs (people 'Ann'.partner_id → 'Bob', people 'Bob'.partner_id → 'Ann'), so none of them can be inserted first; break the cycle, or make one of the refs nullable [2030]
+        #expect(
+            result.stderr == """
+                migrations/0001-couple.yml:3: error: people 'Ann' and people 'Bob' reference each other through NOT NULL refs (people 'Ann'.partner_id → 'Bob', people 'Bob'.partner_id → 'Ann'), so none of them can be inserted first; break the cycle, or make one of the refs nullable [2030]
 
-            """)
+                """)
         #expect(project.read("user.sqlite") == bytes)
     }
 
     @Test func theAppRuntimeResolvesTheSameOrderWithoutAManifest() throws {
         let project = try IsoCodes.projectWithUserStore()
-        try project.write("app/migrations/0001-nordland.json", """
+        try project.write(
+            "app/migrations/0001-nordland.json",
+            """
             {"insert": {"subdivisions": [
               {"code": "NO-1804", "name": "Bodø", "type": "Municipality", "country_id": "NO", "parent_id": "NO-18"},
               {"code": "NO-18", "name": "Nordland", "type": "County", "country_id": "NO", "parent_id": "NO-99"},
@@ -132,13 +155,19 @@ func subdivisionTree(_ project: TemporaryProject, _ store: String = "user.sqlite
               {"code": "NO-99", "name": "Nord", "type": "Region", "country_id": "NO"}],
              "countries": [{"alpha_2": "XK", "name": "Kosovo"}]}}
             """)
-        let installer = SeedInstaller(store: project.url("user.sqlite"), seed: project.url("build/seed.sqlite"),
-                                      migrations: try MigrationDirectory.load(project.url("app/migrations")))
+        let installer = SeedInstaller(
+            store: project.url("user.sqlite"), seed: project.url("build/seed.sqlite"),
+            migrations: try MigrationDirectory.load(project.url("app/migrations")))
         let outcome = try installer.prepareStore()
-        guard case .migrated(let report) = outcome else { Issue.record("\(outcome)"); return }
-        #expect(report.migrations.flatMap(\.events).map { "\($0.kind.rawValue) \($0.table) \($0.keyDescription)" } == [
-            "inserted subdivisions 'NO-1804'", "inserted subdivisions 'NO-18'", "inserted subdivisions 'XK-01'", "inserted subdivisions 'NO-99'", "inserted countries 'Kosovo'",
-        ])
+        guard case .migrated(let report) = outcome else {
+            Issue.record("\(outcome)")
+            return
+        }
+        #expect(
+            report.migrations.flatMap(\.events).map { "\($0.kind.rawValue) \($0.table) \($0.keyDescription)" } == [
+                "inserted subdivisions 'NO-1804'", "inserted subdivisions 'NO-18'", "inserted subdivisions 'XK-01'",
+                "inserted subdivisions 'NO-99'", "inserted countries 'Kosovo'",
+            ])
         #expect(try subdivisionTree(project).contains("NO-1804<NO-18@NO"))
         #expect(try subdivisionTree(project).contains("XK-01<@XK"))
     }
@@ -148,7 +177,9 @@ func subdivisionTree(_ project: TemporaryProject, _ store: String = "user.sqlite
 @Suite struct MigrateUnknownReferenceTests {
     @Test func aRefToAKeyNoFixtureAndNoMigrationProvidesIsAnError() throws {
         let project = try IsoCodes.projectWithUserStore()
-        try project.write("migrations/0001-typo.yml", """
+        try project.write(
+            "migrations/0001-typo.yml",
+            """
             insert:
               subdivisions:
                 - { code: NO-42, name: Agder, type: County, country_id: NX }
@@ -158,10 +189,11 @@ func subdivisionTree(_ project: TemporaryProject, _ store: String = "user.sqlite
         let bytes = try #require(project.read("user.sqlite"))
         let result = try project.seedkit("migrate", "user.sqlite")
         #expect(result.status == 1, "\(result)")
-        #expect(result.stderr == """
-            migrations/0001-typo.yml:3: error: subdivisions 'NO-42': country_id 'NX' matches no countries.alpha_2 in the fixtures, the store or any migration; nothing was written [2030]
+        #expect(
+            result.stderr == """
+                migrations/0001-typo.yml:3: error: subdivisions 'NO-42': country_id 'NX' matches no countries.alpha_2 in the fixtures, the store or any migration; nothing was written [2030]
 
-            """)
+                """)
         #expect(project.read("user.sqlite") == bytes)
     }
 
@@ -170,7 +202,9 @@ func subdivisionTree(_ project: TemporaryProject, _ store: String = "user.sqlite
         try project.database("user.sqlite").write { db in
             try db.execute(sql: "DELETE FROM subdivisions WHERE code IN ('NO-0301', 'NO-03')")
         }
-        try project.write("migrations/0001-oslo.yml", """
+        try project.write(
+            "migrations/0001-oslo.yml",
+            """
             insert:
               subdivisions:
                 - { code: NO-0302, name: Frogner, type: Municipality, country_id: "NO", parent_id: NO-03 }
@@ -180,25 +214,28 @@ func subdivisionTree(_ project: TemporaryProject, _ store: String = "user.sqlite
         let bytes = try #require(project.read("user.sqlite"))
         let failing = try project.seedkit("migrate", "user.sqlite", "--on-conflict", "fail")
         #expect(failing.status == 1, "\(failing)")
-        #expect(failing.stderr == """
-            migrations/0001-oslo.yml:3: error: conflict on subdivisions 'NO-0302': parent_id 'NO-03' matches no subdivisions.code in the store (the user deleted it?); --on-conflict fail: nothing was written [2050]
+        #expect(
+            failing.stderr == """
+                migrations/0001-oslo.yml:3: error: conflict on subdivisions 'NO-0302': parent_id 'NO-03' matches no subdivisions.code in the store (the user deleted it?); --on-conflict fail: nothing was written [2050]
 
-            """)
+                """)
         #expect(project.read("user.sqlite") == bytes)
 
         let result = try project.seedkit("migrate", "user.sqlite")
         #expect(result.status == 0, "\(result)")
-        #expect(result.stdout == """
-            applied 0001-oslo: 1 inserted, 1 conflict
-              conflict        subdivisions 'NO-0302': parent_id 'NO-03' matches no subdivisions.code in the store (the user deleted it?); row not inserted
-              inserted        subdivisions 'NO-5001'
-            user.sqlite: 1 migration applied
+        #expect(
+            result.stdout == """
+                applied 0001-oslo: 1 inserted, 1 conflict
+                  conflict        subdivisions 'NO-0302': parent_id 'NO-03' matches no subdivisions.code in the store (the user deleted it?); row not inserted
+                  inserted        subdivisions 'NO-5001'
+                user.sqlite: 1 migration applied
 
-            """)
-        #expect(result.stderr == """
-            migrations/0001-oslo.yml:3: warning: conflict on subdivisions 'NO-0302': parent_id 'NO-03' matches no subdivisions.code in the store (the user deleted it?); row not inserted [2050]
+                """)
+        #expect(
+            result.stderr == """
+                migrations/0001-oslo.yml:3: warning: conflict on subdivisions 'NO-0302': parent_id 'NO-03' matches no subdivisions.code in the store (the user deleted it?); row not inserted [2050]
 
-            """)
+                """)
         #expect(try subdivisionTree(project) == ["NO-50<@NO", "NO-5001<NO-50@NO", "TR-06<@TR"])
     }
 
@@ -207,12 +244,16 @@ func subdivisionTree(_ project: TemporaryProject, _ store: String = "user.sqlite
         try project.database("user.sqlite").write { db in
             try db.execute(sql: "DELETE FROM subdivisions WHERE code IN ('NO-0301', 'NO-03')")
         }
-        try project.write("app/migrations/0001-oslo.json",
-            #"{"insert": {"subdivisions": [{"code": "NO-0302", "name": "Frogner", "type": "Municipality", "country_id": "NO", "parent_id": "NO-03"}]}}"#)
+        try project.write(
+            "app/migrations/0001-oslo.json",
+            #"{"insert": {"subdivisions": [{"code": "NO-0302", "name": "Frogner", "type": "Municipality", "country_id": "NO", "parent_id": "NO-03"}]}}"#
+        )
         let migrations = try MigrationDirectory.load(project.url("app/migrations"))
-        let report = try SeedMigrator(migrations: migrations).migrate(try DatabaseQueue(path: project.path("user.sqlite")))
-        #expect(report.attention.map { "\($0.kind.rawValue) \($0.table) \($0.keyDescription): \($0.detail)" } == [
-            "conflict subdivisions 'NO-0302': parent_id 'NO-03' matches no subdivisions.code in the store (the user deleted it?); row not inserted",
-        ])
+        let report = try SeedMigrator(migrations: migrations).migrate(
+            try DatabaseQueue(path: project.path("user.sqlite")))
+        #expect(
+            report.attention.map { "\($0.kind.rawValue) \($0.table) \($0.keyDescription): \($0.detail)" } == [
+                "conflict subdivisions 'NO-0302': parent_id 'NO-03' matches no subdivisions.code in the store (the user deleted it?); row not inserted"
+            ])
     }
 }

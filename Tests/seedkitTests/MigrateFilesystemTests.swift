@@ -48,21 +48,28 @@ struct MigrateFilesystemTests {
         try FileManager.default.copyItem(atPath: project.path("user.sqlite"), toPath: store.path)
         let before = try #require(FileManager.default.contents(atPath: store.path))
         var rows = "insert:\n  books:\n"
-        for index in 0..<300 { rows += "    - { title: \"\(String(repeating: "long title ", count: 150)) \(index)\", price: 1, category_id: Fiction }\n" }
+        for index in 0..<300 {
+            rows +=
+                "    - { title: \"\(String(repeating: "long title ", count: 150)) \(index)\", price: 1, category_id: Fiction }\n"
+        }
         try project.write("migrations/0002-too-big.yml", rows)
         let result = try project.seedkit("migrate", store.path)
         #expect(result.status == 4, "\(result)")
         #expect(result.stderr.contains("the disk is full"), "\(result)")
         #expect(result.stderr.contains("nothing was written"))
         #expect(FileManager.default.contents(atPath: store.path) == before)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: filesystem.url.path) == ["user.sqlite"], "no journal left behind")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: filesystem.url.path) == ["user.sqlite"],
+            "no journal left behind")
     }
 
     @Test func aBackupOntoAFullDiskNamesTheCauseAndLeavesNothingThere() throws {
         let project = try TemporaryProject.withUserStore()
         try project.database("user.sqlite").write { db in
             for index in 0..<5_000 {
-                try db.execute(sql: "INSERT INTO books (title, price, category_id) VALUES (?, 1, 1)", arguments: ["A book the user added, number \(index), with a long title"])
+                try db.execute(
+                    sql: "INSERT INTO books (title, price, category_id) VALUES (?, 1, 1)",
+                    arguments: ["A book the user added, number \(index), with a long title"])
             }
         }
         let filesystem = try #require(SmallFilesystem(kilobytes: 128))
@@ -75,7 +82,9 @@ struct MigrateFilesystemTests {
         #expect(result.stderr.contains("the store was not migrated"), "\(result)")
         #expect(!result.stderr.contains("not an error"), "\(result)")
         #expect(project.sha256("user.sqlite") == before)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: filesystem.url.path) == [], "no temporary file or journal left behind")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: filesystem.url.path) == [],
+            "no temporary file or journal left behind")
     }
 
     @Test func aFullTemporaryFolderNamesItselfAndIsLeftEmpty() throws {
@@ -90,9 +99,13 @@ struct MigrateFilesystemTests {
             #expect(result.status == 4, "\(arguments): \(result)")
             #expect(result.stderr.contains("the disk is full"), "\(arguments): \(result)")
             if arguments[0] == "check-upgrade" {
-                #expect(result.stderr.contains("in the temporary folder \(filesystem.url.path): set TMPDIR to use another"), "\(result)")
+                #expect(
+                    result.stderr.contains("in the temporary folder \(filesystem.url.path): set TMPDIR to use another"),
+                    "\(result)")
             }
-            #expect(try FileManager.default.contentsOfDirectory(atPath: filesystem.url.path) == [], "\(arguments) left files behind")
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: filesystem.url.path) == [],
+                "\(arguments) left files behind")
         }
     }
 

@@ -40,7 +40,10 @@ import Testing
         let (sql, named) = Self.forbidden[index]
         let project = try TemporaryProject.withUserStore()
         // 0001 (YAML) and the SQL's own first statement come before the forbidden one: none may land.
-        try project.write("migrations/0002-sneaky.sql", "INSERT INTO categories (name) VALUES ('Before');\n-- a comment\n\(sql)\nINSERT INTO categories (name) VALUES ('After');\n")
+        try project.write(
+            "migrations/0002-sneaky.sql",
+            "INSERT INTO categories (name) VALUES ('Before');\n-- a comment\n\(sql)\nINSERT INTO categories (name) VALUES ('After');\n"
+        )
         let before = try #require(project.sha256("user.sqlite"))
         let listing = project.listing(".")
         for arguments in [["migrate", "user.sqlite"], ["migrate", "user.sqlite", "--dry-run"]] {
@@ -50,7 +53,9 @@ import Testing
             #expect(result.stderr.contains(named), "names the statement: \(result)")
             #expect(result.stderr.contains("nothing was written"), "\(result)")
             #expect(project.sha256("user.sqlite") == before, "\(arguments) \(sql): the store is byte-identical")
-            #expect(project.listing(".") == listing, "\(arguments) \(sql): no file created (ATTACH, VACUUM INTO): \(project.listing("."))")
+            #expect(
+                project.listing(".") == listing,
+                "\(arguments) \(sql): no file created (ATTACH, VACUUM INTO): \(project.listing("."))")
         }
     }
 
@@ -58,22 +63,28 @@ import Testing
         let project = try TemporaryProject.withUserStore()
         try project.write("migrations/0002-commit.sql", "INSERT INTO categories (name) VALUES ('Early');\nCOMMIT;\n")
         try FileManager.default.removeItem(at: project.url("migrations/0001-add-fourth-book.yml"))
-        try project.write("migrations/0001-add-fourth-book.json", #"{"insert":{"books":[{"title":"The fourth book","price":12,"category_id":"Biography"}]}}"#)
+        try project.write(
+            "migrations/0001-add-fourth-book.json",
+            #"{"insert":{"books":[{"title":"The fourth book","price":12,"category_id":"Biography"}]}}"#)
         let before = try #require(project.sha256("user.sqlite"))
-        let installer = SeedInstaller(store: project.url("user.sqlite"), seed: project.url("build/seed.sqlite"),
-                                      migrations: try MigrationDirectory.load(project.url("migrations")))
+        let installer = SeedInstaller(
+            store: project.url("user.sqlite"), seed: project.url("build/seed.sqlite"),
+            migrations: try MigrationDirectory.load(project.url("migrations")))
         #expect {
             _ = try installer.prepareStore()
         } throws: { error in
             guard let error = error as? SeedError else { return false }
-            return error.kind == .configuration && error.description.contains("COMMIT") && error.description.contains(":2:")
+            return error.kind == .configuration && error.description.contains("COMMIT")
+                && error.description.contains(":2:")
         }
         #expect(project.sha256("user.sqlite") == before)
     }
 
     @Test func triggersQuotedKeywordsAndCommentsAreNotTransactionControl() throws {
         let project = try TemporaryProject.withUserStore()
-        try project.write("migrations/0002-fine.sql", """
+        try project.write(
+            "migrations/0002-fine.sql",
+            """
             -- COMMIT; in a comment is not a statement
             /* nor is BEGIN; in a block comment */
             CREATE TABLE audit (id INTEGER PRIMARY KEY, note TEXT);
@@ -92,7 +103,9 @@ import Testing
         #expect(result.status == 0, "\(result)")
         let database = try project.database("user.sqlite")
         #expect(try database.read { db in try String.fetchAll(db, sql: "SELECT note FROM audit") } == ["END; COMMIT;"])
-        #expect(try database.read { db in try String.fetchOne(db, sql: "SELECT name FROM categories WHERE id = 3") } == "COMMIT; ROLLBACK;")
+        #expect(
+            try database.read { db in try String.fetchOne(db, sql: "SELECT name FROM categories WHERE id = 3") }
+                == "COMMIT; ROLLBACK;")
         #expect(try database.read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") } == 7)
         #expect(try database.read { db in try MigrationLedger.entries(db).map(\.number) } == [1, 2])
     }
@@ -101,34 +114,45 @@ import Testing
 @Suite struct SQLMigrationReportTests {
     @Test func sqlMigrationsReportTheRowsTheyChangedByTable() throws {
         let project = try TemporaryProject.withUserStore()
-        try project.write("migrations/0002-discount.sql", "UPDATE books SET price = price - 1;\nINSERT INTO categories (name) VALUES ('Poetry');\nDELETE FROM books WHERE title = 'The third book';\n")
+        try project.write(
+            "migrations/0002-discount.sql",
+            "UPDATE books SET price = price - 1;\nINSERT INTO categories (name) VALUES ('Poetry');\nDELETE FROM books WHERE title = 'The third book';\n"
+        )
         let before = try #require(project.sha256("user.sqlite"))
         let dryRun = try project.seedkit("migrate", "user.sqlite", "--dry-run")
         #expect(dryRun.status == 0, "\(dryRun)")
-        #expect(dryRun.stdout.contains("""
-            would apply 0002-discount: SQL would change 6 rows
-              sql             books: 4 updated, 1 deleted
-              sql             categories: 1 inserted
-              deleted         books 'The third book'
+        #expect(
+            dryRun.stdout.contains(
+                """
+                would apply 0002-discount: SQL would change 6 rows
+                  sql             books: 4 updated, 1 deleted
+                  sql             categories: 1 inserted
+                  deleted         books 'The third book'
 
-            """), "\(dryRun)")
+                """), "\(dryRun)")
         #expect(project.sha256("user.sqlite") == before)
         let result = try project.seedkit("migrate", "user.sqlite")
-        #expect(result.stdout.contains("""
-            applied 0002-discount: SQL changed 6 rows
-              sql             books: 4 updated, 1 deleted
-              sql             categories: 1 inserted
-              deleted         books 'The third book'
+        #expect(
+            result.stdout.contains(
+                """
+                applied 0002-discount: SQL changed 6 rows
+                  sql             books: 4 updated, 1 deleted
+                  sql             categories: 1 inserted
+                  deleted         books 'The third book'
 
-            """), "\(result)")
-        try project.write("user.sqlite", try #require(FileManager.default.contents(atPath: project.path("build/seed.sqlite"))))
+                """), "\(result)")
+        try project.write(
+            "user.sqlite", try #require(FileManager.default.contents(atPath: project.path("build/seed.sqlite"))))
         let json = try project.seedkit("migrate", "user.sqlite", "--format", "json")
         let document = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         let sql = try #require((document["migrations"] as? [[String: Any]])?.last)
         #expect(sql["changedRows"] as? Int == 6)
         // Counts by table, then each row the SQL deleted, by its key (issue 34).
         let events = try #require(sql["events"] as? [[String: Any]])
-        #expect(events.map { "\($0["kind"] ?? "") \($0["table"] ?? "")=\($0["detail"] ?? "")" } == ["sql books=4 updated, 1 deleted", "sql categories=1 inserted", "deleted books="])
+        #expect(
+            events.map { "\($0["kind"] ?? "") \($0["table"] ?? "")=\($0["detail"] ?? "")" } == [
+                "sql books=4 updated, 1 deleted", "sql categories=1 inserted", "deleted books=",
+            ])
         let key = "\(events.last?["key"] ?? "")"
         #expect(key.contains("The third book"), "\(events)")
     }

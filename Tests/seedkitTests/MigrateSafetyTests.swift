@@ -16,13 +16,16 @@ private final class Holder {
     init(store: String, script: String) throws {
         signal(SIGPIPE, SIG_IGN)
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", """
+        process.arguments = [
+            "python3", "-c",
+            """
             import sqlite3, sys
             db = sqlite3.connect(sys.argv[1], isolation_level=None)
             \(script)
             print("ready", flush=True)
             sys.stdin.readline()
-            """, store]
+            """, store,
+        ]
         process.standardInput = input
         process.standardOutput = output
         try process.run()
@@ -38,7 +41,6 @@ private final class Holder {
     }
 }
 
-
 @Suite struct MigrateSafetyTests {
     @Test func waitsForTheBusyTimeoutThenFailsCleanlyWhenLocked() throws {
         let project = try TemporaryProject.withUserStore()
@@ -51,26 +53,34 @@ private final class Holder {
         #expect(result.stderr.contains("locked by another connection"))
         #expect(waited >= 0.25, "it waited for the lock")
         holder.stop()
-        #expect(try project.database("user.sqlite").read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM books") } == 3)
+        #expect(
+            try project.database("user.sqlite").read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM books") }
+                == 3)
     }
 
     @Test func migratesAWALStoreWithUncheckpointedCommits() throws {
         let project = try TemporaryProject.withUserStore()
-        let holder = try Holder(store: project.path("user.sqlite"), script: """
-            db.execute('PRAGMA journal_mode=WAL')
-            db.execute('PRAGMA wal_autocheckpoint=0')
-            db.execute("INSERT INTO books (title, price, category_id) VALUES ('In the WAL', 1, 1)")
-            """)
+        let holder = try Holder(
+            store: project.path("user.sqlite"),
+            script: """
+                db.execute('PRAGMA journal_mode=WAL')
+                db.execute('PRAGMA wal_autocheckpoint=0')
+                db.execute("INSERT INTO books (title, price, category_id) VALUES ('In the WAL', 1, 1)")
+                """)
         defer { holder.stop() }
         #expect(project.exists("user.sqlite-wal"))
         let result = try project.seedkit("migrate", "user.sqlite", "--backup", "copy.sqlite")
         #expect(result.status == 0, "\(result)")
         holder.stop()
         for store in ["user.sqlite", "copy.sqlite"] {
-            let titles = try project.database(store).read { db in try String.fetchAll(db, sql: "SELECT title FROM books ORDER BY id") }
+            let titles = try project.database(store).read { db in
+                try String.fetchAll(db, sql: "SELECT title FROM books ORDER BY id")
+            }
             #expect(titles.contains("In the WAL"), "\(store) has the commit that was only in the -wal")
             #expect(titles.contains("The fourth book") == (store == "user.sqlite"))
-            #expect(try project.database(store).read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") } == "ok")
+            #expect(
+                try project.database(store).read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") }
+                    == "ok")
         }
     }
 
@@ -80,14 +90,20 @@ private final class Holder {
     func aBackupPathThatExistsIsRefusedAndNothingChanges(_ backup: String) throws {
         let project = try TemporaryProject.withUserStore()
         try project.write("precious.txt", "precious\n")
-        try FileManager.default.createDirectory(atPath: project.path("seeds/releases"), withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: project.path("user.sqlite"), toPath: project.path("seeds/releases/1.0.sqlite"))
-        try FileManager.default.createSymbolicLink(atPath: project.path("dangling-link"), withDestinationPath: "nowhere.sqlite")
+        try FileManager.default.createDirectory(
+            atPath: project.path("seeds/releases"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            atPath: project.path("user.sqlite"), toPath: project.path("seeds/releases/1.0.sqlite"))
+        try FileManager.default.createSymbolicLink(
+            atPath: project.path("dangling-link"), withDestinationPath: "nowhere.sqlite")
         let store = project.read("user.sqlite")
         let existing = project.read(backup)
         let result = try project.seedkit("migrate", "user.sqlite", "--backup", backup)
         #expect(result.status == 2, "\(result)")
-        #expect(result.stderr.contains("--backup \(backup) already exists; seedkit never overwrites a file with a backup: remove it or give another path"), "\(result)")
+        #expect(
+            result.stderr.contains(
+                "--backup \(backup) already exists; seedkit never overwrites a file with a backup: remove it or give another path"
+            ), "\(result)")
         #expect(project.read("user.sqlite") == store)
         #expect(project.read(backup) == existing)
         #expect(!FileManager.default.fileExists(atPath: project.path("nowhere.sqlite")))
@@ -112,7 +128,9 @@ private final class Holder {
         let project = try TemporaryProject.withUserStore()
         // A migration big enough to be killed in the middle: 5,000 books.
         var rows = "insert:\n  books:\n"
-        for index in 0..<5_000 { rows += "    - { title: Bulk \(index), price: \(index % 500), category_id: Fiction }\n" }
+        for index in 0..<5_000 {
+            rows += "    - { title: Bulk \(index), price: \(index % 500), category_id: Fiction }\n"
+        }
         try project.write("migrations/0002-bulk.yml", rows)
         let pristine = try #require(project.read("user.sqlite"))
         // Time one full run, then kill runs at moments spread over 0–110% of it: before, during and after the write.
@@ -136,9 +154,11 @@ private final class Holder {
             process.waitUntilExit()
             // Open as the next app launch would: SQLite rolls a hot journal back.
             let (books, ledger, integrity) = try project.database("user.sqlite").read { db in
-                (try Int.fetchOne(db, sql: "SELECT count(*) FROM books") ?? -1,
-                 try MigrationLedger.entries(db).count,
-                 try String.fetchOne(db, sql: "PRAGMA integrity_check"))
+                (
+                    try Int.fetchOne(db, sql: "SELECT count(*) FROM books") ?? -1,
+                    try MigrationLedger.entries(db).count,
+                    try String.fetchOne(db, sql: "PRAGMA integrity_check")
+                )
             }
             #expect(integrity == "ok")
             let before = books == 3 && ledger == 0
@@ -148,6 +168,8 @@ private final class Holder {
         }
         // Finish the job: a rerun after any kill ends in the complete state.
         #expect(try project.seedkit("migrate", "user.sqlite").status == 0)
-        #expect(try project.database("user.sqlite").read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM books") } == 5_004)
+        #expect(
+            try project.database("user.sqlite").read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM books") }
+                == 5_004)
     }
 }

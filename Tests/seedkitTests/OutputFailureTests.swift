@@ -5,8 +5,12 @@ import SeedTestSupport
 import Testing
 
 /// Runs seedkit through `sh` so that its stdout or stderr can be redirected to `/dev/full` or closed.
-private func seedkitRedirected(_ redirection: String, _ arguments: [String], in project: TemporaryProject) throws -> CommandResult {
-    try run(URL(fileURLWithPath: "/bin/sh"), ["-c", "\"$0\" \"$@\" \(redirection)", seedkitBinary.path] + arguments, in: project.root)
+private func seedkitRedirected(_ redirection: String, _ arguments: [String], in project: TemporaryProject) throws
+    -> CommandResult
+{
+    try run(
+        URL(fileURLWithPath: "/bin/sh"), ["-c", "\"$0\" \"$@\" \(redirection)", seedkitBinary.path] + arguments,
+        in: project.root)
 }
 
 /// Output that can't be written is an I/O failure (exit 4) with a message, never a silent success (issue 14).
@@ -54,7 +58,10 @@ private func seedkitRedirected(_ redirection: String, _ arguments: [String], in 
         let project = try TemporaryProject.withUserStore()
         let result = try seedkitRedirected("> /dev/full", ["migrate", "user.sqlite"], in: project)
         #expect(result.status == 4, "\(result)")
-        #expect(result.stderr.contains("cannot write the output: No space left on device (user.sqlite: 1 migration applied all the same)"), "\(result)")
+        #expect(
+            result.stderr.contains(
+                "cannot write the output: No space left on device (user.sqlite: 1 migration applied all the same)"),
+            "\(result)")
         #expect(try project.database("user.sqlite").read { db in try MigrationLedger.entries(db).count } == 1)
     }
 
@@ -69,11 +76,15 @@ private func seedkitRedirected(_ redirection: String, _ arguments: [String], in 
 
 /// `--backup` must never name the store itself (issue 14).
 @Suite struct MigrateBackupPathTests {
-    @Test(arguments: ["user.sqlite", "./user.sqlite", "user.sqlite-wal", "user.sqlite-journal", "user.sqlite-shm", "link.sqlite", "sub/../user.sqlite"])
+    @Test(arguments: [
+        "user.sqlite", "./user.sqlite", "user.sqlite-wal", "user.sqlite-journal", "user.sqlite-shm", "link.sqlite",
+        "sub/../user.sqlite",
+    ])
     func aBackupOntoTheStoreIsAUsageError(backup: String) throws {
         let project = try TemporaryProject.withUserStore()
         try FileManager.default.createDirectory(at: project.url("sub"), withIntermediateDirectories: true)
-        try FileManager.default.createSymbolicLink(atPath: project.path("link.sqlite"), withDestinationPath: "user.sqlite")
+        try FileManager.default.createSymbolicLink(
+            atPath: project.path("link.sqlite"), withDestinationPath: "user.sqlite")
         let before = try #require(project.sha256("user.sqlite"))
         let listing = project.listing(".")
         let result = try project.seedkit("migrate", "user.sqlite", "--backup", backup)

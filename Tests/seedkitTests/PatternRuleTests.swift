@@ -8,8 +8,11 @@ import Testing
 struct PatternRuleTests {
     private func project() throws -> TemporaryProject {
         let project = try TemporaryProject()
-        try project.write("seeds/schema.sql", "CREATE TABLE t (name TEXT PRIMARY KEY, code TEXT, tag TEXT, alt TEXT, n INTEGER);")
-        try project.write("seeds/seedkit.yml", """
+        try project.write(
+            "seeds/schema.sql", "CREATE TABLE t (name TEXT PRIMARY KEY, code TEXT, tag TEXT, alt TEXT, n INTEGER);")
+        try project.write(
+            "seeds/seedkit.yml",
+            """
             schema: schema.sql
             output: ../build/seed.sqlite
             tables:
@@ -29,7 +32,9 @@ struct PatternRuleTests {
 
     @Test func buildReportsEveryValueThatDoesNotMatchWholeAndNothingElse() throws {
         let project = try project()
-        try project.write("seeds/data/t.csv", """
+        try project.write(
+            "seeds/data/t.csv",
+            """
             name,code,tag,alt,n
             ok,AB123,x,ab,912
             arabic,AB\u{663}\u{664}\u{665},yx,a,900
@@ -59,14 +64,22 @@ struct PatternRuleTests {
         try project.write("seeds/data/t.csv", "name,code,tag,alt,n\nok,AB123,x,ab,912\n")
         #expect(try project.seedkit("build").status == 0)
         try FileManager.default.copyItem(at: project.url("build/seed.sqlite"), to: project.url("user.sqlite"))
-        try project.write("migrations/0001-more.yml", "insert:\n  t:\n    - { name: good, code: CD\u{665}\u{666}\u{667}, tag: xx, alt: a, n: 999 }\n    - { name: bad, code: C1, tag: x, alt: ab, n: 999 }\n")
+        try project.write(
+            "migrations/0001-more.yml",
+            "insert:\n  t:\n    - { name: good, code: CD\u{665}\u{666}\u{667}, tag: xx, alt: a, n: 999 }\n    - { name: bad, code: C1, tag: x, alt: ab, n: 999 }\n"
+        )
         let bytes = try #require(project.read("user.sqlite"))
         let migrate = try project.seedkit("migrate", "user.sqlite")
         #expect(migrate.status == 1)
-        #expect(migrate.stderr.contains("migrations/0001-more.yml:4: error: t: code 'C1' does not match the pattern ^[A-Z]{2}\\d{3}$ [1680]"), "\(migrate)")
+        #expect(
+            migrate.stderr.contains(
+                "migrations/0001-more.yml:4: error: t: code 'C1' does not match the pattern ^[A-Z]{2}\\d{3}$ [1680]"),
+            "\(migrate)")
         #expect(!migrate.stderr.contains("good"))
         #expect(project.read("user.sqlite") == bytes)
-        try project.database("user.sqlite").write { db in try db.execute(sql: "UPDATE t SET tag = 'y', alt = 'abab' WHERE name = 'ok'") }
+        try project.database("user.sqlite").write { db in
+            try db.execute(sql: "UPDATE t SET tag = 'y', alt = 'abab' WHERE name = 'ok'")
+        }
         let verify = try project.seedkit("verify", "user.sqlite")
         #expect(verify.status == 1)
         #expect(verify.stdout.contains("1680"), "\(verify)")

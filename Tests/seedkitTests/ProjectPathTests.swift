@@ -6,12 +6,18 @@ import Testing
 @Suite struct ProjectPathTests {
     @Test func anAbsoluteOutputInTheManifestIsTakenAsItIs() throws {
         let project = try TemporaryProject()
-        let elsewhere = FileManager.default.temporaryDirectory.appendingPathComponent("seedkit-abs-\(UUID().uuidString).sqlite")
+        let elsewhere = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "seedkit-abs-\(UUID().uuidString).sqlite")
         defer { try? FileManager.default.removeItem(at: elsewhere) }
-        try project.write("seeds/seedkit.yml", BookStore.manifest.replacingOccurrences(of: "output: ../build/seed.sqlite", with: "output: \(elsewhere.path)"))
+        try project.write(
+            "seeds/seedkit.yml",
+            BookStore.manifest.replacingOccurrences(
+                of: "output: ../build/seed.sqlite", with: "output: \(elsewhere.path)"))
         let result = try project.seedkit("build")
         #expect(result.status == 0, "\(result)")
-        #expect(FileManager.default.contents(atPath: elsewhere.path)?.prefix(15) == Data("SQLite format 3".utf8), "\(result)")
+        #expect(
+            FileManager.default.contents(atPath: elsewhere.path)?.prefix(15) == Data("SQLite format 3".utf8),
+            "\(result)")
         #expect(!project.exists("seeds" + elsewhere.path), "not re-rooted under the manifest's folder")
     }
 
@@ -21,8 +27,13 @@ import Testing
         let before = project.listing("migrations")
         let result = try project.seedkit("export-migrations", target)
         #expect(result.status == 2, "\(result)")
-        #expect(result.stderr == "\(target): error: this is the migrations folder: a .json written beside each .yml would be a second migration with the same number; export into the app's resources folder instead [2100]\n", "\(result)")
+        #expect(
+            result.stderr
+                == "\(target): error: this is the migrations folder: a .json written beside each .yml would be a second migration with the same number; export into the app's resources folder instead [2100]\n",
+            "\(result)")
         #expect(project.listing("migrations") == before)
-        #expect(try project.seedkit("status", "--migrations", "migrations", "nothing.sqlite").stderr.contains("used twice") == false)
+        #expect(
+            try project.seedkit("status", "--migrations", "migrations", "nothing.sqlite").stderr.contains("used twice")
+                == false)
     }
 }

@@ -8,9 +8,12 @@ import Testing
 /// schema is read through SQLite, never by splitting SQL text.
 @Suite struct PublishedDataTests {
     /// A project with one table `t` whose schema is `schema` and whose fixture is `data/t.csv`.
-    private func project(schema: String, csv: String = "a,b\nx,y\n", manifestTable: String = "    file: data/t.csv\n    key: a\n") throws -> TemporaryProject {
+    private func project(
+        schema: String, csv: String = "a,b\nx,y\n", manifestTable: String = "    file: data/t.csv\n    key: a\n"
+    ) throws -> TemporaryProject {
         let project = try TemporaryProject(bookStore: false)
-        try project.write("seeds/seedkit.yml", "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  t:\n" + manifestTable)
+        try project.write(
+            "seeds/seedkit.yml", "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  t:\n" + manifestTable)
         try project.write("seeds/schema.sql", schema)
         try project.write("seeds/data/t.csv", csv)
         return project
@@ -18,7 +21,8 @@ import Testing
 
     // MARK: - The schema is read through SQLite
 
-    static let commented = "CREATE TABLE t (\n  a TEXT PRIMARY KEY,  -- x, y\n  b TEXT /* c, d */ NOT NULL, \"c\" INTEGER CHECK (c IN (1, 2)), -- trailing, comment\n  CHECK (a <> b)\n);\n"
+    static let commented =
+        "CREATE TABLE t (\n  a TEXT PRIMARY KEY,  -- x, y\n  b TEXT /* c, d */ NOT NULL, \"c\" INTEGER CHECK (c IN (1, 2)), -- trailing, comment\n  CHECK (a <> b)\n);\n"
 
     @Test func aCommentHoldingACommaChangesNothingDiffSees() throws {
         let project = try project(schema: Self.commented, csv: "a,b,c\nx,y,1\n")
@@ -45,9 +49,15 @@ import Testing
 
     @Test func aQuotedNameAndACommentDoNotMakeAColumnDiffer() throws {
         // The same table written two ways: SQLite reads the same columns, types and constraints.
-        let one = try project(schema: "CREATE TABLE t (a TEXT PRIMARY KEY, b TEXT NOT NULL CHECK (b <> ''), UNIQUE (a, b));\nCREATE INDEX ib ON t(b);\n")
+        let one = try project(
+            schema:
+                "CREATE TABLE t (a TEXT PRIMARY KEY, b TEXT NOT NULL CHECK (b <> ''), UNIQUE (a, b));\nCREATE INDEX ib ON t(b);\n"
+        )
         try #require(try one.seedkit("build").status == 0)
-        let two = try project(schema: "CREATE TABLE \"t\" (\n  \"a\" TEXT PRIMARY KEY, -- the key, it is text\n  [b] TEXT NOT NULL CHECK (\"b\" <> ''), /* both */ UNIQUE (\"a\", `b`)\n);\nCREATE INDEX \"ib\" ON \"t\" (\"b\");\n")
+        let two = try project(
+            schema:
+                "CREATE TABLE \"t\" (\n  \"a\" TEXT PRIMARY KEY, -- the key, it is text\n  [b] TEXT NOT NULL CHECK (\"b\" <> ''), /* both */ UNIQUE (\"a\", `b`)\n);\nCREATE INDEX \"ib\" ON \"t\" (\"b\");\n"
+        )
         try #require(try two.seedkit("build").status == 0)
         let diff = try one.seedkit("diff", "build/seed.sqlite", two.path("build/seed.sqlite"), "--exit-code")
         #expect(diff.status == 0, "\(diff)")
@@ -57,7 +67,10 @@ import Testing
     @Test func aNewColumnAfterACommentIsAddedWithItsDefinition() throws {
         let project = try project(schema: "CREATE TABLE t (\n  a TEXT PRIMARY KEY, -- key, text\n  b TEXT\n);\n")
         try #require(try project.seedkit("build", "--output", "seeds/releases/1.0.sqlite").status == 0)
-        try project.write("seeds/schema.sql", "CREATE TABLE t (\n  a TEXT PRIMARY KEY, -- key, text\n  b TEXT, -- b, too\n  c INTEGER DEFAULT 7 -- new, with a default\n);\n")
+        try project.write(
+            "seeds/schema.sql",
+            "CREATE TABLE t (\n  a TEXT PRIMARY KEY, -- key, text\n  b TEXT, -- b, too\n  c INTEGER DEFAULT 7 -- new, with a default\n);\n"
+        )
         try project.write("seeds/data/t.csv", "a,b,c\nx,y,7\n")
         let generated = try project.seedkit("new-migration", "column", "--from", "seeds/releases/1.0.sqlite")
         #expect(generated.status == 0, "\(generated)")
@@ -73,35 +86,48 @@ import Testing
 
     /// The first lines of IANA's zone1970.tab (tzdata 2025b) as published: `#` comments, the
     /// header only inside a comment, tab-separated, rows of 3 or 4 fields.
-    static let zoneTab = "# tzdb timezone descriptions\n#\n# This file is in the public domain.\n#\n#country-\n#codes\tcoordinates\tTZ\tcomments\nAD\t+4230+00131\tEurope/Andorra\nAE,OM,RE,SC,TF\t+2518+05518\tAsia/Dubai\tCrozet\nAF\t+3431+06912\tAsia/Kabul\nAQ\t-6617+11031\tAntarctica/Casey\tCasey\nAR\t-3436-05827\tAmerica/Argentina/Buenos_Aires\tBuenos Aires (BA, CF)\n"
+    static let zoneTab =
+        "# tzdb timezone descriptions\n#\n# This file is in the public domain.\n#\n#country-\n#codes\tcoordinates\tTZ\tcomments\nAD\t+4230+00131\tEurope/Andorra\nAE,OM,RE,SC,TF\t+2518+05518\tAsia/Dubai\tCrozet\nAF\t+3431+06912\tAsia/Kabul\nAQ\t-6617+11031\tAntarctica/Casey\tCasey\nAR\t-3436-05827\tAmerica/Argentina/Buenos_Aires\tBuenos Aires (BA, CF)\n"
 
     private func zones(_ options: String, file: String = "data/zone1970.tab") throws -> TemporaryProject {
         let project = try TemporaryProject(bookStore: false)
-        try project.write("seeds/seedkit.yml", "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  zones:\n    file: \(file)\n    key: tz\n" + options)
-        try project.write("seeds/schema.sql", "CREATE TABLE zones (tz TEXT PRIMARY KEY, codes TEXT NOT NULL, coordinates TEXT NOT NULL, comments TEXT);\n")
+        try project.write(
+            "seeds/seedkit.yml",
+            "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  zones:\n    file: \(file)\n    key: tz\n"
+                + options)
+        try project.write(
+            "seeds/schema.sql",
+            "CREATE TABLE zones (tz TEXT PRIMARY KEY, codes TEXT NOT NULL, coordinates TEXT NOT NULL, comments TEXT);\n"
+        )
         try project.write("seeds/\(file)", Self.zoneTab)
         return project
     }
 
     @Test func zone1970TabBuildsAsPublished() throws {
-        let project = try zones("    comment: \"#\"\n    header: [codes, coordinates, tz, comments]\n    ragged: true\n")
+        let project = try zones(
+            "    comment: \"#\"\n    header: [codes, coordinates, tz, comments]\n    ragged: true\n")
         let build = try project.seedkit("build")
         #expect(build.status == 0, "\(build)")
-        let rows = try project.rows("build/seed.sqlite", "SELECT tz, codes, coordinates, comments FROM zones ORDER BY rowid")
-        #expect(rows == [
-            "'Europe/Andorra'|'AD'|'+4230+00131'|NULL",
-            "'Asia/Dubai'|'AE,OM,RE,SC,TF'|'+2518+05518'|'Crozet'",
-            "'Asia/Kabul'|'AF'|'+3431+06912'|NULL",
-            "'Antarctica/Casey'|'AQ'|'-6617+11031'|'Casey'",
-            "'America/Argentina/Buenos_Aires'|'AR'|'-3436-05827'|'Buenos Aires (BA, CF)'",
-        ])
+        let rows = try project.rows(
+            "build/seed.sqlite", "SELECT tz, codes, coordinates, comments FROM zones ORDER BY rowid")
+        #expect(
+            rows == [
+                "'Europe/Andorra'|'AD'|'+4230+00131'|NULL",
+                "'Asia/Dubai'|'AE,OM,RE,SC,TF'|'+2518+05518'|'Crozet'",
+                "'Asia/Kabul'|'AF'|'+3431+06912'|NULL",
+                "'Antarctica/Casey'|'AQ'|'-6617+11031'|'Casey'",
+                "'America/Argentina/Buenos_Aires'|'AR'|'-3436-05827'|'Buenos Aires (BA, CF)'",
+            ])
     }
 
     @Test func aShortRowWithoutRaggedSaysWhereAndHowToReadIt() throws {
         let project = try zones("    comment: \"#\"\n    header: [codes, coordinates, tz, comments]\n")
         let build = try project.seedkit("build")
         #expect(build.status == 1, "\(build)")
-        #expect(build.stderr.contains("seeds/data/zone1970.tab:7:4: error: expected 4 fields (as in the manifest's header:), found 3; if the publisher leaves trailing fields out, ragged: true in the manifest reads them as NULL"), "\(build)")
+        #expect(
+            build.stderr.contains(
+                "seeds/data/zone1970.tab:7:4: error: expected 4 fields (as in the manifest's header:), found 3; if the publisher leaves trailing fields out, ragged: true in the manifest reads them as NULL"
+            ), "\(build)")
         #expect(!project.exists("build/seed.sqlite"))
     }
 
@@ -109,11 +135,16 @@ import Testing
         let project = try zones("    comment: \"#\"\n    header: [codes, coordinates, tz]\n    ragged: true\n")
         let build = try project.seedkit("build")
         #expect(build.status == 1, "\(build)")
-        #expect(build.stderr.contains("seeds/data/zone1970.tab:8:4: error: expected 3 fields (as in the manifest's header:), found 4"), "\(build)")
+        #expect(
+            build.stderr.contains(
+                "seeds/data/zone1970.tab:8:4: error: expected 3 fields (as in the manifest's header:), found 4"),
+            "\(build)")
     }
 
     @Test func tsvSplitsOnTabsAndKeepsQuotesAsText() throws {
-        let project = try project(schema: "CREATE TABLE t (a TEXT PRIMARY KEY, b TEXT);\n", csv: "", manifestTable: "    file: data/t.txt\n    format: tsv\n    key: a\n")
+        let project = try project(
+            schema: "CREATE TABLE t (a TEXT PRIMARY KEY, b TEXT);\n", csv: "",
+            manifestTable: "    file: data/t.txt\n    format: tsv\n    key: a\n")
         try project.write("seeds/data/t.txt", "a\tb\n\"x\"\ty, z\n")
         let build = try project.seedkit("build")
         #expect(build.status == 0, "\(build)")
@@ -123,22 +154,34 @@ import Testing
     @Test func anUnknownExtensionWithoutFormatIsAManifestErrorAtItsLine() throws {
         let project = try project(schema: "CREATE TABLE t (a TEXT PRIMARY KEY, b TEXT);\n")
         try #require(try project.seedkit("build", "--output", "seeds/releases/1.0.sqlite").status == 0)
-        try project.write("seeds/seedkit.yml", "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  t:\n    file: data/t.txt\n    key: a\n")
+        try project.write(
+            "seeds/seedkit.yml",
+            "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  t:\n    file: data/t.txt\n    key: a\n")
         try project.write("seeds/data/t.txt", "[]")
-        for command in [["build"], ["new-migration", "x", "--from", "seeds/releases/1.0.sqlite"], ["check-upgrade", "seeds/releases/1.0.sqlite"]] {
+        for command in [
+            ["build"], ["new-migration", "x", "--from", "seeds/releases/1.0.sqlite"],
+            ["check-upgrade", "seeds/releases/1.0.sqlite"],
+        ] {
             let result = try project.seedkit(command)
             #expect(result.status == 2, "\(command) \(result)")
-            #expect(result.stderr.contains("seeds/seedkit.yml:5:11: error: data/t.txt has the extension '.txt', which names no fixture format: name the format with format: csv, tsv, json or jsonl"), "\(command) \(result)")
+            #expect(
+                result.stderr.contains(
+                    "seeds/seedkit.yml:5:11: error: data/t.txt has the extension '.txt', which names no fixture format: name the format with format: csv, tsv, json or jsonl"
+                ), "\(command) \(result)")
         }
     }
 
     @Test func nullsAndDelimiterReadAPublishersCSV() throws {
-        let project = try project(schema: "CREATE TABLE t (a TEXT PRIMARY KEY, b INTEGER, c TEXT);\n", csv: "a;b;c\nx;-;\ny;2;\"\"\nz;3;-\n",
-                                  manifestTable: "    file: data/t.csv\n    key: a\n    delimiter: \";\"\n    nulls: [\"-\"]\n")
+        let project = try project(
+            schema: "CREATE TABLE t (a TEXT PRIMARY KEY, b INTEGER, c TEXT);\n", csv: "a;b;c\nx;-;\ny;2;\"\"\nz;3;-\n",
+            manifestTable: "    file: data/t.csv\n    key: a\n    delimiter: \";\"\n    nulls: [\"-\"]\n")
         let build = try project.seedkit("build")
         #expect(build.status == 0, "\(build)")
         // Only "-" is NULL now: the empty unquoted field is the empty string, "" too.
-        #expect(try project.rows("build/seed.sqlite", "SELECT a, b, c FROM t ORDER BY a") == ["'x'|NULL|''", "'y'|2|''", "'z'|3|NULL"])
+        #expect(
+            try project.rows("build/seed.sqlite", "SELECT a, b, c FROM t ORDER BY a") == [
+                "'x'|NULL|''", "'y'|2|''", "'z'|3|NULL",
+            ])
     }
 
     @Test func badReadingOptionsAreManifestErrorsAtTheirLine() throws {
@@ -151,7 +194,9 @@ import Testing
             ("    comment: \"\"\n", "seeds/seedkit.yml:7:14: error: comment must be the text comment lines start with"),
         ]
         for (option, message) in cases {
-            let project = try project(schema: "CREATE TABLE t (a TEXT PRIMARY KEY, b TEXT);\n", manifestTable: "    file: data/t.csv\n    key: a\n" + option)
+            let project = try project(
+                schema: "CREATE TABLE t (a TEXT PRIMARY KEY, b TEXT);\n",
+                manifestTable: "    file: data/t.csv\n    key: a\n" + option)
             let build = try project.seedkit("build")
             #expect(build.status == 2, "\(option) \(build)")
             #expect(build.stderr.contains(message), "\(option) \(build)")
@@ -160,12 +205,23 @@ import Testing
 
     @Test func ubuntuCSVWithShorterOlderRowsBuildsUnderRagged() throws {
         let project = try TemporaryProject(bookStore: false)
-        try project.write("seeds/seedkit.yml", "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  releases:\n    file: data/ubuntu.csv\n    key: series\n    ragged: true\n    columns: { eol_server: eol-server, eol_esm: eol-esm, eol_legacy: eol-legacy }\n")
-        try project.write("seeds/schema.sql", "CREATE TABLE releases (series TEXT PRIMARY KEY, version TEXT NOT NULL, codename TEXT NOT NULL, created DATE, release DATE, eol DATE, eol_server DATE, eol_esm DATE, eol_legacy DATE);\n")
-        try project.write("seeds/data/ubuntu.csv", "version,codename,series,created,release,eol,eol-server,eol-esm,eol-legacy\n4.10,Warty Warthog,warty,2004-03-05,2004-10-20,2006-04-30\n6.06 LTS,Dapper Drake,dapper,2005-10-12,2006-06-01,2009-07-14,2011-06-01\n26.04 LTS,Resolute Raccoon,resolute,2025-10-09,2026-04-23,2031-05-29,2031-05-29,2036-04-23,2038-04-27\n")
+        try project.write(
+            "seeds/seedkit.yml",
+            "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  releases:\n    file: data/ubuntu.csv\n    key: series\n    ragged: true\n    columns: { eol_server: eol-server, eol_esm: eol-esm, eol_legacy: eol-legacy }\n"
+        )
+        try project.write(
+            "seeds/schema.sql",
+            "CREATE TABLE releases (series TEXT PRIMARY KEY, version TEXT NOT NULL, codename TEXT NOT NULL, created DATE, release DATE, eol DATE, eol_server DATE, eol_esm DATE, eol_legacy DATE);\n"
+        )
+        try project.write(
+            "seeds/data/ubuntu.csv",
+            "version,codename,series,created,release,eol,eol-server,eol-esm,eol-legacy\n4.10,Warty Warthog,warty,2004-03-05,2004-10-20,2006-04-30\n6.06 LTS,Dapper Drake,dapper,2005-10-12,2006-06-01,2009-07-14,2011-06-01\n26.04 LTS,Resolute Raccoon,resolute,2025-10-09,2026-04-23,2031-05-29,2031-05-29,2036-04-23,2038-04-27\n"
+        )
         let build = try project.seedkit("build")
         #expect(build.status == 0, "\(build)")
-        #expect(try project.rows("build/seed.sqlite", "SELECT series, eol_server, eol_legacy FROM releases ORDER BY rowid") == ["'warty'|NULL|NULL", "'dapper'|'2011-06-01'|NULL", "'resolute'|'2031-05-29'|'2038-04-27'"])
+        #expect(
+            try project.rows("build/seed.sqlite", "SELECT series, eol_server, eol_legacy FROM releases ORDER BY rowid")
+                == ["'warty'|NULL|NULL", "'dapper'|'2011-06-01'|NULL", "'resolute'|'2031-05-29'|'2038-04-27'"])
     }
 
     // MARK: - Field paths and nested JSON
@@ -180,55 +236,93 @@ import Testing
         ]
         """#
 
-    private func countries(_ columns: String, json: String = PublishedDataTests.countriesJSON) throws -> TemporaryProject {
+    private func countries(_ columns: String, json: String = PublishedDataTests.countriesJSON) throws
+        -> TemporaryProject
+    {
         let project = try TemporaryProject(bookStore: false)
-        try project.write("seeds/seedkit.yml", "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  countries:\n    file: data/countries.json\n    key: code\n    columns: \(columns)\n")
-        try project.write("seeds/schema.sql", "CREATE TABLE countries (code TEXT PRIMARY KEY, common_name TEXT NOT NULL, official_name TEXT, alt_spellings TEXT, translations TEXT);\n")
+        try project.write(
+            "seeds/seedkit.yml",
+            "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  countries:\n    file: data/countries.json\n    key: code\n    columns: \(columns)\n"
+        )
+        try project.write(
+            "seeds/schema.sql",
+            "CREATE TABLE countries (code TEXT PRIMARY KEY, common_name TEXT NOT NULL, official_name TEXT, alt_spellings TEXT, translations TEXT);\n"
+        )
         try project.write("seeds/data/countries.json", json)
         return project
     }
 
     @Test func aJSONPointerReadsANestedField() throws {
-        let project = try countries("{ code: cca2, common_name: /name/common, official_name: /name/official, alt_spellings: altSpellings, translations: translations }")
+        let project = try countries(
+            "{ code: cca2, common_name: /name/common, official_name: /name/official, alt_spellings: altSpellings, translations: translations }"
+        )
         let build = try project.seedkit("build")
         #expect(build.status == 0, "\(build)")
-        #expect(try project.rows("build/seed.sqlite", "SELECT code, common_name, official_name FROM countries ORDER BY code") == ["'NO'|'Norway'|'Kingdom of Norway'", "'PE'|'Peru'|'Republic of Peru'"])
+        #expect(
+            try project.rows(
+                "build/seed.sqlite", "SELECT code, common_name, official_name FROM countries ORDER BY code") == [
+                    "'NO'|'Norway'|'Kingdom of Norway'", "'PE'|'Peru'|'Republic of Peru'",
+                ])
     }
 
     @Test func aPointerIntoAnArrayAndDeeperObjects() throws {
-        let project = try countries("{ code: cca2, common_name: /name/common, official_name: /name/nativeName/nno/common, alt_spellings: /altSpellings/1 }\n    ignore: [translations]")
+        let project = try countries(
+            "{ code: cca2, common_name: /name/common, official_name: /name/nativeName/nno/common, alt_spellings: /altSpellings/1 }\n    ignore: [translations]"
+        )
         let build = try project.seedkit("build")
         #expect(build.status == 0, "\(build)")
-        #expect(try project.rows("build/seed.sqlite", "SELECT code, official_name, alt_spellings FROM countries ORDER BY code") == ["'NO'|'Noreg'|'Norge'", "'PE'|NULL|'República del Perú'"])
+        #expect(
+            try project.rows(
+                "build/seed.sqlite", "SELECT code, official_name, alt_spellings FROM countries ORDER BY code") == [
+                    "'NO'|'Noreg'|'Norge'", "'PE'|NULL|'República del Perú'",
+                ])
     }
 
     @Test func aPathNoRecordHoldsIsOneErrorNamingItAndTheTable() throws {
-        let project = try countries("{ code: cca2, common_name: /name/commn }\n    ignore: [altSpellings, translations]")
+        let project = try countries(
+            "{ code: cca2, common_name: /name/commn }\n    ignore: [altSpellings, translations]")
         let build = try project.seedkit("build")
         #expect(build.status == 1, "\(build)")
-        #expect(build.stderr == "seeds/seedkit.yml:7:41: error: columns: common_name: /name/commn: no record of seeds/data/countries.json holds this path (2 records read), so table countries would get no common_name from it; check the path against a record [2020]\n", "\(build)")
+        #expect(
+            build.stderr
+                == "seeds/seedkit.yml:7:41: error: columns: common_name: /name/commn: no record of seeds/data/countries.json holds this path (2 records read), so table countries would get no common_name from it; check the path against a record [2020]\n",
+            "\(build)")
         #expect(!project.exists("build/seed.sqlite"))
     }
 
     @Test func aPointerIsRefusedForACSVFixtureAndWhenMalformed() throws {
-        let project = try project(schema: "CREATE TABLE t (a TEXT PRIMARY KEY, b TEXT);\n", manifestTable: "    file: data/t.csv\n    key: a\n    columns: { b: /x/y }\n")
+        let project = try project(
+            schema: "CREATE TABLE t (a TEXT PRIMARY KEY, b TEXT);\n",
+            manifestTable: "    file: data/t.csv\n    key: a\n    columns: { b: /x/y }\n")
         let csv = try project.seedkit("build")
         #expect(csv.status == 2, "\(csv)")
-        #expect(csv.stderr.contains("seeds/seedkit.yml:7:19: error: columns: 'b' is a JSON Pointer, which reads a JSON record; data/t.csv is read as csv"), "\(csv)")
-        try project.write("seeds/seedkit.yml", "schema: schema.sql\ntables:\n  t:\n    file: data/t.json\n    key: a\n    columns: { b: /x~2 }\n")
+        #expect(
+            csv.stderr.contains(
+                "seeds/seedkit.yml:7:19: error: columns: 'b' is a JSON Pointer, which reads a JSON record; data/t.csv is read as csv"
+            ), "\(csv)")
+        try project.write(
+            "seeds/seedkit.yml",
+            "schema: schema.sql\ntables:\n  t:\n    file: data/t.json\n    key: a\n    columns: { b: /x~2 }\n")
         let bad = try project.seedkit("build")
         #expect(bad.status == 2, "\(bad)")
-        #expect(bad.stderr.contains("seeds/seedkit.yml:6:19: error: columns: 'b': '/x~2' is not a JSON Pointer"), "\(bad)")
+        #expect(
+            bad.stderr.contains("seeds/seedkit.yml:6:19: error: columns: 'b': '/x~2' is not a JSON Pointer"), "\(bad)")
     }
 
     @Test func nestedJSONIsStoredCanonicalSoAReindentedSourceBuildsTheSameSeed() throws {
         let columns = "{ code: cca2, common_name: /name/common, alt_spellings: altSpellings }\n    ignore: [name]"
         let project = try countries(columns)
         try #require(try project.seedkit("build", "--output", "seeds/releases/1.0.sqlite").status == 0)
-        #expect(try project.rows("seeds/releases/1.0.sqlite", "SELECT translations FROM countries ORDER BY code") == ["'{\"fra\":{\"common\":\"Norvège\"}}'", "'{\"fra\":{\"common\":\"Pérou\"}}'"])
-        #expect(try project.rows("seeds/releases/1.0.sqlite", "SELECT alt_spellings = json(alt_spellings) FROM countries") == ["1", "1"])
+        #expect(
+            try project.rows("seeds/releases/1.0.sqlite", "SELECT translations FROM countries ORDER BY code") == [
+                "'{\"fra\":{\"common\":\"Norvège\"}}'", "'{\"fra\":{\"common\":\"Pérou\"}}'",
+            ])
+        #expect(
+            try project.rows("seeds/releases/1.0.sqlite", "SELECT alt_spellings = json(alt_spellings) FROM countries")
+                == ["1", "1"])
         // The publisher re-indents the file and writes its strings without escapes (and "/" escaped).
-        let reindented = "[{\"name\":{\"common\":\"Norway\",\"official\":\"Kingdom of Norway\",\"nativeName\":{\"nno\":{ \"common\":\"Noreg\"}}},\n\"cca2\":\"NO\",\"altSpellings\":[ \"NO\" ,\n\t\"Norge\",\"Noreg\" ],\"translations\":{ \"fra\" : { \"common\" : \"Norvège\" } }},\n{\"name\":{\"common\":\"Peru\",\n \"official\":\"Republic of Peru\"},\"cca2\":\"PE\",\"altSpellings\":[\"PE\",\"República del Perú\"],\"translations\":{\"fra\":{\"common\":\"P\\u00e9rou\"}}}]\n"
+        let reindented =
+            "[{\"name\":{\"common\":\"Norway\",\"official\":\"Kingdom of Norway\",\"nativeName\":{\"nno\":{ \"common\":\"Noreg\"}}},\n\"cca2\":\"NO\",\"altSpellings\":[ \"NO\" ,\n\t\"Norge\",\"Noreg\" ],\"translations\":{ \"fra\" : { \"common\" : \"Norvège\" } }},\n{\"name\":{\"common\":\"Peru\",\n \"official\":\"Republic of Peru\"},\"cca2\":\"PE\",\"altSpellings\":[\"PE\",\"República del Perú\"],\"translations\":{\"fra\":{\"common\":\"P\\u00e9rou\"}}}]\n"
         try project.write("seeds/data/countries.json", reindented)
         try #require(try project.seedkit("build").status == 0)
         #expect(project.sha256("build/seed.sqlite") == project.sha256("seeds/releases/1.0.sqlite"))
@@ -254,9 +348,15 @@ import Testing
 
         """
 
-    private func currencies(_ codes: String = PublishedDataTests.codesAll, currencyQuery: String = "SELECT DISTINCT AlphabeticCode AS code, Currency AS name, MinorUnit AS minor_unit FROM codes WHERE WithdrawalDate IS NULL AND AlphabeticCode IS NOT NULL ORDER BY code") throws -> TemporaryProject {
+    private func currencies(
+        _ codes: String = PublishedDataTests.codesAll,
+        currencyQuery: String =
+            "SELECT DISTINCT AlphabeticCode AS code, Currency AS name, MinorUnit AS minor_unit FROM codes WHERE WithdrawalDate IS NULL AND AlphabeticCode IS NOT NULL ORDER BY code"
+    ) throws -> TemporaryProject {
         let project = try TemporaryProject(bookStore: false)
-        try project.write("seeds/seedkit.yml", """
+        try project.write(
+            "seeds/seedkit.yml",
+            """
             schema: schema.sql
             output: ../build/seed.sqlite
             sources:
@@ -273,7 +373,9 @@ import Testing
                 refs: { currency: currency.code }
 
             """)
-        try project.write("seeds/schema.sql", """
+        try project.write(
+            "seeds/schema.sql",
+            """
             CREATE TABLE currency (id INTEGER PRIMARY KEY, code TEXT NOT NULL UNIQUE, name TEXT NOT NULL, minor_unit INTEGER);
             CREATE TABLE country_currency (country TEXT NOT NULL, currency INTEGER NOT NULL REFERENCES currency(id), PRIMARY KEY (country, currency));
 
@@ -286,34 +388,64 @@ import Testing
         let project = try currencies()
         let build = try project.seedkit("build")
         #expect(build.status == 0, "\(build)")
-        #expect(try project.rows("build/seed.sqlite", "SELECT code, name, minor_unit FROM currency ORDER BY code") == ["'AFN'|'Afghani'|2", "'ALL'|'Lek'|2", "'EUR'|'Euro'|2", "'XDR'|'SDR (Special Drawing Right)'|NULL"])
-        #expect(try project.rows("build/seed.sqlite", "SELECT country, c.code FROM country_currency JOIN currency c ON c.id = currency ORDER BY 1, 2") == ["'AFGHANISTAN'|'AFN'", "'ALBANIA'|'ALL'", "'FRANCE'|'EUR'", "'INTERNATIONAL MONETARY FUND (IMF)'|'XDR'", "'ÅLAND ISLANDS'|'EUR'"])
+        #expect(
+            try project.rows("build/seed.sqlite", "SELECT code, name, minor_unit FROM currency ORDER BY code") == [
+                "'AFN'|'Afghani'|2", "'ALL'|'Lek'|2", "'EUR'|'Euro'|2", "'XDR'|'SDR (Special Drawing Right)'|NULL",
+            ])
+        #expect(
+            try project.rows(
+                "build/seed.sqlite",
+                "SELECT country, c.code FROM country_currency JOIN currency c ON c.id = currency ORDER BY 1, 2") == [
+                    "'AFGHANISTAN'|'AFN'", "'ALBANIA'|'ALL'", "'FRANCE'|'EUR'",
+                    "'INTERNATIONAL MONETARY FUND (IMF)'|'XDR'", "'ÅLAND ISLANDS'|'EUR'",
+                ])
         // The source itself is never in the seed.
-        #expect(try project.rows("build/seed.sqlite", "SELECT count(*) FROM sqlite_master WHERE name = 'codes'") == ["0"])
+        #expect(
+            try project.rows("build/seed.sqlite", "SELECT count(*) FROM sqlite_master WHERE name = 'codes'") == ["0"])
     }
 
     @Test func aQueryRowGoesThroughConversionAndRulesAndItsErrorNamesTheTableAndRow() throws {
-        let project = try currencies(PublishedDataTests.codesAll.replacingOccurrences(of: "ALBANIA,Lek,ALL,008,2,", with: "ALBANIA,Lek,ALL,008,two,").replacingOccurrences(of: "AFGHANISTAN,Afghani,AFN,971,2,", with: "AFGHANISTAN,Afghani,AFN,971,7,"))
+        let project = try currencies(
+            PublishedDataTests.codesAll.replacingOccurrences(
+                of: "ALBANIA,Lek,ALL,008,2,", with: "ALBANIA,Lek,ALL,008,two,"
+            ).replacingOccurrences(of: "AFGHANISTAN,Afghani,AFN,971,2,", with: "AFGHANISTAN,Afghani,AFN,971,7,"))
         let build = try project.seedkit("build")
         #expect(build.status == 1, "\(build)")
-        #expect(build.stderr.contains("seeds/seedkit.yml (query of currency):2:3: error: minor_unit: 'two' is not an integer (the column is INTEGER) (the query's row 2: code 'ALL') [2010]"), "\(build)")
-        #expect(build.stderr.contains("seeds/seedkit.yml (query of currency):1:3: error: minor_unit 7 is greater than the maximum 4 (the query's row 1: code 'AFN') [1610]"), "\(build)")
+        #expect(
+            build.stderr.contains(
+                "seeds/seedkit.yml (query of currency):2:3: error: minor_unit: 'two' is not an integer (the column is INTEGER) (the query's row 2: code 'ALL') [2010]"
+            ), "\(build)")
+        #expect(
+            build.stderr.contains(
+                "seeds/seedkit.yml (query of currency):1:3: error: minor_unit 7 is greater than the maximum 4 (the query's row 1: code 'AFN') [1610]"
+            ), "\(build)")
         #expect(!project.exists("build/seed.sqlite"))
     }
 
     @Test func aDuplicateKeyNamesBothRowsInAQueryAndBothLinesInAFile() throws {
-        let project = try currencies(currencyQuery: "SELECT AlphabeticCode AS code, Currency AS name, MinorUnit AS minor_unit FROM codes WHERE AlphabeticCode IS NOT NULL ORDER BY code")
+        let project = try currencies(
+            currencyQuery:
+                "SELECT AlphabeticCode AS code, Currency AS name, MinorUnit AS minor_unit FROM codes WHERE AlphabeticCode IS NOT NULL ORDER BY code"
+        )
         let build = try project.seedkit("build")
         #expect(build.status == 1, "\(build)")
-        #expect(build.stderr.contains("seeds/seedkit.yml (query of currency):5:1: error: duplicate key code 'EUR': row 4 of the query has the same (the query's row 5: code 'EUR') [2040]"), "\(build)")
-        let file = try self.project(schema: "CREATE TABLE t (a TEXT PRIMARY KEY, b TEXT);\n", csv: "a,b\nx,1\ny,2\nz,3\ny,4\n")
+        #expect(
+            build.stderr.contains(
+                "seeds/seedkit.yml (query of currency):5:1: error: duplicate key code 'EUR': row 4 of the query has the same (the query's row 5: code 'EUR') [2040]"
+            ), "\(build)")
+        let file = try self.project(
+            schema: "CREATE TABLE t (a TEXT PRIMARY KEY, b TEXT);\n", csv: "a,b\nx,1\ny,2\nz,3\ny,4\n")
         let fileBuild = try file.seedkit("build")
-        #expect(fileBuild.stderr == "seeds/data/t.csv:5:1: error: duplicate key a 'y': line 3 has the same [2040]\n", "\(fileBuild)")
+        #expect(
+            fileBuild.stderr == "seeds/data/t.csv:5:1: error: duplicate key a 'y': line 3 has the same [2040]\n",
+            "\(fileBuild)")
     }
 
     @Test func aJSONSourceIsATableOfItsTopLevelFieldsWithNestedValuesAsJSON() throws {
         let project = try TemporaryProject(bookStore: false)
-        try project.write("seeds/seedkit.yml", """
+        try project.write(
+            "seeds/seedkit.yml",
+            """
             schema: schema.sql
             output: ../build/seed.sqlite
             sources:
@@ -325,30 +457,47 @@ import Testing
                 key: code
 
             """)
-        try project.write("seeds/schema.sql", "CREATE TABLE countries (code TEXT PRIMARY KEY, name TEXT NOT NULL, spelling TEXT, zones INTEGER NOT NULL);\n")
+        try project.write(
+            "seeds/schema.sql",
+            "CREATE TABLE countries (code TEXT PRIMARY KEY, name TEXT NOT NULL, spelling TEXT, zones INTEGER NOT NULL);\n"
+        )
         try project.write("seeds/data/countries.json", PublishedDataTests.countriesJSON)
-        try project.write("seeds/data/zone1970.tab", PublishedDataTests.zoneTab.replacingOccurrences(of: "AF\t+3431", with: "NO\t+3431"))
+        try project.write(
+            "seeds/data/zone1970.tab",
+            PublishedDataTests.zoneTab.replacingOccurrences(of: "AF\t+3431", with: "NO\t+3431"))
         let build = try project.seedkit("build")
         #expect(build.status == 0, "\(build)")
-        #expect(try project.rows("build/seed.sqlite", "SELECT code, name, spelling, zones FROM countries ORDER BY code") == ["'NO'|'Norway'|'Norge'|1", "'PE'|'Peru'|'República del Perú'|0"])
-        #expect(try project.rows("build/seed.sqlite", "SELECT count(*) FROM sqlite_master WHERE name IN ('world', 'zones')") == ["0"])
+        #expect(
+            try project.rows("build/seed.sqlite", "SELECT code, name, spelling, zones FROM countries ORDER BY code")
+                == ["'NO'|'Norway'|'Norge'|1", "'PE'|'Peru'|'República del Perú'|0"])
+        #expect(
+            try project.rows("build/seed.sqlite", "SELECT count(*) FROM sqlite_master WHERE name IN ('world', 'zones')")
+                == ["0"])
     }
 
     @Test func aQueryThatDoesNotPrepareIsAManifestErrorWithSQLitesMessage() throws {
         let project = try currencies(currencyQuery: "SELECT AlphabeticCod AS code FROM codes")
         let build = try project.seedkit("build")
         #expect(build.status == 2, "\(build)")
-        #expect(build.stderr == "seeds/seedkit.yml:7:12: error: the query of table currency does not prepare: no such column: AlphabeticCod [2100]\n", "\(build)")
+        #expect(
+            build.stderr
+                == "seeds/seedkit.yml:7:12: error: the query of table currency does not prepare: no such column: AlphabeticCod [2100]\n",
+            "\(build)")
     }
 
     @Test func aDerivedTableReleasesLikeAFixture() throws {
         let project = try currencies()
         try #require(try project.seedkit("build", "--output", "seeds/releases/1.0.sqlite").status == 0)
         // The next publication: Lek's name corrected, XDR gone, a new country with the Euro.
-        try project.write("seeds/data/codes-all.csv", PublishedDataTests.codesAll
-            .replacingOccurrences(of: "ALBANIA,Lek,ALL", with: "ALBANIA,Lek (new),ALL")
-            .replacingOccurrences(of: "INTERNATIONAL MONETARY FUND (IMF),SDR (Special Drawing Right),XDR,960,-,\n", with: "")
-            .replacingOccurrences(of: "FRANCE,Euro,EUR,978,2,\n", with: "FRANCE,Euro,EUR,978,2,\nCROATIA,Euro,EUR,978,2,\n"))
+        try project.write(
+            "seeds/data/codes-all.csv",
+            PublishedDataTests.codesAll
+                .replacingOccurrences(of: "ALBANIA,Lek,ALL", with: "ALBANIA,Lek (new),ALL")
+                .replacingOccurrences(
+                    of: "INTERNATIONAL MONETARY FUND (IMF),SDR (Special Drawing Right),XDR,960,-,\n", with: ""
+                )
+                .replacingOccurrences(
+                    of: "FRANCE,Euro,EUR,978,2,\n", with: "FRANCE,Euro,EUR,978,2,\nCROATIA,Euro,EUR,978,2,\n"))
         let generated = try project.seedkit("new-migration", "next", "--from", "seeds/releases/1.0.sqlite")
         #expect(generated.status == 0, "\(generated)")
         #expect(generated.stdout == "wrote migrations/0001-next.yml: 1 insert, 1 update, 2 deletes\n", "\(generated)")
@@ -362,11 +511,17 @@ import Testing
     /// A project whose one table `countries (code, name, region)` is keyed by name, released as 1.0.
     private func countryRelease(_ csv: String) throws -> TemporaryProject {
         let project = try TemporaryProject(bookStore: false)
-        try project.write("seeds/seedkit.yml", "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  countries:\n    file: data/countries.csv\n    key: name\n")
-        try project.write("seeds/schema.sql", "CREATE TABLE countries (name TEXT PRIMARY KEY, code TEXT NOT NULL, region TEXT);\n")
+        try project.write(
+            "seeds/seedkit.yml",
+            "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  countries:\n    file: data/countries.csv\n    key: name\n"
+        )
+        try project.write(
+            "seeds/schema.sql", "CREATE TABLE countries (name TEXT PRIMARY KEY, code TEXT NOT NULL, region TEXT);\n")
         try project.write("seeds/data/countries.csv", csv)
         let release = try project.seedkit("build", "--output", "seeds/releases/1.0.sqlite")
-        guard release.status == 0 else { throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "\(release)"]) }
+        guard release.status == 0 else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "\(release)"])
+        }
         return project
     }
 
@@ -374,9 +529,14 @@ import Testing
         // A real ISO 4217 currency name whose only change was a dropped trailing U+00A0.
         let project = try countryRelease("name,code,region\nBoliviano\u{00A0},BOB,Americas\nLek,ALL,Europe\n")
         try project.write("seeds/data/countries.csv", "name,code,region\nBoliviano,BOB,Americas\nLek,ALL,Europe\n")
-        let result = try project.seedkit("new-migration", "nbsp", "--from", "seeds/releases/1.0.sqlite", "--rename", "countries:Boliviano\u{00A0}=Boliviano")
+        let result = try project.seedkit(
+            "new-migration", "nbsp", "--from", "seeds/releases/1.0.sqlite", "--rename",
+            "countries:Boliviano\u{00A0}=Boliviano")
         #expect(result.status == 0, "\(result)")
-        #expect(result.stdout == "wrote migrations/0001-nbsp.yml: 0 inserts, 1 update (1 rename), 0 deletes\n  rename countries 'Boliviano\u{00A0}' → 'Boliviano' (--rename)\n", "\(result)")
+        #expect(
+            result.stdout
+                == "wrote migrations/0001-nbsp.yml: 0 inserts, 1 update (1 rename), 0 deletes\n  rename countries 'Boliviano\u{00A0}' → 'Boliviano' (--rename)\n",
+            "\(result)")
         let check = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite")
         #expect(check.status == 0, "\(check)")
     }
@@ -386,26 +546,39 @@ import Testing
         try project.write("seeds/data/countries.csv", "name,code,region\nNorway,NO,Europe\n")
         try #require(try project.seedkit("new-migration", "drop", "--from", "seeds/releases/1.0.sqlite").status == 0)
         try project.write("seeds/data/countries.csv", "name,code,region\nNorth Macedonia,MK,Europe\nNorway,NO,Europe\n")
-        let result = try project.seedkit("new-migration", "rename", "--from", "seeds/releases/1.0.sqlite", "--rename", "countries:Macedonia=North Macedonia")
+        let result = try project.seedkit(
+            "new-migration", "rename", "--from", "seeds/releases/1.0.sqlite", "--rename",
+            "countries:Macedonia=North Macedonia")
         #expect(result.status == 2, "\(result)")
-        #expect(result.stderr.contains("--rename 'countries:Macedonia=North Macedonia': the old seed has countries 'Macedonia', but the old seed with the existing migrations applied (0001-drop) does not: one of them deleted or renamed it"), "\(result)")
+        #expect(
+            result.stderr.contains(
+                "--rename 'countries:Macedonia=North Macedonia': the old seed has countries 'Macedonia', but the old seed with the existing migrations applied (0001-drop) does not: one of them deleted or renamed it"
+            ), "\(result)")
         #expect(!result.stderr.contains("no row of countries"), "\(result)")
     }
 
     @Test func aDeleteAndAnInsertThatMatchOnTheOtherColumnsAreListedAsALikelyRename() throws {
         let project = try countryRelease("name,code,region\nMacedonia,MK,Europe\nNorway,NO,Europe\nPeru,PE,Americas\n")
-        try project.write("seeds/data/countries.csv", "name,code,region\nNorth Macedonia,MK,Europe\nNorway,NO,Europe\nTürkiye,TR,Asia\n")
+        try project.write(
+            "seeds/data/countries.csv",
+            "name,code,region\nNorth Macedonia,MK,Europe\nNorway,NO,Europe\nTürkiye,TR,Asia\n")
         let result = try project.seedkit("new-migration", "release 2", "--from", "seeds/releases/1.0.sqlite")
         #expect(result.status == 0, "\(result)")
-        #expect(result.stdout == """
-            wrote migrations/0001-release-2.yml: 2 inserts, 0 updates, 2 deletes
-              likely rename countries 'Macedonia' → 'North Macedonia' (every other column matches): written as a delete and an insert; if it is one row renamed, run again with --rename 'countries:Macedonia=North Macedonia'
+        #expect(
+            result.stdout == """
+                wrote migrations/0001-release-2.yml: 2 inserts, 0 updates, 2 deletes
+                  likely rename countries 'Macedonia' → 'North Macedonia' (every other column matches): written as a delete and an insert; if it is one row renamed, run again with --rename 'countries:Macedonia=North Macedonia'
 
-            """, "\(result)")
+                """, "\(result)")
         // Passing the line it gives makes it a rename.
         try project.remove("migrations/0001-release-2.yml")
-        let again = try project.seedkit("new-migration", "release 2", "--from", "seeds/releases/1.0.sqlite", "--rename", "countries:Macedonia=North Macedonia")
-        #expect(again.stdout == "wrote migrations/0001-release-2.yml: 1 insert, 1 update (1 rename), 1 delete\n  rename countries 'Macedonia' → 'North Macedonia' (--rename)\n", "\(again)")
+        let again = try project.seedkit(
+            "new-migration", "release 2", "--from", "seeds/releases/1.0.sqlite", "--rename",
+            "countries:Macedonia=North Macedonia")
+        #expect(
+            again.stdout
+                == "wrote migrations/0001-release-2.yml: 1 insert, 1 update (1 rename), 1 delete\n  rename countries 'Macedonia' → 'North Macedonia' (--rename)\n",
+            "\(again)")
     }
 
     // MARK: - Reading options on random files
@@ -438,7 +611,8 @@ import Testing
                 let kept = 1 + Int(random.next() % UInt64(width))  // ragged: the rest are left out
                 for _ in 1..<kept {
                     var text = (0..<Int(random.next() % 5)).map { _ in random.pick(alphabet) }.joined()
-                    if tsv { text = text.replacingOccurrences(of: "\"", with: "'") }  // TSV has no quoting, and none is needed
+                    // TSV has no quoting, and none is needed
+                    if tsv { text = text.replacingOccurrences(of: "\"", with: "'") }
                     if random.next() % 5 == 0 { text = random.pick(["", "-", "NA"]) }
                     written.append(field(text))
                     let unquoted = !written[written.count - 1].hasPrefix("\"")
@@ -446,20 +620,35 @@ import Testing
                 }
                 values += Array(repeating: nil, count: width - kept)
                 lines.append(written.joined(separator: delimiter))
-                if random.next() % 4 == 0 { lines.append(random.next() % 2 == 0 ? "" : "\(comment)\(delimiter)not a row") }
-                expected.append(values.map { $0.map { "'\($0.replacingOccurrences(of: "'", with: "''"))'" } ?? "NULL" }.joined(separator: "|"))
+                if random.next() % 4 == 0 {
+                    lines.append(random.next() % 2 == 0 ? "" : "\(comment)\(delimiter)not a row")
+                }
+                expected.append(
+                    values.map { $0.map { "'\($0.replacingOccurrences(of: "'", with: "''"))'" } ?? "NULL" }.joined(
+                        separator: "|"))
             }
             let project = try TemporaryProject(bookStore: false)
             var options = "    comment: \"\(comment)\"\n    ragged: true\n"
-            if tsv { options += "    format: tsv\n" } else { options += "    format: csv\n    delimiter: \"\(delimiter)\"\n" }
+            if tsv {
+                options += "    format: tsv\n"
+            } else {
+                options += "    format: csv\n    delimiter: \"\(delimiter)\"\n"
+            }
             if let nulls { options += "    nulls: [\(nulls.map { "\"\($0)\"" }.joined(separator: ", "))]\n" }
             if inManifest { options += "    header: [\(names.joined(separator: ", "))]\n" }
-            try project.write("seeds/seedkit.yml", "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  t:\n    file: data/t.txt\n    key: k\n" + options)
-            try project.write("seeds/schema.sql", "CREATE TABLE t (\(names.map { "\($0) TEXT" }.joined(separator: ", ")), PRIMARY KEY (k));\n")
+            try project.write(
+                "seeds/seedkit.yml",
+                "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  t:\n    file: data/t.txt\n    key: k\n"
+                    + options)
+            try project.write(
+                "seeds/schema.sql",
+                "CREATE TABLE t (\(names.map { "\($0) TEXT" }.joined(separator: ", ")), PRIMARY KEY (k));\n")
             try project.write("seeds/data/t.txt", lines.joined(separator: newline) + newline)
             let build = try project.seedkit("build")
-            try #require(build.status == 0, "seed \(random.seed) round \(round)\n\(lines.joined(separator: "\n"))\n\(build)")
-            let select = "SELECT " + names.map { "quote(\($0))" }.joined(separator: " || '|' || ") + " FROM t ORDER BY rowid"
+            try #require(
+                build.status == 0, "seed \(random.seed) round \(round)\n\(lines.joined(separator: "\n"))\n\(build)")
+            let select =
+                "SELECT " + names.map { "quote(\($0))" }.joined(separator: " || '|' || ") + " FROM t ORDER BY rowid"
             let stored = try project.database("build/seed.sqlite").read { db in try String.fetchAll(db, sql: select) }
             #expect(stored == expected, "seed \(random.seed) round \(round)\n\(lines.joined(separator: "\n"))")
         }

@@ -8,13 +8,17 @@ import Testing
 @Suite struct RefParentMemoTests {
     @Test func rowsNamingTheSameFewParentsEachGetTheirOwn() throws {
         let project = try TemporaryProject(bookStore: false)
-        try project.write("seeds/schema.sql", """
+        try project.write(
+            "seeds/schema.sql",
+            """
             CREATE TABLE shelves (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE COLLATE NOCASE, number INTEGER NOT NULL UNIQUE);
             CREATE TABLE books (id INTEGER PRIMARY KEY, title TEXT NOT NULL UNIQUE, shelf_id INTEGER NOT NULL REFERENCES shelves(id),
                                 by_number INTEGER REFERENCES shelves(id), parent_id INTEGER REFERENCES books(id));
 
             """)
-        try project.write("seeds/seedkit.yml", """
+        try project.write(
+            "seeds/seedkit.yml",
+            """
             schema: schema.sql
             output: ../build/seed.sqlite
             tables:
@@ -31,15 +35,20 @@ import Testing
         var books = "title,shelf_id,by_number,parent_id\n"
         let shelves = ["Fiction", "poetry", "HISTORY", "fiction", "Poetry", "history"]
         let numbers = [7, 3, 5, 7, 3, 5]
-        for n in 0..<600 { books += "Book \(n),\(shelves[n % 6]),\(numbers[n % 6]),\(n == 10 ? "Book 500" : n > 500 ? "Book 500" : "")\n" }
+        for n in 0..<600 {
+            books +=
+                "Book \(n),\(shelves[n % 6]),\(numbers[n % 6]),\(n == 10 ? "Book 500" : n > 500 ? "Book 500" : "")\n"
+        }
         try project.write("seeds/data/books.csv", books)
         let build = try project.seedkit("build", "--migrations", "none")
         #expect(build.status == 0, "\(build)")
         let rows = try project.database("build/seed.sqlite").read { db in
-            try Row.fetchAll(db, sql: """
-                SELECT b.title, s.name, n.number, p.title FROM books b JOIN shelves s ON s.id = b.shelf_id
-                JOIN shelves n ON n.id = b.by_number LEFT JOIN books p ON p.id = b.parent_id ORDER BY b.rowid
-                """)
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT b.title, s.name, n.number, p.title FROM books b JOIN shelves s ON s.id = b.shelf_id
+                    JOIN shelves n ON n.id = b.by_number LEFT JOIN books p ON p.id = b.parent_id ORDER BY b.rowid
+                    """)
         }
         #expect(rows.count == 600)
         for (n, row) in rows.enumerated() {

@@ -11,11 +11,12 @@ import Testing
         let project = try TemporaryProject.withUserStore()
         let store = try project.database("user.sqlite")
         try store.write { db in
-            try db.execute(sql: """
-                CREATE TABLE reviews (id INTEGER PRIMARY KEY, book_id INTEGER NOT NULL REFERENCES books(id) ON DELETE CASCADE, text TEXT);
-                INSERT INTO reviews (book_id, text) VALUES (1, 'my favourite');
-                UPDATE books SET price = 99 WHERE title = 'The first book';
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE reviews (id INTEGER PRIMARY KEY, book_id INTEGER NOT NULL REFERENCES books(id) ON DELETE CASCADE, text TEXT);
+                    INSERT INTO reviews (book_id, text) VALUES (1, 'my favourite');
+                    UPDATE books SET price = 99 WHERE title = 'The first book';
+                    """)
         }
         try store.close()
         return project
@@ -37,13 +38,18 @@ import Testing
             let result = try runSeedkit(arguments, in: project.root)
             #expect(result.status == 1, "\(sql): \(result)")
             #expect(result.stderr.contains("migrations/0002-replace.sql:2:1: error: this "), "\(result)")
-            #expect(result.stderr.contains("deleted 2 rows the store held (reviews 1; books 'The first book')"), "\(result)")
+            #expect(
+                result.stderr.contains("deleted 2 rows the store held (reviews 1; books 'The first book')"), "\(result)"
+            )
             #expect(result.stderr.contains("a SQL migration may delete rows only with DELETE"), "\(result)")
             #expect(result.stderr.contains("nothing was written"), "\(result)")
             #expect(project.sha256("user.sqlite") == before, "the user's row and its review are kept")
         }
         let store = try project.database("user.sqlite")
-        #expect(try store.read { db in try Double.fetchOne(db, sql: "SELECT price FROM books WHERE title = 'The first book'") } == 99)
+        #expect(
+            try store.read { db in
+                try Double.fetchOne(db, sql: "SELECT price FROM books WHERE title = 'The first book'")
+            } == 99)
         #expect(try store.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM reviews") } == 1)
     }
 
@@ -55,7 +61,9 @@ import Testing
         let before = project.sha256("user.sqlite")
         let result = try project.seedkit("migrate", "user.sqlite")
         #expect(result.status == 1, "\(result)")
-        #expect(result.stderr.contains("migrations/0002-drop.sql:2:1: error: this DROP deleted 1 row the store held (reviews 1)"), "\(result)")
+        #expect(
+            result.stderr.contains(
+                "migrations/0002-drop.sql:2:1: error: this DROP deleted 1 row the store held (reviews 1)"), "\(result)")
         #expect(project.sha256("user.sqlite") == before)
     }
 
@@ -64,19 +72,23 @@ import Testing
         try project.write("migrations/0002-drop-first.sql", "DELETE FROM books WHERE title = 'The first book';\n")
         let result = try project.seedkit("migrate", "user.sqlite")
         #expect(result.status == 0, "\(result)")
-        #expect(result.stdout.contains("""
-            applied 0002-drop-first: SQL changed 2 rows
-              sql             books: 1 deleted
-              sql             reviews: 1 deleted
-              deleted         reviews 1
-              deleted         books 'The first book'
+        #expect(
+            result.stdout.contains(
+                """
+                applied 0002-drop-first: SQL changed 2 rows
+                  sql             books: 1 deleted
+                  sql             reviews: 1 deleted
+                  deleted         reviews 1
+                  deleted         books 'The first book'
 
-            """), "\(result)")
+                """), "\(result)")
     }
 
     @Test func upsertsAndWithoutRowidTablesAreCounted() throws {
         let project = try editedStore()
-        try project.write("migrations/0002-upsert.sql", """
+        try project.write(
+            "migrations/0002-upsert.sql",
+            """
             CREATE TABLE tags (name TEXT PRIMARY KEY, uses INTEGER NOT NULL) WITHOUT ROWID;
             INSERT INTO tags VALUES ('classic', 1), ('new', 2);
             INSERT INTO books (title, price, category_id) VALUES ('The first book', 11, 1) ON CONFLICT (title) DO UPDATE SET price = excluded.price;
@@ -84,12 +96,14 @@ import Testing
             """)
         let result = try project.seedkit("migrate", "user.sqlite")
         #expect(result.status == 0, "\(result)")
-        #expect(result.stdout.contains("""
-            applied 0002-upsert: SQL changed 3 rows
-              sql             books: 1 updated
-              sql             tags: 2 inserted
+        #expect(
+            result.stdout.contains(
+                """
+                applied 0002-upsert: SQL changed 3 rows
+                  sql             books: 1 updated
+                  sql             tags: 2 inserted
 
-            """), "\(result)")
+                """), "\(result)")
         let store = try project.database("user.sqlite")
         #expect(try store.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM reviews") } == 1)
         #expect(try store.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_temp_master") } == 0)

@@ -19,7 +19,10 @@ import Testing
         let good = try project.database("good.sqlite")
         let root = try good.write { db -> Int? in
             try db.execute(sql: "CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT NOT NULL)")
-            for n in 1...600 { try db.execute(sql: "INSERT INTO notes (text) VALUES (?)", arguments: [String(repeating: "note \(n) ", count: 12)]) }
+            for n in 1...600 {
+                try db.execute(
+                    sql: "INSERT INTO notes (text) VALUES (?)", arguments: [String(repeating: "note \(n) ", count: 12)])
+            }
             return try Int.fetchOne(db, sql: "SELECT rootpage FROM sqlite_master WHERE name = 'notes'")
         }
         try good.close()
@@ -29,29 +32,34 @@ import Testing
         #expect(page * pageSize < bytes.count, "the store has \(bytes.count / pageSize) pages")
         bytes.replaceSubrange((page - 1) * pageSize..<page * pageSize, with: Data(repeating: 0xA5, count: pageSize))
         try project.write("bad.sqlite", bytes)
-        try #require(try integrityProblems(project.path("bad.sqlite")) != ["ok"], "the garbage page must be damage SQLite sees")
+        try #require(
+            try integrityProblems(project.path("bad.sqlite")) != ["ok"], "the garbage page must be damage SQLite sees")
         try #require(try integrityProblems(project.path("good.sqlite")) == ["ok"])
         return project
     }
 
     /// `PRAGMA integrity_check` of a copy (so the store itself is never opened for writing).
     static func integrityProblems(_ path: String) throws -> [String] {
-        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("seedkit-integrity-\(UUID().uuidString).sqlite")
+        let copy = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "seedkit-integrity-\(UUID().uuidString).sqlite")
         try FileManager.default.copyItem(atPath: path, toPath: copy.path)
         defer { try? FileManager.default.removeItem(at: copy) }
         var configuration = Configuration()
         configuration.readonly = true
         let queue = try DatabaseQueue(path: copy.path, configuration: configuration)
         defer { try? queue.close() }
-        do { return try queue.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") } }
-        catch { return ["\(error)"] }
+        do { return try queue.read { db in try String.fetchAll(db, sql: "PRAGMA integrity_check") } } catch {
+            return ["\(error)"]
+        }
     }
 
     /// A copy of the binary that nobody (uid 65534) may run: the checkout may sit in a folder only
     /// root can enter (a CI clone under /root), so the tests run a 0755 copy in the project.
     static func binaryForNobody(in project: TemporaryProject) throws -> String {
         let copy = project.path("seedkit-for-nobody")
-        if !FileManager.default.fileExists(atPath: copy) { try FileManager.default.copyItem(atPath: seedkitBinary.path, toPath: copy) }
+        if !FileManager.default.fileExists(atPath: copy) {
+            try FileManager.default.copyItem(atPath: seedkitBinary.path, toPath: copy)
+        }
         #expect(chmod(copy, 0o755) == 0)
         return copy
     }
@@ -71,20 +79,29 @@ import Testing
             let lines = Self.errorLines(result.stderr + result.stdout)
             #expect(!lines.isEmpty, "\(result)")
             for line in lines {
-                #expect(line.hasPrefix("bad.sqlite: error: not a SQLite database, or corrupt (database disk image is malformed)") || line.contains("\"file\":\"bad.sqlite\"") || line.contains("\"file\": \"bad.sqlite\""), "\(result)")
+                #expect(
+                    line.hasPrefix(
+                        "bad.sqlite: error: not a SQLite database, or corrupt (database disk image is malformed)")
+                        || line.contains("\"file\":\"bad.sqlite\"") || line.contains("\"file\": \"bad.sqlite\""),
+                    "\(result)")
                 #expect(!line.contains("good.sqlite"), "\(result)")
             }
         }
         #expect((project.sha256("good.sqlite"), project.sha256("bad.sqlite")) == before)
     }
 
-    @Test(arguments: [["inspect", "bad.sqlite"], ["inspect", "bad.sqlite", "notes"], ["inspect", "bad.sqlite", "notes", "--where", "id > 0"], ["verify", "bad.sqlite"]])
+    @Test(arguments: [
+        ["inspect", "bad.sqlite"], ["inspect", "bad.sqlite", "notes"],
+        ["inspect", "bad.sqlite", "notes", "--where", "id > 0"], ["verify", "bad.sqlite"],
+    ])
     func readCommandsNameTheDamagedStoreAndRefuseIt(command: [String]) throws {
         let project = try Self.projectWithDamagedCopy()
         let before = project.sha256("bad.sqlite")
         let result = try runSeedkit(command, in: project.root)
         #expect(result.status == 3, "\(result)")
-        #expect(result.stderr.hasPrefix("bad.sqlite: error: not a SQLite database, or corrupt (database disk image is malformed)"), "\(result)")
+        #expect(
+            result.stderr.hasPrefix(
+                "bad.sqlite: error: not a SQLite database, or corrupt (database disk image is malformed)"), "\(result)")
         #expect(result.stderr.hasSuffix("[2200]\n"), "\(result)")
         #expect(project.sha256("bad.sqlite") == before)
     }
@@ -93,7 +110,9 @@ import Testing
     @Test(arguments: [["status"], ["migrate"], ["migrate", "--dry-run"], ["check-upgrade"]])
     func aDamagedLedgerIsRefusedNamingTheStore(command: [String]) throws {
         let project = try TemporaryProject.withUserStore()
-        let root = try project.database("user.sqlite").read { db in try Int.fetchOne(db, sql: "SELECT rootpage FROM sqlite_master WHERE name = '_seedkit_migrations'") }
+        let root = try project.database("user.sqlite").read { db in
+            try Int.fetchOne(db, sql: "SELECT rootpage FROM sqlite_master WHERE name = '_seedkit_migrations'")
+        }
         var bytes = try #require(project.read("user.sqlite"))
         let pageSize = Int(bytes[16]) << 8 | Int(bytes[17])
         let page = try #require(root)
@@ -103,7 +122,9 @@ import Testing
         #expect(result.status == 3, "\(result)")
         let lines = Self.errorLines(result.stderr + result.stdout)
         #expect(!lines.isEmpty, "\(result)")
-        for line in lines { #expect(line.trimmingCharacters(in: .whitespaces).hasPrefix("user.sqlite: error: "), "\(result)") }
+        for line in lines {
+            #expect(line.trimmingCharacters(in: .whitespaces).hasPrefix("user.sqlite: error: "), "\(result)")
+        }
         #expect(project.read("user.sqlite") == bytes)
     }
 
@@ -126,16 +147,23 @@ import Testing
             switch reason {
             case "newer":
                 try project.remove("migrations/0002-later.yml")
-                expected = "user.sqlite: error: the store is newer than these migrations: it has 0002-later applied, the latest here is 0001-add-fourth-book"
+                expected =
+                    "user.sqlite: error: the store is newer than these migrations: it has 0002-later applied, the latest here is 0001-add-fourth-book"
             case "changed":
-                try project.write("migrations/0001-add-fourth-book.yml", BookStore.fourthBook.replacingOccurrences(of: "12", with: "13"))
-                expected = "user.sqlite: error: migration 0001-add-fourth-book (migrations/0001-add-fourth-book.yml) changed after it was applied to this store"
+                try project.write(
+                    "migrations/0001-add-fourth-book.yml",
+                    BookStore.fourthBook.replacingOccurrences(of: "12", with: "13"))
+                expected =
+                    "user.sqlite: error: migration 0001-add-fourth-book (migrations/0001-add-fourth-book.yml) changed after it was applied to this store"
             default:
                 try project.remove("migrations/0001-add-fourth-book.yml")
-                expected = "user.sqlite: error: the store has 0001-add-fourth-book applied but no migration file has number 1; restore the file"
+                expected =
+                    "user.sqlite: error: the store has 0001-add-fourth-book applied but no migration file has number 1; restore the file"
             }
             // A pending migration too, except where it would make the newer store's 0002 a missing file.
-            if reason != "newer" { try project.write("migrations/0003-more.yml", "insert:\n  categories:\n    - { name: Drama }\n") }
+            if reason != "newer" {
+                try project.write("migrations/0003-more.yml", "insert:\n  categories:\n    - { name: Drama }\n")
+            }
         }
         let before = project.sha256(store)
         for command in [["migrate"], ["migrate", "--dry-run"], ["check-upgrade"]] {
@@ -153,7 +181,9 @@ import Testing
     /// reports each of integrity_check's lines as a finding on the store, and exits 3 (refused), not 1.
     @Test func damageOnlyAFullCheckSeesIsRefusedByInspectAndVerify() throws {
         let project = try Self.projectWithDamagedCopy()
-        let root = try project.database("good.sqlite").read { db in try Int.fetchOne(db, sql: "SELECT rootpage FROM sqlite_master WHERE name = 'notes'") }
+        let root = try project.database("good.sqlite").read { db in
+            try Int.fetchOne(db, sql: "SELECT rootpage FROM sqlite_master WHERE name = 'notes'")
+        }
         var bytes = try #require(project.read("good.sqlite"))
         let page = try #require(root) + 3
         bytes[(page - 1) * 4096 + 7] = 200  // the page header's fragmented free bytes: there are none
@@ -162,7 +192,10 @@ import Testing
         let inspect = try project.seedkit("inspect", "bad.sqlite")
         #expect(inspect.status == 3, "\(inspect)")
         #expect(inspect.stdout.contains("  integrity     FAILED (quick_check): \(finding)\n"), "\(inspect)")
-        #expect(inspect.stderr == "bad.sqlite: error: the store is damaged (quick_check: \(finding)); recover its data first (sqlite3 STORE .recover) [2200]\n", "\(inspect)")
+        #expect(
+            inspect.stderr
+                == "bad.sqlite: error: the store is damaged (quick_check: \(finding)); recover its data first (sqlite3 STORE .recover) [2200]\n",
+            "\(inspect)")
         let verify = try project.seedkit("verify", "bad.sqlite")
         #expect(verify.status == 3, "\(verify)")
         #expect(verify.stdout == "bad.sqlite: integrity: \(finding) [2200]\nbad.sqlite: 1 problem\n", "\(verify)")
@@ -179,7 +212,10 @@ import Testing
         try project.write("user.sqlite", bytes)
         let result = try runSeedkit(command + ["user.sqlite"], in: project.root)
         #expect(result.status == 3, "\(result)")
-        #expect(result.stderr == "user.sqlite: error: the store's header gives file format write version 180, which no SQLite writes (1 is a rollback journal, 2 WAL): SQLite opens it read-only, so it can't be migrated; the header is damaged or from a newer SQLite; nothing was written [2200]\n", "\(result)")
+        #expect(
+            result.stderr
+                == "user.sqlite: error: the store's header gives file format write version 180, which no SQLite writes (1 is a rollback journal, 2 WAL): SQLite opens it read-only, so it can't be migrated; the header is damaged or from a newer SQLite; nothing was written [2200]\n",
+            "\(result)")
         #expect(project.read("user.sqlite") == bytes)
     }
 
@@ -195,7 +231,10 @@ import Testing
         let before = project.sha256("other.sqlite")
         let result = try runSeedkit(command + ["other.sqlite"], in: project.root)
         #expect(result.status == 3, "\(result)")
-        #expect((result.stderr + result.stdout).contains("other.sqlite: error: not a store of these migrations: it has no seedkit ledger (_seedkit_migrations) and none of the tables they write (books); it has x. Check the path: seedkit migrates the stores this project's seed started; nothing was written [2200]"), "\(result)")
+        #expect(
+            (result.stderr + result.stdout).contains(
+                "other.sqlite: error: not a store of these migrations: it has no seedkit ledger (_seedkit_migrations) and none of the tables they write (books); it has x. Check the path: seedkit migrates the stores this project's seed started; nothing was written [2200]"
+            ), "\(result)")
         #expect(project.sha256("other.sqlite") == before)
     }
 
@@ -214,22 +253,35 @@ import Testing
         let project = try TemporaryProject.withUserStore()
         let folder = project.url("locked")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
-        try FileManager.default.copyItem(atPath: project.path("user.sqlite"), toPath: folder.appendingPathComponent("user.sqlite").path)
+        try FileManager.default.copyItem(
+            atPath: project.path("user.sqlite"), toPath: folder.appendingPathComponent("user.sqlite").path)
         let before = project.sha256("locked/user.sqlite")
         var command = [seedkitBinary.path]
         if getuid() == 0 {
             // nobody may write the store, and the folder stays root's (0755): nobody cannot create the journal.
             #expect(chown(folder.appendingPathComponent("user.sqlite").path, 65534, 65534) == 0)
             #expect(chmod(project.root.path, 0o755) == 0)
-            command = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", try Self.binaryForNobody(in: project)]
+            command = [
+                "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                try Self.binaryForNobody(in: project),
+            ]
         } else {
             #expect(chmod(folder.path, 0o555) == 0)
         }
         defer { chmod(folder.path, 0o755) }
-        let result = try run(URL(fileURLWithPath: command[0]), Array(command.dropFirst()) + ["migrate", "locked/user.sqlite"], in: project.root)
+        let result = try run(
+            URL(fileURLWithPath: command[0]), Array(command.dropFirst()) + ["migrate", "locked/user.sqlite"],
+            in: project.root)
         #expect(result.status == 4, "\(result)")
-        let folderPath = try #require(realpath(folder.path, nil).map { pointer in defer { free(pointer) }; return String(cString: pointer) })
-        #expect(result.stderr == "locked/user.sqlite: error: the folder \(folderPath) is read-only: SQLite needs to create a journal file beside the store to write it; make the folder writable or move the store; nothing was written [2300]\n", "\(result)")
+        let folderPath = try #require(
+            realpath(folder.path, nil).map { pointer in
+                defer { free(pointer) }
+                return String(cString: pointer)
+            })
+        #expect(
+            result.stderr
+                == "locked/user.sqlite: error: the folder \(folderPath) is read-only: SQLite needs to create a journal file beside the store to write it; make the folder writable or move the store; nothing was written [2300]\n",
+            "\(result)")
         #expect(!result.stderr.contains("the store is read-only"))
         #expect(project.sha256("locked/user.sqlite") == before)
         #expect(project.listing("locked") == ["user.sqlite"])
@@ -251,17 +303,31 @@ import Testing
         }
         defer { chmod(project.path("locked"), 0o755) }
         let before = project.sha256("mine/user.sqlite")
-        let locked = try #require(realpath(project.path("locked"), nil).map { pointer in defer { free(pointer) }; return String(cString: pointer) })
+        let locked = try #require(
+            realpath(project.path("locked"), nil).map { pointer in
+                defer { free(pointer) }
+                return String(cString: pointer)
+            })
         func asNobody(_ arguments: [String]) throws -> CommandResult {
-            root ? try run(URL(fileURLWithPath: "/usr/bin/setpriv"), ["--reuid=65534", "--regid=65534", "--clear-groups", try Self.binaryForNobody(in: project)] + arguments, in: project.root)
+            root
+                ? try run(
+                    URL(fileURLWithPath: "/usr/bin/setpriv"),
+                    ["--reuid=65534", "--regid=65534", "--clear-groups", try Self.binaryForNobody(in: project)]
+                        + arguments, in: project.root)
                 : try runSeedkit(arguments, in: project.root)
         }
         let build = try asNobody(["build", "--output", "locked/seed.sqlite"])
         #expect(build.status == 4, "\(build)")
-        #expect(build.stderr.hasSuffix("locked/seed.sqlite: error: the folder \(locked) is read-only: the seed is written beside its output and renamed into place; make the folder writable or choose another --output; nothing was written [2300]\n"), "\(build)")
+        #expect(
+            build.stderr.hasSuffix(
+                "locked/seed.sqlite: error: the folder \(locked) is read-only: the seed is written beside its output and renamed into place; make the folder writable or choose another --output; nothing was written [2300]\n"
+            ), "\(build)")
         let backup = try asNobody(["migrate", "mine/user.sqlite", "--backup", "locked/backup.sqlite"])
         #expect(backup.status == 4, "\(backup)")
-        #expect(backup.stderr.hasSuffix("locked/backup.sqlite: error: cannot write the backup: the folder \(locked) is read-only (the backup is written beside its path and renamed into place); the store was not migrated [2300]\n"), "\(backup)")
+        #expect(
+            backup.stderr.hasSuffix(
+                "locked/backup.sqlite: error: cannot write the backup: the folder \(locked) is read-only (the backup is written beside its path and renamed into place); the store was not migrated [2300]\n"
+            ), "\(backup)")
         #expect(project.listing("locked") == [])
         #expect(project.sha256("mine/user.sqlite") == before)
     }

@@ -11,7 +11,8 @@ import Testing
 @Suite struct StoreFuzzTests {
     /// The exit codes the table of docs/reference.md claims for each command as run here (no `--exit-code`).
     static let documented: [String: Set<Int32>] = [
-        "inspect": [0, 2, 3, 4], "diff": [0, 2, 3, 4], "verify": [0, 1, 2, 3, 4], "status": [0, 2, 3, 4], "migrate": [0, 1, 2, 3, 4],
+        "inspect": [0, 2, 3, 4], "diff": [0, 2, 3, 4], "verify": [0, 1, 2, 3, 4], "status": [0, 2, 3, 4],
+        "migrate": [0, 1, 2, 3, 4],
     ]
 
     struct Source {
@@ -29,17 +30,25 @@ import Testing
         let user = try project.database("user.sqlite")
         try user.write { db in
             try db.execute(sql: "CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT NOT NULL)")
-            for n in 1...300 { try db.execute(sql: "INSERT INTO notes (text) VALUES (?)", arguments: [String(repeating: "note \(n) ", count: 10)]) }
+            for n in 1...300 {
+                try db.execute(
+                    sql: "INSERT INTO notes (text) VALUES (?)", arguments: [String(repeating: "note \(n) ", count: 10)])
+            }
         }
         try user.close()
-        let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Examples/CoreDataBookStore")
+        let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Examples/CoreDataBookStore")
         let coreData = try DatabaseQueue(path: project.path("coredata.sqlite"))
         _ = try CoreDataReference.write(into: coreData)
         try coreData.close()
         return [
-            Source(name: "seed", bytes: try #require(project.read("user.sqlite")), table: "books", manifest: [], migrations: []),
-            Source(name: "Core Data", bytes: try #require(project.read("coredata.sqlite")), table: "Book",
-                   manifest: ["--manifest", example.appendingPathComponent("seeds/seedkit.yml").path], migrations: ["--migrations", example.appendingPathComponent("migrations").path]),
+            Source(
+                name: "seed", bytes: try #require(project.read("user.sqlite")), table: "books", manifest: [],
+                migrations: []),
+            Source(
+                name: "Core Data", bytes: try #require(project.read("coredata.sqlite")), table: "Book",
+                manifest: ["--manifest", example.appendingPathComponent("seeds/seedkit.yml").path],
+                migrations: ["--migrations", example.appendingPathComponent("migrations").path]),
         ]
     }
 
@@ -78,7 +87,10 @@ import Testing
             bytes = bytes.prefix(max(pageSize, length))
             return "truncated to \(bytes.count / pageSize) pages"
         default:
-            bytes.append(contentsOf: (0..<Int.random(in: 1...(2 * pageSize), using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) })
+            bytes.append(
+                contentsOf: (0..<Int.random(in: 1...(2 * pageSize), using: &rng)).map { _ in
+                    UInt8.random(in: 0...255, using: &rng)
+                })
             return "garbage appended"
         }
     }
@@ -98,16 +110,23 @@ import Testing
             let folder = "round\(round)"
             try project.write("\(folder)/good.sqlite", source.bytes)
             try project.write("\(folder)/hurt.sqlite", bytes)
-            let store = "\(folder)/hurt.sqlite", good = "\(folder)/good.sqlite"
+            let store = "\(folder)/hurt.sqlite"
+            let good = "\(folder)/good.sqlite"
             let commands: [[String]] = [
-                ["inspect", store], ["inspect", store, source.table], ["diff", good, store], ["diff", store, good], ["verify", store],
+                ["inspect", store], ["inspect", store, source.table], ["diff", good, store], ["diff", store, good],
+                ["verify", store],
                 ["status", store], ["migrate", store, "--dry-run"], ["migrate", store],
             ]
             for command in commands {
                 let before = (project.sha256(store), project.sha256(good), project.listing(folder))
                 // Through sh, so that a signal shows as 128 + its number (Process would report SIGILL as 4).
-                let result = try run(URL(fileURLWithPath: "/bin/sh"), ["-c", "ulimit -v 4194304; timeout -s KILL 60 \"$0\" \"$@\"", seedkitBinary.path] + command + source.manifest + (["status", "migrate"].contains(command[0]) ? source.migrations : []), in: project.root)
-                let shown = "\(source.name) round \(round) (\(what)): seedkit \(command.joined(separator: " ")): \(result)"
+                let result = try run(
+                    URL(fileURLWithPath: "/bin/sh"),
+                    ["-c", "ulimit -v 4194304; timeout -s KILL 60 \"$0\" \"$@\"", seedkitBinary.path] + command
+                        + source.manifest + (["status", "migrate"].contains(command[0]) ? source.migrations : []),
+                    in: project.root)
+                let shown =
+                    "\(source.name) round \(round) (\(what)): seedkit \(command.joined(separator: " ")): \(result)"
                 outcomes["\(command[0]) \(result.status)", default: 0] += 1
                 #expect(Self.documented[command[0]]?.contains(result.status) == true, "\(shown)")
                 let migrated = command == ["migrate", store] && result.status == 0
@@ -121,7 +140,8 @@ import Testing
                     let errors = result.stderr.split(separator: "\n").filter { $0.contains("error: ") }
                     #expect(!errors.contains { $0.hasPrefix(good) }, "\(shown)")
                     if command[0] == "verify" && errors.isEmpty {
-                        #expect(result.stdout.split(separator: "\n").allSatisfy { $0.hasPrefix(store + ": ") }, "\(shown)")
+                        #expect(
+                            result.stdout.split(separator: "\n").allSatisfy { $0.hasPrefix(store + ": ") }, "\(shown)")
                     } else {
                         #expect(errors.contains { $0.hasPrefix(store + ": error: ") }, "\(shown)")
                     }
@@ -132,6 +152,8 @@ import Testing
                 }
             }
         }
-        print("store fuzz outcomes (command exit → runs):", outcomes.sorted { $0.key < $1.key }, "in \(Int(Date().timeIntervalSince(started))) s")
+        print(
+            "store fuzz outcomes (command exit → runs):", outcomes.sorted { $0.key < $1.key },
+            "in \(Int(Date().timeIntervalSince(started))) s")
     }
 }

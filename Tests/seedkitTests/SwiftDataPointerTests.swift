@@ -18,19 +18,23 @@ import Testing
             (#"("author", "Author", "books", False, True, 1)"#, #"("author", "Author", None, False, True, 1)"#),
         ])
         try project.database("app.store").write { db in
-            try db.execute(sql: """
-                ALTER TABLE ZBOOK ADD COLUMN Z1FAVORITES INTEGER;
-                INSERT INTO ZAUTHOR (Z_PK, Z_ENT, Z_OPT, ZNAME, ZID) VALUES
-                    (1, 1, 1, 'A', x'11111111222233334444555555555555'), (2, 1, 1, 'B', x'11111111222233334444555555555556'),
-                    (3, 1, 1, 'C', x'11111111222233334444555555555557');
-                INSERT INTO ZBOOK (Z_PK, Z_ENT, Z_OPT, ZTITLE, ZID, ZPAGES, ZAUTHOR, Z1FAVORITES) VALUES
-                    (1, 2, 1, 'T', x'21111111222233334444555555555555', 5, 1, NULL), (2, 2, 1, 'U', x'21111111222233334444555555555556', 5, NULL, 2),
-                    (3, 2, 1, 'V', x'21111111222233334444555555555557', 5, 9, 7);
-                UPDATE Z_PRIMARYKEY SET Z_MAX = 3 WHERE Z_ENT IN (1, 2);
-                """)
+            try db.execute(
+                sql: """
+                    ALTER TABLE ZBOOK ADD COLUMN Z1FAVORITES INTEGER;
+                    INSERT INTO ZAUTHOR (Z_PK, Z_ENT, Z_OPT, ZNAME, ZID) VALUES
+                        (1, 1, 1, 'A', x'11111111222233334444555555555555'), (2, 1, 1, 'B', x'11111111222233334444555555555556'),
+                        (3, 1, 1, 'C', x'11111111222233334444555555555557');
+                    INSERT INTO ZBOOK (Z_PK, Z_ENT, Z_OPT, ZTITLE, ZID, ZPAGES, ZAUTHOR, Z1FAVORITES) VALUES
+                        (1, 2, 1, 'T', x'21111111222233334444555555555555', 5, 1, NULL), (2, 2, 1, 'U', x'21111111222233334444555555555556', 5, NULL, 2),
+                        (3, 2, 1, 'V', x'21111111222233334444555555555557', 5, 9, 7);
+                    UPDATE Z_PRIMARYKEY SET Z_MAX = 3 WHERE Z_ENT IN (1, 2);
+                    """)
         }
         // A manifest that names no refs (as `init` writes for relationships it cannot key).
-        try project.write("seeds/seedkit.yml", "template: ../app.store\noutput: ../build/seed.store\ntables:\n  Author: { key: name }\n  Book: { key: title }\n")
+        try project.write(
+            "seeds/seedkit.yml",
+            "template: ../app.store\noutput: ../build/seed.store\ntables:\n  Author: { key: name }\n  Book: { key: title }\n"
+        )
         return project
     }
 
@@ -39,13 +43,16 @@ import Testing
     /// an author nothing points at is deleted.
     @Test func aDeleteIsDeniedWhileAnyColumnPointsAtTheRow() throws {
         let project = try storeWithoutInverses()
-        try project.write("migrations/0001-authors.yml", "delete:\n  Author:\n    - { key: A, from: {} }\n    - { key: B, from: {} }\n    - { key: C, from: {} }\n")
+        try project.write(
+            "migrations/0001-authors.yml",
+            "delete:\n  Author:\n    - { key: A, from: {} }\n    - { key: B, from: {} }\n    - { key: C, from: {} }\n")
         let migrate = try project.seedkit("migrate", "app.store", "--manifest", "seeds/seedkit.yml")
         #expect(migrate.status == 0, "\(migrate)")
-        #expect(migrate.stderrLines == [
-            "migrations/0001-authors.yml:3: warning: delete denied on Author 'A': still referenced by Book.author (1 row of ZBOOK holds it in ZAUTHOR); delete or move them first in a migration; not deleted [1600]",
-            "migrations/0001-authors.yml:4: warning: delete denied on Author 'B': still referenced by Author.favorites (1 row of ZBOOK holds it in Z1FAVORITES); delete or move them first in a migration; not deleted [1600]",
-        ], "\(migrate)")
+        #expect(
+            migrate.stderrLines == [
+                "migrations/0001-authors.yml:3: warning: delete denied on Author 'A': still referenced by Book.author (1 row of ZBOOK holds it in ZAUTHOR); delete or move them first in a migration; not deleted [1600]",
+                "migrations/0001-authors.yml:4: warning: delete denied on Author 'B': still referenced by Author.favorites (1 row of ZBOOK holds it in Z1FAVORITES); delete or move them first in a migration; not deleted [1600]",
+            ], "\(migrate)")
         #expect(try project.rows("app.store", "SELECT Z_PK, ZNAME FROM ZAUTHOR ORDER BY Z_PK") == ["1|'A'", "2|'B'"])
     }
 
@@ -56,13 +63,16 @@ import Testing
         let project = try storeWithoutInverses()
         let verify = try project.seedkit("verify", "app.store")
         #expect(verify.status == 1, "\(verify)")
-        #expect(verify.stdout == """
-            app.store: ZBOOK.Z1FAVORITES: 1 row (Z_PK 3) points at no Author through Author.favorites [2030]
-            app.store: ZBOOK.ZAUTHOR: 1 row (Z_PK 3) points at no Author through Book.author [2030]
-            app.store: 2 problems
+        #expect(
+            verify.stdout == """
+                app.store: ZBOOK.Z1FAVORITES: 1 row (Z_PK 3) points at no Author through Author.favorites [2030]
+                app.store: ZBOOK.ZAUTHOR: 1 row (Z_PK 3) points at no Author through Book.author [2030]
+                app.store: 2 problems
 
-            """, "\(verify)")
-        try project.database("app.store").write { db in try db.execute(sql: "UPDATE ZBOOK SET ZAUTHOR = 3, Z1FAVORITES = NULL WHERE Z_PK = 3") }
+                """, "\(verify)")
+        try project.database("app.store").write { db in
+            try db.execute(sql: "UPDATE ZBOOK SET ZAUTHOR = 3, Z1FAVORITES = NULL WHERE Z_PK = 3")
+        }
         let sound = try project.seedkit("verify", "app.store")
         #expect(sound.status == 0, "\(sound)")
     }

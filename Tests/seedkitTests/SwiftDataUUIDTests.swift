@@ -13,14 +13,18 @@ import Testing
     /// The example keyed by its UUIDs: Author and Book by `id`, a book's `author` by `Author.id`.
     private func keyedByUUID() throws -> TemporaryProject {
         let project = try swiftDataProject()
-        try project.write("seeds/seedkit.yml", """
+        try project.write(
+            "seeds/seedkit.yml",
+            """
             template: default.store
             output: ../build/seed.store
             tables:
               Author: { file: data/Author.csv, key: id }
               Book: { file: data/Book.csv, key: id, refs: { author: Author.id } }
             """)
-        try project.write("seeds/data/Book.csv", """
+        try project.write(
+            "seeds/data/Book.csv",
+            """
             title,id,pages,published,author
             The Dispossessed,0E8F1C0A-1D52-4C6B-9F43-6A1E2B3C4D01,387,1974-05-01,\(Self.leGuin)
             The Lathe of Heaven,0E8F1C0A-1D52-4C6B-9F43-6A1E2B3C4D02,184,1971-01-01,\(Self.leGuin)
@@ -36,13 +40,18 @@ import Testing
         let project = try keyedByUUID()
         let build = try project.seedkit("build")
         #expect(build.status == 0, "\(build)")
-        try FileManager.default.createDirectory(atPath: project.path("seeds/releases"), withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: project.path("build/seed.store"), toPath: project.path("seeds/releases/1.0.store"))
+        try FileManager.default.createDirectory(
+            atPath: project.path("seeds/releases"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            atPath: project.path("build/seed.store"), toPath: project.path("seeds/releases/1.0.store"))
         let fixture = try #require(project.read("seeds/data/Book.csv"))
-        try project.write("seeds/data/Book.csv", fixture + Data("Flint,0E8F1C0A-1D52-4C6B-9F43-6A1E2B3C4D07,3,,\(Self.calvino)\n".utf8))
+        try project.write(
+            "seeds/data/Book.csv",
+            fixture + Data("Flint,0E8F1C0A-1D52-4C6B-9F43-6A1E2B3C4D07,3,,\(Self.calvino)\n".utf8))
         let generated = try project.seedkit("new-migration", "flint", "--from", "seeds/releases/1.0.store")
         #expect(generated.status == 0, "\(generated)")
-        let migration = try #require(project.read("migrations/0001-flint.yml").map { String(decoding: $0, as: UTF8.self) })
+        let migration = try #require(
+            project.read("migrations/0001-flint.yml").map { String(decoding: $0, as: UTF8.self) })
         #expect(migration.contains(#"author: "\#(Self.calvino)""#), "\(migration)")
         #expect(!migration.contains("=="), "\(migration)")
         let rebuilt = try project.seedkit("build")
@@ -50,7 +59,10 @@ import Testing
         let check = try project.seedkit("check-upgrade", "seeds/releases/1.0.store")
         #expect(check.status == 0, "\(check)")
         // The simulated user's author under a UUID of its own (was: `"3F25… (added by the user)" is not a UUID`, not checked).
-        #expect(check.stdout.contains("  ok: user row Author 'C0DAFB1F-B076-BE2C-65F3-FCFA17D3CCFE'.name = \"Ursula K. Le Guin (edited by the user)\" kept\n"), "\(check)")
+        #expect(
+            check.stdout.contains(
+                "  ok: user row Author 'C0DAFB1F-B076-BE2C-65F3-FCFA17D3CCFE'.name = \"Ursula K. Le Guin (edited by the user)\" kept\n"
+            ), "\(check)")
         #expect(!check.stdout.contains("is not a UUID"), "\(check)")
         // inspect shows the ref by its parent's UUID, not `<16 bytes …>`.
         let inspect = try project.seedkit("inspect", "build/seed.store", "Book")
@@ -63,7 +75,9 @@ import Testing
     /// there: the release check read the fresh seed without the model. Either case is the same UUID.
     @Test func buildFindsAnUpdatesUUIDKeyInTheFixturesInEitherCase() throws {
         let project = try keyedByUUID()
-        try project.write("migrations/0001-pages.yml", """
+        try project.write(
+            "migrations/0001-pages.yml",
+            """
             update:
               Book:
                 - { key: "0E8F1C0A-1D52-4C6B-9F43-6A1E2B3C4D01", from: { pages: 386 }, to: { pages: 387 } }
@@ -73,9 +87,10 @@ import Testing
         let build = try project.seedkit("build")
         #expect(build.status == 1, "\(build)")
         // Only the typo (…4D0F, in no fixture) is reported.
-        #expect(build.stderrLines == [
-            "migrations/0001-pages.yml:5: error: update Book '0E8F1C0A-1D52-4C6B-9F43-6A1E2B3C4D0F': the key matches no row of Book in the fixtures or any migration's inserts or renames (a typo? migrate would report the row missing and record the migration as applied) [2030]",
-        ], "\(build)")
+        #expect(
+            build.stderrLines == [
+                "migrations/0001-pages.yml:5: error: update Book '0E8F1C0A-1D52-4C6B-9F43-6A1E2B3C4D0F': the key matches no row of Book in the fixtures or any migration's inserts or renames (a typo? migrate would report the row missing and record the migration as applied) [2030]"
+            ], "\(build)")
     }
 
     /// A conflict on a ref to a UUID-keyed parent names both parents by their UUIDs (two
@@ -86,18 +101,25 @@ import Testing
         try FileManager.default.copyItem(atPath: project.path("build/seed.store"), toPath: project.path("user.store"))
         let other = "11111111-2222-3333-4444-555555555555"
         try project.database("user.store").write { db in
-            try db.execute(sql: "INSERT INTO ZAUTHOR (Z_PK, Z_ENT, Z_OPT, ZNAME, ZID) VALUES (3, 1, 1, 'Borges', x'11111111222233334444555555555555')")
+            try db.execute(
+                sql:
+                    "INSERT INTO ZAUTHOR (Z_PK, Z_ENT, Z_OPT, ZNAME, ZID) VALUES (3, 1, 1, 'Borges', x'11111111222233334444555555555555')"
+            )
             try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = 3 WHERE Z_ENT = 1")
             try db.execute(sql: "UPDATE ZBOOK SET ZAUTHOR = 3 WHERE Z_PK = 1")
         }
-        try project.write("migrations/0001-move.yml", """
+        try project.write(
+            "migrations/0001-move.yml",
+            """
             update:
               Book:
                 - { key: "0E8F1C0A-1D52-4C6B-9F43-6A1E2B3C4D01", from: { author: "\(Self.leGuin)" }, to: { author: "\(Self.calvino.lowercased())" } }
             """)
         let migrate = try project.seedkit("migrate", "user.store")
         #expect(migrate.status == 0, "\(migrate)")
-        #expect(migrate.stdout.contains("conflict        Book '0E8F1C0A-1D52-4C6B-9F43-6A1E2B3C4D01': changed in the store"), "\(migrate)")
+        #expect(
+            migrate.stdout.contains(
+                "conflict        Book '0E8F1C0A-1D52-4C6B-9F43-6A1E2B3C4D01': changed in the store"), "\(migrate)")
         #expect(migrate.stdout.contains("(author is '\(other)', expected '\(Self.leGuin)')"), "\(migrate)")
         #expect(!migrate.stdout.contains("bytes") && !migrate.stderr.contains("bytes"), "\(migrate)")
     }
@@ -109,16 +131,22 @@ import Testing
         #expect(try project.seedkit("build").status == 0)
         try FileManager.default.copyItem(atPath: project.path("build/seed.store"), toPath: project.path("user.store"))
         try project.database("user.store").write { db in
-            try db.execute(sql: "UPDATE ZBOOK SET ZID = x'0E8F1C0A1D524C6B9F436A1E2B3C4DFF' WHERE ZTITLE = 'The Dispossessed'")
+            try db.execute(
+                sql: "UPDATE ZBOOK SET ZID = x'0E8F1C0A1D524C6B9F436A1E2B3C4DFF' WHERE ZTITLE = 'The Dispossessed'")
         }
-        try project.write("migrations/0001-id.yml", """
+        try project.write(
+            "migrations/0001-id.yml",
+            """
             update:
               Book:
                 - { key: The Dispossessed, from: { id: 0E8F1C0A-1D52-4C6B-9F43-6A1E2B3C4D01 }, to: { id: 0e8f1c0a-1d52-4c6b-9f43-6a1e2b3c4d0a } }
             """)
         let migrate = try project.seedkit("migrate", "user.store")
         #expect(migrate.status == 0, "\(migrate)")
-        #expect(migrate.stdout.contains("conflict        Book 'The Dispossessed': changed in the store (id is '0E8F1C0A-1D52-4C6B-9F43-6A1E2B3C4DFF', expected '0E8F1C0A-1D52-4C6B-9F43-6A1E2B3C4D01')"), "\(migrate)")
+        #expect(
+            migrate.stdout.contains(
+                "conflict        Book 'The Dispossessed': changed in the store (id is '0E8F1C0A-1D52-4C6B-9F43-6A1E2B3C4DFF', expected '0E8F1C0A-1D52-4C6B-9F43-6A1E2B3C4D01')"
+            ), "\(migrate)")
     }
 
     /// An app's own store, no manifest: `inspect` and `diff` printed UUIDs as `<16 bytes 1111…>`,
@@ -128,20 +156,25 @@ import Testing
         let project = try TemporaryProject(bookStore: false)
         try project.write("before.store", try #require(example.read("seeds/default.store")))
         try project.database("before.store").write { db in
-            try db.execute(sql: """
-                INSERT INTO ZAUTHOR (Z_PK, Z_ENT, Z_OPT, ZNAME, ZID) VALUES
-                    (1, 1, 1, 'B', x'11111111222233334444555555555556'), (2, 1, 1, 'C', x'11111111222233334444555555555557');
-                UPDATE Z_PRIMARYKEY SET Z_MAX = 2 WHERE Z_ENT = 1;
-                """)
+            try db.execute(
+                sql: """
+                    INSERT INTO ZAUTHOR (Z_PK, Z_ENT, Z_OPT, ZNAME, ZID) VALUES
+                        (1, 1, 1, 'B', x'11111111222233334444555555555556'), (2, 1, 1, 'C', x'11111111222233334444555555555557');
+                    UPDATE Z_PRIMARYKEY SET Z_MAX = 2 WHERE Z_ENT = 1;
+                    """)
         }
         try project.write("after.store", try #require(project.read("before.store")))
-        try project.database("after.store").write { db in try db.execute(sql: "UPDATE ZAUTHOR SET ZID = x'99999999222233334444555555555556' WHERE Z_PK = 1") }
+        try project.database("after.store").write { db in
+            try db.execute(sql: "UPDATE ZAUTHOR SET ZID = x'99999999222233334444555555555556' WHERE Z_PK = 1")
+        }
         let inspect = try project.seedkit("inspect", "before.store", "Author", "--format", "csv")
         #expect(inspect.status == 0, "\(inspect)")
         #expect(inspect.stdout.contains("B,11111111-2222-3333-4444-555555555556\r\n"), "\(inspect)")
         #expect(inspect.stdout.contains("C,11111111-2222-3333-4444-555555555557\r\n"), "\(inspect)")
         let diff = try project.seedkit("diff", "before.store", "after.store")
-        #expect(diff.stdout.contains("~ 1: id '11111111-2222-3333-4444-555555555556' → '99999999-2222-3333-4444-555555555556'"), "\(diff)")
+        #expect(
+            diff.stdout.contains(
+                "~ 1: id '11111111-2222-3333-4444-555555555556' → '99999999-2222-3333-4444-555555555556'"), "\(diff)")
         #expect(!diff.stdout.contains("bytes"), "\(diff)")
     }
 
@@ -151,17 +184,28 @@ import Testing
         let project = try swiftDataProject()
         // Author listed without `key:` (the manifest's specs win over the model's uniqueness).
         let manifest = try #require(project.read("seeds/seedkit.yml").map { String(decoding: $0, as: UTF8.self) })
-        try project.write("seeds/seedkit.yml", manifest.replacingOccurrences(of: "    file: data/Author.csv\n    key: name\n", with: "    file: data/Author.csv\n")
+        try project.write(
+            "seeds/seedkit.yml",
+            manifest.replacingOccurrences(
+                of: "    file: data/Author.csv\n    key: name\n", with: "    file: data/Author.csv\n"
+            )
             .replacingOccurrences(of: "    refs:\n      author: Author.name\n", with: ""))
         let books = try #require(project.read("seeds/data/Book.csv").map { String(decoding: $0, as: UTF8.self) })
-        try project.write("seeds/data/Book.csv", books.replacingOccurrences(of: ",Ursula K. Le Guin\n", with: ",\n").replacingOccurrences(of: ",Italo Calvino\n", with: ",\n"))
+        try project.write(
+            "seeds/data/Book.csv",
+            books.replacingOccurrences(of: ",Ursula K. Le Guin\n", with: ",\n").replacingOccurrences(
+                of: ",Italo Calvino\n", with: ",\n"))
         #expect(try project.seedkit("build").status == 0)
-        for body in ["update:\n  Author:\n    - { key: 1, from: { name: Ursula K. Le Guin }, to: { name: Ursula Le Guin } }\n",
-                     "delete:\n  Author:\n    - { key: 2, from: {} }\n"] {
+        for body in [
+            "update:\n  Author:\n    - { key: 1, from: { name: Ursula K. Le Guin }, to: { name: Ursula Le Guin } }\n",
+            "delete:\n  Author:\n    - { key: 2, from: {} }\n",
+        ] {
             try project.write("migrations/0001-author.yml", body)
             let build = try project.seedkit("build")
             #expect(build.status == 2, "\(build)")
-            #expect(build.stderr.hasPrefix("migrations/0001-author.yml:3: error: Author cannot be updated or deleted by its Z_PK"), "\(build)")
+            #expect(
+                build.stderr.hasPrefix(
+                    "migrations/0001-author.yml:3: error: Author cannot be updated or deleted by its Z_PK"), "\(build)")
         }
     }
 
@@ -171,26 +215,36 @@ import Testing
         // Book's `title` is not unique in this model: Book has no key.
         let project = try swiftDataStore(editing: [(#"[["title"]]),"#, "[]),")])
         try project.database("app.store").write { db in
-            try db.execute(sql: """
-                INSERT INTO ZAUTHOR (Z_PK, Z_ENT, Z_OPT, ZNAME, ZID) VALUES (1, 1, 1, 'Le Guin', x'11111111222233334444555555555555');
-                INSERT INTO ZBOOK (Z_PK, Z_ENT, Z_OPT, ZTITLE, ZID, ZPAGES, ZAUTHOR) VALUES (1, 2, 1, 'Flint', x'21111111222233334444555555555555', 5, 1);
-                UPDATE Z_PRIMARYKEY SET Z_MAX = 1 WHERE Z_ENT IN (1, 2);
-                """)
+            try db.execute(
+                sql: """
+                    INSERT INTO ZAUTHOR (Z_PK, Z_ENT, Z_OPT, ZNAME, ZID) VALUES (1, 1, 1, 'Le Guin', x'11111111222233334444555555555555');
+                    INSERT INTO ZBOOK (Z_PK, Z_ENT, Z_OPT, ZTITLE, ZID, ZPAGES, ZAUTHOR) VALUES (1, 2, 1, 'Flint', x'21111111222233334444555555555555', 5, 1);
+                    UPDATE Z_PRIMARYKEY SET Z_MAX = 1 WHERE Z_ENT IN (1, 2);
+                    """)
         }
         let before = try #require(project.read("app.store"))
-        for (name, body) in [("update", "update:\n  Book:\n    - { key: 1, from: { pages: 5 }, to: { pages: 6 } }\n"),
-                             ("delete", "delete:\n  Book:\n    - { key: 1, from: {} }\n")] {
+        for (name, body) in [
+            ("update", "update:\n  Book:\n    - { key: 1, from: { pages: 5 }, to: { pages: 6 } }\n"),
+            ("delete", "delete:\n  Book:\n    - { key: 1, from: {} }\n"),
+        ] {
             try project.write("migrations/0001-\(name).yml", body)
             let migrate = try project.seedkit("migrate", "app.store")
             #expect(migrate.status == 2, "\(migrate)")
-            #expect(migrate.stderr.hasPrefix("migrations/0001-\(name).yml:3: error: Book cannot be updated or deleted by its Z_PK, a number each user's store assigns on its own"), "\(migrate)")
-            #expect(migrate.stderr.contains("give Book a key in a manifest (tables: { Book: { key: ATTRIBUTE } })"), "\(migrate)")
+            #expect(
+                migrate.stderr.hasPrefix(
+                    "migrations/0001-\(name).yml:3: error: Book cannot be updated or deleted by its Z_PK, a number each user's store assigns on its own"
+                ), "\(migrate)")
+            #expect(
+                migrate.stderr.contains("give Book a key in a manifest (tables: { Book: { key: ATTRIBUTE } })"),
+                "\(migrate)")
             #expect(project.read("app.store") == before, "\(name) wrote to the store")
             #expect(!project.exists("app.store-wal"))
             try FileManager.default.removeItem(atPath: project.path("migrations/0001-\(name).yml"))
         }
         // Author keeps its key (`name`): updated as ever.
-        try project.write("migrations/0001-author.yml", "update:\n  Author:\n    - { key: Le Guin, from: { name: Le Guin }, to: { name: Ursula K. Le Guin } }\n")
+        try project.write(
+            "migrations/0001-author.yml",
+            "update:\n  Author:\n    - { key: Le Guin, from: { name: Le Guin }, to: { name: Ursula K. Le Guin } }\n")
         let author = try project.seedkit("migrate", "app.store")
         #expect(author.status == 0, "\(author)")
         #expect(try project.rows("app.store", "SELECT ZNAME FROM ZAUTHOR") == ["'Ursula K. Le Guin'"])
@@ -200,7 +254,8 @@ import Testing
 /// A project holding `app.store`, made by Examples/SwiftDataStore/make-store.py with each
 /// `(text, replacement)` edit applied to its model (every text must be in the script).
 func swiftDataStore(editing edits: [(String, String)]) throws -> TemporaryProject {
-    let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
         .appendingPathComponent("Examples/SwiftDataStore/make-store.py")
     var script = try String(contentsOf: example, encoding: .utf8)
     for (text, replacement) in edits {
@@ -209,7 +264,9 @@ func swiftDataStore(editing edits: [(String, String)]) throws -> TemporaryProjec
     }
     let project = try TemporaryProject(bookStore: false)
     try project.write("make.py", script)
-    let made = try run(URL(fileURLWithPath: "/usr/bin/env"), ["python3", project.path("make.py"), project.path("app.store")], in: project.root)
+    let made = try run(
+        URL(fileURLWithPath: "/usr/bin/env"), ["python3", project.path("make.py"), project.path("app.store")],
+        in: project.root)
     #expect(made.status == 0, "\(made)")
     return project
 }

@@ -12,11 +12,12 @@ import Testing
         let project = try TemporaryProject.withUserStore()
         let store = try project.database("user.sqlite")
         try store.write { db in
-            try db.execute(sql: """
-                ALTER TABLE books RENAME TO shelved_books;
-                CREATE VIEW books AS WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r)
-                    SELECT n AS id, 'book ' || n AS title, -1.0 AS price, 1 AS category_id FROM r;
-                """)
+            try db.execute(
+                sql: """
+                    ALTER TABLE books RENAME TO shelved_books;
+                    CREATE VIEW books AS WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r)
+                        SELECT n AS id, 'book ' || n AS title, -1.0 AS price, 1 AS category_id FROM r;
+                    """)
         }
         try store.close()
         return project
@@ -30,7 +31,10 @@ import Testing
         let result = try runSeedkit(command, in: project.root, environment: ["SEEDKIT_READ_LIMIT": "2"])
         #expect(Date().timeIntervalSince(started) < 30, "bounded: \(result)")
         #expect(result.status == 3, "\(result)")
-        #expect(result.stderr.contains("user.sqlite: error: reading the store was stopped: it ran past seedkit's bound on reading a store"), "\(result)")
+        #expect(
+            result.stderr.contains(
+                "user.sqlite: error: reading the store was stopped: it ran past seedkit's bound on reading a store"),
+            "\(result)")
         #expect(project.sha256("user.sqlite") == before)
     }
 
@@ -57,32 +61,45 @@ import Testing
 
     /// A trigger of the store that reads what SQLite lets only trusted schemas read, fired by a
     /// migration's write (a .sql step or a data migration), makes the store refused, unchanged.
-    @Test(arguments: [("0002-trig.sql", "INSERT INTO categories (name) VALUES ('Trig');\n"), ("0002-trig.yml", "insert:\n  categories:\n    - { name: Trig }\n")])
+    @Test(arguments: [
+        ("0002-trig.sql", "INSERT INTO categories (name) VALUES ('Trig');\n"),
+        ("0002-trig.yml", "insert:\n  categories:\n    - { name: Trig }\n"),
+    ])
     func anUntrustedTriggerIsNotRunByAMigration(file: String, migration: String) throws {
         let project = try TemporaryProject.withUserStore()
         let store = try project.database("user.sqlite")
         try store.write { db in
-            try db.execute(sql: """
-                CREATE TABLE spy (n TEXT);
-                CREATE TRIGGER snoop AFTER INSERT ON categories BEGIN INSERT INTO spy SELECT name FROM pragma_table_list; END;
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE spy (n TEXT);
+                    CREATE TRIGGER snoop AFTER INSERT ON categories BEGIN INSERT INTO spy SELECT name FROM pragma_table_list; END;
+                    """)
         }
         try store.close()
         try project.write("migrations/\(file)", migration)
         let before = project.sha256("user.sqlite")
         let result = try project.seedkit("migrate", "user.sqlite")
         #expect(result.status == 3, "\(result)")
-        #expect(result.stderr.contains("user.sqlite: error: the store's schema uses what SQLite allows only in stores it trusts (unsafe use of virtual table \"pragma_table_list\")"), "\(result)")
+        #expect(
+            result.stderr.contains(
+                "user.sqlite: error: the store's schema uses what SQLite allows only in stores it trusts (unsafe use of virtual table \"pragma_table_list\")"
+            ), "\(result)")
         #expect(project.sha256("user.sqlite") == before)
     }
 
     @Test func verifyEvaluatesCheckConstraintsAndSaysWhichCheckItRan() throws {
         let project = try TemporaryProject()
-        try project.write("seeds/schema.sql", BookStore.schema.replacingOccurrences(of: "price REAL NOT NULL,", with: "price REAL NOT NULL CHECK (price >= 0),"))
+        try project.write(
+            "seeds/schema.sql",
+            BookStore.schema.replacingOccurrences(
+                of: "price REAL NOT NULL,", with: "price REAL NOT NULL CHECK (price >= 0),"))
         #expect(try project.seedkit("build").status == 0)
         let fine = try project.seedkit("verify", "build/seed.sqlite")
         #expect(fine.status == 0, "\(fine)")
-        #expect(fine.stdout == "build/seed.sqlite: ok (integrity_check with CHECK constraints, foreign keys, rules and checks)\n", "\(fine)")
+        #expect(
+            fine.stdout
+                == "build/seed.sqlite: ok (integrity_check with CHECK constraints, foreign keys, rules and checks)\n",
+            "\(fine)")
         let store = try project.database("build/seed.sqlite")
         try store.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA ignore_check_constraints = ON")
@@ -91,6 +108,8 @@ import Testing
         try store.close()
         let result = try project.seedkit("verify", "build/seed.sqlite")
         #expect(result.status == 3, "\(result)")
-        #expect(result.stdout.contains("build/seed.sqlite: integrity: CHECK constraint failed in books [2200]\n"), "\(result)")
+        #expect(
+            result.stdout.contains("build/seed.sqlite: integrity: CHECK constraint failed in books [2200]\n"),
+            "\(result)")
     }
 }

@@ -9,7 +9,9 @@ import Testing
     private func project(header: String) throws -> TemporaryProject {
         let project = try TemporaryProject(bookStore: false)
         try project.write("seeds/schema.sql", "CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT);\n")
-        try project.write("seeds/seedkit.yml", "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  t: { file: data/t.csv }\n")
+        try project.write(
+            "seeds/seedkit.yml",
+            "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  t: { file: data/t.csv }\n")
         try project.write("seeds/data/t.csv", header + "\n")
         return project
     }
@@ -18,7 +20,10 @@ import Testing
         let project = try project(header: (0..<100_000).map { "c\($0)" }.joined(separator: ",") + ",c5")
         let result = try runSeedkitBounded(["build"], in: project.root)
         #expect(result.status == 1, "\(result)")
-        #expect(result.stderr == "seeds/data/t.csv:1:100001: error: column 'c5' appears twice in the header (fields 6 and 100001) [2001]\n", "\(result)")
+        #expect(
+            result.stderr
+                == "seeds/data/t.csv:1:100001: error: column 'c5' appears twice in the header (fields 6 and 100001) [2001]\n",
+            "\(result)")
         #expect(!project.exists("build/seed.sqlite"))
     }
 
@@ -28,9 +33,17 @@ import Testing
         #expect(result.status == 1, "\(result)")
         let lines = result.stderr.split(separator: "\n").map(String.init)
         #expect(lines.count == 21, "\(lines.prefix(3)) … \(lines.suffix(2))")
-        #expect(lines.first == "seeds/data/t.csv:1:3: error: column 'c0' names no column of table t (it has id, name); map it with columns: or skip it with ignore: [2020]")
-        #expect(lines.dropFirst(19).first == "seeds/data/t.csv:1:22: error: column 'c19' names no column of table t (it has id, name); map it with columns: or skip it with ignore: [2020]")
-        #expect(lines.last == "seeds/data/t.csv:1:23: error: 99980 more columns from here on name no column of table t [2020]")
+        #expect(
+            lines.first
+                == "seeds/data/t.csv:1:3: error: column 'c0' names no column of table t (it has id, name); map it with columns: or skip it with ignore: [2020]"
+        )
+        #expect(
+            lines.dropFirst(19).first
+                == "seeds/data/t.csv:1:22: error: column 'c19' names no column of table t (it has id, name); map it with columns: or skip it with ignore: [2020]"
+        )
+        #expect(
+            lines.last
+                == "seeds/data/t.csv:1:23: error: 99980 more columns from here on name no column of table t [2020]")
         #expect(!project.exists("build/seed.sqlite"))
     }
 }

@@ -35,7 +35,10 @@ public struct SeedError: Error, Sendable, CustomStringConvertible, LocalizedErro
     }
 
     /// An error with one problem; its code defaults to the kind's.
-    public init(_ kind: Kind, file: String? = nil, line: Int = 0, column: Int = 0, code: DiagnosticCode? = nil, _ message: String) {
+    public init(
+        _ kind: Kind, file: String? = nil, line: Int = 0, column: Int = 0, code: DiagnosticCode? = nil,
+        _ message: String
+    ) {
         let defaultCode: DiagnosticCode
         switch kind {
         case .invalidData: defaultCode = .otherRule
@@ -43,7 +46,8 @@ public struct SeedError: Error, Sendable, CustomStringConvertible, LocalizedErro
         case .refused: defaultCode = .storeRefused
         case .io: defaultCode = .ioFailure
         }
-        self.init(kind, [Diagnostic(file: file, line: line, column: column, code: code ?? defaultCode, message: message)])
+        self.init(
+            kind, [Diagnostic(file: file, line: line, column: column, code: code ?? defaultCode, message: message)])
     }
 
     /// The CLI exit code for this error (1 invalid data, 2 configuration, 3 refused, 4 I/O).

@@ -24,7 +24,10 @@ extension DatabaseMigrator {
     ///   - catalog: a seed built by seedkit whose natural keys and refs the migrations use
     ///     (nil: the store's own catalog, or primary keys).
     ///   - options: conflict policy and the like; `options.tables` wins over `catalog`.
-    public mutating func registerSeedMigrations(_ migrations: [Migration], through last: Int? = nil, catalog: URL? = nil, options: SeedMigrator.Options = .init()) {
+    public mutating func registerSeedMigrations(
+        _ migrations: [Migration], through last: Int? = nil, catalog: URL? = nil,
+        options: SeedMigrator.Options = .init()
+    ) {
         let sorted = migrations.sorted { $0.number < $1.number }
         let registered = Set(self.migrations)
         for migration in sorted where last.map({ migration.number <= $0 }) ?? true {
@@ -35,7 +38,9 @@ extension DatabaseMigrator {
             registerMigration(identifier) { db in
                 var options = options
                 if options.tables == nil, let catalog {
-                    options.tables = try DatabaseQueue(path: catalog.path, configuration: SeedInstaller.readOnly).read { db in try SeedCatalog.tableSpecs(db) }
+                    options.tables = try DatabaseQueue(path: catalog.path, configuration: SeedInstaller.readOnly).read {
+                        db in try SeedCatalog.tableSpecs(db)
+                    }
                 }
                 let seedMigrator = try SeedMigrator(migrations: history)
                 defer { seedMigrator.releaseBytes() }  // a big data update's file: not kept for the app's life

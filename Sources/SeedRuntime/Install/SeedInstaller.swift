@@ -49,7 +49,10 @@ public struct SeedInstaller: Sendable {
     }
 
     /// An installer for the store at `store`, which ``prepareStore()`` opens and closes itself.
-    public init(store: URL, seed: URL, migrations: [Migration], busyTimeout: TimeInterval = 5, options: SeedMigrator.Options = SeedInstaller.defaultOptions) {
+    public init(
+        store: URL, seed: URL, migrations: [Migration], busyTimeout: TimeInterval = 5,
+        options: SeedMigrator.Options = SeedInstaller.defaultOptions
+    ) {
         self.store = store
         self.seed = seed
         self.migrations = migrations
@@ -75,7 +78,8 @@ public struct SeedInstaller: Sendable {
     /// - throws: ``SeedError``; the store is as it was (or absent, if it was absent).
     public func prepareStore() throws -> Outcome {
         guard let store else {
-            throw SeedError(.configuration, "this installer has no store path; call prepareStore(in:) with the app's database")
+            throw SeedError(
+                .configuration, "this installer has no store path; call prepareStore(in:) with the app's database")
         }
         let busyTimeout = try BusyTimeout.validated(busyTimeout)
         let migrator = try SeedMigrator(migrations: migrations)
@@ -91,8 +95,9 @@ public struct SeedInstaller: Sendable {
             var configuration = Configuration()
             configuration.busyMode = .timeout(busyTimeout)
             let queue: DatabaseQueue
-            do { queue = try DatabaseQueue(path: store.path, configuration: configuration) }
-            catch { throw SeedError(databaseError: error, file: store.path) }
+            do { queue = try DatabaseQueue(path: store.path, configuration: configuration) } catch {
+                throw SeedError(databaseError: error, file: store.path)
+            }
             defer { try? queue.close() }
             return try migrate(queue, migrator: migrator, installed: installed, file: store.path, ownConnection: true)
         } catch {
@@ -118,12 +123,18 @@ public struct SeedInstaller: Sendable {
         migrator.readAhead()
         defer { migrator.releaseBytes() }
         let installed: Bool
-        do { installed = try writer.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0 } == 0 }
-        catch { throw SeedError(databaseError: error, file: writer.path) }
+        do {
+            installed =
+                try writer.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0 } == 0
+        } catch { throw SeedError(databaseError: error, file: writer.path) }
         if installed {
             try checkSeed(migrator)
-            do { try DatabaseQueue(path: seed.path, configuration: Self.readOnly).backup(to: writer) }
-            catch { throw SeedError(.io, file: seed.path, "cannot copy the seed into the store: \(SeedError(databaseError: error).diagnostics.first?.message ?? "\(error)")") }
+            do { try DatabaseQueue(path: seed.path, configuration: Self.readOnly).backup(to: writer) } catch {
+                throw SeedError(
+                    .io, file: seed.path,
+                    "cannot copy the seed into the store: \(SeedError(databaseError: error).diagnostics.first?.message ?? "\(error)")"
+                )
+            }
         }
         do {
             return try migrate(writer, migrator: migrator, installed: installed, file: writer.path)
@@ -136,47 +147,64 @@ public struct SeedInstaller: Sendable {
     /// Refuses a seed that these migrations cannot migrate (newer than them, or changed), before it is copied.
     private func checkSeed(_ migrator: SeedMigrator) throws(SeedError) {
         guard FileManager.default.fileExists(atPath: seed.path) else {
-            throw SeedError(.configuration, file: seed.path, "the seed does not exist (is it in the app's bundle?); nothing was installed")
+            throw SeedError(
+                .configuration, file: seed.path,
+                "the seed does not exist (is it in the app's bundle?); nothing was installed")
         }
-        do { _ = try DatabaseQueue(path: seed.path, configuration: Self.readOnly).read { db in try migrator.pending(db) } }
-        catch let error as SeedError {
-            throw SeedError(error.kind, error.diagnostics.map { diagnostic in
-                var diagnostic = diagnostic
-                diagnostic.file = diagnostic.file ?? seed.path
-                diagnostic.message = "the bundled seed cannot be installed: " + diagnostic.message.replacingOccurrences(of: "the store is", with: "it is")
-                return diagnostic
-            })
-        }
-        catch { throw SeedError(databaseError: error, file: seed.path) }
+        do {
+            _ = try DatabaseQueue(path: seed.path, configuration: Self.readOnly).read { db in try migrator.pending(db) }
+        } catch let error as SeedError {
+            throw SeedError(
+                error.kind,
+                error.diagnostics.map { diagnostic in
+                    var diagnostic = diagnostic
+                    diagnostic.file = diagnostic.file ?? seed.path
+                    diagnostic.message =
+                        "the bundled seed cannot be installed: "
+                        + diagnostic.message.replacingOccurrences(of: "the store is", with: "it is")
+                    return diagnostic
+                })
+        } catch { throw SeedError(databaseError: error, file: seed.path) }
     }
 
     /// The shared tail: one read of the ledger decides whether there is anything to do.
     /// `ownConnection`: the installer opened `writer` itself (nobody observes it: rows may be written directly).
-    private func migrate(_ writer: some DatabaseWriter, migrator: SeedMigrator, installed: Bool, file: String, ownConnection: Bool = false) throws(SeedError) -> Outcome {
+    private func migrate(
+        _ writer: some DatabaseWriter, migrator: SeedMigrator, installed: Bool, file: String,
+        ownConnection: Bool = false
+    ) throws(SeedError) -> Outcome {
         let pending: [Migration]
-        do { pending = try writer.read { db in try migrator.pending(db) } }
-        catch let error as SeedError { throw error.about(store: file) }
-        catch { throw SeedError(databaseError: error, file: file) }
-        if pending.isEmpty { return installed ? .installedSeed(MigrationReport(migrations: [], dryRun: false)) : .upToDate }
+        do { pending = try writer.read { db in try migrator.pending(db) } } catch let error as SeedError {
+            throw error.about(store: file)
+        } catch { throw SeedError(databaseError: error, file: file) }
+        if pending.isEmpty {
+            return installed ? .installedSeed(MigrationReport(migrations: [], dryRun: false)) : .upToDate
+        }
         var options = self.options
         options.writesDirectly = options.writesDirectly || ownConnection
         if options.tables == nil {
-            options.tables = try? DatabaseQueue(path: seed.path, configuration: Self.readOnly).read { db in try SeedCatalog.tableSpecs(db) }
+            options.tables = try? DatabaseQueue(path: seed.path, configuration: Self.readOnly).read { db in
+                try SeedCatalog.tableSpecs(db)
+            }
         }
         if options.coreDataFacts == nil {
             // A store installed from an older seed may lack what the bundled seed knows of the Core Data model.
-            options.coreDataFacts = try? DatabaseQueue(path: seed.path, configuration: Self.readOnly).read { db in try CoreDataModelFacts.recorded(db) }
+            options.coreDataFacts = try? DatabaseQueue(path: seed.path, configuration: Self.readOnly).read { db in
+                try CoreDataModelFacts.recorded(db)
+            }
         }
         let report: MigrationReport
-        do { report = try migrator.migrate(writer, options: options) }
-        catch let error as SeedError { throw error.about(store: file) }
-        catch { throw SeedError(databaseError: error, file: file) }  // migrate throws SeedError only
+        do { report = try migrator.migrate(writer, options: options) } catch let error as SeedError {
+            throw error.about(store: file)
+        } catch { throw SeedError(databaseError: error, file: file) }  // migrate throws SeedError only
         return installed ? .installedSeed(report) : .migrated(report)
     }
 
     /// Removes a store this installer created, with its journal files.
     private static func remove(_ store: URL) {
-        for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: store.path + suffix) }
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            try? FileManager.default.removeItem(atPath: store.path + suffix)
+        }
     }
 
     static var readOnly: Configuration {
@@ -204,7 +232,8 @@ public struct SeedInstaller: Sendable {
             try manager.copyItem(at: source, to: temporary)
             try fsync(path: temporary.path)
             guard rename(temporary.path, destination.path) == 0 else {
-                throw SeedError(.io, file: destination.path, "cannot move the seed into place: \(String(cString: strerror(errno)))")
+                throw SeedError(
+                    .io, file: destination.path, "cannot move the seed into place: \(String(cString: strerror(errno)))")
             }
             try fsync(path: directory.path)
         } catch let error as SeedError {
@@ -212,15 +241,21 @@ public struct SeedInstaller: Sendable {
             throw error
         } catch {
             try? manager.removeItem(at: temporary)
-            throw SeedError(.io, file: destination.path, "cannot install the seed from \(source.path): \(error.localizedDescription)")
+            throw SeedError(
+                .io, file: destination.path,
+                "cannot install the seed from \(source.path): \(error.localizedDescription)")
         }
     }
 
     /// Flushes a file or directory to disk.
     package static func fsync(path: String) throws(SeedError) {
         let descriptor = open(path, O_RDONLY)
-        guard descriptor >= 0 else { throw SeedError(.io, file: path, "cannot open to flush: \(String(cString: strerror(errno)))") }
+        guard descriptor >= 0 else {
+            throw SeedError(.io, file: path, "cannot open to flush: \(String(cString: strerror(errno)))")
+        }
         defer { close(descriptor) }
-        guard Foundation.fsync(descriptor) == 0 else { throw SeedError(.io, file: path, "cannot flush to disk: \(String(cString: strerror(errno)))") }
+        guard Foundation.fsync(descriptor) == 0 else {
+            throw SeedError(.io, file: path, "cannot flush to disk: \(String(cString: strerror(errno)))")
+        }
     }
 }

@@ -41,8 +41,10 @@ public enum MigrationLedger {
             let table = SeedCatalog.ledgerTable
             let origin: String = try SeedCatalog.value(row, 4, table, "origin")
             return LedgerEntry(
-                number: try SeedCatalog.value(row, 0, table, "number"), name: try SeedCatalog.value(row, 1, table, "name"),
-                checksum: try SeedCatalog.value(row, 2, table, "checksum"), appliedAt: try SeedCatalog.optionalValue(row, 3, table, "applied_at"),
+                number: try SeedCatalog.value(row, 0, table, "number"),
+                name: try SeedCatalog.value(row, 1, table, "name"),
+                checksum: try SeedCatalog.value(row, 2, table, "checksum"),
+                appliedAt: try SeedCatalog.optionalValue(row, 3, table, "applied_at"),
                 origin: LedgerEntry.Origin(rawValue: origin) ?? .applied)
         }
     }
@@ -51,7 +53,8 @@ public enum MigrationLedger {
     package static func record(_ entry: LedgerEntry, in db: Database) throws {
         try db.execute(sql: SeedCatalog.createLedger)
         try db.execute(
-            sql: "INSERT INTO \(SeedCatalog.ledgerTable)(number, name, checksum, applied_at, origin) VALUES (?, ?, ?, ?, ?)",
+            sql:
+                "INSERT INTO \(SeedCatalog.ledgerTable)(number, name, checksum, applied_at, origin) VALUES (?, ?, ?, ?, ?)",
             arguments: [entry.number, entry.name, entry.checksum, entry.appliedAt, entry.origin.rawValue])
     }
 
@@ -61,16 +64,19 @@ public enum MigrationLedger {
         guard try db.tableExists(SeedCatalog.fileDigestsTable) else { return [:] }
         let rows = try Row.fetchAll(db, sql: "SELECT number, sha256 FROM \(SeedCatalog.fileDigestsTable)")
         let table = SeedCatalog.fileDigestsTable
-        return Dictionary(try rows.map { (row: Row) throws(SeedError) -> (Int, String) in
-            (try SeedCatalog.value(row, 0, table, "number"), try SeedCatalog.value(row, 1, table, "sha256"))
-        }, uniquingKeysWith: { first, _ in first })
+        return Dictionary(
+            try rows.map { (row: Row) throws(SeedError) -> (Int, String) in
+                (try SeedCatalog.value(row, 0, table, "number"), try SeedCatalog.value(row, 1, table, "sha256"))
+            }, uniquingKeysWith: { first, _ in first })
     }
 
     /// Records the bytes' digest of a large JSON migration the run applied, beside its ledger row:
     /// a later launch that finds the same bytes knows the checksum without scanning the file.
     package static func recordFileDigest(number: Int, sha256: String, in db: Database) throws {
         try db.execute(sql: SeedCatalog.createFileDigests)
-        try db.execute(sql: "INSERT OR REPLACE INTO \(SeedCatalog.fileDigestsTable)(number, sha256) VALUES (?, ?)", arguments: [number, sha256])
+        try db.execute(
+            sql: "INSERT OR REPLACE INTO \(SeedCatalog.fileDigestsTable)(number, sha256) VALUES (?, ?)",
+            arguments: [number, sha256])
     }
 
     /// Now, as the ledger writes it: `2026-11-22T03:01:23Z`.

@@ -62,8 +62,9 @@ package final class DeferredJSONMigration: @unchecked Sendable {
         if let loaded { return loaded }
         fileReads += 1
         let result: Result<Data, SeedError>
-        do { result = .success(try Data(contentsOf: url)) }
-        catch { result = .failure(SeedError(.configuration, file: file, "cannot read: \(error.localizedDescription)")) }
+        do { result = .success(try Data(contentsOf: url)) } catch {
+            result = .failure(SeedError(.configuration, file: file, "cannot read: \(error.localizedDescription)"))
+        }
         loaded = result
         return result
     }
@@ -86,7 +87,9 @@ package final class DeferredJSONMigration: @unchecked Sendable {
     /// `bytes` (those of the file's `read`th read), or why they are not text; the answer is kept
     /// only while those bytes are held. `textLock` held.
     private func check(_ bytes: Result<Data, SeedError>, ofRead read: Int) -> Result<Data, SeedError> {
-        let text = bytes.flatMap { data in Migration.textProblem(data, file: file).map { .failure($0) } ?? .success(data) }
+        let text = bytes.flatMap { data in
+            Migration.textProblem(data, file: file).map { .failure($0) } ?? .success(data)
+        }
         bytesLock.withLock { if fileReads == read, loaded != nil { checkedText = text } }
         return text
     }
@@ -178,7 +181,9 @@ package final class DeferredJSONMigration: @unchecked Sendable {
         switch text() {
         case .failure(let error): result = .failure(error)
         case .success(let data):
-            do { result = .success(try Migration.readJSON(fileName: fileName, file: file, data: data)) } catch { result = .failure(error) }
+            do { result = .success(try Migration.readJSON(fileName: fileName, file: file, data: data)) } catch {
+                result = .failure(error)
+            }
         }
         whole = result
         return result
@@ -194,7 +199,11 @@ package final class DeferredJSONMigration: @unchecked Sendable {
         // ledger asks at every launch once the file is applied, and the whole read would build
         // all its rows and keep them. Where the scan stops (not text, a shape only the whole
         // read takes, an error), the whole read gives the answer.
-        if case .success(let data) = text(), let scanned = data.withUnsafeBytes({ Migration.readStreamed(file: file, json: $0, chunkRows: Self.chunkRows) { _, _ in true } }) {
+        if case .success(let data) = text(),
+            let scanned = data.withUnsafeBytes({
+                Migration.readStreamed(file: file, json: $0, chunkRows: Self.chunkRows) { _, _ in true }
+            })
+        {
             lock.withLock { streamedChecksum = scanned }
             return scanned
         }
@@ -216,7 +225,8 @@ package final class DeferredJSONMigration: @unchecked Sendable {
     /// before it were applied: the caller's transaction must then roll back.
     func stream(_ apply: (_ operation: DataChanges.Operation, _ index: Int) throws -> Void) throws {
         let channel = OperationChannel(capacity: Self.chunksAhead)
-        try DetachedThread.start("read \(file)", stackSize: 8 << 20 /* as deep as a document may nest */) { [self] in
+        // The stack is as deep as a document may nest.
+        try DetachedThread.start("read \(file)", stackSize: 8 << 20) { [self] in
             // Unreadable, or not text: nothing is handed over, and the whole read below reports it.
             let (text, read) = textLock.withLock { checkedTextLocked() }
             guard case .success(let data) = text else { return channel.finish(nil) }
@@ -226,7 +236,9 @@ package final class DeferredJSONMigration: @unchecked Sendable {
             var digest = SHA256()
             var hashed = 0
             let checksum = data.withUnsafeBytes { bytes in
-                let checksum = Migration.readStreamed(file: file, json: bytes, chunkRows: Self.chunkRows, firstChunkRows: Self.firstChunkRows) { index, operation in
+                let checksum = Migration.readStreamed(
+                    file: file, json: bytes, chunkRows: Self.chunkRows, firstChunkRows: Self.firstChunkRows
+                ) { index, operation in
                     defer { channel.dropSpent() }
                     guard channel.put(index, operation) else { return false }
                     let end = min(bytes.count, hashed + Self.digestPiece)

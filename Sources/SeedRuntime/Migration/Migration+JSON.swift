@@ -10,11 +10,17 @@ extension Migration {
     package static func streamed(fileName: String, file: String, json bytes: UnsafeRawBufferPointer) -> Migration? {
         guard let parts = parseFileName(fileName) else { return nil }
         var operations: [DataChanges.Operation] = []
-        guard let checksum = readStreamed(file: file, json: bytes, chunkRows: .max, emit: { _, operation in
-            operations.append(operation)
-            return true
-        }) else { return nil }
-        return Migration(number: parts.number, name: parts.name, file: file, checksum: checksum, body: .changes(DataChanges(operations: operations)))
+        guard
+            let checksum = readStreamed(
+                file: file, json: bytes, chunkRows: .max,
+                emit: { _, operation in
+                    operations.append(operation)
+                    return true
+                })
+        else { return nil }
+        return Migration(
+            number: parts.number, name: parts.name, file: file, checksum: checksum,
+            body: .changes(DataChanges(operations: operations)))
     }
 
     /// The reading behind ``streamed(fileName:file:json:)``, handing each operation to `emit` as
@@ -23,8 +29,10 @@ extension Migration {
     /// `firstChunkRows`; an empty insert as one empty chunk), an update's or delete's items whole.
     /// Returns the checksum, or nil where `streamed` gives nil, after emitting what came before;
     /// `emit` returning false stops the read (nil).
-    static func readStreamed(file: String, json bytes: UnsafeRawBufferPointer, chunkRows: Int, firstChunkRows: Int? = nil,
-                             emit: (_ index: Int, _ operation: DataChanges.Operation) -> Bool) -> String? {
+    static func readStreamed(
+        file: String, json bytes: UnsafeRawBufferPointer, chunkRows: Int, firstChunkRows: Int? = nil,
+        emit: (_ index: Int, _ operation: DataChanges.Operation) -> Bool
+    ) -> String? {
         let hasBOM = bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF
         var reader = StreamedJSON(scanner: JSONScanner(bytes: bytes, position: hasBOM ? 3 : 0))
         var index = -1
@@ -54,7 +62,8 @@ extension Migration {
                             rows.append(row)
                         } else {
                             guard let item = try? reader.scanner.parseNode(depth: 3),
-                                  let change = try? DataChanges.change(item, section: section, file: file) else { return nil }
+                                let change = try? DataChanges.change(item, section: section, file: file)
+                            else { return nil }
                             changes.append(change)
                             item.writeJSON(into: &reader.canonical)
                         }
@@ -68,11 +77,12 @@ extension Migration {
                             limit = chunkRows
                         }
                     }
-                    let operation: DataChanges.Operation? = switch section {
-                    case "insert": rows.isEmpty && emittedRows ? nil : .insert(table: table, rows: rows)
-                    case "update": .update(table: table, changes: changes)
-                    default: .delete(table: table, changes: changes)
-                    }
+                    let operation: DataChanges.Operation? =
+                        switch section {
+                        case "insert": rows.isEmpty && emittedRows ? nil : .insert(table: table, rows: rows)
+                        case "update": .update(table: table, changes: changes)
+                        default: .delete(table: table, changes: changes)
+                        }
                     if let operation { guard emit(index, operation) else { return nil } }
                     guard let next = reader.next(UInt8(ascii: "}")) else { return nil }
                     moreTables = next
@@ -149,7 +159,11 @@ private struct StreamedJSON {
         DocNode.writeQuoted(key, into: &quoted)
         quoted.append(UInt8(ascii: ":"))
         if let position, position <= keys.count {
-            if position == keys.count { keys.append((scratch, key, quoted)) } else { keys[position] = (scratch, key, quoted) }
+            if position == keys.count {
+                keys.append((scratch, key, quoted))
+            } else {
+                keys[position] = (scratch, key, quoted)
+            }
         }
         guard colon() else { return nil }
         canonical.append(contentsOf: quoted)

@@ -80,10 +80,14 @@ public struct Migration: Sendable, Equatable {
     /// Builds a migration from a file's name and parsed content.
     package static func make(fileName: String, file: String, document: DocNode) throws(SeedError) -> Migration {
         guard let parts = parseFileName(fileName) else {
-            throw SeedError(.configuration, file: file, "a migration file name must start with its number, like 0001-add-fourth-book.yml")
+            throw SeedError(
+                .configuration, file: file,
+                "a migration file name must start with its number, like 0001-add-fourth-book.yml")
         }
         let changes = try DataChanges(document: document, file: file)
-        return Migration(number: parts.number, name: parts.name, file: file, checksum: checksum(of: document), body: .changes(changes))
+        return Migration(
+            number: parts.number, name: parts.name, file: file, checksum: checksum(of: document),
+            body: .changes(changes))
     }
 }
 
@@ -92,7 +96,10 @@ package struct DataChanges: Sendable, Equatable {
     /// The operations in the order written (for a deferred file, read whole when first asked).
     package var operations: [Operation] {
         get { deferred?.operations ?? loaded }
-        set { loaded = newValue; deferred = nil }
+        set {
+            loaded = newValue
+            deferred = nil
+        }
     }
     private var loaded: [Operation]
     /// A large JSON file read while the run applies it (``DeferredJSONMigration``), or nil.
@@ -163,7 +170,8 @@ package struct DataChanges: Sendable, Equatable {
         package var description: String {
             switch self {
             case .single(let value): return value.description
-            case .columns(let row): return "{" + row.values.map { "\($0.column): \($0.value)" }.joined(separator: ", ") + "}"
+            case .columns(let row):
+                return "{" + row.values.map { "\($0.column): \($0.value)" }.joined(separator: ", ") + "}"
             }
         }
     }
@@ -179,7 +187,9 @@ package struct DataChanges: Sendable, Equatable {
         for section in sections {
             try Self.checkSection(section.key, line: section.line, column: section.column, file: file)
             if case .null = section.node.value { continue }
-            guard let tables = section.node.entries else { throw Self.fail(section.node, file, "'\(section.key)' must be a map of table: [rows]") }
+            guard let tables = section.node.entries else {
+                throw Self.fail(section.node, file, "'\(section.key)' must be a map of table: [rows]")
+            }
             for table in tables {
                 guard let items = table.node.items else {
                     throw Self.fail(table.node, file, "'\(section.key).\(table.key)' must be a list of rows")
@@ -191,7 +201,9 @@ package struct DataChanges: Sendable, Equatable {
                 } else {
                     var changes: [RowChange] = []
                     for item in items { changes.append(try Self.change(item, section: section.key, file: file)) }
-                    operations.append(section.key == "update" ? .update(table: table.key, changes: changes) : .delete(table: table.key, changes: changes))
+                    operations.append(
+                        section.key == "update"
+                            ? .update(table: table.key, changes: changes) : .delete(table: table.key, changes: changes))
                 }
             }
         }
@@ -205,7 +217,8 @@ package struct DataChanges: Sendable, Equatable {
     /// Refuses a section other than `insert`, `update` and `delete`.
     static func checkSection(_ key: String, line: Int, column: Int, file: String) throws(SeedError) {
         guard ["insert", "update", "delete"].contains(key) else {
-            throw SeedError(.configuration, file: file, line: line, column: column,
+            throw SeedError(
+                .configuration, file: file, line: line, column: column,
                 "unknown operation '\(key)' (expected insert, update or delete)")
         }
     }
@@ -222,7 +235,9 @@ package struct DataChanges: Sendable, Equatable {
 
     /// One item of an `update` or `delete` section (`section`).
     static func change(_ item: DocNode, section: String, file: String) throws(SeedError) -> RowChange {
-        guard let entries = item.entries else { throw fail(item, file, "each \(section) is a map with key, from\(section == "update" ? " and to" : "")") }
+        guard let entries = item.entries else {
+            throw fail(item, file, "each \(section) is a map with key, from\(section == "update" ? " and to" : "")")
+        }
         var key: Key?
         var from = RowValues(values: [], line: item.line, file: file)
         var hasFrom = false
@@ -231,17 +246,22 @@ package struct DataChanges: Sendable, Equatable {
             switch entry.key {
             case "key":
                 if let keyEntries = entry.node.entries {
-                    key = .columns(RowValues(values: keyEntries.map { ($0.key, $0.node.inputValue) }, line: entry.line, file: file))
+                    key = .columns(
+                        RowValues(values: keyEntries.map { ($0.key, $0.node.inputValue) }, line: entry.line, file: file)
+                    )
                 } else if entry.node.items != nil {
                     throw fail(entry.node, file, "a key is one value, or a map of column: value for a composite key")
                 } else {
                     key = .single(entry.node.inputValue)
                 }
-            case "from": from = try rowValues(entry.node, what: "'from'", file: file); hasFrom = true
+            case "from":
+                from = try rowValues(entry.node, what: "'from'", file: file)
+                hasFrom = true
             case "to" where section == "update": to = try rowValues(entry.node, what: "'to'", file: file)
             default:
                 let allowed = section == "update" ? "key, from, to" : "key, from"
-                throw SeedError(.configuration, file: file, line: entry.line, column: entry.column,
+                throw SeedError(
+                    .configuration, file: file, line: entry.line, column: entry.column,
                     "unknown field '\(entry.key)' in \(section) (expected \(allowed))")
             }
         }
@@ -249,7 +269,10 @@ package struct DataChanges: Sendable, Equatable {
         if section == "update" && to.values.isEmpty { throw fail(item, file, "this update has no 'to' values") }
         // Without `from`, a delete could not tell a row the user changed from the one the seed shipped.
         if section == "delete" && !hasFrom {
-            throw fail(item, file, "this delete has no 'from': give the values the previous seed shipped (`from: {}` for a row with nothing but its key), so that a row the user changed is kept")
+            throw fail(
+                item, file,
+                "this delete has no 'from': give the values the previous seed shipped (`from: {}` for a row with nothing but its key), so that a row the user changed is kept"
+            )
         }
         return RowChange(key: key, from: from, to: to, line: item.line)
     }

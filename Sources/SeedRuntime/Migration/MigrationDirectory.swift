@@ -30,7 +30,9 @@ public enum MigrationDirectory {
     }
 
     /// ``load(_:)`` with a name for messages and a YAML parser (the tooling's).
-    package static func load(_ directory: URL, displayPath: String? = nil, yamlParser: YAMLParser?) throws -> [Migration] {
+    package static func load(_ directory: URL, displayPath: String? = nil, yamlParser: YAMLParser?) throws
+        -> [Migration]
+    {
         try read(directory, displayPath: displayPath, yamlParser: yamlParser, missingIsEmpty: false)
     }
 
@@ -46,7 +48,9 @@ public enum MigrationDirectory {
     ///   two files with the same number.
     ///   Large JSON files are read while applied, as ``load(_:)`` says.
     public static func load(bundle: Bundle) throws -> [Migration] {
-        try read(bundle.resourceURL ?? bundle.bundleURL, missingIsEmpty: false, skipOtherFiles: true, deferringLargeJSON: true)
+        try read(
+            bundle.resourceURL ?? bundle.bundleURL, missingIsEmpty: false, skipOtherFiles: true,
+            deferringLargeJSON: true)
     }
 
     /// ``load(_:displayPath:yamlParser:)`` with typed throws; `missingIsEmpty` makes a missing
@@ -54,63 +58,92 @@ public enum MigrationDirectory {
     /// files whose names are not `NNNN-name.json` or `.sql` (a bundle's other resources).
     /// `deferringLargeJSON`: JSON files from ``DeferredJSONMigration/threshold`` on are read while
     /// a run applies them (their errors are then the run's); for the commands that apply.
-    package static func read(_ directory: URL, displayPath: String? = nil, yamlParser: YAMLParser? = nil, missingIsEmpty: Bool,
-                             skipOtherFiles: Bool = false, deferringLargeJSON: Bool = false) throws(SeedError) -> [Migration] {
+    package static func read(
+        _ directory: URL, displayPath: String? = nil, yamlParser: YAMLParser? = nil, missingIsEmpty: Bool,
+        skipOtherFiles: Bool = false, deferringLargeJSON: Bool = false
+    ) throws(SeedError) -> [Migration] {
         let shown = displayPath ?? directory.path
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) else {
             if missingIsEmpty { return [] }
-            throw SeedError(.configuration, file: shown, "the migrations folder does not exist (is it in the app's bundle?); nothing was installed")
+            throw SeedError(
+                .configuration, file: shown,
+                "the migrations folder does not exist (is it in the app's bundle?); nothing was installed")
         }
-        guard isDirectory.boolValue else { throw SeedError(.configuration, file: shown, "the migrations path is not a directory") }
+        guard isDirectory.boolValue else {
+            throw SeedError(.configuration, file: shown, "the migrations path is not a directory")
+        }
         let names: [String]
-        do { names = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() }
-        catch { throw SeedError(.configuration, file: shown, "cannot list migrations: \(error.localizedDescription)") }
+        do { names = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() } catch {
+            throw SeedError(.configuration, file: shown, "cannot list migrations: \(error.localizedDescription)")
+        }
 
         var migrations: [Migration] = []
         var byNumber: [Int: String] = [:]
         for name in names where !name.hasPrefix(".") {
             let file = (shown as NSString).appendingPathComponent(name)
-            if skipOtherFiles, Migration.parseFileName(name).map({ ["json", "sql"].contains($0.ext) }) != true { continue }
+            if skipOtherFiles, Migration.parseFileName(name).map({ ["json", "sql"].contains($0.ext) }) != true {
+                continue
+            }
             guard let parts = Migration.parseFileName(name), Migration.fileExtensions.contains(parts.ext) else {
                 if name.lowercasedName.hasSuffix(".md") || name.lowercasedName == "readme" { continue }
-                throw SeedError(.configuration, file: file,
-                    "not a migration file name: expected NNNN-name.yml, .json or .sql (rename it, or move it out of the migrations directory)")
+                throw SeedError(
+                    .configuration, file: file,
+                    "not a migration file name: expected NNNN-name.yml, .json or .sql (rename it, or move it out of the migrations directory)"
+                )
             }
             if let other = byNumber[parts.number] {
-                throw SeedError(.configuration, file: file, "migration number \(parts.number) is used twice: \(other) and \(file); give one of them the next free number")
+                throw SeedError(
+                    .configuration, file: file,
+                    "migration number \(parts.number) is used twice: \(other) and \(file); give one of them the next free number"
+                )
             }
             byNumber[parts.number] = file
             let url = directory.appendingPathComponent(name)
             // A large JSON file is read, and its text checked, when first needed (see
             // DeferredJSONMigration): here only whether it is a file this process may read.
-            if parts.ext == "json", deferringLargeJSON, let size = regularFileSize(url.path), size >= DeferredJSONMigration.threshold,
-               FileManager.default.isReadableFile(atPath: url.path) {
+            if parts.ext == "json", deferringLargeJSON, let size = regularFileSize(url.path),
+                size >= DeferredJSONMigration.threshold,
+                FileManager.default.isReadableFile(atPath: url.path)
+            {
                 let deferred = DeferredJSONMigration(fileName: name, file: file, url: url)
-                migrations.append(Migration(number: parts.number, name: parts.name, file: file, checksum: "", body: .changes(DataChanges(deferred: deferred))))
+                migrations.append(
+                    Migration(
+                        number: parts.number, name: parts.name, file: file, checksum: "",
+                        body: .changes(DataChanges(deferred: deferred))))
                 continue
             }
             try FileFacts.refuseSpecial(url.path, shown: file, what: "a migration")
             let data: Data
-            do { data = try Data(contentsOf: url) }
-            catch { throw SeedError(.configuration, file: file, "cannot read: \(error.localizedDescription)") }
+            do { data = try Data(contentsOf: url) } catch {
+                throw SeedError(.configuration, file: file, "cannot read: \(error.localizedDescription)")
+            }
             if let problem = Migration.textProblem(data, file: file) { throw problem }
             // Text only for SQL and YAML: a JSON migration is parsed from its bytes (it may be 100,000 rows).
             func text() throws(SeedError) -> String {
-                guard let text = String(data: data, encoding: .utf8) else { throw SeedError(.configuration, file: file, code: .invalidEncoding, "not UTF-8") }
+                guard let text = String(data: data, encoding: .utf8) else {
+                    throw SeedError(.configuration, file: file, code: .invalidEncoding, "not UTF-8")
+                }
                 return text
             }
             switch parts.ext {
             case "sql":
                 let text = try text()
-                migrations.append(Migration(number: parts.number, name: parts.name, file: file, checksum: Migration.checksum(sql: text), body: .sql(text)))
+                migrations.append(
+                    Migration(
+                        number: parts.number, name: parts.name, file: file, checksum: Migration.checksum(sql: text),
+                        body: .sql(text)))
             case "json":
                 migrations.append(try Migration.readJSON(fileName: name, file: file, data: data))
             default:
                 guard let yamlParser else {
-                    throw SeedError(.configuration, file: file, "YAML migrations need the seedkit tool; bundle migrations as .json or .sql in an app (`seedkit export-migrations`)")
+                    throw SeedError(
+                        .configuration, file: file,
+                        "YAML migrations need the seedkit tool; bundle migrations as .json or .sql in an app (`seedkit export-migrations`)"
+                    )
                 }
-                migrations.append(try Migration.make(fileName: name, file: file, document: try yamlParser(try text(), file)))
+                migrations.append(
+                    try Migration.make(fileName: name, file: file, document: try yamlParser(try text(), file)))
             }
         }
         return migrations.sorted { $0.number < $1.number }
@@ -135,11 +168,16 @@ extension Migration {
     /// A JSON migration file read whole: streamed row by row where it can be, else as a document
     /// (which reports what is wrong with it).
     static func readJSON(fileName: String, file: String, data: Data) throws(SeedError) -> Migration {
-        if let migration = data.withUnsafeBytes({ Migration.streamed(fileName: fileName, file: file, json: $0) }) { return migration }
+        if let migration = data.withUnsafeBytes({ Migration.streamed(fileName: fileName, file: file, json: $0) }) {
+            return migration
+        }
         let document: DocNode
-        do { document = try data.withUnsafeBytes { bytes in try JSONScanner.parseDocument(bytes) } }
-        catch let error as JSONScanError { throw SeedError(.configuration, file: file, line: error.line, column: error.column, "JSON: \(error.message)") }
-        catch { throw SeedError(.configuration, file: file, "JSON: \(error)") }
+        do { document = try data.withUnsafeBytes { bytes in try JSONScanner.parseDocument(bytes) } } catch let error
+            as JSONScanError
+        {
+            throw SeedError(
+                .configuration, file: file, line: error.line, column: error.column, "JSON: \(error.message)")
+        } catch { throw SeedError(.configuration, file: file, "JSON: \(error)") }
         return try Migration.make(fileName: fileName, file: file, document: document)
     }
 }
@@ -147,5 +185,7 @@ extension Migration {
 extension JSONScanError {
     var line: Int { if case .syntax(let line, _, _) = self { return line } else { return 0 } }
     var column: Int { if case .syntax(_, let column, _) = self { return column } else { return 0 } }
-    var message: String { if case .syntax(_, _, let message) = self { return message } else { return "unexpected end of file" } }
+    var message: String {
+        if case .syntax(_, _, let message) = self { return message } else { return "unexpected end of file" }
+    }
 }

@@ -88,8 +88,10 @@ public struct RowEvent: Sendable, Equatable {
         public var keptParent: Reference?
 
         /// A column's expected, wanted and kept values.
-        public init(column: String, old: SQLValue?, new: SQLValue?, kept: SQLValue?,
-                    oldParent: Reference? = nil, newParent: Reference? = nil, keptParent: Reference? = nil) {
+        public init(
+            column: String, old: SQLValue?, new: SQLValue?, kept: SQLValue?,
+            oldParent: Reference? = nil, newParent: Reference? = nil, keptParent: Reference? = nil
+        ) {
             self.column = column
             self.old = old
             self.new = new
@@ -117,7 +119,10 @@ public struct RowEvent: Sendable, Equatable {
     public var line: Int
 
     /// An event, as the migrator reports it.
-    public init(kind: Kind, table: String, key: [KeyValue], changes: [ColumnChange] = [], detail: String, file: String, line: Int) {
+    public init(
+        kind: Kind, table: String, key: [KeyValue], changes: [ColumnChange] = [], detail: String, file: String,
+        line: Int
+    ) {
         self.kind = kind
         self.table = table
         self.key = key
@@ -186,7 +191,9 @@ public struct MigrationOutcome: Sendable, Equatable {
     public var id: String { Migration.id(number: number, name: name) }
 
     /// How many events of `kind` there were, listed or not.
-    public func count(_ kind: RowEvent.Kind) -> Int { events.reduce(unlisted[kind, default: 0]) { $1.kind == kind ? $0 + 1 : $0 } }
+    public func count(_ kind: RowEvent.Kind) -> Int {
+        events.reduce(unlisted[kind, default: 0]) { $1.kind == kind ? $0 + 1 : $0 }
+    }
 }
 
 /// What a migration run did.
@@ -206,7 +213,9 @@ public struct MigrationReport: Sendable, Equatable {
     public var events: [RowEvent] { migrations.flatMap(\.events) }
 
     /// Conflicts and denied deletes, the events a person should look at.
-    public var attention: [RowEvent] { migrations.flatMap { $0.events.filter { $0.kind == .conflict || $0.kind == .deleteDenied } } }
+    public var attention: [RowEvent] {
+        migrations.flatMap { $0.events.filter { $0.kind == .conflict || $0.kind == .deleteDenied } }
+    }
 }
 
 /// A migration's state in a store, as `seedkit status` shows it.
@@ -225,7 +234,8 @@ public enum MigrationState: Sendable, Equatable {
     /// The migration's number.
     public var number: Int {
         switch self {
-        case .applied(let entry, _), .fromSeed(let entry, _), .changed(let entry, _), .missing(let entry): return entry.number
+        case .applied(let entry, _), .fromSeed(let entry, _), .changed(let entry, _), .missing(let entry):
+            return entry.number
         case .pending(let migration): return migration.number
         }
     }

@@ -57,8 +57,10 @@ struct HeldInserts {
 extension MigrationRun {
     /// Holds a row for a multi-row INSERT when its table allows one; false when it must be written
     /// now. The caller has found that it would be inserted unless its key is there (`unlessPresent`).
-    mutating func holdForMultiRowInsert(_ values: [(column: String, value: SQLValue)], into table: TableInfo, name: String, row: DataChanges.RowValues,
-                                        slot: Slot, keyColumns: [String]) throws -> Bool {
+    mutating func holdForMultiRowInsert(
+        _ values: [(column: String, value: SQLValue)], into table: TableInfo, name: String, row: DataChanges.RowValues,
+        slot: Slot, keyColumns: [String]
+    ) throws -> Bool {
         guard options.writesDirectly, options.multiRowInserts, !queue.awaits(table.name) else { return false }
         if held.name != name || held.table?.name != table.name {
             try flushInserts()
@@ -98,10 +100,14 @@ extension MigrationRun {
     /// other than ABORT (see ``MultiRowInsert/Hazards``). Worked out once per table.
     private mutating func multiRowStatementRows(_ table: TableInfo, columns: Int) throws -> Int {
         let allowed: Bool
-        if let known = memo.multiRowTables[table.name] { allowed = known } else {
+        if let known = memo.multiRowTables[table.name] {
+            allowed = known
+        } else {
             let hazards = try MultiRowInsert.hazards(db, table: table.name)
             let ownName = table.name.lowercasedName
-            let refersToItself = references(of: table.name).values.contains { dialect.tableName($0.table).lowercasedName == ownName }
+            let refersToItself = references(of: table.name).values.contains {
+                dialect.tableName($0.table).lowercasedName == ownName
+            }
             allowed = hazards.allowsMultipleRows && !hazards.conflictClauses && !refersToItself
             memo.multiRowTables[table.name] = allowed
         }
@@ -130,7 +136,9 @@ extension MigrationRun {
         let current = operationName
         operationName = held.name
         defer { operationName = current }
-        if batch.count == held.rowsPerStatement, try insertMany(values, columns: columns, rows: batch.count, into: table) {
+        if batch.count == held.rowsPerStatement,
+            try insertMany(values, columns: columns, rows: batch.count, into: table)
+        {
             memo.wrote(table.name)
             // Once a migration lists no more of its inserted rows, the rest of the batch in it are
             // only counted, together.
@@ -141,7 +149,11 @@ extension MigrationRun {
                 if row.slot.migration == migration, unlisted > 0 || !lists(.inserted, in: row.slot) {
                     unlisted += 1
                 } else if lists(.inserted, in: row.slot) {
-                    fill(row.slot, event(.inserted, table, row: row.input, key: try keyFields(key(of: index), in: table, input: row.input), "inserted"))
+                    fill(
+                        row.slot,
+                        event(
+                            .inserted, table, row: row.input,
+                            key: try keyFields(key(of: index), in: table, input: row.input), "inserted"))
                 } else {
                     unlist(.inserted, in: row.slot)
                 }
@@ -155,7 +167,9 @@ extension MigrationRun {
         var moved = 0
         for (index, row) in batch.enumerated() {
             let before = errors.count
-            _ = try writeInsert(valuesOf(index), into: table, name: held.name, row: row.input, slot: row.slot, key: key(of: index), keyColumns: keyColumns, unlessPresent: true)
+            _ = try writeInsert(
+                valuesOf(index), into: table, name: held.name, row: row.input, slot: row.slot, key: key(of: index),
+                keyColumns: keyColumns, unlessPresent: true)
             guard errors.count > before else { continue }
             let added = errors[before...]
             errors.removeSubrange(before...)
@@ -167,16 +181,21 @@ extension MigrationRun {
     /// One multi-row INSERT of `rows` rows of `values` (all of ``HeldInserts/rowsPerStatement``,
     /// one row's `columns` after the other): true when they are in, false (none in) when one
     /// broke a constraint.
-    private mutating func insertMany(_ values: [SQLValue], columns: [String], rows: Int, into table: TableInfo) throws -> Bool {
+    private mutating func insertMany(_ values: [SQLValue], columns: [String], rows: Int, into table: TableInfo) throws
+        -> Bool
+    {
         let statement: Statement
         if let known = memo.statement(.insertMany, table: table.name, operation: held.name, columns: columns) {
             statement = known
         } else {
-            statement = try prepare(RunMemo.Key(kind: .insertMany, table: table.name, operation: held.name, columns: columns),
-                                    sql: MultiRowInsert.sql(into: table.name, columns: columns, rows: rows))
+            statement = try prepare(
+                RunMemo.Key(kind: .insertMany, table: table.name, operation: held.name, columns: columns),
+                sql: MultiRowInsert.sql(into: table.name, columns: columns, rows: rows))
         }
         // As GRDB does before each statement (see ``execute(_:binding:)``).
-        guard db.isInsideTransaction else { throw DatabaseError(resultCode: .SQLITE_ABORT, message: "Transaction was aborted", sql: statement.sql) }
+        guard db.isInsideTransaction else {
+            throw DatabaseError(resultCode: .SQLITE_ABORT, message: "Transaction was aborted", sql: statement.sql)
+        }
         do {
             guard try statement.insertDirectly(values: values, bytes: &held.bytes) else { return false }
         } catch let error as DatabaseError where db.isInsideTransaction {
@@ -187,7 +206,9 @@ extension MigrationRun {
         }
         let changes = Int(sqlite3_changes(db.sqliteConnection))
         guard changes == rows else {
-            throw SeedError(.io, "internal: a multi-row INSERT into \(table.name) made \(changes) rows of \(rows); nothing was written")
+            throw SeedError(
+                .io,
+                "internal: a multi-row INSERT into \(table.name) made \(changes) rows of \(rows); nothing was written")
         }
         return true
     }

@@ -1,5 +1,5 @@
-import GRDB
 import Foundation
+import GRDB
 
 /// Deletes of unchanged rows nothing references, and the deletes retried once the migration's other changes are done.
 extension MigrationRun {
@@ -23,13 +23,24 @@ extension MigrationRun {
                 let rows = try fetch(blocked.table, blocked.key)
                 guard rows.count == 1, let current = rows.first else {
                     // Gone meanwhile (the migration deleted it twice): nothing left to delete.
-                    fill(blocked.slot, RowEvent(kind: .missing, table: blocked.denied.table, key: blocked.denied.key, detail: "not in the store; nothing to delete", file: blocked.file, line: blocked.line))
+                    fill(
+                        blocked.slot,
+                        RowEvent(
+                            kind: .missing, table: blocked.denied.table, key: blocked.denied.key,
+                            detail: "not in the store; nothing to delete", file: blocked.file, line: blocked.line))
                     progress = true
                     continue
                 }
-                switch try deleteUnlessReferenced(current, key: blocked.key, fields: blocked.denied.key, in: blocked.table, file: blocked.file, line: blocked.line) {
-                case .done(let event): fill(blocked.slot, event); progress = true
-                case .blocked(var again): again.slot = blocked.slot; still.append(again)
+                switch try deleteUnlessReferenced(
+                    current, key: blocked.key, fields: blocked.denied.key, in: blocked.table, file: blocked.file,
+                    line: blocked.line)
+                {
+                case .done(let event):
+                    fill(blocked.slot, event)
+                    progress = true
+                case .blocked(var again):
+                    again.slot = blocked.slot
+                    still.append(again)
                 }
             }
             blockedDeletes = still.reversed()
@@ -61,31 +72,47 @@ extension MigrationRun {
     }
 
     mutating func delete(_ change: DataChanges.RowChange, from table: TableInfo, file: String) throws -> DeleteOutcome {
-        guard let (key, fields) = try resolveKey(change.key, in: table, file: file, line: change.line) else { return .done(nil) }
+        guard let (key, fields) = try resolveKey(change.key, in: table, file: file, line: change.line) else {
+            return .done(nil)
+        }
         let rows = try fetch(table, key)
         guard rows.count == 1, let current = rows.first else {
-            return .done(rows.isEmpty
-                ? event(.missing, table, line: change.line, file: file, key: fields, "not in the store; nothing to delete")
-                : event(.conflict, table, line: change.line, file: file, key: fields, "\(rows.count) rows have this key; none deleted"))
+            return .done(
+                rows.isEmpty
+                    ? event(
+                        .missing, table, line: change.line, file: file, key: fields,
+                        "not in the store; nothing to delete")
+                    : event(
+                        .conflict, table, line: change.line, file: file, key: fields,
+                        "\(rows.count) rows have this key; none deleted"))
         }
         let errorCount = errors.count
         let resolution = try resolve(change.from, in: table)
         if errors.count > errorCount { return .done(nil) }
         if let parent = resolution.missing.first {
-            return .done(conflict(table, line: change.line, file: file, key: fields, "its 'from' \(missingText(parent)); row not deleted"))
+            return .done(
+                conflict(
+                    table, line: change.line, file: file, key: fields,
+                    "its 'from' \(missingText(parent)); row not deleted"))
         }
         let from = resolution.values
         let changed = try mismatches(current, from, in: table)
         guard changed.isEmpty else {
-            let changes = try columnChanges(from: written(from, as: change.from), to: [], current: current, applied: false, in: table)
-            return .done(conflict(table, line: change.line, file: file, key: fields, changes: changes, "changed in the store (\(changed)); not deleted"))
+            let changes = try columnChanges(
+                from: written(from, as: change.from), to: [], current: current, applied: false, in: table)
+            return .done(
+                conflict(
+                    table, line: change.line, file: file, key: fields, changes: changes,
+                    "changed in the store (\(changed)); not deleted"))
         }
         return try deleteUnlessReferenced(current, key: key, fields: fields, in: table, file: file, line: change.line)
     }
 
     /// Deletes `current` (found by `key`, checked against `from`) unless a row still refers to it.
-    mutating func deleteUnlessReferenced(_ current: StoredRow, key: [(column: String, value: SQLValue)], fields: [RowEvent.KeyValue],
-                                                 in table: TableInfo, file: String, line: Int) throws -> DeleteOutcome {
+    mutating func deleteUnlessReferenced(
+        _ current: StoredRow, key: [(column: String, value: SQLValue)], fields: [RowEvent.KeyValue],
+        in table: TableInfo, file: String, line: Int
+    ) throws -> DeleteOutcome {
         // Many-to-many links follow the relationships' deletion rules (Nullify: they go with the row).
         var reason = try coreData?.manyToManyDeleteBlock(db, row: { current[SQLName($0)] })
         if reason == nil { reason = try referrer(of: current, in: table).map { "still referenced by \($0)" } }
@@ -95,14 +122,23 @@ extension MigrationRun {
             reason = try coreData.pointerDeleteBlock(db, row: { current[SQLName($0)] })
         }
         if let reason {
-            return .blocked(BlockedDelete(
-                operationName: operationName, table: table, key: key, file: file, line: line,
-                denied: RowEvent(kind: .deleteDenied, table: written(table), key: fields, detail: "\(reason); not deleted", file: file, line: line),
-                error: Diagnostic(file: file, line: line, code: .deleteDenied, message: "cannot delete \(written(table)) \(RowEvent.describe(key: fields)): \(reason)", table: table.name)))
+            return .blocked(
+                BlockedDelete(
+                    operationName: operationName, table: table, key: key, file: file, line: line,
+                    denied: RowEvent(
+                        kind: .deleteDenied, table: written(table), key: fields, detail: "\(reason); not deleted",
+                        file: file, line: line),
+                    error: Diagnostic(
+                        file: file, line: line, code: .deleteDenied,
+                        message: "cannot delete \(written(table)) \(RowEvent.describe(key: fields)): \(reason)",
+                        table: table.name)))
         }
         memo.changedRows()
         guard try dialect.delete(db, from: table, key: key, references: parentTables(of: table)) > 0 else {
-            return .done(conflict(table, line: line, file: file, key: fields, "not deleted: \(try TriggerVeto.reason(db, table: table.name, event: "DELETE"))"))
+            return .done(
+                conflict(
+                    table, line: line, file: file, key: fields,
+                    "not deleted: \(try TriggerVeto.reason(db, table: table.name, event: "DELETE"))"))
         }
         return .done(event(.deleted, table, line: line, file: file, key: fields, "deleted"))
     }

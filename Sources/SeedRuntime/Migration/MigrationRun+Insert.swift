@@ -1,12 +1,14 @@
-import GRDB
 import Foundation
+import GRDB
 
 /// Inserts: a row whose key is missing, its many-to-many links, and refs linked once their parent arrives.
 extension MigrationRun {
     /// Inserts a row if its key is missing. A row whose parent is not in the store yet waits
     /// for it (``Attempt/waiting``); `later` names nullable ref columns inserted as NULL and
     /// linked once their parent arrives (how a cycle of refs is broken).
-    mutating func insert(_ original: DataChanges.RowValues, named name: String, slot: Slot?, validate: Bool, later: Set<SQLName> = []) throws -> Attempt {
+    mutating func insert(
+        _ original: DataChanges.RowValues, named name: String, slot: Slot?, validate: Bool, later: Set<SQLName> = []
+    ) throws -> Attempt {
         let table = try tableInfo(name, file: original.file)
         var row = original
         let errorCount = errors.count
@@ -36,9 +38,15 @@ extension MigrationRun {
             } else {
                 // A natural key must be there: a row without one could never be found again, and
                 // NULLs are never equal, so nothing would stop a second such row.
-                let hint = naturalKey ? "; a natural key must have one" : coreData?.missingKeyHint(entity: name, column: column).map { ": " + $0 } ?? ""
-                errors.append(Diagnostic(file: row.file, line: row.line, code: naturalKey ? .missingRequired : .configuration,
-                    message: "this row for \(table.name) has no value for its key column '\(column)'\(hint)", table: table.name))
+                let hint =
+                    naturalKey
+                    ? "; a natural key must have one"
+                    : coreData?.missingKeyHint(entity: name, column: column).map { ": " + $0 } ?? ""
+                errors.append(
+                    Diagnostic(
+                        file: row.file, line: row.line, code: naturalKey ? .missingRequired : .configuration,
+                        message: "this row for \(table.name) has no value for its key column '\(column)'\(hint)",
+                        table: table.name))
                 return .done
             }
         }
@@ -54,7 +62,8 @@ extension MigrationRun {
         if validate, let validator = options.validator {
             // A row that breaks a rule is still written (the run fails anyway), so that the
             // duplicate keys and refs of the rows after it are checked against it too.
-            errors += validator.validate(table: written(table), values: written(values, as: row), file: row.file, line: row.line)
+            errors += validator.validate(
+                table: written(table), values: written(values, as: row), file: row.file, line: row.line)
         }
         if unwritable {
             // Not written, but its key still counts as provided: no child is reported for it again.
@@ -63,7 +72,8 @@ extension MigrationRun {
         }
         // Whether the INSERT itself can skip a row whose key is there (one probe of the key's index, not two).
         // `keyColumns` are the key's columns, in order (each one is in `key`, or the row was refused above).
-        let unlessPresent = try keyResolved && missing.isEmpty && !key.contains { $0.value == .null }
+        let unlessPresent =
+            try keyResolved && missing.isEmpty && !key.contains { $0.value == .null }
             && insertsUnlessPresent(table, name: name, key: keyColumns)
         // Rows held for a multi-row INSERT go in before this row's count, wait or write (see MigrationRun+Bulk.swift).
         if !unlessPresent { try flushInserts() }
@@ -71,10 +81,13 @@ extension MigrationRun {
             fill(slot, event(.alreadyPresent, table, row: row, key: try fields(), "already present; left as it is"))
             return .done
         }
-        if !missing.isEmpty { return .waiting(key: try fields(), missing: missing, provides: providedKeys(table, values)) }
+        if !missing.isEmpty {
+            return .waiting(key: try fields(), missing: missing, provides: providedKeys(table, values))
+        }
         // What the row does not name gets its default, as Core Data gives every new object.
         for (column, value) in (tableSpec?.defaults ?? [:]).sorted(by: { $0.key < $1.key }) {
-            guard let info = table.column(column), !values.contains(where: { $0.column.isSameName(as: info.name) }) else { continue }
+            guard let info = table.column(column), !values.contains(where: { $0.column.isSameName(as: info.name) })
+            else { continue }
             values.append((info.name, value))
         }
         if let coreData {
@@ -82,42 +95,57 @@ extension MigrationRun {
             let archived = coreData.unwritableValues(entity: name, values: values)
             if !archived.isEmpty {
                 for (attribute, type) in archived {
-                    errors.append(Diagnostic(file: row.file, line: row.line, code: .unknownColumn,
-                        message: CoreDataDialect.unwritableMessage(entity: name, attribute: attribute, type: type), table: table.name))
+                    errors.append(
+                        Diagnostic(
+                            file: row.file, line: row.line, code: .unknownColumn,
+                            message: CoreDataDialect.unwritableMessage(entity: name, attribute: attribute, type: type),
+                            table: table.name))
                 }
                 queue.broken.formUnion(providedKeys(table, values))
                 return .done
             }
             // The model's generated UUIDs (`let id = UUID()`), from the row's natural key; then
             // every required attribute must have a value, or the row is not written.
-            values = coreData.withGeneratedValues(entity: name, table: table, values: values, key: try fields().map { $0.parent?.value ?? $0.value })
-            let missingAttributes = coreData.missingRequired(entity: name, table: table, values: values, inserting: true)
+            values = coreData.withGeneratedValues(
+                entity: name, table: table, values: values, key: try fields().map { $0.parent?.value ?? $0.value })
+            let missingAttributes = coreData.missingRequired(
+                entity: name, table: table, values: values, inserting: true)
             if !missingAttributes.isEmpty {
                 let shown = RowEvent.describe(key: try fields())
                 for attribute in missingAttributes {
-                    errors.append(Diagnostic(file: row.file, line: row.line, code: .missingRequired,
-                        message: CoreDataDialect.requiredMessage(entity: name, key: shown, attribute: attribute, action: "not inserted"), table: table.name))
+                    errors.append(
+                        Diagnostic(
+                            file: row.file, line: row.line, code: .missingRequired,
+                            message: CoreDataDialect.requiredMessage(
+                                entity: name, key: shown, attribute: attribute, action: "not inserted"),
+                            table: table.name))
                 }
                 queue.broken.formUnion(providedKeys(table, values))
                 return .done
             }
         }
         if unlessPresent, validate, let slot, links.isEmpty, linkLater.isEmpty, membersLater.isEmpty,
-           try holdForMultiRowInsert(values, into: table, name: name, row: row, slot: slot, keyColumns: keyColumns) {
+            try holdForMultiRowInsert(values, into: table, name: name, row: row, slot: slot, keyColumns: keyColumns)
+        {
             return .done
         }
         try flushInserts()
-        return try writeInsert(values, into: table, name: name, row: row, slot: slot, key: key, keyColumns: keyColumns, unlessPresent: unlessPresent,
-                               links: links, linkLater: linkLater, membersLater: membersLater, shownKey: shownKey)
+        return try writeInsert(
+            values, into: table, name: name, row: row, slot: slot, key: key, keyColumns: keyColumns,
+            unlessPresent: unlessPresent,
+            links: links, linkLater: linkLater, membersLater: membersLater, shownKey: shownKey)
     }
 
     /// Writes a row ``insert(_:named:slot:validate:later:)`` has decided to write (or one a
     /// multi-row INSERT could not take), and settles it: inserted, already present, vetoed by a
     /// trigger, a collision or an error; then its links and what waited for it.
-    mutating func writeInsert(_ values: [(column: String, value: SQLValue)], into table: TableInfo, name: String, row: DataChanges.RowValues, slot: Slot?,
-                              key: [(column: String, value: SQLValue)], keyColumns: [String], unlessPresent: Bool,
-                              links: [ManyToMany] = [], linkLater: [MissingParent] = [], membersLater: [MissingParent] = [],
-                              shownKey: [RowEvent.KeyValue]? = nil) throws -> Attempt {
+    mutating func writeInsert(
+        _ values: [(column: String, value: SQLValue)], into table: TableInfo, name: String, row: DataChanges.RowValues,
+        slot: Slot?,
+        key: [(column: String, value: SQLValue)], keyColumns: [String], unlessPresent: Bool,
+        links: [ManyToMany] = [], linkLater: [MissingParent] = [], membersLater: [MissingParent] = [],
+        shownKey: [RowEvent.KeyValue]? = nil
+    ) throws -> Attempt {
         var shownKey = shownKey
         func fields() throws -> [RowEvent.KeyValue] {
             if let shownKey { return shownKey }
@@ -128,12 +156,18 @@ extension MigrationRun {
         do {
             if unlessPresent {
                 guard try writeUnlessPresent(values, into: table, name: name, key: keyColumns) else {
-                    fill(slot, event(.alreadyPresent, table, row: row, key: try fields(), "already present; left as it is"))
+                    fill(
+                        slot,
+                        event(.alreadyPresent, table, row: row, key: try fields(), "already present; left as it is"))
                     return .done
                 }
             } else if try write(values, into: table, name: name) == 0 {
                 // SQLite made no row: a trigger's RAISE(IGNORE). Never reported as inserted.
-                fill(slot, conflict(table, line: row.line, file: row.file, key: try fields(), "not inserted: \(try TriggerVeto.reason(db, table: table.name, event: "INSERT"))"))
+                fill(
+                    slot,
+                    conflict(
+                        table, line: row.line, file: row.file, key: try fields(),
+                        "not inserted: \(try TriggerVeto.reason(db, table: table.name, event: "INSERT"))"))
                 return .done
             }
         } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
@@ -143,40 +177,61 @@ extension MigrationRun {
                 return .done
             }
             if let collision = try schemaCollision(error, in: table, values: values) {
-                fill(slot, conflict(table, line: row.line, file: row.file, key: try fields(), "not inserted: \(collision)"))
+                fill(
+                    slot,
+                    conflict(table, line: row.line, file: row.file, key: try fields(), "not inserted: \(collision)"))
                 return .done
             }
-            errors.append(Diagnostic(file: row.file, line: row.line, code: constraintCode(error), message: "cannot insert \(RowEvent.describe(key: try fields())) into \(table.name): \(error.message ?? "constraint failed")", table: table.name))
+            errors.append(
+                Diagnostic(
+                    file: row.file, line: row.line, code: constraintCode(error),
+                    message:
+                        "cannot insert \(RowEvent.describe(key: try fields())) into \(table.name): \(error.message ?? "constraint failed")",
+                    table: table.name))
             queue.broken.formUnion(providedKeys(table, values))
             return .done
         }
         for link in links { try self.link(link, table: table, key: key) }
-        if lists(.inserted, in: slot) { fill(slot, event(.inserted, table, row: row, key: try fields(), "inserted")) } else { unlist(.inserted, in: slot) }
+        if lists(.inserted, in: slot) {
+            fill(slot, event(.inserted, table, row: row, key: try fields(), "inserted"))
+        } else {
+            unlist(.inserted, in: slot)
+        }
         for parent in linkLater {
-            queue.add(.link(table: name, key: key, row: row, column: parent.column), slot: nil, key: try fields(), missing: [parent], provides: [])
+            queue.add(
+                .link(table: name, key: key, row: row, column: parent.column), slot: nil, key: try fields(),
+                missing: [parent], provides: [])
         }
         for member in membersLater {
             let only = DataChanges.RowValues(values: [(member.column, member.input)], line: row.line, file: row.file)
-            queue.add(.link(table: name, key: key, row: only, column: member.column), slot: nil, key: try fields(), missing: [member], provides: [])
+            queue.add(
+                .link(table: name, key: key, row: only, column: member.column), slot: nil, key: try fields(),
+                missing: [member], provides: [])
         }
         queue.appeared(table.name, values)
         return .done
     }
 
     /// Sets a ref column that was inserted as NULL (a cycle broken), now that its parent is in the store.
-    mutating func link(table name: String, key: [(column: String, value: SQLValue)], row: DataChanges.RowValues, column: String) throws -> Attempt {
+    mutating func link(
+        table name: String, key: [(column: String, value: SQLValue)], row: DataChanges.RowValues, column: String
+    ) throws -> Attempt {
         let table = try tableInfo(name, file: row.file)
         if dialect is CoreDataDialect, table.column(dialect.columnName(column)) == nil {
             // A member of a many-to-many relationship: its join row.
             var member = row
             let links = try takeManyToMany(&member, table: table, entity: name)
-            if let missing = links.first?.missing, !missing.isEmpty { return .waiting(key: try keyFields(key, in: table, input: row), missing: missing, provides: []) }
+            if let missing = links.first?.missing, !missing.isEmpty {
+                return .waiting(key: try keyFields(key, in: table, input: row), missing: missing, provides: [])
+            }
             for link in links { try self.link(link, table: table, key: key) }
             return .done
         }
         guard let input = row.values.first(where: { $0.column.isSameName(as: column) }) else { return .done }
         let resolution = try resolve(DataChanges.RowValues(values: [input], line: row.line, file: row.file), in: table)
-        if !resolution.missing.isEmpty { return .waiting(key: try keyFields(key, in: table, input: row), missing: resolution.missing, provides: []) }
+        if !resolution.missing.isEmpty {
+            return .waiting(key: try keyFields(key, in: table, input: row), missing: resolution.missing, provides: [])
+        }
         memo.changedRows()
         try dialect.update(db, table: table, key: key, values: resolution.values, references: parentTables(of: table))
         return .done
@@ -185,7 +240,9 @@ extension MigrationRun {
     /// The keys a row provides to refs that wait for it: each of its plain column values.
     mutating func providedKeys(_ table: TableInfo, _ values: [(column: String, value: SQLValue)]) -> [ParentKey] {
         let refs = references(of: table.name)
-        return values.filter { refs[SQLName($0.column)] == nil && $0.value != .null }.map { ParentKey(table: table.name, column: $0.column, value: $0.value) }
+        return values.filter { refs[SQLName($0.column)] == nil && $0.value != .null }.map {
+            ParentKey(table: table.name, column: $0.column, value: $0.value)
+        }
     }
 
     /// A many-to-many relationship set on an inserted row: its join table and the members' `Z_PK`s (nil when one is missing).
@@ -199,33 +256,54 @@ extension MigrationRun {
 
     /// Takes the values of `row` that name many-to-many relationships (Core Data: no column, a
     /// join table) out of it, with their members resolved by key.
-    mutating func takeManyToMany(_ row: inout DataChanges.RowValues, table: TableInfo, entity: String) throws -> [ManyToMany] {
+    mutating func takeManyToMany(_ row: inout DataChanges.RowValues, table: TableInfo, entity: String) throws
+        -> [ManyToMany]
+    {
         guard let coreData else { return [] }
         var links: [ManyToMany] = []
         var kept: [(column: String, value: InputValue)] = []
         for (column, input) in row.values {
-            guard table.column(dialect.columnName(column)) == nil, let ref = specs.writtenRef(table.name, SQLName(dialect.columnName(column))),
-                  let join = try joinTable(coreData, entity: entity, ref: ref) else {
+            guard table.column(dialect.columnName(column)) == nil,
+                let ref = specs.writtenRef(table.name, SQLName(dialect.columnName(column))),
+                let join = try joinTable(coreData, entity: entity, ref: ref)
+            else {
                 kept.append((column, input))
                 continue
             }
             let destination = try tableInfo(ref.reference.table, file: row.file)
             guard let keyColumn = destination.column(dialect.columnName(ref.reference.column)) else {
-                errors.append(Diagnostic(file: row.file, line: row.line, code: .configuration, message: "ref \(entity).\(column) → \(ref.reference) names a column \(destination.name) lacks", table: table.name))
+                errors.append(
+                    Diagnostic(
+                        file: row.file, line: row.line, code: .configuration,
+                        message: "ref \(entity).\(column) → \(ref.reference) names a column \(destination.name) lacks",
+                        table: table.name))
                 continue
             }
             var members: [SQLValue] = []
             var missing: [MissingParent] = []
             for item in input.listItems {
                 guard case .success(let key) = dialect.columnType(keyColumn).convert(item) else {
-                    errors.append(Diagnostic(file: row.file, line: row.line, code: .typeMismatch, message: "\(entity).\(column): \(item) is not a key of \(ref.reference)", table: table.name))
+                    errors.append(
+                        Diagnostic(
+                            file: row.file, line: row.line, code: .typeMismatch,
+                            message: "\(entity).\(column): \(item) is not a key of \(ref.reference)", table: table.name)
+                    )
                     continue
                 }
                 let entityRows = dialect.rowFilter(ref.reference.table).map { " AND \($0)" } ?? ""
-                let found = try db.cachedStatement(sql: coreData.primaryKeySQL(from: destination.name, where: "\(quoteIdentifier(keyColumn.name)) IS ?\(entityRows)") + " LIMIT 1").firstValue(binding: [key])
-                if let found { members.append(found) } else {
-                    missing.append(MissingParent(key: ParentKey(table: destination.name, column: keyColumn.name, value: key), column: column, reference: ref.reference,
-                                                 input: item, type: dialect.columnType(keyColumn), nullable: true))  // linked once it is in
+                let found = try db.cachedStatement(
+                    sql: coreData.primaryKeySQL(
+                        from: destination.name, where: "\(quoteIdentifier(keyColumn.name)) IS ?\(entityRows)")
+                        + " LIMIT 1"
+                ).firstValue(binding: [key])
+                if let found {
+                    members.append(found)
+                } else {
+                    missing.append(
+                        MissingParent(
+                            key: ParentKey(table: destination.name, column: keyColumn.name, value: key), column: column,
+                            reference: ref.reference,
+                            input: item, type: dialect.columnType(keyColumn), nullable: true))  // linked once it is in
                 }
             }
             links.append(ManyToMany(join: join, destination: destination.name, members: members, missing: missing))
@@ -234,10 +312,13 @@ extension MigrationRun {
         return links
     }
 
-    mutating func joinTable(_ coreData: CoreDataDialect, entity: String, ref: (relationship: String, reference: TableSpec.Reference)) throws -> CoreDataDialect.JoinTable? {
+    mutating func joinTable(
+        _ coreData: CoreDataDialect, entity: String, ref: (relationship: String, reference: TableSpec.Reference)
+    ) throws -> CoreDataDialect.JoinTable? {
         let id = entity + "." + ref.relationship
         if let known = joinTables[id] { return known }
-        let found = try coreData.joinTable(db, entity: entity, relationship: ref.relationship, destination: ref.reference.table)
+        let found = try coreData.joinTable(
+            db, entity: entity, relationship: ref.relationship, destination: ref.reference.table)
         joinTables[id] = found
         return found
     }
@@ -245,8 +326,13 @@ extension MigrationRun {
     /// Writes the join rows of a newly inserted row (the dialect numbers and bumps as Core Data does).
     mutating func link(_ link: ManyToMany, table: TableInfo, key: [(column: String, value: SQLValue)]) throws {
         guard let coreData = dialect as? CoreDataDialect,
-              let owner = try db.sqlRow(coreData.primaryKeySQL(from: table.name, where: predicate(table, key)), binding: key.map { $0.value })?.first else { return }
+            let owner = try db.sqlRow(
+                coreData.primaryKeySQL(from: table.name, where: predicate(table, key)), binding: key.map { $0.value })?
+                .first
+        else { return }
         memo.changedRows()
-        try coreData.link(db, join: link.join, owner: owner, members: link.members, memberTable: link.destination, ownerTable: table.name)
+        try coreData.link(
+            db, join: link.join, owner: owner, members: link.members, memberTable: link.destination,
+            ownerTable: table.name)
     }
 }

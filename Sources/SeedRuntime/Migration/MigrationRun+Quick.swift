@@ -42,8 +42,12 @@ final class QuickInsertShape {
     /// The spec's defaults for columns the rows do not name, as `insert` appends them.
     let defaults: [(column: String, value: SQLValue)]
 
-    init(columns: [String], types: [ColumnType], references: [(ids: RunMemo.ParentIDs, keyType: ColumnType)?], keyColumns: [String],
-         keyPositions: [Int], validatedNames: [String]?, validatedTable: String, validator: (any RowValidator)?, defaults: [(column: String, value: SQLValue)]) {
+    init(
+        columns: [String], types: [ColumnType], references: [(ids: RunMemo.ParentIDs, keyType: ColumnType)?],
+        keyColumns: [String],
+        keyPositions: [Int], validatedNames: [String]?, validatedTable: String, validator: (any RowValidator)?,
+        defaults: [(column: String, value: SQLValue)]
+    ) {
         self.columns = columns
         self.types = types
         self.references = references
@@ -60,8 +64,12 @@ extension MigrationRun {
     /// Inserts `row` (a row of an insert operation, in `slot`) as ``insert(_:named:slot:validate:later:)``
     /// would, the short way (see the top of this file); false, having changed nothing, when the
     /// row must go through `insert`.
-    mutating func insertQuickly(_ row: DataChanges.RowValues, into table: TableInfo, named name: String, slot: Slot) throws -> Bool {
-        guard options.multiRowInserts, options.writesDirectly, plainSQLite, let shape = try quickShape(for: row, in: table, name: name) else { return false }
+    mutating func insertQuickly(_ row: DataChanges.RowValues, into table: TableInfo, named name: String, slot: Slot)
+        throws -> Bool
+    {
+        guard options.multiRowInserts, options.writesDirectly, plainSQLite,
+            let shape = try quickShape(for: row, in: table, name: name)
+        else { return false }
         // The row's values go in the array the last row's went in: no array to make and free per row.
         var values = quickValues
         quickValues = []
@@ -71,7 +79,9 @@ extension MigrationRun {
         for index in row.values.indices {
             let input = row.values[index].value
             if let reference = shape.references[index], input != .null {
-                guard case .success(let keyValue) = reference.keyType.convert(input), let id = reference.ids.ids[keyValue] else { return false }
+                guard case .success(let keyValue) = reference.keyType.convert(input),
+                    let id = reference.ids.ids[keyValue]
+                else { return false }
                 values.append((shape.columns[index], id))
             } else {
                 guard case .success(let value) = shape.types[index].convert(input) else { return false }
@@ -83,22 +93,33 @@ extension MigrationRun {
         // From here on, what `insert` does with such a row, in its order.
         if let validator = shape.validator {
             let validated = shape.validatedNames.map { names in zip(names, values).map { ($0, $1.value) } } ?? values
-            let problems = validator.validate(table: shape.validatedTable, values: validated, file: row.file, line: row.line)
+            let problems = validator.validate(
+                table: shape.validatedTable, values: validated, file: row.file, line: row.line)
             if !problems.isEmpty { errors += problems }
         }
         values.append(contentsOf: shape.defaults)
-        if try holdForMultiRowInsert(values, into: table, name: name, row: row, slot: slot, keyColumns: shape.keyColumns) { return true }
+        if try holdForMultiRowInsert(
+            values, into: table, name: name, row: row, slot: slot, keyColumns: shape.keyColumns)
+        {
+            return true
+        }
         try flushInserts()
         let key = zip(shape.keyColumns, shape.keyPositions).map { (column: $0, value: values[$1].value) }
-        _ = try writeInsert(values, into: table, name: name, row: row, slot: slot, key: key, keyColumns: shape.keyColumns, unlessPresent: true)
+        _ = try writeInsert(
+            values, into: table, name: name, row: row, slot: slot, key: key, keyColumns: shape.keyColumns,
+            unlessPresent: true)
         return true
     }
 
     /// The shape of rows like `row` (see ``QuickInsertShape``), worked out once per table,
     /// operation and column names; nil where its rows must go through ``insert(_:named:slot:validate:later:)``.
-    private mutating func quickShape(for row: DataChanges.RowValues, in table: TableInfo, name: String) throws -> QuickInsertShape? {
+    private mutating func quickShape(for row: DataChanges.RowValues, in table: TableInfo, name: String) throws
+        -> QuickInsertShape?
+    {
         if let last = memo.quickInsert, last.value.table == table.name, last.value.operation == operationName,
-           last.value.names.count == row.values.count, zip(last.value.names, row.values).allSatisfy({ $0 == $1.column }) {
+            last.value.names.count == row.values.count,
+            zip(last.value.names, row.values).allSatisfy({ $0 == $1.column })
+        {
             return last.value.shape
         }
         // A ref's parent table is read (as `insert` reads it) only for a row that names a parent.
@@ -109,26 +130,36 @@ extension MigrationRun {
         return shape
     }
 
-    private mutating func makeQuickShape(for row: DataChanges.RowValues, plan: [ColumnPlan], in table: TableInfo, name: String) throws -> QuickInsertShape? {
+    private mutating func makeQuickShape(
+        for row: DataChanges.RowValues, plan: [ColumnPlan], in table: TableInfo, name: String
+    ) throws -> QuickInsertShape? {
         guard memo.parentIDs != nil else { return nil }  // no triggers, no REPLACE: see RunMemo.reading(_:)
         var columns: [String] = []
         var types: [ColumnType] = []
         var references: [(ids: RunMemo.ParentIDs, keyType: ColumnType)?] = []
         var seen = Set<SQLName>()
         for column in plan {
-            guard let info = column.info, let type = column.type, seen.insert(SQLName(info.name)).inserted else { return nil }
+            guard let info = column.info, let type = column.type, seen.insert(SQLName(info.name)).inserted else {
+                return nil
+            }
             columns.append(info.name)
             types.append(type)
             guard let reference = column.reference else {
                 references.append(nil)
                 continue
             }
-            guard let parent = try? tableInfo(reference.table, file: row.file), let parentKey = parent.column(reference.column),
-                  let ids = memo.parentIDs(at: RunMemo.ParentLookupSite(table: table.name, column: info.name, reference: reference), parent: parent.name) else { return nil }
+            guard let parent = try? tableInfo(reference.table, file: row.file),
+                let parentKey = parent.column(reference.column),
+                let ids = memo.parentIDs(
+                    at: RunMemo.ParentLookupSite(table: table.name, column: info.name, reference: reference),
+                    parent: parent.name)
+            else { return nil }
             references.append((ids, dialect.columnType(parentKey)))
         }
         let tableSpec = spec(table)
-        guard let keyColumns = try? Self.keyColumns(table, spec: tableSpec, file: row.file, line: row.line), !keyColumns.isEmpty else { return nil }
+        guard let keyColumns = try? Self.keyColumns(table, spec: tableSpec, file: row.file, line: row.line),
+            !keyColumns.isEmpty
+        else { return nil }
         var keyPositions: [Int] = []
         for column in keyColumns {
             let wanted = SQLName(column)
@@ -138,13 +169,16 @@ extension MigrationRun {
         guard try insertsUnlessPresent(table, name: name, key: keyColumns) else { return nil }
         var defaults: [(column: String, value: SQLValue)] = []
         for (column, value) in (tableSpec?.defaults ?? [:]).sorted(by: { $0.key < $1.key }) {
-            guard let info = table.column(column), !columns.contains(where: { $0.isSameName(as: info.name) }) else { continue }
+            guard let info = table.column(column), !columns.contains(where: { $0.isSameName(as: info.name) }) else {
+                continue
+            }
             defaults.append((info.name, value))
         }
         let validated = written(columns.map { (column: $0, value: SQLValue.null) }, as: row).map(\.column)
         let validatedTable = written(table)
-        return QuickInsertShape(columns: columns, types: types, references: references, keyColumns: keyColumns, keyPositions: keyPositions,
-                                validatedNames: validated == columns ? nil : validated, validatedTable: validatedTable,
-                                validator: options.validator?.forRows(table: validatedTable, columns: validated), defaults: defaults)
+        return QuickInsertShape(
+            columns: columns, types: types, references: references, keyColumns: keyColumns, keyPositions: keyPositions,
+            validatedNames: validated == columns ? nil : validated, validatedTable: validatedTable,
+            validator: options.validator?.forRows(table: validatedTable, columns: validated), defaults: defaults)
     }
 }

@@ -1,5 +1,5 @@
-import GRDB
 import Foundation
+import GRDB
 
 /// A row as read from the store: each column's value by its name (and the rowid under ``MigrationRun/rowidKey``).
 typealias StoredRow = [SQLName: SQLValue]
@@ -10,7 +10,9 @@ extension MigrationRun {
         if let info = tables[name] { return info }
         writtenTableNames[dialect.tableName(name)] = writtenTableNames[dialect.tableName(name)] ?? name
         guard !SeedCatalog.isInternal(name), let info = try TableInfo.read(db, table: dialect.tableName(name)) else {
-            throw SeedError(.configuration, file: file, "unknown table '\(name)': the store has \(try TableInfo.userTables(db).joined(separator: ", "))")
+            throw SeedError(
+                .configuration, file: file,
+                "unknown table '\(name)': the store has \(try TableInfo.userTables(db).joined(separator: ", "))")
         }
         let adjusted = dialect.adjusted(info)
         tables[name] = adjusted
@@ -26,18 +28,24 @@ extension MigrationRun {
         if let key = spec?.key, !key.isEmpty { return key }
         let primaryKey = table.primaryKey
         guard !primaryKey.isEmpty else {
-            throw SeedError(.configuration, file: file, line: line, "table \(table.name) has no primary key and no natural key; give it a `key:` in the manifest")
+            throw SeedError(
+                .configuration, file: file, line: line,
+                "table \(table.name) has no primary key and no natural key; give it a `key:` in the manifest")
         }
         return primaryKey
     }
 
     /// A change's key, resolved (refs → parent ids) for finding the row, and as the report shows it.
-    mutating func resolveKey(_ key: DataChanges.Key, in table: TableInfo, file: String, line: Int) throws -> ([(column: String, value: SQLValue)], [RowEvent.KeyValue])? {
+    mutating func resolveKey(_ key: DataChanges.Key, in table: TableInfo, file: String, line: Int) throws -> (
+        [(column: String, value: SQLValue)], [RowEvent.KeyValue]
+    )? {
         let columns = try keyColumns(table, file: file, line: line)
         // An entity with no key has only Z_PK, which each store numbers on its own: `key: 1` is a
         // different object in every user's store, so an update or delete by it is refused
         // (docs/core-data.md, "Keys and UUIDs").
-        if let coreData, columns.count == 1, let refusal = coreData.keylessChangeRefusal(entity: written(table), column: columns[0]) {
+        if let coreData, columns.count == 1,
+            let refusal = coreData.keylessChangeRefusal(entity: written(table), column: columns[0])
+        {
             errors.append(Diagnostic(file: file, line: line, code: .configuration, message: refusal, table: table.name))
             return nil
         }
@@ -45,14 +53,24 @@ extension MigrationRun {
         switch key {
         case .single(let value):
             guard columns.count == 1 else {
-                errors.append(Diagnostic(file: file, line: line, code: .configuration, message: "\(table.name) has a composite key (\(columns.joined(separator: ", "))); write the key as a map of column: value", table: table.name))
+                errors.append(
+                    Diagnostic(
+                        file: file, line: line, code: .configuration,
+                        message:
+                            "\(table.name) has a composite key (\(columns.joined(separator: ", "))); write the key as a map of column: value",
+                        table: table.name))
                 return nil
             }
             row = DataChanges.RowValues(values: [(columns[0], value)], line: line, file: file)
         case .columns(let values):
             let given = Set(values.values.map { SQLName(dialect.columnName($0.column)) })
             guard given == Set(columns.map(SQLName.init)) else {
-                errors.append(Diagnostic(file: file, line: line, code: .configuration, message: "the key of \(table.name) is (\(columns.joined(separator: ", "))), but this key names (\(values.values.map(\.column).joined(separator: ", ")))", table: table.name))
+                errors.append(
+                    Diagnostic(
+                        file: file, line: line, code: .configuration,
+                        message:
+                            "the key of \(table.name) is (\(columns.joined(separator: ", "))), but this key names (\(values.values.map(\.column).joined(separator: ", ")))",
+                        table: table.name))
                 return nil
             }
             row = values
@@ -60,12 +78,20 @@ extension MigrationRun {
         let errorCount = errors.count
         let resolution = try resolve(row, in: table)
         if let parent = resolution.missing.first {
-            errors.append(Diagnostic(file: file, line: line, code: .unresolvedReference, message: "the key of this \(table.name) row: \(missingText(parent))", table: table.name))
+            errors.append(
+                Diagnostic(
+                    file: file, line: line, code: .unresolvedReference,
+                    message: "the key of this \(table.name) row: \(missingText(parent))", table: table.name))
             return nil
         }
         if errors.count > errorCount { return nil }
         if let empty = resolution.values.first(where: { $0.value == .null }) {
-            errors.append(Diagnostic(file: file, line: line, code: .missingRequired, message: "the key of this \(table.name) row has no value for '\(empty.column)'; a key must have one", table: table.name))
+            errors.append(
+                Diagnostic(
+                    file: file, line: line, code: .missingRequired,
+                    message:
+                        "the key of this \(table.name) row has no value for '\(empty.column)'; a key must have one",
+                    table: table.name))
             return nil
         }
         return (resolution.values, try keyFields(resolution.values, in: table, input: row))
@@ -86,11 +112,18 @@ extension MigrationRun {
         let plan = columnPlan(for: row, in: table)
         for (index, (column, input)) in row.values.enumerated() {
             guard let info = plan[index].info, let type = plan[index].type else {
-                errors.append(Diagnostic(file: row.file, line: row.line, code: .unknownColumn, message: "\(table.name) has no column '\(column)' (it has \(table.columns.map(\.name).joined(separator: ", ")))", table: table.name))
+                errors.append(
+                    Diagnostic(
+                        file: row.file, line: row.line, code: .unknownColumn,
+                        message:
+                            "\(table.name) has no column '\(column)' (it has \(table.columns.map(\.name).joined(separator: ", ")))",
+                        table: table.name))
                 continue
             }
             if let reference = plan[index].reference, input != .null {
-                switch try resolveReference(reference, from: table, column: info, written: column, input: input, row: row) {
+                switch try resolveReference(
+                    reference, from: table, column: info, written: column, input: input, row: row)
+                {
                 case .found(let id): result.values.append((info.name, id))
                 case .missing(let parent): result.missing.append(parent)
                 case .failed: break
@@ -100,7 +133,12 @@ extension MigrationRun {
             switch type.convert(input) {
             case .success(let value): result.values.append((info.name, value))
             case .failure(let failure):
-                errors.append(Diagnostic(file: row.file, line: row.line, code: .typeMismatch, message: "\(table.name).\(info.name): \(input) is not \(failure.expected) (the column is \(info.declaredType.isEmpty ? "untyped" : info.declaredType))", table: table.name))
+                errors.append(
+                    Diagnostic(
+                        file: row.file, line: row.line, code: .typeMismatch,
+                        message:
+                            "\(table.name).\(info.name): \(input) is not \(failure.expected) (the column is \(info.declaredType.isEmpty ? "untyped" : info.declaredType))",
+                        table: table.name))
             }
         }
         return result
@@ -109,13 +147,17 @@ extension MigrationRun {
     /// The columns `row` names in `table`: what ``resolve(_:in:)`` looks up, once per row shape.
     mutating func columnPlan(for row: DataChanges.RowValues, in table: TableInfo) -> [ColumnPlan] {
         if let last = memo.columns, last.value.table == table.name, last.value.operation == operationName,
-           last.value.names.count == row.values.count, zip(last.value.names, row.values).allSatisfy({ $0 == $1.column }) {
+            last.value.names.count == row.values.count,
+            zip(last.value.names, row.values).allSatisfy({ $0 == $1.column })
+        {
             return last.value.plan
         }
         let references = references(of: table.name)
         let plan = row.values.map { column, _ in
             let info = table.column(dialect.columnName(column))
-            return ColumnPlan(info: info, type: info.map(dialect.columnType), reference: info.flatMap { references[SQLName($0.name)] })
+            return ColumnPlan(
+                info: info, type: info.map(dialect.columnType), reference: info.flatMap { references[SQLName($0.name)] }
+            )
         }
         memo.columns = RunMemo.Box((table.name, operationName, row.values.map(\.column), plan))
         return plan
@@ -128,16 +170,25 @@ extension MigrationRun {
         case failed
     }
 
-    mutating func resolveReference(_ reference: TableSpec.Reference, from table: TableInfo, column: ColumnInfo, written: String, input: InputValue, row: DataChanges.RowValues) throws -> ReferenceResolution {
+    mutating func resolveReference(
+        _ reference: TableSpec.Reference, from table: TableInfo, column: ColumnInfo, written: String, input: InputValue,
+        row: DataChanges.RowValues
+    ) throws -> ReferenceResolution {
         // The rows of a big migration name the same few parents at the same site: an id found
         // there before needs neither the parent's facts nor a lookup.
-        if let last = memo.lastReference, last.value.site.table == table.name, last.value.site.column == column.name, last.value.site.reference == reference,
-           case .success(let keyValue) = last.value.type.convert(input), let id = last.value.ids.ids[keyValue] {
+        if let last = memo.lastReference, last.value.site.table == table.name, last.value.site.column == column.name,
+            last.value.site.reference == reference,
+            case .success(let keyValue) = last.value.type.convert(input), let id = last.value.ids.ids[keyValue]
+        {
             return .found(id)
         }
         let parent = try tableInfo(reference.table, file: row.file)
         guard let parentKey = parent.column(reference.column) else {
-            errors.append(Diagnostic(file: row.file, line: row.line, code: .configuration, message: "ref \(table.name).\(column.name) → \(reference) names a column \(parent.name) lacks", table: table.name))
+            errors.append(
+                Diagnostic(
+                    file: row.file, line: row.line, code: .configuration,
+                    message: "ref \(table.name).\(column.name) → \(reference) names a column \(parent.name) lacks",
+                    table: table.name))
             return .failed
         }
         let keyValue: SQLValue
@@ -145,30 +196,45 @@ extension MigrationRun {
         switch type.convert(input) {
         case .success(let value): keyValue = value
         case .failure(let failure):
-            errors.append(Diagnostic(file: row.file, line: row.line, code: .typeMismatch, message: "\(table.name).\(column.name): \(input) is not \(failure.expected) (a key of \(reference))", table: table.name))
+            errors.append(
+                Diagnostic(
+                    file: row.file, line: row.line, code: .typeMismatch,
+                    message:
+                        "\(table.name).\(column.name): \(input) is not \(failure.expected) (a key of \(reference))",
+                    table: table.name))
             return .failed
         }
         let site = RunMemo.ParentLookupSite(table: table.name, column: column.name, reference: reference)
         let known = memo.parentIDs(at: site, parent: parent.name)
         memo.lastReference = known.map { RunMemo.Box((site, type, $0)) }
         if let id = known?.ids[keyValue] { return .found(id) }
-        let memoKey = RunMemo.Key(kind: .lookup, table: table.name, operation: "", columns: [column.name, reference.table, reference.column])
+        let memoKey = RunMemo.Key(
+            kind: .lookup, table: table.name, operation: "", columns: [column.name, reference.table, reference.column])
         let lookup: Statement
-        if let known = memo.statements[memoKey] { lookup = known } else {
+        if let known = memo.statements[memoKey] {
+            lookup = known
+        } else {
             let target = table.referenceTarget(of: column.name, in: parent)
             // A ref to a Core Data entity matches only that entity's rows (and its sub-entities').
             let entityRows = dialect.rowFilter(reference.table).map { " AND \($0)" } ?? ""
-            lookup = try prepare(memoKey, sql: "SELECT \(target) FROM \(quoteIdentifier(parent.name)) WHERE \(quoteIdentifier(parentKey.name)) IS ?\(entityRows) LIMIT 1")
+            lookup = try prepare(
+                memoKey,
+                sql:
+                    "SELECT \(target) FROM \(quoteIdentifier(parent.name)) WHERE \(quoteIdentifier(parentKey.name)) IS ?\(entityRows) LIMIT 1"
+            )
         }
-        if let id = try lookup.firstValue(binding: CollectionOfOne(keyValue)), id != .null {  // NULL: no parent, as GRDB's fetchOne says
+        // NULL: no parent, as GRDB's fetchOne says
+        if let id = try lookup.firstValue(binding: CollectionOfOne(keyValue)), id != .null {
             known?.ids[keyValue] = id
             return .found(id)
         }
         let isKey = spec(table)?.key.contains { $0.isSameName(as: column.name) } ?? false
-        return .missing(MissingParent(
-            key: ParentKey(table: parent.name, column: parentKey.name, value: keyValue), column: written,
-            reference: specs.writtenRef(table.name, SQLName(column.name))?.reference ?? reference, input: input, type: type,
-            nullable: !column.notNull && column.primaryKeyIndex == 0 && !isKey))
+        return .missing(
+            MissingParent(
+                key: ParentKey(table: parent.name, column: parentKey.name, value: keyValue), column: written,
+                reference: specs.writtenRef(table.name, SQLName(column.name))?.reference ?? reference, input: input,
+                type: type,
+                nullable: !column.notNull && column.primaryKeyIndex == 0 && !isKey))
     }
 
     /// `parent_id 'NO-03' matches no subdivisions.code in the store`: a missing parent, for messages.
@@ -190,9 +256,12 @@ extension MigrationRun {
                 }
             }
             // Refs the manifest declares without a FOREIGN KEY in the schema.
-            for (name, reference) in references(of: childName) where dialect.tableName(reference.table).isSameName(as: table.name)
-                && child.column(name.lowered) != nil  // a many-to-many relationship has no column: its join table is checked by the dialect
-                && !child.foreignKeys.contains(where: { $0.columns.count == 1 && SQLName($0.columns[0]) == name }) {
+            for (name, reference) in references(of: childName)
+            where dialect.tableName(reference.table).isSameName(as: table.name)
+                // a many-to-many relationship has no column: its join table is checked by the dialect
+                && child.column(name.lowered) != nil
+                && !child.foreignKeys.contains(where: { $0.columns.count == 1 && SQLName($0.columns[0]) == name })
+            {
                 let column = name.lowered
                 let target = child.referencedColumn(of: column, in: table).map(SQLName.init) ?? Self.rowidKey
                 let value = row[target] ?? .null
@@ -210,7 +279,9 @@ extension MigrationRun {
         for (column, reference) in spec(table)?.refs ?? [:] {
             if let name = table.column(column)?.name { result[name] = dialect.tableName(reference.table) }
         }
-        for key in table.foreignKeys where key.columns.count == 1 { result[key.columns[0]] = result[key.columns[0]] ?? key.parent }
+        for key in table.foreignKeys where key.columns.count == 1 {
+            result[key.columns[0]] = result[key.columns[0]] ?? key.parent
+        }
         memo.parentTables = (table.name, operationName, result)
         return result
     }
@@ -221,8 +292,12 @@ extension MigrationRun {
         let own = dialect.tableName(operationName) == table
         let id = own ? "\(table)/\(operationName)" : table
         var result: [SQLName: TableSpec.Reference] = [:]
-        if let cached = referenceCache[id] { result = cached } else {
-            for (column, reference) in (own ? ownSpec(table) : specs.spec(sqlTable: table))?.refs ?? [:] { result[SQLName(column)] = reference }
+        if let cached = referenceCache[id] {
+            result = cached
+        } else {
+            for (column, reference) in (own ? ownSpec(table) : specs.spec(sqlTable: table))?.refs ?? [:] {
+                result[SQLName(column)] = reference
+            }
             referenceCache[id] = result
         }
         memo.references = (table, operationName, result)
@@ -232,8 +307,11 @@ extension MigrationRun {
     /// The spec of `table` as the current operation names it (a sub-entity's own, for Core Data).
     /// A Core Data sub-entity the manifest does not list takes its nearest listed ancestor's spec, never a sibling's.
     mutating func spec(_ table: TableInfo) -> TableSpec? {
-        if let last = memo.spec, last.value.table == table.name, last.value.operation == operationName { return last.value.value }
-        let spec = dialect.tableName(operationName) == table.name ? ownSpec(table.name) : specs.spec(sqlTable: table.name)
+        if let last = memo.spec, last.value.table == table.name, last.value.operation == operationName {
+            return last.value.value
+        }
+        let spec =
+            dialect.tableName(operationName) == table.name ? ownSpec(table.name) : specs.spec(sqlTable: table.name)
         memo.spec = RunMemo.Box((table.name, operationName, spec))
         return spec
     }
@@ -253,9 +331,11 @@ extension MigrationRun {
     }
 
     mutating func count(_ table: TableInfo, _ key: [(column: String, value: SQLValue)]) throws -> Int {
-        let statement = try memo.statement(.count, table: table.name, operation: operationName, columns: key.lazy.map { $0.column })
-            ?? prepare(RunMemo.Key(kind: .count, table: table.name, operation: operationName, columns: key.map { $0.column }),
-                       sql: "SELECT count(*) FROM \(quoteIdentifier(table.name)) WHERE \(predicate(table, key))")
+        let statement =
+            try memo.statement(.count, table: table.name, operation: operationName, columns: key.lazy.map { $0.column })
+            ?? prepare(
+                RunMemo.Key(kind: .count, table: table.name, operation: operationName, columns: key.map { $0.column }),
+                sql: "SELECT count(*) FROM \(quoteIdentifier(table.name)) WHERE \(predicate(table, key))")
         guard case .integer(let count)? = try statement.firstValue(binding: key.lazy.map { $0.value }) else { return 0 }
         return Int(count)
     }
@@ -266,7 +346,8 @@ extension MigrationRun {
     /// The rows with `key`, each as column name → value (and the rowid under ``rowidKey``).
     func fetch(_ table: TableInfo, _ key: [(column: String, value: SQLValue)]) throws -> [StoredRow] {
         let rowid = table.withoutRowID ? "" : ", rowid AS \(quoteIdentifier(Self.rowidKey.name))"
-        let statement = try db.cachedStatement(sql: "SELECT *\(rowid) FROM \(quoteIdentifier(table.name)) WHERE \(predicate(table, key)) LIMIT 2")
+        let statement = try db.cachedStatement(
+            sql: "SELECT *\(rowid) FROM \(quoteIdentifier(table.name)) WHERE \(predicate(table, key)) LIMIT 2")
         let names = statement.columnNames.map(SQLName.init)
         return try statement.rows(binding: key.lazy.map { $0.value }).map { row in
             var values: StoredRow = [:]

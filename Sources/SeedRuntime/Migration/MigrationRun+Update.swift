@@ -1,19 +1,38 @@
-import GRDB
 import Foundation
+import GRDB
 
 /// Updates where the row still holds `from`, and renames: the row keeps its identity and what refers to it follows.
 extension MigrationRun {
     /// Updates a row where it still holds `from`. An update may change key columns (a rename):
     /// the row keeps its identity, and rows that store the renamed value follow it.
-    mutating func update(_ change: DataChanges.RowChange, in table: TableInfo, file: String, slot: Slot?) throws -> Attempt {
-        guard let (key, fields) = try resolveKey(change.key, in: table, file: file, line: change.line) else { return .done }
+    mutating func update(_ change: DataChanges.RowChange, in table: TableInfo, file: String, slot: Slot?) throws
+        -> Attempt
+    {
+        guard let (key, fields) = try resolveKey(change.key, in: table, file: file, line: change.line) else {
+            return .done
+        }
         let keyText = RowEvent.describe(key: fields)
-        if dialect is CoreDataDialect, let column = change.to.values.map(\.column).first(where: { table.column(dialect.columnName($0)) == nil && specs.writtenRef(table.name, SQLName(dialect.columnName($0))) != nil }) {
-            errors.append(Diagnostic(file: file, line: change.line, code: .configuration, message: "update of \(written(table)) \(keyText) changes the many-to-many relationship '\(column)', which seedkit does not change in updates yet; nothing was written", table: table.name))
+        if dialect is CoreDataDialect,
+            let column = change.to.values.map(\.column).first(where: {
+                table.column(dialect.columnName($0)) == nil
+                    && specs.writtenRef(table.name, SQLName(dialect.columnName($0))) != nil
+            })
+        {
+            errors.append(
+                Diagnostic(
+                    file: file, line: change.line, code: .configuration,
+                    message:
+                        "update of \(written(table)) \(keyText) changes the many-to-many relationship '\(column)', which seedkit does not change in updates yet; nothing was written",
+                    table: table.name))
             return .done
         }
         for column in change.to.values.map(\.column) where change.from[column] == nil {
-            errors.append(Diagnostic(file: file, line: change.line, code: .configuration, message: "update of \(table.name) \(keyText) sets '\(column)' without a 'from' value; add what the previous seed shipped, so that a user's edit is never overwritten", table: table.name))
+            errors.append(
+                Diagnostic(
+                    file: file, line: change.line, code: .configuration,
+                    message:
+                        "update of \(table.name) \(keyText) sets '\(column)' without a 'from' value; add what the previous seed shipped, so that a user's edit is never overwritten",
+                    table: table.name))
             return .done
         }
         let errorCount = errors.count
@@ -23,21 +42,38 @@ extension MigrationRun {
         // A new parent that a later change of the run inserts: wait for it.
         if !toResolution.missing.isEmpty { return .waiting(key: fields, missing: toResolution.missing, provides: []) }
         if let parent = fromResolution.missing.first {
-            fill(slot, conflict(table, line: change.line, file: file, key: fields, "its 'from' \(missingText(parent)); row not updated"))
+            fill(
+                slot,
+                conflict(
+                    table, line: change.line, file: file, key: fields,
+                    "its 'from' \(missingText(parent)); row not updated"))
             return .done
         }
-        let from = fromResolution.values, to = toResolution.values
-        let newKey = key.map { part in to.first { $0.column.isSameName(as: part.column) }.map { (column: part.column, value: $0.value) } ?? part }
+        let from = fromResolution.values
+        let to = toResolution.values
+        let newKey = key.map { part in
+            to.first { $0.column.isSameName(as: part.column) }.map { (column: part.column, value: $0.value) } ?? part
+        }
         let renames = !zip(key, newKey).allSatisfy { $0.value.isSame(as: $1.value) }
         let rows = try fetch(table, key)
         guard rows.count == 1, let current = rows.first else {
             if rows.isEmpty, renames, let renamed = try fetch(table, newKey).first, matches(renamed, to) {
-                fill(slot, event(.upToDate, table, line: change.line, file: file, key: fields, "already up to date (renamed to \(try describeKey(newKey, in: table, input: change.to)))"))
+                fill(
+                    slot,
+                    event(
+                        .upToDate, table, line: change.line, file: file, key: fields,
+                        "already up to date (renamed to \(try describeKey(newKey, in: table, input: change.to)))"))
                 return .done
             }
-            fill(slot, rows.isEmpty
-                ? event(.missing, table, line: change.line, file: file, key: fields, "not in the store (deleted by the user?); nothing to update")
-                : event(.conflict, table, line: change.line, file: file, key: fields, "\(rows.count) rows have this key; none updated"))
+            fill(
+                slot,
+                rows.isEmpty
+                    ? event(
+                        .missing, table, line: change.line, file: file, key: fields,
+                        "not in the store (deleted by the user?); nothing to update")
+                    : event(
+                        .conflict, table, line: change.line, file: file, key: fields,
+                        "\(rows.count) rows have this key; none updated"))
             return .done
         }
         if matches(current, to) {
@@ -46,8 +82,14 @@ extension MigrationRun {
         }
         let changed = try mismatches(current, from, in: table)
         guard changed.isEmpty else {
-            let changes = try columnChanges(from: written(from, as: change.from), to: written(to, as: change.to), current: current, applied: false, in: table)
-            fill(slot, conflict(table, line: change.line, file: file, key: fields, changes: changes, "changed in the store (\(changed)); the store's values are kept"))
+            let changes = try columnChanges(
+                from: written(from, as: change.from), to: written(to, as: change.to), current: current, applied: false,
+                in: table)
+            fill(
+                slot,
+                conflict(
+                    table, line: change.line, file: file, key: fields, changes: changes,
+                    "changed in the store (\(changed)); the store's values are kept"))
             return .done
         }
         if renames, try count(table, newKey) > 0 {
@@ -55,32 +97,50 @@ extension MigrationRun {
                 // A swap or rotation: SQLite holds one row per key at every step, so applying these
                 // one by one would leave each a conflict and record the migration as applied.
                 let target = try describeKey(newKey, in: table, input: change.to)
-                errors.append(Diagnostic(file: file, line: change.line, code: .configuration, message: """
-                    update of \(written(table)) \(keyText) renames it to \(target), which the update at line \(later.line) renames away later in this migration: \
-                    a key is held by one row at every step. List that update first; for a swap or a rotation, rename through a key no row has \
-                    (A → A-old, B → A, A-old → B); nothing was written
-                    """, table: table.name))
+                errors.append(
+                    Diagnostic(
+                        file: file, line: change.line, code: .configuration,
+                        message: """
+                            update of \(written(table)) \(keyText) renames it to \(target), which the update at line \(later.line) renames away later in this migration: \
+                            a key is held by one row at every step. List that update first; for a swap or a rotation, rename through a key no row has \
+                            (A → A-old, B → A, A-old → B); nothing was written
+                            """, table: table.name))
                 return .done
             }
-            let changes = try columnChanges(from: written(from, as: change.from), to: written(to, as: change.to), current: current, applied: false, in: table)
-            fill(slot, conflict(table, line: change.line, file: file, key: fields, changes: changes,
-                                "the new key \(try describeKey(newKey, in: table, input: change.to)) is already taken by another row; not renamed"))
+            let changes = try columnChanges(
+                from: written(from, as: change.from), to: written(to, as: change.to), current: current, applied: false,
+                in: table)
+            fill(
+                slot,
+                conflict(
+                    table, line: change.line, file: file, key: fields, changes: changes,
+                    "the new key \(try describeKey(newKey, in: table, input: change.to)) is already taken by another row; not renamed"
+                ))
             return .done
         }
         if let validator = options.validator {
-            errors += validator.validate(table: written(table), values: written(to, as: change.to), file: file, line: change.to.line)
+            errors += validator.validate(
+                table: written(table), values: written(to, as: change.to), file: file, line: change.to.line)
         }
         if let coreData {
             let archived = coreData.unwritableValues(entity: written(table), values: to)
             for (attribute, type) in archived {
-                errors.append(Diagnostic(file: file, line: change.to.line, code: .unknownColumn,
-                    message: CoreDataDialect.unwritableMessage(entity: written(table), attribute: attribute, type: type), table: table.name))
+                errors.append(
+                    Diagnostic(
+                        file: file, line: change.to.line, code: .unknownColumn,
+                        message: CoreDataDialect.unwritableMessage(
+                            entity: written(table), attribute: attribute, type: type), table: table.name))
             }
             if !archived.isEmpty { return .done }
-            let missingAttributes = coreData.missingRequired(entity: written(table), table: table, values: to, inserting: false)
+            let missingAttributes = coreData.missingRequired(
+                entity: written(table), table: table, values: to, inserting: false)
             for attribute in missingAttributes {
-                errors.append(Diagnostic(file: file, line: change.to.line, code: .missingRequired,
-                    message: CoreDataDialect.requiredMessage(entity: written(table), key: keyText, attribute: attribute, action: "not updated"), table: table.name))
+                errors.append(
+                    Diagnostic(
+                        file: file, line: change.to.line, code: .missingRequired,
+                        message: CoreDataDialect.requiredMessage(
+                            entity: written(table), key: keyText, attribute: attribute, action: "not updated"),
+                        table: table.name))
             }
             if !missingAttributes.isEmpty { return .done }
         }
@@ -88,9 +148,16 @@ extension MigrationRun {
         do {
             // The row first, then what refers to it by value: nothing of theirs moves unless the row did.
             if renames { try db.execute(sql: "PRAGMA defer_foreign_keys = ON") }
-            guard try dialect.update(db, table: table, key: key, values: to, references: parentTables(of: table)) > 0 else {
-                let changes = try columnChanges(from: written(from, as: change.from), to: written(to, as: change.to), current: current, applied: false, in: table)
-                fill(slot, conflict(table, line: change.line, file: file, key: fields, changes: changes, "not updated: \(try TriggerVeto.reason(db, table: table.name, event: "UPDATE"))"))
+            guard try dialect.update(db, table: table, key: key, values: to, references: parentTables(of: table)) > 0
+            else {
+                let changes = try columnChanges(
+                    from: written(from, as: change.from), to: written(to, as: change.to), current: current,
+                    applied: false, in: table)
+                fill(
+                    slot,
+                    conflict(
+                        table, line: change.line, file: file, key: fields, changes: changes,
+                        "not updated: \(try TriggerVeto.reason(db, table: table.name, event: "UPDATE"))"))
                 return .done
             }
             if renames { try followRename(of: table, row: current, to: to) }
@@ -98,20 +165,33 @@ extension MigrationRun {
             var merged = current.map { (column: $0.key.lowered, value: $0.value) }
             merged.removeAll { row in to.contains { $0.column.isSameName(as: row.column) } }
             if let collision = try schemaCollision(error, in: table, values: merged + to) {
-                let changes = try columnChanges(from: written(from, as: change.from), to: written(to, as: change.to), current: current, applied: false, in: table)
-                fill(slot, conflict(table, line: change.line, file: file, key: fields, changes: changes, "not updated: \(collision)"))
+                let changes = try columnChanges(
+                    from: written(from, as: change.from), to: written(to, as: change.to), current: current,
+                    applied: false, in: table)
+                fill(
+                    slot,
+                    conflict(
+                        table, line: change.line, file: file, key: fields, changes: changes, "not updated: \(collision)"
+                    ))
                 return .done
             }
-            errors.append(Diagnostic(file: file, line: change.line, code: constraintCode(error), message: "cannot update \(table.name) \(keyText): \(error.message ?? "constraint failed")", table: table.name))
+            errors.append(
+                Diagnostic(
+                    file: file, line: change.line, code: constraintCode(error),
+                    message: "cannot update \(table.name) \(keyText): \(error.message ?? "constraint failed")",
+                    table: table.name))
             return .done
         }
         var described: [String] = []
         for (column, value) in to {
-            let (oldShown, newShown) = try shownSideBySide(current[SQLName(column)] ?? .null, value, column: column, in: table)
+            let (oldShown, newShown) = try shownSideBySide(
+                current[SQLName(column)] ?? .null, value, column: column, in: table)
             described.append("\(column) \(oldShown) → \(newShown)")
         }
         let description = described.joined(separator: ", ")
-        let changes = try columnChanges(from: written(from, as: change.from), to: written(to, as: change.to), current: current, applied: true, in: table)
+        let changes = try columnChanges(
+            from: written(from, as: change.from), to: written(to, as: change.to), current: current, applied: true,
+            in: table)
         fill(slot, event(.updated, table, line: change.line, file: file, key: fields, changes: changes, description))
         if renames {
             var values = current.filter { $0.key != Self.rowidKey }.map { (column: $0.key.lowered, value: $0.value) }
@@ -123,39 +203,52 @@ extension MigrationRun {
 
     /// The later update of the operation being applied whose key is `key` and which changes it
     /// (renames that row away), if one does.
-    mutating func renamedAwayLater(_ key: [(column: String, value: SQLValue)], in table: TableInfo, file: String) throws -> DataChanges.RowChange? {
+    mutating func renamedAwayLater(_ key: [(column: String, value: SQLValue)], in table: TableInfo, file: String) throws
+        -> DataChanges.RowChange?
+    {
         let errorCount = errors.count
         defer { errors.removeSubrange(errorCount...) }  // a later update's own problems are reported when it is applied
         for later in laterUpdates {
             guard let (laterKey, _) = try resolveKey(later.key, in: table, file: file, line: later.line),
-                  zip(laterKey, key).allSatisfy({ $0.value.isSame(as: $1.value) }) else { continue }
+                zip(laterKey, key).allSatisfy({ $0.value.isSame(as: $1.value) })
+            else { continue }
             let renamed = laterKey.contains { part in
-                later.to.values.contains { $0.column.isSameName(as: part.column) || dialect.columnName($0.column).isSameName(as: part.column) }
+                later.to.values.contains {
+                    $0.column.isSameName(as: part.column) || dialect.columnName($0.column).isSameName(as: part.column)
+                }
             }
             if renamed { return later }
         }
         return nil
     }
 
-    mutating func describeKey(_ key: [(column: String, value: SQLValue)], in table: TableInfo, input: DataChanges.RowValues) throws -> String {
+    mutating func describeKey(
+        _ key: [(column: String, value: SQLValue)], in table: TableInfo, input: DataChanges.RowValues
+    ) throws -> String {
         RowEvent.describe(key: try keyFields(key, in: table, input: input))
     }
 
     /// Rows that store a renamed column's value (a FOREIGN KEY or a manifest ref to that column,
     /// not to the row's id) are changed to the new value, so that they still point at the row.
-    mutating func followRename(of table: TableInfo, row current: StoredRow, to: [(column: String, value: SQLValue)]) throws {
+    mutating func followRename(of table: TableInfo, row current: StoredRow, to: [(column: String, value: SQLValue)])
+        throws
+    {
         let changed = to.filter { !(current[SQLName($0.column)] ?? .null).isSame(as: $0.value) }
         var followers: [(child: String, column: String, old: SQLValue, new: SQLValue)] = []
         for childName in try TableInfo.userTables(db) {
             let child = try tableInfo(childName, file: "")
             var columns = Set<String>()
-            for key in child.foreignKeys where key.columns.count == 1 && key.parent.isSameName(as: table.name) { columns.insert(key.columns[0]) }
+            for key in child.foreignKeys where key.columns.count == 1 && key.parent.isSameName(as: table.name) {
+                columns.insert(key.columns[0])
+            }
             for (column, reference) in references(of: childName) where reference.table.isSameName(as: table.name) {
                 columns.insert(child.column(column.lowered)?.name ?? column.lowered)
             }
             for column in columns.sorted() {
                 guard let target = child.referencedColumn(of: column, in: table).map(SQLName.init),
-                      let new = changed.first(where: { target.matches($0.column) }), let old = current[target], old != .null else { continue }
+                    let new = changed.first(where: { target.matches($0.column) }), let old = current[target],
+                    old != .null
+                else { continue }
                 followers.append((child.name, column, old, new.value))
             }
         }
@@ -163,8 +256,9 @@ extension MigrationRun {
         // The parent and its children change one after the other: check foreign keys at commit.
         try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
         for follower in followers {
-            try db.execute("UPDATE \(quoteIdentifier(follower.child)) SET \(quoteIdentifier(follower.column)) = ? WHERE \(quoteIdentifier(follower.column)) IS ?",
-                           binding: [follower.new, follower.old])
+            try db.execute(
+                "UPDATE \(quoteIdentifier(follower.child)) SET \(quoteIdentifier(follower.column)) = ? WHERE \(quoteIdentifier(follower.column)) IS ?",
+                binding: [follower.new, follower.old])
         }
     }
 }

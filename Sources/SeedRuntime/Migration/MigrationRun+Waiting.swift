@@ -28,7 +28,11 @@ struct ParentKey: Hashable {
         self.table = table.lowercasedName
         self.column = column.lowercasedName
         // 10 and 10.0 are the same key to SQLite.
-        if case .real(let number) = value, number == number.rounded(), abs(number) < 9e15 { self.value = .integer(Int64(number)) } else { self.value = value }
+        if case .real(let number) = value, number == number.rounded(), abs(number) < 9e15 {
+            self.value = .integer(Int64(number))
+        } else {
+            self.value = value
+        }
     }
 }
 
@@ -99,7 +103,9 @@ struct WaitQueue {
     var broken: Set<ParentKey> = []
     var draining = false
 
-    mutating func add(_ change: Change, slot: Slot?, key: [RowEvent.KeyValue], missing: [MissingParent], provides: [ParentKey]) {
+    mutating func add(
+        _ change: Change, slot: Slot?, key: [RowEvent.KeyValue], missing: [MissingParent], provides: [ParentKey]
+    ) {
         let index = entries.count
         entries.append(Entry(change: change, slot: slot, key: key, missing: missing, provides: provides, order: index))
         for parent in missing {
@@ -113,7 +119,9 @@ struct WaitQueue {
         // Called for every row written: nothing waits in a run whose refs all resolve at once.
         guard !awaited.isEmpty, let columns = awaited[SQLName(table)] else { return }
         for (column, value) in values where columns.contains(SQLName(column)) {
-            if let list = waiters.removeValue(forKey: ParentKey(table: table, column: column, value: value)) { ready += list }
+            if let list = waiters.removeValue(forKey: ParentKey(table: table, column: column, value: value)) {
+                ready += list
+            }
         }
     }
 
@@ -138,7 +146,8 @@ extension MigrationRun {
     mutating func fill(_ slot: Slot?, _ event: RowEvent?) {
         guard let slot, let event else { return }
         guard lists(event.kind, in: slot) else { return unlist(event.kind, in: slot) }
-        if options.eventsPerKind != nil { slots[slot.migration].listed[event.kind, default: 0] += 1 }  // only ``lists(_:in:)`` reads it, and only then
+        // only ``lists(_:in:)`` reads it, and only then
+        if options.eventsPerKind != nil { slots[slot.migration].listed[event.kind, default: 0] += 1 }
         slots[slot.migration].indexes.append(slot.index)
         slots[slot.migration].events.append(event)
     }
@@ -212,11 +221,14 @@ extension MigrationRun {
         while true {
             let open = queue.open.sorted { lhs, rhs in
                 let (a, b) = (queue.entries[lhs], queue.entries[rhs])
-                return (a?.slot ?? Slot(migration: .max, index: a?.order ?? 0)) < (b?.slot ?? Slot(migration: .max, index: b?.order ?? 0))
+                return (a?.slot ?? Slot(migration: .max, index: a?.order ?? 0))
+                    < (b?.slot ?? Slot(migration: .max, index: b?.order ?? 0))
             }
             if open.isEmpty { return }
             var providers: [ParentKey: [Int]] = [:]
-            for index in open { for key in queue.entries[index]?.provides ?? [] { providers[key, default: []].append(index) } }
+            for index in open {
+                for key in queue.entries[index]?.provides ?? [] { providers[key, default: []].append(index) }
+            }
             // Stuck for good: a parent that no waiting row can still bring. In the order found,
             // which puts each row after the rows it waits for.
             var stuck: [Int: MissingParent] = [:]
@@ -226,7 +238,10 @@ extension MigrationRun {
                 found = false
                 for index in open where stuck[index] == nil {
                     guard let entry = queue.entries[index],
-                          let parent = entry.missing.first(where: { parent in (providers[parent.key] ?? []).allSatisfy { stuck[$0] != nil } }) else { continue }
+                        let parent = entry.missing.first(where: { parent in
+                            (providers[parent.key] ?? []).allSatisfy { stuck[$0] != nil }
+                        })
+                    else { continue }
                     stuck[index] = parent
                     stuckOrder.append(index)
                     found = true
@@ -254,17 +269,23 @@ extension MigrationRun {
     /// Reports each row whose parent never arrived: an error when the release has no such key
     /// (the author's typo), a conflict when it does (the user deleted the parent), nothing more
     /// when the parent itself failed with an error.
-    private mutating func reportStuck(_ order: [Int], stuck: [Int: MissingParent], providers: [ParentKey: [Int]]) throws {
+    private mutating func reportStuck(_ order: [Int], stuck: [Int: MissingParent], providers: [ParentKey: [Int]]) throws
+    {
         guard !order.isEmpty else { return }
         // Ask the release about the parents nobody in this run provides, all at once.
         var direct: [Int] = []
         for index in order {
-            guard let parent = stuck[index], !queue.broken.contains(parent.key), (providers[parent.key] ?? []).isEmpty else { continue }
+            guard let parent = stuck[index], !queue.broken.contains(parent.key), (providers[parent.key] ?? []).isEmpty
+            else { continue }
             direct.append(index)
         }
         var unknown = Set<Int>()
         if let keys = options.releaseKeys, !direct.isEmpty {
-            let queries = direct.compactMap { stuck[$0] }.map { ReleaseKeyQuery(reference: $0.reference, value: $0.input, stored: $0.key.value, type: $0.type, storeTable: $0.key.table) }
+            let queries = direct.compactMap { stuck[$0] }.map {
+                ReleaseKeyQuery(
+                    reference: $0.reference, value: $0.input, stored: $0.key.value, type: $0.type,
+                    storeTable: $0.key.table)
+            }
             for (index, provided) in zip(direct, try keys.provides(queries)) where !provided { unknown.insert(index) }
         }
         /// Rows reported as errors (or not written for errors): who waits for them stays silent.
@@ -283,8 +304,12 @@ extension MigrationRun {
             let value = describe(Self.sqlText(parent.input))
             if unknown.contains(index) {
                 failed.insert(index)
-                errors.append(Diagnostic(file: file, line: line, code: .unresolvedReference, message:
-                    "\(written(table)) \(RowEvent.describe(key: entry.key)): \(parent.column) \(value) matches no \(parent.reference) in the fixtures, the store or any migration; nothing was written", table: table.name))
+                errors.append(
+                    Diagnostic(
+                        file: file, line: line, code: .unresolvedReference,
+                        message:
+                            "\(written(table)) \(RowEvent.describe(key: entry.key)): \(parent.column) \(value) matches no \(parent.reference) in the fixtures, the store or any migration; nothing was written",
+                        table: table.name))
                 continue
             }
             let verb: String
@@ -293,7 +318,8 @@ extension MigrationRun {
             case .update: verb = "row not updated"
             case .link: verb = "row inserted without it"
             }
-            let detail = upstream.isEmpty
+            let detail =
+                upstream.isEmpty
                 ? "\(missingText(parent)) (the user deleted it?); \(verb)"
                 : "\(parent.column) \(value) is not in the store and was not inserted either; \(verb)"
             fill(entry.slot, conflict(table, line: line, file: file, key: entry.key, detail))
@@ -308,7 +334,8 @@ extension MigrationRun {
         while !path.contains(current) {
             path.append(current)
             guard let entry = queue.entries[current],
-                  let next = entry.missing.lazy.compactMap({ providers[$0.key]?.first(where: members.contains) }).first else { break }
+                let next = entry.missing.lazy.compactMap({ providers[$0.key]?.first(where: members.contains) }).first
+            else { break }
             current = next
         }
         let loop = path.firstIndex(of: current).map { Array(path[$0...]) } ?? path
@@ -319,12 +346,22 @@ extension MigrationRun {
             operationName = entry.change.table
             guard let table = try? tableInfo(entry.change.table, file: entry.change.row.file) else { continue }
             names.append("\(written(table)) \(RowEvent.describe(key: entry.key))")
-            let parent = entry.missing.first { providers[$0.key]?.contains(where: members.contains) == true } ?? entry.missing.first
-            if let parent { links.append("\(written(table)) \(RowEvent.describe(key: entry.key)).\(parent.column) → \(describe(Self.sqlText(parent.input)))") }
+            let parent =
+                entry.missing.first { providers[$0.key]?.contains(where: members.contains) == true }
+                ?? entry.missing.first
+            if let parent {
+                links.append(
+                    "\(written(table)) \(RowEvent.describe(key: entry.key)).\(parent.column) → \(describe(Self.sqlText(parent.input)))"
+                )
+            }
         }
         let first = queue.entries[loop[0]]?.change.row ?? (file: "", line: 0)
-        errors.append(Diagnostic(file: first.file, line: first.line, code: .unresolvedReference, message:
-            "\(names.joined(separator: " and ")) reference each other through NOT NULL refs (\(links.joined(separator: ", "))), so none of them can be inserted first; break the cycle, or make one of the refs nullable"))
+        errors.append(
+            Diagnostic(
+                file: first.file, line: first.line, code: .unresolvedReference,
+                message:
+                    "\(names.joined(separator: " and ")) reference each other through NOT NULL refs (\(links.joined(separator: ", "))), so none of them can be inserted first; break the cycle, or make one of the refs nullable"
+            ))
         for index in rows { queue.entries[index] = nil }
     }
 }

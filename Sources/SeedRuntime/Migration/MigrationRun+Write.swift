@@ -5,14 +5,22 @@ import GRDB
 extension MigrationRun {
     /// Inserts a row through the dialect; a plain SQLite INSERT is prepared once per table and
     /// column list. Returns the rows SQLite inserted: 0 when a trigger vetoed it (`RAISE(IGNORE)`).
-    mutating func write(_ values: [(column: String, value: SQLValue)], into table: TableInfo, name: String) throws -> Int {
+    mutating func write(_ values: [(column: String, value: SQLValue)], into table: TableInfo, name: String) throws
+        -> Int
+    {
         let changed: Int
-        if let statement = memo.statement(.insert, table: table.name, operation: name, columns: values.lazy.map { $0.column }) {
+        if let statement = memo.statement(
+            .insert, table: table.name, operation: name, columns: values.lazy.map { $0.column })
+        {
             changed = try execute(statement, binding: values)
         } else if let sql = dialect.plainInsertSQL(into: table, columns: values.map { $0.column }) {
-            changed = try execute(prepare(RunMemo.Key(kind: .insert, table: table.name, operation: name, columns: values.map { $0.column }), sql: sql), binding: values)
+            changed = try execute(
+                prepare(
+                    RunMemo.Key(kind: .insert, table: table.name, operation: name, columns: values.map { $0.column }),
+                    sql: sql), binding: values)
         } else {
-            changed = try dialect.insert(db, into: table, name: name, values: values, references: parentTables(of: table))
+            changed = try dialect.insert(
+                db, into: table, name: name, values: values, references: parentTables(of: table))
         }
         if changed > 0 { memo.wrote(table.name) }
         return changed
@@ -25,8 +33,10 @@ extension MigrationRun {
     /// INSERT trigger would fire for a row that is then not inserted) and no REPLACE clause.
     /// A big migration then probes the key's index once per row, not twice.
     mutating func insertsUnlessPresent(_ table: TableInfo, name: String, key: [String]) throws -> Bool {
-        if let last = memo.lastConflictTarget, last.id.count == key.count + 2, last.id[0] == table.name, last.id[1] == name,
-           last.id.dropFirst(2).elementsEqual(key) {
+        if let last = memo.lastConflictTarget, last.id.count == key.count + 2, last.id[0] == table.name,
+            last.id[1] == name,
+            last.id.dropFirst(2).elementsEqual(key)
+        {
             return last.target != nil
         }
         let id = [table.name, name] + key
@@ -37,10 +47,18 @@ extension MigrationRun {
         var target: String?
         if memo.parentIDs != nil, !key.isEmpty, let sql = dialect.plainInsertSQL(into: table, columns: key) {
             let wanted = Set(key.map(SQLName.init))
-            for index in try Row.fetchAll(db, sql: "SELECT name, \"unique\" AS isUnique, partial FROM pragma_index_list(?)", arguments: [table.name]) {
-                guard index["isUnique"] as Int? == 1, index["partial"] as Int? == 0, let indexName = index["name"] as String? else { continue }
-                let columns = try String?.fetchAll(db, sql: "SELECT name FROM pragma_index_info(?)", arguments: [indexName])
-                guard columns.count == wanted.count, Set(columns.compactMap { $0.map(SQLName.init) }) == wanted else { continue }
+            for index in try Row.fetchAll(
+                db, sql: "SELECT name, \"unique\" AS isUnique, partial FROM pragma_index_list(?)",
+                arguments: [table.name])
+            {
+                guard index["isUnique"] as Int? == 1, index["partial"] as Int? == 0,
+                    let indexName = index["name"] as String?
+                else { continue }
+                let columns = try String?.fetchAll(
+                    db, sql: "SELECT name FROM pragma_index_info(?)", arguments: [indexName])
+                guard columns.count == wanted.count, Set(columns.compactMap { $0.map(SQLName.init) }) == wanted else {
+                    continue
+                }
                 let named = key.map { quoteIdentifier(table.column($0)?.name ?? $0) }.joined(separator: ", ")
                 // SQLite refuses a target whose collation no index has: then count first.
                 if (try? db.makeStatement(sql: sql + " ON CONFLICT (\(named)) DO NOTHING")) != nil { target = named }
@@ -53,16 +71,24 @@ extension MigrationRun {
 
     /// Inserts a row unless its key is there (see ``insertsUnlessPresent(_:name:key:)``, which
     /// must have said yes); true when it was inserted.
-    mutating func writeUnlessPresent(_ values: [(column: String, value: SQLValue)], into table: TableInfo, name: String, key: [String]) throws -> Bool {
+    mutating func writeUnlessPresent(
+        _ values: [(column: String, value: SQLValue)], into table: TableInfo, name: String, key: [String]
+    ) throws -> Bool {
         let statement: Statement
-        if let known = memo.statement(.insertUnlessPresent, table: table.name, operation: name, columns: values.lazy.map { $0.column }) {
+        if let known = memo.statement(
+            .insertUnlessPresent, table: table.name, operation: name, columns: values.lazy.map { $0.column })
+        {
             statement = known
         } else {
-            guard let sql = dialect.plainInsertSQL(into: table, columns: values.map { $0.column }), let target = memo.conflictTargets[[table.name, name] + key] ?? nil else {
+            guard let sql = dialect.plainInsertSQL(into: table, columns: values.map { $0.column }),
+                let target = memo.conflictTargets[[table.name, name] + key] ?? nil
+            else {
                 throw SeedError(.configuration, "internal: no conflict target for \(table.name)")
             }
-            statement = try prepare(RunMemo.Key(kind: .insertUnlessPresent, table: table.name, operation: name, columns: values.map { $0.column }),
-                                    sql: sql + " ON CONFLICT (\(target)) DO NOTHING")
+            statement = try prepare(
+                RunMemo.Key(
+                    kind: .insertUnlessPresent, table: table.name, operation: name, columns: values.map { $0.column }),
+                sql: sql + " ON CONFLICT (\(target)) DO NOTHING")
         }
         guard try execute(statement, binding: values) > 0 else { return false }
         memo.wrote(table.name)
@@ -78,7 +104,9 @@ extension MigrationRun {
             // As GRDB does before each statement: a constraint resolved by ROLLBACK (ON CONFLICT
             // ROLLBACK, a trigger's RAISE(ROLLBACK)) ended the run's transaction, and a row written
             // now would be committed on its own, in a store the failed run must leave unchanged.
-            guard db.isInsideTransaction else { throw DatabaseError(resultCode: .SQLITE_ABORT, message: "Transaction was aborted", sql: statement.sql) }
+            guard db.isInsideTransaction else {
+                throw DatabaseError(resultCode: .SQLITE_ABORT, message: "Transaction was aborted", sql: statement.sql)
+            }
             return try statement.executeDirectly(binding: values)
         }
         try statement.execute(binding: values.lazy.map { $0.value })

@@ -1,6 +1,6 @@
+import Foundation
 import GRDB
 import GRDBSQLite
-import Foundation
 
 /// One run of the migrator inside an open transaction: resolves keys and refs against
 /// the store, decides what each row change does, and has the dialect write it.
@@ -61,8 +61,10 @@ struct MigrationRun {
     init(db: Database, options: SeedMigrator.Options) throws {
         self.db = db
         self.options = options
-        self.dialect = try options.dialect ?? CoreDataDialect.detect(db, facts: options.coreDataFacts, allowingMissingHistory: options.allowsMissingHistory,
-                                                                       allowingCloudKit: options.allowsCloudKit) ?? PlainSQLiteDialect()
+        self.dialect =
+            try options.dialect ?? CoreDataDialect.detect(
+                db, facts: options.coreDataFacts, allowingMissingHistory: options.allowsMissingHistory,
+                allowingCloudKit: options.allowsCloudKit) ?? PlainSQLiteDialect()
         coreData = dialect as? CoreDataDialect
         plainSQLite = dialect is PlainSQLiteDialect
         memo = try RunMemo.reading(db)
@@ -79,8 +81,9 @@ struct MigrationRun {
         case .sql(let sql):
             try flushInserts()
             let runSpecs = specs
-            let changes = try SQLScript(sql).run(in: db, file: migration.file, keys: { table in runSpecs.spec(sqlTable: table)?.key },
-                                                 listing: options.eventsPerKind)
+            let changes = try SQLScript(sql).run(
+                in: db, file: migration.file, keys: { table in runSpecs.spec(sqlTable: table)?.key },
+                listing: options.eventsPerKind)
             changedRows[index] = changes.total
             // The SQL may have changed the schema (re-read it, and the catalog), or inserted rows others wait for.
             tables.removeAll()
@@ -89,8 +92,9 @@ struct MigrationRun {
             memo = try RunMemo.reading(db)
             specs = try RunSpecs.read(db, options: options, dialect: dialect)
             let events = changes.events(file: migration.file)
-            slots[index] = SlotEvents(count: events.count, indexes: Array(events.indices), events: events,
-                                      unlisted: changes.unlistedDeletes > 0 ? [.deleted: changes.unlistedDeletes] : [:])
+            slots[index] = SlotEvents(
+                count: events.count, indexes: Array(events.indices), events: events,
+                unlisted: changes.unlistedDeletes > 0 ? [.deleted: changes.unlistedDeletes] : [:])
             try retryAll()
         case .changes(let changes):
             if let deferred = changes.deferred {
@@ -125,7 +129,9 @@ struct MigrationRun {
                     try drain()  // as settle(_:slot:_:) does for a row that is done
                     continue
                 }
-                try settle(.insert(row: row, table: name), slot: slot, try insert(row, named: name, slot: slot, validate: true))
+                try settle(
+                    .insert(row: row, table: name), slot: slot, try insert(row, named: name, slot: slot, validate: true)
+                )
             }
             try flushInserts()
         case .update(let name, let changes):
@@ -133,14 +139,18 @@ struct MigrationRun {
             for (position, change) in changes.enumerated() {
                 laterUpdates = changes[(position + 1)...]
                 let slot = newSlot(index)
-                try settle(.update(change: change, table: name, file: migration.file), slot: slot, try update(change, in: table, file: migration.file, slot: slot))
+                try settle(
+                    .update(change: change, table: name, file: migration.file), slot: slot,
+                    try update(change, in: table, file: migration.file, slot: slot))
             }
         case .delete(_, let changes):
             for change in changes {
                 let slot = newSlot(index)
                 switch try delete(change, from: table, file: migration.file) {
                 case .done(let event): fill(slot, event)
-                case .blocked(var blocked): blocked.slot = slot; blockedDeletes.append(blocked)
+                case .blocked(var blocked):
+                    blocked.slot = slot
+                    blockedDeletes.append(blocked)
                 }
             }
         }
@@ -162,7 +172,9 @@ struct MigrationRun {
         guard !wholeStore, try Bool.fetchOne(db, sql: "PRAGMA foreign_keys") == true else { return true }
         var unresolved: Int32 = 0
         var highest: Int32 = 0
-        guard sqlite3_db_status(db.sqliteConnection, SQLITE_DBSTATUS_DEFERRED_FKS, &unresolved, &highest, 0) == SQLITE_OK else { return true }
+        guard
+            sqlite3_db_status(db.sqliteConnection, SQLITE_DBSTATUS_DEFERRED_FKS, &unresolved, &highest, 0) == SQLITE_OK
+        else { return true }
         return unresolved != 0
     }
 
@@ -184,10 +196,19 @@ struct MigrationRun {
             for row in try Row.fetchAll(db, sql: "PRAGMA foreign_key_check") {
                 let table: String = row[0]
                 let parent: String = row[2]
-                errors.append(Diagnostic(code: .unresolvedReference, message: "after the migrations, a row of \(table) (rowid \(row[1] as Int64? ?? 0)) references a missing row of \(parent); nothing was written", table: table))
+                errors.append(
+                    Diagnostic(
+                        code: .unresolvedReference,
+                        message:
+                            "after the migrations, a row of \(table) (rowid \(row[1] as Int64? ?? 0)) references a missing row of \(parent); nothing was written",
+                        table: table))
             }
         }
-        if !errors.isEmpty { throw SeedError(errors.contains { $0.code == .configuration || $0.code == .unknownColumn } ? .configuration : .invalidData, errors) }
+        if !errors.isEmpty {
+            throw SeedError(
+                errors.contains { $0.code == .configuration || $0.code == .unknownColumn }
+                    ? .configuration : .invalidData, errors)
+        }
         return slots.map { migration in
             if zip(migration.indexes, migration.indexes.dropFirst()).allSatisfy({ $0 < $1 }) { return migration.events }
             var filled = Array(zip(migration.indexes, migration.events))

@@ -23,7 +23,9 @@ package struct ReleaseKeyQuery: Sendable, Equatable {
     /// The parent table as the store names it (a Core Data entity's `Z` table), when known.
     package var storeTable: String?
 
-    package init(reference: TableSpec.Reference, value: InputValue, stored: SQLValue, type: ColumnType, storeTable: String? = nil) {
+    package init(
+        reference: TableSpec.Reference, value: InputValue, stored: SQLValue, type: ColumnType, storeTable: String? = nil
+    ) {
         self.reference = reference
         self.storeTable = storeTable
         self.value = value

@@ -20,8 +20,12 @@ struct RunMemo {
     var last: [Key.Kind: (key: Key, statement: Statement)] = [:]
 
     /// The statement for the kind, table, operation and columns, if one was prepared.
-    mutating func statement(_ kind: Key.Kind, table: String, operation: String, columns: some Collection<String>) -> Statement? {
-        if let last = last[kind], last.key.table == table, last.key.operation == operation, last.key.columns.elementsEqual(columns) {
+    mutating func statement(_ kind: Key.Kind, table: String, operation: String, columns: some Collection<String>)
+        -> Statement?
+    {
+        if let last = last[kind], last.key.table == table, last.key.operation == operation,
+            last.key.columns.elementsEqual(columns)
+        {
             return last.statement
         }
         let key = Key(kind: kind, table: table, operation: operation, columns: Array(columns))
@@ -82,7 +86,9 @@ struct RunMemo {
         if let lastSite, lastSite.site == site { return lastSite.box }
         guard parentIDs != nil else { return nil }
         let box: ParentIDs
-        if let known = parentIDs?[site] { box = known } else {
+        if let known = parentIDs?[site] {
+            box = known
+        } else {
             box = ParentIDs()
             parentIDs?[site] = box
             parentIDsByTable[parent, default: []].append(box)
@@ -116,7 +122,10 @@ struct RunMemo {
     /// (an insert that deletes rows), could change a table seedkit does not write itself.
     static func reading(_ db: Database) throws -> RunMemo {
         var memo = RunMemo()
-        let hidden = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'trigger' OR sql LIKE '%replace%')") ?? true
+        let hidden =
+            try Bool.fetchOne(
+                db, sql: "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'trigger' OR sql LIKE '%replace%')")
+            ?? true
         memo.parentIDs = hidden ? nil : [:]
         return memo
     }

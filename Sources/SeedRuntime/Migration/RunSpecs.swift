@@ -41,7 +41,9 @@ struct RunSpecs {
     static func read(_ db: Database, options: SeedMigrator.Options, dialect: any StoreDialect) throws -> RunSpecs {
         var written = try options.tables ?? SeedCatalog.tableSpecs(db) ?? []
         // A Core Data entity nothing names is keyed by its uniqueness constraint (a store the app created, no manifest).
-        if let coreData = dialect as? CoreDataDialect { written += try coreData.defaultSpecs(db, except: Set(written.map(\.name))) }
+        if let coreData = dialect as? CoreDataDialect {
+            written += try coreData.defaultSpecs(db, except: Set(written.map(\.name)))
+        }
         return RunSpecs(written, dialect: dialect)
     }
 

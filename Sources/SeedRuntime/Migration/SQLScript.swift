@@ -28,8 +28,15 @@ struct SQLScript {
             guard keyword == "WITH" else { return keyword }
             var depth = 0
             for token in ConflictClauses.tokens(text) {
-                if token == "(" { depth += 1 } else if token == ")" { depth -= 1 }
-                else if depth == 0, ["INSERT", "REPLACE", "UPDATE", "DELETE", "SELECT", "VALUES"].contains(token.uppercasedName) { return token.uppercasedName }
+                if token == "(" {
+                    depth += 1
+                } else if token == ")" {
+                    depth -= 1
+                } else if depth == 0,
+                    ["INSERT", "REPLACE", "UPDATE", "DELETE", "SELECT", "VALUES"].contains(token.uppercasedName)
+                {
+                    return token.uppercasedName
+                }
             }
             return keyword
         }
@@ -57,28 +64,49 @@ struct SQLScript {
             var firstLineStart = lineStart
             skipping: while position < end {
                 let byte = bytes[position]
-                if byte == UInt8(ascii: "\n") { firstLine += 1; firstLineStart = position + 1; position += 1 }
-                else if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r") || byte == 0x0C || byte == UInt8(ascii: ";") { position += 1 }
-                else if byte == UInt8(ascii: "-"), position + 1 < end, bytes[position + 1] == UInt8(ascii: "-") {
+                if byte == UInt8(ascii: "\n") {
+                    firstLine += 1
+                    firstLineStart = position + 1
+                    position += 1
+                } else if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\r")
+                    || byte == 0x0C || byte == UInt8(ascii: ";")
+                {
+                    position += 1
+                } else if byte == UInt8(ascii: "-"), position + 1 < end, bytes[position + 1] == UInt8(ascii: "-") {
                     while position < end && bytes[position] != UInt8(ascii: "\n") { position += 1 }
                 } else if byte == UInt8(ascii: "/"), position + 1 < end, bytes[position + 1] == UInt8(ascii: "*") {
                     position += 2
-                    while position < end && !(bytes[position] == UInt8(ascii: "/") && bytes[position - 1] == UInt8(ascii: "*")) {
-                        if bytes[position] == UInt8(ascii: "\n") { firstLine += 1; firstLineStart = position + 1 }
+                    while position < end
+                        && !(bytes[position] == UInt8(ascii: "/") && bytes[position - 1] == UInt8(ascii: "*"))
+                    {
+                        if bytes[position] == UInt8(ascii: "\n") {
+                            firstLine += 1
+                            firstLineStart = position + 1
+                        }
                         position += 1
                     }
                     position += 1
-                } else { break skipping }
+                } else {
+                    break skipping
+                }
             }
             if position < end {
                 var wordEnd = position
-                while wordEnd < end, bytes[wordEnd] == UInt8(ascii: "_") || (bytes[wordEnd] < 0x80 && isalpha(Int32(bytes[wordEnd])) != 0) { wordEnd += 1 }
-                statements.append(Statement(
-                    text: String(decoding: bytes[start..<end], as: UTF8.self), line: firstLine, column: position - firstLineStart + 1,
-                    keyword: String(decoding: bytes[position..<wordEnd], as: UTF8.self).uppercasedName))
+                while wordEnd < end,
+                    bytes[wordEnd] == UInt8(ascii: "_")
+                        || (bytes[wordEnd] < 0x80 && isalpha(Int32(bytes[wordEnd])) != 0)
+                { wordEnd += 1 }
+                statements.append(
+                    Statement(
+                        text: String(decoding: bytes[start..<end], as: UTF8.self), line: firstLine,
+                        column: position - firstLineStart + 1,
+                        keyword: String(decoding: bytes[position..<wordEnd], as: UTF8.self).uppercasedName))
             }
             // Lines counted up to the end of this statement.
-            for position in start..<end where bytes[position] == UInt8(ascii: "\n") { line += 1; lineStart = position + 1 }
+            for position in start..<end where bytes[position] == UInt8(ascii: "\n") {
+                line += 1
+                lineStart = position + 1
+            }
             start = end
         }
         while index < bytes.count {
@@ -116,8 +144,10 @@ struct SQLScript {
     /// Pragmas a SQL migration may read (`PRAGMA foreign_keys`, no argument) but not set.
     static let readOnlyPragmas: Set<String> = [
         "foreign_keys", "recursive_triggers", "ignore_check_constraints", "query_only", "synchronous",
-        "journal_mode", "locking_mode", "page_size", "page_count", "freelist_count", "max_page_count", "encoding", "auto_vacuum",
-        "cache_size", "schema_version", "application_id", "trusted_schema", "cell_size_check", "automatic_index", "busy_timeout",
+        "journal_mode", "locking_mode", "page_size", "page_count", "freelist_count", "max_page_count", "encoding",
+        "auto_vacuum",
+        "cache_size", "schema_version", "application_id", "trusted_schema", "cell_size_check", "automatic_index",
+        "busy_timeout",
         "temp_store", "secure_delete", "legacy_alter_table", "reverse_unordered_selects", "mmap_size", "cache_spill",
     ]
 
@@ -130,7 +160,9 @@ struct SQLScript {
     }
 
     /// Statements that never control a transaction and need no check (they can't hold one).
-    private static let plainKeywords: Set<String> = ["INSERT", "UPDATE", "DELETE", "REPLACE", "SELECT", "VALUES", "WITH"]
+    private static let plainKeywords: Set<String> = [
+        "INSERT", "UPDATE", "DELETE", "REPLACE", "SELECT", "VALUES", "WITH",
+    ]
 
     /// Refuses, before anything runs, every statement of `migrations`' SQL that would end or
     /// open a transaction, attach or detach a database, vacuum, or change the journal.
@@ -149,11 +181,15 @@ struct SQLScript {
         for (migration, script) in scripts {
             for statement in script.statements where !plainKeywords.contains(statement.keyword) {
                 if let what = scratch.refusal(statement) {
-                    let why = what.hasPrefix("PRAGMA ")
+                    let why =
+                        what.hasPrefix("PRAGMA ")
                         ? "it changes how later statements run or the connection itself, for the whole run (a SQL migration may read pragmas, run the schema ones such as table_info, and set user_version and defer_foreign_keys)"
                         : "all pending migrations run in one transaction that seedkit opens and commits (transaction control, ATTACH/DETACH and VACUUM are refused)"
-                    problems.append(Diagnostic(file: migration.file, line: statement.line, column: statement.column, code: .configuration, message:
-                        "\(what) is not allowed in a SQL migration: \(why); remove it; nothing was written"))
+                    problems.append(
+                        Diagnostic(
+                            file: migration.file, line: statement.line, column: statement.column, code: .configuration,
+                            message:
+                                "\(what) is not allowed in a SQL migration: \(why); remove it; nothing was written"))
                 }
             }
         }
@@ -169,28 +205,39 @@ struct SQLScript {
         fileprivate var changesSchema = false
 
         init(copyingSchemaOf db: Database) throws {
-            guard sqlite3_open_v2(":memory:", &connection, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_PRIVATECACHE, nil) == SQLITE_OK else {
+            guard
+                sqlite3_open_v2(
+                    ":memory:", &connection, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_PRIVATECACHE, nil)
+                    == SQLITE_OK
+            else {
                 sqlite3_close(connection)
                 throw SeedError(.io, "cannot open an in-memory database to check SQL migrations")
             }
             // A copied schema never runs long: statements executed here touch empty tables,
             // and anything running away is interrupted.
-            sqlite3_progress_handler(connection, 10_000, { context in
-                guard let context else { return 1 }
-                let scratch = Unmanaged<Scratch>.fromOpaque(context).takeUnretainedValue()
-                scratch.steps += 1
-                return scratch.steps > 100 ? 1 : 0
-            }, Unmanaged.passUnretained(self).toOpaque())
-            let sql = try String.fetchAll(db, sql: """
-                SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
-                ORDER BY CASE type WHEN 'table' THEN 0 WHEN 'view' THEN 1 ELSE 2 END, rowid
-                """)
+            sqlite3_progress_handler(
+                connection, 10_000,
+                { context in
+                    guard let context else { return 1 }
+                    let scratch = Unmanaged<Scratch>.fromOpaque(context).takeUnretainedValue()
+                    scratch.steps += 1
+                    return scratch.steps > 100 ? 1 : 0
+                }, Unmanaged.passUnretained(self).toOpaque())
+            let sql = try String.fetchAll(
+                db,
+                sql: """
+                    SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
+                    ORDER BY CASE type WHEN 'table' THEN 0 WHEN 'view' THEN 1 ELSE 2 END, rowid
+                    """)
             for statement in sql { _ = execute(statement) }
-            sqlite3_set_authorizer(connection, { context, action, first, second, _, _ in
-                guard let context else { return SQLITE_OK }
-                let scratch = Unmanaged<Scratch>.fromOpaque(context).takeUnretainedValue()
-                return scratch.authorize(action, first.map { String(cString: $0) }, second.map { String(cString: $0) })
-            }, Unmanaged.passUnretained(self).toOpaque())
+            sqlite3_set_authorizer(
+                connection,
+                { context, action, first, second, _, _ in
+                    guard let context else { return SQLITE_OK }
+                    let scratch = Unmanaged<Scratch>.fromOpaque(context).takeUnretainedValue()
+                    return scratch.authorize(
+                        action, first.map { String(cString: $0) }, second.map { String(cString: $0) })
+                }, Unmanaged.passUnretained(self).toOpaque())
         }
 
         private var steps = 0
@@ -207,10 +254,13 @@ struct SQLScript {
                     if refused == nil { refused = refusal }
                     return SQLITE_DENY
                 }
-            case SQLITE_CREATE_INDEX, SQLITE_CREATE_TABLE, SQLITE_CREATE_TEMP_INDEX, SQLITE_CREATE_TEMP_TABLE, SQLITE_CREATE_TEMP_TRIGGER,
-                 SQLITE_CREATE_TEMP_VIEW, SQLITE_CREATE_TRIGGER, SQLITE_CREATE_VIEW, SQLITE_DROP_INDEX, SQLITE_DROP_TABLE,
-                 SQLITE_DROP_TEMP_INDEX, SQLITE_DROP_TEMP_TABLE, SQLITE_DROP_TEMP_TRIGGER, SQLITE_DROP_TEMP_VIEW, SQLITE_DROP_TRIGGER,
-                 SQLITE_DROP_VIEW, SQLITE_ALTER_TABLE, SQLITE_CREATE_VTABLE, SQLITE_DROP_VTABLE:
+            case SQLITE_CREATE_INDEX, SQLITE_CREATE_TABLE, SQLITE_CREATE_TEMP_INDEX, SQLITE_CREATE_TEMP_TABLE,
+                SQLITE_CREATE_TEMP_TRIGGER,
+                SQLITE_CREATE_TEMP_VIEW, SQLITE_CREATE_TRIGGER, SQLITE_CREATE_VIEW, SQLITE_DROP_INDEX,
+                SQLITE_DROP_TABLE,
+                SQLITE_DROP_TEMP_INDEX, SQLITE_DROP_TEMP_TABLE, SQLITE_DROP_TEMP_TRIGGER, SQLITE_DROP_TEMP_VIEW,
+                SQLITE_DROP_TRIGGER,
+                SQLITE_DROP_VIEW, SQLITE_ALTER_TABLE, SQLITE_CREATE_VTABLE, SQLITE_DROP_VTABLE:
                 changesSchema = true
             default:
                 break
@@ -259,9 +309,14 @@ struct SQLScript {
         /// `deleted` event per row deleted, with its key.
         func events(file: String) -> [RowEvent] {
             byTable.sorted { $0.key < $1.key }.map { table, count in
-                let parts = [(count.inserted, "inserted"), (count.updated, "updated"), (count.deleted, "deleted")].filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
-                return RowEvent(kind: .sql, table: table, key: [], detail: parts.joined(separator: ", "), file: file, line: 0)
-            } + deletedRows.map { RowEvent(kind: .deleted, table: $0.table, key: $0.key, detail: "", file: file, line: 0) }
+                let parts = [(count.inserted, "inserted"), (count.updated, "updated"), (count.deleted, "deleted")]
+                    .filter { $0.0 > 0 }.map { "\($0.0) \($0.1)" }
+                return RowEvent(
+                    kind: .sql, table: table, key: [], detail: parts.joined(separator: ", "), file: file, line: 0)
+            }
+                + deletedRows.map {
+                    RowEvent(kind: .deleted, table: $0.table, key: $0.key, detail: "", file: file, line: 0)
+                }
         }
     }
 
@@ -280,7 +335,9 @@ struct SQLScript {
     /// - parameters:
     ///   - keys: the key columns of each table (the run's specs), by SQL table name.
     ///   - listing: how many deleted rows to list by key (nil: all); the others are counted.
-    func run(in db: Database, file: String, keys: @escaping (String) -> [String]? = { _ in nil }, listing: Int? = nil) throws -> Changes {
+    func run(in db: Database, file: String, keys: @escaping (String) -> [String]? = { _ in nil }, listing: Int? = nil)
+        throws -> Changes
+    {
         let recursive = try Bool.fetchOne(db, sql: "PRAGMA recursive_triggers") ?? false
         try db.execute(sql: "PRAGMA recursive_triggers = ON")
         let counter = try RowCounter(db, keys: keys)
@@ -302,26 +359,36 @@ struct SQLScript {
                 // The store's trigger or view needs trusted_schema: the store is refused, as for any write.
                 throw SeedError(databaseError: error)
             } catch let error as DatabaseError where !error.isStoreFailure {
-                throw SeedError(.invalidData, file: file, line: statement.line, column: statement.column,
-                                "SQL migration failed: \(error.message ?? "\(error)"); nothing was written")
+                throw SeedError(
+                    .invalidData, file: file, line: statement.line, column: statement.column,
+                    "SQL migration failed: \(error.message ?? "\(error)"); nothing was written")
             }
             guard sqlite3_get_autocommit(db.sqliteConnection) == 0 else {
-                throw SeedError(.configuration, file: file, line: statement.line, column: statement.column,
-                                "\(statement.keyword) ended seedkit's transaction; a SQL migration must not control transactions")
+                throw SeedError(
+                    .configuration, file: file, line: statement.line, column: statement.column,
+                    "\(statement.keyword) ended seedkit's transaction; a SQL migration must not control transactions")
             }
             if reshapes { try counter.install() }
             if statement.verb != "DELETE", try counter.deletedCount() > deletedBefore {
                 let rows = try counter.deletedRows(after: deletedBefore, limit: 3)
                 let count = try counter.deletedCount() - deletedBefore
-                let shown = rows.prefix(3).map { row in "\(row.table) \(row.key.map { $0.value.sqlLiteral }.joined(separator: ", "))" }.joined(separator: "; ")
-                throw SeedError(.invalidData, file: file, line: statement.line, column: statement.column,
-                                "this \(statement.verb) deleted \(count) row\(count == 1 ? "" : "s") the store held (\(shown)\(count > 3 ? "; …" : "")): a REPLACE conflict (INSERT OR REPLACE, REPLACE INTO, an ON CONFLICT REPLACE clause), what it cascades to, or a trigger; a SQL migration may delete rows only with DELETE, so that a row the user holds or edited is never lost as a side effect. Write the change as an upsert (INSERT … ON CONFLICT (…) DO UPDATE), or as a data migration whose `from` keeps the user's edits; nothing was written")
+                let shown = rows.prefix(3).map { row in
+                    "\(row.table) \(row.key.map { $0.value.sqlLiteral }.joined(separator: ", "))"
+                }.joined(separator: "; ")
+                throw SeedError(
+                    .invalidData, file: file, line: statement.line, column: statement.column,
+                    "this \(statement.verb) deleted \(count) row\(count == 1 ? "" : "s") the store held (\(shown)\(count > 3 ? "; …" : "")): a REPLACE conflict (INSERT OR REPLACE, REPLACE INTO, an ON CONFLICT REPLACE clause), what it cascades to, or a trigger; a SQL migration may delete rows only with DELETE, so that a row the user holds or edited is never lost as a side effect. Write the change as an upsert (INSERT … ON CONFLICT (…) DO UPDATE), or as a data migration whose `from` keeps the user's edits; nothing was written"
+                )
             }
         }
-        let attached = try String.fetchAll(db, sql: "SELECT name FROM pragma_database_list WHERE name NOT IN ('main', 'temp')")
+        let attached = try String.fetchAll(
+            db, sql: "SELECT name FROM pragma_database_list WHERE name NOT IN ('main', 'temp')")
         if !attached.isEmpty {
             for name in attached { try? db.execute(sql: "DETACH DATABASE \(name.quotedDatabaseIdentifier)") }
-            throw SeedError(.configuration, file: file, "the SQL migration attached \(attached.joined(separator: ", ")); a SQL migration must not reach outside the store; nothing was written")
+            throw SeedError(
+                .configuration, file: file,
+                "the SQL migration attached \(attached.joined(separator: ", ")); a SQL migration must not reach outside the store; nothing was written"
+            )
         }
         var changes = Changes()
         changes.byTable = try counter.counts()
@@ -341,25 +408,35 @@ struct SQLScript {
         init(_ db: Database, keys: @escaping (String) -> [String]?) throws {
             self.db = db
             self.keys = keys
-            try db.execute(sql: """
-                CREATE TEMP TABLE IF NOT EXISTS \(Self.prefix)counts (tbl TEXT PRIMARY KEY, inserted INTEGER NOT NULL DEFAULT 0, updated INTEGER NOT NULL DEFAULT 0, deleted INTEGER NOT NULL DEFAULT 0);
-                CREATE TEMP TABLE IF NOT EXISTS \(Self.prefix)deleted (seq INTEGER PRIMARY KEY, tbl TEXT NOT NULL, columns TEXT NOT NULL, k0, k1, k2, k3);
-                DELETE FROM temp.\(Self.prefix)counts; DELETE FROM temp.\(Self.prefix)deleted;
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TEMP TABLE IF NOT EXISTS \(Self.prefix)counts (tbl TEXT PRIMARY KEY, inserted INTEGER NOT NULL DEFAULT 0, updated INTEGER NOT NULL DEFAULT 0, deleted INTEGER NOT NULL DEFAULT 0);
+                    CREATE TEMP TABLE IF NOT EXISTS \(Self.prefix)deleted (seq INTEGER PRIMARY KEY, tbl TEXT NOT NULL, columns TEXT NOT NULL, k0, k1, k2, k3);
+                    DELETE FROM temp.\(Self.prefix)counts; DELETE FROM temp.\(Self.prefix)deleted;
+                    """)
             try install()
         }
 
         /// Creates the triggers on every table that has none (after a schema change: new tables).
         func install() throws {
             // Every table but SQLite's own and virtual tables (which take no triggers; their shadow tables are counted).
-            let tables = try String.fetchAll(db, sql: """
-                SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
-                AND coalesce(sql, '') NOT LIKE 'CREATE VIRTUAL%' ORDER BY rowid
-                """)
-            let counted = Set(try String.fetchAll(db, sql: "SELECT tbl_name FROM sqlite_temp_master WHERE type = 'trigger' AND name LIKE '\\_seedkit\\_sql\\_%' ESCAPE '\\'"))
+            let tables = try String.fetchAll(
+                db,
+                sql: """
+                    SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
+                    AND coalesce(sql, '') NOT LIKE 'CREATE VIRTUAL%' ORDER BY rowid
+                    """)
+            let counted = Set(
+                try String.fetchAll(
+                    db,
+                    sql:
+                        "SELECT tbl_name FROM sqlite_temp_master WHERE type = 'trigger' AND name LIKE '\\_seedkit\\_sql\\_%' ESCAPE '\\'"
+                ))
             for (index, table) in tables.enumerated() where !counted.contains(table) {
-                let withoutRowid = (try? db.makeStatement(sql: "SELECT rowid FROM main.\(table.quotedDatabaseIdentifier)")) == nil
-                let info = try Row.fetchAll(db, sql: "SELECT name, pk FROM pragma_table_info(?) ORDER BY pk, cid", arguments: [table])
+                let withoutRowid =
+                    (try? db.makeStatement(sql: "SELECT rowid FROM main.\(table.quotedDatabaseIdentifier)")) == nil
+                let info = try Row.fetchAll(
+                    db, sql: "SELECT name, pk FROM pragma_table_info(?) ORDER BY pk, cid", arguments: [table])
                 let columns = Set(info.compactMap { $0[0] as String? }.map { $0.lowercasedName })
                 var key = (keys(table) ?? []).filter { columns.contains($0.lowercasedName) }
                 if key.isEmpty { key = info.filter { ($0[1] as Int64? ?? 0) > 0 }.compactMap { $0[0] as String? } }
@@ -367,29 +444,37 @@ struct SQLScript {
                 key = Array(key.prefix(4))
                 let label = table.replacingOccurrences(of: "'", with: "''")
                 let names = key.joined(separator: "\u{1F}").replacingOccurrences(of: "'", with: "''")
-                let values = (0..<4).map { $0 < key.count ? "OLD.\(key[$0].quotedDatabaseIdentifier)" : "NULL" }.joined(separator: ", ")
+                let values = (0..<4).map { $0 < key.count ? "OLD.\(key[$0].quotedDatabaseIdentifier)" : "NULL" }.joined(
+                    separator: ", ")
                 func count(_ kind: String) -> String {
                     "INSERT INTO \(Self.prefix)counts (tbl, \(kind)) VALUES ('\(label)', 1) ON CONFLICT (tbl) DO UPDATE SET \(kind) = \(kind) + 1;"
                 }
                 let on = "main.\(table.quotedDatabaseIdentifier)"
-                try db.execute(sql: """
-                    CREATE TEMP TRIGGER \(Self.prefix)i\(index)_\(UInt32(truncatingIfNeeded: table.hashValue)) AFTER INSERT ON \(on) BEGIN \(count("inserted")) END;
-                    CREATE TEMP TRIGGER \(Self.prefix)u\(index)_\(UInt32(truncatingIfNeeded: table.hashValue)) AFTER UPDATE ON \(on) BEGIN \(count("updated")) END;
-                    CREATE TEMP TRIGGER \(Self.prefix)d\(index)_\(UInt32(truncatingIfNeeded: table.hashValue)) AFTER DELETE ON \(on) BEGIN \(count("deleted"))
-                      INSERT INTO \(Self.prefix)deleted (tbl, columns, k0, k1, k2, k3) VALUES ('\(label)', '\(names)', \(values)); END;
-                    """)
+                try db.execute(
+                    sql: """
+                        CREATE TEMP TRIGGER \(Self.prefix)i\(index)_\(UInt32(truncatingIfNeeded: table.hashValue)) AFTER INSERT ON \(on) BEGIN \(count("inserted")) END;
+                        CREATE TEMP TRIGGER \(Self.prefix)u\(index)_\(UInt32(truncatingIfNeeded: table.hashValue)) AFTER UPDATE ON \(on) BEGIN \(count("updated")) END;
+                        CREATE TEMP TRIGGER \(Self.prefix)d\(index)_\(UInt32(truncatingIfNeeded: table.hashValue)) AFTER DELETE ON \(on) BEGIN \(count("deleted"))
+                          INSERT INTO \(Self.prefix)deleted (tbl, columns, k0, k1, k2, k3) VALUES ('\(label)', '\(names)', \(values)); END;
+                        """)
             }
         }
 
         /// Drops every counting trigger (before a schema change, and at the end of the step).
         func remove() {
-            let names = (try? String.fetchAll(db, sql: "SELECT name FROM sqlite_temp_master WHERE type = 'trigger' AND name LIKE '\\_seedkit\\_sql\\_%' ESCAPE '\\'")) ?? []
+            let names =
+                (try? String.fetchAll(
+                    db,
+                    sql:
+                        "SELECT name FROM sqlite_temp_master WHERE type = 'trigger' AND name LIKE '\\_seedkit\\_sql\\_%' ESCAPE '\\'"
+                )) ?? []
             for name in names { try? db.execute(sql: "DROP TRIGGER temp.\(name.quotedDatabaseIdentifier)") }
         }
 
         /// Drops the counting tables: an app's connection keeps nothing of the step.
         func dropTables() {
-            try? db.execute(sql: "DROP TABLE IF EXISTS temp.\(Self.prefix)counts; DROP TABLE IF EXISTS temp.\(Self.prefix)deleted")
+            try? db.execute(
+                sql: "DROP TABLE IF EXISTS temp.\(Self.prefix)counts; DROP TABLE IF EXISTS temp.\(Self.prefix)deleted")
         }
 
         func deletedCount() throws -> Int {
@@ -398,10 +483,17 @@ struct SQLScript {
 
         /// The rows deleted after the first `skip` ones, at most `limit` (nil: all), with their keys.
         func deletedRows(after skip: Int, limit: Int?) throws -> [(table: String, key: [RowEvent.KeyValue])] {
-            try Row.fetchAll(db, sql: "SELECT tbl, columns, k0, k1, k2, k3 FROM temp.\(Self.prefix)deleted ORDER BY seq LIMIT ? OFFSET ?", arguments: [limit ?? -1, skip]).map { row in
-                let columns = (row[1] as String? ?? "").split(separator: "\u{1F}", omittingEmptySubsequences: false).map(String.init)
+            try Row.fetchAll(
+                db,
+                sql:
+                    "SELECT tbl, columns, k0, k1, k2, k3 FROM temp.\(Self.prefix)deleted ORDER BY seq LIMIT ? OFFSET ?",
+                arguments: [limit ?? -1, skip]
+            ).map { row in
+                let columns = (row[1] as String? ?? "").split(separator: "\u{1F}", omittingEmptySubsequences: false)
+                    .map(String.init)
                 let key = columns.enumerated().map { index, column in
-                    RowEvent.KeyValue(column: column, value: SQLValue.fromDatabaseValue(row[index + 2] as DatabaseValue) ?? .null)
+                    RowEvent.KeyValue(
+                        column: column, value: SQLValue.fromDatabaseValue(row[index + 2] as DatabaseValue) ?? .null)
                 }
                 return (row[0] as String? ?? "", key)
             }
@@ -410,8 +502,12 @@ struct SQLScript {
         /// Rows inserted, updated and deleted, by table.
         func counts() throws -> [String: (inserted: Int, updated: Int, deleted: Int)] {
             var result: [String: (inserted: Int, updated: Int, deleted: Int)] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT tbl, inserted, updated, deleted FROM temp.\(Self.prefix)counts") {
-                result[row[0] as String? ?? ""] = (Int(row[1] as Int64? ?? 0), Int(row[2] as Int64? ?? 0), Int(row[3] as Int64? ?? 0))
+            for row in try Row.fetchAll(
+                db, sql: "SELECT tbl, inserted, updated, deleted FROM temp.\(Self.prefix)counts")
+            {
+                result[row[0] as String? ?? ""] = (
+                    Int(row[1] as Int64? ?? 0), Int(row[2] as Int64? ?? 0), Int(row[3] as Int64? ?? 0)
+                )
             }
             return result
         }

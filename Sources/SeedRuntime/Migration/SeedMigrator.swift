@@ -111,7 +111,10 @@ public struct SeedMigrator: Sendable {
         }
 
         /// Options with extra row checks (the tooling's manifest rules).
-        package init(onConflict: ConflictPolicy = .keep, tables: [TableSpec]? = nil, validator: (any RowValidator)?, now: Date = Date()) {
+        package init(
+            onConflict: ConflictPolicy = .keep, tables: [TableSpec]? = nil, validator: (any RowValidator)?,
+            now: Date = Date()
+        ) {
             self.onConflict = onConflict
             self.tables = tables
             self.validator = validator
@@ -126,7 +129,9 @@ public struct SeedMigrator: Sendable {
         var seen: [Int: String] = [:]
         for migration in migrations {
             if let other = seen[migration.number] {
-                throw SeedError(.configuration, file: migration.file, "migration number \(migration.number) is used twice: \(other) and \(migration.file)")
+                throw SeedError(
+                    .configuration, file: migration.file,
+                    "migration number \(migration.number) is used twice: \(other) and \(migration.file)")
             }
             seen[migration.number] = migration.file
         }
@@ -167,12 +172,17 @@ public struct SeedMigrator: Sendable {
             if let entry = recorded[migration.number] {
                 // A large JSON file whose bytes are the ones this store applied has the checksum it
                 // recorded then: hashing the bytes spares scanning them at every launch.
-                if let digest = digests[migration.number], case .changes(let changes) = migration.body, let deferred = changes.deferred,
-                   deferred.bytesDigest == digest {
+                if let digest = digests[migration.number], case .changes(let changes) = migration.body,
+                    let deferred = changes.deferred,
+                    deferred.bytesDigest == digest
+                {
                     deferred.adopt(checksum: entry.checksum)
                 }
-                if entry.checksum != migration.checksum { states.append(.changed(entry, migration)) }
-                else { states.append(entry.origin == .seed ? .fromSeed(entry, migration) : .applied(entry, migration)) }
+                if entry.checksum != migration.checksum {
+                    states.append(.changed(entry, migration))
+                } else {
+                    states.append(entry.origin == .seed ? .fromSeed(entry, migration) : .applied(entry, migration))
+                }
                 // Applied: its bytes are not read again (the checksum is kept).
                 if case .changes(let changes) = migration.body { changes.deferred?.releaseBytes() }
             } else {
@@ -197,14 +207,22 @@ public struct SeedMigrator: Sendable {
             case .pending(let migration): pending.append(migration)
             case .applied, .fromSeed: break
             case .changed(let entry, let migration):
-                problems.append(Diagnostic(file: migration.file, code: .storeRefused, message:
-                    "migration \(migration.id) (\(migration.file)) changed after it was applied to this store (store has \(entry.checksum), file has \(migration.checksum)); shipped migrations must not be edited: restore the file and put the change in a new migration"))
+                problems.append(
+                    Diagnostic(
+                        file: migration.file, code: .storeRefused,
+                        message:
+                            "migration \(migration.id) (\(migration.file)) changed after it was applied to this store (store has \(entry.checksum), file has \(migration.checksum)); shipped migrations must not be edited: restore the file and put the change in a new migration"
+                    ))
             case .missing(let entry):
                 let id = entry.id
                 let newer = entry.number > (migrations.last?.number ?? 0)
-                problems.append(Diagnostic(code: .storeRefused, message: newer
-                    ? "the store is newer than these migrations: it has \(id) applied, the latest here is \(latest); use the migrations of the release that wrote it"
-                    : "the store has \(id) applied but no migration file has number \(entry.number); restore the file"))
+                problems.append(
+                    Diagnostic(
+                        code: .storeRefused,
+                        message: newer
+                            ? "the store is newer than these migrations: it has \(id) applied, the latest here is \(latest); use the migrations of the release that wrote it"
+                            : "the store has \(id) applied but no migration file has number \(entry.number); restore the file"
+                    ))
             }
         }
         if !problems.isEmpty { throw SeedError(.refused, problems) }
@@ -279,8 +297,13 @@ public struct SeedMigrator: Sendable {
         let damage = try DamageCheck(db, whole: options.storeCheck == .whole)
         try Self.refuseForeignStore(db, pending: pending)
         var run = try MigrationRun(db: db, options: options)
-        if run.coreData?.writesHistory == true, let sql = pending.first(where: { if case .sql = $0.body { true } else { false } }) {
-            throw SeedError(.refused, file: sql.file, "the store tracks Core Data persistent history, and seedkit cannot tell what a SQL migration changes to record it there; nothing was written. Write this change as data (insert, update, delete), or pass --without-history to write without history entries")
+        if run.coreData?.writesHistory == true,
+            let sql = pending.first(where: { if case .sql = $0.body { true } else { false } })
+        {
+            throw SeedError(
+                .refused, file: sql.file,
+                "the store tracks Core Data persistent history, and seedkit cannot tell what a SQL migration changes to record it there; nothing was written. Write this change as data (insert, update, delete), or pass --without-history to write without history entries"
+            )
         }
         let timestamp = MigrationLedger.timestamp(options.now)
         let stopped = SeedError(.io, "interrupted: the migration was rolled back; nothing was written")
@@ -290,7 +313,9 @@ public struct SeedMigrator: Sendable {
                 if options.shouldStop?() == true { throw stopped }
                 try run.apply(migration)
                 try MigrationLedger.record(
-                    LedgerEntry(number: migration.number, name: migration.name, checksum: migration.checksum, appliedAt: timestamp, origin: .applied),
+                    LedgerEntry(
+                        number: migration.number, name: migration.name, checksum: migration.checksum,
+                        appliedAt: timestamp, origin: .applied),
                     in: db)
                 if case .changes(let changes) = migration.body, let digest = changes.deferred?.bytesDigest {
                     try MigrationLedger.recordFileDigest(number: migration.number, sha256: digest, in: db)
@@ -308,7 +333,8 @@ public struct SeedMigrator: Sendable {
         try damage.refuseDamage(db)
         var outcomes: [MigrationOutcome] = []
         for (index, (migration, events)) in zip(pending, events).enumerated() {
-            var outcome = MigrationOutcome(number: migration.number, name: migration.name, file: migration.file, events: events)
+            var outcome = MigrationOutcome(
+                number: migration.number, name: migration.name, file: migration.file, events: events)
             outcome.changedRows = run.changedRows[index]
             outcome.unlisted = run.slots[index].unlisted
             outcomes.append(outcome)
@@ -324,7 +350,8 @@ extension SeedMigrator {
     /// Tools use it to simulate what users do to their stores.
     ///
     /// - precondition: a write transaction is open on `db`.
-    package static func applyUnrecorded(_ changes: DataChanges, in db: Database, options: Options) throws -> [RowEvent] {
+    package static func applyUnrecorded(_ changes: DataChanges, in db: Database, options: Options) throws -> [RowEvent]
+    {
         var run = try MigrationRun(db: db, options: options)
         try run.apply(Migration(number: 0, name: "unrecorded", file: "", checksum: "", body: .changes(changes)))
         return try run.finish(wholeStore: true).first ?? []
@@ -339,102 +366,11 @@ extension DatabaseError {
     package var isStoreFailure: Bool {
         switch resultCode {
         case .SQLITE_CORRUPT, .SQLITE_NOTADB, .SQLITE_IOERR, .SQLITE_FULL, .SQLITE_READONLY, .SQLITE_CANTOPEN,
-             .SQLITE_BUSY, .SQLITE_LOCKED, .SQLITE_NOMEM, .SQLITE_INTERRUPT, .SQLITE_PROTOCOL, .SQLITE_NOLFS:
+            .SQLITE_BUSY, .SQLITE_LOCKED, .SQLITE_NOMEM, .SQLITE_INTERRUPT, .SQLITE_PROTOCOL, .SQLITE_NOLFS:
             return true
         default:
             return false
         }
-    }
-}
-
-/// An error that carries SQLite's error from a read (e.g. which of two stores failed), mapped by
-/// ``SeedError/init(databaseError:file:store:)`` as the error it carries.
-package protocol WrappedDatabaseError: Error {
-    var databaseError: any Error { get }
-}
-
-extension SeedError {
-    /// Maps a SQLite failure to the kind a caller acts on.
-    ///
-    /// - parameters:
-    ///   - file: the store as the caller names it, put on the diagnostic.
-    ///   - store: the store's path on disk when it differs from `file` (or `file` is nil): a write
-    ///     refused because its folder is read-only (SQLite creates the journal there) is told
-    ///     apart from a read-only store by looking at the folder.
-    package init(databaseError error: any Error, file: String? = nil, store: String? = nil) {
-        // Already said in seedkit's terms (a refused store found while reading it): kept, put on `file`.
-        if let error = error as? SeedError {
-            self.init(error.kind, error.diagnostics.map { diagnostic in
-                var diagnostic = diagnostic
-                if diagnostic.file == nil { diagnostic.file = file }
-                return diagnostic
-            })
-            return
-        }
-        if let wrapped = error as? any WrappedDatabaseError {
-            self.init(databaseError: wrapped.databaseError, file: file, store: store)
-            return
-        }
-        guard let error = error as? DatabaseError else {
-            self.init(.io, file: file, "\(error)")
-            return
-        }
-        let message = error.message ?? "\(error)"
-        if error.resultCode == .SQLITE_READONLY || error.resultCode == .SQLITE_CANTOPEN,
-           let folder = Self.readOnlyFolder(of: store ?? file, error: error) {
-            self.init(.io, file: file, "the folder \(folder) is read-only: SQLite needs to create a journal file beside the store to write it; make the folder writable or move the store; nothing was written")
-            return
-        }
-        switch error.resultCode {
-        case .SQLITE_BUSY, .SQLITE_LOCKED:
-            self.init(.io, file: file, "the store is locked by another connection and stayed locked for the whole busy timeout; try again when it is free (commands that write take --busy-timeout SECONDS to wait longer)")
-        case .SQLITE_NOTADB, .SQLITE_CORRUPT:
-            self.init(.refused, file: file, "not a SQLite database, or corrupt (\(message)); the file was not changed")
-        case .SQLITE_READONLY:
-            self.init(.io, file: file, "the store is read-only (\(message)); nothing was written")
-        case .SQLITE_FULL:
-            self.init(.io, file: file, "the disk is full (\(message)); nothing was written")
-        case .SQLITE_CANTOPEN:
-            self.init(.io, file: file, "cannot open the store (\(message))")
-        case .SQLITE_CONSTRAINT:
-            self.init(.invalidData, file: file, "\(message)")
-        case .SQLITE_ERROR where message.hasPrefix("unsafe use of"):
-            self.init(.refused, file: file, "the store's schema uses what SQLite allows only in stores it trusts (\(message)): seedkit reads stores with trusted_schema off, so their views and triggers can't call functions or virtual tables SQLite does not mark harmless; nothing was written")
-        case .SQLITE_INTERRUPT:
-            self.init(.refused, file: file, "reading the store was stopped: it ran past seedkit's bound on reading a store (10 s plus 1 s per MB of the file; SEEDKIT_READ_LIMIT=SECONDS sets another), so a view or trigger of the store may never end (\(message)); nothing was written")
-        default:
-            self.init(.io, file: file, "SQLite error \(error.resultCode.rawValue): \(message)")
-        }
-    }
-
-    /// The store's folder, resolved, when SQLite's failure is the folder's: SQLite says so
-    /// (`SQLITE_READONLY_DIRECTORY`), or the store itself is writable and its folder is not
-    /// (SQLite reports the journal it could not create as read-only or as "unable to open").
-    static func readOnlyFolder(of store: String?, error: DatabaseError) -> String? {
-        guard let store, !store.hasPrefix("file:"), !store.isEmpty, store != ":memory:" else { return nil }
-        let folder = URL(fileURLWithPath: store).deletingLastPathComponent().path
-        let resolved = realpath(folder, nil).map { pointer in defer { free(pointer) }; return String(cString: pointer) } ?? folder
-        if error.extendedResultCode == .SQLITE_READONLY_DIRECTORY { return resolved }
-        guard access(store, W_OK) == 0, access(folder, W_OK) != 0 else { return nil }
-        return resolved
-    }
-
-    /// The same error said about `store`: a diagnostic without a file gets the store's name, and
-    /// a refusal, which is always about the store, is put on the store (a migration file it
-    /// names stays in its message). What commands and the app runtime report for a store.
-    package func about(store: String) -> SeedError {
-        SeedError(kind, diagnostics.map { diagnostic in
-            var diagnostic = diagnostic
-            if diagnostic.file == nil {
-                diagnostic.file = store
-            } else if diagnostic.code == .storeRefused, let file = diagnostic.file, file != store {
-                if !diagnostic.message.contains(file) { diagnostic.message = "\(file): " + diagnostic.message }
-                diagnostic.file = store
-                diagnostic.line = 0
-                diagnostic.column = 0
-            }
-            return diagnostic
-        })
     }
 }
 
@@ -448,12 +384,16 @@ extension SeedMigrator {
     /// - throws: ``SeedError`` of kind `.refused` naming what SQLite found.
     package static func refuseDamagedStore(_ db: Database) throws {
         let problems: [String]
-        do { problems = try quickCheck(db, limit: 5) }
-        catch let error as DatabaseError where error.resultCode == .SQLITE_CORRUPT || error.resultCode == .SQLITE_NOTADB {
+        do { problems = try quickCheck(db, limit: 5) } catch let error as DatabaseError
+            where error.resultCode == .SQLITE_CORRUPT || error.resultCode == .SQLITE_NOTADB
+        {
             problems = [error.message ?? "database disk image is malformed"]
         }
         guard problems != ["ok"] else { return }
-        throw SeedError(.refused, "the store is damaged (PRAGMA quick_check: \(problems.joined(separator: "; "))); nothing was written. Recover its data first (sqlite3 STORE .recover), then migrate the recovered store")
+        throw SeedError(
+            .refused,
+            "the store is damaged (PRAGMA quick_check: \(problems.joined(separator: "; "))); nothing was written. Recover its data first (sqlite3 STORE .recover), then migrate the recovered store"
+        )
     }
 
     /// ``refuseDamagedStore(_:)`` for a migration run, overlapped with it on a large store: there
@@ -529,8 +469,13 @@ extension SeedMigrator {
             done.signal()  // a second call (after a failed run) does not wait forever
             if checksPagesOnTheWay {
                 if !cellSizeCheckBefore { try? db.execute(sql: "PRAGMA cell_size_check = OFF") }
-                if let error = failure as? DatabaseError, error.resultCode == .SQLITE_CORRUPT || error.resultCode == .SQLITE_NOTADB {
-                    throw SeedError(.refused, "the store is damaged (SQLite, on a page this migration read: \(error.message ?? "database disk image is malformed")); nothing was written. Recover its data first (sqlite3 STORE .recover), then migrate the recovered store")
+                if let error = failure as? DatabaseError,
+                    error.resultCode == .SQLITE_CORRUPT || error.resultCode == .SQLITE_NOTADB
+                {
+                    throw SeedError(
+                        .refused,
+                        "the store is damaged (SQLite, on a page this migration read: \(error.message ?? "database disk image is malformed")); nothing was written. Recover its data first (sqlite3 STORE .recover), then migrate the recovered store"
+                    )
                 }
             }
             if !sound { try SeedMigrator.refuseDamagedStore(db) }
@@ -543,11 +488,19 @@ extension SeedMigrator {
             let pages = try Int64.fetchOne(db, sql: "PRAGMA page_count") ?? 0
             let free = try Int64.fetchOne(db, sql: "PRAGMA freelist_count") ?? 0
             var problems: [String] = []
-            if pageSize < 512 || pageSize > 65536 || pageSize & (pageSize - 1) != 0 { problems.append("page size \(pageSize)") }
-            if pageSize > 0, pages * pageSize > fileSize { problems.append("the header counts \(pages) pages of \(pageSize) bytes, the file holds \(fileSize) bytes") }
+            if pageSize < 512 || pageSize > 65536 || pageSize & (pageSize - 1) != 0 {
+                problems.append("page size \(pageSize)")
+            }
+            if pageSize > 0, pages * pageSize > fileSize {
+                problems.append(
+                    "the header counts \(pages) pages of \(pageSize) bytes, the file holds \(fileSize) bytes")
+            }
             if free >= pages { problems.append("the freelist counts \(free) pages of \(pages)") }
             guard !problems.isEmpty else { return }
-            throw SeedError(.refused, "the store is damaged (\(problems.joined(separator: "; "))); nothing was written. Recover its data first (sqlite3 STORE .recover), then migrate the recovered store")
+            throw SeedError(
+                .refused,
+                "the store is damaged (\(problems.joined(separator: "; "))); nothing was written. Recover its data first (sqlite3 STORE .recover), then migrate the recovered store"
+            )
         }
     }
 
@@ -566,7 +519,10 @@ extension SeedMigrator {
         }
         guard !tables.isEmpty, try tables.allSatisfy({ try !db.tableExists($0) }) else { return }
         let present = try TableInfo.userTables(db)
-        throw SeedError(.refused, "not a store of these migrations: it has no seedkit ledger (\(SeedCatalog.ledgerTable)) and none of the tables they write (\(tables.sorted().joined(separator: ", "))); it has \(present.isEmpty ? "no tables" : present.joined(separator: ", ")). Check the path: seedkit migrates the stores this project's seed started; nothing was written")
+        throw SeedError(
+            .refused,
+            "not a store of these migrations: it has no seedkit ledger (\(SeedCatalog.ledgerTable)) and none of the tables they write (\(tables.sorted().joined(separator: ", "))); it has \(present.isEmpty ? "no tables" : present.joined(separator: ", ")). Check the path: seedkit migrates the stores this project's seed started; nothing was written"
+        )
     }
 
     /// `PRAGMA quick_check`'s findings, one per line (a row can hold several lines and a

@@ -14,7 +14,11 @@ package struct ConflictClauses: Sendable, Equatable {
     /// One declared clause: the constraint's kind and columns (lower-cased), and its algorithm
     /// (upper-cased: `REPLACE`, `IGNORE`, `FAIL`, `ROLLBACK`, `ABORT`).
     package struct Clause: Sendable, Equatable {
-        package enum Kind: String, Sendable { case notNull = "NOT NULL", unique = "UNIQUE", primaryKey = "PRIMARY KEY" }
+        package enum Kind: String, Sendable {
+            case notNull = "NOT NULL"
+            case unique = "UNIQUE"
+            case primaryKey = "PRIMARY KEY"
+        }
         package var kind: Kind
         package var columns: [String]
         package var algorithm: String
@@ -24,7 +28,10 @@ package struct ConflictClauses: Sendable, Equatable {
 
     /// The clauses of `table` in `db`'s schema (none for a table SQLite has no text for).
     package static func read(_ db: Database, table: String) throws -> ConflictClauses {
-        let sql = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE", arguments: [table]) ?? ""
+        let sql =
+            try String.fetchOne(
+                db, sql: "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE",
+                arguments: [table]) ?? ""
         return ConflictClauses(createTableSQL: sql)
     }
 
@@ -57,7 +64,9 @@ package struct ConflictClauses: Sendable, Equatable {
         var definitions: [[String]] = [[]]
         var depth = 0
         for token in tokens[(open + 1)...] {
-            if token == "(" { depth += 1 } else if token == ")" {
+            if token == "(" {
+                depth += 1
+            } else if token == ")" {
                 if depth == 0 { break }
                 depth -= 1
             } else if token == "," && depth == 0 {
@@ -72,17 +81,22 @@ package struct ConflictClauses: Sendable, Equatable {
             let head = words.first?.uppercasedName ?? ""
             if head == "PRIMARY" || head == "UNIQUE" {
                 // A table constraint: PRIMARY KEY (a, b) / UNIQUE (a, b), then maybe ON CONFLICT x.
-                guard let open = words.firstIndex(of: "("), let close = words[open...].firstIndex(of: ")") else { continue }
+                guard let open = words.firstIndex(of: "("), let close = words[open...].firstIndex(of: ")") else {
+                    continue
+                }
                 var columns: [String] = []
                 var expectName = true
                 for token in words[(open + 1)..<close] {
-                    if token == "," { expectName = true } else if expectName {
+                    if token == "," {
+                        expectName = true
+                    } else if expectName {
                         columns.append(Self.unquoted(token).lowercasedName)
                         expectName = false
                     }
                 }
                 let algorithm = Self.algorithm(after: close + 1, in: words) ?? "ABORT"
-                clauses.append(Clause(kind: head == "UNIQUE" ? .unique : .primaryKey, columns: columns, algorithm: algorithm))
+                clauses.append(
+                    Clause(kind: head == "UNIQUE" ? .unique : .primaryKey, columns: columns, algorithm: algorithm))
             } else if ["CHECK", "FOREIGN"].contains(head) {
                 continue
             } else if let name = words.first {
@@ -94,13 +108,22 @@ package struct ConflictClauses: Sendable, Equatable {
                     let next = index + 1 < words.count ? words[index + 1].uppercasedName : ""
                     var kind: Clause.Kind?
                     var end = index + 1
-                    if word == "PRIMARY" && next == "KEY" { kind = .primaryKey; end = index + 2 }
-                    else if word == "UNIQUE" { kind = .unique }
-                    else if word == "NOT" && next == "NULL" { kind = .notNull; end = index + 2 }
+                    if word == "PRIMARY" && next == "KEY" {
+                        kind = .primaryKey
+                        end = index + 2
+                    } else if word == "UNIQUE" {
+                        kind = .unique
+                    } else if word == "NOT" && next == "NULL" {
+                        kind = .notNull
+                        end = index + 2
+                    }
                     if let kind {
                         var after = end
                         if after < words.count, ["ASC", "DESC"].contains(words[after].uppercasedName) { after += 1 }
-                        clauses.append(Clause(kind: kind, columns: [column], algorithm: Self.algorithm(after: after, in: words) ?? "ABORT"))
+                        clauses.append(
+                            Clause(
+                                kind: kind, columns: [column],
+                                algorithm: Self.algorithm(after: after, in: words) ?? "ABORT"))
                         index = after
                     } else {
                         index += 1
@@ -112,7 +135,9 @@ package struct ConflictClauses: Sendable, Equatable {
 
     /// The algorithm of an `ON CONFLICT x` starting at `index`, if one does.
     private static func algorithm(after index: Int, in words: [String]) -> String? {
-        guard index + 2 < words.count, words[index].uppercasedName == "ON", words[index + 1].uppercasedName == "CONFLICT" else { return nil }
+        guard index + 2 < words.count, words[index].uppercasedName == "ON",
+            words[index + 1].uppercasedName == "CONFLICT"
+        else { return nil }
         return words[index + 2].uppercasedName
     }
 
@@ -137,14 +162,19 @@ package struct ConflictClauses: Sendable, Equatable {
         var index = 0
         while index < characters.count {
             let character = characters[index]
-            if character.isWhitespace { index += 1; continue }
+            if character.isWhitespace {
+                index += 1
+                continue
+            }
             if character == "-", index + 1 < characters.count, characters[index + 1] == "-" {
                 while index < characters.count, characters[index] != "\n" { index += 1 }
                 continue
             }
             if character == "/", index + 1 < characters.count, characters[index + 1] == "*" {
                 index += 2
-                while index + 1 < characters.count, !(characters[index] == "*" && characters[index + 1] == "/") { index += 1 }
+                while index + 1 < characters.count, !(characters[index] == "*" && characters[index + 1] == "/") {
+                    index += 1
+                }
                 index += 2
                 continue
             }
@@ -154,7 +184,10 @@ package struct ConflictClauses: Sendable, Equatable {
                 while end < characters.count {
                     if characters[end] == close {
                         // A doubled quote inside a quoted name or string is one quote.
-                        if close != "]", end + 1 < characters.count, characters[end + 1] == close { end += 2; continue }
+                        if close != "]", end + 1 < characters.count, characters[end + 1] == close {
+                            end += 2
+                            continue
+                        }
                         break
                     }
                     end += 1
@@ -183,11 +216,13 @@ package enum TriggerVeto {
     /// What to say about a write SQLite did not make: `vetoed by trigger no_pricey`, or the
     /// candidates when several triggers of `table` for `event` (INSERT, UPDATE, DELETE) could have.
     package static func reason(_ db: Database, table: String, event: String) throws -> String {
-        let rows = try Row.fetchAll(db, sql: """
-            SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ? COLLATE NOCASE
-            UNION ALL SELECT name, sql FROM sqlite_temp_master WHERE type = 'trigger' AND tbl_name = ? COLLATE NOCASE
-            ORDER BY name
-            """, arguments: [table, table])
+        let rows = try Row.fetchAll(
+            db,
+            sql: """
+                SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ? COLLATE NOCASE
+                UNION ALL SELECT name, sql FROM sqlite_temp_master WHERE type = 'trigger' AND tbl_name = ? COLLATE NOCASE
+                ORDER BY name
+                """, arguments: [table, table])
         var ignoring: [String] = []
         var others: [String] = []
         for row in rows {

@@ -33,31 +33,49 @@ extension CoreDataDialect {
                 let c = quoteIdentifier(column.name)
                 if let order = Self.orderColumn(for: column.name, in: table) {
                     let o = quoteIdentifier(order)
-                    try db.execute(sql: """
-                        UPDATE \(t) SET \(o) = \(Self.firstOrderKey) + (ordered.position - 1) * \(Self.orderKeyStep) FROM (
-                            SELECT Z_PK AS pk, row_number() OVER (PARTITION BY \(c) ORDER BY \(o) IS NULL, \(o), Z_PK) AS position
-                            FROM \(t) WHERE \(c) IS NOT NULL) AS ordered
-                        WHERE \(t).Z_PK = ordered.pk
-                        """)
+                    try db.execute(
+                        sql: """
+                            UPDATE \(t) SET \(o) = \(Self.firstOrderKey) + (ordered.position - 1) * \(Self.orderKeyStep) FROM (
+                                SELECT Z_PK AS pk, row_number() OVER (PARTITION BY \(c) ORDER BY \(o) IS NULL, \(o), Z_PK) AS position
+                                FROM \(t) WHERE \(c) IS NOT NULL) AS ordered
+                            WHERE \(t).Z_PK = ordered.pk
+                            """)
                 }
-                guard let target = bulk.references[column.name] ?? bulk.references[column.name.uppercased()] else { continue }
+                guard let target = bulk.references[column.name] ?? bulk.references[column.name.uppercased()] else {
+                    continue
+                }
                 let parent = quoteIdentifier(tableName(target))
                 if let typeColumn = Self.entityTypeColumn(for: column.name, in: table) {
-                    try db.execute(sql: "UPDATE \(t) SET \(quoteIdentifier(typeColumn)) = (SELECT p.Z_ENT FROM \(parent) AS p WHERE p.Z_PK = \(t).\(c)) WHERE \(c) IS NOT NULL\(own)")
+                    try db.execute(
+                        sql:
+                            "UPDATE \(t) SET \(quoteIdentifier(typeColumn)) = (SELECT p.Z_ENT FROM \(parent) AS p WHERE p.Z_PK = \(t).\(c)) WHERE \(c) IS NOT NULL\(own)"
+                    )
                 }
-                guard let entity = entity(named: bulk.entity), let inverse = oneToOneInverse(entity, column: column.name, parentTable: tableName(target)),
-                      let parentInfo = try TableInfo.read(db, table: tableName(target)), parentInfo.column(inverse) != nil else { continue }
-                var assignments = ["\(quoteIdentifier(inverse)) = (SELECT o.Z_PK FROM \(t) AS o WHERE o.\(c) = \(parent).Z_PK\(own.replacingOccurrences(of: "Z_ENT", with: "o.Z_ENT")) ORDER BY o.Z_PK LIMIT 1)"]
+                guard let entity = entity(named: bulk.entity),
+                    let inverse = oneToOneInverse(entity, column: column.name, parentTable: tableName(target)),
+                    let parentInfo = try TableInfo.read(db, table: tableName(target)), parentInfo.column(inverse) != nil
+                else { continue }
+                var assignments = [
+                    "\(quoteIdentifier(inverse)) = (SELECT o.Z_PK FROM \(t) AS o WHERE o.\(c) = \(parent).Z_PK\(own.replacingOccurrences(of: "Z_ENT", with: "o.Z_ENT")) ORDER BY o.Z_PK LIMIT 1)"
+                ]
                 if let typeColumn = Self.entityTypeColumn(for: inverse, in: parentInfo) {
-                    assignments.append("\(quoteIdentifier(typeColumn)) = (SELECT o.Z_ENT FROM \(t) AS o WHERE o.\(c) = \(parent).Z_PK\(own.replacingOccurrences(of: "Z_ENT", with: "o.Z_ENT")) ORDER BY o.Z_PK LIMIT 1)")
+                    assignments.append(
+                        "\(quoteIdentifier(typeColumn)) = (SELECT o.Z_ENT FROM \(t) AS o WHERE o.\(c) = \(parent).Z_PK\(own.replacingOccurrences(of: "Z_ENT", with: "o.Z_ENT")) ORDER BY o.Z_PK LIMIT 1)"
+                    )
                 }
-                try db.execute(sql: "UPDATE \(parent) SET \(assignments.joined(separator: ", ")) WHERE Z_PK IN (SELECT \(c) FROM \(t) WHERE \(c) IS NOT NULL\(own))")
+                try db.execute(
+                    sql:
+                        "UPDATE \(parent) SET \(assignments.joined(separator: ", ")) WHERE Z_PK IN (SELECT \(c) FROM \(t) WHERE \(c) IS NOT NULL\(own))"
+                )
             }
         }
         // Core Data allocates the next Z_PK from Z_MAX: move it past the rows just added.
         let loaded = Set(tables.map(\.table.name))
         for entity in entities where entity.superEntity == 0 && loaded.contains(tableName(entity.name)) {
-            try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = max(Z_MAX, (SELECT ifnull(max(Z_PK), 0) FROM \(quoteIdentifier(tableName(entity.name))))) WHERE Z_ENT = ? AND Z_MAX >= 0", arguments: [entity.number])
+            try db.execute(
+                sql:
+                    "UPDATE Z_PRIMARYKEY SET Z_MAX = max(Z_MAX, (SELECT ifnull(max(Z_PK), 0) FROM \(quoteIdentifier(tableName(entity.name))))) WHERE Z_ENT = ? AND Z_MAX >= 0",
+                arguments: [entity.number])
         }
     }
 }

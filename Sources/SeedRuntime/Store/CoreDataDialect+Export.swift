@@ -11,19 +11,27 @@ extension CoreDataDialect {
 
     /// Each entity's number (`Z_ENT`) by the name `Z_PRIMARYKEY` gives it.
     package static func entityNumbers(_ db: Database) throws -> [String: Int64] {
-        Dictionary(try Row.fetchAll(db, sql: "SELECT Z_NAME, Z_ENT FROM Z_PRIMARYKEY").compactMap { row -> (String, Int64)? in
-            guard let name: String = try SeedCatalog.optionalValue(row, 0, "Z_PRIMARYKEY", "Z_NAME", writer: "Core Data"),
-                  let number: Int64 = try SeedCatalog.optionalValue(row, 1, "Z_PRIMARYKEY", "Z_ENT", writer: "Core Data") else { return nil }
-            return (name, number)
-        }, uniquingKeysWith: { first, _ in first })
+        Dictionary(
+            try Row.fetchAll(db, sql: "SELECT Z_NAME, Z_ENT FROM Z_PRIMARYKEY").compactMap { row -> (String, Int64)? in
+                guard
+                    let name: String = try SeedCatalog.optionalValue(
+                        row, 0, "Z_PRIMARYKEY", "Z_NAME", writer: "Core Data"),
+                    let number: Int64 = try SeedCatalog.optionalValue(
+                        row, 1, "Z_PRIMARYKEY", "Z_ENT", writer: "Core Data")
+                else { return nil }
+                return (name, number)
+            }, uniquingKeysWith: { first, _ in first })
     }
 
     /// The rows of entity `number` in `table`, in `Z_PK` order, each column (matched as SQLite
     /// matches names) → its value, text read whole (a NUL inside survives).
     package static func rows(_ db: Database, table: String, entity number: Int64) throws -> [[SQLName: SQLValue]] {
-        let statement = try db.makeStatement(sql: "SELECT * FROM \(table.quotedDatabaseIdentifier) WHERE Z_ENT = ? ORDER BY Z_PK")
+        let statement = try db.makeStatement(
+            sql: "SELECT * FROM \(table.quotedDatabaseIdentifier) WHERE Z_ENT = ? ORDER BY Z_PK")
         let names = statement.columnNames.map(SQLName.init)
-        return try statement.rows(binding: [.integer(number)]).map { Dictionary(zip(names, $0), uniquingKeysWith: { first, _ in first }) }
+        return try statement.rows(binding: [.integer(number)]).map {
+            Dictionary(zip(names, $0), uniquingKeysWith: { first, _ in first })
+        }
     }
 
     /// A row's `Z_PK`.
@@ -31,7 +39,9 @@ extension CoreDataDialect {
 
     /// The value of `column` in the row of `table` whose `Z_PK` is `primaryKey` (nil: no such row).
     package static func value(_ db: Database, column: String, table: String, primaryKey: Int64) throws -> SQLValue? {
-        try db.sqlRow("SELECT \(column.quotedDatabaseIdentifier) FROM \(table.quotedDatabaseIdentifier) WHERE Z_PK = ?", binding: [.integer(primaryKey)])?.first
+        try db.sqlRow(
+            "SELECT \(column.quotedDatabaseIdentifier) FROM \(table.quotedDatabaseIdentifier) WHERE Z_PK = ?",
+            binding: [.integer(primaryKey)])?.first
     }
 
     /// Empties a copy of a store into a template, the store as the app created it: every entity
@@ -42,9 +52,11 @@ extension CoreDataDialect {
     /// store and the model stays in it.
     package static func emptyIntoTemplate(_ db: Database) throws {
         let keep: Set = ["Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE"]
-        let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+        let tables = try String.fetchAll(
+            db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
         for table in tables where !keep.contains(table.uppercased()) {
-            try db.execute(sql: (SeedCatalog.isInternal(table) ? "DROP TABLE " : "DELETE FROM ") + table.quotedDatabaseIdentifier)
+            try db.execute(
+                sql: (SeedCatalog.isInternal(table) ? "DROP TABLE " : "DELETE FROM ") + table.quotedDatabaseIdentifier)
         }
         try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = 0")
     }

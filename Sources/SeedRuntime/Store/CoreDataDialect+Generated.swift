@@ -44,8 +44,12 @@ extension CoreDataDialect {
         case .real(let number): return "\(number)"
         case .text(let text): return text
         case .blob(let bytes) where bytes.count == 16:
-            return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                               bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15])).uuidString
+            return UUID(
+                uuid: (
+                    bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                    bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+                )
+            ).uuidString
         case .blob(let bytes): return bytes.map { hexDigits[Int($0 >> 4)] + hexDigits[Int($0 & 0x0F)] }.joined()
         }
     }
@@ -59,7 +63,9 @@ extension CoreDataDialect {
 
     /// `values` with a generated UUID for each generated attribute of `name` that they give no
     /// value (left out, or NULL); `key` is the row's natural key (see ``nameBasedUUID(entity:attribute:key:)``).
-    package func withGeneratedValues(entity name: String, table: TableInfo, values: [(column: String, value: SQLValue)], key: [SQLValue]) -> [(column: String, value: SQLValue)] {
+    package func withGeneratedValues(
+        entity name: String, table: TableInfo, values: [(column: String, value: SQLValue)], key: [SQLValue]
+    ) -> [(column: String, value: SQLValue)] {
         let entity = factsName(name)
         var values = values
         for attribute in facts.generated[entity] ?? [] {
@@ -76,7 +82,9 @@ extension CoreDataDialect {
 
     /// The required attributes of `name` that `values` leave without a value, in the model's
     /// order: NULL given, or (`inserting`) left out with no default to fill them.
-    package func missingRequired(entity name: String, table: TableInfo, values: [(column: String, value: SQLValue)], inserting: Bool) -> [String] {
+    package func missingRequired(
+        entity name: String, table: TableInfo, values: [(column: String, value: SQLValue)], inserting: Bool
+    ) -> [String] {
         let entity = factsName(name)
         let defaults = facts.defaults[entity] ?? [:]
         let generated = Set(facts.generated[entity] ?? [])
@@ -91,10 +99,13 @@ extension CoreDataDialect {
 
     /// The attributes of `name` that `values` give a value (not NULL) although seedkit cannot
     /// write them (``CoreDataModelFacts/unwritable``), with their types, in the row's order.
-    package func unwritableValues(entity name: String, values: [(column: String, value: SQLValue)]) -> [(attribute: String, type: String)] {
+    package func unwritableValues(entity name: String, values: [(column: String, value: SQLValue)]) -> [(
+        attribute: String, type: String
+    )] {
         guard let attributes = facts.unwritable[factsName(name)], !attributes.isEmpty else { return [] }
         return values.compactMap { column, value in
-            guard value != .null, let found = attributes.first(where: { columnName($0.key) == column.uppercased() }) else { return nil }
+            guard value != .null, let found = attributes.first(where: { columnName($0.key) == column.uppercased() })
+            else { return nil }
             return (found.key, found.value)
         }
     }
@@ -128,30 +139,42 @@ extension CoreDataDialect {
     /// the parents' keys are there.
     ///
     /// - returns: per generated attribute, the rows left without a value (`key` is empty: no name to derive it from).
-    package func fillGeneratedValues(_ db: Database, entity name: String, table: TableInfo, key: [KeyPart]) throws -> [(attribute: String, rows: Int)] {
+    package func fillGeneratedValues(_ db: Database, entity name: String, table: TableInfo, key: [KeyPart]) throws -> [(
+        attribute: String, rows: Int
+    )] {
         let entity = factsName(name)
-        let attributes = (facts.generated[entity] ?? []).compactMap { attribute in table.column(columnName(attribute)).map { (attribute, $0.name) } }
+        let attributes = (facts.generated[entity] ?? []).compactMap { attribute in
+            table.column(columnName(attribute)).map { (attribute, $0.name) }
+        }
         guard !attributes.isEmpty else { return [] }
         let t = quoteIdentifier(table.name)
         let own = rowFilter(name).map { " AND \($0)" } ?? ""
         guard !key.isEmpty else {
             return try attributes.map { attribute, column in
-                (attribute, try Int.fetchOne(db, sql: "SELECT count(*) FROM \(t) WHERE \(quoteIdentifier(column)) IS NULL\(own)") ?? 0)
+                (
+                    attribute,
+                    try Int.fetchOne(
+                        db, sql: "SELECT count(*) FROM \(t) WHERE \(quoteIdentifier(column)) IS NULL\(own)") ?? 0
+                )
             }
         }
-        db.add(function: DatabaseFunction(Self.nameUUIDFunction, argumentCount: nil, pure: true) { arguments in
-            let names = arguments.prefix(2).map { String.fromDatabaseValue($0) ?? "" }
-            guard names.count == 2 else { return nil }
-            let key = arguments.dropFirst(2).map { SQLValue.fromDatabaseValue($0) ?? .null }
-            return Data(Self.nameBasedUUID(entity: names[0], attribute: names[1], key: key))
-        })
+        db.add(
+            function: DatabaseFunction(Self.nameUUIDFunction, argumentCount: nil, pure: true) { arguments in
+                let names = arguments.prefix(2).map { String.fromDatabaseValue($0) ?? "" }
+                guard names.count == 2 else { return nil }
+                let key = arguments.dropFirst(2).map { SQLValue.fromDatabaseValue($0) ?? .null }
+                return Data(Self.nameBasedUUID(entity: names[0], attribute: names[1], key: key))
+            })
         let parts = key.map { part -> String in
             guard let parent = part.parent else { return "\(t).\(quoteIdentifier(part.column))" }
-            return "(SELECT \(quoteIdentifier(parent.column)) FROM \(quoteIdentifier(parent.table)) WHERE Z_PK = \(t).\(quoteIdentifier(part.column)))"
+            return
+                "(SELECT \(quoteIdentifier(parent.column)) FROM \(quoteIdentifier(parent.table)) WHERE Z_PK = \(t).\(quoteIdentifier(part.column)))"
         }.joined(separator: ", ")
         for (attribute, column) in attributes {
             let c = quoteIdentifier(column)
-            try db.execute(sql: "UPDATE \(t) SET \(c) = \(Self.nameUUIDFunction)(?, ?, \(parts)) WHERE \(c) IS NULL\(own)", arguments: [entity, attribute])
+            try db.execute(
+                sql: "UPDATE \(t) SET \(c) = \(Self.nameUUIDFunction)(?, ?, \(parts)) WHERE \(c) IS NULL\(own)",
+                arguments: [entity, attribute])
         }
         return []
     }

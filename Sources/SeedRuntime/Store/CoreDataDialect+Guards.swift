@@ -20,8 +20,9 @@ extension CoreDataDialect {
     /// them with `trusted_schema` off, as seedkit reads and writes every store it did not make.
     static func registerTriggerFunctions(_ db: Database) {
         for name in notificationFunctions {
-            sqlite3_create_function_v2(db.sqliteConnection, name, 5, SQLITE_UTF8 | SQLITE_INNOCUOUS, nil,
-                                       { context, _, _ in sqlite3_result_null(context) }, nil, nil, nil)
+            sqlite3_create_function_v2(
+                db.sqliteConnection, name, 5, SQLITE_UTF8 | SQLITE_INNOCUOUS, nil,
+                { context, _, _ in sqlite3_result_null(context) }, nil, nil, nil)
         }
     }
 
@@ -30,14 +31,24 @@ extension CoreDataDialect {
     /// table whose writes fire them, with the derived attribute they compute.
     static func derivedAttributeBlocks(_ db: Database) throws -> [String: String] {
         var blocked: [String: String] = [:]
-        let known = Set(try String.fetchAll(db, sql: "SELECT DISTINCT lower(name) FROM pragma_function_list")).union(notificationFunctions.map { $0.lowercased() })
-        for row in try Row.fetchAll(db, sql: "SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'trigger' AND sql IS NOT NULL ORDER BY name") {
+        let known = Set(try String.fetchAll(db, sql: "SELECT DISTINCT lower(name) FROM pragma_function_list")).union(
+            notificationFunctions.map { $0.lowercased() })
+        for row in try Row.fetchAll(
+            db,
+            sql:
+                "SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'trigger' AND sql IS NOT NULL ORDER BY name"
+        ) {
             let name: String = row[0]
             let table: String = row[1]
             let sql: String = row[2]
-            guard let missing = calledFunctions(sql).first(where: { $0.hasPrefix("NS") && !known.contains($0.lowercased()) }) else { continue }
+            guard
+                let missing = calledFunctions(sql).first(where: {
+                    $0.hasPrefix("NS") && !known.contains($0.lowercased())
+                })
+            else { continue }
             guard blocked[table.uppercased()] == nil else { continue }
-            blocked[table.uppercased()] = "\(derivedAttribute(trigger: name)) is a derived attribute computed by Core Data's own function \(missing) (trigger \(name)), which only Core Data provides"
+            blocked[table.uppercased()] =
+                "\(derivedAttribute(trigger: name)) is a derived attribute computed by Core Data's own function \(missing) (trigger \(name)), which only Core Data provides"
         }
         return blocked
     }
@@ -61,7 +72,10 @@ extension CoreDataDialect {
                 pendingName = nil
                 continue
             }
-            if !current.isEmpty { pendingName = current; current = "" }
+            if !current.isEmpty {
+                pendingName = current
+                current = ""
+            }
             if character == "(", let name = pendingName { names.append(name) }
             if !character.isWhitespace { pendingName = nil }
         }
@@ -71,7 +85,10 @@ extension CoreDataDialect {
     /// Refuses a write to `table` when a trigger on it needs a function only Core Data has.
     func refuseBlocked(_ table: String) throws {
         if let reason = blockedTables[table.uppercased()] {
-            throw SeedError(.refused, "\(reason); seedkit cannot compute its value as Core Data would, so it does not write to \(table); nothing was written. Apply this change through Core Data in the app")
+            throw SeedError(
+                .refused,
+                "\(reason); seedkit cannot compute its value as Core Data would, so it does not write to \(table); nothing was written. Apply this change through Core Data in the app"
+            )
         }
     }
 
@@ -83,10 +100,17 @@ extension CoreDataDialect {
     /// The persistent-history tables of a store that tracks history (`ATRANSACTION`, `ACHANGE`;
     /// `Z_ENT` 16001–16003 in `Z_PRIMARYKEY`), or nil.
     package static func historyTables(_ db: Database) throws -> String? {
-        let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('ATRANSACTION', 'ACHANGE', 'ATRANSACTIONSTRING') ORDER BY name DESC")
-        let entities = try db.tableExists("Z_PRIMARYKEY")
-            ? try Int.fetchOne(db, sql: "SELECT count(*) FROM Z_PRIMARYKEY WHERE Z_ENT BETWEEN 16001 AND 16003") ?? 0 : 0
+        let tables = try String.fetchAll(
+            db,
+            sql:
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('ATRANSACTION', 'ACHANGE', 'ATRANSACTIONSTRING') ORDER BY name DESC"
+        )
+        let entities =
+            try db.tableExists("Z_PRIMARYKEY")
+            ? try Int.fetchOne(db, sql: "SELECT count(*) FROM Z_PRIMARYKEY WHERE Z_ENT BETWEEN 16001 AND 16003") ?? 0
+            : 0
         guard !tables.isEmpty || entities > 0 else { return nil }
-        return (tables.isEmpty ? [] : [tables.joined(separator: ", ")]).joined() + (entities > 0 ? "\(tables.isEmpty ? "" : "; ")Z_ENT 16001–16003 in Z_PRIMARYKEY" : "")
+        return (tables.isEmpty ? [] : [tables.joined(separator: ", ")]).joined()
+            + (entities > 0 ? "\(tables.isEmpty ? "" : "; ")Z_ENT 16001–16003 in Z_PRIMARYKEY" : "")
     }
 }

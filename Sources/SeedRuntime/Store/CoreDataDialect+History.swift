@@ -19,14 +19,20 @@ package enum CoreDataHistory {
     package static let stringEntity = 16003
 
     /// The columns the real stores' history tables have (`docs/swiftdata.md`).
-    static let changeColumns = ["Z_PK", "Z_ENT", "Z_OPT", "ZCHANGETYPE", "ZENTITY", "ZENTITYPK", "ZTRANSACTIONID", "ZCOLUMNS"]
-    static let transactionColumns = ["Z_PK", "Z_ENT", "Z_OPT", "ZAUTHORTS", "ZBUNDLEIDTS", "ZCONTEXTNAMETS", "ZPROCESSIDTS", "ZTIMESTAMP",
-                                     "ZAUTHOR", "ZBUNDLEID", "ZCONTEXTNAME", "ZPROCESSID", "ZQUERYGEN"]
+    static let changeColumns = [
+        "Z_PK", "Z_ENT", "Z_OPT", "ZCHANGETYPE", "ZENTITY", "ZENTITYPK", "ZTRANSACTIONID", "ZCOLUMNS",
+    ]
+    static let transactionColumns = [
+        "Z_PK", "Z_ENT", "Z_OPT", "ZAUTHORTS", "ZBUNDLEIDTS", "ZCONTEXTNAMETS", "ZPROCESSIDTS", "ZTIMESTAMP",
+        "ZAUTHOR", "ZBUNDLEID", "ZCONTEXTNAME", "ZPROCESSID", "ZQUERYGEN",
+    ]
     static let stringColumns = ["Z_PK", "Z_ENT", "Z_OPT", "ZNAME"]
 
     /// What happened to a row: `ZCHANGETYPE` 0, 1, 2.
     package enum Kind: Int, Sendable, Comparable {
-        case insert = 0, update = 1, delete = 2
+        case insert = 0
+        case update = 1
+        case delete = 2
         package static func < (lhs: Kind, rhs: Kind) -> Bool { lhs.rawValue < rhs.rawValue }
     }
 
@@ -86,7 +92,10 @@ package enum CoreDataHistory {
         /// When; stored as seconds since 2001-01-01 UTC.
         package var timestamp: Date = Date()
 
-        package init(author: String = "seedkit", bundleID: String = "seedkit", processID: String = "seedkit", contextName: String? = nil, timestamp: Date = Date()) {
+        package init(
+            author: String = "seedkit", bundleID: String = "seedkit", processID: String = "seedkit",
+            contextName: String? = nil, timestamp: Date = Date()
+        ) {
             self.author = author
             self.bundleID = bundleID
             self.processID = processID
@@ -105,7 +114,11 @@ package enum CoreDataHistory {
 
     /// Whether the store has the history tables (all three must be there to write).
     package static func tracksHistory(_ db: Database) throws -> Bool {
-        try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('ATRANSACTION', 'ACHANGE', 'ATRANSACTIONSTRING')") == 3
+        try Int.fetchOne(
+            db,
+            sql:
+                "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('ATRANSACTION', 'ACHANGE', 'ATRANSACTIONSTRING')"
+        ) == 3
     }
 
     /// `ZCOLUMNS` for an update of an entity with these properties (every property the entity
@@ -117,16 +130,29 @@ package enum CoreDataHistory {
     /// `n` properties. Refused: entities with a parent or sub-entities, with a transient or derived
     /// property, or with a relationship to an entity that has a parent or sub-entities (no real
     /// store shows how those count).
-    package static func columnsMask(entity: String, properties: [Property], changed: Set<String>, inherits: Bool = false) throws(SeedError) -> Data {
+    package static func columnsMask(
+        entity: String, properties: [Property], changed: Set<String>, inherits: Bool = false
+    ) throws(SeedError) -> Data {
         func refuse(_ why: String) -> SeedError {
-            SeedError(.refused, "cannot record the update of \(entity) in the store's persistent history: \(why); nothing was written. Pass --without-history to write without history entries")
+            SeedError(
+                .refused,
+                "cannot record the update of \(entity) in the store's persistent history: \(why); nothing was written. Pass --without-history to write without history entries"
+            )
         }
-        if inherits { throw refuse("\(entity) has a parent or sub-entities, and no real store shows how inherited properties count in the changed-properties mask (ZCOLUMNS)") }
+        if inherits {
+            throw refuse(
+                "\(entity) has a parent or sub-entities, and no real store shows how inherited properties count in the changed-properties mask (ZCOLUMNS)"
+            )
+        }
         if let odd = properties.first(where: \.unvouched) {
-            throw refuse("\(entity).\(odd.name) is transient or derived, and no real store shows how such a property counts in the changed-properties mask (ZCOLUMNS)")
+            throw refuse(
+                "\(entity).\(odd.name) is transient or derived, and no real store shows how such a property counts in the changed-properties mask (ZCOLUMNS)"
+            )
         }
         if let odd = properties.first(where: { $0.kind != .attribute && $0.destinationInherits }) {
-            throw refuse("\(entity).\(odd.name) points at an entity with a parent or sub-entities, and no real store shows how such a relationship counts in the changed-properties mask (ZCOLUMNS)")
+            throw refuse(
+                "\(entity).\(odd.name) points at an entity with a parent or sub-entities, and no real store shows how such a relationship counts in the changed-properties mask (ZCOLUMNS)"
+            )
         }
         let order = ordered(properties).map(\.name)
         if let unknown = changed.sorted().first(where: { !order.contains($0) }) {
@@ -134,7 +160,9 @@ package enum CoreDataHistory {
         }
         guard !changed.isEmpty else { throw refuse("the update of \(entity) names no changed property") }
         var bytes = [UInt8](repeating: 0, count: (order.count + 7) / 8)
-        for (index, name) in order.enumerated() where changed.contains(name) { bytes[index / 8] |= 0x80 >> UInt8(index % 8) }
+        for (index, name) in order.enumerated() where changed.contains(name) {
+            bytes[index / 8] |= 0x80 >> UInt8(index % 8)
+        }
         return Data(bytes)
     }
 
@@ -150,36 +178,57 @@ package enum CoreDataHistory {
     /// ``columnsMask(entity:properties:changed:inherits:)``; an update without one is refused.
     /// With no changes nothing is written and nil returned.
     @discardableResult
-    package static func write(_ changes: [Change], masks: [Int: Data], transaction: Transaction = Transaction(), in db: Database) throws -> Written? {
+    package static func write(
+        _ changes: [Change], masks: [Int: Data], transaction: Transaction = Transaction(), in db: Database
+    ) throws -> Written? {
         guard !changes.isEmpty else { return nil }
         try checkTables(db)
         for (index, change) in changes.enumerated() where change.kind == .update && masks[index] == nil {
-            throw SeedError(.refused, "cannot record the update of \(change.entityName) \(change.primaryKey) in the store's persistent history: no changed-properties mask (ZCOLUMNS) for it; nothing was written")
+            throw SeedError(
+                .refused,
+                "cannot record the update of \(change.entityName) \(change.primaryKey) in the store's persistent history: no changed-properties mask (ZCOLUMNS) for it; nothing was written"
+            )
         }
         if changes.contains(where: { $0.kind == .delete }), let tombstone = try tombstoneColumns(db).first {
-            throw SeedError(.refused, "cannot record deletes in the store's persistent history: ACHANGE keeps tombstones (\(tombstone)…), and no real store shows which attribute each tombstone column holds; nothing was written. Pass --without-history to write without history entries")
+            throw SeedError(
+                .refused,
+                "cannot record deletes in the store's persistent history: ACHANGE keeps tombstones (\(tombstone)…), and no real store shows which attribute each tombstone column holds; nothing was written. Pass --without-history to write without history entries"
+            )
         }
-        let strings = try [transaction.author, transaction.bundleID, transaction.processID, transaction.contextName].map { name in
+        let strings = try [transaction.author, transaction.bundleID, transaction.processID, transaction.contextName].map
+        { name in
             try name.map { try internedString($0, in: db) }
         }
         let transactionKey = try nextKey(entity: transactionEntity, table: "ATRANSACTION", in: db)
-        try db.execute(sql: """
-            INSERT INTO ATRANSACTION (Z_PK, Z_ENT, Z_OPT, ZAUTHORTS, ZBUNDLEIDTS, ZCONTEXTNAMETS, ZPROCESSIDTS, ZTIMESTAMP, ZAUTHOR, ZBUNDLEID, ZCONTEXTNAME, ZPROCESSID, ZQUERYGEN)
-            VALUES (?, ?, NULL, ?, ?, ?, ?, ?, NULL, NULL, NULL, NULL, NULL)
-            """, arguments: [transactionKey, transactionEntity, strings[0], strings[1], strings[3], strings[2], transaction.timestamp.timeIntervalSinceReferenceDate])
+        try db.execute(
+            sql: """
+                INSERT INTO ATRANSACTION (Z_PK, Z_ENT, Z_OPT, ZAUTHORTS, ZBUNDLEIDTS, ZCONTEXTNAMETS, ZPROCESSIDTS, ZTIMESTAMP, ZAUTHOR, ZBUNDLEID, ZCONTEXTNAME, ZPROCESSID, ZQUERYGEN)
+                VALUES (?, ?, NULL, ?, ?, ?, ?, ?, NULL, NULL, NULL, NULL, NULL)
+                """,
+            arguments: [
+                transactionKey, transactionEntity, strings[0], strings[1], strings[3], strings[2],
+                transaction.timestamp.timeIntervalSinceReferenceDate,
+            ])
         try setMax(entity: transactionEntity, name: "TRANSACTION", to: transactionKey, in: db)
         // Inserts, then updates, then deletes; by entity number, then key (the real stores' order).
         let ordered = changes.indices.sorted {
-            (changes[$0].kind, changes[$0].entity, changes[$0].primaryKey) < (changes[$1].kind, changes[$1].entity, changes[$1].primaryKey)
+            (changes[$0].kind, changes[$0].entity, changes[$0].primaryKey) < (
+                changes[$1].kind, changes[$1].entity, changes[$1].primaryKey
+            )
         }
         var key = try nextKey(entity: changeEntity, table: "ACHANGE", in: db) - 1
         var written: [Int64] = []
-        let insert = try db.makeStatement(sql: "INSERT INTO ACHANGE (Z_PK, Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS) VALUES (?, ?, NULL, ?, ?, ?, ?, ?)")
+        let insert = try db.makeStatement(
+            sql:
+                "INSERT INTO ACHANGE (Z_PK, Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS) VALUES (?, ?, NULL, ?, ?, ?, ?, ?)"
+        )
         for index in ordered {
             let change = changes[index]
             key += 1
-            try insert.execute(arguments: [key, changeEntity, change.kind.rawValue, change.entity, change.primaryKey, transactionKey,
-                                           change.kind == .update ? masks[index] : nil])
+            try insert.execute(arguments: [
+                key, changeEntity, change.kind.rawValue, change.entity, change.primaryKey, transactionKey,
+                change.kind == .update ? masks[index] : nil,
+            ])
             written.append(key)
         }
         try setMax(entity: changeEntity, name: "CHANGE", to: key, in: db)
@@ -188,36 +237,52 @@ package enum CoreDataHistory {
 
     /// Refuses history tables that are not shaped as the real stores' are.
     static func checkTables(_ db: Database) throws {
-        for (table, expected) in [("ACHANGE", changeColumns), ("ATRANSACTION", transactionColumns), ("ATRANSACTIONSTRING", stringColumns)] {
-            let columns = try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info(?)", arguments: [table]).map { $0.uppercased() }
+        for (table, expected) in [
+            ("ACHANGE", changeColumns), ("ATRANSACTION", transactionColumns), ("ATRANSACTIONSTRING", stringColumns),
+        ] {
+            let columns = try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info(?)", arguments: [table]).map
+            { $0.uppercased() }
             guard !columns.isEmpty else {
-                throw SeedError(.refused, "cannot write persistent history: the store has no \(table) table; nothing was written")
+                throw SeedError(
+                    .refused, "cannot write persistent history: the store has no \(table) table; nothing was written")
             }
-            let extra = table == "ACHANGE" ? columns.filter { !expected.contains($0) && !$0.hasPrefix("ZTOMBSTONE") } : columns.filter { !expected.contains($0) }
+            let extra =
+                table == "ACHANGE"
+                ? columns.filter { !expected.contains($0) && !$0.hasPrefix("ZTOMBSTONE") }
+                : columns.filter { !expected.contains($0) }
             if let missing = expected.first(where: { !columns.contains($0) }) ?? extra.first {
-                throw SeedError(.refused, "cannot write persistent history: \(table) has columns (\(columns.joined(separator: ", "))) unlike the real stores' (\(expected.joined(separator: ", "))), at \(missing); nothing was written")
+                throw SeedError(
+                    .refused,
+                    "cannot write persistent history: \(table) has columns (\(columns.joined(separator: ", "))) unlike the real stores' (\(expected.joined(separator: ", "))), at \(missing); nothing was written"
+                )
             }
         }
     }
 
     static func tombstoneColumns(_ db: Database) throws -> [String] {
-        try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info('ACHANGE') WHERE upper(name) LIKE 'ZTOMBSTONE%' ORDER BY cid")
+        try String.fetchAll(
+            db, sql: "SELECT name FROM pragma_table_info('ACHANGE') WHERE upper(name) LIKE 'ZTOMBSTONE%' ORDER BY cid")
     }
 
     /// The `ATRANSACTIONSTRING` row holding `name`, added if there is none.
     static func internedString(_ name: String, in db: Database) throws -> Int64 {
-        if let existing = try Int64.fetchOne(db, sql: "SELECT Z_PK FROM ATRANSACTIONSTRING WHERE ZNAME = ? ORDER BY Z_PK LIMIT 1", arguments: [name]) {
+        if let existing = try Int64.fetchOne(
+            db, sql: "SELECT Z_PK FROM ATRANSACTIONSTRING WHERE ZNAME = ? ORDER BY Z_PK LIMIT 1", arguments: [name])
+        {
             return existing
         }
         let key = try nextKey(entity: stringEntity, table: "ATRANSACTIONSTRING", in: db)
-        try db.execute(sql: "INSERT INTO ATRANSACTIONSTRING (Z_PK, Z_ENT, Z_OPT, ZNAME) VALUES (?, ?, NULL, ?)", arguments: [key, stringEntity, name])
+        try db.execute(
+            sql: "INSERT INTO ATRANSACTIONSTRING (Z_PK, Z_ENT, Z_OPT, ZNAME) VALUES (?, ?, NULL, ?)",
+            arguments: [key, stringEntity, name])
         try setMax(entity: stringEntity, name: "TRANSACTIONSTRING", to: key, in: db)
         return key
     }
 
     /// `max(Z_MAX, max(Z_PK)) + 1`: a real store's `Z_MAX` for strings runs ahead of its rows.
     static func nextKey(entity: Int, table: String, in db: Database) throws -> Int64 {
-        let recorded = try Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [entity]) ?? 0
+        let recorded =
+            try Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [entity]) ?? 0
         let highest = try Int64.fetchOne(db, sql: "SELECT max(Z_PK) FROM \(table)") ?? 0
         return max(recorded, highest) + 1
     }
@@ -225,9 +290,13 @@ package enum CoreDataHistory {
     /// Moves `Z_MAX` up to `key` (adding the `Z_PRIMARYKEY` row, named as the real stores name it, if missing).
     static func setMax(entity: Int, name: String, to key: Int64, in db: Database) throws {
         if try Int.fetchOne(db, sql: "SELECT count(*) FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [entity]) == 0 {
-            try db.execute(sql: "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, 0, ?)", arguments: [entity, name, key])
+            try db.execute(
+                sql: "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, 0, ?)",
+                arguments: [entity, name, key])
         } else {
-            try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ? AND (Z_MAX IS NULL OR Z_MAX < ?)", arguments: [key, entity, key])
+            try db.execute(
+                sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ? AND (Z_MAX IS NULL OR Z_MAX < ?)",
+                arguments: [key, entity, key])
         }
     }
 }

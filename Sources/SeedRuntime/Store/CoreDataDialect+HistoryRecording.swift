@@ -17,7 +17,9 @@ extension CoreDataDialect {
     package func refuseUnwritableHistory(_ db: Database, tables: String, allowingCloudKit: Bool) throws {
         let mirrored = try Self.cloudKitTables(db)
         if !mirrored.isEmpty && !allowingCloudKit {
-            throw SeedError(.refused, """
+            throw SeedError(
+                .refused,
+                """
                 the store is mirrored to CloudKit (\(mirrored.prefix(3).joined(separator: ", "))\(mirrored.count > 3 ? ", …" : "")): \
                 NSPersistentCloudKitContainer exports what persistent history records, so the rows seedkit writes, recorded on \
                 every device that migrates its own store, would be exported by each of them and duplicate in the user's CloudKit \
@@ -26,13 +28,21 @@ extension CoreDataDialect {
                 """)
         }
         guard try CoreDataHistory.tracksHistory(db) else {
-            throw SeedError(.refused, "the store tracks Core Data persistent history (\(tables)) without all three of ATRANSACTION, ACHANGE and ATRANSACTIONSTRING, unlike every real store read (docs/swiftdata.md), so seedkit cannot record what it writes; nothing was written. Apply this data update through Core Data in the app, or pass --without-history to write without history entries")
+            throw SeedError(
+                .refused,
+                "the store tracks Core Data persistent history (\(tables)) without all three of ATRANSACTION, ACHANGE and ATRANSACTIONSTRING, unlike every real store read (docs/swiftdata.md), so seedkit cannot record what it writes; nothing was written. Apply this data update through Core Data in the app, or pass --without-history to write without history entries"
+            )
         }
         do { try CoreDataHistory.checkTables(db) } catch let error as SeedError {
-            throw SeedError(.refused, error.diagnostics.map(\.message).joined(separator: "; ") + ". Pass --without-history to write without history entries")
+            throw SeedError(
+                .refused,
+                error.diagnostics.map(\.message).joined(separator: "; ")
+                    + ". Pass --without-history to write without history entries")
         }
         if facts.history.isEmpty {
-            throw SeedError(.refused, """
+            throw SeedError(
+                .refused,
+                """
                 the store tracks Core Data persistent history (\(tables)), and seedkit has no model to record what it writes: \
                 the history entries need every entity's properties, which neither the seed (built by an earlier seedkit) \
                 nor a model given here records; nothing was written. Give the model (the manifest's \
@@ -49,13 +59,17 @@ extension CoreDataDialect {
         for table in try cloudKitTables(db) {
             let rows = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(quoteIdentifier(table))") ?? 0
             guard rows > 0 else { continue }
-            throw SeedError(.refused, "the template holds CloudKit mirroring metadata (\(table): \(rows) row\(rows == 1 ? "" : "s")) from the device it was copied from, which every seed built from it would give every user; nothing was written. Make the template with seedkit init --coredata STORE, which empties it, or copy the store the app creates before it syncs")
+            throw SeedError(
+                .refused,
+                "the template holds CloudKit mirroring metadata (\(table): \(rows) row\(rows == 1 ? "" : "s")) from the device it was copied from, which every seed built from it would give every user; nothing was written. Make the template with seedkit init --coredata STORE, which empties it, or copy the store the app creates before it syncs"
+            )
         }
     }
 
     /// The store's CloudKit mirroring tables (`ANSCKRECORDMETADATA`, …), if any.
     package static func cloudKitTables(_ db: Database) throws -> [String] {
-        try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'ANSCK%' ORDER BY name")
+        try String.fetchAll(
+            db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'ANSCK%' ORDER BY name")
     }
 
     // MARK: - Recording
@@ -64,7 +78,8 @@ extension CoreDataDialect {
     /// attribute or a to-one relationship); the column's own name when the model has none (so
     /// that the changed-properties mask refuses it, naming it).
     func propertyName(ofColumn column: String, entity: Entity) -> String {
-        historyProperties(entity).first { $0.kind != .toMany && columnName($0.name) == column.uppercased() }?.name ?? column
+        historyProperties(entity).first { $0.kind != .toMany && columnName($0.name) == column.uppercased() }?.name
+            ?? column
     }
 
     /// The inverse of the to-one relationship stored in `column` of `entity`'s rows, or nil.
@@ -90,34 +105,45 @@ extension CoreDataDialect {
     /// Records that this run inserted the row of `entity` whose `Z_PK` is `primaryKey`.
     func recordInsert(entity: Entity, primaryKey: Int64) {
         guard writesHistory else { return }
-        session.record(.init(entityName: modelName(of: entity), entity: Int(entity.number), primaryKey: primaryKey, kind: .insert))
+        session.record(
+            .init(entityName: modelName(of: entity), entity: Int(entity.number), primaryKey: primaryKey, kind: .insert))
     }
 
     /// Records that this run deleted the row of `entity` whose `Z_PK` is `primaryKey`.
     func recordDelete(entity: Entity, primaryKey: SQLValue) {
         guard writesHistory, case .integer(let key) = primaryKey else { return }
-        session.record(.init(entityName: modelName(of: entity), entity: Int(entity.number), primaryKey: key, kind: .delete))
+        session.record(
+            .init(entityName: modelName(of: entity), entity: Int(entity.number), primaryKey: key, kind: .delete))
     }
 
     /// Records an update of `properties` of the row of `entity` whose `Z_PK` is `primaryKey`.
     func recordUpdate(entity: Entity, primaryKey: SQLValue, properties: Set<String>) {
         guard writesHistory, !properties.isEmpty, case .integer(let key) = primaryKey else { return }
-        session.record(.init(entityName: modelName(of: entity), entity: Int(entity.number), primaryKey: key, kind: .update, changed: properties))
+        session.record(
+            .init(
+                entityName: modelName(of: entity), entity: Int(entity.number), primaryKey: key, kind: .update,
+                changed: properties))
     }
 
     /// Records an update of the row of `table` whose `Z_PK` is `primaryKey` (its entity read from
     /// its `Z_ENT`), of the property `property` names for that entity; nothing when it names none.
     func recordUpdate(_ db: Database, table: String, primaryKey: SQLValue, property: (Entity) -> String?) throws {
         guard writesHistory, primaryKey != .null else { return }
-        let number = try SQLValue.fetchOne(db.cachedStatement(sql: "SELECT Z_ENT FROM \(quoteIdentifier(table)) WHERE Z_PK = ?"), arguments: [primaryKey])
-        guard let entity = entities.first(where: { SQLValue.integer($0.number) == number }), let name = property(entity) else { return }
+        let number = try SQLValue.fetchOne(
+            db.cachedStatement(sql: "SELECT Z_ENT FROM \(quoteIdentifier(table)) WHERE Z_PK = ?"),
+            arguments: [primaryKey])
+        guard let entity = entities.first(where: { SQLValue.integer($0.number) == number }), let name = property(entity)
+        else { return }
         recordUpdate(entity: entity, primaryKey: primaryKey, properties: [name])
     }
 
     /// Records the update of the row a to-one relationship (stored in `column` of `entity`'s
     /// rows) points at, or pointed at: its inverse changed. Nothing when the relationship has no inverse.
-    func recordInverseUpdate(_ db: Database, entity: Entity?, column: String, parentTable: String, parent: SQLValue) throws {
-        guard writesHistory, let entity, parent != .null, let inverse = inverseName(ofColumn: column, entity: entity) else { return }
+    func recordInverseUpdate(_ db: Database, entity: Entity?, column: String, parentTable: String, parent: SQLValue)
+        throws
+    {
+        guard writesHistory, let entity, parent != .null, let inverse = inverseName(ofColumn: column, entity: entity)
+        else { return }
         try recordUpdate(db, table: parentTable, primaryKey: parent) { _ in inverse }
     }
 
@@ -130,21 +156,29 @@ extension CoreDataDialect {
     /// - throws: ``SeedError`` (refused) when an update's changed-properties mask cannot be
     ///   vouched for, or the model lacks an entity written: the caller rolls the run back.
     @discardableResult
-    package func writeHistory(_ db: Database, transaction: CoreDataHistory.Transaction) throws -> CoreDataHistory.Written? {
+    package func writeHistory(_ db: Database, transaction: CoreDataHistory.Transaction) throws -> CoreDataHistory
+        .Written?
+    {
         guard writesHistory else { return nil }
         let changes = session.recorded()
         var masks: [Int: Data] = [:]
         for (index, change) in changes.enumerated() where change.kind == .update {
             guard let entity = facts.history[change.entityName] else {
-                throw SeedError(.refused, "cannot record the update of \(change.entityName) in the store's persistent history: the model seedkit has lists no entity \(change.entityName); nothing was written. Pass --without-history to write without history entries")
+                throw SeedError(
+                    .refused,
+                    "cannot record the update of \(change.entityName) in the store's persistent history: the model seedkit has lists no entity \(change.entityName); nothing was written. Pass --without-history to write without history entries"
+                )
             }
             let properties = entity.properties.map { property in
-                CoreDataHistory.Property(name: property.name, kind: property.kind,
-                                         unvouched: property.unvouched,
-                                         // A destination the facts do not list is refused as one that inherits.
-                                         destinationInherits: property.kind != .attribute && (property.destination.flatMap { facts.history[$0]?.inherits } ?? true))
+                CoreDataHistory.Property(
+                    name: property.name, kind: property.kind,
+                    unvouched: property.unvouched,
+                    // A destination the facts do not list is refused as one that inherits.
+                    destinationInherits: property.kind != .attribute
+                        && (property.destination.flatMap { facts.history[$0]?.inherits } ?? true))
             }
-            masks[index] = try CoreDataHistory.columnsMask(entity: change.entityName, properties: properties, changed: change.changed, inherits: entity.inherits)
+            masks[index] = try CoreDataHistory.columnsMask(
+                entity: change.entityName, properties: properties, changed: change.changed, inherits: entity.inherits)
         }
         return try CoreDataHistory.write(changes, masks: masks, transaction: transaction, in: db)
     }
@@ -158,7 +192,9 @@ extension CoreDataDialect {
         for entity in entities where entity.superEntity == 0 && entity.number < CoreDataHistory.changeEntity {
             let table = tableName(entity.name)
             guard try db.tableExists(table) else { continue }
-            let recorded = try Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [entity.number]) ?? 0
+            let recorded =
+                try Int64.fetchOne(
+                    db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [entity.number]) ?? 0
             let highest = try Int64.fetchOne(db, sql: "SELECT max(Z_PK) FROM \(quoteIdentifier(table))") ?? 0
             marks[entity.number] = max(recorded, highest)
         }
@@ -171,8 +207,13 @@ extension CoreDataDialect {
         guard writesHistory else { return }
         for entity in entities where entity.superEntity == 0 && entity.number < CoreDataHistory.changeEntity {
             let table = tableName(entity.name)
-            guard try db.tableExists(table), try Int.fetchOne(db, sql: "SELECT count(*) FROM \(quoteIdentifier(table))") ?? 0 > 0 else { continue }
-            throw SeedError(.refused, "the template tracks Core Data persistent history and already holds rows (\(table)): seedkit records a build as one transaction that inserts every row, which is what Core Data records only when no row it relates existed before; nothing was written. Build into the store as the app creates it, without rows (seedkit init --coredata empties one), or pass --without-history")
+            guard try db.tableExists(table),
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM \(quoteIdentifier(table))") ?? 0 > 0
+            else { continue }
+            throw SeedError(
+                .refused,
+                "the template tracks Core Data persistent history and already holds rows (\(table)): seedkit records a build as one transaction that inserts every row, which is what Core Data records only when no row it relates existed before; nothing was written. Build into the store as the app creates it, without rows (seedkit init --coredata empties one), or pass --without-history"
+            )
         }
     }
 
@@ -181,7 +222,10 @@ extension CoreDataDialect {
         guard writesHistory else { return }
         for entity in entities where entity.superEntity == 0 {
             guard let mark = marks[entity.number] else { continue }
-            let rows = try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_PK FROM \(quoteIdentifier(tableName(entity.name))) WHERE Z_PK > ? ORDER BY Z_PK", arguments: [mark])
+            let rows = try Row.fetchAll(
+                db,
+                sql: "SELECT Z_ENT, Z_PK FROM \(quoteIdentifier(tableName(entity.name))) WHERE Z_PK > ? ORDER BY Z_PK",
+                arguments: [mark])
             for row in rows {
                 let number: Int64 = row[0]
                 guard let rowEntity = entities.first(where: { $0.number == number }) else { continue }
@@ -197,21 +241,31 @@ extension CoreDataDialect {
     /// count counts, in so many words); nil when the store does not track history.
     package static func historySummary(_ db: Database) throws -> String? {
         guard let tables = try historyTables(db) else { return nil }
-        guard try CoreDataHistory.tracksHistory(db) else { return "tracked (\(tables)), but without all three history tables: seedkit writes no history here" }
+        guard try CoreDataHistory.tracksHistory(db) else {
+            return "tracked (\(tables)), but without all three history tables: seedkit writes no history here"
+        }
         let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM ATRANSACTION") ?? 0
         let total = try Int.fetchOne(db, sql: "SELECT count(*) FROM ACHANGE") ?? 0
-        var summary = "tracked: \(count) transaction\(count == 1 ? "" : "s"), \(total) change\(total == 1 ? "" : "s") in all"
-        if let last = try Row.fetchOne(db, sql: """
-            SELECT t.Z_PK, t.ZTIMESTAMP, coalesce((SELECT s.ZNAME FROM ATRANSACTIONSTRING AS s WHERE s.Z_PK = t.ZAUTHORTS), t.ZAUTHOR) AS author,
-                   (SELECT count(*) FROM ACHANGE AS c WHERE c.ZTRANSACTIONID = t.Z_PK) AS changes
-            FROM ATRANSACTION AS t ORDER BY t.Z_PK DESC LIMIT 1
-            """) {
+        var summary =
+            "tracked: \(count) transaction\(count == 1 ? "" : "s"), \(total) change\(total == 1 ? "" : "s") in all"
+        if let last = try Row.fetchOne(
+            db,
+            sql: """
+                SELECT t.Z_PK, t.ZTIMESTAMP, coalesce((SELECT s.ZNAME FROM ATRANSACTIONSTRING AS s WHERE s.Z_PK = t.ZAUTHORTS), t.ZAUTHOR) AS author,
+                       (SELECT count(*) FROM ACHANGE AS c WHERE c.ZTRANSACTIONID = t.Z_PK) AS changes
+                FROM ATRANSACTION AS t ORDER BY t.Z_PK DESC LIMIT 1
+                """)
+        {
             let seconds: Double? = last["ZTIMESTAMP"]
             let formatter = ISO8601DateFormatter()
-            let when = seconds.map { formatter.string(from: Date(timeIntervalSinceReferenceDate: $0.rounded(.down))) } ?? "an unknown time"
+            let when =
+                seconds.map { formatter.string(from: Date(timeIntervalSinceReferenceDate: $0.rounded(.down))) }
+                ?? "an unknown time"
             let changes: Int = last["changes"] ?? 0
             let author: String? = last["author"]
-            summary += "; the last " + (author.map { "by \($0) at \(when)" } ?? "at \(when), without an author") + ", with \(changes) change\(changes == 1 ? "" : "s")"
+            summary +=
+                "; the last " + (author.map { "by \($0) at \(when)" } ?? "at \(when), without an author")
+                + ", with \(changes) change\(changes == 1 ? "" : "s")"
         }
         let mirrored = try cloudKitTables(db)
         if !mirrored.isEmpty { summary += "; mirrored to CloudKit (\(mirrored.count) ANSCK… tables)" }

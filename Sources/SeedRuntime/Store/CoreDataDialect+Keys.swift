@@ -11,11 +11,20 @@ extension CoreDataDialect {
         let name = modelName(of: entity)
         let properties = facts.history[name]?.properties
         for constraint in facts.uniqueness[name] ?? [] where constraint.count == 1 {
-            if properties == nil || properties?.contains(where: { $0.name == constraint[0] && $0.kind == .attribute }) == true { return constraint[0] }
+            if properties == nil
+                || properties?.contains(where: { $0.name == constraint[0] && $0.kind == .attribute }) == true
+            {
+                return constraint[0]
+            }
         }
         let table = tableName(name)
         let pattern = "Z\\_" + name.replacingOccurrences(of: "_", with: "\\_") + "\\_UNIQUE\\_%"
-        for index in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND name LIKE ? ESCAPE '\\' ORDER BY name", arguments: [table, pattern]) {
+        for index in try String.fetchAll(
+            db,
+            sql:
+                "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND name LIKE ? ESCAPE '\\' ORDER BY name",
+            arguments: [table, pattern])
+        {
             let columns = try String.fetchAll(db, sql: "SELECT name FROM pragma_index_info(?)", arguments: [index])
             guard columns.count == 1, !Self.isBookkeeping(columns[0]) else { continue }
             let property = propertyName(ofColumn: columns[0], entity: entity)
@@ -43,7 +52,9 @@ extension CoreDataDialect {
                 guard let destination = property.destination, let destinationKey = keys[destination] else { continue }
                 if property.kind == .toMany {
                     // Only a many-to-many relationship is written by listing keys.
-                    let inverseKind = property.inverse.flatMap { inverse in facts.history[destination]?.properties.first { $0.name == inverse }?.kind }
+                    let inverseKind = property.inverse.flatMap { inverse in
+                        facts.history[destination]?.properties.first { $0.name == inverse }?.kind
+                    }
                     guard inverseKind == .toMany else { continue }
                 }
                 refs[property.name] = TableSpec.Reference(table: destination, column: destinationKey)
@@ -61,7 +72,8 @@ extension CoreDataDialect {
     /// ``missingKeyHint(entity:column:)``, for callers without a store open.
     package static func missingKeyHint(entity: String, column: String) -> String? {
         guard column.uppercased() == "Z_PK" else { return nil }
-        return "\(entity) has no single-attribute uniqueness constraint (@Attribute(.unique), a unique index Z_\(entity)_UNIQUE_<attribute>) that seedkit could take as its key, and Z_PK is a number seedkit assigns; give \(entity) a key in a manifest (tables: { \(entity): { key: ATTRIBUTE } }) and pass it with --manifest"
+        return
+            "\(entity) has no single-attribute uniqueness constraint (@Attribute(.unique), a unique index Z_\(entity)_UNIQUE_<attribute>) that seedkit could take as its key, and Z_PK is a number seedkit assigns; give \(entity) a key in a manifest (tables: { \(entity): { key: ATTRIBUTE } }) and pass it with --manifest"
     }
 
     /// Why a migration's update or delete of `entity` found by key column `column` is refused:
@@ -74,6 +86,7 @@ extension CoreDataDialect {
     /// ``keylessChangeRefusal(entity:column:)``, for the release-time check (`build`, `check-upgrade`).
     package static func keylessChangeRefusal(entity: String, column: String) -> String? {
         guard let hint = missingKeyHint(entity: entity, column: column) else { return nil }
-        return "\(entity) cannot be updated or deleted by its Z_PK, a number each user's store assigns on its own (the same number is a different object in every store): \(hint); nothing was written"
+        return
+            "\(entity) cannot be updated or deleted by its Z_PK, a number each user's store assigns on its own (the same number is a different object in every store): \(hint); nothing was written"
     }
 }

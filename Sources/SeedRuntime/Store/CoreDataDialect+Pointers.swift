@@ -31,21 +31,35 @@ extension CoreDataDialect {
         for entity in entities where entity.number < CoreDataHistory.changeEntity {
             let name = modelName(of: entity)
             // A property a sub-entity inherits is its ancestor's: listed once, under the entity that declares it.
-            let inherited = Set(lineage(of: entity).dropFirst().flatMap { facts.history[modelName(of: $0)]?.properties.map(\.name) ?? [] })
+            let inherited = Set(
+                lineage(of: entity).dropFirst().flatMap {
+                    facts.history[modelName(of: $0)]?.properties.map(\.name) ?? []
+                })
             for property in facts.history[name]?.properties ?? [] where !inherited.contains(property.name) {
                 guard let destination = property.destination, self.entity(named: destination) != nil else { continue }
                 switch property.kind {
                 case .attribute: continue
                 case .toOne:
                     let table = tableName(name)
-                    guard let info = try TableInfo.read(db, table: table), let column = info.column(columnName(property.name)) else { continue }
-                    let inverse = property.inverse.flatMap { inverse in facts.history[destination]?.properties.first { $0.name == inverse } }
-                    pointers.append(Pointer(table: info.name, column: column.name, rows: rowFilter(name), target: destination, relationship: "\(name).\(property.name)",
-                                            oneToOne: inverse?.kind == .toOne))
+                    guard let info = try TableInfo.read(db, table: table),
+                        let column = info.column(columnName(property.name))
+                    else { continue }
+                    let inverse = property.inverse.flatMap { inverse in
+                        facts.history[destination]?.properties.first { $0.name == inverse }
+                    }
+                    pointers.append(
+                        Pointer(
+                            table: info.name, column: column.name, rows: rowFilter(name), target: destination,
+                            relationship: "\(name).\(property.name)",
+                            oneToOne: inverse?.kind == .toOne))
                 case .toMany:
                     guard property.inverse == nil, let info = try TableInfo.read(db, table: tableName(destination)),
-                          let column = info.column("Z\(entity.number)\(property.name.uppercased())") else { continue }
-                    pointers.append(Pointer(table: info.name, column: column.name, rows: rowFilter(destination), target: name, relationship: "\(name).\(property.name)"))
+                        let column = info.column("Z\(entity.number)\(property.name.uppercased())")
+                    else { continue }
+                    pointers.append(
+                        Pointer(
+                            table: info.name, column: column.name, rows: rowFilter(destination), target: name,
+                            relationship: "\(name).\(property.name)"))
                 }
             }
         }
@@ -59,17 +73,23 @@ extension CoreDataDialect {
     /// is Core Data's own refusal): the migration deletes or moves those rows first. Nil when
     /// nothing points at it.
     package func pointerDeleteBlock(_ db: Database, entityNumber: SQLValue, primaryKey: SQLValue) throws -> String? {
-        guard primaryKey != .null, let entity = entities.first(where: { SQLValue.integer($0.number) == entityNumber }) else { return nil }
+        guard primaryKey != .null, let entity = entities.first(where: { SQLValue.integer($0.number) == entityNumber })
+        else { return nil }
         let names = Set(lineage(of: entity).map(modelName))
         let ownTable = tableName(modelName(of: entity))
         for pointer in try pointers(db) where names.contains(pointer.target) && !pointer.oneToOne {
-            var sql = "SELECT count(*) FROM \(quoteIdentifier(pointer.table)) WHERE \(quoteIdentifier(pointer.column)) = ?"
+            var sql =
+                "SELECT count(*) FROM \(quoteIdentifier(pointer.table)) WHERE \(quoteIdentifier(pointer.column)) = ?"
             var arguments: [SQLValue] = [primaryKey]
             if let rows = pointer.rows { sql += " AND \(rows)" }
-            if pointer.table == ownTable { sql += " AND Z_PK IS NOT ?"; arguments.append(primaryKey) }  // a row pointing at itself goes with it
+            if pointer.table == ownTable {
+                sql += " AND Z_PK IS NOT ?"
+                arguments.append(primaryKey)
+            }  // a row pointing at itself goes with it
             let count = try Int.fetchOne(db, sql: sql, arguments: StatementArguments(arguments)) ?? 0
             guard count > 0 else { continue }
-            return "still referenced by \(pointer.relationship) (\(count) row\(count == 1 ? "" : "s") of \(pointer.table) hold\(count == 1 ? "s" : "") it in \(pointer.column)); delete or move them first in a migration"
+            return
+                "still referenced by \(pointer.relationship) (\(count) row\(count == 1 ? "" : "s") of \(pointer.table) hold\(count == 1 ? "s" : "") it in \(pointer.column)); delete or move them first in a migration"
         }
         return nil
     }
@@ -84,20 +104,26 @@ extension CoreDataDialect {
     package func danglingPointerMessages(_ db: Database) throws -> [(pointer: Pointer, message: String)] {
         try danglingPointers(db).map { pointer, rows, count in
             let listed = rows.map(String.init).joined(separator: ", ") + (count > rows.count ? ", …" : "")
-            return (pointer, "\(count) row\(count == 1 ? "" : "s") (Z_PK \(listed)) point\(count == 1 ? "s" : "") at no \(pointer.target) through \(pointer.relationship)")
+            return (
+                pointer,
+                "\(count) row\(count == 1 ? "" : "s") (Z_PK \(listed)) point\(count == 1 ? "s" : "") at no \(pointer.target) through \(pointer.relationship)"
+            )
         }
     }
 
     /// Rows whose relationship columns point at no row of the entity they name: each pointer
     /// with the `Z_PK`s of the rows holding a dangling key (at most `limit` of them) and how many there are.
-    package func danglingPointers(_ db: Database, limit: Int = 5) throws -> [(pointer: Pointer, rows: [Int64], count: Int)] {
+    package func danglingPointers(_ db: Database, limit: Int = 5) throws -> [(
+        pointer: Pointer, rows: [Int64], count: Int
+    )] {
         var found: [(pointer: Pointer, rows: [Int64], count: Int)] = []
         for pointer in try pointers(db) {
             guard let target = entity(named: pointer.target) else { continue }
             let targetTable = tableName(pointer.target)
             let family = family(of: target).map(String.init).joined(separator: ", ")
             let column = quoteIdentifier(pointer.column)
-            let condition = "t.\(column) IS NOT NULL" + (pointer.rows.map { " AND t.\($0)" } ?? "")
+            let condition =
+                "t.\(column) IS NOT NULL" + (pointer.rows.map { " AND t.\($0)" } ?? "")
                 + " AND NOT EXISTS (SELECT 1 FROM \(quoteIdentifier(targetTable)) AS p WHERE p.Z_PK = t.\(column) AND p.Z_ENT IN (\(family)))"
             let from = "FROM \(quoteIdentifier(pointer.table)) AS t WHERE \(condition)"
             let count = try Int.fetchOne(db, sql: "SELECT count(*) \(from)") ?? 0

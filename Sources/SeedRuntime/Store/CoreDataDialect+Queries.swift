@@ -68,7 +68,13 @@ extension CoreDataDialect {
         for entity in entities {
             let table = tableName(entity.name)
             guard try db.tableExists(table) else { continue }
-            counts.append((entity.name, try Int.fetchOne(db, sql: "SELECT count(*) FROM \(quoteIdentifier(table)) WHERE Z_ENT = ?", arguments: [entity.number]) ?? 0))
+            counts.append(
+                (
+                    entity.name,
+                    try Int.fetchOne(
+                        db, sql: "SELECT count(*) FROM \(quoteIdentifier(table)) WHERE Z_ENT = ?",
+                        arguments: [entity.number]) ?? 0
+                ))
         }
         return counts
     }
@@ -81,7 +87,9 @@ extension CoreDataDialect {
     /// The model's entity name of each row of `entity`'s family in the table aliased `row`: `CASE row.Z_ENT WHEN … END`.
     package func entityNameSQL(_ entity: Entity, row: String) -> String {
         let family = family(of: entity)
-        let cases = entities.filter { family.contains($0.number) }.map { "WHEN \($0.number) THEN '\(modelName(of: $0).replacingOccurrences(of: "'", with: "''"))'" }
+        let cases = entities.filter { family.contains($0.number) }.map {
+            "WHEN \($0.number) THEN '\(modelName(of: $0).replacingOccurrences(of: "'", with: "''"))'"
+        }
         return "CASE \(row).Z_ENT \(cases.joined(separator: " ")) END"
     }
 
@@ -114,7 +122,9 @@ extension CoreDataDialect {
 
     /// Rows of `table` (aliased `p`) of `entity` whose one-to-one `column` points at a row of
     /// `target` (aliased `c`) whose `back` does not point at them: `p.column, c.back, p.keys…`.
-    package func oneSidedPairsSQL(table: String, column: String, target: String, back: String, keys: [String], entity: String) -> String {
+    package func oneSidedPairsSQL(
+        table: String, column: String, target: String, back: String, keys: [String], entity: String
+    ) -> String {
         let own = rowFilter(entity).map { " AND p.\($0)" } ?? ""
         return """
             SELECT p.\(quoteIdentifier(column)), c.\(quoteIdentifier(back)), \(keys.map { "p." + $0 }.joined(separator: ", "))
@@ -138,9 +148,16 @@ extension StoreDialect {
     package func storeSpec(_ spec: TableSpec, keepingReferencedTables: Bool = false) -> TableSpec {
         TableSpec(
             name: tableName(spec.name), key: spec.key.map(columnName),
-            refs: Dictionary(spec.refs.map { column, reference in
-                (columnName(column), TableSpec.Reference(table: keepingReferencedTables ? reference.table : tableName(reference.table), column: columnName(reference.column)))
-            }, uniquingKeysWith: { first, _ in first }),
-            defaults: Dictionary(spec.defaults.map { (columnName($0.key), $0.value) }, uniquingKeysWith: { first, _ in first }))
+            refs: Dictionary(
+                spec.refs.map { column, reference in
+                    (
+                        columnName(column),
+                        TableSpec.Reference(
+                            table: keepingReferencedTables ? reference.table : tableName(reference.table),
+                            column: columnName(reference.column))
+                    )
+                }, uniquingKeysWith: { first, _ in first }),
+            defaults: Dictionary(
+                spec.defaults.map { (columnName($0.key), $0.value) }, uniquingKeysWith: { first, _ in first }))
     }
 }

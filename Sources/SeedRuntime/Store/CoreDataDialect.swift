@@ -117,7 +117,10 @@ package struct CoreDataDialect: StoreDialect {
     ///   whose `Z_PK` is above its entity's `Z_MAX` would collide with the next row Core Data
     ///   adds), or when the store tracks persistent history that seedkit cannot write (see
     ///   ``refuseUnwritableHistory(_:tables:allowingCloudKit:)``) and `allowingMissingHistory` is false.
-    package static func detect(_ db: Database, facts: CoreDataModelFacts? = nil, allowingMissingHistory: Bool = false, allowingCloudKit: Bool = false) throws -> CoreDataDialect? {
+    package static func detect(
+        _ db: Database, facts: CoreDataModelFacts? = nil, allowingMissingHistory: Bool = false,
+        allowingCloudKit: Bool = false
+    ) throws -> CoreDataDialect? {
         guard var dialect = try read(db, facts: facts) else { return nil }
         if let problem = try dialect.keyProblems(db).first {
             throw SeedError(.refused, problem + "; nothing was written")
@@ -136,14 +139,21 @@ package struct CoreDataDialect: StoreDialect {
         // Core Data's own entities (persistent history's CHANGE, TRANSACTION, TRANSACTIONSTRING at
         // 16001–16003, and any above) are not the model's: by name they would stand for an app's
         // `Transaction` or `Change` entity and its table (ZTRANSACTION), and their Z_MAX for its.
-        let entities = try Row.fetchAll(db, sql: "SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY WHERE Z_ENT < ? ORDER BY Z_ENT", arguments: [CoreDataHistory.changeEntity]).map { row in
-            Entity(number: try SeedCatalog.value(row, 0, "Z_PRIMARYKEY", "Z_ENT", writer: "Core Data"),
-                   name: try SeedCatalog.value(row, 1, "Z_PRIMARYKEY", "Z_NAME", writer: "Core Data"),
-                   superEntity: try SeedCatalog.optionalValue(row, 2, "Z_PRIMARYKEY", "Z_SUPER", writer: "Core Data") ?? 0)
+        let entities = try Row.fetchAll(
+            db, sql: "SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY WHERE Z_ENT < ? ORDER BY Z_ENT",
+            arguments: [CoreDataHistory.changeEntity]
+        ).map { row in
+            Entity(
+                number: try SeedCatalog.value(row, 0, "Z_PRIMARYKEY", "Z_ENT", writer: "Core Data"),
+                name: try SeedCatalog.value(row, 1, "Z_PRIMARYKEY", "Z_NAME", writer: "Core Data"),
+                superEntity: try SeedCatalog.optionalValue(row, 2, "Z_PRIMARYKEY", "Z_SUPER", writer: "Core Data") ?? 0)
         }
         let recorded = try CoreDataModelFacts.recorded(db) ?? CoreDataModelFacts()
-        let tables = Set(try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'").map { $0.uppercased() })
-        return CoreDataDialect(entities: entities, facts: recorded.merged(with: facts), tables: tables, blockedTables: try derivedAttributeBlocks(db))
+        let tables = Set(
+            try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'").map { $0.uppercased() })
+        return CoreDataDialect(
+            entities: entities, facts: recorded.merged(with: facts), tables: tables,
+            blockedTables: try derivedAttributeBlocks(db))
     }
 
     /// Root entities whose table holds a Z_PK above their Z_MAX: a new row would reuse a key.
@@ -153,11 +163,15 @@ package struct CoreDataDialect: StoreDialect {
         for entity in entities where entity.superEntity == 0 {
             let table = tableName(entity.name)
             guard try db.tableExists(table) else { continue }
-            let recorded = try Int64.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [entity.number]) ?? 0
+            let recorded =
+                try Int64.fetchOne(
+                    db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", arguments: [entity.number]) ?? 0
             if recorded < 0 { continue }
             let highest = try Int64.fetchOne(db, sql: "SELECT max(Z_PK) FROM \(quoteIdentifier(table))") ?? 0
             if highest > recorded {
-                problems.append("Z_PRIMARYKEY says the highest \(entity.name) Z_PK is \(recorded), but \(table) has \(highest): the store is inconsistent, and a new row would reuse a key")
+                problems.append(
+                    "Z_PRIMARYKEY says the highest \(entity.name) Z_PK is \(recorded), but \(table) has \(highest): the store is inconsistent, and a new row would reuse a key"
+                )
             }
         }
         return problems
@@ -168,7 +182,9 @@ package struct CoreDataDialect: StoreDialect {
     /// The entity the model calls `name`: found by its name, or by its renaming identifier when
     /// `Z_PRIMARYKEY` keeps the name it had before a model version renamed it.
     package func entity(named name: String) -> Entity? {
-        if let renamed = facts.renamings[name], let entity = entities.first(where: { $0.name == renamed }) { return entity }
+        if let renamed = facts.renamings[name], let entity = entities.first(where: { $0.name == renamed }) {
+            return entity
+        }
         return entities.first { $0.name == name }
     }
 
@@ -190,8 +206,10 @@ package struct CoreDataDialect: StoreDialect {
     /// `entity` and the entities it inherits from, nearest first.
     func lineage(of entity: Entity) -> [Entity] {
         var lineage = [entity]
-        while let current = lineage.last, current.superEntity != 0, !lineage.contains(where: { $0.number == current.superEntity }),
-              let parent = entities.first(where: { $0.number == current.superEntity }) {
+        while let current = lineage.last, current.superEntity != 0,
+            !lineage.contains(where: { $0.number == current.superEntity }),
+            let parent = entities.first(where: { $0.number == current.superEntity })
+        {
             lineage.append(parent)
         }
         return lineage
@@ -252,7 +270,8 @@ package struct CoreDataDialect: StoreDialect {
     /// rendering of a UUID (``SQLValue/uuidText`` is the Swift one).
     package static func uuidTextSQL(_ expression: String) -> String {
         let parts = [(1, 8), (9, 4), (13, 4), (17, 4), (21, 12)].map { "substr(hex(\(expression)), \($0.0), \($0.1))" }
-        return "CASE WHEN typeof(\(expression)) = 'blob' AND length(\(expression)) = 16 THEN " + parts.joined(separator: " || '-' || ") + " ELSE \(expression) END"
+        return "CASE WHEN typeof(\(expression)) = 'blob' AND length(\(expression)) = 16 THEN "
+            + parts.joined(separator: " || '-' || ") + " ELSE \(expression) END"
     }
 
     /// Columns typed as the model stores them: a `UUID` attribute's `BLOB` column converts the
@@ -261,7 +280,8 @@ package struct CoreDataDialect: StoreDialect {
         var info = info
         for entity in entities where tableName(entity.name) == info.name {
             for (attribute, type) in facts.attributeTypes[modelName(of: entity)] ?? [:] where type == "UUID" {
-                guard let column = info.column(columnName(attribute)), let index = info.columns.firstIndex(of: column) else { continue }
+                guard let column = info.column(columnName(attribute)), let index = info.columns.firstIndex(of: column)
+                else { continue }
                 info.columns[index].type = .uuid
             }
         }
@@ -271,23 +291,33 @@ package struct CoreDataDialect: StoreDialect {
     // MARK: - Writing
 
     @discardableResult
-    package func insert(_ db: Database, into table: TableInfo, name: String, values: [(column: String, value: SQLValue)], references: [String: String]) throws -> Int {
+    package func insert(
+        _ db: Database, into table: TableInfo, name: String, values: [(column: String, value: SQLValue)],
+        references: [String: String]
+    ) throws -> Int {
         try refuseBlocked(table.name)
         // A sub-entity's rows live in its root's table with the sub-entity's Z_ENT; keys come from the root's Z_MAX.
         guard let entity = entity(named: name) ?? entity(forTable: table.name) else {
             throw SeedError(.configuration, "\(table.name) is not the table of an entity in Z_PRIMARYKEY")
         }
         let primaryKey = try allocateKey(db, root: root(entity), table: table.name)
-        var all = [(column: "Z_PK", value: SQLValue.integer(primaryKey)), ("Z_ENT", .integer(entity.number)), ("Z_OPT", .integer(1))] + values
+        var all =
+            [
+                (column: "Z_PK", value: SQLValue.integer(primaryKey)), ("Z_ENT", .integer(entity.number)),
+                ("Z_OPT", .integer(1)),
+            ] + values
         // What the row is not given gets the model's default, as Core Data gives every new object.
         for (attribute, literal) in (facts.defaults[modelName(of: entity)] ?? [:]).sorted(by: { $0.key < $1.key }) {
-            guard let column = table.column(columnName(attribute)), !all.contains(where: { $0.column.isSameName(as: column.name) }),
-                  let value = SQLValue(sqlLiteral: literal) else { continue }
+            guard let column = table.column(columnName(attribute)),
+                !all.contains(where: { $0.column.isSameName(as: column.name) }),
+                let value = SQLValue(sqlLiteral: literal)
+            else { continue }
             all.append((column.name, value))
         }
         for (column, value) in values where value != .null {
             if let order = Self.orderColumn(for: column, in: table) {
-                all.append((order, try nextOrderKey(db, table: table, column: column, orderColumn: order, parent: value)))
+                all.append(
+                    (order, try nextOrderKey(db, table: table, column: column, orderColumn: order, parent: value)))
             }
             if let typeColumn = Self.entityTypeColumn(for: column, in: table), let parent = references[column] {
                 all.append((typeColumn, try entityNumber(db, table: parent, primaryKey: value)))
@@ -295,8 +325,10 @@ package struct CoreDataDialect: StoreDialect {
         }
         let columns = all.map { quoteIdentifier($0.column) }.joined(separator: ", ")
         let marks = Array(repeating: "?", count: all.count).joined(separator: ", ")
-        try db.cachedStatement(sql: "INSERT OR ABORT INTO \(quoteIdentifier(table.name)) (\(columns)) VALUES (\(marks))")
-            .execute(binding: all.lazy.map(\.value))  // an empty blob as X'' (Statement+Direct)
+        try db.cachedStatement(
+            sql: "INSERT OR ABORT INTO \(quoteIdentifier(table.name)) (\(columns)) VALUES (\(marks))"
+        )
+        .execute(binding: all.lazy.map(\.value))  // an empty blob as X'' (Statement+Direct)
         let changed = db.changesCount
         guard changed > 0 else { return 0 }  // vetoed by a trigger: no bookkeeping for a row that is not there
         session.insert(table.name, primaryKey)
@@ -304,7 +336,9 @@ package struct CoreDataDialect: StoreDialect {
         for (column, value) in values where value != .null {
             guard let parent = references[column] else { continue }
             if let inverse = oneToOneInverse(entity, column: column, parentTable: parent) {
-                try setInverse(db, parentTable: parent, parent: value, inverse: inverse, owner: .integer(primaryKey), ownerTable: table.name, ownerColumn: column)
+                try setInverse(
+                    db, parentTable: parent, parent: value, inverse: inverse, owner: .integer(primaryKey),
+                    ownerTable: table.name, ownerColumn: column)
             }
             try recordInverseUpdate(db, entity: entity, column: column, parentTable: parent, parent: value)
             try bumpOptimisticLock(db, table: parent, primaryKey: value)
@@ -313,35 +347,56 @@ package struct CoreDataDialect: StoreDialect {
     }
 
     @discardableResult
-    package func update(_ db: Database, table: TableInfo, key: [(column: String, value: SQLValue)], values: [(column: String, value: SQLValue)], references: [String: String]) throws -> Int {
+    package func update(
+        _ db: Database, table: TableInfo, key: [(column: String, value: SQLValue)],
+        values: [(column: String, value: SQLValue)], references: [String: String]
+    ) throws -> Int {
         try refuseBlocked(table.name)
         let ordered = values.map(\.column).filter { Self.orderColumn(for: $0, in: table) != nil }
         let written = values.map(\.column).filter { !Self.isBookkeeping($0) }
-        let before = try relationships(db, table: table, key: key, columns: Set(references.keys).union(ordered).union(written).union(["Z_PK", "Z_ENT"]))
+        let before = try relationships(
+            db, table: table, key: key,
+            columns: Set(references.keys).union(ordered).union(written).union(["Z_PK", "Z_ENT"]))
         // The properties that change, for persistent history (before order keys and entity-type columns join the values).
-        let changedColumns = values.filter { !Self.isBookkeeping($0.column) && !(before[$0.column] ?? .null).isSame(as: $0.value) }.map(\.column)
+        let changedColumns = values.filter {
+            !Self.isBookkeeping($0.column) && !(before[$0.column] ?? .null).isSame(as: $0.value)
+        }.map(\.column)
         var values = values
         for (column, value) in values {
             guard !(before[column] ?? .null).isSame(as: value) else { continue }
             // A row that moves to another parent goes last in that parent's order; one that leaves has no place.
             if let order = Self.orderColumn(for: column, in: table) {
-                values.append((order, value == .null ? .null : try nextOrderKey(db, table: table, column: column, orderColumn: order, parent: value)))
+                values.append(
+                    (
+                        order,
+                        value == .null
+                            ? .null
+                            : try nextOrderKey(db, table: table, column: column, orderColumn: order, parent: value)
+                    ))
             }
             if let typeColumn = Self.entityTypeColumn(for: column, in: table), let parent = references[column] {
-                values.append((typeColumn, value == .null ? .null : try entityNumber(db, table: parent, primaryKey: value)))
+                values.append(
+                    (typeColumn, value == .null ? .null : try entityNumber(db, table: parent, primaryKey: value)))
             }
         }
         // A row this run inserted stays at Z_OPT 1: one run is one save, which writes an object new in it once.
-        let insertedInRun = if case .integer(let key) = before["Z_PK"] ?? .null { session.contains(table.name, key) } else { false }
-        let assignments = (values.map { "\(quoteIdentifier($0.column)) = ?" } + (insertedInRun ? [] : ["Z_OPT = Z_OPT + 1"])).joined(separator: ", ")
-        try db.cachedStatement(sql: "UPDATE OR ABORT \(quoteIdentifier(table.name)) SET \(assignments) WHERE \(keyPredicate(key))")
-            .execute(binding: (values + key).lazy.map(\.value))
+        let insertedInRun =
+            if case .integer(let key) = before["Z_PK"] ?? .null { session.contains(table.name, key) } else { false }
+        let assignments =
+            (values.map { "\(quoteIdentifier($0.column)) = ?" } + (insertedInRun ? [] : ["Z_OPT = Z_OPT + 1"])).joined(
+                separator: ", ")
+        try db.cachedStatement(
+            sql: "UPDATE OR ABORT \(quoteIdentifier(table.name)) SET \(assignments) WHERE \(keyPredicate(key))"
+        )
+        .execute(binding: (values + key).lazy.map(\.value))
         let changed = db.changesCount
         guard changed > 0 else { return 0 }
         let owner = before["Z_PK"] ?? .null
         let entity = entities.first { SQLValue.integer($0.number) == before["Z_ENT"] }
         if let entity {
-            recordUpdate(entity: entity, primaryKey: owner, properties: Set(changedColumns.map { propertyName(ofColumn: $0, entity: entity) }))
+            recordUpdate(
+                entity: entity, primaryKey: owner,
+                properties: Set(changedColumns.map { propertyName(ofColumn: $0, entity: entity) }))
         }
         for (column, value) in values {
             guard let parent = references[column], let old = before[column], !old.isSame(as: value) else { continue }
@@ -352,7 +407,11 @@ package struct CoreDataDialect: StoreDialect {
                 try bumpOptimisticLock(db, table: parent, primaryKey: old)
             }
             if value != .null {
-                if let inverse { try setInverse(db, parentTable: parent, parent: value, inverse: inverse, owner: owner, ownerTable: table.name, ownerColumn: column) }
+                if let inverse {
+                    try setInverse(
+                        db, parentTable: parent, parent: value, inverse: inverse, owner: owner, ownerTable: table.name,
+                        ownerColumn: column)
+                }
                 try recordInverseUpdate(db, entity: entity, column: column, parentTable: parent, parent: value)
                 try bumpOptimisticLock(db, table: parent, primaryKey: value)
             }
@@ -361,9 +420,12 @@ package struct CoreDataDialect: StoreDialect {
     }
 
     @discardableResult
-    package func delete(_ db: Database, from table: TableInfo, key: [(column: String, value: SQLValue)], references: [String: String]) throws -> Int {
+    package func delete(
+        _ db: Database, from table: TableInfo, key: [(column: String, value: SQLValue)], references: [String: String]
+    ) throws -> Int {
         try refuseBlocked(table.name)
-        let before = try relationships(db, table: table, key: key, columns: Set(references.keys).union(["Z_PK", "Z_ENT"]))
+        let before = try relationships(
+            db, table: table, key: key, columns: Set(references.keys).union(["Z_PK", "Z_ENT"]))
         try db.cachedStatement(sql: "DELETE FROM \(quoteIdentifier(table.name)) WHERE \(keyPredicate(key))")
             .execute(binding: key.lazy.map { $0.value })
         let changed = db.changesCount
@@ -388,29 +450,48 @@ package struct CoreDataDialect: StoreDialect {
     /// The next `Z_PK` of `root`'s table: `Z_MAX` + 1, moving `Z_MAX` on. A `Z_MAX` of -1 (Core
     /// Data does not track the highest key there) stays -1, and the key follows the table's highest.
     private func allocateKey(_ db: Database, root: Entity, table: String) throws -> Int64 {
-        let recorded = try Int64.fetchOne(db.cachedStatement(sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?"), arguments: [root.number]) ?? 0
+        let recorded =
+            try Int64.fetchOne(
+                db.cachedStatement(sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?"), arguments: [root.number])
+            ?? 0
         if recorded < 0 {
             return (try Int64.fetchOne(db, sql: "SELECT max(Z_PK) FROM \(quoteIdentifier(table))") ?? 0) + 1
         }
-        try db.cachedStatement(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?").execute(arguments: [recorded + 1, root.number])
+        try db.cachedStatement(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?").execute(arguments: [
+            recorded + 1, root.number,
+        ])
         return recorded + 1
     }
 
     /// The order key after the last row of `parent` in `table`'s ordered relationship.
-    private func nextOrderKey(_ db: Database, table: TableInfo, column: String, orderColumn: String, parent: SQLValue) throws -> SQLValue {
-        let last = try Int64.fetchOne(db.cachedStatement(sql: "SELECT max(\(quoteIdentifier(orderColumn))) FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(column)) = ?"), arguments: [parent])
+    private func nextOrderKey(_ db: Database, table: TableInfo, column: String, orderColumn: String, parent: SQLValue)
+        throws -> SQLValue
+    {
+        let last = try Int64.fetchOne(
+            db.cachedStatement(
+                sql:
+                    "SELECT max(\(quoteIdentifier(orderColumn))) FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(column)) = ?"
+            ), arguments: [parent])
         return .integer(Self.orderKey(after: last))
     }
 
     /// The `Z_ENT` of the row of `table` whose `Z_PK` is `primaryKey`.
     private func entityNumber(_ db: Database, table: String, primaryKey: SQLValue) throws -> SQLValue {
-        try SQLValue.fetchOne(db.cachedStatement(sql: "SELECT Z_ENT FROM \(quoteIdentifier(table)) WHERE Z_PK = ?"), arguments: [primaryKey]) ?? .null
+        try SQLValue.fetchOne(
+            db.cachedStatement(sql: "SELECT Z_ENT FROM \(quoteIdentifier(table)) WHERE Z_PK = ?"),
+            arguments: [primaryKey]) ?? .null
     }
 
     /// The values of `columns` in the row with `key`.
-    private func relationships(_ db: Database, table: TableInfo, key: [(column: String, value: SQLValue)], columns: Set<String>) throws -> [String: SQLValue] {
+    private func relationships(
+        _ db: Database, table: TableInfo, key: [(column: String, value: SQLValue)], columns: Set<String>
+    ) throws -> [String: SQLValue] {
         let columns = columns.sorted()
-        guard !columns.isEmpty, let row = try db.sqlRow("SELECT \(columns.map(quoteIdentifier).joined(separator: ", ")) FROM \(quoteIdentifier(table.name)) WHERE \(keyPredicate(key))", binding: key.map { $0.value }) else { return [:] }
+        guard !columns.isEmpty,
+            let row = try db.sqlRow(
+                "SELECT \(columns.map(quoteIdentifier).joined(separator: ", ")) FROM \(quoteIdentifier(table.name)) WHERE \(keyPredicate(key))",
+                binding: key.map { $0.value })
+        else { return [:] }
         var result: [String: SQLValue] = [:]
         for (index, column) in columns.enumerated() { result[column] = row[index] }
         return result
@@ -419,7 +500,8 @@ package struct CoreDataDialect: StoreDialect {
     /// The column in `parentTable` that holds the inverse of `entity`'s one-to-one relationship stored in `column`.
     func oneToOneInverse(_ entity: Entity, column: String, parentTable: String) -> String? {
         for ancestor in lineage(of: entity) {
-            for (relationship, pair) in facts.oneToOne[modelName(of: ancestor)] ?? [:] where columnName(relationship) == column.uppercased() {
+            for (relationship, pair) in facts.oneToOne[modelName(of: ancestor)] ?? [:]
+            where columnName(relationship) == column.uppercased() {
                 return columnName(pair.inverse)
             }
         }
@@ -427,75 +509,55 @@ package struct CoreDataDialect: StoreDialect {
     }
 
     /// Points the one-to-one inverse of `parent` at `owner`; a row it pointed at before loses its side.
-    private func setInverse(_ db: Database, parentTable: String, parent: SQLValue, inverse: String, owner: SQLValue, ownerTable: String, ownerColumn: String) throws {
-        let previous = try SQLValue.fetchOne(db, sql: "SELECT \(quoteIdentifier(inverse)) FROM \(quoteIdentifier(parentTable)) WHERE Z_PK = ?", arguments: [parent]) ?? .null
+    private func setInverse(
+        _ db: Database, parentTable: String, parent: SQLValue, inverse: String, owner: SQLValue, ownerTable: String,
+        ownerColumn: String
+    ) throws {
+        let previous =
+            try SQLValue.fetchOne(
+                db, sql: "SELECT \(quoteIdentifier(inverse)) FROM \(quoteIdentifier(parentTable)) WHERE Z_PK = ?",
+                arguments: [parent]) ?? .null
         guard !previous.isSame(as: owner) else { return }
         if previous != .null {
-            try db.execute(sql: "UPDATE \(quoteIdentifier(ownerTable)) SET \(quoteIdentifier(ownerColumn)) = NULL WHERE Z_PK = ?", arguments: [previous])
-            try recordUpdate(db, table: ownerTable, primaryKey: previous) { propertyName(ofColumn: ownerColumn, entity: $0) }
+            try db.execute(
+                sql: "UPDATE \(quoteIdentifier(ownerTable)) SET \(quoteIdentifier(ownerColumn)) = NULL WHERE Z_PK = ?",
+                arguments: [previous])
+            try recordUpdate(db, table: ownerTable, primaryKey: previous) {
+                propertyName(ofColumn: ownerColumn, entity: $0)
+            }
             try bumpOptimisticLock(db, table: ownerTable, primaryKey: previous)
         }
         var assignments = ["\(quoteIdentifier(inverse)) = ?"]
         var arguments: [SQLValue] = [owner]
-        if let info = try TableInfo.read(db, table: parentTable), let typeColumn = Self.entityTypeColumn(for: inverse, in: info) {
+        if let info = try TableInfo.read(db, table: parentTable),
+            let typeColumn = Self.entityTypeColumn(for: inverse, in: info)
+        {
             assignments.append("\(quoteIdentifier(typeColumn)) = ?")
             arguments.append(try entityNumber(db, table: ownerTable, primaryKey: owner))
         }
-        try db.execute(sql: "UPDATE \(quoteIdentifier(parentTable)) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = ?", arguments: StatementArguments(arguments + [parent]))
+        try db.execute(
+            sql: "UPDATE \(quoteIdentifier(parentTable)) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = ?",
+            arguments: StatementArguments(arguments + [parent]))
     }
 
     private func clearInverse(_ db: Database, parentTable: String, parent: SQLValue, inverse: String) throws {
         var assignments = ["\(quoteIdentifier(inverse)) = NULL"]
-        if let info = try TableInfo.read(db, table: parentTable), let typeColumn = Self.entityTypeColumn(for: inverse, in: info) {
+        if let info = try TableInfo.read(db, table: parentTable),
+            let typeColumn = Self.entityTypeColumn(for: inverse, in: info)
+        {
             assignments.append("\(quoteIdentifier(typeColumn)) = NULL")
         }
-        try db.execute(sql: "UPDATE \(quoteIdentifier(parentTable)) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = ?", arguments: [parent])
+        try db.execute(
+            sql: "UPDATE \(quoteIdentifier(parentTable)) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = ?",
+            arguments: [parent])
     }
 
     /// `Z_OPT` + 1 on a row whose relationships changed, unless this run inserted it (Core Data
     /// inserts and relates it in one save, at `Z_OPT` 1).
     func bumpOptimisticLock(_ db: Database, table: String, primaryKey: SQLValue) throws {
         if case .integer(let key) = primaryKey, session.contains(table, key) { return }
-        try db.cachedStatement(sql: "UPDATE \(quoteIdentifier(table)) SET Z_OPT = Z_OPT + 1 WHERE Z_PK = ?").execute(arguments: [primaryKey])
+        try db.cachedStatement(sql: "UPDATE \(quoteIdentifier(table)) SET Z_OPT = Z_OPT + 1 WHERE Z_PK = ?").execute(
+            arguments: [primaryKey])
     }
 
-    /// Rows inserted by one run, by table and `Z_PK`; and the run's changes for persistent history.
-    final class Session: @unchecked Sendable {
-        private let lock = NSLock()
-        private var rows: Set<String> = []
-        /// By `Z_ENT#Z_PK`, merged as one Core Data save merges an object's changes.
-        private var changes: [String: CoreDataHistory.Change] = [:]
-
-        func insert(_ table: String, _ key: Int64) {
-            lock.withLock { _ = rows.insert("\(table)#\(key)") }
-        }
-
-        func contains(_ table: String, _ key: Int64) -> Bool {
-            lock.withLock { rows.contains("\(table)#\(key)") }
-        }
-
-        /// Records a change of a row. One save records one change per object: an object inserted
-        /// and then changed is an insert; inserted and then deleted, nothing; updated more than
-        /// once, one update of every property that changed; updated and then deleted, a delete.
-        func record(_ change: CoreDataHistory.Change) {
-            let id = "\(change.entity)#\(change.primaryKey)"
-            lock.withLock {
-                guard var existing = changes[id] else {
-                    changes[id] = change
-                    return
-                }
-                switch (existing.kind, change.kind) {
-                case (.insert, .delete): changes[id] = nil
-                case (.insert, _), (.delete, _): break
-                case (.update, .update): existing.changed.formUnion(change.changed); changes[id] = existing
-                case (.update, _): changes[id] = change
-                }
-            }
-        }
-
-        /// The changes recorded, by entity number and key.
-        func recorded() -> [CoreDataHistory.Change] {
-            lock.withLock { changes.values.sorted { ($0.entity, $0.primaryKey) < ($1.entity, $1.primaryKey) } }
-        }
-    }
 }

@@ -31,14 +31,19 @@ extension CoreDataDialect {
 
     /// The join table of `entity`'s to-many relationship `relationship` to `destination`, or nil
     /// when the store has none (the relationship is not many-to-many, or the store is not laid out so).
-    package func joinTable(_ db: Database, entity: String, relationship: String, destination: String) throws -> JoinTable? {
+    package func joinTable(_ db: Database, entity: String, relationship: String, destination: String) throws
+        -> JoinTable?
+    {
         let owners = numbers(of: entity).map { "Z_\($0)" }
         let members = numbers(of: destination).map { "Z_\($0)\(relationship.uppercased())" }
         for table in try Self.joinTableNames(db) {
             guard let info = try TableInfo.read(db, table: table) else { continue }
             let columns = info.columns.map(\.name).filter { !$0.hasPrefix("Z_FOK_") }
             guard columns.count == 2, let member = columns.first(where: { members.contains($0) }),
-                  let owner = columns.first(where: { $0 != member && Self.entityNumberPrefix(of: $0).map(owners.contains) == true }) else { continue }
+                let owner = columns.first(where: {
+                    $0 != member && Self.entityNumberPrefix(of: $0).map(owners.contains) == true
+                })
+            else { continue }
             return JoinTable(
                 name: table, ownerColumn: owner, memberColumn: member,
                 memberOrderColumn: info.column("Z_FOK_" + member.dropFirst(2))?.name,
@@ -63,14 +68,18 @@ extension CoreDataDialect {
         let numbers = Set(lineage(of: entity).map { "Z_\($0.number)" })
         var sides: [JoinSide] = []
         for join in try Self.joinTableNames(db) {
-            let columns = (try TableInfo.read(db, table: join)?.columns ?? []).map(\.name).filter { !$0.hasPrefix("Z_FOK_") }
+            let columns = (try TableInfo.read(db, table: join)?.columns ?? []).map(\.name).filter {
+                !$0.hasPrefix("Z_FOK_")
+            }
             guard columns.count == 2 else { continue }
             for (index, column) in columns.enumerated() {
                 guard let prefix = Self.entityNumberPrefix(of: column), numbers.contains(prefix) else { continue }
                 let other = columns[1 - index]
                 guard let otherNumber = Self.entityNumberPrefix(of: other).flatMap({ Int64($0.dropFirst(2)) }),
-                      let otherEntity = entities.first(where: { $0.number == otherNumber }) else { continue }
-                sides.append(JoinSide(table: join, column: column, other: other, otherTable: tableName(otherEntity.name)))
+                    let otherEntity = entities.first(where: { $0.number == otherNumber })
+                else { continue }
+                sides.append(
+                    JoinSide(table: join, column: column, other: other, otherTable: tableName(otherEntity.name)))
             }
         }
         return sides
@@ -86,18 +95,27 @@ extension CoreDataDialect {
     /// migration's other changes, so the order does not matter). A relationship whose rule is
     /// not known (a seed built before seedkit recorded rules, and no model given) keeps the row.
     package func manyToManyDeleteBlock(_ db: Database, entityNumber: SQLValue, primaryKey: SQLValue) throws -> String? {
-        guard primaryKey != .null, let entity = entities.first(where: { SQLValue.integer($0.number) == entityNumber }) else { return nil }
+        guard primaryKey != .null, let entity = entities.first(where: { SQLValue.integer($0.number) == entityNumber })
+        else { return nil }
         for side in try joinSides(db, entity: entity) {
-            let linked = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(quoteIdentifier(side.table)) WHERE \(quoteIdentifier(side.column)) = ?", arguments: [primaryKey]) ?? 0
+            let linked =
+                try Int.fetchOne(
+                    db,
+                    sql:
+                        "SELECT count(*) FROM \(quoteIdentifier(side.table)) WHERE \(quoteIdentifier(side.column)) = ?",
+                    arguments: [primaryKey]) ?? 0
             guard linked > 0 else { continue }
-            let where_ = "\(side.table).\(side.column)"
-            guard let (relationship, rule) = deletionRule(entity, joinColumn: side.other) else { return "still referenced by \(where_)" }
+            let place = "\(side.table).\(side.column)"
+            guard let (relationship, rule) = deletionRule(entity, joinColumn: side.other) else {
+                return "still referenced by \(place)"
+            }
             switch rule {
             case "Nullify": continue
             case "Cascade":
-                return "its relationship \(relationship) has the deletion rule Cascade: Core Data would delete its \(linked) related row\(linked == 1 ? "" : "s") too (\(where_)), and seedkit never deletes rows it cannot tell the user did not change; delete them in the same migration"
+                return
+                    "its relationship \(relationship) has the deletion rule Cascade: Core Data would delete its \(linked) related row\(linked == 1 ? "" : "s") too (\(place)), and seedkit never deletes rows it cannot tell the user did not change; delete them in the same migration"
             default:
-                return "still related through \(relationship) (\(where_)), whose deletion rule is \(rule)"
+                return "still related through \(relationship) (\(place)), whose deletion rule is \(rule)"
             }
         }
         return nil
@@ -116,7 +134,8 @@ extension CoreDataDialect {
         // A relationship that is its own inverse names its second column with a digit (`Z_4FRIENDS1`).
         let candidates = [stored, String(stored.reversed().drop { $0.isNumber }.reversed())]
         for ancestor in lineage(of: entity) {
-            for (relationship, rule) in facts.deletionRules[modelName(of: ancestor)] ?? [:] where candidates.contains(relationship.uppercased()) {
+            for (relationship, rule) in facts.deletionRules[modelName(of: ancestor)] ?? [:]
+            where candidates.contains(relationship.uppercased()) {
                 return (relationship, rule)
             }
         }
@@ -126,13 +145,21 @@ extension CoreDataDialect {
     /// Removes every join row of the row of `entity` whose `Z_PK` is `primaryKey`; each related row's `Z_OPT` + 1.
     func unlinkAll(_ db: Database, entity: Entity, primaryKey: SQLValue) throws {
         for side in try joinSides(db, entity: entity) {
-            let others = try SQLValue.fetchAll(db, sql: "SELECT \(quoteIdentifier(side.other)) FROM \(quoteIdentifier(side.table)) WHERE \(quoteIdentifier(side.column)) = ?", arguments: [primaryKey])
+            let others = try SQLValue.fetchAll(
+                db,
+                sql:
+                    "SELECT \(quoteIdentifier(side.other)) FROM \(quoteIdentifier(side.table)) WHERE \(quoteIdentifier(side.column)) = ?",
+                arguments: [primaryKey])
             guard !others.isEmpty else { continue }
-            try db.execute(sql: "DELETE FROM \(quoteIdentifier(side.table)) WHERE \(quoteIdentifier(side.column)) = ?", arguments: [primaryKey])
+            try db.execute(
+                sql: "DELETE FROM \(quoteIdentifier(side.table)) WHERE \(quoteIdentifier(side.column)) = ?",
+                arguments: [primaryKey])
             // The column holding this row is named after the other side's relationship, which changed.
             let relationship = side.column.dropFirst(Self.entityNumberPrefix(of: side.column)?.count ?? 0)
             for other in others {
-                try recordUpdate(db, table: side.otherTable, primaryKey: other) { propertyName(stored: String(relationship), entity: $0) }
+                try recordUpdate(db, table: side.otherTable, primaryKey: other) {
+                    propertyName(stored: String(relationship), entity: $0)
+                }
                 try bumpOptimisticLock(db, table: side.otherTable, primaryKey: other)
             }
         }
@@ -141,7 +168,9 @@ extension CoreDataDialect {
     /// Writes the join rows of `owner`: `members` in the order given (ordered relationships get
     /// order keys from 2048 in steps of 1024), `owner` last among each member's owners when the
     /// inverse is ordered; each member's `Z_OPT` + 1 (its inverse changed) unless this run inserted it.
-    package func link(_ db: Database, join: JoinTable, owner: SQLValue, members: [SQLValue], memberTable: String, ownerTable: String) throws {
+    package func link(
+        _ db: Database, join: JoinTable, owner: SQLValue, members: [SQLValue], memberTable: String, ownerTable: String
+    ) throws {
         for (index, member) in members.enumerated() {
             var columns = [join.ownerColumn, join.memberColumn]
             var values = [owner, member]
@@ -150,17 +179,29 @@ extension CoreDataDialect {
                 values.append(.integer(Self.orderKey(at: index)))
             }
             if let order = join.ownerOrderColumn {
-                let last = try Int64.fetchOne(db, sql: "SELECT max(\(quoteIdentifier(order))) FROM \(quoteIdentifier(join.name)) WHERE \(quoteIdentifier(join.memberColumn)) = ?", arguments: [member])
+                let last = try Int64.fetchOne(
+                    db,
+                    sql:
+                        "SELECT max(\(quoteIdentifier(order))) FROM \(quoteIdentifier(join.name)) WHERE \(quoteIdentifier(join.memberColumn)) = ?",
+                    arguments: [member])
                 columns.append(order)
                 values.append(.integer(Self.orderKey(after: last)))
             }
-            try db.execute(sql: "INSERT INTO \(quoteIdentifier(join.name)) (\(columns.map(quoteIdentifier).joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))",
-                           arguments: StatementArguments(values))
+            try db.execute(
+                sql:
+                    "INSERT INTO \(quoteIdentifier(join.name)) (\(columns.map(quoteIdentifier).joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))",
+                arguments: StatementArguments(values))
             // Both sides' relationships changed: the member column is named after the owner's, the owner column after the member's.
-            let ownerRelationship = String(join.memberColumn.dropFirst(Self.entityNumberPrefix(of: join.memberColumn)?.count ?? 0))
-            let memberRelationship = String(join.ownerColumn.dropFirst(Self.entityNumberPrefix(of: join.ownerColumn)?.count ?? 0))
-            try recordUpdate(db, table: ownerTable, primaryKey: owner) { propertyName(stored: ownerRelationship, entity: $0) }
-            try recordUpdate(db, table: memberTable, primaryKey: member) { propertyName(stored: memberRelationship, entity: $0) }
+            let ownerRelationship = String(
+                join.memberColumn.dropFirst(Self.entityNumberPrefix(of: join.memberColumn)?.count ?? 0))
+            let memberRelationship = String(
+                join.ownerColumn.dropFirst(Self.entityNumberPrefix(of: join.ownerColumn)?.count ?? 0))
+            try recordUpdate(db, table: ownerTable, primaryKey: owner) {
+                propertyName(stored: ownerRelationship, entity: $0)
+            }
+            try recordUpdate(db, table: memberTable, primaryKey: member) {
+                propertyName(stored: memberRelationship, entity: $0)
+            }
             try bumpOptimisticLock(db, table: memberTable, primaryKey: member)
         }
     }
@@ -189,13 +230,20 @@ extension CoreDataDialect {
 
     /// A writer of `join`'s rows for a build (see ``BulkLinks``).
     package func bulkLinks(_ db: Database, join: JoinTable) throws -> BulkLinks {
-        let columns = [join.ownerColumn, join.memberColumn] + [join.memberOrderColumn, join.ownerOrderColumn].compactMap { $0 }
-        return BulkLinks(join: join, insert: try db.makeStatement(sql: "INSERT INTO \(quoteIdentifier(join.name)) (\(columns.map(quoteIdentifier).joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"))
+        let columns =
+            [join.ownerColumn, join.memberColumn] + [join.memberOrderColumn, join.ownerOrderColumn].compactMap { $0 }
+        return BulkLinks(
+            join: join,
+            insert: try db.makeStatement(
+                sql:
+                    "INSERT INTO \(quoteIdentifier(join.name)) (\(columns.map(quoteIdentifier).joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))"
+            ))
     }
 
     /// Tables named `Z_<digits><NAME>`: Core Data's join tables.
     static func joinTableNames(_ db: Database) throws -> [String] {
-        try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB 'Z_[0-9]*' ORDER BY name")
+        try String.fetchAll(
+            db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB 'Z_[0-9]*' ORDER BY name")
     }
 
     /// `Z_12` for `Z_12TAGS`; nil for names not of that form.

@@ -37,7 +37,10 @@ package struct CoreDataModelFacts: Sendable, Equatable, Codable {
         package var destination: String?
         package var inverse: String?
 
-        package init(name: String, kind: CoreDataHistory.Property.Kind, unvouched: Bool = false, destination: String? = nil, inverse: String? = nil) {
+        package init(
+            name: String, kind: CoreDataHistory.Property.Kind, unvouched: Bool = false, destination: String? = nil,
+            inverse: String? = nil
+        ) {
             self.name = name
             self.kind = kind
             self.unvouched = unvouched
@@ -99,10 +102,14 @@ package struct CoreDataModelFacts: Sendable, Equatable, Codable {
     /// written (``CoreDataDialect/unwritableMessage(entity:attribute:type:)``). The whole lineage's.
     package var unwritable: [String: [String: String]]
 
-    package init(renamings: [String: String] = [:], deletionRules: [String: [String: String]] = [:], oneToOne: [String: [String: OneToOne]] = [:],
-                defaults: [String: [String: String]] = [:], attributeTypes: [String: [String: String]] = [:],
-                history: [String: HistoryEntity] = [:], uniqueness: [String: [[String]]] = [:],
-                required: [String: [String]] = [:], generated: [String: [String]] = [:], unwritable: [String: [String: String]] = [:]) {
+    package init(
+        renamings: [String: String] = [:], deletionRules: [String: [String: String]] = [:],
+        oneToOne: [String: [String: OneToOne]] = [:],
+        defaults: [String: [String: String]] = [:], attributeTypes: [String: [String: String]] = [:],
+        history: [String: HistoryEntity] = [:], uniqueness: [String: [[String]]] = [:],
+        required: [String: [String]] = [:], generated: [String: [String]] = [:],
+        unwritable: [String: [String: String]] = [:]
+    ) {
         self.renamings = renamings
         self.deletionRules = deletionRules
         self.oneToOne = oneToOne

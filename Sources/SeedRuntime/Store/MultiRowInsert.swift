@@ -43,13 +43,20 @@ package enum MultiRowInsert {
     /// The hazards of `table` in `db`'s schema (temporary triggers included).
     package static func hazards(_ db: Database, table: String) throws -> Hazards {
         let lowered = table.lowercasedName
-        let hasTriggers = try Bool.fetchOne(db, sql: """
-            SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND lower(tbl_name) = ?1
-                           UNION ALL SELECT 1 FROM sqlite_temp_master WHERE type = 'trigger' AND lower(tbl_name) = ?1)
-            """, arguments: [lowered]) ?? true
-        let refersToItself = try Row.fetchAll(db, sql: "SELECT \"table\" FROM pragma_foreign_key_list(?)", arguments: [table])
-            .contains { ($0[0] as String?)?.lowercasedName == lowered }
-        return Hazards(hasTriggers: hasTriggers, refersToItself: refersToItself, clauses: try ConflictClauses.read(db, table: table))
+        let hasTriggers =
+            try Bool.fetchOne(
+                db,
+                sql: """
+                    SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND lower(tbl_name) = ?1
+                                   UNION ALL SELECT 1 FROM sqlite_temp_master WHERE type = 'trigger' AND lower(tbl_name) = ?1)
+                    """, arguments: [lowered]) ?? true
+        let refersToItself = try Row.fetchAll(
+            db, sql: "SELECT \"table\" FROM pragma_foreign_key_list(?)", arguments: [table]
+        )
+        .contains { ($0[0] as String?)?.lowercasedName == lowered }
+        return Hazards(
+            hasTriggers: hasTriggers, refersToItself: refersToItself,
+            clauses: try ConflictClauses.read(db, table: table))
     }
 
     /// How many rows of `parameters` bound values each one statement takes (at most
@@ -64,10 +71,14 @@ package enum MultiRowInsert {
     /// OR ABORT overrides the schema's ON CONFLICT clauses: a FAIL would keep the rows before the
     /// broken one (then inserted again one by one), an IGNORE or REPLACE is left to the rows
     /// going one by one.
-    package static func sql(into table: String, columns: [String], constants: [(column: String, sql: String)] = [], rows: Int) -> String {
+    package static func sql(
+        into table: String, columns: [String], constants: [(column: String, sql: String)] = [], rows: Int
+    ) -> String {
         let names = (constants.map(\.column) + columns).map(quoteIdentifier).joined(separator: ", ")
-        let row = "(" + (constants.map(\.sql) + Array(repeating: "?", count: columns.count)).joined(separator: ", ") + ")"
-        return "INSERT OR ABORT INTO \(quoteIdentifier(table)) (\(names)) VALUES " + Array(repeating: row, count: rows).joined(separator: ", ")
+        let row =
+            "(" + (constants.map(\.sql) + Array(repeating: "?", count: columns.count)).joined(separator: ", ") + ")"
+        return "INSERT OR ABORT INTO \(quoteIdentifier(table)) (\(names)) VALUES "
+            + Array(repeating: row, count: rows).joined(separator: ", ")
     }
 
     /// Steps a bound multi-row INSERT to its end and resets it: true when its rows are in; false,

@@ -23,7 +23,8 @@ package enum SeedCatalog {
         name.hasPrefix("_seedkit_") || name.hasPrefix("sqlite_")
     }
 
-    static let createMeta = "CREATE TABLE IF NOT EXISTS \(metaTable) (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID"
+    static let createMeta =
+        "CREATE TABLE IF NOT EXISTS \(metaTable) (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL) WITHOUT ROWID"
     static let createTables = """
         CREATE TABLE IF NOT EXISTS \(tablesTable) (name TEXT PRIMARY KEY NOT NULL, position INTEGER NOT NULL, \
         key TEXT NOT NULL, refs TEXT NOT NULL, defaults TEXT NOT NULL DEFAULT '{}') WITHOUT ROWID
@@ -48,7 +49,8 @@ package enum SeedCatalog {
     package static func writeSeedMetadata(_ db: Database, meta: [(String, String)], tables: [TableSpec]) throws {
         try create(db)
         for (key, value) in meta {
-            try db.execute(sql: "INSERT OR REPLACE INTO \(metaTable)(key, value) VALUES (?, ?)", arguments: [key, value])
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO \(metaTable)(key, value) VALUES (?, ?)", arguments: [key, value])
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
@@ -58,7 +60,8 @@ package enum SeedCatalog {
             // Defaults as SQL literals, so that a value keeps its storage class.
             let defaults = String(decoding: try encoder.encode(spec.defaults.mapValues(\.sqlLiteral)), as: UTF8.self)
             try db.execute(
-                sql: "INSERT OR REPLACE INTO \(tablesTable)(name, position, key, refs, defaults) VALUES (?, ?, ?, ?, ?)",
+                sql:
+                    "INSERT OR REPLACE INTO \(tablesTable)(name, position, key, refs, defaults) VALUES (?, ?, ?, ?, ?)",
                 arguments: [spec.name, position, key, refs, defaults])
         }
     }
@@ -79,17 +82,25 @@ package enum SeedCatalog {
         guard try db.tableExists(tablesTable) else { return nil }
         let decoder = JSONDecoder()
         // Seeds built before defaults were recorded have no such column.
-        let hasDefaults = try Bool.fetchOne(db, sql: "SELECT count(*) FROM pragma_table_info(?) WHERE name = 'defaults'", arguments: [tablesTable]) ?? false
-        return try Row.fetchAll(db, sql: "SELECT name, key, refs, \(hasDefaults ? "defaults" : "'{}'") FROM \(tablesTable) ORDER BY position").map { row in
+        let hasDefaults =
+            try Bool.fetchOne(
+                db, sql: "SELECT count(*) FROM pragma_table_info(?) WHERE name = 'defaults'", arguments: [tablesTable])
+            ?? false
+        return try Row.fetchAll(
+            db,
+            sql: "SELECT name, key, refs, \(hasDefaults ? "defaults" : "'{}'") FROM \(tablesTable) ORDER BY position"
+        ).map { row in
             func json<T: Decodable>(_ index: Int, _ column: String, as type: T.Type) throws -> T {
                 let text: String = try value(row, index, tablesTable, column)
-                do { return try decoder.decode(type, from: Data(text.utf8)) }
-                catch { throw foreign("\(tablesTable).\(column) holds text that is not the JSON seedkit writes there") }
+                do { return try decoder.decode(type, from: Data(text.utf8)) } catch {
+                    throw foreign("\(tablesTable).\(column) holds text that is not the JSON seedkit writes there")
+                }
             }
             return TableSpec(
                 name: try value(row, 0, tablesTable, "name"), key: try json(1, "key", as: [String].self),
                 refs: try json(2, "refs", as: [String: TableSpec.Reference].self),
-                defaults: try json(3, "defaults", as: [String: String].self).compactMapValues(SQLValue.init(sqlLiteral:)))
+                defaults: try json(3, "defaults", as: [String: String].self).compactMapValues(
+                    SQLValue.init(sqlLiteral:)))
         }
     }
 
@@ -123,20 +134,27 @@ package enum SeedCatalog {
         var columns: [String: Set<String>] = [:]
         for (table, column, holds, sql) in expectations {
             if columns[table] == nil {
-                columns[table] = try db.tableExists(table)
-                    ? Set(try String.fetchAll(db, sql: "SELECT lower(name) FROM pragma_table_info(?)", arguments: [table])) : []
+                columns[table] =
+                    try db.tableExists(table)
+                    ? Set(
+                        try String.fetchAll(db, sql: "SELECT lower(name) FROM pragma_table_info(?)", arguments: [table])
+                    ) : []
             }
             guard columns[table]?.contains(column) == true else { continue }
             let quoted = column.quotedDatabaseIdentifier
-            guard let found = try Row.fetchOne(db, sql: "SELECT typeof(\(quoted)), length(\(quoted)) FROM \(table) WHERE NOT (\(sql)) LIMIT 1") else { continue }
+            guard
+                let found = try Row.fetchOne(
+                    db, sql: "SELECT typeof(\(quoted)), length(\(quoted)) FROM \(table) WHERE NOT (\(sql)) LIMIT 1")
+            else { continue }
             let type: String = try value(found, 0, table, column)
             let length = try optionalValue(found, 1, table, column) as Int64? ?? 0
-            let what = switch type {
-            case "blob": "a blob (\(length) bytes)"
-            case "null": "NULL"
-            case "text": "text that is not JSON"
-            default: "a value of type \(type)"
-            }
+            let what =
+                switch type {
+                case "blob": "a blob (\(length) bytes)"
+                case "null": "NULL"
+                case "text": "text that is not JSON"
+                default: "a value of type \(type)"
+                }
             throw foreign("\(table).\(column) of a row holds \(what), where seedkit writes \(holds)")
         }
     }
@@ -150,14 +168,19 @@ package enum SeedCatalog {
     ///
     /// - throws: ``SeedError`` (refused) naming the table and column and what they hold.
     /// - parameter writer: who writes the table (`seedkit`, `Core Data`), as the message says it.
-    package static func value<T: DatabaseValueConvertible>(_ row: Row, _ index: Int, _ table: String, _ column: String, writer: String = "seedkit") throws(SeedError) -> T {
+    package static func value<T: DatabaseValueConvertible>(
+        _ row: Row, _ index: Int, _ table: String, _ column: String, writer: String = "seedkit"
+    ) throws(SeedError) -> T {
         let stored: DatabaseValue = row[index]
         if let decoded = T.fromDatabaseValue(stored) { return decoded }
-        throw foreign("\(table).\(column) of a row holds \(describe(stored)), not what \(writer) writes there", writer: writer)
+        throw foreign(
+            "\(table).\(column) of a row holds \(describe(stored)), not what \(writer) writes there", writer: writer)
     }
 
     /// An optional column of a bookkeeping table (seedkit's or Core Data's): NULL is nil, any other value must be a `T`.
-    package static func optionalValue<T: DatabaseValueConvertible>(_ row: Row, _ index: Int, _ table: String, _ column: String, writer: String = "seedkit") throws(SeedError) -> T? {
+    package static func optionalValue<T: DatabaseValueConvertible>(
+        _ row: Row, _ index: Int, _ table: String, _ column: String, writer: String = "seedkit"
+    ) throws(SeedError) -> T? {
         let stored: DatabaseValue = row[index]
         if stored.isNull { return nil }
         return try value(row, index, table, column, writer: writer) as T
@@ -166,8 +189,14 @@ package enum SeedCatalog {
     /// The refused-store error for bookkeeping tables holding what their writer never writes.
     package static func foreign(_ what: String, writer: String = "seedkit") -> SeedError {
         writer == "seedkit"
-            ? SeedError(.refused, "foreign or corrupt store: \(what); seedkit writes its own tables (_seedkit_*) only itself, so this store was made or changed by something else; nothing was written")
-            : SeedError(.refused, "foreign or corrupt store: \(what); this store was made or changed by something other than \(writer); nothing was written")
+            ? SeedError(
+                .refused,
+                "foreign or corrupt store: \(what); seedkit writes its own tables (_seedkit_*) only itself, so this store was made or changed by something else; nothing was written"
+            )
+            : SeedError(
+                .refused,
+                "foreign or corrupt store: \(what); this store was made or changed by something other than \(writer); nothing was written"
+            )
     }
 
     private static func describe(_ value: DatabaseValue) -> String {

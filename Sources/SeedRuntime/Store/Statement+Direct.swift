@@ -53,7 +53,9 @@ extension Statement {
         }
         let code = Self.stepping(handle, bound: values, from: 0)
         guard code == SQLITE_DONE else {
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(sqlite3_db_handle(handle))), sql: sql)
+            throw DatabaseError(
+                resultCode: ResultCode(rawValue: code),
+                message: String(cString: sqlite3_errmsg(sqlite3_db_handle(handle))), sql: sql)
         }
         return Int(sqlite3_changes(sqlite3_db_handle(handle)))
     }
@@ -89,7 +91,9 @@ extension Statement {
                 case .integer(let number): sqlite3_bind_int64(handle, parameter, number)
                 case .real(let number): sqlite3_bind_double(handle, parameter, number)
                 case .text(let text):
-                    let start = buffer.baseAddress.map { UnsafeRawPointer($0 + offset).assumingMemoryBound(to: CChar.self) }
+                    let start = buffer.baseAddress.map {
+                        UnsafeRawPointer($0 + offset).assumingMemoryBound(to: CChar.self)
+                    }
                     let count = text.utf8.count
                     sqlite3_bind_text64(handle, parameter, start, sqlite3_uint64(count), nil, UInt8(SQLITE_UTF8))
                     offset += count + 1
@@ -97,7 +101,9 @@ extension Statement {
                     if blob.isEmpty {
                         sqlite3_bind_zeroblob(handle, parameter, 0)  // X'', not NULL (see the top of this file)
                     } else {
-                        sqlite3_bind_blob64(handle, parameter, buffer.baseAddress.map { UnsafeRawPointer($0 + offset) }, sqlite3_uint64(blob.count), nil)
+                        sqlite3_bind_blob64(
+                            handle, parameter, buffer.baseAddress.map { UnsafeRawPointer($0 + offset) },
+                            sqlite3_uint64(blob.count), nil)
                     }
                     offset += blob.count
                 }
@@ -109,7 +115,9 @@ extension Statement {
 
     /// Binds `values[index...]` to parameters `index + 1`, … (each text or blob only while its
     /// buffer is in scope), then steps `handle` to its end: SQLITE_DONE, or the error's code.
-    private static func stepping(_ handle: OpaquePointer, bound values: [(column: String, value: SQLValue)], from index: Int) -> Int32 {
+    private static func stepping(
+        _ handle: OpaquePointer, bound values: [(column: String, value: SQLValue)], from index: Int
+    ) -> Int32 {
         guard index < values.count else {
             while true {
                 let code = sqlite3_step(handle)
@@ -156,7 +164,9 @@ extension Statement {
         case SQLITE_ROW: return SQLValue(column: 0, of: handle)
         case SQLITE_DONE: return nil
         case let code:
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(sqlite3_db_handle(handle))), sql: sql)
+            throw DatabaseError(
+                resultCode: ResultCode(rawValue: code),
+                message: String(cString: sqlite3_errmsg(sqlite3_db_handle(handle))), sql: sql)
         }
     }
 
@@ -167,7 +177,8 @@ extension Statement {
 
     /// Runs a read with `values` bound and calls `body` with each row's values, read as SQLite
     /// stores them (text with its length: a NUL inside survives), without GRDB's cursor machinery.
-    package func forEachRow(binding values: some Collection<SQLValue> = [], _ body: ([SQLValue]) throws -> Void) throws {
+    package func forEachRow(binding values: some Collection<SQLValue> = [], _ body: ([SQLValue]) throws -> Void) throws
+    {
         let handle = sqliteStatement
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
@@ -186,7 +197,9 @@ extension Statement {
             case SQLITE_ROW: try body((0..<width).map { SQLValue(column: $0, of: handle) })
             case SQLITE_DONE: return
             case let code:
-                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(sqlite3_db_handle(handle))), sql: sql)
+                throw DatabaseError(
+                    resultCode: ResultCode(rawValue: code),
+                    message: String(cString: sqlite3_errmsg(sqlite3_db_handle(handle))), sql: sql)
             }
         }
     }
@@ -229,10 +242,19 @@ extension SQLValue {
         case SQLITE_FLOAT: self = .real(sqlite3_column_double(handle, index))
         case SQLITE_TEXT:
             // sqlite3_column_text first, then sqlite3_column_bytes: the order SQLite documents.
-            guard let text = sqlite3_column_text(handle, index) else { self = .text(""); return }
-            self = .text(String(decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, index))), as: UTF8.self))
+            guard let text = sqlite3_column_text(handle, index) else {
+                self = .text("")
+                return
+            }
+            self = .text(
+                String(
+                    decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, index))),
+                    as: UTF8.self))
         case SQLITE_BLOB:
-            guard let blob = sqlite3_column_blob(handle, index) else { self = .blob([]); return }
+            guard let blob = sqlite3_column_blob(handle, index) else {
+                self = .blob([])
+                return
+            }
             self = .blob(Array(UnsafeRawBufferPointer(start: blob, count: Int(sqlite3_column_bytes(handle, index)))))
         default: self = .null
         }
@@ -248,9 +270,15 @@ extension SQLValue {
         case .integer(let number): sqlite3_bind_int64(handle, parameter, number)
         case .real(let number): sqlite3_bind_double(handle, parameter, number)
         case .text(let text):
-            Self.withBytes(of: text) { _ = sqlite3_bind_text64(handle, parameter, $0, sqlite3_uint64($1), transient, UInt8(SQLITE_UTF8)) }
-        case .blob(let bytes) where bytes.isEmpty: sqlite3_bind_zeroblob(handle, parameter, 0)  // X'', not NULL (see the top of this file)
-        case .blob(let bytes): bytes.withUnsafeBytes { _ = sqlite3_bind_blob64(handle, parameter, $0.baseAddress, sqlite3_uint64($0.count), transient) }
+            Self.withBytes(of: text) {
+                _ = sqlite3_bind_text64(handle, parameter, $0, sqlite3_uint64($1), transient, UInt8(SQLITE_UTF8))
+            }
+        // X'', not NULL (see the top of this file)
+        case .blob(let bytes) where bytes.isEmpty: sqlite3_bind_zeroblob(handle, parameter, 0)
+        case .blob(let bytes):
+            bytes.withUnsafeBytes {
+                _ = sqlite3_bind_blob64(handle, parameter, $0.baseAddress, sqlite3_uint64($0.count), transient)
+            }
         }
     }
 

@@ -26,13 +26,21 @@ package protocol StoreDialect: Sendable {
     /// ``ConflictClauses``). Returns the rows SQLite changed (`sqlite3_changes`): 0 when a
     /// trigger vetoed the write with `RAISE(IGNORE)`.
     @discardableResult
-    func insert(_ db: Database, into table: TableInfo, name: String, values: [(column: String, value: SQLValue)], references: [String: String]) throws -> Int
+    func insert(
+        _ db: Database, into table: TableInfo, name: String, values: [(column: String, value: SQLValue)],
+        references: [String: String]
+    ) throws -> Int
     /// Sets `values` on the row whose key columns equal `key`; returns the rows SQLite changed.
     @discardableResult
-    func update(_ db: Database, table: TableInfo, key: [(column: String, value: SQLValue)], values: [(column: String, value: SQLValue)], references: [String: String]) throws -> Int
+    func update(
+        _ db: Database, table: TableInfo, key: [(column: String, value: SQLValue)],
+        values: [(column: String, value: SQLValue)], references: [String: String]
+    ) throws -> Int
     /// Deletes the row whose key columns equal `key`; returns the rows SQLite deleted.
     @discardableResult
-    func delete(_ db: Database, from table: TableInfo, key: [(column: String, value: SQLValue)], references: [String: String]) throws -> Int
+    func delete(
+        _ db: Database, from table: TableInfo, key: [(column: String, value: SQLValue)], references: [String: String]
+    ) throws -> Int
     /// The INSERT that ``insert(_:into:name:values:references:)`` runs for `columns`, when the dialect
     /// writes rows as they are, so that a caller inserting many rows prepares it once; nil when the
     /// dialect writes each row its own way (Core Data numbers and bumps).
@@ -54,29 +62,42 @@ package struct PlainSQLiteDialect: StoreDialect {
     package var name: String { "sqlite" }
 
     @discardableResult
-    package func insert(_ db: Database, into table: TableInfo, name: String, values: [(column: String, value: SQLValue)], references: [String: String]) throws -> Int {
+    package func insert(
+        _ db: Database, into table: TableInfo, name: String, values: [(column: String, value: SQLValue)],
+        references: [String: String]
+    ) throws -> Int {
         try db.cachedStatement(sql: insertSQL(into: table, columns: values.map { $0.column }))
             .execute(binding: values.lazy.map { $0.value })
         return db.changesCount
     }
 
-    package func plainInsertSQL(into table: TableInfo, columns: [String]) -> String? { insertSQL(into: table, columns: columns) }
+    package func plainInsertSQL(into table: TableInfo, columns: [String]) -> String? {
+        insertSQL(into: table, columns: columns)
+    }
 
     private func insertSQL(into table: TableInfo, columns: [String]) -> String {
         let marks = Array(repeating: "?", count: columns.count).joined(separator: ", ")
-        return "INSERT OR ABORT INTO \(quoteIdentifier(table.name)) (\(columns.map(quoteIdentifier).joined(separator: ", "))) VALUES (\(marks))"
+        return
+            "INSERT OR ABORT INTO \(quoteIdentifier(table.name)) (\(columns.map(quoteIdentifier).joined(separator: ", "))) VALUES (\(marks))"
     }
 
     @discardableResult
-    package func update(_ db: Database, table: TableInfo, key: [(column: String, value: SQLValue)], values: [(column: String, value: SQLValue)], references: [String: String]) throws -> Int {
+    package func update(
+        _ db: Database, table: TableInfo, key: [(column: String, value: SQLValue)],
+        values: [(column: String, value: SQLValue)], references: [String: String]
+    ) throws -> Int {
         let assignments = values.map { "\(quoteIdentifier($0.column)) = ?" }.joined(separator: ", ")
-        try db.cachedStatement(sql: "UPDATE OR ABORT \(quoteIdentifier(table.name)) SET \(assignments) WHERE \(keyPredicate(key))")
-            .execute(binding: (values + key).lazy.map { $0.value })
+        try db.cachedStatement(
+            sql: "UPDATE OR ABORT \(quoteIdentifier(table.name)) SET \(assignments) WHERE \(keyPredicate(key))"
+        )
+        .execute(binding: (values + key).lazy.map { $0.value })
         return db.changesCount
     }
 
     @discardableResult
-    package func delete(_ db: Database, from table: TableInfo, key: [(column: String, value: SQLValue)], references: [String: String]) throws -> Int {
+    package func delete(
+        _ db: Database, from table: TableInfo, key: [(column: String, value: SQLValue)], references: [String: String]
+    ) throws -> Int {
         try db.cachedStatement(sql: "DELETE FROM \(quoteIdentifier(table.name)) WHERE \(keyPredicate(key))")
             .execute(binding: key.lazy.map { $0.value })
         return db.changesCount

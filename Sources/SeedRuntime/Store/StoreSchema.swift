@@ -1,6 +1,6 @@
+import Foundation
 import GRDB
 import GRDBSQLite
-import Foundation
 
 /// A column as SQLite declares it.
 package struct ColumnInfo: Sendable, Equatable {
@@ -58,8 +58,12 @@ package struct TableInfo: Sendable, Equatable {
     /// The parent column this table's ref column stores: the column its FOREIGN KEY to `parent`
     /// names, else the parent's single-column primary key; nil means the parent's rowid.
     package func referencedColumn(of column: String, in parent: TableInfo) -> String? {
-        if let key = foreignKeys.first(where: { $0.columns.count == 1 && $0.columns[0].lowercasedName == column.lowercasedName && $0.parent.isSameName(as: parent.name) }),
-           let target = key.parentColumns.first {
+        if let key = foreignKeys.first(where: {
+            $0.columns.count == 1 && $0.columns[0].lowercasedName == column.lowercasedName
+                && $0.parent.isSameName(as: parent.name)
+        }),
+            let target = key.parentColumns.first
+        {
             return target
         }
         let primaryKey = parent.primaryKey
@@ -73,35 +77,53 @@ package struct TableInfo: Sendable, Equatable {
 
     /// Reads a table's facts; nil when the store has no such table.
     package static func read(_ db: Database, table: String) throws -> TableInfo? {
-        let rows = try Row.fetchAll(db, sql: "SELECT name, type, \"notnull\", dflt_value, pk FROM pragma_table_info(?)", arguments: [table])
+        let rows = try Row.fetchAll(
+            db, sql: "SELECT name, type, \"notnull\", dflt_value, pk FROM pragma_table_info(?)", arguments: [table])
         guard !rows.isEmpty else { return nil }
         var columns: [ColumnInfo] = []
         for (position, row) in rows.enumerated() {
             let declared: String = row[1] ?? ""
-            columns.append(ColumnInfo(
-                name: row[0], declaredType: declared, type: ColumnType(declaredType: declared),
-                notNull: row[2], primaryKeyIndex: row[4], defaultSQL: row[3], position: position))
+            columns.append(
+                ColumnInfo(
+                    name: row[0], declaredType: declared, type: ColumnType(declaredType: declared),
+                    notNull: row[2], primaryKeyIndex: row[4], defaultSQL: row[3], position: position))
         }
         var keys: [Int: ForeignKeyInfo] = [:]
-        for row in try Row.fetchAll(db, sql: "SELECT id, seq, \"table\", \"from\", \"to\" FROM pragma_foreign_key_list(?) ORDER BY id, seq", arguments: [table]) {
+        for row in try Row.fetchAll(
+            db, sql: "SELECT id, seq, \"table\", \"from\", \"to\" FROM pragma_foreign_key_list(?) ORDER BY id, seq",
+            arguments: [table])
+        {
             let id: Int = row[0]
             var key = keys[id] ?? ForeignKeyInfo(columns: [], parent: row[2], parentColumns: [])
             key.columns.append(row[3])
             if let to: String = row[4] { key.parentColumns.append(to) }
             keys[id] = key
         }
-        for index in columns.indices { columns[index].collation = collation(db, table: table, column: columns[index].name) }
-        let sql = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", arguments: [table]) ?? ""
+        for index in columns.indices {
+            columns[index].collation = collation(db, table: table, column: columns[index].name)
+        }
+        let sql =
+            try String.fetchOne(
+                db, sql: "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", arguments: [table]) ?? ""
         let withoutRowID = Self.isWithoutRowID(createTableSQL: sql)
-        return TableInfo(name: table, columns: columns, foreignKeys: keys.keys.sorted().compactMap { keys[$0] }, withoutRowID: withoutRowID)
+        return TableInfo(
+            name: table, columns: columns, foreignKeys: keys.keys.sorted().compactMap { keys[$0] },
+            withoutRowID: withoutRowID)
     }
 
     /// The column's collating sequence, as SQLite reports it (BINARY when it cannot say: a view's column).
     private static func collation(_ db: Database, table: String, column: String) -> String {
-        var type: UnsafePointer<CChar>?, collation: UnsafePointer<CChar>?
-        var notNull: Int32 = 0, primaryKey: Int32 = 0, autoincrement: Int32 = 0
-        guard sqlite3_table_column_metadata(db.sqliteConnection, "main", table, column, &type, &collation, &notNull, &primaryKey, &autoincrement) == SQLITE_OK,
-              let collation else { return "BINARY" }
+        var type: UnsafePointer<CChar>?
+        var collation: UnsafePointer<CChar>?
+        var notNull: Int32 = 0
+        var primaryKey: Int32 = 0
+        var autoincrement: Int32 = 0
+        guard
+            sqlite3_table_column_metadata(
+                db.sqliteConnection, "main", table, column, &type, &collation, &notNull, &primaryKey, &autoincrement)
+                == SQLITE_OK,
+            let collation
+        else { return "BINARY" }
         return String(cString: collation).uppercasedName
     }
 
@@ -113,7 +135,9 @@ package struct TableInfo: Sendable, Equatable {
         guard let open = tokens.firstIndex(of: "(") else { return false }
         var depth = 0
         for index in open..<tokens.count {
-            if tokens[index] == "(" { depth += 1 } else if tokens[index] == ")" {
+            if tokens[index] == "(" {
+                depth += 1
+            } else if tokens[index] == ")" {
                 depth -= 1
                 if depth == 0 {
                     let options = tokens[(index + 1)...]

@@ -14,32 +14,42 @@ package enum DetachedThread {
     ///
     /// - parameter purpose: what the thread is for, as the error says it (`read migrations/0004-big.json`).
     /// - throws: ``SeedError`` (I/O) when the thread can't start; `body` then never runs.
-    package static func start(_ purpose: String, stackSize: Int = 0, _ body: @escaping @Sendable () -> Void) throws(SeedError) {
+    package static func start(_ purpose: String, stackSize: Int = 0, _ body: @escaping @Sendable () -> Void)
+        throws(SeedError)
+    {
         let attributes = UnsafeMutablePointer<pthread_attr_t>.allocate(capacity: 1)
         pthread_attr_init(attributes)
-        defer { pthread_attr_destroy(attributes); attributes.deallocate() }
+        defer {
+            pthread_attr_destroy(attributes)
+            attributes.deallocate()
+        }
         if stackSize > 0 { pthread_attr_setstacksize(attributes, stackSize) }
         let context = Unmanaged.passRetained(Body(body)).toOpaque()
         #if os(Linux)
-        var thread: pthread_t = 0
+            var thread: pthread_t = 0
         #else
-        var thread: pthread_t?
+            var thread: pthread_t?
         #endif
-        let result = pthread_create(&thread, attributes, { context in
-            #if os(Linux)
-            guard let context else { return nil }
-            #endif
-            Unmanaged<Body>.fromOpaque(context).takeRetainedValue().run()
-            return nil
-        }, context)
+        let result = pthread_create(
+            &thread, attributes,
+            { context in
+                #if os(Linux)
+                    guard let context else { return nil }
+                #endif
+                Unmanaged<Body>.fromOpaque(context).takeRetainedValue().run()
+                return nil
+            }, context)
         guard result == 0 else {
             Unmanaged<Body>.fromOpaque(context).release()
-            throw SeedError(.io, "cannot start a thread to \(purpose) (pthread_create: \(String(cString: strerror(result)))): the process is short of memory or threads (ulimit -v, ulimit -u); nothing was written")
+            throw SeedError(
+                .io,
+                "cannot start a thread to \(purpose) (pthread_create: \(String(cString: strerror(result)))): the process is short of memory or threads (ulimit -v, ulimit -u); nothing was written"
+            )
         }
         #if os(Linux)
-        pthread_detach(thread)
+            pthread_detach(thread)
         #else
-        if let thread { pthread_detach(thread) }
+            if let thread { pthread_detach(thread) }
         #endif
     }
 }

@@ -80,7 +80,8 @@ package struct DocNode: Sendable, Equatable {
         var text = text
         text.withUTF8 { utf8 in
             var start = 0
-            for index in utf8.indices where utf8[index] < 0x20 || utf8[index] == UInt8(ascii: "\"") || utf8[index] == UInt8(ascii: "\\") {
+            for index in utf8.indices
+            where utf8[index] < 0x20 || utf8[index] == UInt8(ascii: "\"") || utf8[index] == UInt8(ascii: "\\") {
                 bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
                 writeEscaped(utf8[index], into: &bytes)
                 start = index + 1
@@ -97,7 +98,9 @@ package struct DocNode: Sendable, Equatable {
         case 0x0A: bytes += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
         case 0x0D: bytes += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
         case 0x09: bytes += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
-        case 0..<0x20: bytes += "\\u".utf8; bytes += String(byte, radix: 16).leftPadded(to: 4).utf8
+        case 0..<0x20:
+            bytes += "\\u".utf8
+            bytes += String(byte, radix: 16).leftPadded(to: 4).utf8
         default: bytes.append(byte)
         }
     }
@@ -113,8 +116,11 @@ package struct DocNode: Sendable, Equatable {
             case "\r": out += "\\r"
             case "\t": out += "\\t"
             default:
-                if scalar.value < 0x20 { out += "\\u" + String(scalar.value, radix: 16).leftPadded(to: 4) }
-                else { out.unicodeScalars.append(scalar) }
+                if scalar.value < 0x20 {
+                    out += "\\u" + String(scalar.value, radix: 16).leftPadded(to: 4)
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
             }
         }
         return out + "\""

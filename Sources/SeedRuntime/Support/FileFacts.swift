@@ -35,7 +35,9 @@ package enum FileFacts {
     /// - parameter what: what seedkit reads there, for the message (`the fixture`, `the manifest`).
     package static func refuseSpecial(_ path: String, shown: String, what: String) throws(SeedError) {
         guard let kind = kind(path), kind != .regular, kind != .directory else { return }
-        throw SeedError(.configuration, file: shown, "this is \(kind.described), not a file: seedkit reads \(what) only from a regular file")
+        throw SeedError(
+            .configuration, file: shown,
+            "this is \(kind.described), not a file: seedkit reads \(what) only from a regular file")
     }
 
     /// Whether `path` is a symbolic link that leads to no file (dangling, or a loop).

@@ -35,9 +35,14 @@ package struct JSONScanner {
     /// The 1-based column of `position` on its line, in characters (UTF-8 continuation bytes don't count).
     package var column: Int { Self.column(of: position, in: bytes, lineStart: lineStart, mark: columnMark) }
 
-    private static func column(of position: Int, in bytes: UnsafeRawBufferPointer, lineStart: Int, mark: (position: Int, column: Int)) -> Int {
+    private static func column(
+        of position: Int, in bytes: UnsafeRawBufferPointer, lineStart: Int, mark: (position: Int, column: Int)
+    ) -> Int {
         var (index, column) = mark.position >= lineStart && mark.position <= position ? mark : (lineStart, 1)
-        if index < 0 { column += -index; index = 0 }
+        if index < 0 {
+            column += -index
+            index = 0
+        }
         let end = Swift.min(position, bytes.count)
         while index < end {
             if bytes[index] & 0xC0 != 0x80 { column += 1 }
@@ -118,7 +123,9 @@ package struct JSONScanner {
                         }
                         position += 2
                         let low = try scanHex4()
-                        guard (0xDC00...0xDFFF).contains(low) else { throw error("unpaired UTF-16 surrogate in \\u escape") }
+                        guard (0xDC00...0xDFFF).contains(low) else {
+                            throw error("unpaired UTF-16 surrogate in \\u escape")
+                        }
                         scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                     } else if (0xDC00...0xDFFF).contains(scalar) {
                         throw error("unpaired UTF-16 surrogate in \\u escape")
@@ -169,16 +176,27 @@ package struct JSONScanner {
             return .string
         case UInt8(ascii: "{"), UInt8(ascii: "["):
             return nil
-        case UInt8(ascii: "t"): try scanWord("true"); output.append(contentsOf: "true".utf8); return .bool
-        case UInt8(ascii: "f"): try scanWord("false"); output.append(contentsOf: "false".utf8); return .bool
-        case UInt8(ascii: "n"): try scanWord("null"); return .null
+        case UInt8(ascii: "t"):
+            try scanWord("true")
+            output.append(contentsOf: "true".utf8)
+            return .bool
+        case UInt8(ascii: "f"):
+            try scanWord("false")
+            output.append(contentsOf: "false".utf8)
+            return .bool
+        case UInt8(ascii: "n"):
+            try scanWord("null")
+            return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             let start = position
             var isReal = false
             while position < bytes.count {
                 let byte = bytes[position]
-                if byte == UInt8(ascii: ".") || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") { isReal = true }
-                else if !(byte == UInt8(ascii: "-") || byte == UInt8(ascii: "+") || byte &- UInt8(ascii: "0") < 10) { break }
+                if byte == UInt8(ascii: ".") || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") {
+                    isReal = true
+                } else if !(byte == UInt8(ascii: "-") || byte == UInt8(ascii: "+") || byte &- UInt8(ascii: "0") < 10) {
+                    break
+                }
                 position += 1
             }
             if position == bytes.count { throw .truncated }
@@ -247,7 +265,9 @@ package struct JSONScanner {
         guard let first = peek() else { throw .truncated }
         if first == UInt8(ascii: "{") || first == UInt8(ascii: "[") {
             guard depth < Self.maximumDepth else {
-                throw error("arrays and objects nest more than \(Self.maximumDepth) levels deep here; seedkit reads at most \(Self.maximumDepth)")
+                throw error(
+                    "arrays and objects nest more than \(Self.maximumDepth) levels deep here; seedkit reads at most \(Self.maximumDepth)"
+                )
             }
         }
         switch first {
@@ -268,12 +288,16 @@ package struct JSONScanner {
                 skipWhitespace()
                 try expect(UInt8(ascii: ":"), "':'")
                 let value = try parseNode(depth: depth + 1)
-                entries.append(DocEntry(key: String(decoding: key, as: UTF8.self), line: keyLine, column: keyColumn, node: value))
+                entries.append(
+                    DocEntry(key: String(decoding: key, as: UTF8.self), line: keyLine, column: keyColumn, node: value))
                 skipWhitespace()
                 guard let next = peek() else { throw .truncated }
                 position += 1
                 if next == UInt8(ascii: "}") { break }
-                guard next == UInt8(ascii: ",") else { position -= 1; throw error("expected ',' or '}', found \(describe(next))") }
+                guard next == UInt8(ascii: ",") else {
+                    position -= 1
+                    throw error("expected ',' or '}', found \(describe(next))")
+                }
             }
             return DocNode(.object(entries), line: nodeLine, column: nodeColumn)
         case UInt8(ascii: "["):
@@ -290,7 +314,10 @@ package struct JSONScanner {
                 guard let next = peek() else { throw .truncated }
                 position += 1
                 if next == UInt8(ascii: "]") { break }
-                guard next == UInt8(ascii: ",") else { position -= 1; throw error("expected ',' or ']', found \(describe(next))") }
+                guard next == UInt8(ascii: ",") else {
+                    position -= 1
+                    throw error("expected ',' or ']', found \(describe(next))")
+                }
             }
             return DocNode(.array(items), line: nodeLine, column: nodeColumn)
         default:
@@ -317,16 +344,20 @@ package struct JSONScanner {
         case .null: return .null
         case .bool: return .bool(scratch.count == 4)
         case .integer:
-            return scratch.withUnsafeBytes { NumberSyntax.integer($0) }.map { .integer($0) } ?? .real(scratch.withUnsafeBytes { NumberSyntax.real($0) } ?? 0)
+            return scratch.withUnsafeBytes { NumberSyntax.integer($0) }.map { .integer($0) }
+                ?? .real(scratch.withUnsafeBytes { NumberSyntax.real($0) } ?? 0)
         case .real:
-            if scratch.contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }) {
+            if scratch.contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }
+            ) {
                 return .real(scratch.withUnsafeBytes { NumberSyntax.real($0) } ?? 0)
             }
             // An integer past 64 bits: kept as written, so that a column converts it exactly
             // (an INTEGER column refuses it) instead of taking a rounded double.
             return .string(String(decoding: scratch, as: UTF8.self))
         case .string:
-            guard scratch.withUnsafeBytes({ UTF8Validation.isValid($0) }) else { throw error("invalid UTF-8 in string") }
+            guard scratch.withUnsafeBytes({ UTF8Validation.isValid($0) }) else {
+                throw error("invalid UTF-8 in string")
+            }
             return .string(String(decoding: scratch, as: UTF8.self))
         }
     }
@@ -353,7 +384,9 @@ package struct JSONScanner {
             throw error
         }
         scanner.skipWhitespace()
-        if let extra = scanner.peek() { throw scanner.error("unexpected \(scanner.describe(extra)) after the document") }
+        if let extra = scanner.peek() {
+            throw scanner.error("unexpected \(scanner.describe(extra)) after the document")
+        }
         return node
     }
 

@@ -10,7 +10,8 @@ import Foundation
 package enum ProcessTemporaryFile {
     /// `.<name>.seedkit-<pid>.tmp` in `target`'s folder: written, then renamed onto `target`.
     package static func url(beside target: URL) -> URL {
-        target.deletingLastPathComponent().appendingPathComponent(".\(target.lastPathComponent).seedkit-\(getpid()).tmp")
+        target.deletingLastPathComponent().appendingPathComponent(
+            ".\(target.lastPathComponent).seedkit-\(getpid()).tmp")
     }
 
     /// `seedkit-<purpose>-<pid>.sqlite` in the temporary folder (`$TMPDIR`).
@@ -20,7 +21,8 @@ package enum ProcessTemporaryFile {
 
     /// Removes the temporary files beside `target` whose process is gone.
     package static func removeStale(beside target: URL) {
-        removeStale(in: target.deletingLastPathComponent(), prefix: ".\(target.lastPathComponent).seedkit-", suffix: ".tmp")
+        removeStale(
+            in: target.deletingLastPathComponent(), prefix: ".\(target.lastPathComponent).seedkit-", suffix: ".tmp")
     }
 
     /// Removes ``url(temporary:)`` files for `purpose` whose process is gone.
@@ -38,7 +40,9 @@ package enum ProcessTemporaryFile {
             let digits = rest.prefix { $0.isASCII && $0.isNumber }
             guard let pid = Int32(digits), pid > 0 else { continue }
             let tail = rest.dropFirst(digits.count)
-            guard [suffix, suffix + "-journal", suffix + "-wal", suffix + "-shm"].contains(String(tail)) else { continue }
+            guard [suffix, suffix + "-journal", suffix + "-wal", suffix + "-shm"].contains(String(tail)) else {
+                continue
+            }
             guard kill(pid, 0) == -1 && errno == ESRCH else { continue }
             unlink(folder.appendingPathComponent(name).path)
         }

@@ -5,11 +5,11 @@
 // build several minutes (and make test builds the package three times).
 
 #if canImport(CryptoKit)
-internal import CryptoKit
+    internal import CryptoKit
 #elseif canImport(CLibCrypto)
-internal import CLibCrypto
+    internal import CLibCrypto
 #else
-#error("SeedRuntime needs CryptoKit (Apple platforms) or OpenSSL's libcrypto (Linux: apt-get install libssl-dev)")
+    #error("SeedRuntime needs CryptoKit (Apple platforms) or OpenSSL's libcrypto (Linux: apt-get install libssl-dev)")
 #endif
 
 /// An incremental SHA-256 digest.
@@ -21,9 +21,9 @@ internal import CLibCrypto
 /// ```
 package struct SHA256: Sendable {
     #if canImport(CryptoKit)
-    private var hasher = CryptoKit.SHA256()
+        private var hasher = CryptoKit.SHA256()
     #else
-    private var context = DigestContext()
+        private var context = DigestContext()
     #endif
 
     package init() {}
@@ -39,19 +39,19 @@ package struct SHA256: Sendable {
     /// Feeds the bytes of `input` into the digest.
     package mutating func update(buffer input: UnsafeRawBufferPointer) {
         #if canImport(CryptoKit)
-        hasher.update(bufferPointer: input)
+            hasher.update(bufferPointer: input)
         #else
-        if !isKnownUniquelyReferenced(&context) { context = context.copy() }
-        context.update(input)
+            if !isKnownUniquelyReferenced(&context) { context = context.copy() }
+            context.update(input)
         #endif
     }
 
     /// The digest of everything fed so far (the hash can still be fed more).
     package var digest: [UInt8] {
         #if canImport(CryptoKit)
-        Array(hasher.finalize())
+            Array(hasher.finalize())
         #else
-        context.copy().finish()
+            context.copy().finish()
         #endif
     }
 
@@ -79,37 +79,37 @@ package struct SHA256: Sendable {
 }
 
 #if !canImport(CryptoKit)
-/// An `EVP_MD_CTX` for SHA-256, freed with its owner. ``SHA256`` copies it before writing
-/// when the value was copied, so each copy of a ``SHA256`` keeps its own state.
-private final class DigestContext: @unchecked Sendable {
-    // Only nil when OpenSSL could not allocate its context (out of memory).
-    private let context: OpaquePointer?
+    /// An `EVP_MD_CTX` for SHA-256, freed with its owner. ``SHA256`` copies it before writing
+    /// when the value was copied, so each copy of a ``SHA256`` keeps its own state.
+    private final class DigestContext: @unchecked Sendable {
+        // Only nil when OpenSSL could not allocate its context (out of memory).
+        private let context: OpaquePointer?
 
-    init() {
-        context = EVP_MD_CTX_new()
-        EVP_DigestInit_ex(context, EVP_sha256(), nil)
+        init() {
+            context = EVP_MD_CTX_new()
+            EVP_DigestInit_ex(context, EVP_sha256(), nil)
+        }
+
+        private init(copying other: DigestContext) {
+            context = EVP_MD_CTX_new()
+            EVP_MD_CTX_copy_ex(context, other.context)
+        }
+
+        deinit { EVP_MD_CTX_free(context) }
+
+        func copy() -> DigestContext { DigestContext(copying: self) }
+
+        func update(_ input: UnsafeRawBufferPointer) {
+            guard let base = input.baseAddress, !input.isEmpty else { return }
+            EVP_DigestUpdate(context, base, input.count)
+        }
+
+        /// The digest; the context cannot be fed after this (callers finish a copy).
+        func finish() -> [UInt8] {
+            var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+            var length: UInt32 = 0
+            EVP_DigestFinal_ex(context, &digest, &length)
+            return Array(digest.prefix(Int(length)))
+        }
     }
-
-    private init(copying other: DigestContext) {
-        context = EVP_MD_CTX_new()
-        EVP_MD_CTX_copy_ex(context, other.context)
-    }
-
-    deinit { EVP_MD_CTX_free(context) }
-
-    func copy() -> DigestContext { DigestContext(copying: self) }
-
-    func update(_ input: UnsafeRawBufferPointer) {
-        guard let base = input.baseAddress, !input.isEmpty else { return }
-        EVP_DigestUpdate(context, base, input.count)
-    }
-
-    /// The digest; the context cannot be fed after this (callers finish a copy).
-    func finish() -> [UInt8] {
-        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var length: UInt32 = 0
-        EVP_DigestFinal_ex(context, &digest, &length)
-        return Array(digest.prefix(Int(length)))
-    }
-}
 #endif

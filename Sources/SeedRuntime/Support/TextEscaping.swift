@@ -11,7 +11,9 @@ extension String {
     /// as `\xNN`, C1 controls, line and paragraph separators and bidirectional overrides as
     /// `\uNNNN`. Text without them is returned as is (no copy).
     package func escapingControls(keepingNewlines: Bool = false) -> String {
-        guard unicodeScalars.contains(where: { Self.needsEscape($0, keepingNewlines: keepingNewlines) }) else { return self }
+        guard unicodeScalars.contains(where: { Self.needsEscape($0, keepingNewlines: keepingNewlines) }) else {
+            return self
+        }
         var out = ""
         out.reserveCapacity(utf8.count + 8)
         for scalar in unicodeScalars {
@@ -31,7 +33,11 @@ extension String {
         var out = ""
         for scalar in unicodeScalars {
             if scalar.value < 0x80 {
-                if Self.needsEscape(scalar, keepingNewlines: false) { out += Self.escape(scalar) } else { out.unicodeScalars.append(scalar) }
+                if Self.needsEscape(scalar, keepingNewlines: false) {
+                    out += Self.escape(scalar)
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
             } else if scalar.value <= 0xFFFF {
                 out += "\\u" + Self.hex(scalar.value, width: 4)
             } else {
@@ -45,7 +51,8 @@ extension String {
     /// and when their bytes differ but they would still print alike (Unicode canonical
     /// equivalence: NFC and NFD), with every non-ASCII scalar written out (``escapingNonASCII``).
     package static func distinguishing(_ a: String, _ b: String) -> (String, String) {
-        let shownA = a.escapingControls(), shownB = b.escapingControls()
+        let shownA = a.escapingControls()
+        let shownB = b.escapingControls()
         guard shownA == shownB, !sameBytes(a, b) else { return (shownA, shownB) }
         return (a.escapingNonASCII, b.escapingNonASCII)
     }
@@ -85,9 +92,13 @@ extension String {
         guard utf8.contains(where: { $0 >= 0x80 || $0 == 0x5C }) else { return self }
         var out = ""
         for scalar in unicodeScalars {
-            if scalar == "\\" { out += "\\\\" }
-            else if scalar.isASCII { out.unicodeScalars.append(scalar) }
-            else { out += "\\u{" + String(scalar.value, radix: 16) + "}" }
+            if scalar == "\\" {
+                out += "\\\\"
+            } else if scalar.isASCII {
+                out.unicodeScalars.append(scalar)
+            } else {
+                out += "\\u{" + String(scalar.value, radix: 16) + "}"
+            }
         }
         return out
     }

@@ -4,7 +4,10 @@ package enum UTF8Validation {
     package static func isValid(_ bytes: UnsafeRawBufferPointer) -> Bool {
         var index = 0
         while index < bytes.count {
-            if bytes[index] < 0x80 { index += 1; continue }
+            if bytes[index] < 0x80 {
+                index += 1
+                continue
+            }
             guard let length = sequenceLength(bytes, at: index) else { return false }
             index += length
         }
@@ -19,9 +22,18 @@ package enum UTF8Validation {
         let minimum: UInt32
         var scalar: UInt32
         switch lead {
-        case 0xC2...0xDF: length = 2; minimum = 0x80; scalar = UInt32(lead & 0x1F)
-        case 0xE0...0xEF: length = 3; minimum = 0x800; scalar = UInt32(lead & 0x0F)
-        case 0xF0...0xF4: length = 4; minimum = 0x10000; scalar = UInt32(lead & 0x07)
+        case 0xC2...0xDF:
+            length = 2
+            minimum = 0x80
+            scalar = UInt32(lead & 0x1F)
+        case 0xE0...0xEF:
+            length = 3
+            minimum = 0x800
+            scalar = UInt32(lead & 0x0F)
+        case 0xF0...0xF4:
+            length = 4
+            minimum = 0x10000
+            scalar = UInt32(lead & 0x07)
         default: return nil
         }
         guard index + length <= bytes.count else { return nil }

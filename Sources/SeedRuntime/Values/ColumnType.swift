@@ -20,15 +20,25 @@ package enum ColumnType: String, Sendable, Equatable {
         let type = declaredType.uppercasedName
         // No type, or STRICT tables' ANY (any value, stored as given; in other tables ANY has
         // NUMERIC affinity, which SQLite itself applies to what is bound).
-        if type.isEmpty || type.trimmingCharacters(in: .whitespaces) == "ANY" { self = .any }
-        else if type.contains("BOOL") { self = .boolean }
-        else if type.contains("DATETIME") || type.contains("TIMESTAMP") { self = .datetime }
-        else if type.contains("DATE") { self = .date }
-        else if type.contains("INT") { self = .integer }
-        else if type.contains("CHAR") || type.contains("CLOB") || type.contains("TEXT") { self = .text }
-        else if type.contains("BLOB") { self = .blob }
-        else if type.contains("REAL") || type.contains("FLOA") || type.contains("DOUB") { self = .real }
-        else { self = .numeric }
+        if type.isEmpty || type.trimmingCharacters(in: .whitespaces) == "ANY" {
+            self = .any
+        } else if type.contains("BOOL") {
+            self = .boolean
+        } else if type.contains("DATETIME") || type.contains("TIMESTAMP") {
+            self = .datetime
+        } else if type.contains("DATE") {
+            self = .date
+        } else if type.contains("INT") {
+            self = .integer
+        } else if type.contains("CHAR") || type.contains("CLOB") || type.contains("TEXT") {
+            self = .text
+        } else if type.contains("BLOB") {
+            self = .blob
+        } else if type.contains("REAL") || type.contains("FLOA") || type.contains("DOUB") {
+            self = .real
+        } else {
+            self = .numeric
+        }
     }
 
     /// The result of converting text to this type.
@@ -77,12 +87,17 @@ package enum ColumnType: String, Sendable, Equatable {
             return DateSyntax.isDate(bytes) ? .success(.sameText) : .failure(.init(expected: "a date (YYYY-MM-DD)"))
         case .datetime:
             return DateSyntax.isDateTime(bytes)
-                ? .success(.sameText) : .failure(.init(expected: "a date-time (YYYY-MM-DD[THH:MM[:SS[.fff]]][Z|±HH:MM])"))
+                ? .success(.sameText)
+                : .failure(.init(expected: "a date-time (YYYY-MM-DD[THH:MM[:SS[.fff]]][Z|±HH:MM])"))
         case .blob:
-            guard let data = Data(base64Encoded: Data(bytes)) else { return .failure(.init(expected: "base64-encoded bytes")) }
+            guard let data = Data(base64Encoded: Data(bytes)) else {
+                return .failure(.init(expected: "base64-encoded bytes"))
+            }
             return .success(.blob([UInt8](data)))
         case .uuid:
-            guard let uuid = UUID(uuidString: String(decoding: bytes, as: UTF8.self)) else { return .failure(.init(expected: "a UUID")) }
+            guard let uuid = UUID(uuidString: String(decoding: bytes, as: UTF8.self)) else {
+                return .failure(.init(expected: "a UUID"))
+            }
             return .success(.blob(withUnsafeBytes(of: uuid.uuid) { Array($0) }))
         case .referenceDate:
             if let seconds = DateSyntax.secondsSinceReferenceDate(bytes) { return .success(.real(seconds)) }
@@ -130,7 +145,11 @@ package enum ColumnType: String, Sendable, Equatable {
             case .numeric: return .success(ColumnType.exactInteger(value).map { .integer($0) } ?? .real(value))
             case .integer:
                 if let exact = ColumnType.exactInteger(value) { return .success(.integer(exact)) }
-                return .failure(.init(expected: value == value.rounded() ? ColumnType.integerRange + " (write it as a whole number, without a point or exponent)" : "an integer"))
+                return .failure(
+                    .init(
+                        expected: value == value.rounded()
+                            ? ColumnType.integerRange + " (write it as a whole number, without a point or exponent)"
+                            : "an integer"))
             case .text: return .success(.text(SQLValue.format(value)))
             default: return .failure(.init(expected: expectation))
             }
@@ -194,8 +213,10 @@ enum NumberSyntax {
             let digit = bytes[index] &- UInt8(ascii: "0")
             guard digit < 10 else { return nil }
             let (multiplied, overflow1) = value.multipliedReportingOverflow(by: 10)
-            let (added, overflow2) = negative
-                ? multiplied.subtractingReportingOverflow(Int64(digit)) : multiplied.addingReportingOverflow(Int64(digit))
+            let (added, overflow2) =
+                negative
+                ? multiplied.subtractingReportingOverflow(Int64(digit))
+                : multiplied.addingReportingOverflow(Int64(digit))
             if overflow1 || overflow2 { return nil }
             value = added
             index += 1
@@ -229,7 +250,9 @@ enum NumberSyntax {
         var sawDigit = false
         while index < count, bytes[index] &- UInt8(ascii: "0") < 10 {
             sawDigit = true
-            if !(digits.isEmpty && bytes[index] == UInt8(ascii: "0")) { digits.append(bytes[index] - UInt8(ascii: "0")) }
+            if !(digits.isEmpty && bytes[index] == UInt8(ascii: "0")) {
+                digits.append(bytes[index] - UInt8(ascii: "0"))
+            }
             index += 1
         }
         if index < count, bytes[index] == UInt8(ascii: ".") {
@@ -237,7 +260,9 @@ enum NumberSyntax {
             while index < count, bytes[index] &- UInt8(ascii: "0") < 10 {
                 sawDigit = true
                 fractionDigits += 1
-                if !(digits.isEmpty && bytes[index] == UInt8(ascii: "0")) { digits.append(bytes[index] - UInt8(ascii: "0")) }
+                if !(digits.isEmpty && bytes[index] == UInt8(ascii: "0")) {
+                    digits.append(bytes[index] - UInt8(ascii: "0"))
+                }
                 index += 1
             }
         }
@@ -261,7 +286,10 @@ enum NumberSyntax {
         }
         guard index == count else { return .notANumber }
         // Trailing zeros of the significand move into the exponent.
-        while let last = digits.last, last == 0 { digits.removeLast(); exponent += 1 }
+        while let last = digits.last, last == 0 {
+            digits.removeLast()
+            exponent += 1
+        }
         if digits.isEmpty { return .integer(0) }
         let scale = exponent - fractionDigits
         if scale < 0 { return .fractional }
@@ -270,7 +298,8 @@ enum NumberSyntax {
         for position in 0..<(digits.count + scale) {
             let digit = position < digits.count ? Int64(digits[position]) : 0
             let (multiplied, overflow1) = value.multipliedReportingOverflow(by: 10)
-            let (added, overflow2) = negative ? multiplied.subtractingReportingOverflow(digit) : multiplied.addingReportingOverflow(digit)
+            let (added, overflow2) =
+                negative ? multiplied.subtractingReportingOverflow(digit) : multiplied.addingReportingOverflow(digit)
             if overflow1 || overflow2 { return .outOfRange }
             value = added
         }
@@ -306,11 +335,17 @@ enum NumberSyntax {
         guard count > 0, count < 64 else { return nil }
         if bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") { index += 1 }
         var integerDigits = 0
-        while index < count, bytes[index] &- UInt8(ascii: "0") < 10 { index += 1; integerDigits += 1 }
+        while index < count, bytes[index] &- UInt8(ascii: "0") < 10 {
+            index += 1
+            integerDigits += 1
+        }
         var mantissaDigits = integerDigits
         if index < count, bytes[index] == UInt8(ascii: ".") {
             index += 1
-            while index < count, bytes[index] &- UInt8(ascii: "0") < 10 { index += 1; mantissaDigits += 1 }
+            while index < count, bytes[index] &- UInt8(ascii: "0") < 10 {
+                index += 1
+                mantissaDigits += 1
+            }
         }
         guard mantissaDigits > 0 else { return nil }
         var exponent = 0
@@ -383,9 +418,13 @@ enum DateSyntax {
     /// Seconds from 2001-01-01 00:00:00 UTC to an ISO 8601 date or date-time (a date alone is
     /// midnight UTC; an offset is honoured); nil when the text is not one.
     static func secondsSinceReferenceDate(_ bytes: UnsafeRawBufferPointer) -> Double? {
-        guard isDateTime(bytes), let year = digits(bytes, 0, 4), let month = digits(bytes, 5, 2), let day = digits(bytes, 8, 2) else { return nil }
+        guard isDateTime(bytes), let year = digits(bytes, 0, 4), let month = digits(bytes, 5, 2),
+            let day = digits(bytes, 8, 2)
+        else { return nil }
         var seconds = Double(daysFromCivil(year, month, day) - daysFromCivil(2001, 1, 1)) * 86_400
-        guard bytes.count > 10, let hour = digits(bytes, 11, 2), let minute = digits(bytes, 14, 2) else { return seconds }
+        guard bytes.count > 10, let hour = digits(bytes, 11, 2), let minute = digits(bytes, 14, 2) else {
+            return seconds
+        }
         seconds += Double(hour * 3600 + minute * 60)
         var index = 16
         if index < bytes.count, bytes[index] == UInt8(ascii: ":"), let second = digits(bytes, index + 1, 2) {
@@ -402,7 +441,8 @@ enum DateSyntax {
             }
         }
         if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-"),
-           let offsetHour = digits(bytes, index + 1, 2), let offsetMinute = digits(bytes, index + 4, 2) {
+            let offsetHour = digits(bytes, index + 1, 2), let offsetMinute = digits(bytes, index + 4, 2)
+        {
             let offset = Double(offsetHour * 3600 + offsetMinute * 60)
             seconds -= bytes[index] == UInt8(ascii: "+") ? offset : -offset
         }

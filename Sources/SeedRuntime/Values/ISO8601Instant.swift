@@ -21,15 +21,18 @@ package struct ISO8601Instant: Comparable, Hashable, Sendable {
 
     /// Reads `YYYY-MM-DD[(T| )HH:MM[:SS[.f…]]][Z|±HH:MM]`, checked against the calendar; nil for anything else.
     package init?(_ bytes: UnsafeRawBufferPointer) {
-        guard DateSyntax.isDateTime(bytes), let year = DateSyntax.digits(bytes, 0, 4), let month = DateSyntax.digits(bytes, 5, 2),
-              let day = DateSyntax.digits(bytes, 8, 2)
+        guard DateSyntax.isDateTime(bytes), let year = DateSyntax.digits(bytes, 0, 4),
+            let month = DateSyntax.digits(bytes, 5, 2),
+            let day = DateSyntax.digits(bytes, 8, 2)
         else { return nil }
         var seconds = Int64(DateSyntax.daysFromCivil(year, month, day)) * 86_400
         var attoseconds: Int64 = 0
         if bytes.count > 10, let hour = DateSyntax.digits(bytes, 11, 2), let minute = DateSyntax.digits(bytes, 14, 2) {
             seconds += Int64(hour * 3600 + minute * 60)
             var index = 16
-            if index < bytes.count, bytes[index] == UInt8(ascii: ":"), let second = DateSyntax.digits(bytes, index + 1, 2) {
+            if index < bytes.count, bytes[index] == UInt8(ascii: ":"),
+                let second = DateSyntax.digits(bytes, index + 1, 2)
+            {
                 seconds += Int64(second)
                 index += 3
                 if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
@@ -43,7 +46,9 @@ package struct ISO8601Instant: Comparable, Hashable, Sendable {
                 }
             }
             if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-"),
-               let offsetHour = DateSyntax.digits(bytes, index + 1, 2), let offsetMinute = DateSyntax.digits(bytes, index + 4, 2) {
+                let offsetHour = DateSyntax.digits(bytes, index + 1, 2),
+                let offsetMinute = DateSyntax.digits(bytes, index + 4, 2)
+            {
                 let offset = Int64(offsetHour * 3600 + offsetMinute * 60)
                 seconds -= bytes[index] == UInt8(ascii: "+") ? offset : -offset
             }
@@ -62,7 +67,9 @@ package struct ISO8601Instant: Comparable, Hashable, Sendable {
     package init?(referenceSeconds: Double) {
         guard referenceSeconds.isFinite, abs(referenceSeconds) < 1e15 else { return nil }
         let whole = referenceSeconds.rounded(.down)
-        self.init(seconds: Int64(whole) + 978_307_200, attoseconds: min(Int64(((referenceSeconds - whole) * 1e9).rounded()), 999_999_999) * 1_000_000_000)
+        self.init(
+            seconds: Int64(whole) + 978_307_200,
+            attoseconds: min(Int64(((referenceSeconds - whole) * 1e9).rounded()), 999_999_999) * 1_000_000_000)
     }
 
     package static func < (lhs: ISO8601Instant, rhs: ISO8601Instant) -> Bool {

@@ -1,5 +1,5 @@
-public import GRDB
 import Foundation
+public import GRDB
 
 /// A value as SQLite stores it: one of its five storage classes.
 public enum SQLValue: Hashable, Sendable, CustomStringConvertible {
@@ -22,10 +22,10 @@ public enum SQLValue: Hashable, Sendable, CustomStringConvertible {
     public static func == (lhs: SQLValue, rhs: SQLValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): return true
-        case let (.integer(a), .integer(b)): return a == b
-        case let (.real(a), .real(b)): return a == b
-        case let (.text(a), .text(b)): return sameBytes(a, b)
-        case let (.blob(a), .blob(b)): return a == b
+        case (.integer(let a), .integer(let b)): return a == b
+        case (.real(let a), .real(let b)): return a == b
+        case (.text(let a), .text(let b)): return sameBytes(a, b)
+        case (.blob(let a), .blob(let b)): return a == b
         default: return false
         }
     }
@@ -43,7 +43,8 @@ public enum SQLValue: Hashable, Sendable, CustomStringConvertible {
         case .text(let value):
             hasher.combine(3)
             hasher.combine(value.utf8.count)
-            if value.utf8.withContiguousStorageIfAvailable({ hasher.combine(bytes: UnsafeRawBufferPointer($0)) }) == nil {
+            if value.utf8.withContiguousStorageIfAvailable({ hasher.combine(bytes: UnsafeRawBufferPointer($0)) }) == nil
+            {
                 for byte in value.utf8 { hasher.combine(byte) }
             }
         case .blob(let bytes):
@@ -57,7 +58,9 @@ public enum SQLValue: Hashable, Sendable, CustomStringConvertible {
     /// (trailing spaces ignored) as SQLite defines them. Any other collation (BINARY, an app's
     /// own) compares bytes.
     package func isSame(as other: SQLValue, collation: String) -> Bool {
-        guard case .text(let a) = self, case .text(let b) = other, collation != "BINARY" else { return isSame(as: other) }
+        guard case .text(let a) = self, case .text(let b) = other, collation != "BINARY" else {
+            return isSame(as: other)
+        }
         switch collation {
         case "NOCASE": return a.isSameName(as: b)
         case "RTRIM":
@@ -83,8 +86,8 @@ public enum SQLValue: Hashable, Sendable, CustomStringConvertible {
     /// else compares by storage class and content. NULL is the same as NULL.
     package func isSame(as other: SQLValue) -> Bool {
         switch (self, other) {
-        case let (.integer(a), .real(b)): return Double(a) == b
-        case let (.real(a), .integer(b)): return a == Double(b)
+        case (.integer(let a), .real(let b)): return Double(a) == b
+        case (.real(let a), .integer(let b)): return a == Double(b)
         default: return self == other
         }
     }
@@ -96,16 +99,20 @@ public enum SQLValue: Hashable, Sendable, CustomStringConvertible {
         case .integer(let value): return String(value)
         case .real(let value): return SQLValue.format(value)
         case .text(let value): return "'" + value.replacingOccurrences(of: "'", with: "''") + "'"
-        case .blob(let bytes): return "X'" + bytes.map { String($0, radix: 16, uppercase: true).leftPadded(to: 2) }.joined() + "'"
+        case .blob(let bytes):
+            return "X'" + bytes.map { String($0, radix: 16, uppercase: true).leftPadded(to: 2) }.joined() + "'"
         }
     }
 
     /// Reads back what ``sqlLiteral`` wrote; nil for anything else.
     package init?(sqlLiteral text: String) {
-        if text == "NULL" { self = .null }
-        else if let value = Int64(text) { self = .integer(value) }
-        else if let value = Double(text), text.first.map({ $0.isNumber || $0 == "-" }) == true { self = .real(value) }
-        else if text.count >= 2, text.hasPrefix("'"), text.hasSuffix("'") {
+        if text == "NULL" {
+            self = .null
+        } else if let value = Int64(text) {
+            self = .integer(value)
+        } else if let value = Double(text), text.first.map({ $0.isNumber || $0 == "-" }) == true {
+            self = .real(value)
+        } else if text.count >= 2, text.hasPrefix("'"), text.hasSuffix("'") {
             self = .text(String(text.dropFirst().dropLast()).replacingOccurrences(of: "''", with: "'"))
         } else if text.hasPrefix("X'"), text.hasSuffix("'"), text.count % 2 == 1 {
             var bytes: [UInt8] = []
@@ -116,7 +123,9 @@ public enum SQLValue: Hashable, Sendable, CustomStringConvertible {
                 digits = digits.dropFirst(2)
             }
             self = .blob(bytes)
-        } else { return nil }
+        } else {
+            return nil
+        }
     }
 
     /// A UUID's text (8-4-4-4-12, upper case, as `UUID.uuidString` prints it) when the value
@@ -124,7 +133,9 @@ public enum SQLValue: Hashable, Sendable, CustomStringConvertible {
     /// ``readable(as:)``.
     package var uuidText: String? {
         guard case .blob(let b) = self, b.count == 16 else { return nil }
-        return UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])).uuidString
+        return UUID(
+            uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])
+        ).uuidString
     }
 
     /// The value as people read and write it for a column of `type`: a UUID attribute's 16

@@ -50,10 +50,14 @@ final class FoundParentIDs {
     private func place(of key: UnsafeRawBufferPointer, hash: UInt64) -> Int {
         var place = Int(truncatingIfNeeded: hash) & mask
         while offsets[place] >= 0 {
-            if hashes[place] == hash, lengths[place] == key.count, arena.withUnsafeBytes({ stored in
-                guard key.count > 0, let storedBase = stored.baseAddress, let keyBase = key.baseAddress else { return key.count == 0 }
-                return memcmp(storedBase + offsets[place], keyBase, key.count) == 0
-            }) {
+            if hashes[place] == hash, lengths[place] == key.count,
+                arena.withUnsafeBytes({ stored in
+                    guard key.count > 0, let storedBase = stored.baseAddress, let keyBase = key.baseAddress else {
+                        return key.count == 0
+                    }
+                    return memcmp(storedBase + offsets[place], keyBase, key.count) == 0
+                })
+            {
                 return place
             }
             place = (place + 1) & mask

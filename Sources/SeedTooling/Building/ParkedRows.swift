@@ -28,12 +28,21 @@ final class ParkedRows {
         name = "_seedkit_parked_\(number)"
         let values = (0..<width).map { "v\($0)" }
         // Untyped columns keep each value's storage class as the converter produced it.
-        try db.execute(sql: "CREATE TEMP TABLE \(name) (seq INTEGER PRIMARY KEY AUTOINCREMENT, gen INTEGER NOT NULL, line INTEGER NOT NULL, failed INTEGER NOT NULL, present INTEGER NOT NULL\(values.map { ", \($0)" }.joined()))")
-        insert = try db.makeStatement(sql: "INSERT INTO \(name) (gen, line, failed, present\(values.map { ", \($0)" }.joined())) VALUES (?, ?, ?, ?\(String(repeating: ", ?", count: width)))")
+        try db.execute(
+            sql:
+                "CREATE TEMP TABLE \(name) (seq INTEGER PRIMARY KEY AUTOINCREMENT, gen INTEGER NOT NULL, line INTEGER NOT NULL, failed INTEGER NOT NULL, present INTEGER NOT NULL\(values.map { ", \($0)" }.joined()))"
+        )
+        insert = try db.makeStatement(
+            sql:
+                "INSERT INTO \(name) (gen, line, failed, present\(values.map { ", \($0)" }.joined())) VALUES (?, ?, ?, ?\(String(repeating: ", ?", count: width)))"
+        )
         // A self-reference: each slot that names a row of this table, with the slot of the column it names.
         for (slot, bound) in plan.bound.enumerated() {
             guard let reference = bound.reference, reference.spec.table.isSameName(as: plan.config.name),
-                  let keySlot = plan.bound.firstIndex(where: { $0.name.isSameName(as: reference.spec.column) || $0.info.name.isSameName(as: reference.spec.column) }) else { continue }
+                let keySlot = plan.bound.firstIndex(where: {
+                    $0.name.isSameName(as: reference.spec.column) || $0.info.name.isSameName(as: reference.spec.column)
+                })
+            else { continue }
             selfReferences.append((slot, keySlot))
             try db.execute(sql: "CREATE INDEX \(name)_v\(slot) ON \(name) (v\(slot))")
         }
@@ -48,10 +57,18 @@ final class ParkedRows {
     /// keeps a chain listed children first linear: each row is tried again as soon as its parent is in.
     /// Rows parked after `ceiling` (while the caller tries rows again) are left for later: they
     /// were just tried.
-    func take(slot: Int, value: SQLValue, generation: Int, after seq: Int64, upTo ceiling: Int64, into batch: RecordBatch) throws -> Bool {
+    func take(
+        slot: Int, value: SQLValue, generation: Int, after seq: Int64, upTo ceiling: Int64, into batch: RecordBatch
+    ) throws -> Bool {
         batch.reset()
-        let select = try db.cachedStatement(sql: "SELECT seq, line, failed, present\((0..<width).map { ", v\($0)" }.joined()) FROM \(name) WHERE v\(slot) IS ? AND ((gen = ? AND seq > ?) OR gen > ?) AND seq <= ? ORDER BY seq LIMIT ?")
-        let rows = try select.rows(binding: [value, .integer(Int64(generation)), .integer(seq), .integer(Int64(generation)), .integer(ceiling), .integer(Int64(batch.capacity))])
+        let select = try db.cachedStatement(
+            sql:
+                "SELECT seq, line, failed, present\((0..<width).map { ", v\($0)" }.joined()) FROM \(name) WHERE v\(slot) IS ? AND ((gen = ? AND seq > ?) OR gen > ?) AND seq <= ? ORDER BY seq LIMIT ?"
+        )
+        let rows = try select.rows(binding: [
+            value, .integer(Int64(generation)), .integer(seq), .integer(Int64(generation)), .integer(ceiling),
+            .integer(Int64(batch.capacity)),
+        ])
         let delete = try db.cachedStatement(sql: "DELETE FROM \(name) WHERE seq = ?")
         for row in rows {
             append(row, to: batch)
@@ -66,8 +83,10 @@ final class ParkedRows {
         var present: UInt64 = 0
         let first = record * width
         for slot in 0..<width where batch.slots[first + slot] != .absent { present |= 1 << UInt64(min(slot, 63)) }
-        var values: [SQLValue] = [.integer(Int64(generation)), .integer(Int64(batch.lines[record])),
-                                  .integer(Int64(bitPattern: batch.failedSlots[record])), .integer(Int64(bitPattern: present))]
+        var values: [SQLValue] = [
+            .integer(Int64(generation)), .integer(Int64(batch.lines[record])),
+            .integer(Int64(bitPattern: batch.failedSlots[record])), .integer(Int64(bitPattern: present)),
+        ]
         for slot in 0..<width { values.append(batch.value(record: record, slot: slot)) }
         try insert.execute(binding: values)
         lastSeq = db.lastInsertedRowID
@@ -90,11 +109,14 @@ final class ParkedRows {
     func fetch(_ generation: Int, after seq: Int64, into batch: RecordBatch) throws -> Int64? {
         batch.reset()
         var last: Int64?
-        try db.makeStatement(sql: "SELECT seq, line, failed, present\((0..<width).map { ", v\($0)" }.joined()) FROM \(name) WHERE gen = ? AND seq > ? ORDER BY seq LIMIT ?")
-            .forEachRow(binding: [.integer(Int64(generation)), .integer(seq), .integer(Int64(batch.capacity))]) { row in
-                last = row[0].integerValue
-                append(row, to: batch)
-            }
+        try db.makeStatement(
+            sql:
+                "SELECT seq, line, failed, present\((0..<width).map { ", v\($0)" }.joined()) FROM \(name) WHERE gen = ? AND seq > ? ORDER BY seq LIMIT ?"
+        )
+        .forEachRow(binding: [.integer(Int64(generation)), .integer(seq), .integer(Int64(batch.capacity))]) { row in
+            last = row[0].integerValue
+            append(row, to: batch)
+        }
         return last
     }
 
@@ -110,7 +132,11 @@ final class ParkedRows {
 
     /// The line of a waiting record whose `slot` holds `value`, and that record's values; nil when none waits.
     func waiting(slot: Int, value: SQLValue) throws -> (line: Int, values: [SQLValue])? {
-        guard let row = try db.sqlRow("SELECT line\((0..<width).map { ", v\($0)" }.joined()) FROM \(name) WHERE v\(slot) IS ? ORDER BY seq LIMIT 1", binding: [value]) else { return nil }
+        guard
+            let row = try db.sqlRow(
+                "SELECT line\((0..<width).map { ", v\($0)" }.joined()) FROM \(name) WHERE v\(slot) IS ? ORDER BY seq LIMIT 1",
+                binding: [value])
+        else { return nil }
         return (Int(row[0].integerValue ?? 0), Array(row[1...]))
     }
 
@@ -129,7 +155,10 @@ final class LinkedRefs {
         self.db = db
         self.plan = plan
         name = "_seedkit_links_\(number)"
-        try db.execute(sql: "CREATE TEMP TABLE IF NOT EXISTS \(name) (seq INTEGER PRIMARY KEY, row INTEGER NOT NULL, slot INTEGER NOT NULL, line INTEGER NOT NULL, key)")
+        try db.execute(
+            sql:
+                "CREATE TEMP TABLE IF NOT EXISTS \(name) (seq INTEGER PRIMARY KEY, row INTEGER NOT NULL, slot INTEGER NOT NULL, line INTEGER NOT NULL, key)"
+        )
         insert = try db.makeStatement(sql: "INSERT INTO \(name) (row, slot, line, key) VALUES (?, ?, ?, ?)")
     }
 
@@ -146,10 +175,16 @@ final class LinkedRefs {
             guard let reference = bound.reference else { continue }
             let key = row[3]
             if let parent = try db.sqlRow(reference.lookupSQL, binding: [key])?.first {
-                try db.execute("UPDATE \(quoteIdentifier(plan.table.name)) SET \(quoteIdentifier(bound.info.name)) = ? WHERE rowid = ?", binding: [parent, row[0]])
+                try db.execute(
+                    "UPDATE \(quoteIdentifier(plan.table.name)) SET \(quoteIdentifier(bound.info.name)) = ? WHERE rowid = ?",
+                    binding: [parent, row[0]])
             } else {
-                diagnostics.append(Diagnostic(file: plan.config.displayFile, line: Int(row[2].integerValue ?? 0), column: bound.fieldNumber, code: .unresolvedReference,
-                    message: "\(bound.name) '\(key.description)' matches no \(reference.spec)", table: plan.table.name))
+                diagnostics.append(
+                    Diagnostic(
+                        file: plan.config.displayFile, line: Int(row[2].integerValue ?? 0), column: bound.fieldNumber,
+                        code: .unresolvedReference,
+                        message: "\(bound.name) '\(key.description)' matches no \(reference.spec)",
+                        table: plan.table.name))
             }
         }
         try db.execute(sql: "DROP TABLE \(name)")

@@ -127,7 +127,10 @@ final class RecordBatch: @unchecked Sendable {
         case .integer: return .integer(payloads[index])
         case .real: return .real(Double(bitPattern: UInt64(bitPattern: payloads[index])))
         case .text:
-            return .text(String(decoding: UnsafeBufferPointer(start: bytes + Int(payloads[index]), count: Int(lengths[index])), as: UTF8.self))
+            return .text(
+                String(
+                    decoding: UnsafeBufferPointer(start: bytes + Int(payloads[index]), count: Int(lengths[index])),
+                    as: UTF8.self))
         case .blob:
             return .blob(Array(UnsafeBufferPointer(start: bytes + Int(payloads[index]), count: Int(lengths[index]))))
         }

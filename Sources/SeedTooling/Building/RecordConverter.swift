@@ -46,23 +46,33 @@ struct RecordConverter {
                     batch.setNull(slot)
                     if isKey[slot] {
                         batch.markFailed(slot)
-                        fail(&diagnostics, record, field, slot, .missingRequired, "\(name(slot)) is empty, but it is part of the natural key of \(plan.table.name), which every row must have")
+                        fail(
+                            &diagnostics, record, field, slot, .missingRequired,
+                            "\(name(slot)) is empty, but it is part of the natural key of \(plan.table.name), which every row must have"
+                        )
                         continue
                     }
                     if rules[slot]?.required == true { value = .null }
                 case .text, .integer, .real:
                     if kind != .text && (type == .date || type == .datetime || type == .blob) && !isReference[slot] {
                         keepRaw(batch, slot, text)
-                        fail(&diagnostics, record, field, slot, .typeMismatch, "\(name(slot)): \(String(decoding: text, as: UTF8.self)) is not \(type.expectation) (the column is \(plan.bound[slot].info.declaredType))")
+                        fail(
+                            &diagnostics, record, field, slot, .typeMismatch,
+                            "\(name(slot)): \(String(decoding: text, as: UTF8.self)) is not \(type.expectation) (the column is \(plan.bound[slot].info.declaredType))"
+                        )
                         continue
                     }
                     switch type.convert(text: text) {
                     case .success(.sameText):
                         batch.setBytes(slot, text)
-                        if rules[slot] != nil, rules[slot]?.quicklyPasses(text: text) != true { value = .text(String(decoding: text, as: UTF8.self)) }
+                        if rules[slot] != nil, rules[slot]?.quicklyPasses(text: text) != true {
+                            value = .text(String(decoding: text, as: UTF8.self))
+                        }
                     case .success(.integer(let int)):
                         batch.setInteger(slot, int)
-                        if rules[slot] != nil, rules[slot]?.quicklyPasses(number: Double(int)) != true { value = .integer(int) }
+                        if rules[slot] != nil, rules[slot]?.quicklyPasses(number: Double(int)) != true {
+                            value = .integer(int)
+                        }
                     case .success(.real(let real)):
                         batch.setReal(slot, real)
                         if rules[slot] != nil, rules[slot]?.quicklyPasses(number: real) != true { value = .real(real) }
@@ -74,10 +84,16 @@ struct RecordConverter {
                         value = .null
                     case .failure(let failure):
                         keepRaw(batch, slot, text)
-                        let shown = kind == .text ? "'\(String(decoding: text, as: UTF8.self))'" : String(decoding: text, as: UTF8.self)
-                        let what = plan.bound[slot].reference.map { "a key of \($0.spec)" } ?? plan.bound[slot].relationshipHint
+                        let shown =
+                            kind == .text
+                            ? "'\(String(decoding: text, as: UTF8.self))'" : String(decoding: text, as: UTF8.self)
+                        let what =
+                            plan.bound[slot].reference.map { "a key of \($0.spec)" } ?? plan.bound[slot]
+                            .relationshipHint
                             ?? "the column is \(plan.bound[slot].info.declaredType.isEmpty ? "untyped" : plan.bound[slot].info.declaredType)"
-                        fail(&diagnostics, record, field, slot, .typeMismatch, "\(name(slot)): \(shown) is not \(failure.expected) (\(what))")
+                        fail(
+                            &diagnostics, record, field, slot, .typeMismatch,
+                            "\(name(slot)): \(shown) is not \(failure.expected) (\(what))")
                         continue
                     }
                 case .bool:
@@ -87,17 +103,24 @@ struct RecordConverter {
                         value = converted
                     case .failure(let failure):
                         keepRaw(batch, slot, text)
-                        fail(&diagnostics, record, field, slot, .typeMismatch, "\(name(slot)): \(String(decoding: text, as: UTF8.self)) is not \(failure.expected)")
+                        fail(
+                            &diagnostics, record, field, slot, .typeMismatch,
+                            "\(name(slot)): \(String(decoding: text, as: UTF8.self)) is not \(failure.expected)")
                         continue
                     }
                 case .json:
                     guard type == .text || type == .any, !isReference[slot] else {
                         keepRaw(batch, slot, text)
-                        fail(&diagnostics, record, field, slot, .typeMismatch, "\(name(slot)): a nested array or object fits only a TEXT or untyped column, not \(plan.bound[slot].info.declaredType)")
+                        fail(
+                            &diagnostics, record, field, slot, .typeMismatch,
+                            "\(name(slot)): a nested array or object fits only a TEXT or untyped column, not \(plan.bound[slot].info.declaredType)"
+                        )
                         continue
                     }
                     batch.setBytes(slot, text)
-                    if rules[slot] != nil, rules[slot]?.quicklyPasses(text: text) != true { value = .text(String(decoding: text, as: UTF8.self)) }
+                    if rules[slot] != nil, rules[slot]?.quicklyPasses(text: text) != true {
+                        value = .text(String(decoding: text, as: UTF8.self))
+                    }
                 }
                 if let rule = rules[slot], let value {
                     for problem in rule.check(value) {
@@ -113,12 +136,22 @@ struct RecordConverter {
             for slot in 0..<batch.width where batch.slots[base + slot] == .absent {
                 if isKey[slot], plan.bound[slot].info.defaultSQL == nil, plan.bound[slot].defaultSQL == nil {
                     batch.markFailed(slot)
-                    diagnostics.append(Diagnostic(file: file, line: record.line, code: .missingRequired, message: "\(name(slot)) is missing, but it is part of the natural key of \(plan.table.name), which every row must have", table: plan.table.name))
+                    diagnostics.append(
+                        Diagnostic(
+                            file: file, line: record.line, code: .missingRequired,
+                            message:
+                                "\(name(slot)) is missing, but it is part of the natural key of \(plan.table.name), which every row must have",
+                            table: plan.table.name))
                     continue
                 }
-                if let rule = rules[slot], rule.required, plan.bound[slot].info.defaultSQL == nil, plan.bound[slot].defaultSQL == nil {
+                if let rule = rules[slot], rule.required, plan.bound[slot].info.defaultSQL == nil,
+                    plan.bound[slot].defaultSQL == nil
+                {
                     batch.markFailed(slot)
-                    diagnostics.append(Diagnostic(file: file, line: record.line, code: .missingRequired, message: "\(name(slot)) is required but missing", table: plan.table.name))
+                    diagnostics.append(
+                        Diagnostic(
+                            file: file, line: record.line, code: .missingRequired,
+                            message: "\(name(slot)) is required but missing", table: plan.table.name))
                 }
             }
         }
@@ -134,8 +167,13 @@ struct RecordConverter {
 
     private func name(_ slot: Int) -> String { plan.bound[slot].name }
 
-    private func fail(_ diagnostics: inout [Diagnostic], _ record: RawRecord, _ field: Int, _ slot: Int, _ code: DiagnosticCode, _ message: String) {
+    private func fail(
+        _ diagnostics: inout [Diagnostic], _ record: RawRecord, _ field: Int, _ slot: Int, _ code: DiagnosticCode,
+        _ message: String
+    ) {
         let column = plan.isJSON ? field + 1 : fieldNumbers[slot]
-        diagnostics.append(Diagnostic(file: file, line: record.line, column: column, code: code, message: message, table: plan.table.name))
+        diagnostics.append(
+            Diagnostic(
+                file: file, line: record.line, column: column, code: code, message: message, table: plan.table.name))
     }
 }

@@ -23,7 +23,9 @@ extension SeedBuilder {
     /// inserts anything; then a last pass in which what still waits is an error (a key that no
     /// row has, or a cycle of references, named row by row). Memory stays flat: rows are read
     /// back a batch at a time.
-    func insertParked(_ deferral: Deferral, db: Database, counts: inout [(name: String, rows: Int)], diagnostics: inout [Diagnostic]) throws {
+    func insertParked(
+        _ deferral: Deferral, db: Database, counts: inout [(name: String, rows: Int)], diagnostics: inout [Diagnostic]
+    ) throws {
         var final = false
         var linking = false
         var links: [Int: LinkedRefs] = [:]
@@ -38,10 +40,14 @@ extension SeedBuilder {
                 let loader = try TableLoader(db: db, plan: plan, file: plan.config.displayFile)
                 if final {
                     loader.insertsUnresolved = false
-                    loader.explainMiss = { slot, key, line in try Self.explainWait(deferral, db: db, plan: plan, slot: slot, key: key, line: line) }
+                    loader.explainMiss = { slot, key, line in
+                        try Self.explainWait(deferral, db: db, plan: plan, slot: slot, key: key, line: line)
+                    }
                 } else {
                     loader.parking = parked
-                    loader.parkable = plan.bound.map { bound in bound.reference.map { deferral.isWaiting($0.spec.table) } ?? false }
+                    loader.parkable = plan.bound.map { bound in
+                        bound.reference.map { deferral.isWaiting($0.spec.table) } ?? false
+                    }
                     if linking && !plan.table.withoutRowID {
                         if links[index] == nil { links[index] = try LinkedRefs(db: db, plan: plan, number: index) }
                         loader.links = links[index]
@@ -69,7 +75,10 @@ extension SeedBuilder {
                     try loader.load(batch, diagnostics: &found)
                     while let wake = woken.popLast() {
                         let ceiling = parked.lastSeq
-                        while try parked.take(slot: wake.slot, value: wake.value, generation: generation, after: seq, upTo: ceiling, into: wokenBatch) {
+                        while try parked.take(
+                            slot: wake.slot, value: wake.value, generation: generation, after: seq, upTo: ceiling,
+                            into: wokenBatch)
+                        {
                             try loader.load(wokenBatch, diagnostics: &found)
                         }
                     }
@@ -96,24 +105,36 @@ extension SeedBuilder {
     /// Why a parked row's ref stays unresolved when its parent is parked too: the chain of
     /// rows it waits for, ending in a cycle (back to this row, or elsewhere) or in a row that
     /// refers to a missing key. nil when the parent is not parked (the key exists nowhere).
-    static func explainWait(_ deferral: Deferral, db: Database, plan: TablePlan, slot: Int, key: SQLValue, line: Int) throws -> String? {
+    static func explainWait(_ deferral: Deferral, db: Database, plan: TablePlan, slot: Int, key: SQLValue, line: Int)
+        throws -> String?
+    {
         guard let reference = plan.bound[slot].reference else { return nil }
         var steps: [String] = []
         var visited: Set<String> = ["\(plan.config.name)#\(line)"]
-        var next: (parked: ParkedRows, spec: TableSpec.Reference, key: SQLValue)? = deferral.parked[reference.spec.table].map { ($0, reference.spec, key) }
+        var next: (parked: ParkedRows, spec: TableSpec.Reference, key: SQLValue)? = deferral.parked[
+            reference.spec.table
+        ].map { ($0, reference.spec, key) }
         let name = "\(plan.bound[slot].name) '\(key.description)'"
         while let (parked, spec, parentKey) = next, steps.count < 20 {
-            guard let keySlot = parked.plan.bound.firstIndex(where: { $0.name.isSameName(as: spec.column) || $0.info.name.isSameName(as: spec.column) }),
-                  let row = try parked.waiting(slot: keySlot, value: parentKey) else { break }
+            guard
+                let keySlot = parked.plan.bound.firstIndex(where: {
+                    $0.name.isSameName(as: spec.column) || $0.info.name.isSameName(as: spec.column)
+                }),
+                let row = try parked.waiting(slot: keySlot, value: parentKey)
+            else { break }
             let id = "\(parked.plan.config.name)#\(row.line)"
             // A row of another file is named with its file.
             let file = parked.plan.config.displayFile
-            steps.append("\(spec.table) '\(parentKey.description)' (\(file == plan.config.displayFile ? "line " : file + ":")\(row.line))")
+            steps.append(
+                "\(spec.table) '\(parentKey.description)' (\(file == plan.config.displayFile ? "line " : file + ":")\(row.line))"
+            )
             if id == "\(plan.config.name)#\(line)" && steps.count == 1 {
-                return "\(name) names this row itself, which a NOT NULL ref cannot do (the row would have to exist before it is inserted); leave it empty for a root, with a nullable column"
+                return
+                    "\(name) names this row itself, which a NOT NULL ref cannot do (the row would have to exist before it is inserted); leave it empty for a root, with a nullable column"
             }
             if id == "\(plan.config.name)#\(line)" {
-                return "\(name) is part of a cycle of references that no order of inserts satisfies: this row → \(steps.dropLast().joined(separator: " → "))\(steps.count > 1 ? " → " : "")this row; break the cycle"
+                return
+                    "\(name) is part of a cycle of references that no order of inserts satisfies: this row → \(steps.dropLast().joined(separator: " → "))\(steps.count > 1 ? " → " : "")this row; break the cycle"
             }
             if visited.contains(id) {
                 return "\(name) waits for rows in a cycle of references: \(steps.joined(separator: " → "))"
@@ -122,23 +143,32 @@ extension SeedBuilder {
             // The parent's own first ref to a row that waits too.
             next = nil
             for (refSlot, bound) in parked.plan.bound.enumerated() {
-                guard let parentRef = bound.reference, row.values[refSlot] != .null, let parentParked = deferral.parked[parentRef.spec.table],
-                      let parentSlot = parentParked.plan.bound.firstIndex(where: { $0.name.isSameName(as: parentRef.spec.column) || $0.info.name.isSameName(as: parentRef.spec.column) }),
-                      try parentParked.waiting(slot: parentSlot, value: row.values[refSlot]) != nil else { continue }
+                guard let parentRef = bound.reference, row.values[refSlot] != .null,
+                    let parentParked = deferral.parked[parentRef.spec.table],
+                    let parentSlot = parentParked.plan.bound.firstIndex(where: {
+                        $0.name.isSameName(as: parentRef.spec.column)
+                            || $0.info.name.isSameName(as: parentRef.spec.column)
+                    }),
+                    try parentParked.waiting(slot: parentSlot, value: row.values[refSlot]) != nil
+                else { continue }
                 next = (parentParked, parentRef.spec, row.values[refSlot])
                 break
             }
         }
         guard let first = steps.first else { return nil }
-        return "\(name) names a row that cannot be inserted either: \(first)\(steps.count > 1 ? " → " + steps.dropFirst().joined(separator: " → ") : "") refers to a missing row"
+        return
+            "\(name) names a row that cannot be inserted either: \(first)\(steps.count > 1 ? " → " + steps.dropFirst().joined(separator: " → ") : "") refers to a missing row"
     }
 
     /// Diagnostics grouped by file in load order, each file's by line and column (stable).
     func inFileOrder(_ diagnostics: [Diagnostic], plans: [TablePlan]) -> [Diagnostic] {
         var position: [String: Int] = [:]
-        for (index, plan) in plans.enumerated() where position[plan.config.displayFile] == nil { position[plan.config.displayFile] = index }
+        for (index, plan) in plans.enumerated() where position[plan.config.displayFile] == nil {
+            position[plan.config.displayFile] = index
+        }
         return diagnostics.enumerated().sorted { a, b in
-            let fileA = a.element.file.flatMap { position[$0] } ?? plans.count, fileB = b.element.file.flatMap { position[$0] } ?? plans.count
+            let fileA = a.element.file.flatMap { position[$0] } ?? plans.count
+            let fileB = b.element.file.flatMap { position[$0] } ?? plans.count
             if fileA != fileB { return fileA < fileB }
             if fileA < plans.count, (a.element.line, a.element.column) != (b.element.line, b.element.column) {
                 return (a.element.line, a.element.column) < (b.element.line, b.element.column)

@@ -11,18 +11,25 @@ extension SeedBuilder {
     /// batches; this thread inserts them.
     ///
     /// - returns: the rows inserted and the SHA-256 of the fixture's bytes.
-    func load(_ plan: TablePlan, index: Int, deferral: Deferral, db: Database, diagnostics: inout [Diagnostic]) throws -> (rows: Int, hash: [UInt8]) {
+    func load(_ plan: TablePlan, index: Int, deferral: Deferral, db: Database, diagnostics: inout [Diagnostic]) throws
+        -> (rows: Int, hash: [UInt8])
+    {
         let config = plan.config
         let file = config.displayFile
         guard config.query != nil || FileManager.default.fileExists(atPath: config.file.path) else {
-            throw SeedError(.configuration, file: file, "the fixture for table \(config.name) does not exist (manifest: \(manifest.path))")
+            throw SeedError(
+                .configuration, file: file,
+                "the fixture for table \(config.name) does not exist (manifest: \(manifest.path))")
         }
         let source: any RecordSource
         // JSON keys are the fixture's names: attributes for Core Data, columns otherwise, as mapped.
         let columns = manifest.model?.fixtureColumns(config.name) ?? plan.table.columns.map(\.name)
         let opened = Result { () throws(SeedError) -> any RecordSource in
-            if let query = config.query, let sources = deferral.sources { return try QueryRecordSource(query, in: sources, file: file) }
-            return try config.openFixture(fields: config.mapping.fields(forColumns: columns)) { [mapping = config.mapping, table = config.name] key in
+            if let query = config.query, let sources = deferral.sources {
+                return try QueryRecordSource(query, in: sources, file: file)
+            }
+            return try config.openFixture(fields: config.mapping.fields(forColumns: columns)) {
+                [mapping = config.mapping, table = config.name] key in
                 mapping.unknownFieldMessage(key, what: "key", table: table, columns: columns)
             }
         }
@@ -40,19 +47,30 @@ extension SeedBuilder {
             var record = RawRecord()
             var ignored: [Diagnostic] = []
             var records = 0
-            while try first.next(&record, diagnostics: &ignored) { records += 1; ignored.removeAll(keepingCapacity: true) }
+            while try first.next(&record, diagnostics: &ignored) {
+                records += 1
+                ignored.removeAll(keepingCapacity: true)
+            }
             let unheld = first.unheldPointers
             if !unheld.isEmpty && records > 0 {
                 for pointer in unheld {
                     let column = config.mapping.columns.first { $0.field == pointer }?.column ?? pointer
                     let position = config.pointerPositions[column] ?? (config.line, config.column)
-                    diagnostics.append(Diagnostic(file: manifest.path, line: position.line, column: position.column, code: .unknownColumn,
-                        message: "columns: \(column): \(pointer): no record of \(file) holds this path (\(records) records read), so table \(config.name) would get no \(column) from it; check the path against a record"))
+                    diagnostics.append(
+                        Diagnostic(
+                            file: manifest.path, line: position.line, column: position.column, code: .unknownColumn,
+                            message:
+                                "columns: \(column): \(pointer): no record of \(file) holds this path (\(records) records read), so table \(config.name) would get no \(column) from it; check the path against a record"
+                        ))
                 }
                 return (0, [])
             }
         }
-        guard let plan = complete(plan, columns: source.columnNames, isJSON: config.reading.format.isJSON, file: file, diagnostics: &diagnostics) else { return (0, []) }
+        guard
+            let plan = complete(
+                plan, columns: source.columnNames, isJSON: config.reading.format.isJSON, file: file,
+                diagnostics: &diagnostics)
+        else { return (0, []) }
         let fileSize = config.query != nil ? 0 : FileFacts.size(config.file.path) ?? 0
 
         let width = plan.bound.count
@@ -74,7 +92,11 @@ extension SeedBuilder {
                     return (deferral.order[parent] ?? -1) >= index || deferral.isWaiting(parent)
                 }
             }
-        } catch { pipeline.cancel(); pipeline.waitForProducer(); throw error }
+        } catch {
+            pipeline.cancel()
+            pipeline.waitForProducer()
+            throw error
+        }
         var loaderDiagnostics: [Diagnostic] = []
         do {
             while let batch = pipeline.takeReady() {
@@ -93,20 +115,26 @@ extension SeedBuilder {
         pipeline.waitForProducer()
         if !loader.duplicateKeys.isEmpty {
             // A duplicate key names the earlier row too: found by reading the records again (only now).
-            let earlier = try earlierLines(of: loader.duplicateKeys, plan: plan, deferral: deferral, fields: config.mapping.fields(forColumns: columns))
+            let earlier = try earlierLines(
+                of: loader.duplicateKeys, plan: plan, deferral: deferral,
+                fields: config.mapping.fields(forColumns: columns))
             for index in loaderDiagnostics.indices where loaderDiagnostics[index].code == .duplicateKey {
                 guard let line = earlier[loaderDiagnostics[index].line] else { continue }
                 let place = config.query != nil ? "row \(line) of the query" : "line \(line)"
-                loaderDiagnostics[index].message = loaderDiagnostics[index].message.replacingOccurrences(of: "an earlier row has the same", with: "\(place) has the same")
+                loaderDiagnostics[index].message = loaderDiagnostics[index].message.replacingOccurrences(
+                    of: "an earlier row has the same", with: "\(place) has the same")
             }
         }
         var readerDiagnostics = producer.diagnostics
-        if let query = config.query, let sources = deferral.sources, !(readerDiagnostics.isEmpty && loaderDiagnostics.isEmpty) {
+        if let query = config.query, let sources = deferral.sources,
+            !(readerDiagnostics.isEmpty && loaderDiagnostics.isEmpty)
+        {
             // A query's row has no line in a file: its errors say which row by its key too.
             let rows = try QueryRecordSource(query, in: sources, file: file)
             let keyFields = config.key.map { config.mapping.field(for: $0) }
             func annotate(_ diagnostic: inout Diagnostic) {
-                guard diagnostic.file == file, let key = rows.describeKey(row: diagnostic.line, fields: keyFields) else { return }
+                guard diagnostic.file == file, let key = rows.describeKey(row: diagnostic.line, fields: keyFields)
+                else { return }
                 diagnostic.message += " (the query's row \(diagnostic.line): \(key))"
             }
             for index in readerDiagnostics.indices { annotate(&readerDiagnostics[index]) }
@@ -122,7 +150,10 @@ extension SeedBuilder {
 
     /// For each duplicate key (by its row's line): the line of the first row with the same values,
     /// read again through the same reader and conversion as the load.
-    private func earlierLines(of duplicates: [(line: Int, slots: [Int], values: [SQLValue])], plan: TablePlan, deferral: Deferral, fields: [String]) throws -> [Int: Int] {
+    private func earlierLines(
+        of duplicates: [(line: Int, slots: [Int], values: [SQLValue])], plan: TablePlan, deferral: Deferral,
+        fields: [String]
+    ) throws -> [Int: Int] {
         let config = plan.config
         var source: any RecordSource
         if let query = config.query, let sources = deferral.sources {
@@ -141,7 +172,10 @@ extension SeedBuilder {
             batch.reset()
             converter.convert(record, into: batch, diagnostics: &ignored)
             for duplicate in duplicates where found[duplicate.line] == nil && record.line < duplicate.line {
-                if zip(duplicate.slots, duplicate.values).allSatisfy({ batch.value(record: 0, slot: $0).isSame(as: $1) }) { found[duplicate.line] = record.line }
+                if zip(duplicate.slots, duplicate.values).allSatisfy({ batch.value(record: 0, slot: $0).isSame(as: $1) }
+                ) {
+                    found[duplicate.line] = record.line
+                }
             }
             if found.count == duplicates.count { break }
         }
@@ -149,17 +183,23 @@ extension SeedBuilder {
     }
 
     /// Maps the fixture's columns onto the table's; unknown columns are data errors at line 1.
-    private func complete(_ plan: TablePlan, columns: [String], isJSON: Bool, file: String, diagnostics: inout [Diagnostic]) -> TablePlan? {
+    private func complete(
+        _ plan: TablePlan, columns: [String], isJSON: Bool, file: String, diagnostics: inout [Diagnostic]
+    ) -> TablePlan? {
         var plan = plan
         plan.isJSON = isJSON
         var failed = false
         // The model's rules (Core Data), with the manifest's on top; keyed by the fixture's column names.
         var rules: [String: ColumnRules] = [:]
         for rule in manifest.model?.rules(for: plan.config.name) ?? [] { rules[rule.column.lowercasedName] = rule }
-        for rule in plan.config.rules { rules[rule.column.lowercasedName] = rules[rule.column.lowercasedName].map { $0.merged(with: rule) } ?? rule }
+        for rule in plan.config.rules {
+            rules[rule.column.lowercasedName] = rules[rule.column.lowercasedName].map { $0.merged(with: rule) } ?? rule
+        }
         // A generated UUID (`let id = UUID()`) left out or empty gets the row's name-based UUID once every table is loaded.
         if let coreData = plan.dialect as? CoreDataDialect, let entity = coreData.entity(named: plan.config.name) {
-            for attribute in coreData.facts.generated[coreData.modelName(of: entity)] ?? [] { rules[attribute.lowercasedName]?.required = false }
+            for attribute in coreData.facts.generated[coreData.modelName(of: entity)] ?? [] {
+                rules[attribute.lowercasedName]?.required = false
+            }
         }
         let entity = manifest.model?.flattened(plan.config.name)
         let mapping = plan.config.mapping
@@ -175,13 +215,20 @@ extension SeedBuilder {
             unknownColumns += 1
             if unknownColumns == Self.unknownColumnLimit + 1 { firstCountedColumn = index + 1 }
             guard unknownColumns <= Self.unknownColumnLimit else { return }
-            diagnostics.append(Diagnostic(file: file, line: 1, column: index + 1, code: .unknownColumn,
-                message: mapping.unknownFieldMessage(field, what: "column", table: plan.table.name, columns: tableColumns), table: plan.table.name))
+            diagnostics.append(
+                Diagnostic(
+                    file: file, line: 1, column: index + 1, code: .unknownColumn,
+                    message: mapping.unknownFieldMessage(
+                        field, what: "column", table: plan.table.name, columns: tableColumns), table: plan.table.name))
         }
         defer {
             if unknownColumns > Self.unknownColumnLimit {
-                diagnostics.append(Diagnostic(file: file, line: 1, column: firstCountedColumn, code: .unknownColumn,
-                    message: "\(unknownColumns - Self.unknownColumnLimit) more columns from here on name no column of table \(plan.table.name)", table: plan.table.name))
+                diagnostics.append(
+                    Diagnostic(
+                        file: file, line: 1, column: firstCountedColumn, code: .unknownColumn,
+                        message:
+                            "\(unknownColumns - Self.unknownColumnLimit) more columns from here on name no column of table \(plan.table.name)",
+                        table: plan.table.name))
             }
         }
         for (index, field) in columns.enumerated() {
@@ -196,14 +243,23 @@ extension SeedBuilder {
             case .column(let column):
                 name = column
             }
-            if let attribute = entity?.attributes.first(where: { $0.name == name }), !CoreDataModel.supportedTypes.contains(attribute.type) {
-                diagnostics.append(Diagnostic(file: file, line: 1, column: index + 1, code: .unknownColumn,
-                    message: "\(field) is a \(attribute.type) attribute (an archived object, written by the app's own code), which seedkit cannot write; leave it out of the fixture", table: plan.table.name))
+            if let attribute = entity?.attributes.first(where: { $0.name == name }),
+                !CoreDataModel.supportedTypes.contains(attribute.type)
+            {
+                diagnostics.append(
+                    Diagnostic(
+                        file: file, line: 1, column: index + 1, code: .unknownColumn,
+                        message:
+                            "\(field) is a \(attribute.type) attribute (an archived object, written by the app's own code), which seedkit cannot write; leave it out of the fixture",
+                        table: plan.table.name))
                 failed = true
                 continue
             }
-            if plan.table.column(plan.dialect.columnName(name)) == nil, manifest.model?.manyToMany(plan.config.name, name) != nil {
-                plan.slotOfSourceColumn.append(-1)  // a join table's rows: loaded once every table is (see loadManyToMany)
+            if plan.table.column(plan.dialect.columnName(name)) == nil,
+                manifest.model?.manyToMany(plan.config.name, name) != nil
+            {
+                // a join table's rows: loaded once every table is (see loadManyToMany)
+                plan.slotOfSourceColumn.append(-1)
                 continue
             }
             guard var info = plan.table.column(plan.dialect.columnName(name)) else {
@@ -218,37 +274,65 @@ extension SeedBuilder {
             plan.slotOfSourceColumn.append(plan.bound.count)
             let reference = plan.referencesByColumn[info.name.lowercasedName]
             var hint: String?
-            if reference == nil, let relationship = entity?.relationships.first(where: { $0.name == name && !$0.toMany }) {
+            if reference == nil,
+                let relationship = entity?.relationships.first(where: { $0.name == name && !$0.toMany })
+            {
                 let parent = relationship.destination
                 let key = manifest.tables.first { $0.name == parent }?.key.first ?? "KEY"
-                hint = "\(field) is a to-one relationship to \(parent), stored as its row's \(CoreDataDialect.primaryKeyColumn); to name \(parent) rows by a key, add refs: { \(field): \(parent).\(key) } to \(plan.config.name) in the manifest"
+                hint =
+                    "\(field) is a to-one relationship to \(parent), stored as its row's \(CoreDataDialect.primaryKeyColumn); to name \(parent) rows by a key, add refs: { \(field): \(parent).\(key) } to \(plan.config.name) in the manifest"
             }
-            plan.bound.append(TablePlan.Bound(info: info, name: field, rules: fieldRules, reference: reference,
-                                              fieldNumber: isJSON ? 0 : index + 1, defaultSQL: plan.defaults[name.lowercasedName]?.sqlLiteral,
-                                              relationshipHint: hint))
+            plan.bound.append(
+                TablePlan.Bound(
+                    info: info, name: field, rules: fieldRules, reference: reference,
+                    fieldNumber: isJSON ? 0 : index + 1, defaultSQL: plan.defaults[name.lowercasedName]?.sqlLiteral,
+                    relationshipHint: hint))
         }
         // Defaults for attributes the fixture has no column for: every row gets them.
-        for (name, value) in plan.defaults.sorted(by: { $0.key < $1.key }) where !filled.contains(where: { $0.lowercasedName == name }) {
-            if let info = plan.table.column(plan.dialect.columnName(name)) { plan.constants.append((info.name, value.sqlLiteral)) }
+        for (name, value) in plan.defaults.sorted(by: { $0.key < $1.key })
+        where !filled.contains(where: { $0.lowercasedName == name }) {
+            if let info = plan.table.column(plan.dialect.columnName(name)) {
+                plan.constants.append((info.name, value.sqlLiteral))
+            }
         }
         if !isJSON {
             for key in plan.config.key where !filled.contains(where: { $0.isSameName(as: key) }) {
-                if plan.table.column(plan.dialect.columnName(key))?.defaultSQL == nil && plan.defaults[key.lowercasedName] == nil && manifest.model?.manyToMany(plan.config.name, key) == nil {
+                if plan.table.column(plan.dialect.columnName(key))?.defaultSQL == nil
+                    && plan.defaults[key.lowercasedName] == nil
+                    && manifest.model?.manyToMany(plan.config.name, key) == nil
+                {
                     let wanted = mapping.field(for: key)
-                    diagnostics.append(Diagnostic(file: file, line: 1, column: 0, code: .missingRequired, message: "\(key) is part of the natural key of \(plan.table.name), but the header has no \(wanted == key ? "such column" : "field \(wanted)")", table: plan.table.name))
+                    diagnostics.append(
+                        Diagnostic(
+                            file: file, line: 1, column: 0, code: .missingRequired,
+                            message:
+                                "\(key) is part of the natural key of \(plan.table.name), but the header has no \(wanted == key ? "such column" : "field \(wanted)")",
+                            table: plan.table.name))
                     failed = true
                 }
             }
-            for rule in rules.values where rule.required && !filled.contains(where: { $0.isSameName(as: rule.column) }) {
-                if plan.table.column(plan.dialect.columnName(rule.column))?.defaultSQL == nil && plan.defaults[rule.column.lowercasedName] == nil {
+            for rule in rules.values where rule.required && !filled.contains(where: { $0.isSameName(as: rule.column) })
+            {
+                if plan.table.column(plan.dialect.columnName(rule.column))?.defaultSQL == nil
+                    && plan.defaults[rule.column.lowercasedName] == nil
+                {
                     let wanted = mapping.field(for: rule.column)
-                    diagnostics.append(Diagnostic(file: file, line: 1, column: 0, code: .missingRequired, message: "\(rule.column) is required, but the header has no \(wanted == rule.column ? "such column" : "field \(wanted)")", table: plan.table.name))
+                    diagnostics.append(
+                        Diagnostic(
+                            file: file, line: 1, column: 0, code: .missingRequired,
+                            message:
+                                "\(rule.column) is required, but the header has no \(wanted == rule.column ? "such column" : "field \(wanted)")",
+                            table: plan.table.name))
                     failed = true
                 }
             }
         }
         if plan.bound.count > 64 && isJSON {
-            diagnostics.append(Diagnostic(file: file, line: 1, code: .configuration, message: "JSON fixtures support tables of up to 64 columns; use CSV for \(plan.table.name)", table: plan.table.name))
+            diagnostics.append(
+                Diagnostic(
+                    file: file, line: 1, code: .configuration,
+                    message: "JSON fixtures support tables of up to 64 columns; use CSV for \(plan.table.name)",
+                    table: plan.table.name))
             failed = true
         }
         return failed ? nil : plan
@@ -285,7 +369,10 @@ private final class Producer: @unchecked Sendable {
             var more = true
             do {
                 while batch.count < SeedBuilder.batchSize {
-                    guard try source.next(&record, diagnostics: &diagnostics) else { more = false; break }
+                    guard try source.next(&record, diagnostics: &diagnostics) else {
+                        more = false
+                        break
+                    }
                     converter.convert(record, into: batch, diagnostics: &diagnostics)
                 }
             } catch {

@@ -53,11 +53,15 @@ public struct SeedBuilder: Sendable {
         let start = Date()
         try refuseUnfitOutput(output)
         let directory = output.deletingLastPathComponent()
-        do { try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true) }
-        catch { throw SeedError(.io, file: output.path, "cannot create the output folder: \(error.localizedDescription)") }
+        do { try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true) } catch {
+            throw SeedError(.io, file: output.path, "cannot create the output folder: \(error.localizedDescription)")
+        }
         // The seed is written beside the output, then renamed: a folder that refuses new files is named as such.
         guard access(directory.path, W_OK) == 0 else {
-            throw SeedError(.io, file: output.path, "the folder \(directory.path) is read-only: the seed is written beside its output and renamed into place; make the folder writable or choose another --output; nothing was written")
+            throw SeedError(
+                .io, file: output.path,
+                "the folder \(directory.path) is read-only: the seed is written beside its output and renamed into place; make the folder writable or choose another --output; nothing was written"
+            )
         }
         let temporary = Self.temporaryURL(for: output)
         ProcessTemporaryFile.removeStale(beside: output)  // those of builds that were killed
@@ -66,11 +70,14 @@ public struct SeedBuilder: Sendable {
         let (tables, hash) = try buildDatabase(at: temporary)
         try SeedInstaller.fsync(path: temporary.path)
         guard rename(temporary.path, output.path) == 0 else {
-            throw SeedError(.io, file: output.path, "cannot move the built seed into place: \(String(cString: strerror(errno)))")
+            throw SeedError(
+                .io, file: output.path, "cannot move the built seed into place: \(String(cString: strerror(errno)))")
         }
         try? SeedInstaller.fsync(path: directory.path)
         let size = FileFacts.size(output.path) ?? 0
-        return Summary(tables: tables, bytes: size, seconds: Date().timeIntervalSince(start), contentHash: hash, migrations: migrations.count)
+        return Summary(
+            tables: tables, bytes: size, seconds: Date().timeIntervalSince(start), contentHash: hash,
+            migrations: migrations.count)
     }
 
     /// Where a build of `output` writes before the rename: a hidden file beside it, named
@@ -90,12 +97,16 @@ public struct SeedBuilder: Sendable {
         ProcessTemporaryFile.removeStale(temporary: "check")
         defer { removeDatabaseFiles(temporary) }
         _ = try buildDatabase(at: temporary)
-        guard let existing = FileManager.default.contents(atPath: output.path), let fresh = FileManager.default.contents(atPath: temporary.path) else { return false }
+        guard let existing = FileManager.default.contents(atPath: output.path),
+            let fresh = FileManager.default.contents(atPath: temporary.path)
+        else { return false }
         return existing == fresh
     }
 
     private func removeDatabaseFiles(_ url: URL) {
-        for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: url.path + suffix) }
+        for suffix in ["", "-journal", "-wal", "-shm"] {
+            try? FileManager.default.removeItem(atPath: url.path + suffix)
+        }
     }
 
     // MARK: - Building
@@ -103,14 +114,22 @@ public struct SeedBuilder: Sendable {
     /// Why this manifest can't be built, or nil.
     public static func unsupported(_ manifest: Manifest) -> SeedError? {
         let unfiled = manifest.tables.filter { !$0.hasFile && $0.query == nil }.map { table in
-            Diagnostic(file: manifest.path, line: table.line, column: table.column, code: .configuration, message: "table '\(table.name)' has no file: or query: (a build loads every table from its fixture or its query)")
+            Diagnostic(
+                file: manifest.path, line: table.line, column: table.column, code: .configuration,
+                message:
+                    "table '\(table.name)' has no file: or query: (a build loads every table from its fixture or its query)"
+            )
         }
         if !unfiled.isEmpty { return SeedError(.configuration, unfiled) }
         guard case .none = manifest.source else { return nil }
         if manifest.model != nil {
-            return SeedError(.configuration, file: manifest.path, "a Core Data seed is built by filling a template: add template: (a store the app created with this model)")
+            return SeedError(
+                .configuration, file: manifest.path,
+                "a Core Data seed is built by filling a template: add template: (a store the app created with this model)"
+            )
         }
-        return SeedError(.configuration, file: manifest.path, "a build needs schema: (a .sql file) or template: (an empty store)")
+        return SeedError(
+            .configuration, file: manifest.path, "a build needs schema: (a .sql file) or template: (an empty store)")
     }
 
     private func buildDatabase(at path: URL) throws(SeedError) -> (tables: [(name: String, rows: Int)], hash: String) {
@@ -156,7 +175,9 @@ public struct SeedBuilder: Sendable {
         // template (SwiftData's default.store is one).
         let source: DatabaseQueue
         do { source = try StoreAccess.openReadOnly(template.path) } catch {
-            throw SeedError(.configuration, file: shown, "cannot use the template store: \(error.diagnostics.map(\.message).joined(separator: "; "))")
+            throw SeedError(
+                .configuration, file: shown,
+                "cannot use the template store: \(error.diagnostics.map(\.message).joined(separator: "; "))")
         }
         do {
             let destination = try DatabaseQueue(path: path.path)
@@ -165,7 +186,9 @@ public struct SeedBuilder: Sendable {
             try destination.close()
             try source.close()
         } catch {
-            throw SeedError(.configuration, file: shown, "cannot use the template store: \((error as? DatabaseError)?.message ?? "\(error)")")
+            throw SeedError(
+                .configuration, file: shown,
+                "cannot use the template store: \((error as? DatabaseError)?.message ?? "\(error)")")
         }
     }
 
@@ -186,16 +209,22 @@ public struct SeedBuilder: Sendable {
         if case .schema(let schema) = manifest.source {
             let shown = displayPath(schema)
             guard FileManager.default.fileExists(atPath: schema.path) else {
-                throw SeedError(.configuration, file: shown, "the schema file does not exist (manifest: \(manifest.path))")
+                throw SeedError(
+                    .configuration, file: shown, "the schema file does not exist (manifest: \(manifest.path))")
             }
             try FileFacts.refuseSpecial(schema.path, shown: shown, what: "the schema")
-            guard let data = FileManager.default.contents(atPath: schema.path), let sql = String(data: data, encoding: .utf8) else {
+            guard let data = FileManager.default.contents(atPath: schema.path),
+                let sql = String(data: data, encoding: .utf8)
+            else {
                 throw SeedError(.configuration, file: shown, "cannot read the schema file (not readable, or not UTF-8)")
             }
-            do { try db.execute(sql: sql) }
-            catch let error as DatabaseError { throw SeedError(.configuration, file: shown, "the schema does not run: \(error.message ?? "\(error)")") }
+            do { try db.execute(sql: sql) } catch let error as DatabaseError {
+                throw SeedError(.configuration, file: shown, "the schema does not run: \(error.message ?? "\(error)")")
+            }
         }
-        for sql in try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY type, name") {
+        for sql in try String.fetchAll(
+            db, sql: "SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY type, name")
+        {
             contentHash.update(sql.utf8)
             contentHash.update([0])
         }
@@ -203,23 +232,34 @@ public struct SeedBuilder: Sendable {
         // A refusal is the template's: it names the template store.
         let template: String? = if case .template(let url) = manifest.source { displayPath(url) } else { nil }
         func aboutTemplate<T>(_ body: () throws -> T) throws -> T {
-            do { return try body() }
-            catch let error as SeedError where error.kind == .refused { throw template.map(error.about(store:)) ?? error }
+            do { return try body() } catch let error as SeedError where error.kind == .refused {
+                throw template.map(error.about(store:)) ?? error
+            }
         }
-        let coreData = try aboutTemplate { try CoreDataDialect.detect(db, facts: manifest.model?.facts, allowingMissingHistory: allowsMissingHistory, allowingCloudKit: allowsCloudKit) }
+        let coreData = try aboutTemplate {
+            try CoreDataDialect.detect(
+                db, facts: manifest.model?.facts, allowingMissingHistory: allowsMissingHistory,
+                allowingCloudKit: allowsCloudKit)
+        }
         // History records the build as one transaction of inserts: only true of a template without rows.
         try aboutTemplate { try coreData?.refuseHistoryForTemplateWithRows(db) }
         // A template is the store as the app created it: one seedkit wrote (a seed, a store it
         // migrated) would give every seed built from it that store's ledger.
         if let template, case let ledger = try MigrationLedger.entries(db), !ledger.isEmpty {
             let listed = ledger.prefix(3).map(\.id).joined(separator: ", ") + (ledger.count > 3 ? ", …" : "")
-            throw SeedError(.refused, "the template is a store seedkit has written (its ledger lists \(ledger.count) migration\(ledger.count == 1 ? "" : "s"): \(listed)), not the store as the app created it: every seed built from it would claim those migrations; nothing was written. Make the template with seedkit init --coredata STORE, which takes seedkit's tables out").about(store: template)
+            throw SeedError(
+                .refused,
+                "the template is a store seedkit has written (its ledger lists \(ledger.count) migration\(ledger.count == 1 ? "" : "s"): \(listed)), not the store as the app created it: every seed built from it would claim those migrations; nothing was written. Make the template with seedkit init --coredata STORE, which takes seedkit's tables out"
+            ).about(store: template)
         }
         // Another device's CloudKit record metadata must not ship in a seed, with history or without.
         if coreData != nil { try aboutTemplate { try CoreDataDialect.refuseCloudKitRows(db) } }
         let keyMarks = try coreData?.keyMarks(db) ?? [:]
         if manifest.model != nil && coreData == nil {
-            throw SeedError(.configuration, file: manifest.path, "the template is not a Core Data store (it has no \(CoreDataDialect.storeTables)): use the store the app created with this model")
+            throw SeedError(
+                .configuration, file: manifest.path,
+                "the template is not a Core Data store (it has no \(CoreDataDialect.storeTables)): use the store the app created with this model"
+            )
         }
         let dialect: any StoreDialect = coreData ?? PlainSQLiteDialect()
         let plans = try resolveManifest(db, dialect: dialect, coreData: coreData)
@@ -246,20 +286,32 @@ public struct SeedBuilder: Sendable {
         }
         try insertParked(deferral, db: db, counts: &counts, diagnostics: &diagnostics)
         diagnostics = inFileOrder(diagnostics, plans: plans)
-        diagnostics += try MigrationReferences.unresolved(in: migrations, tables: manifest.specs, dialect: dialect) { table, column, value in
+        diagnostics += try MigrationReferences.unresolved(in: migrations, tables: manifest.specs, dialect: dialect) {
+            table, column, value in
             try Self.exists(table: table, column: column, value: value, plans: plans, db: db)
         }
         // An update's key that no fixture row and no migration provides is a typo (see MigrationKeys).
         if migrations.contains(where: \.findsRowsByKey), let tables = try? SemanticRows.make(manifest, in: db).rows {
-            diagnostics += try MigrationKeys.unmatched(in: migrations, tables: tables, everyKey: false) { table, key in try table.row(db, key: key) != nil }
+            diagnostics += try MigrationKeys.unmatched(in: migrations, tables: tables, everyKey: false) { table, key in
+                try table.row(db, key: key) != nil
+            }
         }
-        if let coreData, diagnostics.isEmpty { try loadManyToMany(plans, coreData: coreData, db: db, diagnostics: &diagnostics) }
-        if let coreData, diagnostics.isEmpty { try fillGeneratedValues(plans, coreData: coreData, db: db, diagnostics: &diagnostics) }
+        if let coreData, diagnostics.isEmpty {
+            try loadManyToMany(plans, coreData: coreData, db: db, diagnostics: &diagnostics)
+        }
+        if let coreData, diagnostics.isEmpty {
+            try fillGeneratedValues(plans, coreData: coreData, db: db, diagnostics: &diagnostics)
+        }
         if diagnostics.isEmpty {
             for row in try Row.fetchAll(db, sql: "PRAGMA foreign_key_check") {
                 let table: String = row[0]
                 let file = plans.first { $0.table.name == table }?.config.displayFile
-                diagnostics.append(Diagnostic(file: file, code: .unresolvedReference, message: "a row of \(table) (rowid \(row[1] as Int64? ?? 0)) references a missing row of \(row[2] as String)", table: table))
+                diagnostics.append(
+                    Diagnostic(
+                        file: file, code: .unresolvedReference,
+                        message:
+                            "a row of \(table) (rowid \(row[1] as Int64? ?? 0)) references a missing row of \(row[2] as String)",
+                        table: table))
             }
         }
         if diagnostics.isEmpty {
@@ -267,28 +319,41 @@ public struct SeedBuilder: Sendable {
         }
         if !diagnostics.isEmpty {
             // Only configuration problems (a migration that updates an entity with no key): exit 2, as `migrate` refuses it.
-            throw SeedError(diagnostics.allSatisfy { $0.code == .configuration } ? .configuration : .invalidData, capped(diagnostics))
+            throw SeedError(
+                diagnostics.allSatisfy { $0.code == .configuration } ? .configuration : .invalidData,
+                capped(diagnostics))
         }
         for index in keyIndexes { try db.execute(sql: "DROP INDEX \(quoteIdentifier(index))") }
         var meta = [("format_version", String(SeedCatalog.formatVersion))]
         if let coreData {
             // Order keys, entity-type columns, one-to-one inverses and Z_MAX: the dialect's bookkeeping.
-            try coreData.completeBulkInsert(db, tables: plans.map { plan in
-                CoreDataDialect.BulkTable(table: plan.table, entity: plan.config.name, references: plan.referencesByColumn.reduce(into: [:]) { result, entry in
-                    if let column = plan.table.column(entry.key) { result[column.name] = entry.value.spec.table }
+            try coreData.completeBulkInsert(
+                db,
+                tables: plans.map { plan in
+                    CoreDataDialect.BulkTable(
+                        table: plan.table, entity: plan.config.name,
+                        references: plan.referencesByColumn.reduce(into: [:]) { result, entry in
+                            if let column = plan.table.column(entry.key) {
+                                result[column.name] = entry.value.spec.table
+                            }
+                        })
                 })
-            })
             // What an app's migrations at launch need from the model (no manifest there).
             if let model = manifest.model { meta.append((CoreDataModelFacts.metaKey, try model.facts.json())) }
             // Every row the build inserted, as one persistent-history transaction (a template that tracks it).
             try coreData.recordBuiltRows(db, after: keyMarks)
-            _ = try aboutTemplate { try coreData.writeHistory(db, transaction: CoreDataHistory.Transaction(timestamp: historyTimestamp)) }
+            _ = try aboutTemplate {
+                try coreData.writeHistory(db, transaction: CoreDataHistory.Transaction(timestamp: historyTimestamp))
+            }
         }
         let hash = "sha256:" + contentHash.hexDigest
         meta.append(("content_hash", hash))
         try SeedCatalog.writeSeedMetadata(db, meta: meta, tables: manifest.specs)
         for migration in migrations {
-            try MigrationLedger.record(LedgerEntry(number: migration.number, name: migration.name, checksum: migration.checksum, appliedAt: nil, origin: .seed), in: db)
+            try MigrationLedger.record(
+                LedgerEntry(
+                    number: migration.number, name: migration.name, checksum: migration.checksum, appliedAt: nil,
+                    origin: .seed), in: db)
             if let digest = BundledMigration.digest(of: migration) {
                 try MigrationLedger.recordFileDigest(number: migration.number, sha256: digest, in: db)
             }
@@ -310,7 +375,9 @@ public struct SeedBuilder: Sendable {
     /// What the seed holds, from SQLite: a table holding fewer rows than the build inserted lost
     /// some to the schema (a trigger that deletes rows) and fails the build; otherwise the
     /// summary's count of a table one plan loads is the rows it holds (a trigger may add rows).
-    private func auditRowCounts(_ db: Database, plans: [TablePlan], before: [String: Int], counts: inout [(name: String, rows: Int)]) throws -> [Diagnostic] {
+    private func auditRowCounts(
+        _ db: Database, plans: [TablePlan], before: [String: Int], counts: inout [(name: String, rows: Int)]
+    ) throws -> [Diagnostic] {
         var diagnostics: [Diagnostic] = []
         let held = try tableRowCounts(db, plans: plans)
         for name in Set(plans.map(\.table.name)).sorted() {
@@ -320,18 +387,27 @@ public struct SeedBuilder: Sendable {
             if now < inserted {
                 let plan = plans[indexes[0]]
                 // The triggers whose body deletes from this table (`DELETE FROM books`).
-                let triggers = try Row.fetchAll(db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name").compactMap { row -> String? in
+                let triggers = try Row.fetchAll(
+                    db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' ORDER BY name"
+                ).compactMap { row -> String? in
                     let tokens = ConflictClauses.tokens(row[1] ?? "").map { $0.lowercasedName }
                     let quotes = CharacterSet(charactersIn: "\"`[]")
                     let table = name.lowercasedName
-                    for index in tokens.indices.dropLast(2) where tokens[index] == "delete" && tokens[index + 1] == "from" {
+                    for index in tokens.indices.dropLast(2)
+                    where tokens[index] == "delete" && tokens[index + 1] == "from" {
                         if tokens[index + 2].trimmingCharacters(in: quotes) == table { return row[0] as String? }
                     }
                     return nil
                 }
-                let blamed = triggers.isEmpty ? "" : ": removed by the schema (triggers that delete: \(triggers.joined(separator: ", ")))"
-                diagnostics.append(Diagnostic(file: plan.config.displayFile, code: .otherRule,
-                                              message: "\(inserted - now) of the \(inserted) rows seedkit inserted into \(name) are not in it\(blamed); seedkit keeps every row or fails", table: name))
+                let blamed =
+                    triggers.isEmpty
+                    ? "" : ": removed by the schema (triggers that delete: \(triggers.joined(separator: ", ")))"
+                diagnostics.append(
+                    Diagnostic(
+                        file: plan.config.displayFile, code: .otherRule,
+                        message:
+                            "\(inserted - now) of the \(inserted) rows seedkit inserted into \(name) are not in it\(blamed); seedkit keeps every row or fails",
+                        table: name))
             } else if indexes.count == 1 {
                 counts[indexes[0]].rows = held[name] ?? now
             }
@@ -341,134 +417,59 @@ public struct SeedBuilder: Sendable {
 
     /// Whether the rows just loaded hold `value` in `table.column` (manifest names), converted as
     /// the column converts; nil for a table the manifest does not load.
-    private static func exists(table: String, column: String, value: InputValue, plans: [TablePlan], db: Database) throws -> Bool? {
+    private static func exists(table: String, column: String, value: InputValue, plans: [TablePlan], db: Database)
+        throws -> Bool?
+    {
         guard let plan = plans.first(where: { $0.config.name.isSameName(as: table) }),
-              let info = plan.table.column(plan.dialect.columnName(column)) else { return nil }
-        guard case .success(let converted) = (plan.modelTypes[column] ?? plan.dialect.columnType(info)).convert(value) else { return false }
-        return try db.sqlRow("SELECT EXISTS (SELECT 1 FROM \(quoteIdentifier(plan.table.name)) WHERE \(quoteIdentifier(info.name)) = ?)", binding: [converted])?.first == .integer(1)
+            let info = plan.table.column(plan.dialect.columnName(column))
+        else { return nil }
+        guard case .success(let converted) = (plan.modelTypes[column] ?? plan.dialect.columnType(info)).convert(value)
+        else { return false }
+        return try db.sqlRow(
+            "SELECT EXISTS (SELECT 1 FROM \(quoteIdentifier(plan.table.name)) WHERE \(quoteIdentifier(info.name)) = ?)",
+            binding: [converted])?.first == .integer(1)
     }
 
     private func capped(_ diagnostics: [Diagnostic]) -> [Diagnostic] {
         guard diagnostics.count > Self.diagnosticLimit else { return diagnostics }
-        return Array(diagnostics.prefix(Self.diagnosticLimit)) + [Diagnostic(severity: .note, code: .multipleErrors, message: "\(diagnostics.count - Self.diagnosticLimit) more errors not shown")]
+        return Array(diagnostics.prefix(Self.diagnosticLimit)) + [
+            Diagnostic(
+                severity: .note, code: .multipleErrors,
+                message: "\(diagnostics.count - Self.diagnosticLimit) more errors not shown")
+        ]
     }
 
     /// The model's generated UUIDs (`let id = UUID()`) that fixture rows leave out or empty: each
     /// row's name-based UUID, from its natural key (CoreDataDialect.nameBasedUUID), as `migrate`
     /// gives a row it inserts. A table without a key cannot have them: an error.
-    private func fillGeneratedValues(_ plans: [TablePlan], coreData: CoreDataDialect, db: Database, diagnostics: inout [Diagnostic]) throws {
+    private func fillGeneratedValues(
+        _ plans: [TablePlan], coreData: CoreDataDialect, db: Database, diagnostics: inout [Diagnostic]
+    ) throws {
         for plan in plans {
             let key = plan.config.key.compactMap { name -> CoreDataDialect.KeyPart? in
                 guard let column = plan.table.column(coreData.columnName(name)) else { return nil }
-                guard let reference = plan.referencesByColumn[column.name.lowercasedName] else { return .init(column: column.name) }
-                return .init(column: column.name, parent: (coreData.tableName(reference.spec.table), coreData.columnName(reference.spec.column)))
+                guard let reference = plan.referencesByColumn[column.name.lowercasedName] else {
+                    return .init(column: column.name)
+                }
+                return .init(
+                    column: column.name,
+                    parent: (coreData.tableName(reference.spec.table), coreData.columnName(reference.spec.column)))
             }
-            for (attribute, rows) in try coreData.fillGeneratedValues(db, entity: plan.config.name, table: plan.table, key: key) where rows > 0 {
-                diagnostics.append(Diagnostic(file: plan.config.displayFile, code: .missingRequired, message: CoreDataDialect.requiredMessage(
-                    entity: plan.config.name, key: "(\(rows) row\(rows == 1 ? "" : "s"))", attribute: attribute, action: "not inserted")
-                    + ": seedkit generates it from the row's natural key, and the manifest gives \(plan.config.name) no key: add key:, or give \(attribute) in the fixture", table: plan.table.name))
+            for (attribute, rows) in try coreData.fillGeneratedValues(
+                db, entity: plan.config.name, table: plan.table, key: key) where rows > 0
+            {
+                diagnostics.append(
+                    Diagnostic(
+                        file: plan.config.displayFile, code: .missingRequired,
+                        message: CoreDataDialect.requiredMessage(
+                            entity: plan.config.name, key: "(\(rows) row\(rows == 1 ? "" : "s"))", attribute: attribute,
+                            action: "not inserted")
+                            + ": seedkit generates it from the row's natural key, and the manifest gives \(plan.config.name) no key: add key:, or give \(attribute) in the fixture",
+                        table: plan.table.name))
             }
         }
     }
 
-    // MARK: - Manifest against schema
-
-    /// Checks every table, column, key and ref the manifest names against the schema, and
-    /// compiles each table's plan. Unknown names are configuration errors at their manifest line.
-    private func resolveManifest(_ db: Database, dialect: any StoreDialect, coreData: CoreDataDialect?) throws -> [TablePlan] {
-        var problems: [Diagnostic] = []
-        var plans: [TablePlan] = []
-        var loaded: [String: TableInfo] = [:]
-        let available = try TableInfo.userTables(db)
-        func problem(_ line: Int, _ column: Int = 0, _ message: String) {
-            problems.append(Diagnostic(file: manifest.path, line: line, column: column, code: .configuration, message: message))
-        }
-        for config in manifest.tables {
-            guard !SeedCatalog.isInternal(config.name), let table = try TableInfo.read(db, table: dialect.tableName(config.name)) else {
-                problem(config.line, config.column, "unknown table '\(config.name)': the schema has \(available.joined(separator: ", "))")
-                continue
-            }
-            // A many-to-many relationship has no column: its rows are in a join table.
-            let isManyToMany = { (name: String) in table.column(dialect.columnName(name)) == nil && self.manifest.model?.manyToMany(config.name, name) != nil }
-            for mention in config.columnMentions where table.column(dialect.columnName(mention.column)) == nil && !isManyToMany(mention.column) {
-                problem(mention.line, mention.column2, "table \(config.name) has no column '\(mention.column)' (it has \(table.columns.map(\.name).joined(separator: ", ")))")
-            }
-            if config.key.isEmpty && table.primaryKey.isEmpty {
-                problem(config.line, config.column, "table \(config.name) has no primary key; give it a natural key with key:")
-            }
-            var references: [String: TablePlan.Reference] = [:]
-            for (column, reference) in config.refs where !isManyToMany(column) {
-                let parentTable = dialect.tableName(reference.table)
-                let parentInfo = try parentTable == table.name ? table : loaded[parentTable] ?? TableInfo.read(db, table: parentTable)
-                let at = config.refPositions[column] ?? (config.line, config.column)
-                guard let parent = parentInfo else {
-                    problem(at.line, at.column, "ref \(config.name).\(column) → \(reference): no table '\(reference.table)' (the schema has \(try TableInfo.userTables(db).joined(separator: ", ")))")
-                    continue
-                }
-                guard let parentKey = parent.column(dialect.columnName(reference.column)) else {
-                    problem(at.line, at.column, "ref \(config.name).\(column) → \(reference): \(parent.name) has no column '\(reference.column)' (it has \(parent.columns.map(\.name).joined(separator: ", ")))")
-                    continue
-                }
-                let target = table.referenceTarget(of: dialect.columnName(column), in: parent)
-                references[dialect.columnName(column).lowercasedName] = TablePlan.Reference(
-                    spec: reference, keyType: manifest.model?.columnType(entity: reference.table, attribute: reference.column) ?? dialect.columnType(parentKey),
-                    lookupSQL: "SELECT \(target) FROM \(quoteIdentifier(parent.name)) WHERE \(quoteIdentifier(parentKey.name)) = ?\(dialect.rowFilter(reference.table).map { " AND \($0)" } ?? "") LIMIT 1")
-            }
-            for check in config.checks {
-                do { _ = try db.makeStatement(sql: "SELECT (\(check.sql)) FROM \(quoteIdentifier(table.name))") }
-                catch let error as DatabaseError { problem(check.line, 0, "check '\(check.sql)' is not valid SQL for \(table.name): \(error.message ?? "")") }
-            }
-            loaded[table.name] = table
-            var plan = TablePlan(config: config, table: table, bound: [], slotOfSourceColumn: [], isJSON: false)
-            plan.referencesByColumn = references
-            plan.dialect = dialect
-            if let coreData, let model = manifest.model {
-                guard let entity = coreData.entity(named: config.name) else {
-                    problem(config.line, config.column, "entity \(config.name) is not in the template's \(CoreDataDialect.primaryKeyTable): was the template created with this model?")
-                    continue
-                }
-                plan.constants = coreData.bulkInsertConstants(entity)
-                for attribute in model.flattened(config.name)?.attributes ?? [] {
-                    plan.modelTypes[attribute.name] = model.columnType(entity: config.name, attribute: attribute.name)
-                }
-                for (attribute, value) in model.defaults(for: config.name) { plan.defaults[attribute.lowercasedName] = value }
-            }
-            plans.append(plan)
-        }
-        if !problems.isEmpty { throw SeedError(.configuration, problems) }
-        return plans
-    }
-
-    /// Makes every natural key unique while loading, so that duplicates are caught at their
-    /// line and ref lookups use an index. Returns the indexes to drop afterwards.
-    private func ensureUniqueKeys(_ db: Database, plans: [TablePlan]) throws -> [String] {
-        var created: [String] = []
-        for plan in plans where !plan.config.key.isEmpty {
-            let keyColumns = plan.config.key.map { plan.table.column(plan.dialect.columnName($0))?.name ?? $0 }
-            let key = Set(keyColumns.map { $0.lowercasedName })
-            if Set(plan.table.primaryKey.map { $0.lowercasedName }) == key { continue }
-            var covered = false
-            for index in try Row.fetchAll(db, sql: "SELECT name, \"unique\", partial FROM pragma_index_list(?)", arguments: [plan.table.name]) {
-                guard (index[1] as Int) == 1, (index[2] as Int) == 0 else { continue }
-                let columns = try String.fetchAll(db, sql: "SELECT name FROM pragma_index_info(?)", arguments: [index[0] as String])
-                if Set(columns.map { $0.lowercasedName }) == key { covered = true; break }
-            }
-            if covered { continue }
-            // Keys are per entity: sub-entities sharing a Core Data table each have their own (a partial index on their Z_ENT).
-            let entityRows = plan.dialect.rowFilter(plan.config.name)
-            let name = "_seedkit_key_\(plan.table.name)" + (entityRows == nil ? "" : "_\(plan.config.name)")
-            try db.execute(sql: "CREATE UNIQUE INDEX \(quoteIdentifier(name)) ON \(quoteIdentifier(plan.table.name)) (\(keyColumns.map(quoteIdentifier).joined(separator: ", ")))\(entityRows.map { " WHERE \($0)" } ?? "")")
-            created.append(name)
-        }
-        return created
-    }
-}
-
-extension SeedBuilder {
-    /// Refuses an output that is not a regular file (a device, a folder, a symbolic link) or that is
-    /// one of the build's own inputs: a build replaces its output with a new file, which would
-    /// destroy the device node, the link, or the input.
-    ///
     /// - throws: ``SeedError`` (configuration, exit 2) saying what the output is.
     func refuseUnfitOutput(_ output: URL) throws(SeedError) {
         var info = stat()
@@ -484,7 +485,9 @@ extension SeedBuilder {
             case S_IFCHR, S_IFBLK: what = "a device; name a regular file"
             default: what = "not a regular file; name a regular file"
             }
-            throw SeedError(.configuration, file: output.path, "the output is \(what) (a build replaces its output with a new file)")
+            throw SeedError(
+                .configuration, file: output.path, "the output is \(what) (a build replaces its output with a new file)"
+            )
         }
         var inputs: [String] = [manifest.path]
         switch manifest.source {
@@ -497,7 +500,10 @@ extension SeedBuilder {
         for input in inputs {
             var other = stat()
             if stat(input, &other) == 0, other.st_dev == info.st_dev, other.st_ino == info.st_ino {
-                throw SeedError(.configuration, file: output.path, "the output is one of the build's inputs (\(input)); building would replace it with a SQLite file: choose another --output")
+                throw SeedError(
+                    .configuration, file: output.path,
+                    "the output is one of the build's inputs (\(input)); building would replace it with a SQLite file: choose another --output"
+                )
             }
         }
     }

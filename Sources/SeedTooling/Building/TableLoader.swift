@@ -70,31 +70,43 @@ final class TableLoader {
         let hazards = try MultiRowInsert.hazards(db, table: plan.table.name)
         hasTriggers = hazards.hasTriggers
         conflictClauses = hazards.clauses
-        rowsPerStatement = hazards.allowsMultipleRows ? MultiRowInsert.rowsPerStatement(parameters: plan.bound.count) : 1
+        rowsPerStatement =
+            hazards.allowsMultipleRows ? MultiRowInsert.rowsPerStatement(parameters: plan.bound.count) : 1
         lookups = try plan.bound.map { bound in try bound.reference.map { try db.makeStatement(sql: $0.lookupSQL) } }
         foundTexts = lookups.map { _ in FoundParentIDs(limit: Self.foundLimit) }
         foundIntegers = Array(repeating: [:], count: lookups.count)
         parkable = Array(repeating: false, count: plan.bound.count)
-        checks = plan.table.withoutRowID ? [] : try plan.config.checks.map { check in
-            (try db.makeStatement(sql: "SELECT (\(check.sql)) FROM \(quoteIdentifier(plan.table.name)) WHERE rowid = ?"), check)
-        }
+        checks =
+            plan.table.withoutRowID
+            ? []
+            : try plan.config.checks.map { check in
+                (
+                    try db.makeStatement(
+                        sql: "SELECT (\(check.sql)) FROM \(quoteIdentifier(plan.table.name)) WHERE rowid = ?"), check
+                )
+            }
     }
 
     private func insert(for mask: UInt64) throws -> Statement {
         if let statement = inserts[mask] { return statement }
         let columns = plan.bound.indices.filter { mask & (1 << UInt64($0)) != 0 }
         // A JSON record without a field that has a default gets the default.
-        let constants = plan.constants + plan.bound.indices.compactMap { slot in
-            mask & (1 << UInt64(slot)) == 0 ? plan.bound[slot].defaultSQL.map { (column: plan.bound[slot].info.name, sql: $0) } : nil
-        }
+        let constants =
+            plan.constants
+            + plan.bound.indices.compactMap { slot in
+                mask & (1 << UInt64(slot)) == 0
+                    ? plan.bound[slot].defaultSQL.map { (column: plan.bound[slot].info.name, sql: $0) } : nil
+            }
         let sql: String
         if columns.isEmpty && constants.isEmpty {
             sql = "INSERT OR ABORT INTO \(quoteIdentifier(plan.table.name)) DEFAULT VALUES"
         } else {
-            let names = (constants.map(\.column) + columns.map { plan.bound[$0].info.name }).map(quoteIdentifier).joined(separator: ", ")
+            let names = (constants.map(\.column) + columns.map { plan.bound[$0].info.name }).map(quoteIdentifier)
+                .joined(separator: ", ")
             let values = constants.map(\.sql) + Array(repeating: "?", count: columns.count)
             // OR ABORT: a schema's ON CONFLICT REPLACE or IGNORE never deletes or drops a row unseen (see ConflictClauses).
-            sql = "INSERT OR ABORT INTO \(quoteIdentifier(plan.table.name)) (\(names)) VALUES (\(values.joined(separator: ", ")))"
+            sql =
+                "INSERT OR ABORT INTO \(quoteIdentifier(plan.table.name)) (\(names)) VALUES (\(values.joined(separator: ", ")))"
         }
         let statement = try db.makeStatement(sql: sql)
         inserts[mask] = statement
@@ -120,7 +132,9 @@ final class TableLoader {
             for record in 0..<batch.count {
                 if record < insertedUpTo { continue }
                 if bulk, record >= singlyUpTo, record + rowsPerStatement <= batch.count {
-                    if let notPlain = try firstNotPlain(batch, from: record, count: rowsPerStatement) ?? firstUnresolved(batch, from: record, base: base) {
+                    if let notPlain = try firstNotPlain(batch, from: record, count: rowsPerStatement)
+                        ?? firstUnresolved(batch, from: record, base: base)
+                    {
                         // Records up to that one go one by one, without looking at them again.
                         singlyUpTo = notPlain + 1
                     } else if try insertInBulk(batch, from: record, base: base) {
@@ -137,7 +151,9 @@ final class TableLoader {
                 for slot in 0..<width where batch.slots[first + slot] != .absent { mask |= 1 << UInt64(min(slot, 63)) }
                 if width >= 64 && mask != 0 { mask = fullMask }
                 let statement: Statement
-                if let lastStatement, mask == lastMask { statement = lastStatement } else {
+                if let lastStatement, mask == lastMask {
+                    statement = lastStatement
+                } else {
                     statement = try insert(for: mask)
                     lastStatement = statement
                     lastMask = mask
@@ -172,7 +188,11 @@ final class TableLoader {
                             } else {
                                 sqlite3_bind_null(handle, parameter)
                                 if parking != nil && parkable[slot] {
-                                    if links != nil && !plan.bound[slot].info.notNull { linkLater |= bit } else { park = true }
+                                    if links != nil && !plan.bound[slot].info.notNull {
+                                        linkLater |= bit
+                                    } else {
+                                        park = true
+                                    }
                                 } else {
                                     unresolved |= bit
                                     if plan.bound[slot].info.notNull {
@@ -217,8 +237,11 @@ final class TableLoader {
                     for slot in 0..<min(width, 64) {
                         let bit: UInt64 = 1 << UInt64(slot)
                         let bound = mask == fullMask || mask & bit != 0
-                        guard suppressed & bit != 0, bound, plan.bound[slot].info.primaryKeyIndex > 0, lookups[slot] == nil else { continue }
-                        let parameter: Int32 = mask == fullMask ? Int32(slot + 1) : Int32(1 + (mask & (bit &- 1)).nonzeroBitCount)
+                        guard suppressed & bit != 0, bound, plan.bound[slot].info.primaryKeyIndex > 0,
+                            lookups[slot] == nil
+                        else { continue }
+                        let parameter: Int32 =
+                            mask == fullMask ? Int32(slot + 1) : Int32(1 + (mask & (bit &- 1)).nonzeroBitCount)
                         sqlite3_bind_null(handle, parameter)
                     }
                     result = sqlite3_step(handle)
@@ -228,14 +251,17 @@ final class TableLoader {
                 }
                 var standIns: UInt64 = 0
                 while result & 0xff == SQLITE_CONSTRAINT, extended == 1299 || extended == 2067 {
-                    let (diagnostic, slot) = constraintDiagnostic(extended, message: message, batch: batch, record: record)
+                    let (diagnostic, slot) = constraintDiagnostic(
+                        extended, message: message, batch: batch, record: record)
                     guard let slot, slot < 64, lookups[slot] == nil, standIns & (1 << UInt64(slot)) == 0 else { break }
                     let bit: UInt64 = 1 << UInt64(slot)
                     if extended == 1299 {
                         guard batch.slots[first + slot] == .null else { break }
-                        if suppressed & bit == 0 { diagnostics.append(diagnostic) }  // else a rule (required) said it already
+                        // else a rule (required) said it already
+                        if suppressed & bit == 0 { diagnostics.append(diagnostic) }
                     } else {
-                        guard !message.contains(", "), !plan.config.key.isEmpty, !isKey(slot) else { break }  // a duplicate of the key itself holds none
+                        // a duplicate of the key itself holds none
+                        guard !message.contains(", "), !plan.config.key.isEmpty, !isKey(slot) else { break }
                         diagnostics.append(diagnostic)
                     }
                     suppressed |= bit
@@ -251,22 +277,32 @@ final class TableLoader {
                 if result == SQLITE_DONE, hasTriggers, sqlite3_changes(db.sqliteConnection) == 0 {
                     // A trigger's RAISE(IGNORE): SQLite made no row. Never counted as inserted.
                     let reason = try TriggerVeto.reason(db, table: plan.table.name, event: "INSERT")
-                    diagnostics.append(Diagnostic(file: file, line: Int(batch.lines[record]), code: .otherRule,
-                                                  message: "this row of \(plan.table.name) was not inserted: \(reason)", table: plan.table.name))
+                    diagnostics.append(
+                        Diagnostic(
+                            file: file, line: Int(batch.lines[record]), code: .otherRule,
+                            message: "this row of \(plan.table.name) was not inserted: \(reason)",
+                            table: plan.table.name))
                 } else if result == SQLITE_DONE {
                     rowsInserted += 1
                     inserted?(batch, record)
                     if linkLater != 0, let links {
                         for slot in 0..<width where linkLater & (1 << UInt64(min(slot, 63))) != 0 {
-                            try links.add(rowid: sqlite3_last_insert_rowid(db.sqliteConnection), slot: slot, key: batch.value(record: record, slot: slot), line: Int(batch.lines[record]))
+                            try links.add(
+                                rowid: sqlite3_last_insert_rowid(db.sqliteConnection), slot: slot,
+                                key: batch.value(record: record, slot: slot), line: Int(batch.lines[record]))
                         }
                     }
-                    if !checks.isEmpty && suppressed == 0 { try runChecks(record: record, batch: batch, diagnostics: &diagnostics) }
+                    if !checks.isEmpty && suppressed == 0 {
+                        try runChecks(record: record, batch: batch, diagnostics: &diagnostics)
+                    }
                 } else if result & 0xff == SQLITE_CONSTRAINT {
-                    let (diagnostic, slot) = constraintDiagnostic(extended, message: message, batch: batch, record: record)
+                    let (diagnostic, slot) = constraintDiagnostic(
+                        extended, message: message, batch: batch, record: record)
                     // A NOT NULL, CHECK or FOREIGN KEY failure caused by a value already reported is not reported again;
                     // a duplicate key always is.
-                    let followOn = diagnostic.code != .duplicateKey && suppressed != 0 && (slot.map { suppressed & (1 << UInt64(min($0, 63))) != 0 } ?? true)
+                    let followOn =
+                        diagnostic.code != .duplicateKey && suppressed != 0
+                        && (slot.map { suppressed & (1 << UInt64(min($0, 63))) != 0 } ?? true)
                     if !followOn { diagnostics.append(diagnostic) }
                 } else if result == SQLITE_MISMATCH && suppressed != 0 {
                     // Still a mismatch after the rowid's NULL (see above): already reported; the row can't go in.
@@ -281,7 +317,9 @@ final class TableLoader {
     private func firstNotPlain(_ batch: RecordBatch, from record: Int, count: Int) -> Int? {
         for item in record..<(record + count) {
             if batch.failedSlots[item] != 0 { return item }
-            for index in (item * batch.width)..<((item + 1) * batch.width) where batch.slots[index] == .absent { return item }
+            for index in (item * batch.width)..<((item + 1) * batch.width) where batch.slots[index] == .absent {
+                return item
+            }
         }
         return nil
     }
@@ -290,7 +328,9 @@ final class TableLoader {
     /// returns the first record with a ref whose parent is not found (or not an integer id), nil when all are.
     private func firstUnresolved(_ batch: RecordBatch, from record: Int, base: UnsafeRawPointer?) throws -> Int? {
         let width = batch.width
-        if bulkParentIDs.count != rowsPerStatement * width { bulkParentIDs = Array(repeating: nil, count: rowsPerStatement * width) }
+        if bulkParentIDs.count != rowsPerStatement * width {
+            bulkParentIDs = Array(repeating: nil, count: rowsPerStatement * width)
+        }
         for slot in 0..<width {
             guard let lookup = lookups[slot] else { continue }
             for item in record..<(record + rowsPerStatement) {
@@ -308,7 +348,9 @@ final class TableLoader {
                 let handle = lookup.sqliteStatement
                 bind(handle, 1, batch, index, base)
                 defer { sqlite3_reset(handle) }
-                guard sqlite3_step(handle) == SQLITE_ROW, sqlite3_column_type(handle, 0) == SQLITE_INTEGER else { return item }
+                guard sqlite3_step(handle) == SQLITE_ROW, sqlite3_column_type(handle, 0) == SQLITE_INTEGER else {
+                    return item
+                }
                 let id = sqlite3_column_int64(handle, 0)
                 remember(id, slot, batch, index, base)
                 bulkParentIDs[target] = id
@@ -321,7 +363,9 @@ final class TableLoader {
     /// they are in; false, with none of them in, when one broke a constraint; other failures throw.
     private func insertInBulk(_ batch: RecordBatch, from record: Int, base: UnsafeRawPointer?) throws -> Bool {
         let statement: Statement
-        if let bulkInsert { statement = bulkInsert } else {
+        if let bulkInsert {
+            statement = bulkInsert
+        } else {
             statement = try db.makeStatement(sql: bulkSQL())
             bulkInsert = statement
         }
@@ -331,7 +375,11 @@ final class TableLoader {
         for index in first..<((record + rowsPerStatement) * batch.width) {
             if lookups[(index - first) % batch.width] != nil {
                 // A ref: its parent's id, resolved by firstUnresolved.
-                if let id = bulkParentIDs[index - first] { sqlite3_bind_int64(handle, parameter, id) } else { sqlite3_bind_null(handle, parameter) }
+                if let id = bulkParentIDs[index - first] {
+                    sqlite3_bind_int64(handle, parameter, id)
+                } else {
+                    sqlite3_bind_null(handle, parameter)
+                }
             } else {
                 bind(handle, parameter, batch, index, base)
             }
@@ -344,17 +392,25 @@ final class TableLoader {
 
     /// ``rowsPerStatement`` whole records (see ``MultiRowInsert/sql(into:columns:constants:rows:)``).
     private func bulkSQL() -> String {
-        MultiRowInsert.sql(into: plan.table.name, columns: plan.bound.map(\.info.name), constants: plan.constants, rows: rowsPerStatement)
+        MultiRowInsert.sql(
+            into: plan.table.name, columns: plan.bound.map(\.info.name), constants: plan.constants,
+            rows: rowsPerStatement)
     }
 
-    private func reportUnresolved(_ slots: UInt64, batch: RecordBatch, record: Int, diagnostics: inout [Diagnostic]) throws {
+    private func reportUnresolved(_ slots: UInt64, batch: RecordBatch, record: Int, diagnostics: inout [Diagnostic])
+        throws
+    {
         for slot in plan.bound.indices where slots & (1 << UInt64(min(slot, 63))) != 0 && lookups[slot] != nil {
             let bound = plan.bound[slot]
             let key = batch.value(record: record, slot: slot)
             let reference = bound.reference.map { "\($0.spec)" } ?? "the parent"
-            let message = try explainMiss?(slot, key, Int(batch.lines[record])) ?? "\(bound.name) '\(key.description)' matches no \(reference)"
-            diagnostics.append(Diagnostic(file: file, line: Int(batch.lines[record]), column: bound.fieldNumber, code: .unresolvedReference,
-                message: message, table: plan.table.name))
+            let message =
+                try explainMiss?(slot, key, Int(batch.lines[record]))
+                ?? "\(bound.name) '\(key.description)' matches no \(reference)"
+            diagnostics.append(
+                Diagnostic(
+                    file: file, line: Int(batch.lines[record]), column: bound.fieldNumber, code: .unresolvedReference,
+                    message: message, table: plan.table.name))
         }
     }
 
@@ -366,7 +422,8 @@ final class TableLoader {
 
     /// A value for a NOT NULL column the fixture left empty, of the column's type, that no
     /// fixture value is likely to equal (a UNIQUE column must not report a false duplicate).
-    private func bindStandIn(_ handle: OpaquePointer, _ parameter: Int32, _ column: SeedRuntime.ColumnInfo, line: Int32) {
+    private func bindStandIn(_ handle: OpaquePointer, _ parameter: Int32, _ column: SeedRuntime.ColumnInfo, line: Int32)
+    {
         let number = Int64.min / 2 + Int64(line)
         // SQLITE_TRANSIENT: SQLite copies the bytes, which live only for this call.
         let transient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3_destructor_type.self)
@@ -405,13 +462,15 @@ final class TableLoader {
         return UnsafeRawBufferPointer(start: base + Int(batch.payloads[index]), count: Int(batch.lengths[index]))
     }
 
-
     @inline(__always)
-    private func bind(_ handle: OpaquePointer, _ parameter: Int32, _ batch: RecordBatch, _ index: Int, _ base: UnsafeRawPointer?) {
+    private func bind(
+        _ handle: OpaquePointer, _ parameter: Int32, _ batch: RecordBatch, _ index: Int, _ base: UnsafeRawPointer?
+    ) {
         switch batch.slots[index] {
         case .absent, .null: sqlite3_bind_null(handle, parameter)
         case .integer: sqlite3_bind_int64(handle, parameter, batch.payloads[index])
-        case .real: sqlite3_bind_double(handle, parameter, Double(bitPattern: UInt64(bitPattern: batch.payloads[index])))
+        case .real:
+            sqlite3_bind_double(handle, parameter, Double(bitPattern: UInt64(bitPattern: batch.payloads[index])))
         case .text:
             if batch.lengths[index] == 0, let empty = Self.emptyText {
                 sqlite3_bind_text(handle, parameter, empty, 0, nil)  // "" is the empty string, not NULL
@@ -421,8 +480,11 @@ final class TableLoader {
             }
         case .blob:
             let start = base.map { $0 + Int(batch.payloads[index]) }
-            if batch.lengths[index] == 0 { sqlite3_bind_zeroblob(handle, parameter, 0) }
-            else { sqlite3_bind_blob(handle, parameter, start, batch.lengths[index], nil) }
+            if batch.lengths[index] == 0 {
+                sqlite3_bind_zeroblob(handle, parameter, 0)
+            } else {
+                sqlite3_bind_blob(handle, parameter, start, batch.lengths[index], nil)
+            }
         }
     }
 
@@ -438,17 +500,27 @@ final class TableLoader {
                 failed = sqlite3_column_int64(handle, 0) == 0 && sqlite3_column_double(handle, 0) == 0
             }
             var error: String?
-            if step != SQLITE_ROW && step != SQLITE_DONE { error = String(cString: sqlite3_errmsg(db.sqliteConnection)) }
+            if step != SQLITE_ROW && step != SQLITE_DONE {
+                error = String(cString: sqlite3_errmsg(db.sqliteConnection))
+            }
             sqlite3_reset(handle)
-            if let error { throw SeedError(.configuration, file: plan.config.displayFile, "check '\(check.sql)' failed to run: \(error)") }
+            if let error {
+                throw SeedError(
+                    .configuration, file: plan.config.displayFile, "check '\(check.sql)' failed to run: \(error)")
+            }
             if failed {
-                diagnostics.append(Diagnostic(file: file, line: Int(batch.lines[record]), column: 0, code: .otherRule, message: check.message, table: plan.table.name))
+                diagnostics.append(
+                    Diagnostic(
+                        file: file, line: Int(batch.lines[record]), column: 0, code: .otherRule, message: check.message,
+                        table: plan.table.name))
             }
         }
     }
 
     /// The diagnostic of a failed constraint, and the slot of the column it names (if any).
-    private func constraintDiagnostic(_ extended: Int32, message: String, batch: RecordBatch, record: Int) -> (Diagnostic, Int?) {
+    private func constraintDiagnostic(_ extended: Int32, message: String, batch: RecordBatch, record: Int) -> (
+        Diagnostic, Int?
+    ) {
         let line = Int(batch.lines[record])
         // "NOT NULL constraint failed: books.title" names the column; point at its field.
         var column = 0
@@ -467,22 +539,34 @@ final class TableLoader {
         case 2067, 1555:  // SQLITE_CONSTRAINT_UNIQUE, _PRIMARYKEY
             code = .duplicateKey
             // "UNIQUE constraint failed: books.title, books.isbn": show this row's values of those columns.
-            let names = (message.components(separatedBy: ": ").last ?? "").components(separatedBy: ", ").map { $0.components(separatedBy: ".").last ?? $0 }
+            let names = (message.components(separatedBy: ": ").last ?? "").components(separatedBy: ", ").map {
+                $0.components(separatedBy: ".").last ?? $0
+            }
             let values = names.map { name -> String in
-                guard let slot = plan.bound.firstIndex(where: { $0.info.name.isSameName(as: name) }) else { return name }
-                return "\(plan.bound[slot].name) '\(batch.value(record: record, slot: slot).description)'"  // as the fixture names it
+                guard let slot = plan.bound.firstIndex(where: { $0.info.name.isSameName(as: name) }) else {
+                    return name
+                }
+                // as the fixture names it
+                return "\(plan.bound[slot].name) '\(batch.value(record: record, slot: slot).description)'"
             }
             let slots = names.compactMap { name in plan.bound.firstIndex { $0.info.name.isSameName(as: name) } }
             if slots.count == names.count {
-                duplicateKeys.append((Int(batch.lines[record]), slots, slots.map { batch.value(record: record, slot: $0) }))
+                duplicateKeys.append(
+                    (Int(batch.lines[record]), slots, slots.map { batch.value(record: record, slot: $0) }))
             }
-            text = "duplicate key \(values.joined(separator: ", ")): an earlier row has the same" + {
-                switch conflictClauses.uniqueClause(on: names)?.algorithm {
-                case "REPLACE": return " (the schema's ON CONFLICT REPLACE would have deleted that row; seedkit keeps every row or fails)"
-                case "IGNORE": return " (the schema's ON CONFLICT IGNORE would have dropped this row; seedkit keeps every row or fails)"
-                default: return ""
-                }
-            }()
+            text =
+                "duplicate key \(values.joined(separator: ", ")): an earlier row has the same"
+                + {
+                    switch conflictClauses.uniqueClause(on: names)?.algorithm {
+                    case "REPLACE":
+                        return
+                            " (the schema's ON CONFLICT REPLACE would have deleted that row; seedkit keeps every row or fails)"
+                    case "IGNORE":
+                        return
+                            " (the schema's ON CONFLICT IGNORE would have dropped this row; seedkit keeps every row or fails)"
+                    default: return ""
+                    }
+                }()
         case 787:  // SQLITE_CONSTRAINT_FOREIGNKEY
             code = .unresolvedReference
             text = "FOREIGN KEY constraint failed: a referenced row does not exist"
@@ -493,6 +577,8 @@ final class TableLoader {
             code = .otherRule
             text = message
         }
-        return (Diagnostic(file: file, line: line, column: column, code: code, message: text, table: plan.table.name), slot)
+        return (
+            Diagnostic(file: file, line: line, column: column, code: code, message: text, table: plan.table.name), slot
+        )
     }
 }

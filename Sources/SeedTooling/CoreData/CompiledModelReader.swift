@@ -17,12 +17,16 @@ extension CoreDataModel {
         // StoreAccess: leaves no -wal/-shm beside a WAL-mode store (SwiftData's are).
         let queue: DatabaseQueue
         do { queue = try StoreAccess.openReadOnly(url.path) } catch {
-            throw SeedError(.configuration, file: shown, "cannot read the store's model cache (Z_MODELCACHE): \(error.diagnostics.map(\.message).joined(separator: "; "))")
+            throw SeedError(
+                .configuration, file: shown,
+                "cannot read the store's model cache (Z_MODELCACHE): \(error.diagnostics.map(\.message).joined(separator: "; "))"
+            )
         }
         do {
             content = try queue.read { db -> Data? in
                 guard try db.tableExists("Z_MODELCACHE") else { return nil }
-                return try Data.fetchOne(db, sql: "SELECT Z_CONTENT FROM Z_MODELCACHE WHERE Z_CONTENT IS NOT NULL LIMIT 1")
+                return try Data.fetchOne(
+                    db, sql: "SELECT Z_CONTENT FROM Z_MODELCACHE WHERE Z_CONTENT IS NOT NULL LIMIT 1")
             }
         } catch {
             throw SeedError(.configuration, file: shown, "cannot read the store's model cache (Z_MODELCACHE): \(error)")
@@ -36,7 +40,9 @@ extension CoreDataModel {
     /// when it keeps none, or one that does not decode (the facts a seed recorded then say).
     package static func cachedFacts(_ db: Database) throws -> CoreDataModelFacts? {
         guard try db.tableExists("Z_MODELCACHE"),
-              let content = try Data.fetchOne(db, sql: "SELECT Z_CONTENT FROM Z_MODELCACHE WHERE Z_CONTENT IS NOT NULL LIMIT 1") else { return nil }
+            let content = try Data.fetchOne(
+                db, sql: "SELECT Z_CONTENT FROM Z_MODELCACHE WHERE Z_CONTENT IS NOT NULL LIMIT 1")
+        else { return nil }
         return try? cache(content, file: "Z_MODELCACHE").facts
     }
 
@@ -46,10 +52,15 @@ extension CoreDataModel {
     public static func cache(_ content: Data, file: String) throws(SeedError) -> CoreDataModel {
         let archive: Data
         do { archive = try inflateRaw(content) } catch {
-            throw SeedError(.configuration, file: file, "the store's model cache (Z_MODELCACHE.Z_CONTENT, \(content.count) bytes) does not inflate as raw DEFLATE: \(error)")
+            throw SeedError(
+                .configuration, file: file,
+                "the store's model cache (Z_MODELCACHE.Z_CONTENT, \(content.count) bytes) does not inflate as raw DEFLATE: \(error)"
+            )
         }
         do { return try compiled(archive, file: file) } catch {
-            throw SeedError(.configuration, file: file, "the store's model cache (Z_MODELCACHE.Z_CONTENT) is not a compiled Core Data model: \(error.message)")
+            throw SeedError(
+                .configuration, file: file,
+                "the store's model cache (Z_MODELCACHE.Z_CONTENT) is not a compiled Core Data model: \(error.message)")
         }
     }
 
@@ -62,13 +73,19 @@ extension CoreDataModel {
         if url.pathExtension == "momd" {
             let info = url.appendingPathComponent("VersionInfo.plist")
             if let data = FileManager.default.contents(atPath: info.path),
-               let plist = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any],
-               let current = plist["NSManagedObjectModel_CurrentVersionName"] as? String {
+                let plist = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any],
+                let current = plist["NSManagedObjectModel_CurrentVersionName"] as? String
+            {
                 file = url.appendingPathComponent(current + ".mom")
             } else {
-                let moms = ((try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []).filter { $0.hasSuffix(".mom") }
+                let moms = ((try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []).filter {
+                    $0.hasSuffix(".mom")
+                }
                 guard moms.count == 1, let only = moms.first else {
-                    throw SeedError(.configuration, file: shown, "a .momd needs a VersionInfo.plist naming its current version (NSManagedObjectModel_CurrentVersionName)")
+                    throw SeedError(
+                        .configuration, file: shown,
+                        "a .momd needs a VersionInfo.plist naming its current version (NSManagedObjectModel_CurrentVersionName)"
+                    )
                 }
                 file = url.appendingPathComponent(only)
             }
@@ -91,7 +108,9 @@ extension CoreDataModel {
     public static func compiled(_ data: Data, file: String) throws(DecodeProblem) -> CoreDataModel {
         let archive: KeyedArchive
         do { archive = try KeyedArchive(data) } catch { throw DecodeProblem(message: error.description) }
-        guard let root = archive.object(archive.objects[archive.root]), archive.className(root) == "NSManagedObjectModel" else {
+        guard let root = archive.object(archive.objects[archive.root]),
+            archive.className(root) == "NSManagedObjectModel"
+        else {
             throw DecodeProblem(message: "its root object is not an NSManagedObjectModel")
         }
         guard let entries = archive.dictionary(root["NSEntities"]) else {
@@ -99,7 +118,8 @@ extension CoreDataModel {
         }
         var entities: [Entity] = []
         for (key, value) in entries {
-            guard let object = value as? [String: Any], archive.classNames(object).contains("NSEntityDescription") else {
+            guard let object = value as? [String: Any], archive.classNames(object).contains("NSEntityDescription")
+            else {
                 throw DecodeProblem(message: "entity '\(key)' is not an NSEntityDescription")
             }
             entities.append(try entity(object, key: key, in: archive))
@@ -125,44 +145,65 @@ extension CoreDataModel {
         return CoreDataModel(entities: entities.sorted { $0.name < $1.name }, file: file)
     }
 
-    private static func entity(_ object: [String: Any], key: String, in archive: KeyedArchive) throws(DecodeProblem) -> Entity {
+    private static func entity(_ object: [String: Any], key: String, in archive: KeyedArchive) throws(DecodeProblem)
+        -> Entity
+    {
         let name = archive.string(object["NSEntityName"]) ?? key
         let parent = archive.object(object["NSSuperentity"]).flatMap { archive.string($0["NSEntityName"]) }
-        var entity = Entity(name: name, parent: parent, isAbstract: archive.bool(object["NSIsAbstract"]) ?? false,
-                            renamingIdentifier: archive.string(object["NSRenamingIdentifier"]).flatMap { $0 == name ? nil : $0 },
-                            attributes: [], relationships: [], line: 0)
+        var entity = Entity(
+            name: name, parent: parent, isAbstract: archive.bool(object["NSIsAbstract"]) ?? false,
+            renamingIdentifier: archive.string(object["NSRenamingIdentifier"]).flatMap { $0 == name ? nil : $0 },
+            attributes: [], relationships: [], line: 0)
         for (propertyKey, value) in archive.dictionary(object["NSProperties"]) ?? [] {
             guard let property = value as? [String: Any] else { continue }
             // A property another entity declares (not seen in real archives; those copy it, see above).
-            if let owner = archive.object(property["NSEntity"]).flatMap({ archive.string($0["NSEntityName"]) }), owner != name { continue }
+            if let owner = archive.object(property["NSEntity"]).flatMap({ archive.string($0["NSEntityName"]) }),
+                owner != name
+            {
+                continue
+            }
             let classes = archive.classNames(property)
             let propertyName = archive.string(property["NSPropertyName"]) ?? propertyKey
             let flags = archive.int(property["_P"]) ?? 0
             let optional = archive.bool(property["NSIsOptional"]) ?? (flags & 0x2 != 0)
             let renaming = archive.string(property["NSRenamingIdentifier"]).flatMap { $0 == propertyName ? nil : $0 }
             if classes.contains("NSRelationshipDescription") {
-                let destination = archive.string(property["_NSDestinationEntityName"])
+                let destination =
+                    archive.string(property["_NSDestinationEntityName"])
                     ?? archive.object(property["NSDestinationEntity"]).flatMap { archive.string($0["NSEntityName"]) }
-                guard let destination else { throw DecodeProblem(message: "entity \(name): relationship \(propertyName) has no destination entity") }
-                let inverse = archive.string(property["_NSInverseRelationshipName"])
-                    ?? archive.object(property["NSInverseRelationship"]).flatMap { archive.string($0["NSPropertyName"]) }
+                guard let destination else {
+                    throw DecodeProblem(
+                        message: "entity \(name): relationship \(propertyName) has no destination entity")
+                }
+                let inverse =
+                    archive.string(property["_NSInverseRelationshipName"])
+                    ?? archive.object(property["NSInverseRelationship"]).flatMap {
+                        archive.string($0["NSPropertyName"])
+                    }
                 let maxCount = archive.int(property["NSMaxCount"]) ?? 0
                 let minCount = archive.int(property["NSMinCount"]) ?? 0
-                entity.relationships.append(Relationship(
-                    name: propertyName, destination: destination, toMany: maxCount != 1,
-                    ordered: archive.bool(property["NSIsOrdered"]) ?? (flags & 0x400 != 0), optional: optional,
-                    minCount: minCount == 0 ? nil : minCount, maxCount: maxCount == 0 ? nil : maxCount,
-                    deletionRule: deletionRule(archive.int(property["NSDeleteRule"]) ?? 0), inverseName: inverse, line: 0,
-                    renamingIdentifier: renaming))
+                entity.relationships.append(
+                    Relationship(
+                        name: propertyName, destination: destination, toMany: maxCount != 1,
+                        ordered: archive.bool(property["NSIsOrdered"]) ?? (flags & 0x400 != 0), optional: optional,
+                        minCount: minCount == 0 ? nil : minCount, maxCount: maxCount == 0 ? nil : maxCount,
+                        deletionRule: deletionRule(archive.int(property["NSDeleteRule"]) ?? 0), inverseName: inverse,
+                        line: 0,
+                        renamingIdentifier: renaming))
             } else if classes.contains("NSAttributeDescription") {
                 let code = archive.int(property["NSAttributeType"]) ?? 0
                 guard let type = attributeTypes[code] else {
-                    throw DecodeProblem(message: "entity \(name): attribute \(propertyName) has attribute type \(code), which seedkit does not know")
+                    throw DecodeProblem(
+                        message:
+                            "entity \(name): attribute \(propertyName) has attribute type \(code), which seedkit does not know"
+                    )
                 }
-                var attribute = Attribute(name: propertyName, type: type, optional: optional, minValue: nil, maxValue: nil, regularExpression: nil,
-                                          defaultValue: defaultValue(property["NSDefaultValue"], type: type, in: archive), line: 0,
-                                          renamingIdentifier: renaming, derived: classes.contains("NSDerivedAttributeDescription"),
-                                          transient: archive.bool(property["NSIsTransient"]) ?? (flags & 0x8 != 0))
+                var attribute = Attribute(
+                    name: propertyName, type: type, optional: optional, minValue: nil, maxValue: nil,
+                    regularExpression: nil,
+                    defaultValue: defaultValue(property["NSDefaultValue"], type: type, in: archive), line: 0,
+                    renamingIdentifier: renaming, derived: classes.contains("NSDerivedAttributeDescription"),
+                    transient: archive.bool(property["NSIsTransient"]) ?? (flags & 0x8 != 0))
                 for predicate in archive.array(property["NSValidationPredicates"]) ?? [] {
                     applyValidation(predicate, to: &attribute, in: archive)
                 }
@@ -185,7 +226,8 @@ extension CoreDataModel {
 
     /// `NSAttributeType` as the XML model writes `attributeType`.
     static let attributeTypes: [Int: String] = [
-        0: "Undefined", 100: "Integer 16", 200: "Integer 32", 300: "Integer 64", 400: "Decimal", 500: "Double", 600: "Float",
+        0: "Undefined", 100: "Integer 16", 200: "Integer 32", 300: "Integer 64", 400: "Decimal", 500: "Double",
+        600: "Float",
         700: "String", 800: "Boolean", 900: "Date", 1000: "Binary", 1100: "UUID", 1200: "URI", 1800: "Transformable",
         2000: "Object ID", 2100: "Composite",
     ]
@@ -231,18 +273,27 @@ extension CoreDataModel {
     /// `SELF <= n`, `length >= n` for strings, `SELF MATCHES 'regex'`. Others are left alone.
     private static func applyValidation(_ predicate: Any, to attribute: inout Attribute, in archive: KeyedArchive) {
         guard let object = predicate as? [String: Any], archive.className(object) == "NSComparisonPredicate",
-              let operatorType = archive.object(object["NSPredicateOperator"]).flatMap({ archive.int($0["NSOperatorType"]) }),
-              let right = archive.object(object["NSRightExpression"]) else { return }
+            let operatorType = archive.object(object["NSPredicateOperator"]).flatMap({
+                archive.int($0["NSOperatorType"])
+            }),
+            let right = archive.object(object["NSRightExpression"])
+        else { return }
         let constant = archive.resolve(right["NSConstantValue"])
         let text: String?
-        if let string = archive.string(constant) { text = string } else if let date = (constant as? [String: Any])?["NS.time"] as? Double {
+        if let string = archive.string(constant) {
+            text = string
+        } else if let date = (constant as? [String: Any])?["NS.time"] as? Double {
             text = formatNumber(date)
-        } else if let number = archive.number(constant) { text = formatNumber(number.doubleValue) } else { text = nil }
+        } else if let number = archive.number(constant) {
+            text = formatNumber(number.doubleValue)
+        } else {
+            text = nil
+        }
         guard let text else { return }
         switch operatorType {
-        case 3: attribute.minValue = text   // >=
-        case 1: attribute.maxValue = text   // <=
-        case 6: attribute.regularExpression = text   // MATCHES
+        case 3: attribute.minValue = text  // >=
+        case 1: attribute.maxValue = text  // <=
+        case 6: attribute.regularExpression = text  // MATCHES
         default: break
         }
     }
@@ -268,13 +319,18 @@ func inflateRaw(_ input: Data) throws(KeyedArchive.Problem) -> Data {
                 stream.next_out = chunkBuffer.baseAddress
                 stream.avail_out = uInt(chunkBuffer.count)
                 status = inflate(&stream, Z_NO_FLUSH)
-                if let base = chunkBuffer.baseAddress { output.append(base, count: chunkBuffer.count - Int(stream.avail_out)) }
+                if let base = chunkBuffer.baseAddress {
+                    output.append(base, count: chunkBuffer.count - Int(stream.avail_out))
+                }
             }
             // Stop at the stream's end, an error, or when no input is left to make progress with.
         } while status == Z_OK && (stream.avail_in > 0 || stream.avail_out == 0)
     }
     guard status == Z_STREAM_END else {
-        let reason = stream.msg.map { String(cString: $0) } ?? (status == Z_OK || status == Z_BUF_ERROR ? "the data ends before the DEFLATE stream does" : "zlib error \(status)")
+        let reason =
+            stream.msg.map { String(cString: $0) }
+            ?? (status == Z_OK || status == Z_BUF_ERROR
+                ? "the data ends before the DEFLATE stream does" : "zlib error \(status)")
         throw KeyedArchive.Problem(reason)
     }
     return output

@@ -1,8 +1,9 @@
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 public import SeedRuntime
+
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
 
 /// A Core Data model read from its XML: an `.xcdatamodel` folder (its `contents` file) or an
 /// `.xcdatamodeld` bundle (the version `.xccurrentversion` names).
@@ -66,7 +67,8 @@ public struct CoreDataModel: Sendable {
 
     /// The attribute types seedkit converts; others (Transformable, Object ID, composite) are reported when used.
     public static let supportedTypes: Set<String> = [
-        "Integer 16", "Integer 32", "Integer 64", "Double", "Float", "Decimal", "String", "Boolean", "Date", "Binary", "UUID", "URI",
+        "Integer 16", "Integer 32", "Integer 64", "Double", "Float", "Decimal", "String", "Boolean", "Date", "Binary",
+        "UUID", "URI",
     ]
 
     public func entity(_ name: String) -> Entity? { entities.first { $0.name == name } }
@@ -75,14 +77,17 @@ public struct CoreDataModel: Sendable {
     /// table, and written by listing the related rows' keys. Nil for anything else.
     public func manyToMany(_ entity: String, _ name: String) -> Relationship? {
         guard let relationship = flattened(entity)?.relationships.first(where: { $0.name == name && $0.toMany }),
-              let inverse = relationship.inverseName,
-              flattened(relationship.destination)?.relationships.first(where: { $0.name == inverse })?.toMany == true else { return nil }
+            let inverse = relationship.inverseName,
+            flattened(relationship.destination)?.relationships.first(where: { $0.name == inverse })?.toMany == true
+        else { return nil }
         return relationship
     }
 
     /// The name the app uses for column `column` of `entity`'s table: the attribute or to-one
     /// relationship stored there, or without a model the column's name without `Z`, lower-cased.
-    package static func attributeName(_ column: String, entity: String, model: CoreDataModel?, dialect: CoreDataDialect) -> String {
+    package static func attributeName(_ column: String, entity: String, model: CoreDataModel?, dialect: CoreDataDialect)
+        -> String
+    {
         // The entity's own names first, then its sub-entities' (their columns share the root's table).
         let family: [String] = model?.family(of: entity) ?? []
         let names: [String] = family.flatMap { (name: String) -> [String] in
@@ -123,15 +128,16 @@ public struct CoreDataModel: Sendable {
 
     /// `name` and every entity that inherits from it, `name` first.
     public func family(of name: String) -> [String] {
-        [name] + entities.filter { entity in
-            var parent = entity.parent
-            var seen = Set([entity.name])
-            while let current = parent, seen.insert(current).inserted {
-                if current == name { return true }
-                parent = self.entity(current)?.parent
-            }
-            return false
-        }.map(\.name)
+        [name]
+            + entities.filter { entity in
+                var parent = entity.parent
+                var seen = Set([entity.name])
+                while let current = parent, seen.insert(current).inserted {
+                    if current == name { return true }
+                    parent = self.entity(current)?.parent
+                }
+                return false
+            }.map(\.name)
     }
 
     /// An entity with the attributes and relationships it inherits.
@@ -157,8 +163,12 @@ public struct CoreDataModel: Sendable {
     public func defaults(for name: String) -> [String: SQLValue] {
         var result: [String: SQLValue] = [:]
         for attribute in flattened(name)?.attributes ?? [] where attribute.type != "UUID" {
-            guard let text = attribute.defaultValue, let type = columnType(entity: name, attribute: attribute.name) else { continue }
-            if type == .referenceDate, let seconds = Double(text) { result[attribute.name] = .real(seconds); continue }
+            guard let text = attribute.defaultValue, let type = columnType(entity: name, attribute: attribute.name)
+            else { continue }
+            if type == .referenceDate, let seconds = Double(text) {
+                result[attribute.name] = .real(seconds)
+                continue
+            }
             if case .success(let value) = type.convert(.string(text)) { result[attribute.name] = value }
         }
         return result
@@ -168,37 +178,50 @@ public struct CoreDataModel: Sendable {
     package var facts: CoreDataModelFacts {
         var facts = CoreDataModelFacts()
         for entity in entities {
-            if let identifier = entity.renamingIdentifier, identifier != entity.name { facts.renamings[entity.name] = identifier }
+            if let identifier = entity.renamingIdentifier, identifier != entity.name {
+                facts.renamings[entity.name] = identifier
+            }
             guard let flat = flattened(entity.name) else { continue }
             for relationship in entity.relationships {
                 if relationship.toMany, let rule = relationship.deletionRule {
                     facts.deletionRules[entity.name, default: [:]][relationship.name] = rule
                 } else if !relationship.toMany, let inverse = relationship.inverseName,
-                          flattened(relationship.destination)?.relationships.first(where: { $0.name == inverse })?.toMany == false {
-                    facts.oneToOne[entity.name, default: [:]][relationship.name] = .init(destination: relationship.destination, inverse: inverse)
+                    flattened(relationship.destination)?.relationships.first(where: { $0.name == inverse })?.toMany
+                        == false
+                {
+                    facts.oneToOne[entity.name, default: [:]][relationship.name] = .init(
+                        destination: relationship.destination, inverse: inverse)
                 }
             }
             let defaults = defaults(for: entity.name).mapValues(\.sqlLiteral)
             if !defaults.isEmpty { facts.defaults[entity.name] = defaults }
-            for attribute in flat.attributes where attribute.type == "UUID" { facts.attributeTypes[entity.name, default: [:]][attribute.name] = attribute.type }
+            for attribute in flat.attributes where attribute.type == "UUID" {
+                facts.attributeTypes[entity.name, default: [:]][attribute.name] = attribute.type
+            }
             // What a new object must have: every non-optional stored attribute; a UUID with a UUID
             // instance as its default (SwiftData's `let id = UUID()`) gets a generated one instead.
             let stored = flat.attributes.filter { !$0.optional && !$0.transient && !$0.derived }
             // A non-optional to-one too (SwiftData's `var author: Author`): its column must hold a key.
             let toOnes = flat.relationships.filter { !$0.optional && !$0.toMany }.map(\.name)
             if !stored.isEmpty || !toOnes.isEmpty { facts.required[entity.name] = stored.map(\.name) + toOnes }
-            let generated = stored.filter { $0.type == "UUID" && $0.defaultValue.flatMap(UUID.init(uuidString:)) != nil }
+            let generated = stored.filter {
+                $0.type == "UUID" && $0.defaultValue.flatMap(UUID.init(uuidString:)) != nil
+            }
             if !generated.isEmpty { facts.generated[entity.name] = generated.map(\.name) }
             for attribute in flat.attributes where !Self.supportedTypes.contains(attribute.type) {
                 facts.unwritable[entity.name, default: [:]][attribute.name] = attribute.type
             }
             if !flat.uniquenessConstraints.isEmpty { facts.uniqueness[entity.name] = flat.uniquenessConstraints }
             let inherits = entity.parent != nil || entities.contains { $0.parent == entity.name }
-            facts.history[entity.name] = .init(properties: flat.attributes.map { attribute in
-                .init(name: attribute.name, kind: .attribute, unvouched: attribute.transient || attribute.derived)
-            } + flat.relationships.map { relationship in
-                .init(name: relationship.name, kind: relationship.toMany ? .toMany : .toOne, destination: relationship.destination, inverse: relationship.inverseName)
-            }, inherits: inherits)
+            facts.history[entity.name] = .init(
+                properties: flat.attributes.map { attribute in
+                    .init(name: attribute.name, kind: .attribute, unvouched: attribute.transient || attribute.derived)
+                }
+                    + flat.relationships.map { relationship in
+                        .init(
+                            name: relationship.name, kind: relationship.toMany ? .toMany : .toOne,
+                            destination: relationship.destination, inverse: relationship.inverseName)
+                    }, inherits: inherits)
         }
         return facts
     }
@@ -223,7 +246,9 @@ public struct CoreDataModel: Sendable {
                 rules.min = attribute.minValue.flatMap { Double($0) }
                 rules.max = attribute.maxValue.flatMap { Double($0) }
             }
-            let any = rules.required || rules.min != nil || rules.max != nil || rules.minLength != nil || rules.maxLength != nil || rules.pattern != nil
+            let any =
+                rules.required || rules.min != nil || rules.max != nil || rules.minLength != nil
+                || rules.maxLength != nil || rules.pattern != nil
                 || rules.earliest != nil || rules.latest != nil
             return any ? rules : nil
         }
@@ -238,9 +263,12 @@ public struct CoreDataModel: Sendable {
         case "xcdatamodeld":
             let versionFile = url.appendingPathComponent(".xccurrentversion")
             guard let data = FileManager.default.contents(atPath: versionFile.path),
-                  let plist = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any],
-                  let current = plist["_XCCurrentVersionName"] as? String else {
-                throw SeedError(.configuration, file: shown, "an .xcdatamodeld needs a .xccurrentversion naming its current version")
+                let plist = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any],
+                let current = plist["_XCCurrentVersionName"] as? String
+            else {
+                throw SeedError(
+                    .configuration, file: shown, "an .xcdatamodeld needs a .xccurrentversion naming its current version"
+                )
             }
             contents = url.appendingPathComponent(current).appendingPathComponent("contents")
         case "xcdatamodel":
@@ -248,7 +276,9 @@ public struct CoreDataModel: Sendable {
         case "mom", "momd":
             return try loadCompiled(url, shown: shown)
         default:
-            throw SeedError(.configuration, file: shown, "model: must name an .xcdatamodel, .xcdatamodeld, or a compiled .mom or .momd")
+            throw SeedError(
+                .configuration, file: shown,
+                "model: must name an .xcdatamodel, .xcdatamodeld, or a compiled .mom or .momd")
         }
         let file = displayPath(contents)
         guard let data = FileManager.default.contents(atPath: contents.path) else {
@@ -258,15 +288,20 @@ public struct CoreDataModel: Sendable {
         let parser = XMLParser(data: data)
         parser.delegate = reader
         if !parser.parse() {
-            throw SeedError(.configuration, file: file, line: parser.lineNumber, column: parser.columnNumber,
-                            "not a Core Data model: \(ModelXMLReader.describe(parser.parserError))")
+            throw SeedError(
+                .configuration, file: file, line: parser.lineNumber, column: parser.columnNumber,
+                "not a Core Data model: \(ModelXMLReader.describe(parser.parserError))")
         }
         // Foundation's parser on Linux reports success for some documents with elements left
         // open (a truncated file): every element must be closed.
         if let open = reader.openElements.last {
-            throw SeedError(.configuration, file: file, line: open.line, "not a Core Data model: the <\(open.name)> opened here is never closed (is the file truncated?)")
+            throw SeedError(
+                .configuration, file: file, line: open.line,
+                "not a Core Data model: the <\(open.name)> opened here is never closed (is the file truncated?)")
         }
-        if let problem = reader.problems.first { throw SeedError(.configuration, reader.problems.isEmpty ? [problem] : reader.problems) }
+        if let problem = reader.problems.first {
+            throw SeedError(.configuration, reader.problems.isEmpty ? [problem] : reader.problems)
+        }
         return CoreDataModel(entities: reader.entities, file: file)
     }
 }
@@ -303,39 +338,57 @@ private final class ModelXMLReader: NSObject, XMLParserDelegate {
         }
     }
 
-    func parser(_ parser: XMLParser, didStartElement element: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
+    func parser(
+        _ parser: XMLParser, didStartElement element: String, namespaceURI: String?, qualifiedName: String?,
+        attributes: [String: String] = [:]
+    ) {
         let line = parser.lineNumber
         openElements.append((element, line))
         func flag(_ key: String, default value: Bool) -> Bool { attributes[key].map { $0 == "YES" } ?? value }
         switch element {
         case "entity":
             guard let name = attributes["name"] else { return problem(line, "an entity without a name") }
-            entities.append(.init(name: name, parent: attributes["parentEntity"], isAbstract: flag("isAbstract", default: false),
-                                  renamingIdentifier: attributes["renamingIdentifier"] ?? attributes["elementID"], attributes: [], relationships: [], line: line))
+            entities.append(
+                .init(
+                    name: name, parent: attributes["parentEntity"], isAbstract: flag("isAbstract", default: false),
+                    renamingIdentifier: attributes["renamingIdentifier"] ?? attributes["elementID"], attributes: [],
+                    relationships: [], line: line))
         case "uniquenessConstraint":
             if !entities.isEmpty { entities[entities.count - 1].uniquenessConstraints.append([]) }
         case "constraint":
             // <uniquenessConstraint><constraint value="title"/>…</uniquenessConstraint>
-            guard let value = attributes["value"], let last = entities.indices.last, !entities[last].uniquenessConstraints.isEmpty else { return }
+            guard let value = attributes["value"], let last = entities.indices.last,
+                !entities[last].uniquenessConstraints.isEmpty
+            else { return }
             entities[last].uniquenessConstraints[entities[last].uniquenessConstraints.count - 1].append(value)
         case "attribute":
-            guard let name = attributes["name"], let type = attributes["attributeType"] else { return problem(line, "an attribute without a name or attributeType") }
+            guard let name = attributes["name"], let type = attributes["attributeType"] else {
+                return problem(line, "an attribute without a name or attributeType")
+            }
             guard !entities.isEmpty else { return problem(line, "an attribute outside an entity") }
-            entities[entities.count - 1].attributes.append(.init(
-                name: name, type: type, optional: flag("optional", default: false), minValue: attributes["minValueString"], maxValue: attributes["maxValueString"],
-                regularExpression: attributes["regularExpressionString"],
-                // Xcode writes a Date's default as seconds since 2001 in defaultDateTimeInterval.
-                defaultValue: attributes["defaultValueString"] ?? attributes["defaultDateTimeInterval"], line: line,
-                renamingIdentifier: attributes["renamingIdentifier"] ?? attributes["elementID"], derived: flag("derived", default: false),
-                transient: flag("transient", default: false)))
+            entities[entities.count - 1].attributes.append(
+                .init(
+                    name: name, type: type, optional: flag("optional", default: false),
+                    minValue: attributes["minValueString"], maxValue: attributes["maxValueString"],
+                    regularExpression: attributes["regularExpressionString"],
+                    // Xcode writes a Date's default as seconds since 2001 in defaultDateTimeInterval.
+                    defaultValue: attributes["defaultValueString"] ?? attributes["defaultDateTimeInterval"], line: line,
+                    renamingIdentifier: attributes["renamingIdentifier"] ?? attributes["elementID"],
+                    derived: flag("derived", default: false),
+                    transient: flag("transient", default: false)))
         case "relationship":
-            guard let name = attributes["name"], let destination = attributes["destinationEntity"] else { return problem(line, "a relationship without a name or destinationEntity") }
+            guard let name = attributes["name"], let destination = attributes["destinationEntity"] else {
+                return problem(line, "a relationship without a name or destinationEntity")
+            }
             guard !entities.isEmpty else { return problem(line, "a relationship outside an entity") }
-            entities[entities.count - 1].relationships.append(.init(
-                name: name, destination: destination, toMany: flag("toMany", default: false), ordered: flag("ordered", default: false),
-                optional: flag("optional", default: false), minCount: attributes["minCount"].flatMap { Int($0) }, maxCount: attributes["maxCount"].flatMap { Int($0) },
-                deletionRule: attributes["deletionRule"], inverseName: attributes["inverseName"], line: line,
-                renamingIdentifier: attributes["renamingIdentifier"] ?? attributes["elementID"]))
+            entities[entities.count - 1].relationships.append(
+                .init(
+                    name: name, destination: destination, toMany: flag("toMany", default: false),
+                    ordered: flag("ordered", default: false),
+                    optional: flag("optional", default: false), minCount: attributes["minCount"].flatMap { Int($0) },
+                    maxCount: attributes["maxCount"].flatMap { Int($0) },
+                    deletionRule: attributes["deletionRule"], inverseName: attributes["inverseName"], line: line,
+                    renamingIdentifier: attributes["renamingIdentifier"] ?? attributes["elementID"]))
         default:
             break
         }

@@ -19,7 +19,9 @@ struct KeyedArchive {
     }
 
     init(_ data: Data) throws(Problem) {
-        guard data.starts(with: Array("bplist00".utf8)) else { throw Problem("not a binary property list (no bplist00 header)") }
+        guard data.starts(with: Array("bplist00".utf8)) else {
+            throw Problem("not a binary property list (no bplist00 header)")
+        }
         let plist: Any
         do { plist = try PropertyListSerialization.propertyList(from: data, format: nil) } catch {
             throw Problem("the property list does not read: \(error.localizedDescription)")
@@ -27,8 +29,12 @@ struct KeyedArchive {
         guard let top = plist as? [String: Any], let objects = top["$objects"] as? [Any] else {
             throw Problem("not a keyed archive (no $objects)")
         }
-        guard (top["$archiver"] as? String) == "NSKeyedArchiver" else { throw Problem("not written by NSKeyedArchiver ($archiver)") }
-        guard let rootReference = (top["$top"] as? [String: Any])?["root"], let root = Self.uid(rootReference), objects.indices.contains(root) else {
+        guard (top["$archiver"] as? String) == "NSKeyedArchiver" else {
+            throw Problem("not written by NSKeyedArchiver ($archiver)")
+        }
+        guard let rootReference = (top["$top"] as? [String: Any])?["root"], let root = Self.uid(rootReference),
+            objects.indices.contains(root)
+        else {
             throw Problem("the archive has no root object ($top.root)")
         }
         self.objects = objects
@@ -48,7 +54,9 @@ struct KeyedArchive {
             }
         }
         let text = String(describing: value)
-        guard text.contains("KeyedArchiverUID"), let start = text.range(of: "value = ", options: .backwards) else { return nil }
+        guard text.contains("KeyedArchiverUID"), let start = text.range(of: "value = ", options: .backwards) else {
+            return nil
+        }
         return Int(text[start.upperBound...].prefix { $0.isNumber })
     }
 
@@ -102,7 +110,9 @@ struct KeyedArchive {
         if let keyReferences = object["NS.keys"] as? [Any], let valueReferences = object["NS.objects"] as? [Any] {
             keys = keyReferences
             values = valueReferences
-        } else if let mapping = self.object(object["searchMapping"]), let mapped = array(mapping["keys"]), let valueArray = self.object(object["values"])?["NS.objects"] as? [Any] {
+        } else if let mapping = self.object(object["searchMapping"]), let mapped = array(mapping["keys"]),
+            let valueArray = self.object(object["values"])?["NS.objects"] as? [Any]
+        {
             keys = mapped
             values = valueArray
         } else {

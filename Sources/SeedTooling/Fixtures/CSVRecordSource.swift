@@ -30,8 +30,10 @@ struct CSVRecordSource: RecordSource {
         var header = RawRecord()
         var problems: [Diagnostic] = []
         guard try next(&header, diagnostics: &problems) else {
-            throw SeedError(.invalidData, file: displayPath, line: line, column: 1, code: .parseError,
-                "the file is empty: a \(options.format == .tsv ? "TSV" : "CSV") fixture starts with a header row of column names (or the manifest names them with header:)")
+            throw SeedError(
+                .invalidData, file: displayPath, line: line, column: 1, code: .parseError,
+                "the file is empty: a \(options.format == .tsv ? "TSV" : "CSV") fixture starts with a header row of column names (or the manifest names them with header:)"
+            )
         }
         if let problem = problems.first { throw SeedError(.invalidData, [problem]) }
         var names: [String] = []
@@ -39,10 +41,14 @@ struct CSVRecordSource: RecordSource {
         for field in 0..<header.count {
             let name = header.text(field)
             guard !name.isEmpty else {
-                throw SeedError(.invalidData, file: displayPath, line: header.line, column: field + 1, code: .parseError, "header field \(field + 1) is empty: every column needs a name")
+                throw SeedError(
+                    .invalidData, file: displayPath, line: header.line, column: field + 1, code: .parseError,
+                    "header field \(field + 1) is empty: every column needs a name")
             }
             if let earlier = fieldOf.updateValue(field, forKey: name) {
-                throw SeedError(.invalidData, file: displayPath, line: header.line, column: field + 1, code: .parseError, "column '\(name)' appears twice in the header (fields \(earlier + 1) and \(field + 1))")
+                throw SeedError(
+                    .invalidData, file: displayPath, line: header.line, column: field + 1, code: .parseError,
+                    "column '\(name)' appears twice in the header (fields \(earlier + 1) and \(field + 1))")
             }
             names.append(name)
         }
@@ -69,26 +75,43 @@ struct CSVRecordSource: RecordSource {
             case .record:
                 record.line = startLine
                 line += lines
-                if record.count == 1, record.kinds[0] == .null, record.starts[0] == record.ends[0], lines > 0 || file.isAtEOF {
+                if record.count == 1, record.kinds[0] == .null, record.starts[0] == record.ends[0],
+                    lines > 0 || file.isAtEOF
+                {
                     continue  // a blank line
                 }
                 if !columnNames.isEmpty && record.count < columnNames.count && options.ragged {
                     // ragged: true: the fields the row lacks are NULL.
-                    for column in record.count..<columnNames.count { record.append(column: column, kind: .null, start: record.bytes.count) }
+                    for column in record.count..<columnNames.count {
+                        record.append(column: column, kind: .null, start: record.bytes.count)
+                    }
                 }
                 if !columnNames.isEmpty && record.count != columnNames.count {
-                    let hint = record.count < columnNames.count ? "; if the publisher leaves trailing fields out, ragged: true in the manifest reads them as NULL" : ""
-                    diagnostics.append(Diagnostic(file: file.path, line: startLine, column: min(record.count, columnNames.count) + 1, code: .parseError,
-                        message: "expected \(columnNames.count) fields (as in the \(options.header == nil ? "header" : "manifest's header:")), found \(record.count)\(hint)"))
+                    let hint =
+                        record.count < columnNames.count
+                        ? "; if the publisher leaves trailing fields out, ragged: true in the manifest reads them as NULL"
+                        : ""
+                    diagnostics.append(
+                        Diagnostic(
+                            file: file.path, line: startLine, column: min(record.count, columnNames.count) + 1,
+                            code: .parseError,
+                            message:
+                                "expected \(columnNames.count) fields (as in the \(options.header == nil ? "header" : "manifest's header:")), found \(record.count)\(hint)"
+                        ))
                     continue
                 }
                 let valid = record.bytes.withUnsafeBytes { UTF8Validation.isValid($0) }
                 if !valid {
-                    let field = (0..<record.count).first { index in
-                        record.bytes[record.starts[index]..<record.ends[index]].withUnsafeBytes { !UTF8Validation.isValid($0) }
-                    } ?? 0
-                    diagnostics.append(Diagnostic(file: file.path, line: startLine, column: field + 1, code: .invalidEncoding,
-                        message: "field \(field + 1) is not valid UTF-8 (save the file as UTF-8)"))
+                    let field =
+                        (0..<record.count).first { index in
+                            record.bytes[record.starts[index]..<record.ends[index]].withUnsafeBytes {
+                                !UTF8Validation.isValid($0)
+                            }
+                        } ?? 0
+                    diagnostics.append(
+                        Diagnostic(
+                            file: file.path, line: startLine, column: field + 1, code: .invalidEncoding,
+                            message: "field \(field + 1) is not valid UTF-8 (save the file as UTF-8)"))
                     continue
                 }
                 return true
@@ -101,13 +124,20 @@ struct CSVRecordSource: RecordSource {
         let end = file.end
         let eof = file.isAtEOF
         if position >= end { return eof ? .end : .needMore }
-        let quote = UInt8(ascii: "\""), comma = options.delimiter, lf = UInt8(ascii: "\n"), cr = UInt8(ascii: "\r")
+        let quote = UInt8(ascii: "\"")
+        let comma = options.delimiter
+        let lf = UInt8(ascii: "\n")
+        let cr = UInt8(ascii: "\r")
         let quoting = options.quoting
         var cursor = position
         var column = 0
         // A blank line: skipped (whatever nulls: says of an empty field).
         let first = file.buffer[position]
-        if first == lf { position += 1; newlines += 1; return .comment }
+        if first == lf {
+            position += 1
+            newlines += 1
+            return .comment
+        }
         if first == cr {
             if position + 1 >= end && !eof { return .needMore }
             position += position + 1 < end && file.buffer[position + 1] == lf ? 2 : 1
@@ -118,10 +148,14 @@ struct CSVRecordSource: RecordSource {
         if let comment = options.comment {
             let available = end - position
             let prefix = min(available, comment.count)
-            let starts = file.buffer.withUnsafeBufferPointer { buffer in (0..<prefix).allSatisfy { buffer[position + $0] == comment[$0] } }
+            let starts = file.buffer.withUnsafeBufferPointer { buffer in
+                (0..<prefix).allSatisfy { buffer[position + $0] == comment[$0] }
+            }
             if starts && prefix < comment.count && !eof { return .needMore }
             if starts && prefix == comment.count {
-                let lineEnd = file.buffer.withUnsafeBufferPointer { buffer in (position..<end).first { buffer[$0] == lf } }
+                let lineEnd = file.buffer.withUnsafeBufferPointer { buffer in
+                    (position..<end).first { buffer[$0] == lf }
+                }
                 guard let lineEnd else {
                     if !eof { return .needMore }
                     position = end
@@ -164,7 +198,10 @@ struct CSVRecordSource: RecordSource {
                     while scan < end {
                         let byte = buffer[scan]
                         if byte == comma || byte == lf || byte == cr { break }
-                        if byte == quote && quoting { cursor = scan; return nil }
+                        if byte == quote && quoting {
+                            cursor = scan
+                            return nil
+                        }
                         scan += 1
                     }
                     if scan >= end && !eof { return .needMore }
@@ -180,7 +217,13 @@ struct CSVRecordSource: RecordSource {
                 if byte == comma {
                     cursor += 1
                     if cursor >= end && !eof { return .needMore }
-                    if cursor >= end { record.append(column: column, kind: options.isNull(UnsafeRawBufferPointer(start: nil, count: 0)) ? .null : .text, start: record.bytes.count); return .record }
+                    if cursor >= end {
+                        record.append(
+                            column: column,
+                            kind: options.isNull(UnsafeRawBufferPointer(start: nil, count: 0)) ? .null : .text,
+                            start: record.bytes.count)
+                        return .record
+                    }
                     continue
                 }
                 if byte == cr {
@@ -202,15 +245,19 @@ struct CSVRecordSource: RecordSource {
             // Syntax errors the reader cannot step over: report where, and stop reading this file.
             let errorLine = line + newlines
             if cursor >= end {
-                throw SeedError(.invalidData, file: file.path, line: line, column: column + 1, code: .parseError,
+                throw SeedError(
+                    .invalidData, file: file.path, line: line, column: column + 1, code: .parseError,
                     "unterminated quoted field: the quote opened here is never closed")
             }
             let byte = file.buffer[cursor]
             if byte == quote {
-                throw SeedError(.invalidData, file: file.path, line: errorLine, column: column + 1, code: .parseError,
-                    "a quote inside an unquoted field; quote the whole field and double the quote (\"\"), as RFC 4180 requires")
+                throw SeedError(
+                    .invalidData, file: file.path, line: errorLine, column: column + 1, code: .parseError,
+                    "a quote inside an unquoted field; quote the whole field and double the quote (\"\"), as RFC 4180 requires"
+                )
             }
-            throw SeedError(.invalidData, file: file.path, line: errorLine, column: column, code: .parseError,
+            throw SeedError(
+                .invalidData, file: file.path, line: errorLine, column: column, code: .parseError,
                 "unexpected character after a closing quote; a quoted field must end at a comma or line end")
         }
         if result == .needMore { return .needMore }

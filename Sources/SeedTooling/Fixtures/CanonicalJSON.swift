@@ -29,7 +29,10 @@ enum CanonicalJSON {
                             var key: [UInt8] = []
                             try scanner.scanString(into: &key)
                             try scanner.expect(UInt8(ascii: ":"), "':'")
-                            if key.elementsEqual(token.utf8) { found = true; break }
+                            if key.elementsEqual(token.utf8) {
+                                found = true
+                                break
+                            }
                             _ = try scanner.skipValue()
                         }
                         if !found { return nil }
@@ -77,7 +80,9 @@ extension JSONScanner {
         skipWhitespace()
         guard let first = peek() else { throw .truncated }
         guard depth < Self.maximumDepth else {
-            throw error("arrays and objects nest more than \(Self.maximumDepth) levels deep here; seedkit reads at most \(Self.maximumDepth)")
+            throw error(
+                "arrays and objects nest more than \(Self.maximumDepth) levels deep here; seedkit reads at most \(Self.maximumDepth)"
+            )
         }
         var scratch: [UInt8] = []
         switch first {
@@ -86,7 +91,11 @@ extension JSONScanner {
             position += 1
             output.append(first)
             skipWhitespace()
-            if peek() == close { position += 1; output.append(close); return }
+            if peek() == close {
+                position += 1
+                output.append(close)
+                return
+            }
             while true {
                 if first == UInt8(ascii: "{") {
                     skipWhitespace()
@@ -101,8 +110,14 @@ extension JSONScanner {
                 skipWhitespace()
                 guard let next = peek() else { throw .truncated }
                 position += 1
-                if next == close { output.append(close); return }
-                guard next == UInt8(ascii: ",") else { position -= 1; throw error("expected ',' or '\(Character(Unicode.Scalar(close)))', found \(describe(next))") }
+                if next == close {
+                    output.append(close)
+                    return
+                }
+                guard next == UInt8(ascii: ",") else {
+                    position -= 1
+                    throw error("expected ',' or '\(Character(Unicode.Scalar(close)))', found \(describe(next))")
+                }
                 output.append(UInt8(ascii: ","))
             }
         default:
@@ -127,7 +142,10 @@ extension JSONScanner {
             case 0x09: output += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
             case 0..<0x20:
                 let hex = Array("0123456789abcdef".utf8)
-                output += [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+                output += [
+                    UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)],
+                    hex[Int(byte & 0xF)],
+                ]
             default: output.append(byte)
             }
         }

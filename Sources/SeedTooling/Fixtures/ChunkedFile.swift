@@ -36,8 +36,12 @@ final class ChunkedFile {
     /// Refuses a UTF-16 or UTF-32 file by what its first bytes show (a byte order mark, NUL
     /// bytes), so that it is named as such rather than read as text with NULs in it.
     func checkNotWide() throws(SeedError) {
-        let start = buffer.withUnsafeBytes { UTF8Validation.wideEncodingProblem(UnsafeRawBufferPointer(rebasing: $0[0..<Swift.min(end, 4096)])) }
-        if let start { throw SeedError(.invalidData, file: path, line: start.line, code: .invalidEncoding, start.message) }
+        let start = buffer.withUnsafeBytes {
+            UTF8Validation.wideEncodingProblem(UnsafeRawBufferPointer(rebasing: $0[0..<Swift.min(end, 4096)]))
+        }
+        if let start {
+            throw SeedError(.invalidData, file: path, line: start.line, code: .invalidEncoding, start.message)
+        }
     }
 
     /// Keeps `buffer[from..<end]`, moved to the front, and reads more after it.
@@ -67,8 +71,15 @@ final class ChunkedFile {
                 failure = errno
                 break
             }
-            if count == 0 { isAtEOF = true; break }
-            if hashing { buffer.withUnsafeBytes { raw in hash.hash.update(buffer: UnsafeRawBufferPointer(rebasing: raw[end..<(end + count)])) } }
+            if count == 0 {
+                isAtEOF = true
+                break
+            }
+            if hashing {
+                buffer.withUnsafeBytes { raw in
+                    hash.hash.update(buffer: UnsafeRawBufferPointer(rebasing: raw[end..<(end + count)]))
+                }
+            }
             end += count
             totalRead += count
             if end - kept >= Self.chunkSize { break }

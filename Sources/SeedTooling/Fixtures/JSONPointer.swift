@@ -11,7 +11,10 @@ public struct JSONPointer: Sendable, Equatable, CustomStringConvertible {
 
     /// Parses `text`; nil when it is not a JSON Pointer (no leading `/`, or `~` not followed by 0 or 1).
     public init?(_ text: String) {
-        guard !text.isEmpty else { tokens = []; return }
+        guard !text.isEmpty else {
+            tokens = []
+            return
+        }
         guard text.hasPrefix("/") else { return nil }
         var tokens: [String] = []
         for part in text.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
@@ -49,7 +52,8 @@ public struct JSONPointer: Sendable, Equatable, CustomStringConvertible {
 
     /// The array index a token names: digits without a leading zero (RFC 6901 §4), or nil.
     static func index(_ token: String) -> Int? {
-        guard !token.isEmpty, token.allSatisfy({ $0.isASCII && $0.isNumber }), token == "0" || !token.hasPrefix("0") else { return nil }
+        guard !token.isEmpty, token.allSatisfy({ $0.isASCII && $0.isNumber }), token == "0" || !token.hasPrefix("0")
+        else { return nil }
         return Int(token)
     }
 }

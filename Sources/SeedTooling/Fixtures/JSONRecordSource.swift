@@ -43,12 +43,17 @@ struct JSONRecordSource: RecordSource {
     ///   - fields: the names keys may have; any other key is reported with `unknownField(key)`'s message.
     ///   - root: where the array is in the document (`.json` only).
     ///   - lines: JSON Lines (one object per line) rather than one document holding an array.
-    init(url: URL, displayPath: String, fields: [String], root: JSONPointer? = nil, lines: Bool, unknownField: @escaping (String) -> String) throws(SeedError) {
+    init(
+        url: URL, displayPath: String, fields: [String], root: JSONPointer? = nil, lines: Bool,
+        unknownField: @escaping (String) -> String
+    ) throws(SeedError) {
         file = try ChunkedFile(url: url, displayPath: displayPath, hashing: false)
         columnNames = fields
         var pointers: [(field: Int, tokens: [String])] = []
         names = fields.enumerated().map { index, field in
-            guard field.hasPrefix("/"), let pointer = JSONPointer(field), !pointer.tokens.isEmpty else { return Array(field.lowercasedName.utf8) }
+            guard field.hasPrefix("/"), let pointer = JSONPointer(field), !pointer.tokens.isEmpty else {
+                return Array(field.lowercasedName.utf8)
+            }
             pointers.append((index, pointer.tokens))
             return nil
         }
@@ -77,9 +82,11 @@ struct JSONRecordSource: RecordSource {
             var scannerEnd = (position: 0, line: 0)
             var skippedRecord = false
             file.buffer.withUnsafeBytes { raw in
-                var scanner = JSONScanner(bytes: UnsafeRawBufferPointer(rebasing: raw[0..<file.end]), position: position, line: line)
+                var scanner = JSONScanner(
+                    bytes: UnsafeRawBufferPointer(rebasing: raw[0..<file.end]), position: position, line: line)
                 do throws(JSONScanError) {
-                    let found = try scanRecord(&scanner, into: &record, diagnostics: &diagnostics, skipped: &skippedRecord)
+                    let found = try scanRecord(
+                        &scanner, into: &record, diagnostics: &diagnostics, skipped: &skippedRecord)
                     outcome = .success(found)
                 } catch {
                     outcome = .failure(error)
@@ -100,13 +107,19 @@ struct JSONRecordSource: RecordSource {
                 return true
             case .failure(.truncated):
                 if file.isAtEOF {
-                    throw SeedError(.invalidData, file: file.path, line: scannerEnd.line, code: .parseError,
-                        inArray ? "unexpected end of file: the array or an object in it is not closed" : "unexpected end of file inside an object")
+                    throw SeedError(
+                        .invalidData, file: file.path, line: scannerEnd.line, code: .parseError,
+                        inArray
+                            ? "unexpected end of file: the array or an object in it is not closed"
+                            : "unexpected end of file inside an object")
                 }
                 position = startPosition - (try file.refill(keepingFrom: startPosition))
                 line = startLine
             case .failure(.syntax(let errorLine, let column, let message)):
-                throw SeedError(.invalidData, file: file.path, line: errorLine, column: self.column(column, line: errorLine, scannerStart: startPosition, startLine: startLine), code: .parseError, "JSON: \(message)")
+                throw SeedError(
+                    .invalidData, file: file.path, line: errorLine,
+                    column: self.column(column, line: errorLine, scannerStart: startPosition, startLine: startLine),
+                    code: .parseError, "JSON: \(message)")
             }
         }
     }
@@ -118,13 +131,17 @@ struct JSONRecordSource: RecordSource {
         var lineStart = start
         while lineStart > 0 && file.buffer[lineStart - 1] != UInt8(ascii: "\n") { lineStart -= 1 }
         if lineStart == 0 && file.totalRead > file.end { return 0 }
-        if lineStart == 0 && start >= 3 && file.buffer[0] == 0xEF && file.buffer[1] == 0xBB && file.buffer[2] == 0xBF { lineStart = 3 }
+        if lineStart == 0 && start >= 3 && file.buffer[0] == 0xEF && file.buffer[1] == 0xBB && file.buffer[2] == 0xBF {
+            lineStart = 3
+        }
         // In characters, as the scanner counts: UTF-8 continuation bytes don't start one.
         return column + file.buffer[lineStart..<start].reduce(0) { $0 + ($1 & 0xC0 == 0x80 ? 0 : 1) }
     }
 
     /// Scans up to and including the next object; false at the end of the stream.
-    private mutating func scanRecord(_ scanner: inout JSONScanner, into record: inout RawRecord, diagnostics: inout [Diagnostic], skipped: inout Bool) throws(JSONScanError) -> Bool {
+    private mutating func scanRecord(
+        _ scanner: inout JSONScanner, into record: inout RawRecord, diagnostics: inout [Diagnostic], skipped: inout Bool
+    ) throws(JSONScanError) -> Bool {
         scanner.skipWhitespace()
         if inArray {
             guard let next = scanner.peek() else { throw .truncated }
@@ -132,7 +149,9 @@ struct JSONRecordSource: RecordSource {
                 scanner.position += 1
                 if !rootContainers.isEmpty { return false }  // the rest of the document: finishDocument()
                 scanner.skipWhitespace()
-                if let extra = scanner.peek() { throw scanner.error("unexpected \(scanner.describe(extra)) after the array") }
+                if let extra = scanner.peek() {
+                    throw scanner.error("unexpected \(scanner.describe(extra)) after the array")
+                }
                 if !file.isAtEOF { throw .truncated }
                 return false
             }
@@ -152,7 +171,10 @@ struct JSONRecordSource: RecordSource {
         scanner.position += 1
         var ordinal = 0
         scanner.skipSpaces()
-        if scanner.next == UInt8(ascii: "}") { scanner.position += 1; return true }
+        if scanner.next == UInt8(ascii: "}") {
+            scanner.position += 1
+            return true
+        }
         while true {
             scanner.skipSpaces()
             let keyLine = scanner.line
@@ -163,10 +185,16 @@ struct JSONRecordSource: RecordSource {
                 try scanner.scanString(into: &key)
             }
             scanner.skipSpaces()
-            if scanner.next == UInt8(ascii: ":") { scanner.position += 1 } else { try scanner.expect(UInt8(ascii: ":"), "':' after the key") }
+            if scanner.next == UInt8(ascii: ":") {
+                scanner.position += 1
+            } else {
+                try scanner.expect(UInt8(ascii: ":"), "':' after the key")
+            }
             scanner.skipSpaces()
             ordinal += 1
-            let column = plainKey.map { columnIndex(UnsafeRawBufferPointer(rebasing: scanner.bytes[$0])) } ?? key.withUnsafeBytes { columnIndex($0) }
+            let column =
+                plainKey.map { columnIndex(UnsafeRawBufferPointer(rebasing: scanner.bytes[$0])) }
+                ?? key.withUnsafeBytes { columnIndex($0) }
             // A key that JSON Pointers enter (columns: { common_name: /name/common }): read as canonical
             // JSON once, and each pointer's value taken from it; the key counts as read.
             if !pointers.isEmpty {
@@ -175,7 +203,12 @@ struct JSONRecordSource: RecordSource {
                 if !entering.isEmpty {
                     scratch.removeAll(keepingCapacity: true)
                     try scanner.writeCanonical(into: &scratch)
-                    var values = entering.map { (field: pointers[$0].field, index: $0, found: CanonicalJSON.find(pointers[$0].tokens.dropFirst(), in: scratch)) }
+                    var values = entering.map {
+                        (
+                            field: pointers[$0].field, index: $0,
+                            found: CanonicalJSON.find(pointers[$0].tokens.dropFirst(), in: scratch)
+                        )
+                    }
                     if let column { values.append((column, -1, CanonicalJSON.find([], in: scratch))) }
                     for value in values {
                         guard let found = value.found else { continue }
@@ -188,7 +221,10 @@ struct JSONRecordSource: RecordSource {
                     guard let next = scanner.next else { throw .truncated }
                     scanner.position += 1
                     if next == UInt8(ascii: "}") { break }
-                    guard next == UInt8(ascii: ",") else { scanner.position -= 1; throw scanner.error("expected ',' or '}' in the object") }
+                    guard next == UInt8(ascii: ",") else {
+                        scanner.position -= 1
+                        throw scanner.error("expected ',' or '}' in the object")
+                    }
                     continue
                 }
             }
@@ -211,7 +247,10 @@ struct JSONRecordSource: RecordSource {
             }
             if let column {
                 if record.columns.contains(column) {
-                    diagnostics.append(Diagnostic(file: file.path, line: keyLine, column: ordinal, code: .parseError, message: "key '\(keyName(plainKey, in: scanner.bytes))' appears twice in this object"))
+                    diagnostics.append(
+                        Diagnostic(
+                            file: file.path, line: keyLine, column: ordinal, code: .parseError,
+                            message: "key '\(keyName(plainKey, in: scanner.bytes))' appears twice in this object"))
                     skipped = true
                 }
                 record.append(column: column, kind: kind, start: start)
@@ -219,7 +258,10 @@ struct JSONRecordSource: RecordSource {
                 record.bytes.removeSubrange(start...)
                 let name = keyName(plainKey, in: scanner.bytes)
                 if reportedUnknown.insert(name).inserted {
-                    diagnostics.append(Diagnostic(file: file.path, line: keyLine, column: ordinal, code: .unknownColumn, message: unknownField(name)))
+                    diagnostics.append(
+                        Diagnostic(
+                            file: file.path, line: keyLine, column: ordinal, code: .unknownColumn,
+                            message: unknownField(name)))
                 }
                 skipped = true
             }
@@ -227,10 +269,16 @@ struct JSONRecordSource: RecordSource {
             guard let next = scanner.next else { throw .truncated }
             scanner.position += 1
             if next == UInt8(ascii: "}") { break }
-            guard next == UInt8(ascii: ",") else { scanner.position -= 1; throw scanner.error("expected ',' or '}' in the object") }
+            guard next == UInt8(ascii: ",") else {
+                scanner.position -= 1
+                throw scanner.error("expected ',' or '}' in the object")
+            }
         }
         if !skipped, !record.bytes.withUnsafeBytes({ UTF8Validation.isValid($0) }) {
-            diagnostics.append(Diagnostic(file: file.path, line: record.line, code: .invalidEncoding, message: "a string in this object is not valid UTF-8"))
+            diagnostics.append(
+                Diagnostic(
+                    file: file.path, line: record.line, code: .invalidEncoding,
+                    message: "a string in this object is not valid UTF-8"))
             skipped = true
         }
         return true
@@ -238,7 +286,8 @@ struct JSONRecordSource: RecordSource {
 
     /// The key just scanned, as text: where it lies in `bytes`, or decoded in `key`.
     private func keyName(_ plain: Range<Int>?, in bytes: UnsafeRawBufferPointer) -> String {
-        plain.map { String(decoding: UnsafeRawBufferPointer(rebasing: bytes[$0]), as: UTF8.self) } ?? String(decoding: key, as: UTF8.self)
+        plain.map { String(decoding: UnsafeRawBufferPointer(rebasing: bytes[$0]), as: UTF8.self) }
+            ?? String(decoding: key, as: UTF8.self)
     }
 
     private func hashRecord(_ record: RawRecord) { recordHash.add(record) }
@@ -253,50 +302,15 @@ struct JSONRecordSource: RecordSource {
             for i in 0..<key.count {
                 var byte = key[i]
                 if byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") { byte += 32 }
-                if byte != name[i] { equal = false; break }
+                if byte != name[i] {
+                    equal = false
+                    break
+                }
             }
             if equal { return index }
         }
         return nil
     }
-}
-
-// MARK: - Between a record's tokens
-
-extension JSONScanner {
-    /// ``skipWhitespace()`` inlined for the spaces between a record's tokens, where none or one
-    /// space is usual (a call into the scanner's module per token cost the reader a tenth of
-    /// its time); a line break, which the scanner counts, is left to the scanner.
-    @inline(__always) fileprivate mutating func skipSpaces() {
-        while position < bytes.count {
-            switch bytes[position] {
-            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\r"): position += 1
-            case UInt8(ascii: "\n"): skipWhitespace(); return
-            default: return
-            }
-        }
-    }
-
-    /// A string without escapes or control characters, at its opening quote: the range of its
-    /// bytes, and the scanner past its closing quote. Nil, with nothing consumed, for any other
-    /// string, or one not wholly in the bytes: ``scanString(into:)`` reads (or refuses) those.
-    @inline(__always) fileprivate mutating func plainString() -> Range<Int>? {
-        guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { return nil }
-        var index = position + 1
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "\"") {
-                defer { position = index + 1 }
-                return (position + 1)..<index
-            }
-            if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
-            index += 1
-        }
-        return nil
-    }
-
-    /// ``peek()``, inlined.
-    @inline(__always) fileprivate var next: UInt8? { position < bytes.count ? bytes[position] : nil }
 }
 
 // MARK: - Locating the records
@@ -316,8 +330,10 @@ extension JSONRecordSource {
                 var first = true
                 while true {
                     guard let found = try nextKey(first: first) else {
-                        throw SeedError(.invalidData, file: file.path, line: objectLine, code: .parseError,
-                            "root \(root?.description ?? ""): the object at \(walked.tokens.isEmpty ? "the top" : walked.description) has no key '\(token)' (it has \(Self.list(keys)))")
+                        throw SeedError(
+                            .invalidData, file: file.path, line: objectLine, code: .parseError,
+                            "root \(root?.description ?? ""): the object at \(walked.tokens.isEmpty ? "the top" : walked.description) has no key '\(token)' (it has \(Self.list(keys)))"
+                        )
                     }
                     first = false
                     if found == token { break }
@@ -326,8 +342,10 @@ extension JSONRecordSource {
                 }
             case UInt8(ascii: "["):
                 guard let index = JSONPointer.index(token) else {
-                    throw SeedError(.invalidData, file: file.path, line: line, code: .parseError,
-                        "root \(root?.description ?? ""): \(walked.tokens.isEmpty ? "the document" : walked.description) is an array, so '\(token)' must be an index (0, 1, …)")
+                    throw SeedError(
+                        .invalidData, file: file.path, line: line, code: .parseError,
+                        "root \(root?.description ?? ""): \(walked.tokens.isEmpty ? "the document" : walked.description) is an array, so '\(token)' must be an index (0, 1, …)"
+                    )
                 }
                 try step { scanner throws(JSONScanError) in scanner.position += 1 }
                 rootContainers.append(opener)
@@ -340,14 +358,18 @@ extension JSONRecordSource {
                         return false
                     }
                     if end {
-                        throw SeedError(.invalidData, file: file.path, line: line, code: .parseError,
-                            "root \(root?.description ?? ""): the array at \(walked.tokens.isEmpty ? "the top" : walked.description) has \(skipped) items, so there is no item \(index)")
+                        throw SeedError(
+                            .invalidData, file: file.path, line: line, code: .parseError,
+                            "root \(root?.description ?? ""): the array at \(walked.tokens.isEmpty ? "the top" : walked.description) has \(skipped) items, so there is no item \(index)"
+                        )
                     }
                     if skipped < index { try skipValue() }
                 }
             default:
-                throw SeedError(.invalidData, file: file.path, line: line, code: .parseError,
-                    "root \(root?.description ?? ""): \(walked.tokens.isEmpty ? "the document" : walked.description) is \(Self.kind(opener)), so it has no '\(token)'")
+                throw SeedError(
+                    .invalidData, file: file.path, line: line, code: .parseError,
+                    "root \(root?.description ?? ""): \(walked.tokens.isEmpty ? "the document" : walked.description) is \(Self.kind(opener)), so it has no '\(token)'"
+                )
             }
             walked = walked.appending(token)
         }
@@ -369,14 +391,19 @@ extension JSONRecordSource {
             let keys = try objectKeys()
             what = keys.all.isEmpty ? "an empty object" : "an object with keys \(Self.list(keys.all))"
             if let arrayKey = keys.firstArray {
-                suggestion = "; point at the array with root: \((root ?? JSONPointer(tokens: [])).appending(arrayKey)) in the manifest"
+                suggestion =
+                    "; point at the array with root: \((root ?? JSONPointer(tokens: [])).appending(arrayKey)) in the manifest"
             }
         }
         if let root {
-            throw SeedError(.invalidData, file: file.path, line: startLine, code: .parseError, "root \(root) is \(what), not an array of objects\(suggestion)")
+            throw SeedError(
+                .invalidData, file: file.path, line: startLine, code: .parseError,
+                "root \(root) is \(what), not an array of objects\(suggestion)")
         }
         let expected = isLines ? "one object per line" : "an array of objects"
-        throw SeedError(.invalidData, file: file.path, line: startLine, code: .parseError, "expected \(expected), found \(what)\(suggestion)")
+        throw SeedError(
+            .invalidData, file: file.path, line: startLine, code: .parseError,
+            "expected \(expected), found \(what)\(suggestion)")
     }
 
     /// After the records' array: steps over the rest of the document (closing what the root
@@ -391,7 +418,9 @@ extension JSONRecordSource {
             throw .truncated  // at the end of the file: the document is complete
         }
         if let extra {
-            throw SeedError(.invalidData, file: file.path, line: line, code: .parseError, "JSON: unexpected \(extra) after the document")
+            throw SeedError(
+                .invalidData, file: file.path, line: line, code: .parseError,
+                "JSON: unexpected \(extra) after the document")
         }
     }
 
@@ -417,7 +446,10 @@ extension JSONRecordSource {
         try step { scanner throws(JSONScanError) -> String? in
             scanner.skipWhitespace()
             guard let next = scanner.peek() else { throw .truncated }
-            if next == UInt8(ascii: "}") { scanner.position += 1; return nil }
+            if next == UInt8(ascii: "}") {
+                scanner.position += 1
+                return nil
+            }
             if !first {
                 try scanner.expect(UInt8(ascii: ","), "',' or '}'")
                 scanner.skipWhitespace()
@@ -470,7 +502,9 @@ extension JSONRecordSource {
                     stack.removeLast()
                     return stack.count == depth
                 case UInt8(ascii: ","), UInt8(ascii: ":"):
-                    guard stack.count > depth else { throw scanner.error("expected a value, found \(scanner.describe(byte))") }
+                    guard stack.count > depth else {
+                        throw scanner.error("expected a value, found \(scanner.describe(byte))")
+                    }
                     scanner.position += 1
                     return false
                 default:
@@ -486,12 +520,15 @@ extension JSONRecordSource {
     /// bytes run out it refills (keeping the unread bytes) and runs `body` again from the same
     /// place, so `body` must change nothing outside the scanner before it can run out. At the
     /// end of the file, `atEnd` is the answer when given; otherwise the file ended too early.
-    private mutating func step<T>(atEnd: T? = nil, _ body: (inout JSONScanner) throws(JSONScanError) -> T) throws(SeedError) -> T {
+    private mutating func step<T>(atEnd: T? = nil, _ body: (inout JSONScanner) throws(JSONScanError) -> T)
+        throws(SeedError) -> T
+    {
         while true {
             var outcome: Result<T, JSONScanError> = .failure(.truncated)
             var stop = (position: position, line: line)
             file.buffer.withUnsafeBytes { raw in
-                var scanner = JSONScanner(bytes: UnsafeRawBufferPointer(rebasing: raw[0..<file.end]), position: position, line: line)
+                var scanner = JSONScanner(
+                    bytes: UnsafeRawBufferPointer(rebasing: raw[0..<file.end]), position: position, line: line)
                 do throws(JSONScanError) { outcome = .success(try body(&scanner)) } catch { outcome = .failure(error) }
                 stop = (scanner.position, scanner.line)
             }
@@ -502,13 +539,22 @@ extension JSONRecordSource {
                 return value
             case .failure(.truncated):
                 if file.isAtEOF {
-                    if let atEnd { position = stop.position; line = stop.line; return atEnd }
-                    throw SeedError(.invalidData, file: file.path, line: stop.line, code: .parseError,
-                        root.map { "unexpected end of file: the document around root \($0) is not closed" } ?? "unexpected end of file: the document is not complete")
+                    if let atEnd {
+                        position = stop.position
+                        line = stop.line
+                        return atEnd
+                    }
+                    throw SeedError(
+                        .invalidData, file: file.path, line: stop.line, code: .parseError,
+                        root.map { "unexpected end of file: the document around root \($0) is not closed" }
+                            ?? "unexpected end of file: the document is not complete")
                 }
                 position -= try file.refill(keepingFrom: position)
             case .failure(.syntax(let errorLine, let column, let message)):
-                throw SeedError(.invalidData, file: file.path, line: errorLine, column: self.column(column, line: errorLine, scannerStart: position, startLine: line), code: .parseError, "JSON: \(message)")
+                throw SeedError(
+                    .invalidData, file: file.path, line: errorLine,
+                    column: self.column(column, line: errorLine, scannerStart: position, startLine: line),
+                    code: .parseError, "JSON: \(message)")
             }
         }
     }

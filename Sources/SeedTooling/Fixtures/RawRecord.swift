@@ -1,3 +1,5 @@
+import SeedRuntime
+
 /// One record as a fixture file holds it, before conversion: fields as byte ranges into
 /// a reused buffer, so that reading a million rows allocates nothing per row.
 struct RawRecord {
@@ -62,8 +64,6 @@ extension RecordSource {
     var unheldPointers: [String] { [] }
 }
 
-import SeedRuntime
-
 /// A SHA-256 shared between the reader and whoever wants the digest at the end.
 final class SHA256Box: @unchecked Sendable {
     var hash = SHA256()
@@ -85,14 +85,21 @@ final class RecordHasher: @unchecked Sendable {
         if used + layout > Self.capacity { flush() }
         if layout > Self.capacity {
             // A record of more than 7,000 fields: its layout hashed as it goes.
-            for field in 0..<record.count { box.hash.update([UInt8(truncatingIfNeeded: record.columns[field]), record.kinds[field].rawValue]) }
+            for field in 0..<record.count {
+                box.hash.update([UInt8(truncatingIfNeeded: record.columns[field]), record.kinds[field].rawValue])
+            }
         } else {
-            buffer.storeBytes(of: UInt32(truncatingIfNeeded: record.count).littleEndian, toByteOffset: used, as: UInt32.self)
+            buffer.storeBytes(
+                of: UInt32(truncatingIfNeeded: record.count).littleEndian, toByteOffset: used, as: UInt32.self)
             used += 4
             for field in 0..<record.count {
-                buffer.storeBytes(of: UInt32(truncatingIfNeeded: record.columns[field]).littleEndian, toByteOffset: used, as: UInt32.self)
+                buffer.storeBytes(
+                    of: UInt32(truncatingIfNeeded: record.columns[field]).littleEndian, toByteOffset: used,
+                    as: UInt32.self)
                 buffer.storeBytes(of: record.kinds[field].rawValue, toByteOffset: used + 4, as: UInt8.self)
-                buffer.storeBytes(of: UInt32(truncatingIfNeeded: record.ends[field] - record.starts[field]).littleEndian, toByteOffset: used + 5, as: UInt32.self)
+                buffer.storeBytes(
+                    of: UInt32(truncatingIfNeeded: record.ends[field] - record.starts[field]).littleEndian,
+                    toByteOffset: used + 5, as: UInt32.self)
                 used += 9
             }
         }

@@ -78,7 +78,9 @@ extension ReadingOptions {
 
     /// The options an entry gives for `file` (resolved path, as written), checked against its
     /// format: each bad value is a configuration error at its manifest line.
-    static func read(_ fields: [DocEntry], file: String, url: URL, manifest path: String, entryLine: Int, entryColumn: Int) throws(SeedError) -> ReadingOptions {
+    static func read(
+        _ fields: [DocEntry], file: String, url: URL, manifest path: String, entryLine: Int, entryColumn: Int
+    ) throws(SeedError) -> ReadingOptions {
         func fail(_ line: Int, _ column: Int, _ message: String) -> SeedError {
             SeedError(.configuration, file: path, line: line, column: column, message)
         }
@@ -95,22 +97,40 @@ extension ReadingOptions {
         } else if let byExtension = Format(extension: url.pathExtension) {
             format = byExtension
         } else {
-            let line = fields.first { $0.key == "file" }.map { ($0.node.line, $0.node.column) } ?? (entryLine, entryColumn)
+            let line =
+                fields.first { $0.key == "file" }.map { ($0.node.line, $0.node.column) } ?? (entryLine, entryColumn)
             let ext = url.pathExtension.isEmpty ? "no extension" : "the extension '.\(url.pathExtension)'"
-            throw fail(line.0, line.1, "\(file) has \(ext), which names no fixture format: name the format with format: csv, tsv, json or jsonl (or use .csv, .tsv, .tab, .json, .jsonl, .ndjson)")
+            throw fail(
+                line.0, line.1,
+                "\(file) has \(ext), which names no fixture format: name the format with format: csv, tsv, json or jsonl (or use .csv, .tsv, .tab, .json, .jsonl, .ndjson)"
+            )
         }
         var options = ReadingOptions(format: format)
         for field in fields {
             let node = field.node
             func delimitedOnly() throws(SeedError) {
-                guard format.isDelimited else { throw fail(field.line, field.column, "\(field.key): is for CSV and TSV files; \(file) is read as \(format.rawValue)") }
+                guard format.isDelimited else {
+                    throw fail(
+                        field.line, field.column,
+                        "\(field.key): is for CSV and TSV files; \(file) is read as \(format.rawValue)")
+                }
             }
             switch field.key {
             case "delimiter":
                 try delimitedOnly()
-                guard format == .csv else { throw fail(field.line, field.column, "delimiter: is for CSV; a TSV file is split on tabs (use format: csv with delimiter: \"\\t\" for a quoted tab-separated file)") }
-                guard let text = node.string, text.utf8.count == 1, let byte = text.utf8.first, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\n"), byte != UInt8(ascii: "\r") else {
-                    throw fail(node.line, node.column, "delimiter must be one ASCII character other than a quote or a line break, like \",\", \";\" or \"\\t\"")
+                guard format == .csv else {
+                    throw fail(
+                        field.line, field.column,
+                        "delimiter: is for CSV; a TSV file is split on tabs (use format: csv with delimiter: \"\\t\" for a quoted tab-separated file)"
+                    )
+                }
+                guard let text = node.string, text.utf8.count == 1, let byte = text.utf8.first,
+                    byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\n"), byte != UInt8(ascii: "\r")
+                else {
+                    throw fail(
+                        node.line, node.column,
+                        "delimiter must be one ASCII character other than a quote or a line break, like \",\", \";\" or \"\\t\""
+                    )
                 }
                 options.delimiter = byte
             case "comment":
@@ -121,29 +141,43 @@ extension ReadingOptions {
                 options.comment = Array(text.utf8)
             case "header":
                 try delimitedOnly()
-                guard let items = node.items, !items.isEmpty else { throw fail(node.line, node.column, "header must be a list of the file's field names, like [code, name]") }
+                guard let items = node.items, !items.isEmpty else {
+                    throw fail(
+                        node.line, node.column, "header must be a list of the file's field names, like [code, name]")
+                }
                 var names: [String] = []
                 for item in items {
-                    guard let name = item.string, !name.isEmpty else { throw fail(item.line, item.column, "header names each field: a name, not empty") }
-                    if names.contains(where: { $0 == name }) { throw fail(item.line, item.column, "header names '\(name)' twice") }
+                    guard let name = item.string, !name.isEmpty else {
+                        throw fail(item.line, item.column, "header names each field: a name, not empty")
+                    }
+                    if names.contains(where: { $0 == name }) {
+                        throw fail(item.line, item.column, "header names '\(name)' twice")
+                    }
                     names.append(name)
                 }
                 options.header = names
             case "nulls":
                 try delimitedOnly()
-                guard let items = node.items else { throw fail(node.line, node.column, "nulls must be a list of the fields read as NULL, like [\"\", \"-\"]") }
+                guard let items = node.items else {
+                    throw fail(
+                        node.line, node.column, "nulls must be a list of the fields read as NULL, like [\"\", \"-\"]")
+                }
                 var tokens: [[UInt8]] = []
                 for item in items {
                     switch item.value {
                     case .string(let text): tokens.append(Array(text.utf8))
                     case .integer(let number): tokens.append(Array(String(number).utf8))
-                    default: throw fail(item.line, item.column, "nulls lists texts; quote it (\"\(item.inputValue.description)\")")
+                    default:
+                        throw fail(
+                            item.line, item.column, "nulls lists texts; quote it (\"\(item.inputValue.description)\")")
                     }
                 }
                 options.nulls = tokens
             case "ragged":
                 try delimitedOnly()
-                guard case .bool(let flag) = node.value else { throw fail(node.line, node.column, "ragged must be true or false") }
+                guard case .bool(let flag) = node.value else {
+                    throw fail(node.line, node.column, "ragged must be true or false")
+                }
                 options.ragged = flag
             default: continue
             }

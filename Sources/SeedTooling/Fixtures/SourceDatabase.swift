@@ -10,7 +10,10 @@ private let transient = unsafeBitCast(OpaquePointer(bitPattern: -1), to: sqlite3
 private func stepToEnd(_ statement: OpaquePointer?, _ connection: OpaquePointer?) throws {
     let result = sqlite3_step(statement)
     sqlite3_reset(statement)
-    guard result == SQLITE_DONE else { throw DatabaseError(resultCode: ResultCode(rawValue: result), message: String(cString: sqlite3_errmsg(connection))) }
+    guard result == SQLITE_DONE else {
+        throw DatabaseError(
+            resultCode: ResultCode(rawValue: result), message: String(cString: sqlite3_errmsg(connection)))
+    }
 }
 
 /// The manifest's `sources:` loaded into a scratch database (a temporary file), one table each, that
@@ -26,25 +29,35 @@ enum SourceDatabase {
         let queue = scratch.queue
         for source in manifest.sources {
             guard FileManager.default.fileExists(atPath: source.file.path) else {
-                throw SeedError(.configuration, file: source.displayFile, "the file of source \(source.name) does not exist (manifest: \(manifest.path))")
+                throw SeedError(
+                    .configuration, file: source.displayFile,
+                    "the file of source \(source.name) does not exist (manifest: \(manifest.path))")
             }
             do throws(SeedError) {
                 try load(source, into: queue, diagnostics: &diagnostics)
-            } catch where error.kind == .invalidData {
+            } catch  where error.kind == .invalidData {
                 diagnostics += error.diagnostics
             }
         }
         return scratch
     }
 
-    private static func open(_ source: Manifest.Source, fields: [String], unknownField: @escaping (String) -> String) throws(SeedError) -> any RecordSource {
+    private static func open(_ source: Manifest.Source, fields: [String], unknownField: @escaping (String) -> String)
+        throws(SeedError) -> any RecordSource
+    {
         switch source.reading.format {
-        case .csv, .tsv: return try CSVRecordSource(url: source.file, displayPath: source.displayFile, options: source.reading)
-        case .json, .jsonl: return try JSONRecordSource(url: source.file, displayPath: source.displayFile, fields: fields, root: source.root, lines: source.reading.format == .jsonl, unknownField: unknownField)
+        case .csv, .tsv:
+            return try CSVRecordSource(url: source.file, displayPath: source.displayFile, options: source.reading)
+        case .json, .jsonl:
+            return try JSONRecordSource(
+                url: source.file, displayPath: source.displayFile, fields: fields, root: source.root,
+                lines: source.reading.format == .jsonl, unknownField: unknownField)
         }
     }
 
-    private static func load(_ source: Manifest.Source, into queue: DatabaseQueue, diagnostics: inout [Diagnostic]) throws(SeedError) {
+    private static func load(_ source: Manifest.Source, into queue: DatabaseQueue, diagnostics: inout [Diagnostic])
+        throws(SeedError)
+    {
         var fields: [String] = []
         if source.reading.format.isJSON {
             // A JSON source's fields are the top-level keys its records have: read once to find them.
@@ -65,12 +78,21 @@ enum SourceDatabase {
         var record = RawRecord()
         do {
             try queue.write { db in
-                try db.execute(sql: "CREATE TABLE \(table) (\(columns.map { quoteIdentifier($0) + " TEXT" }.joined(separator: ", ")))")
+                try db.execute(
+                    sql:
+                        "CREATE TABLE \(table) (\(columns.map { quoteIdentifier($0) + " TEXT" }.joined(separator: ", ")))"
+                )
                 // Bound straight from the record's bytes: no value is built per field.
                 var insert: OpaquePointer?
                 let connection = db.sqliteConnection
-                guard sqlite3_prepare_v2(connection, "INSERT INTO \(table) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))", -1, &insert, nil) == SQLITE_OK else {
-                    throw DatabaseError(resultCode: ResultCode(rawValue: sqlite3_errcode(connection)), message: String(cString: sqlite3_errmsg(connection)))
+                guard
+                    sqlite3_prepare_v2(
+                        connection, "INSERT INTO \(table) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))",
+                        -1, &insert, nil) == SQLITE_OK
+                else {
+                    throw DatabaseError(
+                        resultCode: ResultCode(rawValue: sqlite3_errcode(connection)),
+                        message: String(cString: sqlite3_errmsg(connection)))
                 }
                 defer { sqlite3_finalize(insert) }
                 while try reader.next(&record, diagnostics: &diagnostics) {
@@ -79,7 +101,10 @@ enum SourceDatabase {
                         for field in 0..<record.count where record.kinds[field] != .null {
                             let parameter = Int32(record.columns[field] + 1)
                             if let base = bytes.baseAddress {
-                                sqlite3_bind_text(insert, parameter, (base + record.starts[field]).assumingMemoryBound(to: CChar.self), Int32(record.ends[field] - record.starts[field]), transient)
+                                sqlite3_bind_text(
+                                    insert, parameter,
+                                    (base + record.starts[field]).assumingMemoryBound(to: CChar.self),
+                                    Int32(record.ends[field] - record.starts[field]), transient)
                             } else {
                                 sqlite3_bind_text(insert, parameter, "", 0, transient)
                             }
@@ -91,9 +116,12 @@ enum SourceDatabase {
         } catch let error as SeedError {
             throw error
         } catch let error as DatabaseError {
-            throw SeedError(.configuration, file: source.displayFile, "source \(source.name) cannot be loaded: \(error.message ?? "\(error)")")
+            throw SeedError(
+                .configuration, file: source.displayFile,
+                "source \(source.name) cannot be loaded: \(error.message ?? "\(error)")")
         } catch {
-            throw SeedError(.configuration, file: source.displayFile, "source \(source.name) cannot be loaded: \(error)")
+            throw SeedError(
+                .configuration, file: source.displayFile, "source \(source.name) cannot be loaded: \(error)")
         }
     }
 
@@ -104,17 +132,23 @@ enum SourceDatabase {
             do {
                 try queue.read { db in
                     let statement = try db.makeStatement(sql: query.sql)
-                    if !statement.isReadonly { throw SeedError(.configuration, "it is not a SELECT: a query only reads the sources") }
+                    if !statement.isReadonly {
+                        throw SeedError(.configuration, "it is not a SELECT: a query only reads the sources")
+                    }
                 }
                 return nil
             } catch let error as DatabaseError {
-                return Diagnostic(file: manifest.path, line: query.line, column: query.column, code: .configuration,
-                                  message: "the query of table \(table.name) does not prepare: \(error.message ?? "\(error)")")
+                return Diagnostic(
+                    file: manifest.path, line: query.line, column: query.column, code: .configuration,
+                    message: "the query of table \(table.name) does not prepare: \(error.message ?? "\(error)")")
             } catch let error as SeedError {
-                return Diagnostic(file: manifest.path, line: query.line, column: query.column, code: .configuration,
-                                  message: "the query of table \(table.name): \(error.diagnostics.first?.message ?? "")")
+                return Diagnostic(
+                    file: manifest.path, line: query.line, column: query.column, code: .configuration,
+                    message: "the query of table \(table.name): \(error.diagnostics.first?.message ?? "")")
             } catch {
-                return Diagnostic(file: manifest.path, line: query.line, column: query.column, code: .configuration, message: "the query of table \(table.name) does not prepare: \(error)")
+                return Diagnostic(
+                    file: manifest.path, line: query.line, column: query.column, code: .configuration,
+                    message: "the query of table \(table.name) does not prepare: \(error)")
             }
         }
     }
@@ -129,7 +163,9 @@ final class ScratchSources: @unchecked Sendable {
     private let lock = NSLock()
 
     init(manifest: String) throws(SeedError) {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("seedkit-sources-\(UUID().uuidString).sqlite").path
+        path =
+            FileManager.default.temporaryDirectory.appendingPathComponent("seedkit-sources-\(UUID().uuidString).sqlite")
+            .path
         var configuration = Configuration()
         configuration.journalMode = .default
         do {
@@ -139,7 +175,10 @@ final class ScratchSources: @unchecked Sendable {
                 try db.execute(sql: "PRAGMA synchronous = OFF")
             }
         } catch {
-            throw SeedError(.io, file: manifest, "cannot create the scratch database of the sources in \(FileManager.default.temporaryDirectory.path): \((error as? DatabaseError)?.message ?? "\(error)")")
+            throw SeedError(
+                .io, file: manifest,
+                "cannot create the scratch database of the sources in \(FileManager.default.temporaryDirectory.path): \((error as? DatabaseError)?.message ?? "\(error)")"
+            )
         }
     }
 
@@ -183,15 +222,22 @@ struct QueryRecordSource: RecordSource {
                 let names = select.columnNames
                 var seen = Set<String>()
                 for name in names where !seen.insert(name.lowercasedName).inserted {
-                    throw SeedError(.configuration, file: file, "the query gives two columns named '\(name)': name each with AS")
+                    throw SeedError(
+                        .configuration, file: file, "the query gives two columns named '\(name)': name each with AS")
                 }
                 // Untyped columns: the values are kept exactly as the query gives them (each
                 // result value bound as it is, sqlite3_bind_value).
                 try db.execute(sql: "CREATE TABLE \(table) (\(names.indices.map { "c\($0)" }.joined(separator: ", ")))")
                 let connection = db.sqliteConnection
                 var insert: OpaquePointer?
-                guard sqlite3_prepare_v2(connection, "INSERT INTO \(table) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))", -1, &insert, nil) == SQLITE_OK else {
-                    throw DatabaseError(resultCode: ResultCode(rawValue: sqlite3_errcode(connection)), message: String(cString: sqlite3_errmsg(connection)))
+                guard
+                    sqlite3_prepare_v2(
+                        connection, "INSERT INTO \(table) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))",
+                        -1, &insert, nil) == SQLITE_OK
+                else {
+                    throw DatabaseError(
+                        resultCode: ResultCode(rawValue: sqlite3_errcode(connection)),
+                        message: String(cString: sqlite3_errmsg(connection)))
                 }
                 defer { sqlite3_finalize(insert) }
                 let handle = select.sqliteStatement
@@ -199,8 +245,14 @@ struct QueryRecordSource: RecordSource {
                 while true {
                     let result = sqlite3_step(handle)
                     if result == SQLITE_DONE { break }
-                    guard result == SQLITE_ROW else { throw DatabaseError(resultCode: ResultCode(rawValue: result), message: String(cString: sqlite3_errmsg(connection))) }
-                    for index in names.indices { sqlite3_bind_value(insert, Int32(index + 1), sqlite3_column_value(handle, Int32(index))) }
+                    guard result == SQLITE_ROW else {
+                        throw DatabaseError(
+                            resultCode: ResultCode(rawValue: result),
+                            message: String(cString: sqlite3_errmsg(connection)))
+                    }
+                    for index in names.indices {
+                        sqlite3_bind_value(insert, Int32(index + 1), sqlite3_column_value(handle, Int32(index)))
+                    }
                     try stepToEnd(insert, connection)
                 }
                 return names
@@ -208,7 +260,8 @@ struct QueryRecordSource: RecordSource {
         } catch let error as SeedError {
             throw error
         } catch {
-            throw SeedError(.configuration, file: file, "the query failed: \((error as? DatabaseError)?.message ?? "\(error)")")
+            throw SeedError(
+                .configuration, file: file, "the query failed: \((error as? DatabaseError)?.message ?? "\(error)")")
         }
         var names = RawRecord()
         for name in columnNames {
@@ -221,9 +274,17 @@ struct QueryRecordSource: RecordSource {
 
     /// How row `number` (1-based) names its key: `code 'ALL'`, from the fields named `fields`; nil when it has none of them.
     func describeKey(row number: Int, fields: [String]) -> String? {
-        guard let values = try? queue.read({ db in try Row.fetchOne(db, sql: "SELECT * FROM \(table) WHERE rowid = ?", arguments: [number]).map { Array($0.databaseValues) } }) ?? nil else { return nil }
+        guard
+            let values = try? queue.read({ db in
+                try Row.fetchOne(db, sql: "SELECT * FROM \(table) WHERE rowid = ?", arguments: [number]).map {
+                    Array($0.databaseValues)
+                }
+            }) ?? nil
+        else { return nil }
         let parts = fields.compactMap { field -> String? in
-            guard let index = columnNames.firstIndex(where: { $0.isSameName(as: field) }), index < values.count else { return nil }
+            guard let index = columnNames.firstIndex(where: { $0.isSameName(as: field) }), index < values.count else {
+                return nil
+            }
             let text: String
             switch values[index].storage {
             case .null: text = "NULL"
@@ -244,8 +305,14 @@ struct QueryRecordSource: RecordSource {
                 batch = try queue.read { [table, last, width = columnNames.count] db in
                     let connection = db.sqliteConnection
                     var statement: OpaquePointer?
-                    guard sqlite3_prepare_v2(connection, "SELECT rowid, * FROM \(table) WHERE rowid > ?1 ORDER BY rowid LIMIT 4096", -1, &statement, nil) == SQLITE_OK else {
-                        throw DatabaseError(resultCode: ResultCode(rawValue: sqlite3_errcode(connection)), message: String(cString: sqlite3_errmsg(connection)))
+                    guard
+                        sqlite3_prepare_v2(
+                            connection, "SELECT rowid, * FROM \(table) WHERE rowid > ?1 ORDER BY rowid LIMIT 4096", -1,
+                            &statement, nil) == SQLITE_OK
+                    else {
+                        throw DatabaseError(
+                            resultCode: ResultCode(rawValue: sqlite3_errcode(connection)),
+                            message: String(cString: sqlite3_errmsg(connection)))
                     }
                     defer { sqlite3_finalize(statement) }
                     sqlite3_bind_int64(statement, 1, Int64(last))
@@ -253,7 +320,11 @@ struct QueryRecordSource: RecordSource {
                     while true {
                         let result = sqlite3_step(statement)
                         if result == SQLITE_DONE { break }
-                        guard result == SQLITE_ROW else { throw DatabaseError(resultCode: ResultCode(rawValue: result), message: String(cString: sqlite3_errmsg(connection))) }
+                        guard result == SQLITE_ROW else {
+                            throw DatabaseError(
+                                resultCode: ResultCode(rawValue: result),
+                                message: String(cString: sqlite3_errmsg(connection)))
+                        }
                         var row = RawRecord()
                         row.line = Int(sqlite3_column_int64(statement, 0))
                         for column in 0..<width {
@@ -269,9 +340,14 @@ struct QueryRecordSource: RecordSource {
                             if kind != .null {
                                 // SQLite's own text of the value (a real as SQLite renders it); a blob's bytes as they are.
                                 let blob = sqlite3_column_type(statement, index) == SQLITE_BLOB
-                                let pointer = blob ? sqlite3_column_blob(statement, index) : UnsafeRawPointer(sqlite3_column_text(statement, index))
+                                let pointer =
+                                    blob
+                                    ? sqlite3_column_blob(statement, index)
+                                    : UnsafeRawPointer(sqlite3_column_text(statement, index))
                                 let count = Int(sqlite3_column_bytes(statement, index))
-                                if let pointer, count > 0 { row.bytes.append(contentsOf: UnsafeRawBufferPointer(start: pointer, count: count)) }
+                                if let pointer, count > 0 {
+                                    row.bytes.append(contentsOf: UnsafeRawBufferPointer(start: pointer, count: count))
+                                }
                             }
                             row.append(column: column, kind: kind, start: start)
                         }
@@ -280,7 +356,10 @@ struct QueryRecordSource: RecordSource {
                     return records
                 }
             } catch {
-                throw SeedError(.io, "cannot read the query's rows back from the scratch database: \((error as? DatabaseError)?.message ?? "\(error)")")
+                throw SeedError(
+                    .io,
+                    "cannot read the query's rows back from the scratch database: \((error as? DatabaseError)?.message ?? "\(error)")"
+                )
             }
             position = 0
             if batch.count < 4096 { finished = true }

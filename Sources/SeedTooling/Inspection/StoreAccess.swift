@@ -19,7 +19,9 @@ public enum StoreAccess {
     ///
     /// - parameter notice: told, in a sentence, when the store was read from a rolled-back copy.
     /// - throws: ``SeedError``: configuration when there is no file, refused when it is not a database.
-    public static func openReadOnly(_ path: String, notice: (String) -> Void = { _ in }) throws(SeedError) -> DatabaseQueue {
+    public static func openReadOnly(_ path: String, notice: (String) -> Void = { _ in }) throws(SeedError)
+        -> DatabaseQueue
+    {
         try requireFile(path)
         var configuration = Configuration()
         configuration.readonly = true
@@ -35,7 +37,9 @@ public enum StoreAccess {
             return try connect(location, configuration)
         } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_READONLY_ROLLBACK {
             let queue = try openRolledBackCopy(absolute, shown: path)
-            notice("an interrupted write left \(path)-journal (a hot journal): shown as last committed, read from a rolled-back copy; the store and its journal were not changed (run `seedkit migrate \(path)` or open the store with the app to roll it back in place)")
+            notice(
+                "an interrupted write left \(path)-journal (a hot journal): shown as last committed, read from a rolled-back copy; the store and its journal were not changed (run `seedkit migrate \(path)` or open the store with the app to roll it back in place)"
+            )
             return queue
         } catch {
             throw SeedError(databaseError: error, file: path)
@@ -45,11 +49,13 @@ public enum StoreAccess {
     /// Copies the store and its hot journal into a private folder, lets SQLite roll the copy
     /// back, and returns a read-only connection to it; the copy is unlinked before returning.
     private static func openRolledBackCopy(_ absolute: String, shown: String) throws(SeedError) -> DatabaseQueue {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("seedkit-rollback-\(getpid())-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "seedkit-rollback-\(getpid())-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: folder) }
         let copy = folder.appendingPathComponent("store.sqlite")
         do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                at: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
             try FileManager.default.copyItem(atPath: absolute, toPath: copy.path)
             try FileManager.default.copyItem(atPath: absolute + "-journal", toPath: copy.path + "-journal")
             let rollback = try DatabaseQueue(path: copy.path)  // the first read rolls the hot journal back
@@ -60,7 +66,10 @@ public enum StoreAccess {
             return try connect(copy.path, configuration)
         } catch {
             let reason = (error as? DatabaseError)?.message ?? error.localizedDescription
-            throw SeedError(.io, file: shown, "an interrupted write left \(shown)-journal (a hot journal), which must be rolled back before the store can be read; run `seedkit migrate \(shown)` or open the store with the app to roll it back (reading a rolled-back copy failed: \(reason))")
+            throw SeedError(
+                .io, file: shown,
+                "an interrupted write left \(shown)-journal (a hot journal), which must be rolled back before the store can be read; run `seedkit migrate \(shown)` or open the store with the app to roll it back (reading a rolled-back copy failed: \(reason))"
+            )
         }
     }
 
@@ -76,15 +85,20 @@ public enum StoreAccess {
         guard let readBound else { return }
         // The deadline itself is the handler's context (a pointer-sized number): nothing to keep alive.
         let deadline = DispatchTime.now().uptimeNanoseconds &+ UInt64(readBound * 1e9)
-        sqlite3_progress_handler(db.sqliteConnection, 100_000, { context in
-            UInt64(UInt(bitPattern: context)) < DispatchTime.now().uptimeNanoseconds ? 1 : 0
-        }, UnsafeMutableRawPointer(bitPattern: UInt(deadline)))
+        sqlite3_progress_handler(
+            db.sqliteConnection, 100_000,
+            { context in
+                UInt64(UInt(bitPattern: context)) < DispatchTime.now().uptimeNanoseconds ? 1 : 0
+            }, UnsafeMutableRawPointer(bitPattern: UInt(deadline)))
     }
 
     /// Seconds a read of the store at `location` may take: `SEEDKIT_READ_LIMIT` when set, else
     /// 10 s plus 1 s per MB of the file (an integrity check reads well over 50 MB a second).
     public static func readBound(forFileAt location: String) -> Double {
-        if let text = ProcessInfo.processInfo.environment["SEEDKIT_READ_LIMIT"], let seconds = Double(text), seconds > 0 { return seconds }
+        if let text = ProcessInfo.processInfo.environment["SEEDKIT_READ_LIMIT"], let seconds = Double(text), seconds > 0
+        {
+            return seconds
+        }
         var path = location
         if path.hasPrefix("file:") {
             path = String(path.dropFirst(5).prefix { $0 != "?" })
@@ -130,7 +144,10 @@ public enum StoreAccess {
     /// closes as usual, so that SQLite, the last to close, removes the `-wal` and `-shm` it made
     /// (a failed run leaves no files where there were none, docs/reference.md, "Commands").
     public static func closeWithoutCheckpoint(_ queue: DatabaseQueue, path: String, walExisted: Bool = true) {
-        guard walExisted, isWALMode(path) else { try? queue.close(); return }
+        guard walExisted, isWALMode(path) else {
+            try? queue.close()
+            return
+        }
         var configuration = Configuration()
         configuration.readonly = true
         let holder = try? DatabaseQueue(path: path, configuration: configuration)
@@ -153,8 +170,11 @@ public enum StoreAccess {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
         let header = (try? handle.read(upToCount: 20)) ?? Data()
-        guard header.count == 20, header.starts(with: Array("SQLite format 3\0".utf8)), header[18] > 2 else { return nil }
-        return "the store's header gives file format write version \(header[18]), which no SQLite writes (1 is a rollback journal, 2 WAL): SQLite opens it read-only, so it can't be migrated; the header is damaged or from a newer SQLite; nothing was written"
+        guard header.count == 20, header.starts(with: Array("SQLite format 3\0".utf8)), header[18] > 2 else {
+            return nil
+        }
+        return
+            "the store's header gives file format write version \(header[18]), which no SQLite writes (1 is a rollback journal, 2 WAL): SQLite opens it read-only, so it can't be migrated; the header is damaged or from a newer SQLite; nothing was written"
     }
 
     /// Whether the file's header says WAL (bytes 18 and 19 are 2).
@@ -172,7 +192,10 @@ public enum StoreAccess {
     /// - throws: ``SeedError`` (configuration) naming what the path is.
     public static func refuseSpecialFile(_ path: String) throws(SeedError) {
         guard let kind = FileFacts.kind(path), kind != .regular, kind != .directory else { return }
-        throw SeedError(.configuration, file: path, "this is \(kind.described), not a store file: seedkit reads and migrates stores only in regular files (copy the store to a file first)")
+        throw SeedError(
+            .configuration, file: path,
+            "this is \(kind.described), not a store file: seedkit reads and migrates stores only in regular files (copy the store to a file first)"
+        )
     }
 
     /// Requires a store file: a regular file, read through its links (a link's own size or kind
@@ -182,9 +205,13 @@ public enum StoreAccess {
     public static func requireFile(_ path: String) throws(SeedError) {
         guard let kind = FileFacts.kind(path) else {
             if FileFacts.isBrokenLink(path) {
-                throw SeedError(.configuration, file: path, "a symbolic link that leads to no file (dangling, or a loop): no store here")
+                throw SeedError(
+                    .configuration, file: path,
+                    "a symbolic link that leads to no file (dangling, or a loop): no store here")
             }
-            throw SeedError(.configuration, file: path, "no store here (seedkit never creates one: build a seed with `seedkit build`)")
+            throw SeedError(
+                .configuration, file: path,
+                "no store here (seedkit never creates one: build a seed with `seedkit build`)")
         }
         if kind == .directory {
             throw SeedError(.configuration, file: path, "this is a folder, not a store: name the store file in it")
@@ -193,13 +220,17 @@ public enum StoreAccess {
         // SQLite would read an empty file as an empty database (and a write would make it one):
         // a store the app or a build wrote always has at least its 100-byte header.
         if let size = FileFacts.size(path), size == 0 {
-            throw SeedError(.refused, file: path, "the file is empty (0 bytes), not a store: a store written by an app or by `seedkit build` has at least SQLite's header")
+            throw SeedError(
+                .refused, file: path,
+                "the file is empty (0 bytes), not a store: a store written by an app or by `seedkit build` has at least SQLite's header"
+            )
         }
     }
 
-    private static func open(_ location: String, _ configuration: Configuration, shown: String) throws(SeedError) -> DatabaseQueue {
-        do { return try connect(location, configuration) }
-        catch { throw SeedError(databaseError: error, file: shown) }
+    private static func open(_ location: String, _ configuration: Configuration, shown: String) throws(SeedError)
+        -> DatabaseQueue
+    {
+        do { return try connect(location, configuration) } catch { throw SeedError(databaseError: error, file: shown) }
     }
 
     private static func connect(_ location: String, _ configuration: Configuration) throws -> DatabaseQueue {

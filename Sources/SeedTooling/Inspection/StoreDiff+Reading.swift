@@ -38,25 +38,40 @@ final class RowStream: @unchecked Sendable {
                     while more, let batch = pipeline.takeFree() {
                         while !batch.isFull {
                             let result = sqlite3_step(handle)
-                            if result == SQLITE_DONE { more = false; break }
+                            if result == SQLITE_DONE {
+                                more = false
+                                break
+                            }
                             guard result == SQLITE_ROW else {
-                                throw DatabaseError(resultCode: ResultCode(rawValue: result), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+                                throw DatabaseError(
+                                    resultCode: ResultCode(rawValue: result),
+                                    message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
                             }
                             batch.beginRecord(line: 0)
                             for column in 0..<width {
                                 // The column's value object, read with the value API: no trip through the
                                 // connection's error state per call (this connection is this thread's alone).
-                                guard let value = sqlite3_column_value(handle, Int32(column)) else { batch.setNull(column); continue }
+                                guard let value = sqlite3_column_value(handle, Int32(column)) else {
+                                    batch.setNull(column)
+                                    continue
+                                }
                                 switch sqlite3_value_type(value) {
                                 case SQLITE_INTEGER: batch.setInteger(column, sqlite3_value_int64(value))
                                 case SQLITE_FLOAT: batch.setReal(column, sqlite3_value_double(value))
                                 case SQLITE_TEXT:
                                     // NULL only when SQLite is out of memory (text, even empty, has a pointer).
-                                    guard let text = sqlite3_value_text(value) else { throw DatabaseError(resultCode: .SQLITE_NOMEM) }
-                                    batch.setBytes(column, UnsafeRawBufferPointer(start: text, count: Int(sqlite3_value_bytes(value))))
+                                    guard let text = sqlite3_value_text(value) else {
+                                        throw DatabaseError(resultCode: .SQLITE_NOMEM)
+                                    }
+                                    batch.setBytes(
+                                        column,
+                                        UnsafeRawBufferPointer(start: text, count: Int(sqlite3_value_bytes(value))))
                                 case SQLITE_BLOB:
                                     let blob = sqlite3_value_blob(value)
-                                    batch.setBytes(column, UnsafeRawBufferPointer(start: blob, count: Int(sqlite3_value_bytes(value))), kind: .blob)
+                                    batch.setBytes(
+                                        column,
+                                        UnsafeRawBufferPointer(start: blob, count: Int(sqlite3_value_bytes(value))),
+                                        kind: .blob)
                                 default: batch.setNull(column)
                                 }
                             }
@@ -164,7 +179,8 @@ final class ParentKeyCache {
         }
     }
 
-    private func lookUp(_ id: Int64, _ db: Database) throws -> (kind: RecordBatch.Slot, payload: Int64, bytes: [UInt8]) {
+    private func lookUp(_ id: Int64, _ db: Database) throws -> (kind: RecordBatch.Slot, payload: Int64, bytes: [UInt8])
+    {
         let handle = statement.sqliteStatement
         sqlite3_reset(handle)
         sqlite3_bind_int64(handle, 1, id)
@@ -172,16 +188,19 @@ final class ParentKeyCache {
         let result = sqlite3_step(handle)
         if result == SQLITE_DONE { return (.null, 0, []) }
         guard result == SQLITE_ROW else {
-            throw DatabaseError(resultCode: ResultCode(rawValue: result), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+            throw DatabaseError(
+                resultCode: ResultCode(rawValue: result), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
         }
         switch sqlite3_column_type(handle, 0) {
         case SQLITE_INTEGER: return (.integer, sqlite3_column_int64(handle, 0), [])
         case SQLITE_FLOAT: return (.real, Int64(bitPattern: sqlite3_column_double(handle, 0).bitPattern), [])
         case SQLITE_TEXT:
-            let text = sqlite3_column_text(handle, 0), count = Int(sqlite3_column_bytes(handle, 0))
+            let text = sqlite3_column_text(handle, 0)
+            let count = Int(sqlite3_column_bytes(handle, 0))
             return (.text, 0, text.map { Array(UnsafeBufferPointer(start: $0, count: count)) } ?? [])
         case SQLITE_BLOB:
-            let blob = sqlite3_column_blob(handle, 0), count = Int(sqlite3_column_bytes(handle, 0))
+            let blob = sqlite3_column_blob(handle, 0)
+            let count = Int(sqlite3_column_bytes(handle, 0))
             return (.blob, 0, blob.map { Array(UnsafeRawBufferPointer(start: $0, count: count)) } ?? [])
         default: return (.null, 0, [])
         }
@@ -203,8 +222,13 @@ struct RowQuery {
     /// Columns whose integer stored values the reader resolves itself (see ``StoreDiff/Semantics/ParentLookup``).
     let resolvers: [RowStream.Resolver]
 
-    init(name: String, key: [String], columns: [String], expressions: [String: String], lookups: [String: StoreDiff.Semantics.ParentLookup] = [:]) {
-        func expression(_ column: String) -> String { column == "rowid" ? "rowid" : expressions[column] ?? quoteIdentifier(column) }
+    init(
+        name: String, key: [String], columns: [String], expressions: [String: String],
+        lookups: [String: StoreDiff.Semantics.ParentLookup] = [:]
+    ) {
+        func expression(_ column: String) -> String {
+            column == "rowid" ? "rowid" : expressions[column] ?? quoteIdentifier(column)
+        }
         keyList = key.map(expression)
         let stored = columns.indices.filter { expressions[columns[$0]] != nil }
         self.stored = stored
@@ -212,7 +236,9 @@ struct RowQuery {
         var values: [String] = []
         for (index, column) in columns.enumerated() {
             if let lookup = lookups[column], let position = stored.firstIndex(of: index) {
-                resolvers.append(RowStream.Resolver(value: key.count + index, stored: key.count + columns.count + position, sql: lookup.lookupSQL))
+                resolvers.append(
+                    RowStream.Resolver(
+                        value: key.count + index, stored: key.count + columns.count + position, sql: lookup.lookupSQL))
                 values.append(lookup.guarded)
             } else {
                 values.append(expression(column))

@@ -13,7 +13,11 @@ public struct StoreDiff: Sendable {
         public var removed: [[SQLValue]] = []
         /// For a column read through an expression (a ref, by its parent's key), `oldStored` and
         /// `newStored` are the values the stores hold (the parents' ids); nil for other columns.
-        public var changed: [(key: [SQLValue], columns: [(column: String, old: SQLValue, new: SQLValue, oldStored: SQLValue?, newStored: SQLValue?)])] = []
+        public var changed:
+            [(
+                key: [SQLValue],
+                columns: [(column: String, old: SQLValue, new: SQLValue, oldStored: SQLValue?, newStored: SQLValue?)]
+            )] = []
 
         public var isEmpty: Bool { added.isEmpty && removed.isEmpty && changed.isEmpty }
     }
@@ -30,7 +34,8 @@ public struct StoreDiff: Sendable {
     public var schema: [String] = []
 
     public var isEmpty: Bool {
-        tables.allSatisfy(\.isEmpty) && tablesOnlyInA.isEmpty && tablesOnlyInB.isEmpty && columnsOnlyInA.isEmpty && columnsOnlyInB.isEmpty
+        tables.allSatisfy(\.isEmpty) && tablesOnlyInA.isEmpty && tablesOnlyInB.isEmpty && columnsOnlyInA.isEmpty
+            && columnsOnlyInB.isEmpty
     }
 
     /// Compares store `a` with store `b`, both opened read-only.
@@ -82,7 +87,8 @@ public struct StoreDiff: Sendable {
                 guard let info = try TableInfo.read(db, table: parent), !info.withoutRowID else { return false }
                 if target == "rowid" { return info.column("rowid") == nil }
                 let key = info.primaryKey
-                guard key.count == 1, key[0].lowercasedName == target.lowercasedName, let column = info.column(key[0]) else { return false }
+                guard key.count == 1, key[0].lowercasedName == target.lowercasedName, let column = info.column(key[0])
+                else { return false }
                 return column.declaredType.uppercasedName == "INTEGER"
             }
         }
@@ -101,7 +107,9 @@ public struct StoreDiff: Sendable {
             for spec in try storeSpecs(specs, in: db) {
                 guard let table = try TableInfo.read(db, table: spec.name) else { continue }
                 let primaryKey = table.primaryKey
-                if primaryKey.count == 1, let column = table.column(primaryKey[0]), column.type == .integer, !spec.key.contains(where: { $0.isSameName(as: column.name) }) {
+                if primaryKey.count == 1, let column = table.column(primaryKey[0]), column.type == .integer,
+                    !spec.key.contains(where: { $0.isSameName(as: column.name) })
+                {
                     semantics.ignored[spec.name, default: []].insert(column.name)
                 }
                 if let coreData {
@@ -119,7 +127,8 @@ public struct StoreDiff: Sendable {
                     // A parent key that is a UUID attribute reads as its text (TableInfo.readableSQL).
                     let parent = coreData?.adjusted(read) ?? read
                     let name = table.column(column)?.name ?? column
-                    let expression = table.parentKeySQL(of: name, parent: parent, keyColumn: reference.column, row: quoteIdentifier(spec.name))
+                    let expression = table.parentKeySQL(
+                        of: name, parent: parent, keyColumn: reference.column, row: quoteIdentifier(spec.name))
                     semantics.expressions[spec.name, default: [:]][name] = expression
                     semantics.lookups[spec.name, default: [:]][name] = ParentLookup(
                         expression: expression, child: spec.name, childColumn: name, parent: parent.name,
@@ -147,43 +156,66 @@ public struct StoreDiff: Sendable {
 
         /// Runs `body`, a read of store `side`, saying which store failed when it throws.
         public static func on<T>(_ side: Side, _ body: () throws -> T) throws -> T {
-            do { return try body() }
-            catch let failure as ReadFailure { throw failure }
-            catch { throw ReadFailure(side: side, error: error) }
+            do { return try body() } catch let failure as ReadFailure { throw failure } catch {
+                throw ReadFailure(side: side, error: error)
+            }
         }
     }
 
     /// - throws: ``ReadFailure`` naming the store whose read failed.
-    public static func compare(_ a: DatabaseQueue, _ b: DatabaseQueue, keys: [String: [String]] = [:], only: String? = nil, tables: [String]? = nil, semantics: Semantics = Semantics()) throws -> StoreDiff {
-        let (namesA, specsA) = try ReadFailure.on(.a) { try a.read { db in (try TableInfo.userTables(db), try SeedCatalog.tableSpecs(db) ?? []) } }
-        let (namesB, specsB) = try ReadFailure.on(.b) { try b.read { db in (try TableInfo.userTables(db), try SeedCatalog.tableSpecs(db) ?? []) } }
+    public static func compare(
+        _ a: DatabaseQueue, _ b: DatabaseQueue, keys: [String: [String]] = [:], only: String? = nil,
+        tables: [String]? = nil, semantics: Semantics = Semantics()
+    ) throws -> StoreDiff {
+        let (namesA, specsA) = try ReadFailure.on(.a) {
+            try a.read { db in (try TableInfo.userTables(db), try SeedCatalog.tableSpecs(db) ?? []) }
+        }
+        let (namesB, specsB) = try ReadFailure.on(.b) {
+            try b.read { db in (try TableInfo.userTables(db), try SeedCatalog.tableSpecs(db) ?? []) }
+        }
         var recorded: [String: [String]] = [:]
         for spec in specsB + specsA where !spec.key.isEmpty { recorded[spec.name] = spec.key }
 
-        var result = StoreDiff(tables: [], tablesOnlyInA: namesA.filter { !namesB.contains($0) }, tablesOnlyInB: namesB.filter { !namesA.contains($0) },
-                               columnsOnlyInA: [:], columnsOnlyInB: [:])
-        for name in tables ?? namesA where namesA.contains(name) && namesB.contains(name) && (only == nil || only == name) {
+        var result = StoreDiff(
+            tables: [], tablesOnlyInA: namesA.filter { !namesB.contains($0) },
+            tablesOnlyInB: namesB.filter { !namesA.contains($0) },
+            columnsOnlyInA: [:], columnsOnlyInB: [:])
+        for name in tables ?? namesA
+        where namesA.contains(name) && namesB.contains(name) && (only == nil || only == name) {
             guard let infoA = try ReadFailure.on(.a, { try a.read { db in try TableInfo.read(db, table: name) } }),
-                  let infoB = try ReadFailure.on(.b, { try b.read { db in try TableInfo.read(db, table: name) } }) else { continue }
-            let columnsA = infoA.columns.map(\.name), columnsB = infoB.columns.map(\.name)
+                let infoB = try ReadFailure.on(.b, { try b.read { db in try TableInfo.read(db, table: name) } })
+            else { continue }
+            let columnsA = infoA.columns.map(\.name)
+            let columnsB = infoB.columns.map(\.name)
             let ignored = semantics.ignored[name] ?? []
             let common = columnsA.filter { columnsB.contains($0) && !ignored.contains($0) }
-            if case let onlyA = columnsA.filter({ !columnsB.contains($0) }), !onlyA.isEmpty { result.columnsOnlyInA[name] = onlyA }
-            if case let onlyB = columnsB.filter({ !columnsA.contains($0) }), !onlyB.isEmpty { result.columnsOnlyInB[name] = onlyB }
+            if case let onlyA = columnsA.filter({ !columnsB.contains($0) }), !onlyA.isEmpty {
+                result.columnsOnlyInA[name] = onlyA
+            }
+            if case let onlyB = columnsB.filter({ !columnsA.contains($0) }), !onlyB.isEmpty {
+                result.columnsOnlyInB[name] = onlyB
+            }
             var key = keys[name] ?? recorded[name] ?? infoA.primaryKey
             if key.isEmpty || !key.allSatisfy(common.contains) { key = infoA.withoutRowID ? common : ["rowid"] }
             let columns = common.filter { !key.contains($0) }
             let expressions = semantics.expressions[name] ?? [:]
             // Ref columns whose parent each store finds by rowid are resolved by the readers, per distinct id.
             let lookups = (semantics.lookups[name] ?? [:]).filter { expressions[$0.key] == $0.value.expression }
-            let lookupsA = try ReadFailure.on(.a) { try a.read { db in try lookups.filter { try $0.value.holds(in: db) } } }
-            let lookupsB = try ReadFailure.on(.b) { try b.read { db in try lookups.filter { try $0.value.holds(in: db) } } }
-            let queries = (a: RowQuery(name: name, key: key, columns: columns, expressions: expressions, lookups: lookupsA),
-                           b: RowQuery(name: name, key: key, columns: columns, expressions: expressions, lookups: lookupsB))
+            let lookupsA = try ReadFailure.on(.a) {
+                try a.read { db in try lookups.filter { try $0.value.holds(in: db) } }
+            }
+            let lookupsB = try ReadFailure.on(.b) {
+                try b.read { db in try lookups.filter { try $0.value.holds(in: db) } }
+            }
+            let queries = (
+                a: RowQuery(name: name, key: key, columns: columns, expressions: expressions, lookups: lookupsA),
+                b: RowQuery(name: name, key: key, columns: columns, expressions: expressions, lookups: lookupsB)
+            )
             // A natural key on tables with rowids: both sides in rowid order first (near-copies
             // keep their rows aligned); the walk in key order when too many rows are misaligned.
             if key != ["rowid"], !infoA.withoutRowID, !infoB.withoutRowID,
-               let aligned = try compareAligned(a, b, name: name, key: key, columns: columns, queries: queries) {
+                let aligned = try compareAligned(a, b, name: name, key: key, columns: columns, queries: queries)
+            {
                 result.tables.append(aligned)
             } else {
                 result.tables.append(try compareTable(a, b, name: name, key: key, columns: columns, queries: queries))
@@ -192,10 +224,15 @@ public struct StoreDiff: Sendable {
         return result
     }
 
-    private static func compareTable(_ a: DatabaseQueue, _ b: DatabaseQueue, name: String, key: [String], columns: [String], queries: (a: RowQuery, b: RowQuery)) throws -> TableDiff {
+    private static func compareTable(
+        _ a: DatabaseQueue, _ b: DatabaseQueue, name: String, key: [String], columns: [String],
+        queries: (a: RowQuery, b: RowQuery)
+    ) throws -> TableDiff {
         let query = queries.a
         let (width, stride, stored) = (query.width, query.stride, query.stored)
-        func sql(_ query: RowQuery) -> String { query.select() + " ORDER BY " + query.keyList.map { "\($0) COLLATE BINARY" }.joined(separator: ", ") }
+        func sql(_ query: RowQuery) -> String {
+            query.select() + " ORDER BY " + query.keyList.map { "\($0) COLLATE BINARY" }.joined(separator: ", ")
+        }
         let sideA = try RowStream(queue: a, sql: sql(queries.a), width: stride, resolvers: queries.a.resolvers)
         let sideB = try RowStream(queue: b, sql: sql(queries.b), width: stride, resolvers: queries.b.resolvers)
         defer {
@@ -222,16 +259,25 @@ public struct StoreDiff: Sendable {
                 diff.added.append((0..<key.count).map { batch.value(record: index, slot: $0) })
                 rowB = sideB.next()
             } else if let (batchA, indexA) = rowA, let (batchB, indexB) = rowB {
-                var changes: [(column: String, old: SQLValue, new: SQLValue, oldStored: SQLValue?, newStored: SQLValue?)] = []
+                var changes:
+                    [(column: String, old: SQLValue, new: SQLValue, oldStored: SQLValue?, newStored: SQLValue?)] = []
                 for slot in key.count..<width {
-                    let kindA = batchA.slots[indexA * stride + slot], kindB = batchB.slots[indexB * stride + slot]
+                    let kindA = batchA.slots[indexA * stride + slot]
+                    let kindB = batchB.slots[indexB * stride + slot]
                     if kindA != kindB || compare(batchA, indexA, batchB, indexB, slot) != 0 {
                         let storedSlot = stored.firstIndex(of: slot - key.count).map { width + $0 }
-                        changes.append((columns[slot - key.count], batchA.value(record: indexA, slot: slot), batchB.value(record: indexB, slot: slot),
-                                        storedSlot.map { batchA.value(record: indexA, slot: $0) }, storedSlot.map { batchB.value(record: indexB, slot: $0) }))
+                        changes.append(
+                            (
+                                columns[slot - key.count], batchA.value(record: indexA, slot: slot),
+                                batchB.value(record: indexB, slot: slot),
+                                storedSlot.map { batchA.value(record: indexA, slot: $0) },
+                                storedSlot.map { batchB.value(record: indexB, slot: $0) }
+                            ))
                     }
                 }
-                if !changes.isEmpty { diff.changed.append(((0..<key.count).map { batchA.value(record: indexA, slot: $0) }, changes)) }
+                if !changes.isEmpty {
+                    diff.changed.append(((0..<key.count).map { batchA.value(record: indexA, slot: $0) }, changes))
+                }
                 rowA = sideA.next()
                 rowB = sideB.next()
             }
@@ -248,14 +294,21 @@ public struct StoreDiff: Sendable {
     /// same step are compared at once; the others wait in a map by key for their match, so
     /// memory grows with the misaligned rows only. Reports in key order, as the walk does; nil
     /// when more than ``misalignedLimit`` rows wait.
-    private static func compareAligned(_ a: DatabaseQueue, _ b: DatabaseQueue, name: String, key: [String], columns: [String], queries: (a: RowQuery, b: RowQuery)) throws -> TableDiff? {
+    private static func compareAligned(
+        _ a: DatabaseQueue, _ b: DatabaseQueue, name: String, key: [String], columns: [String],
+        queries: (a: RowQuery, b: RowQuery)
+    ) throws -> TableDiff? {
         let query = queries.a
         let (width, stored) = (query.width, query.stored)
         let stride = query.stride + 1
         /// A row's rowid (its last slot).
         func rowid(_ batch: RecordBatch, _ record: Int) -> Int64 { batch.payloads[record * batch.width + stride - 1] }
-        let sideA = try RowStream(queue: a, sql: queries.a.select(rowid: true) + " ORDER BY rowid", width: stride, resolvers: queries.a.resolvers)
-        let sideB = try RowStream(queue: b, sql: queries.b.select(rowid: true) + " ORDER BY rowid", width: stride, resolvers: queries.b.resolvers)
+        let sideA = try RowStream(
+            queue: a, sql: queries.a.select(rowid: true) + " ORDER BY rowid", width: stride,
+            resolvers: queries.a.resolvers)
+        let sideB = try RowStream(
+            queue: b, sql: queries.b.select(rowid: true) + " ORDER BY rowid", width: stride,
+            resolvers: queries.b.resolvers)
         defer {
             sideA.finish()
             sideB.finish()
@@ -266,15 +319,22 @@ public struct StoreDiff: Sendable {
         var waiting = 0
         func storedSlot(_ slot: Int) -> Int? { stored.firstIndex(of: slot - key.count).map { width + $0 } }
         func record(_ old: [Cell], _ new: [Cell]) {
-            var changes: [(column: String, old: SQLValue, new: SQLValue, oldStored: SQLValue?, newStored: SQLValue?)] = []
+            var changes: [(column: String, old: SQLValue, new: SQLValue, oldStored: SQLValue?, newStored: SQLValue?)] =
+                []
             for slot in key.count..<width where old[slot] != new[slot] {
                 let extra = storedSlot(slot)
-                changes.append((columns[slot - key.count], old[slot].value, new[slot].value, extra.map { old[$0].value }, extra.map { new[$0].value }))
+                changes.append(
+                    (
+                        columns[slot - key.count], old[slot].value, new[slot].value, extra.map { old[$0].value },
+                        extra.map { new[$0].value }
+                    ))
             }
             if !changes.isEmpty { diff.changed.append((old[0..<key.count].map(\.value), changes)) }
         }
         /// Matches a row with one waiting from the other side, or makes it wait.
-        func place(_ row: [Cell], waitingHere: inout [[Cell]: [[Cell]]], waitingThere: inout [[Cell]: [[Cell]]], isA: Bool) {
+        func place(
+            _ row: [Cell], waitingHere: inout [[Cell]: [[Cell]]], waitingThere: inout [[Cell]: [[Cell]]], isA: Bool
+        ) {
             let rowKey = row[0..<key.count].map(\.asKey)
             if var matches = waitingThere[rowKey], !matches.isEmpty {
                 let other = matches.removeFirst()
@@ -292,42 +352,61 @@ public struct StoreDiff: Sendable {
             // A merge by rowid: a row one side removed, or added (a new rowid), waits alone;
             // the rows after it stay aligned (a removed row no longer shifts every later pair).
             if let (batchA, indexA) = rowA, let (batchB, indexB) = rowB {
-                let rowidA = rowid(batchA, indexA), rowidB = rowid(batchB, indexB)
+                let rowidA = rowid(batchA, indexA)
+                let rowidB = rowid(batchB, indexB)
                 if rowidA < rowidB {
-                    place((0..<stride).map { Cell(batchA, indexA, $0) }, waitingHere: &waitingA, waitingThere: &waitingB, isA: true)
+                    place(
+                        (0..<stride).map { Cell(batchA, indexA, $0) }, waitingHere: &waitingA, waitingThere: &waitingB,
+                        isA: true)
                     rowA = sideA.next()
                     if waiting > misalignedLimit { return nil }
                     continue
                 }
                 if rowidB < rowidA {
-                    place((0..<stride).map { Cell(batchB, indexB, $0) }, waitingHere: &waitingB, waitingThere: &waitingA, isA: false)
+                    place(
+                        (0..<stride).map { Cell(batchB, indexB, $0) }, waitingHere: &waitingB, waitingThere: &waitingA,
+                        isA: false)
                     rowB = sideB.next()
                     if waiting > misalignedLimit { return nil }
                     continue
                 }
             }
             if let (batchA, indexA) = rowA, let (batchB, indexB) = rowB,
-               (0..<key.count).allSatisfy({ compare(batchA, indexA, batchB, indexB, $0) == 0 }) {
-                var changes: [(column: String, old: SQLValue, new: SQLValue, oldStored: SQLValue?, newStored: SQLValue?)] = []
+                (0..<key.count).allSatisfy({ compare(batchA, indexA, batchB, indexB, $0) == 0 })
+            {
+                var changes:
+                    [(column: String, old: SQLValue, new: SQLValue, oldStored: SQLValue?, newStored: SQLValue?)] = []
                 for slot in key.count..<width {
-                    let kindA = batchA.slots[indexA * stride + slot], kindB = batchB.slots[indexB * stride + slot]
+                    let kindA = batchA.slots[indexA * stride + slot]
+                    let kindB = batchB.slots[indexB * stride + slot]
                     if kindA != kindB || compare(batchA, indexA, batchB, indexB, slot) != 0 {
                         let extra = storedSlot(slot)
-                        changes.append((columns[slot - key.count], batchA.value(record: indexA, slot: slot), batchB.value(record: indexB, slot: slot),
-                                        extra.map { batchA.value(record: indexA, slot: $0) }, extra.map { batchB.value(record: indexB, slot: $0) }))
+                        changes.append(
+                            (
+                                columns[slot - key.count], batchA.value(record: indexA, slot: slot),
+                                batchB.value(record: indexB, slot: slot),
+                                extra.map { batchA.value(record: indexA, slot: $0) },
+                                extra.map { batchB.value(record: indexB, slot: $0) }
+                            ))
                     }
                 }
-                if !changes.isEmpty { diff.changed.append(((0..<key.count).map { batchA.value(record: indexA, slot: $0) }, changes)) }
+                if !changes.isEmpty {
+                    diff.changed.append(((0..<key.count).map { batchA.value(record: indexA, slot: $0) }, changes))
+                }
                 rowA = sideA.next()
                 rowB = sideB.next()
                 continue
             }
             if let (batch, index) = rowA {
-                place((0..<stride).map { Cell(batch, index, $0) }, waitingHere: &waitingA, waitingThere: &waitingB, isA: true)
+                place(
+                    (0..<stride).map { Cell(batch, index, $0) }, waitingHere: &waitingA, waitingThere: &waitingB,
+                    isA: true)
                 rowA = sideA.next()
             }
             if let (batch, index) = rowB {
-                place((0..<stride).map { Cell(batch, index, $0) }, waitingHere: &waitingB, waitingThere: &waitingA, isA: false)
+                place(
+                    (0..<stride).map { Cell(batch, index, $0) }, waitingHere: &waitingB, waitingThere: &waitingA,
+                    isA: false)
                 rowB = sideB.next()
             }
             if waiting > misalignedLimit { return nil }
@@ -342,7 +421,11 @@ public struct StoreDiff: Sendable {
     /// One cell of a row kept off the batches, compared as the batch comparison does
     /// (storage class, then value; text and blobs by bytes).
     private enum Cell: Hashable {
-        case null, integer(Int64), real(Double), text([UInt8]), blob([UInt8])
+        case null
+        case integer(Int64)
+        case real(Double)
+        case text([UInt8])
+        case blob([UInt8])
 
         init(_ batch: RecordBatch, _ record: Int, _ slot: Int) {
             let index = record * batch.width + slot
@@ -350,8 +433,16 @@ public struct StoreDiff: Sendable {
             case .absent, .null: self = .null
             case .integer: self = .integer(batch.payloads[index])
             case .real: self = .real(Double(bitPattern: UInt64(bitPattern: batch.payloads[index])))
-            case .text: self = .text(Array(UnsafeBufferPointer(start: batch.bytes + Int(batch.payloads[index]), count: Int(batch.lengths[index]))))
-            case .blob: self = .blob(Array(UnsafeBufferPointer(start: batch.bytes + Int(batch.payloads[index]), count: Int(batch.lengths[index]))))
+            case .text:
+                self = .text(
+                    Array(
+                        UnsafeBufferPointer(
+                            start: batch.bytes + Int(batch.payloads[index]), count: Int(batch.lengths[index]))))
+            case .blob:
+                self = .blob(
+                    Array(
+                        UnsafeBufferPointer(
+                            start: batch.bytes + Int(batch.payloads[index]), count: Int(batch.lengths[index]))))
             }
         }
 
@@ -390,14 +481,16 @@ public struct StoreDiff: Sendable {
             }
         }
         for (p, q) in zip(x, y) {
-            let rankP = rank(p), rankQ = rank(q)
+            let rankP = rank(p)
+            let rankQ = rank(q)
             if rankP != rankQ { return rankP < rankQ }
             switch (p, q) {
             case (.integer(let m), .integer(let n)) where m != n: return m < n
             case (.integer, .real), (.real, .integer), (.real, .real):
                 if number(p) != number(q) { return number(p) < number(q) }
             case (.text(let m), .text(let n)):
-                let m = Array(m.utf8), n = Array(n.utf8)
+                let m = Array(m.utf8)
+                let n = Array(n.utf8)
                 if m != n { return m.lexicographicallyPrecedes(n) }
             case (.blob(let m), .blob(let n)) where m != n: return m.lexicographicallyPrecedes(n)
             default: break
@@ -408,8 +501,10 @@ public struct StoreDiff: Sendable {
 
     /// SQLite's ORDER BY … COLLATE BINARY order: NULL, then numbers, then text (bytes), then blobs.
     private static func compare(_ a: RecordBatch, _ i: Int, _ b: RecordBatch, _ j: Int, _ slot: Int) -> Int {
-        let x = i * a.width + slot, y = j * b.width + slot
-        let kindA = a.slots[x], kindB = b.slots[y]
+        let x = i * a.width + slot
+        let y = j * b.width + slot
+        let kindA = a.slots[x]
+        let kindB = b.slots[y]
         func rank(_ kind: RecordBatch.Slot) -> Int {
             switch kind {
             case .absent, .null: return 0
@@ -418,20 +513,23 @@ public struct StoreDiff: Sendable {
             case .blob: return 3
             }
         }
-        let rankA = rank(kindA), rankB = rank(kindB)
+        let rankA = rank(kindA)
+        let rankB = rank(kindB)
         if rankA != rankB { return rankA < rankB ? -1 : 1 }
         switch rankA {
         case 0: return 0
         case 1:
             if kindA == .integer && kindB == .integer {
-                let p = a.payloads[x], q = b.payloads[y]
+                let p = a.payloads[x]
+                let q = b.payloads[y]
                 return p == q ? 0 : (p < q ? -1 : 1)
             }
             let p = kindA == .integer ? Double(a.payloads[x]) : Double(bitPattern: UInt64(bitPattern: a.payloads[x]))
             let q = kindB == .integer ? Double(b.payloads[y]) : Double(bitPattern: UInt64(bitPattern: b.payloads[y]))
             return p == q ? 0 : (p < q ? -1 : 1)
         default:
-            let countA = Int(a.lengths[x]), countB = Int(b.lengths[y])
+            let countA = Int(a.lengths[x])
+            let countB = Int(b.lengths[y])
             let common = min(countA, countB)
             if common > 0 {
                 let result = memcmp(a.bytes + Int(a.payloads[x]), b.bytes + Int(b.payloads[y]), common)
@@ -457,14 +555,23 @@ extension StoreDiff {
         var result = self
         result.tablesOnlyInA = tablesOnlyInA.map(entity)
         result.tablesOnlyInB = tablesOnlyInB.map(entity)
-        result.columnsOnlyInA = Dictionary(columnsOnlyInA.map { table, columns in (entity(table), columns.map { attribute($0, of: table) }) }, uniquingKeysWith: +)
-        result.columnsOnlyInB = Dictionary(columnsOnlyInB.map { table, columns in (entity(table), columns.map { attribute($0, of: table) }) }, uniquingKeysWith: +)
+        result.columnsOnlyInA = Dictionary(
+            columnsOnlyInA.map { table, columns in (entity(table), columns.map { attribute($0, of: table) }) },
+            uniquingKeysWith: +)
+        result.columnsOnlyInB = Dictionary(
+            columnsOnlyInB.map { table, columns in (entity(table), columns.map { attribute($0, of: table) }) },
+            uniquingKeysWith: +)
         result.tables = tables.map { diff in
             var renamed = diff
             renamed.table = entity(diff.table)
             renamed.key = diff.key.map { attribute($0, of: diff.table) }
             renamed.changed = diff.changed.map { change in
-                (change.key, change.columns.map { (attribute($0.column, of: diff.table), $0.old, $0.new, $0.oldStored, $0.newStored) })
+                (
+                    change.key,
+                    change.columns.map {
+                        (attribute($0.column, of: diff.table), $0.old, $0.new, $0.oldStored, $0.newStored)
+                    }
+                )
             }
             return renamed
         }

@@ -53,9 +53,13 @@ public enum StoreInspector {
         }
         let meta = try SeedCatalog.meta(db)
         let kind: StoreSummary.Kind
-        if try CoreDataDialect.isStore(db) { kind = .coreData }
-        else if !meta.isEmpty { kind = .seed }
-        else { kind = .plain }
+        if try CoreDataDialect.isStore(db) {
+            kind = .coreData
+        } else if !meta.isEmpty {
+            kind = .seed
+        } else {
+            kind = .plain
+        }
         let wal = StoreAccess.isWALMode(path)
         let integrity: StoreSummary.Integrity
         if fullCheck ?? (fileSize <= fullCheckLimit) {
@@ -65,9 +69,11 @@ public enum StoreInspector {
             // The header agrees with the file: every page is there (checked without reading them).
             let expected = pageSize * pageCount
             let ok = wal || expected == fileSize
-            integrity = .init(method: "header", ok: ok, detail: ok
-                ? "page count matches the file size; run with --check (or seedkit verify) for a full check"
-                : "the header says \(expected) bytes, the file has \(fileSize)")
+            integrity = .init(
+                method: "header", ok: ok,
+                detail: ok
+                    ? "page count matches the file size; run with --check (or seedkit verify) for a full check"
+                    : "the header says \(expected) bytes, the file has \(fileSize)")
         }
         var summary = StoreSummary(
             path: path, kind: kind, fileSize: fileSize, pageSize: pageSize, pageCount: pageCount,
@@ -86,10 +92,15 @@ public enum StoreInspector {
     /// target's key when a ref names it (else its `Z_PK`), dates as ISO 8601; bookkeeping
     /// columns (`Z_OPT`, order keys, entity-type columns) left out. The row's `Z_PK` is `id`
     /// (`Z_PK` when an attribute is called `id`). `filter` is SQL over the store's columns (`ZPRICE > 10`).
-    public static func entityRows(_ db: Database, entity name: String, model: CoreDataModel?, refs: [String: TableSpec.Reference], filter: String? = nil, limit: Int? = nil) throws -> Tabular? {
+    public static func entityRows(
+        _ db: Database, entity name: String, model: CoreDataModel?, refs: [String: TableSpec.Reference],
+        filter: String? = nil, limit: Int? = nil
+    ) throws -> Tabular? {
         // Without a model, the one the store keeps says which attributes are UUIDs (shown as text).
-        guard let coreData = try CoreDataDialect.read(db, facts: model?.facts ?? CoreDataModel.cachedFacts(db)), let entity = coreData.entity(named: name),
-              let info = try TableInfo.read(db, table: coreData.tableName(name)) else { return nil }
+        guard let coreData = try CoreDataDialect.read(db, facts: model?.facts ?? CoreDataModel.cachedFacts(db)),
+            let entity = coreData.entity(named: name),
+            let info = try TableInfo.read(db, table: coreData.tableName(name))
+        else { return nil }
         let family = coreData.family(of: entity)
         var names: [String] = []
         var expressions: [String] = []
@@ -103,24 +114,31 @@ public enum StoreInspector {
         if let model {
             let own = Set(model.family(of: name).flatMap(model.storedNames).map(coreData.columnName))
             let root = coreData.root(entity)
-            for other in model.entities where coreData.entity(named: other.name).map({ coreData.root($0) == root }) == true {
+            for other in model.entities
+            where coreData.entity(named: other.name).map({ coreData.root($0) == root }) == true {
                 othersOnly.formUnion(model.storedNames(other.name).map(coreData.columnName))
             }
             othersOnly.subtract(own)
         }
         let uuids = coreData.uuidTextExpressions(info)
-        for column in info.columns where !CoreDataDialect.isBookkeeping(column.name) && !othersOnly.contains(column.name.uppercased()) {
+        for column in info.columns
+        where !CoreDataDialect.isBookkeeping(column.name) && !othersOnly.contains(column.name.uppercased()) {
             var attribute = CoreDataModel.attributeName(column.name, entity: name, model: model, dialect: coreData)
             if names.contains(attribute) { attribute += " (\(column.name))" }
             names.append(attribute)
-            if let reference = refs[attribute], let parent = try TableInfo.read(db, table: coreData.tableName(reference.table)).map(coreData.adjusted) {
+            if let reference = refs[attribute],
+                let parent = try TableInfo.read(db, table: coreData.tableName(reference.table)).map(coreData.adjusted)
+            {
                 // A parent keyed by a UUID attribute: the ref shows its text (TableInfo.readableSQL).
-                parentKeys[expressions.count + 1] = info.parentKeySQL(of: column.name, parent: parent, keyColumn: coreData.columnName(reference.column), row: "t")  // + 1: id goes first
+                parentKeys[expressions.count + 1] = info.parentKeySQL(
+                    // + 1: id goes first
+                    of: column.name, parent: parent, keyColumn: coreData.columnName(reference.column), row: "t")
                 expressions.append("t.\(quoteIdentifier(column.name))")
             } else if let uuid = uuids[column.name] {
                 expressions.append(uuid)  // a UUID attribute as its text, as fixtures and migrations write it
             } else if coreData.columnType(column) == .referenceDate {
-                expressions.append("strftime('%Y-%m-%dT%H:%M:%SZ', t.\(quoteIdentifier(column.name)) + 978307200, 'unixepoch')")
+                expressions.append(
+                    "strftime('%Y-%m-%dT%H:%M:%SZ', t.\(quoteIdentifier(column.name)) + 978307200, 'unixepoch')")
             } else {
                 expressions.append("t.\(quoteIdentifier(column.name))")
             }
@@ -128,35 +146,43 @@ public enum StoreInspector {
         names.insert(names.contains("id") ? CoreDataDialect.primaryKeyColumn : "id", at: 0)
         expressions.insert(coreData.primaryKeySQL(row: "t"), at: 0)
         let whereClause = " WHERE \(coreData.familyFilter(entity, row: "t"))" + (filter.map { " AND (\($0))" } ?? "")
-        return try fetch(db, columns: names, expressions: expressions, parentKeys: parentKeys, from: "FROM \(quoteIdentifier(info.name)) AS t\(whereClause)",
-                         order: coreData.primaryKeySQL(row: "t"), limit: limit, filter: filter)
+        return try fetch(
+            db, columns: names, expressions: expressions, parentKeys: parentKeys,
+            from: "FROM \(quoteIdentifier(info.name)) AS t\(whereClause)",
+            order: coreData.primaryKeySQL(row: "t"), limit: limit, filter: filter)
     }
 
     /// Selects `expressions` (and each ref's parent key) and shows every ref by its parent's
     /// natural key, or by the value stored when no parent row has it; the stored values go to
     /// ``Tabular/references`` too. `parentKeys`: column index → SQL of its parent's key.
-    private static func fetch(_ db: Database, columns: [String], expressions: [String], parentKeys: [Int: String], from: String, order: String, limit: Int?, filter: String?) throws -> Tabular {
+    private static func fetch(
+        _ db: Database, columns: [String], expressions: [String], parentKeys: [Int: String], from: String,
+        order: String, limit: Int?, filter: String?
+    ) throws -> Tabular {
         let refColumns = parentKeys.keys.sorted()
         let list = (expressions + refColumns.compactMap { parentKeys[$0] }).joined(separator: ", ")
         do {
             var tabular = Tabular(columns: columns, rows: [])
             for column in refColumns { tabular.references[column] = [] }
-            try db.makeStatement(sql: "SELECT \(list) \(from) ORDER BY \(order)" + (limit.map { " LIMIT \($0)" } ?? "")).forEachRow { row in
-                var values = Array(row[..<expressions.count])
-                for (offset, column) in refColumns.enumerated() {
-                    let key = row[expressions.count + offset]
-                    tabular.references[column]?.append((key: key, id: values[column]))
-                    if key != .null { values[column] = key }
+            try db.makeStatement(sql: "SELECT \(list) \(from) ORDER BY \(order)" + (limit.map { " LIMIT \($0)" } ?? ""))
+                .forEachRow { row in
+                    var values = Array(row[..<expressions.count])
+                    for (offset, column) in refColumns.enumerated() {
+                        let key = row[expressions.count + offset]
+                        tabular.references[column]?.append((key: key, id: values[column]))
+                        if key != .null { values[column] = key }
+                    }
+                    tabular.rows.append(values)
                 }
-                tabular.rows.append(values)
-            }
             if let limit, tabular.rows.count == limit {
-                tabular.omitted = (try Int.fetchOne(db, sql: "SELECT count(*) \(from)") ?? tabular.rows.count) - tabular.rows.count
+                tabular.omitted =
+                    (try Int.fetchOne(db, sql: "SELECT count(*) \(from)") ?? tabular.rows.count) - tabular.rows.count
             }
             return tabular
         } catch let error as DatabaseError where !error.isStoreFailure {
             // GRDB's advice on running several statements is for its API users, not for ours.
-            let reason = (error.message ?? "").hasPrefix("Multiple statements found")
+            let reason =
+                (error.message ?? "").hasPrefix("Multiple statements found")
                 ? "--where takes one SQL expression, and this one ends a statement and starts another (a ';')"
                 : error.message ?? "\(error)"
             throw SeedError(.configuration, "the query failed: \(reason)\(filter.map { " (--where \($0))" } ?? "")")
@@ -172,16 +198,24 @@ public enum StoreInspector {
     ///   - columns: the columns to show (default: all).
     ///   - refs: the table's refs (the manifest's or the seed's); empty shows values as stored.
     /// - throws: ``SeedError`` (configuration) for an unknown table or column or a bad filter.
-    public static func rows(_ db: Database, table: String, filter: String? = nil, limit: Int? = nil, columns: [String]? = nil, refs: [String: TableSpec.Reference] = [:]) throws -> Tabular {
+    public static func rows(
+        _ db: Database, table: String, filter: String? = nil, limit: Int? = nil, columns: [String]? = nil,
+        refs: [String: TableSpec.Reference] = [:]
+    ) throws -> Tabular {
         guard let info = try TableInfo.read(db, table: table) else {
-            throw SeedError(.configuration, "no table '\(table)' (the store has \(try TableInfo.userTables(db).joined(separator: ", ")))")
+            throw SeedError(
+                .configuration,
+                "no table '\(table)' (the store has \(try TableInfo.userTables(db).joined(separator: ", ")))")
         }
         var selected = info.columns.map(\.name)
         if let columns {
             selected = []
             for name in columns {
                 guard let column = info.column(name) else {
-                    throw SeedError(.configuration, "table \(info.name) has no column '\(name)' (it has \(info.columns.map(\.name).joined(separator: ", ")))")
+                    throw SeedError(
+                        .configuration,
+                        "table \(info.name) has no column '\(name)' (it has \(info.columns.map(\.name).joined(separator: ", ")))"
+                    )
                 }
                 selected.append(column.name)
             }
@@ -190,12 +224,16 @@ public enum StoreInspector {
         let coreData = try CoreDataDialect.read(db)
         for (index, column) in selected.enumerated() {
             guard let reference = refs.first(where: { $0.key.isSameName(as: column) })?.value,
-                  let read = try TableInfo.read(db, table: reference.table), case let parent = coreData?.adjusted(read) ?? read, let keyColumn = parent.column(reference.column) else { continue }
-            parentKeys[index] = info.parentKeySQL(of: column, parent: parent, keyColumn: keyColumn.name, row: quoteIdentifier(info.name))
+                let read = try TableInfo.read(db, table: reference.table),
+                case let parent = coreData?.adjusted(read) ?? read, let keyColumn = parent.column(reference.column)
+            else { continue }
+            parentKeys[index] = info.parentKeySQL(
+                of: column, parent: parent, keyColumn: keyColumn.name, row: quoteIdentifier(info.name))
         }
         let order = info.withoutRowID ? info.primaryKey.map(quoteIdentifier).joined(separator: ", ") : "rowid"
         let whereClause = filter.map { " WHERE \($0)" } ?? ""
-        return try fetch(db, columns: selected, expressions: selected.map(quoteIdentifier), parentKeys: parentKeys,
-                         from: "FROM \(quoteIdentifier(info.name))\(whereClause)", order: order, limit: limit, filter: filter)
+        return try fetch(
+            db, columns: selected, expressions: selected.map(quoteIdentifier), parentKeys: parentKeys,
+            from: "FROM \(quoteIdentifier(info.name))\(whereClause)", order: order, limit: limit, filter: filter)
     }
 }

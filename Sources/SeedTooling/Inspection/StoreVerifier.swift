@@ -40,14 +40,28 @@ public enum StoreVerifier {
     /// connection does not load them).
     public static func checkableCopy(of store: DatabaseQueue, size: Int) throws -> (DatabaseQueue, Integrity) {
         guard size <= copyLimit else {
-            return (store, .withoutCheckConstraints("the store is over \(copyLimit >> 20) MB, too large to check through a copy in memory"))
+            return (
+                store,
+                .withoutCheckConstraints(
+                    "the store is over \(copyLimit >> 20) MB, too large to check through a copy in memory")
+            )
         }
-        let path = try store.read { db in try String.fetchOne(db, sql: "SELECT file FROM pragma_database_list WHERE name = 'main'") } ?? ""
+        let path =
+            try store.read { db in
+                try String.fetchOne(db, sql: "SELECT file FROM pragma_database_list WHERE name = 'main'")
+            } ?? ""
         var configuration = Configuration()
-        configuration.prepareDatabase { db in try StoreAccess.distrust(db, readBound: StoreAccess.readBound(forFileAt: path)) }
+        configuration.prepareDatabase { db in
+            try StoreAccess.distrust(db, readBound: StoreAccess.readBound(forFileAt: path))
+        }
         let copy = try DatabaseQueue(configuration: configuration)
-        do { try store.backup(to: copy) }
-        catch { return (store, .withoutCheckConstraints("a copy could not be made (\((error as? DatabaseError)?.message ?? "\(error)"))")) }
+        do { try store.backup(to: copy) } catch {
+            return (
+                store,
+                .withoutCheckConstraints(
+                    "a copy could not be made (\((error as? DatabaseError)?.message ?? "\(error)"))")
+            )
+        }
         return (copy, .full)
     }
 
@@ -61,46 +75,68 @@ public enum StoreVerifier {
             }
         }
         let recorded = try SeedCatalog.tableSpecs(db)
-        let specs = Dictionary((manifest?.tables.map(\.spec) ?? recorded ?? []).map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let specs = Dictionary(
+            (manifest?.tables.map(\.spec) ?? recorded ?? []).map { ($0.name, $0) },
+            uniquingKeysWith: { first, _ in first })
         for row in try Row.fetchAll(db, sql: "PRAGMA foreign_key_check") {
             let table: String = row[0]
             let rowid: Int64? = row[1]
             let parent: String = row[2]
             let key = try rowid.flatMap { try describeKey(db, table: table, rowid: $0, spec: specs[table]) }
-            findings.append(Finding(table: table, key: key, column: nil, code: .unresolvedReference, message: "references a missing row of \(parent)"))
+            findings.append(
+                Finding(
+                    table: table, key: key, column: nil, code: .unresolvedReference,
+                    message: "references a missing row of \(parent)"))
         }
         findings += try pointerFindings(db, facts: manifest?.model?.facts)
         guard let manifest else { return findings }
         // A Core Data manifest names entities and attributes: the dialect maps them to Z tables and columns.
         let coreData = try CoreDataDialect.read(db, facts: manifest.model?.facts)
-        for problem in try coreData?.keyProblems(db) ?? [] { findings.append(Finding(table: CoreDataDialect.primaryKeyTable, code: .storeRefused, message: problem)) }
+        for problem in try coreData?.keyProblems(db) ?? [] {
+            findings.append(Finding(table: CoreDataDialect.primaryKeyTable, code: .storeRefused, message: problem))
+        }
         let dialect: any StoreDialect = coreData ?? PlainSQLiteDialect()
         for table in manifest.tables {
             guard let info = try TableInfo.read(db, table: dialect.tableName(table.name)) else {
-                findings.append(Finding(table: table.name, code: .configuration, message: "the manifest names table \(table.name), which the store does not have"))
+                findings.append(
+                    Finding(
+                        table: table.name, code: .configuration,
+                        message: "the manifest names table \(table.name), which the store does not have"))
                 continue
             }
             // A ref is read as its parent's natural key, as the fixture wrote it and as rules check it in a build.
             var shown: [String: String] = [:]
             for (column, reference) in table.refs {
-                guard let sqlColumn = info.column(dialect.columnName(column)), let parent = try TableInfo.read(db, table: dialect.tableName(reference.table)),
-                      let keyColumn = parent.column(dialect.columnName(reference.column)) else { continue }
-                shown[sqlColumn.name.lowercasedName] = info.shownRefSQL(of: sqlColumn.name, parent: parent, keyColumn: keyColumn.name, row: quoteIdentifier(info.name))
+                guard let sqlColumn = info.column(dialect.columnName(column)),
+                    let parent = try TableInfo.read(db, table: dialect.tableName(reference.table)),
+                    let keyColumn = parent.column(dialect.columnName(reference.column))
+                else { continue }
+                shown[sqlColumn.name.lowercasedName] = info.shownRefSQL(
+                    of: sqlColumn.name, parent: parent, keyColumn: keyColumn.name, row: quoteIdentifier(info.name))
             }
             func expression(_ column: String) -> String { shown[column.lowercasedName] ?? quoteIdentifier(column) }
-            let keyColumns = (table.key.isEmpty ? info.primaryKey : table.key.map(dialect.columnName)).filter { info.column($0) != nil }
+            let keyColumns = (table.key.isEmpty ? info.primaryKey : table.key.map(dialect.columnName)).filter {
+                info.column($0) != nil
+            }
             let keySQL = keyColumns.isEmpty ? "rowid" : keyColumns.map(expression).joined(separator: ", ")
-            let ruled = (table.rules + (manifest.model?.rules(for: table.name) ?? [])).filter { info.column(dialect.columnName($0.column)) != nil }
+            let ruled = (table.rules + (manifest.model?.rules(for: table.name) ?? [])).filter {
+                info.column(dialect.columnName($0.column)) != nil
+            }
             // A Core Data entity's rules hold for its rows (and its sub-entities'), not for other entities sharing its table.
             let entityRows = dialect.rowFilter(table.name).map { " WHERE \($0)" } ?? ""
             if !ruled.isEmpty {
                 let list = ruled.map { expression(dialect.columnName($0.column)) }.joined(separator: ", ")
-                try db.makeStatement(sql: "SELECT \(list), \(keySQL) FROM \(quoteIdentifier(info.name))\(entityRows) ORDER BY rowid").forEachRow { row in
+                try db.makeStatement(
+                    sql: "SELECT \(list), \(keySQL) FROM \(quoteIdentifier(info.name))\(entityRows) ORDER BY rowid"
+                ).forEachRow { row in
                     for (index, rules) in ruled.enumerated() {
                         let value = row[index]
                         for problem in rules.check(value) {
                             let key = row[ruled.count...].map(\.display).joined(separator: ", ")
-                            findings.append(Finding(table: info.name, key: key, column: rules.column, code: problem.code, message: problem.message))
+                            findings.append(
+                                Finding(
+                                    table: info.name, key: key, column: rules.column, code: problem.code,
+                                    message: problem.message))
                         }
                     }
                 }
@@ -108,16 +144,24 @@ public enum StoreVerifier {
             if let model = manifest.model, let entity = model.flattened(table.name), let coreData {
                 // Its queries alias the table, so keys are read as stored there.
                 let rawKeySQL = keyColumns.isEmpty ? "rowid" : keyColumns.map(quoteIdentifier).joined(separator: ", ")
-                findings += try relationshipFindings(db, entity: entity, model: model, table: info, keySQL: rawKeySQL, dialect: coreData)
+                findings += try relationshipFindings(
+                    db, entity: entity, model: model, table: info, keySQL: rawKeySQL, dialect: coreData)
             }
             for check in table.checks {
                 do {
-                    try db.makeStatement(sql: "SELECT \(keySQL) FROM \(quoteIdentifier(info.name)) WHERE NOT (\(check.sql)) ORDER BY rowid").forEachRow { row in
+                    try db.makeStatement(
+                        sql:
+                            "SELECT \(keySQL) FROM \(quoteIdentifier(info.name)) WHERE NOT (\(check.sql)) ORDER BY rowid"
+                    ).forEachRow { row in
                         let key = row.map(\.display).joined(separator: ", ")
-                        findings.append(Finding(table: info.name, key: key, column: nil, code: .otherRule, message: check.message))
+                        findings.append(
+                            Finding(table: info.name, key: key, column: nil, code: .otherRule, message: check.message))
                     }
                 } catch let error as DatabaseError where !error.isStoreFailure {
-                    findings.append(Finding(table: info.name, code: .configuration, message: "check '\(check.sql)' does not run on this store: \(error.message ?? "")"))
+                    findings.append(
+                        Finding(
+                            table: info.name, code: .configuration,
+                            message: "check '\(check.sql)' does not run on this store: \(error.message ?? "")"))
                 }
             }
         }
@@ -128,7 +172,9 @@ public enum StoreVerifier {
     /// FOREIGN KEY constraints; docs/core-data.md, "Deletes and pointers to a row"): the model is
     /// the manifest's, else the one the store keeps (`Z_MODELCACHE`), else the facts a seed recorded.
     private static func pointerFindings(_ db: Database, facts: CoreDataModelFacts?) throws -> [Finding] {
-        guard let coreData = try CoreDataDialect.read(db, facts: facts ?? CoreDataModel.cachedFacts(db)) else { return [] }
+        guard let coreData = try CoreDataDialect.read(db, facts: facts ?? CoreDataModel.cachedFacts(db)) else {
+            return []
+        }
         return try coreData.danglingPointerMessages(db).map { pointer, message in
             Finding(table: pointer.table, column: pointer.column, code: .unresolvedReference, message: message)
         }
@@ -136,38 +182,66 @@ public enum StoreVerifier {
 
     /// A Core Data model's relationship rules: a non-optional to-one must be set (1570); a
     /// to-many's related rows, counted through its inverse, must be within minCount (1580) and maxCount (1590).
-    private static func relationshipFindings(_ db: Database, entity: CoreDataModel.Entity, model: CoreDataModel, table: TableInfo, keySQL: String, dialect: CoreDataDialect) throws -> [Finding] {
+    private static func relationshipFindings(
+        _ db: Database, entity: CoreDataModel.Entity, model: CoreDataModel, table: TableInfo, keySQL: String,
+        dialect: CoreDataDialect
+    ) throws -> [Finding] {
         var findings: [Finding] = []
         func key(_ row: Row, from index: Int) -> String {
             (index..<row.count).map { SQLValue.fromDatabaseValue(row[$0])?.display ?? "NULL" }.joined(separator: ", ")
         }
         for relationship in entity.relationships {
             if !relationship.toMany {
-                findings += try oneSidedPairs(db, entity: entity, relationship: relationship, model: model, table: table, keySQL: keySQL, dialect: dialect)
-                guard !relationship.optional, table.column(dialect.columnName(relationship.name)) != nil else { continue }
-                for row in try Row.fetchAll(db, sql: dialect.rowsWithoutSQL(dialect.columnName(relationship.name), select: keySQL, from: table.name)) {
-                    findings.append(Finding(table: entity.name, key: key(row, from: 0), column: relationship.name, code: .missingRequired, message: "\(relationship.name) is required but missing"))
+                findings += try oneSidedPairs(
+                    db, entity: entity, relationship: relationship, model: model, table: table, keySQL: keySQL,
+                    dialect: dialect)
+                guard !relationship.optional, table.column(dialect.columnName(relationship.name)) != nil else {
+                    continue
+                }
+                for row in try Row.fetchAll(
+                    db,
+                    sql: dialect.rowsWithoutSQL(dialect.columnName(relationship.name), select: keySQL, from: table.name)
+                ) {
+                    findings.append(
+                        Finding(
+                            table: entity.name, key: key(row, from: 0), column: relationship.name,
+                            code: .missingRequired, message: "\(relationship.name) is required but missing"))
                 }
                 continue
             }
             guard relationship.minCount != nil || relationship.maxCount != nil, let inverse = relationship.inverseName,
-                  let destination = model.flattened(relationship.destination), let back = destination.relationships.first(where: { $0.name == inverse }) else { continue }
+                let destination = model.flattened(relationship.destination),
+                let back = destination.relationships.first(where: { $0.name == inverse })
+            else { continue }
             let countSQL: String
             if !back.toMany {
-                countSQL = dialect.pointingCountSQL(table: dialect.tableName(destination.name), column: dialect.columnName(inverse))
-            } else if let join = try dialect.joinTable(db, entity: entity.name, relationship: relationship.name, destination: destination.name) {
+                countSQL = dialect.pointingCountSQL(
+                    table: dialect.tableName(destination.name), column: dialect.columnName(inverse))
+            } else if let join = try dialect.joinTable(
+                db, entity: entity.name, relationship: relationship.name, destination: destination.name)
+            {
                 countSQL = dialect.linkCountSQL(join)  // many-to-many
-            } else { continue }
+            } else {
+                continue
+            }
             let sql = dialect.perRowCountSQL(countSQL, select: keySQL, from: table.name)
             for row in try Row.fetchAll(db, sql: sql) {
                 let count: Int = row[0]
                 if let minimum = relationship.minCount, count < minimum {
-                    findings.append(Finding(table: entity.name, key: key(row, from: 1), column: relationship.name, code: .tooFewRelated,
-                        message: "\(relationship.name) has \(count) related row\(count == 1 ? "" : "s"), fewer than the minimum \(minimum)"))
+                    findings.append(
+                        Finding(
+                            table: entity.name, key: key(row, from: 1), column: relationship.name, code: .tooFewRelated,
+                            message:
+                                "\(relationship.name) has \(count) related row\(count == 1 ? "" : "s"), fewer than the minimum \(minimum)"
+                        ))
                 }
                 if let maximum = relationship.maxCount, count > maximum {
-                    findings.append(Finding(table: entity.name, key: key(row, from: 1), column: relationship.name, code: .tooManyRelated,
-                        message: "\(relationship.name) has \(count) related rows, more than the maximum \(maximum)"))
+                    findings.append(
+                        Finding(
+                            table: entity.name, key: key(row, from: 1), column: relationship.name,
+                            code: .tooManyRelated,
+                            message: "\(relationship.name) has \(count) related rows, more than the maximum \(maximum)")
+                    )
                 }
             }
         }
@@ -176,18 +250,29 @@ public enum StoreVerifier {
 
     /// A one-to-one relationship stores its key on both sides (`ZPOST.ZCOLOR` and `ZCOLOR.ZPOST`):
     /// a row whose target does not point back is one-sided (1550).
-    private static func oneSidedPairs(_ db: Database, entity: CoreDataModel.Entity, relationship: CoreDataModel.Relationship, model: CoreDataModel,
-                                      table: TableInfo, keySQL: String, dialect: CoreDataDialect) throws -> [Finding] {
-        guard let inverse = relationship.inverseName, model.flattened(relationship.destination)?.relationships.first(where: { $0.name == inverse })?.toMany == false,
-              let column = table.column(dialect.columnName(relationship.name)),
-              let target = try TableInfo.read(db, table: dialect.tableName(relationship.destination)), let back = target.column(dialect.columnName(inverse)) else { return [] }
-        let sql = dialect.oneSidedPairsSQL(table: table.name, column: column.name, target: target.name, back: back.name,
-                                           keys: keySQL.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }, entity: entity.name)
+    private static func oneSidedPairs(
+        _ db: Database, entity: CoreDataModel.Entity, relationship: CoreDataModel.Relationship, model: CoreDataModel,
+        table: TableInfo, keySQL: String, dialect: CoreDataDialect
+    ) throws -> [Finding] {
+        guard let inverse = relationship.inverseName,
+            model.flattened(relationship.destination)?.relationships.first(where: { $0.name == inverse })?.toMany
+                == false,
+            let column = table.column(dialect.columnName(relationship.name)),
+            let target = try TableInfo.read(db, table: dialect.tableName(relationship.destination)),
+            let back = target.column(dialect.columnName(inverse))
+        else { return [] }
+        let sql = dialect.oneSidedPairsSQL(
+            table: table.name, column: column.name, target: target.name, back: back.name,
+            keys: keySQL.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }, entity: entity.name)
         return try Row.fetchAll(db, sql: sql).map { row in
-            let key = (2..<row.count).map { SQLValue.fromDatabaseValue(row[$0])?.display ?? "NULL" }.joined(separator: ", ")
+            let key = (2..<row.count).map { SQLValue.fromDatabaseValue(row[$0])?.display ?? "NULL" }.joined(
+                separator: ", ")
             let backValue = SQLValue.fromDatabaseValue(row[1])?.display ?? "NULL"
-            return Finding(table: entity.name, key: key, column: relationship.name, code: .otherRule,
-                           message: "one-sided one-to-one: \(relationship.name) points at \(relationship.destination) \(SQLValue.fromDatabaseValue(row[0])?.display ?? "NULL"), whose \(inverse) is \(backValue); Core Data sets both sides")
+            return Finding(
+                table: entity.name, key: key, column: relationship.name, code: .otherRule,
+                message:
+                    "one-sided one-to-one: \(relationship.name) points at \(relationship.destination) \(SQLValue.fromDatabaseValue(row[0])?.display ?? "NULL"), whose \(inverse) is \(backValue); Core Data sets both sides"
+            )
         }
     }
 
@@ -199,13 +284,20 @@ public enum StoreVerifier {
         var expressions: [String] = []
         for column in key {
             if let reference = spec?.refs.first(where: { $0.key.isSameName(as: column) })?.value,
-               let parent = try TableInfo.read(db, table: reference.table), let keyColumn = parent.column(reference.column) {
-                expressions.append(info.shownRefSQL(of: info.column(column)?.name ?? column, parent: parent, keyColumn: keyColumn.name, row: quoteIdentifier(info.name)))
+                let parent = try TableInfo.read(db, table: reference.table),
+                let keyColumn = parent.column(reference.column)
+            {
+                expressions.append(
+                    info.shownRefSQL(
+                        of: info.column(column)?.name ?? column, parent: parent, keyColumn: keyColumn.name,
+                        row: quoteIdentifier(info.name)))
             } else {
                 expressions.append(quoteIdentifier(column))
             }
         }
-        let row = try db.sqlRow("SELECT \(expressions.joined(separator: ", ")) FROM \(quoteIdentifier(table)) WHERE rowid = ?", binding: [.integer(rowid)])
+        let row = try db.sqlRow(
+            "SELECT \(expressions.joined(separator: ", ")) FROM \(quoteIdentifier(table)) WHERE rowid = ?",
+            binding: [.integer(rowid)])
         return row.map { row in row.map(\.display).joined(separator: ", ") }
     }
 }

@@ -1,5 +1,5 @@
-import SeedRuntime
 import Foundation
+import SeedRuntime
 
 /// How a table's fixture fields map onto its columns (`columns:` and `ignore:` in the manifest).
 ///
@@ -51,16 +51,21 @@ public struct FieldMapping: Sendable {
 
     /// The names a JSON fixture's keys may have: each column's field, then the ignored fields.
     public func fields(forColumns names: [String]) -> [String] {
-        names.map(field(for:)) + ignored.filter { ignoredField in !names.contains { same(field(for: $0), ignoredField) } }
+        names.map(field(for:))
+            + ignored.filter { ignoredField in !names.contains { same(field(for: $0), ignoredField) } }
     }
 
     /// Why `field` is refused: the table lacks it, or its column comes from another field.
     /// `what` is how the fixture names fields ("column" for CSV, "key" for JSON).
-    public func unknownFieldMessage(_ field: String, what: String, table: String, columns tableColumns: [String]) -> String {
+    public func unknownFieldMessage(_ field: String, what: String, table: String, columns tableColumns: [String])
+        -> String
+    {
         if let target = columns.first(where: { same($0.column, field) }) {
-            return "\(what) '\(field)' is not read: column \(target.column) is filled from '\(target.field)' (columns:); list '\(field)' under ignore: to skip it"
+            return
+                "\(what) '\(field)' is not read: column \(target.column) is filled from '\(target.field)' (columns:); list '\(field)' under ignore: to skip it"
         }
-        return "\(what) '\(field)' names no column of table \(table) (it has \(tableColumns.joined(separator: ", "))); map it with columns: or skip it with ignore:"
+        return
+            "\(what) '\(field)' names no column of table \(table) (it has \(tableColumns.joined(separator: ", "))); map it with columns: or skip it with ignore:"
     }
 
     private func same(_ a: String, _ b: String) -> Bool { a.isSameName(as: b) }

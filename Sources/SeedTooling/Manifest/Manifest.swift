@@ -105,12 +105,16 @@ public struct Manifest: Sendable {
         let url = URL(fileURLWithPath: path)
         try FileFacts.refuseSpecial(path, shown: path, what: "the manifest")
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw SeedError(.configuration, file: path, "no manifest here; create one (see README: The manifest) or pass --manifest PATH")
+            throw SeedError(
+                .configuration, file: path,
+                "no manifest here; create one (see README: The manifest) or pass --manifest PATH")
         }
         if let problem = data.withUnsafeBytes({ UTF8Validation.textProblem($0) }) {
             throw SeedError(.configuration, file: path, line: problem.line, code: .invalidEncoding, problem.message)
         }
-        guard let text = String(data: data, encoding: .utf8) else { throw SeedError(.configuration, file: path, code: .invalidEncoding, "the manifest is not UTF-8") }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw SeedError(.configuration, file: path, code: .invalidEncoding, "the manifest is not UTF-8")
+        }
         let document = try YAMLDocument.parse(text, file: path)
         return try Manifest(document: document, path: path, directory: url.deletingLastPathComponent())
     }
@@ -128,7 +132,11 @@ public struct Manifest: Sendable {
             default: throw fail(node.line, node.column, "\(what) must be text")
             }
         }
-        guard let entries = document.entries else { throw fail(document.line, document.column, "the manifest must be a map with schema (or template), output and tables") }
+        guard let entries = document.entries else {
+            throw fail(
+                document.line, document.column,
+                "the manifest must be a map with schema (or template), output and tables")
+        }
         var schema: URL?
         var template: URL?
         var model: (url: URL, text: String, line: Int, column: Int)?
@@ -145,14 +153,24 @@ public struct Manifest: Sendable {
                 let text = try string(entry.node, "model")
                 model = (Self.resolve(text, in: directory), text, entry.line, entry.column)
             case "sources":
-                guard let sourceEntries = entry.node.entries else { throw fail(entry.node.line, entry.node.column, "sources must be a map of name: {file, …}, like codes: { file: data/codes.csv }") }
-                for source in sourceEntries { sources.append(try Self.source(source, directory: directory, path: path)) }
+                guard let sourceEntries = entry.node.entries else {
+                    throw fail(
+                        entry.node.line, entry.node.column,
+                        "sources must be a map of name: {file, …}, like codes: { file: data/codes.csv }")
+                }
+                for source in sourceEntries {
+                    sources.append(try Self.source(source, directory: directory, path: path))
+                }
             case "tables":
                 tablesSeen = true
-                guard let tableEntries = entry.node.entries else { throw fail(entry.node.line, entry.node.column, "tables must be a map of table name: {file, key, …}") }
+                guard let tableEntries = entry.node.entries else {
+                    throw fail(entry.node.line, entry.node.column, "tables must be a map of table name: {file, key, …}")
+                }
                 for table in tableEntries { tables.append(try Self.table(table, directory: directory, path: path)) }
             default:
-                throw fail(entry.line, entry.column, "unknown key '\(entry.key)' (expected schema, template, output, sources, tables)")
+                throw fail(
+                    entry.line, entry.column,
+                    "unknown key '\(entry.key)' (expected schema, template, output, sources, tables)")
             }
         }
         switch (schema, template) {
@@ -169,14 +187,28 @@ public struct Manifest: Sendable {
             cached = try CoreDataModel.loadCache(store: template, shown: displayPath(template))
         }
         if let model {
-            if schema != nil { throw fail(model.line, model.column, "a Core Data manifest (model:) takes template:, not schema:") }
+            if schema != nil {
+                throw fail(model.line, model.column, "a Core Data manifest (model:) takes template:, not schema:")
+            }
             let loaded = try CoreDataModel.load(model.url, shown: displayPath(model.url))
             if let cached {
-                let differences = loaded.differences(fromCache: cached, model: "model: \(model.text)", cacheName: "the template's Z_MODELCACHE")
+                let differences = loaded.differences(
+                    fromCache: cached, model: "model: \(model.text)", cacheName: "the template's Z_MODELCACHE")
                 if !differences.isEmpty {
-                    throw SeedError(.configuration, [Diagnostic(file: path, line: model.line, column: model.column, code: .configuration,
-                        message: "the model and the model the template store was created with disagree; is the template from another version of the app?")]
-                        + differences.map { Diagnostic(file: path, line: model.line, column: model.column, code: .configuration, message: $0) })
+                    throw SeedError(
+                        .configuration,
+                        [
+                            Diagnostic(
+                                file: path, line: model.line, column: model.column, code: .configuration,
+                                message:
+                                    "the model and the model the template store was created with disagree; is the template from another version of the app?"
+                            )
+                        ]
+                            + differences.map {
+                                Diagnostic(
+                                    file: path, line: model.line, column: model.column, code: .configuration,
+                                    message: $0)
+                            })
                 }
             }
             self.model = loaded
@@ -192,7 +224,9 @@ public struct Manifest: Sendable {
             throw fail(source.line, source.column, "source '\(source.name)' is listed twice")
         }
         if let table = tables.first(where: { $0.query != nil }), sources.isEmpty {
-            throw fail(table.line, table.column, "table '\(table.name)' has a query: but the manifest has no sources: to read it from")
+            throw fail(
+                table.line, table.column,
+                "table '\(table.name)' has a query: but the manifest has no sources: to read it from")
         }
         var seen = Set<String>()
         for table in tables where !seen.insert(table.name.lowercasedName).inserted {
@@ -206,29 +240,57 @@ public struct Manifest: Sendable {
         var problems: [Diagnostic] = []
         for table in tables {
             guard let entity = model.flattened(table.name) else {
-                problems.append(Diagnostic(file: path, line: table.line, column: table.column, code: .configuration,
-                    message: "unknown entity '\(table.name)': the model has \(model.entities.map(\.name).joined(separator: ", "))"))
+                problems.append(
+                    Diagnostic(
+                        file: path, line: table.line, column: table.column, code: .configuration,
+                        message:
+                            "unknown entity '\(table.name)': the model has \(model.entities.map(\.name).joined(separator: ", "))"
+                    ))
                 continue
             }
-            for mention in table.columnMentions where !entity.hasColumn(mention.column) && model.manyToMany(entity.name, mention.column) == nil {
-                problems.append(Diagnostic(file: path, line: mention.line, column: mention.column2, code: .configuration,
-                    message: "entity \(entity.name) has no attribute, to-one or many-to-many relationship '\(mention.column)'"))
+            for mention in table.columnMentions
+            where !entity.hasColumn(mention.column) && model.manyToMany(entity.name, mention.column) == nil {
+                problems.append(
+                    Diagnostic(
+                        file: path, line: mention.line, column: mention.column2, code: .configuration,
+                        message:
+                            "entity \(entity.name) has no attribute, to-one or many-to-many relationship '\(mention.column)'"
+                    ))
             }
             for (column, reference) in table.refs {
                 let (line, position) = table.refPositions[column] ?? (table.line, table.column)
                 guard let parent = model.flattened(reference.table) else {
-                    let near = model.entities.first { $0.name.isSameName(as: reference.table) }.map { " (names are case-sensitive: \($0.name)?)" } ?? ""
-                    problems.append(Diagnostic(file: path, line: line, column: position, code: .configuration,
-                        message: "ref \(table.name).\(column) → \(reference): no entity '\(reference.table)'\(near); the model has \(model.entities.map(\.name).joined(separator: ", "))"))
+                    let near =
+                        model.entities.first { $0.name.isSameName(as: reference.table) }.map {
+                            " (names are case-sensitive: \($0.name)?)"
+                        } ?? ""
+                    problems.append(
+                        Diagnostic(
+                            file: path, line: line, column: position, code: .configuration,
+                            message:
+                                "ref \(table.name).\(column) → \(reference): no entity '\(reference.table)'\(near); the model has \(model.entities.map(\.name).joined(separator: ", "))"
+                        ))
                     continue
                 }
                 if !parent.attributes.contains(where: { $0.name == reference.column }) {
-                    problems.append(Diagnostic(file: path, line: line, column: position, code: .configuration,
-                        message: "ref \(table.name).\(column) → \(reference): \(parent.name) has no attribute '\(reference.column)'; it has \(parent.attributes.map(\.name).joined(separator: ", "))"))
+                    problems.append(
+                        Diagnostic(
+                            file: path, line: line, column: position, code: .configuration,
+                            message:
+                                "ref \(table.name).\(column) → \(reference): \(parent.name) has no attribute '\(reference.column)'; it has \(parent.attributes.map(\.name).joined(separator: ", "))"
+                        ))
                 }
             }
-            for attribute in entity.attributes where !CoreDataModel.supportedTypes.contains(attribute.type) && table.columnMentions.contains(where: { $0.column == attribute.name }) {
-                problems.append(Diagnostic(file: path, line: table.line, code: .configuration, message: "\(entity.name).\(attribute.name) is a \(attribute.type) attribute, which seedkit does not convert yet"))
+            for attribute in entity.attributes
+            where !CoreDataModel.supportedTypes.contains(attribute.type)
+                && table.columnMentions.contains(where: { $0.column == attribute.name })
+            {
+                problems.append(
+                    Diagnostic(
+                        file: path, line: table.line, code: .configuration,
+                        message:
+                            "\(entity.name).\(attribute.name) is a \(attribute.type) attribute, which seedkit does not convert yet"
+                    ))
             }
         }
         if !problems.isEmpty { throw SeedError(.configuration, problems) }
@@ -239,7 +301,9 @@ public struct Manifest: Sendable {
             SeedError(.configuration, file: path, line: line, column: column, message)
         }
         let name = entry.key
-        guard let fields = entry.node.entries else { throw fail(entry.node.line, entry.node.column, "table '\(name)' must be a map with file and key") }
+        guard let fields = entry.node.entries else {
+            throw fail(entry.node.line, entry.node.column, "table '\(name)' must be a map with file and key")
+        }
         var file: String?
         var query: Query?
         var key: [String] = []
@@ -259,45 +323,65 @@ public struct Manifest: Sendable {
                 guard let text = node.string else { throw fail(node.line, node.column, "file must be a path") }
                 file = text
             case "query":
-                guard let text = node.string, !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else { throw fail(node.line, node.column, "query must be a SQLite SELECT over the sources") }
+                guard let text = node.string, !text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+                    throw fail(node.line, node.column, "query must be a SQLite SELECT over the sources")
+                }
                 query = Query(sql: text, line: node.line, column: node.column)
             case "key":
-                if let text = node.string { key = [text] }
-                else if let items = node.items {
+                if let text = node.string {
+                    key = [text]
+                } else if let items = node.items {
                     key = []
                     for item in items {
-                        guard let text = item.string else { throw fail(item.line, item.column, "key columns must be names") }
+                        guard let text = item.string else {
+                            throw fail(item.line, item.column, "key columns must be names")
+                        }
                         key.append(text)
                     }
-                } else { throw fail(node.line, node.column, "key must be a column name or a list of them") }
+                } else {
+                    throw fail(node.line, node.column, "key must be a column name or a list of them")
+                }
                 for column in key { mentions.append((column, node.line, node.column)) }
             case "refs":
-                guard let refEntries = node.entries else { throw fail(node.line, node.column, "refs must be a map of column: table.key") }
+                guard let refEntries = node.entries else {
+                    throw fail(node.line, node.column, "refs must be a map of column: table.key")
+                }
                 for ref in refEntries {
                     guard let text = ref.node.string, let reference = TableSpec.Reference(text) else {
-                        throw fail(ref.node.line, ref.node.column, "ref '\(ref.key)' must be written table.column, like categories.name")
+                        throw fail(
+                            ref.node.line, ref.node.column,
+                            "ref '\(ref.key)' must be written table.column, like categories.name")
                     }
                     refs[ref.key] = reference
                     refPositions[ref.key] = (ref.node.line, ref.node.column)
                     mentions.append((ref.key, ref.line, ref.column))
                 }
             case "rules":
-                guard let ruleEntries = node.entries else { throw fail(node.line, node.column, "rules must be a map of column: {rule: value}") }
+                guard let ruleEntries = node.entries else {
+                    throw fail(node.line, node.column, "rules must be a map of column: {rule: value}")
+                }
                 for ruleEntry in ruleEntries {
                     rules.append(try columnRules(ruleEntry, path: path))
                     mentions.append((ruleEntry.key, ruleEntry.line, ruleEntry.column))
                 }
             case "checks":
-                guard let items = node.items else { throw fail(node.line, node.column, "checks must be a list of {sql, message}") }
+                guard let items = node.items else {
+                    throw fail(node.line, node.column, "checks must be a list of {sql, message}")
+                }
                 for item in items {
-                    guard let checkFields = item.entries else { throw fail(item.line, item.column, "a check is {sql: …, message: …}") }
+                    guard let checkFields = item.entries else {
+                        throw fail(item.line, item.column, "a check is {sql: …, message: …}")
+                    }
                     var sql: String?
                     var message: String?
                     for checkField in checkFields {
                         switch checkField.key {
                         case "sql": sql = checkField.node.string
                         case "message": message = checkField.node.string
-                        default: throw fail(checkField.line, checkField.column, "unknown key '\(checkField.key)' in a check (expected sql, message)")
+                        default:
+                            throw fail(
+                                checkField.line, checkField.column,
+                                "unknown key '\(checkField.key)' in a check (expected sql, message)")
                         }
                     }
                     guard let sql else { throw fail(item.line, item.column, "this check has no sql") }
@@ -305,21 +389,36 @@ public struct Manifest: Sendable {
                 }
             case "root":
                 guard let text = node.string, let pointer = JSONPointer(text) else {
-                    throw fail(node.line, node.column, "root must be a JSON Pointer to the array of records, like /3166-1 (RFC 6901: '/' before each key; ~0 stands for ~ and ~1 for / in a key)")
+                    throw fail(
+                        node.line, node.column,
+                        "root must be a JSON Pointer to the array of records, like /3166-1 (RFC 6901: '/' before each key; ~0 stands for ~ and ~1 for / in a key)"
+                    )
                 }
                 root = (pointer, node.line, node.column)
             case "columns":
-                guard let columnEntries = node.entries else { throw fail(node.line, node.column, "columns must be a map of column: fixture field, like { code: alpha_2 }") }
+                guard let columnEntries = node.entries else {
+                    throw fail(
+                        node.line, node.column, "columns must be a map of column: fixture field, like { code: alpha_2 }"
+                    )
+                }
                 for columnEntry in columnEntries {
                     guard let source = columnEntry.node.string, !source.isEmpty else {
-                        throw fail(columnEntry.node.line, columnEntry.node.column, "columns: '\(columnEntry.key)' must name the fixture field it is read from")
+                        throw fail(
+                            columnEntry.node.line, columnEntry.node.column,
+                            "columns: '\(columnEntry.key)' must name the fixture field it is read from")
                     }
                     if let earlier = mapping.columns.first(where: { $0.field.isSameName(as: source) }) {
-                        throw fail(columnEntry.node.line, columnEntry.node.column, "field '\(source)' is mapped twice (to \(earlier.column) and to \(columnEntry.key)); a field fills one column")
+                        throw fail(
+                            columnEntry.node.line, columnEntry.node.column,
+                            "field '\(source)' is mapped twice (to \(earlier.column) and to \(columnEntry.key)); a field fills one column"
+                        )
                     }
                     if source.hasPrefix("/") {
                         guard let pointer = JSONPointer(source), !pointer.tokens.isEmpty else {
-                            throw fail(columnEntry.node.line, columnEntry.node.column, "columns: '\(columnEntry.key)': '\(source)' is not a JSON Pointer (RFC 6901: '/' before each key, like /name/common; ~0 stands for ~ and ~1 for / in a key)")
+                            throw fail(
+                                columnEntry.node.line, columnEntry.node.column,
+                                "columns: '\(columnEntry.key)': '\(source)' is not a JSON Pointer (RFC 6901: '/' before each key, like /name/common; ~0 stands for ~ and ~1 for / in a key)"
+                            )
                         }
                         pointerPositions[columnEntry.key] = (columnEntry.node.line, columnEntry.node.column)
                     }
@@ -329,46 +428,69 @@ public struct Manifest: Sendable {
             case _ where ReadingOptions.keys.contains(field.key):
                 continue  // read below, once the file is known
             case "ignore":
-                guard let items = node.items else { throw fail(node.line, node.column, "ignore must be a list of fixture fields, like [alpha_3, flag]") }
+                guard let items = node.items else {
+                    throw fail(node.line, node.column, "ignore must be a list of fixture fields, like [alpha_3, flag]")
+                }
                 for item in items {
-                    guard let text = item.string else { throw fail(item.line, item.column, "ignore lists fixture field names") }
+                    guard let text = item.string else {
+                        throw fail(item.line, item.column, "ignore lists fixture field names")
+                    }
                     mapping.ignored.append(text)
                     ignoredAt.append((text, item.line, item.column))
                 }
             default:
-                throw fail(field.line, field.column, "unknown key '\(field.key)' in table '\(name)' (expected file, key, refs, rules, checks, root, columns, ignore, format, delimiter, comment, header, nulls, ragged)")
+                throw fail(
+                    field.line, field.column,
+                    "unknown key '\(field.key)' in table '\(name)' (expected file, key, refs, rules, checks, root, columns, ignore, format, delimiter, comment, header, nulls, ragged)"
+                )
             }
         }
         for ignored in ignoredAt {
             if let mapped = mapping.columns.first(where: { $0.field.isSameName(as: ignored.field) }) {
-                throw fail(ignored.line, ignored.column, "field '\(ignored.field)' is both ignored and mapped (columns: \(mapped.column): \(mapped.field)); drop one")
+                throw fail(
+                    ignored.line, ignored.column,
+                    "field '\(ignored.field)' is both ignored and mapped (columns: \(mapped.column): \(mapped.field)); drop one"
+                )
             }
         }
         if let query, file != nil {
-            throw fail(query.line, query.column, "table '\(name)' has both file: and query:; its rows come from one of them")
+            throw fail(
+                query.line, query.column, "table '\(name)' has both file: and query:; its rows come from one of them")
         }
         if let query, let option = fields.first(where: { ReadingOptions.keys.contains($0.key) || $0.key == "root" }) {
             _ = query
-            throw fail(option.line, option.column, "\(option.key): is a reading option of a file; table '\(name)' takes its rows from its query (give the option to the source it reads)")
+            throw fail(
+                option.line, option.column,
+                "\(option.key): is a reading option of a file; table '\(name)' takes its rows from its query (give the option to the source it reads)"
+            )
         }
         // A manifest used only to migrate names no fixture; a build says it needs one.
         let url = Manifest.resolve(file ?? name, in: directory)
         // The format and reading options, decided once for every command that reads the fixture.
         let reading: ReadingOptions
         if file != nil || fields.contains(where: { ReadingOptions.keys.contains($0.key) }) {
-            reading = try ReadingOptions.read(fields, file: file ?? name, url: url, manifest: path, entryLine: entry.line, entryColumn: entry.column)
+            reading = try ReadingOptions.read(
+                fields, file: file ?? name, url: url, manifest: path, entryLine: entry.line, entryColumn: entry.column)
         } else {
             reading = ReadingOptions(format: .csv)
         }
         if let pointer = pointerPositions.sorted(by: { $0.value.line < $1.value.line }).first, !reading.format.isJSON {
-            throw fail(pointer.value.line, pointer.value.column, "columns: '\(pointer.key)' is a JSON Pointer, which reads a JSON record; \(file ?? name) is read as \(reading.format.rawValue)")
+            throw fail(
+                pointer.value.line, pointer.value.column,
+                "columns: '\(pointer.key)' is a JSON Pointer, which reads a JSON record; \(file ?? name) is read as \(reading.format.rawValue)"
+            )
         }
         if let root, reading.format != .json {
-            throw fail(root.line, root.column, "root: points into a JSON document (format json); \(file ?? name) is read as \(reading.format.rawValue)")
+            throw fail(
+                root.line, root.column,
+                "root: points into a JSON document (format json); \(file ?? name) is read as \(reading.format.rawValue)"
+            )
         }
         var config = TableConfig(
-            name: name, file: url, hasFile: file != nil, displayFile: displayPath(url), key: key, refs: refs, rules: rules, checks: checks,
-            line: entry.line, column: entry.column, columnMentions: mentions.map { (column: $0.0, line: $0.1, column2: $0.2) })
+            name: name, file: url, hasFile: file != nil, displayFile: displayPath(url), key: key, refs: refs,
+            rules: rules, checks: checks,
+            line: entry.line, column: entry.column,
+            columnMentions: mentions.map { (column: $0.0, line: $0.1, column2: $0.2) })
         config.root = root?.pointer
         config.mapping = mapping
         config.reading = reading
@@ -383,121 +505,47 @@ public struct Manifest: Sendable {
         func fail(_ line: Int, _ column: Int, _ message: String) -> SeedError {
             SeedError(.configuration, file: path, line: line, column: column, message)
         }
-        guard let fields = entry.node.entries else { throw fail(entry.node.line, entry.node.column, "source '\(entry.key)' must be a map with file, like { file: data/codes.csv }") }
+        guard let fields = entry.node.entries else {
+            throw fail(
+                entry.node.line, entry.node.column,
+                "source '\(entry.key)' must be a map with file, like { file: data/codes.csv }")
+        }
         var file: String?
         var root: JSONPointer?
         for field in fields {
             switch field.key {
             case "file":
-                guard let text = field.node.string else { throw fail(field.node.line, field.node.column, "file must be a path") }
+                guard let text = field.node.string else {
+                    throw fail(field.node.line, field.node.column, "file must be a path")
+                }
                 file = text
             case "root":
                 guard let text = field.node.string, let pointer = JSONPointer(text) else {
-                    throw fail(field.node.line, field.node.column, "root must be a JSON Pointer to the array of records, like /3166-1")
+                    throw fail(
+                        field.node.line, field.node.column,
+                        "root must be a JSON Pointer to the array of records, like /3166-1")
                 }
                 root = pointer
             case _ where ReadingOptions.keys.contains(field.key): continue
             default:
-                throw fail(field.line, field.column, "unknown key '\(field.key)' in source '\(entry.key)' (expected file, root, format, delimiter, comment, header, nulls, ragged)")
+                throw fail(
+                    field.line, field.column,
+                    "unknown key '\(field.key)' in source '\(entry.key)' (expected file, root, format, delimiter, comment, header, nulls, ragged)"
+                )
             }
         }
         guard let file else { throw fail(entry.line, entry.column, "source '\(entry.key)' has no file:") }
         let url = Manifest.resolve(file, in: directory)
-        let reading = try ReadingOptions.read(fields, file: file, url: url, manifest: path, entryLine: entry.line, entryColumn: entry.column)
+        let reading = try ReadingOptions.read(
+            fields, file: file, url: url, manifest: path, entryLine: entry.line, entryColumn: entry.column)
         if root != nil, reading.format != .json, let at = fields.first(where: { $0.key == "root" }) {
-            throw fail(at.node.line, at.node.column, "root: points into a JSON document (format json); \(file) is read as \(reading.format.rawValue)")
+            throw fail(
+                at.node.line, at.node.column,
+                "root: points into a JSON document (format json); \(file) is read as \(reading.format.rawValue)")
         }
-        return Source(name: entry.key, file: url, displayFile: displayPath(url), reading: reading, root: root, line: entry.line, column: entry.column)
+        return Source(
+            name: entry.key, file: url, displayFile: displayPath(url), reading: reading, root: root, line: entry.line,
+            column: entry.column)
     }
 
-    private static func columnRules(_ entry: DocEntry, path: String) throws(SeedError) -> ColumnRules {
-        func fail(_ line: Int, _ column: Int, _ message: String) -> SeedError {
-            SeedError(.configuration, file: path, line: line, column: column, message)
-        }
-        guard let ruleEntries = entry.node.entries else { throw fail(entry.node.line, entry.node.column, "rules for '\(entry.key)' must be a map like {required: true, max_length: 25}") }
-        var rules = ColumnRules(column: entry.key)
-        for rule in ruleEntries {
-            let node = rule.node
-            func number() throws(SeedError) -> Double {
-                switch node.value {
-                case .integer(let value): return Double(value)
-                case .real(let value):
-                    guard value.isFinite else { throw fail(node.line, node.column, "\(rule.key) must be a finite number") }
-                    return value
-                // A whole number past 64 bits arrives as the text it was written as.
-                case .string(let text) where Double(text) != nil && text.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "-" || $0 == "+") }):
-                    return Double(text) ?? 0
-                default: throw fail(node.line, node.column, "\(rule.key) must be a number")
-                }
-            }
-            func count() throws(SeedError) -> Int {
-                guard case .integer(let value) = node.value, value >= 0 else { throw fail(node.line, node.column, "\(rule.key) must be a whole number ≥ 0") }
-                return Int(value)
-            }
-            func date() throws(SeedError) -> String {
-                let text: String
-                switch node.value {
-                case .string(let value): text = value
-                default: throw fail(node.line, node.column, "\(rule.key) must be a date like 1450-01-01")
-                }
-                var bytes = Array(text.utf8)
-                let valid = bytes.withUnsafeMutableBytes { buffer in
-                    if case .success = ColumnType.datetime.convert(text: UnsafeRawBufferPointer(buffer)) { return true }
-                    return false
-                }
-                guard valid else { throw fail(node.line, node.column, "\(rule.key) must be an ISO 8601 date like 1450-01-01, not '\(text)'") }
-                return text
-            }
-            switch rule.key {
-            case "required":
-                guard case .bool(let flag) = node.value else { throw fail(node.line, node.column, "required must be true or false") }
-                rules.required = flag
-            case "min": rules.min = try number()
-            case "max": rules.max = try number()
-            case "min_length": rules.minLength = try count()
-            case "max_length": rules.maxLength = try count()
-            case "pattern":
-                guard let source = node.string else { throw fail(node.line, node.column, "pattern must be a regular expression in quotes") }
-                do { rules.pattern = try ColumnRules.Pattern(source) }
-                catch { throw fail(node.line, node.column, "pattern '\(source)' is not a valid regular expression") }
-            case "one_of":
-                guard let items = node.items else { throw fail(node.line, node.column, "one_of must be a list like [hardcover, paperback]") }
-                rules.oneOf = items.map { item in
-                    if case .string(let text) = item.value { return text }
-                    return item.inputValue.description
-                }
-            case "after": rules.after = try date()
-            case "before": rules.before = try date()
-            default:
-                throw fail(rule.line, rule.column, "unknown rule '\(rule.key)' (expected required, min, max, min_length, max_length, pattern, one_of, after, before)")
-            }
-        }
-        return rules
-    }
-}
-
-/// How messages name the files seedkit reads.
-public enum PathDisplay {
-    /// Absolute paths instead of paths shortened under the current directory (`--absolute-paths`:
-    /// SeedkitPlugin passes it, since Xcode and SwiftPM attribute a build command's
-    /// `file:line:col: error:` lines by absolute path, whatever folder the command runs in).
-    nonisolated(unsafe) public static var absolute = false
-}
-
-/// A path as short as it can be said from the current directory (absolute under ``PathDisplay/absolute``).
-func displayPath(_ url: URL) -> String {
-    let path = url.standardizedFileURL.path
-    if PathDisplay.absolute { return path }
-    let current = FileManager.default.currentDirectoryPath
-    if path.hasPrefix(current + "/") { return String(path.dropFirst(current.count + 1)) }
-    return path
-}
-
-extension Manifest {
-    /// A path the manifest names: relative paths are taken from the manifest's folder, absolute
-    /// ones (and `~/…`) as they are.
-    static func resolve(_ path: String, in directory: URL) -> URL {
-        let expanded = (path as NSString).expandingTildeInPath
-        return expanded.hasPrefix("/") ? URL(fileURLWithPath: expanded) : directory.appendingPathComponent(path)
-    }
 }

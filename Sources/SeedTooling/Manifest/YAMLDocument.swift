@@ -21,7 +21,8 @@ public enum YAMLDocument {
     ///   ``JSONScanner/maximumDepth``, aliases past ``aliasBudget``.
     package static func parse(_ text: String, file: String) throws(SeedError) -> DocNode {
         func fail(_ problem: Problem) -> SeedError {
-            SeedError(.configuration, file: file, line: problem.line, column: problem.column, "YAML: \(problem.message)")
+            SeedError(
+                .configuration, file: file, line: problem.line, column: problem.column, "YAML: \(problem.message)")
         }
         switch EventReader.read(text, aliasScalars: nil) {
         case .document(let document, let budget, let depth):
@@ -38,7 +39,9 @@ public enum YAMLDocument {
     }
 
     /// The parser ``MigrationDirectory/load(_:displayPath:yamlParser:)`` takes.
-    package static let parser: MigrationDirectory.YAMLParser = { text, file throws(SeedError) in try parse(text, file: file) }
+    package static let parser: MigrationDirectory.YAMLParser = { text, file throws(SeedError) in
+        try parse(text, file: file)
+    }
 
     /// What a plain (unquoted) scalar means, as YAML 1.2's core schema reads it: null, a boolean
     /// (`true`/`false` only), an integer, a float; anything else (dates included) is text.
@@ -54,10 +57,15 @@ public enum YAMLDocument {
     /// ``resolvePlain(_:)`` over the scalar's bytes; `text` makes the string only when the scalar is text.
     private static func resolvePlain(_ raw: UnsafeRawBufferPointer, text: () -> String) -> DocValue {
         guard let first = raw.first else { return .null }
-        let isNumberStart = first == UInt8(ascii: "-") || first == UInt8(ascii: "+") || first == UInt8(ascii: ".") || (first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9"))
+        let isNumberStart =
+            first == UInt8(ascii: "-") || first == UInt8(ascii: "+") || first == UInt8(ascii: ".")
+            || (first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9"))
         // Only these first bytes can start a word of the core schema.
-        guard isNumberStart || first == UInt8(ascii: "~") || first == UInt8(ascii: "n") || first == UInt8(ascii: "N")
-            || first == UInt8(ascii: "t") || first == UInt8(ascii: "T") || first == UInt8(ascii: "f") || first == UInt8(ascii: "F") else {
+        guard
+            isNumberStart || first == UInt8(ascii: "~") || first == UInt8(ascii: "n") || first == UInt8(ascii: "N")
+                || first == UInt8(ascii: "t") || first == UInt8(ascii: "T") || first == UInt8(ascii: "f")
+                || first == UInt8(ascii: "F")
+        else {
             return .string(text())
         }
         if raw.count <= 6 {
@@ -85,80 +93,7 @@ public enum YAMLDocument {
         return .string(text())
     }
 
-    /// Where and why a document is refused.
-    struct Problem {
-        var line: Int
-        var column: Int
-        var message: String
-    }
-
-    static func aliasBudgetProblem(_ line: Int, _ column: Int) -> Problem {
-        Problem(line: line, column: column, message: "aliases (*name) repeat more than \(aliasBudget) values in all; write the values out instead (seedkit refuses to expand more)")
-    }
-
-    static func tooDeepProblem(_ line: Int, _ column: Int) -> Problem {
-        Problem(line: line, column: column, message: "lists and maps nest more than \(JSONScanner.maximumDepth) levels deep here; seedkit reads at most \(JSONScanner.maximumDepth)")
-    }
-
-    /// For a document refused for its syntax, an undefined alias or a duplicate key: whether its
-    /// aliases would repeat more than ``aliasBudget`` values if each `*` were a letter (each alias
-    /// a plain scalar in its place, its anchor's size counted there). Such a document is refused
-    /// as an alias bomb first, as the reader that came before this one did (it measured aliases
-    /// on that neutral text before reading the real one).
-    private static func budgetProblem(_ text: String) -> Problem? {
-        guard text.utf8.contains(UInt8(ascii: "*")) else { return nil }
-        var neutral = Array(text.utf8)
-        var stars = Set<Int>()
-        var line = 1
-        var column = 1
-        for index in neutral.indices {
-            let byte = neutral[index]
-            if byte == UInt8(ascii: "*") {
-                stars.insert(line << 24 | column)
-                neutral[index] = UInt8(ascii: "A")
-            }
-            if byte == UInt8(ascii: "\n") || (byte == UInt8(ascii: "\r") && (index + 1 == neutral.count || neutral[index + 1] != UInt8(ascii: "\n"))) {
-                line += 1
-                column = 1
-            } else if byte & 0xC0 != 0x80 {
-                column += 1
-            }
-        }
-        if case .document(_, let budget, _) = EventReader.read(String(decoding: neutral, as: UTF8.self), aliasScalars: stars) { return budget }
-        return nil
-    }
-
-    /// Where `key` is written as a key again after its first use at `first` (block or flow style).
-    private static func secondOccurrence(of key: String, afterLine firstLine: Int, column firstColumn: Int, in text: String) -> (line: Int, column: Int)? {
-        guard !key.isEmpty else { return nil }
-        // "\r\n" is one Character, not "\n": split on both, as libyaml counts lines.
-        let lines = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }
-        for (index, line) in lines.enumerated() where index + 1 >= firstLine {
-            var characters = Array(line)
-            if index + 1 == firstLine {
-                // Skip the first use itself.
-                let skip = min(characters.count, max(0, firstColumn - 1 + key.count))
-                characters = Array(repeating: " ", count: skip) + characters.dropFirst(skip)
-            }
-            let keyCharacters = Array(key)
-            var start = 0
-            while start + keyCharacters.count <= characters.count {
-                defer { start += 1 }
-                guard Array(characters[start..<(start + keyCharacters.count)]) == keyCharacters else { continue }
-                let before = start == 0 ? " " : characters[start - 1]
-                guard " \t{,-?\"'".contains(before) else { continue }
-                var after = start + keyCharacters.count
-                if after < characters.count, characters[after] == "\"" || characters[after] == "'" { after += 1 }
-                while after < characters.count, characters[after] == " " { after += 1 }
-                if after < characters.count, characters[after] == ":" { return (index + 1, start + 1) }
-            }
-        }
-        return nil
-    }
-
-    /// What makes two mapping keys the same key: the text of a scalar and the structure of a list
-    /// or map, with their tags (`!!int 1` and `1` differ; `a`, `"a"` and `!!str a` do not).
-    private enum KeyIdentity: Hashable {
+    enum KeyIdentity: Hashable {
         case scalar(String, tag: String?)
         case sequence([KeyIdentity], tag: String?)
         case mapping([KeyIdentity], tag: String?)
@@ -169,10 +104,21 @@ public enum YAMLDocument {
         /// identities share their lists (an alias repeats its anchor's), so `==` stays quick.
         func hash(into hasher: inout Hasher) {
             switch self {
-            case .scalar(let text, let tag): hasher.combine(0); hasher.combine(text); hasher.combine(tag)
-            case .sequence(let items, let tag): hasher.combine(1); hasher.combine(items.count); hasher.combine(tag)
-            case .mapping(let items, let tag): hasher.combine(2); hasher.combine(items.count); hasher.combine(tag)
-            case .unexpanded(let name): hasher.combine(3); hasher.combine(name)
+            case .scalar(let text, let tag):
+                hasher.combine(0)
+                hasher.combine(text)
+                hasher.combine(tag)
+            case .sequence(let items, let tag):
+                hasher.combine(1)
+                hasher.combine(items.count)
+                hasher.combine(tag)
+            case .mapping(let items, let tag):
+                hasher.combine(2)
+                hasher.combine(items.count)
+                hasher.combine(tag)
+            case .unexpanded(let name):
+                hasher.combine(3)
+                hasher.combine(name)
             }
         }
 
@@ -183,8 +129,9 @@ public enum YAMLDocument {
             case (.sequence(let left, _), .sequence(let right, _)): return lexicographicallyPrecedes(left, right)
             case (.mapping(let left, _), .mapping(let right, _)):
                 // Maps compare by their keys only.
-                return lexicographicallyPrecedes(left.enumerated().filter { $0.offset % 2 == 0 }.map(\.element),
-                                                 right.enumerated().filter { $0.offset % 2 == 0 }.map(\.element))
+                return lexicographicallyPrecedes(
+                    left.enumerated().filter { $0.offset % 2 == 0 }.map(\.element),
+                    right.enumerated().filter { $0.offset % 2 == 0 }.map(\.element))
             default: return false
             }
         }
@@ -199,7 +146,7 @@ public enum YAMLDocument {
     }
 
     /// A node as the reader hands it up: the value, and what a mapping key or an alias needs.
-    private struct Read {
+    struct Read {
         var node: DocNode
         /// The scalar's text (a mapping key's name), nil for lists and maps.
         var text: String?
@@ -211,14 +158,14 @@ public enum YAMLDocument {
         var deepest: Int
     }
 
-    private enum Outcome {
+    enum Outcome {
         /// Read; `budget` and `depth` are the first problems of those kinds, if any.
         case document(DocNode, budget: Problem?, depth: Problem?)
         case failed(Problem)
     }
 
     /// Drives libyaml's event parser and builds the ``DocNode`` tree as events arrive.
-    private struct EventReader {
+    struct EventReader {
         let text: String
         let parser: UnsafeMutablePointer<yaml_parser_t>
         let event: UnsafeMutablePointer<yaml_event_t>
@@ -264,7 +211,9 @@ public enum YAMLDocument {
 
         private var type: yaml_event_type_t { event.pointee.type }
 
-        private var mark: (line: Int, column: Int) { (event.pointee.start_mark.line + 1, event.pointee.start_mark.column + 1) }
+        private var mark: (line: Int, column: Int) {
+            (event.pointee.start_mark.line + 1, event.pointee.start_mark.column + 1)
+        }
 
         /// Frees the current event and parses the next one.
         private mutating func advance() throws(Failure) {
@@ -283,8 +232,12 @@ public enum YAMLDocument {
             try advance()
             if type != YAML_STREAM_END_EVENT {
                 let (line, column) = mark
-                let context = line != 1 ? "expected a single document in the stream that starts at line 1" : "expected a single document in the stream"
-                throw Failure(problem: Problem(line: line, column: column, message: "but found another document (\(context))"))
+                let context =
+                    line != 1
+                    ? "expected a single document in the stream that starts at line 1"
+                    : "expected a single document in the stream"
+                throw Failure(
+                    problem: Problem(line: line, column: column, message: "but found another document (\(context))"))
             }
             return root.node
         }
@@ -297,7 +250,9 @@ public enum YAMLDocument {
         /// Reads the node whose first event is the current one; leaves its last event current.
         /// `isKey`: a mapping key (a scalar key keeps its text, not a value). Nesting is checked
         /// only in values (`checkDepth`): what a key holds is never a value of the document.
-        private mutating func readNode(depth: Int, checkDepth: Bool, isKey: Bool, wantIdentity: Bool) throws(Failure) -> Read {
+        private mutating func readNode(depth: Int, checkDepth: Bool, isKey: Bool, wantIdentity: Bool) throws(Failure)
+            -> Read
+        {
             let (line, column) = mark
             switch type {
             case YAML_SCALAR_EVENT:
@@ -306,7 +261,9 @@ public enum YAMLDocument {
                 var raw = UnsafeRawBufferPointer(start: scalar.value, count: scalar.length)
                 // One leading U+FEFF is dropped, as Foundation's `String(bytes:encoding:)` (which
                 // the Yams reader before this one used) drops it: checksums stay the same.
-                if raw.count >= 3 && raw[0] == 0xEF && raw[1] == 0xBB && raw[2] == 0xBF { raw = UnsafeRawBufferPointer(rebasing: raw[3...]) }
+                if raw.count >= 3 && raw[0] == 0xEF && raw[1] == 0xBB && raw[2] == 0xBF {
+                    raw = UnsafeRawBufferPointer(rebasing: raw[3...])
+                }
                 let plain = scalar.style == YAML_PLAIN_SCALAR_STYLE
                 var text: String?
                 func makeText() -> String {
@@ -317,7 +274,8 @@ public enum YAMLDocument {
                 }
                 var size = 1
                 if plain, let aliasScalars, aliasScalars.contains(line << 24 | column) {
-                    let name = String(makeText().dropFirst().prefix { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" })
+                    let name = String(
+                        makeText().dropFirst().prefix { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" })
                     size = anchors[name]?.size ?? 1
                     count(size, line, column)
                 }
@@ -335,7 +293,9 @@ public enum YAMLDocument {
                     let tag = scalar.quoted_implicit == 1 ? nil : Self.string(scalar.tag)
                     identity = .scalar(text, tag: tag == "!" || tag == "tag:yaml.org,2002:str" ? nil : tag)
                 }
-                let read = Read(node: DocNode(value, line: line, column: column), text: text, identity: identity, size: size, deepest: -1)
+                let read = Read(
+                    node: DocNode(value, line: line, column: column), text: text, identity: identity, size: size,
+                    deepest: -1)
                 if let anchor { anchors[anchor] = read }
                 return read
             case YAML_SEQUENCE_START_EVENT, YAML_MAPPING_START_EVENT:
@@ -368,10 +328,16 @@ public enum YAMLDocument {
                     while type != YAML_MAPPING_END_EVENT {
                         let key = try readNode(depth: depth + 1, checkDepth: false, isKey: true, wantIdentity: true)
                         try advance()
-                        let value = try readNode(depth: depth + 1, checkDepth: checkDepth, isKey: false, wantIdentity: identify)
+                        let value = try readNode(
+                            depth: depth + 1, checkDepth: checkDepth, isKey: false, wantIdentity: identify)
                         try advance()
-                        entries.append(DocEntry(key: key.text ?? "", line: key.node.line, column: key.node.column, node: value.node))
-                        if case .scalar(_, tag: nil)? = key.identity {} else { special.append((entries.count - 1, key.identity ?? .unexpanded(""))) }
+                        entries.append(
+                            DocEntry(
+                                key: key.text ?? "", line: key.node.line, column: key.node.column, node: value.node))
+                        if case .scalar(_, tag: nil)? = key.identity {
+                        } else {
+                            special.append((entries.count - 1, key.identity ?? .unexpanded("")))
+                        }
                         size = size &+ key.size &+ value.size
                         deepest = max(deepest, value.deepest + 1)
                         if identify {
@@ -380,21 +346,24 @@ public enum YAMLDocument {
                         }
                     }
                     try checkDuplicates(entries, special: special)
-                    read = Read(node: DocNode(.object(entries), line: line, column: column), text: nil,
-                                identity: identify ? .mapping(identities, tag: tag) : nil, size: size, deepest: deepest)
+                    read = Read(
+                        node: DocNode(.object(entries), line: line, column: column), text: nil,
+                        identity: identify ? .mapping(identities, tag: tag) : nil, size: size, deepest: deepest)
                 } else {
                     var items: [DocNode] = []
                     try advance()
                     while type != YAML_SEQUENCE_END_EVENT {
-                        let item = try readNode(depth: depth + 1, checkDepth: checkDepth, isKey: false, wantIdentity: identify)
+                        let item = try readNode(
+                            depth: depth + 1, checkDepth: checkDepth, isKey: false, wantIdentity: identify)
                         try advance()
                         items.append(item.node)
                         size = size &+ item.size
                         deepest = max(deepest, item.deepest + 1)
                         if identify { identities.append(item.identity ?? .unexpanded("")) }
                     }
-                    read = Read(node: DocNode(.array(items), line: line, column: column), text: nil,
-                                identity: identify ? .sequence(identities, tag: tag) : nil, size: size, deepest: deepest)
+                    read = Read(
+                        node: DocNode(.array(items), line: line, column: column), text: nil,
+                        identity: identify ? .sequence(identities, tag: tag) : nil, size: size, deepest: deepest)
                 }
                 if let anchor { anchors[anchor] = read }
                 return read
@@ -407,8 +376,10 @@ public enum YAMLDocument {
                 if budget != nil {
                     // Refused: nothing more is expanded, but a key still names what it repeats
                     // (a repeated key found later is still reported as such).
-                    return Read(node: DocNode(.null, line: anchored.node.line, column: anchored.node.column), text: anchored.text,
-                                identity: anchored.identity, size: anchored.size, deepest: -1)
+                    return Read(
+                        node: DocNode(.null, line: anchored.node.line, column: anchored.node.column),
+                        text: anchored.text,
+                        identity: anchored.identity, size: anchored.size, deepest: -1)
                 }
                 if checkDepth && self.depth == nil && depth + anchored.deepest >= JSONScanner.maximumDepth {
                     self.depth = Self.firstTooDeep(anchored.node, depth: depth)
@@ -443,7 +414,9 @@ public enum YAMLDocument {
 
         /// Refuses a map that uses a key twice: names the key (the first in text order if several
         /// are repeated) and where it is written again.
-        private func checkDuplicates(_ entries: [DocEntry], special: [(index: Int, identity: KeyIdentity)]) throws(Failure) {
+        private func checkDuplicates(_ entries: [DocEntry], special: [(index: Int, identity: KeyIdentity)])
+            throws(Failure)
+        {
             guard entries.count > 1 else { return }
             if special.isEmpty {
                 // Text keys only (nearly every map): done unless two are the same.
@@ -459,12 +432,18 @@ public enum YAMLDocument {
                 }
             }
             let keys = entries.enumerated().map { index, entry in
-                (identity: special.first { $0.index == index }?.identity ?? .scalar(entry.key, tag: nil), text: entry.key, line: entry.line, column: entry.column)
+                (
+                    identity: special.first { $0.index == index }?.identity ?? .scalar(entry.key, tag: nil),
+                    text: entry.key, line: entry.line, column: entry.column
+                )
             }
             var repeatedKeys: [Int] = []  // the first use of each key used again
             if keys.count <= 8 {
-                for index in keys.indices where !repeatedKeys.contains(where: { keys[$0].identity == keys[index].identity }) {
-                    if keys[(index + 1)...].contains(where: { $0.identity == keys[index].identity }) { repeatedKeys.append(index) }
+                for index in keys.indices
+                where !repeatedKeys.contains(where: { keys[$0].identity == keys[index].identity }) {
+                    if keys[(index + 1)...].contains(where: { $0.identity == keys[index].identity }) {
+                        repeatedKeys.append(index)
+                    }
                 }
             } else {
                 var seen: [KeyIdentity: Int] = [:]
@@ -478,14 +457,22 @@ public enum YAMLDocument {
                 }
             }
             guard var chosen = repeatedKeys.first else { return }
-            for index in repeatedKeys.dropFirst() where KeyIdentity.precedes(keys[index].identity, keys[chosen].identity) { chosen = index }
+            for index in repeatedKeys.dropFirst()
+            where KeyIdentity.precedes(keys[index].identity, keys[chosen].identity) { chosen = index }
             let first = keys[chosen]
             let key: String
             if case .scalar = first.identity { key = first.text } else { key = "<uncovertable>" }
-            if let again = YAMLDocument.secondOccurrence(of: key, afterLine: first.line, column: first.column, in: text) {
-                throw Failure(problem: Problem(line: again.line, column: again.column, message: "key '\(key)' appears twice in the same map (first at line \(first.line)); keep one"))
+            if let again = YAMLDocument.secondOccurrence(of: key, afterLine: first.line, column: first.column, in: text)
+            {
+                throw Failure(
+                    problem: Problem(
+                        line: again.line, column: again.column,
+                        message: "key '\(key)' appears twice in the same map (first at line \(first.line)); keep one"))
             }
-            throw Failure(problem: Problem(line: first.line, column: first.column, message: "key '\(key)' appears twice in this map; keep one"))
+            throw Failure(
+                problem: Problem(
+                    line: first.line, column: first.column, message: "key '\(key)' appears twice in this map; keep one")
+            )
         }
 
         /// libyaml's error in one line that says what is wrong and where, without libyaml's internals.
@@ -498,10 +485,17 @@ public enum YAMLDocument {
             case YAML_READER_ERROR:
                 // libyaml counts bytes; the message counts characters from the start of the line.
                 var position = (line: 0, column: 0)
-                if let index = text.utf8.index(text.utf8.startIndex, offsetBy: state.problem_offset, limitedBy: text.utf8.endIndex)?.samePosition(in: text) {
+                if let index = text.utf8.index(
+                    text.utf8.startIndex, offsetBy: state.problem_offset, limitedBy: text.utf8.endIndex)?.samePosition(
+                        in: text)
+                {
                     position = (1, 1)
                     for character in text[..<index] {
-                        if character == "\n" || character == "\r\n" { position = (position.line + 1, 1) } else { position.column += 1 }
+                        if character == "\n" || character == "\r\n" {
+                            position = (position.line + 1, 1)
+                        } else {
+                            position.column += 1
+                        }
                     }
                 }
                 let what = state.problem_value >= 0 ? " (character code \(state.problem_value))" : ""

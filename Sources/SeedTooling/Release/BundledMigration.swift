@@ -7,13 +7,16 @@ package enum BundledMigration {
     /// The text of the bundled `.json` file: the migration file's document as canonical JSON,
     /// exactly the text its checksum is computed over.
     package static func jsonText(of migration: Migration) throws(SeedError) -> String {
-        guard let data = FileManager.default.contents(atPath: migration.file), let text = String(data: data, encoding: .utf8) else {
+        guard let data = FileManager.default.contents(atPath: migration.file),
+            let text = String(data: data, encoding: .utf8)
+        else {
             throw SeedError(.configuration, file: migration.file, "cannot read")
         }
         let document: DocNode
         if migration.file.hasSuffix(".json") {
-            do { document = try data.withUnsafeBytes { try JSONScanner.parseDocument($0) } }
-            catch { throw SeedError(.configuration, file: migration.file, code: .parseError, "\(error)") }
+            do { document = try data.withUnsafeBytes { try JSONScanner.parseDocument($0) } } catch {
+                throw SeedError(.configuration, file: migration.file, code: .parseError, "\(error)")
+            }
         } else {
             document = try YAMLDocument.parse(text, file: migration.file)
         }
@@ -26,9 +29,10 @@ package enum BundledMigration {
     /// bundled bytes it knows and need not scan them (``MigrationLedger/recordFileDigest(number:sha256:in:)``).
     package static func digest(of migration: Migration) -> String? {
         guard case .changes = migration.body,
-              let size = FileFacts.size(migration.file),
-              size >= DeferredJSONMigration.threshold / 4,  // canonical JSON is not four times its source
-              let text = try? jsonText(of: migration), text.utf8.count >= DeferredJSONMigration.threshold else { return nil }
+            let size = FileFacts.size(migration.file),
+            size >= DeferredJSONMigration.threshold / 4,  // canonical JSON is not four times its source
+            let text = try? jsonText(of: migration), text.utf8.count >= DeferredJSONMigration.threshold
+        else { return nil }
         return SHA256.hex(text.utf8)
     }
 }

@@ -10,7 +10,9 @@ package enum FileWriting {
     package struct Failure: Error {
         package var number: Int32
         package var created: Bool
-        package var description: String { (created ? "cannot write: " : "cannot create: ") + String(cString: strerror(number)) }
+        package var description: String {
+            (created ? "cannot write: " : "cannot create: ") + String(cString: strerror(number))
+        }
     }
 
     /// Writes `text` into a new file (O_EXCL: never replaces one). Returns nil, or why not (a file it created, removed).
@@ -21,9 +23,14 @@ package enum FileWriting {
         var offset = 0
         var failure: Int32?
         while offset < bytes.count {
-            let count = bytes.withUnsafeBytes { buffer in buffer.baseAddress.map { Foundation.write(descriptor, $0 + offset, buffer.count - offset) } ?? 0 }
+            let count = bytes.withUnsafeBytes { buffer in
+                buffer.baseAddress.map { Foundation.write(descriptor, $0 + offset, buffer.count - offset) } ?? 0
+            }
             if count < 0 && errno == EINTR { continue }
-            guard count > 0 else { failure = count < 0 ? errno : EIO; break }
+            guard count > 0 else {
+                failure = count < 0 ? errno : EIO
+                break
+            }
             offset += count
         }
         if close(descriptor) != 0 && failure == nil { failure = errno }

@@ -24,8 +24,12 @@ public struct MigrationGenerator: Sendable {
         var words: [String] = []
         var word = ""
         for character in name.lowercased() {
-            if character.isLetter || character.isNumber { word.append(character) }
-            else if !word.isEmpty { words.append(word); word = "" }
+            if character.isLetter || character.isNumber {
+                word.append(character)
+            } else if !word.isEmpty {
+                words.append(word)
+                word = ""
+            }
         }
         if !word.isEmpty { words.append(word) }
         return words.joined(separator: "-")
@@ -37,34 +41,37 @@ public struct MigrationGenerator: Sendable {
     public static func scaffold(id: String, manifest: Manifest? = nil) -> String {
         if let manifest, let example = scaffold(id: id, from: manifest) { return example }
         return """
-        # \(id): describe the data change here.
-        # insert: rows added when their key is missing (refs by natural key)
-        #   books:
-        #     - { title: "The fifth book", price: 14, category_id: "Fiction" }
-        # update: values changed only where the user has not changed them
-        #   books:
-        #     - key: "The first book"
-        #       from: { price: 10 }
-        #       to: { price: 11 }
-        # delete: rows removed when they still hold `from` and nothing refers to them
-        #   books:
-        #     - key: "The third book"
-        #       from: { price: 10 }
-        insert:
-        update:
-        delete:
+            # \(id): describe the data change here.
+            # insert: rows added when their key is missing (refs by natural key)
+            #   books:
+            #     - { title: "The fifth book", price: 14, category_id: "Fiction" }
+            # update: values changed only where the user has not changed them
+            #   books:
+            #     - key: "The first book"
+            #       from: { price: 10 }
+            #       to: { price: 11 }
+            # delete: rows removed when they still hold `from` and nothing refers to them
+            #   books:
+            #     - key: "The third book"
+            #       from: { price: 10 }
+            insert:
+            update:
+            delete:
 
-        """
+            """
     }
 
     private static func scaffold(id: String, from manifest: Manifest) -> String? {
         let index = ReleaseKeyIndex(manifest: manifest, migrations: [])
         for config in manifest.tables.reversed() where !config.key.isEmpty {
             guard let record = index.firstRecord(config), !record.isEmpty else { continue }
-            func value(_ field: String) -> InputValue? { record.first { $0.field.isSameName(as: config.mapping.field(for: field)) }?.value }
+            func value(_ field: String) -> InputValue? {
+                record.first { $0.field.isSameName(as: config.mapping.field(for: field)) }?.value
+            }
             let keyValues = config.key.compactMap(value)
             guard keyValues.count == config.key.count else { continue }
-            let key = keyValues.count == 1 ? yaml(keyValues[0]) : "[" + keyValues.map(yaml).joined(separator: ", ") + "]"
+            let key =
+                keyValues.count == 1 ? yaml(keyValues[0]) : "[" + keyValues.map(yaml).joined(separator: ", ") + "]"
             let table = name(config.name)
             let row = "{ " + record.map { "\(name($0.field)): \(yaml($0.value))" }.joined(separator: ", ") + " }"
             // A value to show in `from`/`to`: the first field that is not part of the key.
@@ -109,13 +116,23 @@ public struct MigrationGenerator: Sendable {
     ///
     /// - throws: ``SeedError`` for a change seedkit will not write (see ``SchemaStep``), and for
     ///   any schema change of a Core Data store (Core Data migrates its schema itself).
-    public static func schemaStep(old: DatabaseQueue, current: DatabaseQueue, oldName: String, coreData: Bool) throws -> SchemaStep? {
+    public static func schemaStep(old: DatabaseQueue, current: DatabaseQueue, oldName: String, coreData: Bool) throws
+        -> SchemaStep?
+    {
         let before = try old.read { db in try SchemaSnapshot.read(db) }
         let after = try current.read { db in try SchemaSnapshot.read(db) }
         let differences = before.differences(from: after, this: oldName, that: "the fresh build")
         guard !differences.isEmpty else { return nil }
         if coreData {
-            throw SeedError(.configuration, differences.map { Diagnostic(file: oldName, code: .configuration, message: "\($0): a Core Data store's schema is the model's, and Core Data migrates it (a new model version); seedkit writes no schema step for it") })
+            throw SeedError(
+                .configuration,
+                differences.map {
+                    Diagnostic(
+                        file: oldName, code: .configuration,
+                        message:
+                            "\($0): a Core Data store's schema is the model's, and Core Data migrates it (a new model version); seedkit writes no schema step for it"
+                    )
+                })
         }
         return try SchemaStep.make(from: before, to: after, oldName: oldName)
     }
@@ -136,7 +153,8 @@ public struct MigrationGenerator: Sendable {
         /// `3 inserts, 2 updates (1 rename), 0 deletes`.
         public var summary: String {
             func count(_ number: Int, _ noun: String) -> String { "\(number) \(noun)\(number == 1 ? "" : "s")" }
-            return "\(count(inserts, "insert")), \(count(updates, "update"))\(renames > 0 ? " (\(count(renames, "rename")))" : ""), \(count(deletes, "delete"))"
+            return
+                "\(count(inserts, "insert")), \(count(updates, "update"))\(renames > 0 ? " (\(count(renames, "rename")))" : ""), \(count(deletes, "delete"))"
         }
     }
 
@@ -153,27 +171,37 @@ public struct MigrationGenerator: Sendable {
     ///
     /// - parameters:
     ///   - original: the old seed as shipped when `old` is it with `appliedMigrations` applied (for messages).
-    public func generate(old: DatabaseQueue, current: DatabaseQueue, header: String, renames hints: [RenameHint] = [],
-                         original: DatabaseQueue? = nil, appliedMigrations: [String] = []) throws -> Generated? {
+    public func generate(
+        old: DatabaseQueue, current: DatabaseQueue, header: String, renames hints: [RenameHint] = [],
+        original: DatabaseQueue? = nil, appliedMigrations: [String] = []
+    ) throws -> Generated? {
         let (tables, semantics) = try current.read { db in try SemanticRows.make(manifest, in: db) }
         var keys: [String: [String]] = [:]
         for table in tables { keys[table.spec.name] = table.keyColumns }
-        let diff = try StoreDiff.compare(old, current, keys: keys, tables: tables.map(\.spec.name), semantics: semantics)
+        let diff = try StoreDiff.compare(
+            old, current, keys: keys, tables: tables.map(\.spec.name), semantics: semantics)
         var changes: [String: StoreDiff.TableDiff] = [:]
         for table in diff.tables { changes[table.table] = table }
         var problems: [Diagnostic] = []
         for hint in hints where !tables.contains(where: { $0.written.name.isSameName(as: hint.table) }) {
-            problems.append(Diagnostic(code: .configuration, message: "--rename '\(hint.text)': the manifest has no table '\(hint.table)'"))
+            problems.append(
+                Diagnostic(
+                    code: .configuration, message: "--rename '\(hint.text)': the manifest has no table '\(hint.table)'")
+            )
         }
         var follow = Follow()
-        var renameLines: [String: [String]] = [:], updateLines: [String: [String]] = [:]
+        var renameLines: [String: [String]] = [:]
+        var updateLines: [String: [String]] = [:]
         var generated = Generated(yaml: header)
         for table in Self.parentsFirst(tables) {
             var change = changes[table.spec.name] ?? StoreDiff.TableDiff(table: table.spec.name, key: table.keyColumns)
             // Renames: named by a hint, or by an id both seeds agree on.
             var pairs: [(old: [SQLValue], new: [SQLValue])] = []
             for hint in hints where hint.table.isSameName(as: table.written.name) {
-                switch try Self.resolve(hint, table: table, change: change, old: old, current: current, original: original, appliedMigrations: appliedMigrations) {
+                switch try Self.resolve(
+                    hint, table: table, change: change, old: old, current: current, original: original,
+                    appliedMigrations: appliedMigrations)
+                {
                 case .success(let pair): pairs.append(pair)
                 case .failure(let problem): problems.append(problem)
                 }
@@ -183,27 +211,39 @@ public struct MigrationGenerator: Sendable {
                 pairs += try identityRenames(table: table, change: change, excluding: pairs, old: old, current: current)
             }
             for (index, pair) in pairs.enumerated() {
-                func shown(_ key: [SQLValue]) -> String { key.count == 1 ? RowEvent.describe(key[0]) : "(" + key.map(RowEvent.describe).joined(separator: ", ") + ")" }
+                func shown(_ key: [SQLValue]) -> String {
+                    key.count == 1
+                        ? RowEvent.describe(key[0]) : "(" + key.map(RowEvent.describe).joined(separator: ", ") + ")"
+                }
                 var (oldText, newText) = (shown(pair.old), shown(pair.new))
                 // Keys that differ in their bytes but print alike (NFC and NFD): show their scalars.
-                if oldText == newText, pair.old.count == 1, case .text(let a) = pair.old[0], case .text(let b) = pair.new[0] {
+                if oldText == newText, pair.old.count == 1, case .text(let a) = pair.old[0],
+                    case .text(let b) = pair.new[0]
+                {
                     (oldText, newText) = ("'" + a.escapingNonASCII + "'", "'" + b.escapingNonASCII + "'")
                 }
-                generated.renamePairs.append("\(table.written.name) \(oldText) → \(newText) (\(index < hinted ? "--rename" : "same id in both seeds"))")
+                generated.renamePairs.append(
+                    "\(table.written.name) \(oldText) → \(newText) (\(index < hinted ? "--rename" : "same id in both seeds"))"
+                )
             }
-            let renamedOld = Set(pairs.map { Follow.id($0.old) }), renamedNew = Set(pairs.map { Follow.id($0.new) })
+            let renamedOld = Set(pairs.map { Follow.id($0.old) })
+            let renamedNew = Set(pairs.map { Follow.id($0.new) })
             change.removed.removeAll { renamedOld.contains(Follow.id($0)) }
             change.added.removeAll { renamedNew.contains(Follow.id($0)) }
-            var renamed: [(key: [SQLValue], old: [(column: String, value: SQLValue)], new: [(column: String, value: SQLValue)])] = []
+            var renamed:
+                [(key: [SQLValue], old: [(column: String, value: SQLValue)], new: [(column: String, value: SQLValue)])] =
+                    []
             for pair in pairs {
                 guard let oldRow = try old.read({ db in try table.row(db, key: pair.old) }),
-                      let newRow = try current.read({ db in try table.row(db, key: pair.new) }) else { continue }
+                    let newRow = try current.read({ db in try table.row(db, key: pair.new) })
+                else { continue }
                 renamed.append((pair.old, oldRow, newRow))
                 follow.record(table: table, old: oldRow, new: newRow)
             }
             // Rows whose key holds a ref to a renamed parent: the same row under the followed key.
             let added = Set(change.added.map(Follow.id))
-            var moved: [(old: [SQLValue], key: [SQLValue], columns: [(column: String, old: SQLValue, new: SQLValue)])] = []
+            var moved: [(old: [SQLValue], key: [SQLValue], columns: [(column: String, old: SQLValue, new: SQLValue)])] =
+                []
             change.removed.removeAll { key in
                 let followed = follow.key(key, table: table)
                 guard Follow.id(followed) != Follow.id(key), added.contains(Follow.id(followed)) else { return false }
@@ -214,20 +254,28 @@ public struct MigrationGenerator: Sendable {
             change.added.removeAll { movedKeys.contains(Follow.id($0)) }
             for index in moved.indices {
                 guard let oldRow = try old.read({ db in try table.row(db, key: moved[index].old) }),
-                      let newRow = try current.read({ db in try table.row(db, key: moved[index].key) }) else { continue }
+                    let newRow = try current.read({ db in try table.row(db, key: moved[index].key) })
+                else { continue }
                 moved[index].columns = zip(oldRow, newRow).map { (column: $0.column, old: $0.value, new: $1.value) }
             }
             var lines: [String] = []
             for row in Self.selfReferencesFirst(renamed.map(\.new), table: table) {
                 guard let rename = renamed.first(where: { $0.new.map(\.value) == row.map(\.value) }) else { continue }
                 let columns = zip(rename.old, rename.new).map { (column: $0.column, old: $0.value, new: $1.value) }
-                guard let text = update(table, key: follow.key(rename.key, table: table), columns: columns, follow: follow) else { continue }
+                guard
+                    let text = update(
+                        table, key: follow.key(rename.key, table: table), columns: columns, follow: follow)
+                else { continue }
                 lines.append(text)
                 generated.renames += 1
             }
             renameLines[table.spec.name] = lines
             var plain: [String] = []
-            for row in moved.map({ (key: $0.key, columns: $0.columns) }) + change.changed.map({ (key: $0.key, columns: $0.columns.map { (column: $0.column, old: $0.old, new: $0.new) }) }) {
+            for row in moved.map({ (key: $0.key, columns: $0.columns) })
+                + change.changed.map({
+                    (key: $0.key, columns: $0.columns.map { (column: $0.column, old: $0.old, new: $0.new) })
+                })
+            {
                 if let text = update(table, key: row.key, columns: row.columns, follow: follow) { plain.append(text) }
             }
             updateLines[table.spec.name] = plain
@@ -236,7 +284,9 @@ public struct MigrationGenerator: Sendable {
         }
         if !problems.isEmpty { throw SeedError(.configuration, problems) }
 
-        var inserts: [String] = [], updates: [String] = [], deletes: [String] = []
+        var inserts: [String] = []
+        var updates: [String] = []
+        var deletes: [String] = []
         let ordered = Self.parentsFirst(tables)
         for table in ordered {
             guard let changes = changes[table.spec.name], !changes.added.isEmpty else { continue }
@@ -245,7 +295,9 @@ public struct MigrationGenerator: Sendable {
                 guard let row = try current.read({ db in try table.row(db, key: key) }) else { continue }
                 rows.append(row)
             }
-            let lines = Self.selfReferencesFirst(rows, table: table).map { "    - " + Self.map($0.map { (table.writtenName($0.column), $0.value) }) }
+            let lines = Self.selfReferencesFirst(rows, table: table).map {
+                "    - " + Self.map($0.map { (table.writtenName($0.column), $0.value) })
+            }
             inserts.append("  \(Self.name(table.written.name)):\n" + lines.joined(separator: "\n"))
             generated.inserts += lines.count
         }
@@ -253,7 +305,10 @@ public struct MigrationGenerator: Sendable {
         // once the parents' renames are applied.
         for table in ordered {
             let rows = (renameLines[table.spec.name] ?? []) + (updateLines[table.spec.name] ?? [])
-            if !rows.isEmpty { updates.append("  \(Self.name(table.written.name)):\n" + rows.joined(separator: "\n")); generated.updates += rows.count }
+            if !rows.isEmpty {
+                updates.append("  \(Self.name(table.written.name)):\n" + rows.joined(separator: "\n"))
+                generated.updates += rows.count
+            }
         }
         for table in ordered.reversed() {
             guard let changes = changes[table.spec.name], !changes.removed.isEmpty else { continue }
@@ -265,7 +320,9 @@ public struct MigrationGenerator: Sendable {
             // Children before their parents.
             let rows = Self.selfReferencesFirst(removed, table: table).reversed().map { row in
                 let key = table.keyColumns.map { column in row.first { $0.column == column }?.value ?? .null }
-                let from = row.filter { !table.keyColumns.contains($0.column) }.map { (table.writtenName($0.column), $0.value) }
+                let from = row.filter { !table.keyColumns.contains($0.column) }.map {
+                    (table.writtenName($0.column), $0.value)
+                }
                 return "    - key: \(Self.key(table.writtenKeyColumns, key))\n      from: \(Self.map(from))"
             }
             deletes.append("  \(Self.name(table.written.name)):\n" + rows.joined(separator: "\n"))
@@ -281,32 +338,52 @@ public struct MigrationGenerator: Sendable {
     /// The deletes and inserts of `table` that are likely one row renamed: a deleted row and an
     /// inserted one whose other columns (not the key) are equal in all or most (more than half),
     /// each inserted row paired once, best match first. Skipped for very many of both.
-    private func likelyRenames(table: SemanticRows, change: StoreDiff.TableDiff, old: DatabaseQueue, current: DatabaseQueue) throws -> [String] {
-        guard !change.removed.isEmpty, !change.added.isEmpty, change.removed.count * change.added.count <= 250_000 else { return [] }
+    private func likelyRenames(
+        table: SemanticRows, change: StoreDiff.TableDiff, old: DatabaseQueue, current: DatabaseQueue
+    ) throws -> [String] {
+        guard !change.removed.isEmpty, !change.added.isEmpty, change.removed.count * change.added.count <= 250_000
+        else { return [] }
         let keyColumns = Set(table.keyColumns.map { $0.lowercasedName })
-        func others(_ row: [(column: String, value: SQLValue)]) -> [(column: String, value: SQLValue)] { row.filter { !keyColumns.contains($0.column.lowercasedName) } }
-        let removed = try change.removed.compactMap { key in try old.read { db in try table.row(db, key: key) }.map { (key: key, row: others($0)) } }
-        let added = try change.added.compactMap { key in try current.read { db in try table.row(db, key: key) }.map { (key: key, row: others($0)) } }
+        func others(_ row: [(column: String, value: SQLValue)]) -> [(column: String, value: SQLValue)] {
+            row.filter { !keyColumns.contains($0.column.lowercasedName) }
+        }
+        let removed = try change.removed.compactMap { key in
+            try old.read { db in try table.row(db, key: key) }.map { (key: key, row: others($0)) }
+        }
+        let added = try change.added.compactMap { key in
+            try current.read { db in try table.row(db, key: key) }.map { (key: key, row: others($0)) }
+        }
         var used = Set<Int>()
         var lines: [String] = []
         for gone in removed where !gone.row.isEmpty {
             var best: (index: Int, matches: Int)?
             for (index, candidate) in added.enumerated() where !used.contains(index) {
-                let matches = gone.row.filter { column in candidate.row.first { $0.column == column.column }.map { $0.value.isSame(as: column.value) } == true }.count
+                let matches = gone.row.filter { column in
+                    candidate.row.first { $0.column == column.column }.map { $0.value.isSame(as: column.value) } == true
+                }.count
                 if matches * 2 > gone.row.count, matches > (best?.matches ?? 0) { best = (index, matches) }
             }
             guard let best else { continue }
             used.insert(best.index)
             let new = added[best.index].key
-            func shown(_ key: [SQLValue]) -> String { key.count == 1 ? RowEvent.describe(key[0]) : "(" + key.map(RowEvent.describe).joined(separator: ", ") + ")" }
+            func shown(_ key: [SQLValue]) -> String {
+                key.count == 1
+                    ? RowEvent.describe(key[0]) : "(" + key.map(RowEvent.describe).joined(separator: ", ") + ")"
+            }
             func part(_ value: SQLValue) -> String {
                 let text = RenameHint.text(value)
-                return text.contains(where: { $0 == "," || $0 == "=" || $0 == "\"" }) ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
+                return text.contains(where: { $0 == "," || $0 == "=" || $0 == "\"" })
+                    ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
             }
-            let hint = "\(table.written.name):\(gone.key.map(part).joined(separator: ","))=\(new.map(part).joined(separator: ","))"
+            let hint =
+                "\(table.written.name):\(gone.key.map(part).joined(separator: ","))=\(new.map(part).joined(separator: ","))"
             let quoted = "'" + hint.replacingOccurrences(of: "'", with: "'\\''") + "'"
-            let how = best.matches == gone.row.count ? "every other column matches" : "\(best.matches) of \(gone.row.count) other columns match"
-            lines.append("\(table.written.name) \(shown(gone.key)) → \(shown(new)) (\(how)): written as a delete and an insert; if it is one row renamed, run again with --rename \(quoted)")
+            let how =
+                best.matches == gone.row.count
+                ? "every other column matches" : "\(best.matches) of \(gone.row.count) other columns match"
+            lines.append(
+                "\(table.written.name) \(shown(gone.key)) → \(shown(new)) (\(how)): written as a delete and an insert; if it is one row renamed, run again with --rename \(quoted)"
+            )
         }
         return lines
     }
@@ -314,13 +391,17 @@ public struct MigrationGenerator: Sendable {
     /// One update's YAML: the columns whose value changes (a ref that only follows a renamed
     /// parent does not), `from` as the row reads once the parents' renames are applied; nil
     /// when nothing is left to change.
-    private func update(_ table: SemanticRows, key: [SQLValue], columns: [(column: String, old: SQLValue, new: SQLValue)], follow: Follow) -> String? {
+    private func update(
+        _ table: SemanticRows, key: [SQLValue], columns: [(column: String, old: SQLValue, new: SQLValue)],
+        follow: Follow
+    ) -> String? {
         let changed = columns.compactMap { column -> (column: String, old: SQLValue, new: SQLValue)? in
             let old = follow.value(column.old, column: column.column, table: table)
             return old == column.new ? nil : (column.column, old, column.new)
         }
         guard !changed.isEmpty else { return nil }
-        return "    - key: \(Self.key(table.writtenKeyColumns, key))\n      from: \(Self.map(changed.map { (table.writtenName($0.column), $0.old) }))\n      to: \(Self.map(changed.map { (table.writtenName($0.column), $0.new) }))"
+        return
+            "    - key: \(Self.key(table.writtenKeyColumns, key))\n      from: \(Self.map(changed.map { (table.writtenName($0.column), $0.old) }))\n      to: \(Self.map(changed.map { (table.writtenName($0.column), $0.new) }))"
     }
 
     /// The tables in an order where each comes after the tables it refers to (the manifest's
@@ -329,11 +410,13 @@ public struct MigrationGenerator: Sendable {
         var placed: [SemanticRows] = []
         var visiting: Set<String> = []
         func place(_ table: SemanticRows) {
-            guard !placed.contains(where: { $0.spec.name == table.spec.name }), !visiting.contains(table.spec.name) else { return }
+            guard !placed.contains(where: { $0.spec.name == table.spec.name }), !visiting.contains(table.spec.name)
+            else { return }
             visiting.insert(table.spec.name)
             for column in table.spec.refs.keys.sorted() {
                 guard let parent = table.spec.refs[column], parent.table != table.spec.name,
-                      let parentTable = tables.first(where: { $0.spec.name == parent.table }) else { continue }
+                    let parentTable = tables.first(where: { $0.spec.name == parent.table })
+                else { continue }
                 place(parentTable)
             }
             placed.append(table)
@@ -345,7 +428,9 @@ public struct MigrationGenerator: Sendable {
     /// Rows of one table (refs as natural keys) reordered so that a row comes after the rows of
     /// the same table it refers to (a self-reference: a subdivision after its parent); otherwise
     /// in the given order. Rows in a cycle keep their order (`migrate` links them).
-    static func selfReferencesFirst(_ rows: [[(column: String, value: SQLValue)]], table: SemanticRows) -> [[(column: String, value: SQLValue)]] {
+    static func selfReferencesFirst(_ rows: [[(column: String, value: SQLValue)]], table: SemanticRows) -> [[(
+        column: String, value: SQLValue
+    )]] {
         let selfRefs = table.spec.refs.filter { $0.value.table == table.spec.name }
         guard !selfRefs.isEmpty else { return rows }
         func value(_ row: [(column: String, value: SQLValue)], _ column: String) -> SQLValue? {
@@ -355,13 +440,17 @@ public struct MigrationGenerator: Sendable {
         var byKey: [String: [String: Int]] = [:]
         for reference in selfRefs.values {
             for (index, row) in rows.enumerated() {
-                if let key = value(row, reference.column), key != .null { byKey[reference.column, default: [:]][key.sqlLiteral.exactKey] = index }
+                if let key = value(row, reference.column), key != .null {
+                    byKey[reference.column, default: [:]][key.sqlLiteral.exactKey] = index
+                }
             }
         }
         let references = selfRefs.sorted { $0.key < $1.key }
         func parents(_ index: Int) -> [Int] {
             references.compactMap { column, reference in
-                guard let parentKey = value(rows[index], column), parentKey != .null, let parent = byKey[reference.column]?[parentKey.sqlLiteral.exactKey], parent != index else { return nil }
+                guard let parentKey = value(rows[index], column), parentKey != .null,
+                    let parent = byKey[reference.column]?[parentKey.sqlLiteral.exactKey], parent != index
+                else { return nil }
                 return parent
             }
         }
@@ -400,7 +489,9 @@ public struct MigrationGenerator: Sendable {
 
     /// A column or table name as a YAML key: plain when it is a simple identifier.
     static func name(_ text: String) -> String {
-        let simple = !text.isEmpty && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") } && !(text.first?.isNumber ?? true)
+        let simple =
+            !text.isEmpty && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
+            && !(text.first?.isNumber ?? true)
             && !["null", "true", "false", "yes", "no", "on", "off", "y", "n"].contains(text.lowercasedName)
         return simple ? text : DocNode.quote(text)
     }

@@ -20,10 +20,14 @@ enum MigrationKeys {
     ///     rows are in old seeds only). True for `check-upgrade`: every update's and delete's key.
     ///   - found: whether a store the check reads has a row of the table with this key (values
     ///     in ``SemanticRows/writtenKeyColumns`` order, refs by the parent's key).
-    static func unmatched(in migrations: [Migration], tables: [SemanticRows], everyKey: Bool,
-                          found: (SemanticRows, [SQLValue]) throws -> Bool) throws -> [Diagnostic] {
+    static func unmatched(
+        in migrations: [Migration], tables: [SemanticRows], everyKey: Bool,
+        found: (SemanticRows, [SQLValue]) throws -> Bool
+    ) throws -> [Diagnostic] {
         func table(_ name: String) -> SemanticRows? { tables.first { $0.written.name.isSameName(as: name) } }
-        func id(_ values: [InputValue]) -> String { values.map(MigrationReferences.canonical).joined(separator: "\u{0}") }
+        func id(_ values: [InputValue]) -> String {
+            values.map(MigrationReferences.canonical).joined(separator: "\u{0}")
+        }
         var steps: [(migration: Migration, operation: DataChanges.Operation)] = []
         for migration in migrations {
             guard case .changes(let changes) = migration.body else { continue }
@@ -37,11 +41,17 @@ enum MigrationKeys {
             switch operation {
             case .insert(_, let rows):
                 for row in rows {
-                    let key = table.writtenKeyColumns.compactMap { column in row.values.first { $0.column.isSameName(as: column) }?.value }
+                    let key = table.writtenKeyColumns.compactMap { column in
+                        row.values.first { $0.column.isSameName(as: column) }?.value
+                    }
                     if key.count == table.keyColumns.count { provided[name, default: []].insert(id(key)) }
                 }
             case .update(_, let changes):
-                for change in changes { if let key = UpgradeChecker.renamedKey(change, table) { provided[name, default: []].insert(id(key)) } }
+                for change in changes {
+                    if let key = UpgradeChecker.renamedKey(change, table) {
+                        provided[name, default: []].insert(id(key))
+                    }
+                }
             case .delete: continue
             }
         }
@@ -50,15 +60,21 @@ enum MigrationKeys {
             steps[(index + 1)...].contains { _, operation in
                 guard operation.table.isSameName(as: table.written.name) else { return false }
                 switch operation {
-                case .delete(_, let changes): return changes.contains { UpgradeChecker.keyValues($0.key, table).map(id) == id(key) }
-                case .update(_, let changes): return changes.contains { UpgradeChecker.keyValues($0.key, table).map(id) == id(key) && UpgradeChecker.renamedKey($0, table) != nil }
+                case .delete(_, let changes):
+                    return changes.contains { UpgradeChecker.keyValues($0.key, table).map(id) == id(key) }
+                case .update(_, let changes):
+                    return changes.contains {
+                        UpgradeChecker.keyValues($0.key, table).map(id) == id(key)
+                            && UpgradeChecker.renamedKey($0, table) != nil
+                    }
                 case .insert: return false
                 }
             }
         }
         var problems: [Diagnostic] = []
         for (index, step) in steps.enumerated() {
-            let changes: [DataChanges.RowChange], verb: String
+            let changes: [DataChanges.RowChange]
+            let verb: String
             switch step.operation {
             case .insert: continue
             case .update(_, let rows): (changes, verb) = (rows, "update")
@@ -66,24 +82,37 @@ enum MigrationKeys {
             }
             // A Core Data entity without a key is found by Z_PK, a different object in every user's
             // store: `migrate` refuses such an update or delete, and so does the release (docs/core-data.md, "Keys and UUIDs").
-            if let table = table(step.operation.table), table.spec.key.isEmpty, CoreDataDialect.isStoreAssignedKey(table.keyColumns),
-               let refusal = CoreDataDialect.keylessChangeRefusal(entity: table.written.name, column: table.keyColumns[0]) {
+            if let table = table(step.operation.table), table.spec.key.isEmpty,
+                CoreDataDialect.isStoreAssignedKey(table.keyColumns),
+                let refusal = CoreDataDialect.keylessChangeRefusal(
+                    entity: table.written.name, column: table.keyColumns[0])
+            {
                 for change in changes {
-                    problems.append(Diagnostic(file: step.migration.file, line: change.line, code: .configuration, message: refusal, table: table.written.name))
+                    problems.append(
+                        Diagnostic(
+                            file: step.migration.file, line: change.line, code: .configuration, message: refusal,
+                            table: table.written.name))
                 }
                 continue
             }
             if verb == "delete", !everyKey { continue }  // the fixtures no longer hold a deleted row
-            guard let table = table(step.operation.table), !Migration.sqlMayWrite(migrations, table: table.written.name, storeTable: table.spec.name) else { continue }
+            guard let table = table(step.operation.table),
+                !Migration.sqlMayWrite(migrations, table: table.written.name, storeTable: table.spec.name)
+            else { continue }
             for change in changes {
                 guard let key = UpgradeChecker.keyValues(change.key, table) else { continue }
                 if provided[table.written.name.lowercasedName]?.contains(id(key)) == true { continue }
-                if !everyKey && (UpgradeChecker.renamedKey(change, table) != nil || leavesLater(index, table, key)) { continue }
+                if !everyKey && (UpgradeChecker.renamedKey(change, table) != nil || leavesLater(index, table, key)) {
+                    continue
+                }
                 if try found(table, key.map(UpgradeChecker.sqlValue)) { continue }
                 let name = table.written.name
-                problems.append(Diagnostic(file: step.migration.file, line: change.line, code: .unresolvedReference,
-                    message: "\(verb) \(name) \(MigrationReferences.shownKey(change.key)): the key matches no row of \(name) in the fixtures\(everyKey ? ", the old seeds given" : "") or any migration's inserts or renames (a typo? migrate would report the row missing and record the migration as applied)",
-                    table: name))
+                problems.append(
+                    Diagnostic(
+                        file: step.migration.file, line: change.line, code: .unresolvedReference,
+                        message:
+                            "\(verb) \(name) \(MigrationReferences.shownKey(change.key)): the key matches no row of \(name) in the fixtures\(everyKey ? ", the old seeds given" : "") or any migration's inserts or renames (a typo? migrate would report the row missing and record the migration as applied)",
+                        table: name))
             }
         }
         return problems
@@ -105,8 +134,9 @@ extension UpgradeChecker {
                 if try table.row(db, key: key) != nil { return true }
                 for old in olds {
                     // An old seed whose table differs too much to be asked cannot tell: no error.
-                    do { if try old.read({ try table.row($0, key: key, storedOnly: true) }) != nil { return true } }
-                    catch { return true }
+                    do {
+                        if try old.read({ try table.row($0, key: key, storedOnly: true) }) != nil { return true }
+                    } catch { return true }
                 }
                 return false
             }
@@ -119,9 +149,15 @@ extension UpgradeChecker {
     public static func requireOldSeed(_ path: String) throws(SeedError) {
         guard !FileManager.default.fileExists(atPath: path) else { return }
         if path.contains(where: { "*?[".contains($0) }) {
-            throw SeedError(.configuration, file: path, "no file matches: no seed has shipped yet (when you ship a release, copy build/seed.sqlite to seeds/releases/<version>.sqlite; until then there is no old seed to check)")
+            throw SeedError(
+                .configuration, file: path,
+                "no file matches: no seed has shipped yet (when you ship a release, copy build/seed.sqlite to seeds/releases/<version>.sqlite; until then there is no old seed to check)"
+            )
         }
-        throw SeedError(.configuration, file: path, "no old seed here: an old seed is one a release shipped, kept in seeds/releases/ (when you ship, copy build/seed.sqlite there, e.g. to seeds/releases/1.1.sqlite)")
+        throw SeedError(
+            .configuration, file: path,
+            "no old seed here: an old seed is one a release shipped, kept in seeds/releases/ (when you ship, copy build/seed.sqlite there, e.g. to seeds/releases/1.1.sqlite)"
+        )
     }
 }
 

@@ -25,26 +25,42 @@ public enum MigrationReferences {
     ///   - dialect: the store's dialect, for the tables SQL migrations name (a Core Data entity's `Z` table).
     ///   - exists: whether the fresh build has a row of `table` whose `column` is `value`
     ///     (converted as that column converts); nil when it cannot tell (then no error).
-    package static func unresolved(in migrations: [Migration], tables: [TableSpec], dialect: any StoreDialect = PlainSQLiteDialect(),
-                                  exists: (_ table: String, _ column: String, _ value: InputValue) throws -> Bool?) rethrows -> [Diagnostic] {
+    package static func unresolved(
+        in migrations: [Migration], tables: [TableSpec], dialect: any StoreDialect = PlainSQLiteDialect(),
+        exists: (_ table: String, _ column: String, _ value: InputValue) throws -> Bool?
+    ) rethrows -> [Diagnostic] {
         func spec(_ name: String) -> TableSpec? { tables.first { $0.name.isSameName(as: name) } }
         // Keys the migrations themselves provide: "table.column" → values (inserted rows, renamed keys).
         var provided: [String: Set<String>] = [:]
         func offer(_ table: String, _ row: DataChanges.RowValues) {
-            for (column, value) in row.values { provided["\(table.lowercasedName).\(column.lowercasedName)", default: []].insert(canonical(value)) }
+            for (column, value) in row.values {
+                provided["\(table.lowercasedName).\(column.lowercasedName)", default: []].insert(canonical(value))
+            }
         }
         Migration.forEachProvidedRow(in: migrations, offer)
         var problems: [Diagnostic] = []
         func check(_ table: String, _ row: DataChanges.RowValues, line: Int, key: String) throws {
             guard let spec = spec(table) else { return }
             for (column, value) in row.values {
-                guard value != .null, let reference = spec.refs.first(where: { $0.key.isSameName(as: column) })?.value else { continue }
-                if provided["\(reference.table.lowercasedName).\(reference.column.lowercasedName)"]?.contains(canonical(value)) == true { continue }
-                if Migration.sqlMayWrite(migrations, table: reference.table, storeTable: dialect.tableName(reference.table)) { continue }  // what SQL provides is not known without running it
+                guard value != .null, let reference = spec.refs.first(where: { $0.key.isSameName(as: column) })?.value
+                else { continue }
+                if provided["\(reference.table.lowercasedName).\(reference.column.lowercasedName)"]?.contains(
+                    canonical(value)) == true
+                {
+                    continue
+                }
+                if Migration.sqlMayWrite(
+                    migrations, table: reference.table, storeTable: dialect.tableName(reference.table))
+                {
+                    continue
+                }  // what SQL provides is not known without running it
                 if try exists(reference.table, reference.column, value) != false { continue }
-                problems.append(Diagnostic(file: row.file.isEmpty ? nil : row.file, line: line, code: .unresolvedReference,
-                    message: "\(spec.name)\(key.isEmpty ? "" : " \(key)"): \(column) \(shown(value)) matches no \(reference) in the fixtures or in any migration's inserts",
-                    table: spec.name))
+                problems.append(
+                    Diagnostic(
+                        file: row.file.isEmpty ? nil : row.file, line: line, code: .unresolvedReference,
+                        message:
+                            "\(spec.name)\(key.isEmpty ? "" : " \(key)"): \(column) \(shown(value)) matches no \(reference) in the fixtures or in any migration's inserts",
+                        table: spec.name))
             }
         }
         for migration in migrations {
@@ -53,11 +69,15 @@ public enum MigrationReferences {
                 switch operation {
                 case .insert(let table, let rows):
                     for row in rows {
-                        let key = (spec(table)?.key ?? []).compactMap { column in row.values.first { $0.column.isSameName(as: column) }?.value }
+                        let key = (spec(table)?.key ?? []).compactMap { column in
+                            row.values.first { $0.column.isSameName(as: column) }?.value
+                        }
                         try check(table, row, line: row.line, key: key.map(shown).joined(separator: ", "))
                     }
                 case .update(let table, let rowChanges):
-                    for change in rowChanges { try check(table, change.to, line: change.line, key: shownKey(change.key)) }
+                    for change in rowChanges {
+                        try check(table, change.to, line: change.line, key: shownKey(change.key))
+                    }
                 case .delete: continue
                 }
             }
@@ -71,7 +91,8 @@ public enum MigrationReferences {
         case .null: return "null"
         case .bool(let flag): return flag ? "n:1" : "n:0"
         case .integer(let number): return "n:\(number)"
-        case .real(let number): return number.rounded() == number && abs(number) < 9e15 ? "n:\(Int64(number))" : "n:\(number)"
+        case .real(let number):
+            return number.rounded() == number && abs(number) < 9e15 ? "n:\(Int64(number))" : "n:\(number)"
         case .string(let text), .json(let text): return "s:" + text.exactKey
         }
     }
@@ -92,7 +113,9 @@ public enum MigrationReferences {
 extension Migration {
     /// Calls `body` with every row a release's declarative migrations provide: each inserted row
     /// and each update's `to` values (a rename gives its new key). SQL migrations are not read.
-    static func forEachProvidedRow(in migrations: [Migration], _ body: (_ table: String, _ row: DataChanges.RowValues) throws -> Void) rethrows {
+    static func forEachProvidedRow(
+        in migrations: [Migration], _ body: (_ table: String, _ row: DataChanges.RowValues) throws -> Void
+    ) rethrows {
         for migration in migrations {
             guard case .changes(let changes) = migration.body else { continue }
             for operation in changes.operations {
@@ -114,10 +137,17 @@ extension Migration {
     /// Which keys such a statement provides is known only by running it, so a key missing
     /// elsewhere is not called a typo.
     static func sqlMayWrite(_ migrations: [Migration], table: String, storeTable: String) -> Bool {
-        let names = (storeTable == table ? [table] : [table, storeTable]).map { NSRegularExpression.escapedPattern(for: $0) }.joined(separator: "|")
-        let target = #"(?:\w+\.)?(?:"(?:"# + names + #")"|`(?:"# + names + #")`|\[(?:"# + names + #")\]|(?:"# + names + #")(?![\w$]))"#
-        guard let pattern = try? NSRegularExpression(pattern: #"\b(?:(?:INSERT|REPLACE)\s+(?:OR\s+\w+\s+)?INTO|UPDATE\s+(?:OR\s+\w+\s+)?)\s*"# + target,
-                                                     options: [.caseInsensitive]) else { return true }
+        let names = (storeTable == table ? [table] : [table, storeTable]).map {
+            NSRegularExpression.escapedPattern(for: $0)
+        }.joined(separator: "|")
+        let target =
+            #"(?:\w+\.)?(?:"(?:"# + names + #")"|`(?:"# + names + #")`|\[(?:"# + names + #")\]|(?:"# + names
+            + #")(?![\w$]))"#
+        guard
+            let pattern = try? NSRegularExpression(
+                pattern: #"\b(?:(?:INSERT|REPLACE)\s+(?:OR\s+\w+\s+)?INTO|UPDATE\s+(?:OR\s+\w+\s+)?)\s*"# + target,
+                options: [.caseInsensitive])
+        else { return true }
         for migration in migrations {
             guard case .sql(let sql) = migration.body else { continue }
             let code = statementsOnly(sql)
@@ -139,12 +169,15 @@ extension Migration {
                 result.append(" ")
             } else if character == "/" && characters[index + 1] == "*" {
                 index += 2
-                while index < characters.count - 1 && !(characters[index] == "*" && characters[index + 1] == "/") { index += 1 }
+                while index < characters.count - 1 && !(characters[index] == "*" && characters[index + 1] == "/") {
+                    index += 1
+                }
                 index += 2
                 result.append(" ")
             } else if character == "'" {
                 index += 1
-                while index < characters.count && characters[index] != "'" { index += 1 }  // '' inside: two literals, same effect
+                // '' inside: two literals, same effect
+                while index < characters.count && characters[index] != "'" { index += 1 }
                 index += 1
                 result.append(" ")
             } else {

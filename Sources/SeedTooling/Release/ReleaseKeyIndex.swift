@@ -24,10 +24,13 @@ public struct ReleaseKeyIndex: ReleaseKeys {
         var known: [String: Set<SQLValue>] = [:]
         return try queries.map { query in
             let id = query.reference.table.lowercasedName + "\u{0}" + query.reference.column.lowercasedName
-            if known[id] == nil { known[id] = try values(table: query.reference.table, column: query.reference.column, type: query.type) }
+            if known[id] == nil {
+                known[id] = try values(table: query.reference.table, column: query.reference.column, type: query.type)
+            }
             if known[id]?.contains(Self.normalized(query.stored)) == true { return true }
             // A SQL migration that writes the table may have provided it (and the user deleted it).
-            return Migration.sqlMayWrite(migrations, table: query.reference.table, storeTable: query.storeTable ?? query.reference.table)
+            return Migration.sqlMayWrite(
+                migrations, table: query.reference.table, storeTable: query.storeTable ?? query.reference.table)
         }
     }
 
@@ -50,7 +53,9 @@ public struct ReleaseKeyIndex: ReleaseKeys {
     }
 
     static func normalized(_ value: SQLValue) -> SQLValue {
-        if case .real(let number) = value, number == number.rounded(), abs(number) < 9e15 { return .integer(Int64(number)) }
+        if case .real(let number) = value, number == number.rounded(), abs(number) < 9e15 {
+            return .integer(Int64(number))
+        }
         return value
     }
 
@@ -58,17 +63,24 @@ public struct ReleaseKeyIndex: ReleaseKeys {
     /// of every JSON record): then the column's values are the author's, not ones SQLite
     /// assigned by order (what makes an id a row's identity across releases).
     package func fixtureGivesEveryRow(table: String, column: String) throws -> Bool {
-        guard let config = manifest.tables.first(where: { $0.name.isSameName(as: table) }), config.hasFile else { return false }
-        var records = 0, given = 0
-        try readFixture(config, column: column, everyRecord: { records += 1 }) { value in
-            if value != .null { given += 1 }
+        guard let config = manifest.tables.first(where: { $0.name.isSameName(as: table) }), config.hasFile else {
+            return false
         }
+        var records = 0
+        var given = 0
+        try readFixture(
+            config, column: column, everyRecord: { records += 1 },
+            { value in
+                if value != .null { given += 1 }
+            })
         return records > 0 && given == records
     }
 
     /// Calls `body` with the value of `column` in each record of the table's fixture (and
     /// `everyRecord` for each record, whether it has the column or not).
-    private func readFixture(_ config: Manifest.TableConfig, column: String, everyRecord: () -> Void = {}, _ body: (InputValue) -> Void) throws {
+    private func readFixture(
+        _ config: Manifest.TableConfig, column: String, everyRecord: () -> Void = {}, _ body: (InputValue) -> Void
+    ) throws {
         let columns = config.reading.format.isJSON ? try fixtureColumns(config) : []
         var source = try config.openFixture(fields: config.mapping.fields(forColumns: columns)) { $0 }
         // The fixture's field for the column: as mapped (`columns:`), or the column's own name.
@@ -122,8 +134,9 @@ extension ReleaseKeyIndex {
     /// scaffold shows.
     func firstRecord(_ config: Manifest.TableConfig) -> [(field: String, value: InputValue)]? {
         guard config.hasFile, config.query == nil,
-              let columns = try? (config.reading.format.isJSON ? fixtureColumns(config) : []),
-              var source = try? config.openFixture(fields: config.mapping.fields(forColumns: columns), unknownField: { $0 })
+            let columns = try? (config.reading.format.isJSON ? fixtureColumns(config) : []),
+            var source = try? config.openFixture(
+                fields: config.mapping.fields(forColumns: columns), unknownField: { $0 })
         else { return nil }
         var record = RawRecord()
         var ignored: [Diagnostic] = []

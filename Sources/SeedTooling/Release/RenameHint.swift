@@ -29,7 +29,10 @@ public struct RenameHint: Sendable, Equatable {
     /// - throws: ``SeedError`` (configuration) saying what the hint should look like.
     public static func parse(_ text: String) throws(SeedError) -> RenameHint {
         func fail(_ why: String) -> SeedError {
-            SeedError(.configuration, "--rename '\(text)': \(why); write TABLE:OLD_KEY=NEW_KEY, like countries:Turkey=Türkiye (a composite key's parts separated by commas, a part with a comma, '=' or '\"' in double quotes)")
+            SeedError(
+                .configuration,
+                "--rename '\(text)': \(why); write TABLE:OLD_KEY=NEW_KEY, like countries:Turkey=Türkiye (a composite key's parts separated by commas, a part with a comma, '=' or '\"' in double quotes)"
+            )
         }
         guard let colon = text.firstIndex(of: ":") else { throw fail("no table (a ':' after it)") }
         let table = String(text[..<colon]).trimmingCharacters(in: .whitespaces)
@@ -37,7 +40,8 @@ public struct RenameHint: Sendable, Equatable {
         // Split the rest on unquoted '=' and ','.
         var sides: [[String]] = [[]]
         var part = ""
-        var quoted = false, wasQuoted = false
+        var quoted = false
+        var wasQuoted = false
         var characters = text[text.index(after: colon)...].makeIterator()
         var pending: Character? = nil
         while let character = pending ?? characters.next() {
@@ -45,14 +49,25 @@ public struct RenameHint: Sendable, Equatable {
             if quoted {
                 if character == "\"" {
                     if let following = characters.next() {
-                        if following == "\"" { part.append("\"") } else { quoted = false; pending = following }
-                    } else { quoted = false }
-                } else { part.append(character) }
+                        if following == "\"" {
+                            part.append("\"")
+                        } else {
+                            quoted = false
+                            pending = following
+                        }
+                    } else {
+                        quoted = false
+                    }
+                } else {
+                    part.append(character)
+                }
                 continue
             }
             switch character {
             case "\"":
-                guard part.trimmingCharacters(in: .whitespaces).isEmpty, !wasQuoted else { throw fail("a quote in the middle of a key part") }
+                guard part.trimmingCharacters(in: .whitespaces).isEmpty, !wasQuoted else {
+                    throw fail("a quote in the middle of a key part")
+                }
                 part = ""
                 quoted = true
                 wasQuoted = true
@@ -64,13 +79,24 @@ public struct RenameHint: Sendable, Equatable {
             default:
                 if wasQuoted {
                     guard character.isWhitespace else { throw fail("text after a quoted key part") }
-                } else { part.append(character) }
+                } else {
+                    part.append(character)
+                }
             }
         }
         if quoted { throw fail("a quote is not closed") }
         sides[sides.count - 1].append(part)
-        guard sides.count == 2 else { throw fail(sides.count == 1 ? "no '=' between the old key and the new one" : "more than one '=' (quote a key part that holds one)") }
-        guard sides[0].count == sides[1].count else { throw fail("the old key has \(sides[0].count) part\(sides[0].count == 1 ? "" : "s"), the new one \(sides[1].count)") }
+        guard sides.count == 2 else {
+            throw fail(
+                sides.count == 1
+                    ? "no '=' between the old key and the new one"
+                    : "more than one '=' (quote a key part that holds one)")
+        }
+        guard sides[0].count == sides[1].count else {
+            throw fail(
+                "the old key has \(sides[0].count) part\(sides[0].count == 1 ? "" : "s"), the new one \(sides[1].count)"
+            )
+        }
         guard !sameBytes(sides[0], sides[1]) else { throw fail("the old and the new key are the same") }
         return RenameHint(table: table, old: sides[0], new: sides[1], text: text)
     }
@@ -93,15 +119,20 @@ extension MigrationGenerator {
     /// - parameters:
     ///   - old: the old seed with the existing migrations applied (where existing users are).
     ///   - original: the old seed as shipped, and `appliedMigrations` the migrations applied to it, for messages.
-    static func resolve(_ hint: RenameHint, table: SemanticRows, change: StoreDiff.TableDiff, old: DatabaseQueue, current: DatabaseQueue,
-                        original: DatabaseQueue? = nil, appliedMigrations: [String] = []) throws -> Result<(old: [SQLValue], new: [SQLValue]), Diagnostic> {
+    static func resolve(
+        _ hint: RenameHint, table: SemanticRows, change: StoreDiff.TableDiff, old: DatabaseQueue,
+        current: DatabaseQueue,
+        original: DatabaseQueue? = nil, appliedMigrations: [String] = []
+    ) throws -> Result<(old: [SQLValue], new: [SQLValue]), Diagnostic> {
         let name = table.written.name
         func problem(_ why: String) -> Result<(old: [SQLValue], new: [SQLValue]), Diagnostic> {
             .failure(Diagnostic(code: .configuration, message: "--rename '\(hint.text)': \(why)", table: name))
         }
         let columns = table.writtenKeyColumns
         guard hint.old.count == columns.count else {
-            return problem("the key of \(name) has \(columns.count) column\(columns.count == 1 ? "" : "s") (\(columns.joined(separator: ", "))), the hint gives \(hint.old.count)")
+            return problem(
+                "the key of \(name) has \(columns.count) column\(columns.count == 1 ? "" : "s") (\(columns.joined(separator: ", "))), the hint gives \(hint.old.count)"
+            )
         }
         func shown(_ parts: [String]) -> String { parts.map { "'\($0)'" }.joined(separator: ", ") }
         func exists(_ parts: [String], in queue: DatabaseQueue) throws -> Bool {
@@ -126,24 +157,33 @@ extension MigrationGenerator {
             }
         }
         func same(_ key: [SQLValue], _ parts: [String]) -> Bool {
-            key.count == parts.count && zip(zip(key, parts), types).allSatisfy { pair, type in
-                if case .text(let text) = pair.0 { return text.utf8.elementsEqual(pair.1.utf8) }
-                return pair.0.isSame(as: read(pair.1, as: type))
-            }
+            key.count == parts.count
+                && zip(zip(key, parts), types).allSatisfy { pair, type in
+                    if case .text(let text) = pair.0 { return text.utf8.elementsEqual(pair.1.utf8) }
+                    return pair.0.isSame(as: read(pair.1, as: type))
+                }
         }
         guard let oldKey = change.removed.first(where: { same($0, hint.old) }) else {
             if try exists(hint.old, in: old) {
-                return problem("the fixtures still have \(name) \(shown(hint.old)), so it is not renamed; the old key of a rename is one the fixtures no longer have")
+                return problem(
+                    "the fixtures still have \(name) \(shown(hint.old)), so it is not renamed; the old key of a rename is one the fixtures no longer have"
+                )
             }
             // The old seed the hint is read against is the shipped one with the existing migrations applied.
             if !appliedMigrations.isEmpty, let original, try exists(hint.old, in: original) {
-                return problem("the old seed has \(name) \(shown(hint.old)), but the old seed with the existing migrations applied (\(appliedMigrations.joined(separator: ", "))) does not: one of them deleted or renamed it, so this release has no row to rename")
+                return problem(
+                    "the old seed has \(name) \(shown(hint.old)), but the old seed with the existing migrations applied (\(appliedMigrations.joined(separator: ", "))) does not: one of them deleted or renamed it, so this release has no row to rename"
+                )
             }
-            return problem("no row of \(name) in the old seed\(appliedMigrations.isEmpty ? "" : " (nor in it with the existing migrations applied)") has the key \(shown(hint.old))")
+            return problem(
+                "no row of \(name) in the old seed\(appliedMigrations.isEmpty ? "" : " (nor in it with the existing migrations applied)") has the key \(shown(hint.old))"
+            )
         }
         guard let newKey = change.added.first(where: { same($0, hint.new) }) else {
             return try exists(hint.new, in: current)
-                ? problem("the old seed already has \(name) \(shown(hint.new)), so nothing is renamed to it; the new key of a rename is one the old seed does not have")
+                ? problem(
+                    "the old seed already has \(name) \(shown(hint.new)), so nothing is renamed to it; the new key of a rename is one the old seed does not have"
+                )
                 : problem("no row of \(name) in the fixtures has the key \(shown(hint.new))")
         }
         return .success((oldKey, newKey))
@@ -153,26 +193,34 @@ extension MigrationGenerator {
     /// the ids are the author's, not ones SQLite assigned by order) and every row both seeds
     /// have under the same key has the same id in both, a key only the old seed has and a key
     /// only the fresh build has that share an id are the same row, renamed.
-    func identityRenames(table: SemanticRows, change: StoreDiff.TableDiff, excluding pairs: [(old: [SQLValue], new: [SQLValue])], old: DatabaseQueue, current: DatabaseQueue) throws -> [(old: [SQLValue], new: [SQLValue])] {
+    func identityRenames(
+        table: SemanticRows, change: StoreDiff.TableDiff, excluding pairs: [(old: [SQLValue], new: [SQLValue])],
+        old: DatabaseQueue, current: DatabaseQueue
+    ) throws -> [(old: [SQLValue], new: [SQLValue])] {
         guard !change.removed.isEmpty, !change.added.isEmpty, let id = table.assignedID,
-              try ReleaseKeyIndex(manifest: manifest, migrations: []).fixtureGivesEveryRow(table: table.written.name, column: table.writtenName(id)) else { return [] }
+            try ReleaseKeyIndex(manifest: manifest, migrations: []).fixtureGivesEveryRow(
+                table: table.written.name, column: table.writtenName(id))
+        else { return [] }
         let before = try old.read { db in try table.keys(db, with: id) }
         let after = try current.read { db in try table.keys(db, with: id) }
         var oldIDs: [String: SQLValue] = [:]
         for row in before { oldIDs[Follow.id(row.key)] = row.value }
         var newIDs: [String: SQLValue] = [:]
         for row in after {
-            if let shared = oldIDs[Follow.id(row.key)], !shared.isSame(as: row.value) { return [] }  // the ids are no identity
+            // the ids are no identity
+            if let shared = oldIDs[Follow.id(row.key)], !shared.isSame(as: row.value) { return [] }
             newIDs[Follow.id(row.key)] = row.value
         }
-        let excludedOld = Set(pairs.map { Follow.id($0.old) }), excludedNew = Set(pairs.map { Follow.id($0.new) })
+        let excludedOld = Set(pairs.map { Follow.id($0.old) })
+        let excludedNew = Set(pairs.map { Follow.id($0.new) })
         var removedByID: [String: [SQLValue]] = [:]
         for key in change.removed where !excludedOld.contains(Follow.id(key)) {
             if let value = oldIDs[Follow.id(key)], value != .null { removedByID[Follow.id(value)] = key }
         }
         return change.added.compactMap { key in
             guard !excludedNew.contains(Follow.id(key)), let value = newIDs[Follow.id(key)], value != .null,
-                  let oldKey = removedByID.removeValue(forKey: Follow.id(value)) else { return nil }
+                let oldKey = removedByID.removeValue(forKey: Follow.id(value))
+            else { return nil }
             return (oldKey, key)
         }
     }
@@ -189,16 +237,21 @@ struct Follow {
     static func id(_ key: [SQLValue]) -> String { key.map(id).joined(separator: "\u{1}") }
 
     /// Records a renamed row: its changed plain columns are what refs to it now read.
-    mutating func record(table: SemanticRows, old: [(column: String, value: SQLValue)], new: [(column: String, value: SQLValue)]) {
-        for (before, after) in zip(old, new) where before.value != .null && before.value != after.value && table.reference(before.column) == nil {
-            values[table.spec.name.lowercasedName, default: [:]][before.column.lowercasedName, default: [:]][Self.id(before.value)] = after.value
+    mutating func record(
+        table: SemanticRows, old: [(column: String, value: SQLValue)], new: [(column: String, value: SQLValue)]
+    ) {
+        for (before, after) in zip(old, new)
+        where before.value != .null && before.value != after.value && table.reference(before.column) == nil {
+            values[table.spec.name.lowercasedName, default: [:]][before.column.lowercasedName, default: [:]][
+                Self.id(before.value)] = after.value
         }
     }
 
     /// `value` of `table.column` as it reads once the renames are applied.
     func value(_ value: SQLValue, column: String, table: SemanticRows) -> SQLValue {
         guard value != .null, let reference = table.reference(column),
-              let new = values[reference.table.lowercasedName]?[reference.column.lowercasedName]?[Self.id(value)] else { return value }
+            let new = values[reference.table.lowercasedName]?[reference.column.lowercasedName]?[Self.id(value)]
+        else { return value }
         return new
     }
 

@@ -33,11 +33,16 @@ struct SQLTokens {
         var index = 0
         var spaced = false
         func isWord(_ scalar: Unicode.Scalar) -> Bool {
-            scalar.value >= 0x80 || scalar == "_" || scalar == "$" || (scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar)))
+            scalar.value >= 0x80 || scalar == "_" || scalar == "$"
+                || (scalar.isASCII && (CharacterSet.alphanumerics.contains(scalar)))
         }
         while index < characters.count {
             let character = characters[index]
-            if character.properties.isWhitespace { spaced = true; index += 1; continue }
+            if character.properties.isWhitespace {
+                spaced = true
+                index += 1
+                continue
+            }
             if character == "-", index + 1 < characters.count, characters[index + 1] == "-" {
                 while index < characters.count, characters[index] != "\n" { index += 1 }
                 spaced = true
@@ -45,7 +50,9 @@ struct SQLTokens {
             }
             if character == "/", index + 1 < characters.count, characters[index + 1] == "*" {
                 index += 2
-                while index < characters.count, !(characters[index] == "*" && index + 1 < characters.count && characters[index + 1] == "/") { index += 1 }
+                while index < characters.count,
+                    !(characters[index] == "*" && index + 1 < characters.count && characters[index + 1] == "/")
+                { index += 1 }
                 index = min(index + 2, characters.count)
                 spaced = true
                 continue
@@ -57,7 +64,10 @@ struct SQLTokens {
                 while end < characters.count {
                     if characters[end] == close {
                         // A doubled quote inside is one quote.
-                        if close != "]", end + 1 < characters.count, characters[end + 1] == close { end += 2; continue }
+                        if close != "]", end + 1 < characters.count, characters[end + 1] == close {
+                            end += 2
+                            continue
+                        }
                         end += 1
                         break
                     }
@@ -86,7 +96,11 @@ struct SQLTokens {
         var result = ""
         var previous: Token?
         for token in tokens {
-            if let last = previous, token.spaced, !last.isSymbol("("), !last.isSymbol(","), !token.isSymbol(")"), !token.isSymbol(","), !(tight && token.isSymbol("(")) { result += " " }
+            if let last = previous, token.spaced, !last.isSymbol("("), !last.isSymbol(","), !token.isSymbol(")"),
+                !token.isSymbol(","), !(tight && token.isSymbol("("))
+            {
+                result += " "
+            }
             result += token.text
             previous = token
         }
@@ -97,14 +111,19 @@ struct SQLTokens {
     /// (a plain identifier that is no keyword: `"a"`, `[a]`, `` `a` ``) is written without them,
     /// and no space comes before `(`, so `UNIQUE ("a", b)`, `UNIQUE (a, b)` and `UNIQUE(a,b)` compare equal.
     static func canonical<S: Sequence>(_ tokens: S) -> String where S.Element == Token {
-        render(tokens.map { token in
-            guard token.kind == .quotedName, token.text.first != "'" else { return token }
-            let name = token.name
-            guard let first = name.unicodeScalars.first, first == "_" || (first.isASCII && CharacterSet.letters.contains(first)),
-                  name.unicodeScalars.allSatisfy({ $0 == "_" || ($0.isASCII && CharacterSet.alphanumerics.contains($0)) }),
-                  sqlite3_keyword_check(name, Int32(name.utf8.count)) == 0 else { return token }
-            return Token(kind: .word, text: name, spaced: token.spaced)
-        }, tight: true)
+        render(
+            tokens.map { token in
+                guard token.kind == .quotedName, token.text.first != "'" else { return token }
+                let name = token.name
+                guard let first = name.unicodeScalars.first,
+                    first == "_" || (first.isASCII && CharacterSet.letters.contains(first)),
+                    name.unicodeScalars.allSatisfy({
+                        $0 == "_" || ($0.isASCII && CharacterSet.alphanumerics.contains($0))
+                    }),
+                    sqlite3_keyword_check(name, Int32(name.utf8.count)) == 0
+                else { return token }
+                return Token(kind: .word, text: name, spaced: token.spaced)
+            }, tight: true)
     }
 
     static func unquote(_ name: String) -> String {

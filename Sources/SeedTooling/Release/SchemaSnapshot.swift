@@ -39,7 +39,8 @@ public struct SchemaSnapshot: Sendable, Equatable {
 
         /// Whether the constraints and options are the same as SQLite reads them (case aside).
         func sameConstraintsAndOptions(as other: Table) -> Bool {
-            canonicalConstraints.map { $0.lowercasedName } == other.canonicalConstraints.map { $0.lowercasedName } && canonicalOptions.lowercasedName == other.canonicalOptions.lowercasedName
+            canonicalConstraints.map { $0.lowercasedName } == other.canonicalConstraints.map { $0.lowercasedName }
+                && canonicalOptions.lowercasedName == other.canonicalOptions.lowercasedName
         }
 
         public func column(_ name: String) -> Column? { columns.first { $0.name.isSameName(as: name) } }
@@ -81,12 +82,23 @@ public struct SchemaSnapshot: Sendable, Equatable {
     /// through SQLite").
     public static func read(_ db: Database) throws -> SchemaSnapshot {
         var snapshot = SchemaSnapshot(tables: [], objects: [])
-        for row in try Row.fetchAll(db, sql: "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' AND tbl_name NOT LIKE '\\_seedkit\\_%' ESCAPE '\\' ORDER BY rowid") {
-            let type: String = row[0], name: String = row[1], table: String = row[2], sql: String = row[3]
+        for row in try Row.fetchAll(
+            db,
+            sql:
+                "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite_%' AND tbl_name NOT LIKE '\\_seedkit\\_%' ESCAPE '\\' ORDER BY rowid"
+        ) {
+            let type: String = row[0]
+            let name: String = row[1]
+            let table: String = row[2]
+            let sql: String = row[3]
             if type == "table" {
                 let parsed = parseTable(name: name, sql: sql)
                 // SQLite's reading of the columns, where it can give one (not for a virtual table whose module is missing).
-                guard let facts = try? Row.fetchAll(db, sql: "SELECT name, \"notnull\", dflt_value, hidden, type, pk FROM pragma_table_xinfo(?)", arguments: [name]), !facts.isEmpty else {
+                guard
+                    let facts = try? Row.fetchAll(
+                        db, sql: "SELECT name, \"notnull\", dflt_value, hidden, type, pk FROM pragma_table_xinfo(?)",
+                        arguments: [name]), !facts.isEmpty
+                else {
                     snapshot.tables.append(parsed)
                     continue
                 }
@@ -95,8 +107,12 @@ public struct SchemaSnapshot: Sendable, Equatable {
                     let columnName: String = fact[0]
                     let declared: String = fact[4] ?? ""
                     // The column's clauses as written, found by its name among the definitions the text holds.
-                    var column = parsed.columns.first { $0.name.isSameName(as: columnName) }
-                        ?? Column(name: columnName, definition: declared, text: quoteIdentifier(columnName) + (declared.isEmpty ? "" : " " + declared), canonical: declared)
+                    var column =
+                        parsed.columns.first { $0.name.isSameName(as: columnName) }
+                        ?? Column(
+                            name: columnName, definition: declared,
+                            text: quoteIdentifier(columnName) + (declared.isEmpty ? "" : " " + declared),
+                            canonical: declared)
                     column.name = columnName
                     column.notNull = fact[1]
                     column.defaultSQL = fact[2]
@@ -110,7 +126,10 @@ public struct SchemaSnapshot: Sendable, Equatable {
                 read.columns = columns
                 snapshot.tables.append(read)
             } else {
-                snapshot.objects.append(Object(type: type, name: name, table: table, sql: normalize(sql), canonical: SQLTokens.canonical(SQLTokens(sql).tokens)))
+                snapshot.objects.append(
+                    Object(
+                        type: type, name: name, table: table, sql: normalize(sql),
+                        canonical: SQLTokens.canonical(SQLTokens(sql).tokens)))
             }
         }
         return snapshot
@@ -120,7 +139,9 @@ public struct SchemaSnapshot: Sendable, Equatable {
     /// tokens: a comma or parenthesis inside a comment, a string or a quoted name cuts nothing.
     static func parseTable(name: String, sql: String) -> Table {
         let tokens = SQLTokens(sql).tokens
-        guard let open = tokens.firstIndex(where: { $0.isSymbol("(") }) else { return Table(name: name, sql: sql, columns: [], constraints: [], options: "") }
+        guard let open = tokens.firstIndex(where: { $0.isSymbol("(") }) else {
+            return Table(name: name, sql: sql, columns: [], constraints: [], options: "")
+        }
         var parts: [[SQLTokens.Token]] = [[]]
         var depth = 0
         var close = tokens.count
@@ -128,15 +149,22 @@ public struct SchemaSnapshot: Sendable, Equatable {
             let token = tokens[index]
             if token.isSymbol("(") { depth += 1 }
             if token.isSymbol(")") {
-                if depth == 0 { close = index; break }
+                if depth == 0 {
+                    close = index
+                    break
+                }
                 depth -= 1
             }
-            if token.isSymbol(","), depth == 0 { parts.append([]); continue }
+            if token.isSymbol(","), depth == 0 {
+                parts.append([])
+                continue
+            }
             parts[parts.count - 1].append(token)
         }
         // Each part is kept as written (comments aside) and as compared (``SQLTokens/canonical(_:)``).
-        var table = Table(name: name, sql: sql, columns: [], constraints: [],
-                          options: close + 1 < tokens.count ? SQLTokens.render(tokens[(close + 1)...]) : "")
+        var table = Table(
+            name: name, sql: sql, columns: [], constraints: [],
+            options: close + 1 < tokens.count ? SQLTokens.render(tokens[(close + 1)...]) : "")
         table.canonicalOptions = close + 1 < tokens.count ? SQLTokens.canonical(tokens[(close + 1)...]) : ""
         for part in parts {
             guard let first = part.first else { continue }
@@ -144,7 +172,10 @@ public struct SchemaSnapshot: Sendable, Equatable {
                 table.constraints.append(SQLTokens.render(part))
                 table.canonicalConstraints.append(SQLTokens.canonical(part))
             } else {
-                table.columns.append(Column(name: first.name, definition: SQLTokens.render(part.dropFirst()), text: SQLTokens.render(part), canonical: SQLTokens.canonical(part.dropFirst())))
+                table.columns.append(
+                    Column(
+                        name: first.name, definition: SQLTokens.render(part.dropFirst()), text: SQLTokens.render(part),
+                        canonical: SQLTokens.canonical(part.dropFirst())))
             }
         }
         return table
@@ -163,41 +194,70 @@ public struct SchemaSnapshot: Sendable, Equatable {
     ///
     /// - parameter presence: whether to list tables and columns that only one side has (`diff`
     ///   reports those itself, in the app's names).
-    public func differences(from expected: SchemaSnapshot, this: String = "the store", that: String = "the fresh build", presence: Bool = true) -> [String] {
+    public func differences(
+        from expected: SchemaSnapshot, this: String = "the store", that: String = "the fresh build",
+        presence: Bool = true
+    ) -> [String] {
         var lines: [String] = []
         if presence {
-            for table in expected.tables where self.table(table.name) == nil { lines.append("table \(table.name) only in \(that)") }
-            for table in tables where expected.table(table.name) == nil { lines.append("table \(table.name) only in \(this)") }
+            for table in expected.tables where self.table(table.name) == nil {
+                lines.append("table \(table.name) only in \(that)")
+            }
+            for table in tables where expected.table(table.name) == nil {
+                lines.append("table \(table.name) only in \(this)")
+            }
         }
         for wanted in expected.tables {
             guard let table = self.table(wanted.name) else { continue }
             if presence {
-                for column in wanted.columns where table.column(column.name) == nil { lines.append("column \(wanted.name).\(column.name) only in \(that)") }
-                for column in table.columns where wanted.column(column.name) == nil { lines.append("column \(wanted.name).\(column.name) only in \(this)") }
+                for column in wanted.columns where table.column(column.name) == nil {
+                    lines.append("column \(wanted.name).\(column.name) only in \(that)")
+                }
+                for column in table.columns where wanted.column(column.name) == nil {
+                    lines.append("column \(wanted.name).\(column.name) only in \(this)")
+                }
             }
             for column in wanted.columns {
-                guard let have = table.column(column.name), have.canonical.lowercasedName != column.canonical.lowercasedName else { continue }
-                lines.append("column \(wanted.name).\(column.name) is \(have.definition.isEmpty ? "untyped" : have.definition) in \(this), \(column.definition.isEmpty ? "untyped" : column.definition) in \(that)")
+                guard let have = table.column(column.name),
+                    have.canonical.lowercasedName != column.canonical.lowercasedName
+                else { continue }
+                lines.append(
+                    "column \(wanted.name).\(column.name) is \(have.definition.isEmpty ? "untyped" : have.definition) in \(this), \(column.definition.isEmpty ? "untyped" : column.definition) in \(that)"
+                )
             }
             let shared = wanted.columns.map(\.name).filter { table.column($0) != nil }
             let haveOrder = table.columns.map(\.name).filter { name in wanted.column(name) != nil }
             if shared.map({ $0.lowercasedName }) != haveOrder.map({ $0.lowercasedName }) {
-                lines.append("table \(wanted.name) has its columns in another order: \(haveOrder.joined(separator: ", ")) in \(this), \(shared.joined(separator: ", ")) in \(that)")
+                lines.append(
+                    "table \(wanted.name) has its columns in another order: \(haveOrder.joined(separator: ", ")) in \(this), \(shared.joined(separator: ", ")) in \(that)"
+                )
             }
-            for (constraint, canonical) in zip(wanted.constraints, wanted.canonicalConstraints) where !table.canonicalConstraints.contains(where: { $0.lowercasedName == canonical.lowercasedName }) { lines.append("table \(wanted.name): constraint \(constraint) only in \(that)") }
-            for (constraint, canonical) in zip(table.constraints, table.canonicalConstraints) where !wanted.canonicalConstraints.contains(where: { $0.lowercasedName == canonical.lowercasedName }) { lines.append("table \(wanted.name): constraint \(constraint) only in \(this)") }
+            for (constraint, canonical) in zip(wanted.constraints, wanted.canonicalConstraints)
+            where !table.canonicalConstraints.contains(where: { $0.lowercasedName == canonical.lowercasedName }) {
+                lines.append("table \(wanted.name): constraint \(constraint) only in \(that)")
+            }
+            for (constraint, canonical) in zip(table.constraints, table.canonicalConstraints)
+            where !wanted.canonicalConstraints.contains(where: { $0.lowercasedName == canonical.lowercasedName }) {
+                lines.append("table \(wanted.name): constraint \(constraint) only in \(this)")
+            }
             if table.canonicalOptions.lowercasedName != wanted.canonicalOptions.lowercasedName {
-                lines.append("table \(wanted.name) is \(table.options.isEmpty ? "a rowid table" : table.options) in \(this), \(wanted.options.isEmpty ? "a rowid table" : wanted.options) in \(that)")
+                lines.append(
+                    "table \(wanted.name) is \(table.options.isEmpty ? "a rowid table" : table.options) in \(this), \(wanted.options.isEmpty ? "a rowid table" : wanted.options) in \(that)"
+                )
             }
         }
         for object in expected.objects {
-            guard let have = objects.first(where: { $0.type == object.type && $0.name.isSameName(as: object.name) }) else {
+            guard let have = objects.first(where: { $0.type == object.type && $0.name.isSameName(as: object.name) })
+            else {
                 lines.append("\(object.type) \(object.name) only in \(that)")
                 continue
             }
-            if !have.agrees(with: object) { lines.append("\(object.type) \(object.name) differs: \(have.sql) in \(this), \(object.sql) in \(that)") }
+            if !have.agrees(with: object) {
+                lines.append("\(object.type) \(object.name) differs: \(have.sql) in \(this), \(object.sql) in \(that)")
+            }
         }
-        for object in objects where !expected.objects.contains(where: { $0.type == object.type && $0.name.isSameName(as: object.name) }) {
+        for object in objects
+        where !expected.objects.contains(where: { $0.type == object.type && $0.name.isSameName(as: object.name) }) {
             lines.append("\(object.type) \(object.name) only in \(this)")
         }
         return lines

@@ -39,12 +39,15 @@ struct SemanticRows {
     /// keys: a UUID attribute's text in either case as `UUID.uuidString` prints it.
     private func readable(_ key: [SQLValue]) -> [SQLValue] {
         zip(keyColumns, key).map { column, value in
-            guard table.column(column)?.type == .uuid, case .text(let text) = value, let uuid = UUID(uuidString: text) else { return value }
+            guard table.column(column)?.type == .uuid, case .text(let text) = value, let uuid = UUID(uuidString: text)
+            else { return value }
             return .text(uuid.uuidString)
         }
     }
 
-    private func expression(_ column: String) -> String { semantics.expressions[spec.name]?[column] ?? quoteIdentifier(column) }
+    private func expression(_ column: String) -> String {
+        semantics.expressions[spec.name]?[column] ?? quoteIdentifier(column)
+    }
 
     /// The row whose key equals `key`, store column → value, or nil. With `storedOnly`, only
     /// the columns this store has are read (an old seed may lack the release's new ones).
@@ -57,7 +60,8 @@ struct SemanticRows {
             columns = columns.filter { stored.column($0) != nil }
         }
         let predicate = keyColumns.map { "\(expression($0)) IS ?" }.joined(separator: " AND ")
-        let sql = "SELECT \(columns.map(expression).joined(separator: ", ")) FROM \(quoteIdentifier(spec.name)) WHERE \(predicate) LIMIT 1"
+        let sql =
+            "SELECT \(columns.map(expression).joined(separator: ", ")) FROM \(quoteIdentifier(spec.name)) WHERE \(predicate) LIMIT 1"
         guard let row = try db.sqlRow(sql, binding: key) else { return nil }
         return Array(zip(columns, row))
     }
@@ -68,7 +72,8 @@ struct SemanticRows {
         guard let stored = try TableInfo.read(db, table: spec.name) else { return nil }
         let columns = self.columns.filter { stored.column($0) != nil }
         let order = table.withoutRowID ? keyColumns.map { quoteIdentifier($0) }.joined(separator: ", ") : "rowid"
-        let sql = "SELECT \(columns.map(expression).joined(separator: ", ")) FROM \(quoteIdentifier(spec.name)) ORDER BY \(order) LIMIT 1"
+        let sql =
+            "SELECT \(columns.map(expression).joined(separator: ", ")) FROM \(quoteIdentifier(spec.name)) ORDER BY \(order) LIMIT 1"
         guard let row = try db.sqlRow(sql) else { return nil }
         return Array(zip(columns, row))
     }
@@ -76,7 +81,8 @@ struct SemanticRows {
     /// Every row's key (as ``row(_:key:)`` reads it) with the stored value of `column`.
     func keys(_ db: Database, with column: String) throws -> [(key: [SQLValue], value: SQLValue)] {
         let keyColumns = self.keyColumns
-        let sql = "SELECT \((keyColumns.map(expression) + [quoteIdentifier(column)]).joined(separator: ", ")) FROM \(quoteIdentifier(spec.name))"
+        let sql =
+            "SELECT \((keyColumns.map(expression) + [quoteIdentifier(column)]).joined(separator: ", ")) FROM \(quoteIdentifier(spec.name))"
         return try db.sqlRows(sql).map { row in (Array(row[..<keyColumns.count]), row[keyColumns.count]) }
     }
 
@@ -97,11 +103,16 @@ struct SemanticRows {
     func count(_ db: Database, key: [SQLValue]) throws -> Int {
         let key = readable(key)
         let predicate = keyColumns.map { "\(expression($0)) IS ?" }.joined(separator: " AND ")
-        guard case .integer(let count)? = try db.sqlRow("SELECT count(*) FROM \(quoteIdentifier(spec.name)) WHERE \(predicate)", binding: key)?.first else { return 0 }
+        guard
+            case .integer(let count)? = try db.sqlRow(
+                "SELECT count(*) FROM \(quoteIdentifier(spec.name)) WHERE \(predicate)", binding: key)?.first
+        else { return 0 }
         return Int(count)
     }
 
-    static func make(_ manifest: Manifest, in db: Database) throws -> (rows: [SemanticRows], semantics: StoreDiff.Semantics) {
+    static func make(_ manifest: Manifest, in db: Database) throws -> (
+        rows: [SemanticRows], semantics: StoreDiff.Semantics
+    ) {
         let written = manifest.tables.map(\.spec)
         // The manifest's model says which columns are UUID attributes (a build in progress has not recorded it yet).
         let facts = manifest.model?.facts
@@ -115,10 +126,16 @@ struct SemanticRows {
             if let coreData {
                 // Attributes and to-one relationships by their Z column; the model names them when there is one.
                 let entity = manifest.model?.flattened(writtenSpec.name)
-                let modelNames = (entity?.attributes.map(\.name) ?? []) + (entity?.relationships.filter { !$0.toMany }.map(\.name) ?? [])
-                for name in modelNames + writtenSpec.key + Array(writtenSpec.refs.keys) { names[coreData.columnName(name)] = name }
+                let modelNames =
+                    (entity?.attributes.map(\.name) ?? [])
+                    + (entity?.relationships.filter { !$0.toMany }.map(\.name) ?? [])
+                for name in modelNames + writtenSpec.key + Array(writtenSpec.refs.keys) {
+                    names[coreData.columnName(name)] = name
+                }
             }
-            rows.append(SemanticRows(spec: spec, written: writtenSpec, table: table, semantics: semantics, writtenColumns: names))
+            rows.append(
+                SemanticRows(
+                    spec: spec, written: writtenSpec, table: table, semantics: semantics, writtenColumns: names))
         }
         return (rows, semantics)
     }

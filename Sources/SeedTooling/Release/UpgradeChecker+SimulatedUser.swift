@@ -8,10 +8,12 @@ extension UpgradeChecker {
     /// Why ``userRow(in:db:)`` has no row for `table`, in words for the report.
     func whyNoUserRow(in table: SemanticRows, db: Database) throws -> String {
         if table.spec.key.isEmpty && CoreDataDialect.isStoreAssignedKey(table.keyColumns) {
-            return "its rows are keyed by the primary key Core Data assigns: a user's own object cannot be found again by key"
+            return
+                "its rows are keyed by the primary key Core Data assigns: a user's own object cannot be found again by key"
         }
         if try table.firstRow(db) == nil { return "the old seed has no row of it to copy" }
-        return "its key is made of refs only (or of values that cannot be varied): a user's row would take a seed row's key"
+        return
+            "its key is made of refs only (or of values that cannot be varied): a user's row would take a seed row's key"
     }
 
     /// The kind of a value, for the report (`JSON`, `NULL`, …).
@@ -27,7 +29,9 @@ extension UpgradeChecker {
 
     /// A row a user might add to `table`: a copy of one of its rows under a new key, with a
     /// value of its own; nil when the table is empty or its key can't be varied.
-    func userRow(in table: SemanticRows, db: Database) throws -> (DataChanges.RowValues, [InputValue], String, InputValue)? {
+    func userRow(in table: SemanticRows, db: Database) throws -> (
+        DataChanges.RowValues, [InputValue], String, InputValue
+    )? {
         // A Core Data entity without a natural key is keyed by Z_PK, which Core Data assigns from
         // Z_PRIMARYKEY.Z_MAX: a user's own object neither gets one from us nor is found again by it.
         if table.spec.key.isEmpty && CoreDataDialect.isStoreAssignedKey(table.keyColumns) { return nil }
@@ -36,7 +40,9 @@ extension UpgradeChecker {
         var key: [InputValue] = []
         var varied = false
         for keyColumn in table.keyColumns {
-            guard let index = values.firstIndex(where: { $0.column == table.writtenName(keyColumn) }) else { return nil }
+            guard let index = values.firstIndex(where: { $0.column == table.writtenName(keyColumn) }) else {
+                return nil
+            }
             // A key part that is a ref keeps its parent; the other parts get values of the user's own.
             if table.written.refs[values[index].column] == nil {
                 switch values[index].value {
@@ -44,9 +50,14 @@ extension UpgradeChecker {
                     // A UUID key (docs/core-data.md, "Keys and UUIDs"): another UUID, each byte's bits flipped.
                     guard let uuid = UUID(uuidString: text) else { break }
                     let flipped = withUnsafeBytes(of: uuid.uuid) { $0.map { $0 ^ 0xFF } }
-                    values[index].value = .string(SQLValue.blob(flipped).uuidText ?? text); varied = true
-                case .string(let text): values[index].value = .string(text + " (added by the user)"); varied = true
-                case .integer(let number): values[index].value = .integer(number &+ 1_000_003); varied = true
+                    values[index].value = .string(SQLValue.blob(flipped).uuidText ?? text)
+                    varied = true
+                case .string(let text):
+                    values[index].value = .string(text + " (added by the user)")
+                    varied = true
+                case .integer(let number):
+                    values[index].value = .integer(number &+ 1_000_003)
+                    varied = true
                 default: break
                 }
             }
@@ -54,10 +65,18 @@ extension UpgradeChecker {
         }
         guard varied else { return nil }
         let keyNames = Set(table.writtenKeyColumns)
-        guard let index = values.firstIndex(where: { !keyNames.contains($0.column) && table.written.refs[$0.column] == nil && Self.userValue($0.value) != nil }),
-              let value = Self.userValue(values[index].value) else {
+        guard
+            let index = values.firstIndex(where: {
+                !keyNames.contains($0.column) && table.written.refs[$0.column] == nil && Self.userValue($0.value) != nil
+            }),
+            let value = Self.userValue(values[index].value)
+        else {
             // A table of keys and refs only: the user's row is its new key; it must come through, once.
-            guard let keyIndex = values.firstIndex(where: { keyNames.contains($0.column) && table.written.refs[$0.column] == nil }) else { return nil }
+            guard
+                let keyIndex = values.firstIndex(where: {
+                    keyNames.contains($0.column) && table.written.refs[$0.column] == nil
+                })
+            else { return nil }
             return (DataChanges.RowValues(values: values), key, values[keyIndex].column, values[keyIndex].value)
         }
         values[index].value = value
@@ -65,16 +84,24 @@ extension UpgradeChecker {
     }
 
     /// A user row of a table that refers to `table`'s row `key`, and its ref column.
-    func userChild(of table: SemanticRows, key: [InputValue], tables: [SemanticRows], db: Database) throws -> (SemanticRows, DataChanges.RowValues, [InputValue], String, InputValue, String)? {
+    func userChild(of table: SemanticRows, key: [InputValue], tables: [SemanticRows], db: Database) throws -> (
+        SemanticRows, DataChanges.RowValues, [InputValue], String, InputValue, String
+    )? {
         guard key.count == 1 else { return nil }
         for child in tables {
-            guard let (column, reference) = child.written.refs.first(where: { $0.value.table.isSameName(as: table.written.name) }),
-                  let (found, childKey, edited, value) = try userRow(in: child, db: db) else { continue }
+            guard
+                let (column, reference) = child.written.refs.first(where: {
+                    $0.value.table.isSameName(as: table.written.name)
+                }),
+                let (found, childKey, edited, value) = try userRow(in: child, db: db)
+            else { continue }
             // The ref names the parent by the column it refers to (often, not always, the key).
             var target = key[0]
             if reference.column.lowercasedName != (table.writtenKeyColumns.first ?? "").lowercasedName {
                 let wanted = table.storeName(reference.column).lowercasedName
-                guard let parent = try table.row(db, key: key.map(Self.sqlValue), storedOnly: true), let stored = parent.first(where: { $0.column.lowercasedName == wanted })?.value, stored != .null else { continue }
+                guard let parent = try table.row(db, key: key.map(Self.sqlValue), storedOnly: true),
+                    let stored = parent.first(where: { $0.column.lowercasedName == wanted })?.value, stored != .null
+                else { continue }
                 target = stored.inputValue
             }
             var row = found
@@ -101,7 +128,9 @@ extension UpgradeChecker {
         guard let key = keyValues(change.key, table) else { return nil }
         var renamed = false
         let newKey = zip(table.writtenKeyColumns, key).map { column, value in
-            guard let new = change.to.values.first(where: { $0.column.isSameName(as: column) })?.value else { return value }
+            guard let new = change.to.values.first(where: { $0.column.isSameName(as: column) })?.value else {
+                return value
+            }
             if sqlValue(new) != sqlValue(value) { renamed = true }
             return new
         }
@@ -111,26 +140,51 @@ extension UpgradeChecker {
     /// Before a rename: the user edits a column of the row the rename does not touch (the edit
     /// must survive, under the new key), and adds a row referring to it (it must refer to the
     /// renamed row after the upgrade).
-    func simulateRename(_ change: DataChanges.RowChange, of table: SemanticRows, named name: String, newKey: [InputValue], tables: [SemanticRows], options: SeedMigrator.Options,
-                                db: Database, edits: inout [(table: SemanticRows, key: [InputValue], column: String, value: InputValue, insert: Bool)], following: inout [Following]) throws {
-        guard let key = Self.keyValues(change.key, table), let row = try table.row(db, key: key.map(Self.sqlValue), storedOnly: true) else { return }
+    func simulateRename(
+        _ change: DataChanges.RowChange, of table: SemanticRows, named name: String, newKey: [InputValue],
+        tables: [SemanticRows], options: SeedMigrator.Options,
+        db: Database,
+        edits: inout [(table: SemanticRows, key: [InputValue], column: String, value: InputValue, insert: Bool)],
+        following: inout [Following]
+    ) throws {
+        guard let key = Self.keyValues(change.key, table),
+            let row = try table.row(db, key: key.map(Self.sqlValue), storedOnly: true)
+        else { return }
         let touched = Set(change.to.values.map { $0.column.lowercasedName })
         let keyNames = Set(table.writtenKeyColumns.map { $0.lowercasedName })
         let values = row.map { (column: table.writtenName($0.column), value: $0.value.inputValue) }
-        if let (column, value) = values.first(where: { !touched.contains($0.column.lowercasedName) && !keyNames.contains($0.column.lowercasedName) && table.written.refs[$0.column] == nil && Self.userValue($0.value) != nil }),
-           let userValue = Self.userValue(value) {
-            let edit = DataChanges(operations: [.update(table: name, changes: [
-                DataChanges.RowChange(key: change.key, from: .init(values: [(column, value)]), to: .init(values: [(column, userValue)])),
-            ])])
+        if let (column, value) = values.first(where: {
+            !touched.contains($0.column.lowercasedName) && !keyNames.contains($0.column.lowercasedName)
+                && table.written.refs[$0.column] == nil && Self.userValue($0.value) != nil
+        }),
+            let userValue = Self.userValue(value)
+        {
+            let edit = DataChanges(operations: [
+                .update(
+                    table: name,
+                    changes: [
+                        DataChanges.RowChange(
+                            key: change.key, from: .init(values: [(column, value)]),
+                            to: .init(values: [(column, userValue)]))
+                    ])
+            ])
             if try Self.attempt(db, edit, options) { edits.append((table, key, column, userValue, false)) }
         }
-        if let (child, childRow, childKey, column, value, refColumn) = try userChild(of: table, key: key, tables: tables, db: db),
-           let reference = child.written.refs[refColumn],
-           try Self.attempt(db, DataChanges(operations: [.insert(table: child.written.name, rows: [childRow])]), options) {
+        if let (child, childRow, childKey, column, value, refColumn) = try userChild(
+            of: table, key: key, tables: tables, db: db),
+            let reference = child.written.refs[refColumn],
+            try Self.attempt(
+                db, DataChanges(operations: [.insert(table: child.written.name, rows: [childRow])]), options)
+        {
             edits.append((child, childKey, column, value, true))
             // The value the rename gives the column the child refers to, or the one it refers to now.
-            let expected = change.to.values.first { $0.column.isSameName(as: reference.column) }?.value ?? childRow[refColumn] ?? .null
-            following.append(Following(child: child, childKey: childKey, column: refColumn, parent: table, parentKey: newKey, expected: expected))
+            let expected =
+                change.to.values.first { $0.column.isSameName(as: reference.column) }?.value ?? childRow[refColumn]
+                ?? .null
+            following.append(
+                Following(
+                    child: child, childKey: childKey, column: refColumn, parent: table, parentKey: newKey,
+                    expected: expected))
         }
     }
 
@@ -149,7 +203,9 @@ extension UpgradeChecker {
             try db.inSavepoint {
                 let events = try SeedMigrator.applyUnrecorded(changes, in: db, options: plain)
                 if events.contains(where: { $0.kind == .updated || $0.kind == .inserted }) { return .commit }
-                reason = events.first.map { "the migrator reports it \($0.kind.rawValue): \($0.detail)" } ?? "nothing applied"
+                reason =
+                    events.first.map { "the migrator reports it \($0.kind.rawValue): \($0.detail)" }
+                    ?? "nothing applied"
                 return .rollback
             }
         } catch {
@@ -162,8 +218,13 @@ extension UpgradeChecker {
     /// the migration sets), text with a note, the other boolean.
     static func userValue(_ value: InputValue, avoiding target: InputValue? = nil) -> InputValue? {
         switch value {
-        case .integer(let number): return .integer(target == .integer(number &+ 1) || target == .real(Double(number &+ 1)) ? number &+ 2 : number &+ 1)
-        case .real(let number): return .real(target == .real(number + 1) || (Int64(exactly: number + 1).map { target == .integer($0) } ?? false) ? number + 2 : number + 1)
+        case .integer(let number):
+            return .integer(
+                target == .integer(number &+ 1) || target == .real(Double(number &+ 1)) ? number &+ 2 : number &+ 1)
+        case .real(let number):
+            return .real(
+                target == .real(number + 1) || (Int64(exactly: number + 1).map { target == .integer($0) } ?? false)
+                    ? number + 2 : number + 1)
         // Text that is a JSON object or array (a JSON column, as new-migration writes it) stays valid JSON.
         case .string(let text): return .string(jsonEdited(text) ?? text + " (edited by the user)")
         case .bool(let flag): return .bool(!flag)
@@ -177,7 +238,8 @@ extension UpgradeChecker {
     static func jsonEdited(_ text: String) -> String? {
         let body = text.drop { $0.isWhitespace }
         guard body.hasPrefix("{") || body.hasPrefix("["),
-              (try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])) != nil else { return nil }
+            (try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])) != nil
+        else { return nil }
         let rest = body.dropFirst().drop { $0.isWhitespace }
         if body.hasPrefix("{") { return "{\"edited by the user\": true" + (rest.hasPrefix("}") ? "" : ", ") + rest }
         return "[\"edited by the user\"" + (rest.hasPrefix("]") ? "" : ", ") + rest

@@ -18,8 +18,10 @@ public enum DiagnosticFormat: String, Sendable, CaseIterable {
                 if diagnostic.line > 0 { properties.append("line=\(diagnostic.line)") }
                 if diagnostic.column > 0 { properties.append("col=\(diagnostic.column)") }
                 properties.append("title=\(Self.escapeProperty("seedkit \(diagnostic.code.rawValue)"))")
-                let command = diagnostic.severity == .error ? "error" : diagnostic.severity == .warning ? "warning" : "notice"
-                return "::\(command) \(properties.joined(separator: ","))::\(Self.escapeData(diagnostic.message + " [\(diagnostic.code.rawValue)]"))\n"
+                let command =
+                    diagnostic.severity == .error ? "error" : diagnostic.severity == .warning ? "warning" : "notice"
+                return
+                    "::\(command) \(properties.joined(separator: ","))::\(Self.escapeData(diagnostic.message + " [\(diagnostic.code.rawValue)]"))\n"
             }.joined()
         case .json:
             return JSONOutput.render(Self.document(diagnostics)) + "\n"
@@ -29,7 +31,9 @@ public enum DiagnosticFormat: String, Sendable, CaseIterable {
     /// The JSON shape: `{"code": 1560 or the only code, "errors": [{file, line, column, severity, code, message, table}]}`.
     public static func document(_ diagnostics: [Diagnostic]) -> JSONOutput {
         let errors = diagnostics.filter { $0.severity == .error }
-        let code: JSONOutput = errors.count > 1 ? .int(DiagnosticCode.multipleErrors.rawValue) : errors.first.map { .int($0.code.rawValue) } ?? .null
+        let code: JSONOutput =
+            errors.count > 1
+            ? .int(DiagnosticCode.multipleErrors.rawValue) : errors.first.map { .int($0.code.rawValue) } ?? .null
         return .object([
             ("code", code),
             ("errors", .array(diagnostics.map(json))),
@@ -50,13 +54,16 @@ public enum DiagnosticFormat: String, Sendable, CaseIterable {
 
     /// One GitHub Actions annotation line (`::error file=…,title=…::message`), for reports that are
     /// not diagnostics (a diverging old seed, a migration that changed after it was applied).
-    public static func githubAnnotation(_ severity: Diagnostic.Severity = .error, file: String, title: String, _ message: String) -> String {
+    public static func githubAnnotation(
+        _ severity: Diagnostic.Severity = .error, file: String, title: String, _ message: String
+    ) -> String {
         let command = severity == .error ? "error" : severity == .warning ? "warning" : "notice"
         return "::\(command) file=\(escapeProperty(file)),title=\(escapeProperty(title))::\(escapeData(message))\n"
     }
 
     private static func escapeData(_ text: String) -> String {
-        text.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "\r", with: "%0D").replacingOccurrences(of: "\n", with: "%0A")
+        text.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "\r", with: "%0D")
+            .replacingOccurrences(of: "\n", with: "%0A")
     }
 
     private static func escapeProperty(_ text: String) -> String {
@@ -98,7 +105,10 @@ public indirect enum JSONOutput: Sendable {
         case .double(let number): bytes += (number.isNaN ? "null" : SQLValue.format(number)).utf8
         case .string(let text): DocNode.writeQuoted(text, into: &bytes)
         case .array(let items):
-            if items.isEmpty { bytes += "[]".utf8; return }
+            if items.isEmpty {
+                bytes += "[]".utf8
+                return
+            }
             bytes.append(UInt8(ascii: "["))
             for (index, item) in items.enumerated() {
                 if index > 0 { bytes.append(UInt8(ascii: ",")) }
@@ -108,7 +118,10 @@ public indirect enum JSONOutput: Sendable {
             newline(depth)
             bytes.append(UInt8(ascii: "]"))
         case .object(let entries):
-            if entries.isEmpty { bytes += "{}".utf8; return }
+            if entries.isEmpty {
+                bytes += "{}".utf8
+                return
+            }
             bytes.append(UInt8(ascii: "{"))
             for (index, entry) in entries.enumerated() {
                 if index > 0 { bytes.append(UInt8(ascii: ",")) }

@@ -65,28 +65,47 @@ struct CoreDataScaffold {
             lines.append("  \(entity.name):")
             lines.append("    file: data/\(entity.name).csv")
             if let key = key(entity.name) {
-                lines.append("    key: \(Self.yamlKey(key))" + String(repeating: " ", count: max(1, 22 - Self.yamlKey(key).count)) + "# the model's uniqueness constraint")
+                lines.append(
+                    "    key: \(Self.yamlKey(key))"
+                        + String(repeating: " ", count: max(1, 22 - Self.yamlKey(key).count))
+                        + "# the model's uniqueness constraint")
             } else if store != nil {
-                lines.append("    # No key: the model has no uniqueness constraint on \(entity.name), so the store knew its rows only by")
-                lines.append("    # \(CoreDataDialect.primaryKeyColumn). The fixture lists them in \(CoreDataDialect.primaryKeyColumn) order, and the build numbers them 1, 2, … in that order; a")
-                lines.append("    # relationship to \(entity.name) holds that number (the row's line in the fixture). Migrations find a")
-                lines.append("    # row by its key: name what identifies a \(entity.name) across releases before the first one.")
+                lines.append(
+                    "    # No key: the model has no uniqueness constraint on \(entity.name), so the store knew its rows only by"
+                )
+                lines.append(
+                    "    # \(CoreDataDialect.primaryKeyColumn). The fixture lists them in \(CoreDataDialect.primaryKeyColumn) order, and the build numbers them 1, 2, … in that order; a"
+                )
+                lines.append(
+                    "    # relationship to \(entity.name) holds that number (the row's line in the fixture). Migrations find a"
+                )
+                lines.append(
+                    "    # row by its key: name what identifies a \(entity.name) across releases before the first one.")
             } else {
-                lines.append("    # No key: the model has no uniqueness constraint on \(entity.name). Migrations find a row in a")
-                lines.append("    # user's store by its key, and without one that is \(CoreDataDialect.primaryKeyColumn), which differs from store to store;")
+                lines.append(
+                    "    # No key: the model has no uniqueness constraint on \(entity.name). Migrations find a row in a"
+                )
+                lines.append(
+                    "    # user's store by its key, and without one that is \(CoreDataDialect.primaryKeyColumn), which differs from store to store;"
+                )
                 lines.append("    # name what identifies a \(entity.name) across releases")
                 // Text that is always there names a row best: non-optional Strings first, then other Strings.
                 let attributes = model.flattened(entity.name)?.attributes ?? []
-                let strings = attributes.filter { $0.type == "String" }.sorted { !$0.optional && $1.optional }.map(\.name)
+                let strings = attributes.filter { $0.type == "String" }.sorted { !$0.optional && $1.optional }.map(
+                    \.name)
                 let example = (strings + columns(entity.name).filter { !strings.contains($0) }).prefix(2)
                 if !example.isEmpty {
-                    lines.append("    # (key: \(example[example.startIndex]), or a list: key: [\(example.joined(separator: ", "))]).")
+                    lines.append(
+                        "    # (key: \(example[example.startIndex]), or a list: key: [\(example.joined(separator: ", "))])."
+                    )
                 }
             }
             guard let flat = model.flattened(entity.name) else { continue }
             let unsupported = flat.attributes.filter { !CoreDataModel.supportedTypes.contains($0.type) }
             if !unsupported.isEmpty {
-                lines.append("    # not in the fixture: " + unsupported.map { "\($0.name) (\($0.type))" }.joined(separator: ", ") + ", which seedkit does not write")
+                lines.append(
+                    "    # not in the fixture: " + unsupported.map { "\($0.name) (\($0.type))" }.joined(separator: ", ")
+                        + ", which seedkit does not write")
             }
             var refs: [String] = []
             var unkeyed: [String] = []
@@ -97,15 +116,22 @@ struct CoreDataScaffold {
                     unkeyed.append(relationship.name)
                 }
             }
-            if !refs.isEmpty { lines.append("    refs:"); lines += refs }
+            if !refs.isEmpty {
+                lines.append("    refs:")
+                lines += refs
+            }
             // A many-to-many is listed on either side, by the other side's one-column key.
             for relationship in flat.relationships where model.manyToMany(entity.name, relationship.name) != nil {
                 guard let key = key(relationship.destination), key.count == 1 else { continue }
-                lines.append("    # \(relationship.name) (many-to-many to \(relationship.destination)) can be set here: add a column \(relationship.name) listing \(relationship.destination) keys, and refs: { \(relationship.name): \(relationship.destination).\(key[0]) }")
+                lines.append(
+                    "    # \(relationship.name) (many-to-many to \(relationship.destination)) can be set here: add a column \(relationship.name) listing \(relationship.destination) keys, and refs: { \(relationship.name): \(relationship.destination).\(key[0]) }"
+                )
             }
             for name in unkeyed where store == nil {
                 let destination = flat.relationships.first { $0.name == name }?.destination ?? ""
-                lines.append("    # \(name) holds a \(destination) by its key: once \(destination) has a one-column key, add refs: { \(name): \(destination).<key> }")
+                lines.append(
+                    "    # \(name) holds a \(destination) by its key: once \(destination) has a one-column key, add refs: { \(name): \(destination).<key> }"
+                )
             }
         }
         return lines.joined(separator: "\n") + "\n"
@@ -113,9 +139,12 @@ struct CoreDataScaffold {
 
     /// `text` as a YAML scalar: as it is when it is plain, otherwise double-quoted.
     static func yamlScalar(_ text: String) -> String {
-        let plain = !text.isEmpty && text.unicodeScalars.allSatisfy { scalar in
-            (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "._/-".unicodeScalars.contains(scalar)) && scalar.isASCII
-        }
+        let plain =
+            !text.isEmpty
+            && text.unicodeScalars.allSatisfy { scalar in
+                (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar)
+                    || "._/-".unicodeScalars.contains(scalar)) && scalar.isASCII
+            }
         // A JSON string literal is a YAML double-quoted scalar.
         return plain ? text : DocNode.quote(text)
     }

@@ -47,13 +47,17 @@ struct CoreDataStoreExport {
             let number = numbers[entity.renamingIdentifier ?? entity.name] ?? numbers[entity.name]
             let table = table(entity.name)
             guard let number, try db.tableExists(table) else {
-                notes[entity.name, default: []].append("no rows exported: the store has no \(number == nil ? "\(CoreDataDialect.primaryKeyTable) row" : "table \(table)") for \(entity.name)")
+                notes[entity.name, default: []].append(
+                    "no rows exported: the store has no \(number == nil ? "\(CoreDataDialect.primaryKeyTable) row" : "table \(table)") for \(entity.name)"
+                )
                 continue
             }
             let rows = try CoreDataDialect.rows(db, table: table, entity: number)
             rowsByEntity[entity.name] = rows
-            positions[entity.name] = Dictionary(rows.enumerated().compactMap { index, row in CoreDataDialect.primaryKey(of: row).map { ($0, index + 1) } },
-                                                uniquingKeysWith: { first, _ in first })
+            positions[entity.name] = Dictionary(
+                rows.enumerated().compactMap { index, row in CoreDataDialect.primaryKey(of: row).map { ($0, index + 1) }
+                },
+                uniquingKeysWith: { first, _ in first })
         }
         for entity in plan.concreteEntities {
             guard let flat = model.flattened(entity.name) else { continue }
@@ -64,20 +68,31 @@ struct CoreDataStoreExport {
                 var fields: [String] = []
                 for column in columns {
                     if let attribute = flat.attributes.first(where: { $0.name == column }) {
-                        fields.append(Self.csvField(value(row[SQLName(CoreDataDialect.storeColumn(ofProperty: column))], type: attribute.type)))
+                        fields.append(
+                            Self.csvField(
+                                value(
+                                    row[SQLName(CoreDataDialect.storeColumn(ofProperty: column))], type: attribute.type)
+                            ))
                     } else if let relationship = flat.relationships.first(where: { $0.name == column }) {
                         let stored = CoreDataDialect.storeColumn(ofProperty: column)
                         let value = row[SQLName(stored)] ?? .null
-                        let target: Int64? = switch value {
-                        case .integer(let number): number
-                        case .real(let number): Int64(exactly: number)
-                        default: nil
-                        }
+                        let target: Int64? =
+                            switch value {
+                            case .integer(let number): number
+                            case .real(let number): Int64(exactly: number)
+                            default: nil
+                            }
                         // A to-one relationship's column holds the target's Z_PK: anything else is not Core Data's.
                         if target == nil && value != .null {
-                            throw SeedCatalog.foreign("\(stored) of an \(entity.name) row holds \(value), not the primary key of a row Core Data writes there", writer: "Core Data")
+                            throw SeedCatalog.foreign(
+                                "\(stored) of an \(entity.name) row holds \(value), not the primary key of a row Core Data writes there",
+                                writer: "Core Data")
                         }
-                        fields.append(Self.csvField(try reference(target, to: relationship.destination, db: db, positions: positions, from: entity.name)))
+                        fields.append(
+                            Self.csvField(
+                                try reference(
+                                    target, to: relationship.destination, db: db, positions: positions,
+                                    from: entity.name)))
                     } else {
                         fields.append("")
                     }
@@ -85,7 +100,9 @@ struct CoreDataStoreExport {
                 lines.append(fields.joined(separator: ","))
             }
             if inherits, plan.key(entity.name) == nil, rowsByEntity[entity.name]?.isEmpty == false {
-                notes[entity.name, default: []].append("\(entity.name) shares its table with other entities of its lineage, so a relationship to it without a key cannot be given as a \(CoreDataDialect.primaryKeyColumn); such relationships are left empty")
+                notes[entity.name, default: []].append(
+                    "\(entity.name) shares its table with other entities of its lineage, so a relationship to it without a key cannot be given as a \(CoreDataDialect.primaryKeyColumn); such relationships are left empty"
+                )
             }
             fixtures[entity.name] = lines.joined(separator: "\n") + "\n"
             rowCounts[entity.name] = lines.count - 1
@@ -93,10 +110,16 @@ struct CoreDataStoreExport {
     }
 
     /// A to-one's value: the related row's key, or the Z_PK the build gives it; nil when unknown.
-    func reference(_ target: Int64?, to destination: String, db: Database, positions: [String: [Int64: Int]], from entity: String) throws -> String? {
+    func reference(
+        _ target: Int64?, to destination: String, db: Database, positions: [String: [Int64: Int]], from entity: String
+    ) throws -> String? {
         guard let target else { return nil }
-        if let key = plan.key(destination), key.count == 1, let attribute = model.flattened(destination)?.attributes.first(where: { $0.name == key[0] }) {
-            let value = try CoreDataDialect.value(db, column: CoreDataDialect.storeColumn(ofProperty: key[0]), table: table(destination), primaryKey: target)
+        if let key = plan.key(destination), key.count == 1,
+            let attribute = model.flattened(destination)?.attributes.first(where: { $0.name == key[0] })
+        {
+            let value = try CoreDataDialect.value(
+                db, column: CoreDataDialect.storeColumn(ofProperty: key[0]), table: table(destination),
+                primaryKey: target)
             return self.value(value, type: attribute.type)
         }
         // Only where the destination's table holds that entity alone does a line number stay its Z_PK.
@@ -123,7 +146,11 @@ struct CoreDataStoreExport {
         case .blob(let data):
             if type == "UUID", data.count == 16 {
                 let b = data
-                let uuid = UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
+                let uuid = UUID(
+                    uuid: (
+                        b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14],
+                        b[15]
+                    ))
                 return uuid.uuidString
             }
             return Data(data).base64EncodedString()
@@ -161,7 +188,8 @@ struct CoreDataStoreExport {
     /// A copy of the store at `path` with every row taken out (entity tables, join tables, history),
     /// `Z_MAX` back to 0, `Z_METADATA` and `Z_MODELCACHE` kept: the store as the app created it.
     static func emptiedTemplate(_ path: String) throws(SeedError) -> Data {
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("seedkit-init-\(UUID().uuidString).sqlite")
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "seedkit-init-\(UUID().uuidString).sqlite")
         defer { try? FileManager.default.removeItem(at: scratch) }
         do {
             try FileManager.default.copyItem(at: URL(fileURLWithPath: path), to: scratch)
@@ -176,7 +204,10 @@ struct CoreDataStoreExport {
             try queue.close()
             return try Data(contentsOf: scratch)
         } catch {
-            throw SeedError(.io, file: path, "cannot make the template from the store: \((error as? DatabaseError)?.message ?? "\(error)"); nothing was written")
+            throw SeedError(
+                .io, file: path,
+                "cannot make the template from the store: \((error as? DatabaseError)?.message ?? "\(error)"); nothing was written"
+            )
         }
     }
 }

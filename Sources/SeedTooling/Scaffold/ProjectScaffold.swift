@@ -1,6 +1,6 @@
 import Foundation
-public import SeedRuntime
 import GRDB
+public import SeedRuntime
 
 /// The files `seedkit init` writes: the project layout the README describes (`seeds/seedkit.yml`,
 /// `seeds/schema.sql` or a Core Data model and template, fixtures in `seeds/data/`, `migrations/`,
@@ -32,11 +32,18 @@ public struct ProjectScaffold: Sendable {
 
     /// The plain SQLite layout: a schema, one fixture with two rows, an empty migration history.
     public static func plain() -> ProjectScaffold {
-        ProjectScaffold(files: [
-            File(path: "seeds/seedkit.yml", text: PlainTemplates.manifest, purpose: "the manifest: tables, their fixtures, keys and rules"),
-            File(path: "seeds/schema.sql", text: PlainTemplates.schema, purpose: "the seed's schema (the tables of your app's store)"),
-            File(path: "seeds/data/items.csv", text: PlainTemplates.items, purpose: "the fixture of table items, one row per line"),
-        ] + common)
+        ProjectScaffold(
+            files: [
+                File(
+                    path: "seeds/seedkit.yml", text: PlainTemplates.manifest,
+                    purpose: "the manifest: tables, their fixtures, keys and rules"),
+                File(
+                    path: "seeds/schema.sql", text: PlainTemplates.schema,
+                    purpose: "the seed's schema (the tables of your app's store)"),
+                File(
+                    path: "seeds/data/items.csv", text: PlainTemplates.items,
+                    purpose: "the fixture of table items, one row per line"),
+            ] + common)
     }
 
     /// The Core Data layout for `model`: a manifest naming it (as `modelPath`, relative to
@@ -45,14 +52,22 @@ public struct ProjectScaffold: Sendable {
     /// app's empty store as `seeds/empty.sqlite` when `template` is given.
     public static func coreData(model: CoreDataModel, modelPath: String, template: Data?) -> ProjectScaffold {
         let plan = CoreDataScaffold(model: model)
-        var files = [File(path: "seeds/seedkit.yml", text: plan.manifest(modelPath: modelPath, hasTemplate: template != nil),
-                          purpose: "the manifest: the model, the template, one table per entity")]
+        var files = [
+            File(
+                path: "seeds/seedkit.yml", text: plan.manifest(modelPath: modelPath, hasTemplate: template != nil),
+                purpose: "the manifest: the model, the template, one table per entity")
+        ]
         if let template {
-            files.append(File(path: "seeds/empty.sqlite", contents: template, purpose: "the template: your app's empty store, copied from --template (never changed)"))
+            files.append(
+                File(
+                    path: "seeds/empty.sqlite", contents: template,
+                    purpose: "the template: your app's empty store, copied from --template (never changed)"))
         }
         for entity in plan.concreteEntities {
-            files.append(File(path: "seeds/data/\(entity.name).csv", text: plan.header(entity.name) + "\n",
-                              purpose: "the fixture of entity \(entity.name) (header only: add one row per object)"))
+            files.append(
+                File(
+                    path: "seeds/data/\(entity.name).csv", text: plan.header(entity.name) + "\n",
+                    purpose: "the fixture of entity \(entity.name) (header only: add one row per object)"))
         }
         return ProjectScaffold(files: files + common)
     }
@@ -62,24 +77,40 @@ public struct ProjectScaffold: Sendable {
     /// store's file name), and one fixture per concrete entity holding the store's rows.
     ///
     /// - throws: ``SeedError`` when the store cannot be read or copied.
-    public static func coreData(model: CoreDataModel, store path: String, shown: String) throws(SeedError) -> ProjectScaffold {
+    public static func coreData(model: CoreDataModel, store path: String, shown: String) throws(SeedError)
+        -> ProjectScaffold
+    {
         let plan = CoreDataScaffold(model: model)
         var export = CoreDataStoreExport(model: model)
         let queue = try StoreAccess.openReadOnly(path)
         defer { try? queue.close() }
-        do { try queue.read { db in try export.read(db) } }
-        catch let error as SeedError { throw error }
-        catch { throw SeedError(.configuration, file: shown, "cannot read the store's rows: \((error as? DatabaseError)?.message ?? "\(error)"); nothing was written") }
+        do { try queue.read { db in try export.read(db) } } catch let error as SeedError { throw error } catch {
+            throw SeedError(
+                .configuration, file: shown,
+                "cannot read the store's rows: \((error as? DatabaseError)?.message ?? "\(error)"); nothing was written"
+            )
+        }
         let template = (path as NSString).lastPathComponent
-        var files = [File(path: "seeds/seedkit.yml", text: plan.manifest(modelPath: "", hasTemplate: true, store: (template, (shown as NSString).lastPathComponent)),
-                          purpose: "the manifest: the template, one table per entity (the model is the template's)")]
-        files.append(File(path: "seeds/\(template)", contents: try CoreDataStoreExport.emptiedTemplate(path),
-                          purpose: "the template: \(shown) with its rows taken out (never changed by build)"))
+        var files = [
+            File(
+                path: "seeds/seedkit.yml",
+                text: plan.manifest(
+                    modelPath: "", hasTemplate: true, store: (template, (shown as NSString).lastPathComponent)),
+                purpose: "the manifest: the template, one table per entity (the model is the template's)")
+        ]
+        files.append(
+            File(
+                path: "seeds/\(template)", contents: try CoreDataStoreExport.emptiedTemplate(path),
+                purpose: "the template: \(shown) with its rows taken out (never changed by build)"))
         for entity in plan.concreteEntities {
             let rows = export.rowCounts[entity.name] ?? 0
             let notes = export.notes[entity.name].map { " (" + $0.joined(separator: "; ") + ")" } ?? ""
-            files.append(File(path: "seeds/data/\(entity.name).csv", text: export.fixtures[entity.name] ?? plan.header(entity.name) + "\n",
-                              purpose: "the fixture of entity \(entity.name): the store's \(rows) row\(rows == 1 ? "" : "s")\(notes)"))
+            files.append(
+                File(
+                    path: "seeds/data/\(entity.name).csv",
+                    text: export.fixtures[entity.name] ?? plan.header(entity.name) + "\n",
+                    purpose:
+                        "the fixture of entity \(entity.name): the store's \(rows) row\(rows == 1 ? "" : "s")\(notes)"))
         }
         var scaffold = ProjectScaffold(files: files + common)
         scaffold.seed = "build/" + CoreDataScaffold.seedName(template: template)
@@ -89,9 +120,15 @@ public struct ProjectScaffold: Sendable {
     /// Files both layouts have: the migrations folder, the shipped seeds' folder, CI.
     private static var common: [File] {
         [
-            File(path: "migrations/README.md", text: PlainTemplates.migrationsReadme, purpose: "numbered data updates go here (seedkit new-migration)"),
-            File(path: "seeds/releases/README.md", text: PlainTemplates.releasesReadme, purpose: "the seeds you ship are kept here, for check-upgrade"),
-            File(path: ".github/workflows/seedkit.yml", text: PlainTemplates.workflow, purpose: "CI: fixture errors as annotations (--format github), shipped seeds must upgrade"),
+            File(
+                path: "migrations/README.md", text: PlainTemplates.migrationsReadme,
+                purpose: "numbered data updates go here (seedkit new-migration)"),
+            File(
+                path: "seeds/releases/README.md", text: PlainTemplates.releasesReadme,
+                purpose: "the seeds you ship are kept here, for check-upgrade"),
+            File(
+                path: ".github/workflows/seedkit.yml", text: PlainTemplates.workflow,
+                purpose: "CI: fixture errors as annotations (--format github), shipped seeds must upgrade"),
         ]
     }
 
@@ -115,13 +152,17 @@ public struct ProjectScaffold: Sendable {
             if status.st_mode & S_IFMT != S_IFDIR {
                 found.append((folder, "already exists and is not a folder"))
             } else if folder == Self.migrationsFolder,
-                      let names = try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent(folder).path), !names.isEmpty {
+                let names = try? FileManager.default.contentsOfDirectory(
+                    atPath: root.appendingPathComponent(folder).path), !names.isEmpty
+            {
                 found.append((folder, "already holds files, which seedkit would read as its migrations"))
             }
         }
         for file in files {
             var status = stat()
-            if lstat(root.appendingPathComponent(file.path).path, &status) == 0 { found.append((file.path, "already exists")) }
+            if lstat(root.appendingPathComponent(file.path).path, &status) == 0 {
+                found.append((file.path, "already exists"))
+            }
         }
         return found
     }
@@ -135,10 +176,13 @@ public struct ProjectScaffold: Sendable {
     public func write(into root: URL, shown: String) throws(SeedError) {
         let obstacles = obstacles(in: root)
         guard obstacles.isEmpty else {
-            throw SeedError(.configuration, obstacles.map { obstacle in
-                Diagnostic(file: Self.display(obstacle.path, in: shown), code: .configuration,
-                           message: obstacle.problem + "; seedkit init never overwrites anything, so nothing was written")
-            })
+            throw SeedError(
+                .configuration,
+                obstacles.map { obstacle in
+                    Diagnostic(
+                        file: Self.display(obstacle.path, in: shown), code: .configuration,
+                        message: obstacle.problem + "; seedkit init never overwrites anything, so nothing was written")
+                })
         }
         var written: [URL] = []
         var createdFolders: [URL] = []
@@ -152,7 +196,9 @@ public struct ProjectScaffold: Sendable {
                 // O_EXCL: never replace a file that appeared since the check.
                 let descriptor = open(target.path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
                 guard descriptor >= 0 else {
-                    throw SeedError(.io, file: Self.display(file.path, in: shown), "cannot create: \(String(cString: strerror(errno))); nothing was written")
+                    throw SeedError(
+                        .io, file: Self.display(file.path, in: shown),
+                        "cannot create: \(String(cString: strerror(errno))); nothing was written")
                 }
                 written.append(target)
                 let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
@@ -163,7 +209,9 @@ public struct ProjectScaffold: Sendable {
             for url in written.reversed() { unlink(url.path) }
             for folder in createdFolders.reversed() { rmdir(folder.path) }
             if let error = error as? SeedError { throw error }
-            throw SeedError(.io, file: shown.isEmpty ? "." : shown, "cannot write the project: \(error.localizedDescription); nothing was written")
+            throw SeedError(
+                .io, file: shown.isEmpty ? "." : shown,
+                "cannot write the project: \(error.localizedDescription); nothing was written")
         }
     }
 

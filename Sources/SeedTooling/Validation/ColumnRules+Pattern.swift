@@ -23,7 +23,9 @@ extension ColumnRules {
         public init(_ source: String) throws {
             self.source = source
             let plain = try NSRegularExpression(pattern: source)
-            if !source.contains("\\Q"), !Self.maySetCommentFlag(source), let whole = try? NSRegularExpression(pattern: "(?:\(source))\\z") {
+            if !source.contains("\\Q"), !Self.maySetCommentFlag(source),
+                let whole = try? NSRegularExpression(pattern: "(?:\(source))\\z")
+            {
                 regex = whole
                 wrapped = true
                 matcher = PatternMatcher(source)
@@ -40,7 +42,8 @@ extension ColumnRules {
         /// comment could swallow a wrapper's closing parenthesis.
         private static func maySetCommentFlag(_ source: String) -> Bool {
             let scalars = Array(source.unicodeScalars)
-            for index in scalars.indices where scalars[index] == "(" && index + 1 < scalars.count && scalars[index + 1] == "?" {
+            for index in scalars.indices
+            where scalars[index] == "(" && index + 1 < scalars.count && scalars[index + 1] == "?" {
                 var next = index + 2
                 while next < scalars.count, scalars[next].properties.isAlphabetic || scalars[next] == "-" {
                     if scalars[next] == "x" { return true }

@@ -44,7 +44,9 @@ public struct ColumnRules: Sendable {
     }
 
     /// Whether any rule needs the value as a Swift string (length, pattern, one_of, dates).
-    var needsText: Bool { minLength != nil || maxLength != nil || pattern != nil || oneOf != nil || after != nil || before != nil }
+    var needsText: Bool {
+        minLength != nil || maxLength != nil || pattern != nil || oneOf != nil || after != nil || before != nil
+    }
 
     /// `2001-01-02T00:00:00Z` for 86400 seconds since 2001.
     static func referenceDate(_ seconds: Double) -> String {
@@ -70,23 +72,39 @@ public struct ColumnRules: Sendable {
             default: number = nil
             }
             if let number {
-                if let min, number < min { problems.append((.numberTooSmall, "\(column) \(shown) is less than the minimum \(Self.format(min))")) }
-                if let max, number > max { problems.append((.numberTooLarge, "\(column) \(shown) is greater than the maximum \(Self.format(max))")) }
+                if let min, number < min {
+                    problems.append(
+                        (.numberTooSmall, "\(column) \(shown) is less than the minimum \(Self.format(min))"))
+                }
+                if let max, number > max {
+                    problems.append(
+                        (.numberTooLarge, "\(column) \(shown) is greater than the maximum \(Self.format(max))"))
+                }
             } else {
-                problems.append((.otherRule, "\(column) \(Self.quote(value)) is not a number, so its min/max can't hold"))
+                problems.append(
+                    (.otherRule, "\(column) \(Self.quote(value)) is not a number, so its min/max can't hold"))
             }
         }
         if earliest != nil || latest != nil {
-            let seconds: Double? = switch value {
-            case .integer(let int): Double(int)
-            case .real(let real): real
-            default: nil
-            }
+            let seconds: Double? =
+                switch value {
+                case .integer(let int): Double(int)
+                case .real(let real): real
+                default: nil
+                }
             if let seconds, let earliest, seconds < earliest {
-                problems.append((.dateTooSoon, "\(column) \(Self.referenceDate(seconds)) is before the earliest allowed \(Self.referenceDate(earliest))"))
+                problems.append(
+                    (
+                        .dateTooSoon,
+                        "\(column) \(Self.referenceDate(seconds)) is before the earliest allowed \(Self.referenceDate(earliest))"
+                    ))
             }
             if let seconds, let latest, seconds > latest {
-                problems.append((.dateTooLate, "\(column) \(Self.referenceDate(seconds)) is after the latest allowed \(Self.referenceDate(latest))"))
+                problems.append(
+                    (
+                        .dateTooLate,
+                        "\(column) \(Self.referenceDate(seconds)) is after the latest allowed \(Self.referenceDate(latest))"
+                    ))
             }
         }
         guard needsText else { return problems }
@@ -99,25 +117,39 @@ public struct ColumnRules: Sendable {
         if minLength != nil || maxLength.map({ text.utf8.count > $0 }) == true {
             let length = text.count
             if let minLength, length < minLength {
-                problems.append((.stringTooShort, "\(column) \(Self.quote(value)) is \(length) characters long, shorter than the minimum \(minLength)"))
+                problems.append(
+                    (
+                        .stringTooShort,
+                        "\(column) \(Self.quote(value)) is \(length) characters long, shorter than the minimum \(minLength)"
+                    ))
             }
             if let maxLength, length > maxLength {
-                problems.append((.stringTooLong, "\(column) \(Self.quote(value)) is \(length) characters long, longer than the maximum \(maxLength)"))
+                problems.append(
+                    (
+                        .stringTooLong,
+                        "\(column) \(Self.quote(value)) is \(length) characters long, longer than the maximum \(maxLength)"
+                    ))
             }
         }
         if let pattern, !pattern.matchesWhole(text) {
-            problems.append((.patternMismatch, "\(column) \(Self.quote(value)) does not match the pattern \(pattern.source)"))
+            problems.append(
+                (.patternMismatch, "\(column) \(Self.quote(value)) does not match the pattern \(pattern.source)"))
         }
         if let oneOf, !oneOf.contains(text) {
-            problems.append((.otherRule, "\(column) \(Self.quote(value)) is not one of \(oneOf.joined(separator: ", "))"))
+            problems.append(
+                (.otherRule, "\(column) \(Self.quote(value)) is not one of \(oneOf.joined(separator: ", "))"))
         }
         if after != nil || before != nil {
             // Text is an ISO 8601 date or date-time; a number is a Core Data date, seconds since 2001.
             let instant: ISO8601Instant?
             var shown = text
             switch value {
-            case .integer(let seconds): instant = ISO8601Instant(referenceSeconds: Double(seconds)); shown = Self.referenceDate(Double(seconds))
-            case .real(let seconds): instant = ISO8601Instant(referenceSeconds: seconds); shown = Self.referenceDate(seconds)
+            case .integer(let seconds):
+                instant = ISO8601Instant(referenceSeconds: Double(seconds))
+                shown = Self.referenceDate(Double(seconds))
+            case .real(let seconds):
+                instant = ISO8601Instant(referenceSeconds: seconds)
+                shown = Self.referenceDate(seconds)
             default: instant = ISO8601Instant(text)
             }
             if let instant {
@@ -128,7 +160,11 @@ public struct ColumnRules: Sendable {
                     problems.append((.dateTooLate, "\(column) \(shown) is not before \(before), the latest allowed"))
                 }
             } else {
-                problems.append((.otherRule, "\(column) \(Self.quote(value)) is not an ISO 8601 date or date-time, so after/before can't hold"))
+                problems.append(
+                    (
+                        .otherRule,
+                        "\(column) \(Self.quote(value)) is not an ISO 8601 date or date-time, so after/before can't hold"
+                    ))
             }
         }
         return problems
@@ -215,7 +251,10 @@ extension ColumnRules {
                 // A length counts characters: never more than the UTF-8 bytes, and as many when
                 // the text has no byte past ASCII and no CR (CR LF is one character).
                 var bytesAreCharacters = true
-                for byte in bytes where byte >= 0x80 || byte == 0x0D { bytesAreCharacters = false; break }
+                for byte in bytes where byte >= 0x80 || byte == 0x0D {
+                    bytesAreCharacters = false
+                    break
+                }
                 if let maxLength, bytes.count > maxLength { return bytesAreCharacters ? false : nil }
                 if let minLength {
                     if bytes.count < minLength { return false }
@@ -252,4 +291,3 @@ extension ColumnRules {
         }
     }
 }
-

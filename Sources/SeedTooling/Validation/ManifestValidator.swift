@@ -15,7 +15,8 @@ public struct ManifestValidator: RowValidator {
         // Attributes seedkit cannot write (Transformable, composite) are the Core Data dialect's
         // to refuse (CoreDataModelFacts.unwritable), with or without a manifest, so that it is said once.
         for table in manifest.tables {
-            var byColumn = Dictionary(table.rules.map { ($0.column.lowercasedName, [$0]) }, uniquingKeysWith: { first, _ in first })
+            var byColumn = Dictionary(
+                table.rules.map { ($0.column.lowercasedName, [$0]) }, uniquingKeysWith: { first, _ in first })
             // A Core Data model's own rules apply on top of the manifest's.
             // Its `required` is the Core Data dialect's to check (CoreDataModelFacts.required: with
             // the row's key, for rows left without a value too), so that it is said once.
@@ -28,9 +29,13 @@ public struct ManifestValidator: RowValidator {
         self.rules = rules
     }
 
-    public func validate(table: String, values: [(column: String, value: SQLValue)], file: String, line: Int) -> [Diagnostic] {
+    public func validate(table: String, values: [(column: String, value: SQLValue)], file: String, line: Int)
+        -> [Diagnostic]
+    {
         var problems: [Diagnostic] = []
-        let shape = shapes.shape(table: table, columns: values.lazy.map { $0.column }) { columns in ruleShape(table, columns) }
+        let shape = shapes.shape(table: table, columns: values.lazy.map { $0.column }) { columns in
+            ruleShape(table, columns)
+        }
         Self.check(values, against: shape, table: table, file: file, line: line, into: &problems)
         return problems
     }
@@ -47,13 +52,18 @@ public struct ManifestValidator: RowValidator {
     }
 
     /// Each value against the rules of its column (`shape`, by position), as ``validate(table:values:file:line:)`` checks them.
-    fileprivate static func check(_ values: [(column: String, value: SQLValue)], against shape: [[ColumnRules.Prepared]], table: String,
-                                  file: String, line: Int, into problems: inout [Diagnostic]) {
+    fileprivate static func check(
+        _ values: [(column: String, value: SQLValue)], against shape: [[ColumnRules.Prepared]], table: String,
+        file: String, line: Int, into problems: inout [Diagnostic]
+    ) {
         for (index, (_, value)) in values.enumerated() {
             for rule in shape[index] where rule.quicklyPasses(value) != true {
                 // Once per value of a big migration that the quick answer does not settle.
                 for problem in rule.check(value) {
-                    problems.append(Diagnostic(file: file, line: line, code: problem.code, message: "\(table): \(problem.message)", table: table))
+                    problems.append(
+                        Diagnostic(
+                            file: file, line: line, code: problem.code, message: "\(table): \(problem.message)",
+                            table: table))
                 }
             }
         }
@@ -69,7 +79,9 @@ private struct RowsValidator: RowValidator {
     let shape: [[ColumnRules.Prepared]]
 
     func validate(table: String, values: [(column: String, value: SQLValue)], file: String, line: Int) -> [Diagnostic] {
-        guard table == self.table, values.count == columns.count, values.indices.allSatisfy({ values[$0].column == columns[$0] }) else {
+        guard table == self.table, values.count == columns.count,
+            values.indices.allSatisfy({ values[$0].column == columns[$0] })
+        else {
             return whole.validate(table: table, values: values, file: file, line: line)
         }
         var problems: [Diagnostic] = []

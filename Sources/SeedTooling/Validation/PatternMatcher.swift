@@ -44,7 +44,8 @@ final class PatternMatcher: Sendable {
         lowMask = masks.map(\.low)
         highMask = masks.map(\.high)
         self.entry = entry
-        ascii = ASCIIAutomaton(kinds: kinds, next: next, alternative: alternative, lowMask: lowMask, highMask: highMask, entry: entry)
+        ascii = ASCIIAutomaton(
+            kinds: kinds, next: next, alternative: alternative, lowMask: lowMask, highMask: highMask, entry: entry)
     }
 
     private struct Builder {
@@ -53,7 +54,9 @@ final class PatternMatcher: Sendable {
         var alternative: [Int32] = []
         var sets: [ScalarSet?] = []
 
-        mutating func add(_ kind: Kind, next target: Int32, alternative other: Int32 = -1, set: ScalarSet? = nil) -> Int32 {
+        mutating func add(_ kind: Kind, next target: Int32, alternative other: Int32 = -1, set: ScalarSet? = nil)
+            -> Int32
+        {
             kinds.append(kind)
             next.append(target)
             alternative.append(other)
@@ -136,9 +139,15 @@ final class PatternMatcher: Sendable {
             let length = bytes.count
 
             /// Adds `state` and every state reachable from it without consuming a scalar at `position`.
-            func close(_ state: Int32, at position: Int, into list: UnsafeMutablePointer<Int32>, count listCount: inout Int) {
+            func close(
+                _ state: Int32, at position: Int, into list: UnsafeMutablePointer<Int32>, count listCount: inout Int
+            ) {
                 var depth = 0
-                if marks[Int(state)] != generation { marks[Int(state)] = generation; stack[0] = state; depth = 1 }
+                if marks[Int(state)] != generation {
+                    marks[Int(state)] = generation
+                    stack[0] = state
+                    depth = 1
+                }
                 while depth > 0 {
                     depth -= 1
                     let state = Int(stack[depth])
@@ -150,7 +159,11 @@ final class PatternMatcher: Sendable {
                     case .split:
                         target = next[state]
                         let other = alternative[state]
-                        if marks[Int(other)] != generation { marks[Int(other)] = generation; stack[depth] = other; depth += 1 }
+                        if marks[Int(other)] != generation {
+                            marks[Int(other)] = generation
+                            stack[depth] = other
+                            depth += 1
+                        }
                     case .jump:
                         target = next[state]
                     case .start:
@@ -158,7 +171,11 @@ final class PatternMatcher: Sendable {
                     case .end:
                         if Self.endHolds(bytes, at: position) { target = next[state] }
                     }
-                    if target >= 0, marks[Int(target)] != generation { marks[Int(target)] = generation; stack[depth] = target; depth += 1 }
+                    if target >= 0, marks[Int(target)] != generation {
+                        marks[Int(target)] = generation
+                        stack[depth] = target
+                        depth += 1
+                    }
                 }
             }
 
@@ -171,7 +188,18 @@ final class PatternMatcher: Sendable {
                 var value = lead
                 var width = 1
                 if lead >= 0x80 {
-                    if lead >= 0xF0 { width = 4; value = lead & 0x07 } else if lead >= 0xE0 { width = 3; value = lead & 0x0F } else if lead >= 0xC2 { width = 2; value = lead & 0x1F } else { return nil }
+                    if lead >= 0xF0 {
+                        width = 4
+                        value = lead & 0x07
+                    } else if lead >= 0xE0 {
+                        width = 3
+                        value = lead & 0x0F
+                    } else if lead >= 0xC2 {
+                        width = 2
+                        value = lead & 0x1F
+                    } else {
+                        return nil
+                    }
                     guard position + width <= length else { return nil }
                     for offset in 1..<width {
                         let byte = UInt32(bytes[position + offset])
@@ -210,8 +238,12 @@ final class PatternMatcher: Sendable {
         switch bytes.count - position {
         case 0: return true
         case 1: return (0x0A...0x0D).contains(bytes[position])
-        case 2: return (bytes[position] == 0x0D && bytes[position + 1] == 0x0A) || (bytes[position] == 0xC2 && bytes[position + 1] == 0x85)
-        case 3: return bytes[position] == 0xE2 && bytes[position + 1] == 0x80 && (bytes[position + 2] == 0xA8 || bytes[position + 2] == 0xA9)
+        case 2:
+            return (bytes[position] == 0x0D && bytes[position + 1] == 0x0A)
+                || (bytes[position] == 0xC2 && bytes[position + 1] == 0x85)
+        case 3:
+            return bytes[position] == 0xE2 && bytes[position + 1] == 0x80
+                && (bytes[position + 2] == 0xA8 || bytes[position + 2] == 0xA9)
         default: return false
         }
     }
@@ -271,7 +303,9 @@ final class PatternMatcher: Sendable {
                     marks[index] = calls
                     switch kinds[index] {
                     case .scalar, .accept: leaves.append(state)
-                    case .split: stack.append(next[index]); stack.append(alternative[index])
+                    case .split:
+                        stack.append(next[index])
+                        stack.append(alternative[index])
                     case .jump: stack.append(next[index])
                     case .start: if atStart { stack.append(next[index]) }
                     case .end: if atEnd { stack.append(next[index]) } else { leaves.append(state) }
@@ -289,7 +323,9 @@ final class PatternMatcher: Sendable {
             while current < sets.count {
                 let set = sets[current]
                 let pending = set.filter { kinds[Int($0)] == .end }.map { next[Int($0)] }
-                accepts.append(set.contains { kinds[Int($0)] == .accept } || closure(pending, atStart: false, atEnd: true).contains { kinds[Int($0)] == .accept })
+                accepts.append(
+                    set.contains { kinds[Int($0)] == .accept }
+                        || closure(pending, atStart: false, atEnd: true).contains { kinds[Int($0)] == .accept })
                 let scalars = set.filter { kinds[Int($0)] == .scalar }
                 var moved: [Int32] = []
                 for byte in representatives {

@@ -55,7 +55,10 @@ enum PatternSyntax {
             while true {
                 guard let branch = sequence(depth: depth) else { return nil }
                 branches.append(branch)
-                if peek == "|" { index += 1; continue }
+                if peek == "|" {
+                    index += 1
+                    continue
+                }
                 break
             }
             return branches.count == 1 ? branches[0] : .either(branches)
@@ -109,15 +112,21 @@ enum PatternSyntax {
             var maximum: Int?
             switch next {
             case "*": index += 1
-            case "+": index += 1; minimum = 1
-            case "?": index += 1; maximum = 1
+            case "+":
+                index += 1
+                minimum = 1
+            case "?":
+                index += 1
+                maximum = 1
             case "{":
                 index += 1
                 guard let low = number() else { return nil }
                 minimum = low
                 if peek == "," {
                     index += 1
-                    if peek == "}" { maximum = nil } else {
+                    if peek == "}" {
+                        maximum = nil
+                    } else {
                         guard let high = number(), high >= low else { return nil }
                         maximum = high
                     }
@@ -151,7 +160,10 @@ enum PatternSyntax {
         /// After `[`: a set of single scalars, ranges and class escapes, optionally negated.
         mutating func setExpression() -> ScalarSet? {
             var set = ScalarSet(ranges: [], classes: [], negated: false)
-            if peek == "^" { set.negated = true; index += 1 }
+            if peek == "^" {
+                set.negated = true
+                index += 1
+            }
             var first = true
             while true {
                 guard let scalar = peek else { return nil }
@@ -192,7 +204,8 @@ enum PatternSyntax {
                     case "\\":
                         index += 1
                         guard let escaped = escape(inSet: true), escaped.classes.isEmpty, escaped.ranges.count == 1,
-                              escaped.ranges[0].count == 1 else { return nil }
+                            escaped.ranges[0].count == 1
+                        else { return nil }
                         high = escaped.ranges[0].lowerBound
                     default:
                         index += 1
@@ -240,7 +253,8 @@ enum PatternSyntax {
             default:
                 // A backslash before ASCII punctuation (or a space) is that character.
                 guard scalar.isASCII, !("0"..."9").contains(scalar), !("a"..."z").contains(scalar),
-                      !("A"..."Z").contains(scalar), scalar.value >= 0x20, scalar.value < 0x7F else { return nil }
+                    !("A"..."Z").contains(scalar), scalar.value >= 0x20, scalar.value < 0x7F
+                else { return nil }
                 return .single(scalar.value)
             }
         }

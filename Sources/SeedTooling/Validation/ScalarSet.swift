@@ -36,10 +36,18 @@ struct ScalarSet: Equatable, Sendable {
     /// newer than ICU may know (see ``isSettled(_:)``), so only ICU can tell.
     func contains(_ value: UInt32) -> Bool? {
         var found = false
-        for range in ranges where range.contains(value) { found = true; break }
+        for range in ranges where range.contains(value) {
+            found = true
+            break
+        }
         if !found, !classes.isEmpty {
-            if value >= 0x80, classes.contains(where: { $0 != .notLineTerminator }), !Self.isSettled(value) { return nil }
-            for item in classes where item.contains(value) { found = true; break }
+            if value >= 0x80, classes.contains(where: { $0 != .notLineTerminator }), !Self.isSettled(value) {
+                return nil
+            }
+            for item in classes where item.contains(value) {
+                found = true
+                break
+            }
         }
         return found != negated
     }
@@ -85,7 +93,8 @@ struct ScalarSet: Equatable, Sendable {
 
     static func isWord(_ value: UInt32) -> Bool {
         if value < 0x80 {
-            return (0x30...0x39).contains(value) || (0x41...0x5A).contains(value) || (0x61...0x7A).contains(value) || value == 0x5F
+            return (0x30...0x39).contains(value) || (0x41...0x5A).contains(value) || (0x61...0x7A).contains(value)
+                || value == 0x5F
         }
         if value == 0x200C || value == 0x200D { return true }
         guard let scalar = Unicode.Scalar(value) else { return false }

@@ -7,16 +7,30 @@ extension SeedTool {
     struct Build: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Validate the fixtures and compile them into a seed SQLite file.",
-            discussion: "Reports every error at once and writes nothing unless all is valid; the output is replaced atomically and is byte-identical for identical inputs.")
+            discussion:
+                "Reports every error at once and writes nothing unless all is valid; the output is replaced atomically and is byte-identical for identical inputs."
+        )
 
         @OptionGroup var project: ProjectOptions
-        @Option(name: .long, help: ArgumentHelp("Where to write the seed (default: the manifest's output).", valueName: "path"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp("Where to write the seed (default: the manifest's output).", valueName: "path"))
         var output: String?
-        @Flag(name: .long, help: "Build in a temporary file and exit 1 if the output is missing or stale; never writes the output.")
+        @Flag(
+            name: .long,
+            help: "Build in a temporary file and exit 1 if the output is missing or stale; never writes the output.")
         var check = false
-        @Flag(name: .long, help: "Fill a Core Data template that tracks persistent history without history entries (by default the build is recorded as one transaction by the author seedkit).")
+        @Flag(
+            name: .long,
+            help:
+                "Fill a Core Data template that tracks persistent history without history entries (by default the build is recorded as one transaction by the author seedkit)."
+        )
         var withoutHistory = false
-        @Flag(name: .long, help: "Write history into a template mirrored to CloudKit (ANSCK… tables), refused by default: every device would export the seed's rows.")
+        @Flag(
+            name: .long,
+            help:
+                "Write history into a template mirrored to CloudKit (ANSCK… tables), refused by default: every device would export the seed's rows."
+        )
         var allowCloudkit = false
         @OptionGroup var format: DiagnosticFormatOption
 
@@ -26,7 +40,9 @@ extension SeedTool {
                 if let error = SeedBuilder.unsupported(manifest) { throw error }
                 let migrations = try project.loadMigrations()
                 guard let target = output.map({ URL(fileURLWithPath: $0) }) ?? manifest.output else {
-                    throw SeedError(.configuration, file: manifest.path, "no output: add output: to the manifest or pass --output PATH")
+                    throw SeedError(
+                        .configuration, file: manifest.path,
+                        "no output: add output: to the manifest or pass --output PATH")
                 }
                 var builder = SeedBuilder(manifest: manifest, migrations: migrations)
                 builder.allowsMissingHistory = withoutHistory
@@ -34,7 +50,8 @@ extension SeedTool {
                 // The history transaction's time: SOURCE_DATE_EPOCH (reproducible builds) when set.
                 if let epoch = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"] {
                     guard let seconds = Int64(epoch) else {
-                        throw SeedError(.configuration, "SOURCE_DATE_EPOCH must be whole seconds since 1970 (it is '\(epoch)')")
+                        throw SeedError(
+                            .configuration, "SOURCE_DATE_EPOCH must be whole seconds since 1970 (it is '\(epoch)')")
                     }
                     builder.historyTimestamp = Date(timeIntervalSince1970: TimeInterval(seconds))
                 }
@@ -43,9 +60,12 @@ extension SeedTool {
                     let interruption = Interruption(cleaning: SeedBuilder.checkURL)
                     defer { interruption.stop() }
                     let fresh: Bool
-                    do { fresh = try builder.isUpToDate(target) } catch { throw Self.unwritten(error, output: shownTarget, check: true) }
+                    do { fresh = try builder.isUpToDate(target) } catch {
+                        throw Self.unwritten(error, output: shownTarget, check: true)
+                    }
                     if format.format == .json {
-                        print(JSONOutput.render(.object([("output", .string(shownTarget)), ("upToDate", .bool(fresh))])))
+                        print(
+                            JSONOutput.render(.object([("output", .string(shownTarget)), ("upToDate", .bool(fresh))])))
                     } else {
                         print(fresh ? "\(shownTarget) is up to date" : "\(shownTarget) is stale: run seedkit build")
                     }
@@ -55,9 +75,13 @@ extension SeedTool {
                 let interruption = Interruption(cleaning: SeedBuilder.temporaryURL(for: target))
                 defer { interruption.stop() }
                 let bar = ProgressBar(enabled: Output.stderrIsTerminal && format.format == .human)
-                builder.progress = { table, rows, read, size in bar.update(table: table, rows: rows, read: read, size: size) }
+                builder.progress = { table, rows, read, size in
+                    bar.update(table: table, rows: rows, read: read, size: size)
+                }
                 let summary: SeedBuilder.Summary
-                do { summary = try builder.build(to: target) } catch { throw Self.unwritten(error, output: shownTarget, check: false) }
+                do { summary = try builder.build(to: target) } catch {
+                    throw Self.unwritten(error, output: shownTarget, check: false)
+                }
                 Output.completedWork = "built \(shownTarget)"
                 bar.finish()
                 printSummary(summary, target: shownTarget, migrations: migrations)
@@ -68,33 +92,50 @@ extension SeedTool {
         /// and says that nothing was written: the output only ever appears by rename.
         static func unwritten(_ error: any Error, output: String, check: Bool) -> any Error {
             guard let error = error as? SeedError, error.kind == .io else { return error }
-            return SeedError(error.kind, error.diagnostics.map { diagnostic in
-                var diagnostic = diagnostic
-                if diagnostic.file == nil { diagnostic.file = output }
-                if !diagnostic.message.contains("nothing was written") {
-                    diagnostic.message += check ? "; nothing was written (--check builds in the temporary folder)" : "; nothing was written (\(output) is as it was)"
-                }
-                return diagnostic
-            })
+            return SeedError(
+                error.kind,
+                error.diagnostics.map { diagnostic in
+                    var diagnostic = diagnostic
+                    if diagnostic.file == nil { diagnostic.file = output }
+                    if !diagnostic.message.contains("nothing was written") {
+                        diagnostic.message +=
+                            check
+                            ? "; nothing was written (--check builds in the temporary folder)"
+                            : "; nothing was written (\(output) is as it was)"
+                    }
+                    return diagnostic
+                })
         }
 
         private func printSummary(_ summary: SeedBuilder.Summary, target: String, migrations: [Migration]) {
             switch format.format {
             case .json:
-                print(JSONOutput.render(.object([
-                    ("output", .string(target)),
-                    ("bytes", .int(summary.bytes)),
-                    ("seconds", .double((summary.seconds * 1000).rounded() / 1000)),
-                    ("contentHash", .string(summary.contentHash)),
-                    ("tables", .array(summary.tables.map { .object([("name", .string($0.name)), ("rows", .int($0.rows))]) })),
-                    ("migrations", .array(migrations.map { .string($0.id) })),
-                ])))
+                print(
+                    JSONOutput.render(
+                        .object([
+                            ("output", .string(target)),
+                            ("bytes", .int(summary.bytes)),
+                            ("seconds", .double((summary.seconds * 1000).rounded() / 1000)),
+                            ("contentHash", .string(summary.contentHash)),
+                            (
+                                "tables",
+                                .array(
+                                    summary.tables.map {
+                                        .object([("name", .string($0.name)), ("rows", .int($0.rows))])
+                                    })
+                            ),
+                            ("migrations", .array(migrations.map { .string($0.id) })),
+                        ])))
             case .human, .github:
                 let rows = summary.tables.reduce(0) { $0 + $1.rows }
-                print("built \(target): \(summary.tables.count) table\(summary.tables.count == 1 ? "" : "s"), \(rows.grouped) row\(rows == 1 ? "" : "s"), \(summary.bytes.byteSize), \(String(format: "%.2f", summary.seconds)) s")
+                print(
+                    "built \(target): \(summary.tables.count) table\(summary.tables.count == 1 ? "" : "s"), \(rows.grouped) row\(rows == 1 ? "" : "s"), \(summary.bytes.byteSize), \(String(format: "%.2f", summary.seconds)) s"
+                )
                 let width = max(summary.tables.map(\.name.count).max() ?? 0, 10)
                 for table in summary.tables {
-                    print("  \(table.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(table.rows.grouped.leftPadded(8)) row\(table.rows == 1 ? "" : "s")")
+                    print(
+                        "  \(table.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(table.rows.grouped.leftPadded(8)) row\(table.rows == 1 ? "" : "s")"
+                    )
                 }
                 if !migrations.isEmpty {
                     print("  contains migrations \(migrations.map(\.id).joined(separator: ", "))")
@@ -122,7 +163,8 @@ final class ProgressBar: @unchecked Sendable {
         let fraction = size > 0 ? min(1, Double(read) / Double(size)) : 0
         let filled = Int(fraction * 30)
         let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: 30 - filled)
-        Output.standardError(raw: "\r\u{1B}[2K\(bar) \(Int(fraction * 100))% \(table.escapingControls()): \(rows.grouped) rows")
+        Output.standardError(
+            raw: "\r\u{1B}[2K\(bar) \(Int(fraction * 100))% \(table.escapingControls()): \(rows.grouped) rows")
         drawn = true
     }
 
@@ -148,13 +190,18 @@ extension Int {
         let units = ["bytes", "KB", "MB", "GB"]
         var value = Double(self)
         var unit = 0
-        while value >= 1024 && unit < units.count - 1 { value /= 1024; unit += 1 }
+        while value >= 1024 && unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
         return unit == 0 ? "\(self) bytes" : String(format: "%.1f %@", value, units[unit])
     }
 }
 
 extension String {
-    func leftPadded(_ width: Int) -> String { count >= width ? self : String(repeating: " ", count: width - count) + self }
+    func leftPadded(_ width: Int) -> String {
+        count >= width ? self : String(repeating: " ", count: width - count) + self
+    }
 }
 
 extension URL {

@@ -8,7 +8,8 @@ extension SeedTool {
     struct CheckUpgrade: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "check-upgrade",
-            abstract: "Prove that old seeds, migrated, hold exactly what a fresh build holds, and that user edits survive.",
+            abstract:
+                "Prove that old seeds, migrated, hold exactly what a fresh build holds, and that user edits survive.",
             discussion: """
                 For each old seed: migrate a copy in memory and compare it with a fresh build of the fixtures, table by \
                 table and key by key (refs by natural key, assigned ids ignored). Then migrate another copy in which a \
@@ -31,42 +32,61 @@ extension SeedTool {
                 let fresh = try FreshBuild(manifest: manifest, migrations: migrations)
                 let checker = UpgradeChecker(manifest: manifest, migrations: migrations)
                 let unmatched: [Diagnostic]
-                do { unmatched = try checker.unmatchedKeys(oldSeeds, fresh: fresh.url) }
-                catch let error as SeedError { throw error }
-                catch { throw SeedError(databaseError: error) }
+                do { unmatched = try checker.unmatchedKeys(oldSeeds, fresh: fresh.url) } catch let error as SeedError {
+                    throw error
+                } catch { throw SeedError(databaseError: error) }
                 if !unmatched.isEmpty { throw SeedError(.invalidData, unmatched) }
-                do { return try checker.check(oldSeeds, fresh: fresh.url) }
-                catch let error as SeedError { throw error }
-                catch { throw SeedError(databaseError: error) }
+                do { return try checker.check(oldSeeds, fresh: fresh.url) } catch let error as SeedError {
+                    throw error
+                } catch { throw SeedError(databaseError: error) }
             }
             switch format.format {
             case .json:
-                print(JSONOutput.render(.array(outcomes.map { outcome in
-                    .object([
-                        ("seed", .string(outcome.seed)),
-                        ("passed", .bool(outcome.passed)),
-                        ("applied", .array(outcome.applied.map { .string($0) })),
-                        ("divergences", .array(outcome.divergences.map { divergence in
-                            .object([("table", .string(divergence.table)), ("key", .string(divergence.key)), ("column", divergence.column.map { .string($0) } ?? .null),
-                                     ("got", .string(divergence.got)), ("expected", .string(divergence.expected))])
-                        })),
-                        ("keptEdits", .array(outcome.keptEdits.map { .string($0) })),
-                        ("lostEdits", .array(outcome.lostEdits.map { .string($0) })),
-                        ("notChecked", .array(outcome.notChecked.map { .string($0) })),
-                        ("schema", .array(outcome.schema.map { .string($0) })),
-                        ("failure", outcome.failure.map { .string($0) } ?? .null),
-                        ("refused", .bool(outcome.refused)),
-                    ])
-                })))
+                print(
+                    JSONOutput.render(
+                        .array(
+                            outcomes.map { outcome in
+                                .object([
+                                    ("seed", .string(outcome.seed)),
+                                    ("passed", .bool(outcome.passed)),
+                                    ("applied", .array(outcome.applied.map { .string($0) })),
+                                    (
+                                        "divergences",
+                                        .array(
+                                            outcome.divergences.map { divergence in
+                                                .object([
+                                                    ("table", .string(divergence.table)),
+                                                    ("key", .string(divergence.key)),
+                                                    ("column", divergence.column.map { .string($0) } ?? .null),
+                                                    ("got", .string(divergence.got)),
+                                                    ("expected", .string(divergence.expected)),
+                                                ])
+                                            })
+                                    ),
+                                    ("keptEdits", .array(outcome.keptEdits.map { .string($0) })),
+                                    ("lostEdits", .array(outcome.lostEdits.map { .string($0) })),
+                                    ("notChecked", .array(outcome.notChecked.map { .string($0) })),
+                                    ("schema", .array(outcome.schema.map { .string($0) })),
+                                    ("failure", outcome.failure.map { .string($0) } ?? .null),
+                                    ("refused", .bool(outcome.refused)),
+                                ])
+                            })))
             case .human, .github:
                 for outcome in outcomes {
                     if let failure = outcome.failure {
-                        print(outcome.refused ? "\(outcome.seed): refused; its upgrade cannot be checked" : "\(outcome.seed): the migrations do not apply; DIVERGES from a fresh build")
+                        print(
+                            outcome.refused
+                                ? "\(outcome.seed): refused; its upgrade cannot be checked"
+                                : "\(outcome.seed): the migrations do not apply; DIVERGES from a fresh build")
                         for line in failure.split(separator: "\n") { print("  \(String(line).escapingControls())") }
                         continue
                     }
-                    let applied = outcome.applied.isEmpty ? "no migration to apply" : "applied " + outcome.applied.joined(separator: ", ")
-                    print("\(outcome.seed): \(applied); \(outcome.divergences.isEmpty && outcome.schema.isEmpty ? "converges with a fresh build" : "DIVERGES from a fresh build")")
+                    let applied =
+                        outcome.applied.isEmpty
+                        ? "no migration to apply" : "applied " + outcome.applied.joined(separator: ", ")
+                    print(
+                        "\(outcome.seed): \(applied); \(outcome.divergences.isEmpty && outcome.schema.isEmpty ? "converges with a fresh build" : "DIVERGES from a fresh build")"
+                    )
                     for line in outcome.schema { print("  schema: \(line.escapingControls())") }
                     for divergence in outcome.divergences {
                         let place = "\(divergence.table) \(divergence.key)" + (divergence.column.map { ".\($0)" } ?? "")
@@ -79,7 +99,10 @@ extension SeedTool {
                 }
                 if format.format == .github { print(Self.annotations(outcomes), terminator: "") }
                 let failed = outcomes.filter { !$0.passed }.count
-                print(failed == 0 ? "\(outcomes.count) old seed\(outcomes.count == 1 ? " converges" : "s converge")" : "\(failed) of \(outcomes.count) old seeds do not converge")
+                print(
+                    failed == 0
+                        ? "\(outcomes.count) old seed\(outcomes.count == 1 ? " converges" : "s converge")"
+                        : "\(failed) of \(outcomes.count) old seeds do not converge")
             }
             // A refused seed is a store refused (3), as in `migrate`; otherwise a divergence is 1.
             if outcomes.contains(where: \.refused) { throw ExitCode(3) }
@@ -89,16 +112,23 @@ extension SeedTool {
         /// `--format github`: each reason an old seed fails, as an annotation on that seed.
         static func annotations(_ outcomes: [UpgradeChecker.Outcome]) -> String {
             var text = ""
-            func error(_ seed: String, _ message: String) { text += DiagnosticFormat.githubAnnotation(file: seed, title: "seedkit check-upgrade", message) }
+            func error(_ seed: String, _ message: String) {
+                text += DiagnosticFormat.githubAnnotation(file: seed, title: "seedkit check-upgrade", message)
+            }
             for outcome in outcomes {
                 if let failure = outcome.failure {
-                    error(outcome.seed, (outcome.refused ? "refused; its upgrade cannot be checked: " : "the migrations do not apply: ") + failure)
+                    error(
+                        outcome.seed,
+                        (outcome.refused ? "refused; its upgrade cannot be checked: " : "the migrations do not apply: ")
+                            + failure)
                     continue
                 }
                 for line in outcome.schema { error(outcome.seed, "diverges from a fresh build: schema: \(line)") }
                 for divergence in outcome.divergences {
                     let place = "\(divergence.table) \(divergence.key)" + (divergence.column.map { ".\($0)" } ?? "")
-                    error(outcome.seed, "diverges from a fresh build: \(place): got \(divergence.got), expected \(divergence.expected)")
+                    error(
+                        outcome.seed,
+                        "diverges from a fresh build: \(place): got \(divergence.got), expected \(divergence.expected)")
                 }
                 for edit in outcome.lostEdits { error(outcome.seed, "a user's edit is lost: \(edit)") }
             }

@@ -22,8 +22,13 @@ extension SeedTool {
                 let migrations = try project.loadMigrations(defaultMayBeMissing: false)
                 let target = URL(fileURLWithPath: directory)
                 let source = URL(fileURLWithPath: project.migrations)
-                if target.resolvingSymlinksInPath().standardizedFileURL.path == source.resolvingSymlinksInPath().standardizedFileURL.path {
-                    throw SeedError(.configuration, file: directory, "this is the migrations folder: a .json written beside each .yml would be a second migration with the same number; export into the app's resources folder instead")
+                if target.resolvingSymlinksInPath().standardizedFileURL.path
+                    == source.resolvingSymlinksInPath().standardizedFileURL.path
+                {
+                    throw SeedError(
+                        .configuration, file: directory,
+                        "this is the migrations folder: a .json written beside each .yml would be a second migration with the same number; export into the app's resources folder instead"
+                    )
                 }
                 let files = try migrations.map { migration throws(SeedError) -> (name: String, text: String) in
                     switch migration.body {
@@ -32,14 +37,19 @@ extension SeedTool {
                     }
                 }
                 try refuseStaleMigrations(in: target, keeping: Set(files.map(\.name)))
-                do { try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true) }
-                catch { throw SeedError(.io, file: directory, "cannot create the folder: \(error.localizedDescription)") }
+                do { try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true) } catch {
+                    throw SeedError(.io, file: directory, "cannot create the folder: \(error.localizedDescription)")
+                }
                 for (migration, (name, text)) in zip(migrations, files) {
                     let file = target.appendingPathComponent(name)
-                    if let failure = FileWriting.replace(file, text) { throw SeedError(.io, file: file.path, failure.description) }
+                    if let failure = FileWriting.replace(file, text) {
+                        throw SeedError(.io, file: file.path, failure.description)
+                    }
                     print("wrote \((directory as NSString).appendingPathComponent(name))  \(migration.checksum)")
                 }
-                if migrations.isEmpty { print("the folder \(project.migrations) has no migrations; nothing was written") }
+                if migrations.isEmpty {
+                    print("the folder \(project.migrations) has no migrations; nothing was written")
+                }
             }
         }
 
@@ -49,13 +59,19 @@ extension SeedTool {
         private func refuseStaleMigrations(in target: URL, keeping written: Set<String>) throws(SeedError) {
             guard let names = try? FileManager.default.contentsOfDirectory(atPath: target.path) else { return }
             let stale = names.sorted().filter { name in
-                !written.contains(name) && Migration.parseFileName(name).map { Migration.fileExtensions.contains($0.ext) } == true
+                !written.contains(name)
+                    && Migration.parseFileName(name).map { Migration.fileExtensions.contains($0.ext) } == true
             }
             guard !stale.isEmpty else { return }
-            throw SeedError(.configuration, stale.map { name in
-                Diagnostic(file: (directory as NSString).appendingPathComponent(name), code: .configuration,
-                           message: "a migration this export does not write; an app would apply it: remove it (export-migrations never deletes files), nothing was written")
-            })
+            throw SeedError(
+                .configuration,
+                stale.map { name in
+                    Diagnostic(
+                        file: (directory as NSString).appendingPathComponent(name), code: .configuration,
+                        message:
+                            "a migration this export does not write; an app would apply it: remove it (export-migrations never deletes files), nothing was written"
+                    )
+                })
         }
     }
 }

@@ -21,29 +21,57 @@ extension SeedTool {
         var dryRun = false
         @Option(name: .long, help: ArgumentHelp("Write a consistent copy of the store here first.", valueName: "path"))
         var backup: String?
-        @Option(name: .long, help: "keep: the user's value stays and the conflict is reported; fail: any conflict is an error and nothing is written.")
+        @Option(
+            name: .long,
+            help:
+                "keep: the user's value stays and the conflict is reported; fail: any conflict is an error and nothing is written."
+        )
         var onConflict: ConflictPolicy = .keep
-        @Flag(name: .long, help: "List every row in the report (by default the first \(MigrationReportPrinter.rowsPerKind) inserted, updated, deleted and up-to-date rows per migration; a row not applied is always listed).")
+        @Flag(
+            name: .long,
+            help:
+                "List every row in the report (by default the first \(MigrationReportPrinter.rowsPerKind) inserted, updated, deleted and up-to-date rows per migration; a row not applied is always listed)."
+        )
         var verbose = false
-        @Flag(name: .long, help: ArgumentHelp("Write into a Core Data store that tracks persistent history without history entries (by default seedkit records the run as one transaction by the author seedkit): the app's history consumers never see the rows."))
+        @Flag(
+            name: .long,
+            help: ArgumentHelp(
+                "Write into a Core Data store that tracks persistent history without history entries (by default seedkit records the run as one transaction by the author seedkit): the app's history consumers never see the rows."
+            ))
         var withoutHistory = false
-        @Flag(name: .long, help: ArgumentHelp("Write history into a store mirrored to CloudKit (ANSCK… tables), refused by default: every device that migrates would export the same rows, which would duplicate."))
+        @Flag(
+            name: .long,
+            help: ArgumentHelp(
+                "Write history into a store mirrored to CloudKit (ANSCK… tables), refused by default: every device that migrates would export the same rows, which would duplicate."
+            ))
         var allowCloudkit = false
-        @Flag(name: .long, help: "Check every page of the store for damage (PRAGMA quick_check) and every foreign key (PRAGMA foreign_key_check) before committing, whatever its size. By default the foreign keys checked are those SQLite counts the run left unresolved, and a store over 16 MB is checked for damage in proportion to the run: its header, and every page the run reads or writes.")
+        @Flag(
+            name: .long,
+            help:
+                "Check every page of the store for damage (PRAGMA quick_check) and every foreign key (PRAGMA foreign_key_check) before committing, whatever its size. By default the foreign keys checked are those SQLite counts the run left unresolved, and a store over 16 MB is checked for damage in proportion to the run: its header, and every page the run reads or writes."
+        )
         var checkWholeStore = false
         @OptionGroup var busy: BusyTimeoutOption
         @OptionGroup var format: DiagnosticFormatOption
 
         func validate() throws {
-            if dryRun && backup != nil { throw ValidationError("--backup writes a file; it can't be combined with --dry-run") }
-            if let backup, let storePath = StoreAccess.resolvedPath(store), let backupPath = StoreAccess.resolvedPath(backup),
-               ["", "-wal", "-journal", "-shm"].contains(where: { storePath + $0 == backupPath }) {
-                throw ValidationError("--backup \(backup) is the store \(store) (or one of its -wal, -journal, -shm files): give the backup another path")
+            if dryRun && backup != nil {
+                throw ValidationError("--backup writes a file; it can't be combined with --dry-run")
+            }
+            if let backup, let storePath = StoreAccess.resolvedPath(store),
+                let backupPath = StoreAccess.resolvedPath(backup),
+                ["", "-wal", "-journal", "-shm"].contains(where: { storePath + $0 == backupPath })
+            {
+                throw ValidationError(
+                    "--backup \(backup) is the store \(store) (or one of its -wal, -journal, -shm files): give the backup another path"
+                )
             }
             // A backup never replaces a file (a shipped seed, an earlier backup): lstat sees a dangling link too.
             var status = stat()
             if let backup, lstat(backup, &status) == 0 {
-                throw ValidationError("--backup \(backup) already exists; seedkit never overwrites a file with a backup: remove it or give another path")
+                throw ValidationError(
+                    "--backup \(backup) already exists; seedkit never overwrites a file with a backup: remove it or give another path"
+                )
             }
         }
 
@@ -57,7 +85,8 @@ extension SeedTool {
                 if let problem = StoreAccess.unwritableFormat(store) { throw SeedError(.refused, file: store, problem) }
                 let migrations = try project.loadMigrations(defaultMayBeMissing: false, deferringLargeJSON: true)
                 let migrator = try SeedMigrator(migrations: migrations)
-                migrator.readAhead()  // a big data update's file is read while the manifest is read and the store opened
+                // a big data update's file is read while the manifest is read and the store opened
+                migrator.readAhead()
                 var options = SeedMigrator.Options(onConflict: onConflict)
                 // The human report lists a sample of each kind: the run keeps no more (JSON lists every row).
                 options.eventsPerKind = verbose || format.format == .json ? nil : MigrationReportPrinter.rowsPerKind
@@ -79,7 +108,8 @@ extension SeedTool {
                 if options.coreDataFacts == nil { options.coreDataFacts = Self.storeModelFacts(store) }
                 let report: MigrationReport
                 if dryRun {
-                    report = try migrator.dryRun(try StoreAccess.openReadOnly(store, notice: Output.notice(about: store)), options: options)
+                    report = try migrator.dryRun(
+                        try StoreAccess.openReadOnly(store, notice: Output.notice(about: store)), options: options)
                 } else {
                     let walExisted = FileManager.default.fileExists(atPath: store + "-wal")
                     let queue = try StoreAccess.openWritable(store, busyTimeout: busy.busyTimeout)
@@ -92,16 +122,20 @@ extension SeedTool {
                         // Only a successful write may checkpoint a WAL store: a failed one leaves it byte for byte.
                         StoreAccess.closeWithoutCheckpoint(queue, path: store, walExisted: walExisted)
                         if let signal = interruption?.signal {
-                            Output.standardError("\ninterrupted: the migration was rolled back; nothing was written to \(store)\n")
+                            Output.standardError(
+                                "\ninterrupted: the migration was rolled back; nothing was written to \(store)\n")
                             throw ExitCode(128 + signal)
                         }
                         if FileSizeLimit.reached { throw Self.rolledBack(error, store: store) }
                         throw error
                     }
                     if interruption?.signal != nil {
-                        Output.standardError("\n\(store): note: the signal arrived after the migrations were committed: they are applied\n")
+                        Output.standardError(
+                            "\n\(store): note: the signal arrived after the migrations were committed: they are applied\n"
+                        )
                     }
-                    Output.completedWork = "\(store): \(report.migrations.count) migration\(report.migrations.count == 1 ? "" : "s") applied"
+                    Output.completedWork =
+                        "\(store): \(report.migrations.count) migration\(report.migrations.count == 1 ? "" : "s") applied"
                 }
                 MigrationReportPrinter(format: format.format).print(report, store: store, backup: dryRun ? nil : backup)
             }
@@ -117,7 +151,9 @@ extension SeedTool {
             } catch {
                 let messages = error.diagnostics.map(\.message)
                 if !messages.allSatisfy({ $0.hasPrefix("cannot read") }) {
-                    Output.notice(about: store)("the model the store keeps could not be decoded, so seedkit migrates without it: \(messages.joined(separator: "; "))")
+                    Output.notice(about: store)(
+                        "the model the store keeps could not be decoded, so seedkit migrates without it: \(messages.joined(separator: "; "))"
+                    )
                 }
                 return nil
             }
@@ -128,13 +164,17 @@ extension SeedTool {
         static func rolledBack(_ error: any Error, store: String) -> any Error {
             let mapped = (error as? SeedError)?.about(store: store) ?? SeedError(databaseError: error, file: store)
             guard mapped.kind == .io else { return error }
-            return SeedError(mapped.kind, mapped.diagnostics.map { diagnostic in
-                var diagnostic = diagnostic
-                if !diagnostic.message.contains("nothing was written") && !diagnostic.message.contains("not migrated") {
-                    diagnostic.message += "; the migrations were rolled back: nothing was written"
-                }
-                return diagnostic
-            })
+            return SeedError(
+                mapped.kind,
+                mapped.diagnostics.map { diagnostic in
+                    var diagnostic = diagnostic
+                    if !diagnostic.message.contains("nothing was written")
+                        && !diagnostic.message.contains("not migrated")
+                    {
+                        diagnostic.message += "; the migrations were rolled back: nothing was written"
+                    }
+                    return diagnostic
+                })
         }
 
         /// Copies the store with SQLite's backup API (one read snapshot, so the copy is
@@ -142,7 +182,10 @@ extension SeedTool {
         static func backUp(_ store: DatabaseQueue, to target: URL) throws(SeedError) {
             let folder = target.deletingLastPathComponent().path
             guard access(folder, W_OK) == 0 else {
-                throw SeedError(.io, file: target.path, "cannot write the backup: the folder \(folder) is read-only (the backup is written beside its path and renamed into place); the store was not migrated")
+                throw SeedError(
+                    .io, file: target.path,
+                    "cannot write the backup: the folder \(folder) is read-only (the backup is written beside its path and renamed into place); the store was not migrated"
+                )
             }
             let temporary = ProcessTemporaryFile.url(beside: target)
             ProcessTemporaryFile.removeStale(beside: target)
@@ -154,7 +197,8 @@ extension SeedTool {
                 try copy?.close()
                 copy = nil
                 guard rename(temporary.path, target.path) == 0 else {
-                    throw SeedError(.io, file: target.path, "cannot write the backup: \(String(cString: strerror(errno)))")
+                    throw SeedError(
+                        .io, file: target.path, "cannot write the backup: \(String(cString: strerror(errno)))")
                 }
             } catch {
                 // The copy's own error number first: SQLite's message for a failed backup step is "not an error".
@@ -163,7 +207,10 @@ extension SeedTool {
                 // The temporary file and its rollback journal (a failed step leaves one): nothing of a failed backup stays.
                 removeDatabaseFiles(temporary)
                 if let error = error as? SeedError { throw error }
-                throw SeedError(.io, file: target.path, "cannot write the backup: \(backupFailure(error, systemError: systemError)); the store was not migrated")
+                throw SeedError(
+                    .io, file: target.path,
+                    "cannot write the backup: \(backupFailure(error, systemError: systemError)); the store was not migrated"
+                )
             }
         }
 
@@ -174,9 +221,11 @@ extension SeedTool {
             let code = "SQLite error \(error.extendedResultCode)"
             switch error.resultCode {
             case .SQLITE_FULL:
-                return "the disk is full (SQLITE_FULL, \(code)\(systemError != 0 ? "; " + String(cString: strerror(systemError)) : ""))"
+                return
+                    "the disk is full (SQLITE_FULL, \(code)\(systemError != 0 ? "; " + String(cString: strerror(systemError)) : ""))"
             case .SQLITE_IOERR, .SQLITE_CANTOPEN:
-                return systemError != 0 ? "\(String(cString: strerror(systemError))) (errno \(systemError); \(code))" : code
+                return systemError != 0
+                    ? "\(String(cString: strerror(systemError))) (errno \(systemError); \(code))" : code
             default:
                 let message = error.message.flatMap { $0 == "not an error" ? nil : $0 }
                 return message.map { "\($0) (\(code))" } ?? code
@@ -202,21 +251,27 @@ struct MigrationReportPrinter {
     func print(_ report: MigrationReport, store: String, backup: String?) {
         switch format {
         case .json:
-            seedkit.print(JSONOutput.render(.object([
-                ("store", .string(store)),
-                ("dryRun", .bool(report.dryRun)),
-                ("backup", backup.map { .string($0) } ?? .null),
-                ("migrations", .array(report.migrations.map { outcome in
+            seedkit.print(
+                JSONOutput.render(
                     .object([
-                        ("number", .int(outcome.number)),
-                        ("name", .string(outcome.name)),
-                        ("file", .string(outcome.file)),
-                        ("id", .string(outcome.id)),
-                        ("changedRows", outcome.changedRows.map { .int($0) } ?? .null),
-                        ("events", .array(outcome.events.map(Self.json))),
-                    ])
-                })),
-            ])))
+                        ("store", .string(store)),
+                        ("dryRun", .bool(report.dryRun)),
+                        ("backup", backup.map { .string($0) } ?? .null),
+                        (
+                            "migrations",
+                            .array(
+                                report.migrations.map { outcome in
+                                    .object([
+                                        ("number", .int(outcome.number)),
+                                        ("name", .string(outcome.name)),
+                                        ("file", .string(outcome.file)),
+                                        ("id", .string(outcome.id)),
+                                        ("changedRows", outcome.changedRows.map { .int($0) } ?? .null),
+                                        ("events", .array(outcome.events.map(Self.json))),
+                                    ])
+                                })
+                        ),
+                    ])))
         case .human, .github:
             if let backup { seedkit.print("backed up \(store) to \(backup)") }
             guard !report.migrations.isEmpty else {
@@ -231,27 +286,46 @@ struct MigrationReportPrinter {
                     return count > 0 ? "\(count) \(kind.rawValue)" : nil
                 }
                 if let changed = outcome.changedRows {
-                    seedkit.print("\(verb) \(id): SQL \(report.dryRun ? "would change" : "changed") \(changed) row\(changed == 1 ? "" : "s")")
+                    seedkit.print(
+                        "\(verb) \(id): SQL \(report.dryRun ? "would change" : "changed") \(changed) row\(changed == 1 ? "" : "s")"
+                    )
                 } else {
-                    seedkit.print("\(verb) \(id): \(counts.isEmpty ? "no row changes" : counts.joined(separator: ", "))")
+                    seedkit.print(
+                        "\(verb) \(id): \(counts.isEmpty ? "no row changes" : counts.joined(separator: ", "))")
                 }
                 for event in outcome.events {
                     if event.kind == .sql {
-                        seedkit.print("  \("sql".padding(toLength: 15, withPad: " ", startingAt: 0)) \(event.table): \(event.detail)".escapingControls())
+                        seedkit.print(
+                            "  \("sql".padding(toLength: 15, withPad: " ", startingAt: 0)) \(event.table): \(event.detail)"
+                                .escapingControls())
                         continue
                     }
-                    StandardOutput.shared.write("  \(event.kind.paddedLabel) \(event.table.escapingControls()) \(event.keyDescription)\(event.kind == .inserted || event.kind == .deleted ? "" : ": " + event.detail.escapingControls())\n")
+                    StandardOutput.shared.write(
+                        "  \(event.kind.paddedLabel) \(event.table.escapingControls()) \(event.keyDescription)\(event.kind == .inserted || event.kind == .deleted ? "" : ": " + event.detail.escapingControls())\n"
+                    )
                 }
                 // The run kept a sample of what it applied (SeedMigrator.Options.eventsPerKind): the rest is counted.
-                let unlisted = RowEvent.Kind.allCounted.compactMap { kind in outcome.unlisted[kind].map { "\($0) more \(kind.rawValue)" } }
-                if !unlisted.isEmpty { seedkit.print("  … \(unlisted.joined(separator: ", ")) (--verbose lists every row)") }
+                let unlisted = RowEvent.Kind.allCounted.compactMap { kind in
+                    outcome.unlisted[kind].map { "\($0) more \(kind.rawValue)" }
+                }
+                if !unlisted.isEmpty {
+                    seedkit.print("  … \(unlisted.joined(separator: ", ")) (--verbose lists every row)")
+                }
             }
             let attention = report.attention.map { event in
-                Diagnostic(file: event.file, line: event.line, severity: .warning, code: event.kind == .deleteDenied ? .deleteDenied : .conflict,
-                           message: "\(event.kind == .deleteDenied ? "delete denied" : "conflict") on \(event.table) \(event.keyDescription): \(event.detail)", table: event.table)
+                Diagnostic(
+                    file: event.file, line: event.line, severity: .warning,
+                    code: event.kind == .deleteDenied ? .deleteDenied : .conflict,
+                    message:
+                        "\(event.kind == .deleteDenied ? "delete denied" : "conflict") on \(event.table) \(event.keyDescription): \(event.detail)",
+                    table: event.table)
             }
             if !attention.isEmpty { Output.diagnostics(attention, format: format) }
-            seedkit.print(report.dryRun ? "dry run: nothing was written to \(store)" : "\(store): \(report.migrations.count) migration\(report.migrations.count == 1 ? "" : "s") applied")
+            seedkit.print(
+                report.dryRun
+                    ? "dry run: nothing was written to \(store)"
+                    : "\(store): \(report.migrations.count) migration\(report.migrations.count == 1 ? "" : "s") applied"
+            )
         }
     }
 }
@@ -276,21 +350,44 @@ extension MigrationReportPrinter {
         return .object([
             ("kind", .string(event.kind.rawValue)), ("table", .string(event.table)),
             ("key", .object(event.key.map { ($0.column, value($0.value, parent: $0.parent)) })),
-            ("keyParents", .object(event.key.compactMap { part in
-                part.parent.map { (part.column, .object([("table", .string($0.table)), ("column", .string($0.column)), ("value", value($0.value))])) }
-            })),
-            ("changes", .array(event.changes.map { change in
-                .object([("column", .string(change.column)), ("old", value(change.old, parent: change.oldParent)),
-                         ("new", value(change.new, parent: change.newParent)), ("kept", value(change.kept, parent: change.keptParent))])
-            })),
+            (
+                "keyParents",
+                .object(
+                    event.key.compactMap { part in
+                        part.parent.map {
+                            (
+                                part.column,
+                                .object([
+                                    ("table", .string($0.table)), ("column", .string($0.column)),
+                                    ("value", value($0.value)),
+                                ])
+                            )
+                        }
+                    })
+            ),
+            (
+                "changes",
+                .array(
+                    event.changes.map { change in
+                        .object([
+                            ("column", .string(change.column)), ("old", value(change.old, parent: change.oldParent)),
+                            ("new", value(change.new, parent: change.newParent)),
+                            ("kept", value(change.kept, parent: change.keptParent)),
+                        ])
+                    })
+            ),
             ("detail", .string(event.detail)), ("line", event.line > 0 ? .int(event.line) : .null),
         ])
     }
 }
 
 extension RowEvent.Kind {
-    static let allCounted: [RowEvent.Kind] = [.inserted, .updated, .deleted, .alreadyPresent, .upToDate, .missing, .conflict, .deleteDenied]
+    static let allCounted: [RowEvent.Kind] = [
+        .inserted, .updated, .deleted, .alreadyPresent, .upToDate, .missing, .conflict, .deleteDenied,
+    ]
 
     /// The kind's name padded to the report's 15-character column (once per line of a big report: no Foundation padding).
-    var paddedLabel: String { rawValue.count >= 15 ? rawValue : rawValue + String(repeating: " ", count: 15 - rawValue.count) }
+    var paddedLabel: String {
+        rawValue.count >= 15 ? rawValue : rawValue + String(repeating: " ", count: 15 - rawValue.count)
+    }
 }

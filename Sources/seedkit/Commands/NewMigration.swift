@@ -8,7 +8,8 @@ extension SeedTool {
     struct NewMigration: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "new-migration",
-            abstract: "Write the next numbered migration: a scaffold, or with --from the changes from an old seed to the fixtures.",
+            abstract:
+                "Write the next numbered migration: a scaffold, or with --from the changes from an old seed to the fixtures.",
             discussion: """
                 With --from, compares a seed a previous release shipped with a fresh build of the fixtures, by each table's \
                 key: new keys become inserts (parents first), changed values updates with from/to, removed keys deletes \
@@ -21,13 +22,21 @@ extension SeedTool {
         var name: String
         @Option(name: .long, help: ArgumentHelp("The seed a previous release shipped.", valueName: "old-seed"))
         var from: String?
-        @Option(name: .long, help: ArgumentHelp("With --from: a row whose key changed is this row renamed, e.g. 'countries:Turkey=Türkiye' (composite keys: parts separated by commas; a part with a comma, '=' or '\"' in double quotes). Repeatable.", valueName: "table:old=new"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "With --from: a row whose key changed is this row renamed, e.g. 'countries:Turkey=Türkiye' (composite keys: parts separated by commas; a part with a comma, '=' or '\"' in double quotes). Repeatable.",
+                valueName: "table:old=new"))
         var rename: [String] = []
         @OptionGroup var project: ProjectOptions
 
         func validate() throws {
-            if MigrationGenerator.slug(name).isEmpty { throw ValidationError("the name needs at least one letter or digit, like \"add fourth book\"") }
-            if !rename.isEmpty && from == nil { throw ValidationError("--rename says how to read the changes since an old seed: use it with --from") }
+            if MigrationGenerator.slug(name).isEmpty {
+                throw ValidationError("the name needs at least one letter or digit, like \"add fourth book\"")
+            }
+            if !rename.isEmpty && from == nil {
+                throw ValidationError("--rename says how to read the changes since an old seed: use it with --from")
+            }
         }
 
         func run() throws {
@@ -38,7 +47,9 @@ extension SeedTool {
                 let files: [ReleaseWorkflow.File]
                 if let from {
                     var fresh: FreshBuild?
-                    files = try workflow.changes(name: name, from: from, manifest: { try project.loadManifest() }, renames: hints) { manifest in
+                    files = try workflow.changes(
+                        name: name, from: from, manifest: { try project.loadManifest() }, renames: hints
+                    ) { manifest in
                         let build = try FreshBuild(manifest: manifest, migrations: workflow.migrations)
                         fresh = build
                         return build.url
@@ -50,7 +61,8 @@ extension SeedTool {
                     }
                 } else {
                     // Its examples are rows of the project's own tables (a manifest that does not load: the BookStore's).
-                    files = workflow.scaffold(name: name, manifest: project.hasManifest ? try? project.loadManifest() : nil)
+                    files = workflow.scaffold(
+                        name: name, manifest: project.hasManifest ? try? project.loadManifest() : nil)
                 }
                 try workflow.write(files)
                 for file in files {
@@ -73,18 +85,22 @@ final class FreshBuild {
         url = ProcessTemporaryFile.url(temporary: "fresh")
         ProcessTemporaryFile.removeStale(temporary: "fresh")
         interruption = Interruption(cleaning: url, SeedBuilder.temporaryURL(for: url))
-        do { _ = try SeedBuilder(manifest: manifest, migrations: migrations).build(to: url) }
-        catch let error where error.kind == .io {
+        do { _ = try SeedBuilder(manifest: manifest, migrations: migrations).build(to: url) } catch let error
+            where error.kind == .io
+        {
             // SQLite's message names no file: say where the fresh build goes (a full or limited $TMPDIR).
             let folder = url.deletingLastPathComponent().path
-            throw SeedError(error.kind, error.diagnostics.map { diagnostic in
-                var diagnostic = diagnostic
-                if diagnostic.file == nil {
-                    diagnostic.file = url.path
-                    diagnostic.message += " (a fresh build of the fixtures, in the temporary folder \(folder): set TMPDIR to use another)"
-                }
-                return diagnostic
-            })
+            throw SeedError(
+                error.kind,
+                error.diagnostics.map { diagnostic in
+                    var diagnostic = diagnostic
+                    if diagnostic.file == nil {
+                        diagnostic.file = url.path
+                        diagnostic.message +=
+                            " (a fresh build of the fixtures, in the temporary folder \(folder): set TMPDIR to use another)"
+                    }
+                    return diagnostic
+                })
         }
     }
 

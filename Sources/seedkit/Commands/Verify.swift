@@ -7,8 +7,10 @@ import SeedTooling
 extension SeedTool {
     struct Verify: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Check a store: integrity, foreign keys, and the manifest's rules and checks on the rows it holds now.",
-            discussion: "Read-only. Exits 1 when anything is found, listing each problem with its table, key, column and code.")
+            abstract:
+                "Check a store: integrity, foreign keys, and the manifest's rules and checks on the rows it holds now.",
+            discussion:
+                "Read-only. Exits 1 when anything is found, listing each problem with its table, key, column and code.")
 
         @Argument(help: "The store.")
         var store: String
@@ -26,25 +28,39 @@ extension SeedTool {
                 do {
                     // SQLite evaluates CHECK constraints only on a writable connection: the store is
                     // checked through a copy in memory where its size allows (docs/reference.md, verify).
-                    let (checked, method) = try StoreVerifier.checkableCopy(of: queue, size: StoreAccess.fileSize(store))
+                    let (checked, method) = try StoreVerifier.checkableCopy(
+                        of: queue, size: StoreAccess.fileSize(store))
                     integrity = method
-                    if case .withoutCheckConstraints(let why) = method { Output.standardError("\(store): note: CHECK constraints were not evaluated: \(why)\n") }
+                    if case .withoutCheckConstraints(let why) = method {
+                        Output.standardError("\(store): note: CHECK constraints were not evaluated: \(why)\n")
+                    }
                     return try checked.read { db in try StoreVerifier.verify(db, manifest: manifest) }
+                } catch let error as SeedError { throw error } catch {
+                    throw SeedError(databaseError: error, file: store)
                 }
-                catch let error as SeedError { throw error }
-                catch { throw SeedError(databaseError: error, file: store) }
             }
-            let tabular = Tabular(columns: ["table", "key", "column", "code", "message"], rows: findings.map { finding in
-                [finding.table.map { .text($0) } ?? .null, finding.key.map { .text($0) } ?? .null, finding.column.map { .text($0) } ?? .null,
-                 .integer(Int64(finding.code.rawValue)), .text(finding.message)]
-            })
+            let tabular = Tabular(
+                columns: ["table", "key", "column", "code", "message"],
+                rows: findings.map { finding in
+                    [
+                        finding.table.map { .text($0) } ?? .null, finding.key.map { .text($0) } ?? .null,
+                        finding.column.map { .text($0) } ?? .null,
+                        .integer(Int64(finding.code.rawValue)), .text(finding.message),
+                    ]
+                })
             if output.format == .table {
                 for finding in findings {
-                    let place = [finding.table, finding.key.map { "[\($0)]" }, finding.column.map { ".\($0)" }].compactMap { $0 }.joined()
+                    let place = [finding.table, finding.key.map { "[\($0)]" }, finding.column.map { ".\($0)" }]
+                        .compactMap { $0 }.joined()
                     // Names, keys and values come from the store: nothing in them may act on a terminal.
-                    print("\(store): \(place.isEmpty ? "" : place + ": ")\(finding.message) [\(finding.code.rawValue)]".escapingControls())
+                    print(
+                        "\(store): \(place.isEmpty ? "" : place + ": ")\(finding.message) [\(finding.code.rawValue)]"
+                            .escapingControls())
                 }
-                print(findings.isEmpty ? "\(store): ok (\(integrity.summary), foreign keys\(checkedRules ? ", rules and checks" : ""))" : "\(store): \(findings.count) problem\(findings.count == 1 ? "" : "s")")
+                print(
+                    findings.isEmpty
+                        ? "\(store): ok (\(integrity.summary), foreign keys\(checkedRules ? ", rules and checks" : ""))"
+                        : "\(store): \(findings.count) problem\(findings.count == 1 ? "" : "s")")
             } else {
                 print(output.renderer.render(tabular), terminator: "")
             }

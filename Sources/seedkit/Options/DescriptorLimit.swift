@@ -12,19 +12,21 @@ enum DescriptorLimit {
 
     static func prepare() {
         var limit = rlimit()
-        guard getrlimit(RLIMIT_NOFILE_VALUE, &limit) == 0, limit.rlim_cur < needed else { return }
+        guard getrlimit(openFilesResource, &limit) == 0, limit.rlim_cur < needed else { return }
         if limit.rlim_max >= needed {  // RLIM_INFINITY is the largest value
             var raised = limit
             raised.rlim_cur = needed
-            if setrlimit(RLIMIT_NOFILE_VALUE, &raised) == 0 { return }
+            if setrlimit(openFilesResource, &raised) == 0 { return }
         }
-        Output.standardError("seedkit: error: this process may have only \(limit.rlim_cur) files open at once (ulimit -n \(limit.rlim_cur)), and seedkit needs \(needed) (stores and their journals, migrations, fixtures); raise the limit (ulimit -n 256); nothing was done [\(DiagnosticCode.ioFailure.rawValue)]\n")
+        Output.standardError(
+            "seedkit: error: this process may have only \(limit.rlim_cur) files open at once (ulimit -n \(limit.rlim_cur)), and seedkit needs \(needed) (stores and their journals, migrations, fixtures); raise the limit (ulimit -n 256); nothing was done [\(DiagnosticCode.ioFailure.rawValue)]\n"
+        )
         exit(4)
     }
 
     #if os(Linux)
-    private static let RLIMIT_NOFILE_VALUE = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+        private static let openFilesResource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
     #else
-    private static let RLIMIT_NOFILE_VALUE = RLIMIT_NOFILE
+        private static let openFilesResource = RLIMIT_NOFILE
     #endif
 }

@@ -28,10 +28,12 @@ enum FileSizeLimit {
     static var bytes: UInt64? {
         var limit = rlimit()
         #if os(Linux)
-        let infinity = rlim_t.max  // RLIM_INFINITY, which Swift does not import on Linux
-        guard getrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &limit) == 0, limit.rlim_cur != infinity else { return nil }
+            let infinity = rlim_t.max  // RLIM_INFINITY, which Swift does not import on Linux
+            guard getrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &limit) == 0, limit.rlim_cur != infinity else {
+                return nil
+            }
         #else
-        guard getrlimit(RLIMIT_FSIZE, &limit) == 0, limit.rlim_cur != RLIM_INFINITY else { return nil }
+            guard getrlimit(RLIMIT_FSIZE, &limit) == 0, limit.rlim_cur != RLIM_INFINITY else { return nil }
         #endif
         return UInt64(limit.rlim_cur)
     }
@@ -39,27 +41,31 @@ enum FileSizeLimit {
     /// "a file grew past this process's file-size limit (ulimit -f: 256 KB; File too large, EFBIG)".
     static var explanation: String {
         let size = bytes.map { $0 % 1024 == 0 ? "\($0 / 1024) KB" : "\($0) bytes" } ?? "unknown"
-        return "a file grew past this process's file-size limit (ulimit -f: \(size); \(String(cString: strerror(EFBIG))), EFBIG)"
+        return
+            "a file grew past this process's file-size limit (ulimit -f: \(size); \(String(cString: strerror(EFBIG))), EFBIG)"
     }
 
     /// `error` said with its real cause when the limit was reached: an I/O failure's messages
     /// (SQLite says only "disk I/O error") get the limit, the rest of what they say is kept.
     static func explain(_ error: SeedError) -> SeedError {
         guard reached, error.kind == .io else { return error }
-        return SeedError(error.kind, error.diagnostics.map { diagnostic in
-            var diagnostic = diagnostic
-            guard !diagnostic.message.contains("file-size limit") else { return diagnostic }
-            // "cannot write the backup: …" keeps its lead: the limit is said where the cause goes.
-            if diagnostic.message.hasPrefix("cannot "), let colon = diagnostic.message.range(of: ": ") {
-                diagnostic.message = diagnostic.message[..<colon.upperBound] + explanation + ": " + diagnostic.message[colon.upperBound...]
-            } else {
-                diagnostic.message = explanation + ": " + diagnostic.message
-            }
-            return diagnostic
-        })
+        return SeedError(
+            error.kind,
+            error.diagnostics.map { diagnostic in
+                var diagnostic = diagnostic
+                guard !diagnostic.message.contains("file-size limit") else { return diagnostic }
+                // "cannot write the backup: …" keeps its lead: the limit is said where the cause goes.
+                if diagnostic.message.hasPrefix("cannot "), let colon = diagnostic.message.range(of: ": ") {
+                    diagnostic.message =
+                        diagnostic.message[..<colon.upperBound] + explanation + ": "
+                        + diagnostic.message[colon.upperBound...]
+                } else {
+                    diagnostic.message = explanation + ": " + diagnostic.message
+                }
+                return diagnostic
+            })
     }
 }
 
 /// Set by the SIGXFSZ handler: memory allocated (by ``FileSizeLimit/prepare()``) before the handler is installed.
 nonisolated(unsafe) private let fileSizeLimitReached: UnsafeMutablePointer<sig_atomic_t> = .allocate(capacity: 1)
-

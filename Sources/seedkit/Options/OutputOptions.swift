@@ -8,7 +8,9 @@ struct OutputOptions: ParsableArguments {
     var format: ReportFormatName = .table
 
     /// Colour only on a terminal, and never when NO_COLOR is set.
-    var color: Bool { Output.stdoutIsTerminal && ProcessInfo.processInfo.environment["NO_COLOR"] == nil && format == .table }
+    var color: Bool {
+        Output.stdoutIsTerminal && ProcessInfo.processInfo.environment["NO_COLOR"] == nil && format == .table
+    }
 
     var renderer: any ReportFormat { format.format(terminal: Output.stdoutIsTerminal, color: color) }
 }

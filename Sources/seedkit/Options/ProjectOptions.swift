@@ -6,19 +6,26 @@ import SeedTooling
 
 /// Where the project's manifest and migrations are.
 struct ProjectOptions: ParsableArguments {
-    @Option(name: .customLong("manifest"), help: ArgumentHelp("The manifest (default: seeds/seedkit.yml).", valueName: "path"))
+    @Option(
+        name: .customLong("manifest"),
+        help: ArgumentHelp("The manifest (default: seeds/seedkit.yml).", valueName: "path"))
     var manifestOption: String?
 
     /// The manifest's path as given (or the default).
     var manifest: String { manifestOption ?? ManifestPath.defaultPath }
 
-    @Option(name: .customLong("migrations"), help: ArgumentHelp("The migrations directory (default: migrations), or `none` for no migrations.", valueName: "dir"))
+    @Option(
+        name: .customLong("migrations"),
+        help: ArgumentHelp(
+            "The migrations directory (default: migrations), or `none` for no migrations.", valueName: "dir"))
     var migrationsOption: String?
 
     /// The migrations directory as given (or the default).
     var migrations: String { migrationsOption ?? "migrations" }
 
-    @Flag(name: .long, help: "Name files by absolute path in messages, for editors and build tools (SeedkitPlugin passes it).")
+    @Flag(
+        name: .long,
+        help: "Name files by absolute path in messages, for editors and build tools (SeedkitPlugin passes it).")
     var absolutePaths = false
 
     func validate() throws {
@@ -33,18 +40,24 @@ struct ProjectOptions: ParsableArguments {
     /// yet (`build`, `new-migration`, `check-upgrade`), and an error where it would make a wrong
     /// directory look like "nothing to do" (`migrate`, `status`, `export-migrations`).
     /// `deferringLargeJSON`: large JSON files are read while applied (`migrate`; see ``DeferredJSONMigration``).
-    func loadMigrations(defaultMayBeMissing: Bool = true, deferringLargeJSON: Bool = false) throws(SeedError) -> [Migration] {
+    func loadMigrations(defaultMayBeMissing: Bool = true, deferringLargeJSON: Bool = false) throws(SeedError)
+        -> [Migration]
+    {
         if migrationsOption == "none" { return [] }
         let directory = URL(fileURLWithPath: migrations)
         let shown = PathDisplay.absolute ? directory.standardizedFileURL.path : migrations
         var isFolder: ObjCBool = false
         if !FileManager.default.fileExists(atPath: directory.path, isDirectory: &isFolder) {
             if migrationsOption == nil && defaultMayBeMissing { return [] }
-            throw SeedError(.configuration, file: shown, migrationsOption == nil
-                ? "no migrations folder here; run seedkit in the project's folder, or pass --migrations DIR (--migrations none for none)"
-                : "no such migrations folder (--migrations none for none)")
+            throw SeedError(
+                .configuration, file: shown,
+                migrationsOption == nil
+                    ? "no migrations folder here; run seedkit in the project's folder, or pass --migrations DIR (--migrations none for none)"
+                    : "no such migrations folder (--migrations none for none)")
         }
-        return try MigrationDirectory.read(directory, displayPath: shown, yamlParser: YAMLDocument.parser, missingIsEmpty: false, deferringLargeJSON: deferringLargeJSON)
+        return try MigrationDirectory.read(
+            directory, displayPath: shown, yamlParser: YAMLDocument.parser, missingIsEmpty: false,
+            deferringLargeJSON: deferringLargeJSON)
     }
 
     /// Whether a manifest exists where --manifest points (commands that can work without one).
@@ -63,7 +76,11 @@ enum ManifestPath {
     static func requireNamed(_ given: String?) throws {
         guard let given, given != none, !FileManager.default.fileExists(atPath: given) else { return }
         let shown = PathDisplay.absolute ? URL(fileURLWithPath: given).standardizedFileURL.path : given
-        Output.diagnostics(SeedError(.configuration, file: shown, "no such manifest: --manifest names a file that is not there (check the path; --manifest none for no manifest)").diagnostics, format: .human)
+        Output.diagnostics(
+            SeedError(
+                .configuration, file: shown,
+                "no such manifest: --manifest names a file that is not there (check the path; --manifest none for no manifest)"
+            ).diagnostics, format: .human)
         throw ExitCode(2)
     }
 }
@@ -82,9 +99,9 @@ extension DiagnosticFormat: ExpressibleByArgument {}
 /// diagnostic without a file, and every refusal, is put on it; SQLite's errors name it.
 func reporting<T>(_ format: DiagnosticFormat, store: String? = nil, _ body: () throws -> T) throws -> T {
     do {
-        do { return try body() }
-        catch let error as SeedError where store != nil { throw error.about(store: store ?? "") }
-        catch let error as DatabaseError where store != nil { throw SeedError(databaseError: error, file: store) }
+        do { return try body() } catch let error as SeedError where store != nil {
+            throw error.about(store: store ?? "")
+        } catch let error as DatabaseError where store != nil { throw SeedError(databaseError: error, file: store) }
     } catch let error as SeedError {
         let error = FileSizeLimit.explain(error)
         Output.diagnostics(error.diagnostics, format: format)
@@ -111,7 +128,9 @@ enum Output {
         var bytes = Array(text.utf8)
         var offset = 0
         while offset < bytes.count {
-            let written = bytes.withUnsafeMutableBytes { buffer in write(2, buffer.baseAddress?.advanced(by: offset), buffer.count - offset) }
+            let written = bytes.withUnsafeMutableBytes { buffer in
+                write(2, buffer.baseAddress?.advanced(by: offset), buffer.count - offset)
+            }
             if written < 0 && errno == EINTR { continue }
             guard written > 0 else { return }
             offset += written
@@ -132,10 +151,15 @@ enum Output {
     static func prepareStandardStreams() {
         for descriptor: Int32 in [0, 2] where fcntl(descriptor, F_GETFD) == -1 {
             let opened = open("/dev/null", O_RDWR)
-            if opened >= 0 && opened != descriptor { dup2(opened, descriptor); close(opened) }
+            if opened >= 0 && opened != descriptor {
+                dup2(opened, descriptor)
+                close(opened)
+            }
         }
         if fcntl(1, F_GETFD) == -1 {
-            standardError("seedkit: standard output is closed; nothing was done (seedkit reports on stdout: redirect it to a file or /dev/null) [\(DiagnosticCode.ioFailure.rawValue)]\n")
+            standardError(
+                "seedkit: standard output is closed; nothing was done (seedkit reports on stdout: redirect it to a file or /dev/null) [\(DiagnosticCode.ioFailure.rawValue)]\n"
+            )
             exit(4)
         }
     }
@@ -148,7 +172,9 @@ enum Output {
         guard let error = StandardOutput.shared.finish() else { return nil }
         if error == EPIPE && completedWork == nil { return 128 + SIGPIPE }
         let reason = String(cString: strerror(error)) + (completedWork.map { " (\($0) all the same)" } ?? "")
-        standardError("seedkit: cannot write the output: \(reason); what was printed is incomplete [\(DiagnosticCode.ioFailure.rawValue)]\n")
+        standardError(
+            "seedkit: cannot write the output: \(reason); what was printed is incomplete [\(DiagnosticCode.ioFailure.rawValue)]\n"
+        )
         return 4
     }
 
@@ -158,7 +184,11 @@ enum Output {
 
 /// `--manifest PATH` for commands that read stores and use a manifest when there is one.
 struct OptionalManifestOption: ParsableArguments {
-    @Option(name: .customLong("manifest"), help: ArgumentHelp("The manifest whose keys, refs, rules and model apply (default: seeds/seedkit.yml when present; none for none).", valueName: "path"))
+    @Option(
+        name: .customLong("manifest"),
+        help: ArgumentHelp(
+            "The manifest whose keys, refs, rules and model apply (default: seeds/seedkit.yml when present; none for none).",
+            valueName: "path"))
     var manifestOption: String?
 
     /// The manifest's path as given (or the default).
@@ -205,7 +235,9 @@ final class StandardOutput: @unchecked Sendable {
         guard failure == nil else { return }
         var offset = 0
         while offset < buffer.count {
-            let written = buffer.withUnsafeBytes { bytes in Foundation.write(1, bytes.baseAddress?.advanced(by: offset), bytes.count - offset) }
+            let written = buffer.withUnsafeBytes { bytes in
+                Foundation.write(1, bytes.baseAddress?.advanced(by: offset), bytes.count - offset)
+            }
             if written < 0 && errno == EINTR { continue }
             guard written > 0 else {
                 failure = written < 0 ? errno : EIO

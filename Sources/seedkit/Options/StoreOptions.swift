@@ -5,8 +5,11 @@ import SeedRuntime
 struct BusyTimeoutOption: ParsableArguments {
     // Read as text, and unconditionally, so that `-1` reaches ``validate()`` (not "missing value")
     // and the message can quote what was typed.
-    @Option(name: .customLong("busy-timeout"), parsing: .unconditional,
-            help: ArgumentHelp("How long to wait for another connection's lock, in seconds (0 to 86400; default 5).", valueName: "seconds"))
+    @Option(
+        name: .customLong("busy-timeout"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "How long to wait for another connection's lock, in seconds (0 to 86400; default 5).", valueName: "seconds")
+    )
     var busyTimeoutText: String = "5"
 
     /// The validated ``busyTimeoutText``.

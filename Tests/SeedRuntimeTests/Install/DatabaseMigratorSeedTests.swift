@@ -12,22 +12,31 @@ import Testing
     var store: URL { root.appendingPathComponent("store.sqlite") }
 
     init() throws {
-        try FileManager.default.createDirectory(at: root.appendingPathComponent("migrations"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: root.appendingPathComponent("migrations"), withIntermediateDirectories: true)
         // 0001 refers to a category by name (the catalog's key); 0002 fills a column only schema step 3 adds.
-        try Data("""
+        try Data(
+            """
             {"insert": {"books": [{"title": "The fourth book", "price": 12, "category_id": "Biography"}]}}
-            """.utf8).write(to: root.appendingPathComponent("migrations/0001-add-fourth-book.json"))
-        try Data("""
+            """.utf8
+        ).write(to: root.appendingPathComponent("migrations/0001-add-fourth-book.json"))
+        try Data(
+            """
             {"update": {"books": [{"key": "The first book", "from": {"price": 10, "rating": null}, "to": {"price": 11, "rating": 5}}]}}
-            """.utf8).write(to: root.appendingPathComponent("migrations/0002-rate.json"))
+            """.utf8
+        ).write(to: root.appendingPathComponent("migrations/0002-rate.json"))
         // The bundled seed's catalog: keys and refs, as seedkit build records them.
         let seed = try DatabaseQueue(path: catalog.path)
         try seed.write { db in
             try db.execute(sql: BookStore.schema)
-            try SeedCatalog.writeSeedMetadata(db, meta: [("format_version", "1")], tables: [
-                TableSpec(name: "categories", key: ["name"]),
-                TableSpec(name: "books", key: ["title"], refs: ["category_id": .init(table: "categories", column: "name")]),
-            ])
+            try SeedCatalog.writeSeedMetadata(
+                db, meta: [("format_version", "1")],
+                tables: [
+                    TableSpec(name: "categories", key: ["name"]),
+                    TableSpec(
+                        name: "books", key: ["title"], refs: ["category_id": .init(table: "categories", column: "name")]
+                    ),
+                ])
         }
         try seed.close()
     }
@@ -38,10 +47,11 @@ import Testing
         var migrator = DatabaseMigrator()
         migrator.registerMigration("1-schema") { db in
             try db.execute(sql: BookStore.schema)
-            try db.execute(sql: """
-                INSERT INTO categories (name) VALUES ('Fiction'), ('Biography');
-                INSERT INTO books (title, price, category_id) VALUES ('The first book', 10, 1);
-                """)
+            try db.execute(
+                sql: """
+                    INSERT INTO categories (name) VALUES ('Fiction'), ('Biography');
+                    INSERT INTO books (title, price, category_id) VALUES ('The first book', 10, 1);
+                    """)
         }
         migrator.registerSeedMigrations(migrations, through: 1, catalog: catalog)
         migrator.registerMigration("3-ratings") { db in
@@ -59,11 +69,15 @@ import Testing
         let queue = try DatabaseQueue(path: store.path)
         try history.migrate(queue)
         try queue.read { db in
-            #expect(try history.appliedMigrations(db) == ["1-schema", "seedkit-0001-add-fourth-book", "3-ratings", "seedkit-0002-rate"])
+            #expect(
+                try history.appliedMigrations(db) == [
+                    "1-schema", "seedkit-0001-add-fourth-book", "3-ratings", "seedkit-0002-rate",
+                ])
             let ledger = try MigrationLedger.entries(db)
             #expect(ledger.map(\.id) == ["0001-add-fourth-book", "0002-rate"])
             #expect(ledger.map(\.origin) == [.applied, .applied])
-            let books = try Row.fetchAll(db, sql: "SELECT title, price, category_id, rating FROM books ORDER BY id").map { row in
+            let books = try Row.fetchAll(db, sql: "SELECT title, price, category_id, rating FROM books ORDER BY id").map
+            { row in
                 "\(row[0] as String) \(row[1] as Double) \(row[2] as Int) \(row[3] as Int? ?? -1)"
             }
             #expect(books == ["The first book 11.0 1 5", "The fourth book 12.0 2 -1"])
@@ -86,7 +100,10 @@ import Testing
         var first = DatabaseMigrator()
         first.registerMigration("1-schema") { db in
             try db.execute(sql: BookStore.schema)
-            try db.execute(sql: "INSERT INTO categories (name) VALUES ('Fiction'), ('Biography'); INSERT INTO books (title, price, category_id) VALUES ('The first book', 10, 1);")
+            try db.execute(
+                sql:
+                    "INSERT INTO categories (name) VALUES ('Fiction'), ('Biography'); INSERT INTO books (title, price, category_id) VALUES ('The first book', 10, 1);"
+            )
         }
         first.registerSeedMigrations(migrations, through: 1, catalog: catalog)
         let queue = try DatabaseQueue(path: store.path)
@@ -95,7 +112,10 @@ import Testing
         try queue.write { db in try db.execute(sql: "UPDATE books SET price = 13 WHERE title = 'The first book'") }
         try migrator().migrate(queue)
         let (price, ledger) = try queue.read { db in
-            (try Double.fetchOne(db, sql: "SELECT price FROM books WHERE title = 'The first book'"), try MigrationLedger.entries(db).map(\.id))
+            (
+                try Double.fetchOne(db, sql: "SELECT price FROM books WHERE title = 'The first book'"),
+                try MigrationLedger.entries(db).map(\.id)
+            )
         }
         #expect(price == 13)
         #expect(ledger == ["0001-add-fourth-book", "0002-rate"])

@@ -14,20 +14,32 @@ private final class AppBundle {
     init(seedContains: [Migration] = []) throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("seedkit-app-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: migrationsDirectory, withIntermediateDirectories: true)
-        try Data("""
+        try Data(
+            """
             {"insert": {"books": [{"title": "The fourth book", "price": 12, "category_id": "Biography"}]}}
-            """.utf8).write(to: migrationsDirectory.appendingPathComponent("0001-add-fourth-book.json"))
+            """.utf8
+        ).write(to: migrationsDirectory.appendingPathComponent("0001-add-fourth-book.json"))
         let queue = try DatabaseQueue(path: seed.path)
         try queue.write { db in
             try db.execute(sql: BookStore.schema)
             try db.execute(sql: "INSERT INTO categories (name) VALUES ('Fiction'), ('Biography')")
-            try db.execute(sql: "INSERT INTO books (title, price, category_id) VALUES ('The first book', 10, 1), ('The second book', 15, 1), ('The third book', 10, 2)")
-            try SeedCatalog.writeSeedMetadata(db, meta: [("format_version", "1")], tables: [
-                TableSpec(name: "categories", key: ["name"]),
-                TableSpec(name: "books", key: ["title"], refs: ["category_id": .init(table: "categories", column: "name")]),
-            ])
+            try db.execute(
+                sql:
+                    "INSERT INTO books (title, price, category_id) VALUES ('The first book', 10, 1), ('The second book', 15, 1), ('The third book', 10, 2)"
+            )
+            try SeedCatalog.writeSeedMetadata(
+                db, meta: [("format_version", "1")],
+                tables: [
+                    TableSpec(name: "categories", key: ["name"]),
+                    TableSpec(
+                        name: "books", key: ["title"], refs: ["category_id": .init(table: "categories", column: "name")]
+                    ),
+                ])
             for migration in seedContains {
-                try MigrationLedger.record(.init(number: migration.number, name: migration.name, checksum: migration.checksum, appliedAt: nil, origin: .seed), in: db)
+                try MigrationLedger.record(
+                    .init(
+                        number: migration.number, name: migration.name, checksum: migration.checksum, appliedAt: nil,
+                        origin: .seed), in: db)
             }
         }
         try queue.close()
@@ -40,7 +52,9 @@ private final class AppBundle {
     func installer() throws -> SeedInstaller { SeedInstaller(store: store, seed: seed, migrations: try migrations()) }
 
     func titles() throws -> [String] {
-        try DatabaseQueue(path: store.path).read { db in try String.fetchAll(db, sql: "SELECT title FROM books ORDER BY id") }
+        try DatabaseQueue(path: store.path).read { db in
+            try String.fetchAll(db, sql: "SELECT title FROM books ORDER BY id")
+        }
     }
 }
 
@@ -48,7 +62,10 @@ private final class AppBundle {
     @Test func firstLaunchCopiesTheSeedThenAppliesWhatItLacks() throws {
         let app = try AppBundle()
         let outcome = try app.installer().prepareStore()
-        guard case .installedSeed(let report) = outcome else { Issue.record("expected installedSeed, got \(outcome)"); return }
+        guard case .installedSeed(let report) = outcome else {
+            Issue.record("expected installedSeed, got \(outcome)")
+            return
+        }
         #expect(report.migrations.map(\.number) == [1])
         #expect(try app.titles() == ["The first book", "The second book", "The third book", "The fourth book"])
         #expect(try app.installer().prepareStore() == .upToDate)
@@ -59,7 +76,9 @@ private final class AppBundle {
         let bundled = try AppBundle(seedContains: try app.migrations())
         let installer = SeedInstaller(store: app.store, seed: bundled.seed, migrations: try app.migrations())
         #expect(try installer.prepareStore() == .installedSeed(MigrationReport(migrations: [], dryRun: false)))
-        #expect(FileManager.default.contents(atPath: app.store.path) == FileManager.default.contents(atPath: bundled.seed.path), "the store is a byte copy of the seed")
+        #expect(
+            FileManager.default.contents(atPath: app.store.path)
+                == FileManager.default.contents(atPath: bundled.seed.path), "the store is a byte copy of the seed")
     }
 
     @Test func laterLaunchMigratesAndKeepsUserRows() throws {
@@ -69,21 +88,29 @@ private final class AppBundle {
         try DatabaseQueue(path: app.store.path).write { db in
             try db.execute(sql: "INSERT INTO books (title, price, category_id) VALUES ('Mine', 1, 1)")
         }
-        guard case .migrated(let report) = try app.installer().prepareStore() else { Issue.record("expected migrated"); return }
+        guard case .migrated(let report) = try app.installer().prepareStore() else {
+            Issue.record("expected migrated")
+            return
+        }
         #expect(report.migrations.first?.count(.inserted) == 1)
         #expect(try app.titles() == ["The first book", "The second book", "The third book", "Mine", "The fourth book"])
     }
 
     @Test func staleFilesBesideAMissingStoreAreIgnored() throws {
         let app = try AppBundle()
-        try FileManager.default.createDirectory(at: app.store.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: app.store.deletingLastPathComponent(), withIntermediateDirectories: true)
         // What a crash can leave: a half-copied temporary file, and a -wal/-shm of a store that was deleted.
-        try Data("half a seed".utf8).write(to: app.store.deletingLastPathComponent().appendingPathComponent(".BookStore.sqlite.seedkit-\(getpid()).tmp"))
+        try Data("half a seed".utf8).write(
+            to: app.store.deletingLastPathComponent().appendingPathComponent(
+                ".BookStore.sqlite.seedkit-\(getpid()).tmp"))
         try Data(repeating: 0xAB, count: 4096).write(to: URL(fileURLWithPath: app.store.path + "-wal"))
         try Data(repeating: 0xCD, count: 32768).write(to: URL(fileURLWithPath: app.store.path + "-shm"))
         _ = try app.installer().prepareStore()
         #expect(try app.titles().count == 4)
-        #expect(try DatabaseQueue(path: app.store.path).read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") } == "ok")
+        #expect(
+            try DatabaseQueue(path: app.store.path).read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check")
+            } == "ok")
         let left = try FileManager.default.contentsOfDirectory(atPath: app.store.deletingLastPathComponent().path)
         #expect(!left.contains { $0.hasSuffix(".tmp") })
     }
@@ -91,9 +118,11 @@ private final class AppBundle {
     @Test func aRefusedStoreIsATypedErrorAndStaysAsItWas() throws {
         let app = try AppBundle()
         _ = try app.installer().prepareStore()
-        try Data("""
+        try Data(
+            """
             {"insert": {"books": [{"title": "The fourth book", "price": 13, "category_id": "Biography"}]}}
-            """.utf8).write(to: app.migrationsDirectory.appendingPathComponent("0001-add-fourth-book.json"))
+            """.utf8
+        ).write(to: app.migrationsDirectory.appendingPathComponent("0001-add-fourth-book.json"))
         let before = FileManager.default.contents(atPath: app.store.path)
         #expect {
             try app.installer().prepareStore()
@@ -105,7 +134,8 @@ private final class AppBundle {
 
     @Test func aCorruptStoreIsRefusedNotCrashed() throws {
         let app = try AppBundle()
-        try FileManager.default.createDirectory(at: app.store.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: app.store.deletingLastPathComponent(), withIntermediateDirectories: true)
         try Data(repeating: 0x42, count: 8192).write(to: app.store)
         #expect {
             try app.installer().prepareStore()
@@ -121,7 +151,8 @@ private final class AppBundle {
             try MigrationDirectory.load(missing)
         } throws: { error in
             (error as? SeedError)?.kind == .configuration
-                && "\(error)" == "\(missing.path): error: the migrations folder does not exist (is it in the app's bundle?); nothing was installed [2100]"
+                && "\(error)"
+                    == "\(missing.path): error: the migrations folder does not exist (is it in the app's bundle?); nothing was installed [2100]"
         }
         #expect(!FileManager.default.fileExists(atPath: app.store.path))
     }
@@ -134,19 +165,24 @@ private final class AppBundle {
             try installer.prepareStore()
         } throws: { error in
             (error as? SeedError)?.kind == .refused
-                && "\(error)" == "\(bundled.seed.path): error: the bundled seed cannot be installed: it is newer than these migrations: it has 0001-add-fourth-book applied, the latest here is none; use the migrations of the release that wrote it [2200]"
+                && "\(error)"
+                    == "\(bundled.seed.path): error: the bundled seed cannot be installed: it is newer than these migrations: it has 0001-add-fourth-book applied, the latest here is none; use the migrations of the release that wrote it [2200]"
         }
         #expect(!FileManager.default.fileExists(atPath: app.store.path))
         // The next launch says so again: it is not "up to date" with a store that should not exist.
         #expect(throws: SeedError.self) { try installer.prepareStore() }
-        #expect(((try? FileManager.default.contentsOfDirectory(atPath: app.store.deletingLastPathComponent().path)) ?? []).isEmpty)
+        #expect(
+            ((try? FileManager.default.contentsOfDirectory(atPath: app.store.deletingLastPathComponent().path)) ?? [])
+                .isEmpty)
     }
 
     @Test func aMigrationThatFailsOnFirstLaunchLeavesNoStore() throws {
         let app = try AppBundle()
-        try Data("""
+        try Data(
+            """
             {"insert": {"books": [{"title": "Bad", "price": "not a number", "category_id": "Biography"}]}}
-            """.utf8).write(to: app.migrationsDirectory.appendingPathComponent("0002-bad.json"))
+            """.utf8
+        ).write(to: app.migrationsDirectory.appendingPathComponent("0002-bad.json"))
         #expect(throws: SeedError.self) { try app.installer().prepareStore() }
         #expect(try FileManager.default.contentsOfDirectory(atPath: app.store.deletingLastPathComponent().path).isEmpty)
     }
@@ -162,13 +198,18 @@ private final class AppBundle {
 
     @Test func theAppsOwnDatabasePoolInWALModeGetsTheSeedThenMigrations() throws {
         let app = try AppBundle()
-        try FileManager.default.createDirectory(at: app.store.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: app.store.deletingLastPathComponent(), withIntermediateDirectories: true)
         let pool = try DatabasePool(path: app.store.path)
         let installer = SeedInstaller(seed: app.seed, migrations: try app.migrations())
-        guard case .installedSeed(let report) = try installer.prepareStore(in: pool) else { Issue.record("expected installedSeed"); return }
+        guard case .installedSeed(let report) = try installer.prepareStore(in: pool) else {
+            Issue.record("expected installedSeed")
+            return
+        }
         #expect(report.migrations.map(\.id) == ["0001-add-fourth-book"])
         #expect(try pool.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") } == "wal")
-        #expect(try pool.read { db in try String.fetchAll(db, sql: "SELECT title FROM books ORDER BY id") }
+        #expect(
+            try pool.read { db in try String.fetchAll(db, sql: "SELECT title FROM books ORDER BY id") }
                 == ["The first book", "The second book", "The third book", "The fourth book"])
         #expect(try installer.prepareStore(in: pool) == .upToDate)
         #expect(try pool.read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") } == "ok")
@@ -176,11 +217,15 @@ private final class AppBundle {
 
     @Test func theAppsOwnDatabaseIsEmptiedAgainWhenTheFirstLaunchFails() throws {
         let app = try AppBundle()
-        try Data("""
+        try Data(
+            """
             {"insert": {"books": [{"title": "Bad", "price": "not a number", "category_id": "Biography"}]}}
-            """.utf8).write(to: app.migrationsDirectory.appendingPathComponent("0002-bad.json"))
+            """.utf8
+        ).write(to: app.migrationsDirectory.appendingPathComponent("0002-bad.json"))
         let queue = try DatabaseQueue()
-        #expect(throws: SeedError.self) { try SeedInstaller(seed: app.seed, migrations: try app.migrations()).prepareStore(in: queue) }
+        #expect(throws: SeedError.self) {
+            try SeedInstaller(seed: app.seed, migrations: try app.migrations()).prepareStore(in: queue)
+        }
         #expect(try queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") } == 0)
     }
 
@@ -191,12 +236,16 @@ private final class AppBundle {
         let queue = try DatabaseQueue()
         let observer = InsertionObserver()
         queue.add(transactionObserver: observer, extent: .databaseLifetime)
-        guard case .installedSeed(let report) = try SeedInstaller(seed: app.seed, migrations: try app.migrations()).prepareStore(in: queue) else {
+        guard
+            case .installedSeed(let report) = try SeedInstaller(seed: app.seed, migrations: try app.migrations())
+                .prepareStore(in: queue)
+        else {
             Issue.record("expected installedSeed")
             return
         }
         #expect(report.migrations.map(\.number) == [1])
-        #expect(observer.insertions["books"] == 1, "the seed is copied page by page (not observed); the migration's row is")
+        #expect(
+            observer.insertions["books"] == 1, "the seed is copied page by page (not observed); the migration's row is")
     }
 
     @Test func yamlMigrationsNeedTheToolAndSaySo() throws {
@@ -213,30 +262,57 @@ private final class AppBundle {
     /// it applied and counts the rest, and still names every row it did not apply.
     @Test func aBigUpdateAtLaunchListsASampleOfWhatItAppliedAndEveryRowItDidNot() throws {
         let app = try AppBundle()
-        #expect(try SeedInstaller(store: app.store, seed: app.seed, migrations: []).prepareStore() == .installedSeed(MigrationReport(migrations: [], dryRun: false)))
+        #expect(
+            try SeedInstaller(store: app.store, seed: app.seed, migrations: []).prepareStore()
+                == .installedSeed(MigrationReport(migrations: [], dryRun: false)))
         try DatabaseQueue(path: app.store.path).write { db in
-            for number in 0..<150 { try db.execute(sql: "INSERT INTO books (title, price, category_id) VALUES (?, 1, 1)", arguments: ["Mine \(number)"]) }
+            for number in 0..<150 {
+                try db.execute(
+                    sql: "INSERT INTO books (title, price, category_id) VALUES (?, 1, 1)", arguments: ["Mine \(number)"]
+                )
+            }
         }
         // 250 new rows, then the user's 150 titles, which the store already has.
-        let rows = (0..<250).map { "{\"title\": \"New \($0)\", \"price\": 2, \"category_id\": \"Fiction\"}" } + (0..<150).map { "{\"title\": \"Mine \($0)\", \"price\": 2, \"category_id\": \"Fiction\"}" }
-        try Data("{\"insert\": {\"books\": [\(rows.joined(separator: ", "))]}}".utf8).write(to: app.migrationsDirectory.appendingPathComponent("0002-many-books.json"))
+        let rows =
+            (0..<250).map { "{\"title\": \"New \($0)\", \"price\": 2, \"category_id\": \"Fiction\"}" }
+            + (0..<150).map { "{\"title\": \"Mine \($0)\", \"price\": 2, \"category_id\": \"Fiction\"}" }
+        try Data("{\"insert\": {\"books\": [\(rows.joined(separator: ", "))]}}".utf8).write(
+            to: app.migrationsDirectory.appendingPathComponent("0002-many-books.json"))
         let migrations = try app.migrations()
         #expect(SeedInstaller(store: app.store, seed: app.seed, migrations: migrations).options.eventsPerKind == 100)
 
-        guard case .migrated(let report) = try SeedInstaller(store: app.store, seed: app.seed, migrations: migrations).prepareStore(),
-              let outcome = report.migrations.last else { Issue.record("expected migrated"); return }
+        guard
+            case .migrated(let report) = try SeedInstaller(store: app.store, seed: app.seed, migrations: migrations)
+                .prepareStore(),
+            let outcome = report.migrations.last
+        else {
+            Issue.record("expected migrated")
+            return
+        }
         #expect(outcome.number == 2)
         #expect(outcome.count(.inserted) == 250)
         #expect(outcome.unlisted == [.inserted: 150])
         #expect(outcome.events.filter { $0.kind == .inserted }.map(\.keyDescription) == (0..<100).map { "'New \($0)'" })
-        #expect(outcome.events.filter { $0.kind == .alreadyPresent }.map(\.keyDescription) == (0..<150).map { "'Mine \($0)'" })
+        #expect(
+            outcome.events.filter { $0.kind == .alreadyPresent }.map(\.keyDescription)
+                == (0..<150).map { "'Mine \($0)'" })
         #expect(try app.titles().count == 3 + 1 + 150 + 250)
 
         // Given SeedMigrator's own defaults, an installer lists every event.
         let other = try AppBundle()
-        try FileManager.default.copyItem(at: app.migrationsDirectory.appendingPathComponent("0002-many-books.json"), to: other.migrationsDirectory.appendingPathComponent("0002-many-books.json"))
-        guard case .installedSeed(let all) = try SeedInstaller(store: other.store, seed: other.seed, migrations: try other.migrations(), options: SeedMigrator.Options()).prepareStore(),
-              let whole = all.migrations.last else { Issue.record("expected installedSeed"); return }
+        try FileManager.default.copyItem(
+            at: app.migrationsDirectory.appendingPathComponent("0002-many-books.json"),
+            to: other.migrationsDirectory.appendingPathComponent("0002-many-books.json"))
+        guard
+            case .installedSeed(let all) = try SeedInstaller(
+                store: other.store, seed: other.seed, migrations: try other.migrations(),
+                options: SeedMigrator.Options()
+            ).prepareStore(),
+            let whole = all.migrations.last
+        else {
+            Issue.record("expected installedSeed")
+            return
+        }
         #expect(whole.unlisted.isEmpty)
         #expect(whole.events.filter { $0.kind == .inserted }.count == 400)
     }

@@ -1,8 +1,9 @@
 import Foundation
 import GRDB
-@testable import SeedRuntime
 import SeedTestSupport
 import Testing
+
+@testable import SeedRuntime
 
 /// An empty blob (base64 `""`) is stored as an empty blob, `X''`, as `seedkit build` stores it:
 /// not as NULL, which a NOT NULL column refuses and an app reads as "no value". SQLite's
@@ -19,9 +20,12 @@ import Testing
     func anEmptyBlobIsInsertedAsAnEmptyBlob(rows: Int, writesDirectly: Bool) throws {
         let base = try multiRowStore(schema: schema, seed: "", coreData: false)
         defer { try? FileManager.default.removeItem(atPath: base) }
-        let entries = (1...rows).map { "{\"name\": \"f\($0)\", \"data\": \"\", \"note\": \"\"}" }.joined(separator: ", ")
+        let entries = (1...rows).map { "{\"name\": \"f\($0)\", \"data\": \"\", \"note\": \"\"}" }.joined(
+            separator: ", ")
         let migration = try loadMigration(json: "{\"insert\": {\"files\": [\(entries)]}}", fileName: "0001-files.json")
-        let outcome = try multiRowRun(base, specs: specs, migrations: [migration], multiRow: true) { $0.writesDirectly = writesDirectly }
+        let outcome = try multiRowRun(base, specs: specs, migrations: [migration], multiRow: true) {
+            $0.writesDirectly = writesDirectly
+        }
         #expect(!outcome.report.hasPrefix("error"), "\(outcome.report)")
         #expect(stored(outcome).count == rows, "\(outcome.report)")
         #expect(stored(outcome).allSatisfy { !$0.contains("NULL") }, "\(stored(outcome))")
@@ -29,10 +33,16 @@ import Testing
 
     @Test(arguments: [false, true])
     func anUpdateToAnEmptyBlobStoresAnEmptyBlob(writesDirectly: Bool) throws {
-        let base = try multiRowStore(schema: schema, seed: "INSERT INTO files VALUES ('f1', X'01', X'02');", coreData: false)
+        let base = try multiRowStore(
+            schema: schema, seed: "INSERT INTO files VALUES ('f1', X'01', X'02');", coreData: false)
         defer { try? FileManager.default.removeItem(atPath: base) }
-        let migration = try loadMigration(json: "{\"update\": {\"files\": [{\"key\": \"f1\", \"from\": {\"data\": \"AQ==\", \"note\": \"Ag==\"}, \"to\": {\"data\": \"\", \"note\": \"\"}}]}}", fileName: "0001-files.json")
-        let outcome = try multiRowRun(base, specs: specs, migrations: [migration], multiRow: false) { $0.writesDirectly = writesDirectly }
+        let migration = try loadMigration(
+            json:
+                "{\"update\": {\"files\": [{\"key\": \"f1\", \"from\": {\"data\": \"AQ==\", \"note\": \"Ag==\"}, \"to\": {\"data\": \"\", \"note\": \"\"}}]}}",
+            fileName: "0001-files.json")
+        let outcome = try multiRowRun(base, specs: specs, migrations: [migration], multiRow: false) {
+            $0.writesDirectly = writesDirectly
+        }
         #expect(!outcome.report.hasPrefix("error"), "\(outcome.report)")
         #expect(stored(outcome).count == 1)
         #expect(stored(outcome).allSatisfy { !$0.contains("NULL") }, "\(stored(outcome))")

@@ -20,16 +20,25 @@ private func foldedASCII(_ name: String) -> [UInt8] { name.utf8.map { $0 >= 65 &
     var random = SeededRandom(defaultSeed: 13)
     for _ in 0..<20_000 {
         let name = randomName(&random)
-        let lowered = String(decoding: foldedASCII(Bool.random(using: &random) ? name : randomName(&random)), as: UTF8.self)
-        #expect(sameName(name, lowered) == (foldedASCII(name) == Array(lowered.utf8)), "seed \(random.seed): \(name.debugDescription) vs \(lowered.debugDescription)")
+        let lowered = String(
+            decoding: foldedASCII(Bool.random(using: &random) ? name : randomName(&random)), as: UTF8.self)
+        #expect(
+            sameName(name, lowered) == (foldedASCII(name) == Array(lowered.utf8)),
+            "seed \(random.seed): \(name.debugDescription) vs \(lowered.debugDescription)")
         #expect(Array(name.lowercasedName.utf8) == foldedASCII(name), "seed \(random.seed): \(name.debugDescription)")
         let other = randomName(&random)
-        #expect(name.isSameName(as: other) == (foldedASCII(name) == foldedASCII(other)), "seed \(random.seed): \(name.debugDescription) vs \(other.debugDescription)")
+        #expect(
+            name.isSameName(as: other) == (foldedASCII(name) == foldedASCII(other)),
+            "seed \(random.seed): \(name.debugDescription) vs \(other.debugDescription)")
         #expect((SQLName(name) == SQLName(other)) == (foldedASCII(name) == foldedASCII(other)))
     }
-    #expect(sameName("Title", "title") && sameName("TITLE", "title") && !sameName("titles", "title") && !sameName("titl", "title"))
+    #expect(
+        sameName("Title", "title") && sameName("TITLE", "title") && !sameName("titles", "title")
+            && !sameName("titl", "title"))
     // As SQLite: `É` and `é` are two names, and so are the composed and decomposed `é`.
-    #expect(!sameName("\u{C9}cole", "\u{E9}cole") && !sameName("E\u{301}cole", "\u{E9}cole") && !"\u{212A}".isSameName(as: "k"))
+    #expect(
+        !sameName("\u{C9}cole", "\u{E9}cole") && !sameName("E\u{301}cole", "\u{E9}cole")
+            && !"\u{212A}".isSameName(as: "k"))
     #expect("\u{C9}COLE".lowercasedName == "\u{C9}cole" && "\u{E9}cole".uppercasedName == "\u{E9}COLE")
 }
 
@@ -37,8 +46,11 @@ private func foldedASCII(_ name: String) -> [UInt8] { name.utf8.map { $0 >= 65 &
     var random = SeededRandom(defaultSeed: 14)
     let pieces = ["plain", "\"", "\\", "\n", "\r", "\t", "\u{0}", "\u{1F}", "\u{7F}", "é", "日本", "😀", "/", " "]
     for _ in 0..<2_000 {
-        let text = (0..<Int.random(in: 0...8, using: &random)).map { _ in pieces.randomElement(using: &random) ?? "" }.joined()
-        #expect(DocNode(.string(text), line: 1, column: 1).jsonText == DocNode.quote(text), "seed \(random.seed): \(text.debugDescription)")
+        let text = (0..<Int.random(in: 0...8, using: &random)).map { _ in pieces.randomElement(using: &random) ?? "" }
+            .joined()
+        #expect(
+            DocNode(.string(text), line: 1, column: 1).jsonText == DocNode.quote(text),
+            "seed \(random.seed): \(text.debugDescription)")
     }
 }
 
@@ -47,12 +59,16 @@ private func foldedASCII(_ name: String) -> [UInt8] { name.utf8.map { $0 >= 65 &
     // limits (0x01, 0x7F), stray and truncated continuation bytes, byte order marks, and whole
     // sequences both valid and not (overlong, surrogate, past U+10FFFF).
     var random = SeededRandom(defaultSeed: 15)
-    let odd: [[UInt8]] = [[0x00], [0x01], [0x7F], [0x80], [0xBF], [0xC3], [0xFF], [0xFE], [0xFF, 0xFE], [0xFE, 0xFF], [0x0A],
-                          [0xC3, 0xA9], [0xE6, 0x97, 0xA5], [0xF0, 0x9F, 0x98, 0x80], [0xC0, 0xAF], [0xE0, 0x80, 0xAF],
-                          [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xE6, 0x97], [0xC3, 0x00]]
+    let odd: [[UInt8]] = [
+        [0x00], [0x01], [0x7F], [0x80], [0xBF], [0xC3], [0xFF], [0xFE], [0xFF, 0xFE], [0xFE, 0xFF], [0x0A],
+        [0xC3, 0xA9], [0xE6, 0x97, 0xA5], [0xF0, 0x9F, 0x98, 0x80], [0xC0, 0xAF], [0xE0, 0x80, 0xAF],
+        [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xE6, 0x97], [0xC3, 0x00],
+    ]
     var valid = 0
     for _ in 0..<40_000 {
-        var bytes = (0..<Int.random(in: 0...40, using: &random)).map { _ in UInt8.random(in: 0x20...0x7E, using: &random) }
+        var bytes = (0..<Int.random(in: 0...40, using: &random)).map { _ in
+            UInt8.random(in: 0x20...0x7E, using: &random)
+        }
         for _ in 0..<Int.random(in: 0...3, using: &random) {
             let piece = odd.randomElement(using: &random) ?? []
             bytes.insert(contentsOf: piece, at: Int.random(in: 0...bytes.count, using: &random))
@@ -63,7 +79,9 @@ private func foldedASCII(_ name: String) -> [UInt8] { name.utf8.map { $0 >= 65 &
             if twoPasses { valid += 1 }
             let problem = UTF8Validation.textProblem(buffer)
             #expect((problem == nil) == twoPasses, "seed \(random.seed): \(bytes)")
-            if let wide = UTF8Validation.wideEncodingProblem(buffer) { #expect(problem.map { "\($0)" } == "\(wide)", "seed \(random.seed)") }
+            if let wide = UTF8Validation.wideEncodingProblem(buffer) {
+                #expect(problem.map { "\($0)" } == "\(wide)", "seed \(random.seed)")
+            }
         }
     }
     #expect(valid > 10_000 && valid < 30_000, "both kinds drawn: \(valid) valid")
@@ -83,7 +101,10 @@ private func foldedASCII(_ name: String) -> [UInt8] { name.utf8.map { $0 >= 65 &
 
 @Suite struct DirectStatementTests {
     /// Values whose storage GRDB decides in ways worth pinning: text up to a NUL, empty text, empty and non-empty blobs.
-    private let values: [SQLValue] = [.null, .integer(-7), .integer(.max), .real(2.5), .text(""), .text("a\u{0}b"), .text("日本"), .blob([]), .blob([0, 1, 255])]
+    private let values: [SQLValue] = [
+        .null, .integer(-7), .integer(.max), .real(2.5), .text(""), .text("a\u{0}b"), .text("日本"), .blob([]),
+        .blob([0, 1, 255]),
+    ]
 
     @Test func valuesBoundDirectlyAreStoredAsGRDBStoresThem() throws {
         let queue = try DatabaseQueue()
@@ -93,7 +114,9 @@ private func foldedASCII(_ name: String) -> [UInt8] { name.utf8.map { $0 >= 65 &
                 try db.execute(sql: "INSERT INTO t VALUES ('grdb', ?)", arguments: [value])
                 try db.makeStatement(sql: "INSERT INTO t VALUES ('direct', ?)").execute(binding: [value])
             }
-            let stored = try Row.fetchAll(db, sql: "SELECT kind, typeof(v), quote(v) FROM t ORDER BY rowid").map { [$0[0] as String, $0[1] as String, $0[2] as String] }
+            let stored = try Row.fetchAll(db, sql: "SELECT kind, typeof(v), quote(v) FROM t ORDER BY rowid").map {
+                [$0[0] as String, $0[1] as String, $0[2] as String]
+            }
             #expect(stored.count == values.count * 2)
             for pair in stride(from: 0, to: stored.count, by: 2) {
                 #expect(stored[pair][1...] == stored[pair + 1][1...], "\(values[pair / 2])")
@@ -110,7 +133,9 @@ private func foldedASCII(_ name: String) -> [UInt8] { name.utf8.map { $0 >= 65 &
                 try db.execute(sql: "INSERT INTO t VALUES ('grdb', ?, ?)", arguments: [value, value])
                 #expect(try direct.executeDirectly(binding: [("v", value), ("w", value)]) == 1)
             }
-            let stored = try Row.fetchAll(db, sql: "SELECT kind, typeof(v), quote(v), typeof(w), quote(w) FROM t ORDER BY rowid").map { row in
+            let stored = try Row.fetchAll(
+                db, sql: "SELECT kind, typeof(v), quote(v), typeof(w), quote(w) FROM t ORDER BY rowid"
+            ).map { row in
                 (0..<5).map { row[$0] as String }
             }
             #expect(stored.count == values.count * 2)
@@ -126,16 +151,24 @@ private func foldedASCII(_ name: String) -> [UInt8] { name.utf8.map { $0 >= 65 &
             try db.execute(sql: "CREATE TABLE t (k TEXT PRIMARY KEY, v NOT NULL)")
             let insert = try db.makeStatement(sql: "INSERT INTO t VALUES (?, ?)")
             #expect(try insert.executeDirectly(binding: [("k", .text("a")), ("v", .integer(1))]) == 1)
-            for values: [(column: String, value: SQLValue)] in [[("k", .text("a")), ("v", .integer(2))], [("k", .text("b")), ("v", .null)]] {
+            for values: [(column: String, value: SQLValue)] in [
+                [("k", .text("a")), ("v", .integer(2))], [("k", .text("b")), ("v", .null)],
+            ] {
                 var grdb: DatabaseError?
-                do { try db.execute(sql: "INSERT INTO t VALUES (?, ?)", arguments: StatementArguments(values: values)) } catch let error as DatabaseError { grdb = error }
+                do {
+                    try db.execute(sql: "INSERT INTO t VALUES (?, ?)", arguments: StatementArguments(values: values))
+                } catch let error as DatabaseError { grdb = error }
                 var direct: DatabaseError?
                 do { try insert.executeDirectly(binding: values) } catch let error as DatabaseError { direct = error }
-                #expect(grdb != nil && direct?.resultCode == grdb?.resultCode && direct?.extendedResultCode == grdb?.extendedResultCode && direct?.message == grdb?.message)
+                #expect(
+                    grdb != nil && direct?.resultCode == grdb?.resultCode
+                        && direct?.extendedResultCode == grdb?.extendedResultCode && direct?.message == grdb?.message)
             }
             #expect(try insert.executeDirectly(binding: [("k", .text("c")), ("v", .text("x"))]) == 1)
             let skip = try db.makeStatement(sql: "INSERT INTO t VALUES (?, ?) ON CONFLICT (k) DO NOTHING")
-            #expect(try skip.executeDirectly(binding: [("k", .text("c")), ("v", .text("y"))]) == 0, "a row skipped changes nothing")
+            #expect(
+                try skip.executeDirectly(binding: [("k", .text("c")), ("v", .text("y"))]) == 0,
+                "a row skipped changes nothing")
             #expect(try String.fetchAll(db, sql: "SELECT k || '=' || v FROM t ORDER BY k") == ["a=1", "c=x"])
         }
     }
@@ -144,10 +177,14 @@ private func foldedASCII(_ name: String) -> [UInt8] { name.utf8.map { $0 >= 65 &
         let queue = try DatabaseQueue()
         try queue.write { db in
             try db.execute(sql: "CREATE TABLE t (k INTEGER PRIMARY KEY, v)")
-            for (index, value) in values.enumerated() { try db.execute(sql: "INSERT INTO t VALUES (?, ?)", arguments: [index, value]) }
+            for (index, value) in values.enumerated() {
+                try db.execute(sql: "INSERT INTO t VALUES (?, ?)", arguments: [index, value])
+            }
             let read = try db.makeStatement(sql: "SELECT v FROM t WHERE k = ?")
             for index in values.indices {
-                let grdb = try Row.fetchOne(db, sql: "SELECT v FROM t WHERE k = ?", arguments: [index]).map { SQLValue.fromDatabaseValue($0[0] as DatabaseValue) }
+                let grdb = try Row.fetchOne(db, sql: "SELECT v FROM t WHERE k = ?", arguments: [index]).map {
+                    SQLValue.fromDatabaseValue($0[0] as DatabaseValue)
+                }
                 #expect(try read.firstValue(binding: [.integer(Int64(index))]) == grdb)
             }
             #expect(try read.firstValue(binding: [.integer(99)]) == nil)
@@ -165,20 +202,27 @@ private func foldedASCII(_ name: String) -> [UInt8] { name.utf8.map { $0 >= 65 &
 private func randomMigrationJSON(_ random: inout SeededRandom) -> String {
     func space() -> String { ["", " ", "\n", "\n  ", "\t", "\r\n"].randomElement(using: &random) ?? "" }
     func scalar() -> String {
-        ["null", "true", "false", "0", "-7", "12.5", "1e3", "123456789012345678901234", "\"\"", "\"plain\"", "\"q\\\"uote\\\\ \\n\\u00e9\\ud83d\\ude00\"", "\"日本\""]
-            .randomElement(using: &random) ?? "null"
+        [
+            "null", "true", "false", "0", "-7", "12.5", "1e3", "123456789012345678901234", "\"\"", "\"plain\"",
+            "\"q\\\"uote\\\\ \\n\\u00e9\\ud83d\\ude00\"", "\"日本\"",
+        ]
+        .randomElement(using: &random) ?? "null"
     }
     func value(_ depth: Int) -> String {
         switch Int.random(in: 0..<10, using: &random) {
-        case 0 where depth < 3: return "[" + (0..<Int.random(in: 0...2, using: &random)).map { _ in space() + value(depth + 1) }.joined(separator: ",") + "]"
+        case 0 where depth < 3:
+            return "["
+                + (0..<Int.random(in: 0...2, using: &random)).map { _ in space() + value(depth + 1) }.joined(
+                    separator: ",") + "]"
         case 1 where depth < 3: return map(depth + 1)
         default: return scalar()
         }
     }
     func map(_ depth: Int, keys: [String] = ["title", "price", "a", "é"]) -> String {
-        "{" + (0..<Int.random(in: 0...3, using: &random)).map { _ in
-            space() + "\"\(keys.randomElement(using: &random) ?? "a")\"" + space() + ":" + space() + value(depth)
-        }.joined(separator: ",") + space() + "}"
+        "{"
+            + (0..<Int.random(in: 0...3, using: &random)).map { _ in
+                space() + "\"\(keys.randomElement(using: &random) ?? "a")\"" + space() + ":" + space() + value(depth)
+            }.joined(separator: ",") + space() + "}"
     }
     func item(_ section: String) -> String {
         switch (section, Int.random(in: 0..<8, using: &random)) {
@@ -198,11 +242,14 @@ private func randomMigrationJSON(_ random: inout SeededRandom) -> String {
         let tables = (0..<Int.random(in: 0...2, using: &random)).map { _ -> String in
             let table = ["books", "categories"].randomElement(using: &random) ?? "books"
             let items = (0..<Int.random(in: 0...4, using: &random)).map { _ in space() + item(section) }
-            return space() + "\"\(table)\"" + space() + ":" + space() + "[" + items.joined(separator: ",") + space() + "]"
+            return space() + "\"\(table)\"" + space() + ":" + space() + "[" + items.joined(separator: ",") + space()
+                + "]"
         }
-        return space() + "\"\(section)\"" + space() + ":" + space() + "{" + tables.joined(separator: ",") + space() + "}"
+        return space() + "\"\(section)\"" + space() + ":" + space() + "{" + tables.joined(separator: ",") + space()
+            + "}"
     }
-    return (Bool.random(using: &random) ? "\u{FEFF}" : "") + space() + "{" + sections.joined(separator: ",") + space() + "}" + space()
+    return (Bool.random(using: &random) ? "\u{FEFF}" : "") + space() + "{" + sections.joined(separator: ",") + space()
+        + "}" + space()
 }
 
 @Test func aJSONMigrationReadRowByRowIsTheMigrationItsWholeDocumentGives() throws {
@@ -216,18 +263,28 @@ private func randomMigrationJSON(_ random: inout SeededRandom) -> String {
             switch Int.random(in: 0..<3, using: &random) {
             case 0: text.remove(at: index)
             case 1: text.insert(text[index], at: index)
-            default: text[index] = [UInt8(ascii: "{"), UInt8(ascii: "]"), UInt8(ascii: ","), UInt8(ascii: "\""), UInt8(ascii: "x")].randomElement(using: &random) ?? 0
+            default:
+                text[index] =
+                    [UInt8(ascii: "{"), UInt8(ascii: "]"), UInt8(ascii: ","), UInt8(ascii: "\""), UInt8(ascii: "x")]
+                    .randomElement(using: &random) ?? 0
             }
         }
         let whole: Migration? = text.withUnsafeBytes { bytes in
-            (try? JSONScanner.parseDocument(bytes)).flatMap { try? Migration.make(fileName: "0007-rows.json", file: "m/0007-rows.json", document: $0) }
+            (try? JSONScanner.parseDocument(bytes)).flatMap {
+                try? Migration.make(fileName: "0007-rows.json", file: "m/0007-rows.json", document: $0)
+            }
         }
-        let fast = text.withUnsafeBytes { Migration.streamed(fileName: "0007-rows.json", file: "m/0007-rows.json", json: $0) }
+        let fast = text.withUnsafeBytes {
+            Migration.streamed(fileName: "0007-rows.json", file: "m/0007-rows.json", json: $0)
+        }
         if let whole {
             #expect(fast == whole, "seed \(random.seed), round \(round): \(String(decoding: text, as: UTF8.self))")
             streamed += 1
         } else {
-            #expect(fast == nil, "seed \(random.seed), round \(round): refused whole, read row by row: \(String(decoding: text, as: UTF8.self))")
+            #expect(
+                fast == nil,
+                "seed \(random.seed), round \(round): refused whole, read row by row: \(String(decoding: text, as: UTF8.self))"
+            )
         }
     }
     #expect(streamed > 500, "enough valid migrations were generated")
@@ -239,14 +296,21 @@ private func randomMigrationJSON(_ random: inout SeededRandom) -> String {
     var random = SeededRandom(defaultSeed: 34)
     let pieces = ["a", "e", "\u{301}", "\u{E9}", "\u{0}", "", "Å", "A\u{30A}", "\u{212B}", "ﬁ", "fi", " "]
     for _ in 0..<5_000 {
-        let a = (0..<Int.random(in: 0...4, using: &random)).map { _ in pieces.randomElement(using: &random) ?? "" }.joined()
-        let b = (0..<Int.random(in: 0...4, using: &random)).map { _ in pieces.randomElement(using: &random) ?? "" }.joined()
+        let a = (0..<Int.random(in: 0...4, using: &random)).map { _ in pieces.randomElement(using: &random) ?? "" }
+            .joined()
+        let b = (0..<Int.random(in: 0...4, using: &random)).map { _ in pieces.randomElement(using: &random) ?? "" }
+            .joined()
         let same = Array(a.utf8) == Array(b.utf8)
         #expect(sameBytes(a, b) == same, "seed \(random.seed): \(a.debugDescription) vs \(b.debugDescription)")
-        #expect((SQLValue.text(a) == SQLValue.text(b)) == same, "seed \(random.seed): \(a.debugDescription) vs \(b.debugDescription)")
+        #expect(
+            (SQLValue.text(a) == SQLValue.text(b)) == same,
+            "seed \(random.seed): \(a.debugDescription) vs \(b.debugDescription)")
         if same { #expect(SQLValue.text(a).hashValue == SQLValue.text(b).hashValue) }
-        #expect((a.exactKey == b.exactKey) == same, "seed \(random.seed): \(a.debugDescription) vs \(b.debugDescription)")
+        #expect(
+            (a.exactKey == b.exactKey) == same, "seed \(random.seed): \(a.debugDescription) vs \(b.debugDescription)")
     }
     #expect(Set([SQLValue.text("Caf\u{E9}"), .text("Cafe\u{301}"), .text("Caf\u{E9}")]).count == 2)
-    #expect(SQLValue.integer(1) != .real(1) && SQLValue.integer(1).isSame(as: .real(1)) && SQLValue.blob([1]) != .text("\u{1}"))
+    #expect(
+        SQLValue.integer(1) != .real(1) && SQLValue.integer(1).isSame(as: .real(1))
+            && SQLValue.blob([1]) != .text("\u{1}"))
 }

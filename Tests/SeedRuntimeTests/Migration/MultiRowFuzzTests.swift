@@ -49,8 +49,14 @@ import Testing
 /// Flags n above 900, as a manifest rule would: errors found while rows are read, between those a write finds.
 private struct FuzzValidator: RowValidator {
     func validate(table: String, values: [(column: String, value: SQLValue)], file: String, line: Int) -> [Diagnostic] {
-        guard table == "t", let value = values.first(where: { $0.column.lowercased() == "n" })?.value, case .integer(let n) = value, n > 900 else { return [] }
-        return [Diagnostic(file: file, line: line, code: .numberTooLarge, message: "n \(n) is more than the maximum 900", table: table)]
+        guard table == "t", let value = values.first(where: { $0.column.lowercased() == "n" })?.value,
+            case .integer(let n) = value, n > 900
+        else { return [] }
+        return [
+            Diagnostic(
+                file: file, line: line, code: .numberTooLarge, message: "n \(n) is more than the maximum 900",
+                table: table)
+        ]
     }
 }
 
@@ -99,8 +105,10 @@ private struct FuzzCase {
             options.eventsPerKind = eventsPerKind
             if validates { options.validator = FuzzValidator() }
         }
-        let single = try multiRowRun(base, specs: specs, migrations: loaded, multiRow: false, dryRun: dryRun, configure: configure)
-        let multi = try multiRowRun(base, specs: specs, migrations: loaded, multiRow: true, dryRun: dryRun, configure: configure)
+        let single = try multiRowRun(
+            base, specs: specs, migrations: loaded, multiRow: false, dryRun: dryRun, configure: configure)
+        let multi = try multiRowRun(
+            base, specs: specs, migrations: loaded, multiRow: true, dryRun: dryRun, configure: configure)
         if ProcessInfo.processInfo.environment["SEEDKIT_FUZZ_VERBOSE"] != nil {
             print("case \(seed) faults \(faults): \(multi.multiRowStatements) multi-row INSERTs; \(multi.report)")
         }
@@ -109,13 +117,17 @@ private struct FuzzCase {
             same = false
             let at = zip(a, b).prefix { $0 == $1 }.count
             let context = { (text: String) in String(text.dropFirst(max(0, at - 300)).prefix(800)) }
-            Issue.record("\(what) differ (SEEDKIT_FUZZ_CASE=\(seed))\none by one: …\(context(a))\nmulti-row:  …\(context(b))\n\(describe())")
+            Issue.record(
+                "\(what) differ (SEEDKIT_FUZZ_CASE=\(seed))\none by one: …\(context(a))\nmulti-row:  …\(context(b))\n\(describe())"
+            )
         }
         #expect(single.multiRowStatements == 0)
         if single.report != multi.report { differs("reports", single.report, multi.report) }
         if single.tables != multi.tables {
-            let a = single.tables.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value.joined(separator: "\n"))" }.joined(separator: "\n")
-            let b = multi.tables.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value.joined(separator: "\n"))" }.joined(separator: "\n")
+            let a = single.tables.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value.joined(separator: "\n"))" }
+                .joined(separator: "\n")
+            let b = multi.tables.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value.joined(separator: "\n"))" }
+                .joined(separator: "\n")
             differs("rows", a, b)
         }
         if same, single.bytes != multi.bytes {
@@ -136,7 +148,9 @@ private struct FuzzCase {
         let keyColumns = composite ? ["k", "k2"] : ["k"]
         // How the key is unique: the one-row path skips a present key in the INSERT only for an exact, whole UNIQUE index.
         enum KeyIndex { case inline, index, primaryKey, nocaseIndex, partial, expression }
-        let keyIndex: KeyIndex = withoutRowID ? .primaryKey : random.pick([.inline, .inline, .index, .primaryKey, .nocaseIndex, .partial, .expression])
+        let keyIndex: KeyIndex =
+            withoutRowID
+            ? .primaryKey : random.pick([.inline, .inline, .index, .primaryKey, .nocaseIndex, .partial, .expression])
         var lines: [String] = []
         var after: [String] = []
         if !withoutRowID {
@@ -148,14 +162,20 @@ private struct FuzzCase {
         }
         let hasIntegerPK = lines.first?.hasPrefix("id INTEGER PRIMARY KEY") == true
         let keyNotNull = withoutRowID || chance(70) ? " NOT NULL" : ""
-        lines.append("k TEXT\(keyNotNull)\(nocaseColumn ? " COLLATE NOCASE" : "")\(keyIndex == .inline && !composite ? " UNIQUE" : "")")
+        lines.append(
+            "k TEXT\(keyNotNull)\(nocaseColumn ? " COLLATE NOCASE" : "")\(keyIndex == .inline && !composite ? " UNIQUE" : "")"
+        )
         if composite { lines.append("k2 INTEGER\(keyNotNull)") }
         let keyList = keyColumns.joined(separator: ", ")
         switch keyIndex {
         case .inline: if composite { lines.append("__UNIQUE (\(keyList))") }
         case .index: after.append("CREATE UNIQUE INDEX t_key ON t (\(keyList));")
         case .primaryKey:
-            if hasIntegerPK { after.append("CREATE UNIQUE INDEX t_key ON t (\(keyList));") } else { lines.append("__PRIMARY KEY (\(keyList))") }
+            if hasIntegerPK {
+                after.append("CREATE UNIQUE INDEX t_key ON t (\(keyList));")
+            } else {
+                lines.append("__PRIMARY KEY (\(keyList))")
+            }
         case .nocaseIndex: after.append("CREATE UNIQUE INDEX t_key ON t (k COLLATE NOCASE\(composite ? ", k2" : ""));")
         case .partial: after.append("CREATE UNIQUE INDEX t_key ON t (\(keyList)) WHERE k <> 'k3';")
         case .expression: after.append("CREATE UNIQUE INDEX t_key ON t (lower(k)\(composite ? ", k2" : ""));")
@@ -186,7 +206,11 @@ private struct FuzzCase {
         if chance(50) { add("a", strict ? "ANY" : "") }
         if !strict, chance(40) { add("num", "NUMERIC") }
         if chance(50) { add("t", "TEXT CHECK (length(t) < 5000)") }
-        if chance(30) { lines.insert("g INTEGER GENERATED ALWAYS AS (n * 2) \(chance(50) ? "STORED" : "VIRTUAL")", at: lines.firstIndex { $0.hasPrefix("__") } ?? lines.count) }
+        if chance(30) {
+            lines.insert(
+                "g INTEGER GENERATED ALWAYS AS (n * 2) \(chance(50) ? "STORED" : "VIRTUAL")",
+                at: lines.firstIndex { $0.hasPrefix("__") } ?? lines.count)
+        }
         let refs = chance(50)
         if refs { add("pid", "INTEGER REFERENCES p (id)") }
         // Now and then a file over 1 MiB, which the run reads in chunks while it applies them.
@@ -195,28 +219,38 @@ private struct FuzzCase {
         // Now and then what keeps rows one by one: a trigger, a self-reference, a conflict clause.
         var selfRef = false
         switch random.next() % 12 {
-        case 0: after.append("CREATE TABLE log (what TEXT); CREATE TRIGGER t_log AFTER INSERT ON t BEGIN INSERT INTO log VALUES ('added ' || NEW.k); END;")
+        case 0:
+            after.append(
+                "CREATE TABLE log (what TEXT); CREATE TRIGGER t_log AFTER INSERT ON t BEGIN INSERT INTO log VALUES ('added ' || NEW.k); END;"
+            )
         case 1 where !composite && (keyIndex == .inline || keyIndex == .index || keyIndex == .primaryKey):
             add("boss", "TEXT REFERENCES t (k)")
             selfRef = true
         case 2 where columns.contains("u"):
-            lines = lines.map { $0 == "u TEXT UNIQUE" ? "u TEXT UNIQUE ON CONFLICT \(random.pick(["IGNORE", "FAIL", "ABORT"]))" : $0 }
+            lines = lines.map {
+                $0 == "u TEXT UNIQUE" ? "u TEXT UNIQUE ON CONFLICT \(random.pick(["IGNORE", "FAIL", "ABORT"]))" : $0
+            }
         default: break
         }
         let body = lines.map { $0.hasPrefix("__") ? String($0.dropFirst(2)) : $0 }.joined(separator: ",\n    ")
-        schema = "CREATE TABLE p (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);\n"
+        schema =
+            "CREATE TABLE p (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);\n"
             + "CREATE TABLE t (\n    \(body)\n)\(withoutRowID ? " WITHOUT ROWID" : "")\(strict ? (withoutRowID ? ", STRICT" : " STRICT") : "");\n"
             + after.joined(separator: "\n")
         // A child of t, whose rows may wait for t's rows.
         let child = !composite && (keyIndex == .inline || keyIndex == .index || keyIndex == .primaryKey) && chance(30)
-        if child { schema += "\nCREATE TABLE c (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, tk TEXT REFERENCES t (k));" }
+        if child {
+            schema += "\nCREATE TABLE c (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, tk TEXT REFERENCES t (k));"
+        }
 
         var tRefs: [String: TableSpec.Reference] = [:]
         if refs { tRefs["pid"] = .init(table: "p", column: "name") }
         if selfRef { tRefs["boss"] = .init(table: "t", column: "k") }
         var defaults: [String: SQLValue] = [:]
         if columns.contains("d"), chance(30) { defaults["d"] = .text("from the spec") }
-        specs = [TableSpec(name: "p", key: ["name"]), TableSpec(name: "t", key: keyColumns, refs: tRefs, defaults: defaults)]
+        specs = [
+            TableSpec(name: "p", key: ["name"]), TableSpec(name: "t", key: keyColumns, refs: tRefs, defaults: defaults),
+        ]
         if child { specs.append(TableSpec(name: "c", key: ["name"], refs: ["tk": .init(table: "t", column: "k")])) }
 
         faults = random.pick([0, 0, 0, 1, 3, 10])
@@ -229,21 +263,36 @@ private struct FuzzCase {
         var seedRows: [String] = []
         for _ in 0..<Int(random.next() % 8) {
             let number = Int(random.next() % UInt64(keyPool))
-            var names = ["k"], values = ["'\(chance(20) ? "K" : "k")\(number)'"]
-            if composite { names.append("k2"); values.append("\(number % 3)") }
-            names.append("n"); values.append("\(number)")
-            if columns.contains("d") { names.append("d"); values.append("'user'") }
-            seedRows.append("INSERT OR IGNORE INTO t (\(names.joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")));")
+            var names = ["k"]
+            var values = ["'\(chance(20) ? "K" : "k")\(number)'"]
+            if composite {
+                names.append("k2")
+                values.append("\(number % 3)")
+            }
+            names.append("n")
+            values.append("\(number)")
+            if columns.contains("d") {
+                names.append("d")
+                values.append("'user'")
+            }
+            seedRows.append(
+                "INSERT OR IGNORE INTO t (\(names.joined(separator: ", "))) VALUES (\(values.joined(separator: ", ")));"
+            )
         }
         seedSQL += seedRows.joined(separator: "\n")
         nextKey = Int(random.next() % UInt64(keyPool / 4))
 
         // The migrations.
-        func insert(_ table: String, _ rows: [String]) -> String { "\"\(table)\": [\n" + rows.joined(separator: ",\n") + "\n]" }
+        func insert(_ table: String, _ rows: [String]) -> String {
+            "\"\(table)\": [\n" + rows.joined(separator: ",\n") + "\n]"
+        }
         var first: [String] = []
         if child, chance(50) {
             // Children first: they wait for their t rows (which are then written one by one).
-            first.append(insert("c", (0..<5).map { "{\"name\": \"c\($0)\", \"tk\": \"k\(Int(random.next() % UInt64(keyPool)))\"}" }))
+            first.append(
+                insert(
+                    "c", (0..<5).map { "{\"name\": \"c\($0)\", \"tk\": \"k\(Int(random.next() % UInt64(keyPool)))\"}" })
+            )
         }
         if refs, chance(30) { first.append(insert("p", ["{\"name\": \"P5\"}"])) }
         first.append(insert("t", (0..<rows).map { _ in row(&random) }))
@@ -253,7 +302,9 @@ private struct FuzzCase {
         }
         var operations = ["\"insert\": {\n" + first.joined(separator: ",\n") + "\n}"]
         if chance(30), let change = keyed(&random) {
-            operations.append("\"update\": {\"t\": [{\"key\": \(change), \"from\": {\"n\": \(random.next() % 10)}, \"to\": {\"n\": 7}}]}")
+            operations.append(
+                "\"update\": {\"t\": [{\"key\": \(change), \"from\": {\"n\": \(random.next() % 10)}, \"to\": {\"n\": 7}}]}"
+            )
         }
         if !composite, chance(30) {
             // Renames: to a key no row has yet, then one a later row of the run brings.
@@ -269,18 +320,28 @@ private struct FuzzCase {
         // JSON objects keep their order here: the run applies insert, update, delete as written.
         migrations = [("0001-first.json", "{" + operations.joined(separator: ",\n") + "}")]
         if chance(30) {
-            migrations.append(("0002-sql.sql", random.pick([
-                "INSERT OR IGNORE INTO p (name) VALUES ('P5');",
-                "UPDATE t SET n = n + 1 WHERE n IS NOT NULL AND n < 5;",
-                "CREATE TABLE extra (x);",
-            ])))
+            migrations.append(
+                (
+                    "0002-sql.sql",
+                    random.pick([
+                        "INSERT OR IGNORE INTO p (name) VALUES ('P5');",
+                        "UPDATE t SET n = n + 1 WHERE n IS NOT NULL AND n < 5;",
+                        "CREATE TABLE extra (x);",
+                    ])
+                ))
         }
         if chance(50) {
             var later: [String] = []
             if refs, chance(50) { later.append(insert("p", ["{\"name\": \"P5\"}"])) }
             let more = (0..<(40 + Int(random.next() % 80))).map { _ in row(&random) }
             later.append(insert("t", more))
-            if child, chance(50) { later.append(insert("c", (5..<10).map { "{\"name\": \"c\($0)\", \"tk\": \"k\(Int(random.next() % UInt64(keyPool)))\"}" })) }
+            if child, chance(50) {
+                later.append(
+                    insert(
+                        "c",
+                        (5..<10).map { "{\"name\": \"c\($0)\", \"tk\": \"k\(Int(random.next() % UInt64(keyPool)))\"}" })
+                )
+            }
             migrations.append(("0003-later.json", "{\"insert\": {\n" + later.joined(separator: ",\n") + "\n}}"))
         }
         onConflict = chance(25) ? .fail : .keep
@@ -317,7 +378,8 @@ private struct FuzzCase {
         }
         if composite { fields.append("\"k2\": \(fault() ? "null" : "\(number % 3)")") }
         let omitted = random.next() % 1_000 < omissions ? random.pick(["d", "d", "d", "n", "r", "b", "t", "a"]) : ""
-        for column in ["n", "r", "u", "pu", "lu", "d", "b", "a", "num", "t", "pid", "boss", "pad"] where columns.contains(column) {
+        for column in ["n", "r", "u", "pu", "lu", "d", "b", "a", "num", "t", "pid", "boss", "pad"]
+        where columns.contains(column) {
             // Leave a column out now and then (the rows' column lists differ; a DEFAULT fills it).
             if column == omitted { continue }
             let value: String
@@ -337,21 +399,32 @@ private struct FuzzCase {
                 case 2: value = "1e300"
                 default: value = "\(Double(random.next() % 10_000) / 8)"
                 }
-            case "u": value = chance(10) ? "null" : "\"u\(random.next() % UInt64((fault() ? keyPool : 1_000_000_000)))\""
+            case "u":
+                value = chance(10) ? "null" : "\"u\(random.next() % UInt64((fault() ? keyPool : 1_000_000_000)))\""
             case "pu": value = "\(Int(random.next() % UInt64((fault() ? keyPool : 1_000_000_000))) - keyPool / 2)"
-            case "lu": value = "\"\(chance(50) ? "L" : "l")\(random.next() % UInt64((fault() ? keyPool : 1_000_000_000)))\""
+            case "lu":
+                value = "\"\(chance(50) ? "L" : "l")\(random.next() % UInt64((fault() ? keyPool : 1_000_000_000)))\""
             case "d": value = fault() ? "null" : "\"d\(random.next() % 5)\""
             case "b":
-                let bytes = (0..<Int(random.next() % (chance(10) ? 3_000 : 9))).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+                let bytes = (0..<Int(random.next() % (chance(10) ? 3_000 : 9))).map { _ in
+                    UInt8(truncatingIfNeeded: random.next())
+                }
                 value = "\"\(Data(bytes).base64EncodedString())\""
             case "a":
                 // (Text that is not a number is refused: seedkit reads a column declared ANY as NUMERIC.)
-                value = fault() ? "\"text\"" : random.pick(["1", "1.0", "2.5", "\"1\"", "null", "true", "-0.0", "\"\(random.next() % 100)\"", "9007199254740993", "1e300"])
+                value =
+                    fault()
+                    ? "\"text\""
+                    : random.pick([
+                        "1", "1.0", "2.5", "\"1\"", "null", "true", "-0.0", "\"\(random.next() % 100)\"",
+                        "9007199254740993", "1e300",
+                    ])
             case "num": value = random.pick(["12", "12.0", "12.5", "\"13\"", "\"13.0\"", "\"14.25\"", "null", "1e20"])
             case "t":
                 switch random.next() % 10 {
                 case 0: value = "\"é\\u0000after the NUL \(number)\""
-                case 1: value = "\"\(String(repeating: "long text ", count: fault() ? 600 : 300))\""  // 6,000 characters break the CHECK
+                // 6,000 characters break the CHECK
+                case 1: value = "\"\(String(repeating: "long text ", count: fault() ? 600 : 300))\""
                 case 2: value = "\"\""
                 case 3: value = "\"日本語 \\\"quoted\\\" \\n line\""
                 default: value = "\"text \(random.next() % 1_000)\""

@@ -23,7 +23,9 @@ private let now = Date(timeIntervalSince1970: 1_800_000_000)
 
 /// A store with `schema` and `seed` (or the Core Data reference store): its file's path.
 func multiRowStore(schema: String, seed: String, coreData: Bool) throws -> String {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("seedkit-multirow-\(UUID().uuidString).sqlite").path
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "seedkit-multirow-\(UUID().uuidString).sqlite"
+    ).path
     let queue = try DatabaseQueue(path: path)
     if coreData {
         let memory = try DatabaseQueue()
@@ -40,10 +42,14 @@ func multiRowStore(schema: String, seed: String, coreData: Bool) throws -> Strin
 
 /// Migrates a copy of the store at `base` with multi-row INSERTs or without; `configure` changes
 /// the options further (a conflict policy, a validator, …), and `dryRun` only plans.
-func multiRowRun(_ base: String, specs: [TableSpec], migrations loaded: [Migration], multiRow: Bool, dryRun: Bool = false,
-                 configure: (inout SeedMigrator.Options) -> Void = { _ in }) throws -> MultiRowOutcome {
+func multiRowRun(
+    _ base: String, specs: [TableSpec], migrations loaded: [Migration], multiRow: Bool, dryRun: Bool = false,
+    configure: (inout SeedMigrator.Options) -> Void = { _ in }
+) throws -> MultiRowOutcome {
     let path = base + "-\(multiRow ? "multi" : "single").sqlite"
-    defer { for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+    defer {
+        for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
     try FileManager.default.copyItem(atPath: base, toPath: path)
     let queue = try DatabaseQueue(path: path)
     var options = SeedMigrator.Options(tables: specs, now: now)
@@ -60,7 +66,9 @@ func multiRowRun(_ base: String, specs: [TableSpec], migrations loaded: [Migrati
         let result = try dryRun ? migrator.dryRun(queue, options: options) : migrator.migrate(queue, options: options)
         report = result.migrations.map { outcome in
             "\(outcome.number) \(outcome.unlisted.sorted { "\($0.key)" < "\($1.key)" })\n"
-                + outcome.events.map { "\($0.kind) \($0.table) \($0.keyDescription) \($0.changes) \($0.detail) \($0.file):\($0.line)" }.joined(separator: "\n")
+                + outcome.events.map {
+                    "\($0.kind) \($0.table) \($0.keyDescription) \($0.changes) \($0.detail) \($0.file):\($0.line)"
+                }.joined(separator: "\n")
         }.joined(separator: "\n")
     } catch let error as SeedError {
         report = "error \(error.kind)\n" + error.diagnostics.map { "\($0)" }.joined(separator: "\n")
@@ -69,14 +77,26 @@ func multiRowRun(_ base: String, specs: [TableSpec], migrations loaded: [Migrati
     multiRowStatements = counter.count
     var tables: [String: [String]] = [:]
     try queue.read { db in
-        for table in try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'") {
-            let withoutRowID = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = ?", arguments: [table])?.uppercased().contains("WITHOUT ROWID") == true
-            let rows = try Row.fetchAll(db, sql: withoutRowID ? "SELECT * FROM \(quoteIdentifier(table))" : "SELECT rowid AS _rowid, * FROM \(quoteIdentifier(table)) ORDER BY rowid")
-            tables[table] = rows.map { row in (0..<row.count).map { "\(row[$0] as DatabaseValue)" }.joined(separator: "|") }
+        for table in try String.fetchAll(
+            db, sql: "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+        {
+            let withoutRowID =
+                try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = ?", arguments: [table])?
+                .uppercased().contains("WITHOUT ROWID") == true
+            let rows = try Row.fetchAll(
+                db,
+                sql: withoutRowID
+                    ? "SELECT * FROM \(quoteIdentifier(table))"
+                    : "SELECT rowid AS _rowid, * FROM \(quoteIdentifier(table)) ORDER BY rowid")
+            tables[table] = rows.map { row in
+                (0..<row.count).map { "\(row[$0] as DatabaseValue)" }.joined(separator: "|")
+            }
         }
     }
     try queue.close()
-    return MultiRowOutcome(report: report, tables: tables, bytes: try Data(contentsOf: URL(fileURLWithPath: path)), multiRowStatements: multiRowStatements)
+    return MultiRowOutcome(
+        report: report, tables: tables, bytes: try Data(contentsOf: URL(fileURLWithPath: path)),
+        multiRowStatements: multiRowStatements)
 }
 
 /// Counts the multi-row INSERTs SQLite ran (its trace sees statements stepped through the C API too).
@@ -92,8 +112,10 @@ private final class MultiRowCounter: @unchecked Sendable {
 
 /// Runs both ways and requires the same outcome; returns the multi-row one.
 @discardableResult
-private func bothWays(schema: String, seed: String = "", specs: [TableSpec], migrations: [(String, String)], coreData: Bool = false,
-                      sourceLocation: SourceLocation = #_sourceLocation) throws -> MultiRowOutcome {
+private func bothWays(
+    schema: String, seed: String = "", specs: [TableSpec], migrations: [(String, String)], coreData: Bool = false,
+    sourceLocation: SourceLocation = #_sourceLocation
+) throws -> MultiRowOutcome {
     let base = try multiRowStore(schema: schema, seed: seed, coreData: coreData)
     defer { try? FileManager.default.removeItem(atPath: base) }
     let loaded = try migrations.map { try loadMigration(json: $0.1, fileName: $0.0) }
@@ -115,7 +137,8 @@ private let booksSchema = """
     CREATE TABLE books (id INTEGER PRIMARY KEY, isbn TEXT NOT NULL UNIQUE, title TEXT NOT NULL, price REAL CHECK (price >= 0),
                         category_id INTEGER NOT NULL REFERENCES categories(id));
     """
-private let booksSeed = "INSERT INTO categories (name) VALUES ('Fiction'), ('Biography'); INSERT INTO books (isbn, title, price, category_id) VALUES ('0', 'Seed book', 1, 1);"
+private let booksSeed =
+    "INSERT INTO categories (name) VALUES ('Fiction'), ('Biography'); INSERT INTO books (isbn, title, price, category_id) VALUES ('0', 'Seed book', 1, 1);"
 private let booksSpecs = [
     TableSpec(name: "categories", key: ["name"]),
     TableSpec(name: "books", key: ["isbn"], refs: ["category_id": .init(table: "categories", column: "name")]),
@@ -129,7 +152,9 @@ private func book(_ n: Int, title: String? = nil, price: String = "2.5", categor
     @Test func newRowsWithARefGoInByMultiRowInsertsAsTheyWouldOneByOne() throws {
         // 100 rows: three statements of 32 and 4 rows one by one; a ref to a category by name.
         let rows = (1...100).map { book($0, title: "Book \($0)", category: $0 % 3 == 0 ? "Biography" : "Fiction") }
-        let outcome = try bothWays(schema: booksSchema, seed: booksSeed, specs: booksSpecs, migrations: [("0001-books.json", json("books", rows))])
+        let outcome = try bothWays(
+            schema: booksSchema, seed: booksSeed, specs: booksSpecs,
+            migrations: [("0001-books.json", json("books", rows))])
         #expect(outcome.multiRowStatements == 3)
         #expect(outcome.tables["books"]?.count == 101)
         #expect(outcome.report.contains("inserted books"))
@@ -137,13 +162,22 @@ private func book(_ n: Int, title: String? = nil, price: String = "2.5", categor
 
     @Test func keysAlreadyInTheStoreOrEarlierInTheBatchAreSkippedAndReported() throws {
         // The user has books 5, 40 and 77; the update names book 12 twice (the second is already present).
-        let seed = booksSeed + "INSERT INTO books (isbn, title, price, category_id) VALUES ('5', 'Mine', 9, 2), ('40', 'Mine too', 9, 2), ('77', 'Also mine', 9, 1);"
+        let seed =
+            booksSeed
+            + "INSERT INTO books (isbn, title, price, category_id) VALUES ('5', 'Mine', 9, 2), ('40', 'Mine too', 9, 2), ('77', 'Also mine', 9, 1);"
         var rows = (1...100).map { book($0, title: "Book \($0)") }
         rows.insert(book(12, title: "Book 12 again"), at: 20)
-        let outcome = try bothWays(schema: booksSchema, seed: seed, specs: booksSpecs, migrations: [("0001-books.json", json("books", rows))])
-        #expect(outcome.report.components(separatedBy: "already present; left as it is").count - 1 == 4, "\(outcome.report)")
-        #expect(outcome.tables["books"]?.contains { $0.hasSuffix("|\"Mine\"|9.0|2") } == true, "the user's row is left as it is")
-        #expect(outcome.multiRowStatements == 2, "a statement of rows 1-32 fails (5 and 12), rows 33-64 go singly, 65-96 fail (77)")
+        let outcome = try bothWays(
+            schema: booksSchema, seed: seed, specs: booksSpecs, migrations: [("0001-books.json", json("books", rows))])
+        #expect(
+            outcome.report.components(separatedBy: "already present; left as it is").count - 1 == 4, "\(outcome.report)"
+        )
+        #expect(
+            outcome.tables["books"]?.contains { $0.hasSuffix("|\"Mine\"|9.0|2") } == true,
+            "the user's row is left as it is")
+        #expect(
+            outcome.multiRowStatements == 2,
+            "a statement of rows 1-32 fails (5 and 12), rows 33-64 go singly, 65-96 fail (77)")
     }
 
     @Test func aRowThatFailsMidBatchFailsTheRunWithItsKeyAndNothingIsWritten() throws {
@@ -153,7 +187,9 @@ private func book(_ n: Int, title: String? = nil, price: String = "2.5", categor
         rows[39] = book(40, title: nil)
         rows[44] = book(45, title: "Cheap", price: "-1")
         rows[49] = book(50, title: "Odd", price: "\"lots\"")
-        let outcome = try bothWays(schema: booksSchema, seed: booksSeed, specs: booksSpecs, migrations: [("0001-books.json", json("books", rows))])
+        let outcome = try bothWays(
+            schema: booksSchema, seed: booksSeed, specs: booksSpecs,
+            migrations: [("0001-books.json", json("books", rows))])
         #expect(outcome.report.hasPrefix("error invalidData"), "\(outcome.report)")
         let lines = outcome.report.components(separatedBy: "\n").dropFirst()
         #expect(lines.count == 3, "\(outcome.report)")
@@ -169,19 +205,23 @@ private func book(_ n: Int, title: String? = nil, price: String = "2.5", categor
         var rows = (1...40).map { book($0, title: "Book \($0)") }
         rows[2] = book(3, title: nil)
         rows[4] = book(5, title: "Bad", price: "\"x\"")
-        let outcome = try bothWays(schema: booksSchema, seed: booksSeed, specs: booksSpecs, migrations: [("0001-books.json", json("books", rows))])
+        let outcome = try bothWays(
+            schema: booksSchema, seed: booksSeed, specs: booksSpecs,
+            migrations: [("0001-books.json", json("books", rows))])
         let lines = outcome.report.components(separatedBy: "\n").dropFirst()
         #expect(lines.count == 2 && lines.first?.contains("'3'") == true, "\(outcome.report)")
     }
 
     @Test func aTableWithATriggerTakesRowsOneByOne() throws {
-        let schema = booksSchema + """
-            CREATE TABLE log (what TEXT);
-            CREATE TRIGGER books_log AFTER INSERT ON books BEGIN INSERT INTO log VALUES ('added ' || NEW.isbn); END;
-            CREATE TRIGGER books_veto BEFORE INSERT ON books WHEN NEW.isbn = '33' BEGIN SELECT RAISE(IGNORE); END;
-            """
+        let schema =
+            booksSchema + """
+                CREATE TABLE log (what TEXT);
+                CREATE TRIGGER books_log AFTER INSERT ON books BEGIN INSERT INTO log VALUES ('added ' || NEW.isbn); END;
+                CREATE TRIGGER books_veto BEFORE INSERT ON books WHEN NEW.isbn = '33' BEGIN SELECT RAISE(IGNORE); END;
+                """
         let rows = (1...70).map { book($0, title: "Book \($0)") }
-        let outcome = try bothWays(schema: schema, seed: booksSeed, specs: booksSpecs, migrations: [("0001-books.json", json("books", rows))])
+        let outcome = try bothWays(
+            schema: schema, seed: booksSeed, specs: booksSpecs, migrations: [("0001-books.json", json("books", rows))])
         #expect(outcome.multiRowStatements == 0)
         #expect(outcome.report.contains("books_veto"), "\(outcome.report)")
     }
@@ -194,22 +234,35 @@ private func book(_ n: Int, title: String? = nil, price: String = "2.5", categor
             INSERT INTO tags (name, code) VALUES ('seed', 'c-20'), ('other', 'c-60');
             """
         let rows = (1...80).map { "{\"name\": \"t\($0)\", \"code\": \"c-\($0)\"}" }
-        let outcome = try bothWays(schema: schema, specs: [TableSpec(name: "tags", key: ["name"])], migrations: [("0001-tags.json", json("tags", rows))])
-        #expect(outcome.multiRowStatements == (clause == "ABORT" ? 1 : 0), "\(clause): rows 1-32 fail on c-20, then go singly with the next 32")
-        #expect(outcome.tables["tags"]?.contains { $0.contains("\"seed\"|\"c-20\"") } == true, "the store's row is never replaced")
+        let outcome = try bothWays(
+            schema: schema, specs: [TableSpec(name: "tags", key: ["name"])],
+            migrations: [("0001-tags.json", json("tags", rows))])
+        #expect(
+            outcome.multiRowStatements == (clause == "ABORT" ? 1 : 0),
+            "\(clause): rows 1-32 fail on c-20, then go singly with the next 32")
+        #expect(
+            outcome.tables["tags"]?.contains { $0.contains("\"seed\"|\"c-20\"") } == true,
+            "the store's row is never replaced")
     }
 
     @Test func aSelfReferencingTableTakesRowsOneByOne() throws {
         // Each person names the next one as their manager (a later row of the same update): by FOREIGN KEY and by ref.
-        let schema = "CREATE TABLE people (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, manager_id INTEGER REFERENCES people(id));"
-        let rows = (1...70).map { "{\"name\": \"p\($0)\", \"manager_id\": " + ($0 < 70 ? "\"p\($0 + 1)\"" : "null") + "}" }
-        let specs = [TableSpec(name: "people", key: ["name"], refs: ["manager_id": .init(table: "people", column: "name")])]
-        let outcome = try bothWays(schema: schema, specs: specs, migrations: [("0001-people.json", json("people", rows))])
+        let schema =
+            "CREATE TABLE people (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, manager_id INTEGER REFERENCES people(id));"
+        let rows = (1...70).map {
+            "{\"name\": \"p\($0)\", \"manager_id\": " + ($0 < 70 ? "\"p\($0 + 1)\"" : "null") + "}"
+        }
+        let specs = [
+            TableSpec(name: "people", key: ["name"], refs: ["manager_id": .init(table: "people", column: "name")])
+        ]
+        let outcome = try bothWays(
+            schema: schema, specs: specs, migrations: [("0001-people.json", json("people", rows))])
         #expect(outcome.multiRowStatements == 0)
         #expect(outcome.tables["people"]?.count == 70)
         // Without the ref in the specs (the key only): the FOREIGN KEY alone keeps rows one by one.
-        let plain = try bothWays(schema: schema, specs: [TableSpec(name: "people", key: ["name"])],
-                                 migrations: [("0001-people.json", json("people", (1...70).map { "{\"name\": \"p\($0)\"}" }))])
+        let plain = try bothWays(
+            schema: schema, specs: [TableSpec(name: "people", key: ["name"])],
+            migrations: [("0001-people.json", json("people", (1...70).map { "{\"name\": \"p\($0)\"}" }))])
         #expect(plain.multiRowStatements == 0)
     }
 
@@ -218,20 +271,28 @@ private func book(_ n: Int, title: String? = nil, price: String = "2.5", categor
         var rows = (1...90).map { book($0, title: "Book \($0)", category: ["Fiction", "Poetry", "Biography"][$0 % 3]) }
         rows[50] = book(51, title: "Lost", category: "Nowhere")
         rows[70] = book(71, title: "Later", category: "Drama")
-        let first = "{\"insert\": {\"categories\": [{\"name\": \"Poetry\"}], \"books\": [" + rows.joined(separator: ", ") + "]}}"
+        let first =
+            "{\"insert\": {\"categories\": [{\"name\": \"Poetry\"}], \"books\": [" + rows.joined(separator: ", ")
+            + "]}}"
         let second = json("categories", ["{\"name\": \"Drama\"}"])
-        let outcome = try bothWays(schema: booksSchema, seed: booksSeed, specs: booksSpecs,
-                                   migrations: [("0001-books.json", first), ("0002-drama.json", second)])
+        let outcome = try bothWays(
+            schema: booksSchema, seed: booksSeed, specs: booksSpecs,
+            migrations: [("0001-books.json", first), ("0002-drama.json", second)])
         #expect(outcome.multiRowStatements >= 1)
         #expect(outcome.report.contains("Nowhere"), "\(outcome.report)")
     }
 
     @Test func aBigFileReadWhileAppliedGivesTheSameRows() throws {
         // Over 1 MiB: read in chunks of 1,024 rows by a second thread while the run writes them.
-        let rows = (1...9_000).map { book($0, title: "A rather long title for book number \($0), to make the file big enough", category: $0 % 2 == 0 ? "Biography" : "Fiction") }
+        let rows = (1...9_000).map {
+            book(
+                $0, title: "A rather long title for book number \($0), to make the file big enough",
+                category: $0 % 2 == 0 ? "Biography" : "Fiction")
+        }
         let text = json("books", rows)
         #expect(text.utf8.count >= 1 << 20)
-        let outcome = try bothWays(schema: booksSchema, seed: booksSeed, specs: booksSpecs, migrations: [("0001-books.json", text)])
+        let outcome = try bothWays(
+            schema: booksSchema, seed: booksSeed, specs: booksSpecs, migrations: [("0001-books.json", text)])
         #expect(outcome.multiRowStatements > 250)
         #expect(outcome.tables["books"]?.count == 9_001)
     }
@@ -246,10 +307,12 @@ private func book(_ n: Int, title: String? = nil, price: String = "2.5", categor
         // out `body` or not (a new column list holds rows back), and carry text with a NUL and non-ASCII text.
         let seed = "INSERT INTO notes (name, made) VALUES ('NOTE 7', 'user');"
         let rows = (1...120).map { n in
-            "{\"name\": \"note \(n)\", \"made\": \"é\\u0000x \(n)\"" + (n % 50 == 0 ? "" : ", \"body\": \"b\(n)\"") + "}"
+            "{\"name\": \"note \(n)\", \"made\": \"é\\u0000x \(n)\"" + (n % 50 == 0 ? "" : ", \"body\": \"b\(n)\"")
+                + "}"
         }
-        let outcome = try bothWays(schema: schema, seed: seed, specs: [TableSpec(name: "notes", key: ["name"])],
-                                   migrations: [("0001-notes.json", json("notes", rows))])
+        let outcome = try bothWays(
+            schema: schema, seed: seed, specs: [TableSpec(name: "notes", key: ["name"])],
+            migrations: [("0001-notes.json", json("notes", rows))])
         #expect(outcome.multiRowStatements >= 1, "\(schema)")
     }
 
@@ -258,8 +321,11 @@ private func book(_ n: Int, title: String? = nil, price: String = "2.5", categor
             TableSpec(name: "BookCategory", key: ["name"]),
             TableSpec(name: "Book", key: ["title"], refs: ["category": .init(table: "BookCategory", column: "name")]),
         ]
-        let rows = (1...70).map { "{\"title\": \"Book \($0)\", \"price\": \($0), \"category\": \"\($0 % 2 == 0 ? "Fiction" : "Biography")\"}" }
-        let outcome = try bothWays(schema: "", specs: specs, migrations: [("0001-books.json", json("Book", rows))], coreData: true)
+        let rows = (1...70).map {
+            "{\"title\": \"Book \($0)\", \"price\": \($0), \"category\": \"\($0 % 2 == 0 ? "Fiction" : "Biography")\"}"
+        }
+        let outcome = try bothWays(
+            schema: "", specs: specs, migrations: [("0001-books.json", json("Book", rows))], coreData: true)
         #expect(outcome.multiRowStatements == 0)
         #expect(outcome.tables["ZBOOK"]?.count == 73)
     }
@@ -268,25 +334,33 @@ private func book(_ n: Int, title: String? = nil, price: String = "2.5", categor
 @Suite struct MultiRowBindingTests {
     /// Values whose storage is worth pinning: text with a NUL inside (stored whole, not up to the
     /// NUL as GRDB would bind it), empty text, empty and non-empty blobs.
-    private let values: [SQLValue] = [.null, .integer(-7), .integer(.max), .real(2.5), .text(""), .text("a\u{0}b"), .text("日本"), .blob([]), .blob([0, 1, 255]), .text("z")]
+    private let values: [SQLValue] = [
+        .null, .integer(-7), .integer(.max), .real(2.5), .text(""), .text("a\u{0}b"), .text("日本"), .blob([]),
+        .blob([0, 1, 255]), .text("z"),
+    ]
 
     @Test func valuesBoundForAMultiRowInsertAreStoredAsOneRowInsertsStoreThem() throws {
         let queue = try DatabaseQueue()
         try queue.write { db in
             try db.execute(sql: "CREATE TABLE t (kind TEXT, v)")
             for value in values { try db.execute("INSERT INTO t VALUES ('grdb', ?)", binding: [value]) }
-            let statement = try db.makeStatement(sql: MultiRowInsert.sql(into: "t", columns: ["kind", "v"], rows: values.count))
+            let statement = try db.makeStatement(
+                sql: MultiRowInsert.sql(into: "t", columns: ["kind", "v"], rows: values.count))
             var bytes: [UInt8] = []
             #expect(try statement.insertDirectly(values: values.flatMap { [.text("multi"), $0] }, bytes: &bytes))
             let stored = { (kind: String) in
-                try String.fetchAll(db, sql: "SELECT typeof(v) || ':' || ifnull(hex(v), 'NULL') FROM t WHERE kind = ? ORDER BY rowid", arguments: [kind])
+                try String.fetchAll(
+                    db, sql: "SELECT typeof(v) || ':' || ifnull(hex(v), 'NULL') FROM t WHERE kind = ? ORDER BY rowid",
+                    arguments: [kind])
             }
             #expect(try stored("multi") == stored("grdb"))
             #expect(try stored("grdb")[5] == "text:610062", "the NUL and what follows it are stored")
             #expect(try db.sqlRows("SELECT v FROM t WHERE kind = 'multi' ORDER BY rowid").map { $0[0] } == values)
             // A constraint failure takes none of the statement's rows, and leaves the transaction going.
             try db.execute(sql: "CREATE UNIQUE INDEX t_v ON t (kind, v)")
-            #expect(try !statement.insertDirectly(values: values.flatMap { [.text("again"), $0 == .text("z") ? .text("日本") : $0] }, bytes: &bytes))
+            #expect(
+                try !statement.insertDirectly(
+                    values: values.flatMap { [.text("again"), $0 == .text("z") ? .text("日本") : $0] }, bytes: &bytes))
             #expect(try stored("again").isEmpty && db.isInsideTransaction)
         }
     }

@@ -23,14 +23,19 @@ private let specs = [
 ]
 
 private func books(_ numbers: ClosedRange<Int>, category: (Int) -> String) -> String {
-    "{\"insert\": {\"books\": [" + numbers.map { "{\"isbn\": \"\($0)\", \"title\": \"Book \($0)\", \"price\": 2.5, \"category_id\": \"\(category($0))\"}" }
+    "{\"insert\": {\"books\": ["
+        + numbers.map {
+            "{\"isbn\": \"\($0)\", \"title\": \"Book \($0)\", \"price\": 2.5, \"category_id\": \"\(category($0))\"}"
+        }
         .joined(separator: ", ") + "]}}"
 }
 
 /// Runs `migrations` on a store of `schema` and `seed` both ways, requires the same outcome, and returns it.
-private func bothWays(schema: String, seed: String, specs: [TableSpec], migrations: [(String, String)],
-                      configure: (inout SeedMigrator.Options) -> Void = { _ in },
-                      sourceLocation: SourceLocation = #_sourceLocation) throws -> MultiRowOutcome {
+private func bothWays(
+    schema: String, seed: String, specs: [TableSpec], migrations: [(String, String)],
+    configure: (inout SeedMigrator.Options) -> Void = { _ in },
+    sourceLocation: SourceLocation = #_sourceLocation
+) throws -> MultiRowOutcome {
     let base = try multiRowStore(schema: schema, seed: seed, coreData: false)
     defer { try? FileManager.default.removeItem(atPath: base) }
     let loaded = try migrations.map { try loadMigration(json: $0.1, fileName: $0.0) }
@@ -53,7 +58,8 @@ private func categoriesByISBN(_ outcome: MultiRowOutcome) -> [String: String] {
     var result: [String: String] = [:]
     for row in outcome.tables["books"] ?? [] {
         let fields = row.components(separatedBy: "|")
-        result[fields[2].trimmingCharacters(in: CharacterSet(charactersIn: "\""))] = names[fields[5]] ?? "id \(fields[5])"
+        result[fields[2].trimmingCharacters(in: CharacterSet(charactersIn: "\""))] =
+            names[fields[5]] ?? "id \(fields[5])"
     }
     return result
 }
@@ -63,9 +69,16 @@ private final class RecordingValidator: RowValidator, @unchecked Sendable {
     private let lock = NSLock()
     private var seen: [String] = []
     func validate(table: String, values: [(column: String, value: SQLValue)], file: String, line: Int) -> [Diagnostic] {
-        lock.withLock { seen.append("\(table) \(values.map { "\($0.column)=\($0.value)" }.joined(separator: ",")) \(file):\(line)") }
-        guard case .real(let price)? = values.first(where: { $0.column.lowercased() == "price" })?.value, price > 100 else { return [] }
-        return [Diagnostic(file: file, line: line, code: .numberTooLarge, message: "price \(price) is more than the maximum 100", table: table)]
+        lock.withLock {
+            seen.append("\(table) \(values.map { "\($0.column)=\($0.value)" }.joined(separator: ",")) \(file):\(line)")
+        }
+        guard case .real(let price)? = values.first(where: { $0.column.lowercased() == "price" })?.value, price > 100
+        else { return [] }
+        return [
+            Diagnostic(
+                file: file, line: line, code: .numberTooLarge, message: "price \(price) is more than the maximum 100",
+                table: table)
+        ]
     }
     var calls: [String] { lock.withLock { seen } }
 }
@@ -81,8 +94,9 @@ private final class RecordingValidator: RowValidator, @unchecked Sendable {
             """
         let third = books(200...299) { ["Fiction", "Novels", "Biography", "Drama"][$0 % 4] }
         // Biography is still referenced by 0001's books: its delete is denied, so it stays.
-        let outcome = try bothWays(schema: schema, seed: seed, specs: specs,
-                                   migrations: [("0001-books.json", first), ("0002-rename.json", second), ("0003-more.json", third)])
+        let outcome = try bothWays(
+            schema: schema, seed: seed, specs: specs,
+            migrations: [("0001-books.json", first), ("0002-rename.json", second), ("0003-more.json", third)])
         let categories = categoriesByISBN(outcome)
         #expect(categories["2"] == "Novels" && categories["1"] == "Biography", "\(outcome.report)")
         for n in 200...299 {
@@ -94,8 +108,11 @@ private final class RecordingValidator: RowValidator, @unchecked Sendable {
             }
         }
         #expect(outcome.report.contains("deleteDenied categories 'Biography'"), "\(outcome.report)")
-        #expect(outcome.report.contains("category_id 'Fiction' matches no categories.name in the store"), "\(outcome.report)")
-        #expect(outcome.report.components(separatedBy: "matches no categories.name").count - 1 == 25, "\(outcome.report)")
+        #expect(
+            outcome.report.contains("category_id 'Fiction' matches no categories.name in the store"),
+            "\(outcome.report)")
+        #expect(
+            outcome.report.components(separatedBy: "matches no categories.name").count - 1 == 25, "\(outcome.report)")
     }
 
     @Test func aParentDeletedBetweenMigrationsIsNotTakenFromMemory() throws {
@@ -103,17 +120,24 @@ private final class RecordingValidator: RowValidator, @unchecked Sendable {
         // nothing refers to Drama; 0003 deletes it; 0004's rows that name it find no parent.
         let booksSeed = seed + "INSERT INTO books (isbn, title, price, category_id) VALUES ('mine', 'Mine', 1, 1);"
         let first = books(1...64) { _ in "Drama" }
-        let undo = "{\"delete\": {\"books\": [" + (1...64).map { "{\"key\": \"\($0)\", \"from\": {}}" }.joined(separator: ", ")
+        let undo =
+            "{\"delete\": {\"books\": [" + (1...64).map { "{\"key\": \"\($0)\", \"from\": {}}" }.joined(separator: ", ")
             + "]}}"
         let drop = "{\"delete\": {\"categories\": [{\"key\": \"Drama\", \"from\": {}}]}}"
         let third = books(100...163) { $0 % 2 == 0 ? "Drama" : "Fiction" }
-        let outcome = try bothWays(schema: schema, seed: booksSeed, specs: specs,
-                                   migrations: [("0001-books.json", first), ("0002-undo.json", undo), ("0003-drop.json", drop), ("0004-more.json", third)])
+        let outcome = try bothWays(
+            schema: schema, seed: booksSeed, specs: specs,
+            migrations: [
+                ("0001-books.json", first), ("0002-undo.json", undo), ("0003-drop.json", drop),
+                ("0004-more.json", third),
+            ])
         let categories = categoriesByISBN(outcome)
         #expect(!outcome.report.contains("delete-denied"), "\(outcome.report)")
         #expect(outcome.tables["categories"]?.contains { $0.contains("Drama") } == false, "\(outcome.report)")
         for n in 100...163 { #expect(categories["\(n)"] == (n % 2 == 0 ? nil : "Fiction"), "book \(n)") }
-        #expect(outcome.report.components(separatedBy: "category_id 'Drama' matches no categories.name").count - 1 == 32, "\(outcome.report)")
+        #expect(
+            outcome.report.components(separatedBy: "category_id 'Drama' matches no categories.name").count - 1 == 32,
+            "\(outcome.report)")
     }
 
     @Test func aParentTheRunInsertsIsFoundByTheRowsAfterIt() throws {
@@ -123,9 +147,13 @@ private final class RecordingValidator: RowValidator, @unchecked Sendable {
         let rows = (1...96).map { n in
             "{\"isbn\": \"\(n)\", \"title\": \"Book \(n)\", \"price\": 1.5, \"category_id\": \"\(category(n))\"}"
         }
-        let first = "{\"insert\": {\"categories\": [{\"name\": \"Poetry\"}], \"books\": [" + rows.joined(separator: ", ") + "]}}"
+        let first =
+            "{\"insert\": {\"categories\": [{\"name\": \"Poetry\"}], \"books\": [" + rows.joined(separator: ", ")
+            + "]}}"
         let second = "{\"insert\": {\"categories\": [{\"name\": \"Essays\"}]}}"
-        let outcome = try bothWays(schema: schema, seed: seed, specs: specs, migrations: [("0001-books.json", first), ("0002-essays.json", second)])
+        let outcome = try bothWays(
+            schema: schema, seed: seed, specs: specs,
+            migrations: [("0001-books.json", first), ("0002-essays.json", second)])
         let categories = categoriesByISBN(outcome)
         for n in 1...96 { #expect(categories["\(n)"] == category(n), "book \(n)") }
     }
@@ -139,15 +167,25 @@ private final class RecordingValidator: RowValidator, @unchecked Sendable {
             CREATE TABLE books (id INTEGER PRIMARY KEY, isbn TEXT NOT NULL UNIQUE, shelf_id INTEGER NOT NULL REFERENCES shelves(id),
                                 label_id INTEGER REFERENCES labels(id));
             """
-        let seed = "INSERT INTO shelves (id, name) VALUES (1, 'Fiction'), (2, 'Poetry'); INSERT INTO labels (id, name) VALUES (1, 'new'), (2, 'NEW');"
+        let seed =
+            "INSERT INTO shelves (id, name) VALUES (1, 'Fiction'), (2, 'Poetry'); INSERT INTO labels (id, name) VALUES (1, 'new'), (2, 'NEW');"
         let specs = [
             TableSpec(name: "shelves", key: ["name"]), TableSpec(name: "labels", key: ["name"]),
-            TableSpec(name: "books", key: ["isbn"], refs: ["shelf_id": .init(table: "shelves", column: "name"), "label_id": .init(table: "labels", column: "name")]),
+            TableSpec(
+                name: "books", key: ["isbn"],
+                refs: [
+                    "shelf_id": .init(table: "shelves", column: "name"),
+                    "label_id": .init(table: "labels", column: "name"),
+                ]),
         ]
         let shelves = ["Fiction", "fiction", "FICTION", "poetry", "Poetry"]
         func label(_ n: Int) -> String { n % 50 == 0 ? "New" : n % 2 == 0 ? "new" : "NEW" }
-        let rows = (1...150).map { n in "{\"isbn\": \"\(n)\", \"shelf_id\": \"\(shelves[n % 5])\", \"label_id\": \"\(label(n))\"}" }
-        let outcome = try bothWays(schema: schema, seed: seed, specs: specs, migrations: [("0001-books.json", "{\"insert\": {\"books\": [" + rows.joined(separator: ", ") + "]}}")])
+        let rows = (1...150).map { n in
+            "{\"isbn\": \"\(n)\", \"shelf_id\": \"\(shelves[n % 5])\", \"label_id\": \"\(label(n))\"}"
+        }
+        let outcome = try bothWays(
+            schema: schema, seed: seed, specs: specs,
+            migrations: [("0001-books.json", "{\"insert\": {\"books\": [" + rows.joined(separator: ", ") + "]}}")])
         var byISBN: [String: (shelf: String, label: String)] = [:]
         for row in outcome.tables["books"] ?? [] {
             let fields = row.components(separatedBy: "|")
@@ -161,7 +199,9 @@ private final class RecordingValidator: RowValidator, @unchecked Sendable {
                 #expect(byISBN["\"\(n)\""]?.label == (n % 2 == 0 ? "1" : "2"), "book \(n)")
             }
         }
-        #expect(outcome.report.components(separatedBy: "label_id 'New' matches no labels.name").count - 1 == 3, "\(outcome.report)")
+        #expect(
+            outcome.report.components(separatedBy: "label_id 'New' matches no labels.name").count - 1 == 3,
+            "\(outcome.report)")
     }
 
     @Test func theValidatorSeesEachRowAsTheLongWayShowsIt() throws {
@@ -174,7 +214,9 @@ private final class RecordingValidator: RowValidator, @unchecked Sendable {
             """
         let specs = [
             TableSpec(name: "categories", key: ["name"]),
-            TableSpec(name: "books", key: ["isbn"], refs: ["category_id": .init(table: "categories", column: "name")], defaults: ["format": .text("paper")]),
+            TableSpec(
+                name: "books", key: ["isbn"], refs: ["category_id": .init(table: "categories", column: "name")],
+                defaults: ["format": .text("paper")]),
         ]
         let rows = (1...80).map { n in
             "{\"ISBN\": \"\(n)\", \"Title\": \"Book \(n)\", \"price\": \(n == 50 ? 500 : n), \"category_id\": \"\(n % 2 == 0 ? "Fiction" : "Drama")\"}"
@@ -188,16 +230,28 @@ private final class RecordingValidator: RowValidator, @unchecked Sendable {
         let other = try multiRowRun(base, specs: specs, migrations: loaded, multiRow: true) { $0.validator = multi }
         #expect(multi.calls == single.calls)
         #expect(multi.calls.count == 80)
-        #expect(multi.calls.first?.hasPrefix("books ISBN=1,Title=Book 1,price=1.0,category_id=3 /") == true, "\(multi.calls.first ?? "")")
+        #expect(
+            multi.calls.first?.hasPrefix("books ISBN=1,Title=Book 1,price=1.0,category_id=3 /") == true,
+            "\(multi.calls.first ?? "")")
         #expect(multi.calls.first?.hasSuffix("/0001-books.json:1") == true, "\(multi.calls.first ?? "")")
         #expect(other.report == one.report && other.tables == one.tables && other.bytes == one.bytes)
         let lines = other.report.components(separatedBy: "\n")
         #expect(lines.count == 2 && lines[0] == "error invalidData", "\(other.report)")
-        #expect(lines.last?.hasSuffix("/0001-books.json:1: error: price 500.0 is more than the maximum 100 [1610]") == true, "\(other.report)")
+        #expect(
+            lines.last?.hasSuffix("/0001-books.json:1: error: price 500.0 is more than the maximum 100 [1610]") == true,
+            "\(other.report)")
         // Without the refused row, the rows go in with the spec's default.
-        let fine = try bothWays(schema: schema, seed: seed, specs: specs,
-                                migrations: [("0001-books.json", "{\"insert\": {\"books\": [" + rows.enumerated().filter { $0.offset != 49 }.map(\.element).joined(separator: ", ") + "]}}")])
+        let fine = try bothWays(
+            schema: schema, seed: seed, specs: specs,
+            migrations: [
+                (
+                    "0001-books.json",
+                    "{\"insert\": {\"books\": ["
+                        + rows.enumerated().filter { $0.offset != 49 }.map(\.element).joined(separator: ", ") + "]}}"
+                )
+            ])
         #expect(fine.tables["books"]?.count == 79)
-        #expect(fine.tables["books"]?.allSatisfy { $0.contains("|\"paper\"|") } == true, "\(fine.tables["books"] ?? [])")
+        #expect(
+            fine.tables["books"]?.allSatisfy { $0.contains("|\"paper\"|") } == true, "\(fine.tables["books"] ?? [])")
     }
 }

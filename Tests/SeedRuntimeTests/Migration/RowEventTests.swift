@@ -12,9 +12,15 @@ import Testing
         let queue = try DatabaseQueue()
         try queue.write { db in
             try db.execute(sql: BookStore.schema)
-            try db.execute(sql: "CREATE TABLE editions (id INTEGER PRIMARY KEY, book_id INTEGER NOT NULL REFERENCES books(id), number INTEGER NOT NULL, year INTEGER, UNIQUE (book_id, number))")
+            try db.execute(
+                sql:
+                    "CREATE TABLE editions (id INTEGER PRIMARY KEY, book_id INTEGER NOT NULL REFERENCES books(id), number INTEGER NOT NULL, year INTEGER, UNIQUE (book_id, number))"
+            )
             try db.execute(sql: "INSERT INTO categories (name) VALUES ('Fiction'), ('Biography')")
-            try db.execute(sql: "INSERT INTO books (title, price, category_id) VALUES ('The first book', 10, 1), ('The second book', 15, 1)")
+            try db.execute(
+                sql:
+                    "INSERT INTO books (title, price, category_id) VALUES ('The first book', 10, 1), ('The second book', 15, 1)"
+            )
             // The user changed the second book's price.
             try db.execute(sql: "UPDATE books SET price = 13 WHERE title = 'The second book'")
         }
@@ -24,14 +30,18 @@ import Testing
     private let tables = [
         TableSpec(name: "categories", key: ["name"]),
         TableSpec(name: "books", key: ["title"], refs: ["category_id": .init(table: "categories", column: "name")]),
-        TableSpec(name: "editions", key: ["book_id", "number"], refs: ["book_id": .init(table: "books", column: "title")]),
+        TableSpec(
+            name: "editions", key: ["book_id", "number"], refs: ["book_id": .init(table: "books", column: "title")]),
     ]
 
-    private func migration(_ json: String) throws -> Migration { try loadMigration(json: json, fileName: "0002-release-1-2.json") }
+    private func migration(_ json: String) throws -> Migration {
+        try loadMigration(json: json, fileName: "0002-release-1-2.json")
+    }
 
     @Test func eventsCarryKindTableKeyValuesAndColumnChanges() throws {
         let queue = try store()
-        let migration = try migration("""
+        let migration = try migration(
+            """
             {"insert": {"books": [{"title": "The fourth book", "price": 12, "category_id": "Biography"}],
                         "editions": [{"book_id": "The first book", "number": 2, "year": 2024}]},
              "update": {"books": [{"key": "The first book", "from": {"price": 10}, "to": {"price": 11}},
@@ -52,37 +62,48 @@ import Testing
 
         let edition = report.events[1]
         #expect(edition.table == "editions")
-        #expect(edition.key == [
-            RowEvent.KeyValue(column: "book_id", value: .integer(1), parent: .init(table: "books", column: "title", value: .text("The first book"))),
-            RowEvent.KeyValue(column: "number", value: .integer(2)),
-        ])
+        #expect(
+            edition.key == [
+                RowEvent.KeyValue(
+                    column: "book_id", value: .integer(1),
+                    parent: .init(table: "books", column: "title", value: .text("The first book"))),
+                RowEvent.KeyValue(column: "number", value: .integer(2)),
+            ])
         #expect(edition.keyDescription == "(book_id='The first book', number=2)")
 
         let updated = report.events[2]
         #expect(updated.keyValue("TITLE") == .text("The first book"))
-        #expect(updated.changes == [RowEvent.ColumnChange(column: "price", old: .real(10), new: .real(11), kept: .real(11))])
+        #expect(
+            updated.changes == [RowEvent.ColumnChange(column: "price", old: .real(10), new: .real(11), kept: .real(11))]
+        )
 
         let conflict = report.events[3]
         #expect(conflict.key == [RowEvent.KeyValue(column: "title", value: .text("The second book"))])
-        #expect(conflict.changes == [RowEvent.ColumnChange(column: "price", old: .real(15), new: .real(16), kept: .real(13))])
+        #expect(
+            conflict.changes == [
+                RowEvent.ColumnChange(column: "price", old: .real(15), new: .real(16), kept: .real(13))
+            ])
         #expect(conflict.detail == "changed in the store (price is 13, expected 15); the store's values are kept")
         #expect(report.attention == [conflict])
     }
 
     @Test func aConflictingDeleteListsTheColumnsItChecked() throws {
         let queue = try store()
-        let migration = try migration("""
+        let migration = try migration(
+            """
             {"delete": {"books": [{"key": "The second book", "from": {"price": 15, "category_id": "Fiction"}}]}}
             """)
         let report = try SeedMigrator(migrations: [migration]).migrate(queue, options: .init(tables: tables))
         let event = try #require(report.events.first)
         #expect(event.kind == .conflict)
-        #expect(event.changes == [
-            RowEvent.ColumnChange(column: "price", old: .real(15), new: nil, kept: .real(13)),
-            RowEvent.ColumnChange(column: "category_id", old: .integer(1), new: nil, kept: .integer(1),
-                                  oldParent: .init(table: "categories", column: "name", value: .text("Fiction")),
-                                  keptParent: .init(table: "categories", column: "name", value: .text("Fiction"))),
-        ])
+        #expect(
+            event.changes == [
+                RowEvent.ColumnChange(column: "price", old: .real(15), new: nil, kept: .real(13)),
+                RowEvent.ColumnChange(
+                    column: "category_id", old: .integer(1), new: nil, kept: .integer(1),
+                    oldParent: .init(table: "categories", column: "name", value: .text("Fiction")),
+                    keptParent: .init(table: "categories", column: "name", value: .text("Fiction"))),
+            ])
         #expect(try queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM books") } == 2)
     }
 }

@@ -7,7 +7,9 @@ private func parse(_ text: String) throws -> DocNode {
 }
 
 @Test func parsesNestedDocumentsWithPositions() throws {
-    let node = try parse("{\n  \"insert\": {\n    \"books\": [ {\"title\": \"A\\u00e9\", \"price\": 12.5, \"n\": -3, \"ok\": true, \"x\": null} ]\n  }\n}")
+    let node = try parse(
+        "{\n  \"insert\": {\n    \"books\": [ {\"title\": \"A\\u00e9\", \"price\": 12.5, \"n\": -3, \"ok\": true, \"x\": null} ]\n  }\n}"
+    )
     let insert = try #require(node.entries?.first)
     #expect(insert.key == "insert")
     #expect(insert.line == 2)
@@ -20,7 +22,9 @@ private func parse(_ text: String) throws -> DocNode {
     #expect(throws: JSONScanError.syntax(line: 3, column: 7, message: "expected a value, found '}'")) {
         try parse("{\n \"a\": 1,\n \"b\": }")
     }
-    #expect(throws: JSONScanError.syntax(line: 1, column: 8, message: "unexpected end of file")) { try parse("{\"a\": 1") }
+    #expect(throws: JSONScanError.syntax(line: 1, column: 8, message: "unexpected end of file")) {
+        try parse("{\"a\": 1")
+    }
     #expect(throws: JSONScanError.self) { try parse("[1, 2] x") }
     #expect(throws: JSONScanError.self) { try parse("\"\\ud800\"") }
     #expect(throws: JSONScanError.self) { try parse("01x") }

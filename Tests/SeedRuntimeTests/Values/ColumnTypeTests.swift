@@ -8,7 +8,8 @@ private func convert(_ type: ColumnType, _ text: String) -> Result<SQLValue, Con
 @Test(arguments: [
     ("INTEGER", ColumnType.integer), ("BIGINT", .integer), ("VARCHAR(25)", .text), ("TEXT", .text), ("CLOB", .text),
     ("REAL", .real), ("DOUBLE PRECISION", .real), ("FLOAT", .real), ("BLOB", .blob), ("", .any),
-    ("DECIMAL(10,2)", .numeric), ("NUMERIC", .numeric), ("BOOLEAN", .boolean), ("DATE", .date), ("DATETIME", .datetime), ("TIMESTAMP", .datetime),
+    ("DECIMAL(10,2)", .numeric), ("NUMERIC", .numeric), ("BOOLEAN", .boolean), ("DATE", .date), ("DATETIME", .datetime),
+    ("TIMESTAMP", .datetime),
 ])
 func declaredTypesMapToConversions(declared: String, expected: ColumnType) {
     #expect(ColumnType(declaredType: declared) == expected)

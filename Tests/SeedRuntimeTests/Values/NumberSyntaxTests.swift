@@ -1,5 +1,6 @@
-@testable import SeedRuntime
 import Testing
+
+@testable import SeedRuntime
 
 /// `isReal` decides without strtod when a number is plainly finite; it must take exactly what `real` takes.
 @Test func numberSyntaxIsRealTakesExactlyWhatRealConverts() {
@@ -25,10 +26,17 @@ import Testing
         // Half free-form strings from the number alphabet, half well-formed numbers near the largest double.
         let text: String
         if Bool.random(using: &generator) {
-            text = String((0..<Int.random(in: 0...12, using: &generator)).map { _ in alphabet.randomElement(using: &generator) ?? "0" })
+            text = String(
+                (0..<Int.random(in: 0...12, using: &generator)).map { _ in
+                    alphabet.randomElement(using: &generator) ?? "0"
+                })
         } else {
-            let whole = String((0..<Int.random(in: 1...30, using: &generator)).map { _ in digits.randomElement(using: &generator) ?? "0" })
-            text = "\(whole).\(Int.random(in: 0...999, using: &generator))e\(Int.random(in: 250...340, using: &generator) - whole.count)"
+            let whole = String(
+                (0..<Int.random(in: 1...30, using: &generator)).map { _ in
+                    digits.randomElement(using: &generator) ?? "0"
+                })
+            text =
+                "\(whole).\(Int.random(in: 0...999, using: &generator))e\(Int.random(in: 250...340, using: &generator) - whole.count)"
         }
         #expect(agree(text), "\(text)")
     }

@@ -1,8 +1,9 @@
 import Foundation
 import SeedRuntime
 import SeedTestSupport
-@testable import SeedTooling
 import Testing
+
+@testable import SeedTooling
 
 /// Reads a whole CSV file with seedkit's reader: header, then records (NULL as nil).
 private func readWithSeedkit(_ url: URL) throws -> [[String?]] {
@@ -24,7 +25,8 @@ private func readWithPython(_ url: URL) throws -> [[String]] {
         with open(sys.argv[1], newline='', encoding='utf-8-sig') as f:
             print(json.dumps([row for row in csv.reader(f, strict=True) if row]))
         """
-    let result = try run(URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", script, url.path], in: url.deletingLastPathComponent())
+    let result = try run(
+        URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", script, url.path], in: url.deletingLastPathComponent())
     #expect(result.status == 0, "\(result)")
     return try JSONDecoder().decode([[String]].self, from: Data(result.stdout.utf8))
 }
@@ -55,7 +57,8 @@ private func randomField(_ rng: inout some RandomNumberGenerator) -> (text: Stri
             var nulls: [Bool] = []
             for _ in 0..<width {
                 let field = randomField(&rng)
-                fields.append(field.quoted ? "\"" + field.text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : field.text)
+                fields.append(
+                    field.quoted ? "\"" + field.text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : field.text)
                 nulls.append(!field.quoted && field.text.isEmpty)
             }
             // A record of one empty unquoted field is a blank line, which both readers skip.
@@ -69,7 +72,9 @@ private func randomField(_ rng: inout some RandomNumberGenerator) -> (text: Stri
         let ours = try readWithSeedkit(file)
         let theirs = try readWithPython(file)
         #expect(ours.map { $0.map { $0 ?? "" } } == theirs, "round \(round): \(text.debugDescription)")
-        #expect(Array(ours.dropFirst()).map { $0.map { $0 == nil } } == expectedNulls, "empty unquoted is NULL, \"\" is empty text")
+        #expect(
+            Array(ours.dropFirst()).map { $0.map { $0 == nil } } == expectedNulls,
+            "empty unquoted is NULL, \"\" is empty text")
     }
 }
 
@@ -91,7 +96,9 @@ private func randomField(_ rng: inout some RandomNumberGenerator) -> (text: Stri
 /// What a Core Data store export writes as CSV reads back as the value it wrote, whatever the
 /// value holds: "\r\n" is one Character, so a check by Character missed it and left it unquoted.
 @Test func exportedCSVFieldsReadBackAsTheirValues() throws {
-    let values: [String?] = ["plain", "a,b", "say \"hi\"", "one\ntwo", "one\r\ntwo", "cr\ronly", " edge", "edge ", "", nil, "é 日本 🙂"]
+    let values: [String?] = [
+        "plain", "a,b", "say \"hi\"", "one\ntwo", "one\r\ntwo", "cr\ronly", " edge", "edge ", "", nil, "é 日本 🙂",
+    ]
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("seedkit-csv-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: folder) }

@@ -13,7 +13,10 @@ import Testing
         #expect(summary.tables.map(\.rows) == [2, 3])
         #expect(summary.migrations == 1)
         #expect(summary.contentHash.hasPrefix("sha256:") && summary.contentHash.count == 71, "\(summary.contentHash)")
-        #expect(try project.books("build/seed.sqlite") == ["The first book|10.0", "The second book|15.0", "The third book|10.0"])
+        #expect(
+            try project.books("build/seed.sqlite") == [
+                "The first book|10.0", "The second book|15.0", "The third book|10.0",
+            ])
         let ledger = try project.database("build/seed.sqlite").read { db in try MigrationLedger.entries(db) }
         #expect(ledger.map(\.id) == ["0001-add-fourth-book"])
         #expect(ledger.map(\.origin) == [.seed])
@@ -30,7 +33,10 @@ import Testing
 
     @Test func aRuleViolationFailsWithEveryProblemAndWritesNothing() throws {
         let project = try TemporaryProject()
-        try project.write("seeds/data/books.csv", "title,price,category_id\nThe first book,-10,Fiction\nThe second book,2000,Fiction\nThe third book,10,Nowhere\n")
+        try project.write(
+            "seeds/data/books.csv",
+            "title,price,category_id\nThe first book,-10,Fiction\nThe second book,2000,Fiction\nThe third book,10,Nowhere\n"
+        )
         do {
             try project.buildSeed()
             Issue.record("the build should fail")
@@ -45,9 +51,11 @@ import Testing
 
     @Test func aManifestWithoutSchemaOrTemplateIsUnsupported() throws {
         let project = try TemporaryProject()
-        try project.write("seeds/seedkit.yml", BookStore.manifest.replacingOccurrences(of: "schema: schema.sql\n", with: ""))
+        try project.write(
+            "seeds/seedkit.yml", BookStore.manifest.replacingOccurrences(of: "schema: schema.sql\n", with: ""))
         let error = try #require(SeedBuilder.unsupported(try project.manifest()))
         #expect(error.kind == .configuration)
-        #expect(error.diagnostics.map(\.message) == ["a build needs schema: (a .sql file) or template: (an empty store)"])
+        #expect(
+            error.diagnostics.map(\.message) == ["a build needs schema: (a .sql file) or template: (an empty store)"])
     }
 }

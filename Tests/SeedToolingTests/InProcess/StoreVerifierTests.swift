@@ -15,8 +15,11 @@ import Testing
     @Test func aFreshSeedHasNoFindings() throws {
         let project = try seed()
         let manifest = try project.manifest()
-        #expect(try project.database("build/seed.sqlite").read { db in try StoreVerifier.verify(db, manifest: manifest) } == [])
-        #expect(try project.database("build/seed.sqlite").read { db in try StoreVerifier.verify(db, manifest: nil) } == [])
+        #expect(
+            try project.database("build/seed.sqlite").read { db in try StoreVerifier.verify(db, manifest: manifest) }
+                == [])
+        #expect(
+            try project.database("build/seed.sqlite").read { db in try StoreVerifier.verify(db, manifest: nil) } == [])
     }
 
     @Test func rowsThatBreakTheManifestsRulesAreFoundByKey() throws {
@@ -26,7 +29,9 @@ import Testing
             try db.execute(sql: "UPDATE categories SET name = '' WHERE name = 'Biography'")
         }
         let manifest = try project.manifest()
-        let findings = try project.database("build/seed.sqlite").read { db in try StoreVerifier.verify(db, manifest: manifest) }
+        let findings = try project.database("build/seed.sqlite").read { db in
+            try StoreVerifier.verify(db, manifest: manifest)
+        }
         #expect(findings.map(\.table) == ["categories", "books"])
         #expect(findings.map(\.key) == ["", "The second book"])
         #expect(findings.map(\.column) == ["name", "price"])
@@ -40,7 +45,9 @@ import Testing
             try db.execute(sql: "PRAGMA foreign_keys = OFF")
             try db.execute(sql: "DELETE FROM categories WHERE name = 'Biography'")
         }
-        let findings = try project.database("build/seed.sqlite").read { db in try StoreVerifier.verify(db, manifest: nil) }
+        let findings = try project.database("build/seed.sqlite").read { db in
+            try StoreVerifier.verify(db, manifest: nil)
+        }
         #expect(findings.count == 1)
         #expect(findings.first?.table == "books")
         #expect(findings.first?.key == "The third book")

@@ -17,12 +17,15 @@ extension TemporaryProject {
 
     /// Builds the project's seed (its fixtures and migrations) into `output`, in-process.
     @discardableResult
-    func buildSeed(_ output: String = "build/seed.sqlite", migrations: [Migration]? = nil) throws -> SeedBuilder.Summary {
+    func buildSeed(_ output: String = "build/seed.sqlite", migrations: [Migration]? = nil) throws -> SeedBuilder.Summary
+    {
         try SeedBuilder(manifest: manifest(), migrations: migrations ?? self.migrations()).build(to: url(output))
     }
 
     /// `title|price` of every book, in title order.
     func books(_ store: String) throws -> [String] {
-        try database(store).read { db in try String.fetchAll(db, sql: "SELECT title || '|' || price FROM books ORDER BY title") }
+        try database(store).read { db in
+            try String.fetchAll(db, sql: "SELECT title || '|' || price FROM books ORDER BY title")
+        }
     }
 }

@@ -18,7 +18,8 @@ import Testing
     @Test func aMigrationThatBringsTheOldSeedToTheFixturesPasses() throws {
         let project = try release()
         let checker = UpgradeChecker(manifest: try project.manifest(), migrations: try project.migrations())
-        let outcomes = try checker.check([project.path("seeds/releases/1.0.sqlite")], fresh: project.url("build/seed.sqlite"))
+        let outcomes = try checker.check(
+            [project.path("seeds/releases/1.0.sqlite")], fresh: project.url("build/seed.sqlite"))
         let outcome = try #require(outcomes.first)
         #expect(outcomes.count == 1)
         #expect(outcome.applied == ["0001-add-fourth-book"])
@@ -35,32 +36,49 @@ import Testing
 
     @Test func aFixtureChangeNoMigrationCarriesIsADivergence() throws {
         let project = try release()
-        try project.write("seeds/data/books.csv", BookStore.books.replacingOccurrences(of: "The second book,15,", with: "The second book,16,") + "The fourth book,12,Biography\n")
+        try project.write(
+            "seeds/data/books.csv",
+            BookStore.books.replacingOccurrences(of: "The second book,15,", with: "The second book,16,")
+                + "The fourth book,12,Biography\n")
         try project.buildSeed()
         let checker = UpgradeChecker(manifest: try project.manifest(), migrations: try project.migrations())
-        let outcome = try #require(try checker.check([project.path("seeds/releases/1.0.sqlite")], fresh: project.url("build/seed.sqlite")).first)
+        let outcome = try #require(
+            try checker.check([project.path("seeds/releases/1.0.sqlite")], fresh: project.url("build/seed.sqlite"))
+                .first)
         #expect(!outcome.passed)
-        #expect(outcome.divergences.map { "\($0.table) \($0.key) \($0.column ?? "-"): \($0.got) ≠ \($0.expected)" } == ["books 'The second book' price: 15.0 ≠ 16.0"])
+        #expect(
+            outcome.divergences.map { "\($0.table) \($0.key) \($0.column ?? "-"): \($0.got) ≠ \($0.expected)" } == [
+                "books 'The second book' price: 15.0 ≠ 16.0"
+            ])
     }
 
     @Test func aSeedNewerThanTheMigrationsIsRefused() throws {
         let project = try release()
         let checker = UpgradeChecker(manifest: try project.manifest(), migrations: [])
-        let outcome = try #require(try checker.check([project.path("build/seed.sqlite")], fresh: project.url("build/seed.sqlite")).first)
+        let outcome = try #require(
+            try checker.check([project.path("build/seed.sqlite")], fresh: project.url("build/seed.sqlite")).first)
         #expect(outcome.refused)
         #expect(!outcome.passed)
-        #expect(outcome.failure?.contains("the store is newer than these migrations: it has 0001-add-fourth-book applied") == true, "\(outcome.failure ?? "")")
+        #expect(
+            outcome.failure?.contains("the store is newer than these migrations: it has 0001-add-fourth-book applied")
+                == true, "\(outcome.failure ?? "")")
     }
 
     /// A .sql migration saved with CRLF line ends: the statement that failed is quoted, not an
     /// empty string ("\r\n" is one Character; a split on "\n" alone saw one line).
     @Test func theFailingStatementOfAMigrationWithCRLFLineEndsIsQuoted() throws {
         let project = try release()
-        try project.write("migrations/0002-broken.sql", "UPDATE books SET price = price;\r\n\r\nINSERT INTO no_such_table VALUES (1);\r\n")
+        try project.write(
+            "migrations/0002-broken.sql",
+            "UPDATE books SET price = price;\r\n\r\nINSERT INTO no_such_table VALUES (1);\r\n")
         let checker = UpgradeChecker(manifest: try project.manifest(), migrations: try project.migrations())
-        let outcome = try #require(try checker.check([project.path("seeds/releases/1.0.sqlite")], fresh: project.url("build/seed.sqlite")).first)
+        let outcome = try #require(
+            try checker.check([project.path("seeds/releases/1.0.sqlite")], fresh: project.url("build/seed.sqlite"))
+                .first)
         #expect(!outcome.passed)
         #expect(outcome.failure?.contains("0002-broken.sql:3:1: error: ") == true, "\(outcome.failure ?? "")")
-        #expect(outcome.failure?.hasSuffix("; statement: INSERT INTO no_such_table VALUES (1);") == true, "\(outcome.failure ?? "")")
+        #expect(
+            outcome.failure?.hasSuffix("; statement: INSERT INTO no_such_table VALUES (1);") == true,
+            "\(outcome.failure ?? "")")
     }
 }

@@ -1,8 +1,9 @@
 import Foundation
 import GRDB
 import SeedRuntime
-@testable import SeedTooling
 import Testing
+
+@testable import SeedTooling
 
 /// Rows matched by a natural key whatever order each store holds them in: aligned rows,
 /// rows moved far apart, duplicates of a key, numbers equal across storage classes.
@@ -14,7 +15,9 @@ import Testing
         let queue = try DatabaseQueue(path: directory.appendingPathComponent(name).path)
         try queue.write { db in
             try db.execute(sql: "CREATE TABLE t (id INTEGER PRIMARY KEY, k TEXT, v)")
-            for (key, value) in rows { try db.execute(sql: "INSERT INTO t (k, v) VALUES (?, ?)", arguments: [key, value]) }
+            for (key, value) in rows {
+                try db.execute(sql: "INSERT INTO t (k, v) VALUES (?, ?)", arguments: [key, value])
+            }
         }
         return queue
     }
@@ -29,11 +32,13 @@ import Testing
     rowsB.insert(("k07b", 7), at: 0)  // added, first in rowid order
     rowsB.append(("e\u{301}", nil))  // added; not the same bytes as "é"
     rowsA.append(("\u{E9}", nil))  // removed
-    let diff = try StoreDiff.compare(try store("a.sqlite", rowsA), try store("b.sqlite", rowsB), keys: ["t": ["k"]], semantics: {
-        var semantics = StoreDiff.Semantics()
-        semantics.ignored["t"] = ["id"]
-        return semantics
-    }())
+    let diff = try StoreDiff.compare(
+        try store("a.sqlite", rowsA), try store("b.sqlite", rowsB), keys: ["t": ["k"]],
+        semantics: {
+            var semantics = StoreDiff.Semantics()
+            semantics.ignored["t"] = ["id"]
+            return semantics
+        }())
     let table = try #require(diff.tables.first)
     #expect(table.added == [[.text("e\u{301}")], [.text("k07b")]])
     #expect(table.removed == [[.text("k30")], [.text("\u{E9}")]])
@@ -53,10 +58,14 @@ import Testing
     let a = try DatabaseQueue(path: directory.appendingPathComponent("a.sqlite").path)
     try a.write { db in
         try db.execute(sql: "CREATE TABLE t (id INTEGER PRIMARY KEY, k TEXT, v)")
-        try db.execute(sql: "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000) INSERT INTO t (k, v) SELECT printf('k%04d', i), i FROM n")
+        try db.execute(
+            sql:
+                "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000) INSERT INTO t (k, v) SELECT printf('k%04d', i), i FROM n"
+        )
     }
     try a.close()
-    try FileManager.default.copyItem(at: directory.appendingPathComponent("a.sqlite"), to: directory.appendingPathComponent("b.sqlite"))
+    try FileManager.default.copyItem(
+        at: directory.appendingPathComponent("a.sqlite"), to: directory.appendingPathComponent("b.sqlite"))
     let b = try DatabaseQueue(path: directory.appendingPathComponent("b.sqlite").path)
     try b.write { db in
         try db.execute(sql: "DELETE FROM t WHERE id % 1000 = 7")  // 5 removed
@@ -87,14 +96,22 @@ import Testing
         let queue = try DatabaseQueue(path: directory.appendingPathComponent(name).path)
         try queue.write { db in
             try db.execute(sql: "CREATE TABLE p (id INTEGER PRIMARY KEY, name)")
-            try db.execute(sql: "CREATE TABLE c (id INTEGER PRIMARY KEY, k TEXT NOT NULL UNIQUE, pid)")  // the ref names p's primary key; no FOREIGN KEY, so dangling ids can be written
+            // the ref names p's primary key; no FOREIGN KEY, so dangling ids can be written
+            try db.execute(sql: "CREATE TABLE c (id INTEGER PRIMARY KEY, k TEXT NOT NULL UNIQUE, pid)")
             // Parents' keys: text, an integer, a NULL; ids shifted between the stores, so only keys compare.
-            try db.execute(sql: "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000) INSERT INTO p (id, name) SELECT i + ?, CASE WHEN i % 1000 = 0 THEN NULL WHEN i % 777 = 0 THEN i ELSE 'parent ' || i END FROM n", arguments: [shift])
-            try db.execute(sql: "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 12000) INSERT INTO c (k, pid) SELECT printf('k%05d', i), ((i * 7919) % 5000) + 1 + ? FROM n", arguments: [shift])
+            try db.execute(
+                sql:
+                    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000) INSERT INTO p (id, name) SELECT i + ?, CASE WHEN i % 1000 = 0 THEN NULL WHEN i % 777 = 0 THEN i ELSE 'parent ' || i END FROM n",
+                arguments: [shift])
+            try db.execute(
+                sql:
+                    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 12000) INSERT INTO c (k, pid) SELECT printf('k%05d', i), ((i * 7919) % 5000) + 1 + ? FROM n",
+                arguments: [shift])
         }
         return queue
     }
-    let a = try store("a.sqlite", shift: 0), b = try store("b.sqlite", shift: 100)
+    let a = try store("a.sqlite", shift: 0)
+    let b = try store("b.sqlite", shift: 100)
     try b.write { db in
         try db.execute(sql: "UPDATE c SET pid = pid + 1 WHERE id % 50 = 0")  // another parent
         try db.execute(sql: "UPDATE c SET pid = 99999 WHERE id % 500 = 1")  // dangling
@@ -103,14 +120,18 @@ import Testing
         try db.execute(sql: "UPDATE c SET pid = pid + 0.0 WHERE id % 500 = 4")  // a real naming the same parent
         try db.execute(sql: "UPDATE c SET pid = 'nobody' WHERE id % 500 = 5")
     }
-    let specs = [TableSpec(name: "p", key: ["name"]), TableSpec(name: "c", key: ["k"], refs: ["pid": .init(table: "p", column: "name")])]
+    let specs = [
+        TableSpec(name: "p", key: ["name"]),
+        TableSpec(name: "c", key: ["k"], refs: ["pid": .init(table: "p", column: "name")]),
+    ]
     let semantics = try a.read { db in try StoreDiff.Semantics.of(specs, in: db) }
     #expect(semantics.lookups["c"]?["pid"] != nil)
     var bySubquery = semantics
     bySubquery.lookups = [:]
     let looked = try StoreDiff.compare(a, b, keys: ["c": ["k"]], only: "c", semantics: semantics)
     let walked = try StoreDiff.compare(a, b, keys: ["c": ["k"]], only: "c", semantics: bySubquery)
-    let table = try #require(looked.tables.first), expected = try #require(walked.tables.first)
+    let table = try #require(looked.tables.first)
+    let expected = try #require(walked.tables.first)
     #expect(table.changed.count > 240)
     #expect(table.added == expected.added && table.removed == expected.removed)
     #expect(table.changed.count == expected.changed.count)
@@ -118,7 +139,9 @@ import Testing
         #expect(got.key == want.key)
         #expect(got.columns.map(\.column) == want.columns.map(\.column))
         #expect(got.columns.map(\.old) == want.columns.map(\.old) && got.columns.map(\.new) == want.columns.map(\.new))
-        #expect(got.columns.map(\.oldStored) == want.columns.map(\.oldStored) && got.columns.map(\.newStored) == want.columns.map(\.newStored))
+        #expect(
+            got.columns.map(\.oldStored) == want.columns.map(\.oldStored)
+                && got.columns.map(\.newStored) == want.columns.map(\.newStored))
     }
     // Text and a real naming the same parent (SQLite converts them for the rowid) name the same key: no change.
     #expect(!table.changed.contains { $0.key == [.text("k00003")] || $0.key == [.text("k00004")] })

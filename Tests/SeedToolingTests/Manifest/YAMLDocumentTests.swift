@@ -1,6 +1,7 @@
 import SeedRuntime
-@testable import SeedTooling
 import Testing
+
+@testable import SeedTooling
 
 @Test(arguments: [
     ("~", DocValue.null), ("null", .null), ("", .null),
@@ -9,7 +10,8 @@ import Testing
     ("NO", .string("NO")), ("yes", .string("yes")), ("Off", .string("Off")), ("on", .string("on")),
     ("12", .integer(12)), ("-7", .integer(-7)), ("+3", .integer(3)),
     ("12.0", .real(12)), ("1e3", .real(1000)), (".5", .real(0.5)),
-    ("1450-01-01", .string("1450-01-01")), ("The fourth book", .string("The fourth book")), ("12 apples", .string("12 apples")), ("0x1F", .string("0x1F")),
+    ("1450-01-01", .string("1450-01-01")), ("The fourth book", .string("The fourth book")),
+    ("12 apples", .string("12 apples")), ("0x1F", .string("0x1F")),
 ])
 func plainScalarsResolveAsYAMLDoes(text: String, expected: DocValue) {
     #expect(YAMLDocument.resolvePlain(text) == expected)
@@ -22,9 +24,13 @@ func plainScalarsResolveAsYAMLDoes(text: String, expected: DocValue) {
 }
 
 @Test func yamlAndJSONOfTheSameMigrationHaveTheSameChecksum() throws {
-    let yaml = try YAMLDocument.parse("insert:\n  books:\n    - { title: The fourth book, price: 12, category_id: Biography }\n", file: "m.yml")
-    var json = Array(#"{"insert": {"books": [{"title": "The fourth book", "price": 12, "category_id": "Biography"}]}}"#.utf8)
+    let yaml = try YAMLDocument.parse(
+        "insert:\n  books:\n    - { title: The fourth book, price: 12, category_id: Biography }\n", file: "m.yml")
+    var json = Array(
+        #"{"insert": {"books": [{"title": "The fourth book", "price": 12, "category_id": "Biography"}]}}"#.utf8)
     let parsed = try json.withUnsafeMutableBytes { try JSONScanner.parseDocument(UnsafeRawBufferPointer($0)) }
     #expect(Migration.checksum(of: yaml) == Migration.checksum(of: parsed))
-    #expect(Migration.checksum(of: yaml) == "sha256:543f39762d73e52e9f5d91aeb90662c644523490760bed296ad7c8a33b413b29", "a shipped checksum never changes")
+    #expect(
+        Migration.checksum(of: yaml) == "sha256:543f39762d73e52e9f5d91aeb90662c644523490760bed296ad7c8a33b413b29",
+        "a shipped checksum never changes")
 }

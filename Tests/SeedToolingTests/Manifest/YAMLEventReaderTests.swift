@@ -1,8 +1,9 @@
 import Foundation
 import SeedRuntime
 import SeedTestSupport
-@testable import SeedTooling
 import Testing
+
+@testable import SeedTooling
 
 /// The event reader (``YAMLDocument``) against the Yams reader it replaced (``YamsReferenceReader``):
 /// for every document, the same tree with the same positions and checksum, or the same message.
@@ -30,7 +31,10 @@ private func render(_ node: DocNode, into text: inout String) {
     case .string(let value): text += "string \(value.debugDescription)"
     case .array(let items):
         text += "["
-        for item in items { render(item, into: &text); text += ", " }
+        for item in items {
+            render(item, into: &text)
+            text += ", "
+        }
         text += "]"
     case .object(let entries):
         text += "{"
@@ -43,18 +47,28 @@ private func render(_ node: DocNode, into text: inout String) {
     }
 }
 
-private func expectSameReading(_ text: String, _ comment: String = "", sourceLocation: SourceLocation = #_sourceLocation) {
+private func expectSameReading(
+    _ text: String, _ comment: String = "", sourceLocation: SourceLocation = #_sourceLocation
+) {
     let old = outcome(text) { text, file throws(SeedError) in try YamsReferenceReader.parse(text, file: file) }
     let new = outcome(text) { text, file throws(SeedError) in try YAMLDocument.parse(text, file: file) }
     // When a map repeats a scalar key and also a list or map key, which one Yams named depended
     // on its dictionary's hash order (it sorts them with an order that does not compare kinds).
     let repeated = /appears twice/
-    if new != old, old.contains(repeated), new.contains(repeated), old.contains("'<uncovertable>'") || new.contains("'<uncovertable>'") { return }
+    if new != old, old.contains(repeated), new.contains(repeated),
+        old.contains("'<uncovertable>'") || new.contains("'<uncovertable>'")
+    {
+        return
+    }
     // Yams' reader measured aliases on a copy of the text, finding each `*` by its own count of
     // lines, which missed libyaml's NEL, LS and PS line breaks: after one of those it fell back to
     // counting inside the expansion and named a value of the anchor; seedkit now names the alias.
     let budget = "aliases (*name) repeat more than"
-    if new != old, old.contains(budget), new.contains(budget), text.contains(where: { ["\u{85}", "\u{2028}", "\u{2029}"].contains($0) }) { return }
+    if new != old, old.contains(budget), new.contains(budget),
+        text.contains(where: { ["\u{85}", "\u{2028}", "\u{2029}"].contains($0) })
+    {
+        return
+    }
     // And it skipped that count when the text it measured was not valid YAML to Yams (aliases as
     // keys of one map read as repeated keys): then too it named a value of the anchor.
     if new != old, old.contains(budget), new.contains(budget), YamsReferenceReader.skipsAliasCount(text) { return }
@@ -68,15 +82,25 @@ private struct YAMLGenerator {
     var anchors: [String] = []
     var anchorCount = 0
 
-    static let plains = ["12", "-7", "+3", "0", "007", "0x1F", "0o17", "1_000", "1e3", "1E-3", ".5", "-.5", "1.0", "12.", "6.02e23", "1e999",
-                         "~", "null", "Null", "NULL", "true", "True", "FALSE", "false", "yes", "NO", "on", "Off",
-                         ".inf", "-.Inf", "+.INF", ".nan", ".NaN", "9223372036854775807", "9223372036854775808", "-9223372036854775808",
-                         "-9223372036854775809", "99999999999999999999", "1450-01-01", "2001-12-14t21:59:43.10-05:00", "12:30",
-                         "The fourth book", "12 apples", "café au lait", "Zürich", "東京", "a-b_c", "x.y", "-", "--x", "+x", ".x", "n", "t",
-                         "f", "nul", "truex", "0.0.1", "1e", "e3", "+", "."]
-    static let words = ["title", "price", "category_id", "name", "insert", "update", "delete", "books", "key", "from", "to", "id", "code", "note"]
-    static let quoted = [#""12""#, #""yes""#, #""a\tb""#, #""\u00e9t\u00e9""#, #""\uFEFF x""#, #""\uFEFF\uFEFFx""#, #""line\nbreak""#, #""""#, #""say \"hi\"""#,
-                         "'yes'", "'it''s'", "'~'", "''", "'12'", #""\x41\x42""#, #""\U0001F600""#, #""\N\_\L\P""#]
+    static let plains = [
+        "12", "-7", "+3", "0", "007", "0x1F", "0o17", "1_000", "1e3", "1E-3", ".5", "-.5", "1.0", "12.", "6.02e23",
+        "1e999",
+        "~", "null", "Null", "NULL", "true", "True", "FALSE", "false", "yes", "NO", "on", "Off",
+        ".inf", "-.Inf", "+.INF", ".nan", ".NaN", "9223372036854775807", "9223372036854775808", "-9223372036854775808",
+        "-9223372036854775809", "99999999999999999999", "1450-01-01", "2001-12-14t21:59:43.10-05:00", "12:30",
+        "The fourth book", "12 apples", "café au lait", "Zürich", "東京", "a-b_c", "x.y", "-", "--x", "+x", ".x", "n",
+        "t",
+        "f", "nul", "truex", "0.0.1", "1e", "e3", "+", ".",
+    ]
+    static let words = [
+        "title", "price", "category_id", "name", "insert", "update", "delete", "books", "key", "from", "to", "id",
+        "code", "note",
+    ]
+    static let quoted = [
+        #""12""#, #""yes""#, #""a\tb""#, #""\u00e9t\u00e9""#, #""\uFEFF x""#, #""\uFEFF\uFEFFx""#, #""line\nbreak""#,
+        #""""#, #""say \"hi\"""#,
+        "'yes'", "'it''s'", "'~'", "''", "'12'", #""\x41\x42""#, #""\U0001F600""#, #""\N\_\L\P""#,
+    ]
     static let tags = ["!!str ", "!!int ", "!custom ", "! ", "!!float ", "!!null ", "!!bool "]
 
     init(seed: UInt64) { rng = SeededRandom(defaultSeed: seed) }
@@ -93,7 +117,11 @@ private struct YAMLGenerator {
         case 7, 8: text = pick(Self.quoted)
         default: text = pick(Self.tags) + pick(Self.plains + Self.quoted)
         }
-        if inFlow, text.contains(",") || text.contains("[") || text.contains("{") || text.hasPrefix("-") && text.count == 1 { text = "\"x\"" }
+        if inFlow,
+            text.contains(",") || text.contains("[") || text.contains("{") || text.hasPrefix("-") && text.count == 1
+        {
+            text = "\"x\""
+        }
         return anchorPrefix() + text
     }
 
@@ -119,9 +147,13 @@ private struct YAMLGenerator {
     mutating func flow(depth: Int) -> String {
         if depth > 3 || chance(40) { return scalar(inFlow: true) }
         if chance(50) {
-            return anchorPrefix() + "[" + (0..<Int.random(in: 0...4, using: &rng)).map { _ in flow(depth: depth + 1) }.joined(separator: ", ") + "]"
+            return anchorPrefix() + "["
+                + (0..<Int.random(in: 0...4, using: &rng)).map { _ in flow(depth: depth + 1) }.joined(separator: ", ")
+                + "]"
         }
-        return anchorPrefix() + "{" + (0..<Int.random(in: 0...4, using: &rng)).map { _ in key(inFlow: true) + ": " + flow(depth: depth + 1) }.joined(separator: ", ") + "}"
+        return anchorPrefix() + "{"
+            + (0..<Int.random(in: 0...4, using: &rng)).map { _ in key(inFlow: true) + ": " + flow(depth: depth + 1) }
+            .joined(separator: ", ") + "}"
     }
 
     /// A block node at `indent`, written after "key:" or "-" (`lines` gets the lines that follow).
@@ -130,7 +162,9 @@ private struct YAMLGenerator {
         switch depth > 4 ? 0 : Int.random(in: 0..<8, using: &rng) {
         case 0, 1: return " " + scalar(inFlow: false)
         case 2: return " " + flow(depth: 0)
-        case 3: return " " + (chance(50) ? "|" : ">") + (chance(30) ? "-" : "") + "\n" + pad + "  first line\n" + pad + "  second: line" + (chance(50) ? "\n" : "")
+        case 3:
+            return " " + (chance(50) ? "|" : ">") + (chance(30) ? "-" : "") + "\n" + pad + "  first line\n" + pad
+                + "  second: line" + (chance(50) ? "\n" : "")
         case 4, 5:
             var text = chance(10) ? " " + anchorPrefix() : ""
             for _ in 0..<Int.random(in: 1...4, using: &rng) {
@@ -161,11 +195,15 @@ private struct YAMLGenerator {
 }
 
 @Test func theEventReaderReadsTheRepositorysYAMLAsYamsDid() throws {
-    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
     var files: [String] = []
     let enumerator = FileManager.default.enumerator(atPath: root.path)
     while let path = enumerator?.nextObject() as? String {
-        if path.hasPrefix(".build") || path.contains("/.build/") || path.hasPrefix("build/") { enumerator?.skipDescendants(); continue }
+        if path.hasPrefix(".build") || path.contains("/.build/") || path.hasPrefix("build/") {
+            enumerator?.skipDescendants()
+            continue
+        }
         if path.hasSuffix(".yml") || path.hasSuffix(".yaml") { files.append(path) }
     }
     #expect(files.contains("migrations/0001-add-fourth-book.yml") && files.contains("seeds/seedkit.yml"), "\(files)")
@@ -174,8 +212,12 @@ private struct YAMLGenerator {
     }
     for text in [BookStore.manifest, IsoCodes.manifest, BookStore.fourthBook] { expectSameReading(text) }
     // The shipped migration's checksum, as recorded in stores that applied it.
-    let shipped = try YAMLDocument.parse(try String(contentsOf: root.appendingPathComponent("migrations/0001-add-fourth-book.yml"), encoding: .utf8), file: "m.yml")
-    let reference = try YamsReferenceReader.parse(try String(contentsOf: root.appendingPathComponent("migrations/0001-add-fourth-book.yml"), encoding: .utf8), file: "m.yml")
+    let shipped = try YAMLDocument.parse(
+        try String(contentsOf: root.appendingPathComponent("migrations/0001-add-fourth-book.yml"), encoding: .utf8),
+        file: "m.yml")
+    let reference = try YamsReferenceReader.parse(
+        try String(contentsOf: root.appendingPathComponent("migrations/0001-add-fourth-book.yml"), encoding: .utf8),
+        file: "m.yml")
     #expect(Migration.checksum(of: shipped) == Migration.checksum(of: reference))
 }
 
@@ -194,9 +236,13 @@ private struct YAMLGenerator {
 @Test(.tags(.slow)) func theEventReaderRefusesBrokenYAMLAsYamsDid() {
     var generator = YAMLGenerator(seed: UInt64(Date().timeIntervalSince1970) ^ 0x5EED)
     print("seed \(generator.rng.seed) (replay: SEEDKIT_TEST_SEED=\(generator.rng.seed))")
-    let nasty: [String] = ["\"", "'", "\n", "\r", "\t", ": ", "{", "}", "[", "]", "- ", "&a ", "*a", "*a1", "? ", "!!binary ", "%YAML 1.2\n", "---\n", "...\n",
-                           "\u{FEFF}", "\u{0}", "\u{7}", "\u{85}", "\u{2028}", "|", ">", "#", "@", "`", ",", "a: b", "\\"]
-    let bomb = "a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\n"
+    let nasty: [String] = [
+        "\"", "'", "\n", "\r", "\t", ": ", "{", "}", "[", "]", "- ", "&a ", "*a", "*a1", "? ", "!!binary ",
+        "%YAML 1.2\n", "---\n", "...\n",
+        "\u{FEFF}", "\u{0}", "\u{7}", "\u{85}", "\u{2028}", "|", ">", "#", "@", "`", ",", "a: b", "\\",
+    ]
+    let bomb =
+        "a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\nc: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\n"
         + "d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]\ne: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]\n"
     for round in 0..<3000 {
         // Every tenth document behind an alias bomb: which problem is named first.
@@ -216,23 +262,35 @@ private struct YAMLGenerator {
 /// An anchor of 100 values (a list of 99) and `aliases` aliases to it: 100 of them are the budget.
 private func atBudget(aliases: Int, asKeys: Bool = false) -> String {
     "a: &a [" + Array(repeating: "x", count: 99).joined(separator: ", ") + "]\n"
-        + (asKeys ? "b: {" + (0..<aliases).map { "*a : \($0)" }.joined(separator: ", ") + "}\n" : "b: [" + Array(repeating: "*a", count: aliases).joined(separator: ", ") + "]\n")
+        + (asKeys
+            ? "b: {" + (0..<aliases).map { "*a : \($0)" }.joined(separator: ", ") + "}\n"
+            : "b: [" + Array(repeating: "*a", count: aliases).joined(separator: ", ") + "]\n")
 }
 
 @Test func hostileYAMLIsRefusedAsYamsRefusedIt() {
-    let bomb = "a: &a [x, x, x, x, x, x, x, x, x]\n" + ["b", "c", "d", "e", "f", "g", "h", "i"].enumerated().map { index, name in
-        "\(name): &\(name) [" + Array(repeating: "*" + ["a", "b", "c", "d", "e", "f", "g", "h"][index], count: 9).joined(separator: ", ") + "]\n"
-    }.joined()
+    let bomb =
+        "a: &a [x, x, x, x, x, x, x, x, x]\n"
+        + ["b", "c", "d", "e", "f", "g", "h", "i"].enumerated().map { index, name in
+            "\(name): &\(name) ["
+                + Array(repeating: "*" + ["a", "b", "c", "d", "e", "f", "g", "h"][index], count: 9).joined(
+                    separator: ", ") + "]\n"
+        }.joined()
     let deep = "insert:\n" + (1...300).map { String(repeating: "  ", count: $0) + "k:\n" }.joined()
     let documents = [
         bomb, bomb + "k: { *i : 1 }\n", bomb + "x: [\n", bomb + "x: *nowhere\n", bomb + "a: 1\n", "x: &x 1\n" + bomb,
         deep, deep + "x: [\n", String(repeating: "[", count: 5000) + String(repeating: "]", count: 5000),
-        "a: &d " + String(repeating: "[", count: 200) + String(repeating: "]", count: 200) + "\nb: " + String(repeating: "[", count: 100) + "*d" + String(repeating: "]", count: 100) + "\n",
-        "insert:\n  books: []\ninsert:\n  books: []\n", "{b: 1, a: 2, b: 3, a: 4}", "{a: 1, \"a\": 2}", "{1: a, !!int 1: b}", "{[a]: 1, [a]: 2}", "{[a]: 1, [b]: 2}",
-        "{&k x: 1, *k : 2}", "{&k [a, 1]: x, v: *k}", "a: 1\n---\nb: 2\n", "--- a\n--- b\n", "x: *undefined\n", "a: &x [1, *x]\n", "",
-        "# only a comment\n", "---\n", "a: \u{7}\n", "\u{FEFF}a: 1\n", "a: \"\\uFEFFx\"\n", "k: { title: A, price: 1\n", "a:\tb\n", "- a\nb: c\n",
-        "a: &x 1\nb: &x 2\nc: *x\n", atBudget(aliases: 100), atBudget(aliases: 101), atBudget(aliases: 101) + "x: [\n", atBudget(aliases: 101) + "x: *nowhere\n",
-        atBudget(aliases: 101) + "a: 1\n", atBudget(aliases: 101, asKeys: true), "? |\n  block key\n: v\n", "!!map {a: 1}", "!!seq [1]", "a: !!str 12\nb: !custom 3\n",
+        "a: &d " + String(repeating: "[", count: 200) + String(repeating: "]", count: 200) + "\nb: "
+            + String(repeating: "[", count: 100) + "*d" + String(repeating: "]", count: 100) + "\n",
+        "insert:\n  books: []\ninsert:\n  books: []\n", "{b: 1, a: 2, b: 3, a: 4}", "{a: 1, \"a\": 2}",
+        "{1: a, !!int 1: b}", "{[a]: 1, [a]: 2}", "{[a]: 1, [b]: 2}",
+        "{&k x: 1, *k : 2}", "{&k [a, 1]: x, v: *k}", "a: 1\n---\nb: 2\n", "--- a\n--- b\n", "x: *undefined\n",
+        "a: &x [1, *x]\n", "",
+        "# only a comment\n", "---\n", "a: \u{7}\n", "\u{FEFF}a: 1\n", "a: \"\\uFEFFx\"\n", "k: { title: A, price: 1\n",
+        "a:\tb\n", "- a\nb: c\n",
+        "a: &x 1\nb: &x 2\nc: *x\n", atBudget(aliases: 100), atBudget(aliases: 101), atBudget(aliases: 101) + "x: [\n",
+        atBudget(aliases: 101) + "x: *nowhere\n",
+        atBudget(aliases: 101) + "a: 1\n", atBudget(aliases: 101, asKeys: true), "? |\n  block key\n: v\n",
+        "!!map {a: 1}", "!!seq [1]", "a: !!str 12\nb: !custom 3\n",
     ]
     for text in documents { expectSameReading(text) }
 }
@@ -241,13 +299,26 @@ private func atBudget(aliases: Int, asKeys: Bool = false) -> String {
 /// skipped its alias measure when the text did not parse and then hashed every key value by
 /// value (billions here); the event reader compares keys without expanding them.
 @Test func aliasBombKeysInABrokenDocumentAreRefusedPromptly() {
-    let bomb = "a: &a [x, x, x, x, x, x, x, x, x]\n" + ["b", "c", "d", "e", "f", "g", "h", "i"].enumerated().map { index, name in
-        "\(name): &\(name) [" + Array(repeating: "*" + ["a", "b", "c", "d", "e", "f", "g", "h"][index], count: 9).joined(separator: ", ") + "]\n"
-    }.joined()
-    let keys = "k: {" + ["i", "h", "g", "f", "e", "d", "c", "b", "a"].map { "*\($0) : 1" }.joined(separator: ", ") + "}\n"
+    let bomb =
+        "a: &a [x, x, x, x, x, x, x, x, x]\n"
+        + ["b", "c", "d", "e", "f", "g", "h", "i"].enumerated().map { index, name in
+            "\(name): &\(name) ["
+                + Array(repeating: "*" + ["a", "b", "c", "d", "e", "f", "g", "h"][index], count: 9).joined(
+                    separator: ", ") + "]\n"
+        }.joined()
+    let keys =
+        "k: {" + ["i", "h", "g", "f", "e", "d", "c", "b", "a"].map { "*\($0) : 1" }.joined(separator: ", ") + "}\n"
     let started = Date()
-    for (tail, message) in [(keys + "x: [\n", "t.yml:12:1: error: YAML: did not find expected node content (while parsing a flow node) [2100]"),
-                            (keys.replacingOccurrences(of: "}", with: ", *i : 2}") + "x: [\n", "t.yml:9:4: error: YAML: key '<uncovertable>' appears twice in this map; keep one [2100]")] {
+    for (tail, message) in [
+        (
+            keys + "x: [\n",
+            "t.yml:12:1: error: YAML: did not find expected node content (while parsing a flow node) [2100]"
+        ),
+        (
+            keys.replacingOccurrences(of: "}", with: ", *i : 2}") + "x: [\n",
+            "t.yml:9:4: error: YAML: key '<uncovertable>' appears twice in this map; keep one [2100]"
+        ),
+    ] {
         #expect(throws: SeedError.self) { try YAMLDocument.parse(bomb + tail, file: "t.yml") }
         do {
             _ = try YAMLDocument.parse(bomb + tail, file: "t.yml")
@@ -263,13 +334,17 @@ private func atBudget(aliases: Int, asKeys: Bool = false) -> String {
 /// names the alias that crosses the budget (`*d` at 5:8), as everywhere else; the Yams reader's
 /// count skipped such texts and it named a value inside the anchor.
 @Test func theAliasThatCrossesTheBudgetIsNamedWhenAliasesRepeatAsKeys() {
-    let bomb = "a: &a [x, x, x, x, x, x, x, x, x]\n" + ["b", "c", "d", "e"].enumerated().map { index, name in
-        "\(name): &\(name) [" + Array(repeating: "*" + ["a", "b", "c", "d"][index], count: 9).joined(separator: ", ") + "]\n"
-    }.joined()
+    let bomb =
+        "a: &a [x, x, x, x, x, x, x, x, x]\n"
+        + ["b", "c", "d", "e"].enumerated().map { index, name in
+            "\(name): &\(name) ["
+                + Array(repeating: "*" + ["a", "b", "c", "d"][index], count: 9).joined(separator: ", ") + "]\n"
+        }.joined()
     let text = bomb + "n: &k one\nm: {*k : 1, x: &k two, *k : 3}\n"  // keys one, x, two; neutral: Ak twice
     #expect(YamsReferenceReader.skipsAliasCount(text))
     #expect(!YamsReferenceReader.skipsAliasCount(bomb))
-    let budget = "aliases (*name) repeat more than 10000 values in all; write the values out instead (seedkit refuses to expand more) [2100]"
+    let budget =
+        "aliases (*name) repeat more than 10000 values in all; write the values out instead (seedkit refuses to expand more) [2100]"
     #expect(throws: SeedError.self) { try YAMLDocument.parse(text, file: "t.yml") }
     do {
         _ = try YAMLDocument.parse(text, file: "t.yml")
@@ -289,6 +364,9 @@ private func atBudget(aliases: Int, asKeys: Bool = false) -> String {
     for end in ["\n", "\r\n"] {
         let text = ["insert:", "  books: []", "insert:", "  authors: []"].joined(separator: end) + end
         let read = outcome(text) { text, file throws(SeedError) in try YAMLDocument.parse(text, file: file) }
-        #expect(read == "error t.yml:3:1: error: YAML: key 'insert' appears twice in the same map (first at line 1); keep one [2100]", "line end \(end.debugDescription)")
+        #expect(
+            read
+                == "error t.yml:3:1: error: YAML: key 'insert' appears twice in the same map (first at line 1); keep one [2100]",
+            "line end \(end.debugDescription)")
     }
 }

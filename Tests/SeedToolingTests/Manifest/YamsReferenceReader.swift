@@ -1,7 +1,8 @@
 import Foundation
 import SeedRuntime
-@testable import SeedTooling
 import Yams
+
+@testable import SeedTooling
 
 /// The YAML reader seedkit shipped before ``YAMLDocument`` read libyaml's events itself: Yams
 /// composes its Node tree, then this converts it. Kept unchanged (but for its name), only in the
@@ -56,7 +57,10 @@ enum YamsReferenceReader {
         case ".nan", ".NaN", ".NAN": return .real(.nan)
         default: break
         }
-        guard let first = text.utf8.first, first == UInt8(ascii: "-") || first == UInt8(ascii: "+") || first == UInt8(ascii: ".") || (first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9")) else {
+        guard let first = text.utf8.first,
+            first == UInt8(ascii: "-") || first == UInt8(ascii: "+") || first == UInt8(ascii: ".")
+                || (first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9"))
+        else {
             return .string(text)
         }
         var copy = text
@@ -87,7 +91,9 @@ enum YamsReferenceReader {
         guard text.utf8.contains(UInt8(ascii: "*")) else { return }
         let (neutral, stars) = neutralized(text)
         // Invalid YAML here is reported by the real parse.
-        guard let parser = try? Parser(yaml: neutral, resolver: .basic), let root = try? parser.singleRoot() else { return }
+        guard let parser = try? Parser(yaml: neutral, resolver: .basic), let root = try? parser.singleRoot() else {
+            return
+        }
         var sizes: [String: Int] = [:]
         var repeated = 0
         func size(of node: Node) throws(SeedError) -> Int {
@@ -95,11 +101,15 @@ enum YamsReferenceReader {
             switch node {
             case .scalar(let scalar):
                 if scalar.style == .plain, let mark = node.mark, stars.contains(mark.line << 24 | mark.column) {
-                    let name = String(scalar.string.dropFirst().prefix { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" })
+                    let name = String(
+                        scalar.string.dropFirst().prefix { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" })
                     total = sizes[name] ?? 1
                     repeated += total
                     if repeated > aliasBudget {
-                        throw fail(mark.line, mark.column, "aliases (*name) repeat more than \(aliasBudget) values in all; write the values out instead (seedkit refuses to expand more)")
+                        throw fail(
+                            mark.line, mark.column,
+                            "aliases (*name) repeat more than \(aliasBudget) values in all; write the values out instead (seedkit refuses to expand more)"
+                        )
                     }
                 }
             case .mapping(let mapping):
@@ -128,7 +138,10 @@ enum YamsReferenceReader {
                 stars.insert(line << 24 | column)
                 neutral[index] = UInt8(ascii: "A")
             }
-            if byte == UInt8(ascii: "\n") || (byte == UInt8(ascii: "\r") && (index + 1 == neutral.count || neutral[index + 1] != UInt8(ascii: "\n"))) {
+            if byte == UInt8(ascii: "\n")
+                || (byte == UInt8(ascii: "\r")
+                    && (index + 1 == neutral.count || neutral[index + 1] != UInt8(ascii: "\n")))
+            {
                 line += 1
                 column = 1
             } else if byte & 0xC0 != 0x80 {
@@ -144,20 +157,29 @@ enum YamsReferenceReader {
     /// while converting then names a value inside the anchor; seedkit names the alias.
     static func skipsAliasCount(_ text: String) -> Bool {
         guard text.utf8.contains(UInt8(ascii: "*")) else { return false }
-        guard let parser = try? Parser(yaml: neutralized(text).text, resolver: .basic), (try? parser.singleRoot()) != nil else { return true }
+        guard let parser = try? Parser(yaml: neutralized(text).text, resolver: .basic),
+            (try? parser.singleRoot()) != nil
+        else { return true }
         return false
     }
 
     /// Turns Yams' error into one line that says what is wrong and where, without libyaml's internals.
     private static func describe(_ error: YamlError, text: String, fail: (Int, Int, String) -> SeedError) -> SeedError {
         switch error {
-        case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _), .composer(let context, let problem, let mark, _):
+        case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
+            .composer(let context, let problem, let mark, _):
             if problem.contains("nesting level") {
-                return fail(mark.line, mark.column, "lists and maps nest more than \(JSONScanner.maximumDepth) levels deep here; seedkit reads at most \(JSONScanner.maximumDepth)")
+                return fail(
+                    mark.line, mark.column,
+                    "lists and maps nest more than \(JSONScanner.maximumDepth) levels deep here; seedkit reads at most \(JSONScanner.maximumDepth)"
+                )
             }
             var message = problem
             if let context, !context.text.isEmpty {
-                message += " (\(context.text)" + (context.mark.line > 0 && context.mark.line != mark.line ? " that starts at line \(context.mark.line))" : ")")
+                message +=
+                    " (\(context.text)"
+                    + (context.mark.line > 0 && context.mark.line != mark.line
+                        ? " that starts at line \(context.mark.line))" : ")")
             }
             return fail(mark.line, mark.column, message)
         case .reader(let problem, let offset, let value, _):
@@ -168,7 +190,12 @@ enum YamsReferenceReader {
                 line = 1
                 column = 1
                 for character in text.prefix(offset) {
-                    if character == "\n" || character == "\r\n" { line += 1; column = 1 } else { column += 1 }
+                    if character == "\n" || character == "\r\n" {
+                        line += 1
+                        column = 1
+                    } else {
+                        column += 1
+                    }
                 }
             }
             let what = value >= 0 ? " (character code \(value))" : ""
@@ -177,7 +204,9 @@ enum YamsReferenceReader {
             let key = duplicates.first ?? ""
             let first = context.mark
             if let again = secondOccurrence(of: key, after: first, in: text) {
-                return fail(again.line, again.column, "key '\(key)' appears twice in the same map (first at line \(first.line)); keep one")
+                return fail(
+                    again.line, again.column,
+                    "key '\(key)' appears twice in the same map (first at line \(first.line)); keep one")
             }
             return fail(first.line, first.column, "key '\(key)' appears twice in this map; keep one")
         default:
@@ -186,9 +215,12 @@ enum YamsReferenceReader {
     }
 
     /// Where `key` is written as a key again after its first use at `first` (block or flow style).
-    private static func secondOccurrence(of key: String, after first: Mark, in text: String) -> (line: Int, column: Int)? {
+    private static func secondOccurrence(of key: String, after first: Mark, in text: String) -> (
+        line: Int, column: Int
+    )? {
         guard !key.isEmpty else { return nil }
-        let lines = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }  // "\r\n" is one Character
+        // "\r\n" is one Character
+        let lines = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" }
         for (index, line) in lines.enumerated() where index + 1 >= first.line {
             var characters = Array(line)
             if index + 1 == first.line {
@@ -227,20 +259,26 @@ enum YamsReferenceReader {
             if inAlias {
                 aliasValues += 1
                 if aliasValues > YamsReferenceReader.aliasBudget {
-                    throw fail(line, column, "aliases (*name) repeat more than \(YamsReferenceReader.aliasBudget) values in all; write the values out instead (seedkit refuses to expand more)")
+                    throw fail(
+                        line, column,
+                        "aliases (*name) repeat more than \(YamsReferenceReader.aliasBudget) values in all; write the values out instead (seedkit refuses to expand more)"
+                    )
                 }
             }
             switch node {
             case .scalar(let scalar):
                 // Quoted scalars are text; plain ones are resolved (explicit tags such as !!str are not honoured).
-                let value = scalar.style == .plain ? YamsReferenceReader.resolvePlain(scalar.string) : .string(scalar.string)
+                let value =
+                    scalar.style == .plain ? YamsReferenceReader.resolvePlain(scalar.string) : .string(scalar.string)
                 return DocNode(value, line: line, column: column)
             case .mapping(let mapping):
                 guard depth < JSONScanner.maximumDepth else { throw tooDeep(line, column) }
                 var entries: [DocEntry] = []
                 for (key, value) in mapping {
-                    entries.append(DocEntry(key: key.string ?? "", line: key.mark?.line ?? line, column: key.mark?.column ?? column,
-                                            node: try convert(value, depth: depth + 1, inAlias: inAlias)))
+                    entries.append(
+                        DocEntry(
+                            key: key.string ?? "", line: key.mark?.line ?? line, column: key.mark?.column ?? column,
+                            node: try convert(value, depth: depth + 1, inAlias: inAlias)))
                 }
                 return DocNode(.object(entries), line: line, column: column)
             case .sequence(let sequence):
@@ -254,7 +292,10 @@ enum YamsReferenceReader {
         }
 
         private func tooDeep(_ line: Int, _ column: Int) -> SeedError {
-            fail(line, column, "lists and maps nest more than \(JSONScanner.maximumDepth) levels deep here; seedkit reads at most \(JSONScanner.maximumDepth)")
+            fail(
+                line, column,
+                "lists and maps nest more than \(JSONScanner.maximumDepth) levels deep here; seedkit reads at most \(JSONScanner.maximumDepth)"
+            )
         }
     }
 }

@@ -1,25 +1,33 @@
 import Foundation
 import SeedTestSupport
-@testable import SeedTooling
 import Testing
+
+@testable import SeedTooling
 
 /// Scalars the patterns and inputs are made of: ASCII letters, digits and punctuation, every
 /// line terminator, Unicode digits, letters, marks, joiners, spaces and a supplementary scalar.
 private let alphabet: [Unicode.Scalar] = [
-    "a", "b", "c", "Z", "0", "1", "9", "_", "-", " ", ".", "$", "^", "|", "(", ")", "[", "]", "{", "}", "*", "+", "?", "\\", "#", "&", ":", ",", "/",
+    "a", "b", "c", "Z", "0", "1", "9", "_", "-", " ", ".", "$", "^", "|", "(", ")", "[", "]", "{", "}", "*", "+", "?",
+    "\\", "#", "&", ":", ",", "/",
     "\n", "\r", "\t", "\u{0B}", "\u{0C}", "\u{85}", "\u{2028}", "\u{2029}",
-    "é", "日", "ß", "\u{663}", "\u{FF19}", "\u{2167}", "\u{301}", "\u{200D}", "\u{200C}", "\u{203F}", "\u{A0}", "\u{3000}", "\u{1F600}", "\u{1D7CE}",
+    "é", "日", "ß", "\u{663}", "\u{FF19}", "\u{2167}", "\u{301}", "\u{200D}", "\u{200C}", "\u{203F}", "\u{A0}",
+    "\u{3000}", "\u{1F600}", "\u{1D7CE}",
 ]
 
-private extension RandomNumberGenerator {
-    mutating func pick<T>(_ items: [T]) -> T { items[Int(next() % UInt64(items.count))] }
-    mutating func chance(_ percent: Int) -> Bool { Int(next() % 100) < percent }
-    mutating func number(_ range: ClosedRange<Int>) -> Int { range.lowerBound + Int(next() % UInt64(range.count)) }
+extension RandomNumberGenerator {
+    fileprivate mutating func pick<T>(_ items: [T]) -> T { items[Int(next() % UInt64(items.count))] }
+    fileprivate mutating func chance(_ percent: Int) -> Bool { Int(next() % 100) < percent }
+    fileprivate mutating func number(_ range: ClosedRange<Int>) -> Int {
+        range.lowerBound + Int(next() % UInt64(range.count))
+    }
 }
 
 /// A scalar written as a pattern literal: escaped when it is syntax, sometimes as \x, \u or \x{}.
 private func literal(_ scalar: Unicode.Scalar, inSet: Bool, _ rng: inout SeededRandom) -> String {
-    let syntax: Set<Unicode.Scalar> = inSet ? ["\\", "]", "[", "-", "^", "&", "{", "}", "$", ":"] : ["\\", ".", "$", "^", "|", "(", ")", "[", "]", "{", "}", "*", "+", "?", "#"]
+    let syntax: Set<Unicode.Scalar> =
+        inSet
+        ? ["\\", "]", "[", "-", "^", "&", "{", "}", "$", ":"]
+        : ["\\", ".", "$", "^", "|", "(", ")", "[", "]", "{", "}", "*", "+", "?", "#"]
     switch scalar {
     case "\n" where rng.chance(50): return "\\n"
     case "\r" where rng.chance(50): return "\\r"
@@ -71,7 +79,10 @@ private func randomAtom(_ rng: inout SeededRandom, depth: Int, repeated: Bool) -
 /// meaning, so the generator does not ask.)
 private func randomQuantifier(_ rng: inout SeededRandom, bounded: Bool) -> (text: String, unbounded: Bool) {
     let low = rng.number(0...3)
-    let choices = bounded ? ["?", "{\(low)}", "{\(low),\(low + rng.number(0...3))}"] : ["*", "+", "?", "{\(low)}", "{\(low),}", "{\(low),\(low + rng.number(0...3))}"]
+    let choices =
+        bounded
+        ? ["?", "{\(low)}", "{\(low),\(low + rng.number(0...3))}"]
+        : ["*", "+", "?", "{\(low)}", "{\(low),}", "{\(low),\(low + rng.number(0...3))}"]
     let base = rng.pick(choices)
     return (base + (rng.chance(15) ? "?" : ""), base == "*" || base == "+" || base.hasSuffix(",}"))
 }
@@ -88,11 +99,15 @@ private func randomSequence(_ rng: inout SeededRandom, depth: Int, repeated: Boo
 }
 
 private func randomAlternation(_ rng: inout SeededRandom, depth: Int, repeated: Bool = false) -> String {
-    (0..<(rng.chance(25) ? rng.number(2...3) : 1)).map { _ in randomSequence(&rng, depth: depth, repeated: repeated) }.joined(separator: "|")
+    (0..<(rng.chance(25) ? rng.number(2...3) : 1)).map { _ in randomSequence(&rng, depth: depth, repeated: repeated) }
+        .joined(separator: "|")
 }
 
 /// A string the parsed pattern should match (when every set can be satisfied from the alphabet).
-private func sample(_ node: PatternSyntax.Node, _ rng: inout SeededRandom, into text: inout String.UnicodeScalarView, from scalars: [Unicode.Scalar] = alphabet) {
+private func sample(
+    _ node: PatternSyntax.Node, _ rng: inout SeededRandom, into text: inout String.UnicodeScalarView,
+    from scalars: [Unicode.Scalar] = alphabet
+) {
     switch node {
     case .empty, .start, .end: break
     case .scalar(let set):
@@ -119,10 +134,11 @@ private func mutate(_ text: String, _ rng: inout SeededRandom, from alphabet: [U
 
 /// Text as a Swift literal that reproduces it exactly: printable ASCII as is, the rest as `\u{…}`.
 private func escaped(_ text: String) -> String {
-    "\"" + text.unicodeScalars.map { scalar in
-        if scalar == "\\" || scalar == "\"" { return "\\" + String(scalar) }
-        return (0x20..<0x7F).contains(scalar.value) ? String(scalar) : "\\u{\(String(scalar.value, radix: 16))}"
-    }.joined() + "\""
+    "\""
+        + text.unicodeScalars.map { scalar in
+            if scalar == "\\" || scalar == "\"" { return "\\" + String(scalar) }
+            return (0x20..<0x7F).contains(scalar.value) ? String(scalar) : "\\u{\(String(scalar.value, radix: 16))}"
+        }.joined() + "\""
 }
 
 @Test(.tags(.slow)) func compiledPatternsAgreeWithNSRegularExpressionOnGeneratedPatternsAndInputs() throws {
@@ -162,7 +178,8 @@ private func escaped(_ text: String) -> String {
         }
     }
     let disagreements = mismatches.count
-    #expect(disagreements == 0, "SEEDKIT_TEST_SEED=\(rng.seed); first: \(mismatches.prefix(20).joined(separator: "\n"))")
+    #expect(
+        disagreements == 0, "SEEDKIT_TEST_SEED=\(rng.seed); first: \(mismatches.prefix(20).joined(separator: "\n"))")
     // Enough cases, most generated patterns compiled (the rest repeat a body that can match
     // empty), and both outcomes well represented.
     #expect(compiled * 4 > patterns * 3, "\(compiled) of \(patterns) patterns compiled")
@@ -184,7 +201,8 @@ private func escaped(_ text: String) -> String {
     for _ in 0..<2000 {
         let source = randomAlternation(&rng, depth: 0)
         guard let pattern = try? ColumnRules.Pattern(source), let node = PatternSyntax.parse(source),
-              let matcher = PatternMatcher(source) else { continue }
+            let matcher = PatternMatcher(source)
+        else { continue }
         if matcher.hasASCIIAutomaton { deterministic += 1 }
         var inputs: [String] = []
         for _ in 0..<6 {
@@ -203,15 +221,22 @@ private func escaped(_ text: String) -> String {
         for input in inputs {
             let expected = pattern.regexMatchesWhole(input)
             var utf8 = input
-            let (fast, walked) = utf8.withUTF8 { (matcher.matches(utf8: UnsafeRawBufferPointer($0)), matcher.simulate(utf8: UnsafeRawBufferPointer($0))) }
+            let (fast, walked) = utf8.withUTF8 {
+                (matcher.matches(utf8: UnsafeRawBufferPointer($0)), matcher.simulate(utf8: UnsafeRawBufferPointer($0)))
+            }
             compared += 1
             if expected { matched += 1 }
             if fast != expected || walked != expected {
-                mismatches.append("\(escaped(source)) on \(escaped(input)): NSRegularExpression \(expected), automaton \(String(describing: fast)), state sets \(String(describing: walked))")
+                mismatches.append(
+                    "\(escaped(source)) on \(escaped(input)): NSRegularExpression \(expected), automaton \(String(describing: fast)), state sets \(String(describing: walked))"
+                )
             }
         }
     }
-    #expect(mismatches.isEmpty, "SEEDKIT_TEST_SEED=\(rng.seed); \(mismatches.count) disagreements; first: \(mismatches.prefix(20).joined(separator: "\n"))")
+    #expect(
+        mismatches.isEmpty,
+        "SEEDKIT_TEST_SEED=\(rng.seed); \(mismatches.count) disagreements; first: \(mismatches.prefix(20).joined(separator: "\n"))"
+    )
     #expect(deterministic > 1000, "\(deterministic) patterns had an ASCII automaton")
     #expect(compared > 20_000)
     #expect(matched > compared / 10 && matched < compared * 9 / 10, "\(matched) of \(compared) matched")
@@ -224,7 +249,8 @@ private func escaped(_ text: String) -> String {
 @Test(.tags(.slow)) func unicodeClassesAgreeWithICUOnEveryScalar() throws {
     let scalars = (UInt32(0)...0x10FFFF).compactMap(Unicode.Scalar.init)
     let classes: [(String, ScalarSet.UnicodeClass)] = [
-        ("\\d", .digit), ("\\D", .notDigit), ("\\w", .word), ("\\W", .notWord), ("\\s", .space), ("\\S", .notSpace), (".", .notLineTerminator),
+        ("\\d", .digit), ("\\D", .notDigit), ("\\w", .word), ("\\W", .notWord), ("\\s", .space), ("\\S", .notSpace),
+        (".", .notLineTerminator),
     ]
     let regexes = try classes.map { try NSRegularExpression(pattern: "(?:\($0.0))+") }
     var inICU = [[Bool]](repeating: [Bool](repeating: false, count: scalars.count), count: classes.count)
@@ -260,6 +286,8 @@ private func escaped(_ text: String) -> String {
                 && inICU[number][$0] != unicodeClass.contains(scalars[$0].value)
         }
         let count = differing.count
-        #expect(count == 0, "\(source): first differing scalars \(differing.prefix(10).map { String(scalars[$0].value, radix: 16) })")
+        #expect(
+            count == 0,
+            "\(source): first differing scalars \(differing.prefix(10).map { String(scalars[$0].value, radix: 16) })")
     }
 }

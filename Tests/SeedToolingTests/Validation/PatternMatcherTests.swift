@@ -1,18 +1,22 @@
-@testable import SeedTooling
 import Testing
+
+@testable import SeedTooling
 
 /// Patterns people write run on the compiled matcher; what it can't express runs on
 /// NSRegularExpression; both answer as ICU's whole-value match (NSPredicate MATCHES) does.
 @Test(arguments: [
     "^978[0-9]{10}$", "[0-9]{13}", "^\\d{4}-\\d{2}-\\d{2}$", "^[A-Z]{2}\\d{3}$", "^[\\w.+-]+@[\\w-]+\\.[\\w.]+$",
-    "^(?:\\+?1[-. ]?)?\\(?\\d{3}\\)?[-. ]?\\d{3}[-. ]?\\d{4}$", "^(hardcover|paperback|e-?book)$", "^\\S+( \\S+)*$", "^.{1,200}$", "^[^<>]*$",
+    "^(?:\\+?1[-. ]?)?\\(?\\d{3}\\)?[-. ]?\\d{3}[-. ]?\\d{4}$", "^(hardcover|paperback|e-?book)$", "^\\S+( \\S+)*$",
+    "^.{1,200}$", "^[^<>]*$",
     "^[a-zäöüß]+$", "^\\u00e9+$", "^\\x{1F600}?$",
 ])
 func commonPatternsRunOnTheCompiledMatcher(source: String) throws {
     #expect(try ColumnRules.Pattern(source).isCompiled)
 }
 
-@Test(arguments: ["^(?=.*\\d).+$", "^(a)\\1$", "(?i)abc", "\\bword\\b", "^\\p{Lu}+$", "^[[:alpha:]]+$", "a*+", "^(?:a*)*$"])
+@Test(arguments: [
+    "^(?=.*\\d).+$", "^(a)\\1$", "(?i)abc", "\\bword\\b", "^\\p{Lu}+$", "^[[:alpha:]]+$", "a*+", "^(?:a*)*$",
+])
 func patternsOutsideTheSubsetFallBackToNSRegularExpression(source: String) throws {
     #expect(try !ColumnRules.Pattern(source).isCompiled)
 }
@@ -42,7 +46,9 @@ func patternsOutsideTheSubsetFallBackToNSRegularExpression(source: String) throw
     let end = try ColumnRules.Pattern("a$\\n")
     #expect(end.matchesWhole("a\n"))  // `$` holds before a final line terminator
     for text in ["a\n", "\u{663}", "e\u{301}", "a\u{1F600}b", "a\u{2028}b"] {
-        for pattern in [digits, word, dot, end] { #expect(pattern.matchesWhole(text) == pattern.regexMatchesWhole(text)) }
+        for pattern in [digits, word, dot, end] {
+            #expect(pattern.matchesWhole(text) == pattern.regexMatchesWhole(text))
+        }
     }
 }
 
@@ -63,7 +69,9 @@ func patternsOutsideTheSubsetFallBackToNSRegularExpression(source: String) throw
     #expect(matcher.hasASCIIAutomaton)
     func run(_ text: String) -> (Bool?, Bool?) {
         var text = text
-        return text.withUTF8 { (matcher.matches(utf8: UnsafeRawBufferPointer($0)), matcher.simulate(utf8: UnsafeRawBufferPointer($0))) }
+        return text.withUTF8 {
+            (matcher.matches(utf8: UnsafeRawBufferPointer($0)), matcher.simulate(utf8: UnsafeRawBufferPointer($0)))
+        }
     }
     #expect(run("9781234567890") == (true, true))
     #expect(run("978123456789") == (false, false))
@@ -85,7 +93,9 @@ func patternsOutsideTheSubsetFallBackToNSRegularExpression(source: String) throw
 @Test func asciiMasksAgreeWithContainsForEveryASCIIScalar() {
     let classes: [ScalarSet.UnicodeClass] = [.digit, .notDigit, .word, .notWord, .space, .notSpace, .notLineTerminator]
     var random = SystemRandomNumberGenerator()
-    var sets: [ScalarSet] = [.dot, .single(0), .single(127), .single(128), ScalarSet(ranges: [0...0x10FFFF], classes: [], negated: true)]
+    var sets: [ScalarSet] = [
+        .dot, .single(0), .single(127), .single(128), ScalarSet(ranges: [0...0x10FFFF], classes: [], negated: true),
+    ]
     for _ in 0..<300 {
         let ranges: [ClosedRange<UInt32>] = (0..<Int.random(in: 0...3, using: &random)).map { _ in
             let low = UInt32.random(in: 0...140, using: &random)

@@ -1,7 +1,8 @@
 import SeedRuntime
 import SeedTestSupport
-@testable import SeedTooling
 import Testing
+
+@testable import SeedTooling
 
 /// A build decides most values with ``ColumnRules/Prepared``'s quick answers and asks
 /// ``ColumnRules/check(_:)`` only when they are not `true`: a quick `true` must never pass a
@@ -18,9 +19,14 @@ import Testing
         var rules = ColumnRules(column: "c")
         if maybe(60) { rules.minLength = Int(rng.next() % 5) }
         if maybe(60) { rules.maxLength = Int(rng.next() % 6) }
-        if maybe(30) { rules.pattern = try ColumnRules.Pattern(rng.pick(["^[a-z7 -]*$", "^978[0-9]*$", ".*", "^\\w+$"])) }
+        if maybe(30) {
+            rules.pattern = try ColumnRules.Pattern(rng.pick(["^[a-z7 -]*$", "^978[0-9]*$", ".*", "^\\w+$"]))
+        }
         if maybe(20) { rules.oneOf = ["a", "978", "e\u{301}", "\r\n"] }
-        if maybe(20) { rules.min = 0; rules.max = 100 }
+        if maybe(20) {
+            rules.min = 0
+            rules.max = 100
+        }
         let prepared = ColumnRules.Prepared(rules)
         for _ in 0..<50 {
             let text = (0..<Int(rng.next() % 5)).map { _ in rng.pick(pieces) }.joined()
@@ -31,7 +37,11 @@ import Testing
             #expect(prepared.quicklyPasses(.text(text)) == quick)
             if let quick {
                 decided += 1
-                if quick && !passes { disagreements.append("\(rules.minLength as Any) \(rules.maxLength as Any) \(rules.pattern?.source ?? "-") \(rules.oneOf != nil) on \(text.debugDescription): quick true, check \(passes)") }
+                if quick && !passes {
+                    disagreements.append(
+                        "\(rules.minLength as Any) \(rules.maxLength as Any) \(rules.pattern?.source ?? "-") \(rules.oneOf != nil) on \(text.debugDescription): quick true, check \(passes)"
+                    )
+                }
             }
             let number = Double(Int(rng.next() % 300) - 100) / (maybe(50) ? 1 : 7)
             #expect(prepared.quicklyPasses(.real(number)) == prepared.quicklyPasses(number: number))

@@ -1,5 +1,5 @@
-import SeedRuntime
 import Foundation
+import SeedRuntime
 
 /// RFC 4180 CSV that seedkit's own reader reads back: NULL is an empty unquoted field,
 /// the empty string is `""`, blobs are base64.
@@ -9,22 +9,29 @@ public struct CSVFormat: ReportFormat {
     public func render(_ tabular: Tabular) -> String {
         var out = tabular.columns.map(Self.field).joined(separator: ",") + "\r\n"
         for row in tabular.rows {
-            out += row.map { value -> String in
-                switch value {
-                case .null: return ""
-                case .text(let text): return text.isEmpty ? "\"\"" : Self.field(text)
-                case .blob(let bytes): return Data(bytes).base64EncodedString()
-                default: return value.description
-                }
-            }.joined(separator: ",") + "\r\n"
+            out +=
+                row.map { value -> String in
+                    switch value {
+                    case .null: return ""
+                    case .text(let text): return text.isEmpty ? "\"\"" : Self.field(text)
+                    case .blob(let bytes): return Data(bytes).base64EncodedString()
+                    default: return value.description
+                    }
+                }.joined(separator: ",") + "\r\n"
         }
         return out
     }
 
     static func field(_ text: String) -> String {
         // Bytes first: a text without a comma, quote, CR or LF has no such character (nearly every field).
-        guard text.utf8.contains(where: { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }) else { return text }
-        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }) else { return text }
+        guard
+            text.utf8.contains(where: {
+                $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D
+            })
+        else { return text }
+        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }) else {
+            return text
+        }
         return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }

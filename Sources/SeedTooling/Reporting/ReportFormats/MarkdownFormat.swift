@@ -1,5 +1,6 @@
-import SeedRuntime
 import Foundation
+import SeedRuntime
+
 /// A GitHub-flavoured Markdown table (pipes escaped, line breaks as `<br>`).
 public struct MarkdownFormat: ReportFormat {
     public init() {}
@@ -8,7 +9,8 @@ public struct MarkdownFormat: ReportFormat {
         func cell(_ text: String) -> String {
             // Nearly every cell has no pipe and no line feed: nothing to replace.
             guard text.utf8.contains(where: { $0 == UInt8(ascii: "|") || $0 == 0x0A }) else { return text }
-            return text.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\r\n", with: "<br>").replacingOccurrences(of: "\n", with: "<br>")
+            return text.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\r\n", with: "<br>")
+                .replacingOccurrences(of: "\n", with: "<br>")
         }
         var out = "| " + tabular.columns.map { cell($0.escapingControls()) }.joined(separator: " | ") + " |\n"
         out += "|" + String(repeating: "---|", count: tabular.columns.count) + "\n"

@@ -1,5 +1,6 @@
-import SeedRuntime
 import Foundation
+import SeedRuntime
+
 /// Aligned columns under a header, for people. On a terminal, text longer than 40
 /// characters is cut; csv and json never cut.
 public struct TableFormat: ReportFormat {
@@ -16,16 +17,23 @@ public struct TableFormat: ReportFormat {
         let cells = tabular.rows.map { row in row.map { cell($0.display) } }
         let columns = tabular.columns.map { $0.escapingControls() }
         var widths = columns.map(\.count)
-        for row in cells { for (index, text) in row.enumerated() where index < widths.count { widths[index] = max(widths[index], text.count) } }
+        for row in cells {
+            for (index, text) in row.enumerated() where index < widths.count {
+                widths[index] = max(widths[index], text.count)
+            }
+        }
         func line(_ values: [String]) -> String {
-            values.enumerated().map { index, text in text.padding(toLength: widths[index], withPad: " ", startingAt: 0) }
-                .joined(separator: "  ").replacingTrailingSpaces()
+            values.enumerated().map { index, text in text.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+            }
+            .joined(separator: "  ").replacingTrailingSpaces()
         }
         let header = line(columns)
         var out = (color ? "\u{1B}[1m" + header + "\u{1B}[0m" : header) + "\n"
         out += widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ") + "\n"
         for row in cells { out += line(row) + "\n" }
-        if tabular.omitted > 0 { out += "(\(tabular.omitted) more row\(tabular.omitted == 1 ? "" : "s") not shown; use --limit)\n" }
+        if tabular.omitted > 0 {
+            out += "(\(tabular.omitted) more row\(tabular.omitted == 1 ? "" : "s") not shown; use --limit)\n"
+        }
         return out
     }
 
