@@ -23,7 +23,7 @@ import Testing
             BookStore.manifest.replacingOccurrences(of: "    file: data/books.csv", with: "    fil: data/books.csv"))
         try expectFailure(
             project, status: 2,
-            "seeds/seedkit.yml:10:5: error: unknown key 'fil' in table 'books' (expected file, key, refs, rules, checks, root, columns, ignore, format, delimiter, comment, header, nulls, ragged) [2100]"
+            "seeds/seedkit.yml:10:5: error: unknown key 'fil' in table 'books' (expected file, query, key, refs, rules, checks, root, columns, ignore, migrate_only, format, delimiter, comment, header, nulls, ragged) [2100]"
         )
     }
 

@@ -103,7 +103,8 @@ extension SeedBuilder {
                     plan.defaults[attribute.lowercasedName] = value
                 }
             }
-            plans.append(plan)
+            // The seed leaves a migrate-only table as the template or schema makes it (docs/reference.md, "Tables only migrations write").
+            if !config.migrateOnly { plans.append(plan) }
         }
         if !problems.isEmpty { throw SeedError(.configuration, problems) }
         return plans

@@ -113,11 +113,11 @@ public struct SeedBuilder: Sendable {
 
     /// Why this manifest can't be built, or nil.
     public static func unsupported(_ manifest: Manifest) -> SeedError? {
-        let unfiled = manifest.tables.filter { !$0.hasFile && $0.query == nil }.map { table in
+        let unfiled = manifest.tables.filter { !$0.hasFile && $0.query == nil && !$0.migrateOnly }.map { table in
             Diagnostic(
                 file: manifest.path, line: table.line, column: table.column, code: .configuration,
                 message:
-                    "table '\(table.name)' has no file: or query: (a build loads every table from its fixture or its query)"
+                    "table '\(table.name)' has no file: or query: (a build loads every table from its fixture or its query; give it migrate_only: true if the seed leaves it empty and only migrations change its rows)"
             )
         }
         if !unfiled.isEmpty { return SeedError(.configuration, unfiled) }
@@ -291,8 +291,12 @@ public struct SeedBuilder: Sendable {
             try Self.exists(table: table, column: column, value: value, plans: plans, db: db)
         }
         // An update's key that no fixture row and no migration provides is a typo (see MigrationKeys).
-        if migrations.contains(where: \.findsRowsByKey), let tables = try? SemanticRows.make(manifest, in: db).rows {
-            diagnostics += try MigrationKeys.unmatched(in: migrations, tables: tables, everyKey: false) { table, key in
+        if migrations.contains(where: \.findsRowsByKey) || !manifest.migrateOnlyTables.isEmpty,
+            let tables = try? SemanticRows.make(manifest, in: db).rows
+        {
+            diagnostics += try MigrationKeys.unmatched(
+                in: migrations, tables: tables, migrateOnly: manifest.migrateOnlyTables, everyKey: false
+            ) { table, key in
                 try table.row(db, key: key) != nil
             }
         }

@@ -61,6 +61,10 @@ public struct Manifest: Sendable {
         public var file: URL
         /// Whether the entry names its fixture (`file:`); a manifest used only to migrate needs none.
         public var hasFile = true
+        /// `migrate_only: true`: the seed leaves the table as the template or schema makes it, and
+        /// the release's migrations update and delete rows users already have in it
+        /// (docs/reference.md, "Tables only migrations write").
+        public var migrateOnly = false
         /// The fixture path as written relative to the current directory, for messages.
         public var displayFile: String
         public var key: [String]
@@ -101,6 +105,9 @@ public struct Manifest: Sendable {
     /// against the schema later, by the builder.
     ///
     /// - throws: ``SeedError`` (configuration) naming the file, line and key.
+    /// The tables marked `migrate_only: true`, by ``lowercasedName``.
+    var migrateOnlyTables: Set<String> { Set(tables.filter(\.migrateOnly).map(\.name.lowercasedName)) }
+
     public static func load(path: String) throws(SeedError) -> Manifest {
         let url = URL(fileURLWithPath: path)
         try FileFacts.refuseSpecial(path, shown: path, what: "the manifest")
@@ -316,6 +323,7 @@ public struct Manifest: Sendable {
         var mapping = FieldMapping()
         var ignoredAt: [(field: String, line: Int, column: Int)] = []
         var pointerPositions: [String: (line: Int, column: Int)] = [:]
+        var migrateOnly: DocEntry?
         for field in fields {
             let node = field.node
             switch field.key {
@@ -425,6 +433,11 @@ public struct Manifest: Sendable {
                     mapping.columns.append((columnEntry.key, source))
                     mentions.append((columnEntry.key, columnEntry.line, columnEntry.column))
                 }
+            case "migrate_only":
+                guard case .bool(let flag) = node.value else {
+                    throw fail(node.line, node.column, "migrate_only must be true or false")
+                }
+                migrateOnly = flag ? field : nil
             case _ where ReadingOptions.keys.contains(field.key):
                 continue  // read below, once the file is known
             case "ignore":
@@ -441,7 +454,7 @@ public struct Manifest: Sendable {
             default:
                 throw fail(
                     field.line, field.column,
-                    "unknown key '\(field.key)' in table '\(name)' (expected file, key, refs, rules, checks, root, columns, ignore, format, delimiter, comment, header, nulls, ragged)"
+                    "unknown key '\(field.key)' in table '\(name)' (expected file, query, key, refs, rules, checks, root, columns, ignore, migrate_only, format, delimiter, comment, header, nulls, ragged)"
                 )
             }
         }
@@ -452,6 +465,12 @@ public struct Manifest: Sendable {
                     "field '\(ignored.field)' is both ignored and mapped (columns: \(mapped.column): \(mapped.field)); drop one"
                 )
             }
+        }
+        if let migrateOnly, let given = fields.first(where: { $0.key == "file" || $0.key == "query" }) {
+            throw fail(
+                migrateOnly.line, migrateOnly.column,
+                "table '\(name)' is migrate_only: true and has \(given.key): (line \(given.line)); the seed leaves a migrate-only table as the template makes it, so drop one of them"
+            )
         }
         if let query, file != nil {
             throw fail(
@@ -495,6 +514,7 @@ public struct Manifest: Sendable {
         config.mapping = mapping
         config.reading = reading
         config.query = query
+        config.migrateOnly = migrateOnly != nil
         if query != nil { config.displayFile = "\(displayPath(URL(fileURLWithPath: path))) (query of \(name))" }
         config.pointerPositions = pointerPositions
         config.refPositions = refPositions

@@ -20,8 +20,11 @@ enum MigrationKeys {
     ///     rows are in old seeds only). True for `check-upgrade`: every update's and delete's key.
     ///   - found: whether a store the check reads has a row of the table with this key (values
     ///     in ``SemanticRows/writtenKeyColumns`` order, refs by the parent's key).
+    ///   - migrateOnly: the manifest's `migrate_only` tables, by ``lowercasedName``: their rows are
+    ///     the users' alone, so an update or delete names rows no release holds, and an insert is
+    ///     refused (the seed records the migration as applied without the row).
     static func unmatched(
-        in migrations: [Migration], tables: [SemanticRows], everyKey: Bool,
+        in migrations: [Migration], tables: [SemanticRows], migrateOnly: Set<String> = [], everyKey: Bool,
         found: (SemanticRows, [SQLValue]) throws -> Bool
     ) throws -> [Diagnostic] {
         func table(_ name: String) -> SemanticRows? { tables.first { $0.written.name.isSameName(as: name) } }
@@ -76,7 +79,17 @@ enum MigrationKeys {
             let changes: [DataChanges.RowChange]
             let verb: String
             switch step.operation {
-            case .insert: continue
+            case .insert(let name, let rows):
+                guard migrateOnly.contains(name.lowercasedName) else { continue }
+                for row in rows {
+                    problems.append(
+                        Diagnostic(
+                            file: step.migration.file, line: row.line, code: .configuration,
+                            message:
+                                "insert into \(name), a migrate_only table: the seed records this migration as applied without the row, so a fresh install would never have it; give \(name) a file: that holds the row instead of migrate_only",
+                            table: name))
+                }
+                continue
             case .update(_, let rows): (changes, verb) = (rows, "update")
             case .delete(_, let rows): (changes, verb) = (rows, "delete")
             }
@@ -95,6 +108,8 @@ enum MigrationKeys {
                 }
                 continue
             }
+            // The rows of a migrate-only table are the users' own: no release holds them.
+            if migrateOnly.contains(step.operation.table.lowercasedName) { continue }
             if verb == "delete", !everyKey { continue }  // the fixtures no longer hold a deleted row
             guard let table = table(step.operation.table),
                 !Migration.sqlMayWrite(migrations, table: table.written.name, storeTable: table.spec.name)
@@ -130,7 +145,9 @@ extension UpgradeChecker {
         defer { for old in olds { try? old.close() } }
         return try expected.read { db in
             let tables = try SemanticRows.make(manifest, in: db).rows
-            return try MigrationKeys.unmatched(in: migrations, tables: tables, everyKey: true) { table, key in
+            return try MigrationKeys.unmatched(
+                in: migrations, tables: tables, migrateOnly: manifest.migrateOnlyTables, everyKey: true
+            ) { table, key in
                 if try table.row(db, key: key) != nil { return true }
                 for old in olds {
                     // An old seed whose table differs too much to be asked cannot tell: no error.

@@ -45,6 +45,16 @@ struct SemanticRows {
         }
     }
 
+    /// `value`, given for store column `column`, as ``row(_:key:storedOnly:)`` reads it back: a
+    /// UUID column's text as `UUID.uuidString` prints it, other values converted by the column's type.
+    func readBack(_ value: InputValue, column: String) -> SQLValue {
+        guard let info = table.column(column) else { return UpgradeChecker.sqlValue(value) }
+        if info.type == .uuid, case .string(let text) = value, let uuid = UUID(uuidString: text) {
+            return .text(uuid.uuidString)
+        }
+        return (try? info.type.convert(value).get()) ?? .null
+    }
+
     private func expression(_ column: String) -> String {
         semantics.expressions[spec.name]?[column] ?? quoteIdentifier(column)
     }

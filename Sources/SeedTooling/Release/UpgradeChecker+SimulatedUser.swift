@@ -47,10 +47,8 @@ extension UpgradeChecker {
             if table.written.refs[values[index].column] == nil {
                 switch values[index].value {
                 case .string(let text) where table.table.column(keyColumn)?.type == .uuid:
-                    // A UUID key (docs/core-data.md, "Keys and UUIDs"): another UUID, each byte's bits flipped.
-                    guard let uuid = UUID(uuidString: text) else { break }
-                    let flipped = withUnsafeBytes(of: uuid.uuid) { $0.map { $0 ^ 0xFF } }
-                    values[index].value = .string(SQLValue.blob(flipped).uuidText ?? text)
+                    guard let flipped = Self.flippedUUID(text) else { break }
+                    values[index].value = .string(flipped)
                     varied = true
                 case .string(let text):
                     values[index].value = .string(text + " (added by the user)")
@@ -225,12 +223,21 @@ extension UpgradeChecker {
             return .real(
                 target == .real(number + 1) || (Int64(exactly: number + 1).map { target == .integer($0) } ?? false)
                     ? number + 2 : number + 1)
-        // Text that is a JSON object or array (a JSON column, as new-migration writes it) stays valid JSON.
-        case .string(let text): return .string(jsonEdited(text) ?? text + " (edited by the user)")
+        // Text that is a JSON object or array (a JSON column, as new-migration writes it) stays valid
+        // JSON; a UUID stays a UUID (a UUID column holds 16 bytes, given as text).
+        case .string(let text): return .string(jsonEdited(text) ?? flippedUUID(text) ?? text + " (edited by the user)")
         case .bool(let flag): return .bool(!flag)
         case .json(let text): return jsonEdited(text).map { .json($0) }
         case .null: return nil
         }
+    }
+
+    /// Another UUID for the UUID `text` (nil for other text), each byte's bits flipped: what a
+    /// user's own object would hold (docs/core-data.md, "Keys and UUIDs").
+    static func flippedUUID(_ text: String) -> String? {
+        guard let uuid = UUID(uuidString: text) else { return nil }
+        let flipped = withUnsafeBytes(of: uuid.uuid) { $0.map { $0 ^ 0xFF } }
+        return SQLValue.blob(flipped).uuidText
     }
 
     /// A JSON object or array (nil for any other text) with what a user might add: an object

@@ -441,9 +441,7 @@ public struct UpgradeChecker: Sendable {
                 let row = try edit.table.row(db, key: key)
                 let column = edit.table.storeName(edit.column)
                 let stored = row?.first { $0.column.isSameName(as: column) }?.value ?? .null
-                let wanted =
-                    edit.table.table.column(column).map { info in (try? info.type.convert(edit.value).get()) ?? .null }
-                    ?? Self.sqlValue(edit.value)
+                let wanted = edit.table.readBack(edit.value, column: column)
                 if count == 1 && stored.isSame(as: wanted) {
                     kept.append((edit.insert ? "user row " : "user edit ") + described + " kept")
                 } else {
