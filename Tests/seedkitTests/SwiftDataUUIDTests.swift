@@ -171,10 +171,11 @@ import Testing
         #expect(inspect.status == 0, "\(inspect)")
         #expect(inspect.stdout.contains("B,11111111-2222-3333-4444-555555555556\r\n"), "\(inspect)")
         #expect(inspect.stdout.contains("C,11111111-2222-3333-4444-555555555557\r\n"), "\(inspect)")
+        // Rows matched by the model's key (Author.name), not by Z_PK.
         let diff = try project.seedkit("diff", "before.store", "after.store")
         #expect(
             diff.stdout.contains(
-                "~ 1: id '11111111-2222-3333-4444-555555555556' → '99999999-2222-3333-4444-555555555556'"), "\(diff)")
+                "~ 'B': id '11111111-2222-3333-4444-555555555556' → '99999999-2222-3333-4444-555555555556'"), "\(diff)")
         #expect(!diff.stdout.contains("bytes"), "\(diff)")
     }
 

@@ -39,11 +39,16 @@ extension CoreDataModel {
     /// store with no manifest (which attributes are UUIDs, which columns are relationships); nil
     /// when it keeps none, or one that does not decode (the facts a seed recorded then say).
     package static func cachedFacts(_ db: Database) throws -> CoreDataModelFacts? {
+        try cachedModel(db)?.facts
+    }
+
+    /// The model the store keeps in `Z_MODELCACHE`, or nil when it keeps none (or none that reads).
+    package static func cachedModel(_ db: Database) throws -> CoreDataModel? {
         guard try db.tableExists("Z_MODELCACHE"),
             let content = try Data.fetchOne(
                 db, sql: "SELECT Z_CONTENT FROM Z_MODELCACHE WHERE Z_CONTENT IS NOT NULL LIMIT 1")
         else { return nil }
-        return try? cache(content, file: "Z_MODELCACHE").facts
+        return try? cache(content, file: "Z_MODELCACHE")
     }
 
     /// Decodes a `Z_MODELCACHE.Z_CONTENT` value: raw DEFLATE of a keyed archive.

@@ -93,14 +93,18 @@ public enum StoreInspector {
     /// columns (`Z_OPT`, order keys, entity-type columns) left out. The row's `Z_PK` is `id`
     /// (`Z_PK` when an attribute is called `id`). `filter` is SQL over the store's columns (`ZPRICE > 10`).
     public static func entityRows(
-        _ db: Database, entity name: String, model: CoreDataModel?, refs: [String: TableSpec.Reference],
-        filter: String? = nil, limit: Int? = nil
+        _ db: Database, entity name: String, model given: CoreDataModel?, refs givenRefs: [String: TableSpec.Reference],
+        raw: Bool = false, filter: String? = nil, limit: Int? = nil
     ) throws -> Tabular? {
-        // Without a model, the one the store keeps says which attributes are UUIDs (shown as text).
-        guard let coreData = try CoreDataDialect.read(db, facts: model?.facts ?? CoreDataModel.cachedFacts(db)),
+        // Without a model, the one the store keeps names the attributes and says which are UUIDs.
+        let model = try given ?? CoreDataModel.cachedModel(db)
+        guard let coreData = try CoreDataDialect.read(db, facts: model?.facts),
             let entity = coreData.entity(named: name),
             let info = try TableInfo.read(db, table: coreData.tableName(name))
         else { return nil }
+        // A to-one relationship no ref names shows its target's key when the model gives the target
+        // one (a one-attribute uniqueness constraint); `raw` shows every ref as stored.
+        let refs = raw ? [:] : givenRefs.merging(model?.defaultRefs(name) ?? [:]) { given, _ in given }
         let family = coreData.family(of: entity)
         var names: [String] = []
         var expressions: [String] = []

@@ -20,10 +20,7 @@ struct CoreDataScaffold {
     func header(_ entity: String) -> String { columns(entity).joined(separator: ",") }
 
     /// The first uniqueness constraint of `entity` (its own or inherited) whose names are all fixture columns.
-    func key(_ entity: String) -> [String]? {
-        let columns = Set(columns(entity))
-        return model.flattened(entity)?.uniquenessConstraints.first { !$0.isEmpty && $0.allSatisfy(columns.contains) }
-    }
+    func key(_ entity: String) -> [String]? { model.defaultKey(entity) }
 
     /// The seed's file name for a project made from the store `template`: `seed` with the
     /// store's extension (`seed.store` for `default.store`).

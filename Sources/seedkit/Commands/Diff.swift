@@ -48,25 +48,28 @@ extension SeedTool {
                     if let table, try !ofA({ db in try db.tableExists(table) }) {
                         throw SeedError(.configuration, file: a, "no table '\(self.table ?? table)'")
                     }
-                    // With natural keys (the manifest's, or those the seed recorded), compare as the app sees
-                    // rows: ids SQLite assigned are left out and refs compare by the parent's key.
+                    // With natural keys (the manifest's, those the seed recorded, or a Core Data store's own
+                    // model's), compare as the app sees rows: ids SQLite assigned are left out and refs compare
+                    // by the parent's key.
                     let loaded = try manifest.load()
-                    let specs = try loaded?.tables.map(\.spec) ?? ofA { db in try SeedCatalog.tableSpecs(db) } ?? []
+                    let cachedModel = try coreData == nil ? nil : ofA { db in try CoreDataModel.cachedModel(db) }
+                    let model = loaded?.model ?? cachedModel
+                    let specs =
+                        try loaded?.tables.map(\.spec) ?? ofA { db in try SeedCatalog.tableSpecs(db) }
+                        ?? cachedModel?.defaultSpecs ?? []
                     var keys: [String: [String]] = [:]
                     for spec in try ofA({ db in try StoreDiff.storeSpecs(specs, in: db) }) where !spec.key.isEmpty {
                         keys[spec.name] = spec.key
                     }
                     var semantics = try ofA { db in
-                        try StoreDiff.Semantics.of(
-                            specs.filter { !$0.key.isEmpty }, in: db, facts: loaded?.model?.facts)
+                        try StoreDiff.Semantics.of(specs.filter { !$0.key.isEmpty }, in: db, facts: model?.facts)
                     }
                     // A Core Data store's UUID attributes compare and show as their text in every table, keyed or not
                     // (the model: the manifest's, the store's Z_MODELCACHE, or the facts a seed recorded).
                     if coreData != nil {
                         try ofA { db in
                             guard
-                                let dialect = try CoreDataDialect.read(
-                                    db, facts: loaded?.model?.facts ?? CoreDataModel.cachedFacts(db))
+                                let dialect = try CoreDataDialect.read(db, facts: model?.facts)
                             else { return }
                             for name in try TableInfo.userTables(db) {
                                 guard let info = try TableInfo.read(db, table: name) else { continue }
@@ -87,7 +90,7 @@ extension SeedTool {
                             $0.contains(" \(table).") || $0.contains(" \(table) ") || $0.contains(" \(table):")
                         }
                     }
-                    return coreData.map { diff.inAppTerms($0, model: loaded?.model) } ?? diff
+                    return coreData.map { diff.inAppTerms($0, model: model) } ?? diff
                 } catch let error as SeedError {
                     throw error
                 } catch let failure as StoreDiff.ReadFailure {

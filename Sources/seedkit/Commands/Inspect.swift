@@ -58,7 +58,7 @@ extension SeedTool {
                             // A Core Data entity name shows the entity's rows in the app's terms.
                             if columns == nil, try !db.tableExists(table),
                                 let entityRows = try StoreInspector.entityRows(
-                                    db, entity: table, model: loaded?.model, refs: refs, filter: filter,
+                                    db, entity: table, model: loaded?.model, refs: refs, raw: raw, filter: filter,
                                     limit: limit ?? defaultLimit)
                             {
                                 return entityRows

@@ -1,0 +1,64 @@
+import Foundation
+import GRDB
+import SeedTestSupport
+import Testing
+
+/// Issue 35: with no manifest, `inspect STORE Entity` showed a SwiftData store's columns
+/// lower-cased (`pagecount` for `pageCount`) and to-one relationships as raw `Z_PK`s, and
+/// `diff` matched rows by `Z_PK` and named columns the same way, where docs/core-data.md
+/// promises attribute names and refs by the target's key. The model the store keeps
+/// (`Z_MODELCACHE`) now names them, and its uniqueness constraints key the rows.
+@Suite struct SwiftDataModelTermsTests {
+    /// The example's store with `Book.pages` renamed `pageCount`; author A (UUID …55) wrote book T.
+    private func store() throws -> TemporaryProject {
+        let project = try swiftDataStore(editing: [(#"("pages", 300"#, #"("pageCount", 300"#)])
+        try project.database("app.store").write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO ZAUTHOR (Z_PK, Z_ENT, Z_OPT, ZNAME, ZID) VALUES
+                        (1, 1, 1, 'A', x'11111111222233334444555555555555'), (2, 1, 1, 'B', x'11111111222233334444555555555556');
+                    INSERT INTO ZBOOK (Z_PK, Z_ENT, Z_OPT, ZTITLE, ZID, ZPAGECOUNT, ZAUTHOR) VALUES
+                        (1, 2, 1, 'T', x'21111111222233334444555555555555', 5, 1);
+                    UPDATE Z_PRIMARYKEY SET Z_MAX = 2 WHERE Z_ENT = 1;
+                    UPDATE Z_PRIMARYKEY SET Z_MAX = 1 WHERE Z_ENT = 2;
+                    """)
+        }
+        return project
+    }
+
+    @Test func inspectShowsAttributeNamesAndRefsByTheTargetsKey() throws {
+        let project = try store()
+        let inspect = try project.seedkit("inspect", "app.store", "Book", "--format", "csv")
+        #expect(inspect.status == 0, "\(inspect)")
+        // CSV as RFC 4180 writes it: CRLF line ends.
+        #expect(
+            inspect.stdout
+                == "Z_PK,author,pageCount,published,title,id\r\n1,A,5,,T,21111111-2222-3333-4444-555555555555\r\n",
+            "\(inspect)")
+        // --raw: refs as stored.
+        let raw = try project.seedkit("inspect", "app.store", "Book", "--format", "csv", "--raw")
+        #expect(raw.stdout.hasSuffix("\r\n1,1,5,,T,21111111-2222-3333-4444-555555555555\r\n"), "\(raw)")
+    }
+
+    @Test func diffMatchesRowsByTheModelsKeyInItsTerms() throws {
+        let project = try store()
+        try FileManager.default.copyItem(atPath: project.path("app.store"), toPath: project.path("b.store"))
+        try project.database("b.store").write { db in
+            // The user's store numbered its rows otherwise: T is Z_PK 7 there, and moved to author B.
+            try db.execute(
+                sql: """
+                    UPDATE ZBOOK SET Z_PK = 7, ZPAGECOUNT = 6, ZAUTHOR = 2;
+                    INSERT INTO ZBOOK (Z_PK, Z_ENT, Z_OPT, ZTITLE, ZID, ZPAGECOUNT, ZAUTHOR) VALUES
+                        (8, 2, 1, 'U', x'21111111222233334444555555555556', 7, 1);
+                    """)
+        }
+        let diff = try project.seedkit("diff", "app.store", "b.store", "--table", "Book")
+        #expect(
+            diff.stdout == """
+                Book: 1 added, 0 removed, 1 changed (by title)
+                  + 'U'
+                  ~ 'T': author 'A' → 'B', pageCount 5 → 6
+
+                """, "\(diff)")
+    }
+}
