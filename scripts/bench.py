@@ -22,6 +22,10 @@ next to its peer in the same run (alternating, best of BENCH_REPEAT runs each, d
     every output format;
   * 1 inserted row into a 1M-row store, into one whose rows have a foreign key, and into a
     1 GB store, against sqlite3 running the one INSERT (BENCH_ONLY=migrate1);
+  * a table from a SQL query over a 1M-row CSV source, against the same rows as a fixture and
+    against sqlite3 importing into a staging table and running the same SELECT (BENCH_ONLY=query);
+  * a `.sql` migration of 200k INSERTs and 200k UPDATEs (seedkit counts through temporary
+    triggers), against sqlite3 running the same SQL in one transaction (BENCH_ONLY=sqlstep);
   * the app-launch path on an up-to-date store, in-process.
 Set BENCH_ROWS_BIG=5000000 to add the 5M-row runs (peak RSS must stay flat).
 """
@@ -457,6 +461,82 @@ def migration_case(store_rows, table):
         table.append((f"migrate +10k rows on {store_rows:,}-row store", name, 10_000, seconds, rss, cpu, seconds / base_time, goals.get(name, "")))
 
 
+def query_case(table):
+    """A table from a SQL query over a source (docs/reference.md, "Derived tables"): the 1M-row items
+    CSV read as a source and reshaped by a SELECT, against the same rows as a fixture and
+    against sqlite3 doing the same (.import into a staging table, INSERT … SELECT, DROP)."""
+    n = 1_000_000
+    csv_path = os.path.join(WORK, f"items-{n}.csv")
+    make_csv(csv_path, n)
+    os.sync()
+    select = ("SELECT title, author, price, pages, published FROM raw "
+              "WHERE title IS NOT NULL ORDER BY CAST(id AS INTEGER)")
+    project = seedkit_project("query", SCHEMA, "schema: schema.sql\noutput: ../out.sqlite\n"
+                              f"sources:\n  raw: {{ file: ../../items-{n}.csv }}\n"
+                              "tables:\n  items:\n    query: " + json.dumps(select) + "\n    key: title\n")
+    floor_db = os.path.join(WORK, "query-floor.sqlite")
+    floor_sql = ("PRAGMA journal_mode=OFF;\nPRAGMA synchronous=OFF;\n" + SCHEMA +
+                 f".import --csv {csv_path} raw\n"
+                 f"INSERT INTO items (title, author, price, pages, published) {select};\nDROP TABLE raw;\n")
+    results = {}
+    for _ in range(REPEAT):
+        for name in ["sqlite3: .import to staging, INSERT … SELECT", "seedkit build, query: over a source", "seedkit build, the same rows as a fixture"]:
+            if name.startswith("sqlite3"):
+                result = sqlite_script(floor_db, floor_sql, "query-floor.sql")
+            elif "query" in name:
+                result = build_in(project)
+            else:
+                result = seedkit_build(f"items-{n}.csv")[0]
+            results[name] = min(results.get(name, result), result)
+    count = subprocess.run(["sqlite3", os.path.join(project, "out.sqlite"), "SELECT count(*) FROM items"], capture_output=True, text=True).stdout.strip()
+    assert count == str(n), count
+    fresh(floor_db)
+    base = results["sqlite3: .import to staging, INSERT … SELECT"][0]
+    goals = {"seedkit build, query: over a source": "≤ 1.5×"}
+    for name, (seconds, rss, cpu) in results.items():
+        table.append(("1M rows from a query over a CSV source → typed table + UNIQUE index", name, n, seconds, rss, cpu, seconds / base, goals.get(name, "")))
+
+
+def sql_step_case(table):
+    """A `.sql` data migration (docs/releases.md): 200k INSERTs and 200k UPDATEs, counted through
+    seedkit's temporary triggers, against sqlite3 running the same statements in one transaction."""
+    n = 200_000
+    base = os.path.join(WORK, f"store-{n}.sqlite")
+    if not os.path.exists(base):
+        csv_path = os.path.join(WORK, f"items-{n}.csv")
+        make_csv(csv_path, n)
+        sqlite_import(csv_path, base)
+    mig = os.path.join(WORK, "mig-sql")
+    shutil.rmtree(mig, ignore_errors=True)
+    os.makedirs(mig)
+    statements = ("INSERT INTO items (title, author, price, pages, published) "
+                  "SELECT 'New ' || title, author, price, pages, published FROM items;\n"
+                  "UPDATE items SET price = price + 1 WHERE title NOT LIKE 'New %';\n")
+    with open(os.path.join(mig, "0001-double.sql"), "w") as f:
+        f.write(statements)
+    floor = os.path.join(WORK, "sql-step.sql")
+    with open(floor, "w") as f:
+        f.write("BEGIN IMMEDIATE;\n" + statements + "COMMIT;\n")
+    results = {}
+    for _ in range(REPEAT):
+        for name in ["sqlite3 CLI, the same SQL in one transaction", "seedkit migrate, .sql step (counted)"]:
+            store = os.path.join(WORK, "sql-step.sqlite")
+            fresh(store)
+            copy_synced(base, store)
+            if name.startswith("sqlite3"):
+                result = timed(["sqlite3", store], stdin=floor)
+            else:
+                result = timed([SEEDKIT, "migrate", store, "--migrations", mig, "--manifest", "none"])
+            results[name] = min(results.get(name, result), result)
+            count = subprocess.run(["sqlite3", store, "SELECT count(*) FROM items"], capture_output=True, text=True).stdout.strip()
+            assert int(count) == 2 * n, (name, count)
+    fresh(os.path.join(WORK, "sql-step.sqlite"))
+    floor_time = results["sqlite3 CLI, the same SQL in one transaction"][0]
+    goals = {"seedkit migrate, .sql step (counted)": "≤ 2.5×"}
+    for name, (seconds, rss, cpu) in results.items():
+        table.append((f".sql migration: {n:,} inserts + {n:,} updates", name, 2 * n, seconds, rss, cpu, seconds / floor_time, goals.get(name, "")))
+
+
 def copy_synced(source, destination):
     """A copy whose pages are on disk before the clock starts: otherwise the timed run's fsync at
     COMMIT writes back the whole freshly copied file (0.45 s for 1.2 GB), and times the copy."""
@@ -745,6 +825,14 @@ def main():
         one_row_migration_case(table)
         print_table(table)
         return
+    if ONLY == "query":  # a table from a query over a source, with its floor
+        query_case(table)
+        print_table(table)
+        return
+    if ONLY == "sqlstep":  # a .sql migration with its counting triggers, with its floor
+        sql_step_case(table)
+        print_table(table)
+        return
     n = 1_000_000
     csv1 = os.path.join(WORK, f"items-{n}.csv")
     print("generating data (cached in build/bench)…", file=sys.stderr)
@@ -791,12 +879,14 @@ def main():
     print("pattern rule and ref, 1M rows…", file=sys.stderr)
     pattern_cases(table)
     ref_seed = ref_case(table)
+    query_case(table)
     books_seed = os.path.join(WORK, "books-isbn-with", "out.sqlite")  # key isbn, assigned in id order
 
     print("migrations…", file=sys.stderr)
     store_size_cases(table)
     one_row_migration_case(table)
     big_migration_case(table)
+    sql_step_case(table)
 
     print("inspect and diff…", file=sys.stderr)
     inspect_and_diff(out, books_seed, table, ref_seed)
