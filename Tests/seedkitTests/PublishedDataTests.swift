@@ -485,6 +485,20 @@ import Testing
             "\(build)")
     }
 
+    /// A query that prepares but fails on a row (json_extract of text that is not JSON): the rows
+    /// are read as the build steps the query, so the failure comes mid-read. It is the same
+    /// manifest error as before, and no seed is written.
+    @Test func aQueryThatFailsOnARowIsAManifestErrorAndWritesNoSeed() throws {
+        let project = try currencies(
+            currencyQuery: "SELECT AlphabeticCode AS code, json_extract(Currency, '$.x') AS name FROM codes")
+        let build = try project.seedkit("build")
+        #expect(build.status == 2, "\(build)")
+        #expect(
+            build.stderr == "seeds/seedkit.yml (query of currency): error: the query failed: malformed JSON [2100]\n",
+            "\(build)")
+        #expect(!project.exists("build/seed.sqlite"))
+    }
+
     @Test func aDerivedTableReleasesLikeAFixture() throws {
         let project = try currencies()
         try #require(try project.seedkit("build", "--output", "seeds/releases/1.0.sqlite").status == 0)

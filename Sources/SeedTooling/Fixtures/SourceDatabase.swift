@@ -159,8 +159,6 @@ enum SourceDatabase {
 final class ScratchSources: @unchecked Sendable {
     let queue: DatabaseQueue
     private let path: String
-    private var tables = 0
-    private let lock = NSLock()
 
     init(manifest: String) throws(SeedError) {
         path =
@@ -186,77 +184,48 @@ final class ScratchSources: @unchecked Sendable {
         try? queue.close()
         for suffix in ["", "-journal", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
     }
-
-    /// A table name no source has, for a query's rows.
-    func nextTableName() -> String {
-        lock.lock()
-        defer { lock.unlock() }
-        tables += 1
-        return "seedkit query \(tables)"
-    }
 }
 
 /// The rows of a table's `query:` as fixture records: the result's columns name the fields, as
 /// a CSV header does; each row is a record whose "line" is its row number in the result. The
-/// rows are written once into a table of the scratch database and read back a batch at a time.
+/// query's statement is stepped a batch at a time as the build asks for rows: nothing is held but
+/// the batch (memory stays flat), and no row is written anywhere but the seed.
 struct QueryRecordSource: RecordSource {
     let columnNames: [String]
     private let queue: DatabaseQueue
-    private let table: String
-    /// Rows read back and not yet handed out, as records.
+    private let sql: String
+    /// The table's query as messages name it.
+    private let file: String
+    /// The query's statement, stepped across batches; released once the rows run out.
+    private let cursor: Cursor
+    /// Rows read and not yet handed out, as records.
     private var batch: [RawRecord] = []
     private var position = 0
-    private var last = 0
-    private var finished = false
+    private var rowsRead = 0
     /// The rows given, as a JSON fixture's records are hashed (``RecordHasher``), after the column names.
     private let hasher = RecordHasher()
     var contentHash: SHA256Box { hasher.flushed() }
     var bytesRead: Int { 0 }
 
+    /// Holds the prepared SELECT between batches; only ever stepped inside the scratch queue.
+    private final class Cursor: @unchecked Sendable {
+        var statement: Statement?
+        init(_ statement: Statement) { self.statement = statement }
+    }
+
     init(_ query: Manifest.Query, in scratch: ScratchSources, file: String) throws(SeedError) {
         queue = scratch.queue
-        table = quoteIdentifier(scratch.nextTableName())
+        sql = query.sql
+        self.file = file
         do {
-            columnNames = try queue.write { [table] db in
-                let select = try db.makeStatement(sql: query.sql)
-                let names = select.columnNames
-                var seen = Set<String>()
-                for name in names where !seen.insert(name.lowercasedName).inserted {
-                    throw SeedError(
-                        .configuration, file: file, "the query gives two columns named '\(name)': name each with AS")
-                }
-                // Untyped columns: the values are kept exactly as the query gives them (each
-                // result value bound as it is, sqlite3_bind_value).
-                try db.execute(sql: "CREATE TABLE \(table) (\(names.indices.map { "c\($0)" }.joined(separator: ", ")))")
-                let connection = db.sqliteConnection
-                var insert: OpaquePointer?
-                guard
-                    sqlite3_prepare_v2(
-                        connection, "INSERT INTO \(table) VALUES (\(names.map { _ in "?" }.joined(separator: ", ")))",
-                        -1, &insert, nil) == SQLITE_OK
-                else {
-                    throw DatabaseError(
-                        resultCode: ResultCode(rawValue: sqlite3_errcode(connection)),
-                        message: String(cString: sqlite3_errmsg(connection)))
-                }
-                defer { sqlite3_finalize(insert) }
-                let handle = select.sqliteStatement
-                defer { sqlite3_reset(handle) }
-                while true {
-                    let result = sqlite3_step(handle)
-                    if result == SQLITE_DONE { break }
-                    guard result == SQLITE_ROW else {
-                        throw DatabaseError(
-                            resultCode: ResultCode(rawValue: result),
-                            message: String(cString: sqlite3_errmsg(connection)))
-                    }
-                    for index in names.indices {
-                        sqlite3_bind_value(insert, Int32(index + 1), sqlite3_column_value(handle, Int32(index)))
-                    }
-                    try stepToEnd(insert, connection)
-                }
-                return names
+            let select = try queue.inDatabase { db in try db.makeStatement(sql: query.sql) }
+            var seen = Set<String>()
+            for name in select.columnNames where !seen.insert(name.lowercasedName).inserted {
+                throw SeedError(
+                    .configuration, file: file, "the query gives two columns named '\(name)': name each with AS")
             }
+            columnNames = select.columnNames
+            cursor = Cursor(select)
         } catch let error as SeedError {
             throw error
         } catch {
@@ -272,15 +241,19 @@ struct QueryRecordSource: RecordSource {
         hasher.add(names)
     }
 
+    /// Row `number` (1-based) of the result as the store holds its values, or nil: the query run again
+    /// (a diagnostic's row only, so the cost is the query's, once per diagnostic).
+    private func row(_ number: Int) -> [DatabaseValue]? {
+        try? queue.inDatabase { db in
+            try Row.fetchOne(
+                db, sql: "SELECT * FROM (\(sql)) LIMIT 1 OFFSET ?", arguments: [max(0, number - 1)]
+            ).map { Array($0.databaseValues) }
+        } ?? nil
+    }
+
     /// How row `number` (1-based) names its key: `code 'ALL'`, from the fields named `fields`; nil when it has none of them.
     func describeKey(row number: Int, fields: [String]) -> String? {
-        guard
-            let values = try? queue.read({ db in
-                try Row.fetchOne(db, sql: "SELECT * FROM \(table) WHERE rowid = ?", arguments: [number]).map {
-                    Array($0.databaseValues)
-                }
-            }) ?? nil
-        else { return nil }
+        guard let values = row(number) else { return nil }
         let parts = fields.compactMap { field -> String? in
             guard let index = columnNames.firstIndex(where: { $0.isSameName(as: field) }), index < values.count else {
                 return nil
@@ -300,38 +273,34 @@ struct QueryRecordSource: RecordSource {
 
     mutating func next(_ record: inout RawRecord, diagnostics: inout [Diagnostic]) throws(SeedError) -> Bool {
         if position == batch.count {
-            guard !finished else { return false }
+            guard cursor.statement != nil else { return false }
             do {
-                batch = try queue.read { [table, last, width = columnNames.count] db in
+                batch = try queue.inDatabase { [cursor, first = rowsRead, width = columnNames.count] db in
+                    guard let handle = cursor.statement?.sqliteStatement else { return [] }
                     let connection = db.sqliteConnection
-                    var statement: OpaquePointer?
-                    guard
-                        sqlite3_prepare_v2(
-                            connection, "SELECT rowid, * FROM \(table) WHERE rowid > ?1 ORDER BY rowid LIMIT 4096", -1,
-                            &statement, nil) == SQLITE_OK
-                    else {
-                        throw DatabaseError(
-                            resultCode: ResultCode(rawValue: sqlite3_errcode(connection)),
-                            message: String(cString: sqlite3_errmsg(connection)))
-                    }
-                    defer { sqlite3_finalize(statement) }
-                    sqlite3_bind_int64(statement, 1, Int64(last))
                     var records: [RawRecord] = []
-                    while true {
-                        let result = sqlite3_step(statement)
-                        if result == SQLITE_DONE { break }
+                    records.reserveCapacity(4096)
+                    while records.count < 4096 {
+                        let result = sqlite3_step(handle)
+                        if result == SQLITE_DONE {
+                            cursor.statement = nil
+                            break
+                        }
                         guard result == SQLITE_ROW else {
-                            throw DatabaseError(
+                            let error = DatabaseError(
                                 resultCode: ResultCode(rawValue: result),
                                 message: String(cString: sqlite3_errmsg(connection)))
+                            cursor.statement = nil
+                            throw error
                         }
                         var row = RawRecord()
-                        row.line = Int(sqlite3_column_int64(statement, 0))
+                        row.line = first + records.count + 1
                         for column in 0..<width {
-                            let index = Int32(column + 1)
+                            let index = Int32(column)
                             let start = row.bytes.count
+                            let type = sqlite3_column_type(handle, index)
                             let kind: RawRecord.Kind
-                            switch sqlite3_column_type(statement, index) {
+                            switch type {
                             case SQLITE_NULL: kind = .null
                             case SQLITE_INTEGER: kind = .integer
                             case SQLITE_FLOAT: kind = .real
@@ -339,12 +308,11 @@ struct QueryRecordSource: RecordSource {
                             }
                             if kind != .null {
                                 // SQLite's own text of the value (a real as SQLite renders it); a blob's bytes as they are.
-                                let blob = sqlite3_column_type(statement, index) == SQLITE_BLOB
                                 let pointer =
-                                    blob
-                                    ? sqlite3_column_blob(statement, index)
-                                    : UnsafeRawPointer(sqlite3_column_text(statement, index))
-                                let count = Int(sqlite3_column_bytes(statement, index))
+                                    type == SQLITE_BLOB
+                                    ? sqlite3_column_blob(handle, index)
+                                    : UnsafeRawPointer(sqlite3_column_text(handle, index))
+                                let count = Int(sqlite3_column_bytes(handle, index))
                                 if let pointer, count > 0 {
                                     row.bytes.append(contentsOf: UnsafeRawBufferPointer(start: pointer, count: count))
                                 }
@@ -357,14 +325,12 @@ struct QueryRecordSource: RecordSource {
                 }
             } catch {
                 throw SeedError(
-                    .io,
-                    "cannot read the query's rows back from the scratch database: \((error as? DatabaseError)?.message ?? "\(error)")"
-                )
+                    .configuration, file: file,
+                    "the query failed: \((error as? DatabaseError)?.message ?? "\(error)")")
             }
             position = 0
-            if batch.count < 4096 { finished = true }
-            guard let final = batch.last else { return false }
-            last = final.line
+            rowsRead += batch.count
+            if batch.isEmpty { return false }
         }
         swap(&record, &batch[position])
         position += 1
