@@ -27,6 +27,25 @@ import Testing
         )
     }
 
+    /// A table whose fixture is refused whole (here a header field the table lacks) has no row in:
+    /// every ref to it used to be reported as its own typo (`category_id 'Fiction' matches no
+    /// categories.name`, one per row: 96 lines on a real SwiftData store's project for two
+    /// refused fixtures). Now the refusal is said, and each table's refs to it once, counted.
+    @Test func refsToATableWhoseFixtureIsRefusedAreSaidOnceNotRowByRow() throws {
+        let project = try TemporaryProject()
+        try project.write("seeds/data/categories.csv", "nam\nFiction\nBiography\n")
+        let result = try project.seedkit("build", "--migrations", "none")
+        #expect(result.status == 1, "\(result)")
+        #expect(
+            result.stderrLines == [
+                "seeds/data/categories.csv:1: error: name is part of the natural key of categories, but the header has no such column [1570]",
+                "seeds/data/categories.csv:1: error: name is required, but the header has no such column [1570]",
+                "seeds/data/categories.csv:1:1: error: column 'nam' names no column of table categories (it has id, name); map it with columns: or skip it with ignore: [2020]",
+                "seeds/data/books.csv: error: category_id: 3 refs to categories not checked: the fixture of categories was refused (its error above), so none of its rows is in [2030]",
+            ], "\(result)")
+        #expect(!project.exists("build/seed.sqlite"))
+    }
+
     @Test func unknownTableAndColumnsInTheManifest() throws {
         let project = try TemporaryProject()
         try project.write(

@@ -16,6 +16,36 @@ final class Deferral {
     func isWaiting(_ table: String) -> Bool { (parked[table]?.count ?? 0) > 0 }
 
     var waiting: Int { parked.values.reduce(0) { $0 + $1.count } }
+
+    /// Tables whose fixture was refused whole (a header or a file the build cannot read): none of
+    /// their rows is in, so a ref to one of them is not a typo of its own and is not reported row
+    /// by row; each table's refs to it are counted (``uncheckedRefs``) and said once.
+    var refused: Set<String> = []
+    private var unchecked: [String: (file: String, table: String, field: String, parent: String, count: Int)] = [:]
+    private var uncheckedOrder: [String] = []
+
+    /// Whether a miss of a ref to `parent` is left unreported, counting it.
+    func leavesUnchecked(file: String, table: String, field: String, parent: String) -> Bool {
+        guard refused.contains(parent) else { return false }
+        let id = [file, table, field, parent].joined(separator: "\u{0}")
+        if unchecked[id] == nil {
+            unchecked[id] = (file, table, field, parent, 0)
+            uncheckedOrder.append(id)
+        }
+        unchecked[id]?.count += 1
+        return true
+    }
+
+    /// One diagnostic per table and ref whose misses were left unreported.
+    var uncheckedRefs: [Diagnostic] {
+        uncheckedOrder.compactMap { unchecked[$0] }.map { entry in
+            Diagnostic(
+                file: entry.file, code: .unresolvedReference,
+                message:
+                    "\(entry.field): \(entry.count) ref\(entry.count == 1 ? "" : "s") to \(entry.parent) not checked: the fixture of \(entry.parent) was refused (its error above), so none of its rows is in",
+                table: entry.table)
+        }
+    }
 }
 
 extension SeedBuilder {
@@ -38,6 +68,7 @@ extension SeedBuilder {
                 guard let parked = deferral.parked[count.name], parked.count > 0 else { continue }
                 let plan = parked.plan
                 let loader = try TableLoader(db: db, plan: plan, file: plan.config.displayFile)
+                loader.deferral = deferral
                 if final {
                     loader.insertsUnresolved = false
                     loader.explainMiss = { slot, key, line in

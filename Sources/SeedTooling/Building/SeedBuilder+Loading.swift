@@ -37,6 +37,7 @@ extension SeedBuilder {
         case .success(let opened): source = opened
         case .failure(let error) where error.kind == .invalidData:
             diagnostics += error.diagnostics
+            deferral.refused.insert(config.name)
             return (0, [])
         case .failure(let error): throw error
         }
@@ -63,6 +64,7 @@ extension SeedBuilder {
                                 "columns: \(column): \(pointer): no record of \(file) holds this path (\(records) records read), so table \(config.name) would get no \(column) from it; check the path against a record"
                         ))
                 }
+                deferral.refused.insert(config.name)
                 return (0, [])
             }
         }
@@ -70,7 +72,10 @@ extension SeedBuilder {
             let plan = complete(
                 plan, columns: source.columnNames, isJSON: config.reading.format.isJSON, file: file,
                 diagnostics: &diagnostics)
-        else { return (0, []) }
+        else {
+            deferral.refused.insert(config.name)
+            return (0, [])
+        }
         let fileSize = config.query != nil ? 0 : FileFacts.size(config.file.path) ?? 0
 
         let width = plan.bound.count
@@ -82,6 +87,7 @@ extension SeedBuilder {
         let loader: TableLoader
         do {
             loader = try TableLoader(db: db, plan: plan, file: file)
+            loader.deferral = deferral
             if plan.bound.contains(where: { $0.reference != nil }) {
                 let parked = try ParkedRows(db: db, plan: plan, number: index)
                 deferral.parked[plan.config.name] = parked

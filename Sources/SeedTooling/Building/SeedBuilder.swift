@@ -285,7 +285,7 @@ public struct SeedBuilder: Sendable {
             contentHash.update(hash)
         }
         try insertParked(deferral, db: db, counts: &counts, diagnostics: &diagnostics)
-        diagnostics = inFileOrder(diagnostics, plans: plans)
+        diagnostics = inFileOrder(diagnostics, plans: plans) + deferral.uncheckedRefs
         diagnostics += try MigrationReferences.unresolved(in: migrations, tables: manifest.specs, dialect: dialect) {
             table, column, value in
             try Self.exists(table: table, column: column, value: value, plans: plans, db: db)

@@ -55,6 +55,8 @@ final class TableLoader {
     var inserted: ((_ batch: RecordBatch, _ record: Int) -> Void)?
     /// A better message for a ref that stays unresolved (a cycle), by slot and key.
     var explainMiss: ((_ slot: Int, _ key: SQLValue, _ line: Int) throws -> String?)?
+    /// The build's deferral: a miss of a ref to a table it says was refused is counted there, not reported.
+    var deferral: Deferral?
     /// A NUL byte that lives as long as the process, to bind empty strings.
     nonisolated(unsafe) private static let emptyText: UnsafePointer<CChar>? = {
         let pointer = UnsafeMutablePointer<CChar>.allocate(capacity: 1)
@@ -402,6 +404,11 @@ final class TableLoader {
     {
         for slot in plan.bound.indices where slots & (1 << UInt64(min(slot, 63))) != 0 && lookups[slot] != nil {
             let bound = plan.bound[slot]
+            if let parent = bound.reference?.spec.table,
+                deferral?.leavesUnchecked(file: file, table: plan.table.name, field: bound.name, parent: parent) == true
+            {
+                continue
+            }
             let key = batch.value(record: record, slot: slot)
             let reference = bound.reference.map { "\($0.spec)" } ?? "the parent"
             let message =
