@@ -111,15 +111,22 @@ import Testing
         #expect(result.stdout.isEmpty, "\(result)")
     }
 
-    /// A refusal comes before any work: a migrate asked for a format it does not print
-    /// writes nothing. (Every format migrate knows it prints; a name it does not know is refused.)
-    @Test func aRefusedFormatIsRefusedBeforeTheStoreIsTouched() throws {
+    /// A refusal comes before any work: a migrate given a format name it does not print
+    /// (`yaml`) writes nothing, and a build asked for rows writes no seed.
+    @Test func aRefusedFormatIsRefusedBeforeAnythingIsWritten() throws {
         let project = try Self.project()
         let before = project.sha256("user.sqlite")
-        let result = try project.seedkit("migrate", "user.sqlite", "--format", "html")
-        #expect(result.status == 2, "\(result)")
+        let migrate = try project.seedkit("migrate", "user.sqlite", "--format", "yaml")
+        #expect(migrate.status == 2, "\(migrate)")
+        #expect(migrate.stdout.isEmpty, "\(migrate)")
         #expect(project.sha256("user.sqlite") == before)
         #expect(!project.exists("user.sqlite-journal") && !project.exists("user.sqlite-wal"))
+        let build = try project.seedkit("build", "--output", "fresh.sqlite", "--format", "markdown")
+        #expect(build.status == 2, "\(build)")
+        #expect(
+            build.stderr.contains("--format markdown is not one this command prints; it prints human, json, github"),
+            "\(build)")
+        #expect(!project.exists("fresh.sqlite") && project.listing("build").filter { $0.contains("fresh") }.isEmpty)
     }
 
     /// The help of each command lists the formats it prints.
@@ -129,7 +136,9 @@ import Testing
             let help = try project.seedkit(command.arguments[0], "--help")
             let flat = help.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
             #expect(
-                flat.contains("Output format: \(command.prints.joined(separator: ", ")) (default: human;"),
+                flat.contains(
+                    "Output format: \(command.prints.joined(separator: ", ")) (docs/reference.md#output-formats). (default: human)"
+                ),
                 "\(command.arguments[0]): \(help)")
         }
     }
