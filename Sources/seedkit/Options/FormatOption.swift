@@ -8,7 +8,9 @@ import SeedTooling
 /// is refused before the command runs (exit 2, naming the formats it offers); an older
 /// spelling (`table`) selects its format.
 struct FormatOption<R: Report>: ParsableArguments {
-    @Option(name: .customLong("format"), help: ArgumentHelp(FormatOption<R>.help, valueName: "format"))
+    @Option(
+        name: .customLong("format"), help: ArgumentHelp(FormatOption<R>.help, valueName: "format"),
+        completion: .list(OutputFormat.formats(for: R.self).map(\.name)))
     var name = OutputFormat.human.name
 
     static var help: String {
