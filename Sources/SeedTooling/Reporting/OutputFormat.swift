@@ -1,3 +1,5 @@
+import SeedRuntime
+
 /// One way of printing a command's report, chosen with `--format NAME`: the same set, with the
 /// same meaning, on every command (docs/reference.md#output-formats).
 ///
@@ -160,4 +162,10 @@ public struct ReportOutput {
         self.note = note
         self.warning = warning
     }
+}
+
+extension ReportOutput {
+    /// Writes one line for people, then a newline: every character a terminal acts on is escaped
+    /// (`\x1b`, `\r`, `\n`), since what a store, a file or a path holds must not act on it.
+    public func line(_ text: String) { write(text.escapingControls() + "\n") }
 }

@@ -117,6 +117,37 @@ import Testing
         )
     }
 
+    /// Annotations are text for people too (a CI log shows colours, a terminal acts on escapes):
+    /// what a store names is escaped in them as in the human lines, in every report.
+    @Test func annotationsEscapeWhatAStoreHoldsAsTheHumanLinesDo() throws {
+        let project = try TemporaryProject(bookStore: false)
+        let queue = try project.database("hostile.sqlite")
+        try queue.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA foreign_keys = OFF")
+            try db.execute(sql: "CREATE TABLE p (id INTEGER PRIMARY KEY)")
+            try db.execute(
+                sql: "CREATE TABLE \"c\u{1B}[31m\r\" (id INTEGER PRIMARY KEY, p_id INTEGER REFERENCES p(id))")
+            try db.execute(sql: "INSERT INTO \"c\u{1B}[31m\r\" VALUES (1, 99)")
+        }
+        let findings = try queue.read { db in try StoreVerifier.verify(db, manifest: nil) }
+        #expect(findings.count == 1)
+        let report = VerifyReport(
+            store: "hostile\u{7}.sqlite", findings: findings, integrity: .full, checkedRules: false)
+        let annotated = OutputFormat.github.rendered(report)
+        #expect(!annotated.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, "\(annotated.debugDescription)")
+        #expect(
+            annotated.hasPrefix(
+                "::error file=hostile\\x07.sqlite,title=seedkit 2030::c\\x1b[31m\\r[1]: references a missing row of p [2030]\n"
+            ), "\(annotated.debugDescription)")
+        #expect(OutputFormat.human.rendered(report).hasSuffix("hostile\\x07.sqlite: 1 problem\n"))
+        let diagnostics = DiagnosticsReport([
+            Diagnostic(file: "a\u{1B}.csv", code: .typeMismatch, message: "x\u{1B}[2J\ny")
+        ])
+        #expect(
+            OutputFormat.github.rendered(diagnostics)
+                == "::error file=a\\x1b.csv,title=seedkit 2010::x\\x1b[2J%0Ay [2010]\n")
+    }
+
     /// A new format is one value: declared here, it prints every report that has rows, and no command changes.
     @Test func aFormatDeclaredOnceRendersEveryReportWithRows() throws {
         let tsv = OutputFormat(name: "tsv", view: .rows, isForPeople: false) { report, output in

@@ -42,9 +42,13 @@ public struct GitHubAnnotation: Sendable {
         return "::\(command) \(properties.joined(separator: ","))::\(Self.escapeData(message))\n"
     }
 
+    /// A CI log shows colours and a terminal acts on escapes: what a store or a file names is
+    /// escaped as in every line for people; then `%`, CR and LF as the runner reads them.
     private static func escapeData(_ text: String) -> String {
-        text.replacingOccurrences(of: "%", with: "%25").replacingOccurrences(of: "\r", with: "%0D")
-            .replacingOccurrences(of: "\n", with: "%0A")
+        text.escapingControls(keepingNewlines: true).replacingOccurrences(of: "%", with: "%25").replacingOccurrences(
+            of: "\r", with: "%0D"
+        )
+        .replacingOccurrences(of: "\n", with: "%0A")
     }
 
     private static func escapeProperty(_ text: String) -> String {

@@ -23,7 +23,7 @@ public struct BuildReport: Report {
     public static let views: Set<ReportView> = [.text, .document, .annotated]
 
     public func writeText(to out: ReportOutput) {
-        func line(_ text: String) { out.write(text + "\n") }
+        let line = out.line
         switch result {
         case .checked(let fresh):
             line(fresh ? "\(output) is up to date" : "\(output) is stale: run seedkit build")

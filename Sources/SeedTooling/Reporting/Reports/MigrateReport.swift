@@ -29,7 +29,7 @@ public struct MigrateReport: Report {
     public func writeAnnotated(to output: ReportOutput) { write(to: output, annotated: true) }
 
     private func write(to output: ReportOutput, annotated: Bool) {
-        func line(_ text: String) { output.write(text + "\n") }
+        let line = output.line
         if let backup { line("backed up \(store) to \(backup)") }
         guard !report.migrations.isEmpty else {
             line("\(store) is up to date: no pending migrations")

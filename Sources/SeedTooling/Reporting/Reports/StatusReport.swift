@@ -22,16 +22,16 @@ public struct StatusReport: Report {
     public func writeAnnotated(to output: ReportOutput) { write(to: output, annotated: true) }
 
     private func write(to output: ReportOutput, annotated: Bool) {
-        if states.isEmpty { output.write("the folder \(folder) has no migrations, and \(store) records none\n") }
+        if states.isEmpty { output.line("the folder \(folder) has no migrations, and \(store) records none") }
         for state in states {
             let (id, detail) = Self.describe(state)
             if annotated, state.refusesTheStore {
                 output.write(
                     GitHubAnnotation(file: store, title: "seedkit status", "\(id) \(state.label): \(detail)").text)
             }
-            output.write(
+            output.line(
                 "\(id.padding(toLength: max(id.count, 28), withPad: " ", startingAt: 0))  \(state.label.padding(toLength: 9, withPad: " ", startingAt: 0))  \(detail)"
-                    .trimmingCharacters(in: .whitespaces).escapingControls() + "\n")
+                    .trimmingCharacters(in: .whitespaces))
         }
     }
 

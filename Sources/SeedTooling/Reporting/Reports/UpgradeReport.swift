@@ -15,7 +15,7 @@ public struct UpgradeReport: Report {
     public func writeAnnotated(to output: ReportOutput) { write(to: output, annotated: true) }
 
     private func write(to output: ReportOutput, annotated: Bool) {
-        func line(_ text: String) { output.write(text + "\n") }
+        let line = output.line
         for outcome in outcomes {
             if let failure = outcome.failure {
                 line(

@@ -37,15 +37,13 @@ public struct VerifyReport: Report {
                         "\(place.isEmpty ? "" : place + ": ")\(finding.message) [\(finding.code.rawValue)]"
                     ).text)
             }
-            // Names, keys and values come from the store: nothing in them may act on a terminal.
-            output.write(
-                "\(store): \(place.isEmpty ? "" : place + ": ")\(finding.message) [\(finding.code.rawValue)]"
-                    .escapingControls() + "\n")
+            // Names, keys and values come from the store: a line for people escapes them.
+            output.line("\(store): \(place.isEmpty ? "" : place + ": ")\(finding.message) [\(finding.code.rawValue)]")
         }
-        output.write(
-            (findings.isEmpty
+        output.line(
+            findings.isEmpty
                 ? "\(store): ok (\(integrity.summary), foreign keys\(checkedRules ? ", rules and checks" : ""))"
-                : "\(store): \(findings.count) problem\(findings.count == 1 ? "" : "s")") + "\n")
+                : "\(store): \(findings.count) problem\(findings.count == 1 ? "" : "s")")
     }
 
     /// One row per problem: table, key, column, code, message.
