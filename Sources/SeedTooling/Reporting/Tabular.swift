@@ -1,7 +1,8 @@
 import Foundation
 public import SeedRuntime
 
-/// Rows to print: column names and values, plus how many rows were left out.
+/// Rows to print: column names and values, plus how many rows were left out. Every format
+/// that prints rows (csv, markdown) prints a report's ``Report/tabular``.
 public struct Tabular: Sendable {
     public var columns: [String]
     public var rows: [[SQLValue]]
@@ -15,28 +16,6 @@ public struct Tabular: Sendable {
         self.columns = columns
         self.rows = rows
         self.omitted = omitted
-    }
-}
-
-/// How rows are printed (`--format table|json|csv|markdown`). One small type per format, in
-/// `ReportFormats/`; adding a format touches one file.
-public protocol ReportFormat: Sendable {
-    /// Renders `tabular` as text ending in a newline.
-    func render(_ tabular: Tabular) -> String
-}
-
-/// The formats by name.
-public enum ReportFormatName: String, Sendable, CaseIterable {
-    case table, json, csv, markdown
-
-    /// The renderer; `terminal` lets the table format cut long text and use colour.
-    public func format(terminal: Bool, color: Bool) -> any ReportFormat {
-        switch self {
-        case .table: return TableFormat(truncate: terminal, color: color)
-        case .json: return JSONRowsFormat()
-        case .csv: return CSVFormat()
-        case .markdown: return MarkdownFormat()
-        }
     }
 }
 

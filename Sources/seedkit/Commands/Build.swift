@@ -32,7 +32,7 @@ extension SeedTool {
                 "Write history into a template mirrored to CloudKit (ANSCK… tables), refused by default: every device would export the seed's rows."
         )
         var allowCloudkit = false
-        @OptionGroup var format: DiagnosticFormatOption
+        @OptionGroup var format: FormatOption<BuildReport>
 
         func run() throws {
             try reporting(format.format) {
@@ -63,12 +63,7 @@ extension SeedTool {
                     do { fresh = try builder.isUpToDate(target) } catch {
                         throw Self.unwritten(error, output: shownTarget, check: true)
                     }
-                    if format.format == .json {
-                        print(
-                            JSONOutput.render(.object([("output", .string(shownTarget)), ("upToDate", .bool(fresh))])))
-                    } else {
-                        print(fresh ? "\(shownTarget) is up to date" : "\(shownTarget) is stale: run seedkit build")
-                    }
+                    Output.render(BuildReport(output: shownTarget, .checked(upToDate: fresh)), format.format)
                     if !fresh { throw ExitCode(1) }
                     return
                 }
@@ -84,7 +79,8 @@ extension SeedTool {
                 }
                 Output.completedWork = "built \(shownTarget)"
                 bar.finish()
-                printSummary(summary, target: shownTarget, migrations: migrations)
+                Output.render(
+                    BuildReport(output: shownTarget, .built(summary, migrations: migrations.map(\.id))), format.format)
             }
         }
 
@@ -105,43 +101,6 @@ extension SeedTool {
                     }
                     return diagnostic
                 })
-        }
-
-        private func printSummary(_ summary: SeedBuilder.Summary, target: String, migrations: [Migration]) {
-            switch format.format {
-            case .json:
-                print(
-                    JSONOutput.render(
-                        .object([
-                            ("output", .string(target)),
-                            ("bytes", .int(summary.bytes)),
-                            ("seconds", .double((summary.seconds * 1000).rounded() / 1000)),
-                            ("contentHash", .string(summary.contentHash)),
-                            (
-                                "tables",
-                                .array(
-                                    summary.tables.map {
-                                        .object([("name", .string($0.name)), ("rows", .int($0.rows))])
-                                    })
-                            ),
-                            ("migrations", .array(migrations.map { .string($0.id) })),
-                        ])))
-            case .human, .github:
-                let rows = summary.tables.reduce(0) { $0 + $1.rows }
-                print(
-                    "built \(target): \(summary.tables.count) table\(summary.tables.count == 1 ? "" : "s"), \(rows.grouped) row\(rows == 1 ? "" : "s"), \(summary.bytes.byteSize), \(String(format: "%.2f", summary.seconds)) s"
-                )
-                let width = max(summary.tables.map(\.name.count).max() ?? 0, 10)
-                for table in summary.tables {
-                    print(
-                        "  \(table.name.padding(toLength: width, withPad: " ", startingAt: 0))  \(table.rows.grouped.leftPadded(8)) row\(table.rows == 1 ? "" : "s")"
-                    )
-                }
-                if !migrations.isEmpty {
-                    print("  contains migrations \(migrations.map(\.id).joined(separator: ", "))")
-                }
-                print("  content hash \(summary.contentHash)")
-            }
         }
     }
 }
@@ -170,37 +129,6 @@ final class ProgressBar: @unchecked Sendable {
 
     func finish() {
         if drawn { Output.standardError(raw: "\r\u{1B}[2K") }
-    }
-}
-
-extension Int {
-    /// 1,234,567.
-    var grouped: String {
-        let digits = String(self.magnitude)
-        var out = ""
-        for (index, character) in digits.enumerated() {
-            if index > 0 && (digits.count - index) % 3 == 0 { out.append(",") }
-            out.append(character)
-        }
-        return (self < 0 ? "-" : "") + out
-    }
-
-    /// 12.3 KB.
-    var byteSize: String {
-        let units = ["bytes", "KB", "MB", "GB"]
-        var value = Double(self)
-        var unit = 0
-        while value >= 1024 && unit < units.count - 1 {
-            value /= 1024
-            unit += 1
-        }
-        return unit == 0 ? "\(self) bytes" : String(format: "%.1f %@", value, units[unit])
-    }
-}
-
-extension String {
-    func leftPadded(_ width: Int) -> String {
-        count >= width ? self : String(repeating: " ", count: width - count) + self
     }
 }
 

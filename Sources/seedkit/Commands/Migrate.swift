@@ -30,7 +30,7 @@ extension SeedTool {
         @Flag(
             name: .long,
             help:
-                "List every row in the report (by default the first \(MigrationReportPrinter.rowsPerKind) inserted, updated, deleted and up-to-date rows per migration; a row not applied is always listed)."
+                "List every row in the report (by default the first \(MigrateReport.rowsPerKind) inserted, updated, deleted and up-to-date rows per migration; a row not applied is always listed)."
         )
         var verbose = false
         @Flag(
@@ -52,7 +52,7 @@ extension SeedTool {
         )
         var checkWholeStore = false
         @OptionGroup var busy: BusyTimeoutOption
-        @OptionGroup var format: DiagnosticFormatOption
+        @OptionGroup var format: FormatOption<MigrateReport>
 
         func validate() throws {
             if dryRun && backup != nil {
@@ -88,8 +88,8 @@ extension SeedTool {
                 // a big data update's file is read while the manifest is read and the store opened
                 migrator.readAhead()
                 var options = SeedMigrator.Options(onConflict: onConflict)
-                // The human report lists a sample of each kind: the run keeps no more (JSON lists every row).
-                options.eventsPerKind = verbose || format.format == .json ? nil : MigrationReportPrinter.rowsPerKind
+                // A report for people lists a sample of each kind: the run keeps no more (JSON and CSV list every row).
+                options.eventsPerKind = verbose || !format.format.isForPeople ? nil : MigrateReport.rowsPerKind
                 options.allowsMissingHistory = withoutHistory
                 options.allowsCloudKit = allowCloudkit
                 if checkWholeStore { options.storeCheck = .whole }
@@ -137,7 +137,8 @@ extension SeedTool {
                     Output.completedWork =
                         "\(store): \(report.migrations.count) migration\(report.migrations.count == 1 ? "" : "s") applied"
                 }
-                MigrationReportPrinter(format: format.format).print(report, store: store, backup: dryRun ? nil : backup)
+                Output.render(
+                    MigrateReport(report, store: store, backup: dryRun ? nil : backup), format.format, about: store)
             }
         }
 
@@ -235,159 +236,5 @@ extension SeedTool {
         private static func removeDatabaseFiles(_ url: URL) {
             for suffix in ["", "-journal", "-wal", "-shm"] { unlink(url.path + suffix) }
         }
-    }
-}
-
-/// Prints a migration report: a line per migration with its counts, then the rows the run kept
-/// (``rowsPerKind`` of each kind it applied, unless `--verbose`; every row it did not apply), and
-/// how many more it only counted. JSON lists every row (the run keeps them all).
-struct MigrationReportPrinter {
-    var format: DiagnosticFormat
-
-    /// How many rows of each kind it applied a migration keeps and lists without `--verbose` (a
-    /// 100,000-row data update is a count and a sample, not 100,000 lines).
-    static let rowsPerKind = 20
-
-    func print(_ report: MigrationReport, store: String, backup: String?) {
-        switch format {
-        case .json:
-            seedkit.print(
-                JSONOutput.render(
-                    .object([
-                        ("store", .string(store)),
-                        ("dryRun", .bool(report.dryRun)),
-                        ("backup", backup.map { .string($0) } ?? .null),
-                        (
-                            "migrations",
-                            .array(
-                                report.migrations.map { outcome in
-                                    .object([
-                                        ("number", .int(outcome.number)),
-                                        ("name", .string(outcome.name)),
-                                        ("file", .string(outcome.file)),
-                                        ("id", .string(outcome.id)),
-                                        ("changedRows", outcome.changedRows.map { .int($0) } ?? .null),
-                                        ("events", .array(outcome.events.map(Self.json))),
-                                    ])
-                                })
-                        ),
-                    ])))
-        case .human, .github:
-            if let backup { seedkit.print("backed up \(store) to \(backup)") }
-            guard !report.migrations.isEmpty else {
-                seedkit.print("\(store) is up to date: no pending migrations")
-                return
-            }
-            let verb = report.dryRun ? "would apply" : "applied"
-            for outcome in report.migrations {
-                let id = outcome.id
-                let counts = RowEvent.Kind.allCounted.compactMap { kind -> String? in
-                    let count = outcome.count(kind)
-                    return count > 0 ? "\(count) \(kind.rawValue)" : nil
-                }
-                if let changed = outcome.changedRows {
-                    seedkit.print(
-                        "\(verb) \(id): SQL \(report.dryRun ? "would change" : "changed") \(changed) row\(changed == 1 ? "" : "s")"
-                    )
-                } else {
-                    seedkit.print(
-                        "\(verb) \(id): \(counts.isEmpty ? "no row changes" : counts.joined(separator: ", "))")
-                }
-                for event in outcome.events {
-                    if event.kind == .sql {
-                        seedkit.print(
-                            "  \("sql".padding(toLength: 15, withPad: " ", startingAt: 0)) \(event.table): \(event.detail)"
-                                .escapingControls())
-                        continue
-                    }
-                    StandardOutput.shared.write(
-                        "  \(event.kind.paddedLabel) \(event.table.escapingControls()) \(event.keyDescription)\(event.kind == .inserted || event.kind == .deleted ? "" : ": " + event.detail.escapingControls())\n"
-                    )
-                }
-                // The run kept a sample of what it applied (SeedMigrator.Options.eventsPerKind): the rest is counted.
-                let unlisted = RowEvent.Kind.allCounted.compactMap { kind in
-                    outcome.unlisted[kind].map { "\($0) more \(kind.rawValue)" }
-                }
-                if !unlisted.isEmpty {
-                    seedkit.print("  … \(unlisted.joined(separator: ", ")) (--verbose lists every row)")
-                }
-            }
-            let attention = report.attention.map { event in
-                Diagnostic(
-                    file: event.file, line: event.line, severity: .warning,
-                    code: event.kind == .deleteDenied ? .deleteDenied : .conflict,
-                    message:
-                        "\(event.kind == .deleteDenied ? "delete denied" : "conflict") on \(event.table) \(event.keyDescription): \(event.detail)",
-                    table: event.table)
-            }
-            if !attention.isEmpty { Output.diagnostics(attention, format: format) }
-            seedkit.print(
-                report.dryRun
-                    ? "dry run: nothing was written to \(store)"
-                    : "\(store): \(report.migrations.count) migration\(report.migrations.count == 1 ? "" : "s") applied"
-            )
-        }
-    }
-}
-
-extension MigrationReportPrinter {
-    /// An event as JSON: its kind, table, key (column → value, refs with their parent's key), changes, detail and line.
-    static func json(_ event: RowEvent) -> JSONOutput {
-        func value(_ value: SQLValue?) -> JSONOutput {
-            switch value {
-            case nil, .null?: return .null
-            case .integer(let number)?: return .int(Int(number))
-            case .real(let number)?: return .double(number)
-            case .text(let text)?: return .string(text)
-            case .blob(let bytes)?: return .string(SQLValue.blob(bytes).sqlLiteral)
-            }
-        }
-        // A ref carries both: {"key": the parent's natural key, "id": the value stored}.
-        func value(_ stored: SQLValue?, parent: RowEvent.Reference?) -> JSONOutput {
-            guard let parent, let stored else { return value(stored) }
-            return .object([("key", value(parent.value)), ("id", value(stored))])
-        }
-        return .object([
-            ("kind", .string(event.kind.rawValue)), ("table", .string(event.table)),
-            ("key", .object(event.key.map { ($0.column, value($0.value, parent: $0.parent)) })),
-            (
-                "keyParents",
-                .object(
-                    event.key.compactMap { part in
-                        part.parent.map {
-                            (
-                                part.column,
-                                .object([
-                                    ("table", .string($0.table)), ("column", .string($0.column)),
-                                    ("value", value($0.value)),
-                                ])
-                            )
-                        }
-                    })
-            ),
-            (
-                "changes",
-                .array(
-                    event.changes.map { change in
-                        .object([
-                            ("column", .string(change.column)), ("old", value(change.old, parent: change.oldParent)),
-                            ("new", value(change.new, parent: change.newParent)),
-                            ("kept", value(change.kept, parent: change.keptParent)),
-                        ])
-                    })
-            ),
-            ("detail", .string(event.detail)), ("line", event.line > 0 ? .int(event.line) : .null),
-        ])
-    }
-}
-
-extension RowEvent.Kind {
-    static let allCounted: [RowEvent.Kind] = [
-        .inserted, .updated, .deleted, .alreadyPresent, .upToDate, .missing, .conflict, .deleteDenied,
-    ]
-
-    /// The kind's name padded to the report's 15-character column (once per line of a big report: no Foundation padding).
-    var paddedLabel: String {
-        rawValue.count >= 15 ? rawValue : rawValue + String(repeating: " ", count: 15 - rawValue.count)
     }
 }

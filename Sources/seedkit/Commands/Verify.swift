@@ -15,7 +15,7 @@ extension SeedTool {
         @Argument(help: "The store.")
         var store: String
         @OptionGroup var manifest: OptionalManifestOption
-        @OptionGroup var output: OutputOptions
+        @OptionGroup var output: FormatOption<VerifyReport>
 
         func run() throws {
             var checkedRules = false
@@ -39,31 +39,9 @@ extension SeedTool {
                     throw SeedError(databaseError: error, file: store)
                 }
             }
-            let tabular = Tabular(
-                columns: ["table", "key", "column", "code", "message"],
-                rows: findings.map { finding in
-                    [
-                        finding.table.map { .text($0) } ?? .null, finding.key.map { .text($0) } ?? .null,
-                        finding.column.map { .text($0) } ?? .null,
-                        .integer(Int64(finding.code.rawValue)), .text(finding.message),
-                    ]
-                })
-            if output.format == .table {
-                for finding in findings {
-                    let place = [finding.table, finding.key.map { "[\($0)]" }, finding.column.map { ".\($0)" }]
-                        .compactMap { $0 }.joined()
-                    // Names, keys and values come from the store: nothing in them may act on a terminal.
-                    print(
-                        "\(store): \(place.isEmpty ? "" : place + ": ")\(finding.message) [\(finding.code.rawValue)]"
-                            .escapingControls())
-                }
-                print(
-                    findings.isEmpty
-                        ? "\(store): ok (\(integrity.summary), foreign keys\(checkedRules ? ", rules and checks" : ""))"
-                        : "\(store): \(findings.count) problem\(findings.count == 1 ? "" : "s")")
-            } else {
-                print(output.renderer.render(tabular), terminator: "")
-            }
+            Output.render(
+                VerifyReport(store: store, findings: findings, integrity: integrity, checkedRules: checkedRules),
+                output.format, about: store)
             // A manifest that does not fit the store (a table it lacks, a check that does not run)
             // is a configuration error, as in every command: exit 2, after every finding is shown.
             // A damaged store (integrity_check's findings) is refused, 3, as every command refuses it.

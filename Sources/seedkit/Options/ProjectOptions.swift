@@ -85,19 +85,11 @@ enum ManifestPath {
     }
 }
 
-/// `--format human|json|github` for commands that report diagnostics.
-struct DiagnosticFormatOption: ParsableArguments {
-    @Option(name: .long, help: "How to print results and errors: human, json or github (GitHub Actions annotations).")
-    var format: DiagnosticFormat = .human
-}
-
-extension DiagnosticFormat: ExpressibleByArgument {}
-
 /// Runs a command body, printing a ``SeedError`` in the chosen format and exiting with its code.
 ///
 /// With `store`, every error is said about that store (``SeedError/about(store:)``): a
 /// diagnostic without a file, and every refusal, is put on it; SQLite's errors name it.
-func reporting<T>(_ format: DiagnosticFormat, store: String? = nil, _ body: () throws -> T) throws -> T {
+func reporting<T>(_ format: OutputFormat, store: String? = nil, _ body: () throws -> T) throws -> T {
     do {
         do { return try body() } catch let error as SeedError where store != nil {
             throw error.about(store: store ?? "")
@@ -110,12 +102,6 @@ func reporting<T>(_ format: DiagnosticFormat, store: String? = nil, _ body: () t
 }
 
 enum Output {
-    /// Human diagnostics go to stderr; machine formats (json, github) to stdout, where tools read them.
-    static func diagnostics(_ diagnostics: [Diagnostic], format: DiagnosticFormat) {
-        let text = format.render(diagnostics)
-        if format == .human { standardError(text) } else { print(text, terminator: "") }
-    }
-
     /// Writes to stderr, ignoring failures (a full or closed stderr must not crash seedkit). What
     /// is written is for people: a control character in it (from a store's name or value, a file
     /// name) is escaped, so that nothing a store holds can act on the terminal.

@@ -1,9 +1,25 @@
 import Foundation
 import SeedRuntime
 
+extension OutputFormat {
+    /// `--format csv`: a report's rows as CSV (``CSVFormat``).
+    public static let csv = OutputFormat(name: "csv", view: .rows, isForPeople: false) { report, output in
+        guard let tabular = report.tabular else { return }
+        output.write(CSVFormat().render(tabular))
+        // CSV carries every byte but NUL back to build, which reads a NUL in a file as UTF-16: say so.
+        if tabular.rows.contains(where: {
+            $0.contains { if case .text(let text) = $0 { text.utf8.contains(0) } else { false } }
+        }) {
+            output.warning(
+                "a value holds a NUL, which a CSV fixture cannot carry (build refuses the file); --format json keeps it"
+            )
+        }
+    }
+}
+
 /// RFC 4180 CSV that seedkit's own reader reads back: NULL is an empty unquoted field,
 /// the empty string is `""`, blobs are base64.
-public struct CSVFormat: ReportFormat {
+public struct CSVFormat: Sendable {
     public init() {}
 
     public func render(_ tabular: Tabular) -> String {

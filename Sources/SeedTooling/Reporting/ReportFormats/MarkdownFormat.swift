@@ -1,8 +1,17 @@
 import Foundation
 import SeedRuntime
 
+extension OutputFormat {
+    /// `--format markdown`: a report's rows as a Markdown table (``MarkdownFormat``), for a pull
+    /// request or a job summary.
+    public static let markdown = OutputFormat(name: "markdown", view: .rows, isForPeople: true) { report, output in
+        guard let tabular = report.tabular else { return }
+        output.write(MarkdownFormat().render(tabular))
+    }
+}
+
 /// A GitHub-flavoured Markdown table (pipes escaped, line breaks as `<br>`).
-public struct MarkdownFormat: ReportFormat {
+public struct MarkdownFormat: Sendable {
     public init() {}
 
     public func render(_ tabular: Tabular) -> String {

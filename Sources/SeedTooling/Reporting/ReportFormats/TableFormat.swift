@@ -1,9 +1,9 @@
 import Foundation
 import SeedRuntime
 
-/// Aligned columns under a header, for people. On a terminal, text longer than 40
+/// Aligned columns under a header, for people (what `--format human` prints of rows). On a terminal, text longer than 40
 /// characters is cut; csv and json never cut.
-public struct TableFormat: ReportFormat {
+public struct TableFormat: Sendable {
     public var truncate: Bool
     public var color: Bool
     public static let cellWidth = 40

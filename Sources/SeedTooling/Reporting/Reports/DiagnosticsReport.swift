@@ -1,0 +1,52 @@
+public import SeedRuntime
+
+/// Errors and warnings, as a command reports them when it stops: gcc-style lines on stderr, a
+/// JSON document, or GitHub Actions annotations.
+public struct DiagnosticsReport: Report {
+    public var diagnostics: [Diagnostic]
+
+    public init(_ diagnostics: [Diagnostic]) { self.diagnostics = diagnostics }
+
+    public static let views: Set<ReportView> = [.text, .document, .annotated]
+
+    /// For people, on stderr: `file:line:col: error: message [code]`, one a line.
+    public func writeText(to output: ReportOutput) {
+        // Messages quote names and values from stores and files: nothing in them may act on a terminal.
+        output.note(diagnostics.map { $0.description.escapingControls(keepingNewlines: true) + "\n" }.joined())
+    }
+
+    /// `{"code": 1560 or the only error's code, "errors": [{file, line, column, severity, code, message, table}]}`.
+    public var document: JSONOutput? {
+        let errors = diagnostics.filter { $0.severity == .error }
+        let code: JSONOutput =
+            errors.count > 1
+            ? .int(DiagnosticCode.multipleErrors.rawValue) : errors.first.map { .int($0.code.rawValue) } ?? .null
+        return .object([
+            ("code", code),
+            ("errors", .array(diagnostics.map(Self.json))),
+        ])
+    }
+
+    /// One annotation per diagnostic, on stdout, titled `seedkit CODE`.
+    public func writeAnnotated(to output: ReportOutput) {
+        output.write(
+            diagnostics.map { diagnostic in
+                GitHubAnnotation(
+                    diagnostic.severity, file: diagnostic.file, line: diagnostic.line, column: diagnostic.column,
+                    title: "seedkit \(diagnostic.code.rawValue)", diagnostic.message + " [\(diagnostic.code.rawValue)]"
+                ).text
+            }.joined())
+    }
+
+    static func json(_ diagnostic: Diagnostic) -> JSONOutput {
+        .object([
+            ("file", diagnostic.file.map { .string($0) } ?? .null),
+            ("line", diagnostic.line > 0 ? .int(diagnostic.line) : .null),
+            ("column", diagnostic.column > 0 ? .int(diagnostic.column) : .null),
+            ("severity", .string(diagnostic.severity.rawValue)),
+            ("code", .int(diagnostic.code.rawValue)),
+            ("message", .string(diagnostic.message)),
+            ("table", diagnostic.table.map { .string($0) } ?? .null),
+        ])
+    }
+}

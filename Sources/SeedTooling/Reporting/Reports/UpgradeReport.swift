@@ -1,0 +1,106 @@
+import SeedRuntime
+
+/// `check-upgrade OLD_SEED…`: for each old seed, whether it converges with a fresh build and
+/// what it kept, lost or could not check; as JSON; with each reason a seed fails as an
+/// annotation on that seed (github).
+public struct UpgradeReport: Report {
+    public var outcomes: [UpgradeChecker.Outcome]
+
+    public init(_ outcomes: [UpgradeChecker.Outcome]) { self.outcomes = outcomes }
+
+    public static let views: Set<ReportView> = [.text, .document, .annotated]
+
+    public func writeText(to output: ReportOutput) { write(to: output, annotated: false) }
+
+    public func writeAnnotated(to output: ReportOutput) { write(to: output, annotated: true) }
+
+    private func write(to output: ReportOutput, annotated: Bool) {
+        let line = output.line
+        for outcome in outcomes {
+            if let failure = outcome.failure {
+                line(
+                    outcome.refused
+                        ? "\(outcome.seed): refused; its upgrade cannot be checked"
+                        : "\(outcome.seed): the migrations do not apply; DIVERGES from a fresh build")
+                for part in failure.split(separator: "\n") { line("  \(String(part).escapingControls())") }
+                continue
+            }
+            let applied =
+                outcome.applied.isEmpty ? "no migration to apply" : "applied " + outcome.applied.joined(separator: ", ")
+            line(
+                "\(outcome.seed): \(applied); \(outcome.divergences.isEmpty && outcome.schema.isEmpty ? "converges with a fresh build" : "DIVERGES from a fresh build")"
+            )
+            for difference in outcome.schema { line("  schema: \(difference.escapingControls())") }
+            for divergence in outcome.divergences {
+                let place = "\(divergence.table) \(divergence.key)" + (divergence.column.map { ".\($0)" } ?? "")
+                line("  \(place.escapingControls()): got \(divergence.got), expected \(divergence.expected)")
+            }
+            // Values come from the seeds and the migrations: nothing in them may act on a terminal.
+            for edit in outcome.keptEdits { line("  ok: \(edit.escapingControls())") }
+            for edit in outcome.lostEdits { line("  LOST: \(edit.escapingControls())") }
+            for gap in outcome.notChecked { line("  not checked: \(gap.escapingControls())") }
+        }
+        if annotated { output.write(annotations) }
+        let failed = outcomes.filter { !$0.passed }.count
+        line(
+            failed == 0
+                ? "\(outcomes.count) old seed\(outcomes.count == 1 ? " converges" : "s converge")"
+                : "\(failed) of \(outcomes.count) old seeds do not converge")
+    }
+
+    /// Each reason an old seed fails, as an annotation on that seed.
+    var annotations: String {
+        var text = ""
+        func error(_ seed: String, _ message: String) {
+            text += GitHubAnnotation(file: seed, title: "seedkit check-upgrade", message).text
+        }
+        for outcome in outcomes {
+            if let failure = outcome.failure {
+                error(
+                    outcome.seed,
+                    (outcome.refused ? "refused; its upgrade cannot be checked: " : "the migrations do not apply: ")
+                        + failure)
+                continue
+            }
+            for difference in outcome.schema {
+                error(outcome.seed, "diverges from a fresh build: schema: \(difference)")
+            }
+            for divergence in outcome.divergences {
+                let place = "\(divergence.table) \(divergence.key)" + (divergence.column.map { ".\($0)" } ?? "")
+                error(
+                    outcome.seed,
+                    "diverges from a fresh build: \(place): got \(divergence.got), expected \(divergence.expected)")
+            }
+            for edit in outcome.lostEdits { error(outcome.seed, "a user's edit is lost: \(edit)") }
+        }
+        return text
+    }
+
+    public var document: JSONOutput? {
+        .array(
+            outcomes.map { outcome in
+                .object([
+                    ("seed", .string(outcome.seed)),
+                    ("passed", .bool(outcome.passed)),
+                    ("applied", .array(outcome.applied.map { .string($0) })),
+                    (
+                        "divergences",
+                        .array(
+                            outcome.divergences.map { divergence in
+                                .object([
+                                    ("table", .string(divergence.table)), ("key", .string(divergence.key)),
+                                    ("column", divergence.column.map { .string($0) } ?? .null),
+                                    ("got", .string(divergence.got)), ("expected", .string(divergence.expected)),
+                                ])
+                            })
+                    ),
+                    ("keptEdits", .array(outcome.keptEdits.map { .string($0) })),
+                    ("lostEdits", .array(outcome.lostEdits.map { .string($0) })),
+                    ("notChecked", .array(outcome.notChecked.map { .string($0) })),
+                    ("schema", .array(outcome.schema.map { .string($0) })),
+                    ("failure", outcome.failure.map { .string($0) } ?? .null),
+                    ("refused", .bool(outcome.refused)),
+                ])
+            })
+    }
+}

@@ -1,0 +1,163 @@
+import Foundation
+import GRDB
+import SeedRuntime
+import SeedTestSupport
+import SeedTooling
+import Testing
+
+/// The one registry of output formats (issue 36; docs/reference.md#output-formats): every
+/// command's report, printed in every format, in-process.
+@Suite struct OutputFormatRegistryTests {
+    @Test func everyNameAndOlderSpellingSelectsOneFormat() throws {
+        let spellings = OutputFormat.all.flatMap { [$0.name] + $0.aliases }
+        #expect(Set(spellings).count == spellings.count, "no spelling selects two formats: \(spellings)")
+        #expect(OutputFormat.all.map(\.name) == ["human", "json", "csv", "markdown", "github"])
+        #expect(OutputFormat(spelling: "table") == .human)
+        #expect(OutputFormat(spelling: "TABLE") == nil)
+        #expect(OutputFormat(spelling: "yaml") == nil)
+    }
+
+    /// What each command prints; the table in docs/reference.md#output-formats says the same.
+    @Test func eachReportOffersTheFormatsTheReferenceLists() {
+        func names(_ report: any Report.Type) -> [String] { OutputFormat.formats(for: report).map(\.name) }
+        #expect(names(BuildReport.self) == ["human", "json", "github"])
+        #expect(names(MigrateReport.self) == ["human", "json", "csv", "markdown", "github"])
+        #expect(names(StatusReport.self) == ["human", "json", "csv", "markdown", "github"])
+        #expect(names(UpgradeReport.self) == ["human", "json", "github"])
+        #expect(names(StoreSummary.self) == ["human", "json", "csv", "markdown"])
+        #expect(names(Tabular.self) == ["human", "json", "csv", "markdown"])
+        #expect(names(DiffReport.self) == ["human", "json", "csv", "markdown"])
+        #expect(names(VerifyReport.self) == ["human", "json", "csv", "markdown", "github"])
+        #expect(names(DiagnosticsReport.self) == ["human", "json", "github"])
+    }
+
+    @Test func aFormatAReportDoesNotOfferIsRefusedNamingThoseItDoes() throws {
+        #expect(throws: FormatRefusal.self) { try OutputFormat.named("csv", for: BuildReport.self) }
+        do {
+            _ = try OutputFormat.named("markdown", for: UpgradeReport.self)
+            Issue.record("check-upgrade has no rows")
+        } catch {
+            #expect(
+                error.description
+                    == "--format markdown is not one this command prints; it prints human, json, github (docs/reference.md#output-formats)"
+            )
+        }
+        do {
+            _ = try OutputFormat.named("yaml", for: Tabular.self)
+            Issue.record("yaml is no format")
+        } catch {
+            #expect(
+                error.description
+                    == "--format yaml is not a format; this command prints human, json, csv, markdown (docs/reference.md#output-formats)"
+            )
+        }
+        #expect(try OutputFormat.named("table", for: Tabular.self) == .human)
+        // Handed a report anyway, a format it does not offer prints nothing.
+        let build = BuildReport(output: "seed.sqlite", .checked(upToDate: true))
+        #expect(OutputFormat.csv.rendered(build) == "")
+    }
+
+    /// Real reports of a real store, in every format each offers: text for people, a JSON
+    /// document that parses, rows under the same header in csv and markdown.
+    @Test func realReportsRenderInEveryFormatTheyOffer() throws {
+        let project = try TemporaryProject()
+        _ = try project.buildSeed()
+        try project.database("build/seed.sqlite").write { db in
+            try db.execute(sql: "UPDATE books SET price = 2000 WHERE title = 'The second book'")
+        }
+        let manifest = try project.manifest()
+        let queue = try project.database("build/seed.sqlite")
+        let summary = try queue.read { db in try StoreInspector.summary(db, path: "seed.sqlite") }
+        let rows = try queue.read { db in try StoreInspector.rows(db, table: "books") }
+        let findings = try queue.read { db in try StoreVerifier.verify(db, manifest: manifest) }
+        let verify = VerifyReport(store: "seed.sqlite", findings: findings, integrity: .full, checkedRules: true)
+        let diagnostics = DiagnosticsReport([
+            Diagnostic(file: "seeds/data/books.csv", line: 3, column: 2, code: .typeMismatch, message: "not a number")
+        ])
+        func check(_ report: some Report, header: String?) throws {
+            for format in OutputFormat.all {
+                let text = format.rendered(report)
+                guard format.renders(type(of: report)) else {
+                    #expect(text.isEmpty, "\(format)")
+                    continue
+                }
+                switch format {
+                case .json: #expect((try? JSONSerialization.jsonObject(with: Data(text.utf8))) != nil, "\(text)")
+                case .csv: #expect(text.hasPrefix((header ?? "") + "\r\n"), "\(text)")
+                case .markdown:
+                    #expect(
+                        text.hasPrefix("| " + (header ?? "").replacingOccurrences(of: ",", with: " | ") + " |\n"),
+                        "\(text)")
+                default: break
+                }
+            }
+        }
+        try check(summary, header: "table,rows")
+        try check(rows, header: "id,title,price,category_id")
+        try check(verify, header: "table,key,column,code,message")
+        try check(diagnostics, header: nil)
+        #expect(
+            OutputFormat.human.rendered(verify) == """
+                seed.sqlite: books[The second book].price: price 2000 is greater than the maximum 1000 [\(DiagnosticCode.numberTooLarge.rawValue)]
+                seed.sqlite: 1 problem
+
+                """)
+        #expect(
+            OutputFormat.github.rendered(verify).hasPrefix(
+                "::error file=seed.sqlite,title=seedkit \(DiagnosticCode.numberTooLarge.rawValue)::books[The second book].price: price 2000"
+            ))
+        // Human diagnostics are for people, on stderr; json and github ones on stdout, where tools read them.
+        var stderr = ""
+        OutputFormat.human.render(
+            diagnostics, to: ReportOutput(write: { _ in Issue.record("stdout") }, note: { stderr += $0 }))
+        #expect(stderr == "seeds/data/books.csv:3:2: error: not a number [\(DiagnosticCode.typeMismatch.rawValue)]\n")
+        #expect(
+            OutputFormat.github.rendered(diagnostics)
+                == "::error file=seeds/data/books.csv,line=3,col=2,title=seedkit \(DiagnosticCode.typeMismatch.rawValue)::not a number [\(DiagnosticCode.typeMismatch.rawValue)]\n"
+        )
+    }
+
+    /// Annotations are text for people too (a CI log shows colours, a terminal acts on escapes):
+    /// what a store names is escaped in them as in the human lines, in every report.
+    @Test func annotationsEscapeWhatAStoreHoldsAsTheHumanLinesDo() throws {
+        let project = try TemporaryProject(bookStore: false)
+        let queue = try project.database("hostile.sqlite")
+        try queue.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA foreign_keys = OFF")
+            try db.execute(sql: "CREATE TABLE p (id INTEGER PRIMARY KEY)")
+            try db.execute(
+                sql: "CREATE TABLE \"c\u{1B}[31m\r\" (id INTEGER PRIMARY KEY, p_id INTEGER REFERENCES p(id))")
+            try db.execute(sql: "INSERT INTO \"c\u{1B}[31m\r\" VALUES (1, 99)")
+        }
+        let findings = try queue.read { db in try StoreVerifier.verify(db, manifest: nil) }
+        #expect(findings.count == 1)
+        let report = VerifyReport(
+            store: "hostile\u{7}.sqlite", findings: findings, integrity: .full, checkedRules: false)
+        let annotated = OutputFormat.github.rendered(report)
+        #expect(!annotated.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" }, "\(annotated.debugDescription)")
+        #expect(
+            annotated.hasPrefix(
+                "::error file=hostile\\x07.sqlite,title=seedkit 2030::c\\x1b[31m\\r[1]: references a missing row of p [2030]\n"
+            ), "\(annotated.debugDescription)")
+        #expect(OutputFormat.human.rendered(report).hasSuffix("hostile\\x07.sqlite: 1 problem\n"))
+        let diagnostics = DiagnosticsReport([
+            Diagnostic(file: "a\u{1B}.csv", code: .typeMismatch, message: "x\u{1B}[2J\ny")
+        ])
+        #expect(
+            OutputFormat.github.rendered(diagnostics)
+                == "::error file=a\\x1b.csv,title=seedkit 2010::x\\x1b[2J%0Ay [2010]\n")
+    }
+
+    /// A new format is one value: declared here, it prints every report that has rows, and no command changes.
+    @Test func aFormatDeclaredOnceRendersEveryReportWithRows() throws {
+        let tsv = OutputFormat(name: "tsv", view: .rows, isForPeople: false) { report, output in
+            guard let table = report.tabular else { return }
+            output.write(
+                ([table.columns] + table.rows.map { $0.map(\.description) }).map { $0.joined(separator: "\t") }.joined(
+                    separator: "\n") + "\n")
+        }
+        let status = StatusReport(store: "user.sqlite", folder: "migrations", states: [])
+        #expect(tsv.rendered(status) == "migration\tstate\tdetail\n")
+        #expect(tsv.rendered(BuildReport(output: "seed.sqlite", .checked(upToDate: false))) == "")
+    }
+}

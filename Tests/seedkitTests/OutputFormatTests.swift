@@ -1,0 +1,145 @@
+import Foundation
+import SeedTestSupport
+import Testing
+
+/// `--format` means one thing on every command (issue 36; docs/reference.md#output-formats):
+/// each command prints each format of the one set, or refuses it before it does anything, with
+/// exit 2 and the list of formats it prints; the older spellings still work.
+@Suite struct OutputFormatTests {
+    /// A command, what it is run on, and the formats it prints.
+    struct Case: CustomTestStringConvertible, Sendable {
+        var arguments: [String]
+        var prints: [String]
+        /// Its exit status when it prints (`check-upgrade`: 1, the fixtures lack the book the migration adds).
+        var status: Int32 = 0
+        /// The header a csv starts with, for commands that print rows.
+        var csvHeader: String? = nil
+        var testDescription: String { arguments.prefix(2).joined(separator: " ") }
+    }
+
+    static let cases: [Case] = [
+        Case(arguments: ["build", "--output", "fresh.sqlite"], prints: ["human", "json", "github"]),
+        Case(
+            arguments: ["migrate", "user.sqlite", "--dry-run"], prints: ["human", "json", "csv", "markdown", "github"],
+            csvHeader: "migration,kind,table,key,detail"),
+        Case(
+            arguments: ["status", "user.sqlite"], prints: ["human", "json", "csv", "markdown", "github"],
+            csvHeader: "migration,state,detail"),
+        Case(arguments: ["check-upgrade", "user.sqlite"], prints: ["human", "json", "github"], status: 1),
+        Case(
+            arguments: ["inspect", "user.sqlite"], prints: ["human", "json", "csv", "markdown"], csvHeader: "table,rows"
+        ),
+        Case(
+            arguments: ["inspect", "user.sqlite", "books"], prints: ["human", "json", "csv", "markdown"],
+            csvHeader: "id,title,price,category_id"),
+        Case(
+            arguments: ["diff", "user.sqlite", "migrated.sqlite"], prints: ["human", "json", "csv", "markdown"],
+            csvHeader: "table,change,key,column,old,new"),
+        Case(
+            arguments: ["verify", "user.sqlite"], prints: ["human", "json", "csv", "markdown", "github"],
+            csvHeader: "table,key,column,code,message"),
+    ]
+
+    static let formats = ["human", "json", "csv", "markdown", "github"]
+
+    static func project() throws -> TemporaryProject {
+        let project = try TemporaryProject.withUserStore()
+        try project.write("migrated.sqlite", project.read("user.sqlite") ?? Data())
+        let migrate = try project.seedkit("migrate", "migrated.sqlite")
+        #expect(migrate.status == 0, "\(migrate)")
+        return project
+    }
+
+    @Test(arguments: cases)
+    func eachCommandPrintsEachFormatOrRefusesItWithExit2(command: Case) throws {
+        let project = try Self.project()
+        let before = project.sha256("user.sqlite")
+        for format in Self.formats {
+            let result = try project.seedkit(command.arguments + ["--format", format])
+            guard command.prints.contains(format) else {
+                #expect(result.status == 2, "\(format): \(result)")
+                #expect(
+                    result.stderr.contains(
+                        "--format \(format) is not one this command prints; it prints \(command.prints.joined(separator: ", ")) (docs/reference.md#output-formats)"
+                    ), "\(format): \(result)")
+                #expect(result.stdout.isEmpty, "\(format): \(result)")
+                #expect(!project.exists("fresh.sqlite"), "a refused build writes nothing")
+                continue
+            }
+            #expect(result.status == command.status, "\(format): \(result)")
+            #expect(!result.stdout.isEmpty, "\(format): \(result)")
+            switch format {
+            case "json":
+                #expect((try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8))) != nil, "\(result)")
+                #expect(result.stdout.hasPrefix("{\n") || result.stdout.hasPrefix("[\n"), "\(result)")
+                #expect(result.stdout.hasSuffix("}\n") || result.stdout.hasSuffix("]\n"), "\(result)")
+            case "csv":
+                #expect(result.stdout.hasPrefix((command.csvHeader ?? "") + "\r\n"), "\(result)")
+            case "markdown":
+                let header = (command.csvHeader ?? "").split(separator: ",").joined(separator: " | ")
+                #expect(result.stdout.hasPrefix("| \(header) |\n|"), "\(result)")
+            default:
+                #expect(!result.stdout.hasPrefix("{"), "\(format): \(result)")
+            }
+            if project.exists("fresh.sqlite") { try project.remove("fresh.sqlite") }
+        }
+        #expect(project.sha256("user.sqlite") == before)
+    }
+
+    /// Scripts written for the two old sets keep working: `table` is `human`, on every command.
+    @Test(arguments: cases.filter { $0.arguments[0] != "build" })
+    func tableIsTheOlderSpellingOfHuman(command: Case) throws {
+        let project = try Self.project()
+        let human = try project.seedkit(command.arguments + ["--format", "human"])
+        let table = try project.seedkit(command.arguments + ["--format", "table"])
+        #expect(human.status == command.status, "\(human)")
+        #expect(
+            table.stdout == human.stdout && table.stderr == human.stderr && table.status == human.status,
+            "\(table)\n\(human)")
+        let plain = try project.seedkit(command.arguments)
+        #expect(plain.stdout == human.stdout, "the default is human: \(plain)")
+    }
+
+    @Test func aNameThatIsNoFormatIsRefusedWithTheCommandsFormats() throws {
+        let project = try Self.project()
+        let result = try project.seedkit("status", "user.sqlite", "--format", "yaml")
+        #expect(result.status == 2, "\(result)")
+        #expect(
+            result.stderr.contains(
+                "--format yaml is not a format; this command prints human, json, csv, markdown, github (docs/reference.md#output-formats)"
+            ), "\(result)")
+        #expect(result.stdout.isEmpty, "\(result)")
+    }
+
+    /// A refusal comes before any work: a migrate given a format name it does not print
+    /// (`yaml`) writes nothing, and a build asked for rows writes no seed.
+    @Test func aRefusedFormatIsRefusedBeforeAnythingIsWritten() throws {
+        let project = try Self.project()
+        let before = project.sha256("user.sqlite")
+        let migrate = try project.seedkit("migrate", "user.sqlite", "--format", "yaml")
+        #expect(migrate.status == 2, "\(migrate)")
+        #expect(migrate.stdout.isEmpty, "\(migrate)")
+        #expect(project.sha256("user.sqlite") == before)
+        #expect(!project.exists("user.sqlite-journal") && !project.exists("user.sqlite-wal"))
+        let build = try project.seedkit("build", "--output", "fresh.sqlite", "--format", "markdown")
+        #expect(build.status == 2, "\(build)")
+        #expect(
+            build.stderr.contains("--format markdown is not one this command prints; it prints human, json, github"),
+            "\(build)")
+        #expect(!project.exists("fresh.sqlite") && project.listing("build").filter { $0.contains("fresh") }.isEmpty)
+    }
+
+    /// The help of each command lists the formats it prints.
+    @Test func helpListsTheFormatsEachCommandPrints() throws {
+        let project = try TemporaryProject(bookStore: false)
+        for command in Self.cases where command.arguments.count < 3 || command.arguments[2] != "books" {
+            let help = try project.seedkit(command.arguments[0], "--help")
+            let flat = help.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            #expect(
+                flat.contains(
+                    "Output format: \(command.prints.joined(separator: ", ")) (docs/reference.md#output-formats). (default: human)"
+                ),
+                "\(command.arguments[0]): \(help)")
+        }
+    }
+}
