@@ -16,6 +16,11 @@ package enum MigrationGrammar {
     /// The sections of a declarative migration, one per operation, in the order the generator writes them.
     package static let sections = DataChanges.Operation.Kind.allCases.map(Section.init)
 
+    /// The section of operations of `kind`.
+    package static func section(_ kind: DataChanges.Operation.Kind) -> Section {
+        sections.first { $0.kind == kind } ?? Section(kind)
+    }
+
     /// The section named `name` (as written: names are case-sensitive), or nil.
     package static func section(named name: String) -> Section? {
         sections.first { $0.name == name }
@@ -244,6 +249,39 @@ extension DataChanges.Operation {
     package var table: String {
         switch self {
         case .insert(let table, _), .update(let table, _), .delete(let table, _): return table
+        }
+    }
+
+    /// The rows of a section of rows (an insert's); none for other operations.
+    package var rows: [DataChanges.RowValues] {
+        switch self {
+        case .insert(_, let rows): return rows
+        case .update, .delete: return []
+        }
+    }
+
+    /// The items of a section of changes (an update's, a delete's); none for other operations.
+    package var changes: [DataChanges.RowChange] {
+        switch self {
+        case .insert: return []
+        case .update(_, let changes), .delete(_, let changes): return changes
+        }
+    }
+
+    /// Calls `body` with the values the operation writes, as its section's fields say: each row
+    /// of a section of rows (its key among its values: `key` nil), each change's values to write
+    /// (``MigrationGrammar/Field/Kind/wanted``, an update's `to`) with the key that finds its row.
+    /// A delete writes none.
+    package func forEachWrittenRow(
+        _ body: (_ values: DataChanges.RowValues, _ key: DataChanges.Key?, _ line: Int) throws -> Void
+    ) rethrows {
+        let section = MigrationGrammar.section(kind)
+        switch section.items {
+        case .rows:
+            for row in rows { try body(row, nil, row.line) }
+        case .changes(let fields):
+            guard fields.contains(where: { $0.kind == .wanted }) else { return }
+            for change in changes { try body(change.to, change.key, change.line) }
         }
     }
 
