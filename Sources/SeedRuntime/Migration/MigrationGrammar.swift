@@ -11,7 +11,9 @@
 /// tooling's generator writes its section and field names from here too.
 ///
 /// Adding an operation is a ``DataChanges/Operation/Kind`` with its ``Section`` here, its case of
-/// ``DataChanges/Operation`` (below), and its apply step (``MigrationRun``).
+/// ``DataChanges/Operation`` (below) and the five switches that make and take one apart, and its
+/// apply step (``MigrationRun``); the compiler then names the release checks that must say what
+/// it means to them (the tooling's `MigrationKeys`, `UpgradeChecker`).
 package enum MigrationGrammar {
     /// The sections of a declarative migration, one per operation, in the order the generator writes them.
     package static let sections = DataChanges.Operation.Kind.allCases.map(Section.init)
@@ -286,19 +288,10 @@ extension DataChanges.Operation {
     }
 
     /// Rows to insert, or items to update or delete.
-    var itemCount: Int {
-        switch self {
-        case .insert(_, let rows): return rows.count
-        case .update(_, let changes), .delete(_, let changes): return changes.count
-        }
-    }
+    var itemCount: Int { rows.count + changes.count }
 
     /// The operation without its first `count` items (those a stream applied already).
     func droppingFirst(_ count: Int) -> Self {
-        switch self {
-        case .insert(let table, let rows): return .insert(table: table, rows: Array(rows.dropFirst(count)))
-        case .update(let table, let changes): return .update(table: table, changes: Array(changes.dropFirst(count)))
-        case .delete(let table, let changes): return .delete(table: table, changes: Array(changes.dropFirst(count)))
-        }
+        Self(kind, table: table, rows: Array(rows.dropFirst(count)), changes: Array(changes.dropFirst(count)))
     }
 }
