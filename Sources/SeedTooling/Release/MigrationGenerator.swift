@@ -16,7 +16,7 @@ public struct MigrationGenerator: Sendable {
 
     /// The next migration's file name: `0002-fix-prices.yml`.
     public static func fileName(number: Int, name: String) -> String {
-        Migration.id(number: number, name: slug(name)) + ".yml"
+        Migration.id(number: number, name: slug(name)) + "." + MigrationGrammar.FileFormat.yaml.fileExtension
     }
 
     /// `Fix the Prices!` → `fix-the-prices`.
