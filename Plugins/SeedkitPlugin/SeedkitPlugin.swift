@@ -24,13 +24,10 @@ struct SeedkitPlugin: BuildToolPlugin {
         let seed = output.appending(path: "seed.sqlite")
         let exported = output.appending(path: "migrations")  // flattened into the bundle
         let inputs = files(under: directory.appending(path: "seeds")) + files(under: migrations)
-        let migrationFiles = files(under: migrations).filter {
-            ["yml", "yaml", "json", "sql"].contains($0.pathExtension.lowercased())
-        }
-        let exportedFiles = migrationFiles.map { file in
-            exported.appending(
-                path: file.deletingPathExtension().lastPathComponent
-                    + (file.pathExtension.lowercased() == "sql" ? ".sql" : ".json"))
+        let exportedFiles = files(under: migrations).compactMap { file in
+            Self.bundledExtension[file.pathExtension.lowercased()].map { ext in
+                exported.appending(path: file.deletingPathExtension().lastPathComponent + "." + ext)
+            }
         }
         return [
             .buildCommand(
@@ -51,6 +48,11 @@ struct SeedkitPlugin: BuildToolPlugin {
                 inputFiles: inputs, outputFiles: exportedFiles),
         ]
     }
+
+    /// The extension of each migration file the command exports, and that of the file it writes.
+    /// A plugin cannot import the modules: this is `MigrationGrammar.FileFormat` spelled out, and
+    /// MigrationGrammarTests fails when the two differ.
+    static let bundledExtension = ["yml": "json", "yaml": "json", "json": "json", "sql": "sql"]
 
     /// Every file under `directory`, sorted; none when it does not exist.
     private func files(under directory: URL) -> [URL] {

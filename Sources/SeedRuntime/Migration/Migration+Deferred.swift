@@ -277,19 +277,10 @@ package final class DeferredJSONMigration: @unchecked Sendable {
         for (index, operation) in changes.operations.enumerated() where index >= position.index {
             if index > position.index {
                 try apply(operation, index)
-            } else if case .insert(let table, let rows) = operation, rows.count > position.items {
-                try apply(.insert(table: table, rows: Array(rows.dropFirst(position.items))), index)
+            } else if operation.itemCount > position.items {
+                // Only a section of rows is handed over in chunks: the items the stream did not reach.
+                try apply(operation.droppingFirst(position.items), index)
             }
-        }
-    }
-}
-
-extension DataChanges.Operation {
-    /// Rows to insert, or items to update or delete.
-    var itemCount: Int {
-        switch self {
-        case .insert(_, let rows): return rows.count
-        case .update(_, let changes), .delete(_, let changes): return changes.count
         }
     }
 }

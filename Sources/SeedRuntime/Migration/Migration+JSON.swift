@@ -6,7 +6,7 @@ extension Migration {
     /// Gives the same migration as ``make(fileName:file:document:)`` over the parsed document:
     /// the same rows with the same lines, the same canonical-JSON checksum. Returns nil for
     /// anything else (bad JSON, a shape the migration format refuses): the caller then reads the
-    /// document whole, which reports the problem as before.
+    /// document whole, whose reader words every refusal of the format (``MigrationGrammar``).
     package static func streamed(fileName: String, file: String, json bytes: UnsafeRawBufferPointer) -> Migration? {
         guard let parts = parseFileName(fileName) else { return nil }
         var operations: [DataChanges.Operation] = []
@@ -40,7 +40,8 @@ extension Migration {
         guard reader.open(UInt8(ascii: "{")) else { return nil }
         var more = !reader.closes(UInt8(ascii: "}"))
         while more {
-            guard let section = reader.key(), ["insert", "update", "delete"].contains(section) else { return nil }
+            // A section the format does not have: the document reader refuses it (MigrationGrammar).
+            guard let name = reader.key(), let section = MigrationGrammar.section(named: name) else { return nil }
             if reader.scanner.peek() == UInt8(ascii: "n") {
                 // `insert: null`: nothing to do, but part of the checksum.
                 guard case .null? = (try? reader.scanner.parseNode(depth: 1))?.value else { return nil }
@@ -57,12 +58,13 @@ extension Migration {
                     var moreItems = !reader.closes(UInt8(ascii: "]"))
                     while moreItems {
                         reader.scanner.skipWhitespace()
-                        if section == "insert" {
+                        switch section.items {
+                        case .rows:
                             guard let row = reader.insertRow(file: file) else { return nil }
                             rows.append(row)
-                        } else {
+                        case .changes:
                             guard let item = try? reader.scanner.parseNode(depth: 3),
-                                let change = try? DataChanges.change(item, section: section, file: file)
+                                let change = try? MigrationGrammar.change(item, in: section, file: file)
                             else { return nil }
                             changes.append(change)
                             item.writeJSON(into: &reader.canonical)
@@ -71,19 +73,18 @@ extension Migration {
                         guard let next = reader.next(UInt8(ascii: "]")) else { return nil }
                         moreItems = next
                         if rows.count >= limit && moreItems {
-                            guard emit(index, .insert(table: table, rows: rows)) else { return nil }
+                            let chunk = DataChanges.Operation(section.kind, table: table, rows: rows, changes: [])
+                            guard emit(index, chunk) else { return nil }
                             rows.removeAll(keepingCapacity: true)
                             emittedRows = true
                             limit = chunkRows
                         }
                     }
-                    let operation: DataChanges.Operation? =
-                        switch section {
-                        case "insert": rows.isEmpty && emittedRows ? nil : .insert(table: table, rows: rows)
-                        case "update": .update(table: table, changes: changes)
-                        default: .delete(table: table, changes: changes)
-                        }
-                    if let operation { guard emit(index, operation) else { return nil } }
+                    // Rows come in chunks: none left after the last chunk, nothing more to hand over.
+                    if !(rows.isEmpty && emittedRows) {
+                        let operation = DataChanges.Operation(section.kind, table: table, rows: rows, changes: changes)
+                        guard emit(index, operation) else { return nil }
+                    }
                     guard let next = reader.next(UInt8(ascii: "}")) else { return nil }
                     moreTables = next
                 }
@@ -179,7 +180,7 @@ private struct StreamedJSON {
         return true
     }
 
-    /// A row to insert (at its `{`), as ``DataChanges/insertRow(_:file:)`` reads its node, without
+    /// A row to insert (at its `{`), as ``MigrationGrammar/row(_:file:)`` reads its node, without
     /// building the node: scalars straight into the row's values, nested lists and maps as nodes.
     mutating func insertRow(file: String) -> DataChanges.RowValues? {
         let line = scanner.line

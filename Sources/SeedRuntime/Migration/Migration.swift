@@ -43,8 +43,16 @@ public struct Migration: Sendable, Equatable {
     /// `0001-add-fourth-book` for number 1 and name `add-fourth-book`.
     package static func id(number: Int, name: String) -> String { String(number).leftPadded(to: 4) + "-" + name }
 
-    /// The extensions of migration files: declarative (YAML, JSON) and SQL.
-    package static let fileExtensions: Set<String> = ["yml", "yaml", "json", "sql"]
+    /// The extensions of migration files: declarative (YAML, JSON) and SQL (``MigrationGrammar/FileFormat``).
+    package static var fileExtensions: Set<String> { MigrationGrammar.fileExtensions }
+
+    /// The name of the file an app bundles for this migration (`seedkit export-migrations`, the
+    /// build plugin): `0001-add-fourth-book.json` for a declarative one, whatever it was written
+    /// in, `.sql` for SQL.
+    package var bundledFileName: String {
+        let format: MigrationGrammar.FileFormat = if case .sql = body { .sql } else { .json }
+        return id + "." + format.bundled.fileExtension
+    }
 
     /// Splits `0001-add-fourth-book.yml` into its number and name; nil for other names.
     package static func parseFileName(_ fileName: String) -> (number: Int, name: String, ext: String)? {
@@ -115,18 +123,6 @@ package struct DataChanges: Sendable, Equatable {
         self.deferred = deferred
     }
 
-    package enum Operation: Sendable, Equatable {
-        case insert(table: String, rows: [RowValues])
-        case update(table: String, changes: [RowChange])
-        case delete(table: String, changes: [RowChange])
-
-        package var table: String {
-            switch self {
-            case .insert(let table, _), .update(let table, _), .delete(let table, _): return table
-            }
-        }
-    }
-
     /// Column values in written order, with where they were written.
     package struct RowValues: Sendable, Equatable {
         package var values: [(column: String, value: InputValue)]
@@ -178,102 +174,8 @@ package struct DataChanges: Sendable, Equatable {
 
     package init(operations: [Operation]) { self.loaded = operations }
 
-    /// Reads the document of a migration file.
+    /// Reads the document of a migration file, as the format says (``MigrationGrammar``).
     package init(document: DocNode, file: String) throws(SeedError) {
-        guard let sections = document.entries else {
-            throw Self.fail(document, file, "a migration is a map with insert, update and/or delete")
-        }
-        var operations: [Operation] = []
-        for section in sections {
-            try Self.checkSection(section.key, line: section.line, column: section.column, file: file)
-            if case .null = section.node.value { continue }
-            guard let tables = section.node.entries else {
-                throw Self.fail(section.node, file, "'\(section.key)' must be a map of table: [rows]")
-            }
-            for table in tables {
-                guard let items = table.node.items else {
-                    throw Self.fail(table.node, file, "'\(section.key).\(table.key)' must be a list of rows")
-                }
-                if section.key == "insert" {
-                    var rows: [RowValues] = []
-                    for item in items { rows.append(try Self.insertRow(item, file: file)) }
-                    operations.append(.insert(table: table.key, rows: rows))
-                } else {
-                    var changes: [RowChange] = []
-                    for item in items { changes.append(try Self.change(item, section: section.key, file: file)) }
-                    operations.append(
-                        section.key == "update"
-                            ? .update(table: table.key, changes: changes) : .delete(table: table.key, changes: changes))
-                }
-            }
-        }
-        self.loaded = operations
-    }
-
-    private static func fail(_ node: DocNode, _ file: String, _ message: String) -> SeedError {
-        SeedError(.configuration, file: file, line: node.line, column: node.column, message)
-    }
-
-    /// Refuses a section other than `insert`, `update` and `delete`.
-    static func checkSection(_ key: String, line: Int, column: Int, file: String) throws(SeedError) {
-        guard ["insert", "update", "delete"].contains(key) else {
-            throw SeedError(
-                .configuration, file: file, line: line, column: column,
-                "unknown operation '\(key)' (expected insert, update or delete)")
-        }
-    }
-
-    private static func rowValues(_ node: DocNode, what: String, file: String) throws(SeedError) -> RowValues {
-        guard let entries = node.entries else { throw fail(node, file, "\(what) must be a map of column: value") }
-        return RowValues(values: entries.map { ($0.key, $0.node.inputValue) }, line: node.line, file: file)
-    }
-
-    /// One row of an `insert` section.
-    static func insertRow(_ item: DocNode, file: String) throws(SeedError) -> RowValues {
-        try rowValues(item, what: "a row to insert", file: file)
-    }
-
-    /// One item of an `update` or `delete` section (`section`).
-    static func change(_ item: DocNode, section: String, file: String) throws(SeedError) -> RowChange {
-        guard let entries = item.entries else {
-            throw fail(item, file, "each \(section) is a map with key, from\(section == "update" ? " and to" : "")")
-        }
-        var key: Key?
-        var from = RowValues(values: [], line: item.line, file: file)
-        var hasFrom = false
-        var to = RowValues(values: [], line: item.line, file: file)
-        for entry in entries {
-            switch entry.key {
-            case "key":
-                if let keyEntries = entry.node.entries {
-                    key = .columns(
-                        RowValues(values: keyEntries.map { ($0.key, $0.node.inputValue) }, line: entry.line, file: file)
-                    )
-                } else if entry.node.items != nil {
-                    throw fail(entry.node, file, "a key is one value, or a map of column: value for a composite key")
-                } else {
-                    key = .single(entry.node.inputValue)
-                }
-            case "from":
-                from = try rowValues(entry.node, what: "'from'", file: file)
-                hasFrom = true
-            case "to" where section == "update": to = try rowValues(entry.node, what: "'to'", file: file)
-            default:
-                let allowed = section == "update" ? "key, from, to" : "key, from"
-                throw SeedError(
-                    .configuration, file: file, line: entry.line, column: entry.column,
-                    "unknown field '\(entry.key)' in \(section) (expected \(allowed))")
-            }
-        }
-        guard let key else { throw fail(item, file, "this \(section) has no 'key'") }
-        if section == "update" && to.values.isEmpty { throw fail(item, file, "this update has no 'to' values") }
-        // Without `from`, a delete could not tell a row the user changed from the one the seed shipped.
-        if section == "delete" && !hasFrom {
-            throw fail(
-                item, file,
-                "this delete has no 'from': give the values the previous seed shipped (`from: {}` for a row with nothing but its key), so that a row the user changed is kept"
-            )
-        }
-        return RowChange(key: key, from: from, to: to, line: item.line)
+        self.loaded = try MigrationGrammar.operations(of: document, file: file)
     }
 }

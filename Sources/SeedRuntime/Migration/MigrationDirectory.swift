@@ -82,14 +82,15 @@ public enum MigrationDirectory {
         var byNumber: [Int: String] = [:]
         for name in names where !name.hasPrefix(".") {
             let file = (shown as NSString).appendingPathComponent(name)
-            if skipOtherFiles, Migration.parseFileName(name).map({ ["json", "sql"].contains($0.ext) }) != true {
-                continue
-            }
-            guard let parts = Migration.parseFileName(name), Migration.fileExtensions.contains(parts.ext) else {
+            let parts = Migration.parseFileName(name)
+            let format = parts.flatMap { MigrationGrammar.FileFormat(extension: $0.ext) }
+            // Among a bundle's other resources: only the formats an app bundles.
+            if skipOtherFiles, format.map({ $0.bundled == $0 }) != true { continue }
+            guard let parts, let format else {
                 if name.lowercasedName.hasSuffix(".md") || name.lowercasedName == "readme" { continue }
                 throw SeedError(
                     .configuration, file: file,
-                    "not a migration file name: expected NNNN-name.yml, .json or .sql (rename it, or move it out of the migrations directory)"
+                    "not a migration file name: expected \(MigrationGrammar.fileNamesShown) (rename it, or move it out of the migrations directory)"
                 )
             }
             if let other = byNumber[parts.number] {
@@ -102,7 +103,7 @@ public enum MigrationDirectory {
             let url = directory.appendingPathComponent(name)
             // A large JSON file is read, and its text checked, when first needed (see
             // DeferredJSONMigration): here only whether it is a file this process may read.
-            if parts.ext == "json", deferringLargeJSON, let size = regularFileSize(url.path),
+            if format == .json, deferringLargeJSON, let size = regularFileSize(url.path),
                 size >= DeferredJSONMigration.threshold,
                 FileManager.default.isReadableFile(atPath: url.path)
             {
@@ -126,16 +127,16 @@ public enum MigrationDirectory {
                 }
                 return text
             }
-            switch parts.ext {
-            case "sql":
+            switch format {
+            case .sql:
                 let text = try text()
                 migrations.append(
                     Migration(
                         number: parts.number, name: parts.name, file: file, checksum: Migration.checksum(sql: text),
                         body: .sql(text)))
-            case "json":
+            case .json:
                 migrations.append(try Migration.readJSON(fileName: name, file: file, data: data))
-            default:
+            case .yaml:
                 guard let yamlParser else {
                     throw SeedError(
                         .configuration, file: file,

@@ -13,7 +13,8 @@ package enum BundledMigration {
             throw SeedError(.configuration, file: migration.file, "cannot read")
         }
         let document: DocNode
-        if migration.file.hasSuffix(".json") {
+        let ext = (migration.file as NSString).pathExtension.lowercasedName
+        if MigrationGrammar.FileFormat(extension: ext) == .json {
             do { document = try data.withUnsafeBytes { try JSONScanner.parseDocument($0) } } catch {
                 throw SeedError(.configuration, file: migration.file, code: .parseError, "\(error)")
             }

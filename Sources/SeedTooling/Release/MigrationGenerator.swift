@@ -16,7 +16,7 @@ public struct MigrationGenerator: Sendable {
 
     /// The next migration's file name: `0002-fix-prices.yml`.
     public static func fileName(number: Int, name: String) -> String {
-        Migration.id(number: number, name: slug(name)) + ".yml"
+        Migration.id(number: number, name: slug(name)) + "." + MigrationGrammar.FileFormat.yaml.fileExtension
     }
 
     /// `Fix the Prices!` → `fix-the-prices`.
@@ -54,12 +54,13 @@ public struct MigrationGenerator: Sendable {
             #   books:
             #     - key: "The third book"
             #       from: { price: 10 }
-            insert:
-            update:
-            delete:
+            \(emptySections)
 
             """
     }
+
+    /// `insert:`, `update:`, `delete:`: each section of the format, empty, one a line.
+    private static var emptySections: String { MigrationGrammar.sections.map { $0.name + ":" }.joined(separator: "\n") }
 
     private static func scaffold(id: String, from manifest: Manifest) -> String? {
         let index = ReleaseKeyIndex(manifest: manifest, migrations: [])
@@ -94,9 +95,7 @@ public struct MigrationGenerator: Sendable {
                 #   \(table):
                 #     - key: \(key)
                 #       from: \(from)
-                insert:
-                update:
-                delete:
+                \(emptySections)
 
                 """
         }
@@ -323,15 +322,16 @@ public struct MigrationGenerator: Sendable {
                 let from = row.filter { !table.keyColumns.contains($0.column) }.map {
                     (table.writtenName($0.column), $0.value)
                 }
-                return "    - key: \(Self.key(table.writtenKeyColumns, key))\n      from: \(Self.map(from))"
+                return Self.item(key: Self.key(table.writtenKeyColumns, key), from: Self.map(from))
             }
             deletes.append("  \(Self.name(table.written.name)):\n" + rows.joined(separator: "\n"))
             generated.deletes += rows.count
         }
         guard generated.inserts + generated.updates + generated.deletes > 0 else { return nil }
-        if !inserts.isEmpty { generated.yaml += "insert:\n" + inserts.joined(separator: "\n") + "\n" }
-        if !updates.isEmpty { generated.yaml += "update:\n" + updates.joined(separator: "\n") + "\n" }
-        if !deletes.isEmpty { generated.yaml += "delete:\n" + deletes.joined(separator: "\n") + "\n" }
+        for (kind, tables) in [(DataChanges.Operation.Kind.insert, inserts), (.update, updates), (.delete, deletes)]
+        where !tables.isEmpty {
+            generated.yaml += kind.name + ":\n" + tables.joined(separator: "\n") + "\n"
+        }
         return generated
     }
 
@@ -400,8 +400,18 @@ public struct MigrationGenerator: Sendable {
             return old == column.new ? nil : (column.column, old, column.new)
         }
         guard !changed.isEmpty else { return nil }
-        return
-            "    - key: \(Self.key(table.writtenKeyColumns, key))\n      from: \(Self.map(changed.map { (table.writtenName($0.column), $0.old) }))\n      to: \(Self.map(changed.map { (table.writtenName($0.column), $0.new) }))"
+        return Self.item(
+            key: Self.key(table.writtenKeyColumns, key),
+            from: Self.map(changed.map { (table.writtenName($0.column), $0.old) }),
+            to: Self.map(changed.map { (table.writtenName($0.column), $0.new) }))
+    }
+
+    /// One item of an update or delete: `key`, `from` and `to` (when given), named as the
+    /// migration format names them (``MigrationGrammar``).
+    private static func item(key: String, from: String, to: String? = nil) -> String {
+        typealias Field = MigrationGrammar.Field.Kind
+        let fields = "    - \(Field.key.name): \(key)\n      \(Field.expected.name): \(from)"
+        return to.map { fields + "\n      \(Field.wanted.name): \($0)" } ?? fields
     }
 
     /// The tables in an order where each comes after the tables it refers to (the manifest's

@@ -66,19 +66,15 @@ public enum MigrationReferences {
         for migration in migrations {
             guard case .changes(let changes) = migration.body else { continue }
             for operation in changes.operations {
-                switch operation {
-                case .insert(let table, let rows):
-                    for row in rows {
-                        let key = (spec(table)?.key ?? []).compactMap { column in
+                let table = operation.table
+                try operation.forEachWrittenRow { row, key, line in
+                    // A row that carries its key (an inserted one) is shown by the key's values in it.
+                    let keyText =
+                        key.map(shownKey)
+                        ?? (spec(table)?.key ?? []).compactMap { column in
                             row.values.first { $0.column.isSameName(as: column) }?.value
-                        }
-                        try check(table, row, line: row.line, key: key.map(shown).joined(separator: ", "))
-                    }
-                case .update(let table, let rowChanges):
-                    for change in rowChanges {
-                        try check(table, change.to, line: change.line, key: shownKey(change.key))
-                    }
-                case .delete: continue
+                        }.map(shown).joined(separator: ", ")
+                    try check(table, row, line: line, key: keyText)
                 }
             }
         }
@@ -119,11 +115,7 @@ extension Migration {
         for migration in migrations {
             guard case .changes(let changes) = migration.body else { continue }
             for operation in changes.operations {
-                switch operation {
-                case .insert(let table, let rows): for row in rows { try body(table, row) }
-                case .update(let table, let updates): for update in updates { try body(table, update.to) }
-                case .delete: continue
-                }
+                try operation.forEachWrittenRow { row, _, _ in try body(operation.table, row) }
             }
         }
     }

@@ -110,7 +110,8 @@ public struct ReleaseWorkflow {
                     "the generated schema step does not run on the old seed: \((error as? DatabaseError)?.message ?? "\(error)")"
                 )
             }
-            files.append(File(name: id + ".sql", text: text, summary: step.summary))
+            files.append(
+                File(name: id + "." + MigrationGrammar.FileFormat.sql.fileExtension, text: text, summary: step.summary))
             dataNumber += 1
         }
         let dataName = MigrationGenerator.fileName(number: dataNumber, name: name)

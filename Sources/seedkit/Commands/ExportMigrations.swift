@@ -32,8 +32,8 @@ extension SeedTool {
                 }
                 let files = try migrations.map { migration throws(SeedError) -> (name: String, text: String) in
                     switch migration.body {
-                    case .sql(let sql): (migration.id + ".sql", sql)
-                    case .changes: (migration.id + ".json", try BundledMigration.jsonText(of: migration))
+                    case .sql(let sql): (migration.bundledFileName, sql)
+                    case .changes: (migration.bundledFileName, try BundledMigration.jsonText(of: migration))
                     }
                 }
                 try refuseStaleMigrations(in: target, keeping: Set(files.map(\.name)))

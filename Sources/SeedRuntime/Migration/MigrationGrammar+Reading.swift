@@ -1,0 +1,113 @@
+/// Reading a migration's document through the grammar: every reader's items go through these
+/// (the streamed reader's rows excepted, which it reads as ``row(_:file:)`` does without a node),
+/// and every refusal of a shape is thrown from here.
+extension MigrationGrammar {
+    /// The operations of a migration's document, in the order written: one per section and table.
+    static func operations(of document: DocNode, file: String) throws(SeedError) -> [DataChanges.Operation] {
+        guard let entries = document.entries else { throw fail(document, file, notAMap) }
+        var operations: [DataChanges.Operation] = []
+        for entry in entries {
+            let section = try section(entry, file: file)
+            if case .null = entry.node.value { continue }
+            guard let tables = entry.node.entries else { throw fail(entry.node, file, notTables(section)) }
+            for table in tables {
+                guard let items = table.node.items else {
+                    throw fail(table.node, file, notItems(section, table: table.key))
+                }
+                var rows: [DataChanges.RowValues] = []
+                var changes: [DataChanges.RowChange] = []
+                switch section.items {
+                case .rows: for item in items { rows.append(try row(item, file: file)) }
+                case .changes: for item in items { changes.append(try change(item, in: section, file: file)) }
+                }
+                operations.append(DataChanges.Operation(section.kind, table: table.key, rows: rows, changes: changes))
+            }
+        }
+        return operations
+    }
+
+    /// The section a top-level entry names, or the error refusing it (at the entry's key).
+    static func section(_ entry: DocEntry, file: String) throws(SeedError) -> Section {
+        guard let section = section(named: entry.key) else {
+            throw SeedError(
+                .configuration, file: file, line: entry.line, column: entry.column, unknownSection(entry.key))
+        }
+        return section
+    }
+
+    /// One item of a section of rows.
+    static func row(_ item: DocNode, file: String) throws(SeedError) -> DataChanges.RowValues {
+        try values(item, what: "a row to insert", file: file)
+    }
+
+    /// One item of a section of changes: its fields, each read as its kind says, each rule checked.
+    static func change(_ item: DocNode, in section: Section, file: String) throws(SeedError) -> DataChanges.RowChange {
+        guard let entries = item.entries else { throw fail(item, file, notAChange(section)) }
+        var key: DataChanges.Key?
+        var from = DataChanges.RowValues(values: [], line: item.line, file: file)
+        var to = DataChanges.RowValues(values: [], line: item.line, file: file)
+        var given = (key: false, expected: false, wanted: false)  // no set: 100,000 updates read here
+        for entry in entries {
+            guard let field = section.field(named: entry.key) else {
+                throw SeedError(
+                    .configuration, file: file, line: entry.line, column: entry.column,
+                    unknownField(entry.key, in: section))
+            }
+            switch field.kind {
+            case .key:
+                key = try self.key(entry, file: file)
+                given.key = true
+            case .expected:
+                from = try values(entry.node, what: "'\(field.name)'", file: file)
+                given.expected = true
+            case .wanted:
+                to = try values(entry.node, what: "'\(field.name)'", file: file)
+                given.wanted = true
+            }
+        }
+        for field in section.fields {
+            let missing: Bool
+            switch field.rule {
+            case .optional: missing = false
+            case .required, .requiredBecause:
+                switch field.kind {
+                case .key: missing = !given.key
+                case .expected: missing = !given.expected
+                case .wanted: missing = !given.wanted
+                }
+            case .nonEmpty:
+                switch field.kind {
+                case .key: missing = !given.key
+                case .expected: missing = from.values.isEmpty
+                case .wanted: missing = to.values.isEmpty
+                }
+            }
+            if missing { throw fail(item, file, self.missing(field, in: section)) }
+        }
+        // A section with no key field has none of its items found by key: not one this format has.
+        return DataChanges.RowChange(
+            key: key ?? .columns(DataChanges.RowValues(values: [], line: item.line, file: file)), from: from, to: to,
+            line: item.line)
+    }
+
+    /// A key: one value, or a map of column: value for a composite key.
+    private static func key(_ entry: DocEntry, file: String) throws(SeedError) -> DataChanges.Key {
+        if let entries = entry.node.entries {
+            return .columns(
+                DataChanges.RowValues(
+                    values: entries.map { ($0.key, $0.node.inputValue) }, line: entry.line, file: file))
+        }
+        if entry.node.items != nil { throw fail(entry.node, file, keyIsAList) }
+        return .single(entry.node.inputValue)
+    }
+
+    /// A map of column: value (`what` names it in the error).
+    private static func values(_ node: DocNode, what: String, file: String) throws(SeedError) -> DataChanges.RowValues {
+        guard let entries = node.entries else { throw fail(node, file, notValues(what)) }
+        return DataChanges.RowValues(values: entries.map { ($0.key, $0.node.inputValue) }, line: node.line, file: file)
+    }
+
+    private static func fail(_ node: DocNode, _ file: String, _ message: String) -> SeedError {
+        SeedError(.configuration, file: file, line: node.line, column: node.column, message)
+    }
+}
