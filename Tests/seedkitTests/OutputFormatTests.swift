@@ -129,6 +129,27 @@ import Testing
         #expect(!project.exists("fresh.sqlite") && project.listing("build").filter { $0.contains("fresh") }.isEmpty)
     }
 
+    /// Text for people and GitHub annotations carry no control character from a path or a store
+    /// raw, in every command (csv and json keep values exactly, by design).
+    @Test func noFormatForPeoplePrintsAControlCharacterRaw() throws {
+        let project = try Self.project()
+        let hostile = "u\u{1B}]0;owned\u{7}\r\u{1B}[K.sqlite"
+        try project.write(hostile, project.read("user.sqlite") ?? Data())
+        let commands: [[String]] = [
+            ["build", "--output", "o\u{1B}[2J.sqlite"], ["check-upgrade", hostile], ["migrate", hostile, "--dry-run"],
+            ["status", hostile], ["verify", hostile], ["inspect", hostile], ["inspect", hostile, "books"],
+            ["diff", "user.sqlite", hostile],
+        ]
+        for command in commands {
+            for format in ["human", "markdown", "github"] {
+                let result = try project.seedkit(command + ["--format", format])
+                guard result.status != 2 else { continue }  // a format the command does not print
+                let raw = (result.stdout + result.stderr).unicodeScalars.filter { $0.value < 0x20 && $0 != "\n" }
+                #expect(raw.isEmpty, "\(command) --format \(format): \(result.stdout.debugDescription)")
+            }
+        }
+    }
+
     /// The help of each command lists the formats it prints.
     @Test func helpListsTheFormatsEachCommandPrints() throws {
         let project = try TemporaryProject(bookStore: false)

@@ -51,6 +51,15 @@ import Testing
                     == "--format yaml is not a format; this command prints human, json, csv, markdown (docs/reference.md#output-formats)"
             )
         }
+        #expect(throws: FormatRefusal.self) { try OutputFormat.named("JSON", for: Tabular.self) }
+        do {
+            _ = try OutputFormat.named("", for: StatusReport.self)
+            Issue.record("an empty name is no format")
+        } catch {
+            #expect(
+                error.description.hasPrefix(
+                    "--format '' is not a format; this command prints human, json, csv, markdown, github"))
+        }
         #expect(try OutputFormat.named("table", for: Tabular.self) == .human)
         // Handed a report anyway, a format it does not offer prints nothing.
         let build = BuildReport(output: "seed.sqlite", .checked(upToDate: true))

@@ -99,7 +99,7 @@ public struct StatusReport: Report {
             columns: ["migration", "state", "detail"],
             rows: states.map { state in
                 let (id, detail) = Self.describe(state)
-                return [.text(id), .text(state.label), detail.isEmpty ? .null : .text(detail)]
+                return [.text(id), .text(state.label), .text(detail)]
             })
     }
 }
