@@ -45,14 +45,8 @@ enum SourceDatabase {
     private static func open(_ source: Manifest.Source, fields: [String], unknownField: @escaping (String) -> String)
         throws(SeedError) -> any RecordSource
     {
-        switch source.reading.format {
-        case .csv, .tsv:
-            return try CSVRecordSource(url: source.file, displayPath: source.displayFile, options: source.reading)
-        case .json, .jsonl:
-            return try JSONRecordSource(
-                url: source.file, displayPath: source.displayFile, fields: fields, root: source.root,
-                lines: source.reading.format == .jsonl, unknownField: unknownField)
-        }
+        try source.reading.open(
+            source.file, displayPath: source.displayFile, root: source.root, fields: fields, unknownField: unknownField)
     }
 
     private static func load(_ source: Manifest.Source, into queue: DatabaseQueue, diagnostics: inout [Diagnostic])
