@@ -111,8 +111,17 @@ extension CoreDataDialect {
     }
 
     /// The message for a value of `entity`'s `attribute`, of model type `type`, that seedkit cannot write.
+    /// A type of the form `Composite: why` (or `UUID: why`, …) is one seedkit refuses for the reason
+    /// given (a composite attribute of a shape no real store read shows, docs/core-data.md).
     package static func unwritableMessage(entity: String, attribute: String, type: String) -> String {
-        "\(entity): \(attribute) is a \(type) attribute (an archived object, written by the app's own code), which seedkit cannot write"
+        if let colon = type.firstIndex(of: ":") {
+            let kind = type[..<colon]
+            let why = type[type.index(after: colon)...].drop { $0 == " " }
+            return
+                "\(entity): \(attribute) (\(kind == "Composite" ? "a composite attribute, a Codable enum or struct" : String(kind))) is not written by seedkit: \(why)"
+        }
+        return
+            "\(entity): \(attribute) is a \(type) attribute (an archived object, written by the app's own code), which seedkit cannot write"
     }
 
     /// The message for a row of `entity` (shown as `key`) that is not written because it leaves

@@ -246,8 +246,10 @@ package struct CoreDataDialect: StoreDialect {
         return tables.contains(current) ? current : stored
     }
 
+    /// The column of attribute or to-one relationship `name` (``storeColumn(ofProperty:)``); a
+    /// column's own name as it is.
     package func columnName(_ name: String) -> String {
-        name.hasPrefix("Z") && name == name.uppercased() ? name : "Z" + name.uppercased()
+        name.hasPrefix("Z") && name == name.uppercased() ? name : Self.storeColumn(ofProperty: name)
     }
 
     package func columnType(_ column: ColumnInfo) -> ColumnType {

@@ -36,16 +36,22 @@ package struct CoreDataModelFacts: Sendable, Equatable, Codable {
         /// For relationships: the destination entity and the inverse relationship's name.
         package var destination: String?
         package var inverse: String?
+        /// An element of a composite attribute (a SwiftData `Codable` enum or struct): each counts
+        /// in the mask's width, and no settled order places them (docs/swiftdata.md, "Composite attributes").
+        package var composite: Bool
+
+        private enum CodingKeys: String, CodingKey { case name, kind, unvouched, destination, inverse, composite }
 
         package init(
             name: String, kind: CoreDataHistory.Property.Kind, unvouched: Bool = false, destination: String? = nil,
-            inverse: String? = nil
+            inverse: String? = nil, composite: Bool = false
         ) {
             self.name = name
             self.kind = kind
             self.unvouched = unvouched
             self.destination = destination
             self.inverse = inverse
+            self.composite = composite
         }
 
         package init(from decoder: any Decoder) throws {
@@ -55,6 +61,18 @@ package struct CoreDataModelFacts: Sendable, Equatable, Codable {
             unvouched = try container.decodeIfPresent(Bool.self, forKey: .unvouched) ?? false
             destination = try container.decodeIfPresent(String.self, forKey: .destination)
             inverse = try container.decodeIfPresent(String.self, forKey: .inverse)
+            composite = try container.decodeIfPresent(Bool.self, forKey: .composite) ?? false
+        }
+
+        package func encode(to encoder: any Encoder) throws {
+            // `composite` only when set: seeds built before it was recorded stay byte-identical.
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(name, forKey: .name)
+            try container.encode(kind, forKey: .kind)
+            try container.encode(unvouched, forKey: .unvouched)
+            try container.encodeIfPresent(destination, forKey: .destination)
+            try container.encodeIfPresent(inverse, forKey: .inverse)
+            if composite { try container.encode(composite, forKey: .composite) }
         }
     }
 

@@ -23,50 +23,77 @@ extension CoreDataModel {
     static func unsupportedComposite(_ why: String) -> String { "Composite: " + why }
 
     /// The attributes that stand for the composite attribute archived in `property`.
-    static func compositeAttributes(_ property: [String: Any], name: String, optional: Bool, renaming: String?, in archive: KeyedArchive) -> [Attribute] {
+    static func compositeAttributes(
+        _ property: [String: Any], name: String, optional: Bool, renaming: String?, in archive: KeyedArchive
+    ) -> [Attribute] {
         func unsupported(_ why: String) -> [Attribute] {
-            [Attribute(name: name, type: unsupportedComposite(why), optional: optional, minValue: nil, maxValue: nil, regularExpression: nil,
-                       defaultValue: nil, line: 0, renamingIdentifier: renaming)]
+            var attribute = Attribute(
+                name: name, type: unsupportedComposite(why), optional: optional, minValue: nil, maxValue: nil,
+                regularExpression: nil, defaultValue: nil, line: 0, renamingIdentifier: renaming)
+            attribute.composite = true
+            return [attribute]
         }
         var elements: [(name: String, type: String)] = []
         for value in archive.array(property["NSCompositeElements"]) ?? [] {
-            guard let element = value as? [String: Any], let elementName = archive.string(element["NSPropertyName"]) else {
+            guard let element = value as? [String: Any], let elementName = archive.string(element["NSPropertyName"])
+            else {
                 return unsupported("an element that is not an attribute")
             }
             if archive.classNames(element).contains("NSCompositeAttributeDescription") {
-                return unsupported("holding the composite \(elementName) (a struct or enum inside a struct), which no real store read shows")
+                return unsupported(
+                    "holding the composite \(elementName) (a struct or enum inside a struct), which no real store read shows"
+                )
             }
             let code = archive.int(element["NSAttributeType"]) ?? 0
             guard let type = attributeTypes[code], supportedTypes.contains(type) else {
-                return unsupported("whose element \(elementName) is of attribute type \(attributeTypes[code] ?? String(code)), which seedkit does not write")
+                return unsupported(
+                    "whose element \(elementName) is of attribute type \(attributeTypes[code] ?? String(code)), which seedkit does not write"
+                )
             }
             elements.append((elementName, type))
         }
         guard !elements.isEmpty else { return unsupported("without elements (NSCompositeElements)") }
-        let userInfo = Dictionary(archive.dictionary(property["NSUserInfo"]) ?? [], uniquingKeysWith: { first, _ in first })
+        let userInfo = Dictionary(
+            archive.dictionary(property["NSUserInfo"]) ?? [], uniquingKeysWith: { first, _ in first })
         let isEnum = archive.bool(userInfo["EnumType"]) ?? false
         func attribute(_ name: String, _ type: String, optional: Bool) -> Attribute {
-            Attribute(name: name, type: type, optional: optional, minValue: nil, maxValue: nil, regularExpression: nil, defaultValue: nil, line: 0,
-                      renamingIdentifier: nil)
+            var attribute = Attribute(
+                name: name, type: type, optional: optional, minValue: nil, maxValue: nil, regularExpression: nil,
+                defaultValue: nil, line: 0, renamingIdentifier: nil)
+            attribute.composite = true
+            return attribute
         }
         if isEnum, let cases = archive.array(userInfo["enum"]) {
             // An enum without raw values: a String column per case, holding the case's name.
             let names = cases.compactMap { archive.string($0) }
             guard names == elements.map(\.name), elements.allSatisfy({ $0.type == "String" }) else {
-                return unsupported("an enum whose elements are not a String per case (\(names.joined(separator: ", ")))")
+                return unsupported(
+                    "an enum whose elements are not a String per case (\(names.joined(separator: ", ")))")
             }
-            return elements.map { attribute(name + "." + $0.name, "String", optional: true) }
+            return elements.map { element in
+                var column = attribute(name + "." + element.name, "String", optional: true)
+                column.caseName = element.name
+                return column
+            }
         }
         if isEnum {
             // An enum with raw values: one element, named as the property, holding the raw value.
             guard elements.count == 1, let element = elements.first, element.name == name else {
-                return unsupported("an enum stored in \(elements.count) elements (\(elements.map(\.name).joined(separator: ", "))), which no real store read shows")
+                return unsupported(
+                    "an enum stored in \(elements.count) elements (\(elements.map(\.name).joined(separator: ", "))), which no real store read shows"
+                )
             }
             var raw = attribute(name, element.type, optional: optional)
             raw.renamingIdentifier = renaming
+            raw.composite = true
             return [raw]
         }
         return elements.map { attribute(name + "." + $0.name, $0.type, optional: true) }
+    }
+
+    /// The property an attribute name belongs to: `size` for a composite's element `size.width`, else the name.
+    static func compositeOwner(_ name: String) -> String {
+        name.split(separator: ".", maxSplits: 1).first.map(String.init) ?? name
     }
 
     /// The column Core Data gives each attribute and to-one relationship of `entity` (its own
@@ -77,7 +104,7 @@ extension CoreDataModel {
     static func columnClashes(_ entity: Entity) -> [(name: String, column: String, takenBy: String)] {
         let names = entity.attributes.map(\.name) + entity.relationships.filter { !$0.toMany }.map(\.name)
         // Properties by name; a composite's elements keep their order at its place.
-        let owners = names.map { $0.split(separator: ".").first.map(String.init) ?? $0 }
+        let owners = names.map(compositeOwner)
         let order = names.indices.sorted { (owners[$0], $0) < (owners[$1], $1) }
         var given: [String: String] = [:]
         var clashes: [(name: String, column: String, takenBy: String)] = []
@@ -99,16 +126,21 @@ extension CoreDataModel {
         guard !clashes.isEmpty else { return entity }
         var entity = entity
         for clash in clashes {
-            let why = "\(clash.name) and \(clash.takenBy) both ask for column \(clash.column): Core Data gives it to \(clash.takenBy) and numbers the other (\(clash.column)1), which seedkit does not follow yet"
-            let owner = clash.name.split(separator: ".").first.map(String.init) ?? clash.name
+            let why =
+                "\(clash.name) and \(clash.takenBy) both ask for column \(clash.column): Core Data gives it to \(clash.takenBy) and numbers the other (\(clash.column)1), which seedkit does not follow yet"
+            let owner = compositeOwner(clash.name)
             let members = entity.attributes.filter { $0.name == owner || $0.name.hasPrefix(owner + ".") }
-            guard let first = members.first, let at = entity.attributes.firstIndex(where: { $0.name == first.name }) else { continue }
+            guard let first = members.first, let at = entity.attributes.firstIndex(where: { $0.name == first.name })
+            else { continue }
             entity.attributes.removeAll { $0.name == owner || $0.name.hasPrefix(owner + ".") }
             let optional = members.allSatisfy(\.optional)
             // The attribute's own type for a plain attribute; Composite for a composite's elements.
             let type = members.count == 1 && first.name == owner ? first.type + ": " + why : unsupportedComposite(why)
-            entity.attributes.insert(Attribute(name: owner, type: type, optional: optional, minValue: nil, maxValue: nil,
-                                               regularExpression: nil, defaultValue: nil, line: 0), at: at)
+            var refused = Attribute(
+                name: owner, type: type, optional: optional, minValue: nil, maxValue: nil, regularExpression: nil,
+                defaultValue: nil, line: 0)
+            refused.composite = first.composite
+            entity.attributes.insert(refused, at: at)
         }
         return entity
     }

@@ -24,6 +24,11 @@ public struct CoreDataModel: Sendable {
         public var derived: Bool = false
         /// Kept in memory only, never stored (`transient="YES"`).
         public var transient: Bool = false
+        /// Stored for a composite attribute (a SwiftData `Codable` enum or struct): one of its
+        /// elements, or an enum with raw values stored as one (CompositeAttributes.swift).
+        public var composite: Bool = false
+        /// For an enum case's column (`folderType.user`): the one value it holds, the case's name.
+        public var caseName: String? = nil
     }
 
     public struct Relationship: Sendable {
@@ -215,7 +220,9 @@ public struct CoreDataModel: Sendable {
             let inherits = entity.parent != nil || entities.contains { $0.parent == entity.name }
             facts.history[entity.name] = .init(
                 properties: flat.attributes.map { attribute in
-                    .init(name: attribute.name, kind: .attribute, unvouched: attribute.transient || attribute.derived)
+                    .init(
+                        name: attribute.name, kind: .attribute, unvouched: attribute.transient || attribute.derived,
+                        composite: attribute.composite)
                 }
                     + flat.relationships.map { relationship in
                         .init(
@@ -246,8 +253,10 @@ public struct CoreDataModel: Sendable {
                 rules.min = attribute.minValue.flatMap { Double($0) }
                 rules.max = attribute.maxValue.flatMap { Double($0) }
             }
+            // An enum case's column holds its case's name or nothing.
+            if let name = attribute.caseName { rules.oneOf = [name] }
             let any =
-                rules.required || rules.min != nil || rules.max != nil || rules.minLength != nil
+                rules.oneOf != nil || rules.required || rules.min != nil || rules.max != nil || rules.minLength != nil
                 || rules.maxLength != nil || rules.pattern != nil
                 || rules.earliest != nil || rules.latest != nil
             return any ? rules : nil
