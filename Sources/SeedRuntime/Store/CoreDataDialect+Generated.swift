@@ -111,6 +111,26 @@ extension CoreDataDialect {
     }
 
     /// The message for a value of `entity`'s `attribute`, of model type `type`, that seedkit cannot write.
+    /// The values of `name`'s enum-case columns (``CoreDataModelFacts/enumCases``) in `values`
+    /// that are not their case's name (nor NULL): `(attribute, value, case)`, in the row's order.
+    package func wrongEnumCases(entity name: String, values: [(column: String, value: SQLValue)]) -> [(
+        attribute: String, value: SQLValue, name: String
+    )] {
+        guard let cases = facts.enumCases[factsName(name)], !cases.isEmpty else { return [] }
+        return values.compactMap { column, value in
+            guard value != .null, let found = cases.first(where: { columnName($0.key) == column.uppercased() }),
+                value != .text(found.value)
+            else { return nil }
+            return (found.key, value, found.value)
+        }
+    }
+
+    /// The message for a value of enum-case column `attribute` that is not its case's name.
+    package static func wrongEnumCaseMessage(entity: String, attribute: String, value: SQLValue, name: String) -> String
+    {
+        "\(entity): \(attribute) is \(value.sqlLiteral), but it holds only '\(name)' (the case's name, when the enum's value is .\(name)) or nothing; give the other case's column instead"
+    }
+
     /// A type of the form `Composite: why` (or `UUID: why`, …) is one seedkit refuses for the reason
     /// given (a composite attribute of a shape no real store read shows, docs/core-data.md).
     package static func unwritableMessage(entity: String, attribute: String, type: String) -> String {

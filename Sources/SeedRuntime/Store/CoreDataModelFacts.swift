@@ -119,6 +119,10 @@ package struct CoreDataModelFacts: Sendable, Equatable, Codable {
     /// own code writes (Transformable, composite, object ID): a row giving one a value is not
     /// written (``CoreDataDialect/unwritableMessage(entity:attribute:type:)``). The whole lineage's.
     package var unwritable: [String: [String: String]]
+    /// Entity → the column of an enum case (a SwiftData enum without raw values, stored as a
+    /// composite attribute: `folderType.user`) → the one value it holds, the case's name
+    /// (docs/core-data.md, "Composite attributes"). The whole lineage's.
+    package var enumCases: [String: [String: String]] = [:]
 
     package init(
         renamings: [String: String] = [:], deletionRules: [String: [String: String]] = [:],
@@ -126,7 +130,7 @@ package struct CoreDataModelFacts: Sendable, Equatable, Codable {
         defaults: [String: [String: String]] = [:], attributeTypes: [String: [String: String]] = [:],
         history: [String: HistoryEntity] = [:], uniqueness: [String: [[String]]] = [:],
         required: [String: [String]] = [:], generated: [String: [String]] = [:],
-        unwritable: [String: [String: String]] = [:]
+        unwritable: [String: [String: String]] = [:], enumCases: [String: [String: String]] = [:]
     ) {
         self.renamings = renamings
         self.deletionRules = deletionRules
@@ -138,6 +142,7 @@ package struct CoreDataModelFacts: Sendable, Equatable, Codable {
         self.required = required
         self.generated = generated
         self.unwritable = unwritable
+        self.enumCases = enumCases
     }
 
     package init(from decoder: any Decoder) throws {
@@ -152,6 +157,28 @@ package struct CoreDataModelFacts: Sendable, Equatable, Codable {
         required = try container.decodeIfPresent([String: [String]].self, forKey: .required) ?? [:]
         generated = try container.decodeIfPresent([String: [String]].self, forKey: .generated) ?? [:]
         unwritable = try container.decodeIfPresent([String: [String: String]].self, forKey: .unwritable) ?? [:]
+        enumCases = try container.decodeIfPresent([String: [String: String]].self, forKey: .enumCases) ?? [:]
+    }
+
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(renamings, forKey: .renamings)
+        try container.encode(deletionRules, forKey: .deletionRules)
+        try container.encode(oneToOne, forKey: .oneToOne)
+        try container.encode(defaults, forKey: .defaults)
+        try container.encode(attributeTypes, forKey: .attributeTypes)
+        try container.encode(history, forKey: .history)
+        try container.encode(uniqueness, forKey: .uniqueness)
+        try container.encode(required, forKey: .required)
+        try container.encode(generated, forKey: .generated)
+        try container.encode(unwritable, forKey: .unwritable)
+        // Only when there are some: a seed without enum cases records what it recorded before.
+        if !enumCases.isEmpty { try container.encode(enumCases, forKey: .enumCases) }
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case renamings, deletionRules, oneToOne, defaults, attributeTypes, history, uniqueness, required, generated,
+            unwritable, enumCases
     }
 
     /// `self` with `other`'s facts on top (the model the CLI was given wins over what a seed recorded).
@@ -167,7 +194,8 @@ package struct CoreDataModelFacts: Sendable, Equatable, Codable {
             uniqueness: uniqueness.merging(other.uniqueness) { $1 },
             required: required.merging(other.required) { $1 },
             generated: generated.merging(other.generated) { $1 },
-            unwritable: unwritable.merging(other.unwritable) { $1 })
+            unwritable: unwritable.merging(other.unwritable) { $1 },
+            enumCases: enumCases.merging(other.enumCases) { $1 })
     }
 
     /// The facts a seed recorded, or nil.

@@ -213,6 +213,9 @@ public struct CoreDataModel: Sendable {
                 $0.type == "UUID" && $0.defaultValue.flatMap(UUID.init(uuidString:)) != nil
             }
             if !generated.isEmpty { facts.generated[entity.name] = generated.map(\.name) }
+            for attribute in flat.attributes {
+                if let name = attribute.caseName { facts.enumCases[entity.name, default: [:]][attribute.name] = name }
+            }
             for attribute in flat.attributes where !Self.supportedTypes.contains(attribute.type) {
                 facts.unwritable[entity.name, default: [:]][attribute.name] = attribute.type
             }
