@@ -225,6 +225,16 @@ def ddl():
             for rel, destination, inverse, to_many, *_ in owner_relationships:
                 if to_many and inverse is None and destination == name:
                     columns.append((f"Z{numbers[owner]}{rel.upper()}", "INTEGER", "~" + rel, 0))  # after the to-ones (MetaCocktails: ZINGREDIENTBASE, Z1SPEC)
+        # A name already given goes to the property first by name; Core Data numbers the others
+        # (MetaCocktails' Cocktail: author.id in ZID, its own id in ZID1).
+        given = set()
+        for i, c in sorted(enumerate(columns), key=lambda e: (e[1][2], e[1][3])):
+            stored, n = c[0], 0
+            while stored in given:
+                n += 1
+                stored = f"{c[0]}{n}"
+            given.add(stored)
+            columns[i] = (stored,) + c[1:]
         columns.sort(key=lambda c: (order.index(c[1]), c[2], c[3]))
         tables.append(f"CREATE TABLE {table} ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, "
                       + ", ".join(f"{c} {t}" for c, t, *_ in columns) + " );")

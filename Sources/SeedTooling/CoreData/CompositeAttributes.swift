@@ -109,7 +109,7 @@ extension CoreDataModel {
         var given: [String: String] = [:]
         var clashes: [(name: String, column: String, takenBy: String)] = []
         for index in order {
-            let column = "Z" + (names[index].split(separator: ".").last.map(String.init) ?? names[index]).uppercased()
+            let column = CoreDataDialect.storeColumn(ofProperty: names[index])
             if let first = given[column] {
                 clashes.append((names[index], column, first))
             } else {
