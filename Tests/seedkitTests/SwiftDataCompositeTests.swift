@@ -1,6 +1,8 @@
 import Foundation
 import GRDB
+import SeedRuntime
 import SeedTestSupport
+import SeedTooling
 import Testing
 
 /// Issue 35: a SwiftData model's `Codable` enums and structs are composite attributes, stored as
@@ -196,5 +198,28 @@ extension SwiftDataCompositeTests {
         // Without `label` (refused) Shelf has no key either: the insert is refused, nothing written.
         #expect(migrate.status == 2, "\(migrate)")
         #expect(project.read("app.store") == before)
+    }
+}
+
+extension SwiftDataCompositeTests {
+    /// What the reader makes of the archived composites: each element an attribute named by its
+    /// Swift path, an enum with raw values the attribute itself; each element counts in history.
+    @Test func theReaderGivesEachElementAsAnAttribute() throws {
+        let project = try shelfStore()
+        let model = try #require(try CoreDataModel.loadCache(store: project.url("app.store"), shown: "app.store"))
+        let shelf = try #require(model.entity("Shelf"))
+        #expect(
+            shelf.attributes.map {
+                "\($0.name) \($0.type) \($0.optional ? "optional" : "required")\($0.caseName.map { " case " + $0 } ?? "")"
+            }
+                == [
+                    "kind String required", "label String required", "placement.wall String optional case wall",
+                    "placement.floor String optional case floor", "placement.window String optional case window",
+                    "size.width Double optional", "size.depth Double optional", "size.unit String optional",
+                ])
+        let history = try #require(model.facts.history["Shelf"])
+        #expect(history.properties.filter(\.composite).map(\.name).count == 7)
+        #expect(history.properties.count == 9)
+        #expect(model.facts.enumCases["Shelf"]?["placement.floor"] == "floor")
     }
 }
