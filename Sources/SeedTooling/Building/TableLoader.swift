@@ -413,7 +413,7 @@ final class TableLoader {
             let reference = bound.reference.map { "\($0.spec)" } ?? "the parent"
             let message =
                 try explainMiss?(slot, key, Int(batch.lines[record]))
-                ?? "\(bound.name) '\(key.description)' matches no \(reference)"
+                ?? "\(bound.name) '\(key.readable(as: bound.reference?.keyType).description)' matches no \(reference)"
             diagnostics.append(
                 Diagnostic(
                     file: file, line: Int(batch.lines[record]), column: bound.fieldNumber, code: .unresolvedReference,
