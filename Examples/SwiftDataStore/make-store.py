@@ -19,7 +19,7 @@ stores as composite attributes (docs/swiftdata.md, "Composite attributes"):
 
     enum Kind: String, Codable { case fiction, reference }        // raw values: one column
     enum Placement: Codable { case wall, floor, window }         // cases: a column per case
-    struct Size: Codable { var width: Double?; var depth: Double?; var unit: String? }
+    struct Size: Codable { var width: Double?; var depth: Double?; var unit: String?; var woods: [String]? }
     @Model final class Shelf {
         @Attribute(.unique) var label: String
         var kind: Kind
@@ -67,7 +67,8 @@ SHELF = ("Shelf",
          [("label", 700, "NSString", None, False),
           ("kind", "composite", "raw", [("kind", 700, "NSString")], False),
           ("placement", "composite", "cases", [("wall", 700, "NSString"), ("floor", 700, "NSString"), ("window", 700, "NSString")], True),
-          ("size", "composite", "struct", [("width", 500, "NSNumber"), ("depth", 500, "NSNumber"), ("unit", 700, "NSString")], True)],
+          ("size", "composite", "struct", [("width", 500, "NSNumber"), ("depth", 500, "NSNumber"), ("unit", 700, "NSString"),
+                                            ("woods", 1000, "NSData")], True)],
          [("books", "Book", None, True, True, 1)],
          [["label"]])
 if "--composites" in sys.argv:

@@ -24,9 +24,9 @@ import Testing
         try project.database(path).write { db in
             try db.execute(
                 sql: """
-                    INSERT INTO ZSHELF (Z_PK, Z_ENT, Z_OPT, ZLABEL, ZKIND, ZWALL, ZFLOOR, ZWINDOW, ZWIDTH, ZDEPTH, ZUNIT) VALUES
-                        (1, 3, 1, 'A1', 'fiction', NULL, NULL, 'window', 1.5, 0.25, 'm'),
-                        (2, 3, 1, 'B2', 'reference', NULL, NULL, NULL, NULL, NULL, NULL);
+                    INSERT INTO ZSHELF (Z_PK, Z_ENT, Z_OPT, ZLABEL, ZKIND, ZWALL, ZFLOOR, ZWINDOW, ZWIDTH, ZDEPTH, ZUNIT, ZWOODS) VALUES
+                        (1, 3, 1, 'A1', 'fiction', NULL, NULL, 'window', 1.5, 0.25, 'm', CAST('["oak","pine"]' AS BLOB)),
+                        (2, 3, 1, 'B2', 'reference', NULL, NULL, NULL, NULL, NULL, NULL, NULL);
                     INSERT INTO ZAUTHOR (Z_PK, Z_ENT, Z_OPT, ZNAME, ZID) VALUES (1, 1, 1, 'Le Guin', x'11111111222233334444555555555555');
                     INSERT INTO ZBOOK (Z_PK, Z_ENT, Z_OPT, ZTITLE, ZID, ZPAGES, ZAUTHOR, Z3BOOKS) VALUES (1, 2, 1, 'Flint', x'21111111222233334444555555555555', 5, 1, 1);
                     UPDATE Z_PRIMARYKEY SET Z_MAX = 2 WHERE Z_ENT = 3;
@@ -36,7 +36,7 @@ import Testing
     }
 
     private static let shelfColumns =
-        "SELECT ZLABEL, ZKIND, ZWALL, ZFLOOR, ZWINDOW, ZWIDTH, ZDEPTH, ZUNIT FROM ZSHELF ORDER BY ZLABEL"
+        "SELECT ZLABEL, ZKIND, ZWALL, ZFLOOR, ZWINDOW, ZWIDTH, ZDEPTH, ZUNIT, ZWOODS FROM ZSHELF ORDER BY ZLABEL"
 
     /// `init --coredata` wrote a project whose build failed: `kind is required, but the header has
     /// no such column [1570]`, then, with the column, `…is a Composite attribute (an archived
@@ -49,14 +49,15 @@ import Testing
         let shelves = try #require(project.read("seeds/data/Shelf.csv").map { String(decoding: $0, as: UTF8.self) })
         #expect(
             shelves
-                == "kind,label,placement.wall,placement.floor,placement.window,size.width,size.depth,size.unit\nfiction,A1,,,window,1.5,0.25,m\nreference,B2,,,,,,\n",
+                == "kind,label,placement.wall,placement.floor,placement.window,size.width,size.depth,size.unit,size.woods\nfiction,A1,,,window,1.5,0.25,m,\"[\"\"oak\"\",\"\"pine\"\"]\"\nreference,B2,,,,,,,\n",
             "\(shelves)")
         let build = try project.seedkit("build")
         #expect(build.status == 0, "\(build)")
         #expect(try project.rows("build/seed.store", Self.shelfColumns) == project.rows("app.store", Self.shelfColumns))
         #expect(
             try project.rows("build/seed.store", Self.shelfColumns) == [
-                "'A1'|'fiction'|NULL|NULL|'window'|1.5|0.25|'m'", "'B2'|'reference'|NULL|NULL|NULL|NULL|NULL|NULL",
+                "'A1'|'fiction'|NULL|NULL|'window'|1.5|0.25|'m'|X'5B226F616B222C2270696E65225D'",
+                "'B2'|'reference'|NULL|NULL|NULL|NULL|NULL|NULL|NULL",
             ])
         // inspect shows the model's names.
         let inspect = try project.seedkit("inspect", "build/seed.store", "Shelf", "--format", "csv")
@@ -75,13 +76,13 @@ import Testing
             """
             insert:
               Shelf:
-                - { label: C3, kind: reference, placement.floor: floor, size.width: 2, size.unit: cm }
+                - { label: C3, kind: reference, placement.floor: floor, size.width: 2, size.unit: cm, size.woods: '["elm"]' }
             """)
         let migrate = try project.seedkit("migrate", "app.store")
         #expect(migrate.status == 0, "\(migrate)")
         #expect(
             try project.rows("app.store", Self.shelfColumns + " LIMIT 1 OFFSET 2") == [
-                "'C3'|'reference'|NULL|'floor'|NULL|2.0|NULL|'cm'"
+                "'C3'|'reference'|NULL|'floor'|NULL|2.0|NULL|'cm'|X'5B22656C6D225D'"
             ])
         // Recorded in the store's history as an insert (no mask).
         #expect(
@@ -145,7 +146,8 @@ extension SwiftDataCompositeTests {
         try FileManager.default.copyItem(
             atPath: project.path("build/seed.store"), toPath: project.path("seeds/releases/1.0.store"))
         let shelves = try #require(project.read("seeds/data/Shelf.csv").map { String(decoding: $0, as: UTF8.self) })
-        try project.write("seeds/data/Shelf.csv", shelves + "fiction,A9,,,window,1.5,0.25,m\n")
+        try project.write(
+            "seeds/data/Shelf.csv", shelves + "fiction,A9,,,window,1.5,0.25,m,\"[\"\"oak\"\",\"\"pine\"\"]\"\n")
         let generated = try project.seedkit("new-migration", "a9", "--from", "seeds/releases/1.0.store")
         #expect(generated.status == 0, "\(generated)")
         let migration = try #require(
@@ -216,10 +218,12 @@ extension SwiftDataCompositeTests {
                     "kind String required", "label String required", "placement.wall String optional case wall",
                     "placement.floor String optional case floor", "placement.window String optional case window",
                     "size.width Double optional", "size.depth Double optional", "size.unit String optional",
+                    "size.woods Binary optional",
                 ])
         let history = try #require(model.facts.history["Shelf"])
-        #expect(history.properties.filter(\.composite).map(\.name).count == 7)
-        #expect(history.properties.count == 9)
+        #expect(history.properties.filter(\.composite).map(\.name).count == 8)
+        #expect(history.properties.count == 10)
+        #expect(model.facts.attributeTypes["Shelf"]?["size.woods"] == "JSON")
         #expect(model.facts.enumCases["Shelf"]?["placement.floor"] == "floor")
     }
 }

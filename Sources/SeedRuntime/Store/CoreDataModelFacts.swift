@@ -99,7 +99,8 @@ package struct CoreDataModelFacts: Sendable, Equatable, Codable {
     /// the whole lineage's attributes are listed under each entity.
     package var defaults: [String: [String: String]]
     /// Entity → attribute → the model's type, for attributes stored in a form the column's
-    /// declared type does not say (`UUID` in a `BLOB` column).
+    /// declared type does not say (`UUID` in a `BLOB` column; `JSON` for a composite's Binary
+    /// element, a `Codable` collection's JSON in a `BLOB`).
     package var attributeTypes: [String: [String: String]]
     /// Entity → its properties, for writing persistent history (empty in seeds built before
     /// seedkit wrote history: such a store's history is then refused, not guessed).

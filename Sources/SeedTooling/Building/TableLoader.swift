@@ -437,7 +437,7 @@ final class TableLoader {
         switch column.type {
         case .integer, .boolean, .numeric: sqlite3_bind_int64(handle, parameter, number)
         case .real, .referenceDate: sqlite3_bind_double(handle, parameter, Double(number))
-        case .blob, .uuid: sqlite3_bind_blob(handle, parameter, [UInt8(0)], 1, transient)
+        case .blob, .uuid, .json: sqlite3_bind_blob(handle, parameter, [UInt8(0)], 1, transient)
         default: sqlite3_bind_text(handle, parameter, "\u{1}seedkit: no value (line \(line))", -1, transient)
         }
     }

@@ -29,6 +29,10 @@ public struct CoreDataModel: Sendable {
         public var composite: Bool = false
         /// For an enum case's column (`folderType.user`): the one value it holds, the case's name.
         public var caseName: String? = nil
+
+        /// A composite's Binary element: a `Codable` collection, which SwiftData stores as its
+        /// JSON (every such value in the real stores is), read and written as JSON text.
+        public var isJSON: Bool { composite && type == "Binary" }
     }
 
     public struct Relationship: Sendable {
@@ -111,7 +115,10 @@ public struct CoreDataModel: Sendable {
 
     /// How fixture values convert for an entity's attribute; nil for relationships and unsupported types.
     package func columnType(entity name: String, attribute: String) -> ColumnType? {
-        guard let type = flattened(name)?.attributes.first(where: { $0.name == attribute })?.type else { return nil }
+        guard let found = flattened(name)?.attributes.first(where: { $0.name == attribute }) else { return nil }
+        // A composite's Binary element holds a Codable collection's JSON (docs/swiftdata.md).
+        if found.isJSON { return .json }
+        let type = found.type
         switch type {
         case "Integer 16", "Integer 32", "Integer 64": return .integer
         case "Double", "Float": return .real
@@ -200,8 +207,9 @@ public struct CoreDataModel: Sendable {
             }
             let defaults = defaults(for: entity.name).mapValues(\.sqlLiteral)
             if !defaults.isEmpty { facts.defaults[entity.name] = defaults }
-            for attribute in flat.attributes where attribute.type == "UUID" {
-                facts.attributeTypes[entity.name, default: [:]][attribute.name] = attribute.type
+            for attribute in flat.attributes where attribute.type == "UUID" || attribute.isJSON {
+                facts.attributeTypes[entity.name, default: [:]][attribute.name] =
+                    attribute.isJSON ? "JSON" : attribute.type
             }
             // What a new object must have: every non-optional stored attribute; a UUID with a UUID
             // instance as its default (SwiftData's `let id = UUID()`) gets a generated one instead.
