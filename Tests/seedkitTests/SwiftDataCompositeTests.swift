@@ -227,3 +227,18 @@ extension SwiftDataCompositeTests {
         #expect(model.facts.enumCases["Shelf"]?["placement.floor"] == "floor")
     }
 }
+
+extension SwiftDataCompositeTests {
+    /// `inspect STORE Entity` on an app's own store, no manifest, showed the columns' names
+    /// lower-cased (`cocktailname`, `wall`, `woods` as base64): the model the store keeps names them.
+    @Test func inspectWithoutAManifestNamesColumnsAsTheModelDoes() throws {
+        let project = try shelfStore()
+        try fill(project)
+        let inspect = try project.seedkit("inspect", "app.store", "Shelf", "--format", "csv")
+        #expect(inspect.status == 0, "\(inspect)")
+        #expect(
+            inspect.stdout.hasPrefix(
+                "id,size.width,size.depth,kind,label,placement.wall,placement.floor,placement.window,size.unit,size.woods\r\n"
+                    + "1,1.5,0.25,fiction,A1,,,window,m,\"[\"\"oak\"\",\"\"pine\"\"]\"\r\n"), "\(inspect)")
+    }
+}
