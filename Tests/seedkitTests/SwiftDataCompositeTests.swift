@@ -100,7 +100,18 @@ import Testing
         let before = try #require(project.read("app.store"))
         let wrong = try project.seedkit("migrate", "app.store")
         #expect(wrong.status == 1, "\(wrong)")
-        #expect(wrong.stderr.contains("placement.wall"), "\(wrong)")
+        #expect(
+            wrong.stderr.hasPrefix(
+                "migrations/0002-wrong-case.yml:3: error: Shelf: placement.wall is 'window', but it holds only 'wall' (the case's name, when the enum's value is .wall) or nothing; give the other case's column instead"
+            ), "\(wrong)")
+        #expect(project.read("app.store") == before)
+
+        // A dotted name that is no composite's element is no column: `size.label` would have been ZLABEL.
+        try project.write(
+            "migrations/0002-wrong-case.yml", "insert:\n  Shelf:\n    - { label: D4, kind: fiction, size.label: D5 }\n")
+        let unknown = try project.seedkit("migrate", "app.store")
+        #expect(unknown.status == 2, "\(unknown)")
+        #expect(unknown.stderr.contains("has no column 'size.label'"), "\(unknown)")
         #expect(project.read("app.store") == before)
     }
 

@@ -93,9 +93,14 @@ package struct CoreDataDialect: StoreDialect {
 
     package var name: String { "coredata" }
 
+    /// The composite elements the model has (`size.width`): the only dotted names that are columns.
+    let compositeElements: Set<String>
+
     init(entities: [Entity], facts: CoreDataModelFacts, tables: Set<String>, blockedTables: [String: String]) {
         self.entities = entities
         self.facts = facts
+        compositeElements = Set(
+            facts.history.values.flatMap(\.properties).filter { $0.composite && $0.name.contains(".") }.map(\.name))
         self.tables = tables
         self.blockedTables = blockedTables
     }
@@ -249,7 +254,11 @@ package struct CoreDataDialect: StoreDialect {
     /// The column of attribute or to-one relationship `name` (``storeColumn(ofProperty:)``); a
     /// column's own name as it is.
     package func columnName(_ name: String) -> String {
-        name.hasPrefix("Z") && name == name.uppercased() ? name : Self.storeColumn(ofProperty: name)
+        if name.hasPrefix("Z") && name == name.uppercased() { return name }
+        // A dotted name that is no element of the model's composites is no column (`prep.id` of a
+        // composite seedkit refused must not land in the entity's own ZID).
+        if name.contains("."), !compositeElements.contains(name) { return "Z" + name.uppercased() }
+        return Self.storeColumn(ofProperty: name)
     }
 
     package func columnType(_ column: ColumnInfo) -> ColumnType {
