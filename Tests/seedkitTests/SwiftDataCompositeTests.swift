@@ -253,3 +253,45 @@ extension SwiftDataCompositeTests {
                     + "1,1.5,0.25,fiction,A1,,,window,m,\"[\"\"oak\"\",\"\"pine\"\"]\"\r\n"), "\(inspect)")
     }
 }
+
+extension SwiftDataCompositeTests {
+    /// The other way round (MetaCocktails' `IngredientBase`: `id` in `ZID`, `prep.id` in `ZID1`):
+    /// the entity's own attribute keeps its column, and the composite Core Data numbered is refused.
+    @Test func aCompositeWhoseElementCoreDataNumbersIsRefused() throws {
+        let project = try swiftDataStore(editing: [
+            ("if \"--composites\" in sys.argv:\n    sys.argv.remove(\"--composites\")\n", "if True:\n"),
+            (
+                #"[("label", 700, "NSString", None, False),"#,
+                #"[("label", 700, "NSString", None, False), ("zone", "composite", "struct", [("label", 700, "NSString")], True),"#
+            ),
+        ])
+        let model = try #require(try CoreDataModel.loadCache(store: project.url("app.store"), shown: "app.store"))
+        let shelf = try #require(model.entity("Shelf"))
+        #expect(shelf.attributes.first { $0.name == "label" }?.type == "String")
+        #expect(
+            shelf.attributes.first { $0.name == "zone" }?.type
+                == "Composite: zone.label and label both ask for column ZLABEL: Core Data gives it to label and numbers the other (ZLABEL1), which seedkit does not follow yet"
+        )
+        #expect(!shelf.attributes.contains { $0.name == "zone.label" })
+        try fillZone(project)
+        let initialized = try project.seedkit("init", "--coredata", "app.store")
+        #expect(initialized.status == 0, "\(initialized)")
+        let build = try project.seedkit("build")
+        #expect(build.status == 0, "\(build)")
+        // The label is the shelf's own; the zone, refused, is named in the manifest (its values are not carried yet).
+        #expect(try project.rows("build/seed.store", "SELECT ZLABEL FROM ZSHELF") == ["'A1'"])
+        let manifest = try #require(project.read("seeds/seedkit.yml").map { String(decoding: $0, as: UTF8.self) })
+        #expect(
+            manifest.contains("# not in the fixture: zone (Composite: zone.label and label both ask for column ZLABEL"))
+    }
+
+    private func fillZone(_ project: TemporaryProject) throws {
+        try project.database("app.store").write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO ZSHELF (Z_PK, Z_ENT, Z_OPT, ZLABEL, ZKIND, ZLABEL1) VALUES (1, 3, 1, 'A1', 'fiction', 'north');
+                    UPDATE Z_PRIMARYKEY SET Z_MAX = 1 WHERE Z_ENT = 3;
+                    """)
+        }
+    }
+}
