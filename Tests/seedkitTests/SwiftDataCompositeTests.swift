@@ -295,3 +295,50 @@ extension SwiftDataCompositeTests {
         }
     }
 }
+
+extension SwiftDataCompositeTests {
+    /// A non-optional enum without raw values (ChefTime's `SDFolder.folderType`): a row with none
+    /// of its cases set is an object the app cannot read back. `migrate` and `build` refuse it.
+    @Test func aRequiredEnumNeedsOneOfItsCases() throws {
+        let project = try swiftDataStore(editing: [
+            ("if \"--composites\" in sys.argv:\n    sys.argv.remove(\"--composites\")\n", "if True:\n"),
+            (
+                #"("window", 700, "NSString")], True),"#,
+                #"("window", 700, "NSString")], False),"#
+            ),
+        ])
+        try project.write("migrations/0001-shelves.yml", "insert:\n  Shelf:\n    - { label: A1, kind: fiction }\n")
+        let before = try #require(project.read("app.store"))
+        let migrate = try project.seedkit("migrate", "app.store")
+        #expect(migrate.status == 1, "\(migrate)")
+        #expect(
+            migrate.stderr.contains(
+                "Shelf 'A1': not inserted: Shelf.placement is required by the model (non-optional) and the row gives no value"
+            ),
+            "\(migrate)")
+        #expect(project.read("app.store") == before)
+        try project.write(
+            "migrations/0001-shelves.yml",
+            "insert:\n  Shelf:\n    - { label: A1, kind: fiction, placement.floor: floor }\n")
+        #expect(try project.seedkit("migrate", "app.store").status == 0)
+
+        // build: a fixture row with no case.
+        try project.write(
+            "seeds/seedkit.yml",
+            "template: ../app.store\noutput: ../build/seed.store\ntables:\n  Shelf: { file: data/Shelf.csv, key: label }\n"
+        )
+        try project.write("seeds/data/Shelf.csv", "label,kind,placement.wall\nB2,reference,\nC3,fiction,wall\n")
+        try project.database("app.store").write { db in
+            try db.execute(
+                sql:
+                    "DELETE FROM ZSHELF; DELETE FROM ACHANGE; DELETE FROM ATRANSACTION; DELETE FROM _seedkit_migrations"
+            )
+        }
+        let build = try project.seedkit("build")
+        #expect(build.status == 1, "\(build)")
+        #expect(
+            build.stderr.contains(
+                "Shelf (1 row): not inserted: Shelf.placement is required by the model (non-optional) and the row gives no value: give one of its cases' columns (placement.<case>) the case's name"
+            ), "\(build)")
+    }
+}

@@ -57,7 +57,7 @@ extension CoreDataDialect {
     private static let hexDigits = "0123456789ABCDEF".map(String.init)
 
     /// The model's name of the entity the migration or fixture calls `name`.
-    private func factsName(_ name: String) -> String {
+    func factsName(_ name: String) -> String {
         entity(named: name).map(modelName) ?? name
     }
 
@@ -89,7 +89,14 @@ extension CoreDataDialect {
         let defaults = facts.defaults[entity] ?? [:]
         let generated = Set(facts.generated[entity] ?? [])
         return (facts.required[entity] ?? []).filter { attribute in
-            guard let column = table.column(columnName(attribute)) else { return false }
+            guard let column = table.column(columnName(attribute)) else {
+                // A non-optional enum without raw values: a new row needs one of its cases.
+                let cases = caseColumns(entity: name, enum: attribute, table: table)
+                return inserting && !cases.isEmpty
+                    && !values.contains { given in
+                        given.value != .null && cases.contains { given.column.isSameName(as: $0) }
+                    }
+            }
             guard let given = values.first(where: { $0.column.isSameName(as: column.name) }) else {
                 return inserting && defaults[attribute] == nil && !generated.contains(attribute)
             }

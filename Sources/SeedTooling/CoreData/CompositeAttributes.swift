@@ -73,6 +73,7 @@ extension CoreDataModel {
             return elements.map { element in
                 var column = attribute(name + "." + element.name, "String", optional: true)
                 column.caseName = element.name
+                column.caseRequired = !optional
                 return column
             }
         }

@@ -29,6 +29,8 @@ public struct CoreDataModel: Sendable {
         public var composite: Bool = false
         /// For an enum case's column (`folderType.user`): the one value it holds, the case's name.
         public var caseName: String? = nil
+        /// An enum case's column of a non-optional enum: one of the enum's case columns must hold its case.
+        public var caseRequired: Bool = false
 
         /// A composite's Binary element: a `Codable` collection, which SwiftData stores as its
         /// JSON (every such value in the real stores is), read and written as JSON text.
@@ -216,7 +218,15 @@ public struct CoreDataModel: Sendable {
             let stored = flat.attributes.filter { !$0.optional && !$0.transient && !$0.derived }
             // A non-optional to-one too (SwiftData's `var author: Author`): its column must hold a key.
             let toOnes = flat.relationships.filter { !$0.optional && !$0.toMany }.map(\.name)
-            if !stored.isEmpty || !toOnes.isEmpty { facts.required[entity.name] = stored.map(\.name) + toOnes }
+            // A non-optional enum without raw values: one of its case columns (`folderType` for `folderType.user`, …).
+            var enums: [String] = []
+            for attribute in flat.attributes where attribute.caseRequired {
+                let owner = Self.compositeOwner(attribute.name)
+                if !enums.contains(owner) { enums.append(owner) }
+            }
+            if !stored.isEmpty || !toOnes.isEmpty || !enums.isEmpty {
+                facts.required[entity.name] = stored.map(\.name) + enums + toOnes
+            }
             let generated = stored.filter {
                 $0.type == "UUID" && $0.defaultValue.flatMap(UUID.init(uuidString:)) != nil
             }
