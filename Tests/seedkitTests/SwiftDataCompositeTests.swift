@@ -251,6 +251,17 @@ extension SwiftDataCompositeTests {
             inspect.stdout.hasPrefix(
                 "id,size.width,size.depth,kind,label,placement.wall,placement.floor,placement.window,size.unit,size.woods\r\n"
                     + "1,1.5,0.25,fiction,A1,,,window,m,\"[\"\"oak\"\",\"\"pine\"\"]\"\r\n"), "\(inspect)")
+        // diff of two such stores, no manifest: the elements by their Swift paths, JSON as text.
+        try project.write("after.store", try #require(project.read("app.store")))
+        try project.database("after.store").write { db in
+            try db.execute(
+                sql: "UPDATE ZSHELF SET ZWOODS = CAST('[\"oak\"]' AS BLOB), ZWINDOW = NULL WHERE ZLABEL = 'A1'")
+        }
+        let diff = try project.seedkit("diff", "app.store", "after.store")
+        #expect(
+            diff.stdout.contains(
+                "  ~ 'A1': placement.window 'window' → NULL, size.woods '[\"oak\",\"pine\"]' → '[\"oak\"]'\n"),
+            "\(diff)")
     }
 }
 

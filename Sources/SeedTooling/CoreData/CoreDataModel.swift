@@ -105,7 +105,10 @@ public struct CoreDataModel: Sendable {
             guard let flat = model?.flattened(name) else { return [] }
             return flat.attributes.map(\.name) + flat.relationships.filter { !$0.toMany }.map(\.name)
         }
-        return names.first { dialect.columnName($0) == column } ?? CoreDataDialect.attributeName(ofColumn: column)
+        // A composite's element (`compiledTags.flavors`) by the model's rule, whatever facts the dialect was read with.
+        return names.first {
+            ($0.contains(".") ? CoreDataDialect.storeColumn(ofProperty: $0) : dialect.columnName($0)) == column
+        } ?? CoreDataDialect.attributeName(ofColumn: column)
     }
 
     /// The names a fixture of `entity` may use: supported attributes, to-one and many-to-many relationships.
