@@ -14,6 +14,20 @@
         var author: Author?
     }
 
+and, with --composites, a third model whose properties are Codable types, which SwiftData
+stores as composite attributes (docs/swiftdata.md, "Composite attributes"):
+
+    enum Kind: String, Codable { case fiction, reference }        // raw values: one column
+    enum Placement: Codable { case wall, floor, window }         // cases: a column per case
+    struct Size: Codable { var width: Double?; var depth: Double?; var unit: String?; var woods: [String]? }
+    @Model final class Shelf {
+        @Attribute(.unique) var label: String
+        var kind: Kind
+        var placement: Placement?
+        var size: Size?
+        var books: [Book] = []                                    // no inverse: ZBOOK.Z3BOOKS
+    }
+
 as the app would create it on first launch (no rows, history tracked, as every SwiftData store
 is). Core Data does not run on Linux, so this stands in for that store; in a real project copy
 the app's own store instead (README.md says how).
@@ -25,7 +39,7 @@ plist with the same classes and keys. No byte or row of those stores is copied: 
 built here with plistlib and zlib. The version hashes in Z_METADATA are NOT Core Data's (its
 hashing is not published): an app given this store would see a different model and migrate it.
 
-usage: make-store.py OUTPUT.store
+usage: make-store.py [--composites] OUTPUT.store
 """
 import hashlib, plistlib, sqlite3, sys, zlib
 from plistlib import UID
@@ -44,6 +58,22 @@ ENTITIES = [
      [("author", "Author", "books", False, True, 1)],
      [["title"]]),
 ]
+
+# A composite attribute: (name, "composite", shape, elements, optional), shape "raw" (an enum
+# with raw values: one element named as the property), "cases" (an enum without: one String
+# element per case) or "struct"; elements (name, NSAttributeType, class), each optional, as in
+# the real stores.
+SHELF = ("Shelf",
+         [("label", 700, "NSString", None, False),
+          ("kind", "composite", "raw", [("kind", 700, "NSString")], False),
+          ("placement", "composite", "cases", [("wall", 700, "NSString"), ("floor", 700, "NSString"), ("window", 700, "NSString")], True),
+          ("size", "composite", "struct", [("width", 500, "NSNumber"), ("depth", 500, "NSNumber"), ("unit", 700, "NSString"),
+                                            ("woods", 1000, "NSData")], True)],
+         [("books", "Book", None, True, True, 1)],
+         [["label"]])
+if "--composites" in sys.argv:
+    sys.argv.remove("--composites")
+    ENTITIES.append(SHELF)
 
 
 class Archiver:
@@ -89,6 +119,28 @@ class Archiver:
                                "$objects": self.objects}, fmt=plistlib.FMT_BINARY, sort_keys=False)
 
 
+def composite(a, entity_uid, name, shape, elements, optional):
+    """An NSCompositeAttributeDescription as the real stores archive one: its elements in
+    NSCompositeElements, an enum marked in NSUserInfo (with its cases when they have no raw values)."""
+    members = [a.add({"$class": a.cls("NSAttributeDescription", "NSPropertyDescription"), "_P": 243, "NSAttributeValueClassName": a.string(cls),
+                      "NSAttributeType": code, "NSIsOptional": True, "NSEntity": entity_uid, "NSDefaultValue": UID(0),
+                      "NSPropertyName": a.string(element), "NSValueTransformerName": UID(0), "NSFlagsKey": 0,
+                      "NSRenamingIdentifier": a.string(element)}) for element, code, cls in elements]
+    body = {"$class": a.cls("NSCompositeAttributeDescription", "NSAttributeDescription", "NSPropertyDescription"), "NSFlagsKey": 0,
+            "NSAttributeType": 2100, "NSDefaultValue": UID(0), "NSValueTransformerName": UID(0),
+            "NSAttributeValueClassName": a.string("NSDictionary"), "NSCompositeElements": a.array(members),
+            "NSPropertyName": a.string(name), "NSRenamingIdentifier": a.string(name), "_P": 243 if optional else 241}
+    if shape != "struct":
+        keys, values = [a.string("EnumType")], [a.add(True)]
+        if shape == "cases":
+            keys.append(a.string("enum"))
+            values.append(a.array([a.string(element) for element, *_ in elements]))
+        body["NSUserInfo"] = a.dictionary(keys, values, mutable=False)
+    if optional:
+        body["NSIsOptional"] = True
+    return a.add(body)
+
+
 def model_archive():
     a = Archiver()
     model = a.reserve()
@@ -106,6 +158,10 @@ def model_archive():
         uid = entity_uids[name]
         keys, values = [], []
         for attr, code, class_name, default, optional in attributes:
+            if code == "composite":
+                keys.append(a.string(attr))
+                values.append(composite(a, uid, attr, class_name, default, optional))
+                continue
             if default == "uuid":
                 # SwiftData archives `let id = UUID()`'s default as an NSUUID; a fixed one here.
                 default_uid = a.add({"NS.uuidbytes": hashlib.sha256(f"{name}.{attr}".encode()).digest()[:16], "$class": a.cls("NSUUID")})
@@ -146,24 +202,51 @@ def model_archive():
 
 
 def column(attr_code):
-    return {300: "INTEGER", 900: "TIMESTAMP", 700: "VARCHAR", 1100: "BLOB"}[attr_code]
+    return {300: "INTEGER", 500: "FLOAT", 900: "TIMESTAMP", 700: "VARCHAR", 1000: "BLOB", 1100: "BLOB"}[attr_code]
 
 
 def ddl():
     """Tables as Core Data writes them: Z_PK, Z_ENT, Z_OPT, then columns grouped by type
-    (INTEGER, TIMESTAMP, DECIMAL, FLOAT, VARCHAR, BLOB), each group by name."""
+    (INTEGER, TIMESTAMP, DECIMAL, FLOAT, VARCHAR, BLOB), each group by property name, a
+    composite's elements in their order at its place; a to-many without an inverse is a column
+    Z<owner's Z_ENT><NAME> in the destination's table."""
     order = ["INTEGER", "TIMESTAMP", "DECIMAL", "FLOAT", "VARCHAR", "BLOB"]
     tables, indexes = [], []
+    numbers = {name: n for n, (name, *_) in enumerate(ENTITIES, 1)}
     for name, attributes, relationships, unique in ENTITIES:
         table = "Z" + name.upper()
-        columns = [("Z" + attr.upper(), column(code)) for attr, code, *_ in attributes]
-        columns += [("Z" + rel.upper(), "INTEGER") for rel, _, _, to_many, *_ in relationships if not to_many]
-        columns.sort(key=lambda c: (order.index(c[1]), c[0]))
+        columns = []
+        for attr, code, *rest in attributes:
+            if code == "composite":
+                columns += [("Z" + element.upper(), column(element_code), attr, i) for i, (element, element_code, _) in enumerate(rest[1])]
+            else:
+                columns.append(("Z" + attr.upper(), column(code), attr, 0))
+        columns += [("Z" + rel.upper(), "INTEGER", rel, 0) for rel, _, _, to_many, *_ in relationships if not to_many]
+        for owner, owner_attributes, owner_relationships, _ in ENTITIES:
+            for rel, destination, inverse, to_many, *_ in owner_relationships:
+                if to_many and inverse is None and destination == name:
+                    columns.append((f"Z{numbers[owner]}{rel.upper()}", "INTEGER", "~" + rel, 0))  # after the to-ones (MetaCocktails: ZINGREDIENTBASE, Z1SPEC)
+        # A name already given goes to the property first by name; Core Data numbers the others
+        # (MetaCocktails' Cocktail: author.id in ZID, its own id in ZID1).
+        given = set()
+        for i, c in sorted(enumerate(columns), key=lambda e: (e[1][2], e[1][3])):
+            stored, n = c[0], 0
+            while stored in given:
+                n += 1
+                stored = f"{c[0]}{n}"
+            given.add(stored)
+            columns[i] = (stored,) + c[1:]
+        columns.sort(key=lambda c: (order.index(c[1]), c[2], c[3]))
         tables.append(f"CREATE TABLE {table} ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, "
-                      + ", ".join(f"{c} {t}" for c, t in columns) + " );")
+                      + ", ".join(f"{c} {t}" for c, t, *_ in columns) + " );")
         for rel, _, _, to_many, *_ in relationships:
             if not to_many:
                 indexes.append(f"CREATE INDEX {table}_Z{rel.upper()}_INDEX ON {table} (Z{rel.upper()});")
+        for owner, owner_attributes, owner_relationships, _ in ENTITIES:
+            for rel, destination, inverse, to_many, *_ in owner_relationships:
+                if to_many and inverse is None and destination == name:
+                    hidden = f"Z{numbers[owner]}{rel.upper()}"
+                    indexes.append(f"CREATE INDEX {table}_{hidden}_INDEX ON {table} ({hidden});")
         for attrs in unique:
             indexes.append(f"CREATE UNIQUE INDEX Z_{name}_UNIQUE_{'_'.join(attrs)} ON {table} ("
                            + ", ".join(f"Z{a.upper()} COLLATE BINARY ASC" for a in attrs) + ");")
@@ -185,7 +268,7 @@ CREATE UNIQUE INDEX Z_TRANSACTIONSTRING_UNIQUE_NAME ON ATRANSACTIONSTRING (ZNAME
 
 def main():
     if len(sys.argv) != 2:
-        sys.exit("usage: make-store.py OUTPUT.store")
+        sys.exit("usage: make-store.py [--composites] OUTPUT.store")
     db = sqlite3.connect(sys.argv[1])
     if db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
         sys.exit(f"{sys.argv[1]} is not empty")

@@ -10,7 +10,7 @@ import Testing
 @Suite struct SwiftDataPointerTests {
     /// The example's store with `Book.author` a to-one without an inverse and `Author.favorites`
     /// a to-many without one (Core Data keeps it in the destination's table: `ZBOOK.Z1FAVORITES`,
-    /// 1 being Author's `Z_ENT`). Authors A, B, C; book T by A, U a favorite of B, V pointing at
+    /// 1 being Author's `Z_ENT`, which make-store.py writes). Authors A, B, C; book T by A, U a favorite of B, V pointing at
     /// author 9 and favorite of 7, which are no rows.
     private func storeWithoutInverses() throws -> TemporaryProject {
         let project = try swiftDataStore(editing: [
@@ -20,7 +20,6 @@ import Testing
         try project.database("app.store").write { db in
             try db.execute(
                 sql: """
-                    ALTER TABLE ZBOOK ADD COLUMN Z1FAVORITES INTEGER;
                     INSERT INTO ZAUTHOR (Z_PK, Z_ENT, Z_OPT, ZNAME, ZID) VALUES
                         (1, 1, 1, 'A', x'11111111222233334444555555555555'), (2, 1, 1, 'B', x'11111111222233334444555555555556'),
                         (3, 1, 1, 'C', x'11111111222233334444555555555557');

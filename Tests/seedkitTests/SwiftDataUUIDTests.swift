@@ -71,6 +71,22 @@ import Testing
         #expect(!inspect.stdout.contains("bytes"), "\(inspect)")
     }
 
+    /// A fixture's ref to a UUID key that matches no row was reported as `parentRecipe '<16 bytes>'
+    /// matches no SDRecipe.id` (ChefTime's store, 96 times): which one? Now the UUID's text.
+    @Test func aRefToNoRowNamesTheUUID() throws {
+        let project = try keyedByUUID()
+        let fixture = try #require(project.read("seeds/data/Book.csv"))
+        try project.write(
+            "seeds/data/Book.csv",
+            fixture + Data("Flint,0E8F1C0A-1D52-4C6B-9F43-6A1E2B3C4D07,3,,6ba7b810-9dad-41d1-80b4-00c04fd4ffff\n".utf8))
+        let build = try project.seedkit("build")
+        #expect(build.status == 1, "\(build)")
+        #expect(
+            build.stderrLines == [
+                "seeds/data/Book.csv:5:5: error: author '6BA7B810-9DAD-41D1-80B4-00C04FD4FFFF' matches no Author.id [2030]"
+            ], "\(build)")
+    }
+
     /// `build` said an update's UUID key "matches no row … in the fixtures" while the row was
     /// there: the release check read the fresh seed without the model. Either case is the same UUID.
     @Test func buildFindsAnUpdatesUUIDKeyInTheFixturesInEitherCase() throws {

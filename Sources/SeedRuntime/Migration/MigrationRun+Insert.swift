@@ -93,13 +93,22 @@ extension MigrationRun {
         if let coreData {
             // Archived values (Transformable, composite): only the app's own code writes them.
             let archived = coreData.unwritableValues(entity: name, values: values)
-            if !archived.isEmpty {
+            // An enum case's column holds its case's name: any other value is no case the app knows.
+            let wrongCases = coreData.wrongEnumCases(entity: name, values: values)
+            if !archived.isEmpty || !wrongCases.isEmpty {
                 for (attribute, type) in archived {
                     errors.append(
                         Diagnostic(
                             file: row.file, line: row.line, code: .unknownColumn,
                             message: CoreDataDialect.unwritableMessage(entity: name, attribute: attribute, type: type),
                             table: table.name))
+                }
+                for (attribute, value, caseName) in wrongCases {
+                    errors.append(
+                        Diagnostic(
+                            file: row.file, line: row.line, code: .otherRule,
+                            message: CoreDataDialect.wrongEnumCaseMessage(
+                                entity: name, attribute: attribute, value: value, name: caseName), table: table.name))
                 }
                 queue.broken.formUnion(providedKeys(table, values))
                 return .done

@@ -131,7 +131,15 @@ extension MigrationRun {
                         message: CoreDataDialect.unwritableMessage(
                             entity: written(table), attribute: attribute, type: type), table: table.name))
             }
-            if !archived.isEmpty { return .done }
+            let wrongCases = coreData.wrongEnumCases(entity: written(table), values: to)
+            for (attribute, value, name) in wrongCases {
+                errors.append(
+                    Diagnostic(
+                        file: file, line: change.to.line, code: .otherRule,
+                        message: CoreDataDialect.wrongEnumCaseMessage(
+                            entity: written(table), attribute: attribute, value: value, name: name), table: table.name))
+            }
+            if !archived.isEmpty || !wrongCases.isEmpty { return .done }
             let missingAttributes = coreData.missingRequired(
                 entity: written(table), table: table, values: to, inserting: false)
             for attribute in missingAttributes {

@@ -6,8 +6,12 @@ extension CoreDataDialect {
     /// The table of an entity whose lineage's root is `root`, as Core Data names it (`ZBOOK`).
     package static func storeTable(ofRoot root: String) -> String { "Z" + root.uppercased() }
 
-    /// The column of a property (attribute or to-one relationship) as Core Data names it (`ZTITLE`).
-    package static func storeColumn(ofProperty property: String) -> String { "Z" + property.uppercased() }
+    /// The column of a property (attribute or to-one relationship) as Core Data names it (`ZTITLE`);
+    /// for an element of a composite attribute, named by its Swift path (`author.person`), the
+    /// element's own name (`ZPERSON`), as SwiftData stores it (docs/swiftdata.md, "Composite attributes").
+    package static func storeColumn(ofProperty property: String) -> String {
+        "Z" + (property.split(separator: ".").last.map(String.init) ?? property).uppercased()
+    }
 
     /// Each entity's number (`Z_ENT`) by the name `Z_PRIMARYKEY` gives it.
     package static func entityNumbers(_ db: Database) throws -> [String: Int64] {

@@ -57,7 +57,7 @@ extension CoreDataDialect {
     private static let hexDigits = "0123456789ABCDEF".map(String.init)
 
     /// The model's name of the entity the migration or fixture calls `name`.
-    private func factsName(_ name: String) -> String {
+    func factsName(_ name: String) -> String {
         entity(named: name).map(modelName) ?? name
     }
 
@@ -89,7 +89,14 @@ extension CoreDataDialect {
         let defaults = facts.defaults[entity] ?? [:]
         let generated = Set(facts.generated[entity] ?? [])
         return (facts.required[entity] ?? []).filter { attribute in
-            guard let column = table.column(columnName(attribute)) else { return false }
+            guard let column = table.column(columnName(attribute)) else {
+                // A non-optional enum without raw values: a new row needs one of its cases.
+                let cases = caseColumns(entity: name, enum: attribute, table: table)
+                return inserting && !cases.isEmpty
+                    && !values.contains { given in
+                        given.value != .null && cases.contains { given.column.isSameName(as: $0) }
+                    }
+            }
             guard let given = values.first(where: { $0.column.isSameName(as: column.name) }) else {
                 return inserting && defaults[attribute] == nil && !generated.contains(attribute)
             }
@@ -111,8 +118,37 @@ extension CoreDataDialect {
     }
 
     /// The message for a value of `entity`'s `attribute`, of model type `type`, that seedkit cannot write.
+    /// The values of `name`'s enum-case columns (``CoreDataModelFacts/enumCases``) in `values`
+    /// that are not their case's name (nor NULL): `(attribute, value, case)`, in the row's order.
+    package func wrongEnumCases(entity name: String, values: [(column: String, value: SQLValue)]) -> [(
+        attribute: String, value: SQLValue, name: String
+    )] {
+        guard let cases = facts.enumCases[factsName(name)], !cases.isEmpty else { return [] }
+        return values.compactMap { column, value in
+            guard value != .null, let found = cases.first(where: { columnName($0.key) == column.uppercased() }),
+                value != .text(found.value)
+            else { return nil }
+            return (found.key, value, found.value)
+        }
+    }
+
+    /// The message for a value of enum-case column `attribute` that is not its case's name.
+    package static func wrongEnumCaseMessage(entity: String, attribute: String, value: SQLValue, name: String) -> String
+    {
+        "\(entity): \(attribute) is \(value.sqlLiteral), but it holds only '\(name)' (the case's name, when the enum's value is .\(name)) or nothing; give the other case's column instead"
+    }
+
+    /// A type of the form `Composite: why` (or `UUID: why`, …) is one seedkit refuses for the reason
+    /// given (a composite attribute of a shape no real store read shows, docs/core-data.md).
     package static func unwritableMessage(entity: String, attribute: String, type: String) -> String {
-        "\(entity): \(attribute) is a \(type) attribute (an archived object, written by the app's own code), which seedkit cannot write"
+        if let colon = type.firstIndex(of: ":") {
+            let kind = type[..<colon]
+            let why = type[type.index(after: colon)...].drop { $0 == " " }
+            return
+                "\(entity): \(attribute) (\(kind == "Composite" ? "a composite attribute, a Codable enum or struct" : String(kind))) is not written by seedkit: \(why)"
+        }
+        return
+            "\(entity): \(attribute) is a \(type) attribute (an archived object, written by the app's own code), which seedkit cannot write"
     }
 
     /// The message for a row of `entity` (shown as `key`) that is not written because it leaves

@@ -48,12 +48,25 @@ package enum CoreDataHistory {
         /// the one real store with such a to-one (Notes' `ICCloudState.cloudSyncingObject`) shows a
         /// mask one bit wider than the entity's properties, so an entity with one is refused.
         package var destinationInherits: Bool
+        /// An element of a composite attribute (a SwiftData `Codable` enum or struct). Apple's rows
+        /// for ChefTime's `SDFolder` count the elements in the mask's width but place a bit where
+        /// no settled order does, so an entity with one is refused (docs/swiftdata.md, "Composite attributes").
+        package var composite: Bool
+        /// A one-to-many relationship to its own entity (`SDFolder.folders`): the other candidate for
+        /// what moved `SDFolder`'s bits, so an entity with one is refused too.
+        package var toOwnEntity: Bool
 
-        package init(name: String, kind: Kind, unvouched: Bool = false, destinationInherits: Bool = false) {
+        package init(
+            name: String, kind: Kind, unvouched: Bool = false, destinationInherits: Bool = false,
+            composite: Bool = false,
+            toOwnEntity: Bool = false
+        ) {
             self.name = name
             self.kind = kind
             self.unvouched = unvouched
             self.destinationInherits = destinationInherits
+            self.composite = composite
+            self.toOwnEntity = toOwnEntity
         }
     }
 
@@ -152,6 +165,17 @@ package enum CoreDataHistory {
         if let odd = properties.first(where: { $0.kind != .attribute && $0.destinationInherits }) {
             throw refuse(
                 "\(entity).\(odd.name) points at an entity with a parent or sub-entities, and no real store shows how such a relationship counts in the changed-properties mask (ZCOLUMNS)"
+            )
+        }
+        if let odd = properties.first(where: \.composite) {
+            let owner = odd.name.split(separator: ".", maxSplits: 1).first.map(String.init) ?? odd.name
+            throw refuse(
+                "\(entity).\(owner) is a composite attribute (a Codable enum or struct), and the one real store with updates of such an entity (ChefTime's SDFolder, docs/swiftdata.md) sets bits no settled order of the changed-properties mask (ZCOLUMNS) gives"
+            )
+        }
+        if let odd = properties.first(where: { $0.kind == .toMany && $0.toOwnEntity }) {
+            throw refuse(
+                "\(entity).\(odd.name) is a to-many relationship to \(entity) itself, and the one real store with updates of such an entity (ChefTime's SDFolder, docs/swiftdata.md) sets bits no settled order of the changed-properties mask (ZCOLUMNS) gives"
             )
         }
         let order = ordered(properties).map(\.name)

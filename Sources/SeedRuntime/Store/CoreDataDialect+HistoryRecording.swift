@@ -175,7 +175,11 @@ extension CoreDataDialect {
                     unvouched: property.unvouched,
                     // A destination the facts do not list is refused as one that inherits.
                     destinationInherits: property.kind != .attribute
-                        && (property.destination.flatMap { facts.history[$0]?.inherits } ?? true))
+                        && (property.destination.flatMap { facts.history[$0]?.inherits } ?? true),
+                    composite: property.composite,
+                    // One-to-many to its own entity, as SDFolder.folders (a many-to-many to itself is not that case).
+                    toOwnEntity: property.kind == .toMany && property.destination == change.entityName
+                        && entity.properties.contains { $0.name == property.inverse && $0.kind == .toOne })
             }
             masks[index] = try CoreDataHistory.columnsMask(
                 entity: change.entityName, properties: properties, changed: change.changed, inherits: entity.inherits)

@@ -93,9 +93,14 @@ package struct CoreDataDialect: StoreDialect {
 
     package var name: String { "coredata" }
 
+    /// The composite elements the model has (`size.width`): the only dotted names that are columns.
+    let compositeElements: Set<String>
+
     init(entities: [Entity], facts: CoreDataModelFacts, tables: Set<String>, blockedTables: [String: String]) {
         self.entities = entities
         self.facts = facts
+        compositeElements = Set(
+            facts.history.values.flatMap(\.properties).filter { $0.composite && $0.name.contains(".") }.map(\.name))
         self.tables = tables
         self.blockedTables = blockedTables
     }
@@ -246,8 +251,14 @@ package struct CoreDataDialect: StoreDialect {
         return tables.contains(current) ? current : stored
     }
 
+    /// The column of attribute or to-one relationship `name` (``storeColumn(ofProperty:)``); a
+    /// column's own name as it is.
     package func columnName(_ name: String) -> String {
-        name.hasPrefix("Z") && name == name.uppercased() ? name : "Z" + name.uppercased()
+        if name.hasPrefix("Z") && name == name.uppercased() { return name }
+        // A dotted name that is no element of the model's composites is no column (`prep.id` of a
+        // composite seedkit refused must not land in the entity's own ZID).
+        if name.contains("."), !compositeElements.contains(name) { return "Z" + name.uppercased() }
+        return Self.storeColumn(ofProperty: name)
     }
 
     package func columnType(_ column: ColumnInfo) -> ColumnType {
@@ -256,11 +267,17 @@ package struct CoreDataDialect: StoreDialect {
 
     /// For reading rows in the app's terms (`diff`, `new-migration`, `check-upgrade`): each
     /// `UUID` attribute's column of `info` → SQL that reads its 16 bytes as the text form a
-    /// migration gives (`0E8F1C0A-1D52-…`, upper case, as `UUID.uuidString`); other values as stored.
+    /// migration gives (`0E8F1C0A-1D52-…`, upper case, as `UUID.uuidString`), and each JSON
+    /// element's (a composite's `Codable` collection) → its text; other values as stored.
     package func uuidTextExpressions(_ info: TableInfo) -> [String: String] {
         var expressions: [String: String] = [:]
         for column in adjusted(info).columns where column.type == .uuid {
             expressions[column.name] = Self.uuidTextSQL(quoteIdentifier(column.name))
+        }
+        // A composite's Codable collection: its JSON as text (docs/core-data.md, "Composite attributes").
+        for column in adjusted(info).columns where column.type == .json {
+            let name = quoteIdentifier(column.name)
+            expressions[column.name] = "CASE WHEN typeof(\(name)) = 'blob' THEN CAST(\(name) AS TEXT) ELSE \(name) END"
         }
         return expressions
     }
@@ -279,10 +296,11 @@ package struct CoreDataDialect: StoreDialect {
     package func adjusted(_ info: TableInfo) -> TableInfo {
         var info = info
         for entity in entities where tableName(entity.name) == info.name {
-            for (attribute, type) in facts.attributeTypes[modelName(of: entity)] ?? [:] where type == "UUID" {
+            for (attribute, type) in facts.attributeTypes[modelName(of: entity)] ?? [:]
+            where type == "UUID" || type == "JSON" {
                 guard let column = info.column(columnName(attribute)), let index = info.columns.firstIndex(of: column)
                 else { continue }
-                info.columns[index].type = .uuid
+                info.columns[index].type = type == "UUID" ? .uuid : .json
             }
         }
         return info

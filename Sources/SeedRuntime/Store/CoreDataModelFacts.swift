@@ -36,16 +36,22 @@ package struct CoreDataModelFacts: Sendable, Equatable, Codable {
         /// For relationships: the destination entity and the inverse relationship's name.
         package var destination: String?
         package var inverse: String?
+        /// An element of a composite attribute (a SwiftData `Codable` enum or struct): each counts
+        /// in the mask's width, and no settled order places them (docs/swiftdata.md, "Composite attributes").
+        package var composite: Bool
+
+        private enum CodingKeys: String, CodingKey { case name, kind, unvouched, destination, inverse, composite }
 
         package init(
             name: String, kind: CoreDataHistory.Property.Kind, unvouched: Bool = false, destination: String? = nil,
-            inverse: String? = nil
+            inverse: String? = nil, composite: Bool = false
         ) {
             self.name = name
             self.kind = kind
             self.unvouched = unvouched
             self.destination = destination
             self.inverse = inverse
+            self.composite = composite
         }
 
         package init(from decoder: any Decoder) throws {
@@ -55,6 +61,18 @@ package struct CoreDataModelFacts: Sendable, Equatable, Codable {
             unvouched = try container.decodeIfPresent(Bool.self, forKey: .unvouched) ?? false
             destination = try container.decodeIfPresent(String.self, forKey: .destination)
             inverse = try container.decodeIfPresent(String.self, forKey: .inverse)
+            composite = try container.decodeIfPresent(Bool.self, forKey: .composite) ?? false
+        }
+
+        package func encode(to encoder: any Encoder) throws {
+            // `composite` only when set: seeds built before it was recorded stay byte-identical.
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(name, forKey: .name)
+            try container.encode(kind, forKey: .kind)
+            try container.encode(unvouched, forKey: .unvouched)
+            try container.encodeIfPresent(destination, forKey: .destination)
+            try container.encodeIfPresent(inverse, forKey: .inverse)
+            if composite { try container.encode(composite, forKey: .composite) }
         }
     }
 
@@ -81,7 +99,8 @@ package struct CoreDataModelFacts: Sendable, Equatable, Codable {
     /// the whole lineage's attributes are listed under each entity.
     package var defaults: [String: [String: String]]
     /// Entity → attribute → the model's type, for attributes stored in a form the column's
-    /// declared type does not say (`UUID` in a `BLOB` column).
+    /// declared type does not say (`UUID` in a `BLOB` column; `JSON` for a composite's Binary
+    /// element, a `Codable` collection's JSON in a `BLOB`).
     package var attributeTypes: [String: [String: String]]
     /// Entity → its properties, for writing persistent history (empty in seeds built before
     /// seedkit wrote history: such a store's history is then refused, not guessed).
@@ -101,6 +120,10 @@ package struct CoreDataModelFacts: Sendable, Equatable, Codable {
     /// own code writes (Transformable, composite, object ID): a row giving one a value is not
     /// written (``CoreDataDialect/unwritableMessage(entity:attribute:type:)``). The whole lineage's.
     package var unwritable: [String: [String: String]]
+    /// Entity → the column of an enum case (a SwiftData enum without raw values, stored as a
+    /// composite attribute: `folderType.user`) → the one value it holds, the case's name
+    /// (docs/core-data.md, "Composite attributes"). The whole lineage's.
+    package var enumCases: [String: [String: String]] = [:]
 
     package init(
         renamings: [String: String] = [:], deletionRules: [String: [String: String]] = [:],
@@ -108,7 +131,7 @@ package struct CoreDataModelFacts: Sendable, Equatable, Codable {
         defaults: [String: [String: String]] = [:], attributeTypes: [String: [String: String]] = [:],
         history: [String: HistoryEntity] = [:], uniqueness: [String: [[String]]] = [:],
         required: [String: [String]] = [:], generated: [String: [String]] = [:],
-        unwritable: [String: [String: String]] = [:]
+        unwritable: [String: [String: String]] = [:], enumCases: [String: [String: String]] = [:]
     ) {
         self.renamings = renamings
         self.deletionRules = deletionRules
@@ -120,6 +143,7 @@ package struct CoreDataModelFacts: Sendable, Equatable, Codable {
         self.required = required
         self.generated = generated
         self.unwritable = unwritable
+        self.enumCases = enumCases
     }
 
     package init(from decoder: any Decoder) throws {
@@ -134,6 +158,28 @@ package struct CoreDataModelFacts: Sendable, Equatable, Codable {
         required = try container.decodeIfPresent([String: [String]].self, forKey: .required) ?? [:]
         generated = try container.decodeIfPresent([String: [String]].self, forKey: .generated) ?? [:]
         unwritable = try container.decodeIfPresent([String: [String: String]].self, forKey: .unwritable) ?? [:]
+        enumCases = try container.decodeIfPresent([String: [String: String]].self, forKey: .enumCases) ?? [:]
+    }
+
+    package func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(renamings, forKey: .renamings)
+        try container.encode(deletionRules, forKey: .deletionRules)
+        try container.encode(oneToOne, forKey: .oneToOne)
+        try container.encode(defaults, forKey: .defaults)
+        try container.encode(attributeTypes, forKey: .attributeTypes)
+        try container.encode(history, forKey: .history)
+        try container.encode(uniqueness, forKey: .uniqueness)
+        try container.encode(required, forKey: .required)
+        try container.encode(generated, forKey: .generated)
+        try container.encode(unwritable, forKey: .unwritable)
+        // Only when there are some: a seed without enum cases records what it recorded before.
+        if !enumCases.isEmpty { try container.encode(enumCases, forKey: .enumCases) }
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case renamings, deletionRules, oneToOne, defaults, attributeTypes, history, uniqueness, required, generated,
+            unwritable, enumCases
     }
 
     /// `self` with `other`'s facts on top (the model the CLI was given wins over what a seed recorded).
@@ -149,7 +195,8 @@ package struct CoreDataModelFacts: Sendable, Equatable, Codable {
             uniqueness: uniqueness.merging(other.uniqueness) { $1 },
             required: required.merging(other.required) { $1 },
             generated: generated.merging(other.generated) { $1 },
-            unwritable: unwritable.merging(other.unwritable) { $1 })
+            unwritable: unwritable.merging(other.unwritable) { $1 },
+            enumCases: enumCases.merging(other.enumCases) { $1 })
     }
 
     /// The facts a seed recorded, or nil.

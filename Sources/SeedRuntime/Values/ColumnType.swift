@@ -14,6 +14,9 @@ package enum ColumnType: String, Sendable, Equatable {
     case referenceDate
     /// Core Data's UUIDs: 16 bytes. Takes the usual text form, `E621E1F8-C36C-495A-93FC-0C247A3E6E5F`.
     case uuid
+    /// A SwiftData composite attribute's `Codable` collection (a Binary element): JSON, stored as
+    /// its UTF-8 bytes in a BLOB (docs/core-data.md, "Composite attributes"). Takes JSON text.
+    case json
 
     /// The conversion for a declared type such as `VARCHAR(25)` or `INTEGER`.
     package init(declaredType: String) {
@@ -99,6 +102,12 @@ package enum ColumnType: String, Sendable, Equatable {
                 return .failure(.init(expected: "a UUID"))
             }
             return .success(.blob(withUnsafeBytes(of: uuid.uuid) { Array($0) }))
+        case .json:
+            let data = Data(bytes)
+            guard (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) != nil else {
+                return .failure(.init(expected: "JSON text"))
+            }
+            return .success(.blob([UInt8](data)))
         case .referenceDate:
             if let seconds = DateSyntax.secondsSinceReferenceDate(bytes) { return .success(.real(seconds)) }
             if let seconds = NumberSyntax.real(bytes) { return .success(.real(seconds)) }
@@ -184,6 +193,7 @@ package enum ColumnType: String, Sendable, Equatable {
         case .text: return "text"
         case .blob: return "base64-encoded bytes"
         case .uuid: return "a UUID"
+        case .json: return "JSON text"
         case .boolean: return "a boolean"
         case .date, .referenceDate: return "a date (YYYY-MM-DD)"
         case .datetime: return "a date-time"

@@ -139,8 +139,12 @@ public enum SQLValue: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The value as people read and write it for a column of `type`: a UUID attribute's 16
-    /// bytes as its text (what fixtures and migrations give), anything else as it is.
+    /// bytes as its text (what fixtures and migrations give), a JSON element's bytes as its
+    /// text, anything else as it is.
     package func readable(as type: ColumnType?) -> SQLValue {
+        if type == .json, case .blob(let bytes) = self, let text = String(validating: bytes, as: UTF8.self) {
+            return .text(text)  // a composite's Codable collection: its JSON
+        }
         guard type == .uuid, let text = uuidText else { return self }
         return .text(text)
     }

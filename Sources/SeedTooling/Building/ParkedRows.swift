@@ -183,7 +183,8 @@ final class LinkedRefs {
                     Diagnostic(
                         file: plan.config.displayFile, line: Int(row[2].integerValue ?? 0), column: bound.fieldNumber,
                         code: .unresolvedReference,
-                        message: "\(bound.name) '\(key.description)' matches no \(reference.spec)",
+                        message:
+                            "\(bound.name) '\(key.readable(as: reference.keyType).description)' matches no \(reference.spec)",
                         table: plan.table.name))
             }
         }

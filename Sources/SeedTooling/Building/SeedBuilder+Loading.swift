@@ -323,12 +323,21 @@ extension SeedBuilder {
                     && plan.defaults[rule.column.lowercasedName] == nil
                 {
                     let wanted = mapping.field(for: rule.column)
+                    // An attribute the model requires and seedkit cannot write: say so, not "add the column".
+                    let unwritable = manifest.model?.flattened(plan.config.name)?.attributes.first {
+                        $0.name == rule.column && !CoreDataModel.supportedTypes.contains($0.type)
+                    }
+                    let message =
+                        unwritable.map {
+                            CoreDataDialect.unwritableMessage(
+                                entity: plan.config.name, attribute: $0.name, type: $0.type)
+                                + "; the model requires it, so seedkit cannot build \(plan.config.name) rows"
+                        }
+                        ?? "\(rule.column) is required, but the header has no \(wanted == rule.column ? "such column" : "field \(wanted)")"
                     diagnostics.append(
                         Diagnostic(
-                            file: file, line: 1, column: 0, code: .missingRequired,
-                            message:
-                                "\(rule.column) is required, but the header has no \(wanted == rule.column ? "such column" : "field \(wanted)")",
-                            table: plan.table.name))
+                            file: file, line: 1, column: 0, code: unwritable == nil ? .missingRequired : .unknownColumn,
+                            message: message, table: plan.table.name))
                     failed = true
                 }
             }

@@ -471,6 +471,17 @@ public struct SeedBuilder: Sendable {
                             + ": seedkit generates it from the row's natural key, and the manifest gives \(plan.config.name) no key: add key:, or give \(attribute) in the fixture",
                         table: plan.table.name))
             }
+            // A non-optional enum without raw values (a composite, docs/core-data.md): each row needs a case.
+            for (attribute, rows) in try coreData.rowsWithoutCase(db, entity: plan.config.name, table: plan.table) {
+                diagnostics.append(
+                    Diagnostic(
+                        file: plan.config.displayFile, code: .missingRequired,
+                        message: CoreDataDialect.requiredMessage(
+                            entity: plan.config.name, key: "(\(rows) row\(rows == 1 ? "" : "s"))", attribute: attribute,
+                            action: "not inserted")
+                            + ": give one of its cases' columns (\(attribute).<case>) the case's name",
+                        table: plan.table.name))
+            }
         }
     }
 

@@ -413,7 +413,7 @@ final class TableLoader {
             let reference = bound.reference.map { "\($0.spec)" } ?? "the parent"
             let message =
                 try explainMiss?(slot, key, Int(batch.lines[record]))
-                ?? "\(bound.name) '\(key.description)' matches no \(reference)"
+                ?? "\(bound.name) '\(key.readable(as: bound.reference?.keyType).description)' matches no \(reference)"
             diagnostics.append(
                 Diagnostic(
                     file: file, line: Int(batch.lines[record]), column: bound.fieldNumber, code: .unresolvedReference,
@@ -437,7 +437,7 @@ final class TableLoader {
         switch column.type {
         case .integer, .boolean, .numeric: sqlite3_bind_int64(handle, parameter, number)
         case .real, .referenceDate: sqlite3_bind_double(handle, parameter, Double(number))
-        case .blob, .uuid: sqlite3_bind_blob(handle, parameter, [UInt8(0)], 1, transient)
+        case .blob, .uuid, .json: sqlite3_bind_blob(handle, parameter, [UInt8(0)], 1, transient)
         default: sqlite3_bind_text(handle, parameter, "\u{1}seedkit: no value (line \(line))", -1, transient)
         }
     }

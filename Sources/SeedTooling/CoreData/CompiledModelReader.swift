@@ -195,6 +195,10 @@ extension CoreDataModel {
                         deletionRule: deletionRule(archive.int(property["NSDeleteRule"]) ?? 0), inverseName: inverse,
                         line: 0,
                         renamingIdentifier: renaming))
+            } else if classes.contains("NSCompositeAttributeDescription") {
+                // A Codable enum or struct: its elements are the attributes (CompositeAttributes.swift).
+                entity.attributes += compositeAttributes(
+                    property, name: propertyName, optional: optional, renaming: renaming, in: archive)
             } else if classes.contains("NSAttributeDescription") {
                 let code = archive.int(property["NSAttributeType"]) ?? 0
                 guard let type = attributeTypes[code] else {
@@ -216,8 +220,14 @@ extension CoreDataModel {
             }
             // Fetched properties (NSFetchedPropertyDescription) are neither stored nor written.
         }
-        entity.attributes.sort { $0.name < $1.name }
+        // By name; a composite's elements (`size.width`, `size.depth`) keep their order at its place.
+        let positions = Dictionary(
+            entity.attributes.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { first, _ in first })
+        entity.attributes.sort {
+            (compositeOwner($0.name), positions[$0.name] ?? 0) < (compositeOwner($1.name), positions[$1.name] ?? 0)
+        }
         entity.relationships.sort { $0.name < $1.name }
+        entity = refusingClashes(entity)
         // NSUniqueTuples: arrays of property names (or of the properties themselves).
         for tuple in archive.array(object["NSUniqueTuples"]) ?? [] {
             guard let elements = (tuple as? [String: Any]).flatMap({ archive.array($0) }) else { continue }

@@ -24,6 +24,17 @@ public struct CoreDataModel: Sendable {
         public var derived: Bool = false
         /// Kept in memory only, never stored (`transient="YES"`).
         public var transient: Bool = false
+        /// Stored for a composite attribute (a SwiftData `Codable` enum or struct): one of its
+        /// elements, or an enum with raw values stored as one (CompositeAttributes.swift).
+        public var composite: Bool = false
+        /// For an enum case's column (`folderType.user`): the one value it holds, the case's name.
+        public var caseName: String? = nil
+        /// An enum case's column of a non-optional enum: one of the enum's case columns must hold its case.
+        public var caseRequired: Bool = false
+
+        /// A composite's Binary element: a `Codable` collection, which SwiftData stores as its
+        /// JSON (every such value in the real stores is), read and written as JSON text.
+        public var isJSON: Bool { composite && type == "Binary" }
     }
 
     public struct Relationship: Sendable {
@@ -94,7 +105,10 @@ public struct CoreDataModel: Sendable {
             guard let flat = model?.flattened(name) else { return [] }
             return flat.attributes.map(\.name) + flat.relationships.filter { !$0.toMany }.map(\.name)
         }
-        return names.first { dialect.columnName($0) == column } ?? CoreDataDialect.attributeName(ofColumn: column)
+        // A composite's element (`compiledTags.flavors`) by the model's rule, whatever facts the dialect was read with.
+        return names.first {
+            ($0.contains(".") ? CoreDataDialect.storeColumn(ofProperty: $0) : dialect.columnName($0)) == column
+        } ?? CoreDataDialect.attributeName(ofColumn: column)
     }
 
     /// The names a fixture of `entity` may use: supported attributes, to-one and many-to-many relationships.
@@ -106,7 +120,10 @@ public struct CoreDataModel: Sendable {
 
     /// How fixture values convert for an entity's attribute; nil for relationships and unsupported types.
     package func columnType(entity name: String, attribute: String) -> ColumnType? {
-        guard let type = flattened(name)?.attributes.first(where: { $0.name == attribute })?.type else { return nil }
+        guard let found = flattened(name)?.attributes.first(where: { $0.name == attribute }) else { return nil }
+        // A composite's Binary element holds a Codable collection's JSON (docs/swiftdata.md).
+        if found.isJSON { return .json }
+        let type = found.type
         switch type {
         case "Integer 16", "Integer 32", "Integer 64": return .integer
         case "Double", "Float": return .real
@@ -195,19 +212,31 @@ public struct CoreDataModel: Sendable {
             }
             let defaults = defaults(for: entity.name).mapValues(\.sqlLiteral)
             if !defaults.isEmpty { facts.defaults[entity.name] = defaults }
-            for attribute in flat.attributes where attribute.type == "UUID" {
-                facts.attributeTypes[entity.name, default: [:]][attribute.name] = attribute.type
+            for attribute in flat.attributes where attribute.type == "UUID" || attribute.isJSON {
+                facts.attributeTypes[entity.name, default: [:]][attribute.name] =
+                    attribute.isJSON ? "JSON" : attribute.type
             }
             // What a new object must have: every non-optional stored attribute; a UUID with a UUID
             // instance as its default (SwiftData's `let id = UUID()`) gets a generated one instead.
             let stored = flat.attributes.filter { !$0.optional && !$0.transient && !$0.derived }
             // A non-optional to-one too (SwiftData's `var author: Author`): its column must hold a key.
             let toOnes = flat.relationships.filter { !$0.optional && !$0.toMany }.map(\.name)
-            if !stored.isEmpty || !toOnes.isEmpty { facts.required[entity.name] = stored.map(\.name) + toOnes }
+            // A non-optional enum without raw values: one of its case columns (`folderType` for `folderType.user`, …).
+            var enums: [String] = []
+            for attribute in flat.attributes where attribute.caseRequired {
+                let owner = Self.compositeOwner(attribute.name)
+                if !enums.contains(owner) { enums.append(owner) }
+            }
+            if !stored.isEmpty || !toOnes.isEmpty || !enums.isEmpty {
+                facts.required[entity.name] = stored.map(\.name) + enums + toOnes
+            }
             let generated = stored.filter {
                 $0.type == "UUID" && $0.defaultValue.flatMap(UUID.init(uuidString:)) != nil
             }
             if !generated.isEmpty { facts.generated[entity.name] = generated.map(\.name) }
+            for attribute in flat.attributes {
+                if let name = attribute.caseName { facts.enumCases[entity.name, default: [:]][attribute.name] = name }
+            }
             for attribute in flat.attributes where !Self.supportedTypes.contains(attribute.type) {
                 facts.unwritable[entity.name, default: [:]][attribute.name] = attribute.type
             }
@@ -215,7 +244,9 @@ public struct CoreDataModel: Sendable {
             let inherits = entity.parent != nil || entities.contains { $0.parent == entity.name }
             facts.history[entity.name] = .init(
                 properties: flat.attributes.map { attribute in
-                    .init(name: attribute.name, kind: .attribute, unvouched: attribute.transient || attribute.derived)
+                    .init(
+                        name: attribute.name, kind: .attribute, unvouched: attribute.transient || attribute.derived,
+                        composite: attribute.composite)
                 }
                     + flat.relationships.map { relationship in
                         .init(
@@ -246,8 +277,10 @@ public struct CoreDataModel: Sendable {
                 rules.min = attribute.minValue.flatMap { Double($0) }
                 rules.max = attribute.maxValue.flatMap { Double($0) }
             }
+            // An enum case's column holds its case's name or nothing.
+            if let name = attribute.caseName { rules.oneOf = [name] }
             let any =
-                rules.required || rules.min != nil || rules.max != nil || rules.minLength != nil
+                rules.oneOf != nil || rules.required || rules.min != nil || rules.max != nil || rules.minLength != nil
                 || rules.maxLength != nil || rules.pattern != nil
                 || rules.earliest != nil || rules.latest != nil
             return any ? rules : nil

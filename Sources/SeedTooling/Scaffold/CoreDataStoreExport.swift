@@ -71,7 +71,8 @@ struct CoreDataStoreExport {
                         fields.append(
                             Self.csvField(
                                 value(
-                                    row[SQLName(CoreDataDialect.storeColumn(ofProperty: column))], type: attribute.type)
+                                    row[SQLName(CoreDataDialect.storeColumn(ofProperty: column))],
+                                    type: attribute.isJSON ? "JSON" : attribute.type)
                             ))
                     } else if let relationship = flat.relationships.first(where: { $0.name == column }) {
                         let stored = CoreDataDialect.storeColumn(ofProperty: column)
@@ -153,6 +154,8 @@ struct CoreDataStoreExport {
                     ))
                 return uuid.uuidString
             }
+            // A composite's Codable collection: its JSON, when the bytes are text (else base64, as any Binary).
+            if type == "JSON", let text = String(validating: data, as: UTF8.self) { return text }
             return Data(data).base64EncodedString()
         }
     }

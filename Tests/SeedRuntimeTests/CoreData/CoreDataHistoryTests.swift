@@ -184,6 +184,45 @@ private func rows(_ queue: DatabaseQueue, _ sql: String) throws -> [String] {
         }
     }
 
+    /// ChefTime's `SDFolder` (docs/swiftdata.md, "Composite attributes"): Apple's 81 update rows
+    /// are 2 bytes, its composite `folderType`'s 4 cases counted, and a deleted recipe sets bit 8
+    /// where the settled order, elements counted, puts `recipes` at 9. seedkit wrote `02`, 1 byte;
+    /// it now refuses an entity with a composite, and one with a one-to-many to itself.
+    @Test func anSDFolderMaskIsRefusedNotGuessed() throws {
+        let cases = ["systemAll", "systemStandard", "systemRecentlyDeleted", "user"].map {
+            Property(name: "folderType.\($0)", kind: .attribute, composite: true)
+        }
+        let rest: [Property] = [
+            .init(name: "parentFolder", kind: .toOne), .init(name: "id", kind: .attribute),
+            .init(name: "imageData", kind: .attribute), .init(name: "name", kind: .attribute),
+            .init(name: "folders", kind: .toMany, toOwnEntity: true), .init(name: "recipes", kind: .toMany),
+        ]
+        let composite = #expect(throws: SeedError.self) {
+            try CoreDataHistory.columnsMask(entity: "SDFolder", properties: rest + cases, changed: ["recipes"])
+        }
+        #expect(composite?.kind == .refused)
+        #expect(
+            composite?.description.contains("SDFolder.folderType is a composite attribute (a Codable enum or struct)")
+                == true,
+            "\(String(describing: composite))")
+        // Without the composite, the to-many to its own entity is the other candidate: refused too.
+        let reflexive = #expect(throws: SeedError.self) {
+            try CoreDataHistory.columnsMask(entity: "SDFolder", properties: rest, changed: ["recipes"])
+        }
+        #expect(
+            reflexive?.description.contains("SDFolder.folders is a to-many relationship to SDFolder itself") == true)
+        // SDRecipe, with neither, is written as Apple wrote its 116 updates: `80`, parentFolder.
+        let recipe: [Property] = [
+            .init(name: "aboutSections", kind: .toMany), .init(name: "id", kind: .attribute),
+            .init(name: "imageData", kind: .attribute), .init(name: "ingredientSections", kind: .toMany),
+            .init(name: "name", kind: .attribute), .init(name: "parentFolder", kind: .toOne),
+            .init(name: "stepSections", kind: .toMany),
+        ]
+        #expect(
+            try CoreDataHistory.columnsMask(entity: "SDRecipe", properties: recipe, changed: ["parentFolder"])
+                == Data([0x80]))
+    }
+
     /// A transaction as ResourcesManager's fourth (a Component added to recipe 1), written by
     /// seedkit, compared field by field with the rows Core Data wrote there.
     @Test func aTransactionIsWrittenAsCoreDataWritesIt() throws {
