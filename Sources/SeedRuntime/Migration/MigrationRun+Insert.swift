@@ -95,7 +95,16 @@ extension MigrationRun {
             let archived = coreData.unwritableValues(entity: name, values: values)
             // An enum case's column holds its case's name: any other value is no case the app knows.
             let wrongCases = coreData.wrongEnumCases(entity: name, values: values)
-            if !archived.isEmpty || !wrongCases.isEmpty {
+            // A Transformable's value: the bytes of an archive, as a store holds them.
+            let notArchives = coreData.invalidArchives(entity: name, values: values)
+            if !archived.isEmpty || !wrongCases.isEmpty || !notArchives.isEmpty {
+                for (attribute, why) in notArchives {
+                    errors.append(
+                        Diagnostic(
+                            file: row.file, line: row.line, code: .otherRule,
+                            message: "\(name): " + CoreDataDialect.archiveMessage(attribute: attribute, why: why),
+                            table: table.name))
+                }
                 for (attribute, type) in archived {
                     errors.append(
                         Diagnostic(

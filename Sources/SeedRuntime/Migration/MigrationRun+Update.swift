@@ -139,7 +139,15 @@ extension MigrationRun {
                         message: CoreDataDialect.wrongEnumCaseMessage(
                             entity: written(table), attribute: attribute, value: value, name: name), table: table.name))
             }
-            if !archived.isEmpty || !wrongCases.isEmpty { return .done }
+            let notArchives = coreData.invalidArchives(entity: written(table), values: to)
+            for (attribute, why) in notArchives {
+                errors.append(
+                    Diagnostic(
+                        file: file, line: change.to.line, code: .otherRule,
+                        message: "\(written(table)): " + CoreDataDialect.archiveMessage(attribute: attribute, why: why),
+                        table: table.name))
+            }
+            if !archived.isEmpty || !wrongCases.isEmpty || !notArchives.isEmpty { return .done }
             let missingAttributes = coreData.missingRequired(
                 entity: written(table), table: table, values: to, inserting: false)
             for attribute in missingAttributes {

@@ -79,7 +79,7 @@ public struct CoreDataModel: Sendable {
     /// The attribute types seedkit converts; others (Transformable, Object ID, composite) are reported when used.
     public static let supportedTypes: Set<String> = [
         "Integer 16", "Integer 32", "Integer 64", "Double", "Float", "Decimal", "String", "Boolean", "Date", "Binary",
-        "UUID", "URI",
+        "UUID", "URI", "Transformable",
     ]
 
     public func entity(_ name: String) -> Entity? { entities.first { $0.name == name } }
@@ -131,7 +131,8 @@ public struct CoreDataModel: Sendable {
         case "String", "URI": return .text
         case "Boolean": return .boolean
         case "Date": return .referenceDate
-        case "Binary": return .blob
+        // A Transformable's bytes are carried as the store holds them (docs/core-data.md, "Transformable attributes").
+        case "Binary", "Transformable": return .blob
         case "UUID": return .uuid
         default: return nil
         }
@@ -212,7 +213,8 @@ public struct CoreDataModel: Sendable {
             }
             let defaults = defaults(for: entity.name).mapValues(\.sqlLiteral)
             if !defaults.isEmpty { facts.defaults[entity.name] = defaults }
-            for attribute in flat.attributes where attribute.type == "UUID" || attribute.isJSON {
+            for attribute in flat.attributes
+            where attribute.type == "UUID" || attribute.isJSON || attribute.type == "Transformable" {
                 facts.attributeTypes[entity.name, default: [:]][attribute.name] =
                     attribute.isJSON ? "JSON" : attribute.type
             }
@@ -279,8 +281,10 @@ public struct CoreDataModel: Sendable {
             }
             // An enum case's column holds its case's name or nothing.
             if let name = attribute.caseName { rules.oneOf = [name] }
+            rules.keyedArchive = attribute.type == "Transformable"
             let any =
-                rules.oneOf != nil || rules.required || rules.min != nil || rules.max != nil || rules.minLength != nil
+                rules.keyedArchive || rules.oneOf != nil || rules.required || rules.min != nil || rules.max != nil
+                || rules.minLength != nil
                 || rules.maxLength != nil || rules.pattern != nil
                 || rules.earliest != nil || rules.latest != nil
             return any ? rules : nil

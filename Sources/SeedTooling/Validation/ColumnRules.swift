@@ -1,4 +1,5 @@
 import Foundation
+import SeedRuntime
 public import SeedRuntime
 
 /// The validation rules of one column (docs/reference.md, "The manifest (`seeds/seedkit.yml`)"), checked on converted values.
@@ -19,6 +20,8 @@ public struct ColumnRules: Sendable {
     /// 2001-01-01 UTC, as the store holds dates; inclusive, as Core Data's are.
     public var earliest: Double?
     public var latest: Double?
+    /// The value is an archive `NSKeyedArchiver` wrote (a Core Data Transformable attribute's bytes).
+    public var keyedArchive = false
     private var afterInstant: ISO8601Instant?
     private var beforeInstant: ISO8601Instant?
     // The same limits as UTF-8, for ``Prepared/quicklyPasses(text:)``.
@@ -40,6 +43,7 @@ public struct ColumnRules: Sendable {
         result.earliest = other.earliest ?? earliest
         result.latest = other.latest ?? latest
         result.before = other.before ?? before
+        result.keyedArchive = keyedArchive || other.keyedArchive
         return result
     }
 
@@ -106,6 +110,9 @@ public struct ColumnRules: Sendable {
                         "\(column) \(Self.referenceDate(seconds)) is after the latest allowed \(Self.referenceDate(latest))"
                     ))
             }
+        }
+        if keyedArchive, let why = CoreDataDialect.archiveProblem(value) {
+            problems.append((.otherRule, CoreDataDialect.archiveMessage(attribute: column, why: why)))
         }
         guard needsText else { return problems }
         let text: String

@@ -20,8 +20,10 @@ public struct ManifestValidator: RowValidator {
             // A Core Data model's own rules apply on top of the manifest's.
             // Its `required` is the Core Data dialect's to check (CoreDataModelFacts.required: with
             // the row's key, for rows left without a value too), so that it is said once.
+            // So is a Transformable's archive (CoreDataDialect.invalidArchives).
             for var rule in manifest.model?.rules(for: table.name) ?? [] {
                 rule.required = false
+                rule.keyedArchive = false
                 byColumn[rule.column.lowercasedName, default: []].append(rule)
             }
             rules[table.name.lowercasedName] = byColumn.mapValues { $0.map(ColumnRules.Prepared.init) }
