@@ -202,7 +202,7 @@ def model_archive():
 
 
 def column(attr_code):
-    return {300: "INTEGER", 500: "FLOAT", 900: "TIMESTAMP", 700: "VARCHAR", 1000: "BLOB", 1100: "BLOB"}[attr_code]
+    return {300: "INTEGER", 500: "FLOAT", 900: "TIMESTAMP", 700: "VARCHAR", 1000: "BLOB", 1100: "BLOB", 1800: "BLOB"}[attr_code]
 
 
 def ddl():

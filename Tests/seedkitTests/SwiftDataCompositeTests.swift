@@ -353,3 +353,49 @@ extension SwiftDataCompositeTests {
             ), "\(build)")
     }
 }
+
+extension SwiftDataCompositeTests {
+    /// ChefTime's `SDRecipe.imageData` is a required Transformable: `init --coredata` wrote a
+    /// project whose build failed (`imageData is required, but the header has no such column`), and
+    /// every entity pointing at SDRecipe failed with it. Such entities are now `migrate_only: true`
+    /// (those pointing at them too), the rest builds from the store's rows, and a release can update
+    /// the users' rows of a migrate-only entity.
+    @Test func initMarksWhatABuildCannotFillMigrateOnly() throws {
+        let project = try swiftDataStore(editing: [
+            (
+                #"("pages", 300, "NSNumber", 0, False), ("published", 900, "NSDate", None, True)],"#,
+                #"("pages", 300, "NSNumber", 0, False), ("published", 900, "NSDate", None, True), ("cover", 1800, "NSData", None, False)],"#
+            )
+        ])
+        try project.database("app.store").write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO ZAUTHOR (Z_PK, Z_ENT, Z_OPT, ZNAME, ZID) VALUES (1, 1, 1, 'Le Guin', x'11111111222233334444555555555555');
+                    INSERT INTO ZBOOK (Z_PK, Z_ENT, Z_OPT, ZTITLE, ZID, ZPAGES, ZAUTHOR, ZCOVER)
+                        VALUES (1, 2, 1, 'Flint', x'21111111222233334444555555555555', 5, 1, x'0102');
+                    UPDATE Z_PRIMARYKEY SET Z_MAX = 1 WHERE Z_ENT IN (1, 2);
+                    """)
+        }
+        let initialized = try project.seedkit("init", "--coredata", "app.store")
+        #expect(initialized.status == 0, "\(initialized)")
+        let manifest = try #require(project.read("seeds/seedkit.yml").map { String(decoding: $0, as: UTF8.self) })
+        #expect(
+            manifest.contains(
+                "  Book:\n    migrate_only: true\n    # Book.cover (Transformable) is required, and seedkit does not write it: the seed leaves Book empty (the store's rows\n"
+            ), "\(manifest)")
+        #expect(manifest.contains("  Author:\n    file: data/Author.csv\n"), "\(manifest)")
+        #expect(!project.exists("seeds/data/Book.csv"))
+        let build = try project.seedkit("build")
+        #expect(build.status == 0, "\(build)")
+        #expect(try project.rows("build/seed.store", "SELECT ZNAME FROM ZAUTHOR") == ["'Le Guin'"])
+        // A release updates the users' book, which no fixture holds.
+        try project.write(
+            "migrations/0001-pages.yml",
+            "update:\n  Book:\n    - { key: Flint, from: { pages: 5 }, to: { pages: 6 } }\n")
+        let rebuilt = try project.seedkit("build")
+        #expect(rebuilt.status == 0, "\(rebuilt)")
+        let migrate = try project.seedkit("migrate", "app.store", "--manifest", "seeds/seedkit.yml")
+        #expect(migrate.status == 0, "\(migrate)")
+        #expect(try project.rows("app.store", "SELECT ZPAGES FROM ZBOOK") == ["6"])
+    }
+}

@@ -22,6 +22,45 @@ struct CoreDataScaffold {
     /// The first uniqueness constraint of `entity` (its own or inherited) whose names are all fixture columns.
     func key(_ entity: String) -> [String]? { model.defaultKey(entity) }
 
+    /// The entities a build from the store's rows cannot fill, each with why, in the model's
+    /// order: one whose model requires an attribute seedkit does not write (a Transformable, a
+    /// composite it refuses; no default fills it), and one whose to-one relationship points at
+    /// such an entity (its rows would name rows the seed does not hold). `init --coredata STORE`
+    /// marks them `migrate_only: true`: the seed leaves them empty, migrations change users' rows.
+    func unfillable() -> [(entity: String, why: String)] {
+        var found: [(entity: String, why: String)] = []
+        for entity in concreteEntities {
+            guard let flat = model.flattened(entity.name),
+                let attribute = flat.attributes.first(where: {
+                    !$0.optional && !$0.transient && !$0.derived && $0.defaultValue == nil
+                        && !CoreDataModel.supportedTypes.contains($0.type)
+                })
+            else { continue }
+            let type = attribute.type.split(separator: ":").first.map(String.init) ?? attribute.type
+            found.append(
+                (entity.name, "\(entity.name).\(attribute.name) (\(type)) is required, and seedkit does not write it"))
+        }
+        var grew = true
+        while grew {
+            grew = false
+            for entity in concreteEntities where !found.contains(where: { $0.entity == entity.name }) {
+                guard let flat = model.flattened(entity.name),
+                    let relationship = flat.relationships.first(where: { relationship in
+                        !relationship.toMany
+                            && found.contains { model.family(of: relationship.destination).contains($0.entity) }
+                    })
+                else { continue }
+                found.append(
+                    (
+                        entity.name,
+                        "its \(relationship.name) points at \(relationship.destination), which the seed leaves empty"
+                    ))
+                grew = true
+            }
+        }
+        return concreteEntities.compactMap { entity in found.first { $0.entity == entity.name } }
+    }
+
     /// The seed's file name for a project made from the store `template`: `seed` with the
     /// store's extension (`seed.store` for `default.store`).
     static func seedName(template: String) -> String {
@@ -58,9 +97,16 @@ struct CoreDataScaffold {
         for entity in model.entities where entity.isAbstract {
             lines.append("  # \(entity.name) is abstract: its rows are its sub-entities' rows")
         }
+        let unfilled = store == nil ? [] : unfillable()
         for entity in concreteEntities {
             lines.append("  \(entity.name):")
-            lines.append("    file: data/\(entity.name).csv")
+            if let why = unfilled.first(where: { $0.entity == entity.name })?.why {
+                lines.append("    migrate_only: true")
+                lines.append("    # \(why): the seed leaves \(entity.name) empty (the store's rows")
+                lines.append("    # are not in data/), and migrations update or delete the rows users' stores have")
+            } else {
+                lines.append("    file: data/\(entity.name).csv")
+            }
             if let key = key(entity.name) {
                 lines.append(
                     "    key: \(Self.yamlKey(key))"
