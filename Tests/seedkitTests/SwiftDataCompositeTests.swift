@@ -355,24 +355,24 @@ extension SwiftDataCompositeTests {
 }
 
 extension SwiftDataCompositeTests {
-    /// ChefTime's `SDRecipe.imageData` is a required Transformable: `init --coredata` wrote a
-    /// project whose build failed (`imageData is required, but the header has no such column`), and
-    /// every entity pointing at SDRecipe failed with it. Such entities are now `migrate_only: true`
-    /// (those pointing at them too), the rest builds from the store's rows, and a release can update
-    /// the users' rows of a migrate-only entity.
+    /// MetaCocktails' `Cocktail.id` is a required UUID in a column Core Data numbered (`ZID1`, as a
+    /// struct member `author.id` took `ZID`), which seedkit does not write: `init --coredata` wrote a
+    /// project whose build failed (`id is required, but the header has no such column`). Such
+    /// entities are now `migrate_only: true` (those pointing at them too), the rest builds from the
+    /// store's rows, and a release can update the users' rows of a migrate-only entity.
     @Test func initMarksWhatABuildCannotFillMigrateOnly() throws {
         let project = try swiftDataStore(editing: [
             (
-                #"("pages", 300, "NSNumber", 0, False), ("published", 900, "NSDate", None, True)],"#,
-                #"("pages", 300, "NSNumber", 0, False), ("published", 900, "NSDate", None, True), ("cover", 1800, "NSData", None, False)],"#
+                #"[("title", 700, "NSString", None, False), ("id", 1100, "NSUUID", "uuid", False),"#,
+                #"[("title", 700, "NSString", None, False), ("id", 1100, "NSUUID", None, False), ("byline", "composite", "struct", [("id", 1100, "NSUUID")], True),"#
             )
         ])
         try project.database("app.store").write { db in
             try db.execute(
                 sql: """
                     INSERT INTO ZAUTHOR (Z_PK, Z_ENT, Z_OPT, ZNAME, ZID) VALUES (1, 1, 1, 'Le Guin', x'11111111222233334444555555555555');
-                    INSERT INTO ZBOOK (Z_PK, Z_ENT, Z_OPT, ZTITLE, ZID, ZPAGES, ZAUTHOR, ZCOVER)
-                        VALUES (1, 2, 1, 'Flint', x'21111111222233334444555555555555', 5, 1, x'0102');
+                    INSERT INTO ZBOOK (Z_PK, Z_ENT, Z_OPT, ZTITLE, ZID1, ZPAGES, ZAUTHOR)
+                        VALUES (1, 2, 1, 'Flint', x'21111111222233334444555555555555', 5, 1);
                     UPDATE Z_PRIMARYKEY SET Z_MAX = 1 WHERE Z_ENT IN (1, 2);
                     """)
         }
@@ -381,7 +381,7 @@ extension SwiftDataCompositeTests {
         let manifest = try #require(project.read("seeds/seedkit.yml").map { String(decoding: $0, as: UTF8.self) })
         #expect(
             manifest.contains(
-                "  Book:\n    migrate_only: true\n    # Book.cover (Transformable) is required, and seedkit does not write it: the seed leaves Book empty (the store's rows\n"
+                "  Book:\n    migrate_only: true\n    # Book.id (UUID) is required, and seedkit does not write it: the seed leaves Book empty (the store's rows\n"
             ), "\(manifest)")
         #expect(manifest.contains("  Author:\n    file: data/Author.csv\n"), "\(manifest)")
         #expect(!project.exists("seeds/data/Book.csv"))
@@ -394,7 +394,10 @@ extension SwiftDataCompositeTests {
             "update:\n  Book:\n    - { key: Flint, from: { pages: 5 }, to: { pages: 6 } }\n")
         let rebuilt = try project.seedkit("build")
         #expect(rebuilt.status == 0, "\(rebuilt)")
-        let migrate = try project.seedkit("migrate", "app.store", "--manifest", "seeds/seedkit.yml")
+        // Book has a composite: its update has no history mask seedkit can vouch for (exit 3, above), so
+        // the release is applied without history entries.
+        let migrate = try project.seedkit(
+            "migrate", "app.store", "--manifest", "seeds/seedkit.yml", "--without-history")
         #expect(migrate.status == 0, "\(migrate)")
         #expect(try project.rows("app.store", "SELECT ZPAGES FROM ZBOOK") == ["6"])
     }

@@ -38,8 +38,7 @@ import Testing
             (
                 #"("published", 900, "NSDate", None, True)],"#,
                 #"("published", 900, "NSDate", None, True), ("cover", 1800, "NSData", None, False)],"#
-            ),
-            (#"1100: "BLOB"}"#, #"1100: "BLOB", 1800: "BLOB"}"#),
+            )
         ])
         let cover = try Self.archive()
         try project.database("app.store").write { db in
