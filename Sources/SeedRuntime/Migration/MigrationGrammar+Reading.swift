@@ -4,6 +4,12 @@
 extension MigrationGrammar {
     /// The operations of a migration's document, in the order written: one per section and table.
     static func operations(of document: DocNode, file: String) throws(SeedError) -> [DataChanges.Operation] {
+        // Before the format's shape, as a YAML file is refused when parsed: a key twice in a map.
+        if let (again, firstLine) = repeatedKey(in: document) {
+            throw SeedError(
+                .configuration, file: file, line: again.line, column: again.column,
+                repeatedKey(again.key, firstLine: firstLine))
+        }
         guard let entries = document.entries else { throw fail(document, file, notAMap) }
         var operations: [DataChanges.Operation] = []
         for entry in entries {
@@ -24,6 +30,38 @@ extension MigrationGrammar {
             }
         }
         return operations
+    }
+
+    /// The first key a map of `node` repeats, as a YAML file's parser finds it: in the first map
+    /// to end (an inner one before the map holding it), the key first written first; its second
+    /// occurrence, and the line of its first. No map of the format has a use for a key twice, and
+    /// reading JSON would otherwise keep one of the two, silently (the first of a row's columns,
+    /// the last of an update's `key`s).
+    static func repeatedKey(in node: DocNode) -> (again: DocEntry, firstLine: Int)? {
+        switch node.value {
+        case .array(let items):
+            for item in items { if let found = repeatedKey(in: item) { return found } }
+            return nil
+        case .object(let entries):
+            for entry in entries { if let found = repeatedKey(in: entry.node) { return found } }
+            return repeatedKey(among: entries)
+        default:
+            return nil
+        }
+    }
+
+    /// The first key `entries` repeat (see ``repeatedKey(in:)``), of this map only.
+    static func repeatedKey(among entries: [DocEntry]) -> (again: DocEntry, firstLine: Int)? {
+        guard entries.count > 1 else { return nil }
+        if entries.count > 8 {
+            // A wide map: a set says whether any key repeats; each compared with each only then.
+            var seen = Set<String>(minimumCapacity: entries.count)
+            if entries.allSatisfy({ seen.insert($0.key).inserted }) { return nil }
+        }
+        for (index, entry) in entries.enumerated() {
+            if let again = entries[(index + 1)...].first(where: { $0.key == entry.key }) { return (again, entry.line) }
+        }
+        return nil
     }
 
     /// The section a top-level entry names, or the error refusing it (at the entry's key).
