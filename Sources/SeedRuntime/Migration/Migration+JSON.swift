@@ -70,7 +70,6 @@ extension Migration {
                             rows.append(row)
                         case .changes:
                             guard let item = try? reader.scanner.parseNode(depth: 3),
-                                MigrationGrammar.repeatedKey(in: item) == nil,
                                 let change = try? MigrationGrammar.change(item, in: section, file: file)
                             else { return nil }
                             changes.append(change)
