@@ -126,6 +126,67 @@ import Testing
         #expect(project.read("store.sqlite") == before, "nothing written")
     }
 
+    /// A key twice in a map: YAML's parser refuses it; JSON kept one of the two, silently (a
+    /// row's first `price`, an update's last `key`). Refused alike now, at the second one.
+    static let repeated: [Refused] = [
+        Refused(
+            text: "{\"insert\": {\"books\": [\n  {\"title\": \"X\", \"price\": 1, \"price\": 2}]}}", line: 2,
+            column: 30,
+            message: "key 'price' appears twice in the same map (first at line 2); keep one"),
+        Refused(
+            text: "{\"insert\": {\"books\": [\n  {\"title\": \"A\"},\n  {\"title\": \"B\", \"title\": \"C\"}]}}",
+            line: 3,
+            column: 18, message: "key 'title' appears twice in the same map (first at line 3); keep one"),
+        Refused(
+            text:
+                "{\"update\": {\"books\": [\n  {\"key\": \"A\", \"from\": {\"price\": 1}, \"to\": {\"price\": 2},\n   \"key\": \"B\"}]}}",
+            line: 3, column: 4, message: "key 'key' appears twice in the same map (first at line 2); keep one"),
+        Refused(
+            text: "{\"insert\": {\"books\": []},\n \"insert\": {\"books\": []}}", line: 2, column: 2,
+            message: "key 'insert' appears twice in the same map (first at line 1); keep one"),
+        Refused(
+            text: "{\"delete\": {\"books\": [],\n  \"books\": []}}", line: 2, column: 3,
+            message: "key 'books' appears twice in the same map (first at line 1); keep one"),
+        Refused(
+            text: "{\"insert\": {\"books\": [\n  {\"title\": {\"tag\": 1, \"tag\": 2}}]}}", line: 2, column: 24,
+            message: "key 'tag' appears twice in the same map (first at line 2); keep one"),
+    ]
+
+    @Test(arguments: repeated) func aKeyTwiceInAMapIsRefusedInJSONAsInYAML(_ refused: Refused) throws {
+        let project = try TemporaryProject()
+        try project.write("yaml/0001-twice.yml", refused.text + "\n")
+        try project.write("json/0001-twice.json", refused.text + "\n")
+        try project.write(
+            "large/0001-twice.json",
+            refused.text + "\n" + String(repeating: " ", count: DeferredJSONMigration.threshold))
+        do {
+            _ = try MigrationDirectory.load(project.url("yaml"), displayPath: "yaml", yamlParser: YAMLDocument.parser)
+            Issue.record("YAML read")
+        } catch {
+            // YAML's parser places a repeated key by searching the text for it: at its first letter,
+            // inside the quotes (JSON's readers place a key at its opening quote, as YAML's parser
+            // places every other key).
+            #expect(located(error) == "\(refused.line):\(refused.column + 1): YAML: \(refused.message)")
+        }
+        do {
+            _ = try MigrationDirectory.load(project.url("json"))
+            Issue.record("JSON read")
+        } catch {
+            #expect(located(error) == expected(refused))
+        }
+        let queue = try DatabaseQueue(path: project.path("store.sqlite"))
+        try queue.write { db in try db.execute(sql: "CREATE TABLE books (title TEXT PRIMARY KEY, price INTEGER)") }
+        let before = try #require(project.read("store.sqlite"))
+        do {
+            _ = try SeedMigrator(migrations: try MigrationDirectory.load(project.url("large"))).migrate(queue)
+            Issue.record("large JSON applied")
+        } catch {
+            #expect(located(error) == expected(refused))
+        }
+        try queue.close()
+        #expect(project.read("store.sqlite") == before, "nothing written")
+    }
+
     /// Every section and field of the format appears in the example docs/releases.md gives for
     /// migration files, and every name there is one the grammar has.
     @Test func theDocumentedExampleShowsEverySectionAndField() throws {

@@ -39,9 +39,13 @@ extension Migration {
         var limit = firstChunkRows ?? chunkRows
         guard reader.open(UInt8(ascii: "{")) else { return nil }
         var more = !reader.closes(UInt8(ascii: "}"))
+        var sectionsRead: [String] = []
         while more {
             // A section the format does not have: the document reader refuses it (MigrationGrammar).
             guard let name = reader.key(), let section = MigrationGrammar.section(named: name) else { return nil }
+            // A key twice in a map, here or below: the document reader refuses it.
+            guard !sectionsRead.contains(name) else { return nil }
+            sectionsRead.append(name)
             if reader.scanner.peek() == UInt8(ascii: "n") {
                 // `insert: null`: nothing to do, but part of the checksum.
                 guard case .null? = (try? reader.scanner.parseNode(depth: 1))?.value else { return nil }
@@ -49,8 +53,10 @@ extension Migration {
             } else {
                 guard reader.open(UInt8(ascii: "{")) else { return nil }
                 var moreTables = !reader.closes(UInt8(ascii: "}"))
+                var tablesRead: Set<String> = []
                 while moreTables {
-                    guard let table = reader.key(), reader.open(UInt8(ascii: "[")) else { return nil }
+                    guard let table = reader.key(), tablesRead.insert(table).inserted, reader.open(UInt8(ascii: "["))
+                    else { return nil }
                     index += 1
                     var rows: [DataChanges.RowValues] = []
                     var emittedRows = false
@@ -110,6 +116,8 @@ private struct StreamedJSON {
     var keys: [(bytes: [UInt8], key: String, canonical: [UInt8])] = []
     /// The last row's number of values.
     var rowWidth = 0
+    /// Whether the last key read was the previous row's at the same place.
+    var keyReused = false
 
     init(scanner: JSONScanner) {
         self.scanner = scanner
@@ -150,7 +158,9 @@ private struct StreamedJSON {
         scanner.skipWhitespace()
         scratch.removeAll(keepingCapacity: true)
         guard (try? scanner.scanString(into: &scratch)) != nil else { return nil }
+        keyReused = false
         if let position, position < keys.count, keys[position].bytes == scratch {
+            keyReused = true
             guard colon() else { return nil }
             canonical.append(contentsOf: keys[position].canonical)
             return keys[position].key
@@ -187,12 +197,15 @@ private struct StreamedJSON {
         guard open(UInt8(ascii: "{")) else { return nil }
         var values: [(column: String, value: InputValue)] = []
         values.reserveCapacity(rowWidth)  // rows are alike: no room to spare in 100,000 of them
+        var keysReused = true
         var more = !closes(UInt8(ascii: "}"))
         while more {
             guard let column = key(position: values.count) else { return nil }
+            keysReused = keysReused && keyReused
             if scanner.peek() == UInt8(ascii: "{") || scanner.peek() == UInt8(ascii: "[") {
                 // The row is 3 levels deep in its document: its values 4.
-                guard let node = try? scanner.parseNode(depth: 4) else { return nil }
+                guard let node = try? scanner.parseNode(depth: 4), MigrationGrammar.repeatedKey(in: node) == nil
+                else { return nil }
                 values.append((column, node.inputValue))
                 node.writeJSON(into: &canonical)
             } else {
@@ -202,6 +215,14 @@ private struct StreamedJSON {
             }
             guard let next = next(UInt8(ascii: "}")) else { return nil }
             more = next
+        }
+        // A column twice: the document reader refuses it. A row with the previous row's keys, at
+        // the same places, has none twice (that row was checked): rows are alike, nothing to compare.
+        if !(keysReused && values.count == rowWidth) {
+            for index in values.indices.dropFirst()
+            where values[..<index].contains(where: { $0.column == values[index].column }) {
+                return nil
+            }
         }
         rowWidth = values.count
         return DataChanges.RowValues(values: values, line: line, file: file)

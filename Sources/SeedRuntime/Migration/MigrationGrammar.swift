@@ -155,6 +155,11 @@ package enum MigrationGrammar {
         "unknown field '\(name)' in \(section.name) (expected \(section.fields.map(\.name).joined(separator: ", ")))"
     }
 
+    /// A map with `key` twice (the words of the YAML parser's refusal, which a YAML file meets first).
+    static func repeatedKey(_ key: String, firstLine: Int) -> String {
+        "key '\(key)' appears twice in the same map (first at line \(firstLine)); keep one"
+    }
+
     /// A key given as a list.
     static let keyIsAList = "a key is one value, or a map of column: value for a composite key"
 
