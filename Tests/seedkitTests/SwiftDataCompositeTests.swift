@@ -402,3 +402,32 @@ extension SwiftDataCompositeTests {
         #expect(try project.rows("app.store", "SELECT ZPAGES FROM ZBOOK") == ["6"])
     }
 }
+
+extension SwiftDataCompositeTests {
+    /// An update of an entity with a composite has no history mask seedkit can vouch for, so
+    /// `migrate` refuses it in a store with history and writes it with `--without-history`; but
+    /// `check-upgrade` had no such flag, so a release an app ships that way could not be checked
+    /// (ChefTime: a recipe added to a folder updates the folder). It now migrates as `migrate
+    /// --without-history` does when asked.
+    @Test func checkUpgradeMigratesWithoutHistoryWhenAsked() throws {
+        let project = try shelfStore()
+        try fill(project)
+        #expect(try project.seedkit("init", "--coredata", "app.store").status == 0)
+        #expect(try project.seedkit("build").status == 0)
+        try FileManager.default.createDirectory(
+            atPath: project.path("seeds/releases"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            atPath: project.path("build/seed.store"), toPath: project.path("seeds/releases/1.0.store"))
+        let shelves = try #require(project.read("seeds/data/Shelf.csv").map { String(decoding: $0, as: UTF8.self) })
+        try project.write(
+            "seeds/data/Shelf.csv", shelves.replacingOccurrences(of: "reference,B2,", with: "fiction,B2,"))
+        let generated = try project.seedkit("new-migration", "b2", "--from", "seeds/releases/1.0.store")
+        #expect(generated.status == 0, "\(generated)")
+        let refused = try project.seedkit("check-upgrade", "seeds/releases/1.0.store")
+        #expect(refused.status == 3, "\(refused)")
+        #expect(refused.stdout.contains("Pass --without-history to write without history entries"), "\(refused)")
+        let check = try project.seedkit("check-upgrade", "seeds/releases/1.0.store", "--without-history")
+        #expect(check.status == 0, "\(check)")
+        #expect(check.stdout.contains("applied 0001-b2; converges with a fresh build"), "\(check)")
+    }
+}

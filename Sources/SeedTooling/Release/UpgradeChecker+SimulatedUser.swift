@@ -63,9 +63,13 @@ extension UpgradeChecker {
         }
         guard varied else { return nil }
         let keyNames = Set(table.writtenKeyColumns)
+        // An enum case's column holds only its case's name (docs/core-data.md, "Composite attributes"): no user edits it.
+        let caseColumns = Set(
+            manifest.model?.flattened(table.written.name)?.attributes.filter { $0.caseName != nil }.map(\.name) ?? [])
         guard
             let index = values.firstIndex(where: {
-                !keyNames.contains($0.column) && table.written.refs[$0.column] == nil && Self.userValue($0.value) != nil
+                !keyNames.contains($0.column) && table.written.refs[$0.column] == nil
+                    && !caseColumns.contains($0.column) && Self.userValue($0.value) != nil
             }),
             let value = Self.userValue(values[index].value)
         else {

@@ -8,6 +8,9 @@ public import SeedRuntime
 public struct UpgradeChecker: Sendable {
     public var manifest: Manifest
     public var migrations: [Migration]
+    /// Migrate as `migrate --without-history` does: a Core Data store that tracks persistent
+    /// history gets no history entries, so what seedkit cannot record there is written all the same.
+    public var allowsMissingHistory = false
 
     public init(manifest: Manifest, migrations: [Migration]) {
         self.manifest = manifest
@@ -51,6 +54,7 @@ public struct UpgradeChecker: Sendable {
     public func check(_ oldSeeds: [String], fresh: URL) throws -> [Outcome] {
         let migrator = try SeedMigrator(migrations: migrations)
         var options = SeedMigrator.Options(tables: manifest.specs, validator: ManifestValidator(manifest: manifest))
+        options.allowsMissingHistory = allowsMissingHistory
         options.coreDataFacts = manifest.model?.facts
         options.now = Date(timeIntervalSince1970: 0)
         let expected = try StoreAccess.openReadOnly(fresh.path)
@@ -203,6 +207,7 @@ public struct UpgradeChecker: Sendable {
     public func migratedCopy(of seed: String) throws -> DatabaseQueue {
         let store = try copy(seed)
         var options = SeedMigrator.Options(tables: manifest.specs, validator: ManifestValidator(manifest: manifest))
+        options.allowsMissingHistory = allowsMissingHistory
         options.coreDataFacts = manifest.model?.facts
         options.now = Date(timeIntervalSince1970: 0)
         _ = try SeedMigrator(migrations: migrations).migrate(store, options: options)

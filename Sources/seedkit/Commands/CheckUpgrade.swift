@@ -23,6 +23,12 @@ extension SeedTool {
         var oldSeeds: [String]
         @OptionGroup var project: ProjectOptions
         @OptionGroup var format: FormatOption<UpgradeReport>
+        @Flag(
+            name: .long,
+            help: ArgumentHelp(
+                "Migrate the old seeds as migrate --without-history does (for an app that migrates its users' stores so): what seedkit cannot record in a store's persistent history is written without history entries."
+            ))
+        var withoutHistory = false
 
         func run() throws {
             let outcomes = try reporting(format.format) {
@@ -30,7 +36,8 @@ extension SeedTool {
                 let manifest = try project.loadManifest()
                 let migrations = try project.loadMigrations()
                 let fresh = try FreshBuild(manifest: manifest, migrations: migrations)
-                let checker = UpgradeChecker(manifest: manifest, migrations: migrations)
+                var checker = UpgradeChecker(manifest: manifest, migrations: migrations)
+                checker.allowsMissingHistory = withoutHistory
                 let unmatched: [Diagnostic]
                 do { unmatched = try checker.unmatchedKeys(oldSeeds, fresh: fresh.url) } catch let error as SeedError {
                     throw error
