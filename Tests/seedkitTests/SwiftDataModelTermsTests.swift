@@ -62,3 +62,18 @@ import Testing
                 """, "\(diff)")
     }
 }
+
+extension SwiftDataModelTermsTests {
+    /// A migration's value of the wrong type was said about `ZBOOK.ZPAGECOUNT`, a column the
+    /// migration never named; it is said in the migration's terms, the entity and attribute.
+    @Test func aValueOfTheWrongTypeIsSaidAboutTheAttribute() throws {
+        let project = try store()
+        try project.write("migrations/0001-book.yml", "insert:\n  Book:\n    - { title: U, pageCount: many }\n")
+        let migrate = try project.seedkit("migrate", "app.store", "--manifest", "none")
+        #expect(migrate.status == 1, "\(migrate)")
+        #expect(
+            migrate.stderr
+                == "migrations/0001-book.yml:3: error: Book.pageCount: \"many\" is not an integer (the column is INTEGER) [2010]\n",
+            "\(migrate)")
+    }
+}

@@ -137,7 +137,8 @@ extension MigrationRun {
                     Diagnostic(
                         file: row.file, line: row.line, code: .typeMismatch,
                         message:
-                            "\(table.name).\(info.name): \(input) is not \(failure.expected) (the column is \(info.declaredType.isEmpty ? "untyped" : info.declaredType))",
+                            // In the migration's terms: a Core Data entity's attribute (Book.pages), not ZBOOK.ZPAGES.
+                            "\(written(table)).\(column): \(input) is not \(failure.expected) (the column is \(info.declaredType.isEmpty ? "untyped" : info.declaredType))",
                         table: table.name))
             }
         }
@@ -200,7 +201,7 @@ extension MigrationRun {
                 Diagnostic(
                     file: row.file, line: row.line, code: .typeMismatch,
                     message:
-                        "\(table.name).\(column.name): \(input) is not \(failure.expected) (a key of \(reference))",
+                        "\(self.written(table)).\(written): \(input) is not \(failure.expected) (a key of \(reference))",
                     table: table.name))
             return .failed
         }
