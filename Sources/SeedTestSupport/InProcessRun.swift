@@ -18,8 +18,9 @@ public func runSeedkitInProcess(_ arguments: [String], in directory: URL) -> Com
         let outcome = Outcome()
         let done = DispatchSemaphore(value: 0)
         do {
-            // 16 MiB: at least the 8 MiB stack the binary's main thread has (ulimit -s).
-            try DetachedThread.start("run seedkit in-process", stackSize: 16 << 20) {
+            // The stack the binary's main thread has (ulimit -s): no more, so that a recursion too
+            // deep for the binary is too deep here too.
+            try DetachedThread.start("run seedkit in-process", stackSize: mainThreadStack) {
                 defer { done.signal() }
                 guard let unshare = unshareFunction, unshare(cloneFS) == 0, chdir(directory.path) == 0 else { return }
                 let run = Invocation()
@@ -39,6 +40,15 @@ public func runSeedkitInProcess(_ arguments: [String], in directory: URL) -> Com
     /// `_GNU_SOURCE`): looked up by name, nil where the C library has none.
     private let unshareFunction: (@convention(c) (Int32) -> Int32)? = dlsym(nil, "unshare").map {
         unsafeBitCast($0, to: (@convention(c) (Int32) -> Int32).self)
+    }
+
+    /// The soft `ulimit -s`, the size of a process's main thread stack (8 MiB when unlimited).
+    private var mainThreadStack: Int {
+        var limit = rlimit()
+        guard getrlimit(__rlimit_resource_t(RLIMIT_STACK.rawValue), &limit) == 0, limit.rlim_cur != rlim_t.max else {
+            return 8 << 20
+        }
+        return Int(limit.rlim_cur)
     }
 
     /// `CLONE_FS` (linux/sched.h): the working directory, root and umask, shared no more.

@@ -126,8 +126,7 @@ public final class TemporaryProject: @unchecked Sendable {
     /// Runs the seedkit binary with `arguments` built at run time; see above.
     @discardableResult
     public func seedkitProcess(_ arguments: [String], stdin: String? = nil) throws -> CommandResult {
-        SeedkitRuns.note("process")
-        return try runSeedkit(arguments, in: root, stdin: stdin)
+        try runSeedkit(arguments, in: root, stdin: stdin)
     }
 
     /// Opens a database of the project for checks.
