@@ -59,7 +59,7 @@ package struct SeedTool: ParsableCommand {
             status = 2
         } catch {
             let code = exitCode(for: error)
-            let message = fullMessage(for: error)
+            let message = fullMessage(for: error, columns: Output.columns)
             if let name = dashedName(in: arguments), error is CleanExit || code == .validationFailure {
                 // `migrate -dash.sqlite` reads as the flags -d -a -s -h…, and -h asks for help: a file
                 // name that starts with '-' must never turn into help and exit 0, or into a vague error.

@@ -24,6 +24,7 @@ import Testing
         ["inspect", "text.sqlite"],
         ["build", "--format", "nope"],
         ["--version"],
+        ["migrate", "--help"],
     ]
 
     @Test func aRunInProcessPrintsAndEndsAsTheBinaryDoes() throws {

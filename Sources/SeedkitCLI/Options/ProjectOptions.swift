@@ -186,6 +186,14 @@ enum Output {
         return 4
     }
 
+    /// How wide help and usage are wrapped: nil, for ArgumentParser to ask the terminal (or
+    /// `COLUMNS`); inside an ``Invocation``, whose output goes to memory, what a pipe gets
+    /// (`COLUMNS`, else 80), not the width of the terminal the tests happen to run in.
+    static var columns: Int? {
+        guard Invocation.current != nil else { return nil }
+        return ProcessInfo.processInfo.environment["COLUMNS"].flatMap { Int($0) } ?? 80
+    }
+
     /// Never for a run inside an ``Invocation``: its output goes to memory, as to a pipe.
     static var stderrIsTerminal: Bool { Invocation.current == nil && isatty(2) == 1 }
     static var stdoutIsTerminal: Bool { Invocation.current == nil && isatty(1) == 1 }
