@@ -41,18 +41,24 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
             ]
         ),
-        .executableTarget(
-            name: "seedkit",
+        // The CLI's commands, as a library: the seedkit binary runs them in its process, the tests in theirs.
+        .target(
+            name: "SeedkitCLI",
             dependencies: [
                 "SeedTooling",
                 "SeedRuntime",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .executableTarget(name: "seedkit", dependencies: ["SeedkitCLI"]),
         // Not a product: times the app-launch path in-process for `make bench`.
         .executableTarget(name: "seedkit-bench", dependencies: ["SeedRuntime"]),
-        // Not a product: temporary projects and a runner for the real seedkit binary, shared by the tests.
-        .target(name: "SeedTestSupport", dependencies: ["SeedRuntime", .product(name: "GRDB", package: "GRDB.swift")]),
+        // Not a product: temporary projects, and runners for seedkit's commands (in-process, and the
+        // real binary for what only a process shows), shared by the tests.
+        .target(
+            name: "SeedTestSupport",
+            dependencies: ["SeedRuntime", "SeedkitCLI", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(
             name: "SeedRuntimeTests",
             dependencies: ["SeedRuntime", "SeedTestSupport", .product(name: "GRDB", package: "GRDB.swift")]),

@@ -24,7 +24,8 @@ public var seedkitBinary: URL {
 public func runSeedkit(
     _ arguments: [String], in directory: URL, stdin: String? = nil, environment: [String: String] = [:]
 ) throws -> CommandResult {
-    try run(seedkitBinary, arguments, in: directory, stdin: stdin, environment: environment)
+    SeedkitRuns.note("process")
+    return try run(seedkitBinary, arguments, in: directory, stdin: stdin, environment: environment)
 }
 
 /// Runs a program and waits for it, collecting its output.

@@ -95,15 +95,37 @@ public final class TemporaryProject: @unchecked Sendable {
         return seed
     }
 
-    /// Runs `seedkit` with `arguments` in the project folder.
+    /// Runs `seedkit` with `arguments` in the project folder: in this process
+    /// (``runSeedkitInProcess(_:in:)``), unless only a process shows what the test is about
+    /// (`stdin`, or an argument naming the process's own streams or descriptors), or
+    /// `SEEDKIT_TEST_PROCESS=1` asks for the binary every time.
     @discardableResult
     public func seedkit(_ arguments: String..., stdin: String? = nil) throws -> CommandResult {
-        try runSeedkit(arguments, in: root, stdin: stdin)
+        try seedkit(arguments, stdin: stdin)
     }
 
-    /// Runs `seedkit` with `arguments` built at run time (repeated options).
+    /// Runs `seedkit` with `arguments` built at run time (repeated options); see above.
     @discardableResult
     public func seedkit(_ arguments: [String], stdin: String? = nil) throws -> CommandResult {
+        if stdin == nil, !SeedkitRuns.processOnly, !arguments.contains(where: SeedkitRuns.namesProcessState),
+            let result = runSeedkitInProcess(arguments, in: root)
+        {
+            SeedkitRuns.note("in-process")
+            return result
+        }
+        return try seedkitProcess(arguments, stdin: stdin)
+    }
+
+    /// Runs the seedkit binary with `arguments` in the project folder: for what only a process
+    /// shows (its exit, its streams, signals, limits).
+    @discardableResult
+    public func seedkitProcess(_ arguments: String..., stdin: String? = nil) throws -> CommandResult {
+        try seedkitProcess(arguments, stdin: stdin)
+    }
+
+    /// Runs the seedkit binary with `arguments` built at run time; see above.
+    @discardableResult
+    public func seedkitProcess(_ arguments: [String], stdin: String? = nil) throws -> CommandResult {
         try runSeedkit(arguments, in: root, stdin: stdin)
     }
 

@@ -750,7 +750,7 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
             "insert:\n  Tag:\n    - { name: Poetry }\n  Book:\n    - { title: Odes, tags: [Poetry, Classics] }\ndelete:\n  Tag:\n    - { key: Favourites, from: {} }\n"
         )
         for (store, manifest) in [("seed.sqlite", []), ("app.sqlite", ["--manifest", "none"])] {
-            let migrate = try runSeedkit(["migrate", store] + manifest, in: project.root)
+            let migrate = try project.seedkit(["migrate", store] + manifest)
             #expect(migrate.status == 0, "\(migrate)")
             #expect(migrate.stdout.contains("applied 0001-odes: 2 inserted, 1 deleted"), "\(migrate)")
             #expect(

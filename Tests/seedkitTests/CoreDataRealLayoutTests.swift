@@ -57,7 +57,7 @@ private func sha(_ project: TemporaryProject, _ path: String) -> Data? { project
             "migrations/0001-prune.yml",
             "delete:\n  Bookmark:\n    - { key: Go, from: {} }\n    - { key: Rust, from: {} }\n")
         for (store, manifest) in [("seed.sqlite", [String]()), ("app.sqlite", ["--manifest", "none"])] {
-            let migrate = try runSeedkit(["migrate", store] + manifest, in: project.root)
+            let migrate = try project.seedkit(["migrate", store] + manifest)
             #expect(migrate.status == 0, "\(migrate)")
             #expect(migrate.stdout.contains("applied 0001-prune: 2 deleted"), "\(migrate)")
             #expect(try project.rows(store, "SELECT ZTITLE FROM ZBOOKMARK ORDER BY Z_PK") == ["'Swift'"])

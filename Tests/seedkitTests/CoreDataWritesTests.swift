@@ -197,7 +197,7 @@ import Testing
 
             """)
         for (store, manifest) in [("seed.sqlite", [String]()), ("app.sqlite", ["--manifest", "none"])] {
-            let migrate = try runSeedkit(["migrate", store] + manifest, in: project.root)
+            let migrate = try project.seedkit(["migrate", store] + manifest)
             #expect(migrate.status == 0, "\(migrate)")
             #expect(migrate.stdout.contains("applied 0001-tablet: 2 inserted, 1 updated"), "\(migrate)")
             #expect(
@@ -248,7 +248,7 @@ import Testing
             "--manifest", example.appendingPathComponent("seeds/seedkit.yml").path, "--migrations",
             example.appendingPathComponent("migrations").path,
         ]
-        let migrate = try runSeedkit(["migrate", "store.sqlite"] + arguments, in: project.root)
+        let migrate = try project.seedkit(["migrate", "store.sqlite"] + arguments)
         #expect(migrate.status == 0, "\(migrate)")
         let updates = try project.rows(
             "store.sqlite",

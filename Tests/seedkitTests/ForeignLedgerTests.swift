@@ -32,7 +32,7 @@ import Testing
         for (sql, names) in Self.corruptions {
             let project = try corruptStore(sql)
             let before = project.sha256("user.sqlite")
-            let result = try runSeedkit(command + ["user.sqlite"], in: project.root)
+            let result = try project.seedkit(command + ["user.sqlite"])
             #expect(result.status == 3, "\(sql): \(result)")
             #expect(result.stderr.contains("foreign or corrupt store: \(names) of "), "\(sql): \(result)")
             #expect(!result.stderr.contains("Fatal error"), "\(result)")
@@ -56,7 +56,7 @@ import Testing
                     """)
         }
         try store.close()
-        let result = try runSeedkit(command + ["app.sqlite", "--manifest", "none"], in: project.root)
+        let result = try project.seedkit(command + ["app.sqlite", "--manifest", "none"])
         #expect(result.status == 3, "\(command): \(result)")
         #expect(
             result.stderr.contains(

@@ -137,7 +137,7 @@ private func builtProject() throws -> TemporaryProject {
                 ["verify", store], ["status", store],
                 ["migrate", store, "--dry-run"],
             ] {
-                let result = try runSeedkit(arguments, in: project.root)
+                let result = try project.seedkit(arguments)
                 #expect([0, 1].contains(result.status), "\(arguments): \(result)")
                 #expect(project.read(store) == bytes, "\(arguments) changed \(store)")
                 #expect(
@@ -151,7 +151,7 @@ private func builtProject() throws -> TemporaryProject {
         for arguments in [
             ["inspect", "nope.sqlite"], ["diff", "nope.sqlite", "nope2.sqlite"], ["verify", "nope.sqlite"],
         ] {
-            let result = try runSeedkit(arguments, in: project.root)
+            let result = try project.seedkit(arguments)
             #expect(result.status == 2, "\(arguments): \(result)")
             #expect(result.stderr.contains("nope.sqlite: error: no store here"))
         }

@@ -47,7 +47,7 @@ import Testing
         let before = try #require(project.sha256("user.sqlite"))
         let listing = project.listing(".")
         for arguments in [["migrate", "user.sqlite"], ["migrate", "user.sqlite", "--dry-run"]] {
-            let result = try runSeedkit(arguments, in: project.root)
+            let result = try project.seedkit(arguments)
             #expect(result.status == 2, "\(arguments) \(sql): \(result)")
             #expect(result.stderr.contains("migrations/0002-sneaky.sql:3:"), "the statement's line: \(result)")
             #expect(result.stderr.contains(named), "names the statement: \(result)")

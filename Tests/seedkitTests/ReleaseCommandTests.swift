@@ -312,7 +312,8 @@ import Testing
         try project.write(
             "seeds/data/nodes.csv",
             "code,parent_id\n" + (0..<depth).map { "\(code($0)),\($0 == 0 ? "" : code($0 - 1))\n" }.joined())
-        let result = try project.seedkit("new-migration", "deep", "--from", "seeds/releases/1.0.sqlite")
+        // The binary, on its main thread: a stack overflow is what this test looks for.
+        let result = try project.seedkitProcess("new-migration", "deep", "--from", "seeds/releases/1.0.sqlite")
         #expect(result.status == 0, "\(result.status) \(result.stderr)")
         #expect(result.stdout == "wrote migrations/0001-deep.yml: 20000 inserts, 0 updates, 0 deletes\n")
         let lines = String(decoding: try #require(project.read("migrations/0001-deep.yml")), as: UTF8.self).split(

@@ -35,7 +35,7 @@ import Testing
         try project.write("migrations/0002-replace.sql", "-- the seed's price\n\(sql)\n")
         let before = project.sha256("user.sqlite")
         for arguments in [["migrate", "user.sqlite", "--dry-run"], ["migrate", "user.sqlite"]] {
-            let result = try runSeedkit(arguments, in: project.root)
+            let result = try project.seedkit(arguments)
             #expect(result.status == 1, "\(sql): \(result)")
             #expect(result.stderr.contains("migrations/0002-replace.sql:2:1: error: this "), "\(result)")
             #expect(

@@ -74,7 +74,7 @@ import Testing
         let project = try Self.projectWithDamagedCopy()
         let before = (project.sha256("good.sqlite"), project.sha256("bad.sqlite"))
         for format in ["table", "json"] {
-            let result = try runSeedkit(["diff"] + stores + ["--format", format], in: project.root)
+            let result = try project.seedkit(["diff"] + stores + ["--format", format])
             #expect(result.status == 3, "\(result)")
             let lines = Self.errorLines(result.stderr + result.stdout)
             #expect(!lines.isEmpty, "\(result)")
@@ -97,7 +97,7 @@ import Testing
     func readCommandsNameTheDamagedStoreAndRefuseIt(command: [String]) throws {
         let project = try Self.projectWithDamagedCopy()
         let before = project.sha256("bad.sqlite")
-        let result = try runSeedkit(command, in: project.root)
+        let result = try project.seedkit(command)
         #expect(result.status == 3, "\(result)")
         #expect(
             result.stderr.hasPrefix(
@@ -118,7 +118,7 @@ import Testing
         let page = try #require(root)
         bytes.replaceSubrange((page - 1) * pageSize..<page * pageSize, with: Data(repeating: 0x5A, count: pageSize))
         try project.write("user.sqlite", bytes)
-        let result = try runSeedkit(command + ["user.sqlite"], in: project.root)
+        let result = try project.seedkit(command + ["user.sqlite"])
         #expect(result.status == 3, "\(result)")
         let lines = Self.errorLines(result.stderr + result.stdout)
         #expect(!lines.isEmpty, "\(result)")
@@ -167,7 +167,7 @@ import Testing
         }
         let before = project.sha256(store)
         for command in [["migrate"], ["migrate", "--dry-run"], ["check-upgrade"]] {
-            let result = try runSeedkit(command + [store], in: project.root)
+            let result = try project.seedkit(command + [store])
             #expect(result.status == 3, "\(command) \(result)")
             let lines = Self.errorLines(result.stderr + result.stdout).map { $0.trimmingCharacters(in: .whitespaces) }
             #expect(lines.contains { $0.hasPrefix(expected) && $0.hasSuffix("[2200]") }, "\(command) \(result)")
@@ -210,7 +210,7 @@ import Testing
         var bytes = try #require(project.read("user.sqlite"))
         bytes[18] = 180
         try project.write("user.sqlite", bytes)
-        let result = try runSeedkit(command + ["user.sqlite"], in: project.root)
+        let result = try project.seedkit(command + ["user.sqlite"])
         #expect(result.status == 3, "\(result)")
         #expect(
             result.stderr
@@ -229,7 +229,7 @@ import Testing
         try other.write { db in try db.execute(sql: "CREATE TABLE x (a); INSERT INTO x VALUES (1)") }
         try other.close()
         let before = project.sha256("other.sqlite")
-        let result = try runSeedkit(command + ["other.sqlite"], in: project.root)
+        let result = try project.seedkit(command + ["other.sqlite"])
         #expect(result.status == 3, "\(result)")
         #expect(
             (result.stderr + result.stdout).contains(
@@ -314,7 +314,7 @@ import Testing
                     URL(fileURLWithPath: "/usr/bin/setpriv"),
                     ["--reuid=65534", "--regid=65534", "--clear-groups", try Self.binaryForNobody(in: project)]
                         + arguments, in: project.root)
-                : try runSeedkit(arguments, in: project.root)
+                : try project.seedkit(arguments)
         }
         let build = try asNobody(["build", "--output", "locked/seed.sqlite"])
         #expect(build.status == 4, "\(build)")

@@ -24,7 +24,12 @@ package enum DetachedThread {
             attributes.deallocate()
         }
         if stackSize > 0 { pthread_attr_setstacksize(attributes, stackSize) }
-        let context = Unmanaged.passRetained(Body(body)).toOpaque()
+        // The thread belongs to the run that starts it: it prints and names files as that run does.
+        let invocation = Invocation.current
+        let run: @Sendable () -> Void = {
+            if let invocation { invocation.bind(body) } else { body() }
+        }
+        let context = Unmanaged.passRetained(Body(run)).toOpaque()
         #if os(Linux)
             var thread: pthread_t = 0
         #else

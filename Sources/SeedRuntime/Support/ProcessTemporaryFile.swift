@@ -11,12 +11,18 @@ package enum ProcessTemporaryFile {
     /// `.<name>.seedkit-<pid>.tmp` in `target`'s folder: written, then renamed onto `target`.
     package static func url(beside target: URL) -> URL {
         target.deletingLastPathComponent().appendingPathComponent(
-            ".\(target.lastPathComponent).seedkit-\(getpid()).tmp")
+            ".\(target.lastPathComponent).seedkit-\(owner).tmp")
     }
 
     /// `seedkit-<purpose>-<pid>.sqlite` in the temporary folder (`$TMPDIR`).
     package static func url(temporary purpose: String) -> URL {
-        FileManager.default.temporaryDirectory.appendingPathComponent("seedkit-\(purpose)-\(getpid()).sqlite")
+        FileManager.default.temporaryDirectory.appendingPathComponent("seedkit-\(purpose)-\(owner).sqlite")
+    }
+
+    /// `<pid>`, or `<pid>-<n>` for the run ``Invocation`` number n of the process (the tests run
+    /// commands in-process, several at once, and their temporary files must not meet).
+    private static var owner: String {
+        Invocation.current.map { "\(getpid())-\($0.number)" } ?? "\(getpid())"
     }
 
     /// Removes the temporary files beside `target` whose process is gone.
@@ -30,7 +36,7 @@ package enum ProcessTemporaryFile {
         removeStale(in: FileManager.default.temporaryDirectory, prefix: "seedkit-\(purpose)-", suffix: ".sqlite")
     }
 
-    /// Removes `prefix<pid>suffix` files (and their `-journal`, `-wal`, `-shm`) in `folder`
+    /// Removes `prefix<pid>suffix` and `prefix<pid>-<n>suffix` files (and their `-journal`, `-wal`, `-shm`) in `folder`
     /// when no process has that pid. A pid a live process has (ours, another seedkit's, or an
     /// unrelated reuse) keeps its file: removing too little is harmless, too much is not.
     static func removeStale(in folder: URL, prefix: String, suffix: String) {
@@ -39,7 +45,11 @@ package enum ProcessTemporaryFile {
             let rest = name.dropFirst(prefix.count)
             let digits = rest.prefix { $0.isASCII && $0.isNumber }
             guard let pid = Int32(digits), pid > 0 else { continue }
-            let tail = rest.dropFirst(digits.count)
+            var tail = rest.dropFirst(digits.count)
+            if tail.hasPrefix("-") {  // `-<n>`: a run inside the process `pid`
+                let number = tail.dropFirst().prefix { $0.isASCII && $0.isNumber }
+                if !number.isEmpty { tail = tail.dropFirst(1 + number.count) }
+            }
             guard [suffix, suffix + "-journal", suffix + "-wal", suffix + "-shm"].contains(String(tail)) else {
                 continue
             }

@@ -1,11 +1,23 @@
 import Foundation
+import SeedRuntime
 
 /// How messages name the files seedkit reads.
 public enum PathDisplay {
     /// Absolute paths instead of paths shortened under the current directory (`--absolute-paths`:
     /// SeedkitPlugin passes it, since Xcode and SwiftPM attribute a build command's
     /// `file:line:col: error:` lines by absolute path, whatever folder the command runs in).
-    nonisolated(unsafe) public static var absolute = false
+    /// Kept per run when the run is an ``Invocation`` (commands run in-process, by the tests).
+    public static var absolute: Bool {
+        get { Invocation.current?.absolutePaths ?? processAbsolute }
+        set {
+            if let invocation = Invocation.current {
+                invocation.absolutePaths = newValue
+            } else {
+                processAbsolute = newValue
+            }
+        }
+    }
+    nonisolated(unsafe) private static var processAbsolute = false
 }
 
 /// A path as short as it can be said from the current directory (absolute under ``PathDisplay/absolute``).

@@ -110,7 +110,9 @@ enum Output {
     }
 
     /// Writes `text` to stderr as is: only for seedkit's own terminal control (the build's progress line).
+    /// A run inside an ``Invocation`` (the tests') writes to it instead.
     static func standardError(raw text: String) {
+        if let invocation = Invocation.current { return invocation.writeError(text) }
         var bytes = Array(text.utf8)
         var offset = 0
         while offset < bytes.count {
@@ -128,8 +130,27 @@ enum Output {
         { message in standardError("\(store): note: \(message)\n") }
     }
 
+    /// Writes `text` to stdout (``StandardOutput``), or to the ``Invocation`` the run is part of.
+    static func standardOutput(_ text: String) {
+        if let invocation = Invocation.current { return invocation.writeOutput(text) }
+        StandardOutput.shared.write(text)
+    }
+
     /// What a command did that stays done even if its report is lost (`user.sqlite: 1 migration applied`).
-    nonisolated(unsafe) static var completedWork: String?
+    static var completedWork: String? {
+        get {
+            if let invocation = Invocation.current { return invocation.completedWork }
+            return processCompletedWork
+        }
+        set {
+            if let invocation = Invocation.current {
+                invocation.completedWork = newValue
+            } else {
+                processCompletedWork = newValue
+            }
+        }
+    }
+    nonisolated(unsafe) private static var processCompletedWork: String?
 
     /// Before anything runs: a closed stdout is refused (every command reports there, so the
     /// work would go unreported), and a closed stdin or stderr is pointed at /dev/null so that
@@ -155,6 +176,7 @@ enum Output {
     /// nothing (`seedkit inspect … | head`) — 141 in silence, as for a process SIGPIPE ends: the
     /// reader stopped reading on purpose, and nothing was done that the lost lines would report.
     static func flushStandardOutput() -> Int32? {
+        guard Invocation.current == nil else { return nil }  // its output is in memory
         guard let error = StandardOutput.shared.finish() else { return nil }
         if error == EPIPE && completedWork == nil { return 128 + SIGPIPE }
         let reason = String(cString: strerror(error)) + (completedWork.map { " (\($0) all the same)" } ?? "")
@@ -164,8 +186,17 @@ enum Output {
         return 4
     }
 
-    static var stderrIsTerminal: Bool { isatty(2) == 1 }
-    static var stdoutIsTerminal: Bool { isatty(1) == 1 }
+    /// How wide help and usage are wrapped: nil, for ArgumentParser to ask the terminal (or
+    /// `COLUMNS`); inside an ``Invocation``, whose output goes to memory, what a pipe gets
+    /// (`COLUMNS`, else 80), not the width of the terminal the tests happen to run in.
+    static var columns: Int? {
+        guard Invocation.current != nil else { return nil }
+        return ProcessInfo.processInfo.environment["COLUMNS"].flatMap { Int($0) } ?? 80
+    }
+
+    /// Never for a run inside an ``Invocation``: its output goes to memory, as to a pipe.
+    static var stderrIsTerminal: Bool { Invocation.current == nil && isatty(2) == 1 }
+    static var stdoutIsTerminal: Bool { Invocation.current == nil && isatty(1) == 1 }
 }
 
 /// `--manifest PATH` for commands that read stores and use a manifest when there is one.
@@ -234,7 +265,7 @@ final class StandardOutput: @unchecked Sendable {
     }
 }
 
-/// The CLI's `print`: to ``StandardOutput`` (shadows `Swift.print` in this module).
+/// The CLI's `print`: to ``Output/standardOutput(_:)`` (shadows `Swift.print` in this module).
 func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
-    StandardOutput.shared.write(items.map { "\($0)" }.joined(separator: separator) + terminator)
+    Output.standardOutput(items.map { "\($0)" }.joined(separator: separator) + terminator)
 }

@@ -2,9 +2,8 @@ import ArgumentParser
 import Foundation
 import SeedRuntime
 
-@main
-struct SeedTool: ParsableCommand {
-    static let configuration = CommandConfiguration(
+package struct SeedTool: ParsableCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "seedkit",
         abstract: "Build seed SQLite databases from fixtures, and migrate the stores users already have.",
         discussion: """
@@ -18,9 +17,10 @@ struct SeedTool: ParsableCommand {
         ]
     )
 
-    /// Runs the command; usage errors exit 2 (docs/reference.md, "Exit codes") rather than ArgumentParser's 64. Output
-    /// that could not be written is an I/O failure (4): a report nobody received is not a success.
-    static func main() {
+    package init() {}
+
+    /// The seedkit process: its setup, then ``run(_:)`` with its arguments, and the exit.
+    package static func main() {
         // A reader that goes away (`seedkit migrate … | head -1`) makes writes fail with EPIPE
         // instead of killing the process silently after a migration committed: the failed write
         // is reported (what was done, all the same) and the exit is 4 (docs/reference.md).
@@ -38,8 +38,15 @@ struct SeedTool: ParsableCommand {
             )
             Foundation.exit(4)
         }
+        Foundation.exit(run(Array(CommandLine.arguments.dropFirst())))
+    }
+
+    /// Runs the command `arguments` name and returns the exit status: everything the process does
+    /// but its setup, so that the tests can run commands in theirs (inside an ``Invocation``).
+    /// Usage errors exit 2 (docs/reference.md, "Exit codes") rather than ArgumentParser's 64.
+    /// Output that could not be written is an I/O failure (4): a report nobody received is not a success.
+    package static func run(_ arguments: [String]) -> Int32 {
         var status: Int32
-        let arguments = Array(CommandLine.arguments.dropFirst())
         do {
             var command = try parseAsRoot(arguments)
             if let name = dashedName(in: arguments), String(describing: type(of: command)) == "HelpCommand" {
@@ -52,7 +59,7 @@ struct SeedTool: ParsableCommand {
             status = 2
         } catch {
             let code = exitCode(for: error)
-            let message = fullMessage(for: error)
+            let message = fullMessage(for: error, columns: Output.columns)
             if let name = dashedName(in: arguments), error is CleanExit || code == .validationFailure {
                 // `migrate -dash.sqlite` reads as the flags -d -a -s -h…, and -h asks for help: a file
                 // name that starts with '-' must never turn into help and exit 0, or into a vague error.
@@ -70,7 +77,7 @@ struct SeedTool: ParsableCommand {
             }
         }
         if let failed = Output.flushStandardOutput() { status = failed }
-        Foundation.exit(status)
+        return status
     }
 
     /// The first argument before `--` that starts with one '-' and is longer than a flag

@@ -59,6 +59,8 @@ enum SignalThread {
             handlers.append((nextID, handle))
             return nextID
         }
+        // No thread to answer (a command run in-process, by the tests): the signals are the process's.
+        guard signalPipe >= 0 else { return id }
         for number in [SIGINT, SIGTERM] {
             Foundation.signal(number) { number in
                 var byte = UInt8(truncatingIfNeeded: number)
@@ -73,7 +75,7 @@ enum SignalThread {
             handlers.removeAll { $0.id == id }
             return handlers.isEmpty
         }
-        if none {
+        if none && signalPipe >= 0 {
             Foundation.signal(SIGINT, SIG_DFL)
             Foundation.signal(SIGTERM, SIG_DFL)
         }

@@ -67,5 +67,10 @@ enum FileSizeLimit {
     }
 }
 
-/// Set by the SIGXFSZ handler: memory allocated (by ``FileSizeLimit/prepare()``) before the handler is installed.
-nonisolated(unsafe) private let fileSizeLimitReached: UnsafeMutablePointer<sig_atomic_t> = .allocate(capacity: 1)
+/// Set by the SIGXFSZ handler: memory allocated (and cleared: commands run in-process, where
+/// ``FileSizeLimit/prepare()`` never runs, read it too) before the handler is installed.
+nonisolated(unsafe) private let fileSizeLimitReached: UnsafeMutablePointer<sig_atomic_t> = {
+    let flag = UnsafeMutablePointer<sig_atomic_t>.allocate(capacity: 1)
+    flag.initialize(to: 0)
+    return flag
+}()

@@ -36,7 +36,7 @@ extension Output {
         ReportOutput(
             terminal: stdoutIsTerminal,
             color: stdoutIsTerminal && ProcessInfo.processInfo.environment["NO_COLOR"] == nil,
-            write: { StandardOutput.shared.write($0) }, note: { standardError($0) },
+            write: { Output.standardOutput($0) }, note: { standardError($0) },
             warning: { standardError("\(file ?? "seedkit"): warning: \($0)\n") })
     }
 
