@@ -76,3 +76,22 @@ import Testing
         #expect(sound.status == 0, "\(sound)")
     }
 }
+
+extension SwiftDataPointerTests {
+    /// `inspect STORE Book` showed the inverse-less to-many `Author.favorites`, kept in ZBOOK as
+    /// `Z1FAVORITES`, as a column `1favorites` holding a `Z_PK`; it names the owner's relationship
+    /// and shows the owner by its key (as MetaCocktails' `Ingredient` now shows `Cocktail.spec`).
+    @Test func inspectShowsAToManyWithoutAnInverseAsItsOwnersRelationship() throws {
+        let project = try storeWithoutInverses()
+        let inspect = try project.seedkit("inspect", "app.store", "Book", "--format", "csv", "--manifest", "none")
+        #expect(inspect.status == 0, "\(inspect)")
+        let lines = inspect.stdout.split(separator: "\r\n").map(String.init)
+        #expect(lines.first?.contains(",Author.favorites,") == true, "\(inspect)")
+        #expect(!inspect.stdout.contains("1favorites"), "\(inspect)")
+        // U is a favorite of B; V points at author 9, favorite 7: no rows, shown as stored.
+        let columns = lines.first?.split(separator: ",").map(String.init) ?? []
+        let favorites = try #require(columns.firstIndex(of: "Author.favorites"))
+        let rows = lines.dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        #expect(rows.map { $0.indices.contains(favorites) ? $0[favorites] : "?" } == ["", "B", "7"], "\(inspect)")
+    }
+}

@@ -104,7 +104,18 @@ public enum StoreInspector {
         else { return nil }
         // A to-one relationship no ref names shows its target's key when the model gives the target
         // one (a one-attribute uniqueness constraint); `raw` shows every ref as stored.
-        let refs = raw ? [:] : givenRefs.merging(model?.defaultRefs(name) ?? [:]) { given, _ in given }
+        var refs = raw ? [:] : givenRefs.merging(model?.defaultRefs(name) ?? [:]) { given, _ in given }
+        // A to-many without an inverse is kept in this table as `Z<owner's Z_ENT><NAME>`
+        // (`ZINGREDIENT.Z1SPEC`): shown as the owner's relationship (`Cocktail.spec`), by the owner's key.
+        var ownedBy: [String: String] = [:]
+        for pointer in try coreData.pointers(db) where pointer.table == info.name && pointer.target != name {
+            guard pointer.column.hasPrefix("Z"), pointer.column.dropFirst().first?.isNumber == true else { continue }
+            ownedBy[pointer.column] = pointer.relationship
+            let owner = String(pointer.relationship.prefix { $0 != "." })
+            if !raw, let key = model?.defaultKey(owner), key.count == 1 {
+                refs[pointer.relationship] = TableSpec.Reference(table: owner, column: key[0])
+            }
+        }
         let family = coreData.family(of: entity)
         var names: [String] = []
         var expressions: [String] = []
@@ -127,7 +138,9 @@ public enum StoreInspector {
         let uuids = coreData.uuidTextExpressions(info)
         for column in info.columns
         where !CoreDataDialect.isBookkeeping(column.name) && !othersOnly.contains(column.name.uppercased()) {
-            var attribute = CoreDataModel.attributeName(column.name, entity: name, model: model, dialect: coreData)
+            var attribute =
+                ownedBy[column.name]
+                ?? CoreDataModel.attributeName(column.name, entity: name, model: model, dialect: coreData)
             if names.contains(attribute) { attribute += " (\(column.name))" }
             names.append(attribute)
             if let reference = refs[attribute],
