@@ -22,6 +22,9 @@ extension CoreDataDialect {
         /// A to-one whose inverse is a to-one too: Core Data keeps both sides, and a delete
         /// clears the other side (``delete(_:from:key:references:)``).
         package var oneToOne = false
+        /// The column of an inverse-less to-many, kept in the destination's table: it belongs to
+        /// the owner's relationship, not to any property of the rows holding it.
+        package var ownersToMany = false
     }
 
     /// Every to-one and inverse-less to-many column of the model (from the facts' properties),
@@ -59,7 +62,7 @@ extension CoreDataDialect {
                     pointers.append(
                         Pointer(
                             table: info.name, column: column.name, rows: rowFilter(destination), target: name,
-                            relationship: "\(name).\(property.name)"))
+                            relationship: "\(name).\(property.name)", ownersToMany: true))
                 }
             }
         }

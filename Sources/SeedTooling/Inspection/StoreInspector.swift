@@ -108,8 +108,7 @@ public enum StoreInspector {
         // A to-many without an inverse is kept in this table as `Z<owner's Z_ENT><NAME>`
         // (`ZINGREDIENT.Z1SPEC`): shown as the owner's relationship (`Cocktail.spec`), by the owner's key.
         var ownedBy: [String: String] = [:]
-        for pointer in try coreData.pointers(db) where pointer.table == info.name && pointer.target != name {
-            guard pointer.column.hasPrefix("Z"), pointer.column.dropFirst().first?.isNumber == true else { continue }
+        for pointer in try coreData.pointers(db) where pointer.table == info.name && pointer.ownersToMany {
             ownedBy[pointer.column] = pointer.relationship
             let owner = String(pointer.relationship.prefix { $0 != "." })
             if !raw, let key = model?.defaultKey(owner), key.count == 1 {
