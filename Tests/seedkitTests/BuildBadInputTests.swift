@@ -44,6 +44,17 @@ import Testing
                 "seeds/data/books.csv: error: category_id: 3 refs to categories not checked: the fixture of categories was refused (its error above), so none of its rows is in [2030]",
             ], "\(result)")
         #expect(!project.exists("build/seed.sqlite"))
+        // A ref names its table as SQLite matches names (ASCII case folded): the same one line.
+        try project.write(
+            "seeds/seedkit.yml",
+            BookStore.manifest.replacingOccurrences(
+                of: "category_id: categories.name", with: "category_id: Categories.name"))
+        let folded = try project.seedkit("build", "--migrations", "none")
+        #expect(
+            folded.stderrLines.last
+                == result.stderrLines.last?.replacingOccurrences(of: "to categories", with: "to Categories")
+                .replacingOccurrences(of: "fixture of categories", with: "fixture of Categories"), "\(folded)")
+        #expect(folded.stderrLines.count == 4, "\(folded)")
     }
 
     @Test func unknownTableAndColumnsInTheManifest() throws {

@@ -104,10 +104,7 @@ import Testing
         let project = try swiftDataProject()
         let build = try project.seedkit("build")
         #expect(build.status == 0, "\(build)")
-        try FileManager.default.createDirectory(
-            atPath: project.path("seeds/releases"), withIntermediateDirectories: true)
-        try FileManager.default.copyItem(
-            atPath: project.path("build/seed.store"), toPath: project.path("seeds/releases/1.0.store"))
+        try project.write("seeds/releases/1.0.store", try #require(project.read("build/seed.store")))
         let authors = try String(contentsOfFile: project.path("seeds/data/Author.csv"), encoding: .utf8)
         try project.write("seeds/data/Author.csv", authors + "Ada,6BA7B810-9DAD-41D1-80B4-00C04FD430C9\n")
         let generate = try project.seedkit("new-migration", "add-ada", "--from", "seeds/releases/1.0.store")

@@ -20,13 +20,16 @@ final class Deferral {
     /// Tables whose fixture was refused whole (a header or a file the build cannot read): none of
     /// their rows is in, so a ref to one of them is not a typo of its own and is not reported row
     /// by row; each table's refs to it are counted (``uncheckedRefs``) and said once.
-    var refused: Set<String> = []
+    private var refused: Set<String> = []
     private var unchecked: [String: (file: String, table: String, field: String, parent: String, count: Int)] = [:]
     private var uncheckedOrder: [String] = []
 
+    /// Records that `table`'s fixture was refused whole (a ref names it as SQLite matches names).
+    func refuse(_ table: String) { refused.insert(table.lowercasedName) }
+
     /// Whether a miss of a ref to `parent` is left unreported, counting it.
     func leavesUnchecked(file: String, table: String, field: String, parent: String) -> Bool {
-        guard refused.contains(parent) else { return false }
+        guard refused.contains(parent.lowercasedName) else { return false }
         let id = [file, table, field, parent].joined(separator: "\u{0}")
         if unchecked[id] == nil {
             unchecked[id] = (file, table, field, parent, 0)

@@ -37,7 +37,7 @@ extension SeedBuilder {
         case .success(let opened): source = opened
         case .failure(let error) where error.kind == .invalidData:
             diagnostics += error.diagnostics
-            deferral.refused.insert(config.name)
+            deferral.refuse(config.name)
             return (0, [])
         case .failure(let error): throw error
         }
@@ -64,7 +64,7 @@ extension SeedBuilder {
                                 "columns: \(column): \(pointer): no record of \(file) holds this path (\(records) records read), so table \(config.name) would get no \(column) from it; check the path against a record"
                         ))
                 }
-                deferral.refused.insert(config.name)
+                deferral.refuse(config.name)
                 return (0, [])
             }
         }
@@ -73,7 +73,7 @@ extension SeedBuilder {
                 plan, columns: source.columnNames, isJSON: config.reading.format.isJSON, file: file,
                 diagnostics: &diagnostics)
         else {
-            deferral.refused.insert(config.name)
+            deferral.refuse(config.name)
             return (0, [])
         }
         let fileSize = config.query != nil ? 0 : FileFacts.size(config.file.path) ?? 0
@@ -138,9 +138,10 @@ extension SeedBuilder {
             // A query's row has no line in a file: its errors say which row by its key too.
             let rows = try QueryRecordSource(query, in: sources, file: file)
             let keyFields = config.key.map { config.mapping.field(for: $0) }
+            let named = (readerDiagnostics + loaderDiagnostics).filter { $0.file == file }.map(\.line)
+            let keys = rows.describeKeys(rows: Set(named), fields: keyFields)
             func annotate(_ diagnostic: inout Diagnostic) {
-                guard diagnostic.file == file, let key = rows.describeKey(row: diagnostic.line, fields: keyFields)
-                else { return }
+                guard diagnostic.file == file, let key = keys[diagnostic.line], !key.isEmpty else { return }
                 diagnostic.message += " (the query's row \(diagnostic.line): \(key))"
             }
             for index in readerDiagnostics.indices { annotate(&readerDiagnostics[index]) }

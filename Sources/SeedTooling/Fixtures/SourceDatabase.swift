@@ -235,34 +235,40 @@ struct QueryRecordSource: RecordSource {
         hasher.add(names)
     }
 
-    /// Row `number` (1-based) of the result as the store holds its values, or nil: the query run again
-    /// (a diagnostic's row only, so the cost is the query's, once per diagnostic).
-    private func row(_ number: Int) -> [DatabaseValue]? {
-        try? queue.inDatabase { db in
-            try Row.fetchOne(
-                db, sql: "SELECT * FROM (\(sql)) LIMIT 1 OFFSET ?", arguments: [max(0, number - 1)]
-            ).map { Array($0.databaseValues) }
-        } ?? nil
-    }
-
-    /// How row `number` (1-based) names its key: `code 'ALL'`, from the fields named `fields`; nil when it has none of them.
-    func describeKey(row number: Int, fields: [String]) -> String? {
-        guard let values = row(number) else { return nil }
-        let parts = fields.compactMap { field -> String? in
-            guard let index = columnNames.firstIndex(where: { $0.isSameName(as: field) }), index < values.count else {
-                return nil
+    /// How each row of `numbers` (1-based) names its key: `code 'ALL'`, from the fields named
+    /// `fields`; rows with none of them are left out. The query is run again once, stepped to the
+    /// last row asked for: diagnostics name rows by their place in the result, which only the
+    /// query knows.
+    func describeKeys(rows numbers: Set<Int>, fields: [String]) -> [Int: String] {
+        let indices = fields.map { field in (field, columnNames.firstIndex { $0.isSameName(as: field) }) }
+        guard let last = numbers.max(), indices.contains(where: { $0.1 != nil }) else { return [:] }
+        let described = try? queue.inDatabase { db -> [Int: String] in
+            let statement = try db.makeStatement(sql: sql)
+            let handle = statement.sqliteStatement
+            defer { sqlite3_reset(handle) }
+            var found: [Int: String] = [:]
+            var number = 0
+            while number < last, sqlite3_step(handle) == SQLITE_ROW {
+                number += 1
+                guard numbers.contains(number) else { continue }
+                let row = indices.compactMap { field, index -> String? in
+                    guard let index else { return nil }
+                    let value = DatabaseValue(sqliteStatement: handle, index: Int32(index))
+                    let text: String
+                    switch value.storage {
+                    case .null: text = "NULL"
+                    case .int64(let number): text = String(number)
+                    case .double(let number): text = "\(number)"
+                    case .string(let string): text = "'\(string)'"
+                    case .blob: text = "a blob"
+                    }
+                    return "\(field) \(text)"
+                }
+                found[number] = row.joined(separator: ", ")
             }
-            let text: String
-            switch values[index].storage {
-            case .null: text = "NULL"
-            case .int64(let number): text = String(number)
-            case .double(let number): text = "\(number)"
-            case .string(let string): text = "'\(string)'"
-            case .blob: text = "a blob"
-            }
-            return "\(field) \(text)"
+            return found
         }
-        return parts.isEmpty ? nil : parts.joined(separator: ", ")
+        return described ?? [:]
     }
 
     mutating func next(_ record: inout RawRecord, diagnostics: inout [Diagnostic]) throws(SeedError) -> Bool {
