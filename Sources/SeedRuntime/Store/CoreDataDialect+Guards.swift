@@ -32,7 +32,7 @@ extension CoreDataDialect {
     static func derivedAttributeBlocks(_ db: Database) throws -> [String: String] {
         var blocked: [String: String] = [:]
         let known = Set(try String.fetchAll(db, sql: "SELECT DISTINCT lower(name) FROM pragma_function_list")).union(
-            notificationFunctions.map { $0.lowercased() })
+            notificationFunctions.map { $0.lowercasedName })
         for row in try Row.fetchAll(
             db,
             sql:
@@ -43,7 +43,7 @@ extension CoreDataDialect {
             let sql: String = row[2]
             guard
                 let missing = calledFunctions(sql).first(where: {
-                    $0.hasPrefix("NS") && !known.contains($0.lowercased())
+                    $0.hasPrefix("NS") && !known.contains($0.lowercasedName)
                 })
             else { continue }
             guard blocked[table.uppercased()] == nil else { continue }
