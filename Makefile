@@ -15,17 +15,13 @@ export SWIFT_BACKTRACE = enable=no
 # make test prints each step's wall time (bash's `time`), so a slow step shows in CI logs.
 SHELL := /bin/bash
 export TIMEFORMAT =   (%R s)
-# Debug builds here write no index store: only an editor reads it (sourcekit-lsp indexes in a build
-# folder of its own), and writing it cost 7-16% of a fresh `make test` build (docs/performance.md).
-# One set of flags for every debug build below, so that none recompiles what another wrote.
-DEBUG_BUILD_FLAGS = --disable-index-store
 
 .PHONY: all build seed test test-slow check-example bench clean install uninstall format lint
 
 all: build
 
 build:
-	$(SWIFT) build $(DEBUG_BUILD_FLAGS)
+	$(SWIFT) build
 
 seed: build
 	@scripts/demo.sh $(SEEDKIT)
@@ -52,8 +48,8 @@ TEST_LOG_FILTER = '^(◇|↳) |^✔ (Test|Suite) (?!run with)|^\[[0-9]+/[0-9]+\]
 test: export SEEDKIT_WITHOUT_PLUGINS = 1
 test:
 	@mkdir -p build
-	@echo "$(SWIFT) build --build-tests $(DEBUG_BUILD_FLAGS)  (build/build.log)"
-	@time $(SWIFT) build --build-tests $(DEBUG_BUILD_FLAGS) > build/build.log 2>&1 || (cat build/build.log; exit 1)
+	@echo "$(SWIFT) build --build-tests  (build/build.log)"
+	@time $(SWIFT) build --build-tests > build/build.log 2>&1 || (cat build/build.log; exit 1)
 	@if grep -q "warning:" build/build.log; then grep -A3 "warning:" build/build.log; echo "make test: compiler warnings (build/build.log)"; exit 1; fi
 	@echo "lint, check-upgrade, check-markdown, check-sources, check-docs, check-api, check-install  (beside the tests; build/checks.log)"
 	@echo "$(SWIFT) test --skip-build --disable-xctest --skip <the slow tests>  (passing tests: build/test.log)"
@@ -83,8 +79,8 @@ lint:
 test-slow: export SEEDKIT_WITHOUT_PLUGINS = 1
 test-slow:
 	@mkdir -p build
-	@echo "$(SWIFT) build --build-tests $(DEBUG_BUILD_FLAGS)  (build/build.log)"
-	@time $(SWIFT) build --build-tests $(DEBUG_BUILD_FLAGS) > build/build.log 2>&1 || (cat build/build.log; exit 1)
+	@echo "$(SWIFT) build --build-tests  (build/build.log)"
+	@time $(SWIFT) build --build-tests > build/build.log 2>&1 || (cat build/build.log; exit 1)
 	@echo "python3 scripts/hostile.py $(SEEDKIT) --cases $${HOSTILE_CASES:-100}  (beside the tests; build/hostile.log)"
 	@slow=$$(python3 scripts/slow-tests.py) && count=$$(python3 scripts/slow-tests.py --count) || exit 1; \
 	  echo "$(SWIFT) test --skip-build --disable-xctest --filter <the $$count slow tests>  (passing tests: build/test-slow.log)"; \
