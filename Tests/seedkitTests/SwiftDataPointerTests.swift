@@ -49,8 +49,8 @@ import Testing
         #expect(migrate.status == 0, "\(migrate)")
         #expect(
             migrate.stderrLines == [
-                "migrations/0001-authors.yml:3: warning: delete denied on Author 'A': still referenced by Book.author (1 row of ZBOOK holds it in ZAUTHOR); delete or move them first in a migration; not deleted [1600]",
-                "migrations/0001-authors.yml:4: warning: delete denied on Author 'B': still referenced by Author.favorites (1 row of ZBOOK holds it in Z1FAVORITES); delete or move them first in a migration; not deleted [1600]",
+                "migrations/0001-authors.yml:3: warning: delete denied on Author 'A': still referenced by Book.author (1 Book row holds it; column ZBOOK.ZAUTHOR); delete or move them first in a migration; not deleted [1600]",
+                "migrations/0001-authors.yml:4: warning: delete denied on Author 'B': still referenced by Author.favorites (1 Book row holds it; column ZBOOK.Z1FAVORITES); delete or move them first in a migration; not deleted [1600]",
             ], "\(migrate)")
         #expect(try project.rows("app.store", "SELECT Z_PK, ZNAME FROM ZAUTHOR ORDER BY Z_PK") == ["1|'A'", "2|'B'"])
     }
@@ -64,8 +64,8 @@ import Testing
         #expect(verify.status == 1, "\(verify)")
         #expect(
             verify.stdout == """
-                app.store: ZBOOK.Z1FAVORITES: 1 row (Z_PK 3) points at no Author through Author.favorites [2030]
-                app.store: ZBOOK.ZAUTHOR: 1 row (Z_PK 3) points at no Author through Book.author [2030]
+                app.store: Author.favorites: 1 Book row (Z_PK 3) is held by no Author (column ZBOOK.Z1FAVORITES) [2030]
+                app.store: Book.author: 1 Book row (Z_PK 3) points at no Author (column ZBOOK.ZAUTHOR) [2030]
                 app.store: 2 problems
 
                 """, "\(verify)")

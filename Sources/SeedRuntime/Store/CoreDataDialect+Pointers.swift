@@ -19,12 +19,22 @@ extension CoreDataDialect {
         package var target: String
         /// The relationship in the model's terms: `Ingredient.ingredientBase`, `Cocktail.spec`.
         package var relationship: String
+        /// The entity whose rows hold the column: the relationship's owner for a to-one, its
+        /// destination for an inverse-less to-many (`Ingredient` for `Cocktail.spec`).
+        package var holder: String
         /// A to-one whose inverse is a to-one too: Core Data keeps both sides, and a delete
         /// clears the other side (``delete(_:from:key:references:)``).
         package var oneToOne = false
         /// The column of an inverse-less to-many, kept in the destination's table: it belongs to
         /// the owner's relationship, not to any property of the rows holding it.
         package var ownersToMany = false
+
+        /// The relationship's entity and property: `Cocktail` and `spec` for `Cocktail.spec`.
+        package var owner: String { String(relationship.prefix { $0 != "." }) }
+        package var property: String { String(relationship.drop { $0 != "." }.dropFirst()) }
+
+        /// `1 Book row`, `3 Book rows`: rows holding the column, in the model's terms.
+        package func rowCount(_ count: Int) -> String { "\(count) \(holder) row\(count == 1 ? "" : "s")" }
     }
 
     /// Every to-one and inverse-less to-many column of the model (from the facts' properties),
@@ -53,7 +63,7 @@ extension CoreDataDialect {
                     pointers.append(
                         Pointer(
                             table: info.name, column: column.name, rows: rowFilter(name), target: destination,
-                            relationship: "\(name).\(property.name)",
+                            relationship: "\(name).\(property.name)", holder: name,
                             oneToOne: inverse?.kind == .toOne))
                 case .toMany:
                     guard property.inverse == nil, let info = try TableInfo.read(db, table: tableName(destination)),
@@ -62,7 +72,7 @@ extension CoreDataDialect {
                     pointers.append(
                         Pointer(
                             table: info.name, column: column.name, rows: rowFilter(destination), target: name,
-                            relationship: "\(name).\(property.name)", ownersToMany: true))
+                            relationship: "\(name).\(property.name)", holder: destination, ownersToMany: true))
                 }
             }
         }
@@ -92,7 +102,7 @@ extension CoreDataDialect {
             let count = try Int.fetchOne(db, sql: sql, arguments: StatementArguments(arguments)) ?? 0
             guard count > 0 else { continue }
             return
-                "still referenced by \(pointer.relationship) (\(count) row\(count == 1 ? "" : "s") of \(pointer.table) hold\(count == 1 ? "s" : "") it in \(pointer.column)); delete or move them first in a migration"
+                "still referenced by \(pointer.relationship) (\(pointer.rowCount(count)) \(count == 1 ? "holds" : "hold") it; column \(pointer.table).\(pointer.column)); delete or move them first in a migration"
         }
         return nil
     }
@@ -107,9 +117,13 @@ extension CoreDataDialect {
     package func danglingPointerMessages(_ db: Database) throws -> [(pointer: Pointer, message: String)] {
         try danglingPointers(db).map { pointer, rows, count in
             let listed = rows.map(String.init).joined(separator: ", ") + (count > rows.count ? ", …" : "")
+            let verb =
+                pointer.ownersToMany
+                ? "\(count == 1 ? "is" : "are") held by no \(pointer.target)"
+                : "point\(count == 1 ? "s" : "") at no \(pointer.target)"
             return (
                 pointer,
-                "\(count) row\(count == 1 ? "" : "s") (Z_PK \(listed)) point\(count == 1 ? "s" : "") at no \(pointer.target) through \(pointer.relationship)"
+                "\(pointer.rowCount(count)) (Z_PK \(listed)) \(verb) (column \(pointer.table).\(pointer.column))"
             )
         }
     }

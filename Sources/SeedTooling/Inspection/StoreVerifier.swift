@@ -176,7 +176,9 @@ public enum StoreVerifier {
             return []
         }
         return try coreData.danglingPointerMessages(db).map { pointer, message in
-            Finding(table: pointer.table, column: pointer.column, code: .unresolvedReference, message: message)
+            // In the model's terms (docs/core-data.md, "Deletes and pointers to a row"): the
+            // relationship, its message naming the column a sqlite3 user would query.
+            Finding(table: pointer.owner, column: pointer.property, code: .unresolvedReference, message: message)
         }
     }
 
