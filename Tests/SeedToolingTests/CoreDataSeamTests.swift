@@ -1,4 +1,5 @@
 import Foundation
+import SeedTestSupport
 import Testing
 
 /// Core Data's bookkeeping — `Z_PK`, `Z_ENT`, `Z_OPT`, `Z_PRIMARYKEY`, `Z_METADATA`, order keys,
@@ -126,6 +127,6 @@ import Testing
             let i = current["z_pk"]
             """
         let lines = Self.findings(in: text).map(\.line)
-        #expect(Set(lines) == [2, 3, 5, 7, 9, 10, 11, 13])
+        expectEqual(Set(lines), [2, 3, 5, 7, 9, 10, 11, 13])
     }
 }

@@ -88,7 +88,7 @@ import Testing
             try MigrationDirectory.load(project.url("bad"), displayPath: "bad", yamlParser: YAMLDocument.parser)
         }
         #expect(throws: (any Error).self) { try read() }
-        do { _ = try read() } catch { #expect(located(error) == expected(refused)) }
+        do { _ = try read() } catch { expectEqual(located(error), expected(refused)) }
     }
 
     @Test(arguments: refused) func aJSONFileReadRowByRowIsRefusedAsTheYAMLOneIs(_ refused: Refused) throws {
@@ -96,7 +96,7 @@ import Testing
         try project.write("bad/0001-bad.json", refused.text + "\n")
         #expect(throws: (any Error).self) { try MigrationDirectory.load(project.url("bad")) }
         do { _ = try MigrationDirectory.load(project.url("bad")) } catch {
-            #expect(located(error) == expected(refused))
+            expectEqual(located(error), expected(refused))
         }
     }
 
@@ -120,10 +120,10 @@ import Testing
             _ = try SeedMigrator(migrations: migrations).migrate(queue)
             Issue.record("applied a migration the format refuses")
         } catch {
-            #expect(located(error) == expected(refused))
+            expectEqual(located(error), expected(refused))
         }
         try queue.close()
-        #expect(project.read("store.sqlite") == before, "nothing written")
+        expectEqual(project.read("store.sqlite"), before, "nothing written")
     }
 
     /// A key twice in a map: YAML's parser refuses it; JSON kept one of the two, silently (a
@@ -166,13 +166,13 @@ import Testing
             // YAML's parser places a repeated key by searching the text for it: at its first letter,
             // inside the quotes (JSON's readers place a key at its opening quote, as YAML's parser
             // places every other key).
-            #expect(located(error) == "\(refused.line):\(refused.column + 1): YAML: \(refused.message)")
+            expectEqual(located(error), "\(refused.line):\(refused.column + 1): YAML: \(refused.message)")
         }
         do {
             _ = try MigrationDirectory.load(project.url("json"))
             Issue.record("JSON read")
         } catch {
-            #expect(located(error) == expected(refused))
+            expectEqual(located(error), expected(refused))
         }
         let queue = try DatabaseQueue(path: project.path("store.sqlite"))
         try queue.write { db in try db.execute(sql: "CREATE TABLE books (title TEXT PRIMARY KEY, price INTEGER)") }
@@ -181,10 +181,10 @@ import Testing
             _ = try SeedMigrator(migrations: try MigrationDirectory.load(project.url("large"))).migrate(queue)
             Issue.record("large JSON applied")
         } catch {
-            #expect(located(error) == expected(refused))
+            expectEqual(located(error), expected(refused))
         }
         try queue.close()
-        #expect(project.read("store.sqlite") == before, "nothing written")
+        expectEqual(project.read("store.sqlite"), before, "nothing written")
     }
 
     /// Every section and field of the format appears in the example docs/releases.md gives for
@@ -196,7 +196,7 @@ import Testing
         let lines = example.components(separatedBy: "\n")
         let sections = lines.filter { !$0.hasPrefix(" ") && $0.contains(":") }.map { String($0.prefix { $0 != ":" }) }
             .filter { $0 != "yaml" && !$0.isEmpty }
-        #expect(sections == MigrationGrammar.sections.map(\.name))
+        expectEqual(sections, MigrationGrammar.sections.map(\.name))
         for section in MigrationGrammar.sections {
             for field in section.fields {
                 #expect(example.contains("\(field.name): "), "\(section.name).\(field.name)")
@@ -216,9 +216,9 @@ import Testing
         for format in MigrationGrammar.FileFormat.allCases {
             for ext in format.extensions { grammars[ext] = format.bundled.extensions.first }
         }
-        #expect(pairs.count == plugins.count, "each extension once")
-        #expect(plugins == grammars)
-        #expect(Set(grammars.keys) == Migration.fileExtensions)
+        expectEqual(pairs.count, plugins.count, "each extension once")
+        expectEqual(plugins, grammars)
+        expectEqual(Set(grammars.keys), Migration.fileExtensions)
     }
 
     /// The repository's root (this file is Tests/SeedToolingTests/MigrationGrammarTests.swift).

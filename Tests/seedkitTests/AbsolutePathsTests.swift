@@ -9,16 +9,17 @@ import Testing
     try project.write("seeds/data/books.csv", "title,price,category_id\nThe first book,-10,Fiction\n")
     try project.write("migrations/0002-broken.yml", "insert: [\n")
     let build = try project.seedkit("build", "--absolute-paths")
-    #expect(build.status == 2, "\(build)")
+    expectEqual(build.status, 2, "\(build)")
     #expect(build.stderr.hasPrefix(project.path("migrations") + "/0002-broken.yml:"), "\(build)")
     try project.remove("migrations/0002-broken.yml")
     let fixture = try project.seedkit("build", "--absolute-paths")
-    #expect(fixture.status == 1)
-    #expect(
-        fixture.stderr == project.path("seeds/data/books.csv")
+    expectEqual(fixture.status, 1)
+    expectEqual(
+        fixture.stderr,
+        project.path("seeds/data/books.csv")
             + ":2:2: error: price -10 is less than the minimum 0 [1620]\n")
     // Without the flag, paths stay as short as they can be said from the current folder.
-    #expect(
-        try project.seedkit("build").stderr
-            == "seeds/data/books.csv:2:2: error: price -10 is less than the minimum 0 [1620]\n")
+    try expectEqual(
+        project.seedkit("build").stderr,
+        "seeds/data/books.csv:2:2: error: price -10 is less than the minimum 0 [1620]\n")
 }

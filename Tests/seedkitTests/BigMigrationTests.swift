@@ -26,7 +26,7 @@ import Testing
         try FileManager.default.copyItem(atPath: project.path("user.sqlite"), toPath: project.path("verbose.sqlite"))
 
         let result = try project.seedkit("migrate", "user.sqlite")
-        #expect(result.status == 0, "\(result)")
+        expectEqual(result.status, 0, "\(result)")
         let listed = (1...20).map { "  inserted        books 'New book \($0)'\n" }.joined()
         let expected =
             "applied 0001-many-books: 45 inserted, 3 already-present\n"
@@ -36,15 +36,15 @@ import Testing
             + listed
             + "  … 25 more inserted (--verbose lists every row)\n"
             + "user.sqlite: 1 migration applied\n"
-        #expect(result.stdout == expected)
+        expectEqual(result.stdout, expected)
         let count = try project.database("user.sqlite").read { db in
             try Int.fetchOne(db, sql: "SELECT count(*) FROM books WHERE title LIKE 'New book %'")
         }
-        #expect(count == 45, "every row arrives, listed or not")
+        expectEqual(count, 45, "every row arrives, listed or not")
 
         let verbose = try project.seedkit("migrate", "verbose.sqlite", "--verbose")
-        #expect(verbose.status == 0, "\(verbose)")
-        #expect(verbose.stdout.components(separatedBy: "\n").filter { $0.hasPrefix("  inserted ") }.count == 45)
+        expectEqual(verbose.status, 0, "\(verbose)")
+        expectEqual(verbose.stdout.components(separatedBy: "\n").filter { $0.hasPrefix("  inserted ") }.count, 45)
         #expect(!verbose.stdout.contains("more inserted"))
     }
 
@@ -59,9 +59,9 @@ import Testing
         let updates = (1...30).map { "    - { key: Mine \($0), from: { price: 5 }, to: { price: 6 } }\n" }
         try project.write("migrations/0001-reprice.yml", "update:\n  books:\n" + updates.joined())
         let result = try project.seedkit("migrate", "user.sqlite")
-        #expect(result.status == 0, "\(result)")
+        expectEqual(result.status, 0, "\(result)")
         let lines = result.stdout.components(separatedBy: "\n")
-        #expect(lines.filter { $0.hasPrefix("  conflict        books 'Mine ") }.count == 30, "\(result)")
+        expectEqual(lines.filter { $0.hasPrefix("  conflict        books 'Mine ") }.count, 30, "\(result)")
         #expect(!result.stdout.contains("more conflict"))
     }
 
@@ -81,14 +81,14 @@ import Testing
             "migrations/0001-not-applied.yml",
             "insert:\n  books:\n" + present.joined() + "update:\n  books:\n" + missing.joined())
         let result = try project.seedkit("migrate", "user.sqlite")
-        #expect(result.status == 0, "\(result)")
+        expectEqual(result.status, 0, "\(result)")
         let lines = result.stdout.components(separatedBy: "\n")
-        #expect(lines.filter { $0.hasPrefix("  already-present books 'Mine ") }.count == 25, "\(result)")
-        #expect(
+        expectEqual(lines.filter { $0.hasPrefix("  already-present books 'Mine ") }.count, 25, "\(result)")
+        expectEqual(
             lines.filter {
                 $0.hasPrefix("  missing         books 'Gone ")
                     && $0.hasSuffix(": not in the store (deleted by the user?); nothing to update")
-            }.count == 25, "\(result)")
+            }.count, 25, "\(result)")
         #expect(!result.stdout.contains(" more "), "\(result)")
     }
 
@@ -117,7 +117,7 @@ import Testing
 
             """)
         let result = try project.seedkit("migrate", "user.sqlite")
-        #expect(result.status == 0, "\(result)")
+        expectEqual(result.status, 0, "\(result)")
         #expect(result.stdout.contains("  conflict        books 'Book B': "), "\(result)")
         let rows = try project.database("user.sqlite").read { db in
             try Row.fetchAll(
@@ -126,7 +126,7 @@ import Testing
                     "SELECT b.title, c.name FROM books b JOIN categories c ON c.id = b.category_id WHERE b.title LIKE 'Book %' ORDER BY b.title"
             )
         }
-        #expect(rows.map { [$0[0] as String, $0[1] as String] } == [["Book A", "Novels"], ["Book C", "Novels"]])
+        expectEqual(rows.map { [$0[0] as String, $0[1] as String] }, [["Book A", "Novels"], ["Book C", "Novels"]])
     }
 
     /// A user store past 16 MB: with --check-whole-store seedkit checks its pages on a second
@@ -134,7 +134,7 @@ import Testing
     private func largeUserStore(damaged: Bool) throws -> TemporaryProject {
         let project = try TemporaryProject()
         try project.remove("migrations/0001-add-fourth-book.yml")
-        #expect(try project.seedkit("build").status == 0)
+        try expectEqual(project.seedkit("build").status, 0)
         try project.write("migrations/0001-add-fourth-book.yml", BookStore.fourthBook)
         let store = try project.database("build/seed.sqlite")
         let note = String(repeating: "a user's long note. ", count: 500)  // 10 KB: overflow pages
@@ -166,26 +166,26 @@ import Testing
         let before = try #require(project.read("user.sqlite"))
         #expect(!before.isEmpty)  // bytes, not a debug build's SHA-256 of 18 MB
         let result = try project.seedkit("migrate", "user.sqlite", "--check-whole-store")
-        #expect(result.status == 3, "\(result)")
+        expectEqual(result.status, 3, "\(result)")
         #expect(result.stderr.contains("the store is damaged (PRAGMA quick_check: "), "\(result)")
         #expect(result.stderr.contains("nothing was written"), "\(result)")
         #expect(result.stdout.isEmpty, "\(result)")
-        #expect(project.read("user.sqlite") == before)
+        expectEqual(project.read("user.sqlite"), before)
     }
 
     @Test func aLargeSoundStoreMigrates() throws {
         let project = try largeUserStore(damaged: false)
         let result = try project.seedkit("migrate", "user.sqlite")
-        #expect(result.status == 0, "\(result)")
+        expectEqual(result.status, 0, "\(result)")
         #expect(result.stdout.contains("applied 0001-add-fourth-book: 1 inserted"), "\(result)")
         let price = try project.database("user.sqlite").read { db in
             try Double.fetchOne(db, sql: "SELECT price FROM books WHERE title = 'The fourth book'")
         }
-        #expect(price == 12)
+        expectEqual(price, 12)
         let integrity = try project.database("user.sqlite").read { db in
             try String.fetchAll(db, sql: "PRAGMA integrity_check")
         }
-        #expect(integrity == ["ok"])
+        expectEqual(integrity, ["ok"])
     }
 
     /// The first migration's large JSON file, as a run reads it (nil for any other).
@@ -216,12 +216,12 @@ import Testing
         let project = try userStore()
         _ = try largeJSONMigration(project)
         let build = try project.seedkit("build")
-        #expect(build.status == 0, "\(build)")
+        expectEqual(build.status, 0, "\(build)")
         let export = try project.seedkit("export-migrations", "app/migrations")
-        #expect(export.status == 0, "\(export)")
+        expectEqual(export.status, 0, "\(export)")
         let bundled = try #require(project.read("app/migrations/0001-large.json"))
         let seed = try DatabaseQueue(path: project.path("build/seed.sqlite"))
-        #expect(try seed.read { db in try MigrationLedger.fileDigests(db) } == [1: SHA256.hex(bundled)])
+        try expectEqual(seed.read { db in try MigrationLedger.fileDigests(db) }, [1: SHA256.hex(bundled)])
         try seed.close()
 
         try FileManager.default.copyItem(
@@ -253,14 +253,15 @@ import Testing
             _ = try SeedMigrator(migrations: migrations).migrate(queue)
             Issue.record("a migration whose file is gone was applied")
         } catch let error as SeedError {
-            #expect(
-                error.diagnostics.map(\.file) == [
+            expectEqual(
+                error.diagnostics.map(\.file),
+                [
                     project.url("migrations").appendingPathComponent("0001-large.json").path
                 ], "\(error)")
             #expect(error.diagnostics.first?.message.hasPrefix("cannot read: ") == true, "\(error)")
         }
         try queue.close()
-        #expect(project.read("user.sqlite") == before, "nothing written")
+        expectEqual(project.read("user.sqlite"), before, "nothing written")
     }
 
     @Test func aRunAppliesTheBytesItsMigratorReadAheadAndLetsThemGo() throws {
@@ -306,7 +307,7 @@ import Testing
         let project = try userStore()
         _ = try largeJSONMigration(project)
         let whole = try MigrationDirectory.read(project.url("migrations"), missingIsEmpty: false)
-        #expect(whole.count == 1)
+        expectEqual(whole.count, 1)
         guard case .changes(let changes)? = whole.first?.body else {
             Issue.record("not read")
             return
@@ -320,7 +321,7 @@ import Testing
         #expect(streamed.deferred != nil, "read while applied")
 
         let result = try project.seedkit("migrate", "user.sqlite")
-        #expect(result.status == 0, "\(result)")
+        expectEqual(result.status, 0, "\(result)")
         #expect(result.stdout.hasPrefix("applied 0001-large: 15000 inserted\n"), "\(result)")
         let (count, checksum) = try project.database("user.sqlite").read { db in
             (
@@ -328,12 +329,12 @@ import Testing
                 try String.fetchOne(db, sql: "SELECT checksum FROM _seedkit_migrations WHERE number = 1")
             )
         }
-        #expect(count == 15_000)
+        expectEqual(count, 15_000)
         #expect(checksum == whole.first?.checksum)
         #expect(checksum == deferred.first?.checksum)
         #expect(try project.seedkit("status", "user.sqlite").stdout.contains("0001-large"))
-        #expect(
-            try project.seedkit("status", "user.sqlite", "--exit-code").status == 0,
+        try expectEqual(
+            project.seedkit("status", "user.sqlite", "--exit-code").status, 0,
             "the recorded checksum matches the file")
 
         // The app's call: the same rows, the same checksum.
@@ -341,14 +342,14 @@ import Testing
         let queue = try DatabaseQueue(path: project.path("app.sqlite"))
         let report = try SeedMigrator(migrations: deferred).migrate(queue)
         #expect(report.migrations.first?.count(.inserted) == 15_000)
-        #expect(
-            try queue.read { db in
+        try expectEqual(
+            queue.read { db in
                 try String.fetchOne(db, sql: "SELECT checksum FROM _seedkit_migrations WHERE number = 1")
-            } == checksum)
+            }, checksum)
         // The run recorded the digest of the bytes it applied; the next launch, finding the same
         // bytes, knows the checksum without scanning the file.
         let bytes = try #require(project.read("migrations/0001-large.json"))
-        #expect(try queue.read { db in try MigrationLedger.fileDigests(db) } == [1: SHA256.hex(bytes)])
+        try expectEqual(queue.read { db in try MigrationLedger.fileDigests(db) }, [1: SHA256.hex(bytes)])
         let relaunch = try MigrationDirectory.load(project.url("migrations"))
         #expect(try queue.read { db in try SeedMigrator(migrations: relaunch).pending(db) }.isEmpty)
         #expect(relaunch.first?.checksum == checksum)
@@ -358,10 +359,10 @@ import Testing
         )
         // SeedInstaller checks the ledger two or three times a launch: the file is read once.
         #expect(try queue.read { db in try SeedMigrator(migrations: relaunch).pending(db) }.isEmpty)
-        #expect(
-            try SeedInstaller(
+        try expectEqual(
+            SeedInstaller(
                 store: project.url("app.sqlite"), seed: project.url("build/seed.sqlite"), migrations: relaunch
-            ).prepareStore() == .upToDate)
+            ).prepareStore(), .upToDate)
         #expect(largeFile(relaunch)?.readsOfFile == 1)
         #expect(largeFile(relaunch)?.holdsBytes == false)
 
@@ -382,10 +383,10 @@ import Testing
         let edited = try MigrationDirectory.load(project.url("migrations"))
         #expect(throws: SeedError.self) { try queue.read { db in try SeedMigrator(migrations: edited).pending(db) } }
         #expect(largeFile(edited)?.checksumScans == 1)
-        #expect(
-            try queue.read { db in try SeedMigrator(migrations: edited).states(db) }.first.map {
+        try expectEqual(
+            queue.read { db in try SeedMigrator(migrations: edited).states(db) }.first.map {
                 if case .changed = $0 { true } else { false }
-            } == true)
+            }, true)
     }
 
     @Test func aLargeJSONMigrationBrokenNearItsEndIsReportedAsWhenReadWholeAndWritesNothing() throws {
@@ -394,13 +395,13 @@ import Testing
         let before = try #require(project.read("user.sqlite"))
         #expect(!before.isEmpty)
         let whole = try project.seedkit("status", "user.sqlite")  // status reads every file whole
-        #expect(whole.status == 2, "\(whole)")
+        expectEqual(whole.status, 2, "\(whole)")
         let result = try project.seedkit("migrate", "user.sqlite")
-        #expect(result.status == 2, "\(result)")
-        #expect(result.stderr == whole.stderr, "\(result)")
+        expectEqual(result.status, 2, "\(result)")
+        expectEqual(result.stderr, whole.stderr, "\(result)")
         #expect(result.stderr.hasPrefix("migrations/0001-large.json:14991:"), "\(result)")
         #expect(result.stdout.isEmpty, "\(result)")
-        #expect(project.read("user.sqlite") == before)
+        expectEqual(project.read("user.sqlite"), before)
     }
 
     /// The INSERT itself skips a row whose key is there (`ON CONFLICT (key) DO NOTHING`) where
@@ -416,7 +417,7 @@ import Testing
             ]}}
             """)
         let result = try project.seedkit("migrate", "user.sqlite")
-        #expect(result.status == 0, "\(result)")
+        expectEqual(result.status, 0, "\(result)")
         #expect(result.stdout.contains("applied 0001-present: 1 inserted, 1 already-present\n"), "\(result)")
         #expect(
             result.stdout.contains("  already-present books 'The first book': already present; left as it is\n"),
@@ -424,7 +425,7 @@ import Testing
         let price = try project.database("user.sqlite").read { db in
             try Double.fetchOne(db, sql: "SELECT price FROM books WHERE title = 'The first book'")
         }
-        #expect(price == 10)
+        expectEqual(price, 10)
     }
 
     @Test func aRowWhoseKeyIsThereFiresNoInsertTrigger() throws {
@@ -446,11 +447,11 @@ import Testing
 
             """)
         let result = try project.seedkit("migrate", "user.sqlite")
-        #expect(result.status == 0, "\(result)")
+        expectEqual(result.status, 0, "\(result)")
         let logged = try project.database("user.sqlite").read { db in
             try String.fetchAll(db, sql: "SELECT title FROM insert_log")
         }
-        #expect(logged == ["Brand new"], "a row not inserted fires no insert trigger")
+        expectEqual(logged, ["Brand new"], "a row not inserted fires no insert trigger")
     }
 
     /// The library keeps a sample of each kind when asked (what the CLI's report prints), and counts the rest.
@@ -473,15 +474,15 @@ import Testing
         let report = try SeedMigrator(migrations: MigrationDirectory.load(project.url("migrations"))).migrate(
             DatabaseQueue(path: project.path("user.sqlite")), options: options)
         let outcome = try #require(report.migrations.first)
-        #expect(
-            outcome.events.filter { $0.kind == .inserted }.map(\.keyDescription) == (1...5).map { "'New book \($0)'" })
-        #expect(outcome.events.filter { $0.kind == .conflict }.count == 7, "every conflict is listed")
-        #expect(outcome.count(.inserted) == 45)
-        #expect(outcome.unlisted == [.inserted: 40])
+        expectEqual(
+            outcome.events.filter { $0.kind == .inserted }.map(\.keyDescription), (1...5).map { "'New book \($0)'" })
+        expectEqual(outcome.events.filter { $0.kind == .conflict }.count, 7, "every conflict is listed")
+        expectEqual(outcome.count(.inserted), 45)
+        expectEqual(outcome.unlisted, [.inserted: 40])
         let count = try DatabaseQueue(path: project.path("user.sqlite")).read { db in
             try Int.fetchOne(db, sql: "SELECT count(*) FROM books WHERE title LIKE 'New book %'")
         }
-        #expect(count == 45)
+        expectEqual(count, 45)
     }
 
     @Test func aLargeJSONMigrationThatIsNotTextIsReportedAsWhenReadWholeAndWritesNothing() throws {
@@ -493,13 +494,13 @@ import Testing
         let before = try #require(project.read("user.sqlite"))
         #expect(!before.isEmpty)
         let whole = try project.seedkit("status", "user.sqlite")
-        #expect(whole.status == 2, "\(whole)")
+        expectEqual(whole.status, 2, "\(whole)")
         let result = try project.seedkit("migrate", "user.sqlite")
-        #expect(result.status == 2, "\(result)")
-        #expect(result.stderr == whole.stderr, "\(result)")
-        #expect(
-            result.stderr == "migrations/0001-large.json:7535: error: not UTF-8: save the file as UTF-8 [2002]\n",
+        expectEqual(result.status, 2, "\(result)")
+        expectEqual(result.stderr, whole.stderr, "\(result)")
+        expectEqual(
+            result.stderr, "migrations/0001-large.json:7535: error: not UTF-8: save the file as UTF-8 [2002]\n",
             "\(result)")
-        #expect(project.read("user.sqlite") == before)
+        expectEqual(project.read("user.sqlite"), before)
     }
 }

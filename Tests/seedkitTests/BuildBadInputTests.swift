@@ -35,9 +35,10 @@ import Testing
         let project = try TemporaryProject()
         try project.write("seeds/data/categories.csv", "nam\nFiction\nBiography\n")
         let result = try project.seedkit("build", "--migrations", "none")
-        #expect(result.status == 1, "\(result)")
-        #expect(
-            result.stderrLines == [
+        expectEqual(result.status, 1, "\(result)")
+        expectEqual(
+            result.stderrLines,
+            [
                 "seeds/data/categories.csv:1: error: name is part of the natural key of categories, but the header has no such column [1570]",
                 "seeds/data/categories.csv:1: error: name is required, but the header has no such column [1570]",
                 "seeds/data/categories.csv:1:1: error: column 'nam' names no column of table categories (it has id, name); map it with columns: or skip it with ignore: [2020]",
@@ -54,7 +55,7 @@ import Testing
             folded.stderrLines.last
                 == result.stderrLines.last?.replacingOccurrences(of: "to categories", with: "to Categories")
                 .replacingOccurrences(of: "fixture of categories", with: "fixture of Categories"), "\(folded)")
-        #expect(folded.stderrLines.count == 4, "\(folded)")
+        expectEqual(folded.stderrLines.count, 4, "\(folded)")
     }
 
     @Test func unknownTableAndColumnsInTheManifest() throws {
@@ -65,7 +66,7 @@ import Testing
                 .replacingOccurrences(of: "  categories:", with: "  categorys:")
                 .replacingOccurrences(of: "price: { min", with: "prize: { min"))
         let result = try project.seedkit("build")
-        #expect(result.status == 2)
+        expectEqual(result.status, 2)
         #expect(
             result.stderr.contains(
                 "seeds/seedkit.yml:4:3: error: unknown table 'categorys': the schema has categories, books [2100]"),
@@ -127,7 +128,7 @@ import Testing
         let project = try TemporaryProject()
         try project.write("seeds/data/books.csv", "title,price,category_id\n")
         let result = try project.seedkit("build")
-        #expect(result.status == 0, "\(result)")
+        expectEqual(result.status, 0, "\(result)")
         #expect(result.stdout.contains("books              0 rows"))
     }
 
@@ -135,13 +136,14 @@ import Testing
         let project = try TemporaryProject()
         try project.write("seeds/data/books.csv", "title,price,category_id\nA,1\nB,2,Fiction,extra\n")
         let result = try project.seedkit("build")
-        #expect(result.status == 1)
-        #expect(
-            result.stderr == """
-                seeds/data/books.csv:2:3: error: expected 3 fields (as in the header), found 2; if the publisher leaves trailing fields out, ragged: true in the manifest reads them as NULL [2001]
-                seeds/data/books.csv:3:4: error: expected 3 fields (as in the header), found 4 [2001]
+        expectEqual(result.status, 1)
+        expectEqual(
+            result.stderr,
+            """
+            seeds/data/books.csv:2:3: error: expected 3 fields (as in the header), found 2; if the publisher leaves trailing fields out, ragged: true in the manifest reads them as NULL [2001]
+            seeds/data/books.csv:3:4: error: expected 3 fields (as in the header), found 4 [2001]
 
-                """)
+            """)
     }
 
     @Test func invalidUTF8() throws {
@@ -175,7 +177,7 @@ import Testing
         let project = try TemporaryProject()
         try project.write("seeds/schema.sql", "CREATE TABLE books (;")
         let result = try project.seedkit("build")
-        #expect(result.status == 2)
+        expectEqual(result.status, 2)
         #expect(result.stderr.hasPrefix("seeds/schema.sql: error: the schema does not run: "), "\(result)")
     }
 
@@ -187,13 +189,14 @@ import Testing
                 of: "price REAL NOT NULL,", with: "price REAL NOT NULL CHECK (price < 100),"))
         try project.write("seeds/data/books.csv", "title,price,category_id\nA,,Fiction\nB,500,Fiction\n")
         let result = try project.seedkit("build")
-        #expect(result.status == 1)
-        #expect(
-            result.stderr == """
-                seeds/data/books.csv:2:2: error: NOT NULL constraint failed: books.price (the schema requires a value) [1570]
-                seeds/data/books.csv:3: error: CHECK constraint failed: price < 100 [1550]
+        expectEqual(result.status, 1)
+        expectEqual(
+            result.stderr,
+            """
+            seeds/data/books.csv:2:2: error: NOT NULL constraint failed: books.price (the schema requires a value) [1570]
+            seeds/data/books.csv:3: error: CHECK constraint failed: price < 100 [1550]
 
-                """)
+            """)
     }
 }
 
@@ -215,14 +218,14 @@ import Testing
             "seeds/seedkit.yml",
             BookStore.manifest.replacingOccurrences(of: "schema: schema.sql", with: "template: empty.sqlite"))
         let result = try project.seedkit("build")
-        #expect(result.status == 0, "\(result)")
-        #expect(project.read("seeds/empty.sqlite") == before, "the template is never changed")
+        expectEqual(result.status, 0, "\(result)")
+        expectEqual(project.read("seeds/empty.sqlite"), before, "the template is never changed")
         let db = try project.database("build/seed.sqlite")
-        #expect(try db.read { db in try String.fetchOne(db, sql: "SELECT value FROM app_settings") } == "dark")
-        #expect(try db.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM books") } == 3)
+        try expectEqual(db.read { db in try String.fetchOne(db, sql: "SELECT value FROM app_settings") }, "dark")
+        try expectEqual(db.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM books") }, 3)
         let header = try #require(project.read("build/seed.sqlite"))
-        #expect(
-            header[header.startIndex + 18] == 1, "the seed is in rollback-journal mode even though the template was WAL"
+        expectEqual(
+            header[header.startIndex + 18], 1, "the seed is in rollback-journal mode even though the template was WAL"
         )
     }
 }
@@ -251,9 +254,9 @@ import Testing
         #expect(process.isRunning, "the build was still running when interrupted")
         kill(process.processIdentifier, signalNumber)
         process.waitUntilExit()
-        #expect(process.terminationStatus == 128 + signalNumber)
-        #expect(project.listing("build") == ["seed.sqlite"], "no temporary file is left")
-        #expect(project.read("build/seed.sqlite") == earlier, "the earlier output is untouched")
+        expectEqual(process.terminationStatus, 128 + signalNumber)
+        expectEqual(project.listing("build"), ["seed.sqlite"], "no temporary file is left")
+        expectEqual(project.read("build/seed.sqlite"), earlier, "the earlier output is untouched")
     }
 }
 
@@ -268,9 +271,10 @@ import Testing
             "id,title,price,category_id\n1.5,The first book,10,Fiction\n2,The second book,-1,Fiction\nabc,The third book,10,Biography\n"
         )
         let result = try project.seedkit("build")
-        #expect(result.status == 1, "\(result)")
-        #expect(
-            result.stderrLines == [
+        expectEqual(result.status, 1, "\(result)")
+        expectEqual(
+            result.stderrLines,
+            [
                 "seeds/data/books.csv:2:1: error: id: '1.5' is not an integer (the column is INTEGER) [2010]",
                 "seeds/data/books.csv:3:3: error: price -1 is less than the minimum 0 [1620]",
                 "seeds/data/books.csv:4:1: error: id: 'abc' is not an integer (the column is INTEGER) [2010]",
@@ -292,10 +296,10 @@ import Testing
 
             """)
         let result = try project.seedkit("build")
-        #expect(result.status == 1, "\(result)")
-        #expect(
-            result.stderrLines.first
-                == "seeds/data/books.jsonl:2:1: error: id: 'two' is not an integer (the column is INTEGER) [2010]",
+        expectEqual(result.status, 1, "\(result)")
+        expectEqual(
+            result.stderrLines.first,
+            "seeds/data/books.jsonl:2:1: error: id: 'two' is not an integer (the column is INTEGER) [2010]",
             "\(result)")
         #expect(!project.exists("build/seed.sqlite"))
     }
@@ -306,9 +310,10 @@ extension RowidValueTests {
         let project = try TemporaryProject()
         try project.write("seeds/data/categories.csv", "id,name\nx,Fiction\n2,Biography\n")
         let result = try project.seedkit("build")
-        #expect(result.status == 1, "\(result)")
-        #expect(
-            result.stderrLines == [
+        expectEqual(result.status, 1, "\(result)")
+        expectEqual(
+            result.stderrLines,
+            [
                 "seeds/data/categories.csv:2:1: error: id: 'x' is not an integer (the column is INTEGER) [2010]"
             ], "\(result)")
         #expect(!project.exists("build/seed.sqlite"))

@@ -40,7 +40,7 @@ private func oneTableProject(schema: String, table: String, key: String, csv: St
         let project = try oneTableProject(
             schema: schema, table: "items", key: "code", csv: lines.joined(separator: "\n") + "\n")
         let result = try project.seedkit("build")
-        #expect(result.status == 1)
+        expectEqual(result.status, 1)
         // One problem, row 5's (line 6); rows 1-4 are reported for nothing.
         let problems = result.stderr.split(separator: "\n")
         #expect(problems.count == 1 && problems.allSatisfy { $0.hasPrefix("seeds/data/items.csv:6:") }, "\(result)")
@@ -58,7 +58,7 @@ private func oneTableProject(schema: String, table: String, key: String, csv: St
                 "CREATE TABLE staff (id INTEGER PRIMARY KEY, name TEXT NOT NULL, boss INTEGER REFERENCES staff(id));",
             table: "staff", key: "name", csv: lines.joined(separator: "\n") + "\n")
         let result = try project.seedkit("build")
-        #expect(result.status == 1, "\(result)")
+        expectEqual(result.status, 1, "\(result)")
         #expect(result.stderr.contains("seeds/data/staff.csv:2:"), "\(result)")
     }
 
@@ -79,9 +79,9 @@ private func oneTableProject(schema: String, table: String, key: String, csv: St
         }
         try project.write("seeds/data/items.jsonl", records.joined(separator: "\n") + "\n")
         let result = try project.seedkit("build")
-        #expect(result.status == 0, "\(result)")
+        expectEqual(result.status, 0, "\(result)")
         let rows = try project.rows("build/seed.sqlite", "SELECT code, qty FROM items ORDER BY id")
-        #expect(rows == (1...150).map { n in "'C\(n)'|\(n % 50 == 0 || n == 41 ? 7 : n)" })
+        expectEqual(rows, (1...150).map { n in "'C\(n)'|\(n % 50 == 0 || n == 41 ? 7 : n)" })
     }
 }
 
@@ -108,12 +108,12 @@ private func oneTableProject(schema: String, table: String, key: String, csv: St
         let books = (1...150).map { n in "B\(n),\(n),\(n % 11 == 0 ? "" : "C\(n % 7 + 1)")" }
         let project = try project(books: books)
         let result = try project.seedkit("build")
-        #expect(result.status == 0, "\(result)")
+        expectEqual(result.status, 0, "\(result)")
         let rows = try project.rows(
             "build/seed.sqlite",
             "SELECT b.title, coalesce(c.name, '-') FROM books AS b LEFT JOIN categories AS c ON c.id = b.category_id ORDER BY b.id"
         )
-        #expect(rows == (1...150).map { n in "'B\(n)'|'\(n % 11 == 0 ? "-" : "C\(n % 7 + 1)")'" })
+        expectEqual(rows, (1...150).map { n in "'B\(n)'|'\(n % 11 == 0 ? "-" : "C\(n % 7 + 1)")'" })
     }
 
     @Test func aMissingParentAmongBulkRowsIsReportedOnceAtItsLine() throws {
@@ -121,7 +121,7 @@ private func oneTableProject(schema: String, table: String, key: String, csv: St
         books[44] = "B45,45,Nowhere"  // line 46
         let project = try project(books: books)
         let result = try project.seedkit("build")
-        #expect(result.status == 1, "\(result)")
+        expectEqual(result.status, 1, "\(result)")
         let problems = result.stderr.split(separator: "\n")
         #expect(problems.count == 1 && problems[0].hasPrefix("seeds/data/books.csv:46:"), "\(result)")
         #expect(problems.first?.contains("Nowhere") == true, "\(result)")

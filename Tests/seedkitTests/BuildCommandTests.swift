@@ -8,7 +8,7 @@ import Testing
     @Test func buildsTheBookStoreSeedWithRowsRefsAndLedger() throws {
         let project = try TemporaryProject()
         let result = try project.seedkit("build")
-        #expect(result.status == 0, "\(result)")
+        expectEqual(result.status, 0, "\(result)")
         #expect(result.stdout.contains("built build/seed.sqlite: 2 tables, 5 rows"))
         let db = try project.database("build/seed.sqlite")
         try db.read { db in
@@ -17,18 +17,19 @@ import Testing
                 sql:
                     "SELECT b.title, b.price, c.name FROM books b JOIN categories c ON c.id = b.category_id ORDER BY b.id"
             )
-            #expect(
-                books.map { [$0[0] as String, String($0[1] as Double), $0[2] as String] } == [
+            expectEqual(
+                books.map { [$0[0] as String, String($0[1] as Double), $0[2] as String] },
+                [
                     ["The first book", "10.0", "Fiction"], ["The second book", "15.0", "Fiction"],
                     ["The third book", "10.0", "Biography"],
                 ])
             let ledger = try MigrationLedger.entries(db)
-            #expect(ledger.map(\.number) == [1])
+            expectEqual(ledger.map(\.number), [1])
             #expect(ledger.first?.origin == .seed)
             #expect(ledger.first?.appliedAt == nil)
             #expect(ledger.first?.checksum.hasPrefix("sha256:") == true)
             let meta = try SeedCatalog.meta(db)
-            #expect(meta["format_version"] == "1")
+            expectEqual(meta["format_version"], "1")
             #expect(meta["content_hash"]?.count == 71)
             let expected: [TableSpec] = [
                 TableSpec(name: "categories", key: ["name"]),
@@ -36,16 +37,16 @@ import Testing
                     name: "books", key: ["title"],
                     refs: ["category_id": TableSpec.Reference(table: "categories", column: "name")]),
             ]
-            #expect(try SeedCatalog.tableSpecs(db) == expected)
+            try expectEqual(SeedCatalog.tableSpecs(db), expected)
         }
     }
 
     @Test func theSeedIsOneFileInRollbackJournalMode() throws {
         let project = try TemporaryProject()
         try project.seedkit("build")
-        #expect(project.listing("build") == ["seed.sqlite"])
+        expectEqual(project.listing("build"), ["seed.sqlite"])
         let header = try #require(project.read("build/seed.sqlite")).prefix(20)
-        #expect(Array(header.prefix(16)) == Array("SQLite format 3\0".utf8))
+        expectEqual(Array(header.prefix(16)), Array("SQLite format 3\0".utf8))
         #expect(
             header[header.startIndex + 18] == 1 && header[header.startIndex + 19] == 1,
             "1/1 is rollback journal; 2/2 would be WAL")
@@ -56,21 +57,21 @@ import Testing
         try project.seedkit("build")
         let first = try #require(project.read("build/seed.sqlite"))
         try project.seedkit("build", "--output", "build/again.sqlite")
-        #expect(project.read("build/again.sqlite") == first)
+        expectEqual(project.read("build/again.sqlite"), first)
     }
 
     @Test func checkPassesWhenFreshAndFailsWhenStaleWithoutWriting() throws {
         let project = try TemporaryProject()
-        #expect(try project.seedkit("build", "--check").status == 1, "no output yet")
+        try expectEqual(project.seedkit("build", "--check").status, 1, "no output yet")
         #expect(!project.exists("build/seed.sqlite"))
         try project.seedkit("build")
         let built = try #require(project.read("build/seed.sqlite"))
-        #expect(try project.seedkit("build", "--check").status == 0)
+        try expectEqual(project.seedkit("build", "--check").status, 0)
         try project.write("seeds/data/books.csv", BookStore.books + "The fourth book,12,Biography\n")
         let stale = try project.seedkit("build", "--check")
-        #expect(stale.status == 1)
+        expectEqual(stale.status, 1)
         #expect(stale.stdout.contains("stale"))
-        #expect(project.read("build/seed.sqlite") == built)
+        expectEqual(project.read("build/seed.sqlite"), built)
     }
 
     @Test func reportsEveryErrorAtOnceGccStyleAndWritesNothing() throws {
@@ -89,35 +90,36 @@ import Testing
 
             """)
         let result = try project.seedkit("build")
-        #expect(result.status == 1)
-        #expect(
-            result.stderr == """
-                seeds/data/books.csv:3:2: error: price -15 is less than the minimum 0 [1620]
-                seeds/data/books.csv:4:2: error: price: 'abc' is not a number (the column is REAL) [2010]
-                seeds/data/books.csv:5:1: error: duplicate key title 'The first book': line 2 has the same [2040]
-                seeds/data/books.csv:6:3: error: category_id 'Biographie' matches no categories.name [2030]
+        expectEqual(result.status, 1)
+        expectEqual(
+            result.stderr,
+            """
+            seeds/data/books.csv:3:2: error: price -15 is less than the minimum 0 [1620]
+            seeds/data/books.csv:4:2: error: price: 'abc' is not a number (the column is REAL) [2010]
+            seeds/data/books.csv:5:1: error: duplicate key title 'The first book': line 2 has the same [2040]
+            seeds/data/books.csv:6:3: error: category_id 'Biographie' matches no categories.name [2030]
 
-                """)
-        #expect(project.read("build/seed.sqlite") == before, "an earlier output is left untouched")
-        #expect(project.listing("build") == ["seed.sqlite"], "no temporary file is left behind")
+            """)
+        expectEqual(project.read("build/seed.sqlite"), before, "an earlier output is left untouched")
+        expectEqual(project.listing("build"), ["seed.sqlite"], "no temporary file is left behind")
     }
 
     @Test func jsonAndGithubFormatsCarryTheSameDiagnostics() throws {
         let project = try TemporaryProject()
         try project.write("seeds/data/books.csv", "title,price,category_id\nA,2000,Fiction\nB,-1,Fiction\n")
         let json = try project.seedkit("build", "--format", "json")
-        #expect(json.status == 1)
+        expectEqual(json.status, 1)
         let document = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         #expect(document["code"] as? Int == 1560)
         let errors = try #require(document["errors"] as? [[String: Any]])
-        #expect(errors.map { $0["code"] as? Int } == [1610, 1620])
-        #expect(errors.map { $0["line"] as? Int } == [2, 3])
+        expectEqual(errors.map { $0["code"] as? Int }, [1610, 1620])
+        expectEqual(errors.map { $0["line"] as? Int }, [2, 3])
         #expect(errors.first?["file"] as? String == "seeds/data/books.csv")
         #expect(errors.first?["message"] as? String == "price 2000 is greater than the maximum 1000")
         let github = try project.seedkit("build", "--format", "github")
-        #expect(
-            github.stdout.split(separator: "\n").first
-                == "::error file=seeds/data/books.csv,line=2,col=2,title=seedkit 1610::price 2000 is greater than the maximum 1000 [1610]"
+        expectEqual(
+            github.stdout.split(separator: "\n").first,
+            "::error file=seeds/data/books.csv,line=2,col=2,title=seedkit 1610::price 2000 is greater than the maximum 1000 [1610]"
         )
     }
 
@@ -158,11 +160,11 @@ import Testing
 
             """)
         let result = try project.seedkit("build")
-        #expect(result.status == 1)
+        expectEqual(result.status, 1)
         let codes = result.stderr.split(separator: "\n").map { line in
             line.split(separator: "[").last.map { String($0.dropLast()) } ?? ""
         }
-        #expect(codes == ["1570", "1670", "1660", "1680", "1550", "1640", "1550", "1630"], "\(result)")
+        expectEqual(codes, ["1570", "1670", "1660", "1680", "1550", "1640", "1550", "1630"], "\(result)")
         #expect(result.stderr.contains("seeds/data/t.csv:5: error: an ebook can't cost more than 50 [1550]"))
         #expect(
             result.stderr.contains(
@@ -181,11 +183,11 @@ import Testing
             "seeds/seedkit.yml", BookStore.manifest.replacingOccurrences(of: "min_length: 1", with: "min_length: 0"))
         try project.write("seeds/data/books.csv", "title,price,category_id\nX,1,\"Multi\nline\"\n")
         let result = try project.seedkit("build")
-        #expect(result.status == 0, "\(result)")
+        expectEqual(result.status, 0, "\(result)")
         let names = try project.database("build/seed.sqlite").read { db in
             try String.fetchAll(db, sql: "SELECT name FROM categories ORDER BY id")
         }
-        #expect(names == ["Fiction, of course", "Say \"hi\"", "Multi\nline", ""])
+        expectEqual(names, ["Fiction, of course", "Say \"hi\"", "Multi\nline", ""])
     }
 
     @Test func emptyUnquotedFieldIsNullAndQuotedEmptyIsEmptyString() throws {
@@ -196,11 +198,11 @@ import Testing
             "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  t: { file: data/t.csv }\n")
         try project.remove("migrations/0001-add-fourth-book.yml")
         try project.write("seeds/data/t.csv", "k,v\na,\nb,\"\"\n")
-        #expect(try project.seedkit("build").status == 0)
+        try expectEqual(project.seedkit("build").status, 0)
         let rows = try project.database("build/seed.sqlite").read { db in
             try Row.fetchAll(db, sql: "SELECT k, v IS NULL, v FROM t ORDER BY k")
         }
-        #expect(rows.map { $0[1] as Bool } == [true, false])
+        expectEqual(rows.map { $0[1] as Bool }, [true, false])
         #expect(rows[1][2] as String? == "")
     }
 
@@ -221,7 +223,7 @@ import Testing
               {"k": "b", "n": null, "r": 2, "b": false, "d": "given"}
             ]
             """)
-        #expect(try project.seedkit("build").status == 0)
+        try expectEqual(project.seedkit("build").status, 0)
         let rows = try project.database("build/seed.sqlite").read { db in
             try Row.fetchAll(db, sql: "SELECT k, n, r, b, extra, d FROM t ORDER BY k")
         }
@@ -239,7 +241,7 @@ import Testing
         try project.write(
             "seeds/data/t.jsonl", "{\"k\": \"a\", \"n\": 1}\n{\"k\": \"b\", \"n\": \"x\"}\n{\"k\": \"c\", \"n\": 2,}\n")
         let bad = try project.seedkit("build")
-        #expect(bad.status == 1)
+        expectEqual(bad.status, 1)
         #expect(
             bad.stderr.contains(
                 "seeds/data/t.jsonl:2:2: error: n: 'x' is not an integer (the column is INTEGER) [2010]"), "\(bad)")
@@ -292,7 +294,7 @@ func isoProject(subdivisions: String, notNullParent: Bool = false, countriesFirs
         let started = Date()
         let result = try project.seedkit("build")
         let elapsed = Date().timeIntervalSince(started)
-        #expect(result.status == 0, "\(result)")
+        expectEqual(result.status, 0, "\(result)")
         #expect(elapsed < 30, "took \(elapsed) s")
         let links = try project.database("build/seed.sqlite").read { db in
             try Int.fetchOne(
@@ -301,7 +303,7 @@ func isoProject(subdivisions: String, notNullParent: Bool = false, countriesFirs
                     "SELECT count(*) FROM subdivisions s JOIN subdivisions p ON p.id = s.parent_id WHERE p.code = 'NO-' || (CAST(substr(s.code, 4) AS INTEGER) - 1)"
             )
         }
-        #expect(links == 4_999, "every row points at its parent")
+        expectEqual(links, 4_999, "every row points at its parent")
     }
 
     @Test func aSelfReferenceMayNameAParentListedLaterInTheFile() throws {
@@ -316,8 +318,8 @@ func isoProject(subdivisions: String, notNullParent: Bool = false, countriesFirs
 
                 """)
         let result = try project.seedkit("build")
-        #expect(result.status == 0, "\(result)")
-        #expect(result.stderr == "")
+        expectEqual(result.status, 0, "\(result)")
+        expectEqual(result.stderr, "")
         let rows = try project.database("build/seed.sqlite").read { db in
             try Row.fetchAll(
                 db,
@@ -326,11 +328,11 @@ func isoProject(subdivisions: String, notNullParent: Bool = false, countriesFirs
             )
             .map { "\($0[0] as String)<\(($0[1] as String?) ?? "-")@\($0[2] as String)" }
         }
-        #expect(rows == ["AZ-ABS<AZ-NX@AZ", "AZ-NX<-@AZ", "AZ-SAD<AZ-ABS@AZ", "NO-10<NO-99@NO", "NO-99<-@NO"])
+        expectEqual(rows, ["AZ-ABS<AZ-NX@AZ", "AZ-NX<-@AZ", "AZ-SAD<AZ-ABS@AZ", "NO-10<NO-99@NO", "NO-99<-@NO"])
         // The same data gives the same bytes, build after build.
         let first = try #require(project.read("build/seed.sqlite"))
-        #expect(try project.seedkit("build", "--output", "build/again.sqlite").status == 0)
-        #expect(project.read("build/again.sqlite") == first)
+        try expectEqual(project.seedkit("build", "--output", "build/again.sqlite").status, 0)
+        expectEqual(project.read("build/again.sqlite"), first)
     }
 
     @Test func aTableMayReferToATableLoadedAfterIt() throws {
@@ -338,7 +340,7 @@ func isoProject(subdivisions: String, notNullParent: Bool = false, countriesFirs
             subdivisions: "code,name,country_id,parent_id\nNO-10,Agder,NO,NO-99\nNO-99,Region,NO,\n",
             countriesFirst: false)
         let result = try project.seedkit("build")
-        #expect(result.status == 0, "\(result)")
+        expectEqual(result.status, 0, "\(result)")
         #expect(result.stdout.contains("built build/seed.sqlite: 2 tables, 4 rows"))
         let parents = try project.database("build/seed.sqlite").read { db in
             try String.fetchAll(
@@ -347,13 +349,13 @@ func isoProject(subdivisions: String, notNullParent: Bool = false, countriesFirs
                     "SELECT c.alpha_2 || ' ' || s.code FROM subdivisions s JOIN countries c ON c.id = s.country_id ORDER BY s.code"
             )
         }
-        #expect(parents == ["NO NO-10", "NO NO-99"])
+        expectEqual(parents, ["NO NO-10", "NO NO-99"])
     }
 
     @Test func rowsReferringToEachOtherThroughNullableRefsAreLinked() throws {
         let project = try isoProject(subdivisions: "code,name,country_id,parent_id\nAZ-A,A,AZ,AZ-B\nAZ-B,B,AZ,AZ-A\n")
         let result = try project.seedkit("build")
-        #expect(result.status == 0, "\(result)")
+        expectEqual(result.status, 0, "\(result)")
         let rows = try project.database("build/seed.sqlite").read { db in
             try String.fetchAll(
                 db,
@@ -361,8 +363,8 @@ func isoProject(subdivisions: String, notNullParent: Bool = false, countriesFirs
                     "SELECT s.code || '<' || p.code FROM subdivisions s JOIN subdivisions p ON p.id = s.parent_id ORDER BY s.code"
             )
         }
-        #expect(rows == ["AZ-A<AZ-B", "AZ-B<AZ-A"])
-        #expect(try project.seedkit("verify", "build/seed.sqlite").status == 0)
+        expectEqual(rows, ["AZ-A<AZ-B", "AZ-B<AZ-A"])
+        try expectEqual(project.seedkit("verify", "build/seed.sqlite").status, 0)
     }
 
     @Test func aCycleOfNotNullRefsIsAnErrorNamingItsRows() throws {
@@ -378,17 +380,18 @@ func isoProject(subdivisions: String, notNullParent: Bool = false, countriesFirs
 
                 """, notNullParent: true)
         let result = try project.seedkit("build")
-        #expect(result.status == 1)
-        #expect(
-            result.stderr == """
-                seeds/data/subdivisions.csv:2:4: error: parent_id 'AZ-B' is part of a cycle of references that no order of inserts satisfies: this row → subdivisions 'AZ-B' (line 4) → subdivisions 'AZ-C' (line 5) → this row; break the cycle [2030]
-                seeds/data/subdivisions.csv:3:4: error: parent_id 'AZ-ROOT' names this row itself, which a NOT NULL ref cannot do (the row would have to exist before it is inserted); leave it empty for a root, with a nullable column [2030]
-                seeds/data/subdivisions.csv:4:4: error: parent_id 'AZ-C' is part of a cycle of references that no order of inserts satisfies: this row → subdivisions 'AZ-C' (line 5) → subdivisions 'AZ-A' (line 2) → this row; break the cycle [2030]
-                seeds/data/subdivisions.csv:5:4: error: parent_id 'AZ-A' is part of a cycle of references that no order of inserts satisfies: this row → subdivisions 'AZ-A' (line 2) → subdivisions 'AZ-B' (line 4) → this row; break the cycle [2030]
-                seeds/data/subdivisions.csv:6:4: error: parent_id 'AZ-C' waits for rows in a cycle of references: subdivisions 'AZ-C' (line 5) → subdivisions 'AZ-A' (line 2) → subdivisions 'AZ-B' (line 4) → subdivisions 'AZ-C' (line 5) [2030]
-                seeds/data/subdivisions.csv:7:4: error: parent_id 'AZ-TYPO' matches no subdivisions.code [2030]
+        expectEqual(result.status, 1)
+        expectEqual(
+            result.stderr,
+            """
+            seeds/data/subdivisions.csv:2:4: error: parent_id 'AZ-B' is part of a cycle of references that no order of inserts satisfies: this row → subdivisions 'AZ-B' (line 4) → subdivisions 'AZ-C' (line 5) → this row; break the cycle [2030]
+            seeds/data/subdivisions.csv:3:4: error: parent_id 'AZ-ROOT' names this row itself, which a NOT NULL ref cannot do (the row would have to exist before it is inserted); leave it empty for a root, with a nullable column [2030]
+            seeds/data/subdivisions.csv:4:4: error: parent_id 'AZ-C' is part of a cycle of references that no order of inserts satisfies: this row → subdivisions 'AZ-C' (line 5) → subdivisions 'AZ-A' (line 2) → this row; break the cycle [2030]
+            seeds/data/subdivisions.csv:5:4: error: parent_id 'AZ-A' is part of a cycle of references that no order of inserts satisfies: this row → subdivisions 'AZ-A' (line 2) → subdivisions 'AZ-B' (line 4) → this row; break the cycle [2030]
+            seeds/data/subdivisions.csv:6:4: error: parent_id 'AZ-C' waits for rows in a cycle of references: subdivisions 'AZ-C' (line 5) → subdivisions 'AZ-A' (line 2) → subdivisions 'AZ-B' (line 4) → subdivisions 'AZ-C' (line 5) [2030]
+            seeds/data/subdivisions.csv:7:4: error: parent_id 'AZ-TYPO' matches no subdivisions.code [2030]
 
-                """, "\(result)")
+            """, "\(result)")
         #expect(!project.exists("build/seed.sqlite"))
     }
 }
@@ -406,15 +409,16 @@ func isoProject(subdivisions: String, notNullParent: Bool = false, countriesFirs
 
                 """)
         let result = try project.seedkit("build")
-        #expect(result.status == 1)
-        #expect(
-            result.stderr == """
-                seeds/data/subdivisions.csv:2:2: error: name 'A name that is far too long' is 27 characters long, longer than the maximum 20 [1660]
-                seeds/data/subdivisions.csv:3:1: error: duplicate key code 'NO-10': line 2 has the same [2040]
-                seeds/data/subdivisions.csv:5:3: error: country_id 'NX' matches no countries.alpha_2 [2030]
-                seeds/data/subdivisions.csv:6:1: error: duplicate key code 'NO-12': line 5 has the same [2040]
+        expectEqual(result.status, 1)
+        expectEqual(
+            result.stderr,
+            """
+            seeds/data/subdivisions.csv:2:2: error: name 'A name that is far too long' is 27 characters long, longer than the maximum 20 [1660]
+            seeds/data/subdivisions.csv:3:1: error: duplicate key code 'NO-10': line 2 has the same [2040]
+            seeds/data/subdivisions.csv:5:3: error: country_id 'NX' matches no countries.alpha_2 [2030]
+            seeds/data/subdivisions.csv:6:1: error: duplicate key code 'NO-12': line 5 has the same [2040]
 
-                """, "\(result)")
+            """, "\(result)")
     }
 
     @Test func aRowMissingANotNullValueStillHoldsItsKeyForDuplicatesAndRefs() throws {
@@ -430,14 +434,15 @@ func isoProject(subdivisions: String, notNullParent: Bool = false, countriesFirs
 
                 """)
         let result = try project.seedkit("build")
-        #expect(result.status == 1)
-        #expect(
-            result.stderr == """
-                seeds/data/subdivisions.csv:2:2: error: NOT NULL constraint failed: subdivisions.name (the schema requires a value) [1570]
-                seeds/data/subdivisions.csv:3:1: error: duplicate key code 'NO-10': line 2 has the same [2040]
-                seeds/data/subdivisions.csv:4:2: error: NOT NULL constraint failed: subdivisions.name (the schema requires a value) [1570]
+        expectEqual(result.status, 1)
+        expectEqual(
+            result.stderr,
+            """
+            seeds/data/subdivisions.csv:2:2: error: NOT NULL constraint failed: subdivisions.name (the schema requires a value) [1570]
+            seeds/data/subdivisions.csv:3:1: error: duplicate key code 'NO-10': line 2 has the same [2040]
+            seeds/data/subdivisions.csv:4:2: error: NOT NULL constraint failed: subdivisions.name (the schema requires a value) [1570]
 
-                """, "\(result)")
+            """, "\(result)")
         #expect(!project.exists("build/seed.sqlite"))
     }
 
@@ -461,10 +466,11 @@ func isoProject(subdivisions: String, notNullParent: Bool = false, countriesFirs
         try project.write("seeds/data/subdivisions.csv", "code,name,type,country_id,parent_id\n")
         try project.write("seeds/data/countries.csv", countries(true))
         let failed = try project.seedkit("build")
-        #expect(failed.status == 1)
+        expectEqual(failed.status, 1)
         let positions: [String] = failed.stderrLines.map { line in String(line.prefix { $0 != " " }) }
-        #expect(
-            positions == [
+        expectEqual(
+            positions,
+            [
                 "seeds/data/countries.csv:41:1:", "seeds/data/countries.csv:71:2:", "seeds/data/countries.csv:91:2:",
             ], "\(failed)")
         #expect(
@@ -477,14 +483,14 @@ func isoProject(subdivisions: String, notNullParent: Bool = false, countriesFirs
 
         try project.write("seeds/data/countries.csv", countries(false))
         let built = try project.seedkit("build")
-        #expect(built.status == 0, "\(built)")
+        expectEqual(built.status, 0, "\(built)")
         let rows = try project.database("build/seed.sqlite").read { db in
             try Row.fetchAll(db, sql: "SELECT id, alpha_2, name FROM countries ORDER BY id")
         }
-        #expect(rows.count == 150)
+        expectEqual(rows.count, 150)
         let stored: [String] = rows.map { row in "\(row[0] as Int64),\(row[1] as String),\(row[2] as String)" }
         let expected: [String] = (1...150).map { (id: Int) in "\(id),C\(id),Country \(id)" }
-        #expect(stored == expected)
+        expectEqual(stored, expected)
     }
 
     @Test func aRowRepeatingAUniqueValueOtherThanItsKeyStillHoldsItsKey() throws {
@@ -495,13 +501,14 @@ func isoProject(subdivisions: String, notNullParent: Bool = false, countriesFirs
             "seeds/data/countries.csv", "alpha_2,name,official_name\nNO,Norway,\nNO,Turkey,\nTR,Turkey,\n")
         try project.write("seeds/data/subdivisions.csv", "code,name,type,country_id,parent_id\nNO-03,Oslo,County,NO,\n")
         let result = try project.seedkit("build")
-        #expect(result.status == 1)
-        #expect(
-            result.stderr == """
-                seeds/data/countries.csv:3:1: error: duplicate key alpha_2 'NO': line 2 has the same [2040]
-                seeds/data/countries.csv:4:2: error: duplicate key name 'Turkey': line 3 has the same [2040]
+        expectEqual(result.status, 1)
+        expectEqual(
+            result.stderr,
+            """
+            seeds/data/countries.csv:3:1: error: duplicate key alpha_2 'NO': line 2 has the same [2040]
+            seeds/data/countries.csv:4:2: error: duplicate key name 'Turkey': line 3 has the same [2040]
 
-                """, "\(result)")
+            """, "\(result)")
         #expect(!project.exists("build/seed.sqlite"))
     }
 
@@ -517,14 +524,15 @@ func isoProject(subdivisions: String, notNullParent: Bool = false, countriesFirs
 
             """)
         let result = try project.seedkit("build")
-        #expect(result.status == 1)
-        #expect(
-            result.stderr == """
-                seeds/data/books.csv:2:2: error: price: 'abc' is not a number (the column is REAL) [2010]
-                seeds/data/books.csv:3:1: error: duplicate key title 'The first book': line 2 has the same [2040]
-                seeds/data/books.csv:3:3: error: category_id 'Biographie' matches no categories.name [2030]
-                seeds/data/books.csv:4:2: error: NOT NULL constraint failed: books.price (the schema requires a value) [1570]
+        expectEqual(result.status, 1)
+        expectEqual(
+            result.stderr,
+            """
+            seeds/data/books.csv:2:2: error: price: 'abc' is not a number (the column is REAL) [2010]
+            seeds/data/books.csv:3:1: error: duplicate key title 'The first book': line 2 has the same [2040]
+            seeds/data/books.csv:3:3: error: category_id 'Biographie' matches no categories.name [2030]
+            seeds/data/books.csv:4:2: error: NOT NULL constraint failed: books.price (the schema requires a value) [1570]
 
-                """, "\(result)")
+            """, "\(result)")
     }
 }

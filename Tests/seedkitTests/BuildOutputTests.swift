@@ -12,12 +12,12 @@ import Testing
         let project = try TemporaryProject()
         let before = try #require(project.sha256(input))
         let result = try project.seedkit("build", "--output", input)
-        #expect(result.status == 2, "\(result)")
+        expectEqual(result.status, 2, "\(result)")
         #expect(result.stderr.contains("error: the output is one of the build's inputs ("), "\(result)")
         #expect(
             result.stderr.contains("building would replace it with a SQLite file: choose another --output"), "\(result)"
         )
-        #expect(project.sha256(input) == before, "the input is untouched")
+        expectEqual(project.sha256(input), before, "the input is untouched")
         #expect(
             project.listing(URL(fileURLWithPath: input).deletingLastPathComponent().relativePath).filter {
                 $0.hasSuffix(".tmp")
@@ -31,28 +31,28 @@ import Testing
         try FileManager.default.createSymbolicLink(
             atPath: project.path("build/seed.sqlite"), withDestinationPath: project.path("elsewhere/seed.sqlite"))
         let result = try project.seedkit("build")
-        #expect(result.status == 2, "\(result)")
+        expectEqual(result.status, 2, "\(result)")
         #expect(
             result.stderr.contains(
                 "error: the output is a symbolic link (to \(project.path("elsewhere/seed.sqlite"))); name the file itself (a build replaces its output with a new file)"
             ), "\(result)")
-        #expect(
-            try FileManager.default.destinationOfSymbolicLink(atPath: project.path("build/seed.sqlite"))
-                == project.path("elsewhere/seed.sqlite"))
-        #expect(project.read("elsewhere/seed.sqlite") == Data("not yet a seed".utf8))
+        try expectEqual(
+            FileManager.default.destinationOfSymbolicLink(atPath: project.path("build/seed.sqlite")),
+            project.path("elsewhere/seed.sqlite"))
+        expectEqual(project.read("elsewhere/seed.sqlite"), Data("not yet a seed".utf8))
     }
 
     @Test func anOutputThatIsAFolderOrADeviceIsRefused() throws {
         let project = try TemporaryProject()
         try FileManager.default.createDirectory(at: project.url("build/seed.sqlite"), withIntermediateDirectories: true)
         let folder = try project.seedkit("build")
-        #expect(folder.status == 2, "\(folder)")
+        expectEqual(folder.status, 2, "\(folder)")
         #expect(folder.stderr.contains("error: the output is a folder; name a file in it"), "\(folder)")
         // A FIFO stands for special files (a device node is not tested: a regression would replace
         // a real /dev node with a regular file when the tests run as root, as the old build did).
-        #expect(mkfifo(project.path("pipe"), 0o600) == 0)
+        expectEqual(mkfifo(project.path("pipe"), 0o600), 0)
         let fifo = try project.seedkit("build", "--output", "pipe")
-        #expect(fifo.status == 2, "\(fifo)")
+        expectEqual(fifo.status, 2, "\(fifo)")
         #expect(fifo.stderr.contains("pipe: error: the output is not a regular file; name a regular file"), "\(fifo)")
         var info = stat()
         #expect(
@@ -63,7 +63,7 @@ import Testing
         let project = try TemporaryProject()
         try project.write("out/seed.sqlite", "an earlier file")
         let result = try project.seedkit("build", "--output", "out/seed.sqlite")
-        #expect(result.status == 0, "\(result)")
+        expectEqual(result.status, 0, "\(result)")
         #expect(project.read("out/seed.sqlite")?.prefix(15) == Data("SQLite format 3".utf8))
     }
 }

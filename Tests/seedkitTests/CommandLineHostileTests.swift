@@ -11,19 +11,19 @@ import Testing
         let project = try TemporaryProject.withUserStore()
         let before = sha256(of: project, "user.sqlite")
         let result = try project.seedkit("migrate", "user.sqlite", "--busy-timeout", value)
-        #expect(result.status == 2, "\(result)")
-        #expect(
-            result.stderr.split(separator: "\n").first.map(String.init)
-                == "Error: --busy-timeout takes a number of seconds from 0 to 86400; '\(value)' is not one", "\(result)"
+        expectEqual(result.status, 2, "\(result)")
+        expectEqual(
+            result.stderr.split(separator: "\n").first.map(String.init),
+            "Error: --busy-timeout takes a number of seconds from 0 to 86400; '\(value)' is not one", "\(result)"
         )
-        #expect(sha256(of: project, "user.sqlite") == before)
+        expectEqual(sha256(of: project, "user.sqlite"), before)
     }
 
     @Test func busyTimeoutsInRangeWork() throws {
         let project = try TemporaryProject.withUserStore()
         for value in ["0", "86400", "0.25"] {
             let result = try project.seedkit("migrate", "user.sqlite", "--busy-timeout", value)
-            #expect(result.status == 0, "\(value): \(result)")
+            expectEqual(result.status, 0, "\(value): \(result)")
         }
     }
 
@@ -41,14 +41,14 @@ import Testing
                 && error.description
                     == "error: the busy timeout must be a number of seconds from 0 to 86400, not nan [2100]"
         }
-        #expect(sha256(of: project, "user.sqlite") == before)
+        expectEqual(sha256(of: project, "user.sqlite"), before)
     }
 
     @Test func aNegativeLimitSaysWhatIsAllowed() throws {
         let project = try TemporaryProject.withUserStore()
         let result = try project.seedkit("inspect", "user.sqlite", "books", "--limit", "-1")
-        #expect(result.status == 2, "\(result)")
-        #expect(result.stderr.split(separator: "\n").first == "Error: --limit must be 0 or more", "\(result)")
+        expectEqual(result.status, 2, "\(result)")
+        expectEqual(result.stderr.split(separator: "\n").first, "Error: --limit must be 0 or more", "\(result)")
     }
 
     @Test(arguments: [
@@ -61,13 +61,13 @@ import Testing
         let project = try TemporaryProject.withUserStore()
         let before = sha256(of: project, "user.sqlite")
         let result = try runSeedkit(arguments, in: project.root)
-        #expect(result.status == 2, "\(result)")
+        expectEqual(result.status, 2, "\(result)")
         #expect(result.stdout.isEmpty, "no help text: \(result)")
         #expect(
             result.stderr.contains(
                 "Error: '-dash.sqlite' starts with '-', so it is read as options, not as a file name; put -- before file names that start with '-' (seedkit \(arguments[0]) … -- -dash.sqlite) or write ./-dash.sqlite"
             ), "\(result)")
-        #expect(sha256(of: project, "user.sqlite") == before)
+        expectEqual(sha256(of: project, "user.sqlite"), before)
         #expect(!project.exists("x"))
     }
 
@@ -75,7 +75,7 @@ import Testing
         let project = try TemporaryProject.withUserStore()
         try FileManager.default.copyItem(atPath: project.path("user.sqlite"), toPath: project.path("-dash.sqlite"))
         let result = try project.seedkit("migrate", "--", "-dash.sqlite")
-        #expect(result.status == 0, "\(result)")
+        expectEqual(result.status, 0, "\(result)")
         #expect(result.stdout.contains("-dash.sqlite: 1 migration applied"), "\(result)")
         let help = try project.seedkit("migrate", "-h")
         #expect(

@@ -25,23 +25,21 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
         let metadata = try writeReferenceStore(project, "BookStore.sqlite")
         let result = try project.seedkit(
             "migrate", "BookStore.sqlite", "--manifest", manifest, "--migrations", migrations)
-        #expect(result.status == 0, "\(result)")
+        expectEqual(result.status, 0, "\(result)")
         #expect(result.stdout.contains("applied 0001-add-fourth-book: 1 inserted"))
         let db = try project.database("BookStore.sqlite")
         let books = try db.read { db in
             try Row.fetchAll(db, sql: "SELECT Z_PK, Z_ENT, Z_OPT, ZCATEGORY, ZPRICE, ZTITLE FROM ZBOOK WHERE Z_PK = 79")
         }
-        #expect(
+        expectEqual(
             books.map {
                 "\($0[0] as Int)|\($0[1] as Int)|\($0[2] as Int)|\($0[3] as Int)|\($0[4] as Double)|\($0[5] as String)"
-            } == ["79|1|1|52|12.0|The fourth book"])
-        #expect(
-            try db.read { db in try Int.fetchOne(db, sql: "SELECT Z_OPT FROM ZBOOKCATEGORY WHERE ZNAME = 'Biography'") }
-                == 2)
-        #expect(
-            try db.read { db in try Int.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_NAME = 'Book'") }
-                == 79)
-        #expect(try db.read { db in try Data.fetchOne(db, sql: "SELECT Z_PLIST FROM Z_METADATA") } == metadata)
+            }, ["79|1|1|52|12.0|The fourth book"])
+        try expectEqual(
+            db.read { db in try Int.fetchOne(db, sql: "SELECT Z_OPT FROM ZBOOKCATEGORY WHERE ZNAME = 'Biography'") }, 2)
+        try expectEqual(
+            db.read { db in try Int.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_NAME = 'Book'") }, 79)
+        try expectEqual(db.read { db in try Data.fetchOne(db, sql: "SELECT Z_PLIST FROM Z_METADATA") }, metadata)
         let status = try project.seedkit("status", "BookStore.sqlite", "--migrations", migrations)
         #expect(status.stdout.contains("0001-add-fourth-book          applied"))
     }
@@ -56,25 +54,25 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
         )
         let result = try project.seedkit(
             "migrate", "BookStore.sqlite", "--manifest", manifest, "--migrations", "migrations")
-        #expect(result.status == 1)
+        expectEqual(result.status, 1)
         #expect(
             result.stderr.contains(
                 "migrations/0001-long.yml:3: error: Book: title 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx…' is 120 characters long, longer than the maximum 100 [1660]"
             ), "\(result)")
         #expect(result.stderr.contains("Book: price 2000 is greater than the maximum 1000 [1610]"))
-        #expect(project.read("BookStore.sqlite") == bytes)
+        expectEqual(project.read("BookStore.sqlite"), bytes)
     }
 
     @Test func inspectAndVerifySpeakCoreData() throws {
         let project = try TemporaryProject(bookStore: false)
         _ = try writeReferenceStore(project, "BookStore.sqlite")
         #expect(try project.seedkit("inspect", "BookStore.sqlite").stdout.contains("kind          Core Data"))
-        #expect(try project.seedkit("verify", "BookStore.sqlite", "--manifest", manifest).status == 0)
+        try expectEqual(project.seedkit("verify", "BookStore.sqlite", "--manifest", manifest).status, 0)
         try project.database("BookStore.sqlite").write { db in
             try db.execute(sql: "UPDATE ZBOOKCATEGORY SET ZNAME = NULL WHERE Z_PK = 51")
         }
         let result = try project.seedkit("verify", "BookStore.sqlite", "--manifest", manifest)
-        #expect(result.status == 1)
+        expectEqual(result.status, 1)
         #expect(
             result.stdout.contains("BookStore.sqlite: ZBOOKCATEGORY[NULL].name: name is required but missing [1570]"),
             "\(result)")
@@ -90,7 +88,7 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
             "model: BookStore.xcdatamodeld\ntables:\n  Bok: { file: data/books.csv, key: title }\n  Book: { file: data/books.csv, key: titel }\n"
         )
         let result = try project.seedkit("migrate", "x.sqlite")
-        #expect(result.status == 2)
+        expectEqual(result.status, 2)
         #expect(
             result.stderr.contains(
                 "seeds/seedkit.yml:3:3: error: unknown entity 'Bok': the model has Book, BookCategory, Page [2100]"),
@@ -103,7 +101,7 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
             "seeds/seedkit.yml",
             "model: BookStore.xcdatamodeld\ntables:\n  Book: { file: data/books.csv, key: title }\n")
         let build = try project.seedkit("build")
-        #expect(build.status == 2)
+        expectEqual(build.status, 2)
         #expect(
             build.stderr.contains(
                 "seeds/seedkit.yml: error: a Core Data seed is built by filling a template: add template: (a store the app created with this model) [2100]"
@@ -119,13 +117,13 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
         let result = try project.seedkit(
             "build", "--manifest", example.appendingPathComponent("seeds/seedkit.yml").path,
             "--migrations", example.appendingPathComponent("migrations").path, "--output", "seed.sqlite")
-        #expect(result.status == 0, "\(result)")
+        expectEqual(result.status, 0, "\(result)")
         #expect(
             result.stdout.contains(
                 "  BookCategory         2 rows\n  Book                 4 rows\n  Page                 4 rows\n"),
             "\(result)")
-        #expect(
-            FileManager.default.contents(atPath: template.path) == templateBytes, "the template itself is never changed"
+        expectEqual(
+            FileManager.default.contents(atPath: template.path), templateBytes, "the template itself is never changed"
         )
         let db = try project.database("seed.sqlite")
         func rows(_ sql: String) throws -> [String] {
@@ -135,28 +133,33 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
                 }
             }
         }
-        #expect(
-            try rows("SELECT Z_PK, Z_ENT, Z_OPT, ZNAME FROM ZBOOKCATEGORY ORDER BY Z_PK") == [
+        try expectEqual(
+            rows("SELECT Z_PK, Z_ENT, Z_OPT, ZNAME FROM ZBOOKCATEGORY ORDER BY Z_PK"),
+            [
                 "1|2|1|\"Fiction\"", "2|2|1|\"Biography\"",
             ])
-        #expect(
-            try rows("SELECT Z_PK, Z_ENT, Z_OPT, ZCATEGORY, ZPRICE, ZTITLE FROM ZBOOK ORDER BY Z_PK") == [
+        try expectEqual(
+            rows("SELECT Z_PK, Z_ENT, Z_OPT, ZCATEGORY, ZPRICE, ZTITLE FROM ZBOOK ORDER BY Z_PK"),
+            [
                 "1|1|1|1|10.0|\"The first book\"", "2|1|1|1|15.0|\"The second book\"",
                 "3|1|1|2|10.0|\"The third book\"", "4|1|1|2|12.0|\"The fourth book\"",
             ])
         // Book.pages is ordered: each book's pages in fixture order, in Z_FOK_BOOK, from 2048 in steps of 1024 as Core Data numbers them (issue 11).
-        #expect(
-            try rows("SELECT Z_PK, Z_ENT, Z_OPT, ZBOOK, Z_FOK_BOOK FROM ZPAGE ORDER BY Z_PK") == [
+        try expectEqual(
+            rows("SELECT Z_PK, Z_ENT, Z_OPT, ZBOOK, Z_FOK_BOOK FROM ZPAGE ORDER BY Z_PK"),
+            [
                 "1|3|1|1|2048", "2|3|1|1|3072", "3|3|1|3|2048", "4|3|1|1|4096",
             ])
-        #expect(
-            try rows("SELECT Z_NAME, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT") == [
+        try expectEqual(
+            rows("SELECT Z_NAME, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT"),
+            [
                 "\"Book\"|4", "\"BookCategory\"|2", "\"Page\"|4",
             ])
         let templateMetadata = try DatabaseQueue(path: template.path).read { db in
             try Data.fetchOne(db, sql: "SELECT Z_PLIST FROM Z_METADATA")
         }
-        #expect(try db.read { db in try Data.fetchOne(db, sql: "SELECT Z_PLIST FROM Z_METADATA") } == templateMetadata)
+        try expectEqual(
+            db.read { db in try Data.fetchOne(db, sql: "SELECT Z_PLIST FROM Z_METADATA") }, templateMetadata)
         // The seed migrates as a Core Data store: the next book continues from Z_MAX.
         try project.write(
             "migrations/0001-add-fourth-book.yml",
@@ -178,18 +181,20 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
             """)
         let migrate = try project.seedkit(
             "migrate", "seed.sqlite", "--manifest", example.appendingPathComponent("seeds/seedkit.yml").path)
-        #expect(migrate.status == 0, "\(migrate)")
-        #expect(
-            try rows("SELECT Z_PK, Z_ENT, Z_OPT, ZCATEGORY FROM ZBOOK WHERE ZTITLE = 'Verses'") == ["5|1|1|2"],
+        expectEqual(migrate.status, 0, "\(migrate)")
+        try expectEqual(
+            rows("SELECT Z_PK, Z_ENT, Z_OPT, ZCATEGORY FROM ZBOOK WHERE ZTITLE = 'Verses'"), ["5|1|1|2"],
             "inserted and given a page in one run: Core Data saves it once, at Z_OPT 1")
-        #expect(try rows("SELECT Z_OPT FROM ZBOOKCATEGORY WHERE ZNAME = 'Biography'") == ["2"])
+        try expectEqual(rows("SELECT Z_OPT FROM ZBOOKCATEGORY WHERE ZNAME = 'Biography'"), ["2"])
         // New pages go last in their book's order; a page that moves goes last in its new book.
-        #expect(
-            try rows("SELECT Z_PK, Z_OPT, ZBOOK, Z_FOK_BOOK FROM ZPAGE ORDER BY Z_PK") == [
+        try expectEqual(
+            rows("SELECT Z_PK, Z_OPT, ZBOOK, Z_FOK_BOOK FROM ZPAGE ORDER BY Z_PK"),
+            [
                 "1|1|1|2048", "2|1|1|3072", "3|2|1|6144", "4|1|1|4096", "5|1|1|5120", "6|1|5|2048",
             ])
-        #expect(
-            try rows("SELECT ZTITLE, Z_OPT FROM ZBOOK ORDER BY Z_PK") == [
+        try expectEqual(
+            rows("SELECT ZTITLE, Z_OPT FROM ZBOOK ORDER BY Z_PK"),
+            [
                 "\"The first book\"|3", "\"The second book\"|1", "\"The third book\"|2", "\"The fourth book\"|1",
                 "\"Verses\"|1",
             ], "both sides of a changed relationship are bumped")
@@ -229,25 +234,27 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
             "seeds/seedkit.yml", "model: Lib.xcdatamodel\ntemplate: empty.sqlite\noutput: ../seed.sqlite\n\(tables) }\n"
         )
         let result = try project.seedkit("build", "--migrations", "none")
-        #expect(result.status == 1)
-        #expect(
-            result.stderr == """
-                seeds/data/books.csv:2:2: error: author: 'Ann' is not an integer (author is a to-one relationship to Author, stored as its row's Z_PK; to name Author rows by a key, add refs: { author: Author.name } to Book in the manifest) [2010]
-                seeds/data/books.csv:3:2: error: author: 'Bob' is not an integer (author is a to-one relationship to Author, stored as its row's Z_PK; to name Author rows by a key, add refs: { author: Author.name } to Book in the manifest) [2010]
+        expectEqual(result.status, 1)
+        expectEqual(
+            result.stderr,
+            """
+            seeds/data/books.csv:2:2: error: author: 'Ann' is not an integer (author is a to-one relationship to Author, stored as its row's Z_PK; to name Author rows by a key, add refs: { author: Author.name } to Book in the manifest) [2010]
+            seeds/data/books.csv:3:2: error: author: 'Bob' is not an integer (author is a to-one relationship to Author, stored as its row's Z_PK; to name Author rows by a key, add refs: { author: Author.name } to Book in the manifest) [2010]
 
-                """, "\(result)")
+            """, "\(result)")
         try project.write(
             "seeds/seedkit.yml",
             "model: Lib.xcdatamodel\ntemplate: empty.sqlite\noutput: ../seed.sqlite\n\(tables), refs: { author: Author.name } }\n"
         )
         let fixed = try project.seedkit("build", "--migrations", "none")
-        #expect(fixed.status == 0, "\(fixed)")
-        #expect(
-            try project.rows(
+        expectEqual(fixed.status, 0, "\(fixed)")
+        try expectEqual(
+            project.rows(
                 "seed.sqlite",
-                "SELECT b.ZTITLE, a.ZNAME FROM ZBOOK b JOIN ZAUTHOR a ON a.Z_PK = b.ZAUTHOR ORDER BY b.ZTITLE") == [
-                    "'One'|'Ann'", "'Two'|'Bob'",
-                ])
+                "SELECT b.ZTITLE, a.ZNAME FROM ZBOOK b JOIN ZAUTHOR a ON a.Z_PK = b.ZAUTHOR ORDER BY b.ZTITLE"),
+            [
+                "'One'|'Ann'", "'Two'|'Bob'",
+            ])
     }
 
     /// A ref to an entity or attribute the model lacks is reported where the ref is written,
@@ -264,9 +271,9 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
                 "model: Lib.xcdatamodel\ntemplate: empty.sqlite\noutput: ../seed.sqlite\ntables:\n  Author: { file: data/authors.csv, key: name }\n  Book:\n    file: data/books.csv\n    key: title\n    refs: { author: \(target) }\n"
             )
             let result = try project.seedkit("build", "--migrations", "none")
-            #expect(result.status == 2, "\(result)")
-            #expect(
-                result.stderr == "seeds/seedkit.yml:9:21: error: ref Book.author → \(target): \(message) [2100]\n",
+            expectEqual(result.status, 2, "\(result)")
+            expectEqual(
+                result.stderr, "seeds/seedkit.yml:9:21: error: ref Book.author → \(target): \(message) [2100]\n",
                 "\(result)")
         }
     }
@@ -307,7 +314,7 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
 
             """)
         let result = try project.seedkit("build", "--migrations", "none")
-        #expect(result.status == 0, "\(result)")
+        expectEqual(result.status, 0, "\(result)")
         let row = try #require(
             try project.database("seed.sqlite").read { db in
                 try Row.fetchOne(db, sql: "SELECT * FROM ZTHING WHERE ZNAME = 'a'")
@@ -321,8 +328,9 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
         #expect(row["ZFLAG"] as Int64? == 1)
         #expect(row["ZBORN"] as Double? == 86_400, "dates are seconds since 2001-01-01 UTC")
         #expect(row["ZBYTES"] as Data? == Data([0, 1, 2]))
-        #expect(
-            (row["ZIDENTIFIER"] as Data?).map { Array($0) } == [
+        expectEqual(
+            (row["ZIDENTIFIER"] as Data?).map { Array($0) },
+            [
                 0xE6, 0x21, 0xE1, 0xF8, 0xC3, 0x6C, 0x49, 0x5A, 0x93, 0xFC, 0x0C, 0x24, 0x7A, 0x3E, 0x6E, 0x5F,
             ])
         #expect(row["ZLINK"] as String? == "https://example.com/a")
@@ -331,16 +339,16 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
                 try Row.fetchOne(db, sql: "SELECT ZFLAG, ZBORN, ZSMALL FROM ZTHING WHERE ZNAME = 'b'")
             })
         #expect(other[0] as Int64? == 0 && other[1] as Double? == -3_600 && other[2] as Int64? == nil)
-        #expect(
-            try project.database("seed.sqlite").read { db in try Int.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY")
-            } == 2)
+        try expectEqual(
+            project.database("seed.sqlite").read { db in try Int.fetchOne(db, sql: "SELECT Z_MAX FROM Z_PRIMARYKEY")
+            }, 2)
 
         // A value the model's type refuses is an error at its line, and nothing is written.
         try project.write(
             "seeds/data/things.jsonl", "{\"name\": \"c\", \"born\": \"yesterday\", \"identifier\": \"nope\"}\n")
         try project.remove("seed.sqlite")
         let bad = try project.seedkit("build", "--migrations", "none")
-        #expect(bad.status == 1)
+        expectEqual(bad.status, 1)
         #expect(
             bad.stderr.contains(
                 "seeds/data/things.jsonl:1:2: error: born: 'yesterday' is not a date (YYYY-MM-DD or an ISO 8601 date-time)"
@@ -385,12 +393,12 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
         try project.write("seeds/data/items.csv", "name,stock\nPen,10\nInk,\n")
         let csv = try project.seedkit("build", "--migrations", "none")
         // A CSV without the column gets the default; an empty field is a given NULL, and stock is not optional.
-        #expect(csv.status == 1)
+        expectEqual(csv.status, 1)
         #expect(csv.stderr.contains("seeds/data/items.csv:3:2: error: stock is required but missing [1570]"), "\(csv)")
         try project.write("seeds/data/items.csv", "name,stock\nPen,10\n")
-        #expect(try project.seedkit("build", "--migrations", "none").status == 0)
+        try expectEqual(project.seedkit("build", "--migrations", "none").status, 0)
         let seedRows = try rows(project, "seed.sqlite")
-        #expect(seedRows == ["'Pen'|10|1|86400|'it''s new'"])
+        expectEqual(seedRows, ["'Pen'|10|1|86400|'it''s new'"])
         // JSON: a key left out gets the default; a key given keeps its value.
         try project.write(
             "seeds/seedkit.yml",
@@ -400,9 +408,9 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
             "seeds/data/items.jsonl",
             "{\"name\": \"Pen\", \"listed\": false}\n{\"name\": \"Ink\", \"stock\": 0, \"note\": null}\n")
         let json = try project.seedkit("build", "--migrations", "none")
-        #expect(json.status == 0, "\(json)")
+        expectEqual(json.status, 0, "\(json)")
         let jsonRows = try rows(project, "seed.sqlite")
-        #expect(jsonRows == ["'Pen'|3|0|86400|'it''s new'", "'Ink'|0|1|86400|NULL"])
+        expectEqual(jsonRows, ["'Pen'|3|0|86400|'it''s new'", "'Ink'|0|1|86400|NULL"])
     }
 
     @Test func migrationsFillDefaultsWithTheManifestAndFromTheSeedAlone() throws {
@@ -412,18 +420,18 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
             "model: Shop.xcdatamodel\ntemplate: empty.sqlite\noutput: ../seed.sqlite\ntables:\n  Item: { file: data/items.csv, key: name }\n"
         )
         try project.write("seeds/data/items.csv", "name\nPen\n")
-        #expect(try project.seedkit("build", "--migrations", "none").status == 0)
+        try expectEqual(project.seedkit("build", "--migrations", "none").status, 0)
         try FileManager.default.copyItem(atPath: project.path("seed.sqlite"), toPath: project.path("app.sqlite"))
         try project.write("migrations/0001-ink.yml", "insert:\n  Item:\n    - { name: Ink, stock: 5 }\n")
         let withManifest = try project.seedkit("migrate", "seed.sqlite")
-        #expect(withManifest.status == 0, "\(withManifest)")
+        expectEqual(withManifest.status, 0, "\(withManifest)")
         let seedRows = try rows(project, "seed.sqlite")
-        #expect(seedRows == ["'Pen'|3|1|86400|'it''s new'", "'Ink'|5|1|86400|'it''s new'"])
+        expectEqual(seedRows, ["'Pen'|3|1|86400|'it''s new'", "'Ink'|5|1|86400|'it''s new'"])
         // An app has no manifest: the seed recorded the defaults.
         let alone = try project.seedkit("migrate", "app.sqlite", "--manifest", "none")
-        #expect(alone.status == 0, "\(alone)")
+        expectEqual(alone.status, 0, "\(alone)")
         let appRows = try rows(project, "app.sqlite")
-        #expect(appRows == ["'Pen'|3|1|86400|'it''s new'", "'Ink'|5|1|86400|'it''s new'"])
+        expectEqual(appRows, ["'Pen'|3|1|86400|'it''s new'", "'Ink'|5|1|86400|'it''s new'"])
     }
 
     @Test func aDateAttributesRangeHasTheDateCodes() throws {
@@ -435,13 +443,14 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
         try project.write(
             "seeds/data/items.csv", "name,since\nPen,2000-06-01\nInk,2002-01-02T00:00:00Z\nCap,2001-12-31\n")
         let build = try project.seedkit("build", "--migrations", "none")
-        #expect(build.status == 1)
-        #expect(
-            build.stderr == """
-                seeds/data/items.csv:2:2: error: since 2000-06-01T00:00:00Z is before the earliest allowed 2001-01-01T00:00:00Z [1640]
-                seeds/data/items.csv:3:2: error: since 2002-01-02T00:00:00Z is after the latest allowed 2002-01-01T00:00:00Z [1630]
+        expectEqual(build.status, 1)
+        expectEqual(
+            build.stderr,
+            """
+            seeds/data/items.csv:2:2: error: since 2000-06-01T00:00:00Z is before the earliest allowed 2001-01-01T00:00:00Z [1640]
+            seeds/data/items.csv:3:2: error: since 2002-01-02T00:00:00Z is after the latest allowed 2002-01-01T00:00:00Z [1630]
 
-                """, "\(build)")
+            """, "\(build)")
     }
 
     /// A Transformable attribute's value is the bytes of an archive, as a store holds them (base64
@@ -455,45 +464,45 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
         )
         try project.write("seeds/data/items.csv", "name,colour\nPen,red\n")
         let build = try project.seedkit("build", "--migrations", "none")
-        #expect(build.status == 1)
-        #expect(
-            build.stderr
-                == "seeds/data/items.csv:2:2: error: colour: 'red' is not base64-encoded bytes (the column is BLOB) [2010]\n",
+        expectEqual(build.status, 1)
+        expectEqual(
+            build.stderr,
+            "seeds/data/items.csv:2:2: error: colour: 'red' is not base64-encoded bytes (the column is BLOB) [2010]\n",
             "\(build)")
         #expect(!project.exists("seed.sqlite"))
         let hello = Data("hello".utf8).base64EncodedString()
         try project.write("seeds/data/items.csv", "name,colour\nPen,\(hello)\n")
         let notArchive = try project.seedkit("build", "--migrations", "none")
-        #expect(notArchive.status == 1)
-        #expect(
-            notArchive.stderr
-                == "seeds/data/items.csv:2:2: error: colour is a Transformable attribute and its value is not an archive: its bytes are not a binary property list (an archive starts with bplist00); give the bytes a store holds, in base64, as init --coredata writes them [1550]\n",
+        expectEqual(notArchive.status, 1)
+        expectEqual(
+            notArchive.stderr,
+            "seeds/data/items.csv:2:2: error: colour is a Transformable attribute and its value is not an archive: its bytes are not a binary property list (an archive starts with bplist00); give the bytes a store holds, in base64, as init --coredata writes them [1550]\n",
             "\(notArchive)")
         try project.write("seeds/data/items.csv", "name\nPen\n")
-        #expect(try project.seedkit("build", "--migrations", "none").status == 0)
+        try expectEqual(project.seedkit("build", "--migrations", "none").status, 0)
         let before = try #require(project.read("seed.sqlite"))
         let refusal =
             "migrations/0001-ink.yml:3: error: Item: colour is a Transformable attribute and its value is not an archive: its bytes are not a binary property list (an archive starts with bplist00); give the bytes a store holds, in base64, as init --coredata writes them [1550]"
         try project.write("migrations/0001-ink.yml", "insert:\n  Item:\n    - { name: Ink, colour: \(hello) }\n")
         let migrate = try project.seedkit("migrate", "seed.sqlite")
-        #expect(migrate.status == 1)
+        expectEqual(migrate.status, 1)
         #expect(migrate.stderr.contains(refusal), "\(migrate)")
         // Said once: the Core Data dialect refuses it, not the manifest's validator as well.
-        #expect(migrate.stderr.components(separatedBy: "is a Transformable attribute").count == 2, "\(migrate)")
-        #expect(project.read("seed.sqlite") == before)
+        expectEqual(migrate.stderr.components(separatedBy: "is a Transformable attribute").count, 2, "\(migrate)")
+        expectEqual(project.read("seed.sqlite"), before)
         // With no manifest (as an app's runtime migrates): the model the seed records refuses it too.
         let alone = try project.seedkit("migrate", "seed.sqlite", "--manifest", "none")
-        #expect(alone.status == 1)
+        expectEqual(alone.status, 1)
         #expect(alone.stderr.contains(refusal), "\(alone)")
-        #expect(project.read("seed.sqlite") == before)
+        expectEqual(project.read("seed.sqlite"), before)
         // An update that sets it: refused too.
         try project.write(
             "migrations/0001-ink.yml",
             "update:\n  Item:\n    - { key: Pen, from: { colour: null }, to: { colour: \(hello) } }\n")
         let update = try project.seedkit("migrate", "seed.sqlite", "--manifest", "none")
-        #expect(update.status == 1)
+        expectEqual(update.status, 1)
         #expect(update.stderr.contains(refusal), "\(update)")
-        #expect(project.read("seed.sqlite") == before)
+        expectEqual(project.read("seed.sqlite"), before)
     }
 }
 
@@ -528,16 +537,17 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
             try db.execute(sql: "UPDATE Z_PRIMARYKEY SET Z_MAX = 53 WHERE Z_NAME = 'BookCategory'")
         }
         let result = try project.seedkit("verify", "store.sqlite")
-        #expect(result.status == 3, "a store migrate would refuse (2200) is refused, after every finding is shown")
-        #expect(
-            result.stdout == """
-                store.sqlite: Z_PRIMARYKEY: Z_PRIMARYKEY says the highest Book Z_PK is 78, but ZBOOK has 80: the store is inconsistent, and a new row would reuse a key [2200]
-                store.sqlite: BookCategory[Fiction].books: books has 3 related rows, more than the maximum 2 [1590]
-                store.sqlite: BookCategory[Poetry].books: books has 0 related rows, fewer than the minimum 1 [1580]
-                store.sqlite: Book[Uncategorised].category: category is required but missing [1570]
-                store.sqlite: 4 problems
+        expectEqual(result.status, 3, "a store migrate would refuse (2200) is refused, after every finding is shown")
+        expectEqual(
+            result.stdout,
+            """
+            store.sqlite: Z_PRIMARYKEY: Z_PRIMARYKEY says the highest Book Z_PK is 78, but ZBOOK has 80: the store is inconsistent, and a new row would reuse a key [2200]
+            store.sqlite: BookCategory[Fiction].books: books has 3 related rows, more than the maximum 2 [1590]
+            store.sqlite: BookCategory[Poetry].books: books has 0 related rows, fewer than the minimum 1 [1580]
+            store.sqlite: Book[Uncategorised].category: category is required but missing [1570]
+            store.sqlite: 4 problems
 
-                """, "\(result)")
+            """, "\(result)")
     }
 }
 
@@ -551,15 +561,15 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
     try project.write(
         "seeds/data/books.csv",
         "title,price,category\nThe first book,10,Fiction\nThe second book,15,Fiction\nThe third book,10,Biography\n")
-    #expect(try project.seedkit("build", "--output", "seeds/releases/1.0.sqlite").status == 0)
+    try expectEqual(project.seedkit("build", "--output", "seeds/releases/1.0.sqlite").status, 0)
     // Release 1.1 adds the fourth book.
     try project.write(
         "seeds/data/books.csv",
         "title,price,category\nThe first book,10,Fiction\nThe second book,15,Fiction\nThe third book,10,Biography\nThe fourth book,12,Biography\n"
     )
     let generated = try project.seedkit("new-migration", "add fourth book", "--from", "seeds/releases/1.0.sqlite")
-    #expect(
-        generated.stdout == "wrote migrations/0001-add-fourth-book.yml: 1 insert, 0 updates, 0 deletes\n",
+    expectEqual(
+        generated.stdout, "wrote migrations/0001-add-fourth-book.yml: 1 insert, 0 updates, 0 deletes\n",
         "\(generated)")
     let yaml = String(decoding: try #require(project.read("migrations/0001-add-fourth-book.yml")), as: UTF8.self)
     #expect(
@@ -567,7 +577,7 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
             "insert:\n  Book:\n    - { title: \"The fourth book\", category: \"Biography\", price: 12.0 }\n"), "\(yaml)"
     )
     let check = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite")
-    #expect(check.status == 0, "\(check)")
+    expectEqual(check.status, 0, "\(check)")
     #expect(
         check.stdout.contains("seeds/releases/1.0.sqlite: applied 0001-add-fourth-book; converges with a fresh build"))
     #expect(check.stdout.contains("ok: user row Book 'The fourth book'.price = 13.0 kept"))
@@ -575,7 +585,7 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
     try project.write(
         "migrations/0001-add-fourth-book.yml", yaml.replacingOccurrences(of: "price: 12.0", with: "price: 14.0"))
     let broken = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite")
-    #expect(broken.status == 1)
+    expectEqual(broken.status, 1)
     #expect(broken.stdout.contains("  Book 'The fourth book'.price: got 14.0, expected 12.0\n"), "\(broken)")
 }
 
@@ -594,15 +604,16 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
                 "entity        rows\n------------  ----\nBook          3\nBookCategory  2\nPage          0\n"),
             "\(summary)")
         let rows = try project.seedkit("inspect", "store.sqlite", "Book", "--manifest", manifest)
-        #expect(
-            rows.stdout == """
-                id  category   price  title            published
-                --  ---------  -----  ---------------  --------------------
-                76  Fiction    10.0   The first book   2001-01-02T00:00:00Z
-                77  Fiction    15.0   The second book  NULL
-                78  Biography  10.0   The third book   NULL
+        expectEqual(
+            rows.stdout,
+            """
+            id  category   price  title            published
+            --  ---------  -----  ---------------  --------------------
+            76  Fiction    10.0   The first book   2001-01-02T00:00:00Z
+            77  Fiction    15.0   The second book  NULL
+            78  Biography  10.0   The third book   NULL
 
-                """, "\(rows)")
+            """, "\(rows)")
         // diff matches Core Data rows by the manifest's key, leaving Core Data's bookkeeping out.
         try FileManager.default.copyItem(atPath: project.path("store.sqlite"), toPath: project.path("other.sqlite"))
         try project.database("other.sqlite").write { db in
@@ -611,32 +622,33 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
         }
         let diff = try project.seedkit(
             "diff", "store.sqlite", "other.sqlite", "--manifest", manifest, "--table", "Book")
-        #expect(
-            diff.stdout == "Book: 0 added, 0 removed, 1 changed (by title)\n  ~ 'The first book': price 10.0 → 11.0\n",
+        expectEqual(
+            diff.stdout, "Book: 0 added, 0 removed, 1 changed (by title)\n  ~ 'The first book': price 10.0 → 11.0\n",
             "\(diff)")
         // The whole store, in the app's terms; a table named as SQL names it still works.
         try project.database("other.sqlite").write { db in
             try db.execute(sql: "INSERT INTO ZBOOKCATEGORY VALUES (53, 2, 1, 'Poetry')")
         }
         let whole = try project.seedkit("diff", "store.sqlite", "other.sqlite", "--manifest", manifest)
-        #expect(
-            whole.stdout == """
-                Book: 0 added, 0 removed, 1 changed (by title)
-                  ~ 'The first book': price 10.0 → 11.0
-                BookCategory: 1 added, 0 removed, 0 changed (by name)
-                  + 'Poetry'
-                Page: no differences
-                Z_PRIMARYKEY: no differences
-                Z_METADATA: no differences
+        expectEqual(
+            whole.stdout,
+            """
+            Book: 0 added, 0 removed, 1 changed (by title)
+              ~ 'The first book': price 10.0 → 11.0
+            BookCategory: 1 added, 0 removed, 0 changed (by name)
+              + 'Poetry'
+            Page: no differences
+            Z_PRIMARYKEY: no differences
+            Z_METADATA: no differences
 
-                """, "\(whole)")
+            """, "\(whole)")
         #expect(
             try project.seedkit("diff", "store.sqlite", "other.sqlite", "--manifest", manifest, "--table", "ZBOOK")
                 .stdout.hasPrefix("Book: 0 added"))
         // Without a manifest: column names without Z, relationships as the target's Z_PK.
         let bare = try project.seedkit(
             "inspect", "store.sqlite", "Book", "--manifest", "none", "--where", "ZPRICE > 10", "--format", "csv")
-        #expect(bare.stdout == "id,category,price,title,published\r\n77,51,15.0,The second book,\r\n")
+        expectEqual(bare.stdout, "id,category,price,title,published\r\n77,51,15.0,The second book,\r\n")
     }
 }
 
@@ -674,11 +686,11 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
         let project = try project()
         try project.write("seeds/data/books.csv", "title,tags\nEmma,\"Favourites, Classics\"\nDune,Classics\nNotes,\n")
         let build = try project.seedkit("build", "--migrations", "none")
-        #expect(build.status == 0, "\(build)")
+        expectEqual(build.status, 0, "\(build)")
         let joins = try project.rows(
             "seed.sqlite", "SELECT Z_1BOOKS, Z_2TAGS, Z_FOK_2TAGS FROM Z_1TAGS ORDER BY Z_1BOOKS, Z_FOK_2TAGS")
-        #expect(
-            joins == ["1|2|2048", "1|1|3072", "2|1|2048"],
+        expectEqual(
+            joins, ["1|2|2048", "1|1|3072", "2|1|2048"],
             "Emma: Favourites then Classics; Dune: Classics (order keys from 2048, step 1024)")
         // The same from JSON, with arrays.
         try project.write(
@@ -689,11 +701,11 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
             "seeds/data/books.jsonl",
             "{\"title\": \"Emma\", \"tags\": [\"Favourites\", \"Classics\"]}\n{\"title\": \"Dune\", \"tags\": \"Classics\"}\n{\"title\": \"Notes\"}\n"
         )
-        #expect(try project.seedkit("build", "--migrations", "none").status == 0)
-        #expect(
-            try project.rows(
-                "seed.sqlite", "SELECT Z_1BOOKS, Z_2TAGS, Z_FOK_2TAGS FROM Z_1TAGS ORDER BY Z_1BOOKS, Z_FOK_2TAGS")
-                == joins)
+        try expectEqual(project.seedkit("build", "--migrations", "none").status, 0)
+        try expectEqual(
+            project.rows(
+                "seed.sqlite", "SELECT Z_1BOOKS, Z_2TAGS, Z_FOK_2TAGS FROM Z_1TAGS ORDER BY Z_1BOOKS, Z_FOK_2TAGS"),
+            joins)
         // verify counts many-to-many members through the join table.
         let model = try #require(project.read("seeds/Library.xcdatamodel/contents"))
         try project.write(
@@ -703,14 +715,15 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
                     of: "<relationship name=\"tags\" optional=\"YES\" toMany=\"YES\"",
                     with: "<relationship name=\"tags\" optional=\"YES\" toMany=\"YES\" minCount=\"1\" maxCount=\"1\""))
         let verify = try project.seedkit("verify", "seed.sqlite")
-        #expect(verify.status == 1)
-        #expect(
-            verify.stdout == """
-                seed.sqlite: Book[Emma].tags: tags has 2 related rows, more than the maximum 1 [1590]
-                seed.sqlite: Book[Notes].tags: tags has 0 related rows, fewer than the minimum 1 [1580]
-                seed.sqlite: 2 problems
+        expectEqual(verify.status, 1)
+        expectEqual(
+            verify.stdout,
+            """
+            seed.sqlite: Book[Emma].tags: tags has 2 related rows, more than the maximum 1 [1590]
+            seed.sqlite: Book[Notes].tags: tags has 0 related rows, fewer than the minimum 1 [1580]
+            seed.sqlite: 2 problems
 
-                """, "\(verify)")
+            """, "\(verify)")
     }
 
     @Test func anUnknownOrRepeatedMemberIsAnErrorAtItsField() throws {
@@ -718,7 +731,7 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
         try project.write(
             "seeds/data/books.csv", "title,tags\nEmma,\"Favourites, Classix\"\nDune,\"Classics, Classics\"\n")
         let build = try project.seedkit("build", "--migrations", "none")
-        #expect(build.status == 1)
+        expectEqual(build.status, 1)
         #expect(
             build.stderr.contains("seeds/data/books.csv:2:2: error: tags 'Classix' matches no Tag.name [2030]"),
             "\(build)")
@@ -732,7 +745,7 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
         try project.database("seeds/empty.sqlite").write { db in try db.execute(sql: "DROP TABLE Z_1TAGS") }
         try project.write("seeds/data/books.csv", "title,tags\nEmma,Classics\n")
         let build = try project.seedkit("build", "--migrations", "none")
-        #expect(build.status == 2)
+        expectEqual(build.status, 2)
         #expect(
             build.stderr.contains(
                 "seeds/data/books.csv:1:2: error: the template has no join table for Book.tags (a table Z_<n>… with columns Z_<Tag's Z_ENT>TAGS and one for Book); was it created with this model?"
@@ -743,7 +756,7 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
     @Test func migrationsLinkInsertedRowsAndDeleteByTheDeletionRule() throws {
         let project = try project()
         try project.write("seeds/data/books.csv", "title,tags\nEmma,\"Favourites, Classics\"\nDune,Classics\n")
-        #expect(try project.seedkit("build", "--migrations", "none").status == 0)
+        try expectEqual(project.seedkit("build", "--migrations", "none").status, 0)
         try FileManager.default.copyItem(atPath: project.path("seed.sqlite"), toPath: project.path("app.sqlite"))
         try project.write(
             "migrations/0001-odes.yml",
@@ -751,21 +764,24 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
         )
         for (store, manifest) in [("seed.sqlite", []), ("app.sqlite", ["--manifest", "none"])] {
             let migrate = try project.seedkit(["migrate", store] + manifest)
-            #expect(migrate.status == 0, "\(migrate)")
+            expectEqual(migrate.status, 0, "\(migrate)")
             #expect(migrate.stdout.contains("applied 0001-odes: 2 inserted, 1 deleted"), "\(migrate)")
-            #expect(
-                try project.rows(
-                    store, "SELECT Z_1BOOKS, Z_2TAGS, Z_FOK_2TAGS FROM Z_1TAGS ORDER BY Z_1BOOKS, Z_FOK_2TAGS") == [
-                        "1|1|3072", "2|1|2048", "3|3|2048", "3|1|3072",
-                    ],
+            try expectEqual(
+                project.rows(
+                    store, "SELECT Z_1BOOKS, Z_2TAGS, Z_FOK_2TAGS FROM Z_1TAGS ORDER BY Z_1BOOKS, Z_FOK_2TAGS"),
+                [
+                    "1|1|3072", "2|1|2048", "3|3|2048", "3|1|3072",
+                ],
                 "Odes: Poetry then Classics; Favourites (Tag.books: Nullify) left with its join row")
             // Classics' inverse (books) changed: Z_OPT + 1; Poetry was inserted by this run: 1.
-            #expect(
-                try project.rows(store, "SELECT ZNAME, Z_OPT FROM ZTAG ORDER BY Z_PK") == [
+            try expectEqual(
+                project.rows(store, "SELECT ZNAME, Z_OPT FROM ZTAG ORDER BY Z_PK"),
+                [
                     "'Classics'|2", "'Poetry'|1",
                 ])
-            #expect(
-                try project.rows(store, "SELECT ZTITLE, Z_OPT FROM ZBOOK ORDER BY Z_PK") == [
+            try expectEqual(
+                project.rows(store, "SELECT ZTITLE, Z_OPT FROM ZBOOK ORDER BY Z_PK"),
+                [
                     "'Emma'|2", "'Dune'|1", "'Odes'|1",
                 ], "Emma lost a tag")
         }
@@ -775,11 +791,11 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
             "migrations/0002-retag.yml",
             "update:\n  Book:\n    - { key: Dune, from: { tags: [Classics] }, to: { tags: [Poetry] } }\n")
         let update = try project.seedkit("migrate", "seed.sqlite")
-        #expect(update.status == 2)
+        expectEqual(update.status, 2)
         #expect(
             update.stderr.contains(
                 "migrations/0002-retag.yml:3: error: update of Book 'Dune' changes the many-to-many relationship 'tags', which seedkit does not change in updates yet; nothing was written [2100]"
             ), "\(update)")
-        #expect(project.read("seed.sqlite") == before)
+        expectEqual(project.read("seed.sqlite"), before)
     }
 }

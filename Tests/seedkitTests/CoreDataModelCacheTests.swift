@@ -35,20 +35,22 @@ private let realStores = URL(fileURLWithPath: #filePath).deletingLastPathCompone
     @Test func aTemplateWithAModelCacheNeedsNoModelFile() throws {
         let project = try project()
         let build = try project.seedkit("build", "--migrations", "none")
-        #expect(build.status == 0, "\(build)")
-        #expect(
-            try project.rows(
-                "seed.sqlite", "SELECT Z_PK, Z_ENT, Z_OPT, ZPOSTID, ZHEXCOLOR FROM ZPOST WHERE ZPOSTID = 'seed-1'") == [
-                    "13|1|1|'seed-1'|'FF0000'"
-                ])
+        expectEqual(build.status, 0, "\(build)")
+        try expectEqual(
+            project.rows(
+                "seed.sqlite", "SELECT Z_PK, Z_ENT, Z_OPT, ZPOSTID, ZHEXCOLOR FROM ZPOST WHERE ZPOSTID = 'seed-1'"),
+            [
+                "13|1|1|'seed-1'|'FF0000'"
+            ])
         // index (Integer 16) defaults to 0 in the model: the cache's default fills the column left out.
-        #expect(
-            try project.rows(
+        try expectEqual(
+            project.rows(
                 "seed.sqlite",
-                "SELECT Z_PK, Z_ENT, Z_OPT, ZTITLE, ZINDEX, ZPOST FROM ZSECTION WHERE Z_PK > 14 ORDER BY Z_PK")
-                == ["15|2|1|'Intro'|0|13", "16|2|1|'Outro'|0|13"])
-        #expect(
-            try project.rows("seed.sqlite", "SELECT Z_NAME, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT") == [
+                "SELECT Z_PK, Z_ENT, Z_OPT, ZTITLE, ZINDEX, ZPOST FROM ZSECTION WHERE Z_PK > 14 ORDER BY Z_PK"),
+            ["15|2|1|'Intro'|0|13", "16|2|1|'Outro'|0|13"])
+        try expectEqual(
+            project.rows("seed.sqlite", "SELECT Z_NAME, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT"),
+            [
                 "'Post'|13", "'Section'|16",
             ])
     }
@@ -75,7 +77,7 @@ private let realStores = URL(fileURLWithPath: #filePath).deletingLastPathCompone
             </model>
             """)
         let build = try project.seedkit("build", "--migrations", "none")
-        #expect(build.status == 2, "\(build)")
+        expectEqual(build.status, 2, "\(build)")
         #expect(
             build.stderr.contains(
                 "entity Section: attribute index: type Integer 32 in model: Model.xcdatamodel, Integer 16 in the template's Z_MODELCACHE"

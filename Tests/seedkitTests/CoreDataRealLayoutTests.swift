@@ -45,7 +45,7 @@ private func sha(_ project: TemporaryProject, _ path: String) -> Data? { project
             """)
         try project.write("seeds/data/bookmarks.csv", "title\nSwift\nRust\nGo\n")
         try project.write("seeds/data/users.csv", "name,favorites\nAnn,\"Swift, Rust\"\nBob,Rust\n")
-        #expect(try project.seedkit("build", "--migrations", "none").status == 0)
+        try expectEqual(project.seedkit("build", "--migrations", "none").status, 0)
         try FileManager.default.copyItem(atPath: project.path("seed.sqlite"), toPath: project.path("app.sqlite"))
         return project
     }
@@ -58,16 +58,16 @@ private func sha(_ project: TemporaryProject, _ path: String) -> Data? { project
             "delete:\n  Bookmark:\n    - { key: Go, from: {} }\n    - { key: Rust, from: {} }\n")
         for (store, manifest) in [("seed.sqlite", [String]()), ("app.sqlite", ["--manifest", "none"])] {
             let migrate = try project.seedkit(["migrate", store] + manifest)
-            #expect(migrate.status == 0, "\(migrate)")
+            expectEqual(migrate.status, 0, "\(migrate)")
             #expect(migrate.stdout.contains("applied 0001-prune: 2 deleted"), "\(migrate)")
-            #expect(try project.rows(store, "SELECT ZTITLE FROM ZBOOKMARK ORDER BY Z_PK") == ["'Swift'"])
-            #expect(
-                try project.rows(
+            try expectEqual(project.rows(store, "SELECT ZTITLE FROM ZBOOKMARK ORDER BY Z_PK"), ["'Swift'"])
+            try expectEqual(
+                project.rows(
                     store,
-                    "SELECT Z_1FAVORITEDBY, Z_2FAVORITES, Z_FOK_2FAVORITES FROM Z_1FAVORITES ORDER BY Z_1FAVORITEDBY")
-                    == ["1|1|2048"])
-            #expect(
-                try project.rows(store, "SELECT ZNAME, Z_OPT FROM ZUSER ORDER BY Z_PK") == ["'Ann'|2", "'Bob'|2"],
+                    "SELECT Z_1FAVORITEDBY, Z_2FAVORITES, Z_FOK_2FAVORITES FROM Z_1FAVORITES ORDER BY Z_1FAVORITEDBY"),
+                ["1|1|2048"])
+            try expectEqual(
+                project.rows(store, "SELECT ZNAME, Z_OPT FROM ZUSER ORDER BY Z_PK"), ["'Ann'|2", "'Bob'|2"],
                 "both users' favorites changed")
         }
     }
@@ -89,9 +89,9 @@ private func sha(_ project: TemporaryProject, _ path: String) -> Data? { project
             return
         }
         #expect(report.migrations.first?.count(.deleted) == 1, "\(report)")
-        #expect(
-            try project.rows("app.sqlite", "SELECT Z_1FAVORITEDBY, Z_2FAVORITES, Z_FOK_2FAVORITES FROM Z_1FAVORITES")
-                == ["1|1|2048"])
+        try expectEqual(
+            project.rows("app.sqlite", "SELECT Z_1FAVORITEDBY, Z_2FAVORITES, Z_FOK_2FAVORITES FROM Z_1FAVORITES"),
+            ["1|1|2048"])
     }
 
     @Test func cascadeAndDenyKeepTheRowAndSayWhy() throws {
@@ -101,19 +101,20 @@ private func sha(_ project: TemporaryProject, _ path: String) -> Data? { project
             "migrations/0001-prune.yml",
             "delete:\n  User:\n    - { key: Ann, from: {} }\n  Bookmark:\n    - { key: Swift, from: {} }\n")
         let migrate = try project.seedkit("migrate", "seed.sqlite")
-        #expect(migrate.status == 0, "\(migrate)")
-        #expect(
-            migrate.stderr == """
-                migrations/0001-prune.yml:3: warning: delete denied on User 'Ann': its relationship favorites has the deletion rule Cascade: Core Data would delete its 2 related rows too (Z_1FAVORITES.Z_1FAVORITEDBY), and seedkit never deletes rows it cannot tell the user did not change; delete them in the same migration; not deleted [1600]
-                migrations/0001-prune.yml:5: warning: delete denied on Bookmark 'Swift': still related through favoritedBy (Z_1FAVORITES.Z_2FAVORITES), whose deletion rule is Deny; not deleted [1600]
+        expectEqual(migrate.status, 0, "\(migrate)")
+        expectEqual(
+            migrate.stderr,
+            """
+            migrations/0001-prune.yml:3: warning: delete denied on User 'Ann': its relationship favorites has the deletion rule Cascade: Core Data would delete its 2 related rows too (Z_1FAVORITES.Z_1FAVORITEDBY), and seedkit never deletes rows it cannot tell the user did not change; delete them in the same migration; not deleted [1600]
+            migrations/0001-prune.yml:5: warning: delete denied on Bookmark 'Swift': still related through favoritedBy (Z_1FAVORITES.Z_2FAVORITES), whose deletion rule is Deny; not deleted [1600]
 
-                """, "\(migrate)")
-        #expect(try project.rows("seed.sqlite", "SELECT count(*) FROM Z_1FAVORITES") == ["3"])
+            """, "\(migrate)")
+        try expectEqual(project.rows("seed.sqlite", "SELECT count(*) FROM Z_1FAVORITES"), ["3"])
         // --on-conflict fail turns them into errors, and nothing is written.
         try FileManager.default.copyItem(atPath: project.path("app.sqlite"), toPath: project.path("strict.sqlite"))
         let strict = try project.seedkit("migrate", "strict.sqlite", "--on-conflict", "fail")
-        #expect(strict.status == 1)
-        #expect(project.read("strict.sqlite") == project.read("app.sqlite"))
+        expectEqual(strict.status, 1)
+        expectEqual(project.read("strict.sqlite"), project.read("app.sqlite"))
         _ = before
     }
 
@@ -127,12 +128,12 @@ private func sha(_ project: TemporaryProject, _ path: String) -> Data? { project
             "delete:\n  User:\n    - { key: Ann, from: {} }\n  Bookmark:\n    - { key: Swift, from: {} }\n    - { key: Rust, from: {} }\n"
         )
         let migrate = try project.seedkit("migrate", "seed.sqlite")
-        #expect(migrate.status == 0, "\(migrate)")
-        #expect(migrate.stderr == "", "\(migrate)")
+        expectEqual(migrate.status, 0, "\(migrate)")
+        expectEqual(migrate.stderr, "", "\(migrate)")
         #expect(migrate.stdout.contains("applied 0001-prune: 3 deleted"), "\(migrate)")
-        #expect(try project.rows("seed.sqlite", "SELECT ZNAME, Z_OPT FROM ZUSER ORDER BY Z_PK") == ["'Bob'|2"])
-        #expect(try project.rows("seed.sqlite", "SELECT ZTITLE FROM ZBOOKMARK ORDER BY Z_PK") == ["'Go'"])
-        #expect(try project.rows("seed.sqlite", "SELECT count(*) FROM Z_1FAVORITES") == ["0"])
+        try expectEqual(project.rows("seed.sqlite", "SELECT ZNAME, Z_OPT FROM ZUSER ORDER BY Z_PK"), ["'Bob'|2"])
+        try expectEqual(project.rows("seed.sqlite", "SELECT ZTITLE FROM ZBOOKMARK ORDER BY Z_PK"), ["'Go'"])
+        try expectEqual(project.rows("seed.sqlite", "SELECT count(*) FROM Z_1FAVORITES"), ["0"])
     }
 
     /// Renaming a row that a to-many relationship reaches (through its join table) keeps its links:
@@ -143,13 +144,14 @@ private func sha(_ project: TemporaryProject, _ path: String) -> Data? { project
             "migrations/0001-rename.yml",
             "update:\n  Bookmark:\n    - { key: Rust, from: { title: Rust }, to: { title: Rust lang } }\n")
         let migrate = try project.seedkit("migrate", "seed.sqlite")
-        #expect(migrate.status == 0, "\(migrate)")
-        #expect(migrate.stderr == "", "\(migrate)")
-        #expect(
-            try project.rows("seed.sqlite", "SELECT ZTITLE FROM ZBOOKMARK ORDER BY Z_PK") == [
+        expectEqual(migrate.status, 0, "\(migrate)")
+        expectEqual(migrate.stderr, "", "\(migrate)")
+        try expectEqual(
+            project.rows("seed.sqlite", "SELECT ZTITLE FROM ZBOOKMARK ORDER BY Z_PK"),
+            [
                 "'Swift'", "'Rust lang'", "'Go'",
             ])
-        #expect(try project.rows("seed.sqlite", "SELECT count(*) FROM Z_1FAVORITES") == ["3"])
+        try expectEqual(project.rows("seed.sqlite", "SELECT count(*) FROM Z_1FAVORITES"), ["3"])
     }
 
     /// The release workflow for a Cascade: the new fixtures drop Ann and her favorites;
@@ -163,15 +165,15 @@ private func sha(_ project: TemporaryProject, _ path: String) -> Data? { project
         try project.write("seeds/data/bookmarks.csv", "title\nGo\n")
         try project.write("seeds/data/users.csv", "name,favorites\nBob,\n")
         let generated = try project.seedkit("new-migration", "drop ann", "--from", "seeds/releases/1.0.sqlite")
-        #expect(generated.status == 0, "\(generated)")
+        expectEqual(generated.status, 0, "\(generated)")
         let migrate = try project.seedkit("migrate", "app.sqlite")
-        #expect(migrate.status == 0, "\(migrate)")
-        #expect(migrate.stderr == "", "\(migrate)")
-        #expect(try project.rows("app.sqlite", "SELECT ZNAME FROM ZUSER ORDER BY Z_PK") == ["'Bob'"])
-        #expect(try project.rows("app.sqlite", "SELECT ZTITLE FROM ZBOOKMARK ORDER BY Z_PK") == ["'Go'"])
-        #expect(try project.rows("app.sqlite", "SELECT count(*) FROM Z_1FAVORITES") == ["0"])
+        expectEqual(migrate.status, 0, "\(migrate)")
+        expectEqual(migrate.stderr, "", "\(migrate)")
+        try expectEqual(project.rows("app.sqlite", "SELECT ZNAME FROM ZUSER ORDER BY Z_PK"), ["'Bob'"])
+        try expectEqual(project.rows("app.sqlite", "SELECT ZTITLE FROM ZBOOKMARK ORDER BY Z_PK"), ["'Go'"])
+        try expectEqual(project.rows("app.sqlite", "SELECT count(*) FROM Z_1FAVORITES"), ["0"])
         let upgrade = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite")
-        #expect(upgrade.status == 0, "\(upgrade)")
+        expectEqual(upgrade.status, 0, "\(upgrade)")
     }
 }
 
@@ -232,7 +234,7 @@ private func sha(_ project: TemporaryProject, _ path: String) -> Data? { project
     @Test func aDeleteRetriedAtTheEndOfTheMigrationDeletesItsOwnEntitysRow() throws {
         let project = try project()
         try project.write("seeds/data/home.csv", "storedIn,summary\nFridge,Cold\nCupboard,Dry\nAisle 5,Damp\n")
-        #expect(try project.seedkit("build", "--migrations", "none").status == 0)
+        try expectEqual(project.seedkit("build", "--migrations", "none").status, 0)
         try project.write(
             "migrations/0001-close-aisle-5.yml",
             """
@@ -245,10 +247,11 @@ private func sha(_ project: TemporaryProject, _ path: String) -> Data? { project
 
             """)
         let migrate = try project.seedkit("migrate", "seed.sqlite")
-        #expect(migrate.status == 0, "\(migrate)")
+        expectEqual(migrate.status, 0, "\(migrate)")
         #expect(migrate.stdout.contains("deleted         LocationAtShop 'Aisle 5'"), "\(migrate)")
-        #expect(
-            try project.rows("seed.sqlite", "SELECT Z_ENT, ZSTOREDIN, ZAISLE FROM ZLOCATION ORDER BY Z_PK") == [
+        try expectEqual(
+            project.rows("seed.sqlite", "SELECT Z_ENT, ZSTOREDIN, ZAISLE FROM ZLOCATION ORDER BY Z_PK"),
+            [
                 "3|'Fridge'|NULL", "3|'Cupboard'|NULL", "3|'Aisle 5'|NULL", "4|NULL|'Aisle 9'",
             ])
     }
@@ -256,25 +259,26 @@ private func sha(_ project: TemporaryProject, _ path: String) -> Data? { project
     @Test func subEntitiesOfOneTableHaveTheirOwnKeysAndRefsMatchTheirZEnt() throws {
         let project = try project()
         let build = try project.seedkit("build", "--migrations", "none")
-        #expect(build.status == 0, "\(build)")
-        #expect(
-            try project.rows(
-                "seed.sqlite", "SELECT Z_PK, Z_ENT, Z_OPT, ZSUMMARY, ZSTOREDIN, ZAISLE FROM ZLOCATION ORDER BY Z_PK")
-                == [
-                    "1|3|1|'Cold'|'Fridge'|NULL", "2|3|1|'Dry'|'Cupboard'|NULL", "3|4|1|'Cold'|NULL|'Aisle 5'",
-                    "4|4|1|'Dry'|NULL|'Aisle 9'",
-                ])
-        #expect(
-            try project.rows("seed.sqlite", "SELECT ZNAME, ZLOCATIONATHOME, ZLOCATIONATSHOP FROM ZITEM ORDER BY Z_PK")
-                == ["'Milk'|1|3", "'Rice'|2|4"])
-        #expect(
-            try project.rows("seed.sqlite", "SELECT Z_NAME, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT") == [
+        expectEqual(build.status, 0, "\(build)")
+        try expectEqual(
+            project.rows(
+                "seed.sqlite", "SELECT Z_PK, Z_ENT, Z_OPT, ZSUMMARY, ZSTOREDIN, ZAISLE FROM ZLOCATION ORDER BY Z_PK"),
+            [
+                "1|3|1|'Cold'|'Fridge'|NULL", "2|3|1|'Dry'|'Cupboard'|NULL", "3|4|1|'Cold'|NULL|'Aisle 5'",
+                "4|4|1|'Dry'|NULL|'Aisle 9'",
+            ])
+        try expectEqual(
+            project.rows("seed.sqlite", "SELECT ZNAME, ZLOCATIONATHOME, ZLOCATIONATSHOP FROM ZITEM ORDER BY Z_PK"),
+            ["'Milk'|1|3", "'Rice'|2|4"])
+        try expectEqual(
+            project.rows("seed.sqlite", "SELECT Z_NAME, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT"),
+            [
                 "'Item'|2", "'Location'|4", "'LocationAtHome'|0", "'LocationAtShop'|0",
             ])
         // A key repeated within one sub-entity is still a duplicate.
         try project.write("seeds/data/shop.csv", "aisle,summary\nAisle 5,Cold\nAisle 5,Dry\n")
         let duplicate = try project.seedkit("build", "--migrations", "none", "--output", "dup.sqlite")
-        #expect(duplicate.status == 1)
+        expectEqual(duplicate.status, 1)
         #expect(
             duplicate.stderr.contains(
                 "seeds/data/shop.csv:3:1: error: duplicate key aisle 'Aisle 5': line 2 has the same [2040]"),
@@ -298,29 +302,31 @@ private func sha(_ project: TemporaryProject, _ path: String) -> Data? { project
 
             """)
         let migrate = try project.seedkit("migrate", "seed.sqlite")
-        #expect(migrate.status == 0, "\(migrate)")
-        #expect(
-            try project.rows(
+        expectEqual(migrate.status, 0, "\(migrate)")
+        try expectEqual(
+            project.rows(
                 "seed.sqlite",
-                "SELECT Z_PK, Z_ENT, ZSUMMARY, ZSTOREDIN, ZAISLE FROM ZLOCATION WHERE Z_PK > 4 ORDER BY Z_PK") == [
-                    "5|4|'Fresh'|NULL|'Aisle 1'", "6|3|'Fresh'|'Bread bin'|NULL",
-                ])
-        #expect(
-            try project.rows("seed.sqlite", "SELECT ZNAME, ZLOCATIONATHOME, ZLOCATIONATSHOP FROM ZITEM ORDER BY Z_PK")
-                == ["'Milk'|1|4", "'Rice'|2|4", "'Bread'|6|5"])
+                "SELECT Z_PK, Z_ENT, ZSUMMARY, ZSTOREDIN, ZAISLE FROM ZLOCATION WHERE Z_PK > 4 ORDER BY Z_PK"),
+            [
+                "5|4|'Fresh'|NULL|'Aisle 1'", "6|3|'Fresh'|'Bread bin'|NULL",
+            ])
+        try expectEqual(
+            project.rows("seed.sqlite", "SELECT ZNAME, ZLOCATIONATHOME, ZLOCATIONATSHOP FROM ZITEM ORDER BY Z_PK"),
+            ["'Milk'|1|4", "'Rice'|2|4", "'Bread'|6|5"])
         // Inspecting the abstract entity shows both sub-entities' rows, with the entity and the model's names.
         let inspect = try project.seedkit("inspect", "seed.sqlite", "Location", "--format", "csv")
-        #expect(
-            inspect.stdout == """
-                id,entity,summary,storedIn,aisle\r
-                1,LocationAtHome,Cold,Fridge,\r
-                2,LocationAtHome,Dry,Cupboard,\r
-                3,LocationAtShop,Cold,,Aisle 5\r
-                4,LocationAtShop,Dry,,Aisle 9\r
-                5,LocationAtShop,Fresh,,Aisle 1\r
-                6,LocationAtHome,Fresh,Bread bin,\r
+        expectEqual(
+            inspect.stdout,
+            """
+            id,entity,summary,storedIn,aisle\r
+            1,LocationAtHome,Cold,Fridge,\r
+            2,LocationAtHome,Dry,Cupboard,\r
+            3,LocationAtShop,Cold,,Aisle 5\r
+            4,LocationAtShop,Dry,,Aisle 9\r
+            5,LocationAtShop,Fresh,,Aisle 1\r
+            6,LocationAtHome,Fresh,Bread bin,\r
 
-                """, "\(inspect)")
+            """, "\(inspect)")
     }
 }
 
@@ -375,9 +381,10 @@ private func sha(_ project: TemporaryProject, _ path: String) -> Data? { project
     @Test func countTriggersComputeTheDerivedValueAsCoreDataDoes() throws {
         let project = try project()
         let build = try project.seedkit("build", "--migrations", "none")
-        #expect(build.status == 0, "\(build)")
-        #expect(
-            try project.rows("seed.sqlite", "SELECT ZNAME, ZBOOKMARKCOUNT FROM ZFOLDER ORDER BY Z_PK") == [
+        expectEqual(build.status, 0, "\(build)")
+        try expectEqual(
+            project.rows("seed.sqlite", "SELECT ZNAME, ZBOOKMARKCOUNT FROM ZFOLDER ORDER BY Z_PK"),
+            [
                 "'Work'|2", "'Home'|1",
             ])
         try project.write(
@@ -392,16 +399,17 @@ private func sha(_ project: TemporaryProject, _ path: String) -> Data? { project
 
             """)
         let migrate = try project.seedkit("migrate", "seed.sqlite")
-        #expect(migrate.status == 0, "\(migrate)")
-        #expect(
-            try project.rows("seed.sqlite", "SELECT ZNAME, ZBOOKMARKCOUNT, Z_OPT FROM ZFOLDER ORDER BY Z_PK") == [
+        expectEqual(migrate.status, 0, "\(migrate)")
+        try expectEqual(
+            project.rows("seed.sqlite", "SELECT ZNAME, ZBOOKMARKCOUNT, Z_OPT FROM ZFOLDER ORDER BY Z_PK"),
+            [
                 "'Work'|1|2", "'Home'|3|3",
             ])
     }
 
     @Test func aDerivedAttributeOnlyCoreDataComputesRefusesTheWrite() throws {
         let project = try project()
-        #expect(try project.seedkit("build", "--migrations", "none").status == 0)
+        try expectEqual(project.seedkit("build", "--migrations", "none").status, 0)
         try project.database("seed.sqlite").write { db in
             try db.execute(sql: "DROP TRIGGER Z_DA_ZNOTE_Note_modified_UPDATE")
             try db.execute(sql: "INSERT INTO ZNOTE VALUES (1, 3, 1, 0, 'Hello')")
@@ -419,12 +427,12 @@ private func sha(_ project: TemporaryProject, _ path: String) -> Data? { project
             "insert:\n  Bookmark:\n    - { title: News, folder: Home }\nupdate:\n  Note:\n    - { key: Hello, from: { text: Hello }, to: { text: Hi } }\n"
         )
         let migrate = try project.seedkit("migrate", "seed.sqlite", "--manifest", "none")
-        #expect(migrate.status == 3, "\(migrate)")
-        #expect(
-            migrate.stderr
-                == "seed.sqlite: error: Note.modified is a derived attribute computed by Core Data's own function NSCoreDataNow (trigger Z_DA_ZNOTE_Note_modified_UPDATE), which only Core Data provides; seedkit cannot compute its value as Core Data would, so it does not write to ZNOTE; nothing was written. Apply this change through Core Data in the app [2200]\n",
+        expectEqual(migrate.status, 3, "\(migrate)")
+        expectEqual(
+            migrate.stderr,
+            "seed.sqlite: error: Note.modified is a derived attribute computed by Core Data's own function NSCoreDataNow (trigger Z_DA_ZNOTE_Note_modified_UPDATE), which only Core Data provides; seedkit cannot compute its value as Core Data would, so it does not write to ZNOTE; nothing was written. Apply this change through Core Data in the app [2200]\n",
             "\(migrate)")
-        #expect(project.read("seed.sqlite") == before)
+        expectEqual(project.read("seed.sqlite"), before)
     }
 }
 
@@ -465,31 +473,32 @@ private func sha(_ project: TemporaryProject, _ path: String) -> Data? { project
     @Test func renamedEntitiesAreFoundThroughTheirRenamingIdentifier() throws {
         let project = try project()
         let inspect = try project.seedkit("inspect", "app.sqlite", "LuxuryCar", "--format", "csv")
-        #expect(inspect.status == 0, "\(inspect)")
-        #expect(
-            inspect.stdout == "id,topSpeed,isLimitedEdition,name\r\n2,400,1,Veyron\r\n",
+        expectEqual(inspect.status, 0, "\(inspect)")
+        expectEqual(
+            inspect.stdout, "id,topSpeed,isLimitedEdition,name\r\n2,400,1,Veyron\r\n",
             "a sibling's column (Truck.plate) is not LuxuryCar's: \(inspect)")
         // A fetch of Car returns every car, sub-entities included, with the entity shown.
         let cars = try project.seedkit("inspect", "app.sqlite", "Car", "--format", "csv")
-        #expect(
-            cars.stdout
-                == "id,entity,topSpeed,isLimitedEdition,plate,name\r\n1,Car,,,,Beetle\r\n2,LuxuryCar,400,1,,Veyron\r\n",
+        expectEqual(
+            cars.stdout,
+            "id,entity,topSpeed,isLimitedEdition,plate,name\r\n1,Car,,,,Beetle\r\n2,LuxuryCar,400,1,,Veyron\r\n",
             "\(cars)")
-        #expect(try project.seedkit("verify", "app.sqlite").status == 0)
+        try expectEqual(project.seedkit("verify", "app.sqlite").status, 0)
         // Inserting a LuxuryCar: its Z_ENT is ExpensiveSportCar's, and it gets the whole lineage's defaults.
         try project.write(
             "migrations/0001-chiron.yml",
             "insert:\n  LuxuryCar:\n    - { name: Chiron }\n  SportCar:\n    - { name: Cayman, topSpeed: 280 }\n")
         let migrate = try project.seedkit("migrate", "app.sqlite")
-        #expect(migrate.status == 0, "\(migrate)")
-        #expect(
-            try project.rows(
+        expectEqual(migrate.status, 0, "\(migrate)")
+        try expectEqual(
+            project.rows(
                 "app.sqlite",
-                "SELECT Z_PK, Z_ENT, Z_OPT, ZTOPSPEED, ZISLIMITEDEDITION, ZPLATE, ZNAME FROM ZCAR ORDER BY Z_PK") == [
-                    "1|1|1|NULL|NULL|NULL|'Beetle'", "2|3|1|400|1|NULL|'Veyron'", "3|3|1|300|1|NULL|'Chiron'",
-                    "4|2|1|280|NULL|NULL|'Cayman'",
-                ])
-        #expect(try project.rows("app.sqlite", "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = 1") == ["4"])
+                "SELECT Z_PK, Z_ENT, Z_OPT, ZTOPSPEED, ZISLIMITEDEDITION, ZPLATE, ZNAME FROM ZCAR ORDER BY Z_PK"),
+            [
+                "1|1|1|NULL|NULL|NULL|'Beetle'", "2|3|1|400|1|NULL|'Veyron'", "3|3|1|300|1|NULL|'Chiron'",
+                "4|2|1|280|NULL|NULL|'Cayman'",
+            ])
+        try expectEqual(project.rows("app.sqlite", "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = 1"), ["4"])
     }
 }
 
@@ -504,18 +513,19 @@ private func sha(_ project: TemporaryProject, _ path: String) -> Data? { project
             .deletingLastPathComponent().appendingPathComponent("Examples/CoreDataBookStore")
         let manifest = example.appendingPathComponent("seeds/seedkit.yml").path
         let verify = try project.seedkit("verify", "store.sqlite", "--manifest", manifest)
-        #expect(verify.status == 0, "\(verify)")
+        expectEqual(verify.status, 0, "\(verify)")
         let migrate = try project.seedkit(
             "migrate", "store.sqlite", "--manifest", manifest, "--migrations",
             example.appendingPathComponent("migrations").path)
-        #expect(migrate.status == 0, "\(migrate)")
-        #expect(
-            try project.rows("store.sqlite", "SELECT Z_PK, Z_ENT, Z_OPT, ZCATEGORY, ZTITLE FROM ZBOOK WHERE Z_PK > 78")
-                == ["79|1|1|52|'The fourth book'"])
-        #expect(
-            try project.rows("store.sqlite", "SELECT Z_NAME, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT") == [
+        expectEqual(migrate.status, 0, "\(migrate)")
+        try expectEqual(
+            project.rows("store.sqlite", "SELECT Z_PK, Z_ENT, Z_OPT, ZCATEGORY, ZTITLE FROM ZBOOK WHERE Z_PK > 78"),
+            ["79|1|1|52|'The fourth book'"])
+        try expectEqual(
+            project.rows("store.sqlite", "SELECT Z_NAME, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT"),
+            [
                 "'Book'|-1", "'BookCategory'|-1", "'Page'|-1",
             ], "left as Core Data keeps it")
-        #expect(try project.seedkit("verify", "store.sqlite", "--manifest", manifest).status == 0)
+        try expectEqual(project.seedkit("verify", "store.sqlite", "--manifest", manifest).status, 0)
     }
 }

@@ -70,25 +70,28 @@ import Testing
     @Test func oneToOneKeysAndEntityTypeColumnsAreWrittenOnBothSides() throws {
         let project = try project()
         let build = try project.seedkit("build", "--migrations", "none")
-        #expect(build.status == 0, "\(build)")
-        #expect(
-            try project.rows(
-                "seed.sqlite", "SELECT Z_PK, Z_ENT, Z_OPT, ZBOOK, Z1_BOOK, ZTEXT FROM ZREVIEW ORDER BY Z_PK") == [
-                    "1|3|1|1|1|'Great'", "2|3|1|2|2|'Lovely'",
-                ])
-        #expect(
-            try project.rows("seed.sqlite", "SELECT Z_PK, Z_OPT, ZCOLOR, ZTITLE FROM ZPOST ORDER BY Z_PK") == [
+        expectEqual(build.status, 0, "\(build)")
+        try expectEqual(
+            project.rows(
+                "seed.sqlite", "SELECT Z_PK, Z_ENT, Z_OPT, ZBOOK, Z1_BOOK, ZTEXT FROM ZREVIEW ORDER BY Z_PK"),
+            [
+                "1|3|1|1|1|'Great'", "2|3|1|2|2|'Lovely'",
+            ])
+        try expectEqual(
+            project.rows("seed.sqlite", "SELECT Z_PK, Z_OPT, ZCOLOR, ZTITLE FROM ZPOST ORDER BY Z_PK"),
+            [
                 "1|1|1|'Hello'", "2|1|2|'World'",
             ])
-        #expect(
-            try project.rows("seed.sqlite", "SELECT Z_PK, Z_OPT, ZPOST, ZNAME FROM ZCOLOR ORDER BY Z_PK") == [
+        try expectEqual(
+            project.rows("seed.sqlite", "SELECT Z_PK, Z_OPT, ZPOST, ZNAME FROM ZCOLOR ORDER BY Z_PK"),
+            [
                 "1|1|1|'Red'", "2|1|2|'Blue'", "3|1|NULL|'Green'",
             ])
         // The entity-type column is bookkeeping: not shown in the app's terms.
-        #expect(
-            try project.seedkit("inspect", "seed.sqlite", "Review", "--format", "csv").stdout
-                == "id,book,text\r\n1,Dune,Great\r\n2,Emma,Lovely\r\n")
-        #expect(try project.seedkit("verify", "seed.sqlite").status == 0)
+        try expectEqual(
+            project.seedkit("inspect", "seed.sqlite", "Review", "--format", "csv").stdout,
+            "id,book,text\r\n1,Dune,Great\r\n2,Emma,Lovely\r\n")
+        try expectEqual(project.seedkit("verify", "seed.sqlite").status, 0)
 
         try project.write(
             "migrations/0001-changes.yml",
@@ -111,38 +114,43 @@ import Testing
 
             """)
         let migrate = try project.seedkit("migrate", "seed.sqlite")
-        #expect(migrate.status == 0, "\(migrate)")
-        #expect(
-            try project.rows("seed.sqlite", "SELECT Z_PK, Z_OPT, ZBOOK, Z1_BOOK, ZTEXT FROM ZREVIEW ORDER BY Z_PK") == [
+        expectEqual(migrate.status, 0, "\(migrate)")
+        try expectEqual(
+            project.rows("seed.sqlite", "SELECT Z_PK, Z_OPT, ZBOOK, Z1_BOOK, ZTEXT FROM ZREVIEW ORDER BY Z_PK"),
+            [
                 "1|2|2|2|'Great'", "2|1|2|2|'Lovely'", "3|1|2|2|'Fine'",
             ])
-        #expect(
-            try project.rows("seed.sqlite", "SELECT ZTITLE, Z_OPT FROM ZBOOK ORDER BY Z_PK") == [
+        try expectEqual(
+            project.rows("seed.sqlite", "SELECT ZTITLE, Z_OPT FROM ZBOOK ORDER BY Z_PK"),
+            [
                 "'Dune'|2", "'Emma'|3",
             ])
-        #expect(
-            try project.rows("seed.sqlite", "SELECT Z_PK, Z_OPT, ZCOLOR, ZTITLE FROM ZPOST ORDER BY Z_PK") == [
+        try expectEqual(
+            project.rows("seed.sqlite", "SELECT Z_PK, Z_OPT, ZCOLOR, ZTITLE FROM ZPOST ORDER BY Z_PK"),
+            [
                 "2|2|4|'World'", "3|1|3|'New'",
             ])
         // Red lost Hello, Blue lost World, Green gained New: + 1 each; Yellow was inserted and linked in one run: 1.
-        #expect(
-            try project.rows("seed.sqlite", "SELECT Z_PK, Z_OPT, ZPOST, ZNAME FROM ZCOLOR ORDER BY Z_PK") == [
+        try expectEqual(
+            project.rows("seed.sqlite", "SELECT Z_PK, Z_OPT, ZPOST, ZNAME FROM ZCOLOR ORDER BY Z_PK"),
+            [
                 "1|2|NULL|'Red'", "2|2|NULL|'Blue'", "3|2|3|'Green'", "4|1|2|'Yellow'",
             ])
-        #expect(try project.seedkit("verify", "seed.sqlite").status == 0)
+        try expectEqual(project.seedkit("verify", "seed.sqlite").status, 0)
 
         // verify reports a one-sided pair.
         try project.database("seed.sqlite").write { db in
             try db.execute(sql: "UPDATE ZCOLOR SET ZPOST = NULL WHERE ZNAME = 'Green'")
         }
         let verify = try project.seedkit("verify", "seed.sqlite")
-        #expect(verify.status == 1)
-        #expect(
-            verify.stdout == """
-                seed.sqlite: Post[New].color: one-sided one-to-one: color points at Color 3, whose post is NULL; Core Data sets both sides [1550]
-                seed.sqlite: 1 problem
+        expectEqual(verify.status, 1)
+        expectEqual(
+            verify.stdout,
+            """
+            seed.sqlite: Post[New].color: one-sided one-to-one: color points at Color 3, whose post is NULL; Core Data sets both sides [1550]
+            seed.sqlite: 1 problem
 
-                """, "\(verify)")
+            """, "\(verify)")
     }
 }
 
@@ -181,7 +189,7 @@ import Testing
             """)
         try project.write("seeds/data/devices.csv", "id,name\n0E0D0C0B-0A09-0807-0605-040302010000,Phone\n")
         try project.write("seeds/data/sessions.csv", "name,device\nMorning,0E0D0C0B-0A09-0807-0605-040302010000\n")
-        #expect(try project.seedkit("build", "--migrations", "none").status == 0)
+        try expectEqual(project.seedkit("build", "--migrations", "none").status, 0)
         try FileManager.default.copyItem(atPath: project.path("seed.sqlite"), toPath: project.path("app.sqlite"))
         try project.write(
             "migrations/0001-tablet.yml",
@@ -198,25 +206,27 @@ import Testing
             """)
         for (store, manifest) in [("seed.sqlite", [String]()), ("app.sqlite", ["--manifest", "none"])] {
             let migrate = try project.seedkit(["migrate", store] + manifest)
-            #expect(migrate.status == 0, "\(migrate)")
+            expectEqual(migrate.status, 0, "\(migrate)")
             #expect(migrate.stdout.contains("applied 0001-tablet: 2 inserted, 1 updated"), "\(migrate)")
-            #expect(
-                try project.rows(store, "SELECT Z_PK, hex(ZID), ZNAME FROM ZDEVICE ORDER BY Z_PK") == [
+            try expectEqual(
+                project.rows(store, "SELECT Z_PK, hex(ZID), ZNAME FROM ZDEVICE ORDER BY Z_PK"),
+                [
                     "1|'0E0D0C0B0A0908070605040302010000'|'Old phone'", "2|'1F1E1D1C1B1A19181716151413121110'|'Tablet'",
                 ])
-            #expect(
-                try project.rows(store, "SELECT ZNAME, ZDEVICE FROM ZSESSION ORDER BY Z_PK") == [
+            try expectEqual(
+                project.rows(store, "SELECT ZNAME, ZDEVICE FROM ZSESSION ORDER BY Z_PK"),
+                [
                     "'Morning'|1", "'Evening'|2",
                 ])
         }
         // An attribute named id keeps its name; the row's Z_PK is shown as Z_PK, so every name is unique.
         let json = try project.seedkit("inspect", "seed.sqlite", "Device", "--format", "json", "--manifest", "none")
-        #expect(json.status == 0, "\(json)")
+        expectEqual(json.status, 0, "\(json)")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         #expect(object["columns"] as? [String] == ["Z_PK", "name", "id"], "\(json.stdout)")
         let rows = try #require(object["rows"] as? [[String: Any]])
-        #expect(rows.map { $0.keys.sorted() } == [["Z_PK", "id", "name"], ["Z_PK", "id", "name"]])
-        #expect(rows.map { $0["Z_PK"] as? Int } == [1, 2])
+        expectEqual(rows.map { $0.keys.sorted() }, [["Z_PK", "id", "name"], ["Z_PK", "id", "name"]])
+        expectEqual(rows.map { $0["Z_PK"] as? Int }, [1, 2])
     }
 }
 
@@ -249,12 +259,12 @@ import Testing
             example.appendingPathComponent("migrations").path,
         ]
         let migrate = try project.seedkit(["migrate", "store.sqlite"] + arguments)
-        #expect(migrate.status == 0, "\(migrate)")
+        expectEqual(migrate.status, 0, "\(migrate)")
         let updates = try project.rows(
             "store.sqlite",
             "SELECT ZCHANGETYPE, ZENTITY, ZENTITYPK, hex(ZCOLUMNS) FROM ACHANGE WHERE Z_PK > 5 ORDER BY Z_PK")
         // Book 79 inserted (no mask); BookCategory 52 (name, books) updated: books is bit 1.
-        #expect(updates == ["0|1|79|''", "1|2|52|'40'"], "\(updates)")
+        expectEqual(updates, ["0|1|79|''", "1|2|52|'40'"], "\(updates)")
         let inspect = try project.seedkit("inspect", "store.sqlite")
         let total = try project.rows("store.sqlite", "SELECT count(*) FROM ACHANGE")
         #expect(
@@ -286,14 +296,15 @@ import Testing
             "migrations/0002-bad.yml",
             "insert:\n  books:\n    - { title: X, price: 1, category_id: Fiction, colour: red }\n")
         let failed = try project.seedkit("migrate", "wal.sqlite")
-        #expect(failed.status == 2, "\(failed)")
-        #expect(project.read("wal.sqlite") == store, "the store file is unchanged: no checkpoint")
-        #expect(project.read("wal.sqlite-wal") == wal, "the -wal is unchanged and still there")
+        expectEqual(failed.status, 2, "\(failed)")
+        expectEqual(project.read("wal.sqlite"), store, "the store file is unchanged: no checkpoint")
+        expectEqual(project.read("wal.sqlite-wal"), wal, "the -wal is unchanged and still there")
         try project.remove("migrations/0002-bad.yml")
         let migrate = try project.seedkit("migrate", "wal.sqlite")
-        #expect(migrate.status == 0, "\(migrate)")
-        #expect(
-            try project.rows("wal.sqlite", "SELECT title FROM books ORDER BY id") == [
+        expectEqual(migrate.status, 0, "\(migrate)")
+        try expectEqual(
+            project.rows("wal.sqlite", "SELECT title FROM books ORDER BY id"),
+            [
                 "'The first book'", "'The second book'", "'The third book'", "'In the WAL'", "'The fourth book'",
             ])
     }
@@ -311,10 +322,10 @@ import Testing
             "migrations/0002-bad.yml",
             "insert:\n  books:\n    - { title: X, price: 1, category_id: Fiction, colour: red }\n")
         let failed = try project.seedkit("migrate", "user.sqlite")
-        #expect(failed.status == 2, "\(failed)")
-        #expect(project.read("user.sqlite") == store, "the store file is unchanged")
-        #expect(
-            project.listing(".").filter { $0.hasPrefix("user.sqlite") } == ["user.sqlite"],
+        expectEqual(failed.status, 2, "\(failed)")
+        expectEqual(project.read("user.sqlite"), store, "the store file is unchanged")
+        expectEqual(
+            project.listing(".").filter { $0.hasPrefix("user.sqlite") }, ["user.sqlite"],
             "no -wal or -shm left behind")
     }
 }

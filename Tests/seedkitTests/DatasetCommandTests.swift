@@ -44,19 +44,19 @@ import Testing
             file: "iso.json", Self.isoCountries,
             options: "    root: /3166-1\n    columns: { code: alpha_2 }\n    ignore: [alpha_3]\n")
         let result = try project.seedkit("build", "--migrations", "none")
-        #expect(result.status == 0, "\(result)")
+        expectEqual(result.status, 0, "\(result)")
         #expect(result.stdout.contains("  countries          2 rows"), "\(result)")
-        #expect(try rows(project) == ["1|FR|France", "2|NO|Norway"])
+        try expectEqual(rows(project), ["1|FR|France", "2|NO|Norway"])
     }
 
     @Test func aWrappedDocumentWithoutRootSaysWhatItFoundAndSuggestsRoot() throws {
         let project = try project(
             file: "iso.json", Self.isoCountries, options: "    columns: { code: alpha_2 }\n    ignore: [alpha_3]\n")
         let result = try project.seedkit("build", "--migrations", "none")
-        #expect(result.status == 1)
-        #expect(
-            result.stderr
-                == "seeds/data/iso.json:1: error: expected an array of objects, found an object with keys 3166-1; point at the array with root: /3166-1 in the manifest [2001]\n",
+        expectEqual(result.status, 1)
+        expectEqual(
+            result.stderr,
+            "seeds/data/iso.json:1: error: expected an array of objects, found an object with keys 3166-1; point at the array with root: /3166-1 in the manifest [2001]\n",
             "\(result)")
         #expect(!project.exists("build/seed.sqlite"))
     }
@@ -72,34 +72,34 @@ import Testing
             """
         let project = try project(file: "nested.json", document, options: "    root: /a~1b/0/c~0d\n")
         let result = try project.seedkit("build", "--migrations", "none")
-        #expect(result.status == 0, "\(result)")
-        #expect(try rows(project) == ["1|FR|France", "2|NO|Norway"])
+        expectEqual(result.status, 0, "\(result)")
+        try expectEqual(rows(project), ["1|FR|France", "2|NO|Norway"])
     }
 
     @Test func rootThatFindsNoArrayNamesWhatIsThere() throws {
         let missing = try project(file: "iso.json", Self.isoCountries, options: "    root: /3166-2\n")
         let result = try missing.seedkit("build", "--migrations", "none")
-        #expect(result.status == 1)
-        #expect(
-            result.stderr
-                == "seeds/data/iso.json:1: error: root /3166-2: the object at the top has no key '3166-2' (it has 3166-1) [2001]\n",
+        expectEqual(result.status, 1)
+        expectEqual(
+            result.stderr,
+            "seeds/data/iso.json:1: error: root /3166-2: the object at the top has no key '3166-2' (it has 3166-1) [2001]\n",
             "\(result)")
 
         let notArray = try project(
             file: "doc.json", "{\"data\": {\"countries\": [{\"code\": \"FR\", \"name\": \"France\"}], \"count\": 1}}",
             options: "    root: /data\n")
         let second = try notArray.seedkit("build", "--migrations", "none")
-        #expect(second.status == 1)
-        #expect(
-            second.stderr
-                == "seeds/data/doc.json:1: error: root /data is an object with keys countries, count, not an array of objects; point at the array with root: /data/countries in the manifest [2001]\n",
+        expectEqual(second.status, 1)
+        expectEqual(
+            second.stderr,
+            "seeds/data/doc.json:1: error: root /data is an object with keys countries, count, not an array of objects; point at the array with root: /data/countries in the manifest [2001]\n",
             "\(second)")
 
         let scalar = try project(file: "doc.json", "[\"FR\", \"NO\"]", options: "    root: /1\n")
         let third = try scalar.seedkit("build", "--migrations", "none")
-        #expect(third.status == 1)
-        #expect(
-            third.stderr == "seeds/data/doc.json:1: error: root /1 is a string, not an array of objects [2001]\n",
+        expectEqual(third.status, 1)
+        expectEqual(
+            third.stderr, "seeds/data/doc.json:1: error: root /1 is a string, not an array of objects [2001]\n",
             "\(third)")
     }
 
@@ -108,38 +108,38 @@ import Testing
             file: "doc.json", "{\"rows\": [{\"code\": \"FR\", \"name\": \"France\"}], \"x\": [1}\n",
             options: "    root: /rows\n")
         let result = try trailing.seedkit("build", "--migrations", "none")
-        #expect(result.status == 1)
-        #expect(result.stderr == "seeds/data/doc.json:1:53: error: JSON: unexpected '}' [2001]\n", "\(result)")
+        expectEqual(result.status, 1)
+        expectEqual(result.stderr, "seeds/data/doc.json:1:53: error: JSON: unexpected '}' [2001]\n", "\(result)")
         #expect(!trailing.exists("build/seed.sqlite"))
 
         let cut = try project(
             file: "doc.json", "{\"rows\": [{\"code\": \"FR\", \"name\": \"France\"}], \"x\": [1,\n",
             options: "    root: /rows\n")
         let second = try cut.seedkit("build", "--migrations", "none")
-        #expect(second.status == 1)
-        #expect(
-            second.stderr
-                == "seeds/data/doc.json:2: error: unexpected end of file: the document around root /rows is not closed [2001]\n",
+        expectEqual(second.status, 1)
+        expectEqual(
+            second.stderr,
+            "seeds/data/doc.json:2: error: unexpected end of file: the document around root /rows is not closed [2001]\n",
             "\(second)")
     }
 
     @Test func rootIsCheckedInTheManifest() throws {
         let project = try project(file: "iso.json", Self.isoCountries, options: "    root: 3166-1\n")
         let result = try project.seedkit("build", "--migrations", "none")
-        #expect(result.status == 2)
-        #expect(
-            result.stderr
-                == "seeds/seedkit.yml:7:11: error: root must be a JSON Pointer to the array of records, like /3166-1 (RFC 6901: '/' before each key; ~0 stands for ~ and ~1 for / in a key) [2100]\n",
+        expectEqual(result.status, 2)
+        expectEqual(
+            result.stderr,
+            "seeds/seedkit.yml:7:11: error: root must be a JSON Pointer to the array of records, like /3166-1 (RFC 6901: '/' before each key; ~0 stands for ~ and ~1 for / in a key) [2100]\n",
             "\(result)")
 
         try project.write(
             "seeds/seedkit.yml", "schema: schema.sql\ntables:\n  countries:\n    file: data/c.csv\n    root: /rows\n")
         try project.write("seeds/data/c.csv", "code,name\nFR,France\n")
         let csv = try project.seedkit("build", "--migrations", "none")
-        #expect(csv.status == 2)
-        #expect(
-            csv.stderr
-                == "seeds/seedkit.yml:5:11: error: root: points into a JSON document (format json); data/c.csv is read as csv [2100]\n",
+        expectEqual(csv.status, 2)
+        expectEqual(
+            csv.stderr,
+            "seeds/seedkit.yml:5:11: error: root: points into a JSON document (format json); data/c.csv is read as csv [2100]\n",
             "\(csv)")
     }
 
@@ -150,8 +150,8 @@ import Testing
             file: "c.csv", "alpha_2,alpha_3,name\nFR,FRA,France\nNO,NOR,Norway\n",
             options: "    columns: { code: alpha_2 }\n    ignore: [alpha_3]\n")
         let result = try project.seedkit("build", "--migrations", "none")
-        #expect(result.status == 0, "\(result)")
-        #expect(try rows(project) == ["1|FR|France", "2|NO|Norway"])
+        expectEqual(result.status, 0, "\(result)")
+        try expectEqual(rows(project), ["1|FR|France", "2|NO|Norway"])
     }
 
     @Test func errorsInMappedFieldsPointAtTheFixturesField() throws {
@@ -160,22 +160,23 @@ import Testing
         let csv = try project(
             file: "c.csv", "alpha_3,alpha_2,name\nFRA,FR,France\nNOR,nor,Norway\nXXX,FR,Again\n", options: options)
         let result = try csv.seedkit("build", "--migrations", "none")
-        #expect(result.status == 1)
-        #expect(
-            result.stderr == """
-                seeds/data/c.csv:3:2: error: alpha_2 'nor' does not match the pattern ^[A-Z]{2}$ [1680]
-                seeds/data/c.csv:4:2: error: duplicate key alpha_2 'FR': line 2 has the same [2040]
+        expectEqual(result.status, 1)
+        expectEqual(
+            result.stderr,
+            """
+            seeds/data/c.csv:3:2: error: alpha_2 'nor' does not match the pattern ^[A-Z]{2}$ [1680]
+            seeds/data/c.csv:4:2: error: duplicate key alpha_2 'FR': line 2 has the same [2040]
 
-                """, "\(result)")
+            """, "\(result)")
 
         let json = try project(
             file: "c.json", "[{\"alpha_3\": \"FRA\", \"alpha_2\": 7, \"name\": \"France\"}]",
             options: "    columns: { code: alpha_2, name: alpha_3 }\n")
         let second = try json.seedkit("build", "--migrations", "none")
-        #expect(second.status == 1)
-        #expect(
-            second.stderr
-                == "seeds/data/c.json:1:3: error: key 'name' is not read: column name is filled from 'alpha_3' (columns:); list 'name' under ignore: to skip it [2020]\n",
+        expectEqual(second.status, 1)
+        expectEqual(
+            second.stderr,
+            "seeds/data/c.json:1:3: error: key 'name' is not read: column name is filled from 'alpha_3' (columns:); list 'name' under ignore: to skip it [2020]\n",
             "\(second)")
     }
 
@@ -183,19 +184,19 @@ import Testing
         let csv = try project(
             file: "c.csv", "alpha_2,alpha_3,name\nFR,FRA,France\n", options: "    columns: { code: alpha_2 }\n")
         let result = try csv.seedkit("build", "--migrations", "none")
-        #expect(result.status == 1)
-        #expect(
-            result.stderr
-                == "seeds/data/c.csv:1:2: error: column 'alpha_3' names no column of table countries (it has id, code, name); map it with columns: or skip it with ignore: [2020]\n",
+        expectEqual(result.status, 1)
+        expectEqual(
+            result.stderr,
+            "seeds/data/c.csv:1:2: error: column 'alpha_3' names no column of table countries (it has id, code, name); map it with columns: or skip it with ignore: [2020]\n",
             "\(result)")
 
         let json = try project(
             file: "c.jsonl", "{\"code\": \"FR\", \"name\": \"France\", \"flag\": \"x\"}\n", options: "")
         let second = try json.seedkit("build", "--migrations", "none")
-        #expect(second.status == 1)
-        #expect(
-            second.stderr
-                == "seeds/data/c.jsonl:1:3: error: key 'flag' names no column of table countries (it has id, code, name); map it with columns: or skip it with ignore: [2020]\n",
+        expectEqual(second.status, 1)
+        expectEqual(
+            second.stderr,
+            "seeds/data/c.jsonl:1:3: error: key 'flag' names no column of table countries (it has id, code, name); map it with columns: or skip it with ignore: [2020]\n",
             "\(second)")
     }
 
@@ -203,10 +204,10 @@ import Testing
         let project = try project(
             file: "c.csv", "alpha_2,name\nFR,France\n", options: "    columns: { code: alpha_2, name: alpha_2 }\n")
         let twice = try project.seedkit("build", "--migrations", "none")
-        #expect(twice.status == 2)
-        #expect(
-            twice.stderr
-                == "seeds/seedkit.yml:7:37: error: field 'alpha_2' is mapped twice (to code and to name); a field fills one column [2100]\n",
+        expectEqual(twice.status, 2)
+        expectEqual(
+            twice.stderr,
+            "seeds/seedkit.yml:7:37: error: field 'alpha_2' is mapped twice (to code and to name); a field fills one column [2100]\n",
             "\(twice)")
 
         try project.write(
@@ -214,10 +215,10 @@ import Testing
             "schema: schema.sql\ntables:\n  countries:\n    file: data/c.csv\n    columns: { code: alpha_2 }\n    ignore: [flag, alpha_2]\n"
         )
         let both = try project.seedkit("build", "--migrations", "none")
-        #expect(both.status == 2)
-        #expect(
-            both.stderr
-                == "seeds/seedkit.yml:6:20: error: field 'alpha_2' is both ignored and mapped (columns: code: alpha_2); drop one [2100]\n",
+        expectEqual(both.status, 2)
+        expectEqual(
+            both.stderr,
+            "seeds/seedkit.yml:6:20: error: field 'alpha_2' is both ignored and mapped (columns: code: alpha_2); drop one [2100]\n",
             "\(both)")
 
         try project.write(
@@ -225,10 +226,10 @@ import Testing
             "schema: schema.sql\noutput: out.sqlite\ntables:\n  countries:\n    file: data/c.csv\n    columns: { kode: alpha_2 }\n"
         )
         let unknown = try project.seedkit("build", "--migrations", "none")
-        #expect(unknown.status == 2)
-        #expect(
-            unknown.stderr
-                == "seeds/seedkit.yml:6:16: error: table countries has no column 'kode' (it has id, code, name) [2100]\n",
+        expectEqual(unknown.status, 2)
+        expectEqual(
+            unknown.stderr,
+            "seeds/seedkit.yml:6:16: error: table countries has no column 'kode' (it has id, code, name) [2100]\n",
             "\(unknown)")
     }
 
@@ -236,7 +237,7 @@ import Testing
         let project = try project(
             file: "iso.json", Self.isoCountries,
             options: "    root: /3166-1\n    columns: { code: alpha_2 }\n    ignore: [alpha_3]\n")
-        #expect(try project.seedkit("build", "--migrations", "none").status == 0)
+        try expectEqual(project.seedkit("build", "--migrations", "none").status, 0)
         try FileManager.default.copyItem(
             atPath: project.path("build/seed.sqlite"), toPath: project.path("seeds/1.0.sqlite"))
         try project.write(
@@ -245,15 +246,16 @@ import Testing
                 of: "\"Norway\"}",
                 with: "\"Norway\"},\n  {\"alpha_2\": \"SE\", \"alpha_3\": \"SWE\", \"name\": \"Sweden\"}"))
         let result = try project.seedkit("new-migration", "add sweden", "--from", "seeds/1.0.sqlite")
-        #expect(result.status == 0, "\(result)")
-        #expect(
-            String(decoding: try #require(project.read("migrations/0001-add-sweden.yml")), as: UTF8.self) == """
-                # 0001-add-sweden: generated by seedkit new-migration from seeds/1.0.sqlite
-                insert:
-                  countries:
-                    - { code: "SE", name: "Sweden" }
+        expectEqual(result.status, 0, "\(result)")
+        expectEqual(
+            String(decoding: try #require(project.read("migrations/0001-add-sweden.yml")), as: UTF8.self),
+            """
+            # 0001-add-sweden: generated by seedkit new-migration from seeds/1.0.sqlite
+            insert:
+              countries:
+                - { code: "SE", name: "Sweden" }
 
-                """)
+            """)
     }
 }
 
@@ -274,7 +276,7 @@ import Testing
         let result = try project.seedkit(
             "build", "--manifest", Self.example.appendingPathComponent("seeds/seedkit.yml").path,
             "--migrations", Self.example.appendingPathComponent("migrations").path, "--output", "seed.sqlite")
-        #expect(result.status == 0, "\(result)")
+        expectEqual(result.status, 0, "\(result)")
         #expect(result.stdout.contains("  countries            3 rows\n  subdivisions         6 rows\n"), "\(result)")
         let rows = try project.database("seed.sqlite").read { db in
             try Row.fetchAll(
@@ -284,8 +286,9 @@ import Testing
             )
             .map { "\($0[0] as String)|\($0[1] as String)|\($0[2] as String? ?? "-")" }
         }
-        #expect(
-            rows == [
+        expectEqual(
+            rows,
+            [
                 "FR-ARA|Auvergne-Rhône-Alpes|-", "FR-01|Ain|FR-ARA", "FR-69|Rhône|FR-ARA", "GB-ENG|England|-",
                 "GB-LND|London, City of|GB-ENG", "NO-50|Trøndelag|-",
             ])
@@ -294,8 +297,9 @@ import Testing
                 "\($0[0] as String)|\($0[1] as String)|\($0[2] as String)"
             }
         }
-        #expect(
-            countries == [
+        expectEqual(
+            countries,
+            [
                 "FR|France|French Republic", "GB|United Kingdom|United Kingdom of Great Britain and Northern Ireland",
                 "NO|Norway|Kingdom of Norway",
             ])
@@ -357,17 +361,19 @@ import Testing
     @Test func migrateAndDryRunShowRefChangesByTheParentsKey() throws {
         let project = try project()
         let dryRun = try project.seedkit("migrate", "user.sqlite", "--dry-run")
-        #expect(dryRun.status == 0, "\(dryRun)")
-        #expect(
-            dryRun.stdout == "would apply 0001-reparent: 1 updated, 1 conflict\n" + Self.report
+        expectEqual(dryRun.status, 0, "\(dryRun)")
+        expectEqual(
+            dryRun.stdout,
+            "would apply 0001-reparent: 1 updated, 1 conflict\n" + Self.report
                 + "dry run: nothing was written to user.sqlite\n", "\(dryRun)")
         let result = try project.seedkit("migrate", "user.sqlite")
-        #expect(
-            result.stdout == "applied 0001-reparent: 1 updated, 1 conflict\n" + Self.report
+        expectEqual(
+            result.stdout,
+            "applied 0001-reparent: 1 updated, 1 conflict\n" + Self.report
                 + "user.sqlite: 1 migration applied\n", "\(result)")
-        #expect(
-            result.stderr
-                == "migrations/0001-reparent.yml:6: warning: conflict on subdivisions 'FR-01': changed in the store (parent_id is 'FR-ARA', expected 'GB-ENG'); the store's values are kept [2050]\n"
+        expectEqual(
+            result.stderr,
+            "migrations/0001-reparent.yml:6: warning: conflict on subdivisions 'FR-01': changed in the store (parent_id is 'FR-ARA', expected 'GB-ENG'); the store's values are kept [2050]\n"
         )
     }
 
@@ -375,16 +381,17 @@ import Testing
         let project = try project()
         try project.remove("seeds/seedkit.yml")
         let result = try project.seedkit("migrate", "user.sqlite")
-        #expect(result.status == 0, "\(result)")
-        #expect(
-            result.stdout == "applied 0001-reparent: 1 updated, 1 conflict\n" + Self.report
+        expectEqual(result.status, 0, "\(result)")
+        expectEqual(
+            result.stdout,
+            "applied 0001-reparent: 1 updated, 1 conflict\n" + Self.report
                 + "user.sqlite: 1 migration applied\n", "\(result)")
     }
 
     @Test func migrateJSONCarriesTheKeyAndTheIdOfEveryRef() throws {
         let project = try project()
         let result = try project.seedkit("migrate", "user.sqlite", "--format", "json")
-        #expect(result.status == 0, "\(result)")
+        expectEqual(result.status, 0, "\(result)")
         #expect(
             result.stdout.contains(
                 """
@@ -429,64 +436,66 @@ import Testing
             4   NO-50   Trøndelag             NULL
 
             """
-        #expect(try project.seedkit("inspect", "user.sqlite", "subdivisions").stdout == expected)
-        #expect(
-            try project.seedkit("inspect", "user.sqlite", "subdivisions", "--raw", "--format", "csv").stdout
-                == "id,code,name,parent_id\r\n1,FR-ARA,Auvergne-Rhône-Alpes,\r\n2,FR-01,Ain,1\r\n3,GB-ENG,England,\r\n4,NO-50,Trøndelag,\r\n"
+        try expectEqual(project.seedkit("inspect", "user.sqlite", "subdivisions").stdout, expected)
+        try expectEqual(
+            project.seedkit("inspect", "user.sqlite", "subdivisions", "--raw", "--format", "csv").stdout,
+            "id,code,name,parent_id\r\n1,FR-ARA,Auvergne-Rhône-Alpes,\r\n2,FR-01,Ain,1\r\n3,GB-ENG,England,\r\n4,NO-50,Trøndelag,\r\n"
         )
         let json = try project.seedkit(
             "inspect", "user.sqlite", "subdivisions", "--format", "json", "--where", "code LIKE 'FR%'", "--columns",
             "code,parent_id")
-        #expect(
-            json.stdout == """
+        expectEqual(
+            json.stdout,
+            """
+            {
+              "columns": [
+                "code",
+                "parent_id"
+              ],
+              "rows": [
                 {
-                  "columns": [
-                    "code",
-                    "parent_id"
-                  ],
-                  "rows": [
-                    {
-                      "code": "FR-ARA",
-                      "parent_id": null
-                    },
-                    {
-                      "code": "FR-01",
-                      "parent_id": {
-                        "key": "FR-ARA",
-                        "id": 1
-                      }
-                    }
-                  ],
-                  "omitted": 0
+                  "code": "FR-ARA",
+                  "parent_id": null
+                },
+                {
+                  "code": "FR-01",
+                  "parent_id": {
+                    "key": "FR-ARA",
+                    "id": 1
+                  }
                 }
+              ],
+              "omitted": 0
+            }
 
-                """, "\(json)")
+            """, "\(json)")
         // Without a manifest, the refs the seed recorded; a ref no parent row has is shown as stored.
         try project.remove("seeds/seedkit.yml")
         try project.database("user.sqlite").writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA foreign_keys = OFF")
             try db.execute(sql: "UPDATE subdivisions SET parent_id = 99 WHERE code = 'NO-50'")
         }
-        #expect(
-            try project.seedkit("inspect", "user.sqlite", "subdivisions", "--format", "csv").stdout
-                == "id,code,name,parent_id\r\n1,FR-ARA,Auvergne-Rhône-Alpes,\r\n2,FR-01,Ain,FR-ARA\r\n3,GB-ENG,England,\r\n4,NO-50,Trøndelag,99\r\n"
+        try expectEqual(
+            project.seedkit("inspect", "user.sqlite", "subdivisions", "--format", "csv").stdout,
+            "id,code,name,parent_id\r\n1,FR-ARA,Auvergne-Rhône-Alpes,\r\n2,FR-01,Ain,FR-ARA\r\n3,GB-ENG,England,\r\n4,NO-50,Trøndelag,99\r\n"
         )
     }
 
     @Test func diffShowsRefsByKeyAndItsJSONGivesEachStoresId() throws {
         let project = try project()
-        #expect(try project.seedkit("migrate", "user.sqlite").status == 0)
+        try expectEqual(project.seedkit("migrate", "user.sqlite").status, 0)
         try project.database("user.sqlite").write { db in
             try db.execute(sql: "UPDATE subdivisions SET parent_id = 3 WHERE code = 'FR-01'")
         }
         let human = try project.seedkit("diff", "build/seed.sqlite", "user.sqlite")
-        #expect(
-            human.stdout == """
-                subdivisions: 0 added, 0 removed, 2 changed (by code)
-                  ~ 'FR-01': parent_id 'FR-ARA' → 'GB-ENG'
-                  ~ 'NO-50': parent_id NULL → 'GB-ENG'
+        expectEqual(
+            human.stdout,
+            """
+            subdivisions: 0 added, 0 removed, 2 changed (by code)
+              ~ 'FR-01': parent_id 'FR-ARA' → 'GB-ENG'
+              ~ 'NO-50': parent_id NULL → 'GB-ENG'
 
-                """, "\(human)")
+            """, "\(human)")
         let json = try project.seedkit("diff", "build/seed.sqlite", "user.sqlite", "--format", "json")
         #expect(
             json.stdout.contains(
@@ -526,19 +535,20 @@ import Testing
             "seeds/seedkit.yml",
             String(decoding: try #require(project.read("seeds/seedkit.yml")), as: UTF8.self)
                 + "    rules:\n      parent_id: { pattern: \"^[A-Z]{2}-[A-Z]{3}$\" }\n")
-        #expect(try project.seedkit("build", "--migrations", "none").status == 0, "the fixture's parent FR-ARA passes")
+        try expectEqual(
+            project.seedkit("build", "--migrations", "none").status, 0, "the fixture's parent FR-ARA passes")
         let ok = try project.seedkit("verify", "user.sqlite")
-        #expect(
-            ok.stdout == "user.sqlite: ok (integrity_check with CHECK constraints, foreign keys, rules and checks)\n",
+        expectEqual(
+            ok.stdout, "user.sqlite: ok (integrity_check with CHECK constraints, foreign keys, rules and checks)\n",
             "\(ok)")
         try project.database("user.sqlite").write { db in
             try db.execute(sql: "UPDATE subdivisions SET parent_id = 2 WHERE code = 'NO-50'")
         }
         let bad = try project.seedkit("verify", "user.sqlite")
-        #expect(bad.status == 1)
-        #expect(
-            bad.stdout
-                == "user.sqlite: subdivisions[NO-50].parent_id: parent_id 'FR-01' does not match the pattern ^[A-Z]{2}-[A-Z]{3}$ [1680]\nuser.sqlite: 1 problem\n",
+        expectEqual(bad.status, 1)
+        expectEqual(
+            bad.stdout,
+            "user.sqlite: subdivisions[NO-50].parent_id: parent_id 'FR-01' does not match the pattern ^[A-Z]{2}-[A-Z]{3}$ [1680]\nuser.sqlite: 1 problem\n",
             "\(bad)")
     }
 }
@@ -573,19 +583,20 @@ import Testing
         try project.write("seeds/data/countries.csv", "code\nFR\nNO\n")
         try project.write(
             "seeds/data/subdivisions.csv", "country_id,code,name\nNO,50,Trøndelag\nFR,ARA,Auvergne-Rhône-Alpes\n")
-        #expect(try project.seedkit("build", "--migrations", "none").status == 0)
+        try expectEqual(project.seedkit("build", "--migrations", "none").status, 0)
         try project.database("build/seed.sqlite").writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA foreign_keys = OFF")
             try db.execute(sql: "UPDATE subdivisions SET parent_id = 99, name = 'T' WHERE code = '50'")
         }
         let result = try project.seedkit("verify", "build/seed.sqlite")
-        #expect(result.status == 1)
-        #expect(
-            result.stdout == """
-                build/seed.sqlite: subdivisions[NO, 50]: references a missing row of subdivisions [2030]
-                build/seed.sqlite: subdivisions[NO, 50].name: name 'T' is 1 characters long, shorter than the minimum 2 [1670]
-                build/seed.sqlite: 2 problems
+        expectEqual(result.status, 1)
+        expectEqual(
+            result.stdout,
+            """
+            build/seed.sqlite: subdivisions[NO, 50]: references a missing row of subdivisions [2030]
+            build/seed.sqlite: subdivisions[NO, 50].name: name 'T' is 1 characters long, shorter than the minimum 2 [1670]
+            build/seed.sqlite: 2 problems
 
-                """, "\(result)")
+            """, "\(result)")
     }
 }

@@ -69,7 +69,7 @@ import Testing
                     atPath: project.path("pristine.sqlite"), toPath: project.path("user.sqlite"))
             }
             if result.status != 0 {
-                #expect(sha256(of: project, "user.sqlite") == before, "\(shown): the store changed on \(result)")
+                expectEqual(sha256(of: project, "user.sqlite"), before, "\(shown): the store changed on \(result)")
             }
         }
         if target.path.hasPrefix("seeds/") {

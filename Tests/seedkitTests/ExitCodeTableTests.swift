@@ -386,7 +386,7 @@ private func documentedClaims() throws -> (commands: [String], claims: Set<Strin
             result = try runSeedkit(arguments, in: project.root)
         }
         withExtendedLifetime(holding) {}
-        #expect(result.status == exitCase.code, "\(arguments): \(result)")
+        expectEqual(result.status, exitCase.code, "\(arguments): \(result)")
         #expect((result.stdout + result.stderr).contains(exitCase.message), "\(arguments): \(result)")
     }
 
@@ -395,11 +395,11 @@ private func documentedClaims() throws -> (commands: [String], claims: Set<Strin
     @Test func theDocsClaimExactlyThePairsTheCasesShow() throws {
         let (commands, claims) = try documentedClaims()
         let shown = Set(Self.cases.map { "\($0.command) \($0.code)" })
-        #expect(
-            claims.subtracting(shown).sorted() == [],
+        expectEqual(
+            claims.subtracting(shown).sorted(), [],
             "pairs docs/reference.md claims that no case shows: add a case to ExitCodeTableTests")
-        #expect(
-            shown.subtracting(claims).sorted() == [],
+        expectEqual(
+            shown.subtracting(claims).sorted(), [],
             "pairs the cases show that docs/reference.md does not claim: fix its exit-code table")
         let help = try runSeedkit(["--help"], in: FileManager.default.temporaryDirectory)
         // A subcommand's line: two spaces, its name, then its abstract (wrapped lines are indented further).
@@ -409,8 +409,8 @@ private func documentedClaims() throws -> (commands: [String], claims: Set<Strin
                 guard line.hasPrefix("  "), !line.hasPrefix("   "), line.contains("   ") else { return nil }
                 return line.split(separator: " ").first.map(String.init)
             } ?? []
-        #expect(
-            Set(listed.filter { $0 != "help" }) == Set(commands),
+        expectEqual(
+            Set(listed.filter { $0 != "help" }), Set(commands),
             "every command needs its row in the exit-code table of docs/reference.md and cases here: \(listed)")
     }
 }

@@ -53,27 +53,27 @@ private func projectWithBigUserStore() throws -> TemporaryProject {
     @Test func aBuildPastTheFileSizeLimitIsAnIOErrorAndLeavesNoTemporaryFile() throws {
         let project = try projectWithBigSeed()
         let result = try seedkitLimited(kilobytes: 256, ["build"], in: project)
-        #expect(result.status == 4, "\(result)")  // was: killed by SIGXFSZ
+        expectEqual(result.status, 4, "\(result)")  // was: killed by SIGXFSZ
         #expect(result.stderr.contains("file-size limit"), "\(result)")
         #expect(result.stderr.contains("ulimit -f: 256 KB"), "\(result)")
         #expect(result.stderr.contains("File too large"), "\(result)")
         #expect(result.stderr.contains("nothing was written"), "\(result)")
-        #expect(project.listing("build") == [], "left \(project.listing("build"))")
+        expectEqual(project.listing("build"), [], "left \(project.listing("build"))")
         // Without the limit the same build succeeds: the limit was the cause.
-        #expect(try project.seedkit("build").status == 0)
+        try expectEqual(project.seedkit("build").status, 0)
     }
 
     @Test func anEarlierOutputStaysWhenABuildHitsTheFileSizeLimit() throws {
         let project = try TemporaryProject()
-        #expect(try project.seedkit("build").status == 0)
+        try expectEqual(project.seedkit("build").status, 0)
         let before = try #require(project.sha256("build/seed.sqlite"))
         var books = "title,price,category_id\n"
         for index in 0..<20_000 { books += "Book number \(index) of a long series of books,\(index % 900),Fiction\n" }
         try project.write("seeds/data/books.csv", books)
         let result = try seedkitLimited(kilobytes: 256, ["build"], in: project)
-        #expect(result.status == 4, "\(result)")
-        #expect(project.sha256("build/seed.sqlite") == before)
-        #expect(project.listing("build") == ["seed.sqlite"])
+        expectEqual(result.status, 4, "\(result)")
+        expectEqual(project.sha256("build/seed.sqlite"), before)
+        expectEqual(project.listing("build"), ["seed.sqlite"])
     }
 
     @Test func aBuildCheckPastTheFileSizeLimitLeavesNothingInTheTemporaryFolder() throws {
@@ -81,9 +81,9 @@ private func projectWithBigUserStore() throws -> TemporaryProject {
         try FileManager.default.createDirectory(at: project.url("tmp"), withIntermediateDirectories: true)
         let result = try seedkitLimited(
             kilobytes: 256, ["build", "--check"], in: project, environment: ["TMPDIR": project.path("tmp")])
-        #expect(result.status == 4, "\(result)")
+        expectEqual(result.status, 4, "\(result)")
         #expect(result.stderr.contains("file-size limit"), "\(result)")
-        #expect(project.listing("tmp") == [], "left \(project.listing("tmp"))")
+        expectEqual(project.listing("tmp"), [], "left \(project.listing("tmp"))")
     }
 
     @Test func aBackupPastTheFileSizeLimitIsAnIOErrorAndTheStoreIsNotMigrated() throws {
@@ -92,14 +92,14 @@ private func projectWithBigUserStore() throws -> TemporaryProject {
         let listing = project.listing(".")
         let result = try seedkitLimited(
             kilobytes: 256, ["migrate", "user.sqlite", "--backup", "copy.sqlite"], in: project)
-        #expect(result.status == 4, "\(result)")
+        expectEqual(result.status, 4, "\(result)")
         #expect(result.stderr.contains("cannot write the backup"), "\(result)")
         #expect(result.stderr.contains("file-size limit"), "\(result)")
         #expect(result.stderr.contains("File too large"), "\(result)")
         #expect(result.stderr.contains("the store was not migrated"), "\(result)")
         #expect(!result.stderr.contains("not an error"), "\(result)")
-        #expect(project.sha256("user.sqlite") == before)
-        #expect(project.listing(".") == listing, "left \(Set(project.listing(".")).subtracting(listing))")
+        expectEqual(project.sha256("user.sqlite"), before)
+        expectEqual(project.listing("."), listing, "left \(Set(project.listing(".")).subtracting(listing))")
     }
 
     @Test func aMigrationThatGrowsTheStorePastTheFileSizeLimitIsRolledBack() throws {
@@ -114,11 +114,11 @@ private func projectWithBigUserStore() throws -> TemporaryProject {
         let before = try #require(project.sha256("user.sqlite"))
         let listing = project.listing(".")
         let result = try seedkitLimited(kilobytes: max(64, size / 1024 + 16), ["migrate", "user.sqlite"], in: project)
-        #expect(result.status == 4, "\(result)")
+        expectEqual(result.status, 4, "\(result)")
         #expect(result.stderr.contains("file-size limit"), "\(result)")
         #expect(result.stderr.contains("nothing was written"), "\(result)")
-        #expect(project.sha256("user.sqlite") == before)
-        #expect(project.listing(".") == listing, "left \(Set(project.listing(".")).subtracting(listing))")
+        expectEqual(project.sha256("user.sqlite"), before)
+        expectEqual(project.listing("."), listing, "left \(Set(project.listing(".")).subtracting(listing))")
     }
 
     /// new-migration writes a release's files whole or not at all: a migration cut off at the
@@ -134,7 +134,7 @@ private func projectWithBigUserStore() throws -> TemporaryProject {
             "seeds/seedkit.yml", BookStore.manifest.replacingOccurrences(of: ", max_length: 25", with: ""))
         try project.write("seeds/data/categories.csv", "name\n\(category)\n")
         try project.write("seeds/data/books.csv", "title,price,category_id\n")
-        #expect(try project.seedkit("build", "--output", "seeds/releases/1.0.sqlite").status == 0)
+        try expectEqual(project.seedkit("build", "--output", "seeds/releases/1.0.sqlite").status, 0)
         try project.write(
             "seeds/schema.sql",
             BookStore.schema.replacingOccurrences(
@@ -147,18 +147,18 @@ private func projectWithBigUserStore() throws -> TemporaryProject {
         let result = try seedkitLimited(
             kilobytes: 200, ["new-migration", "big", "--from", "seeds/releases/1.0.sqlite"], in: project,
             environment: ["TMPDIR": project.path("tmp")])
-        #expect(result.status == 4, "\(result)")
+        expectEqual(result.status, 4, "\(result)")
         #expect(
             result.stderr.contains(
                 "migrations/0002-big.yml: error: cannot write: a file grew past this process's file-size limit (ulimit -f: 200 KB"
             ), "\(result)")
         #expect(result.stderr.contains("the files this run wrote before it were removed"), "\(result)")
-        #expect(project.listing("migrations") == [], "left \(project.listing("migrations"))")
-        #expect(project.listing("tmp") == [], "left \(project.listing("tmp"))")
+        expectEqual(project.listing("migrations"), [], "left \(project.listing("migrations"))")
+        expectEqual(project.listing("tmp"), [], "left \(project.listing("tmp"))")
         // Without the limit: both files.
         let whole = try project.seedkit("new-migration", "big", "--from", "seeds/releases/1.0.sqlite")
-        #expect(whole.status == 0, "\(whole)")
-        #expect(project.listing("migrations") == ["0001-big-schema.sql", "0002-big.yml"])
+        expectEqual(whole.status, 0, "\(whole)")
+        expectEqual(project.listing("migrations"), ["0001-big-schema.sql", "0002-big.yml"])
     }
 
     /// export-migrations names the cause (was: "NSCocoaErrorDomain error 512") and leaves no temporary file.
@@ -170,7 +170,7 @@ private func projectWithBigUserStore() throws -> TemporaryProject {
         }
         try project.write("migrations/0002-many.yml", rows)
         let result = try seedkitLimited(kilobytes: 128, ["export-migrations", "app/migrations"], in: project)
-        #expect(result.status == 4, "\(result)")
+        expectEqual(result.status, 4, "\(result)")
         #expect(
             result.stderr.contains(
                 "0002-many.json: error: cannot write: a file grew past this process's file-size limit (ulimit -f: 128 KB; File too large, EFBIG): File too large"

@@ -17,7 +17,7 @@ import Testing
     /// A BookStore seed that recorded 0001 as `seed`, copied to `user.sqlite`, with `sql` run on the copy.
     private func corruptStore(_ sql: String) throws -> TemporaryProject {
         let project = try TemporaryProject()
-        #expect(try project.seedkit("build").status == 0)
+        try expectEqual(project.seedkit("build").status, 0)
         try FileManager.default.copyItem(atPath: project.path("build/seed.sqlite"), toPath: project.path("user.sqlite"))
         let store = try project.database("user.sqlite")
         try store.write { db in try db.execute(sql: sql) }
@@ -33,10 +33,10 @@ import Testing
             let project = try corruptStore(sql)
             let before = project.sha256("user.sqlite")
             let result = try project.seedkit(command + ["user.sqlite"])
-            #expect(result.status == 3, "\(sql): \(result)")
+            expectEqual(result.status, 3, "\(sql): \(result)")
             #expect(result.stderr.contains("foreign or corrupt store: \(names) of "), "\(sql): \(result)")
             #expect(!result.stderr.contains("Fatal error"), "\(result)")
-            #expect(project.sha256("user.sqlite") == before, "\(sql)")
+            expectEqual(project.sha256("user.sqlite"), before, "\(sql)")
         }
     }
 
@@ -57,7 +57,7 @@ import Testing
         }
         try store.close()
         let result = try project.seedkit(command + ["app.sqlite", "--manifest", "none"])
-        #expect(result.status == 3, "\(command): \(result)")
+        expectEqual(result.status, 3, "\(command): \(result)")
         #expect(
             result.stderr.contains(
                 "foreign or corrupt store: Z_PRIMARYKEY.Z_NAME of a row holds a blob (2 bytes), not what Core Data writes there"

@@ -48,11 +48,11 @@ import Testing
                 }
                 return line[line.index(line.startIndex, offsetBy: 6)..<colon.lowerBound]
             }
-            #expect(
+            expectEqual(
                 built.map {
                     FileManager.default.fileExists(atPath: project.path(String($0)))
                         || FileManager.default.fileExists(atPath: String($0))
-                } == true, "\(result)")
+                }, true, "\(result)")
         } else {
             #expect(!result.stderr.isEmpty, "an error says why")
             #expect(!project.exists("build/seed.sqlite"), "round \(round): no output on error")

@@ -5,7 +5,7 @@ import Testing
 @Test func rootHelpListsEveryCommandWithItsAbstract() throws {
     let project = try TemporaryProject()
     let help = try project.seedkit("--help")
-    #expect(help.status == 0)
+    expectEqual(help.status, 0)
     for command in ["init", "build", "migrate", "status", "inspect", "diff", "verify", "export-migrations"] {
         #expect(help.stdout.contains("\n  \(command) "), "\(command) is listed")
     }
@@ -16,7 +16,7 @@ import Testing
 func everyOptionOfEveryCommandHasHelp(command: String) throws {
     let project = try TemporaryProject()
     let help = try project.seedkit(command, "--help")
-    #expect(help.status == 0)
+    expectEqual(help.status, 0)
     // Each option line is `  --name <value>   Description`, or the description continues on the next, indented line.
     let lines = help.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
     let described = try NSRegularExpression(pattern: "^  -\\S.*?\\S {2,}\\S")
@@ -35,11 +35,11 @@ func everyOptionOfEveryCommandHasHelp(command: String) throws {
 @Test func usageErrorsExit2WithTheUsage() throws {
     let project = try TemporaryProject()
     let result = try project.seedkit("diff", "only-one.sqlite")
-    #expect(result.status == 2)
+    expectEqual(result.status, 2)
     #expect(result.stderr.contains("Missing expected argument '<b>'"))
     #expect(result.stderr.contains("Usage: seedkit diff <a> <b>"))
     let combined = try project.seedkit("migrate", "x.sqlite", "--dry-run", "--backup", "y.sqlite")
-    #expect(combined.status == 2)
+    expectEqual(combined.status, 2)
     #expect(combined.stderr.contains("--backup writes a file; it can't be combined with --dry-run"))
 }
 
@@ -47,7 +47,7 @@ func everyOptionOfEveryCommandHasHelp(command: String) throws {
 func completionScriptsAreGenerated(shell: String) throws {
     let project = try TemporaryProject()
     let result = try project.seedkit("--generate-completion-script", shell)
-    #expect(result.status == 0)
+    expectEqual(result.status, 0)
     #expect(result.stdout.contains("seedkit"))
     #expect(result.stdout.contains("export-migrations"))
 }

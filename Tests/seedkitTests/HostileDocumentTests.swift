@@ -54,7 +54,7 @@ func runSeedkitBounded(_ arguments: [String], in directory: URL) throws -> Comma
     @Test func nestingUpToTheLimitIsRead() throws {
         var bytes = Array((String(repeating: "[", count: 256) + String(repeating: "]", count: 256)).utf8)
         let node = try bytes.withUnsafeMutableBytes { try JSONScanner.parseDocument(UnsafeRawBufferPointer($0)) }
-        #expect(node.jsonText.count == 512)
+        expectEqual(node.jsonText.count, 512)
         var deeper = Array((String(repeating: "[", count: 257) + String(repeating: "]", count: 257)).utf8)
         #expect(
             throws: JSONScanError.syntax(
@@ -78,7 +78,7 @@ func runSeedkitBounded(_ arguments: [String], in directory: URL) throws -> Comma
         try project.write(
             "migrations/0002-deep.yml", String(repeating: "[", count: 5000) + String(repeating: "]", count: 5000))
         let result = try runSeedkitBounded(["status", "user.sqlite"], in: project.root)
-        #expect(result.status == 2)
+        expectEqual(result.status, 2)
         #expect(
             result.stderr.contains(
                 "error: YAML: lists and maps nest more than 256 levels deep here; seedkit reads at most 256 [2100]"),
@@ -108,7 +108,7 @@ func runSeedkitBounded(_ arguments: [String], in directory: URL) throws -> Comma
         // As a mapping key, where the YAML library would hash the expansion value by value.
         try project.write("migrations/0002-bomb.yml", aliasBomb(then: "k: { *i : 1 }\n"))
         let result = try runSeedkitBounded(["status", "user.sqlite"], in: project.root)
-        #expect(result.status == 2, "\(result)")
+        expectEqual(result.status, 2, "\(result)")
         #expect(result.stderr.contains("repeat more than 10000 values"), "\(result)")
     }
 
@@ -129,10 +129,10 @@ func runSeedkitBounded(_ arguments: [String], in directory: URL) throws -> Comma
         let project = try TemporaryProject()
         try project.write("seeds/seedkit.yml", aliasBomb(then: BookStore.manifest))
         let result = try runSeedkitBounded(["build"], in: project.root)
-        #expect(result.status == 2, "\(result)")
-        #expect(
-            result.stderr
-                == "seeds/seedkit.yml:5:8: error: YAML: aliases (*name) repeat more than 10000 values in all; write the values out instead (seedkit refuses to expand more) [2100]\n",
+        expectEqual(result.status, 2, "\(result)")
+        expectEqual(
+            result.stderr,
+            "seeds/seedkit.yml:5:8: error: YAML: aliases (*name) repeat more than 10000 values in all; write the values out instead (seedkit refuses to expand more) [2100]\n",
             "\(result)")
         #expect(!project.exists("build/seed.sqlite"))
     }
@@ -149,7 +149,7 @@ func runSeedkitBounded(_ arguments: [String], in directory: URL) throws -> Comma
 
             """)
         let result = try project.seedkit("migrate", "user.sqlite")
-        #expect(result.status == 0, "\(result)")
+        expectEqual(result.status, 0, "\(result)")
         #expect(result.stdout.contains("inserted        books 'Aliased'"), "\(result)")
         #expect(result.stdout.contains("already-present books 'Aliased'"), "\(result)")
     }
@@ -166,10 +166,10 @@ func runSeedkitBounded(_ arguments: [String], in directory: URL) throws -> Comma
             "seeds/seedkit.yml",
             BookStore.manifest.replacingOccurrences(of: "    key: title\n", with: "    key: title\n    key: price\n"))
         let result = try manifest.seedkit("build")
-        #expect(result.status == 2)
-        #expect(
-            result.stderr
-                == "seeds/seedkit.yml:12:5: error: YAML: key 'key' appears twice in the same map (first at line 11); keep one [2100]\n",
+        expectEqual(result.status, 2)
+        expectEqual(
+            result.stderr,
+            "seeds/seedkit.yml:12:5: error: YAML: key 'key' appears twice in the same map (first at line 11); keep one [2100]\n",
             "\(result)")
     }
 
@@ -196,9 +196,9 @@ func runSeedkitBounded(_ arguments: [String], in directory: URL) throws -> Comma
         try fixture.write(
             "seeds/data/books.json", "[{\"title\": \"Café\", \"price\": 1, \"category_id\": \"Fiction\"}] x\n")
         let result = try fixture.seedkit("build")
-        #expect(result.status == 1)
-        #expect(
-            result.stderr == "seeds/data/books.json:1:59: error: JSON: unexpected 'x' after the array [2001]\n",
+        expectEqual(result.status, 1)
+        expectEqual(
+            result.stderr, "seeds/data/books.json:1:59: error: JSON: unexpected 'x' after the array [2001]\n",
             "\(result)")
     }
 
@@ -227,19 +227,19 @@ func runSeedkitBounded(_ arguments: [String], in directory: URL) throws -> Comma
         let seed = sha256(of: project, "build/seed.sqlite")
         try project.write("seeds/seedkit.yml", utf16(BookStore.manifest))
         var result = try project.seedkit("build")
-        #expect(result.status == 2)
-        #expect(
-            result.stderr
-                == "seeds/seedkit.yml:1: error: not UTF-8 text: the file has NUL bytes (UTF-16?); save it as UTF-8 [2002]\n",
+        expectEqual(result.status, 2)
+        expectEqual(
+            result.stderr,
+            "seeds/seedkit.yml:1: error: not UTF-8 text: the file has NUL bytes (UTF-16?); save it as UTF-8 [2002]\n",
             "\(result)")
         try project.write("seeds/seedkit.yml", BookStore.manifest)
         try project.write("seeds/data/books.csv", utf16(BookStore.books))
         result = try project.seedkit("build")
-        #expect(result.status == 1)
-        #expect(
-            result.stderr
-                == "seeds/data/books.csv:1: error: not UTF-8 text: the file has NUL bytes (UTF-16?); save it as UTF-8 [2002]\n",
+        expectEqual(result.status, 1)
+        expectEqual(
+            result.stderr,
+            "seeds/data/books.csv:1: error: not UTF-8 text: the file has NUL bytes (UTF-16?); save it as UTF-8 [2002]\n",
             "\(result)")
-        #expect(sha256(of: project, "build/seed.sqlite") == seed, "the earlier output is untouched")
+        expectEqual(sha256(of: project, "build/seed.sqlite"), seed, "the earlier output is untouched")
     }
 }

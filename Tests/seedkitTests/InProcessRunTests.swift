@@ -34,15 +34,15 @@ import Testing
         for arguments in Self.commands {
             let expected = try binary.seedkitProcess(arguments)
             let result = try #require(runSeedkitInProcess(arguments, in: inProcess.root), "\(arguments) ran in-process")
-            #expect(result.status == expected.status, "\(arguments): \(result) / binary: \(expected)")
-            #expect(timeless(result.stdout) == timeless(expected.stdout), "\(arguments)")
-            #expect(timeless(result.stderr) == timeless(expected.stderr), "\(arguments)")
+            expectEqual(result.status, expected.status, "\(arguments): \(result) / binary: \(expected)")
+            expectEqual(timeless(result.stdout), timeless(expected.stdout), "\(arguments)")
+            expectEqual(timeless(result.stderr), timeless(expected.stderr), "\(arguments)")
         }
         for file in ["build/seed.sqlite", "user.sqlite"] {
-            #expect(inProcess.sha256(file) == binary.sha256(file), "\(file) is written as the binary writes it")
+            expectEqual(inProcess.sha256(file), binary.sha256(file), "\(file) is written as the binary writes it")
         }
-        #expect(inProcess.listing("migrations") == binary.listing("migrations"))
-        #expect(inProcess.listing(".") == binary.listing("."))
+        expectEqual(inProcess.listing("migrations"), binary.listing("migrations"))
+        expectEqual(inProcess.listing("."), binary.listing("."))
     }
 
     /// Eight builds at once, each in its own folder named by relative paths: each prints its own
@@ -61,24 +61,24 @@ import Testing
         DispatchQueue.concurrentPerform(iterations: projects.count) { index in
             checks.set(index, runSeedkitInProcess(["build", "--check"], in: projects[index].root))
         }
-        #expect(FileManager.default.currentDirectoryPath == directory, "the test process stays where it was")
+        expectEqual(FileManager.default.currentDirectoryPath, directory, "the test process stays where it was")
         for (index, project) in projects.enumerated() {
             let build = try #require(builds.get(index))
-            #expect(build.status == 0, "\(build)")
+            expectEqual(build.status, 0, "\(build)")
             #expect(build.stdout.hasPrefix("built build/seed.sqlite: "), "\(build)")
-            #expect(build.stderr == "", "\(build)")
+            expectEqual(build.stderr, "", "\(build)")
             let shelves = try project.database("build/seed.sqlite").read { db in
                 try String.fetchAll(db, sql: "SELECT name FROM categories WHERE name LIKE 'Shelf %'")
             }
-            #expect(shelves == ["Shelf \(index)"])
+            expectEqual(shelves, ["Shelf \(index)"])
             let check = try #require(checks.get(index))
-            #expect(check.status == 0, "\(check)")
-            #expect(check.stdout == "build/seed.sqlite is up to date\n", "\(check)")
+            expectEqual(check.status, 0, "\(check)")
+            expectEqual(check.stdout, "build/seed.sqlite is up to date\n", "\(check)")
         }
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: NSTemporaryDirectory()).filter {
             $0.hasPrefix("seedkit-check-\(getpid())")
         }
-        #expect(leftovers == [])
+        expectEqual(leftovers, [])
     }
 
     /// `--absolute-paths` is the run's: the next run names files from its folder again.
@@ -88,8 +88,8 @@ import Testing
         let absolute = try #require(runSeedkitInProcess(["build", "--absolute-paths"], in: project.root))
         #expect(absolute.stderr.hasPrefix(project.path("seeds/data/books.csv") + ":2:2:"), "\(absolute)")
         let relative = try #require(runSeedkitInProcess(["build"], in: project.root))
-        #expect(
-            relative.stderr == "seeds/data/books.csv:2:2: error: price -10 is less than the minimum 0 [1620]\n",
+        expectEqual(
+            relative.stderr, "seeds/data/books.csv:2:2: error: price -10 is less than the minimum 0 [1620]\n",
             "\(relative)")
     }
 }

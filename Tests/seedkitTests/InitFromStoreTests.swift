@@ -18,7 +18,7 @@ private let revised = URL(fileURLWithPath: #filePath).deletingLastPathComponent(
     /// A store's text is exported whole (issue 34): a NUL inside a value survives into the fixture.
     @Test func textWithANulIsExportedWhole() throws {
         let original = try swiftDataProject()
-        #expect(try original.seedkit("build", "--migrations", "none", "--without-history").status == 0)
+        try expectEqual(original.seedkit("build", "--migrations", "none", "--without-history").status, 0)
         try original.database("build/seed.store").write { db in
             _ = try db.execute(
                 "UPDATE ZBOOK SET ZTITLE = ? WHERE ZTITLE = 'Invisible Cities'",
@@ -26,7 +26,7 @@ private let revised = URL(fileURLWithPath: #filePath).deletingLastPathComponent(
         }
         let project = try TemporaryProject(bookStore: false)
         let scaffolded = try project.seedkit("init", "--coredata", original.path("build/seed.store"))
-        #expect(scaffolded.status == 0, "\(scaffolded)")
+        expectEqual(scaffolded.status, 0, "\(scaffolded)")
         let fixture = project.read("seeds/data/Book.csv") ?? Data()
         #expect(
             fixture.range(of: Data(",Invisible\u{0}Cities,".utf8)) != nil,
@@ -36,10 +36,10 @@ private let revised = URL(fileURLWithPath: #filePath).deletingLastPathComponent(
     @Test func aSwiftDataStoreScaffoldsAProjectThatRebuildsItsRows() throws {
         let original = try swiftDataProject()
         let seeded = try original.seedkit("build", "--migrations", "none", "--without-history")
-        #expect(seeded.status == 0, "\(seeded)")
+        expectEqual(seeded.status, 0, "\(seeded)")
         let project = try TemporaryProject(bookStore: false)
         let scaffolded = try project.seedkit("init", "--coredata", original.path("build/seed.store"))
-        #expect(scaffolded.status == 0, "\(scaffolded)")
+        expectEqual(scaffolded.status, 0, "\(scaffolded)")
         #expect(scaffolded.stdout.contains("wrote seeds/seed.store"), "\(scaffolded)")
         let manifest = String(decoding: project.read("seeds/seedkit.yml") ?? Data(), as: UTF8.self)
         #expect(!manifest.contains("\nmodel:") && manifest.contains("\ntemplate: seed.store"), "\(manifest)")
@@ -47,27 +47,28 @@ private let revised = URL(fileURLWithPath: #filePath).deletingLastPathComponent(
         #expect(
             manifest.contains("    key: title ") && manifest.contains("    refs:\n      author: Author.name\n"),
             "\(manifest)")
-        #expect(
-            String(decoding: project.read("seeds/data/Book.csv") ?? Data(), as: UTF8.self) == """
-                id,pages,published,title,author
-                0E8F1C0A-1D52-4C6B-9F43-6A1E2B3C4D01,387,1974-05-01T00:00:00Z,The Dispossessed,Ursula K. Le Guin
-                0E8F1C0A-1D52-4C6B-9F43-6A1E2B3C4D02,184,1971-01-01T00:00:00Z,The Lathe of Heaven,Ursula K. Le Guin
-                0E8F1C0A-1D52-4C6B-9F43-6A1E2B3C4D03,165,1972-11-01T00:00:00Z,Invisible Cities,Italo Calvino
+        expectEqual(
+            String(decoding: project.read("seeds/data/Book.csv") ?? Data(), as: UTF8.self),
+            """
+            id,pages,published,title,author
+            0E8F1C0A-1D52-4C6B-9F43-6A1E2B3C4D01,387,1974-05-01T00:00:00Z,The Dispossessed,Ursula K. Le Guin
+            0E8F1C0A-1D52-4C6B-9F43-6A1E2B3C4D02,184,1971-01-01T00:00:00Z,The Lathe of Heaven,Ursula K. Le Guin
+            0E8F1C0A-1D52-4C6B-9F43-6A1E2B3C4D03,165,1972-11-01T00:00:00Z,Invisible Cities,Italo Calvino
 
-                """)
+            """)
         // The template: no rows, Z_MAX 0, the model kept.
-        #expect(
-            try project.rows(
+        try expectEqual(
+            project.rows(
                 "seeds/seed.store",
                 "SELECT (SELECT count(*) FROM ZAUTHOR) + (SELECT count(*) FROM ZBOOK), (SELECT sum(Z_MAX) FROM Z_PRIMARYKEY), (SELECT count(*) FROM Z_MODELCACHE)"
-            ) == ["0|0|1"])
+            ), ["0|0|1"])
         let build = try project.seedkit("build", "--migrations", "none", "--without-history")
-        #expect(build.status == 0, "\(build)")
+        expectEqual(build.status, 0, "\(build)")
         for sql in [
             "SELECT * FROM ZAUTHOR ORDER BY Z_PK", "SELECT * FROM ZBOOK ORDER BY Z_PK",
             "SELECT * FROM Z_PRIMARYKEY ORDER BY Z_ENT",
         ] {
-            #expect(try project.rows("build/seed.store", sql) == original.rows("build/seed.store", sql), "\(sql)")
+            try expectEqual(project.rows("build/seed.store", sql), original.rows("build/seed.store", sql), "\(sql)")
         }
     }
 
@@ -78,7 +79,7 @@ private let revised = URL(fileURLWithPath: #filePath).deletingLastPathComponent(
         let project = try TemporaryProject(bookStore: false)
         try project.write("original.sqlite", try Data(contentsOf: revised))
         let scaffolded = try project.seedkit("init", "--coredata", revised.path)
-        #expect(scaffolded.status == 0, "\(scaffolded)")
+        expectEqual(scaffolded.status, 0, "\(scaffolded)")
         let manifest = String(decoding: project.read("seeds/seedkit.yml") ?? Data(), as: UTF8.self)
         #expect(
             manifest.contains(
@@ -87,18 +88,18 @@ private let revised = URL(fileURLWithPath: #filePath).deletingLastPathComponent(
         #expect(!manifest.contains("    key:") && !manifest.contains("    refs:"), "\(manifest)")
         #expect(scaffolded.stdout.contains("the fixture of entity Post: the store's 12 rows"), "\(scaffolded)")
         let build = try project.seedkit("build", "--migrations", "none")
-        #expect(build.status == 0, "\(build)")
+        expectEqual(build.status, 0, "\(build)")
         for sql in [
             "SELECT * FROM ZPOST ORDER BY Z_PK", "SELECT * FROM ZSECTION ORDER BY Z_PK",
             "SELECT * FROM Z_PRIMARYKEY ORDER BY Z_ENT",
         ] {
             let rebuilt = try project.rows("build/seed.sqlite", sql)
             let before = try project.rows("original.sqlite", sql)
-            #expect(
-                rebuilt == before, "\(sql): \(zip(rebuilt, before).first { $0 != $1 }.map { "\($0) ≠ \($1)" } ?? "")")
+            expectEqual(
+                rebuilt, before, "\(sql): \(zip(rebuilt, before).first { $0 != $1 }.map { "\($0) ≠ \($1)" } ?? "")")
         }
-        #expect(
-            try project.rows("build/seed.sqlite", "SELECT count(*) FROM ZSECTION WHERE ZPOST IS NOT NULL") == ["14"])
+        try expectEqual(
+            project.rows("build/seed.sqlite", "SELECT count(*) FROM ZSECTION WHERE ZPOST IS NOT NULL"), ["14"])
     }
 
     @Test func aStoreWithoutItsModelOrWithATemplateIsRefused() throws {
@@ -111,7 +112,7 @@ private let revised = URL(fileURLWithPath: #filePath).deletingLastPathComponent(
             "\(withTemplate)")
         try project.database("old.sqlite").write { db in try db.execute(sql: "DELETE FROM Z_MODELCACHE") }
         let noModel = try project.seedkit("init", "--coredata", "old.sqlite", "out")
-        #expect(noModel.status == 2, "\(noModel)")
+        expectEqual(noModel.status, 2, "\(noModel)")
         #expect(noModel.stderr.contains("old.sqlite: error: the store keeps no model (no Z_MODELCACHE)"), "\(noModel)")
         #expect(!project.exists("out"))
     }

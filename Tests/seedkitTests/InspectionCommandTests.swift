@@ -7,7 +7,7 @@ import Testing
 private func builtProject() throws -> TemporaryProject {
     let project = try TemporaryProject()
     let result = try project.seedkit("build")
-    #expect(result.status == 0, "\(result)")
+    expectEqual(result.status, 0, "\(result)")
     return project
 }
 
@@ -15,31 +15,32 @@ private func builtProject() throws -> TemporaryProject {
     @Test func summaryOfTheBookStoreSeed() throws {
         let project = try builtProject()
         let result = try project.seedkit("inspect", "build/seed.sqlite")
-        #expect(result.status == 0, "\(result)")
+        expectEqual(result.status, 0, "\(result)")
         let hash =
             try project.database("build/seed.sqlite").read { db in try SeedCatalog.meta(db)["content_hash"] } ?? "?"
         let checksum =
             try project.database("build/seed.sqlite").read { db in try MigrationLedger.entries(db).first?.checksum }
             ?? "?"
-        #expect(
-            result.stdout == """
-                build/seed.sqlite
-                  kind          seedkit seed (format 1)
-                  size          32.0 KB (8 pages of 4096 bytes)
-                  journal       rollback journal
-                  content hash  \(hash)
-                  integrity     ok (quick_check)
+        expectEqual(
+            result.stdout,
+            """
+            build/seed.sqlite
+              kind          seedkit seed (format 1)
+              size          32.0 KB (8 pages of 4096 bytes)
+              journal       rollback journal
+              content hash  \(hash)
+              integrity     ok (quick_check)
 
-                table       rows
-                ----------  ----
-                categories  2
-                books       3
+            table       rows
+            ----------  ----
+            categories  2
+            books       3
 
-                migration             origin  applied_at  checksum
-                --------------------  ------  ----------  \(String(repeating: "-", count: checksum.count))
-                0001-add-fourth-book  seed    NULL        \(checksum)
+            migration             origin  applied_at  checksum
+            --------------------  ------  ----------  \(String(repeating: "-", count: checksum.count))
+            0001-add-fourth-book  seed    NULL        \(checksum)
 
-                """)
+            """)
     }
 
     @Test func summaryAsJSON() throws {
@@ -54,38 +55,38 @@ private func builtProject() throws -> TemporaryProject {
 
     @Test func rowsInEveryFormat() throws {
         let project = try builtProject()
-        #expect(
-            try project.seedkit("inspect", "build/seed.sqlite", "books").stdout == """
-                id  title            price  category_id
-                --  ---------------  -----  -----------
-                1   The first book   10.0   Fiction
-                2   The second book  15.0   Fiction
-                3   The third book   10.0   Biography
+        try expectEqual(
+            project.seedkit("inspect", "build/seed.sqlite", "books").stdout,
+            """
+            id  title            price  category_id
+            --  ---------------  -----  -----------
+            1   The first book   10.0   Fiction
+            2   The second book  15.0   Fiction
+            3   The third book   10.0   Biography
 
-                """, "refs by the parent's natural key")
-        #expect(
-            try project.seedkit("inspect", "build/seed.sqlite", "books", "--raw", "--format", "csv").stdout
-                == "id,title,price,category_id\r\n1,The first book,10.0,1\r\n2,The second book,15.0,1\r\n3,The third book,10.0,2\r\n",
+            """, "refs by the parent's natural key")
+        try expectEqual(
+            project.seedkit("inspect", "build/seed.sqlite", "books", "--raw", "--format", "csv").stdout,
+            "id,title,price,category_id\r\n1,The first book,10.0,1\r\n2,The second book,15.0,1\r\n3,The third book,10.0,2\r\n",
             "--raw: as stored")
-        #expect(
-            try project.seedkit("inspect", "build/seed.sqlite", "books", "--format", "csv", "--columns", "title,price")
-                .stdout
-                == "title,price\r\nThe first book,10.0\r\nThe second book,15.0\r\nThe third book,10.0\r\n")
-        #expect(
-            try project.seedkit("inspect", "build/seed.sqlite", "categories", "--format", "markdown").stdout
-                == "| id | name |\n|---|---|\n| 1 | Fiction |\n| 2 | Biography |\n")
+        try expectEqual(
+            project.seedkit("inspect", "build/seed.sqlite", "books", "--format", "csv", "--columns", "title,price")
+                .stdout, "title,price\r\nThe first book,10.0\r\nThe second book,15.0\r\nThe third book,10.0\r\n")
+        try expectEqual(
+            project.seedkit("inspect", "build/seed.sqlite", "categories", "--format", "markdown").stdout,
+            "| id | name |\n|---|---|\n| 1 | Fiction |\n| 2 | Biography |\n")
         let json = try project.seedkit(
             "inspect", "build/seed.sqlite", "books", "--format", "json", "--where", "price > 10")
         let document = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         let rows = try #require(document["rows"] as? [[String: Any]])
-        #expect(rows.map { $0["title"] as? String } == ["The second book"])
+        expectEqual(rows.map { $0["title"] as? String }, ["The second book"])
         #expect(rows.first?["price"] as? Double == 15)
     }
 
     @Test func limitSaysHowManyRowsWereLeftOut() throws {
         let project = try builtProject()
         let result = try project.seedkit("inspect", "build/seed.sqlite", "books", "--limit", "1", "--columns", "title")
-        #expect(result.stdout == "title\n--------------\nThe first book\n(2 more rows not shown; use --limit)\n")
+        expectEqual(result.stdout, "title\n--------------\nThe first book\n(2 more rows not shown; use --limit)\n")
     }
 
     @Test func blobsShowSizeAndHexButCSVKeepsEverything() throws {
@@ -101,9 +102,9 @@ private func builtProject() throws -> TemporaryProject {
         #expect(table.stdout.contains("<20 bytes 0001020304050607…>"))
         #expect(table.stdout.contains(String(repeating: "x", count: 60)), "not a terminal: text is not cut")
         let csv = try project.seedkit("inspect", "plain.sqlite", "t", "--format", "csv")
-        #expect(
-            csv.stdout
-                == "b,s,n\r\n\(Data((0..<20).map { UInt8($0) }).base64EncodedString()),\(String(repeating: "x", count: 60)),\r\n,\"\",\"a,\"\"b\"\"\"\r\n"
+        expectEqual(
+            csv.stdout,
+            "b,s,n\r\n\(Data((0..<20).map { UInt8($0) }).base64EncodedString()),\(String(repeating: "x", count: 60)),\r\n,\"\",\"a,\"\"b\"\"\"\r\n"
         )
     }
 
@@ -115,7 +116,7 @@ private func builtProject() throws -> TemporaryProject {
                 "sqlite3", "made.sqlite",
                 "CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES ('hi');",
             ], in: project.root)
-        #expect(made.status == 0)
+        expectEqual(made.status, 0)
         let result = try project.seedkit("inspect", "made.sqlite")
         #expect(result.stdout.contains("kind          plain SQLite"))
         #expect(result.stdout.contains("notes  1"))
@@ -139,9 +140,9 @@ private func builtProject() throws -> TemporaryProject {
             ] {
                 let result = try project.seedkit(arguments)
                 #expect([0, 1].contains(result.status), "\(arguments): \(result)")
-                #expect(project.read(store) == bytes, "\(arguments) changed \(store)")
-                #expect(
-                    project.listing(folder.isEmpty ? "." : folder) == before, "\(arguments) left files beside \(store)")
+                expectEqual(project.read(store), bytes, "\(arguments) changed \(store)")
+                expectEqual(
+                    project.listing(folder.isEmpty ? "." : folder), before, "\(arguments) left files beside \(store)")
             }
         }
     }
@@ -152,7 +153,7 @@ private func builtProject() throws -> TemporaryProject {
             ["inspect", "nope.sqlite"], ["diff", "nope.sqlite", "nope2.sqlite"], ["verify", "nope.sqlite"],
         ] {
             let result = try project.seedkit(arguments)
-            #expect(result.status == 2, "\(arguments): \(result)")
+            expectEqual(result.status, 2, "\(arguments): \(result)")
             #expect(result.stderr.contains("nope.sqlite: error: no store here"))
         }
         #expect(!project.exists("nope.sqlite"))
@@ -176,17 +177,18 @@ private func builtProject() throws -> TemporaryProject {
             UPDATE books SET price = 11 WHERE title = 'The first book';
             """)
         let result = try project.seedkit("diff", "a.sqlite", "b.sqlite", "--exit-code")
-        #expect(result.status == 1)
-        #expect(
-            result.stdout == """
-                categories: no differences
-                books: 1 added, 1 removed, 1 changed (by title)
-                  + 'The fourth book'
-                  - 'The third book'
-                  ~ 'The first book': price 10.0 → 11.0
+        expectEqual(result.status, 1)
+        expectEqual(
+            result.stdout,
+            """
+            categories: no differences
+            books: 1 added, 1 removed, 1 changed (by title)
+              + 'The fourth book'
+              - 'The third book'
+              ~ 'The first book': price 10.0 → 11.0
 
-                """)
-        #expect(try project.seedkit("diff", "a.sqlite", "a.sqlite", "--exit-code").status == 0)
+            """)
+        try expectEqual(project.seedkit("diff", "a.sqlite", "a.sqlite", "--exit-code").status, 0)
     }
 
     @Test func nullEmptyStringAndIntegerVersusRealDiffer() throws {
@@ -198,17 +200,17 @@ private func builtProject() throws -> TemporaryProject {
             }
         }
         let result = try project.seedkit("diff", "a.sqlite", "b.sqlite", "--manifest", "none")
-        #expect(
-            result.stdout
-                == "t: 0 added, 0 removed, 1 changed (by id)\n  ~ 1: s NULL → '', v 10 (integer) → 10.0 (real)\n")
+        expectEqual(
+            result.stdout,
+            "t: 0 added, 0 removed, 1 changed (by id)\n  ~ 1: s NULL → '', v 10 (integer) → 10.0 (real)\n")
     }
 
     @Test func reportsSchemaDifferencesAndComparesCommonColumns() throws {
         let project = try pair("ALTER TABLE books ADD COLUMN isbn TEXT; CREATE TABLE extra (x);")
         let result = try project.seedkit("diff", "a.sqlite", "b.sqlite", "--format", "csv")
-        #expect(
-            result.stdout
-                == "table,change,key,column,old,new\r\nextra,table only in B,,,,\r\nbooks,column only in B,,isbn,,\r\n")
+        expectEqual(
+            result.stdout,
+            "table,change,key,column,old,new\r\nextra,table only in B,,,,\r\nbooks,column only in B,,isbn,,\r\n")
         let json = try project.seedkit("diff", "a.sqlite", "b.sqlite", "--format", "json", "--table", "books")
         let document = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
         #expect(document["identical"] as? Bool == false)
@@ -226,14 +228,14 @@ private func builtProject() throws -> TemporaryProject {
         )
         try project.seedkit("build", "--output", "b.sqlite")
         let result = try project.seedkit("diff", "a.sqlite", "b.sqlite")
-        #expect(result.stdout == "categories: no differences\nbooks: no differences\n", "\(result)")
+        expectEqual(result.stdout, "categories: no differences\nbooks: no differences\n", "\(result)")
         // A real change still shows, with the ref by the parent's key.
         try project.database("b.sqlite").write { db in
             try db.execute(sql: "UPDATE books SET category_id = 2 WHERE title = 'The first book'")
         }
-        #expect(
-            try project.seedkit("diff", "a.sqlite", "b.sqlite").stdout
-                == "categories: no differences\nbooks: 0 added, 0 removed, 1 changed (by title)\n  ~ 'The first book': category_id 'Fiction' → 'Biography'\n"
+        try expectEqual(
+            project.seedkit("diff", "a.sqlite", "b.sqlite").stdout,
+            "categories: no differences\nbooks: 0 added, 0 removed, 1 changed (by title)\n  ~ 'The first book': category_id 'Fiction' → 'Biography'\n"
         )
     }
 }
@@ -242,10 +244,10 @@ private func builtProject() throws -> TemporaryProject {
     @Test func aSoundStorePasses() throws {
         let project = try builtProject()
         let result = try project.seedkit("verify", "build/seed.sqlite")
-        #expect(result.status == 0)
-        #expect(
-            result.stdout
-                == "build/seed.sqlite: ok (integrity_check with CHECK constraints, foreign keys, rules and checks)\n")
+        expectEqual(result.status, 0)
+        expectEqual(
+            result.stdout,
+            "build/seed.sqlite: ok (integrity_check with CHECK constraints, foreign keys, rules and checks)\n")
     }
 
     @Test func findsRuleCheckAndForeignKeyViolations() throws {
@@ -259,15 +261,16 @@ private func builtProject() throws -> TemporaryProject {
             try db.execute(sql: "INSERT INTO books (title, price, category_id) VALUES ('Orphan', 1, 99)")
         }
         let result = try project.seedkit("verify", "build/seed.sqlite")
-        #expect(result.status == 1)
-        #expect(
-            result.stdout == """
-                build/seed.sqlite: books[Orphan]: references a missing row of categories [2030]
-                build/seed.sqlite: books[The first book].price: price 5000 is greater than the maximum 1000 [1610]
-                build/seed.sqlite: books[The second book]: nothing costs 15 [1550]
-                build/seed.sqlite: 3 problems
+        expectEqual(result.status, 1)
+        expectEqual(
+            result.stdout,
+            """
+            build/seed.sqlite: books[Orphan]: references a missing row of categories [2030]
+            build/seed.sqlite: books[The first book].price: price 5000 is greater than the maximum 1000 [1610]
+            build/seed.sqlite: books[The second book]: nothing costs 15 [1550]
+            build/seed.sqlite: 3 problems
 
-                """)
+            """)
         let csv = try project.seedkit("verify", "build/seed.sqlite", "--format", "csv")
         #expect(csv.stdout.hasPrefix("table,key,column,code,message\r\nbooks,Orphan,,2030,"))
     }

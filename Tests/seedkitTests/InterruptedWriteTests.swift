@@ -43,25 +43,24 @@ private func crashMidTransaction(_ store: String) throws {
         ]
         for (arguments, expected) in commands {
             let result = try runSeedkit(arguments, in: project.root)
-            #expect(result.status == 0, "\(arguments): \(result)")
+            expectEqual(result.status, 0, "\(arguments): \(result)")
             #expect(result.stdout.contains(expected), "\(arguments): \(result)")
             #expect(
                 result.stderr.contains("an interrupted write left user.sqlite-journal"),
                 "\(arguments) says what it did: \(result)")
             #expect(!result.stderr.contains("read-only"), "\(arguments): \(result)")
             #expect(!result.stdout.contains("half written"), "\(arguments) shows only committed rows")
-            #expect(project.sha256("user.sqlite") == store, "\(arguments) did not write the store")
-            #expect(
-                project.sha256("user.sqlite-journal") == journal, "\(arguments) left the journal for the next writer")
-            #expect(project.listing(".") == listing, "\(arguments) left no file behind")
+            expectEqual(project.sha256("user.sqlite"), store, "\(arguments) did not write the store")
+            expectEqual(
+                project.sha256("user.sqlite-journal"), journal, "\(arguments) left the journal for the next writer")
+            expectEqual(project.listing("."), listing, "\(arguments) left no file behind")
         }
         // A real migrate rolls the journal back and applies.
         let migrate = try project.seedkit("migrate", "user.sqlite")
-        #expect(migrate.status == 0, "\(migrate)")
+        expectEqual(migrate.status, 0, "\(migrate)")
         #expect(!project.exists("user.sqlite-journal"))
-        #expect(
-            try project.database("user.sqlite").read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM books") }
-                == 4)
+        try expectEqual(
+            project.database("user.sqlite").read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM books") }, 4)
     }
 
     @Test(arguments: [SIGINT, SIGTERM])
@@ -75,12 +74,12 @@ private func crashMidTransaction(_ store: String) throws {
         kill(process.processIdentifier, signal)
         let stderr = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        #expect(process.terminationReason == .exit, "handled, not killed by the signal: \(stderr)")
-        #expect(process.terminationStatus == 128 + signal, "\(stderr)")
+        expectEqual(process.terminationReason, .exit, "handled, not killed by the signal: \(stderr)")
+        expectEqual(process.terminationStatus, 128 + signal, "\(stderr)")
         #expect(
             stderr.contains("interrupted: the migration was rolled back; nothing was written to user.sqlite"),
             "\(stderr)")
-        #expect(project.read("user.sqlite") == pristine, "rolled back: the store is byte-identical")
+        expectEqual(project.read("user.sqlite"), pristine, "rolled back: the store is byte-identical")
         #expect(!project.exists("user.sqlite-journal"), "no journal left behind")
     }
 
@@ -97,7 +96,7 @@ private func crashMidTransaction(_ store: String) throws {
         process.waitUntilExit()
         #expect(process.terminationReason == .exit && process.terminationStatus == 128 + signal, "\(stderr)")
         #expect(stderr.contains("interrupted: nothing was written to user.sqlite"), "\(stderr)")
-        #expect(project.read("user.sqlite") == pristine)
+        expectEqual(project.read("user.sqlite"), pristine)
     }
 
     /// A Ctrl-C at any moment of a migrate is never lost: before the handler is armed it ends the
@@ -118,7 +117,7 @@ private func crashMidTransaction(_ store: String) throws {
                 process.terminationReason == .uncaughtSignal || process.terminationStatus == 128 + signal,
                 "seed \(random.seed) attempt \(attempt): exit \(process.terminationStatus) (\(process.terminationReason == .exit ? "exit" : "signal"))"
             )
-            #expect(project.read("user.sqlite") == pristine, "attempt \(attempt)")
+            expectEqual(project.read("user.sqlite"), pristine, "attempt \(attempt)")
         }
     }
 }

@@ -26,9 +26,10 @@ private func deadPID() throws -> Int32 {
             try project.write("build/\(name)", "partial")
         }
         let result = try project.seedkit("build")
-        #expect(result.status == 0, "\(result)")
-        #expect(
-            project.listing("build") == [
+        expectEqual(result.status, 0, "\(result)")
+        expectEqual(
+            project.listing("build"),
+            [
                 ".other.sqlite.seedkit-\(dead).tmp", ".seed.sqlite.seedkit-\(live).tmp", "notes.tmp", "seed.sqlite",
             ])
     }
@@ -38,7 +39,7 @@ private func deadPID() throws -> Int32 {
         let dead = try deadPID()
         try project.write(".copy.sqlite.seedkit-\(dead).tmp", "partial")
         let result = try project.seedkit("migrate", "user.sqlite", "--backup", "copy.sqlite")
-        #expect(result.status == 0, "\(result)")
+        expectEqual(result.status, 0, "\(result)")
         #expect(!project.exists(".copy.sqlite.seedkit-\(dead).tmp"))
         #expect(project.exists("copy.sqlite"))
     }
@@ -71,7 +72,7 @@ private func deadPID() throws -> Int32 {
         kill(process.processIdentifier, SIGINT)
         process.waitUntilExit()
         #expect(process.terminationReason == .exit && process.terminationStatus == 130)
-        #expect(project.listing("tmp") == [], "\(arguments) left \(project.listing("tmp"))")
+        expectEqual(project.listing("tmp"), [], "\(arguments) left \(project.listing("tmp"))")
     }
 
     @Test func aLaterCheckRemovesWhatAKilledCheckLeftInTheTemporaryFolder() throws {
@@ -81,7 +82,7 @@ private func deadPID() throws -> Int32 {
         try project.write("tmp/seedkit-check-\(dead).sqlite", "partial")
         try project.write("tmp/seedkit-check-\(dead).sqlite-journal", "partial")
         let result = try runSeedkit(["build", "--check"], in: project.root, environment: ["TMPDIR": temporary.path])
-        #expect(result.status == 1, "no output yet: stale")
-        #expect(project.listing("tmp") == [])
+        expectEqual(result.status, 1, "no output yet: stale")
+        expectEqual(project.listing("tmp"), [])
     }
 }

@@ -8,7 +8,7 @@ import Testing
     @Test func aStoreWithAGarbagePageIsRefusedAndLeftAsItWas() throws {
         let project = try TemporaryProject()
         try project.remove("migrations/0001-add-fourth-book.yml")
-        #expect(try project.seedkit("build").status == 0)  // a seed without 0001, so 0001 is pending
+        try expectEqual(project.seedkit("build").status, 0)  // a seed without 0001, so 0001 is pending
         try project.write("migrations/0001-add-fourth-book.yml", BookStore.fourthBook)
         // A table of the user's that the migration never reads, then its page garbled: the file
         // still opens and the migration's own reads succeed; only a check of every page finds it.
@@ -32,22 +32,22 @@ import Testing
         try project.write("user.sqlite", bytes)
         let before = project.sha256("user.sqlite")
         let result = try project.seedkit("migrate", "user.sqlite")
-        #expect(result.status == 3, "\(result)")
+        expectEqual(result.status, 3, "\(result)")
         #expect(result.stderr.contains("the store is damaged (PRAGMA quick_check: "), "\(result)")
         #expect(
             result.stderr.contains(
                 "nothing was written. Recover its data first (sqlite3 STORE .recover), then migrate the recovered store"
             ), "\(result)")
-        #expect(project.sha256("user.sqlite") == before)
+        expectEqual(project.sha256("user.sqlite"), before)
     }
 
     @Test func aSoundStoreStillMigrates() throws {
         let project = try TemporaryProject()
         try project.remove("migrations/0001-add-fourth-book.yml")
-        #expect(try project.seedkit("build").status == 0)
+        try expectEqual(project.seedkit("build").status, 0)
         try project.write("migrations/0001-add-fourth-book.yml", BookStore.fourthBook)
         let result = try project.seedkit("migrate", "build/seed.sqlite")
-        #expect(result.status == 0, "\(result)")
+        expectEqual(result.status, 0, "\(result)")
     }
 }
 
@@ -58,7 +58,7 @@ import Testing
     private func largeStore() throws -> TemporaryProject {
         let project = try TemporaryProject()
         try project.remove("migrations/0001-add-fourth-book.yml")
-        #expect(try project.seedkit("build").status == 0)
+        try expectEqual(project.seedkit("build").status, 0)
         try project.write("migrations/0001-add-fourth-book.yml", BookStore.fourthBook)
         try FileManager.default.copyItem(atPath: project.path("build/seed.sqlite"), toPath: project.path("user.sqlite"))
         let store = try project.database("user.sqlite")
@@ -98,12 +98,12 @@ import Testing
         try garble(project, page: try rootPage(project, name))
         let before = project.sha256("user.sqlite")
         let result = try project.seedkit("migrate", "user.sqlite")
-        #expect(result.status == 3, "\(result)")
+        expectEqual(result.status, 3, "\(result)")
         #expect(
             result.stderr.contains(
                 "the store is damaged (SQLite, on a page this migration read: database disk image is malformed); nothing was written. Recover its data first"
             ), "\(result)")
-        #expect(project.sha256("user.sqlite") == before)
+        expectEqual(project.sha256("user.sqlite"), before)
     }
 
     @Test func aDamagedPageTheMigrationNeverReadsIsFoundByTheWholeStoreCheck() throws {
@@ -111,13 +111,13 @@ import Testing
         try garble(project, page: try rootPage(project, "user_notes"))
         let before = project.sha256("user.sqlite")
         let whole = try project.seedkit("migrate", "user.sqlite", "--check-whole-store")
-        #expect(whole.status == 3, "\(whole)")
+        expectEqual(whole.status, 3, "\(whole)")
         #expect(whole.stderr.contains("the store is damaged (PRAGMA quick_check: "), "\(whole)")
-        #expect(project.sha256("user.sqlite") == before)
+        expectEqual(project.sha256("user.sqlite"), before)
         // By default the run neither reads nor spreads it: it applies (documented), and verify finds it.
         let result = try project.seedkit("migrate", "user.sqlite")
-        #expect(result.status == 0, "\(result)")
-        #expect(try project.seedkit("verify", "user.sqlite").status == 3)
+        expectEqual(result.status, 0, "\(result)")
+        try expectEqual(project.seedkit("verify", "user.sqlite").status, 3)
     }
 
     @Test func aTruncatedStoreIsRefusedByItsHeader() throws {
@@ -126,10 +126,10 @@ import Testing
         try project.write("user.sqlite", bytes.prefix(bytes.count - 8192))
         let before = project.sha256("user.sqlite")
         let result = try project.seedkit("migrate", "user.sqlite")
-        #expect(result.status == 3, "\(result)")
+        expectEqual(result.status, 3, "\(result)")
         // Opening it already finds the header's page count past the file's end.
         #expect(
             result.stderr.contains("not a SQLite database, or corrupt (database disk image is malformed)"), "\(result)")
-        #expect(project.sha256("user.sqlite") == before)
+        expectEqual(project.sha256("user.sqlite"), before)
     }
 }

@@ -36,28 +36,30 @@ func subdivisionTree(_ project: TemporaryProject, _ store: String = "user.sqlite
         let project = try IsoCodes.projectWithUserStore()
         try project.write("migrations/0001-nordland.yml", Self.childrenFirst)
         let result = try project.seedkit("migrate", "user.sqlite")
-        #expect(result.status == 0, "\(result)")
-        #expect(
-            result.stdout == """
-                applied 0001-nordland: 5 inserted
-                  inserted        subdivisions 'NO-1804'
-                  inserted        subdivisions 'NO-18'
-                  inserted        subdivisions 'XK-01'
-                  inserted        subdivisions 'NO-99'
-                  inserted        countries 'Kosovo'
-                user.sqlite: 1 migration applied
+        expectEqual(result.status, 0, "\(result)")
+        expectEqual(
+            result.stdout,
+            """
+            applied 0001-nordland: 5 inserted
+              inserted        subdivisions 'NO-1804'
+              inserted        subdivisions 'NO-18'
+              inserted        subdivisions 'XK-01'
+              inserted        subdivisions 'NO-99'
+              inserted        countries 'Kosovo'
+            user.sqlite: 1 migration applied
 
-                """)
-        #expect(result.stderr == "")
-        #expect(
-            try subdivisionTree(project) == [
+            """)
+        expectEqual(result.stderr, "")
+        try expectEqual(
+            subdivisionTree(project),
+            [
                 "NO-03<@NO", "NO-0301<NO-03@NO", "NO-18<NO-99@NO", "NO-1804<NO-18@NO", "NO-50<@NO", "NO-99<@NO",
                 "TR-06<@TR", "XK-01<@XK",
             ])
         let bytes = try #require(project.read("user.sqlite"))
         let again = try project.seedkit("migrate", "user.sqlite")
-        #expect(again.stdout == "user.sqlite is up to date: no pending migrations\n")
-        #expect(project.read("user.sqlite") == bytes)
+        expectEqual(again.stdout, "user.sqlite is up to date: no pending migrations\n")
+        expectEqual(project.read("user.sqlite"), bytes)
     }
 
     @Test func aRefMayNameARowALaterMigrationOfTheRunInserts() throws {
@@ -70,16 +72,17 @@ func subdivisionTree(_ project: TemporaryProject, _ store: String = "user.sqlite
             "migrations/0002-nord.yml",
             "insert:\n  subdivisions:\n    - { code: NO-99, name: Nord, type: Region, country_id: \"NO\" }\n")
         let result = try project.seedkit("migrate", "user.sqlite")
-        #expect(result.status == 0, "\(result)")
-        #expect(
-            result.stdout == """
-                applied 0001-nordland: 1 inserted
-                  inserted        subdivisions 'NO-18'
-                applied 0002-nord: 1 inserted
-                  inserted        subdivisions 'NO-99'
-                user.sqlite: 2 migrations applied
+        expectEqual(result.status, 0, "\(result)")
+        expectEqual(
+            result.stdout,
+            """
+            applied 0001-nordland: 1 inserted
+              inserted        subdivisions 'NO-18'
+            applied 0002-nord: 1 inserted
+              inserted        subdivisions 'NO-99'
+            user.sqlite: 2 migrations applied
 
-                """)
+            """)
         #expect(try subdivisionTree(project).contains("NO-18<NO-99@NO"))
     }
 
@@ -95,7 +98,7 @@ func subdivisionTree(_ project: TemporaryProject, _ store: String = "user.sqlite
 
             """)
         let result = try project.seedkit("migrate", "user.sqlite")
-        #expect(result.status == 0, "\(result)")
+        expectEqual(result.status, 0, "\(result)")
         #expect(result.stdout.contains("applied 0001-loop: 2 inserted\n"), "\(result)")
         let tree = try subdivisionTree(project)
         #expect(tree.contains("NO-71<NO-72@NO") && tree.contains("NO-72<NO-71@NO"), "\(tree)")
@@ -120,7 +123,7 @@ func subdivisionTree(_ project: TemporaryProject, _ store: String = "user.sqlite
             "CREATE TABLE people (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, partner_id INTEGER NOT NULL REFERENCES people(id));\n"
         )
         try project.write("seeds/data/people.csv", "name,partner_id\n")
-        #expect(try project.seedkit("build", "--migrations", "none").status == 0)
+        try expectEqual(project.seedkit("build", "--migrations", "none").status, 0)
         try FileManager.default.copyItem(atPath: project.path("build/seed.sqlite"), toPath: project.path("user.sqlite"))
         try project.write(
             "migrations/0001-couple.yml",
@@ -134,13 +137,14 @@ func subdivisionTree(_ project: TemporaryProject, _ store: String = "user.sqlite
             """)
         let bytes = try #require(project.read("user.sqlite"))
         let result = try project.seedkit("migrate", "user.sqlite")
-        #expect(result.status == 1, "\(result)")
-        #expect(
-            result.stderr == """
-                migrations/0001-couple.yml:3: error: people 'Ann' and people 'Bob' reference each other through NOT NULL refs (people 'Ann'.partner_id → 'Bob', people 'Bob'.partner_id → 'Ann'), so none of them can be inserted first; break the cycle, or make one of the refs nullable [2030]
+        expectEqual(result.status, 1, "\(result)")
+        expectEqual(
+            result.stderr,
+            """
+            migrations/0001-couple.yml:3: error: people 'Ann' and people 'Bob' reference each other through NOT NULL refs (people 'Ann'.partner_id → 'Bob', people 'Bob'.partner_id → 'Ann'), so none of them can be inserted first; break the cycle, or make one of the refs nullable [2030]
 
-                """)
-        #expect(project.read("user.sqlite") == bytes)
+            """)
+        expectEqual(project.read("user.sqlite"), bytes)
     }
 
     @Test func theAppRuntimeResolvesTheSameOrderWithoutAManifest() throws {
@@ -163,8 +167,9 @@ func subdivisionTree(_ project: TemporaryProject, _ store: String = "user.sqlite
             Issue.record("\(outcome)")
             return
         }
-        #expect(
-            report.migrations.flatMap(\.events).map { "\($0.kind.rawValue) \($0.table) \($0.keyDescription)" } == [
+        expectEqual(
+            report.migrations.flatMap(\.events).map { "\($0.kind.rawValue) \($0.table) \($0.keyDescription)" },
+            [
                 "inserted subdivisions 'NO-1804'", "inserted subdivisions 'NO-18'", "inserted subdivisions 'XK-01'",
                 "inserted subdivisions 'NO-99'", "inserted countries 'Kosovo'",
             ])
@@ -188,13 +193,14 @@ func subdivisionTree(_ project: TemporaryProject, _ store: String = "user.sqlite
             """)
         let bytes = try #require(project.read("user.sqlite"))
         let result = try project.seedkit("migrate", "user.sqlite")
-        #expect(result.status == 1, "\(result)")
-        #expect(
-            result.stderr == """
-                migrations/0001-typo.yml:3: error: subdivisions 'NO-42': country_id 'NX' matches no countries.alpha_2 in the fixtures, the store or any migration; nothing was written [2030]
+        expectEqual(result.status, 1, "\(result)")
+        expectEqual(
+            result.stderr,
+            """
+            migrations/0001-typo.yml:3: error: subdivisions 'NO-42': country_id 'NX' matches no countries.alpha_2 in the fixtures, the store or any migration; nothing was written [2030]
 
-                """)
-        #expect(project.read("user.sqlite") == bytes)
+            """)
+        expectEqual(project.read("user.sqlite"), bytes)
     }
 
     @Test func aParentTheUserDeletedIsAConflictNamingBothKeys() throws {
@@ -213,30 +219,33 @@ func subdivisionTree(_ project: TemporaryProject, _ store: String = "user.sqlite
             """)
         let bytes = try #require(project.read("user.sqlite"))
         let failing = try project.seedkit("migrate", "user.sqlite", "--on-conflict", "fail")
-        #expect(failing.status == 1, "\(failing)")
-        #expect(
-            failing.stderr == """
-                migrations/0001-oslo.yml:3: error: conflict on subdivisions 'NO-0302': parent_id 'NO-03' matches no subdivisions.code in the store (the user deleted it?); --on-conflict fail: nothing was written [2050]
+        expectEqual(failing.status, 1, "\(failing)")
+        expectEqual(
+            failing.stderr,
+            """
+            migrations/0001-oslo.yml:3: error: conflict on subdivisions 'NO-0302': parent_id 'NO-03' matches no subdivisions.code in the store (the user deleted it?); --on-conflict fail: nothing was written [2050]
 
-                """)
-        #expect(project.read("user.sqlite") == bytes)
+            """)
+        expectEqual(project.read("user.sqlite"), bytes)
 
         let result = try project.seedkit("migrate", "user.sqlite")
-        #expect(result.status == 0, "\(result)")
-        #expect(
-            result.stdout == """
-                applied 0001-oslo: 1 inserted, 1 conflict
-                  conflict        subdivisions 'NO-0302': parent_id 'NO-03' matches no subdivisions.code in the store (the user deleted it?); row not inserted
-                  inserted        subdivisions 'NO-5001'
-                user.sqlite: 1 migration applied
+        expectEqual(result.status, 0, "\(result)")
+        expectEqual(
+            result.stdout,
+            """
+            applied 0001-oslo: 1 inserted, 1 conflict
+              conflict        subdivisions 'NO-0302': parent_id 'NO-03' matches no subdivisions.code in the store (the user deleted it?); row not inserted
+              inserted        subdivisions 'NO-5001'
+            user.sqlite: 1 migration applied
 
-                """)
-        #expect(
-            result.stderr == """
-                migrations/0001-oslo.yml:3: warning: conflict on subdivisions 'NO-0302': parent_id 'NO-03' matches no subdivisions.code in the store (the user deleted it?); row not inserted [2050]
+            """)
+        expectEqual(
+            result.stderr,
+            """
+            migrations/0001-oslo.yml:3: warning: conflict on subdivisions 'NO-0302': parent_id 'NO-03' matches no subdivisions.code in the store (the user deleted it?); row not inserted [2050]
 
-                """)
-        #expect(try subdivisionTree(project) == ["NO-50<@NO", "NO-5001<NO-50@NO", "TR-06<@TR"])
+            """)
+        try expectEqual(subdivisionTree(project), ["NO-50<@NO", "NO-5001<NO-50@NO", "TR-06<@TR"])
     }
 
     @Test func theRuntimeReportNamesTheChildAndTheMissingParent() throws {
@@ -251,8 +260,9 @@ func subdivisionTree(_ project: TemporaryProject, _ store: String = "user.sqlite
         let migrations = try MigrationDirectory.load(project.url("app/migrations"))
         let report = try SeedMigrator(migrations: migrations).migrate(
             try DatabaseQueue(path: project.path("user.sqlite")))
-        #expect(
-            report.attention.map { "\($0.kind.rawValue) \($0.table) \($0.keyDescription): \($0.detail)" } == [
+        expectEqual(
+            report.attention.map { "\($0.kind.rawValue) \($0.table) \($0.keyDescription): \($0.detail)" },
+            [
                 "conflict subdivisions 'NO-0302': parent_id 'NO-03' matches no subdivisions.code in the store (the user deleted it?); row not inserted"
             ])
     }

@@ -54,12 +54,12 @@ struct MigrateFilesystemTests {
         }
         try project.write("migrations/0002-too-big.yml", rows)
         let result = try project.seedkit("migrate", store.path)
-        #expect(result.status == 4, "\(result)")
+        expectEqual(result.status, 4, "\(result)")
         #expect(result.stderr.contains("the disk is full"), "\(result)")
         #expect(result.stderr.contains("nothing was written"))
-        #expect(FileManager.default.contents(atPath: store.path) == before)
-        #expect(
-            try FileManager.default.contentsOfDirectory(atPath: filesystem.url.path) == ["user.sqlite"],
+        expectEqual(FileManager.default.contents(atPath: store.path), before)
+        try expectEqual(
+            FileManager.default.contentsOfDirectory(atPath: filesystem.url.path), ["user.sqlite"],
             "no journal left behind")
     }
 
@@ -76,14 +76,14 @@ struct MigrateFilesystemTests {
         let backup = filesystem.url.appendingPathComponent("copy.sqlite")
         let before = try #require(project.sha256("user.sqlite"))
         let result = try project.seedkit("migrate", "user.sqlite", "--backup", backup.path)
-        #expect(result.status == 4, "\(result)")
+        expectEqual(result.status, 4, "\(result)")
         #expect(result.stderr.contains("cannot write the backup: the disk is full"), "\(result)")
         #expect(result.stderr.contains("SQLITE_FULL"), "\(result)")
         #expect(result.stderr.contains("the store was not migrated"), "\(result)")
         #expect(!result.stderr.contains("not an error"), "\(result)")
-        #expect(project.sha256("user.sqlite") == before)
-        #expect(
-            try FileManager.default.contentsOfDirectory(atPath: filesystem.url.path) == [],
+        expectEqual(project.sha256("user.sqlite"), before)
+        try expectEqual(
+            FileManager.default.contentsOfDirectory(atPath: filesystem.url.path), [],
             "no temporary file or journal left behind")
     }
 
@@ -92,19 +92,19 @@ struct MigrateFilesystemTests {
         var books = "title,price,category_id\n"
         for index in 0..<5_000 { books += "Book number \(index) of a long series of books,\(index % 900),Fiction\n" }
         try project.write("seeds/data/books.csv", books)
-        #expect(try project.seedkit("build", "--output", "old.sqlite").status == 0)
+        try expectEqual(project.seedkit("build", "--output", "old.sqlite").status, 0)
         let filesystem = try #require(SmallFilesystem(kilobytes: 128))
         for arguments in [["check-upgrade", "old.sqlite"], ["build", "--check"]] {
             let result = try runSeedkit(arguments, in: project.root, environment: ["TMPDIR": filesystem.url.path])
-            #expect(result.status == 4, "\(arguments): \(result)")
+            expectEqual(result.status, 4, "\(arguments): \(result)")
             #expect(result.stderr.contains("the disk is full"), "\(arguments): \(result)")
             if arguments[0] == "check-upgrade" {
                 #expect(
                     result.stderr.contains("in the temporary folder \(filesystem.url.path): set TMPDIR to use another"),
                     "\(result)")
             }
-            #expect(
-                try FileManager.default.contentsOfDirectory(atPath: filesystem.url.path) == [],
+            try expectEqual(
+                FileManager.default.contentsOfDirectory(atPath: filesystem.url.path), [],
                 "\(arguments) left files behind")
         }
     }
@@ -117,9 +117,9 @@ struct MigrateFilesystemTests {
         let before = try #require(FileManager.default.contents(atPath: store.path))
         #expect(filesystem.remountReadOnly())
         let result = try project.seedkit("migrate", store.path)
-        #expect(result.status == 4, "\(result)")
+        expectEqual(result.status, 4, "\(result)")
         #expect(result.stderr.contains("read-only"), "\(result)")
-        #expect(FileManager.default.contents(atPath: store.path) == before)
+        expectEqual(FileManager.default.contents(atPath: store.path), before)
         // Reading still works on a read-only store.
         #expect(try project.seedkit("status", store.path).stdout.contains("pending"))
     }

@@ -40,10 +40,10 @@ import Testing
     @Test func aBuildLeavesAMigrateOnlyTableEmptyAndAcceptsUpdatesOfRowsItDoesNotHold() throws {
         let project = try project(migration: update)
         let build = try project.seedkit("build")
-        #expect(build.status == 0, "\(build)")
+        expectEqual(build.status, 0, "\(build)")
         #expect(build.stdout.contains("contains migrations 0001-pages"), "\(build)")
-        #expect(try project.rows("build/seed.store", "SELECT count(*) FROM ZBOOK") == ["0"])
-        #expect(try project.rows("build/seed.store", "SELECT count(*) FROM ZAUTHOR") == ["2"])
+        try expectEqual(project.rows("build/seed.store", "SELECT count(*) FROM ZBOOK"), ["0"])
+        try expectEqual(project.rows("build/seed.store", "SELECT count(*) FROM ZAUTHOR"), ["2"])
 
         // A user's store that has the book: migrate updates it, by its key.
         try FileManager.default.copyItem(atPath: project.path("build/seed.store"), toPath: project.path("user.store"))
@@ -57,16 +57,18 @@ import Testing
                     """)
         }
         let migrate = try project.seedkit("migrate", "user.store")
-        #expect(migrate.status == 0, "\(migrate)")
-        #expect(try project.rows("user.store", "SELECT ZTITLE, ZPAGES, Z_OPT FROM ZBOOK") == ["'The user''s book'|4|2"])
+        expectEqual(migrate.status, 0, "\(migrate)")
+        try expectEqual(
+            project.rows("user.store", "SELECT ZTITLE, ZPAGES, Z_OPT FROM ZBOOK"), ["'The user''s book'|4|2"])
     }
 
     @Test func anInsertIntoAMigrateOnlyTableIsRefusedAtItsLine() throws {
         let project = try project(migration: "insert:\n  Book:\n    - { title: Flint, pages: 3 }\n")
         let build = try project.seedkit("build")
-        #expect(build.status == 2, "\(build)")
-        #expect(
-            build.stderrLines == [
+        expectEqual(build.status, 2, "\(build)")
+        expectEqual(
+            build.stderrLines,
+            [
                 "migrations/0001-pages.yml:3: error: insert into Book, a migrate_only table: the seed records this migration as applied without the row, so a fresh install would never have it; give Book a file: that holds the row instead of migrate_only [2100]"
             ], "\(build)")
         #expect(!FileManager.default.fileExists(atPath: project.path("build/seed.store")))
@@ -79,9 +81,10 @@ import Testing
             "template: default.store\noutput: ../build/seed.store\ntables:\n  Book:\n    file: data/Book.csv\n    migrate_only: true\n"
         )
         let build = try project.seedkit("build")
-        #expect(build.status == 2, "\(build)")
-        #expect(
-            build.stderrLines == [
+        expectEqual(build.status, 2, "\(build)")
+        expectEqual(
+            build.stderrLines,
+            [
                 "seeds/seedkit.yml:6:5: error: table 'Book' is migrate_only: true and has file: (line 5); the seed leaves a migrate-only table as the template makes it, so drop one of them [2100]"
             ], "\(build)")
     }
@@ -93,7 +96,7 @@ import Testing
             "seeds/seedkit.yml",
             "template: default.store\noutput: ../build/seed.store\ntables:\n  Book: { key: title }\n")
         let build = try project.seedkit("build")
-        #expect(build.status == 2, "\(build)")
+        expectEqual(build.status, 2, "\(build)")
         #expect(build.stderr.contains("give it migrate_only: true if the seed leaves it empty"), "\(build)")
     }
 
@@ -103,14 +106,14 @@ import Testing
     @Test func checkUpgradeGivesAUserRowAUUIDOfItsOwnAndFindsItKept() throws {
         let project = try swiftDataProject()
         let build = try project.seedkit("build")
-        #expect(build.status == 0, "\(build)")
+        expectEqual(build.status, 0, "\(build)")
         try project.write("seeds/releases/1.0.store", try #require(project.read("build/seed.store")))
         let authors = try String(contentsOfFile: project.path("seeds/data/Author.csv"), encoding: .utf8)
         try project.write("seeds/data/Author.csv", authors + "Ada,6BA7B810-9DAD-41D1-80B4-00C04FD430C9\n")
         let generate = try project.seedkit("new-migration", "add-ada", "--from", "seeds/releases/1.0.store")
-        #expect(generate.status == 0, "\(generate)")
+        expectEqual(generate.status, 0, "\(generate)")
         let check = try project.seedkit("check-upgrade", "seeds/releases/1.0.store")
-        #expect(check.status == 0, "\(check)")
+        expectEqual(check.status, 0, "\(check)")
         #expect(!check.stdout.contains("is not a UUID"), "\(check)")
         #expect(
             check.stdout.contains(

@@ -33,19 +33,20 @@ import Testing
             """)
         let bytes = try #require(project.read("user.sqlite"))
         let result = try project.seedkit("migrate", "user.sqlite")
-        #expect(result.status == 2, "\(result)")
-        #expect(
-            result.stderr == """
-                migrations/0001-new.yml:3: error: countries: name 'A country whose name is far too long to …' is 43 characters long, longer than the maximum 40 [1660]
-                migrations/0001-new.yml:4: error: countries: name 'Another country whose name is also too l…' is 43 characters long, longer than the maximum 40 [1660]
-                migrations/0001-new.yml:4: error: cannot insert 'Another country whose name is also too long' into countries: UNIQUE constraint failed: countries.alpha_2 [2040]
-                migrations/0001-new.yml:6: error: subdivisions: type 'Shire' is not one of County, Municipality, Province, Region [1550]
-                migrations/0001-new.yml:7: error: subdivisions: code 'bad' does not match the pattern ^[A-Z]{2}-[0-9A-Z]{1,4}$ [1680]
-                migrations/0002-more.yml: error: unknown table 'planets': the store has countries, subdivisions [2100]
-                migrations/0002-more.yml:3: error: subdivisions 'NO-77': parent_id 'NO-78' matches no subdivisions.code in the fixtures, the store or any migration; nothing was written [2030]
+        expectEqual(result.status, 2, "\(result)")
+        expectEqual(
+            result.stderr,
+            """
+            migrations/0001-new.yml:3: error: countries: name 'A country whose name is far too long to …' is 43 characters long, longer than the maximum 40 [1660]
+            migrations/0001-new.yml:4: error: countries: name 'Another country whose name is also too l…' is 43 characters long, longer than the maximum 40 [1660]
+            migrations/0001-new.yml:4: error: cannot insert 'Another country whose name is also too long' into countries: UNIQUE constraint failed: countries.alpha_2 [2040]
+            migrations/0001-new.yml:6: error: subdivisions: type 'Shire' is not one of County, Municipality, Province, Region [1550]
+            migrations/0001-new.yml:7: error: subdivisions: code 'bad' does not match the pattern ^[A-Z]{2}-[0-9A-Z]{1,4}$ [1680]
+            migrations/0002-more.yml: error: unknown table 'planets': the store has countries, subdivisions [2100]
+            migrations/0002-more.yml:3: error: subdivisions 'NO-77': parent_id 'NO-78' matches no subdivisions.code in the fixtures, the store or any migration; nothing was written [2030]
 
-                """)
-        #expect(project.read("user.sqlite") == bytes)
+            """)
+        expectEqual(project.read("user.sqlite"), bytes)
     }
 }
 
@@ -73,29 +74,29 @@ import Testing
     @Test func renamingAKeyKeepsTheRowItsIdAndTheRowsThatReferToIt() throws {
         let project = try IsoCodes.projectWithUserStore()
         let before = try country(project)
-        #expect(before == ["1 NO Norway / Kingdom of Norway", "2 TR Turkey / Republic of Turkey"])
+        expectEqual(before, ["1 NO Norway / Kingdom of Norway", "2 TR Turkey / Republic of Turkey"])
         try project.write("migrations/0001-turkiye.yml", Self.turkiye)
         let result = try project.seedkit("migrate", "user.sqlite")
-        #expect(result.status == 0, "\(result)")
+        expectEqual(result.status, 0, "\(result)")
         #expect(result.stdout.contains("applied 0001-turkiye: 1 updated\n"), "\(result)")
-        #expect(result.stderr == "")
-        #expect(try country(project) == ["1 NO Norway / Kingdom of Norway", "2 TR Türkiye / Republic of Türkiye"])
+        expectEqual(result.stderr, "")
+        try expectEqual(country(project), ["1 NO Norway / Kingdom of Norway", "2 TR Türkiye / Republic of Türkiye"])
         let ankara = try project.database("user.sqlite").read { db in
             try String.fetchOne(
                 db,
                 sql: "SELECT c.name FROM subdivisions s JOIN countries c ON c.id = s.country_id WHERE s.code = 'TR-06'")
         }
-        #expect(ankara == "Türkiye")
+        expectEqual(ankara, "Türkiye")
 
         // The same rename again (a later migration, or a store that already has it) is up to date.
         try project.write("migrations/0002-turkiye-again.yml", Self.turkiye)
         let bytes = try #require(project.read("user.sqlite"))
         let again = try project.seedkit("migrate", "user.sqlite", "--dry-run")
-        #expect(again.status == 0, "\(again)")
+        expectEqual(again.status, 0, "\(again)")
         #expect(
             again.stdout.contains("up-to-date      countries 'Turkey': already up to date (renamed to 'Türkiye')"),
             "\(again)")
-        #expect(project.read("user.sqlite") == bytes)
+        expectEqual(project.read("user.sqlite"), bytes)
     }
 
     @Test func aRenameOfARowTheUserChangedIsAConflict() throws {
@@ -105,13 +106,14 @@ import Testing
         }
         try project.write("migrations/0001-turkiye.yml", Self.turkiye)
         let result = try project.seedkit("migrate", "user.sqlite")
-        #expect(result.status == 0, "\(result)")
-        #expect(
-            result.stderr == """
-                migrations/0001-turkiye.yml:3: warning: conflict on countries 'Turkey': changed in the store (official_name is 'Türkiye Cumhuriyeti', expected 'Republic of Turkey'); the store's values are kept [2050]
+        expectEqual(result.status, 0, "\(result)")
+        expectEqual(
+            result.stderr,
+            """
+            migrations/0001-turkiye.yml:3: warning: conflict on countries 'Turkey': changed in the store (official_name is 'Türkiye Cumhuriyeti', expected 'Republic of Turkey'); the store's values are kept [2050]
 
-                """)
-        #expect(try country(project) == ["1 NO Norway / Kingdom of Norway", "2 TR Turkey / Türkiye Cumhuriyeti"])
+            """)
+        try expectEqual(country(project), ["1 NO Norway / Kingdom of Norway", "2 TR Turkey / Türkiye Cumhuriyeti"])
     }
 
     @Test func aRenameToAKeyAnotherRowHasIsAConflictNotADuplicate() throws {
@@ -121,14 +123,16 @@ import Testing
         }
         try project.write("migrations/0001-turkiye.yml", Self.turkiye)
         let result = try project.seedkit("migrate", "user.sqlite")
-        #expect(result.status == 0, "\(result)")
-        #expect(
-            result.stderr == """
-                migrations/0001-turkiye.yml:3: warning: conflict on countries 'Turkey': the new key 'Türkiye' is already taken by another row; not renamed [2050]
+        expectEqual(result.status, 0, "\(result)")
+        expectEqual(
+            result.stderr,
+            """
+            migrations/0001-turkiye.yml:3: warning: conflict on countries 'Turkey': the new key 'Türkiye' is already taken by another row; not renamed [2050]
 
-                """)
-        #expect(
-            try country(project) == [
+            """)
+        try expectEqual(
+            country(project),
+            [
                 "1 NO Norway / Kingdom of Norway", "2 TR Turkey / Republic of Turkey", "3 XT Türkiye / ",
             ])
     }
@@ -154,18 +158,18 @@ import Testing
             """)
         try project.write("seeds/data/countries.csv", "name,alpha_2\nTurkey,TR\nNorway,NO\n")
         try project.write("seeds/data/cities.csv", "name,country\nAnkara,Turkey\nIstanbul,Turkey\nOslo,Norway\n")
-        #expect(try project.seedkit("build", "--migrations", "none").status == 0)
+        try expectEqual(project.seedkit("build", "--migrations", "none").status, 0)
         try FileManager.default.copyItem(atPath: project.path("build/seed.sqlite"), toPath: project.path("user.sqlite"))
         try project.write(
             "migrations/0001-turkiye.yml",
             "update:\n  countries:\n    - { key: Turkey, from: { name: Turkey }, to: { name: Türkiye } }\n")
         let result = try project.seedkit("migrate", "user.sqlite")
-        #expect(result.status == 0, "\(result)")
+        expectEqual(result.status, 0, "\(result)")
         let cities = try project.database("user.sqlite").read { db in
             try String.fetchAll(db, sql: "SELECT name || '/' || country FROM cities ORDER BY name")
         }
-        #expect(cities == ["Ankara/Türkiye", "Istanbul/Türkiye", "Oslo/Norway"])
-        #expect(try project.seedkit("verify", "user.sqlite").status == 0)
+        expectEqual(cities, ["Ankara/Türkiye", "Istanbul/Türkiye", "Oslo/Norway"])
+        try expectEqual(project.seedkit("verify", "user.sqlite").status, 0)
     }
 }
 
@@ -198,8 +202,8 @@ import Testing
             try project.write("migrations/0001-add-capital.sql", Self.addCapital)
             try project.write("migrations/0002-capitals.yml", Self.capitals)
             let result = try project.seedkit("migrate", "user.sqlite", "--manifest", manifest)
-            #expect(result.status == 0, "\(manifest): \(result)")
-            #expect(try capitals(project) == ["Norway=Oslo", "Turkey=-", "Kosovo=Pristina"], "\(manifest)")
+            expectEqual(result.status, 0, "\(manifest): \(result)")
+            try expectEqual(capitals(project), ["Norway=Oslo", "Turkey=-", "Kosovo=Pristina"], "\(manifest)")
         }
     }
 
@@ -214,7 +218,7 @@ import Testing
             "INSERT INTO subdivisions (code, name, type, country_id) SELECT 'NO-99', 'Nord', 'Region', id FROM countries WHERE alpha_2 = 'NO';\n"
         )
         let result = try project.seedkit("migrate", "user.sqlite")
-        #expect(result.status == 0, "\(result)")
+        expectEqual(result.status, 0, "\(result)")
         #expect(
             result.stdout.contains("applied 0001-nordland: 1 inserted\n  inserted        subdivisions 'NO-18'\n"),
             "\(result)")
@@ -229,11 +233,11 @@ import Testing
             Self.capitals.replacingOccurrences(of: "capital: Pristina", with: "capitol: Pristina"))
         let bytes = try #require(project.read("user.sqlite"))
         let result = try project.seedkit("migrate", "user.sqlite", "--manifest", "none")
-        #expect(result.status == 2, "\(result)")
+        expectEqual(result.status, 2, "\(result)")
         #expect(
             result.stderr.contains("migrations/0002-capitals.yml:6: error: countries has no column 'capitol'"),
             "\(result)")
-        #expect(project.read("user.sqlite") == bytes, "the ALTER TABLE was rolled back with the rest")
+        expectEqual(project.read("user.sqlite"), bytes, "the ALTER TABLE was rolled back with the rest")
     }
 
     @Test func theAppRuntimeAppliesASchemaStepThenTheDataThatNeedsIt() throws {
@@ -258,13 +262,13 @@ import Testing
         )
         try project.write(
             "migrations/0002-capitals.yml", Self.capitals + "  currencies:\n    - { code: NOK, country_id: \"NO\" }\n")
-        #expect(try project.seedkit("export-migrations", "app/migrations").status == 0)
+        try expectEqual(project.seedkit("export-migrations", "app/migrations").status, 0)
         try project.write(
             "seeds/data/countries.csv",
             "alpha_2,name,official_name,capital\nNO,Norway,Kingdom of Norway,Oslo\nTR,Turkey,Republic of Turkey,\nXK,Kosovo,,Pristina\n"
         )
         let build = try project.seedkit("build", "--output", "app/seed.sqlite")
-        #expect(build.status == 0, "\(build)")
+        expectEqual(build.status, 0, "\(build)")
         let installer = SeedInstaller(
             store: project.url("user.sqlite"), seed: project.url("app/seed.sqlite"),
             migrations: try MigrationDirectory.load(project.url("app/migrations")))
@@ -273,8 +277,8 @@ import Testing
             Issue.record("\(outcome)")
             return
         }
-        #expect(report.migrations.map(\.id) == ["0001-add-capital", "0002-capitals"])
-        #expect(try capitals(project) == ["Norway=Oslo", "Turkey=-", "Kosovo=Pristina"])
+        expectEqual(report.migrations.map(\.id), ["0001-add-capital", "0002-capitals"])
+        try expectEqual(capitals(project), ["Norway=Oslo", "Turkey=-", "Kosovo=Pristina"])
         let nok = try project.database("user.sqlite").read { db in
             try String.fetchOne(
                 db,
@@ -282,6 +286,6 @@ import Testing
                     "SELECT c.alpha_2 FROM currencies JOIN countries c ON c.id = currencies.country_id WHERE code = 'NOK'"
             )
         }
-        #expect(nok == "NO", "the new table's ref resolved through the seed's catalog")
+        expectEqual(nok, "NO", "the new table's ref resolved through the seed's catalog")
     }
 }

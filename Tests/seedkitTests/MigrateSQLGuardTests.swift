@@ -48,13 +48,13 @@ import Testing
         let listing = project.listing(".")
         for arguments in [["migrate", "user.sqlite"], ["migrate", "user.sqlite", "--dry-run"]] {
             let result = try project.seedkit(arguments)
-            #expect(result.status == 2, "\(arguments) \(sql): \(result)")
+            expectEqual(result.status, 2, "\(arguments) \(sql): \(result)")
             #expect(result.stderr.contains("migrations/0002-sneaky.sql:3:"), "the statement's line: \(result)")
             #expect(result.stderr.contains(named), "names the statement: \(result)")
             #expect(result.stderr.contains("nothing was written"), "\(result)")
-            #expect(project.sha256("user.sqlite") == before, "\(arguments) \(sql): the store is byte-identical")
-            #expect(
-                project.listing(".") == listing,
+            expectEqual(project.sha256("user.sqlite"), before, "\(arguments) \(sql): the store is byte-identical")
+            expectEqual(
+                project.listing("."), listing,
                 "\(arguments) \(sql): no file created (ATTACH, VACUUM INTO): \(project.listing("."))")
         }
     }
@@ -77,7 +77,7 @@ import Testing
             return error.kind == .configuration && error.description.contains("COMMIT")
                 && error.description.contains(":2:")
         }
-        #expect(project.sha256("user.sqlite") == before)
+        expectEqual(project.sha256("user.sqlite"), before)
     }
 
     @Test func triggersQuotedKeywordsAndCommentsAreNotTransactionControl() throws {
@@ -100,14 +100,15 @@ import Testing
 
             """)
         let result = try project.seedkit("migrate", "user.sqlite")
-        #expect(result.status == 0, "\(result)")
+        expectEqual(result.status, 0, "\(result)")
         let database = try project.database("user.sqlite")
-        #expect(try database.read { db in try String.fetchAll(db, sql: "SELECT note FROM audit") } == ["END; COMMIT;"])
-        #expect(
-            try database.read { db in try String.fetchOne(db, sql: "SELECT name FROM categories WHERE id = 3") }
-                == "COMMIT; ROLLBACK;")
-        #expect(try database.read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") } == 7)
-        #expect(try database.read { db in try MigrationLedger.entries(db).map(\.number) } == [1, 2])
+        try expectEqual(
+            database.read { db in try String.fetchAll(db, sql: "SELECT note FROM audit") }, ["END; COMMIT;"])
+        try expectEqual(
+            database.read { db in try String.fetchOne(db, sql: "SELECT name FROM categories WHERE id = 3") },
+            "COMMIT; ROLLBACK;")
+        try expectEqual(database.read { db in try Int.fetchOne(db, sql: "PRAGMA user_version") }, 7)
+        try expectEqual(database.read { db in try MigrationLedger.entries(db).map(\.number) }, [1, 2])
     }
 }
 
@@ -120,7 +121,7 @@ import Testing
         )
         let before = try #require(project.sha256("user.sqlite"))
         let dryRun = try project.seedkit("migrate", "user.sqlite", "--dry-run")
-        #expect(dryRun.status == 0, "\(dryRun)")
+        expectEqual(dryRun.status, 0, "\(dryRun)")
         #expect(
             dryRun.stdout.contains(
                 """
@@ -130,7 +131,7 @@ import Testing
                   deleted         books 'The third book'
 
                 """), "\(dryRun)")
-        #expect(project.sha256("user.sqlite") == before)
+        expectEqual(project.sha256("user.sqlite"), before)
         let result = try project.seedkit("migrate", "user.sqlite")
         #expect(
             result.stdout.contains(
@@ -149,8 +150,9 @@ import Testing
         #expect(sql["changedRows"] as? Int == 6)
         // Counts by table, then each row the SQL deleted, by its key (issue 34).
         let events = try #require(sql["events"] as? [[String: Any]])
-        #expect(
-            events.map { "\($0["kind"] ?? "") \($0["table"] ?? "")=\($0["detail"] ?? "")" } == [
+        expectEqual(
+            events.map { "\($0["kind"] ?? "") \($0["table"] ?? "")=\($0["detail"] ?? "")" },
+            [
                 "sql books=4 updated, 1 deleted", "sql categories=1 inserted", "deleted books=",
             ])
         let key = "\(events.last?["key"] ?? "")"

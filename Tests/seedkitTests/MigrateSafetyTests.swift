@@ -49,13 +49,12 @@ private final class Holder {
         let start = Date()
         let result = try project.seedkit("migrate", "user.sqlite", "--busy-timeout", "0.25")
         let waited = Date().timeIntervalSince(start)
-        #expect(result.status == 4, "\(result)")
+        expectEqual(result.status, 4, "\(result)")
         #expect(result.stderr.contains("locked by another connection"))
         #expect(waited >= 0.25, "it waited for the lock")
         holder.stop()
-        #expect(
-            try project.database("user.sqlite").read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM books") }
-                == 3)
+        try expectEqual(
+            project.database("user.sqlite").read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM books") }, 3)
     }
 
     @Test func migratesAWALStoreWithUncheckpointedCommits() throws {
@@ -70,17 +69,16 @@ private final class Holder {
         defer { holder.stop() }
         #expect(project.exists("user.sqlite-wal"))
         let result = try project.seedkit("migrate", "user.sqlite", "--backup", "copy.sqlite")
-        #expect(result.status == 0, "\(result)")
+        expectEqual(result.status, 0, "\(result)")
         holder.stop()
         for store in ["user.sqlite", "copy.sqlite"] {
             let titles = try project.database(store).read { db in
                 try String.fetchAll(db, sql: "SELECT title FROM books ORDER BY id")
             }
             #expect(titles.contains("In the WAL"), "\(store) has the commit that was only in the -wal")
-            #expect(titles.contains("The fourth book") == (store == "user.sqlite"))
-            #expect(
-                try project.database(store).read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") }
-                    == "ok")
+            expectEqual(titles.contains("The fourth book"), (store == "user.sqlite"))
+            try expectEqual(
+                project.database(store).read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") }, "ok")
         }
     }
 
@@ -99,13 +97,13 @@ private final class Holder {
         let store = project.read("user.sqlite")
         let existing = project.read(backup)
         let result = try project.seedkit("migrate", "user.sqlite", "--backup", backup)
-        #expect(result.status == 2, "\(result)")
+        expectEqual(result.status, 2, "\(result)")
         #expect(
             result.stderr.contains(
                 "--backup \(backup) already exists; seedkit never overwrites a file with a backup: remove it or give another path"
             ), "\(result)")
-        #expect(project.read("user.sqlite") == store)
-        #expect(project.read(backup) == existing)
+        expectEqual(project.read("user.sqlite"), store)
+        expectEqual(project.read(backup), existing)
         #expect(!FileManager.default.fileExists(atPath: project.path("nowhere.sqlite")))
     }
 
@@ -119,7 +117,7 @@ private final class Holder {
         DispatchQueue.global().asyncAfter(deadline: .now() + 0.4) { release.stop() }
         let start = Date()
         let result = try project.seedkit(arguments)
-        #expect(result.status == 0, "\(result)")
+        expectEqual(result.status, 0, "\(result)")
         #expect(Date().timeIntervalSince(start) > 0.25, "it waited for the lock")
         holder.stop()
     }
@@ -135,7 +133,7 @@ private final class Holder {
         let pristine = try #require(project.read("user.sqlite"))
         // Time one full run, then kill runs at moments spread over 0–110% of it: before, during and after the write.
         let start = Date()
-        #expect(try project.seedkit("migrate", "user.sqlite").status == 0)
+        try expectEqual(project.seedkit("migrate", "user.sqlite").status, 0)
         let duration = Date().timeIntervalSince(start)
         var outcomes: [Int: Int] = [:]
         let attempts = 12
@@ -160,16 +158,16 @@ private final class Holder {
                     try String.fetchOne(db, sql: "PRAGMA integrity_check")
                 )
             }
-            #expect(integrity == "ok")
+            expectEqual(integrity, "ok")
             let before = books == 3 && ledger == 0
             let after = books == 5_004 && ledger == 2
             #expect(before || after, "attempt \(attempt): \(books) books, \(ledger) ledger rows")
             outcomes[books, default: 0] += 1
         }
         // Finish the job: a rerun after any kill ends in the complete state.
-        #expect(try project.seedkit("migrate", "user.sqlite").status == 0)
-        #expect(
-            try project.database("user.sqlite").read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM books") }
-                == 5_004)
+        try expectEqual(project.seedkit("migrate", "user.sqlite").status, 0)
+        try expectEqual(
+            project.database("user.sqlite").read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM books") },
+            5_004)
     }
 }

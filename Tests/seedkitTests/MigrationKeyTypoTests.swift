@@ -16,20 +16,20 @@ import Testing
             "migrations/0001-typo.yml",
             "update:\n  books:\n    - key: The frist book\n      from: { price: 10.0 }\n      to: { price: 11.0 }\n")
         let build = try project.seedkit("build", "--output", "build/typo.sqlite")
-        #expect(build.status == 1)
-        #expect(
-            build.stderr
-                == "migrations/0001-typo.yml:3: error: update books 'The frist book': the key matches no row of books in the fixtures or any migration's inserts or renames (a typo? migrate would report the row missing and record the migration as applied) [2030]\n",
+        expectEqual(build.status, 1)
+        expectEqual(
+            build.stderr,
+            "migrations/0001-typo.yml:3: error: update books 'The frist book': the key matches no row of books in the fixtures or any migration's inserts or renames (a typo? migrate would report the row missing and record the migration as applied) [2030]\n",
             "\(build)")
         #expect(!project.exists("build/typo.sqlite"))
         let seed = project.sha256("seeds/releases/1.0.sqlite")
         let check = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite")
-        #expect(check.status == 1)
+        expectEqual(check.status, 1)
         #expect(
             check.stderr.contains(
                 "migrations/0001-typo.yml:3: error: update books 'The frist book': the key matches no row of books"),
             "\(check)")
-        #expect(project.sha256("seeds/releases/1.0.sqlite") == seed)
+        expectEqual(project.sha256("seeds/releases/1.0.sqlite"), seed)
     }
 
     @Test func checkUpgradeRefusesADeleteWhoseKeyMatchesNoRowOfAnyOldSeed() throws {
@@ -37,20 +37,20 @@ import Testing
         try project.write(
             "migrations/0001-typo.yml", "delete:\n  books:\n    - key: The thrid book\n      from: { price: 10.0 }\n")
         // The fixtures no longer hold a deleted row: build cannot tell a typo, the old seeds can.
-        #expect(try project.seedkit("build").status == 0)
+        try expectEqual(project.seedkit("build").status, 0)
         let seed = project.sha256("seeds/releases/1.0.sqlite")
         let check = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite")
-        #expect(check.status == 1)
-        #expect(check.stdout == "")
-        #expect(
-            check.stderr
-                == "migrations/0001-typo.yml:3: error: delete books 'The thrid book': the key matches no row of books in the fixtures, the old seeds given or any migration's inserts or renames (a typo? migrate would report the row missing and record the migration as applied) [2030]\n",
+        expectEqual(check.status, 1)
+        expectEqual(check.stdout, "")
+        expectEqual(
+            check.stderr,
+            "migrations/0001-typo.yml:3: error: delete books 'The thrid book': the key matches no row of books in the fixtures, the old seeds given or any migration's inserts or renames (a typo? migrate would report the row missing and record the migration as applied) [2030]\n",
             "\(check)")
-        #expect(project.sha256("seeds/releases/1.0.sqlite") == seed, "the old seed is only read")
+        expectEqual(project.sha256("seeds/releases/1.0.sqlite"), seed, "the old seed is only read")
         // migrate itself still cannot tell a typo from a row the user deleted: it reports it missing.
         try project.write("user.sqlite", try #require(project.read("seeds/releases/1.0.sqlite")))
         let migrate = try project.seedkit("migrate", "user.sqlite")
-        #expect(migrate.status == 0)
+        expectEqual(migrate.status, 0)
         #expect(migrate.stdout.contains("books 'The thrid book': not in the store; nothing to delete\n"), "\(migrate)")
     }
 
@@ -93,9 +93,9 @@ import Testing
 
             """)
         let build = try project.seedkit("build")
-        #expect(build.status == 0, "\(build)")
+        expectEqual(build.status, 0, "\(build)")
         let check = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite")
-        #expect(check.status == 0, "\(check)")
+        expectEqual(check.status, 0, "\(check)")
         #expect(
             check.stdout.contains(
                 "seeds/releases/1.0.sqlite: applied 0001-release-1-1, 0002-release-1-2; converges with a fresh build\n"),
@@ -112,8 +112,8 @@ import Testing
             "migrations/0002-reprice.yml",
             "update:\n  books:\n    - key: Sonnets\n      from: { price: 5.0 }\n      to: { price: 6.0 }\n")
         let build = try project.seedkit("build", "--output", "build/sql.sqlite")
-        #expect(build.status == 0, "\(build)")
-        #expect(build.stderr == "")
+        expectEqual(build.status, 0, "\(build)")
+        expectEqual(build.stderr, "")
     }
 }
 
@@ -123,14 +123,14 @@ import Testing
     @Test func aMissingOldSeedSaysWhereShippedSeedsAreKept() throws {
         let project = try TemporaryProject()
         let from = try project.seedkit("new-migration", "release 1.2", "--from", "seeds/releases/1.1.sqlite")
-        #expect(from.status == 2)
-        #expect(
-            from.stderr
-                == "seeds/releases/1.1.sqlite: error: no old seed here: an old seed is one a release shipped, kept in seeds/releases/ (when you ship, copy build/seed.sqlite there, e.g. to seeds/releases/1.1.sqlite) [2100]\n",
+        expectEqual(from.status, 2)
+        expectEqual(
+            from.stderr,
+            "seeds/releases/1.1.sqlite: error: no old seed here: an old seed is one a release shipped, kept in seeds/releases/ (when you ship, copy build/seed.sqlite there, e.g. to seeds/releases/1.1.sqlite) [2100]\n",
             "\(from)")
-        #expect(project.listing("migrations") == ["0001-add-fourth-book.yml"])
+        expectEqual(project.listing("migrations"), ["0001-add-fourth-book.yml"])
         let check = try project.seedkit("check-upgrade", "seeds/releases/1.1.sqlite")
-        #expect(check.status == 2)
+        expectEqual(check.status, 2)
         #expect(
             check.stderr.hasPrefix(
                 "seeds/releases/1.1.sqlite: error: no old seed here: an old seed is one a release shipped"), "\(check)")
@@ -140,16 +140,16 @@ import Testing
         let project = try TemporaryProject()
         // What a shell passes for seeds/releases/*.sqlite when no seed has shipped.
         let check = try project.seedkit("check-upgrade", "seeds/releases/*.sqlite")
-        #expect(check.status == 2)
-        #expect(
-            check.stderr
-                == "seeds/releases/*.sqlite: error: no file matches: no seed has shipped yet (when you ship a release, copy build/seed.sqlite to seeds/releases/<version>.sqlite; until then there is no old seed to check) [2100]\n",
+        expectEqual(check.status, 2)
+        expectEqual(
+            check.stderr,
+            "seeds/releases/*.sqlite: error: no file matches: no seed has shipped yet (when you ship a release, copy build/seed.sqlite to seeds/releases/<version>.sqlite; until then there is no old seed to check) [2100]\n",
             "\(check)")
         // The CI workflow `init` writes does not run check-upgrade until a seed has shipped.
         let fresh = try TemporaryProject(bookStore: false)
         try fresh.remove("seeds")
         try fresh.remove("migrations")
-        #expect(try fresh.seedkit("init").status == 0)
+        try expectEqual(fresh.seedkit("init").status, 0)
         let workflow = String(decoding: try #require(fresh.read(".github/workflows/seedkit.yml")), as: UTF8.self)
         #expect(workflow.contains("shopt -s nullglob\n"))
         #expect(

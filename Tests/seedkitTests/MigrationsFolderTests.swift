@@ -15,12 +15,12 @@ import Testing
         try FileManager.default.removeItem(atPath: project.path("migrations"))
         let before = project.read("user.sqlite")
         let result = try project.seedkit(arguments)
-        #expect(result.status == 2, "\(result)")
+        expectEqual(result.status, 2, "\(result)")
         #expect(
             result.stderr.contains(
                 "migrations: error: no migrations folder here; run seedkit in the project's folder, or pass --migrations DIR (--migrations none for none) [2100]"
             ), "\(result)")
-        #expect(project.read("user.sqlite") == before)
+        expectEqual(project.read("user.sqlite"), before)
         #expect(!FileManager.default.fileExists(atPath: project.path("out")))
     }
 
@@ -33,21 +33,21 @@ import Testing
         let project = try TemporaryProject.withUserStore()
         let before = project.read("user.sqlite")
         let result = try project.seedkit(arguments + ["--migrations", "migratons"])
-        #expect(result.status == 2, "\(result)")
+        expectEqual(result.status, 2, "\(result)")
         #expect(
             result.stderr.contains("migratons: error: no such migrations folder (--migrations none for none) [2100]"),
             "\(result)")
-        #expect(project.read("user.sqlite") == before)
+        expectEqual(project.read("user.sqlite"), before)
         #expect(!FileManager.default.fileExists(atPath: project.path("other.sqlite")))
     }
 
     @Test func noneMeansNoMigrationsAndAProjectWithoutTheFolderStillBuilds() throws {
         let project = try TemporaryProject.withUserStore()
         let status = try project.seedkit("status", "user.sqlite", "--migrations", "none")
-        #expect(status.status == 0, "\(status)")
+        expectEqual(status.status, 0, "\(status)")
         try FileManager.default.removeItem(atPath: project.path("migrations"))
         let build = try project.seedkit("build", "--output", "fresh.sqlite")
-        #expect(build.status == 0, "\(build)")
+        expectEqual(build.status, 0, "\(build)")
         #expect(build.stdout.contains("built fresh.sqlite"), "\(build)")
     }
 }
@@ -64,20 +64,21 @@ import Testing
             #"{"insert": {"books": [{"title": "Ghost", "price": 1, "category_id": "Fiction"}]}}"#)
         try project.write("app/migrations/notes.txt", "not a migration\n")
         let result = try project.seedkit("export-migrations", "app/migrations")
-        #expect(result.status == 2, "\(result)")
-        #expect(
-            result.stderr
-                == "app/migrations/0009-old.json: error: a migration this export does not write; an app would apply it: remove it (export-migrations never deletes files), nothing was written [2100]\n",
+        expectEqual(result.status, 2, "\(result)")
+        expectEqual(
+            result.stderr,
+            "app/migrations/0009-old.json: error: a migration this export does not write; an app would apply it: remove it (export-migrations never deletes files), nothing was written [2100]\n",
             "\(result)")
-        #expect(
-            try FileManager.default.contentsOfDirectory(atPath: project.path("app/migrations")).sorted() == [
+        try expectEqual(
+            FileManager.default.contentsOfDirectory(atPath: project.path("app/migrations")).sorted(),
+            [
                 "0009-old.json", "notes.txt",
             ])
         // Once it is gone, exporting again over an earlier export is fine.
         try FileManager.default.removeItem(atPath: project.path("app/migrations/0009-old.json"))
-        #expect(try project.seedkit("export-migrations", "app/migrations").status == 0)
+        try expectEqual(project.seedkit("export-migrations", "app/migrations").status, 0)
         let again = try project.seedkit("export-migrations", "app/migrations")
-        #expect(again.status == 0, "\(again)")
+        expectEqual(again.status, 0, "\(again)")
         #expect(again.stdout.hasPrefix("wrote app/migrations/0001-add-fourth-book.json  sha256:"), "\(again)")
     }
 }
@@ -86,8 +87,8 @@ import Testing
 @Suite struct StatusGateTests {
     @Test func aChangedOrMissingMigrationIsExit3WithExitCode() throws {
         let project = try TemporaryProject.withUserStore()
-        #expect(try project.seedkit("migrate", "user.sqlite").status == 0)
-        #expect(try project.seedkit("status", "user.sqlite", "--exit-code").status == 0)
+        try expectEqual(project.seedkit("migrate", "user.sqlite").status, 0)
+        try expectEqual(project.seedkit("status", "user.sqlite", "--exit-code").status, 0)
         let file = try #require(
             try FileManager.default.contentsOfDirectory(atPath: project.path("migrations")).first {
                 $0.hasPrefix("0001-")
@@ -97,12 +98,12 @@ import Testing
             "migrations/\(file)",
             String(decoding: original, as: UTF8.self).replacingOccurrences(of: "price: 12", with: "price: 13"))
         let changed = try project.seedkit("status", "user.sqlite", "--exit-code")
-        #expect(changed.status == 3, "\(changed)")
+        expectEqual(changed.status, 3, "\(changed)")
         #expect(changed.stdout.contains("changed"), "\(changed)")
-        #expect(try project.seedkit("status", "user.sqlite").status == 0, "without --exit-code status only reports")
+        try expectEqual(project.seedkit("status", "user.sqlite").status, 0, "without --exit-code status only reports")
         try FileManager.default.removeItem(atPath: project.path("migrations/\(file)"))
         let missing = try project.seedkit("status", "user.sqlite", "--exit-code")
-        #expect(missing.status == 3, "\(missing)")
+        expectEqual(missing.status, 3, "\(missing)")
         #expect(missing.stdout.contains("missing"), "\(missing)")
         let annotated = try project.seedkit("status", "user.sqlite", "--format", "github")
         #expect(
@@ -125,7 +126,7 @@ import Testing
             "migrations/\(file)",
             String(decoding: original, as: UTF8.self).replacingOccurrences(of: "price: 12", with: "price: 13"))
         let result = try project.seedkit("check-upgrade", "old.sqlite", "--format", "github")
-        #expect(result.status == 1, "\(result)")
+        expectEqual(result.status, 1, "\(result)")
         #expect(
             result.stdout.contains(
                 "::error file=old.sqlite,title=seedkit check-upgrade::diverges from a fresh build: books 'The fourth book': got a row, expected no row\n"
@@ -145,10 +146,10 @@ import Testing
             String(decoding: manifest, as: UTF8.self).replacingOccurrences(
                 of: "schema: schema.sql", with: "schema: schemas.sql"))
         let result = try project.seedkit("build")
-        #expect(result.status == 2, "\(result)")
-        #expect(
-            result.stderr
-                == "seeds/schemas.sql: error: the schema file does not exist (manifest: seeds/seedkit.yml) [2100]\n",
+        expectEqual(result.status, 2, "\(result)")
+        expectEqual(
+            result.stderr,
+            "seeds/schemas.sql: error: the schema file does not exist (manifest: seeds/seedkit.yml) [2100]\n",
             "\(result)")
         #expect(!project.exists("build/seed.sqlite"))
     }
@@ -171,7 +172,7 @@ import Testing
         try project.write(
             "seeds/data/nodes.csv",
             "name,parent_id\nroot,\n" + (0..<count).map { "n\($0),\($0 == 0 ? "root" : "n\($0 - 1)")\n" }.joined())
-        #expect(try project.seedkit("build", "--migrations", "none").status == 0)
+        try expectEqual(project.seedkit("build", "--migrations", "none").status, 0)
         try FileManager.default.copyItem(atPath: project.path("seed.sqlite"), toPath: project.path("user.sqlite"))
         try project.write(
             "migrations/0001-prune.yml",
@@ -179,17 +180,17 @@ import Testing
                 + (0..<count).map { "    - { key: n\($0), from: { parent_id: \($0 == 0 ? "root" : "n\($0 - 1)") } }\n" }
                 .joined())
         let clean = try project.seedkit("migrate", "seed.sqlite")
-        #expect(clean.status == 0, "\(clean)")
+        expectEqual(clean.status, 0, "\(clean)")
         #expect(clean.stdout.contains("applied 0001-prune: \(count) deleted"), "\(clean)")
-        #expect(try project.rows("seed.sqlite", "SELECT name FROM nodes") == ["'root'"])
+        try expectEqual(project.rows("seed.sqlite", "SELECT name FROM nodes"), ["'root'"])
         // A user's node under n199 keeps n0…n199 (each reported), and n200… go.
         try project.database("user.sqlite").write { db in
             try db.execute(sql: "INSERT INTO nodes (name, parent_id) SELECT 'mine', id FROM nodes WHERE name = 'n199'")
         }
         let kept = try project.seedkit("migrate", "user.sqlite")
-        #expect(kept.status == 0, "\(kept)")
+        expectEqual(kept.status, 0, "\(kept)")
         #expect(kept.stdout.contains("applied 0001-prune: \(count - 200) deleted, 200 delete-denied"), "\(kept)")
-        #expect(try project.rows("user.sqlite", "SELECT count(*) FROM nodes") == ["202"])
+        try expectEqual(project.rows("user.sqlite", "SELECT count(*) FROM nodes"), ["202"])
     }
 
     /// A waiting delete is judged by the store at its own place in the migration: a later
@@ -205,7 +206,7 @@ import Testing
             "schema: schema.sql\noutput: ../seed.sqlite\ntables:\n  nodes: { file: data/nodes.csv, key: name, refs: { parent_id: nodes.name } }\n"
         )
         try project.write("seeds/data/nodes.csv", "name,parent_id\nP,\nC,P\nG,C\n")
-        #expect(try project.seedkit("build", "--migrations", "none").status == 0)
+        try expectEqual(project.seedkit("build", "--migrations", "none").status, 0)
         try project.write(
             "migrations/0001-reshape.yml",
             """
@@ -219,21 +220,22 @@ import Testing
 
             """)
         let migrate = try project.seedkit("migrate", "seed.sqlite")
-        #expect(migrate.status == 0, "\(migrate)")
+        expectEqual(migrate.status, 0, "\(migrate)")
         #expect(migrate.stdout.contains("applied 0001-reshape: 2 updated, 1 deleted"), "\(migrate)")
-        #expect(
-            try project.rows(
+        try expectEqual(
+            project.rows(
                 "seed.sqlite",
-                "SELECT n.name, p.name FROM nodes n LEFT JOIN nodes p ON p.id = n.parent_id ORDER BY n.id") == [
-                    "'P2'|NULL", "'G'|'P2'",
-                ])
+                "SELECT n.name, p.name FROM nodes n LEFT JOIN nodes p ON p.id = n.parent_id ORDER BY n.id"),
+            [
+                "'P2'|NULL", "'G'|'P2'",
+            ])
     }
 
     /// A user's edit of a row that one migration updates and a later one renames is found under
     /// its new key: check-upgrade said "LOST … now has 0 rows" (a false alarm).
     @Test func anEditOfARowALaterMigrationRenamesIsFoundUnderItsNewKey() throws {
         let project = try TemporaryProject()
-        #expect(try project.seedkit("build").status == 0)
+        try expectEqual(project.seedkit("build").status, 0)
         try FileManager.default.createDirectory(
             atPath: project.path("seeds/releases"), withIntermediateDirectories: true)
         try FileManager.default.copyItem(
@@ -250,7 +252,7 @@ import Testing
             "title,price,category_id\nThe first book,10,Fiction\nThe 2nd book,16,Fiction\nThe third book,10,Biography\n"
         )
         let check = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite")
-        #expect(check.status == 0, "\(check)")
+        expectEqual(check.status, 0, "\(check)")
         #expect(!check.stdout.contains("LOST"), "\(check)")
         #expect(check.stdout.contains("ok: user edit books 'The 2nd book'.price = "), "\(check)")
     }

@@ -20,13 +20,13 @@ import Testing
         let listing = project.listing(".")
         let migrations = project.listing("migrations")
         let result = try runSeedkit(command + ["--manifest", "seeds/seedkit.ym"], in: project.root)
-        #expect(result.status == 2, "\(command): \(result)")
-        #expect(
-            result.stderr
-                == "seeds/seedkit.ym: error: no such manifest: --manifest names a file that is not there (check the path; --manifest none for no manifest) [2100]\n",
+        expectEqual(result.status, 2, "\(command): \(result)")
+        expectEqual(
+            result.stderr,
+            "seeds/seedkit.ym: error: no such manifest: --manifest names a file that is not there (check the path; --manifest none for no manifest) [2100]\n",
             "\(command): \(result)")
         #expect(result.stdout.isEmpty, "\(command): \(result)")
-        #expect(project.sha256("user.sqlite") == before)
+        expectEqual(project.sha256("user.sqlite"), before)
         #expect(project.listing(".") == listing && project.listing("migrations") == migrations, "nothing written")
     }
 
@@ -36,10 +36,10 @@ import Testing
             ["verify", "user.sqlite"], ["inspect", "user.sqlite", "books"], ["migrate", "user.sqlite", "--dry-run"],
         ] {
             let result = try runSeedkit(command + ["--manifest", "none"], in: project.root)
-            #expect(result.status == 0, "\(command): \(result)")
+            expectEqual(result.status, 0, "\(command): \(result)")
         }
         let build = try project.seedkit("build", "--manifest", "none")
-        #expect(build.status == 2, "\(build)")
+        expectEqual(build.status, 2, "\(build)")
     }
 }
 
@@ -57,12 +57,12 @@ import Testing
         try FileManager.default.createSymbolicLink(
             atPath: project.path("link.sqlite"), withDestinationPath: "empty.sqlite")
         let result = try runSeedkit(command + ["link.sqlite"], in: project.root)
-        #expect(result.status == 3, "\(result)")
-        #expect(
-            result.stderr
-                == "link.sqlite: error: the file is empty (0 bytes), not a store: a store written by an app or by `seedkit build` has at least SQLite's header [2200]\n",
+        expectEqual(result.status, 3, "\(result)")
+        expectEqual(
+            result.stderr,
+            "link.sqlite: error: the file is empty (0 bytes), not a store: a store written by an app or by `seedkit build` has at least SQLite's header [2200]\n",
             "\(result)")
-        #expect(project.read("empty.sqlite") == Data(), "not initialised")
+        expectEqual(project.read("empty.sqlite"), Data(), "not initialised")
     }
 
     @Test func aLinkedStoreShowsItsTargetsSize() throws {
@@ -70,7 +70,7 @@ import Testing
         try FileManager.default.createSymbolicLink(
             atPath: project.path("link.sqlite"), withDestinationPath: project.path("user.sqlite"))
         let result = try project.seedkit("inspect", "link.sqlite", "--format", "json")
-        #expect(result.status == 0, "\(result)")
+        expectEqual(result.status, 0, "\(result)")
         let size = try #require(
             FileManager.default.attributesOfItem(atPath: project.path("user.sqlite"))[.size] as? Int)
         #expect(result.stdout.contains("\"bytes\": \(size),"), "the target's size, not the link's: \(result)")
@@ -79,11 +79,11 @@ import Testing
     @Test(arguments: commands + [["check-upgrade"], ["new-migration", "next", "--from"]])
     func aFIFOIsRefusedNotWaitedOn(command: [String]) throws {
         let project = try TemporaryProject.withUserStore()
-        #expect(mkfifo(project.path("pipe.sqlite"), 0o600) == 0)
+        expectEqual(mkfifo(project.path("pipe.sqlite"), 0o600), 0)
         let started = Date()
         let result = try runSeedkit(command + ["pipe.sqlite"], in: project.root)
         #expect(Date().timeIntervalSince(started) < 20, "no hang: \(result)")
-        #expect(result.status == 2, "\(command): \(result)")
+        expectEqual(result.status, 2, "\(command): \(result)")
         #expect(
             result.stderr.contains(
                 "pipe.sqlite: error: this is a FIFO (named pipe), not a store file: seedkit reads and migrates stores only in regular files"
@@ -95,7 +95,7 @@ import Testing
         let result = try run(
             URL(fileURLWithPath: "/bin/bash"),
             ["-c", "cat user.sqlite | \"$0\" inspect /dev/stdin", seedkitBinary.path], in: project.root)
-        #expect(result.status == 2, "\(result)")
+        expectEqual(result.status, 2, "\(result)")
         #expect(result.stderr.contains("/dev/stdin: error: this is a FIFO (named pipe), not a store file"), "\(result)")
     }
 }
@@ -119,23 +119,23 @@ import Testing
                 "-c", "\"$0\" migrate user.sqlite --verbose | head -1; echo \"exit ${PIPESTATUS[0]}\"",
                 seedkitBinary.path,
             ], in: project.root)
-        #expect(result.stdout == "applied 0001-add-fourth-book: 1 inserted\nexit 4\n", "\(result)")
+        expectEqual(result.stdout, "applied 0001-add-fourth-book: 1 inserted\nexit 4\n", "\(result)")
         #expect(
             result.stderr.contains(
                 "seedkit: cannot write the output: Broken pipe (user.sqlite: 2 migrations applied all the same); what was printed is incomplete [2300]"
             ), "\(result)")
         let store = try project.database("user.sqlite")
-        #expect(
-            try store.read { db in
+        try expectEqual(
+            store.read { db in
                 try Int.fetchOne(db, sql: "SELECT count(*) FROM _seedkit_migrations WHERE origin = 'applied'")
-            } == 2)
+            }, 2)
     }
 
     /// `inspect … | head`: the reader stopped on purpose and nothing was done, so seedkit ends in
     /// silence, with the status of a process SIGPIPE ends, as sqlite3 and git do.
     @Test func aReaderThatGoesAwayFromAReadOnlyCommandEndsInSilence() throws {
         let project = try longReport()
-        #expect(try project.seedkit("migrate", "user.sqlite").status == 0)
+        try expectEqual(project.seedkit("migrate", "user.sqlite").status, 0)
         let result = try run(
             URL(fileURLWithPath: "/bin/bash"),
             [
@@ -143,8 +143,8 @@ import Testing
                 seedkitBinary.path,
             ], in: project.root)
         #expect(result.stdout.hasSuffix("\nexit 141\n"), "\(result)")
-        #expect(result.stdout.split(separator: "\n").count == 2, "\(result)")
-        #expect(result.stderr == "", "\(result)")
+        expectEqual(result.stdout.split(separator: "\n").count, 2, "\(result)")
+        expectEqual(result.stderr, "", "\(result)")
     }
 
     @Test(arguments: [4, 5, 6, 7, 16])
@@ -154,12 +154,12 @@ import Testing
         let result = try run(
             URL(fileURLWithPath: "/bin/bash"),
             ["-c", "ulimit -n \(limit); exec \"$0\" migrate user.sqlite", seedkitBinary.path], in: project.root)
-        #expect(result.status == 4, "\(result)")
-        #expect(
-            result.stderr
-                == "seedkit: error: this process may have only \(limit) files open at once (ulimit -n \(limit)), and seedkit needs 32 (stores and their journals, migrations, fixtures); raise the limit (ulimit -n 256); nothing was done [2300]\n",
+        expectEqual(result.status, 4, "\(result)")
+        expectEqual(
+            result.stderr,
+            "seedkit: error: this process may have only \(limit) files open at once (ulimit -n \(limit)), and seedkit needs 32 (stores and their journals, migrations, fixtures); raise the limit (ulimit -n 256); nothing was done [2300]\n",
             "\(result)")
-        #expect(project.sha256("user.sqlite") == before)
+        expectEqual(project.sha256("user.sqlite"), before)
     }
 
     @Test func aLowSoftLimitIsRaisedAndEveryCommandWorksAtTheMinimum() throws {
@@ -207,9 +207,9 @@ import Testing
             #expect(result.status != 137, "ulimit -v \(kilobytes): SIGINT was ignored: \(result)")
             if result.stderr.contains("cannot start a thread to read migrations/0002-big.json") {
                 threadErrors += 1
-                #expect(result.status == 4, "\(result)")
+                expectEqual(result.status, 4, "\(result)")
                 #expect(result.stderr.contains("nothing was written"), "\(result)")
-                #expect(project.read("user.sqlite") == pristine, "ulimit -v \(kilobytes)")
+                expectEqual(project.read("user.sqlite"), pristine, "ulimit -v \(kilobytes)")
             }
             // Whatever stopped it, the migration is applied whole or not at all.
             let applied = try project.database("user.sqlite").read { db in
@@ -221,7 +221,7 @@ import Testing
             #expect(
                 applied == 1 ? books == 40004 : books == 3,
                 "ulimit -v \(kilobytes): exit \(result.status), \(books ?? -1) books")
-            #expect((result.status == 0) == (applied == 1), "ulimit -v \(kilobytes): \(result)")
+            expectEqual((result.status == 0), (applied == 1), "ulimit -v \(kilobytes): \(result)")
         }
         #expect(threadErrors > 0, "no limit in the range starved the reading thread: widen the range")
     }
@@ -239,11 +239,11 @@ import Testing
     func aFIFOInputIsRefusedNotWaitedOn(command: [String], path: String, what: String) throws {
         let project = try TemporaryProject.withUserStore()
         if project.exists(path) { try project.remove(path) }
-        #expect(mkfifo(project.path(path), 0o600) == 0)
+        expectEqual(mkfifo(project.path(path), 0o600), 0)
         let started = Date()
         let result = try runSeedkit(command, in: project.root)
         #expect(Date().timeIntervalSince(started) < 20, "no hang: \(result)")
-        #expect(result.status == 2, "\(command): \(result)")
+        expectEqual(result.status, 2, "\(command): \(result)")
         #expect(
             result.stderr.contains(
                 "\(path): error: this is a FIFO (named pipe), not a file: seedkit reads \(what) only from a regular file"
@@ -258,10 +258,10 @@ import Testing
             atPath: project.path("gone.sqlite"), withDestinationPath: "missing.sqlite")
         for store in ["loop.sqlite", "gone.sqlite"] {
             let result = try project.seedkit("inspect", store)
-            #expect(result.status == 2, "\(result)")
-            #expect(
-                result.stderr
-                    == "\(store): error: a symbolic link that leads to no file (dangling, or a loop): no store here [2100]\n",
+            expectEqual(result.status, 2, "\(result)")
+            expectEqual(
+                result.stderr,
+                "\(store): error: a symbolic link that leads to no file (dangling, or a loop): no store here [2100]\n",
                 "\(result)")
         }
     }

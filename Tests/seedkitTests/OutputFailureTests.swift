@@ -33,16 +33,16 @@ private func seedkitRedirected(_ redirection: String, _ arguments: [String], in 
         let project = try TemporaryProject.withUserStore()
         let before = try #require(project.sha256("user.sqlite"))
         let result = try seedkitRedirected("> /dev/full", arguments, in: project)
-        #expect(result.status == 4, "\(arguments): \(result)")
+        expectEqual(result.status, 4, "\(arguments): \(result)")
         #expect(result.stderr.contains("cannot write the output: No space left on device"), "\(arguments): \(result)")
-        #expect(project.sha256("user.sqlite") == before)
+        expectEqual(project.sha256("user.sqlite"), before)
     }
 
     @Test(arguments: commands)
     func aClosedStdoutIsRefusedBeforeAnythingIsDone(arguments: [String]) throws {
         let project = try TemporaryProject.withUserStore()
         let result = try seedkitRedirected(">&-", arguments, in: project)
-        #expect(result.status == 4, "\(arguments): \(result)")
+        expectEqual(result.status, 4, "\(arguments): \(result)")
         #expect(result.stderr.contains("standard output is closed"), "\(arguments): \(result)")
     }
 
@@ -50,26 +50,26 @@ private func seedkitRedirected(_ redirection: String, _ arguments: [String], in 
         let project = try TemporaryProject.withUserStore()
         let before = try #require(project.sha256("user.sqlite"))
         let result = try seedkitRedirected(">&-", ["migrate", "user.sqlite"], in: project)
-        #expect(result.status == 4, "\(result)")
-        #expect(project.sha256("user.sqlite") == before, "nothing was done: the report could not have been shown")
+        expectEqual(result.status, 4, "\(result)")
+        expectEqual(project.sha256("user.sqlite"), before, "nothing was done: the report could not have been shown")
     }
 
     @Test func aMigrationWhoseReportCanNotBeWrittenSaysItWasApplied() throws {
         let project = try TemporaryProject.withUserStore()
         let result = try seedkitRedirected("> /dev/full", ["migrate", "user.sqlite"], in: project)
-        #expect(result.status == 4, "\(result)")
+        expectEqual(result.status, 4, "\(result)")
         #expect(
             result.stderr.contains(
                 "cannot write the output: No space left on device (user.sqlite: 1 migration applied all the same)"),
             "\(result)")
-        #expect(try project.database("user.sqlite").read { db in try MigrationLedger.entries(db).count } == 1)
+        try expectEqual(project.database("user.sqlite").read { db in try MigrationLedger.entries(db).count }, 1)
     }
 
     @Test func aFullOrClosedStderrDoesNotCrash() throws {
         let project = try TemporaryProject.withUserStore()
         for redirection in ["2> /dev/full", "2>&-"] {
             let result = try seedkitRedirected(redirection, ["status", "missing.sqlite"], in: project)
-            #expect(result.status == 2, "\(redirection): \(result)")
+            expectEqual(result.status, 2, "\(redirection): \(result)")
         }
     }
 }
@@ -88,10 +88,10 @@ private func seedkitRedirected(_ redirection: String, _ arguments: [String], in 
         let before = try #require(project.sha256("user.sqlite"))
         let listing = project.listing(".")
         let result = try project.seedkit("migrate", "user.sqlite", "--backup", backup)
-        #expect(result.status == 2, "\(backup): \(result)")
+        expectEqual(result.status, 2, "\(backup): \(result)")
         #expect(result.stderr.contains("--backup \(backup) is the store user.sqlite"), "\(backup): \(result)")
-        #expect(project.sha256("user.sqlite") == before)
-        #expect(project.listing(".") == listing)
+        expectEqual(project.sha256("user.sqlite"), before)
+        expectEqual(project.listing("."), listing)
     }
 
     @Test func aBackupThroughASymlinkedFolderOntoTheStoreIsAUsageError() throws {
@@ -99,7 +99,7 @@ private func seedkitRedirected(_ redirection: String, _ arguments: [String], in 
         try FileManager.default.createSymbolicLink(atPath: project.path("here"), withDestinationPath: ".")
         let before = try #require(project.sha256("user.sqlite"))
         let result = try project.seedkit("migrate", "user.sqlite", "--backup", "here/user.sqlite")
-        #expect(result.status == 2, "\(result)")
-        #expect(project.sha256("user.sqlite") == before)
+        expectEqual(result.status, 2, "\(result)")
+        expectEqual(project.sha256("user.sqlite"), before)
     }
 }

@@ -46,7 +46,7 @@ import Testing
         let project = try TemporaryProject.withUserStore()
         try project.write("migrated.sqlite", project.read("user.sqlite") ?? Data())
         let migrate = try project.seedkit("migrate", "migrated.sqlite")
-        #expect(migrate.status == 0, "\(migrate)")
+        expectEqual(migrate.status, 0, "\(migrate)")
         return project
     }
 
@@ -57,7 +57,7 @@ import Testing
         for format in Self.formats {
             let result = try project.seedkit(command.arguments + ["--format", format])
             guard command.prints.contains(format) else {
-                #expect(result.status == 2, "\(format): \(result)")
+                expectEqual(result.status, 2, "\(format): \(result)")
                 #expect(
                     result.stderr.contains(
                         "--format \(format) is not one this command prints; it prints \(command.prints.joined(separator: ", ")) (docs/reference.md#output-formats)"
@@ -66,7 +66,7 @@ import Testing
                 #expect(!project.exists("fresh.sqlite"), "a refused build writes nothing")
                 continue
             }
-            #expect(result.status == command.status, "\(format): \(result)")
+            expectEqual(result.status, command.status, "\(format): \(result)")
             #expect(!result.stdout.isEmpty, "\(format): \(result)")
             switch format {
             case "json":
@@ -83,7 +83,7 @@ import Testing
             }
             if project.exists("fresh.sqlite") { try project.remove("fresh.sqlite") }
         }
-        #expect(project.sha256("user.sqlite") == before)
+        expectEqual(project.sha256("user.sqlite"), before)
     }
 
     /// Scripts written for the two old sets keep working: `table` is `human`, on every command.
@@ -92,18 +92,18 @@ import Testing
         let project = try Self.project()
         let human = try project.seedkit(command.arguments + ["--format", "human"])
         let table = try project.seedkit(command.arguments + ["--format", "table"])
-        #expect(human.status == command.status, "\(human)")
+        expectEqual(human.status, command.status, "\(human)")
         #expect(
             table.stdout == human.stdout && table.stderr == human.stderr && table.status == human.status,
             "\(table)\n\(human)")
         let plain = try project.seedkit(command.arguments)
-        #expect(plain.stdout == human.stdout, "the default is human: \(plain)")
+        expectEqual(plain.stdout, human.stdout, "the default is human: \(plain)")
     }
 
     @Test func aNameThatIsNoFormatIsRefusedWithTheCommandsFormats() throws {
         let project = try Self.project()
         let result = try project.seedkit("status", "user.sqlite", "--format", "yaml")
-        #expect(result.status == 2, "\(result)")
+        expectEqual(result.status, 2, "\(result)")
         #expect(
             result.stderr.contains(
                 "--format yaml is not a format; this command prints human, json, csv, markdown, github (docs/reference.md#output-formats)"
@@ -117,12 +117,12 @@ import Testing
         let project = try Self.project()
         let before = project.sha256("user.sqlite")
         let migrate = try project.seedkit("migrate", "user.sqlite", "--format", "yaml")
-        #expect(migrate.status == 2, "\(migrate)")
+        expectEqual(migrate.status, 2, "\(migrate)")
         #expect(migrate.stdout.isEmpty, "\(migrate)")
-        #expect(project.sha256("user.sqlite") == before)
+        expectEqual(project.sha256("user.sqlite"), before)
         #expect(!project.exists("user.sqlite-journal") && !project.exists("user.sqlite-wal"))
         let build = try project.seedkit("build", "--output", "fresh.sqlite", "--format", "markdown")
-        #expect(build.status == 2, "\(build)")
+        expectEqual(build.status, 2, "\(build)")
         #expect(
             build.stderr.contains("--format markdown is not one this command prints; it prints human, json, github"),
             "\(build)")

@@ -14,7 +14,7 @@ import Testing
             BookStore.manifest.replacingOccurrences(
                 of: "output: ../build/seed.sqlite", with: "output: \(elsewhere.path)"))
         let result = try project.seedkit("build")
-        #expect(result.status == 0, "\(result)")
+        expectEqual(result.status, 0, "\(result)")
         #expect(
             FileManager.default.contents(atPath: elsewhere.path)?.prefix(15) == Data("SQLite format 3".utf8),
             "\(result)")
@@ -26,14 +26,14 @@ import Testing
         let project = try TemporaryProject()
         let before = project.listing("migrations")
         let result = try project.seedkit("export-migrations", target)
-        #expect(result.status == 2, "\(result)")
-        #expect(
-            result.stderr
-                == "\(target): error: this is the migrations folder: a .json written beside each .yml would be a second migration with the same number; export into the app's resources folder instead [2100]\n",
+        expectEqual(result.status, 2, "\(result)")
+        expectEqual(
+            result.stderr,
+            "\(target): error: this is the migrations folder: a .json written beside each .yml would be a second migration with the same number; export into the app's resources folder instead [2100]\n",
             "\(result)")
-        #expect(project.listing("migrations") == before)
-        #expect(
-            try project.seedkit("status", "--migrations", "migrations", "nothing.sqlite").stderr.contains("used twice")
-                == false)
+        expectEqual(project.listing("migrations"), before)
+        try expectEqual(
+            project.seedkit("status", "--migrations", "migrations", "nothing.sqlite").stderr.contains("used twice"),
+            false)
     }
 }

@@ -29,7 +29,7 @@ import Testing
         let build = try project.seedkit("build")
         try #require(build.status == 0, "\(build)")
         let diff = try project.seedkit("diff", "build/seed.sqlite", "build/seed.sqlite", "--exit-code")
-        #expect(diff.status == 0, "\(diff)")
+        expectEqual(diff.status, 0, "\(diff)")
         #expect(!diff.stdout.contains("schema"), "\(diff)")
         #expect(!diff.stdout.contains("--"), "\(diff)")
     }
@@ -40,10 +40,10 @@ import Testing
         try #require(release.status == 0, "\(release)")
         try project.write("seeds/data/t.csv", "a,b,c\nx,y,1\nz,w,2\n")
         let generated = try project.seedkit("new-migration", "more", "--from", "seeds/releases/1.0.sqlite")
-        #expect(generated.status == 0, "\(generated)")
-        #expect(project.listing("migrations") == ["0001-more.yml"], "\(generated)")
+        expectEqual(generated.status, 0, "\(generated)")
+        expectEqual(project.listing("migrations"), ["0001-more.yml"], "\(generated)")
         let check = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite")
-        #expect(check.status == 0, "\(check)")
+        expectEqual(check.status, 0, "\(check)")
         #expect(!check.stdout.contains("DIVERGES"), "\(check)")
     }
 
@@ -60,7 +60,7 @@ import Testing
         )
         try #require(try two.seedkit("build").status == 0)
         let diff = try one.seedkit("diff", "build/seed.sqlite", two.path("build/seed.sqlite"), "--exit-code")
-        #expect(diff.status == 0, "\(diff)")
+        expectEqual(diff.status, 0, "\(diff)")
         #expect(!diff.stdout.contains("schema"), "\(diff)")
     }
 
@@ -73,13 +73,13 @@ import Testing
         )
         try project.write("seeds/data/t.csv", "a,b,c\nx,y,7\n")
         let generated = try project.seedkit("new-migration", "column", "--from", "seeds/releases/1.0.sqlite")
-        #expect(generated.status == 0, "\(generated)")
+        expectEqual(generated.status, 0, "\(generated)")
         let files = project.listing("migrations")
         let name = try #require(files.first { $0.hasSuffix(".sql") }, "\(files)")
         let sql = String(decoding: try #require(project.read("migrations/\(name)")), as: UTF8.self)
         #expect(sql.contains("ADD COLUMN c INTEGER DEFAULT 7;"), "\(sql)")
         let check = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite")
-        #expect(check.status == 0, "\(check)")
+        expectEqual(check.status, 0, "\(check)")
     }
 
     // MARK: - One fixture format, decided once; reading options
@@ -107,11 +107,12 @@ import Testing
         let project = try zones(
             "    comment: \"#\"\n    header: [codes, coordinates, tz, comments]\n    ragged: true\n")
         let build = try project.seedkit("build")
-        #expect(build.status == 0, "\(build)")
+        expectEqual(build.status, 0, "\(build)")
         let rows = try project.rows(
             "build/seed.sqlite", "SELECT tz, codes, coordinates, comments FROM zones ORDER BY rowid")
-        #expect(
-            rows == [
+        expectEqual(
+            rows,
+            [
                 "'Europe/Andorra'|'AD'|'+4230+00131'|NULL",
                 "'Asia/Dubai'|'AE,OM,RE,SC,TF'|'+2518+05518'|'Crozet'",
                 "'Asia/Kabul'|'AF'|'+3431+06912'|NULL",
@@ -123,7 +124,7 @@ import Testing
     @Test func aShortRowWithoutRaggedSaysWhereAndHowToReadIt() throws {
         let project = try zones("    comment: \"#\"\n    header: [codes, coordinates, tz, comments]\n")
         let build = try project.seedkit("build")
-        #expect(build.status == 1, "\(build)")
+        expectEqual(build.status, 1, "\(build)")
         #expect(
             build.stderr.contains(
                 "seeds/data/zone1970.tab:7:4: error: expected 4 fields (as in the manifest's header:), found 3; if the publisher leaves trailing fields out, ragged: true in the manifest reads them as NULL"
@@ -134,7 +135,7 @@ import Testing
     @Test func aLongerRowStaysAnErrorUnderRagged() throws {
         let project = try zones("    comment: \"#\"\n    header: [codes, coordinates, tz]\n    ragged: true\n")
         let build = try project.seedkit("build")
-        #expect(build.status == 1, "\(build)")
+        expectEqual(build.status, 1, "\(build)")
         #expect(
             build.stderr.contains(
                 "seeds/data/zone1970.tab:8:4: error: expected 3 fields (as in the manifest's header:), found 4"),
@@ -147,8 +148,8 @@ import Testing
             manifestTable: "    file: data/t.txt\n    format: tsv\n    key: a\n")
         try project.write("seeds/data/t.txt", "a\tb\n\"x\"\ty, z\n")
         let build = try project.seedkit("build")
-        #expect(build.status == 0, "\(build)")
-        #expect(try project.rows("build/seed.sqlite", "SELECT a, b FROM t") == ["'\"x\"'|'y, z'"])
+        expectEqual(build.status, 0, "\(build)")
+        try expectEqual(project.rows("build/seed.sqlite", "SELECT a, b FROM t"), ["'\"x\"'|'y, z'"])
     }
 
     @Test func anUnknownExtensionWithoutFormatIsAManifestErrorAtItsLine() throws {
@@ -163,7 +164,7 @@ import Testing
             ["check-upgrade", "seeds/releases/1.0.sqlite"],
         ] {
             let result = try project.seedkit(command)
-            #expect(result.status == 2, "\(command) \(result)")
+            expectEqual(result.status, 2, "\(command) \(result)")
             #expect(
                 result.stderr.contains(
                     "seeds/seedkit.yml:5:11: error: data/t.txt has the extension '.txt', which names no fixture format: name the format with format: csv, tsv, json or jsonl"
@@ -176,10 +177,11 @@ import Testing
             schema: "CREATE TABLE t (a TEXT PRIMARY KEY, b INTEGER, c TEXT);\n", csv: "a;b;c\nx;-;\ny;2;\"\"\nz;3;-\n",
             manifestTable: "    file: data/t.csv\n    key: a\n    delimiter: \";\"\n    nulls: [\"-\"]\n")
         let build = try project.seedkit("build")
-        #expect(build.status == 0, "\(build)")
+        expectEqual(build.status, 0, "\(build)")
         // Only "-" is NULL now: the empty unquoted field is the empty string, "" too.
-        #expect(
-            try project.rows("build/seed.sqlite", "SELECT a, b, c FROM t ORDER BY a") == [
+        try expectEqual(
+            project.rows("build/seed.sqlite", "SELECT a, b, c FROM t ORDER BY a"),
+            [
                 "'x'|NULL|''", "'y'|2|''", "'z'|3|NULL",
             ])
     }
@@ -198,7 +200,7 @@ import Testing
                 schema: "CREATE TABLE t (a TEXT PRIMARY KEY, b TEXT);\n",
                 manifestTable: "    file: data/t.csv\n    key: a\n" + option)
             let build = try project.seedkit("build")
-            #expect(build.status == 2, "\(option) \(build)")
+            expectEqual(build.status, 2, "\(option) \(build)")
             #expect(build.stderr.contains(message), "\(option) \(build)")
         }
     }
@@ -218,10 +220,10 @@ import Testing
             "version,codename,series,created,release,eol,eol-server,eol-esm,eol-legacy\n4.10,Warty Warthog,warty,2004-03-05,2004-10-20,2006-04-30\n6.06 LTS,Dapper Drake,dapper,2005-10-12,2006-06-01,2009-07-14,2011-06-01\n26.04 LTS,Resolute Raccoon,resolute,2025-10-09,2026-04-23,2031-05-29,2031-05-29,2036-04-23,2038-04-27\n"
         )
         let build = try project.seedkit("build")
-        #expect(build.status == 0, "\(build)")
-        #expect(
-            try project.rows("build/seed.sqlite", "SELECT series, eol_server, eol_legacy FROM releases ORDER BY rowid")
-                == ["'warty'|NULL|NULL", "'dapper'|'2011-06-01'|NULL", "'resolute'|'2031-05-29'|'2038-04-27'"])
+        expectEqual(build.status, 0, "\(build)")
+        try expectEqual(
+            project.rows("build/seed.sqlite", "SELECT series, eol_server, eol_legacy FROM releases ORDER BY rowid"),
+            ["'warty'|NULL|NULL", "'dapper'|'2011-06-01'|NULL", "'resolute'|'2031-05-29'|'2038-04-27'"])
     }
 
     // MARK: - Field paths and nested JSON
@@ -257,12 +259,13 @@ import Testing
             "{ code: cca2, common_name: /name/common, official_name: /name/official, alt_spellings: altSpellings, translations: translations }"
         )
         let build = try project.seedkit("build")
-        #expect(build.status == 0, "\(build)")
-        #expect(
-            try project.rows(
-                "build/seed.sqlite", "SELECT code, common_name, official_name FROM countries ORDER BY code") == [
-                    "'NO'|'Norway'|'Kingdom of Norway'", "'PE'|'Peru'|'Republic of Peru'",
-                ])
+        expectEqual(build.status, 0, "\(build)")
+        try expectEqual(
+            project.rows(
+                "build/seed.sqlite", "SELECT code, common_name, official_name FROM countries ORDER BY code"),
+            [
+                "'NO'|'Norway'|'Kingdom of Norway'", "'PE'|'Peru'|'Republic of Peru'",
+            ])
     }
 
     @Test func aPointerIntoAnArrayAndDeeperObjects() throws {
@@ -270,22 +273,23 @@ import Testing
             "{ code: cca2, common_name: /name/common, official_name: /name/nativeName/nno/common, alt_spellings: /altSpellings/1 }\n    ignore: [translations]"
         )
         let build = try project.seedkit("build")
-        #expect(build.status == 0, "\(build)")
-        #expect(
-            try project.rows(
-                "build/seed.sqlite", "SELECT code, official_name, alt_spellings FROM countries ORDER BY code") == [
-                    "'NO'|'Noreg'|'Norge'", "'PE'|NULL|'República del Perú'",
-                ])
+        expectEqual(build.status, 0, "\(build)")
+        try expectEqual(
+            project.rows(
+                "build/seed.sqlite", "SELECT code, official_name, alt_spellings FROM countries ORDER BY code"),
+            [
+                "'NO'|'Noreg'|'Norge'", "'PE'|NULL|'República del Perú'",
+            ])
     }
 
     @Test func aPathNoRecordHoldsIsOneErrorNamingItAndTheTable() throws {
         let project = try countries(
             "{ code: cca2, common_name: /name/commn }\n    ignore: [altSpellings, translations]")
         let build = try project.seedkit("build")
-        #expect(build.status == 1, "\(build)")
-        #expect(
-            build.stderr
-                == "seeds/seedkit.yml:7:41: error: columns: common_name: /name/commn: no record of seeds/data/countries.json holds this path (2 records read), so table countries would get no common_name from it; check the path against a record [2020]\n",
+        expectEqual(build.status, 1, "\(build)")
+        expectEqual(
+            build.stderr,
+            "seeds/seedkit.yml:7:41: error: columns: common_name: /name/commn: no record of seeds/data/countries.json holds this path (2 records read), so table countries would get no common_name from it; check the path against a record [2020]\n",
             "\(build)")
         #expect(!project.exists("build/seed.sqlite"))
     }
@@ -295,7 +299,7 @@ import Testing
             schema: "CREATE TABLE t (a TEXT PRIMARY KEY, b TEXT);\n",
             manifestTable: "    file: data/t.csv\n    key: a\n    columns: { b: /x/y }\n")
         let csv = try project.seedkit("build")
-        #expect(csv.status == 2, "\(csv)")
+        expectEqual(csv.status, 2, "\(csv)")
         #expect(
             csv.stderr.contains(
                 "seeds/seedkit.yml:7:19: error: columns: 'b' is a JSON Pointer, which reads a JSON record; data/t.csv is read as csv"
@@ -304,7 +308,7 @@ import Testing
             "seeds/seedkit.yml",
             "schema: schema.sql\ntables:\n  t:\n    file: data/t.json\n    key: a\n    columns: { b: /x~2 }\n")
         let bad = try project.seedkit("build")
-        #expect(bad.status == 2, "\(bad)")
+        expectEqual(bad.status, 2, "\(bad)")
         #expect(
             bad.stderr.contains("seeds/seedkit.yml:6:19: error: columns: 'b': '/x~2' is not a JSON Pointer"), "\(bad)")
     }
@@ -313,21 +317,22 @@ import Testing
         let columns = "{ code: cca2, common_name: /name/common, alt_spellings: altSpellings }\n    ignore: [name]"
         let project = try countries(columns)
         try #require(try project.seedkit("build", "--output", "seeds/releases/1.0.sqlite").status == 0)
-        #expect(
-            try project.rows("seeds/releases/1.0.sqlite", "SELECT translations FROM countries ORDER BY code") == [
+        try expectEqual(
+            project.rows("seeds/releases/1.0.sqlite", "SELECT translations FROM countries ORDER BY code"),
+            [
                 "'{\"fra\":{\"common\":\"Norvège\"}}'", "'{\"fra\":{\"common\":\"Pérou\"}}'",
             ])
-        #expect(
-            try project.rows("seeds/releases/1.0.sqlite", "SELECT alt_spellings = json(alt_spellings) FROM countries")
-                == ["1", "1"])
+        try expectEqual(
+            project.rows("seeds/releases/1.0.sqlite", "SELECT alt_spellings = json(alt_spellings) FROM countries"),
+            ["1", "1"])
         // The publisher re-indents the file and writes its strings without escapes (and "/" escaped).
         let reindented =
             "[{\"name\":{\"common\":\"Norway\",\"official\":\"Kingdom of Norway\",\"nativeName\":{\"nno\":{ \"common\":\"Noreg\"}}},\n\"cca2\":\"NO\",\"altSpellings\":[ \"NO\" ,\n\t\"Norge\",\"Noreg\" ],\"translations\":{ \"fra\" : { \"common\" : \"Norvège\" } }},\n{\"name\":{\"common\":\"Peru\",\n \"official\":\"Republic of Peru\"},\"cca2\":\"PE\",\"altSpellings\":[\"PE\",\"República del Perú\"],\"translations\":{\"fra\":{\"common\":\"P\\u00e9rou\"}}}]\n"
         try project.write("seeds/data/countries.json", reindented)
         try #require(try project.seedkit("build").status == 0)
-        #expect(project.sha256("build/seed.sqlite") == project.sha256("seeds/releases/1.0.sqlite"))
+        expectEqual(project.sha256("build/seed.sqlite"), project.sha256("seeds/releases/1.0.sqlite"))
         let update = try project.seedkit("new-migration", "reindented", "--from", "seeds/releases/1.0.sqlite")
-        #expect(update.status == 0, "\(update)")
+        expectEqual(update.status, 0, "\(update)")
         #expect(update.stdout.contains("no migration needed, nothing written"), "\(update)")
     }
 
@@ -387,21 +392,23 @@ import Testing
     @Test func aQueryOverASourceBuildsTablesTheFileDoesNotHaveAsSuch() throws {
         let project = try currencies()
         let build = try project.seedkit("build")
-        #expect(build.status == 0, "\(build)")
-        #expect(
-            try project.rows("build/seed.sqlite", "SELECT code, name, minor_unit FROM currency ORDER BY code") == [
+        expectEqual(build.status, 0, "\(build)")
+        try expectEqual(
+            project.rows("build/seed.sqlite", "SELECT code, name, minor_unit FROM currency ORDER BY code"),
+            [
                 "'AFN'|'Afghani'|2", "'ALL'|'Lek'|2", "'EUR'|'Euro'|2", "'XDR'|'SDR (Special Drawing Right)'|NULL",
             ])
-        #expect(
-            try project.rows(
+        try expectEqual(
+            project.rows(
                 "build/seed.sqlite",
-                "SELECT country, c.code FROM country_currency JOIN currency c ON c.id = currency ORDER BY 1, 2") == [
-                    "'AFGHANISTAN'|'AFN'", "'ALBANIA'|'ALL'", "'FRANCE'|'EUR'",
-                    "'INTERNATIONAL MONETARY FUND (IMF)'|'XDR'", "'ÅLAND ISLANDS'|'EUR'",
-                ])
+                "SELECT country, c.code FROM country_currency JOIN currency c ON c.id = currency ORDER BY 1, 2"),
+            [
+                "'AFGHANISTAN'|'AFN'", "'ALBANIA'|'ALL'", "'FRANCE'|'EUR'",
+                "'INTERNATIONAL MONETARY FUND (IMF)'|'XDR'", "'ÅLAND ISLANDS'|'EUR'",
+            ])
         // The source itself is never in the seed.
-        #expect(
-            try project.rows("build/seed.sqlite", "SELECT count(*) FROM sqlite_master WHERE name = 'codes'") == ["0"])
+        try expectEqual(
+            project.rows("build/seed.sqlite", "SELECT count(*) FROM sqlite_master WHERE name = 'codes'"), ["0"])
     }
 
     @Test func aQueryRowGoesThroughConversionAndRulesAndItsErrorNamesTheTableAndRow() throws {
@@ -410,7 +417,7 @@ import Testing
                 of: "ALBANIA,Lek,ALL,008,2,", with: "ALBANIA,Lek,ALL,008,two,"
             ).replacingOccurrences(of: "AFGHANISTAN,Afghani,AFN,971,2,", with: "AFGHANISTAN,Afghani,AFN,971,7,"))
         let build = try project.seedkit("build")
-        #expect(build.status == 1, "\(build)")
+        expectEqual(build.status, 1, "\(build)")
         #expect(
             build.stderr.contains(
                 "seeds/seedkit.yml (query of currency):2:3: error: minor_unit: 'two' is not an integer (the column is INTEGER) (the query's row 2: code 'ALL') [2010]"
@@ -428,7 +435,7 @@ import Testing
                 "SELECT AlphabeticCode AS code, Currency AS name, MinorUnit AS minor_unit FROM codes WHERE AlphabeticCode IS NOT NULL ORDER BY code"
         )
         let build = try project.seedkit("build")
-        #expect(build.status == 1, "\(build)")
+        expectEqual(build.status, 1, "\(build)")
         #expect(
             build.stderr.contains(
                 "seeds/seedkit.yml (query of currency):5:1: error: duplicate key code 'EUR': row 4 of the query has the same (the query's row 5: code 'EUR') [2040]"
@@ -436,8 +443,8 @@ import Testing
         let file = try self.project(
             schema: "CREATE TABLE t (a TEXT PRIMARY KEY, b TEXT);\n", csv: "a,b\nx,1\ny,2\nz,3\ny,4\n")
         let fileBuild = try file.seedkit("build")
-        #expect(
-            fileBuild.stderr == "seeds/data/t.csv:5:1: error: duplicate key a 'y': line 3 has the same [2040]\n",
+        expectEqual(
+            fileBuild.stderr, "seeds/data/t.csv:5:1: error: duplicate key a 'y': line 3 has the same [2040]\n",
             "\(fileBuild)")
     }
 
@@ -466,22 +473,22 @@ import Testing
             "seeds/data/zone1970.tab",
             PublishedDataTests.zoneTab.replacingOccurrences(of: "AF\t+3431", with: "NO\t+3431"))
         let build = try project.seedkit("build")
-        #expect(build.status == 0, "\(build)")
-        #expect(
-            try project.rows("build/seed.sqlite", "SELECT code, name, spelling, zones FROM countries ORDER BY code")
-                == ["'NO'|'Norway'|'Norge'|1", "'PE'|'Peru'|'República del Perú'|0"])
-        #expect(
-            try project.rows("build/seed.sqlite", "SELECT count(*) FROM sqlite_master WHERE name IN ('world', 'zones')")
-                == ["0"])
+        expectEqual(build.status, 0, "\(build)")
+        try expectEqual(
+            project.rows("build/seed.sqlite", "SELECT code, name, spelling, zones FROM countries ORDER BY code"),
+            ["'NO'|'Norway'|'Norge'|1", "'PE'|'Peru'|'República del Perú'|0"])
+        try expectEqual(
+            project.rows("build/seed.sqlite", "SELECT count(*) FROM sqlite_master WHERE name IN ('world', 'zones')"),
+            ["0"])
     }
 
     @Test func aQueryThatDoesNotPrepareIsAManifestErrorWithSQLitesMessage() throws {
         let project = try currencies(currencyQuery: "SELECT AlphabeticCod AS code FROM codes")
         let build = try project.seedkit("build")
-        #expect(build.status == 2, "\(build)")
-        #expect(
-            build.stderr
-                == "seeds/seedkit.yml:7:12: error: the query of table currency does not prepare: no such column: AlphabeticCod [2100]\n",
+        expectEqual(build.status, 2, "\(build)")
+        expectEqual(
+            build.stderr,
+            "seeds/seedkit.yml:7:12: error: the query of table currency does not prepare: no such column: AlphabeticCod [2100]\n",
             "\(build)")
     }
 
@@ -492,9 +499,9 @@ import Testing
         let project = try currencies(
             currencyQuery: "SELECT AlphabeticCode AS code, json_extract(Currency, '$.x') AS name FROM codes")
         let build = try project.seedkit("build")
-        #expect(build.status == 2, "\(build)")
-        #expect(
-            build.stderr == "seeds/seedkit.yml (query of currency): error: the query failed: malformed JSON [2100]\n",
+        expectEqual(build.status, 2, "\(build)")
+        expectEqual(
+            build.stderr, "seeds/seedkit.yml (query of currency): error: the query failed: malformed JSON [2100]\n",
             "\(build)")
         #expect(!project.exists("build/seed.sqlite"))
     }
@@ -513,10 +520,10 @@ import Testing
                 .replacingOccurrences(
                     of: "FRANCE,Euro,EUR,978,2,\n", with: "FRANCE,Euro,EUR,978,2,\nCROATIA,Euro,EUR,978,2,\n"))
         let generated = try project.seedkit("new-migration", "next", "--from", "seeds/releases/1.0.sqlite")
-        #expect(generated.status == 0, "\(generated)")
-        #expect(generated.stdout == "wrote migrations/0001-next.yml: 1 insert, 1 update, 2 deletes\n", "\(generated)")
+        expectEqual(generated.status, 0, "\(generated)")
+        expectEqual(generated.stdout, "wrote migrations/0001-next.yml: 1 insert, 1 update, 2 deletes\n", "\(generated)")
         let check = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite")
-        #expect(check.status == 0, "\(check)")
+        expectEqual(check.status, 0, "\(check)")
         #expect(check.stdout.contains("converges with a fresh build"), "\(check)")
     }
 
@@ -546,13 +553,13 @@ import Testing
         let result = try project.seedkit(
             "new-migration", "nbsp", "--from", "seeds/releases/1.0.sqlite", "--rename",
             "countries:Boliviano\u{00A0}=Boliviano")
-        #expect(result.status == 0, "\(result)")
-        #expect(
-            result.stdout
-                == "wrote migrations/0001-nbsp.yml: 0 inserts, 1 update (1 rename), 0 deletes\n  rename countries 'Boliviano\u{00A0}' → 'Boliviano' (--rename)\n",
+        expectEqual(result.status, 0, "\(result)")
+        expectEqual(
+            result.stdout,
+            "wrote migrations/0001-nbsp.yml: 0 inserts, 1 update (1 rename), 0 deletes\n  rename countries 'Boliviano\u{00A0}' → 'Boliviano' (--rename)\n",
             "\(result)")
         let check = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite")
-        #expect(check.status == 0, "\(check)")
+        expectEqual(check.status, 0, "\(check)")
     }
 
     @Test func aHintForAKeyAnExistingMigrationDeletedSaysWhichSeedLacksIt() throws {
@@ -563,7 +570,7 @@ import Testing
         let result = try project.seedkit(
             "new-migration", "rename", "--from", "seeds/releases/1.0.sqlite", "--rename",
             "countries:Macedonia=North Macedonia")
-        #expect(result.status == 2, "\(result)")
+        expectEqual(result.status, 2, "\(result)")
         #expect(
             result.stderr.contains(
                 "--rename 'countries:Macedonia=North Macedonia': the old seed has countries 'Macedonia', but the old seed with the existing migrations applied (0001-drop) does not: one of them deleted or renamed it"
@@ -577,21 +584,22 @@ import Testing
             "seeds/data/countries.csv",
             "name,code,region\nNorth Macedonia,MK,Europe\nNorway,NO,Europe\nTürkiye,TR,Asia\n")
         let result = try project.seedkit("new-migration", "release 2", "--from", "seeds/releases/1.0.sqlite")
-        #expect(result.status == 0, "\(result)")
-        #expect(
-            result.stdout == """
-                wrote migrations/0001-release-2.yml: 2 inserts, 0 updates, 2 deletes
-                  likely rename countries 'Macedonia' → 'North Macedonia' (every other column matches): written as a delete and an insert; if it is one row renamed, run again with --rename 'countries:Macedonia=North Macedonia'
+        expectEqual(result.status, 0, "\(result)")
+        expectEqual(
+            result.stdout,
+            """
+            wrote migrations/0001-release-2.yml: 2 inserts, 0 updates, 2 deletes
+              likely rename countries 'Macedonia' → 'North Macedonia' (every other column matches): written as a delete and an insert; if it is one row renamed, run again with --rename 'countries:Macedonia=North Macedonia'
 
-                """, "\(result)")
+            """, "\(result)")
         // Passing the line it gives makes it a rename.
         try project.remove("migrations/0001-release-2.yml")
         let again = try project.seedkit(
             "new-migration", "release 2", "--from", "seeds/releases/1.0.sqlite", "--rename",
             "countries:Macedonia=North Macedonia")
-        #expect(
-            again.stdout
-                == "wrote migrations/0001-release-2.yml: 1 insert, 1 update (1 rename), 1 delete\n  rename countries 'Macedonia' → 'North Macedonia' (--rename)\n",
+        expectEqual(
+            again.stdout,
+            "wrote migrations/0001-release-2.yml: 1 insert, 1 update (1 rename), 1 delete\n  rename countries 'Macedonia' → 'North Macedonia' (--rename)\n",
             "\(again)")
     }
 
@@ -664,7 +672,7 @@ import Testing
             let select =
                 "SELECT " + names.map { "quote(\($0))" }.joined(separator: " || '|' || ") + " FROM t ORDER BY rowid"
             let stored = try project.database("build/seed.sqlite").read { db in try String.fetchAll(db, sql: select) }
-            #expect(stored == expected, "seed \(random.seed) round \(round)\n\(lines.joined(separator: "\n"))")
+            expectEqual(stored, expected, "seed \(random.seed) round \(round)\n\(lines.joined(separator: "\n"))")
         }
     }
 }

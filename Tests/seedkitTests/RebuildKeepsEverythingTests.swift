@@ -11,7 +11,7 @@ private func bookStoreRelease(schema: String, books: String = BookStore.books) t
     try project.write("seeds/schema.sql", schema)
     try project.write("seeds/data/books.csv", books)
     let build = try project.seedkit("build", "--output", "seeds/releases/1.0.sqlite")
-    #expect(build.status == 0, "\(build)")
+    expectEqual(build.status, 0, "\(build)")
     return project
 }
 
@@ -49,8 +49,8 @@ private func text(_ project: TemporaryProject, _ path: String) throws -> String 
                 + "CREATE TABLE books (id INTEGER PRIMARY KEY, title VARCHAR(100) NOT NULL UNIQUE, price REAL NOT NULL CHECK (price >= 0), category_id INTEGER NOT NULL REFERENCES categories(id));\n"
                 + objects)
         let result = try project.seedkit("new-migration", "price check", "--from", "seeds/releases/1.0.sqlite")
-        #expect(result.status == 0, "\(result)")
-        #expect(result.stdout == "wrote migrations/0001-price-check-schema.sql: 1 rebuilt table\n", "\(result)")
+        expectEqual(result.status, 0, "\(result)")
+        expectEqual(result.stdout, "wrote migrations/0001-price-check-schema.sql: 1 rebuilt table\n", "\(result)")
         let sql = try text(project, "migrations/0001-price-check-schema.sql")
         let dropView = try #require(sql.range(of: "DROP VIEW \"cheap\";"), "\(sql)")
         let dropTrigger = try #require(sql.range(of: "DROP TRIGGER \"category_renamed\";"), "\(sql)")
@@ -64,10 +64,10 @@ private func text(_ project: TemporaryProject, _ path: String) throws -> String 
             sql.contains("DROP VIEW \"cheap_titles\";") && sql.contains("CREATE VIEW cheap_titles AS"),
             "a view of the view too: \(sql)")
         let check = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite")
-        #expect(check.status == 0, "\(check)")
+        expectEqual(check.status, 0, "\(check)")
         #expect(check.stdout.contains("converges with a fresh build"), "\(check)")
         let migrate = try project.seedkit("migrate", "user.sqlite")
-        #expect(migrate.status == 0, "\(migrate)")
+        expectEqual(migrate.status, 0, "\(migrate)")
         let (titles, schemaObjects, books, integrity) = try project.database("user.sqlite").read { db in
             (
                 try String.fetchAll(db, sql: "SELECT title FROM cheap_titles ORDER BY title"),
@@ -79,10 +79,10 @@ private func text(_ project: TemporaryProject, _ path: String) throws -> String 
                 try String.fetchOne(db, sql: "PRAGMA integrity_check")
             )
         }
-        #expect(titles == ["My diary", "The first book", "The third book"])
-        #expect(schemaObjects == ["trigger category_renamed", "view cheap", "view cheap_titles"])
-        #expect(books == ["The first book", "The second book", "The third book", "My diary"])
-        #expect(integrity == "ok")
+        expectEqual(titles, ["My diary", "The first book", "The third book"])
+        expectEqual(schemaObjects, ["trigger category_renamed", "view cheap", "view cheap_titles"])
+        expectEqual(books, ["The first book", "The second book", "The third book", "My diary"])
+        expectEqual(integrity, "ok")
     }
 
     /// A rebuilt AUTOINCREMENT table keeps its sqlite_sequence: ids of rows the user deleted are never handed out again.
@@ -109,18 +109,18 @@ private func text(_ project: TemporaryProject, _ path: String) throws -> String 
                 + "CREATE TABLE books (id INTEGER PRIMARY KEY AUTOINCREMENT, title VARCHAR(100) NOT NULL UNIQUE, price REAL NOT NULL CHECK (price >= 0), category_id INTEGER NOT NULL REFERENCES categories(id));\n"
         )
         let result = try project.seedkit("new-migration", "price check", "--from", "seeds/releases/1.0.sqlite")
-        #expect(result.status == 0, "\(result)")
-        #expect(try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite").status == 0)
+        expectEqual(result.status, 0, "\(result)")
+        try expectEqual(project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite").status, 0)
         for store in ["user.sqlite", "empty.sqlite"] {
             let migrate = try project.seedkit("migrate", store)
-            #expect(migrate.status == 0, "\(store): \(migrate)")
+            expectEqual(migrate.status, 0, "\(store): \(migrate)")
             let (sequence, id) = try project.database(store).write { db in
                 let sequence = try Int.fetchOne(db, sql: "SELECT seq FROM sqlite_sequence WHERE name = 'books'")
                 try db.execute(sql: "INSERT INTO books (title, price, category_id) VALUES ('Mine 3', 3, 2)")
                 return (sequence, try Int.fetchOne(db, sql: "SELECT id FROM books WHERE title = 'Mine 3'"))
             }
-            #expect(sequence == (store == "user.sqlite" ? 5 : 3), "\(store)")
-            #expect(id == (store == "user.sqlite" ? 6 : 4), "\(store): a deleted row's id handed out again")
+            expectEqual(sequence, (store == "user.sqlite" ? 5 : 3), "\(store)")
+            expectEqual(id, (store == "user.sqlite" ? 6 : 4), "\(store): a deleted row's id handed out again")
         }
     }
 
@@ -152,22 +152,22 @@ private func text(_ project: TemporaryProject, _ path: String) throws -> String 
             "title,price,category_id,stock,shelf\nThe first book,10,Fiction,4,A\nThe second book,15,Fiction,0,unsorted\nThe third book,10,Biography,7,C\n"
         )
         let result = try project.seedkit("new-migration", "stock required", "--from", "seeds/releases/1.0.sqlite")
-        #expect(result.status == 0, "\(result)")
+        expectEqual(result.status, 0, "\(result)")
         let sql = try text(project, "migrations/0001-stock-required-schema.sql")
         #expect(
             sql.contains(
                 "SELECT \"id\", \"title\", \"price\", \"category_id\", coalesce(\"stock\", 0), coalesce(\"shelf\", 'unsorted') FROM \"books\";"
             ), "\(sql)")
         let check = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite")
-        #expect(check.status == 0, "\(check)")
+        expectEqual(check.status, 0, "\(check)")
         let migrate = try project.seedkit("migrate", "user.sqlite")
-        #expect(migrate.status == 0, "\(migrate)")
+        expectEqual(migrate.status, 0, "\(migrate)")
         let rows = try project.database("user.sqlite").read { db in
             try String.fetchAll(db, sql: "SELECT title || ':' || stock || ':' || shelf FROM books ORDER BY id")
         }
         // The third book's NULL was the user's (a conflict for the data step: their value, filled, stays).
-        #expect(
-            rows == ["The first book:4:A", "The second book:0:unsorted", "The third book:0:C", "My diary:0:unsorted"])
+        expectEqual(
+            rows, ["The first book:4:A", "The second book:0:unsorted", "The third book:0:C", "My diary:0:unsorted"])
     }
 
     /// A release that makes a nullable column NOT NULL without a DEFAULT is caught by
@@ -185,9 +185,9 @@ private func text(_ project: TemporaryProject, _ path: String) throws -> String 
                 + "CREATE TABLE books (id INTEGER PRIMARY KEY, title VARCHAR(100) NOT NULL UNIQUE, price REAL NOT NULL, category_id INTEGER NOT NULL REFERENCES categories(id), stock INTEGER NOT NULL);\n"
         )
         let generated = try project.seedkit("new-migration", "stock required", "--from", "seeds/releases/1.0.sqlite")
-        #expect(generated.status == 0, "\(generated)")
+        expectEqual(generated.status, 0, "\(generated)")
         let check = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite")
-        #expect(check.status == 1, "\(check)")
+        expectEqual(check.status, 1, "\(check)")
         #expect(
             check.stdout.contains(
                 "LOST: a user's NULL in books.stock (nullable in this seed, NOT NULL in the release): the migrations do not apply to that store: "
@@ -202,10 +202,10 @@ private func text(_ project: TemporaryProject, _ path: String) throws -> String 
             categories
                 + "CREATE TABLE books (id INTEGER PRIMARY KEY, title VARCHAR(100) NOT NULL UNIQUE, price REAL NOT NULL, category_id INTEGER NOT NULL REFERENCES categories(id), stock INTEGER NOT NULL DEFAULT 0);\n"
         )
-        #expect(
-            try project.seedkit("new-migration", "stock required", "--from", "seeds/releases/1.0.sqlite").status == 0)
+        try expectEqual(
+            project.seedkit("new-migration", "stock required", "--from", "seeds/releases/1.0.sqlite").status, 0)
         let fixed = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite")
-        #expect(fixed.status == 0, "\(fixed)")
+        expectEqual(fixed.status, 0, "\(fixed)")
         #expect(
             fixed.stdout.contains(
                 "ok: a user's NULL in books.stock (nullable in this seed, NOT NULL in the release) upgrades to 0"),
@@ -227,14 +227,14 @@ private func text(_ project: TemporaryProject, _ path: String) throws -> String 
                 + "CREATE TABLE books (id INTEGER PRIMARY KEY, title VARCHAR(100) NOT NULL UNIQUE, price REAL NOT NULL CHECK (price >= 0), category_id INTEGER NOT NULL REFERENCES categories(id), cents INTEGER GENERATED ALWAYS AS (CAST(price * 100 AS INTEGER)) STORED);\n"
         )
         let result = try project.seedkit("new-migration", "price check", "--from", "seeds/releases/1.0.sqlite")
-        #expect(result.status == 0, "\(result)")
-        #expect(try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite").status == 0)
+        expectEqual(result.status, 0, "\(result)")
+        try expectEqual(project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite").status, 0)
         let migrate = try project.seedkit("migrate", "user.sqlite")
-        #expect(migrate.status == 0, "\(migrate)")
+        expectEqual(migrate.status, 0, "\(migrate)")
         let rows = try project.database("user.sqlite").read { db in
             try String.fetchAll(db, sql: "SELECT title || ':' || cents FROM books ORDER BY id")
         }
-        #expect(rows == ["The first book:1000", "The second book:1500", "The third book:1000"])
+        expectEqual(rows, ["The first book:1000", "The second book:1500", "The third book:1000"])
     }
 
     /// Two tables rebuilt in one step, a trigger of the second reading the first: the first's
@@ -254,15 +254,15 @@ private func text(_ project: TemporaryProject, _ path: String) throws -> String 
                 + "CREATE TABLE books (id INTEGER PRIMARY KEY, title VARCHAR(100) NOT NULL UNIQUE, price REAL NOT NULL CHECK (price >= 0), category_id INTEGER NOT NULL REFERENCES categories(id));\n"
                 + trigger)
         let result = try project.seedkit("new-migration", "checks", "--from", "seeds/releases/1.0.sqlite")
-        #expect(result.status == 0, "\(result)")
-        #expect(result.stdout == "wrote migrations/0001-checks-schema.sql: 2 rebuilt tables\n", "\(result)")
-        #expect(try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite").status == 0)
+        expectEqual(result.status, 0, "\(result)")
+        expectEqual(result.stdout, "wrote migrations/0001-checks-schema.sql: 2 rebuilt tables\n", "\(result)")
+        try expectEqual(project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite").status, 0)
         let migrate = try project.seedkit("migrate", "user.sqlite")
-        #expect(migrate.status == 0, "\(migrate)")
+        expectEqual(migrate.status, 0, "\(migrate)")
         let triggers = try project.database("user.sqlite").read { db in
             try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'trigger'")
         }
-        #expect(triggers == ["book_added"])
+        expectEqual(triggers, ["book_added"])
     }
 
     /// A table without an INTEGER PRIMARY KEY keeps its rowids through a rebuild (an FTS index
@@ -283,14 +283,15 @@ private func text(_ project: TemporaryProject, _ path: String) throws -> String 
             categories
                 + "CREATE TABLE books (title VARCHAR(100) PRIMARY KEY, price REAL NOT NULL CHECK (price >= 0), category_id INTEGER NOT NULL REFERENCES categories(id));\n"
         )
-        #expect(try project.seedkit("new-migration", "price check", "--from", "seeds/releases/1.0.sqlite").status == 0)
-        #expect(try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite").status == 0)
+        try expectEqual(
+            project.seedkit("new-migration", "price check", "--from", "seeds/releases/1.0.sqlite").status, 0)
+        try expectEqual(project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite").status, 0)
         let migrate = try project.seedkit("migrate", "user.sqlite")
-        #expect(migrate.status == 0, "\(migrate)")
+        expectEqual(migrate.status, 0, "\(migrate)")
         let rows = try project.database("user.sqlite").read { db in
             try String.fetchAll(db, sql: "SELECT rowid || ':' || title FROM books ORDER BY rowid")
         }
-        #expect(rows == ["1:The first book", "3:The third book", "4:My diary"])
+        expectEqual(rows, ["1:The first book", "3:The third book", "4:My diary"])
     }
 
     /// A table other tables refer to (without ON DELETE actions) can be rebuilt: before, the
@@ -311,11 +312,11 @@ private func text(_ project: TemporaryProject, _ path: String) throws -> String 
             "CREATE TABLE categories (id INTEGER PRIMARY KEY, name VARCHAR(25) NOT NULL UNIQUE CHECK (length(name) > 0));\n"
                 + books)
         let result = try project.seedkit("new-migration", "name check", "--from", "seeds/releases/1.0.sqlite")
-        #expect(result.status == 0, "\(result)")
-        #expect(result.stdout == "wrote migrations/0001-name-check-schema.sql: 1 rebuilt table\n", "\(result)")
-        #expect(try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite").status == 0)
+        expectEqual(result.status, 0, "\(result)")
+        expectEqual(result.stdout, "wrote migrations/0001-name-check-schema.sql: 1 rebuilt table\n", "\(result)")
+        try expectEqual(project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite").status, 0)
         let migrate = try project.seedkit("migrate", "user.sqlite")
-        #expect(migrate.status == 0, "\(migrate)")
+        expectEqual(migrate.status, 0, "\(migrate)")
         let (rows, broken, check) = try project.database("user.sqlite").read { db in
             (
                 try String.fetchAll(
@@ -327,11 +328,12 @@ private func text(_ project: TemporaryProject, _ path: String) throws -> String 
                 try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE name = 'categories'")
             )
         }
-        #expect(
-            rows == [
+        expectEqual(
+            rows,
+            [
                 "The first book:Fiction", "The second book:Fiction", "The third book:Biography", "My poems:Poetry",
             ])
-        #expect(broken == 0)
+        expectEqual(broken, 0)
         #expect(check?.contains("CHECK (length(name) > 0)") == true)
     }
 
@@ -348,7 +350,7 @@ private func text(_ project: TemporaryProject, _ path: String) throws -> String 
             "CREATE TABLE nodes (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, parent_id INTEGER REFERENCES nodes(id));\n"
         )
         try project.write("seeds/data/nodes.csv", "name,parent_id\nroot,\nchild,root\n")
-        #expect(try project.seedkit("build", "--output", "seeds/releases/1.0.sqlite").status == 0)
+        try expectEqual(project.seedkit("build", "--output", "seeds/releases/1.0.sqlite").status, 0)
         try FileManager.default.copyItem(
             atPath: project.path("seeds/releases/1.0.sqlite"), toPath: project.path("user.sqlite"))
         try project.database("user.sqlite").write { db in
@@ -359,10 +361,10 @@ private func text(_ project: TemporaryProject, _ path: String) throws -> String 
             "CREATE TABLE nodes (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE CHECK (length(name) > 0), parent_id INTEGER REFERENCES nodes(id));\n"
         )
         let result = try project.seedkit("new-migration", "name check", "--from", "seeds/releases/1.0.sqlite")
-        #expect(result.status == 0, "\(result)")
-        #expect(try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite").status == 0)
+        expectEqual(result.status, 0, "\(result)")
+        try expectEqual(project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite").status, 0)
         let migrate = try project.seedkit("migrate", "user.sqlite")
-        #expect(migrate.status == 0, "\(migrate)")
+        expectEqual(migrate.status, 0, "\(migrate)")
         let rows = try project.database("user.sqlite").read { db in
             try String.fetchAll(
                 db,
@@ -370,6 +372,6 @@ private func text(_ project: TemporaryProject, _ path: String) throws -> String 
                     "SELECT node.name || '<' || ifnull(parent.name, '-') FROM nodes node LEFT JOIN nodes parent ON parent.id = node.parent_id ORDER BY node.id"
             )
         }
-        #expect(rows == ["root<-", "child<root", "mine<child"])
+        expectEqual(rows, ["root<-", "child<root", "mine<child"])
     }
 }

@@ -41,7 +41,7 @@ import Testing
         }
         try project.write("seeds/data/books.csv", books)
         let build = try project.seedkit("build", "--migrations", "none")
-        #expect(build.status == 0, "\(build)")
+        expectEqual(build.status, 0, "\(build)")
         let rows = try project.database("build/seed.sqlite").read { db in
             try Row.fetchAll(
                 db,
@@ -50,11 +50,11 @@ import Testing
                     JOIN shelves n ON n.id = b.by_number LEFT JOIN books p ON p.id = b.parent_id ORDER BY b.rowid
                     """)
         }
-        #expect(rows.count == 600)
+        expectEqual(rows.count, 600)
         for (n, row) in rows.enumerated() {
             let title: String = row[0]
             let index = Int(title.dropFirst(5)) ?? -1
-            #expect((row[1] as String).lowercased() == shelves[index % 6].lowercased(), "\(title)")
+            expectEqual((row[1] as String).lowercased(), shelves[index % 6].lowercased(), "\(title)")
             #expect(row[2] as Int == numbers[index % 6], "\(title)")
             #expect(row[3] as String? == (index == 10 || index > 500 ? "Book 500" : nil), "\(title) at \(n)")
         }

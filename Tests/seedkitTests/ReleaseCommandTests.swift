@@ -8,16 +8,16 @@ import Testing
     @Test func numbersAndSlugsAndNeverOverwrites() throws {
         let project = try TemporaryProject()
         let first = try project.seedkit("new-migration", "Fix the Prices!! (2027)")
-        #expect(first.status == 0)
-        #expect(first.stdout == "wrote migrations/0002-fix-the-prices-2027.yml: an empty scaffold\n")
+        expectEqual(first.status, 0)
+        expectEqual(first.stdout, "wrote migrations/0002-fix-the-prices-2027.yml: an empty scaffold\n")
         let scaffold = try #require(project.read("migrations/0002-fix-the-prices-2027.yml"))
         let second = try project.seedkit("new-migration", "Fix the Prices!! (2027)")
-        #expect(second.stdout == "wrote migrations/0003-fix-the-prices-2027.yml: an empty scaffold\n")
-        #expect(project.read("migrations/0002-fix-the-prices-2027.yml") == scaffold, "the first file is untouched")
+        expectEqual(second.stdout, "wrote migrations/0003-fix-the-prices-2027.yml: an empty scaffold\n")
+        expectEqual(project.read("migrations/0002-fix-the-prices-2027.yml"), scaffold, "the first file is untouched")
         // The scaffold is a valid migration that changes nothing.
-        #expect(try project.seedkit("build").status == 0)
-        #expect(try project.seedkit("migrate", "build/seed.sqlite").status == 0)
-        #expect(try project.seedkit("new-migration", "!!!").status == 2)
+        try expectEqual(project.seedkit("build").status, 0)
+        try expectEqual(project.seedkit("migrate", "build/seed.sqlite").status, 0)
+        try expectEqual(project.seedkit("new-migration", "!!!").status, 2)
     }
 
     /// The scaffold's examples are the project's own: its last keyed table (refs show best) and
@@ -38,33 +38,34 @@ import Testing
             #"[{"name": "Tromsø", "population": 77000, "country_id": "NO"}, {"name": "Kiruna", "population": 23000, "country_id": "SE"}]"#
         )
         let result = try project.seedkit("new-migration", "more cities")
-        #expect(result.status == 0, "\(result)")
+        expectEqual(result.status, 0, "\(result)")
         let scaffold = String(decoding: try #require(project.read("migrations/0001-more-cities.yml")), as: UTF8.self)
-        #expect(
-            scaffold == #"""
-                # 0001-more-cities: describe the data change here.
-                # insert: rows added when their key is missing (refs by natural key); here the first
-                # row of seeds/data/cities.json, which a new row would give under a new key
-                #   cities:
-                #     - { name: "Tromsø", population: 77000, country_id: "NO" }
-                # update: values changed only where the user has not changed them (`from`: what the
-                # last release shipped; `to`: the new values)
-                #   cities:
-                #     - key: "Tromsø"
-                #       from: { population: 77000 }
-                #       to: { population: 77000 }
-                # delete: rows removed when they still hold `from` and nothing refers to them
-                #   cities:
-                #     - key: "Tromsø"
-                #       from: { population: 77000 }
-                insert:
-                update:
-                delete:
+        expectEqual(
+            scaffold,
+            #"""
+            # 0001-more-cities: describe the data change here.
+            # insert: rows added when their key is missing (refs by natural key); here the first
+            # row of seeds/data/cities.json, which a new row would give under a new key
+            #   cities:
+            #     - { name: "Tromsø", population: 77000, country_id: "NO" }
+            # update: values changed only where the user has not changed them (`from`: what the
+            # last release shipped; `to`: the new values)
+            #   cities:
+            #     - key: "Tromsø"
+            #       from: { population: 77000 }
+            #       to: { population: 77000 }
+            # delete: rows removed when they still hold `from` and nothing refers to them
+            #   cities:
+            #     - key: "Tromsø"
+            #       from: { population: 77000 }
+            insert:
+            update:
+            delete:
 
-                """#)
+            """#)
         // Uncommented, with a new value, the update runs on a store of the seed built before it.
         try project.remove("migrations/0001-more-cities.yml")
-        #expect(try project.seedkit("build", "--output", "user.sqlite").status == 0)
+        try expectEqual(project.seedkit("build", "--output", "user.sqlite").status, 0)
         try project.write(
             "migrations/0001-more-cities.yml",
             "update:\n  cities:\n"
@@ -73,9 +74,9 @@ import Testing
                 }.joined(separator: "\n").replacingOccurrences(
                     of: "to: { population: 77000 }", with: "to: { population: 78000 }") + "\n")
         let migrate = try project.seedkit("migrate", "user.sqlite")
-        #expect(migrate.status == 0, "\(migrate)")
+        expectEqual(migrate.status, 0, "\(migrate)")
         #expect(migrate.stdout.hasPrefix("applied 0001-more-cities: 1 updated\n"), "\(migrate)")
-        #expect(try project.rows("user.sqlite", "SELECT population FROM cities WHERE name = 'Tromsø'") == ["78000"])
+        try expectEqual(project.rows("user.sqlite", "SELECT population FROM cities WHERE name = 'Tromsø'"), ["78000"])
     }
 
     @Test func writesTheBookStoreUpdateFromTheOldSeed() throws {
@@ -86,31 +87,32 @@ import Testing
             "title,price,category_id\nThe first book,11,Fiction\nThe second book,15,Fiction\nThe fourth book,12,Biography\nVerses,7,Poetry\n"
         )
         let result = try project.seedkit("new-migration", "release 1.1", "--from", "seeds/releases/1.0.sqlite")
-        #expect(result.status == 0, "\(result)")
-        #expect(result.stdout == "wrote migrations/0001-release-1-1.yml: 3 inserts, 1 update, 1 delete\n")
+        expectEqual(result.status, 0, "\(result)")
+        expectEqual(result.stdout, "wrote migrations/0001-release-1-1.yml: 3 inserts, 1 update, 1 delete\n")
         let yaml = String(decoding: try #require(project.read("migrations/0001-release-1-1.yml")), as: UTF8.self)
-        #expect(
-            yaml == """
-                # 0001-release-1-1: generated by seedkit new-migration from seeds/releases/1.0.sqlite
-                insert:
-                  categories:
-                    - { name: "Poetry" }
-                  books:
-                    - { title: "The fourth book", price: 12.0, category_id: "Biography" }
-                    - { title: "Verses", price: 7.0, category_id: "Poetry" }
-                update:
-                  books:
-                    - key: "The first book"
-                      from: { price: 10.0 }
-                      to: { price: 11.0 }
-                delete:
-                  books:
-                    - key: "The third book"
-                      from: { price: 10.0, category_id: "Biography" }
+        expectEqual(
+            yaml,
+            """
+            # 0001-release-1-1: generated by seedkit new-migration from seeds/releases/1.0.sqlite
+            insert:
+              categories:
+                - { name: "Poetry" }
+              books:
+                - { title: "The fourth book", price: 12.0, category_id: "Biography" }
+                - { title: "Verses", price: 7.0, category_id: "Poetry" }
+            update:
+              books:
+                - key: "The first book"
+                  from: { price: 10.0 }
+                  to: { price: 11.0 }
+            delete:
+              books:
+                - key: "The third book"
+                  from: { price: 10.0, category_id: "Biography" }
 
-                """)
+            """)
         let check = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite")
-        #expect(check.status == 0, "\(check)")
+        expectEqual(check.status, 0, "\(check)")
         #expect(check.stdout.contains("converges with a fresh build"))
         #expect(check.stdout.contains("ok: user edit books 'The first book'.price = 12.0 kept"))
         #expect(check.stdout.contains("ok: user row books 'The fourth book'.price = 13.0 kept"))
@@ -128,12 +130,12 @@ import Testing
             "seeds/data/books.csv",
             "title,price,category_id\nThe first book,11,Fiction\nThe second book,15,Fiction\nThe third book,10,Biography\n"
         )
-        #expect(try project.seedkit("new-migration", "reprice", "--from", "seeds/releases/1.0.sqlite").status == 0)
+        try expectEqual(project.seedkit("new-migration", "reprice", "--from", "seeds/releases/1.0.sqlite").status, 0)
         let path = "migrations/0001-reprice.yml"
         let good = String(decoding: try #require(project.read(path)), as: UTF8.self)
         try project.write(path, good.replacingOccurrences(of: "to: { price: 11.0 }", with: "to: { price: 12.0 }"))
         let result = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite")
-        #expect(result.status == 1)
+        expectEqual(result.status, 1)
         #expect(
             result.stdout.contains(
                 "seeds/releases/1.0.sqlite: applied 0001-reprice; DIVERGES from a fresh build\n  books 'The first book'.price: got 12.0, expected 11.0\n"
@@ -146,10 +148,10 @@ import Testing
         let project = try TemporaryProject.withRelease()
         try project.write("migrations/0001-add-fourth-book.yml", BookStore.fourthBook)
         let result = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite")
-        #expect(result.status == 1)
+        expectEqual(result.status, 1)
         #expect(result.stdout.contains("books 'The fourth book': got a row, expected no row"))
         try project.write("seeds/data/books.csv", BookStore.books + "The fourth book,12,Biography\n")
-        #expect(try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite").status == 0)
+        try expectEqual(project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite").status, 0)
     }
 
     @Test(.tags(.slow)) func randomChangesAcrossTwoRelatedTablesRoundTrip() throws {
@@ -215,7 +217,7 @@ import Testing
         }
         try write()
         let old = try project.seedkit("build", "--output", "seeds/releases/1.0.sqlite")
-        #expect(old.status == 0, "\(old)")
+        expectEqual(old.status, 0, "\(old)")
 
         // Hundreds of random changes: inserts, updates (values, NULLs, refs), deletes, on both tables.
         for key in editions.keys.sorted() where rng.next() % 8 == 0 { editions[key] = nil }
@@ -241,14 +243,14 @@ import Testing
         try write()
 
         let generated = try project.seedkit("new-migration", "random changes", "--from", "seeds/releases/1.0.sqlite")
-        #expect(generated.status == 0, "\(generated)")
+        expectEqual(generated.status, 0, "\(generated)")
         // One line in CI's log: the counts, and how many likely renames it listed (one line each).
         let lines = generated.stdout.split(separator: "\n")
         print(
             "random round trip:", lines.first ?? "",
             "(\(lines.filter { $0.hasPrefix("  likely rename ") }.count) likely renames listed)")
         let check = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite", "--format", "json")
-        #expect(check.status == 0, "\(generated.stdout)\n\(check)")
+        expectEqual(check.status, 0, "\(generated.stdout)\n\(check)")
         let outcomes = try #require(try JSONSerialization.jsonObject(with: Data(check.stdout.utf8)) as? [[String: Any]])
         #expect(outcomes.first?["passed"] as? Bool == true)
         let kept: [String] = outcomes.first?["keptEdits"] as? [String] ?? []
@@ -263,7 +265,7 @@ import Testing
         // Subdivisions are listed before countries: the migration must still insert the country first.
         let project = try isoProject(
             subdivisions: "code,name,country_id,parent_id\nNO-03,Oslo,NO,\n", countriesFirst: false)
-        #expect(try project.seedkit("build", "--output", "seeds/releases/1.0.sqlite").status == 0)
+        try expectEqual(project.seedkit("build", "--output", "seeds/releases/1.0.sqlite").status, 0)
         try project.write("seeds/data/countries.csv", "alpha_2,name\nAZ,Azerbaijan\nNO,Norway\nSE,Sweden\n")
         // NO-10 sorts before its new parent NO-99; SE-A1 before its parent SE-AB, which is in a new country.
         try project.write(
@@ -271,25 +273,26 @@ import Testing
             "code,name,country_id,parent_id\nNO-03,Oslo,NO,\nNO-10,Agder,NO,NO-99\nNO-99,Region,NO,\nSE-A1,Inner,SE,SE-AB\nSE-AB,Stockholm,SE,\nNO-11,Rogaland,NO,NO-99\n"
         )
         let result = try project.seedkit("new-migration", "release 1.1", "--from", "seeds/releases/1.0.sqlite")
-        #expect(result.status == 0, "\(result)")
-        #expect(result.stdout == "wrote migrations/0001-release-1-1.yml: 6 inserts, 0 updates, 0 deletes\n")
+        expectEqual(result.status, 0, "\(result)")
+        expectEqual(result.stdout, "wrote migrations/0001-release-1-1.yml: 6 inserts, 0 updates, 0 deletes\n")
         let yaml = String(decoding: try #require(project.read("migrations/0001-release-1-1.yml")), as: UTF8.self)
-        #expect(
-            yaml == """
-                # 0001-release-1-1: generated by seedkit new-migration from seeds/releases/1.0.sqlite
-                insert:
-                  countries:
-                    - { alpha_2: "SE", name: "Sweden" }
-                  subdivisions:
-                    - { code: "NO-99", name: "Region", country_id: "NO", parent_id: null }
-                    - { code: "NO-10", name: "Agder", country_id: "NO", parent_id: "NO-99" }
-                    - { code: "NO-11", name: "Rogaland", country_id: "NO", parent_id: "NO-99" }
-                    - { code: "SE-AB", name: "Stockholm", country_id: "SE", parent_id: null }
-                    - { code: "SE-A1", name: "Inner", country_id: "SE", parent_id: "SE-AB" }
+        expectEqual(
+            yaml,
+            """
+            # 0001-release-1-1: generated by seedkit new-migration from seeds/releases/1.0.sqlite
+            insert:
+              countries:
+                - { alpha_2: "SE", name: "Sweden" }
+              subdivisions:
+                - { code: "NO-99", name: "Region", country_id: "NO", parent_id: null }
+                - { code: "NO-10", name: "Agder", country_id: "NO", parent_id: "NO-99" }
+                - { code: "NO-11", name: "Rogaland", country_id: "NO", parent_id: "NO-99" }
+                - { code: "SE-AB", name: "Stockholm", country_id: "SE", parent_id: null }
+                - { code: "SE-A1", name: "Inner", country_id: "SE", parent_id: "SE-AB" }
 
-                """)
+            """)
         let check = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite")
-        #expect(check.status == 0, "\(check)")
+        expectEqual(check.status, 0, "\(check)")
         #expect(check.stdout.contains("converges with a fresh build"))
     }
 
@@ -306,7 +309,7 @@ import Testing
             "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  nodes: { file: data/nodes.csv, key: code, refs: { parent_id: nodes.code } }\n"
         )
         try project.write("seeds/data/nodes.csv", "code,parent_id\n")
-        #expect(try project.seedkit("build", "--output", "seeds/releases/1.0.sqlite").status == 0)
+        try expectEqual(project.seedkit("build", "--output", "seeds/releases/1.0.sqlite").status, 0)
         let depth = 20_000
         func code(_ level: Int) -> String { String(format: "C%06d", depth - 1 - level) }
         try project.write(
@@ -314,47 +317,48 @@ import Testing
             "code,parent_id\n" + (0..<depth).map { "\(code($0)),\($0 == 0 ? "" : code($0 - 1))\n" }.joined())
         // The binary, on its main thread: a stack overflow is what this test looks for.
         let result = try project.seedkitProcess("new-migration", "deep", "--from", "seeds/releases/1.0.sqlite")
-        #expect(result.status == 0, "\(result.status) \(result.stderr)")
-        #expect(result.stdout == "wrote migrations/0001-deep.yml: 20000 inserts, 0 updates, 0 deletes\n")
+        expectEqual(result.status, 0, "\(result.status) \(result.stderr)")
+        expectEqual(result.stdout, "wrote migrations/0001-deep.yml: 20000 inserts, 0 updates, 0 deletes\n")
         let lines = String(decoding: try #require(project.read("migrations/0001-deep.yml")), as: UTF8.self).split(
             separator: "\n")
-        #expect(lines.count == 3 + depth)
-        #expect(lines.dropFirst(3).first == "    - { code: \"C019999\", parent_id: null }")
-        #expect(lines.dropFirst(4).first == "    - { code: \"C019998\", parent_id: \"C019999\" }")
-        #expect(lines.last == "    - { code: \"C000000\", parent_id: \"C000001\" }")
+        expectEqual(lines.count, 3 + depth)
+        expectEqual(lines.dropFirst(3).first, "    - { code: \"C019999\", parent_id: null }")
+        expectEqual(lines.dropFirst(4).first, "    - { code: \"C019998\", parent_id: \"C019999\" }")
+        expectEqual(lines.last, "    - { code: \"C000000\", parent_id: \"C000001\" }")
     }
 
     @Test func newMigrationDeletesChildrenBeforeTheirParents() throws {
         let project = try isoProject(
             subdivisions:
                 "code,name,country_id,parent_id\nNO-10,Agder,NO,NO-99\nNO-99,Region,NO,\nNO-98,Other,NO,NO-99\n")
-        #expect(try project.seedkit("build", "--output", "seeds/releases/1.0.sqlite").status == 0)
+        try expectEqual(project.seedkit("build", "--output", "seeds/releases/1.0.sqlite").status, 0)
         try project.write("seeds/data/subdivisions.csv", "code,name,country_id,parent_id\n")
         let result = try project.seedkit("new-migration", "drop region", "--from", "seeds/releases/1.0.sqlite")
-        #expect(result.status == 0, "\(result)")
+        expectEqual(result.status, 0, "\(result)")
         let yaml = String(decoding: try #require(project.read("migrations/0001-drop-region.yml")), as: UTF8.self)
-        #expect(
-            yaml == """
-                # 0001-drop-region: generated by seedkit new-migration from seeds/releases/1.0.sqlite
-                delete:
-                  subdivisions:
-                    - key: "NO-98"
-                      from: { name: "Other", country_id: "NO", parent_id: "NO-99" }
-                    - key: "NO-10"
-                      from: { name: "Agder", country_id: "NO", parent_id: "NO-99" }
-                    - key: "NO-99"
-                      from: { name: "Region", country_id: "NO", parent_id: null }
+        expectEqual(
+            yaml,
+            """
+            # 0001-drop-region: generated by seedkit new-migration from seeds/releases/1.0.sqlite
+            delete:
+              subdivisions:
+                - key: "NO-98"
+                  from: { name: "Other", country_id: "NO", parent_id: "NO-99" }
+                - key: "NO-10"
+                  from: { name: "Agder", country_id: "NO", parent_id: "NO-99" }
+                - key: "NO-99"
+                  from: { name: "Region", country_id: "NO", parent_id: null }
 
-                """)
+            """)
         let check = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite")
-        #expect(check.status == 0, "\(check)")
+        expectEqual(check.status, 0, "\(check)")
     }
 }
 
 @Suite struct ReleaseUnknownReferenceTests {
     @Test func aRefToAKeyNoFixtureAndNoMigrationProvidesFailsBuildAndCheckUpgrade() throws {
         let project = try isoProject(subdivisions: "code,name,country_id,parent_id\nAZ-NX,Naxçıvan,AZ,\n")
-        #expect(try project.seedkit("build", "--output", "seeds/releases/1.0.sqlite").status == 0)
+        try expectEqual(project.seedkit("build", "--output", "seeds/releases/1.0.sqlite").status, 0)
         let release = try #require(project.read("seeds/releases/1.0.sqlite"))
         // The fixtures hold what the migrations add; only the typo 'NX' and 'AZ-XX' are wrong.
         try project.write("seeds/data/countries.csv", "alpha_2,name\nAZ,Azerbaijan\nNO,Norway\nSE,Sweden\n")
@@ -387,13 +391,13 @@ import Testing
 
             """
         let build = try project.seedkit("build")
-        #expect(build.status == 1)
-        #expect(build.stderr == expected, "\(build)")
+        expectEqual(build.status, 1)
+        expectEqual(build.stderr, expected, "\(build)")
         #expect(!project.exists("build/seed.sqlite"))
         let check = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite")
-        #expect(check.status == 1)
-        #expect(check.stderr == expected, "\(check)")
-        #expect(project.read("seeds/releases/1.0.sqlite") == release, "the old seed is only read")
+        expectEqual(check.status, 1)
+        expectEqual(check.stderr, expected, "\(check)")
+        expectEqual(project.read("seeds/releases/1.0.sqlite"), release, "the old seed is only read")
         // Fixed: the release builds and converges.
         try project.remove("migrations/0002-parent.yml")
         try project.write(
@@ -407,9 +411,9 @@ import Testing
                 - { code: "NO-50", name: "Child", country_id: "NO", parent_id: "NO-49" }
 
             """)
-        #expect(try project.seedkit("build").status == 0)
+        try expectEqual(project.seedkit("build").status, 0)
         let fixed = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite")
-        #expect(fixed.status == 0, "\(fixed)")
+        expectEqual(fixed.status, 0, "\(fixed)")
     }
 }
 
@@ -420,7 +424,7 @@ import Testing
         try project.write(
             "migrations/0001-sweden.sql",
             "-- Sweden\nINSERT INTO \"countries\" (alpha_2, name) VALUES ('SE', 'Sweden');\n")
-        #expect(try project.seedkit("migrate", "user.sqlite").status == 0)
+        try expectEqual(project.seedkit("migrate", "user.sqlite").status, 0)
         try project.database("user.sqlite").write { db in
             try db.execute(sql: "DELETE FROM countries WHERE alpha_2 = 'SE'")
         }
@@ -428,10 +432,10 @@ import Testing
             "migrations/0002-stockholm.yml",
             "insert:\n  subdivisions:\n    - { code: SE-AB, name: Stockholm, type: County, country_id: SE }\n")
         let result = try project.seedkit("migrate", "user.sqlite")
-        #expect(result.status == 0, "\(result)")
-        #expect(
-            result.stderr
-                == "migrations/0002-stockholm.yml:3: warning: conflict on subdivisions 'SE-AB': country_id 'SE' matches no countries.alpha_2 in the store (the user deleted it?); row not inserted [2050]\n",
+        expectEqual(result.status, 0, "\(result)")
+        expectEqual(
+            result.stderr,
+            "migrations/0002-stockholm.yml:3: warning: conflict on subdivisions 'SE-AB': country_id 'SE' matches no countries.alpha_2 in the store (the user deleted it?); row not inserted [2050]\n",
             "\(result)")
         let status = try project.seedkit("status", "user.sqlite")
         #expect(status.stdout.contains("0002-stockholm"), "\(status)")
@@ -443,12 +447,12 @@ import Testing
         )
         let before = try #require(project.read("user.sqlite"))
         let typo = try project.seedkit("migrate", "user.sqlite")
-        #expect(typo.status == 1, "\(typo)")
-        #expect(
-            typo.stderr
-                == "migrations/0003-typo.yml:3: error: subdivisions 'NO-98': parent_id 'NO-XX' matches no subdivisions.code in the fixtures, the store or any migration; nothing was written [2030]\n",
+        expectEqual(typo.status, 1, "\(typo)")
+        expectEqual(
+            typo.stderr,
+            "migrations/0003-typo.yml:3: error: subdivisions 'NO-98': parent_id 'NO-XX' matches no subdivisions.code in the fixtures, the store or any migration; nothing was written [2030]\n",
             "\(typo)")
-        #expect(project.read("user.sqlite") == before)
+        expectEqual(project.read("user.sqlite"), before)
     }
 }
 
@@ -464,7 +468,7 @@ private func currenciesProject() throws -> TemporaryProject {
         "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  currencies: { file: data/currencies.csv, key: code }\n"
     )
     try project.write("seeds/data/currencies.csv", "code,name\nEUR,Euro\nNOK,Norwegian krone\n")
-    #expect(try project.seedkit("build", "--output", "seeds/releases/1.0.sqlite").status == 0)
+    try expectEqual(project.seedkit("build", "--output", "seeds/releases/1.0.sqlite").status, 0)
     return project
 }
 
@@ -493,44 +497,47 @@ private func currenciesProject() throws -> TemporaryProject {
         try project.write("seeds/data/rates.csv", "currency_id,day,rate\nNOK,2026-11-20,0.085\n")
         // Before: "no migration needed", then check-upgrade died with a bare SQLite error (exit 4).
         let result = try project.seedkit("new-migration", "add symbol", "--from", "seeds/releases/1.0.sqlite")
-        #expect(result.status == 0, "\(result)")
-        #expect(
-            result.stdout == """
-                wrote migrations/0001-add-symbol-schema.sql: 1 new table, 1 new column, 1 new index
-                wrote migrations/0002-add-symbol.yml: 1 insert, 2 updates, 0 deletes
+        expectEqual(result.status, 0, "\(result)")
+        expectEqual(
+            result.stdout,
+            """
+            wrote migrations/0001-add-symbol-schema.sql: 1 new table, 1 new column, 1 new index
+            wrote migrations/0002-add-symbol.yml: 1 insert, 2 updates, 0 deletes
 
-                """)
-        #expect(
-            String(decoding: try #require(project.read("migrations/0001-add-symbol-schema.sql")), as: UTF8.self) == """
-                -- 0001-add-symbol-schema: generated by seedkit new-migration from seeds/releases/1.0.sqlite
-                -- new column currencies.symbol
-                ALTER TABLE "currencies" ADD COLUMN symbol TEXT;
+            """)
+        expectEqual(
+            String(decoding: try #require(project.read("migrations/0001-add-symbol-schema.sql")), as: UTF8.self),
+            """
+            -- 0001-add-symbol-schema: generated by seedkit new-migration from seeds/releases/1.0.sqlite
+            -- new column currencies.symbol
+            ALTER TABLE "currencies" ADD COLUMN symbol TEXT;
 
-                -- new table rates
-                CREATE TABLE rates (id INTEGER PRIMARY KEY, currency_id INTEGER NOT NULL REFERENCES currencies(id), day TEXT NOT NULL, rate REAL, UNIQUE (currency_id, day));
+            -- new table rates
+            CREATE TABLE rates (id INTEGER PRIMARY KEY, currency_id INTEGER NOT NULL REFERENCES currencies(id), day TEXT NOT NULL, rate REAL, UNIQUE (currency_id, day));
 
-                -- new index currencies_name
-                CREATE INDEX currencies_name ON currencies (name);
+            -- new index currencies_name
+            CREATE INDEX currencies_name ON currencies (name);
 
-                """)
-        #expect(
-            String(decoding: try #require(project.read("migrations/0002-add-symbol.yml")), as: UTF8.self) == """
-                # 0002-add-symbol: generated by seedkit new-migration from seeds/releases/1.0.sqlite
-                insert:
-                  rates:
-                    - { currency_id: "NOK", day: "2026-11-20", rate: 0.085 }
-                update:
-                  currencies:
-                    - key: "EUR"
-                      from: { symbol: null }
-                      to: { symbol: "€" }
-                    - key: "NOK"
-                      from: { symbol: null }
-                      to: { symbol: "kr" }
+            """)
+        expectEqual(
+            String(decoding: try #require(project.read("migrations/0002-add-symbol.yml")), as: UTF8.self),
+            """
+            # 0002-add-symbol: generated by seedkit new-migration from seeds/releases/1.0.sqlite
+            insert:
+              rates:
+                - { currency_id: "NOK", day: "2026-11-20", rate: 0.085 }
+            update:
+              currencies:
+                - key: "EUR"
+                  from: { symbol: null }
+                  to: { symbol: "€" }
+                - key: "NOK"
+                  from: { symbol: null }
+                  to: { symbol: "kr" }
 
-                """)
+            """)
         let check = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite")
-        #expect(check.status == 0, "\(check)")
+        expectEqual(check.status, 0, "\(check)")
         #expect(
             check.stdout.hasPrefix(
                 "seeds/releases/1.0.sqlite: applied 0001-add-symbol-schema, 0002-add-symbol; converges with a fresh build\n"
@@ -542,11 +549,11 @@ private func currenciesProject() throws -> TemporaryProject {
             try db.execute(sql: "INSERT INTO currencies (code, name) VALUES ('XTS', 'Test currency')")
         }
         let migrate = try project.seedkit("migrate", "user.sqlite")
-        #expect(migrate.status == 0, "\(migrate)")
+        expectEqual(migrate.status, 0, "\(migrate)")
         let rows = try project.database("user.sqlite").read { db in
             try String.fetchAll(db, sql: "SELECT code || ':' || ifnull(symbol, '-') FROM currencies ORDER BY code")
         }
-        #expect(rows == ["EUR:€", "NOK:kr", "XTS:-"])
+        expectEqual(rows, ["EUR:€", "NOK:kr", "XTS:-"])
     }
 
     @Test func aChangedColumnIsRebuiltKeepingEveryRow() throws {
@@ -558,21 +565,22 @@ private func currenciesProject() throws -> TemporaryProject {
         )
         try project.write("seeds/data/currencies.csv", "code,minor,name\nEUR,2,Euro\nNOK,2,Norwegian krone\n")
         let result = try project.seedkit("new-migration", "minor units", "--from", "seeds/releases/1.0.sqlite")
-        #expect(result.status == 0, "\(result)")
-        #expect(result.stdout == "wrote migrations/0001-minor-units-schema.sql: 1 rebuilt table\n")
-        #expect(
-            String(decoding: try #require(project.read("migrations/0001-minor-units-schema.sql")), as: UTF8.self) == """
-                -- 0001-minor-units-schema: generated by seedkit new-migration from seeds/releases/1.0.sqlite
-                -- rebuilt table currencies (new column minor; name TEXT NOT NULL → TEXT NOT NULL CHECK (length(name) > 0)): SQLite's table rebuild, rows kept
-                PRAGMA defer_foreign_keys = ON;
-                CREATE TABLE "_seedkit_new_currencies" (id INTEGER PRIMARY KEY, code TEXT NOT NULL UNIQUE, minor INTEGER NOT NULL DEFAULT 2, name TEXT NOT NULL CHECK (length(name) > 0));
-                INSERT INTO "_seedkit_new_currencies" ("id", "code", "name") SELECT "id", "code", "name" FROM "currencies";
-                DROP TABLE "currencies";
-                ALTER TABLE "_seedkit_new_currencies" RENAME TO "currencies";
+        expectEqual(result.status, 0, "\(result)")
+        expectEqual(result.stdout, "wrote migrations/0001-minor-units-schema.sql: 1 rebuilt table\n")
+        expectEqual(
+            String(decoding: try #require(project.read("migrations/0001-minor-units-schema.sql")), as: UTF8.self),
+            """
+            -- 0001-minor-units-schema: generated by seedkit new-migration from seeds/releases/1.0.sqlite
+            -- rebuilt table currencies (new column minor; name TEXT NOT NULL → TEXT NOT NULL CHECK (length(name) > 0)): SQLite's table rebuild, rows kept
+            PRAGMA defer_foreign_keys = ON;
+            CREATE TABLE "_seedkit_new_currencies" (id INTEGER PRIMARY KEY, code TEXT NOT NULL UNIQUE, minor INTEGER NOT NULL DEFAULT 2, name TEXT NOT NULL CHECK (length(name) > 0));
+            INSERT INTO "_seedkit_new_currencies" ("id", "code", "name") SELECT "id", "code", "name" FROM "currencies";
+            DROP TABLE "currencies";
+            ALTER TABLE "_seedkit_new_currencies" RENAME TO "currencies";
 
-                """)
+            """)
         let check = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite")
-        #expect(check.status == 0, "\(check)")
+        expectEqual(check.status, 0, "\(check)")
         #expect(check.stdout.contains("converges with a fresh build"))
     }
 
@@ -582,12 +590,12 @@ private func currenciesProject() throws -> TemporaryProject {
             "seeds/schema.sql", "CREATE TABLE currencies (id INTEGER PRIMARY KEY, code TEXT NOT NULL UNIQUE);\n")
         try project.write("seeds/data/currencies.csv", "code\nEUR\nNOK\n")
         let result = try project.seedkit("new-migration", "drop name", "--from", "seeds/releases/1.0.sqlite")
-        #expect(result.status == 2)
-        #expect(
-            result.stderr
-                == "seeds/releases/1.0.sqlite: error: column currencies.name is in the old seed but not in the schema: users' stores may hold data in it, so seedkit does not drop it; if that is really meant, write the step yourself as a .sql migration [2100]\n"
+        expectEqual(result.status, 2)
+        expectEqual(
+            result.stderr,
+            "seeds/releases/1.0.sqlite: error: column currencies.name is in the old seed but not in the schema: users' stores may hold data in it, so seedkit does not drop it; if that is really meant, write the step yourself as a .sql migration [2100]\n"
         )
-        #expect(project.listing("migrations") == [])
+        expectEqual(project.listing("migrations"), [])
     }
 
     @Test func checkUpgradeNamesTheSeedTheMigrationAndTheStatementWhenAStepFails() throws {
@@ -602,7 +610,7 @@ private func currenciesProject() throws -> TemporaryProject {
             "migrations/0001-symbols.yml",
             "update:\n  currencies:\n    - key: EUR\n      from: { symbol: null }\n      to: { symbol: \"€\" }\n")
         let missing = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite")
-        #expect(missing.status == 1, "\(missing)")
+        expectEqual(missing.status, 1, "\(missing)")
         #expect(
             missing.stdout.hasPrefix(
                 "seeds/releases/1.0.sqlite: the migrations do not apply; DIVERGES from a fresh build\n  migrations/0001-symbols.yml:"
@@ -616,21 +624,22 @@ private func currenciesProject() throws -> TemporaryProject {
             "ALTER TABLE currencies ADD COLUMN symbol TEXT;\nUPDATE currencies\n   SET symbl = '€' WHERE code = 'EUR';\n"
         )
         let typo = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite")
-        #expect(typo.status == 1, "\(typo)")
-        #expect(
-            typo.stdout == """
-                seeds/releases/1.0.sqlite: the migrations do not apply; DIVERGES from a fresh build
-                  migrations/0001-symbols.sql:2:1: error: SQL migration failed: no such column: symbl; nothing was written [1550]; statement: UPDATE currencies SET symbl = '€' WHERE code = 'EUR';
-                1 of 1 old seeds do not converge
+        expectEqual(typo.status, 1, "\(typo)")
+        expectEqual(
+            typo.stdout,
+            """
+            seeds/releases/1.0.sqlite: the migrations do not apply; DIVERGES from a fresh build
+              migrations/0001-symbols.sql:2:1: error: SQL migration failed: no such column: symbl; nothing was written [1550]; statement: UPDATE currencies SET symbl = '€' WHERE code = 'EUR';
+            1 of 1 old seeds do not converge
 
-                """)
+            """)
         // A schema that differs from the fresh build's is a divergence, not only rows.
         try project.write(
             "migrations/0001-symbols.sql",
             "ALTER TABLE currencies ADD COLUMN symbol VARCHAR(3);\nUPDATE currencies SET symbol = '€' WHERE code = 'EUR';\nUPDATE currencies SET symbol = 'kr' WHERE code = 'NOK';\n"
         )
         let differs = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite")
-        #expect(differs.status == 1)
+        expectEqual(differs.status, 1)
         #expect(
             differs.stdout.hasPrefix(
                 """
@@ -647,16 +656,17 @@ private func currenciesProject() throws -> TemporaryProject {
             "CREATE TABLE currencies (id INTEGER PRIMARY KEY, code TEXT NOT NULL UNIQUE, name TEXT NOT NULL, symbol TEXT);\nCREATE INDEX currencies_name ON currencies (name);\n"
         )
         try project.write("seeds/data/currencies.csv", "code,name,symbol\nEUR,Euro,€\nNOK,Norwegian krone,kr\n")
-        #expect(try project.seedkit("build").status == 0)
+        try expectEqual(project.seedkit("build").status, 0)
         let result = try project.seedkit("diff", "seeds/releases/1.0.sqlite", "build/seed.sqlite", "--exit-code")
-        #expect(result.status == 1)
-        #expect(
-            result.stdout == """
-                table currencies: column symbol only in build/seed.sqlite
-                schema: index currencies_name only in build/seed.sqlite
-                currencies: no differences in the columns both have
+        expectEqual(result.status, 1)
+        expectEqual(
+            result.stdout,
+            """
+            table currencies: column symbol only in build/seed.sqlite
+            schema: index currencies_name only in build/seed.sqlite
+            currencies: no differences in the columns both have
 
-                """, "\(result)")
+            """, "\(result)")
     }
 }
 
@@ -766,7 +776,7 @@ private func currenciesProject() throws -> TemporaryProject {
             }
             try write(index: false)
             let old = try project.seedkit("build", "--output", "seeds/releases/1.0.sqlite")
-            #expect(old.status == 0, "\(old)")
+            expectEqual(old.status, 0, "\(old)")
 
             // The release: a schema change, then random data changes on all three tables.
             let change = round % 3
@@ -858,13 +868,13 @@ private func currenciesProject() throws -> TemporaryProject {
             let generated = try project.seedkit(
                 ["new-migration", "release \(round)", "--from", "seeds/releases/1.0.sqlite"]
                     + hints.flatMap { ["--rename", $0] })
-            #expect(generated.status == 0, "seed \(seed) round \(round): \(generated)")
+            expectEqual(generated.status, 0, "seed \(seed) round \(round): \(generated)")
             #expect(generated.stdout.contains(" (4 renames), "), "seed \(seed) round \(round): \(generated.stdout)")
             #expect(
                 generated.stdout.contains("-schema.sql: "),
                 "seed \(seed) round \(round): a schema step: \(generated.stdout)")
             let check = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite", "--format", "json")
-            #expect(check.status == 0, "seed \(seed) round \(round): \(generated.stdout)\n\(check)")
+            expectEqual(check.status, 0, "seed \(seed) round \(round): \(generated.stdout)\n\(check)")
             let outcomes = try #require(
                 try JSONSerialization.jsonObject(with: Data(check.stdout.utf8)) as? [[String: Any]])
             #expect(outcomes.first?["passed"] as? Bool == true)
@@ -897,22 +907,23 @@ private func currenciesProject() throws -> TemporaryProject {
         try project.write(
             "seeds/data/currencies.csv", "code,name,note\nEUR,Euro,\nNOK,Norwegian krone,\nDEM,Mark,\nXEU,ECU,old\n")
         try project.write("seeds/data/coins.csv", "name,currency_id,value\nEuro cent,EUR,0.01\n")
-        #expect(try project.seedkit("build", "--output", "seeds/releases/1.0.sqlite").status == 0)
+        try expectEqual(project.seedkit("build", "--output", "seeds/releases/1.0.sqlite").status, 0)
         // The release fills in a note (NULL → value) and retires two currencies.
         try project.write("seeds/data/currencies.csv", "code,name,note\nEUR,Euro,since 1999\nNOK,Norwegian krone,\n")
-        #expect(try project.seedkit("new-migration", "retire", "--from", "seeds/releases/1.0.sqlite").status == 0)
+        try expectEqual(project.seedkit("new-migration", "retire", "--from", "seeds/releases/1.0.sqlite").status, 0)
         let check = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite")
-        #expect(check.status == 0, "\(check)")
-        #expect(
-            check.stdout == """
-                seeds/releases/1.0.sqlite: applied 0001-retire; converges with a fresh build
-                  ok: user edit currencies 'EUR'.note = "since 1999 (edited by the user)" kept
-                  ok: user edit currencies 'XEU'.name = "ECU (edited by the user)" kept
-                  ok: user row coins 'Euro cent (added by the user)'.value = 1.01 kept
-                  ok: user row currencies 'EUR (added by the user)'.name = "Euro (edited by the user)" kept
-                  ok: seed row currencies 'DEM', which a user row refers to, kept (its delete denied)
-                1 old seed converges
+        expectEqual(check.status, 0, "\(check)")
+        expectEqual(
+            check.stdout,
+            """
+            seeds/releases/1.0.sqlite: applied 0001-retire; converges with a fresh build
+              ok: user edit currencies 'EUR'.note = "since 1999 (edited by the user)" kept
+              ok: user edit currencies 'XEU'.name = "ECU (edited by the user)" kept
+              ok: user row coins 'Euro cent (added by the user)'.value = 1.01 kept
+              ok: user row currencies 'EUR (added by the user)'.name = "Euro (edited by the user)" kept
+              ok: seed row currencies 'DEM', which a user row refers to, kept (its delete denied)
+            1 old seed converges
 
-                """, "\(check)")
+            """, "\(check)")
     }
 }

@@ -32,7 +32,7 @@ private func documentedUUID(_ entity: String, _ attribute: String, key: [String]
     try python.run()
     let output = pipe.fileHandleForReading.readDataToEndOfFile()
     python.waitUntilExit()
-    #expect(python.terminationStatus == 0)
+    expectEqual(python.terminationStatus, 0)
     return String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
 }
 
@@ -43,7 +43,7 @@ private func makeStore(_ project: TemporaryProject, _ path: String) throws {
     python.arguments = ["python3", example.appendingPathComponent("make-store.py").path, project.path(path)]
     try python.run()
     python.waitUntilExit()
-    #expect(python.terminationStatus == 0)
+    expectEqual(python.terminationStatus, 0)
 }
 
 @Suite struct RequiredAttributeTests {
@@ -58,30 +58,32 @@ private func makeStore(_ project: TemporaryProject, _ path: String) throws {
             "insert:\n  Book:\n    - { title: Flint }\n  Author:\n    - { name: Ann, id: 3F2504E0-4F89-41D3-9A0C-0305E82C3301 }\n"
         )
         let expected = try documentedUUID("Book", "id", key: ["Flint"])
-        #expect(expected.count == 32)
+        expectEqual(expected.count, 32)
         for store in ["default.store", "other.store"] {
             let result = try project.seedkit("migrate", store, "--migrations", "migrations")
-            #expect(result.status == 0, "\(result)")
+            expectEqual(result.status, 0, "\(result)")
             #expect(result.stdout.contains("2 inserted"), "\(result)")
             #expect(!result.stdout.contains(expected) && !result.stderr.contains(expected), "no report noise")
-            #expect(
-                try project.rows(store, "SELECT Z_PK, ZTITLE, ZPAGES, hex(ZID) FROM ZBOOK") == [
+            try expectEqual(
+                project.rows(store, "SELECT Z_PK, ZTITLE, ZPAGES, hex(ZID) FROM ZBOOK"),
+                [
                     "1|'Flint'|0|'\(expected)'"
                 ])
             // An id the row gives is kept.
-            #expect(
-                try project.rows(store, "SELECT ZNAME, hex(ZID) FROM ZAUTHOR") == [
+            try expectEqual(
+                project.rows(store, "SELECT ZNAME, hex(ZID) FROM ZAUTHOR"),
+                [
                     "'Ann'|'3F2504E04F8941D39A0C0305E82C3301'"
                 ])
         }
         let again = try project.seedkit("migrate", "default.store", "--migrations", "migrations")
-        #expect(again.status == 0, "\(again)")
-        #expect(
-            try project.rows("default.store", "SELECT Z_PK, ZTITLE, hex(ZID) FROM ZBOOK") == ["1|'Flint'|'\(expected)'"]
+        expectEqual(again.status, 0, "\(again)")
+        try expectEqual(
+            project.rows("default.store", "SELECT Z_PK, ZTITLE, hex(ZID) FROM ZBOOK"), ["1|'Flint'|'\(expected)'"]
         )
         // The library computes the same.
         let bytes = CoreDataDialect.nameBasedUUID(entity: "Book", attribute: "id", key: [.text("Flint")])
-        #expect(bytes.map { String(format: "%02X", $0) }.joined() == expected)
+        expectEqual(bytes.map { String(format: "%02X", $0) }.joined(), expected)
     }
 
     /// A generated UUID given null is generated too; an update that sets it to null is refused,
@@ -91,20 +93,20 @@ private func makeStore(_ project: TemporaryProject, _ path: String) throws {
         try makeStore(project, "default.store")
         try project.write("migrations/0001-add-ann.yml", "insert:\n  Author:\n    - { name: Ann, id: null }\n")
         let fine = try project.seedkit("migrate", "default.store", "--migrations", "migrations")
-        #expect(fine.status == 0, "\(fine)")
+        expectEqual(fine.status, 0, "\(fine)")
         let ann = try documentedUUID("Author", "id", key: ["Ann"])
-        #expect(try project.rows("default.store", "SELECT ZNAME, hex(ZID) FROM ZAUTHOR") == ["'Ann'|'\(ann)'"])
+        try expectEqual(project.rows("default.store", "SELECT ZNAME, hex(ZID) FROM ZAUTHOR"), ["'Ann'|'\(ann)'"])
         let before = project.sha256("default.store")
         try project.write(
             "migrations/0002-unset.yml",
             "update:\n  Author:\n    - { key: Ann, from: { id: \(ann.uuidText) }, to: { id: null } }\n")
         let unset = try project.seedkit("migrate", "default.store", "--migrations", "migrations")
-        #expect(unset.status == 1, "\(unset)")
+        expectEqual(unset.status, 1, "\(unset)")
         #expect(
             unset.stderr.contains(
                 "migrations/0002-unset.yml:3: error: Author 'Ann': not updated: Author.id is required by the model (non-optional) and the row gives no value"
             ), "\(unset)")
-        #expect(project.sha256("default.store") == before)
+        expectEqual(project.sha256("default.store"), before)
     }
 
     /// An XML model: label is required (no default), count has one, token is an optional UUID.
@@ -130,37 +132,37 @@ private func makeStore(_ project: TemporaryProject, _ path: String) throws {
         )
         try project.write("seeds/data/things.csv", "name,label\nA,first\n")
         let build = try project.seedkit("build", "--migrations", "none")
-        #expect(build.status == 0, "\(build)")
+        expectEqual(build.status, 0, "\(build)")
         // The optional UUID stays NULL: only a non-optional one is generated.
-        #expect(
-            try project.rows("seed.sqlite", "SELECT ZNAME, ZLABEL, ZCOUNT, hex(ZID), ZTOKEN FROM ZTHING")
-                == ["'A'|'first'|0|'\(try documentedUUID("Thing", "id", key: ["A"]))'|NULL"])
+        try expectEqual(
+            project.rows("seed.sqlite", "SELECT ZNAME, ZLABEL, ZCOUNT, hex(ZID), ZTOKEN FROM ZTHING"),
+            ["'A'|'first'|0|'\(try documentedUUID("Thing", "id", key: ["A"]))'|NULL"])
         try FileManager.default.copyItem(atPath: project.path("seed.sqlite"), toPath: project.path("app.sqlite"))
         try project.write("migrations/0001-things.yml", "insert:\n  Thing:\n    - { name: B }\n")
         let before = project.sha256("app.sqlite")
         let refused = try project.seedkit("migrate", "app.sqlite", "--migrations", "migrations")
-        #expect(refused.status == 1, "\(refused)")
+        expectEqual(refused.status, 1, "\(refused)")
         #expect(
             refused.stderr.contains(
                 "migrations/0001-things.yml:3: error: Thing 'B': not inserted: Thing.label is required by the model (non-optional) and the row gives no value"
             ), "\(refused)")
         #expect(!refused.stderr.contains("label is required but missing"), "said once: \(refused)")
-        #expect(project.sha256("app.sqlite") == before)
+        expectEqual(project.sha256("app.sqlite"), before)
         // Given null: the same, once.
         try project.write("migrations/0001-things.yml", "insert:\n  Thing:\n    - { name: B, label: null }\n")
         let null = try project.seedkit("migrate", "app.sqlite", "--migrations", "migrations")
-        #expect(null.status == 1, "\(null)")
-        #expect(null.stderr.components(separatedBy: "Thing.label is required").count == 2, "\(null)")
-        #expect(project.sha256("app.sqlite") == before)
+        expectEqual(null.status, 1, "\(null)")
+        expectEqual(null.stderr.components(separatedBy: "Thing.label is required").count, 2, "\(null)")
+        expectEqual(project.sha256("app.sqlite"), before)
         try project.write("migrations/0001-things.yml", "insert:\n  Thing:\n    - { name: B, label: second }\n")
         let fine = try project.seedkit("migrate", "app.sqlite", "--migrations", "migrations")
-        #expect(fine.status == 0, "\(fine)")
-        #expect(
-            try project.rows("app.sqlite", "SELECT ZNAME, hex(ZID), ZTOKEN FROM ZTHING ORDER BY Z_PK")
-                == [
-                    "'A'|'\(try documentedUUID("Thing", "id", key: ["A"]))'|NULL",
-                    "'B'|'\(try documentedUUID("Thing", "id", key: ["B"]))'|NULL",
-                ])
+        expectEqual(fine.status, 0, "\(fine)")
+        try expectEqual(
+            project.rows("app.sqlite", "SELECT ZNAME, hex(ZID), ZTOKEN FROM ZTHING ORDER BY Z_PK"),
+            [
+                "'A'|'\(try documentedUUID("Thing", "id", key: ["A"]))'|NULL",
+                "'B'|'\(try documentedUUID("Thing", "id", key: ["B"]))'|NULL",
+            ])
     }
 
     /// A non-optional to-one (`var shelf: Shelf`, no `?`): a row without it is a row the app
@@ -197,31 +199,32 @@ private func makeStore(_ project: TemporaryProject, _ path: String) throws {
         try project.write("seeds/data/shelves.csv", "name\nTop\n")
         try project.write("seeds/data/things.csv", "name,shelf\nA,Top\n")
         let build = try project.seedkit("build", "--migrations", "none")
-        #expect(build.status == 0, "\(build)")
+        expectEqual(build.status, 0, "\(build)")
         try FileManager.default.copyItem(atPath: project.path("seed.sqlite"), toPath: project.path("app.sqlite"))
         let before = project.sha256("app.sqlite")
         try project.write("migrations/0001-things.yml", "insert:\n  Thing:\n    - { name: B }\n")
         let refused = try project.seedkit("migrate", "app.sqlite", "--migrations", "migrations", "--manifest", "none")
-        #expect(refused.status == 1, "\(refused)")
+        expectEqual(refused.status, 1, "\(refused)")
         #expect(
             refused.stderr.contains(
                 "migrations/0001-things.yml:3: error: Thing 'B': not inserted: Thing.shelf is required by the model (non-optional) and the row gives no value"
             ), "\(refused)")
-        #expect(project.sha256("app.sqlite") == before)
+        expectEqual(project.sha256("app.sqlite"), before)
         try project.write(
             "migrations/0001-things.yml",
             "update:\n  Thing:\n    - { key: A, from: { shelf: Top }, to: { shelf: null } }\n")
         let cleared = try project.seedkit("migrate", "app.sqlite", "--migrations", "migrations", "--manifest", "none")
-        #expect(cleared.status == 1, "\(cleared)")
+        expectEqual(cleared.status, 1, "\(cleared)")
         #expect(
             cleared.stderr.contains(
                 "Thing 'A': not updated: Thing.shelf is required by the model (non-optional) and the row gives no value"
             ), "\(cleared)")
-        #expect(project.sha256("app.sqlite") == before)
+        expectEqual(project.sha256("app.sqlite"), before)
         try project.write("migrations/0001-things.yml", "insert:\n  Thing:\n    - { name: B, shelf: Top }\n")
         let fine = try project.seedkit("migrate", "app.sqlite", "--migrations", "migrations", "--manifest", "none")
-        #expect(fine.status == 0, "\(fine)")
-        #expect(try project.rows("app.sqlite", "SELECT ZNAME, ZSHELF FROM ZTHING ORDER BY Z_PK") == ["'A'|1", "'B'|1"])
+        expectEqual(fine.status, 0, "\(fine)")
+        try expectEqual(
+            project.rows("app.sqlite", "SELECT ZNAME, ZSHELF FROM ZTHING ORDER BY Z_PK"), ["'A'|1", "'B'|1"])
     }
 
     /// The example built with a Book whose id is left empty and one without the column at all:
@@ -237,29 +240,31 @@ private func makeStore(_ project: TemporaryProject, _ path: String) throws {
 
             """)
         let build = try project.seedkit("build", "--migrations", "none")
-        #expect(build.status == 0, "\(build)")
-        #expect(
-            try project.rows("build/seed.store", "SELECT ZTITLE, hex(ZID) FROM ZBOOK ORDER BY Z_PK") == [
+        expectEqual(build.status, 0, "\(build)")
+        try expectEqual(
+            project.rows("build/seed.store", "SELECT ZTITLE, hex(ZID) FROM ZBOOK ORDER BY Z_PK"),
+            [
                 "'The Dispossessed'|'\(try documentedUUID("Book", "id", key: ["The Dispossessed"]))'",
                 "'Invisible Cities'|'0E8F1C0A1D524C6B9F436A1E2B3C4D03'",
             ])
         let first = project.sha256("build/seed.store")
         try project.write("seeds/data/Author.csv", "name\nUrsula K. Le Guin\nItalo Calvino\n")
         let second = try project.seedkit("build", "--migrations", "none", "--output", "build/again.store")
-        #expect(second.status == 0, "\(second)")
-        #expect(
-            try project.rows("build/again.store", "SELECT ZNAME, hex(ZID) FROM ZAUTHOR ORDER BY Z_PK") == [
+        expectEqual(second.status, 0, "\(second)")
+        try expectEqual(
+            project.rows("build/again.store", "SELECT ZNAME, hex(ZID) FROM ZAUTHOR ORDER BY Z_PK"),
+            [
                 "'Ursula K. Le Guin'|'\(try documentedUUID("Author", "id", key: ["Ursula K. Le Guin"]))'",
                 "'Italo Calvino'|'\(try documentedUUID("Author", "id", key: ["Italo Calvino"]))'",
             ])
         let third = try project.seedkit("build", "--migrations", "none", "--output", "build/third.store")
-        #expect(third.status == 0, "\(third)")
-        #expect(project.sha256("build/again.store") == project.sha256("build/third.store"))
+        expectEqual(third.status, 0, "\(third)")
+        expectEqual(project.sha256("build/again.store"), project.sha256("build/third.store"))
         #expect(first != nil)
         // A required title left empty: the build fails at its line, and writes no seed.
         try project.write("seeds/data/Book.csv", "title,pages\n,3\n")
         let bad = try project.seedkit("build", "--migrations", "none", "--output", "build/bad.store")
-        #expect(bad.status == 1, "\(bad)")
+        expectEqual(bad.status, 1, "\(bad)")
         #expect(!project.exists("build/bad.store"))
     }
 }

@@ -36,21 +36,21 @@ import Testing
         let before = project.sha256("user.sqlite")
         for arguments in [["migrate", "user.sqlite", "--dry-run"], ["migrate", "user.sqlite"]] {
             let result = try project.seedkit(arguments)
-            #expect(result.status == 1, "\(sql): \(result)")
+            expectEqual(result.status, 1, "\(sql): \(result)")
             #expect(result.stderr.contains("migrations/0002-replace.sql:2:1: error: this "), "\(result)")
             #expect(
                 result.stderr.contains("deleted 2 rows the store held (reviews 1; books 'The first book')"), "\(result)"
             )
             #expect(result.stderr.contains("a SQL migration may delete rows only with DELETE"), "\(result)")
             #expect(result.stderr.contains("nothing was written"), "\(result)")
-            #expect(project.sha256("user.sqlite") == before, "the user's row and its review are kept")
+            expectEqual(project.sha256("user.sqlite"), before, "the user's row and its review are kept")
         }
         let store = try project.database("user.sqlite")
-        #expect(
-            try store.read { db in
+        try expectEqual(
+            store.read { db in
                 try Double.fetchOne(db, sql: "SELECT price FROM books WHERE title = 'The first book'")
-            } == 99)
-        #expect(try store.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM reviews") } == 1)
+            }, 99)
+        try expectEqual(store.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM reviews") }, 1)
     }
 
     /// DROP TABLE, foreign keys on, deletes the table's rows first, and ON DELETE CASCADE takes the
@@ -60,18 +60,18 @@ import Testing
         try project.write("migrations/0002-drop.sql", "CREATE TABLE archive (title TEXT);\nDROP TABLE books;\n")
         let before = project.sha256("user.sqlite")
         let result = try project.seedkit("migrate", "user.sqlite")
-        #expect(result.status == 1, "\(result)")
+        expectEqual(result.status, 1, "\(result)")
         #expect(
             result.stderr.contains(
                 "migrations/0002-drop.sql:2:1: error: this DROP deleted 1 row the store held (reviews 1)"), "\(result)")
-        #expect(project.sha256("user.sqlite") == before)
+        expectEqual(project.sha256("user.sqlite"), before)
     }
 
     @Test func explicitDeletesAndTheirCascadesAreCountedAndReportedByKey() throws {
         let project = try editedStore()
         try project.write("migrations/0002-drop-first.sql", "DELETE FROM books WHERE title = 'The first book';\n")
         let result = try project.seedkit("migrate", "user.sqlite")
-        #expect(result.status == 0, "\(result)")
+        expectEqual(result.status, 0, "\(result)")
         #expect(
             result.stdout.contains(
                 """
@@ -95,7 +95,7 @@ import Testing
 
             """)
         let result = try project.seedkit("migrate", "user.sqlite")
-        #expect(result.status == 0, "\(result)")
+        expectEqual(result.status, 0, "\(result)")
         #expect(
             result.stdout.contains(
                 """
@@ -105,7 +105,7 @@ import Testing
 
                 """), "\(result)")
         let store = try project.database("user.sqlite")
-        #expect(try store.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM reviews") } == 1)
-        #expect(try store.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_temp_master") } == 0)
+        try expectEqual(store.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM reviews") }, 1)
+        try expectEqual(store.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_temp_master") }, 0)
     }
 }

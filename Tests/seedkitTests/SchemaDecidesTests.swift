@@ -53,14 +53,14 @@ import Testing
             "migrations/0001-nana.yml",
             "insert:\n  books:\n    - { title: Nana, price: 9, category_id: Fiction, isbn: '999' }\n")
         let result = try project.seedkit("migrate", "user.sqlite")
-        #expect(result.status == 0, "\(result)")
+        expectEqual(result.status, 0, "\(result)")
         #expect(!squeezed(result.stdout).contains("1 inserted"), "\(result)")
         #expect(
             squeezed(result.stdout).contains(
                 "conflict books 'Nana': not inserted: its isbn '999' is held by the store's row 'My diary'; the schema's ON CONFLICT REPLACE on books.isbn would delete that row"
             ), "\(result)")
         let titles = try project.rows("user.sqlite", "SELECT title FROM books ORDER BY id")
-        #expect(titles == ["'The first book'", "'The second book'", "'My diary'"])
+        expectEqual(titles, ["'The first book'", "'The second book'", "'My diary'"])
     }
 
     @Test func aBuildWhoseFixturesShareAReplaceKeyFailsInsteadOfLosingARow() throws {
@@ -68,7 +68,7 @@ import Testing
             books: Self.replaceISBN,
             csv: "title,price,category_id,isbn\nDune,10,Fiction,111\nEmma,15,Fiction,111\nNana,9,Fiction,333\n")
         let result = try project.seedkit("build")
-        #expect(result.status == 1, "\(result)")
+        expectEqual(result.status, 1, "\(result)")
         #expect(result.stderr.contains("seeds/data/books.csv:3:"), "\(result)")
         #expect(
             result.stderr.contains(
@@ -81,7 +81,7 @@ import Testing
         let project = try project(
             books: Self.ignoreISBN, csv: "title,price,category_id,isbn\nDune,10,Fiction,111\nEmma,15,Fiction,111\n")
         let result = try project.seedkit("build")
-        #expect(result.status == 1, "\(result)")
+        expectEqual(result.status, 1, "\(result)")
         #expect(
             result.stderr.contains("seeds/data/books.csv:3:")
                 && result.stderr.contains("ON CONFLICT IGNORE would have dropped this row"), "\(result)")
@@ -95,13 +95,13 @@ import Testing
             "migrations/0001-nana.yml",
             "insert:\n  books:\n    - { title: Nana, price: 9, category_id: Fiction, isbn: '111' }\n")
         let result = try project.seedkit("migrate", "user.sqlite")
-        #expect(result.status == 0, "\(result)")
+        expectEqual(result.status, 0, "\(result)")
         #expect(!squeezed(result.stdout).contains("already present"), "\(result)")
         #expect(
             squeezed(result.stdout).contains(
                 "conflict books 'Nana': not inserted: ignored by the schema's ON CONFLICT IGNORE on books.isbn: its isbn '111' is held by the store's row 'The first book'"
             ), "\(result)")
-        #expect(try project.rows("user.sqlite", "SELECT count(*) FROM books WHERE title = 'Nana'") == ["0"])
+        try expectEqual(project.rows("user.sqlite", "SELECT count(*) FROM books WHERE title = 'Nana'"), ["0"])
     }
 
     @Test func aBuildRowVetoedByATriggerFailsTheBuild() throws {
@@ -109,7 +109,7 @@ import Testing
             books: Self.plainBooks, csv: "title,price,category_id,isbn\nDune,10,Fiction,111\nEmma,500,Fiction,222\n",
             extra: Self.noPricey)
         let result = try project.seedkit("build")
-        #expect(result.status == 1, "\(result)")
+        expectEqual(result.status, 1, "\(result)")
         #expect(
             result.stderr.contains(
                 "seeds/data/books.csv:3: error: this row of books was not inserted: vetoed by trigger no_pricey [1550]"),
@@ -125,13 +125,14 @@ import Testing
             "insert:\n  books:\n    - { title: Pricey, price: 900, category_id: Fiction }\n    - { title: Cheap, price: 5, category_id: Fiction }\n"
         )
         let result = try project.seedkit("migrate", "user.sqlite")
-        #expect(result.status == 0, "\(result)")
+        expectEqual(result.status, 0, "\(result)")
         #expect(
             squeezed(result.stdout).contains("conflict books 'Pricey': not inserted: vetoed by trigger no_pricey"),
             "\(result)")
         #expect(squeezed(result.stdout).contains("1 inserted"), "\(result)")
-        #expect(
-            try project.rows("user.sqlite", "SELECT title FROM books ORDER BY id") == [
+        try expectEqual(
+            project.rows("user.sqlite", "SELECT title FROM books ORDER BY id"),
+            [
                 "'The first book'", "'The second book'", "'Cheap'",
             ])
         // --on-conflict fail: an error, nothing written.
@@ -141,7 +142,7 @@ import Testing
         let before = try #require(project.read("user.sqlite"))
         let strict = try project.seedkit("migrate", "user.sqlite", "--on-conflict", "fail")
         #expect(strict.status != 0, "\(strict)")
-        #expect(project.read("user.sqlite") == before)
+        expectEqual(project.read("user.sqlite"), before)
     }
 
     @Test func anUpdateThroughAReplaceIndexNeverDeletesTheOtherRow() throws {
@@ -158,13 +159,14 @@ import Testing
 
             """)
         let result = try project.seedkit("migrate", "user.sqlite")
-        #expect(result.status == 0, "\(result)")
+        expectEqual(result.status, 0, "\(result)")
         #expect(
             squeezed(result.stdout).contains(
                 "conflict books 'The first book': not updated: its isbn '222' is held by the store's row 'The second book'"
             ), "\(result)")
-        #expect(
-            try project.rows("user.sqlite", "SELECT title || ' ' || isbn FROM books ORDER BY id") == [
+        try expectEqual(
+            project.rows("user.sqlite", "SELECT title || ' ' || isbn FROM books ORDER BY id"),
+            [
                 "'The first book 111'", "'The second book 222'",
             ])
     }
@@ -192,15 +194,16 @@ import Testing
 
             """)
         let result = try project.seedkit("migrate", "user.sqlite")
-        #expect(result.status == 0, "\(result)")
+        expectEqual(result.status, 0, "\(result)")
         #expect(
             squeezed(result.stdout).contains("conflict books 'The first book': not updated: vetoed by trigger frozen"),
             "\(result)")
         #expect(
             squeezed(result.stdout).contains("conflict books 'The second book': not deleted: vetoed by trigger keep"),
             "\(result)")
-        #expect(
-            try project.rows("user.sqlite", "SELECT title || ' ' || price FROM books ORDER BY id") == [
+        try expectEqual(
+            project.rows("user.sqlite", "SELECT title || ' ' || price FROM books ORDER BY id"),
+            [
                 "'The first book 10.0'", "'The second book 15.0'",
             ])
     }
@@ -212,7 +215,7 @@ import Testing
             books: Self.plainBooks, csv: "title,price,category_id,isbn\nDune,10,Fiction,111\nEmma,500,Fiction,222\n",
             extra: "CREATE TRIGGER tidy AFTER INSERT ON books BEGIN DELETE FROM books WHERE price > 100; END;")
         let result = try project.seedkit("build")
-        #expect(result.status == 1, "\(result)")
+        expectEqual(result.status, 1, "\(result)")
         #expect(
             result.stderr.contains(
                 "1 of the 2 rows seedkit inserted into books are not in it: removed by the schema (triggers that delete: tidy)"
@@ -247,12 +250,12 @@ private func squeezed(_ text: String) -> String {
             """)
         let before = try #require(project.read("user.sqlite"))
         let result = try project.seedkit("migrate", "user.sqlite")
-        #expect(result.status == 2, "\(result)")
+        expectEqual(result.status, 2, "\(result)")
         #expect(
             result.stderr.contains(
                 "migrations/0001-swap.yml:3: error: update of books 'The first book' renames it to 'The second book', which the update at line 6 renames away later in this migration"
             ), "\(result)")
-        #expect(project.read("user.sqlite") == before)
+        expectEqual(project.read("user.sqlite"), before)
     }
 
     /// The same rename through a free key, as the message says, applies.
@@ -276,9 +279,10 @@ private func squeezed(_ text: String) -> String {
 
             """)
         let result = try project.seedkit("migrate", "user.sqlite")
-        #expect(result.status == 0, "\(result)")
-        #expect(
-            try project.rows("user.sqlite", "SELECT id || ' ' || title || ' ' || price FROM books ORDER BY id") == [
+        expectEqual(result.status, 0, "\(result)")
+        try expectEqual(
+            project.rows("user.sqlite", "SELECT id || ' ' || title || ' ' || price FROM books ORDER BY id"),
+            [
                 "'1 The second book 10.0'", "'2 The first book 15.0'", "'3 The third book 10.0'",
             ])
     }
@@ -302,9 +306,9 @@ private func squeezed(_ text: String) -> String {
         try project.write(
             "migrations/0001-drop.yml", "delete:\n  books:\n    - key: The second book\n      from: { price: 15 }\n")
         let result = try project.seedkit("migrate", "user.sqlite")
-        #expect(result.status == 0, "\(result)")
+        expectEqual(result.status, 0, "\(result)")
         let titles = try project.rows("user.sqlite", "SELECT title FROM books ORDER BY title")
-        #expect(titles == ["'The first book'", "'The third book'"], "\(titles) \(result)")
+        expectEqual(titles, ["'The first book'", "'The third book'"], "\(titles) \(result)")
     }
 
     @Test(arguments: [
@@ -316,7 +320,7 @@ private func squeezed(_ text: String) -> String {
         ("CREATE TABLE t (a TEXT PRIMARY KEY, CHECK (a <> 'x)'))", false),
     ])
     func withoutRowidIsReadFromTheTableOptions(sql: String, expected: Bool) {
-        #expect(TableInfo.isWithoutRowID(createTableSQL: sql) == expected)
+        expectEqual(TableInfo.isWithoutRowID(createTableSQL: sql), expected)
     }
 }
 
@@ -339,11 +343,12 @@ private func squeezed(_ text: String) -> String {
         #expect(clauses.uniqueClause(on: ["isbn"])?.algorithm == "IGNORE")
         #expect(clauses.uniqueClause(on: ["title"])?.algorithm == "ABORT")
         #expect(clauses.uniqueClause(on: ["row", "shelf"])?.algorithm == "REPLACE")
-        #expect(clauses.uniqueClause(on: ["note"]) == nil)
+        expectEqual(clauses.uniqueClause(on: ["note"]), nil)
         #expect(clauses.clauses.contains { $0.kind == .notNull && $0.columns == ["title"] && $0.algorithm == "FAIL" })
         #expect(clauses.dropsRows)
-        #expect(
-            ConflictClauses.columns(inConstraintMessage: "UNIQUE constraint failed: books.shelf, books.row") == [
+        expectEqual(
+            ConflictClauses.columns(inConstraintMessage: "UNIQUE constraint failed: books.shelf, books.row"),
+            [
                 "shelf", "row",
             ])
     }

@@ -13,7 +13,7 @@ import Testing
     static func projectWithDamagedCopy(migrationsPending: Bool = false) throws -> TemporaryProject {
         let project = try TemporaryProject()
         if migrationsPending { try project.remove("migrations/0001-add-fourth-book.yml") }
-        #expect(try project.seedkit("build").status == 0)
+        try expectEqual(project.seedkit("build").status, 0)
         if migrationsPending { try project.write("migrations/0001-add-fourth-book.yml", BookStore.fourthBook) }
         try FileManager.default.copyItem(atPath: project.path("build/seed.sqlite"), toPath: project.path("good.sqlite"))
         let good = try project.database("good.sqlite")
@@ -60,7 +60,7 @@ import Testing
         if !FileManager.default.fileExists(atPath: copy) {
             try FileManager.default.copyItem(atPath: seedkitBinary.path, toPath: copy)
         }
-        #expect(chmod(copy, 0o755) == 0)
+        expectEqual(chmod(copy, 0o755), 0)
         return copy
     }
 
@@ -75,7 +75,7 @@ import Testing
         let before = (project.sha256("good.sqlite"), project.sha256("bad.sqlite"))
         for format in ["table", "json"] {
             let result = try project.seedkit(["diff"] + stores + ["--format", format])
-            #expect(result.status == 3, "\(result)")
+            expectEqual(result.status, 3, "\(result)")
             let lines = Self.errorLines(result.stderr + result.stdout)
             #expect(!lines.isEmpty, "\(result)")
             for line in lines {
@@ -98,12 +98,12 @@ import Testing
         let project = try Self.projectWithDamagedCopy()
         let before = project.sha256("bad.sqlite")
         let result = try project.seedkit(command)
-        #expect(result.status == 3, "\(result)")
+        expectEqual(result.status, 3, "\(result)")
         #expect(
             result.stderr.hasPrefix(
                 "bad.sqlite: error: not a SQLite database, or corrupt (database disk image is malformed)"), "\(result)")
         #expect(result.stderr.hasSuffix("[2200]\n"), "\(result)")
-        #expect(project.sha256("bad.sqlite") == before)
+        expectEqual(project.sha256("bad.sqlite"), before)
     }
 
     /// The ledger's own page garbled: every command that reads it names the store.
@@ -119,13 +119,13 @@ import Testing
         bytes.replaceSubrange((page - 1) * pageSize..<page * pageSize, with: Data(repeating: 0x5A, count: pageSize))
         try project.write("user.sqlite", bytes)
         let result = try project.seedkit(command + ["user.sqlite"])
-        #expect(result.status == 3, "\(result)")
+        expectEqual(result.status, 3, "\(result)")
         let lines = Self.errorLines(result.stderr + result.stdout)
         #expect(!lines.isEmpty, "\(result)")
         for line in lines {
             #expect(line.trimmingCharacters(in: .whitespaces).hasPrefix("user.sqlite: error: "), "\(result)")
         }
-        #expect(project.read("user.sqlite") == bytes)
+        expectEqual(project.read("user.sqlite"), bytes)
     }
 
     /// A refusal says which store was refused: `STORE: error: … [2200]`, in migrate, --dry-run and check-upgrade.
@@ -143,7 +143,7 @@ import Testing
             project = try TemporaryProject.withUserStore()
             store = "user.sqlite"
             try project.write("migrations/0002-later.yml", "insert:\n  categories:\n    - { name: Poetry }\n")
-            #expect(try project.seedkit("migrate", "user.sqlite").status == 0)
+            try expectEqual(project.seedkit("migrate", "user.sqlite").status, 0)
             switch reason {
             case "newer":
                 try project.remove("migrations/0002-later.yml")
@@ -168,11 +168,11 @@ import Testing
         let before = project.sha256(store)
         for command in [["migrate"], ["migrate", "--dry-run"], ["check-upgrade"]] {
             let result = try project.seedkit(command + [store])
-            #expect(result.status == 3, "\(command) \(result)")
+            expectEqual(result.status, 3, "\(command) \(result)")
             let lines = Self.errorLines(result.stderr + result.stdout).map { $0.trimmingCharacters(in: .whitespaces) }
             #expect(lines.contains { $0.hasPrefix(expected) && $0.hasSuffix("[2200]") }, "\(command) \(result)")
             for line in lines { #expect(line.hasPrefix("\(store): error: "), "\(command) \(result)") }
-            #expect(project.sha256(store) == before)
+            expectEqual(project.sha256(store), before)
         }
     }
 
@@ -190,16 +190,16 @@ import Testing
         try project.write("bad.sqlite", bytes)
         let finding = "Fragmentation of 0 bytes reported as 200 on page \(page)"
         let inspect = try project.seedkit("inspect", "bad.sqlite")
-        #expect(inspect.status == 3, "\(inspect)")
+        expectEqual(inspect.status, 3, "\(inspect)")
         #expect(inspect.stdout.contains("  integrity     FAILED (quick_check): \(finding)\n"), "\(inspect)")
-        #expect(
-            inspect.stderr
-                == "bad.sqlite: error: the store is damaged (quick_check: \(finding)); recover its data first (sqlite3 STORE .recover) [2200]\n",
+        expectEqual(
+            inspect.stderr,
+            "bad.sqlite: error: the store is damaged (quick_check: \(finding)); recover its data first (sqlite3 STORE .recover) [2200]\n",
             "\(inspect)")
         let verify = try project.seedkit("verify", "bad.sqlite")
-        #expect(verify.status == 3, "\(verify)")
-        #expect(verify.stdout == "bad.sqlite: integrity: \(finding) [2200]\nbad.sqlite: 1 problem\n", "\(verify)")
-        #expect(project.read("bad.sqlite") == bytes)
+        expectEqual(verify.status, 3, "\(verify)")
+        expectEqual(verify.stdout, "bad.sqlite: integrity: \(finding) [2200]\nbad.sqlite: 1 problem\n", "\(verify)")
+        expectEqual(project.read("bad.sqlite"), bytes)
     }
 
     /// A header whose write version SQLite does not know makes SQLite open the store read-only:
@@ -211,12 +211,12 @@ import Testing
         bytes[18] = 180
         try project.write("user.sqlite", bytes)
         let result = try project.seedkit(command + ["user.sqlite"])
-        #expect(result.status == 3, "\(result)")
-        #expect(
-            result.stderr
-                == "user.sqlite: error: the store's header gives file format write version 180, which no SQLite writes (1 is a rollback journal, 2 WAL): SQLite opens it read-only, so it can't be migrated; the header is damaged or from a newer SQLite; nothing was written [2200]\n",
+        expectEqual(result.status, 3, "\(result)")
+        expectEqual(
+            result.stderr,
+            "user.sqlite: error: the store's header gives file format write version 180, which no SQLite writes (1 is a rollback journal, 2 WAL): SQLite opens it read-only, so it can't be migrated; the header is damaged or from a newer SQLite; nothing was written [2200]\n",
             "\(result)")
-        #expect(project.read("user.sqlite") == bytes)
+        expectEqual(project.read("user.sqlite"), bytes)
     }
 
     /// Another app's SQLite file (a wrong path): no seedkit ledger, not a Core Data store, and
@@ -230,12 +230,12 @@ import Testing
         try other.close()
         let before = project.sha256("other.sqlite")
         let result = try project.seedkit(command + ["other.sqlite"])
-        #expect(result.status == 3, "\(result)")
+        expectEqual(result.status, 3, "\(result)")
         #expect(
             (result.stderr + result.stdout).contains(
                 "other.sqlite: error: not a store of these migrations: it has no seedkit ledger (_seedkit_migrations) and none of the tables they write (books); it has x. Check the path: seedkit migrates the stores this project's seed started; nothing was written [2200]"
             ), "\(result)")
-        #expect(project.sha256("other.sqlite") == before)
+        expectEqual(project.sha256("other.sqlite"), before)
     }
 
     /// A store without a ledger that has the migrations' tables (an app's own store) still migrates.
@@ -243,7 +243,7 @@ import Testing
         let project = try TemporaryProject.withUserStore()
         try project.database("user.sqlite").write { db in try db.execute(sql: "DROP TABLE _seedkit_migrations") }
         let result = try project.seedkit("migrate", "user.sqlite")
-        #expect(result.status == 0, "\(result)")
+        expectEqual(result.status, 0, "\(result)")
     }
 
     /// A store the user can write in a folder they cannot: SQLite cannot create the journal
@@ -259,47 +259,47 @@ import Testing
         var command = [seedkitBinary.path]
         if getuid() == 0 {
             // nobody may write the store, and the folder stays root's (0755): nobody cannot create the journal.
-            #expect(chown(folder.appendingPathComponent("user.sqlite").path, 65534, 65534) == 0)
-            #expect(chmod(project.root.path, 0o755) == 0)
+            expectEqual(chown(folder.appendingPathComponent("user.sqlite").path, 65534, 65534), 0)
+            expectEqual(chmod(project.root.path, 0o755), 0)
             command = [
                 "/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
                 try Self.binaryForNobody(in: project),
             ]
         } else {
-            #expect(chmod(folder.path, 0o555) == 0)
+            expectEqual(chmod(folder.path, 0o555), 0)
         }
         defer { chmod(folder.path, 0o755) }
         let result = try run(
             URL(fileURLWithPath: command[0]), Array(command.dropFirst()) + ["migrate", "locked/user.sqlite"],
             in: project.root)
-        #expect(result.status == 4, "\(result)")
+        expectEqual(result.status, 4, "\(result)")
         let folderPath = try #require(
             realpath(folder.path, nil).map { pointer in
                 defer { free(pointer) }
                 return String(cString: pointer)
             })
-        #expect(
-            result.stderr
-                == "locked/user.sqlite: error: the folder \(folderPath) is read-only: SQLite needs to create a journal file beside the store to write it; make the folder writable or move the store; nothing was written [2300]\n",
+        expectEqual(
+            result.stderr,
+            "locked/user.sqlite: error: the folder \(folderPath) is read-only: SQLite needs to create a journal file beside the store to write it; make the folder writable or move the store; nothing was written [2300]\n",
             "\(result)")
         #expect(!result.stderr.contains("the store is read-only"))
-        #expect(project.sha256("locked/user.sqlite") == before)
-        #expect(project.listing("locked") == ["user.sqlite"])
+        expectEqual(project.sha256("locked/user.sqlite"), before)
+        expectEqual(project.listing("locked"), ["user.sqlite"])
     }
 
     /// The same for what seedkit writes beside a path: a build's output and a migrate's backup,
     /// in a folder the user cannot write (run as nobody when the tests run as root).
     @Test func aReadOnlyFolderForAnOutputOrABackupIsNamedAsSuch() throws {
         let project = try TemporaryProject.withUserStore()
-        #expect(chmod(project.root.path, 0o755) == 0)
+        expectEqual(chmod(project.root.path, 0o755), 0)
         try FileManager.default.createDirectory(at: project.url("locked"), withIntermediateDirectories: false)
         try FileManager.default.createDirectory(at: project.url("mine"), withIntermediateDirectories: false)
         try FileManager.default.copyItem(atPath: project.path("user.sqlite"), toPath: project.path("mine/user.sqlite"))
         let root = getuid() == 0
         if root {
-            for path in ["mine", "mine/user.sqlite"] { #expect(chown(project.path(path), 65534, 65534) == 0) }
+            for path in ["mine", "mine/user.sqlite"] { expectEqual(chown(project.path(path), 65534, 65534), 0) }
         } else {
-            #expect(chmod(project.path("locked"), 0o555) == 0)
+            expectEqual(chmod(project.path("locked"), 0o555), 0)
         }
         defer { chmod(project.path("locked"), 0o755) }
         let before = project.sha256("mine/user.sqlite")
@@ -317,18 +317,18 @@ import Testing
                 : try project.seedkit(arguments)
         }
         let build = try asNobody(["build", "--output", "locked/seed.sqlite"])
-        #expect(build.status == 4, "\(build)")
+        expectEqual(build.status, 4, "\(build)")
         #expect(
             build.stderr.hasSuffix(
                 "locked/seed.sqlite: error: the folder \(locked) is read-only: the seed is written beside its output and renamed into place; make the folder writable or choose another --output; nothing was written [2300]\n"
             ), "\(build)")
         let backup = try asNobody(["migrate", "mine/user.sqlite", "--backup", "locked/backup.sqlite"])
-        #expect(backup.status == 4, "\(backup)")
+        expectEqual(backup.status, 4, "\(backup)")
         #expect(
             backup.stderr.hasSuffix(
                 "locked/backup.sqlite: error: cannot write the backup: the folder \(locked) is read-only (the backup is written beside its path and renamed into place); the store was not migrated [2300]\n"
             ), "\(backup)")
-        #expect(project.listing("locked") == [])
-        #expect(project.sha256("mine/user.sqlite") == before)
+        expectEqual(project.listing("locked"), [])
+        expectEqual(project.sha256("mine/user.sqlite"), before)
     }
 }

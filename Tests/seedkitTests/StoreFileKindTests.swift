@@ -9,12 +9,12 @@ import Testing
     ])
     func aFolderIsNamedAsAFolder(command: [String]) throws {
         let project = try TemporaryProject()
-        #expect(try project.seedkit("build").status == 0)
+        try expectEqual(project.seedkit("build").status, 0)
         try FileManager.default.createDirectory(at: project.url("stores"), withIntermediateDirectories: true)
         let result = try runSeedkit(command + ["stores"], in: project.root)
-        #expect(result.status == 2, "\(result)")
-        #expect(
-            result.stderr == "stores: error: this is a folder, not a store: name the store file in it [2100]\n",
+        expectEqual(result.status, 2, "\(result)")
+        expectEqual(
+            result.stderr, "stores: error: this is a folder, not a store: name the store file in it [2100]\n",
             "\(result)")
     }
 
@@ -23,28 +23,28 @@ import Testing
     ])
     func anEmptyFileIsRefusedAndStaysEmpty(command: [String]) throws {
         let project = try TemporaryProject()
-        #expect(try project.seedkit("build").status == 0)
+        try expectEqual(project.seedkit("build").status, 0)
         try project.write("empty.sqlite", "")
         let result = try runSeedkit(command + ["empty.sqlite"], in: project.root)
-        #expect(result.status == 3, "\(result)")
-        #expect(
-            result.stderr
-                == "empty.sqlite: error: the file is empty (0 bytes), not a store: a store written by an app or by `seedkit build` has at least SQLite's header [2200]\n",
+        expectEqual(result.status, 3, "\(result)")
+        expectEqual(
+            result.stderr,
+            "empty.sqlite: error: the file is empty (0 bytes), not a store: a store written by an app or by `seedkit build` has at least SQLite's header [2200]\n",
             "\(result)")
-        #expect(project.read("empty.sqlite") == Data())
+        expectEqual(project.read("empty.sqlite"), Data())
     }
 }
 
 @Test func aWhereWithASecondStatementSaysSoWithoutGRDBsAdvice() throws {
     let project = try TemporaryProject()
-    #expect(try project.seedkit("build").status == 0)
+    try expectEqual(project.seedkit("build").status, 0)
     let before = project.sha256("build/seed.sqlite")
     let result = try project.seedkit("inspect", "build/seed.sqlite", "books", "--where", "1; DELETE FROM books")
-    #expect(result.status == 2, "\(result)")
-    #expect(
-        result.stderr
-            == "build/seed.sqlite: error: the query failed: --where takes one SQL expression, and this one ends a statement and starts another (a ';') (--where 1; DELETE FROM books) [2100]\n",
+    expectEqual(result.status, 2, "\(result)")
+    expectEqual(
+        result.stderr,
+        "build/seed.sqlite: error: the query failed: --where takes one SQL expression, and this one ends a statement and starts another (a ';') (--where 1; DELETE FROM books) [2100]\n",
         "\(result)")
     #expect(!result.stderr.contains("Database.execute"))
-    #expect(project.sha256("build/seed.sqlite") == before)
+    expectEqual(project.sha256("build/seed.sqlite"), before)
 }

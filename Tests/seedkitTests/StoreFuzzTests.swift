@@ -131,10 +131,10 @@ import Testing
                 #expect(Self.documented[command[0]]?.contains(result.status) == true, "\(shown)")
                 let migrated = command == ["migrate", store] && result.status == 0
                 if !migrated {
-                    #expect(project.sha256(store) == before.0, "the store changed: \(shown)")
-                    #expect(project.listing(folder) == before.2, "files appeared or went: \(shown)")
+                    expectEqual(project.sha256(store), before.0, "the store changed: \(shown)")
+                    expectEqual(project.listing(folder), before.2, "files appeared or went: \(shown)")
                 }
-                #expect(project.sha256(good) == before.1, "the other store changed: \(shown)")
+                expectEqual(project.sha256(good), before.1, "the other store changed: \(shown)")
                 if result.status != 0 {
                     // The damaged store is named on stderr (verify's findings: on stdout, each line on the store); the sound one never takes the blame.
                     let errors = result.stderr.split(separator: "\n").filter { $0.contains("error: ") }

@@ -37,9 +37,9 @@ import Testing
 
     /// `init --coredata app.store`, `build`, and the seed shipped as `seeds/releases/1.0.store`.
     private func shipRelease(_ project: TemporaryProject) throws {
-        #expect(try project.seedkit("init", "--coredata", "app.store").status == 0)
+        try expectEqual(project.seedkit("init", "--coredata", "app.store").status, 0)
         let build = try project.seedkit("build")
-        #expect(build.status == 0, "\(build)")
+        expectEqual(build.status, 0, "\(build)")
         try project.write("seeds/releases/1.0.store", try #require(project.read("build/seed.store")))
     }
 
@@ -53,23 +53,25 @@ import Testing
         let project = try shelfStore()
         try fill(project)
         let initialized = try project.seedkit("init", "--coredata", "app.store")
-        #expect(initialized.status == 0, "\(initialized)")
+        expectEqual(initialized.status, 0, "\(initialized)")
         let shelves = try #require(project.read("seeds/data/Shelf.csv").map { String(decoding: $0, as: UTF8.self) })
-        #expect(
-            shelves
-                == "kind,label,placement.wall,placement.floor,placement.window,size.width,size.depth,size.unit,size.woods\nfiction,A1,,,window,1.5,0.25,m,\"[\"\"oak\"\",\"\"pine\"\"]\"\nreference,B2,,,,,,,\n",
+        expectEqual(
+            shelves,
+            "kind,label,placement.wall,placement.floor,placement.window,size.width,size.depth,size.unit,size.woods\nfiction,A1,,,window,1.5,0.25,m,\"[\"\"oak\"\",\"\"pine\"\"]\"\nreference,B2,,,,,,,\n",
             "\(shelves)")
         let build = try project.seedkit("build")
-        #expect(build.status == 0, "\(build)")
-        #expect(try project.rows("build/seed.store", Self.shelfColumns) == project.rows("app.store", Self.shelfColumns))
-        #expect(
-            try project.rows("build/seed.store", Self.shelfColumns) == [
+        expectEqual(build.status, 0, "\(build)")
+        try expectEqual(
+            project.rows("build/seed.store", Self.shelfColumns), project.rows("app.store", Self.shelfColumns))
+        try expectEqual(
+            project.rows("build/seed.store", Self.shelfColumns),
+            [
                 "'A1'|'fiction'|NULL|NULL|'window'|1.5|0.25|'m'|X'5B226F616B222C2270696E65225D'",
                 "'B2'|'reference'|NULL|NULL|NULL|NULL|NULL|NULL|NULL",
             ])
         // inspect shows the model's names.
         let inspect = try project.seedkit("inspect", "build/seed.store", "Shelf", "--format", "csv")
-        #expect(inspect.status == 0, "\(inspect)")
+        expectEqual(inspect.status, 0, "\(inspect)")
         #expect(inspect.stdout.contains("placement.window"), "\(inspect)")
     }
 
@@ -87,14 +89,16 @@ import Testing
                 - { label: C3, kind: reference, placement.floor: floor, size.width: 2, size.unit: cm, size.woods: '["elm"]' }
             """)
         let migrate = try project.seedkit("migrate", "app.store")
-        #expect(migrate.status == 0, "\(migrate)")
-        #expect(
-            try project.rows("app.store", Self.shelfColumns + " LIMIT 1 OFFSET 2") == [
+        expectEqual(migrate.status, 0, "\(migrate)")
+        try expectEqual(
+            project.rows("app.store", Self.shelfColumns + " LIMIT 1 OFFSET 2"),
+            [
                 "'C3'|'reference'|NULL|'floor'|NULL|2.0|NULL|'cm'|X'5B22656C6D225D'"
             ])
         // Recorded in the store's history as an insert (no mask).
-        #expect(
-            try project.rows("app.store", "SELECT ZCHANGETYPE, ZENTITY, ZENTITYPK, ZCOLUMNS FROM ACHANGE") == [
+        try expectEqual(
+            project.rows("app.store", "SELECT ZCHANGETYPE, ZENTITY, ZENTITYPK, ZCOLUMNS FROM ACHANGE"),
+            [
                 "0|3|3|NULL"
             ])
 
@@ -107,20 +111,20 @@ import Testing
             """)
         let before = try #require(project.read("app.store"))
         let wrong = try project.seedkit("migrate", "app.store")
-        #expect(wrong.status == 1, "\(wrong)")
+        expectEqual(wrong.status, 1, "\(wrong)")
         #expect(
             wrong.stderr.hasPrefix(
                 "migrations/0002-wrong-case.yml:3: error: Shelf: placement.wall is 'window', but it holds only 'wall' (the case's name, when the enum's value is .wall) or nothing; give the other case's column instead"
             ), "\(wrong)")
-        #expect(project.read("app.store") == before)
+        expectEqual(project.read("app.store"), before)
 
         // A dotted name that is no composite's element is no column: `size.label` would have been ZLABEL.
         try project.write(
             "migrations/0002-wrong-case.yml", "insert:\n  Shelf:\n    - { label: D4, kind: fiction, size.label: D5 }\n")
         let unknown = try project.seedkit("migrate", "app.store")
-        #expect(unknown.status == 2, "\(unknown)")
+        expectEqual(unknown.status, 2, "\(unknown)")
         #expect(unknown.stderr.contains("has no column 'size.label'"), "\(unknown)")
-        #expect(project.read("app.store") == before)
+        expectEqual(project.read("app.store"), before)
     }
 
     /// seedkit wrote 1-byte `ZCOLUMNS` masks for ChefTime's `SDFolder`, whose 81 update rows by Apple
@@ -138,15 +142,15 @@ import Testing
             """)
         let before = try #require(project.read("app.store"))
         let migrate = try project.seedkit("migrate", "app.store")
-        #expect(migrate.status == 3, "\(migrate)")
+        expectEqual(migrate.status, 3, "\(migrate)")
         #expect(
             migrate.stderr.contains(
                 "cannot record the update of Shelf in the store's persistent history: Shelf.kind is a composite attribute"
             ), "\(migrate)")
-        #expect(project.read("app.store") == before)
+        expectEqual(project.read("app.store"), before)
         let without = try project.seedkit("migrate", "app.store", "--without-history")
-        #expect(without.status == 0, "\(without)")
-        #expect(try project.rows("app.store", "SELECT ZKIND FROM ZSHELF WHERE ZLABEL = 'A1'") == ["'reference'"])
+        expectEqual(without.status, 0, "\(without)")
+        try expectEqual(project.rows("app.store", "SELECT ZKIND FROM ZSHELF WHERE ZLABEL = 'A1'"), ["'reference'"])
     }
 }
 
@@ -162,16 +166,16 @@ extension SwiftDataCompositeTests {
         try project.write(
             "seeds/data/Shelf.csv", shelves + "fiction,A9,,,window,1.5,0.25,m,\"[\"\"oak\"\",\"\"pine\"\"]\"\n")
         let generated = try project.seedkit("new-migration", "a9", "--from", "seeds/releases/1.0.store")
-        #expect(generated.status == 0, "\(generated)")
+        expectEqual(generated.status, 0, "\(generated)")
         let migration = try #require(
             project.read("migrations/0001-a9.yml").map { String(decoding: $0, as: UTF8.self) })
         #expect(migration.contains(#""placement.window": "window""#), "\(migration)")
         #expect(migration.contains(#""size.width": 1.5"#), "\(migration)")
-        #expect(try project.seedkit("build").status == 0)
+        try expectEqual(project.seedkit("build").status, 0)
         let check = try project.seedkit("check-upgrade", "seeds/releases/1.0.store")
-        #expect(check.status == 0, "\(check)")
+        expectEqual(check.status, 0, "\(check)")
         let migrate = try project.seedkit("migrate", "app.store")
-        #expect(migrate.status == 0, "\(migrate)")
+        expectEqual(migrate.status, 0, "\(migrate)")
         let copied = Self.shelfColumns.replacingOccurrences(
             of: "ORDER BY ZLABEL", with: "WHERE ZLABEL IN ('A1', 'A9') ORDER BY ZLABEL")
         let rows = try project.rows("app.store", copied)
@@ -199,9 +203,9 @@ extension SwiftDataCompositeTests {
         ])
         let columns = try project.rows(
             "app.store", "SELECT name FROM pragma_table_info('ZSHELF') WHERE name LIKE 'ZLABEL%' ORDER BY name")
-        #expect(columns == ["'ZLABEL'", "'ZLABEL1'"])
+        expectEqual(columns, ["'ZLABEL'", "'ZLABEL1'"])
         let initialized = try project.seedkit("init", "--coredata", "app.store")
-        #expect(initialized.status == 0, "\(initialized)")
+        expectEqual(initialized.status, 0, "\(initialized)")
         let manifest = try #require(project.read("seeds/seedkit.yml").map { String(decoding: $0, as: UTF8.self) })
         #expect(
             manifest.contains(
@@ -211,8 +215,8 @@ extension SwiftDataCompositeTests {
         let before = try #require(project.read("app.store"))
         let migrate = try project.seedkit("migrate", "app.store")
         // Without `label` (refused) Shelf has no key either: the insert is refused, nothing written.
-        #expect(migrate.status == 2, "\(migrate)")
-        #expect(project.read("app.store") == before)
+        expectEqual(migrate.status, 2, "\(migrate)")
+        expectEqual(project.read("app.store"), before)
     }
 }
 
@@ -223,19 +227,19 @@ extension SwiftDataCompositeTests {
         let project = try shelfStore()
         let model = try #require(try CoreDataModel.loadCache(store: project.url("app.store"), shown: "app.store"))
         let shelf = try #require(model.entity("Shelf"))
-        #expect(
+        expectEqual(
             shelf.attributes.map {
                 "\($0.name) \($0.type) \($0.optional ? "optional" : "required")\($0.caseName.map { " case " + $0 } ?? "")"
-            }
-                == [
-                    "kind String required", "label String required", "placement.wall String optional case wall",
-                    "placement.floor String optional case floor", "placement.window String optional case window",
-                    "size.width Double optional", "size.depth Double optional", "size.unit String optional",
-                    "size.woods Binary optional",
-                ])
+            },
+            [
+                "kind String required", "label String required", "placement.wall String optional case wall",
+                "placement.floor String optional case floor", "placement.window String optional case window",
+                "size.width Double optional", "size.depth Double optional", "size.unit String optional",
+                "size.woods Binary optional",
+            ])
         let history = try #require(model.facts.history["Shelf"])
-        #expect(history.properties.filter(\.composite).map(\.name).count == 8)
-        #expect(history.properties.count == 10)
+        expectEqual(history.properties.filter(\.composite).map(\.name).count, 8)
+        expectEqual(history.properties.count, 10)
         #expect(model.facts.attributeTypes["Shelf"]?["size.woods"] == "JSON")
         #expect(model.facts.enumCases["Shelf"]?["placement.floor"] == "floor")
     }
@@ -248,7 +252,7 @@ extension SwiftDataCompositeTests {
         let project = try shelfStore()
         try fill(project)
         let inspect = try project.seedkit("inspect", "app.store", "Shelf", "--format", "csv")
-        #expect(inspect.status == 0, "\(inspect)")
+        expectEqual(inspect.status, 0, "\(inspect)")
         #expect(
             inspect.stdout.hasPrefix(
                 "id,size.width,size.depth,kind,label,placement.wall,placement.floor,placement.window,size.unit,size.woods\r\n"
@@ -288,11 +292,11 @@ extension SwiftDataCompositeTests {
         #expect(!shelf.attributes.contains { $0.name == "zone.label" })
         try fillZone(project)
         let initialized = try project.seedkit("init", "--coredata", "app.store")
-        #expect(initialized.status == 0, "\(initialized)")
+        expectEqual(initialized.status, 0, "\(initialized)")
         let build = try project.seedkit("build")
-        #expect(build.status == 0, "\(build)")
+        expectEqual(build.status, 0, "\(build)")
         // The label is the shelf's own; the zone, refused, is named in the manifest (its values are not carried yet).
-        #expect(try project.rows("build/seed.store", "SELECT ZLABEL FROM ZSHELF") == ["'A1'"])
+        try expectEqual(project.rows("build/seed.store", "SELECT ZLABEL FROM ZSHELF"), ["'A1'"])
         let manifest = try #require(project.read("seeds/seedkit.yml").map { String(decoding: $0, as: UTF8.self) })
         #expect(
             manifest.contains("# not in the fixture: zone (Composite: zone.label and label both ask for column ZLABEL"))
@@ -323,17 +327,17 @@ extension SwiftDataCompositeTests {
         try project.write("migrations/0001-shelves.yml", "insert:\n  Shelf:\n    - { label: A1, kind: fiction }\n")
         let before = try #require(project.read("app.store"))
         let migrate = try project.seedkit("migrate", "app.store")
-        #expect(migrate.status == 1, "\(migrate)")
+        expectEqual(migrate.status, 1, "\(migrate)")
         #expect(
             migrate.stderr.contains(
                 "Shelf 'A1': not inserted: Shelf.placement is required by the model (non-optional) and the row gives no value"
             ),
             "\(migrate)")
-        #expect(project.read("app.store") == before)
+        expectEqual(project.read("app.store"), before)
         try project.write(
             "migrations/0001-shelves.yml",
             "insert:\n  Shelf:\n    - { label: A1, kind: fiction, placement.floor: floor }\n")
-        #expect(try project.seedkit("migrate", "app.store").status == 0)
+        try expectEqual(project.seedkit("migrate", "app.store").status, 0)
 
         // build: a fixture row with no case.
         try project.write(
@@ -348,7 +352,7 @@ extension SwiftDataCompositeTests {
             )
         }
         let build = try project.seedkit("build")
-        #expect(build.status == 1, "\(build)")
+        expectEqual(build.status, 1, "\(build)")
         #expect(
             build.stderr.contains(
                 "Shelf (1 row): not inserted: Shelf.placement is required by the model (non-optional) and the row gives no value: give one of its cases' columns (placement.<case>) the case's name"
@@ -379,7 +383,7 @@ extension SwiftDataCompositeTests {
                     """)
         }
         let initialized = try project.seedkit("init", "--coredata", "app.store")
-        #expect(initialized.status == 0, "\(initialized)")
+        expectEqual(initialized.status, 0, "\(initialized)")
         let manifest = try #require(project.read("seeds/seedkit.yml").map { String(decoding: $0, as: UTF8.self) })
         #expect(
             manifest.contains(
@@ -388,20 +392,20 @@ extension SwiftDataCompositeTests {
         #expect(manifest.contains("  Author:\n    file: data/Author.csv\n"), "\(manifest)")
         #expect(!project.exists("seeds/data/Book.csv"))
         let build = try project.seedkit("build")
-        #expect(build.status == 0, "\(build)")
-        #expect(try project.rows("build/seed.store", "SELECT ZNAME FROM ZAUTHOR") == ["'Le Guin'"])
+        expectEqual(build.status, 0, "\(build)")
+        try expectEqual(project.rows("build/seed.store", "SELECT ZNAME FROM ZAUTHOR"), ["'Le Guin'"])
         // A release updates the users' book, which no fixture holds.
         try project.write(
             "migrations/0001-pages.yml",
             "update:\n  Book:\n    - { key: Flint, from: { pages: 5 }, to: { pages: 6 } }\n")
         let rebuilt = try project.seedkit("build")
-        #expect(rebuilt.status == 0, "\(rebuilt)")
+        expectEqual(rebuilt.status, 0, "\(rebuilt)")
         // Book has a composite: its update has no history mask seedkit can vouch for (exit 3, above), so
         // the release is applied without history entries.
         let migrate = try project.seedkit(
             "migrate", "app.store", "--manifest", "seeds/seedkit.yml", "--without-history")
-        #expect(migrate.status == 0, "\(migrate)")
-        #expect(try project.rows("app.store", "SELECT ZPAGES FROM ZBOOK") == ["6"])
+        expectEqual(migrate.status, 0, "\(migrate)")
+        try expectEqual(project.rows("app.store", "SELECT ZPAGES FROM ZBOOK"), ["6"])
     }
 }
 
@@ -419,12 +423,12 @@ extension SwiftDataCompositeTests {
         try project.write(
             "seeds/data/Shelf.csv", shelves.replacingOccurrences(of: "reference,B2,", with: "fiction,B2,"))
         let generated = try project.seedkit("new-migration", "b2", "--from", "seeds/releases/1.0.store")
-        #expect(generated.status == 0, "\(generated)")
+        expectEqual(generated.status, 0, "\(generated)")
         let refused = try project.seedkit("check-upgrade", "seeds/releases/1.0.store")
-        #expect(refused.status == 3, "\(refused)")
+        expectEqual(refused.status, 3, "\(refused)")
         #expect(refused.stdout.contains("Pass --without-history to write without history entries"), "\(refused)")
         let check = try project.seedkit("check-upgrade", "seeds/releases/1.0.store", "--without-history")
-        #expect(check.status == 0, "\(check)")
+        expectEqual(check.status, 0, "\(check)")
         #expect(check.stdout.contains("applied 0001-b2; converges with a fresh build"), "\(check)")
     }
 }

@@ -34,7 +34,7 @@ import Testing
         ]
         try python.run()
         python.waitUntilExit()
-        #expect(python.terminationStatus == 0)
+        expectEqual(python.terminationStatus, 0)
     }
 
     @Test func anEntityNamedTransactionIsNotTheHistorysTransaction() throws {
@@ -44,25 +44,24 @@ import Testing
             "migrations/0001-four.yml",
             "insert:\n  Transaction:\n    - { name: T1 }\n    - { name: T2 }\n    - { name: T3 }\n    - { name: T4 }\n")
         let first = try project.seedkit("migrate", "app.store")
-        #expect(first.status == 0, "\(first)")
+        expectEqual(first.status, 0, "\(first)")
         // More Transaction rows (4) than history transactions (1): not an inconsistent Z_MAX.
         try project.write("migrations/0002-change.yml", "insert:\n  Change:\n    - { summary: C1, transaction: T4 }\n")
         let second = try project.seedkit("migrate", "app.store")
-        #expect(second.status == 0, "\(second)")
-        #expect(
-            try project.rows("app.store", "SELECT Z_ENT, Z_NAME, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT")
-                == [
-                    "1|'Change'|1", "2|'Transaction'|4", "16001|'CHANGE'|6", "16002|'TRANSACTION'|2",
-                    "16003|'TRANSACTIONSTRING'|1",
-                ])
-        #expect(
-            try project.rows(
+        expectEqual(second.status, 0, "\(second)")
+        try expectEqual(
+            project.rows("app.store", "SELECT Z_ENT, Z_NAME, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT"),
+            [
+                "1|'Change'|1", "2|'Transaction'|4", "16001|'CHANGE'|6", "16002|'TRANSACTION'|2",
+                "16003|'TRANSACTIONSTRING'|1",
+            ])
+        try expectEqual(
+            project.rows(
                 "app.store",
                 "SELECT Z_PK, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS FROM ACHANGE WHERE ZTRANSACTIONID = 2 ORDER BY Z_PK"
-            )
-                == ["5|0|1|1|2|NULL", "6|1|2|4|2|X'40'"])
+            ), ["5|0|1|1|2|NULL", "6|1|2|4|2|X'40'"])
         let inspect = try project.seedkit("inspect", "app.store")
-        #expect(inspect.status == 0, "\(inspect)")
+        expectEqual(inspect.status, 0, "\(inspect)")
         #expect(
             inspect.stdout.contains("entity       rows\n-----------  ----\nChange       1\nTransaction  4\n\n"),
             "\(inspect.stdout)")
@@ -78,16 +77,18 @@ import Testing
         try project.write("seeds/data/Transaction.csv", "name\nT1\nT2\n")
         try project.write("seeds/data/Change.csv", "summary,transaction\nC1,T2\n")
         let build = try project.seedkit("build", "--migrations", "none")
-        #expect(build.status == 0, "\(build)")
-        #expect(
-            try project.rows(
+        expectEqual(build.status, 0, "\(build)")
+        try expectEqual(
+            project.rows(
                 "build/seed.store",
-                "SELECT Z_PK, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID FROM ACHANGE ORDER BY Z_PK") == [
-                    "1|0|1|1|1", "2|0|2|1|1", "3|0|2|2|1",
-                ])
-        #expect(try project.rows("build/seed.store", "SELECT Z_PK FROM ATRANSACTION") == ["1"])
-        #expect(
-            try project.rows("build/seed.store", "SELECT Z_ENT, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT") == [
+                "SELECT Z_PK, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID FROM ACHANGE ORDER BY Z_PK"),
+            [
+                "1|0|1|1|1", "2|0|2|1|1", "3|0|2|2|1",
+            ])
+        try expectEqual(project.rows("build/seed.store", "SELECT Z_PK FROM ATRANSACTION"), ["1"])
+        try expectEqual(
+            project.rows("build/seed.store", "SELECT Z_ENT, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT"),
+            [
                 "1|1", "2|2", "16001|3", "16002|1", "16003|1",
             ])
     }
@@ -108,7 +109,7 @@ import Testing
 
             """)
         let insert = try project.seedkit("migrate", "app.store")
-        #expect(insert.status == 0, "\(insert)")
+        expectEqual(insert.status, 0, "\(insert)")
         #expect(
             insert.stdout.contains(
                 "  inserted        Author '6BA7B810-9DAD-41D1-80B4-00C04FD430C8'\n  inserted        Book '0E8F1C0A-1D52-4C6B-9F43-6A1E2B3C4D03'\n"
@@ -118,11 +119,11 @@ import Testing
             "update:\n  Book:\n    - { key: 0E8F1C0A-1D52-4C6B-9F43-6A1E2B3C4D03, from: { pages: 1 }, to: { pages: 2 } }\n"
         )
         let conflict = try project.seedkit("migrate", "app.store")
-        #expect(conflict.status == 0, "\(conflict)")
+        expectEqual(conflict.status, 0, "\(conflict)")
         #expect(
             conflict.stdout.contains(
                 "  conflict        Book '0E8F1C0A-1D52-4C6B-9F43-6A1E2B3C4D03': changed in the store (pages is 165, expected 1)"
             ), "\(conflict.stdout)")
-        #expect(try project.rows("app.store", "SELECT hex(ZID) FROM ZBOOK") == ["'0E8F1C0A1D524C6B9F436A1E2B3C4D03'"])
+        try expectEqual(project.rows("app.store", "SELECT hex(ZID) FROM ZBOOK"), ["'0E8F1C0A1D524C6B9F436A1E2B3C4D03'"])
     }
 }

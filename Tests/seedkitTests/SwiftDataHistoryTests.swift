@@ -28,14 +28,14 @@ private func makeVariantStore(_ project: TemporaryProject, _ path: String, patch
     ]
     try python.run()
     python.waitUntilExit()
-    #expect(python.terminationStatus == 0)
+    expectEqual(python.terminationStatus, 0)
 }
 
 /// The example's seed built with the CLI and copied to `app.store`, as an app's store after first launch.
 private func appStore() throws -> TemporaryProject {
     let project = try swiftDataProject()
     let build = try project.seedkit("build", "--migrations", "none")
-    #expect(build.status == 0, "\(build)")
+    expectEqual(build.status, 0, "\(build)")
     try FileManager.default.copyItem(atPath: project.path("build/seed.store"), toPath: project.path("app.store"))
     return project
 }
@@ -50,35 +50,38 @@ private let bookInsert =
         let start = Date().timeIntervalSinceReferenceDate
         let insert = try project.seedkit("migrate", "app.store")
         let end = Date().timeIntervalSinceReferenceDate
-        #expect(insert.status == 0, "\(insert)")
-        #expect(
-            try project.rows(
-                "app.store", "SELECT Z_PK, Z_ENT, Z_OPT, ZTITLE, ZAUTHOR FROM ZBOOK WHERE ZTITLE = 'Flint'") == [
-                    "4|2|1|'Flint'|2"
-                ])
+        expectEqual(insert.status, 0, "\(insert)")
+        try expectEqual(
+            project.rows(
+                "app.store", "SELECT Z_PK, Z_ENT, Z_OPT, ZTITLE, ZAUTHOR FROM ZBOOK WHERE ZTITLE = 'Flint'"),
+            [
+                "4|2|1|'Flint'|2"
+            ])
         // The build's transaction 1, then the run's: author seedkit (ZAUTHORTS → ATRANSACTIONSTRING 1), bundle and process too.
-        #expect(
-            try project.rows(
+        try expectEqual(
+            project.rows(
                 "app.store",
                 "SELECT Z_PK, Z_ENT, Z_OPT, ZAUTHORTS, ZBUNDLEIDTS, ZCONTEXTNAMETS, ZPROCESSIDTS, ZAUTHOR, ZBUNDLEID, ZCONTEXTNAME, ZPROCESSID, ZQUERYGEN FROM ATRANSACTION ORDER BY Z_PK"
-            )
-                == [
-                    "1|16002|NULL|1|1|NULL|1|NULL|NULL|NULL|NULL|NULL",
-                    "2|16002|NULL|1|1|NULL|1|NULL|NULL|NULL|NULL|NULL",
-                ])
-        #expect(try project.rows("app.store", "SELECT * FROM ATRANSACTIONSTRING") == ["1|16003|NULL|'seedkit'"])
+            ),
+            [
+                "1|16002|NULL|1|1|NULL|1|NULL|NULL|NULL|NULL|NULL",
+                "2|16002|NULL|1|1|NULL|1|NULL|NULL|NULL|NULL|NULL",
+            ])
+        try expectEqual(project.rows("app.store", "SELECT * FROM ATRANSACTIONSTRING"), ["1|16003|NULL|'seedkit'"])
         let timestamp = try #require(
             try project.database("app.store").read { db in
                 try Double.fetchOne(db, sql: "SELECT ZTIMESTAMP FROM ATRANSACTION WHERE Z_PK = 2")
             })
         #expect(timestamp >= start.rounded(.down) && timestamp <= end + 1, "\(timestamp) not in \(start)…\(end)")
         // The insert (0: Book 4), and the author it joined: an update of Author 2 with `books` (property 2 of id, name, books: 0x20).
-        #expect(
-            try project.rows("app.store", "SELECT * FROM ACHANGE WHERE ZTRANSACTIONID = 2 ORDER BY Z_PK") == [
+        try expectEqual(
+            project.rows("app.store", "SELECT * FROM ACHANGE WHERE ZTRANSACTIONID = 2 ORDER BY Z_PK"),
+            [
                 "6|16001|NULL|0|2|4|2|NULL", "7|16001|NULL|1|1|2|2|X'20'",
             ])
-        #expect(
-            try project.rows("app.store", "SELECT Z_ENT, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT") == [
+        try expectEqual(
+            project.rows("app.store", "SELECT Z_ENT, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT"),
+            [
                 "1|2", "2|4", "16001|7", "16002|2", "16003|1",
             ])
 
@@ -89,14 +92,15 @@ private let bookInsert =
             "update:\n  Book:\n    - { key: Flint, from: { pages: 3 }, to: { pages: 4 } }\n")
         try project.write("migrations/0003-prune.yml", "delete:\n  Book:\n    - { key: Invisible Cities, from: {} }\n")
         let second = try project.seedkit("migrate", "app.store")
-        #expect(second.status == 0, "\(second)")
-        #expect(
-            try project.rows("app.store", "SELECT * FROM ACHANGE WHERE ZTRANSACTIONID = 3 ORDER BY Z_PK") == [
+        expectEqual(second.status, 0, "\(second)")
+        try expectEqual(
+            project.rows("app.store", "SELECT * FROM ACHANGE WHERE ZTRANSACTIONID = 3 ORDER BY Z_PK"),
+            [
                 "8|16001|NULL|1|1|2|3|X'20'", "9|16001|NULL|1|2|4|3|X'20'", "10|16001|NULL|2|2|3|3|NULL",
             ])
-        #expect(
-            try project.rows("app.store", "SELECT Z_ENT, Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT > 16000 ORDER BY Z_ENT")
-                == ["16001|10", "16002|3", "16003|1"])
+        try expectEqual(
+            project.rows("app.store", "SELECT Z_ENT, Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT > 16000 ORDER BY Z_ENT"),
+            ["16001|10", "16002|3", "16003|1"])
 
         // Nothing pending, or nothing changed (the row is there already): no transaction.
         let again = try project.seedkit("migrate", "app.store")
@@ -105,8 +109,8 @@ private let bookInsert =
         let present = try project.seedkit("migrate", "app.store")
         #expect(
             present.status == 0 && present.stdout.contains("applied 0004-flint-again: 1 already-present"), "\(present)")
-        #expect(try project.rows("app.store", "SELECT count(*), max(Z_PK) FROM ATRANSACTION") == ["3|3"])
-        #expect(try project.rows("app.store", "SELECT count(*) FROM ACHANGE") == ["10"])
+        try expectEqual(project.rows("app.store", "SELECT count(*), max(Z_PK) FROM ATRANSACTION"), ["3|3"])
+        try expectEqual(project.rows("app.store", "SELECT count(*) FROM ACHANGE"), ["10"])
 
         let inspect = try project.seedkit("inspect", "app.store")
         // Each count says what it counts: all changes (10), then the last transaction's (3).
@@ -123,21 +127,23 @@ private let bookInsert =
             "migrations/0002-bad.yml", "insert:\n  Book:\n    - { title: Orphan, pages: 1, author: Nobody }\n")
         let before = try #require(project.read("app.store"))
         let failed = try project.seedkit("migrate", "app.store")
-        #expect(failed.status == 1, "\(failed)")
-        #expect(project.read("app.store") == before)
+        expectEqual(failed.status, 1, "\(failed)")
+        expectEqual(project.read("app.store"), before)
     }
 
     @Test func withoutHistoryWritesTheRowsAndNoEntries() throws {
         let project = try appStore()
         try project.write("migrations/0001-flint.yml", bookInsert)
         let migrate = try project.seedkit("migrate", "app.store", "--without-history")
-        #expect(migrate.status == 0, "\(migrate)")
-        #expect(try project.rows("app.store", "SELECT Z_PK, ZTITLE FROM ZBOOK WHERE ZTITLE = 'Flint'") == ["4|'Flint'"])
-        #expect(
-            try project.rows("app.store", "SELECT (SELECT count(*) FROM ATRANSACTION), (SELECT count(*) FROM ACHANGE)")
-                == ["1|5"], "the build's only")
-        #expect(
-            try project.rows("app.store", "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT > 16000 ORDER BY Z_ENT") == [
+        expectEqual(migrate.status, 0, "\(migrate)")
+        try expectEqual(
+            project.rows("app.store", "SELECT Z_PK, ZTITLE FROM ZBOOK WHERE ZTITLE = 'Flint'"), ["4|'Flint'"])
+        try expectEqual(
+            project.rows("app.store", "SELECT (SELECT count(*) FROM ATRANSACTION), (SELECT count(*) FROM ACHANGE)"),
+            ["1|5"], "the build's only")
+        try expectEqual(
+            project.rows("app.store", "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT > 16000 ORDER BY Z_ENT"),
+            [
                 "5", "1", "1",
             ])
     }
@@ -153,20 +159,21 @@ private let bookInsert =
                 m.ENTITIES[1][1].extend([(n, 700, "NSString", None, True) for n in ("subtitle", "summary", "translator", "year")])
                 """)
         let build = try project.seedkit("build", "--migrations", "none")
-        #expect(build.status == 0, "\(build)")
+        expectEqual(build.status, 0, "\(build)")
         try FileManager.default.copyItem(atPath: project.path("build/seed.store"), toPath: project.path("app.store"))
         try project.write("migrations/0001-flint.yml", bookInsert)
         try project.write(
             "migrations/0002-pages.yml",
             "update:\n  Book:\n    - { key: The Dispossessed, from: { pages: 387 }, to: { pages: 388 } }\n")
         let migrate = try project.seedkit("migrate", "app.store")
-        #expect(migrate.status == 0, "\(migrate)")
-        #expect(try project.rows("app.store", "SELECT ZPAGES FROM ZBOOK WHERE ZTITLE = 'The Dispossessed'") == ["388"])
+        expectEqual(migrate.status, 0, "\(migrate)")
+        try expectEqual(
+            project.rows("app.store", "SELECT ZPAGES FROM ZBOOK WHERE ZTITLE = 'The Dispossessed'"), ["388"])
         let updates = try project.rows(
             "app.store", "SELECT ZENTITY, hex(ZCOLUMNS) FROM ACHANGE WHERE ZCHANGETYPE = 1 ORDER BY Z_PK")
         // Author (id, name, books): Flint's author gains a book, bit 2. Book (author | id, pages,
         // published, subtitle, summary, title, translator, year): pages, bit 2 of two bytes.
-        #expect(updates == ["1|'20'", "2|'2000'"], "\(updates)")
+        expectEqual(updates, ["1|'20'", "2|'2000'"], "\(updates)")
     }
 
     /// A store the app created, no seed, no manifest, no model file: the model from Z_MODELCACHE,
@@ -178,16 +185,17 @@ private let bookInsert =
             #"{"insert": {"Book": [{"title": "Flint", "pages": 3}], "Author": [{"name": "Tove Jansson", "id": "6BA7B810-9DAD-41D1-80B4-00C04FD43001"}]}}"#
         )
         let migrate = try project.seedkit("migrate", "seeds/default.store")
-        #expect(migrate.status == 0, "\(migrate)")
-        #expect(
-            try project.rows("seeds/default.store", "SELECT Z_PK, Z_ENT, Z_OPT, ZTITLE, ZPAGES, ZAUTHOR FROM ZBOOK")
-                == ["1|2|1|'Flint'|3|NULL"])
-        #expect(
-            try project.rows(
+        expectEqual(migrate.status, 0, "\(migrate)")
+        try expectEqual(
+            project.rows("seeds/default.store", "SELECT Z_PK, Z_ENT, Z_OPT, ZTITLE, ZPAGES, ZAUTHOR FROM ZBOOK"),
+            ["1|2|1|'Flint'|3|NULL"])
+        try expectEqual(
+            project.rows(
                 "seeds/default.store",
-                "SELECT ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS FROM ACHANGE ORDER BY Z_PK") == [
-                    "0|1|1|1|NULL", "0|2|1|1|NULL",
-                ])
+                "SELECT ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS FROM ACHANGE ORDER BY Z_PK"),
+            [
+                "0|1|1|1|NULL", "0|2|1|1|NULL",
+            ])
 
         // The library, as an app at launch with the model the store keeps: a ref by the author's unique name.
         try project.write(
@@ -199,14 +207,16 @@ private let bookInsert =
         options.coreDataFacts = model.facts
         let report = try SeedMigrator(migrations: MigrationDirectory.load(project.url("migrations"))).migrate(
             project.database("seeds/default.store"), options: options)
-        #expect(report.migrations.map { $0.count(.updated) } == [1], "\(report)")
-        #expect(
-            try project.rows("seeds/default.store", "SELECT * FROM ATRANSACTION WHERE Z_PK = 2") == [
+        expectEqual(report.migrations.map { $0.count(.updated) }, [1], "\(report)")
+        try expectEqual(
+            project.rows("seeds/default.store", "SELECT * FROM ATRANSACTION WHERE Z_PK = 2"),
+            [
                 "2|16002|NULL|1|1|NULL|1|817000000.5|NULL|NULL|NULL|NULL|NULL"
             ])
         // Book 1's author set (property 0 of author, id, pages, published, title: 0x80); Author 1's books (0x20).
-        #expect(
-            try project.rows("seeds/default.store", "SELECT * FROM ACHANGE WHERE ZTRANSACTIONID = 2 ORDER BY Z_PK") == [
+        try expectEqual(
+            project.rows("seeds/default.store", "SELECT * FROM ACHANGE WHERE ZTRANSACTIONID = 2 ORDER BY Z_PK"),
+            [
                 "3|16001|NULL|1|1|1|2|X'20'", "4|16001|NULL|1|2|1|2|X'80'",
             ])
     }
@@ -217,12 +227,12 @@ private let bookInsert =
         try project.write("migrations/0001-flint.yml", "insert: { Book: [ { title: Flint, pages: 3 } ] }\n")
         let before = try #require(project.read("app.store"))
         let failed = try project.seedkit("migrate", "app.store")
-        #expect(failed.status == 2, "\(failed)")
+        expectEqual(failed.status, 2, "\(failed)")
         #expect(
             failed.stderr.contains(
                 "this row for ZBOOK has no value for its key column 'Z_PK': Book has no single-attribute uniqueness constraint (@Attribute(.unique), a unique index Z_Book_UNIQUE_<attribute>) that seedkit could take as its key, and Z_PK is a number seedkit assigns; give Book a key in a manifest (tables: { Book: { key: ATTRIBUTE } }) and pass it with --manifest"
             ), "\(failed)")
-        #expect(project.read("app.store") == before)
+        expectEqual(project.read("app.store"), before)
     }
 
     @Test func aStoreMirroredToCloudKitIsRefusedUnlessAllowed() throws {
@@ -236,7 +246,7 @@ private let bookInsert =
         try project.write("migrations/0001-flint.yml", bookInsert)
         let before = try #require(project.read("app.store"))
         let refused = try project.seedkit("migrate", "app.store")
-        #expect(refused.status == 3, "\(refused)")
+        expectEqual(refused.status, 3, "\(refused)")
         #expect(
             refused.stderr.hasPrefix(
                 "app.store: error: the store is mirrored to CloudKit (ANSCKRECORDMETADATA): NSPersistentCloudKitContainer exports what persistent history records"
@@ -245,10 +255,10 @@ private let bookInsert =
             refused.stderr.contains(
                 "would be exported by each of them and duplicate in the user's CloudKit database; nothing was written. Pass --allow-cloudkit"
             ), "\(refused)")
-        #expect(project.read("app.store") == before)
+        expectEqual(project.read("app.store"), before)
         let allowed = try project.seedkit("migrate", "app.store", "--allow-cloudkit")
-        #expect(allowed.status == 0, "\(allowed)")
-        #expect(try project.rows("app.store", "SELECT count(*) FROM ATRANSACTION") == ["2"])
+        expectEqual(allowed.status, 0, "\(allowed)")
+        try expectEqual(project.rows("app.store", "SELECT count(*) FROM ATRANSACTION"), ["2"])
     }
 
     /// An app at launch whose bundled seed was built before seedkit recorded the model's properties,
@@ -272,11 +282,11 @@ private let bookInsert =
                 project.database("app.store"))
             Issue.record("migrated without the model's properties")
         } catch let error as SeedError {
-            #expect(error.kind == .refused)
+            expectEqual(error.kind, .refused)
             #expect(
                 error.diagnostics.first?.message.contains("and seedkit has no model to record what it writes") == true,
                 "\(error)")
         }
-        #expect(project.read("app.store") == before)
+        expectEqual(project.read("app.store"), before)
     }
 }

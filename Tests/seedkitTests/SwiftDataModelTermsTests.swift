@@ -29,11 +29,11 @@ import Testing
     @Test func inspectShowsAttributeNamesAndRefsByTheTargetsKey() throws {
         let project = try store()
         let inspect = try project.seedkit("inspect", "app.store", "Book", "--format", "csv")
-        #expect(inspect.status == 0, "\(inspect)")
+        expectEqual(inspect.status, 0, "\(inspect)")
         // CSV as RFC 4180 writes it: CRLF line ends.
-        #expect(
-            inspect.stdout
-                == "Z_PK,author,pageCount,published,title,id\r\n1,A,5,,T,21111111-2222-3333-4444-555555555555\r\n",
+        expectEqual(
+            inspect.stdout,
+            "Z_PK,author,pageCount,published,title,id\r\n1,A,5,,T,21111111-2222-3333-4444-555555555555\r\n",
             "\(inspect)")
         // --raw: refs as stored.
         let raw = try project.seedkit("inspect", "app.store", "Book", "--format", "csv", "--raw")
@@ -53,13 +53,14 @@ import Testing
                     """)
         }
         let diff = try project.seedkit("diff", "app.store", "b.store", "--table", "Book")
-        #expect(
-            diff.stdout == """
-                Book: 1 added, 0 removed, 1 changed (by title)
-                  + 'U'
-                  ~ 'T': author 'A' → 'B', pageCount 5 → 6
+        expectEqual(
+            diff.stdout,
+            """
+            Book: 1 added, 0 removed, 1 changed (by title)
+              + 'U'
+              ~ 'T': author 'A' → 'B', pageCount 5 → 6
 
-                """, "\(diff)")
+            """, "\(diff)")
     }
 }
 
@@ -70,10 +71,10 @@ extension SwiftDataModelTermsTests {
         let project = try store()
         try project.write("migrations/0001-book.yml", "insert:\n  Book:\n    - { title: U, pageCount: many }\n")
         let migrate = try project.seedkit("migrate", "app.store", "--manifest", "none")
-        #expect(migrate.status == 1, "\(migrate)")
-        #expect(
-            migrate.stderr
-                == "migrations/0001-book.yml:3: error: Book.pageCount: \"many\" is not an integer (the column is INTEGER) [2010]\n",
+        expectEqual(migrate.status, 1, "\(migrate)")
+        expectEqual(
+            migrate.stderr,
+            "migrations/0001-book.yml:3: error: Book.pageCount: \"many\" is not an integer (the column is INTEGER) [2010]\n",
             "\(migrate)")
     }
 }

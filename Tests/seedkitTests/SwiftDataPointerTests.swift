@@ -46,13 +46,14 @@ import Testing
             "migrations/0001-authors.yml",
             "delete:\n  Author:\n    - { key: A, from: {} }\n    - { key: B, from: {} }\n    - { key: C, from: {} }\n")
         let migrate = try project.seedkit("migrate", "app.store", "--manifest", "seeds/seedkit.yml")
-        #expect(migrate.status == 0, "\(migrate)")
-        #expect(
-            migrate.stderrLines == [
+        expectEqual(migrate.status, 0, "\(migrate)")
+        expectEqual(
+            migrate.stderrLines,
+            [
                 "migrations/0001-authors.yml:3: warning: delete denied on Author 'A': still referenced by Book.author (1 Book row holds it; column ZBOOK.ZAUTHOR); delete or move them first in a migration; not deleted [1600]",
                 "migrations/0001-authors.yml:4: warning: delete denied on Author 'B': still referenced by Author.favorites (1 Book row holds it; column ZBOOK.Z1FAVORITES); delete or move them first in a migration; not deleted [1600]",
             ], "\(migrate)")
-        #expect(try project.rows("app.store", "SELECT Z_PK, ZNAME FROM ZAUTHOR ORDER BY Z_PK") == ["1|'A'", "2|'B'"])
+        try expectEqual(project.rows("app.store", "SELECT Z_PK, ZNAME FROM ZAUTHOR ORDER BY Z_PK"), ["1|'A'", "2|'B'"])
     }
 
     /// `verify` said `ok (integrity, foreign keys)` with books pointing at no author: each
@@ -61,19 +62,20 @@ import Testing
     @Test func verifyReportsRelationshipColumnsPointingAtNoRow() throws {
         let project = try storeWithoutInverses()
         let verify = try project.seedkit("verify", "app.store")
-        #expect(verify.status == 1, "\(verify)")
-        #expect(
-            verify.stdout == """
-                app.store: Author.favorites: 1 Book row (Z_PK 3) is held by no Author (column ZBOOK.Z1FAVORITES) [2030]
-                app.store: Book.author: 1 Book row (Z_PK 3) points at no Author (column ZBOOK.ZAUTHOR) [2030]
-                app.store: 2 problems
+        expectEqual(verify.status, 1, "\(verify)")
+        expectEqual(
+            verify.stdout,
+            """
+            app.store: Author.favorites: 1 Book row (Z_PK 3) is held by no Author (column ZBOOK.Z1FAVORITES) [2030]
+            app.store: Book.author: 1 Book row (Z_PK 3) points at no Author (column ZBOOK.ZAUTHOR) [2030]
+            app.store: 2 problems
 
-                """, "\(verify)")
+            """, "\(verify)")
         try project.database("app.store").write { db in
             try db.execute(sql: "UPDATE ZBOOK SET ZAUTHOR = 3, Z1FAVORITES = NULL WHERE Z_PK = 3")
         }
         let sound = try project.seedkit("verify", "app.store")
-        #expect(sound.status == 0, "\(sound)")
+        expectEqual(sound.status, 0, "\(sound)")
     }
 }
 
@@ -84,7 +86,7 @@ extension SwiftDataPointerTests {
     @Test func inspectShowsAToManyWithoutAnInverseAsItsOwnersRelationship() throws {
         let project = try storeWithoutInverses()
         let inspect = try project.seedkit("inspect", "app.store", "Book", "--format", "csv", "--manifest", "none")
-        #expect(inspect.status == 0, "\(inspect)")
+        expectEqual(inspect.status, 0, "\(inspect)")
         let lines = inspect.stdout.split(separator: "\r\n").map(String.init)
         #expect(lines.first?.contains(",Author.favorites,") == true, "\(inspect)")
         #expect(!inspect.stdout.contains("1favorites"), "\(inspect)")
@@ -92,6 +94,6 @@ extension SwiftDataPointerTests {
         let columns = lines.first?.split(separator: ",").map(String.init) ?? []
         let favorites = try #require(columns.firstIndex(of: "Author.favorites"))
         let rows = lines.dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
-        #expect(rows.map { $0.indices.contains(favorites) ? $0[favorites] : "?" } == ["", "B", "7"], "\(inspect)")
+        expectEqual(rows.map { $0.indices.contains(favorites) ? $0[favorites] : "?" }, ["", "B", "7"], "\(inspect)")
     }
 }

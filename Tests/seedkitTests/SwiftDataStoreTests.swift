@@ -25,7 +25,7 @@ func swiftDataProject() throws -> TemporaryProject {
     ]
     try python.run()
     python.waitUntilExit()
-    #expect(python.terminationStatus == 0)
+    expectEqual(python.terminationStatus, 0)
     return project
 }
 
@@ -35,18 +35,18 @@ func swiftDataProject() throws -> TemporaryProject {
         let project = try swiftDataProject()
         let model = try #require(
             try CoreDataModel.loadCache(store: project.url("seeds/default.store"), shown: "default.store"))
-        #expect(model.entities.map(\.name) == ["Author", "Book"])
+        expectEqual(model.entities.map(\.name), ["Author", "Book"])
         let author = try #require(model.entity("Author"))
-        #expect(
-            author.attributes.map { "\($0.name) \($0.type) \($0.optional ? "optional" : "required")" } == [
+        expectEqual(
+            author.attributes.map { "\($0.name) \($0.type) \($0.optional ? "optional" : "required")" },
+            [
                 "id UUID required", "name String required",
             ])
-        #expect(
+        expectEqual(
             author.relationships.map {
                 "\($0.name) → \($0.destination) \($0.toMany ? "to-many" : "to-one") inverse \($0.inverseName ?? "-") \($0.deletionRule ?? "-")"
-            }
-                == ["books → Book to-many inverse author Nullify"])
-        #expect(author.uniquenessConstraints == [["name"]])
+            }, ["books → Book to-many inverse author Nullify"])
+        expectEqual(author.uniquenessConstraints, [["name"]])
         let book = try #require(model.entity("Book"))
         #expect(
             book.attributes.map {
@@ -57,17 +57,16 @@ func swiftDataProject() throws -> TemporaryProject {
                     "id UUID required D8974FF5-6055-2D7A-1EA4-A256D23ED1F8", "pages Integer 64 required 0",
                     "published Date optional -", "title String required -",
                 ])
-        #expect(
+        expectEqual(
             book.relationships.map {
                 "\($0.name) → \($0.destination) \($0.toMany ? "to-many" : "to-one") \($0.optional ? "optional" : "required") inverse \($0.inverseName ?? "-")"
-            }
-                == ["author → Author to-one optional inverse books"])
-        #expect(book.uniquenessConstraints == [["title"]])
-        #expect(
-            try project.rows(
+            }, ["author → Author to-one optional inverse books"])
+        expectEqual(book.uniquenessConstraints, [["title"]])
+        try expectEqual(
+            project.rows(
                 "seeds/default.store",
-                "SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE '%UNIQUE%' ORDER BY name")
-                == ["'Z_Author_UNIQUE_name'", "'Z_Book_UNIQUE_title'", "'Z_TRANSACTIONSTRING_UNIQUE_NAME'"])
+                "SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE '%UNIQUE%' ORDER BY name"),
+            ["'Z_Author_UNIQUE_name'", "'Z_Book_UNIQUE_title'", "'Z_TRANSACTIONSTRING_UNIQUE_NAME'"])
     }
 
     /// The seed: UUIDs as 16 bytes, the ref as the author's Z_PK, Z_ENT from Z_PRIMARYKEY, Z_MAX
@@ -75,13 +74,14 @@ func swiftDataProject() throws -> TemporaryProject {
     @Test func theExampleSeedBuildsIntoTheGeneratedStore() throws {
         let project = try swiftDataProject()
         let build = try project.seedkit("build", "--migrations", "none")
-        #expect(build.status == 0, "\(build)")
-        #expect(
-            try project.rows(
-                "build/seed.store", "SELECT Z_PK, Z_ENT, Z_OPT, ZNAME, hex(ZID) FROM ZAUTHOR ORDER BY Z_PK") == [
-                    "1|1|1|'Ursula K. Le Guin'|'3F2504E04F8941D39A0C0305E82C3301'",
-                    "2|1|1|'Italo Calvino'|'6BA7B8109DAD41D180B400C04FD430C8'",
-                ])
+        expectEqual(build.status, 0, "\(build)")
+        try expectEqual(
+            project.rows(
+                "build/seed.store", "SELECT Z_PK, Z_ENT, Z_OPT, ZNAME, hex(ZID) FROM ZAUTHOR ORDER BY Z_PK"),
+            [
+                "1|1|1|'Ursula K. Le Guin'|'3F2504E04F8941D39A0C0305E82C3301'",
+                "2|1|1|'Italo Calvino'|'6BA7B8109DAD41D180B400C04FD430C8'",
+            ])
         let published = { (date: String) in
             let formatter = ISO8601DateFormatter()
             formatter.formatOptions = [.withFullDate]
@@ -90,44 +90,50 @@ func swiftDataProject() throws -> TemporaryProject {
         let books = try project.rows(
             "build/seed.store",
             "SELECT Z_PK, Z_ENT, Z_OPT, ZTITLE, ZPAGES, ZPUBLISHED, ZAUTHOR, hex(ZID) FROM ZBOOK ORDER BY Z_PK")
-        #expect(
-            books == [
+        expectEqual(
+            books,
+            [
                 "1|2|1|'The Dispossessed'|387|\(published("1974-05-01"))|1|'0E8F1C0A1D524C6B9F436A1E2B3C4D01'",
                 "2|2|1|'The Lathe of Heaven'|184|\(published("1971-01-01"))|1|'0E8F1C0A1D524C6B9F436A1E2B3C4D02'",
                 "3|2|1|'Invisible Cities'|165|\(published("1972-11-01"))|2|'0E8F1C0A1D524C6B9F436A1E2B3C4D03'",
             ], "\(books)")
-        #expect(
-            try project.rows("build/seed.store", "SELECT Z_ENT, Z_NAME, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT") == [
+        try expectEqual(
+            project.rows("build/seed.store", "SELECT Z_ENT, Z_NAME, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT"),
+            [
                 "1|'Author'|2", "2|'Book'|3", "16001|'CHANGE'|5", "16002|'TRANSACTION'|1",
                 "16003|'TRANSACTIONSTRING'|1",
             ])
         // One transaction by seedkit at 2001-01-01 (a build's fixed time: builds stay byte-identical), one insert per row.
-        #expect(
-            try project.rows("build/seed.store", "SELECT * FROM ATRANSACTION") == [
+        try expectEqual(
+            project.rows("build/seed.store", "SELECT * FROM ATRANSACTION"),
+            [
                 "1|16002|NULL|1|1|NULL|1|0.0|NULL|NULL|NULL|NULL|NULL"
             ])
-        #expect(try project.rows("build/seed.store", "SELECT * FROM ATRANSACTIONSTRING") == ["1|16003|NULL|'seedkit'"])
-        #expect(
-            try project.rows("build/seed.store", "SELECT * FROM ACHANGE ORDER BY Z_PK") == [
+        try expectEqual(
+            project.rows("build/seed.store", "SELECT * FROM ATRANSACTIONSTRING"), ["1|16003|NULL|'seedkit'"])
+        try expectEqual(
+            project.rows("build/seed.store", "SELECT * FROM ACHANGE ORDER BY Z_PK"),
+            [
                 "1|16001|NULL|0|1|1|1|NULL", "2|16001|NULL|0|1|2|1|NULL", "3|16001|NULL|0|2|1|1|NULL",
                 "4|16001|NULL|0|2|2|1|NULL", "5|16001|NULL|0|2|3|1|NULL",
             ])
-        #expect(try project.rows("build/seed.store", "SELECT count(*) FROM Z_MODELCACHE") == ["1"])
+        try expectEqual(project.rows("build/seed.store", "SELECT count(*) FROM Z_MODELCACHE"), ["1"])
         let check = try project.seedkit("build", "--migrations", "none", "--check")
-        #expect(check.status == 0, "the same inputs build the same bytes: \(check)")
+        expectEqual(check.status, 0, "the same inputs build the same bytes: \(check)")
 
         // --without-history: the same rows, no history, Z_MAX of 16001–16003 left at 0.
         let plain = try project.seedkit(
             "build", "--migrations", "none", "--without-history", "--output", "build/plain.store")
-        #expect(plain.status == 0, "\(plain)")
-        #expect(
-            try project.rows("build/plain.store", "SELECT Z_ENT, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT") == [
+        expectEqual(plain.status, 0, "\(plain)")
+        try expectEqual(
+            project.rows("build/plain.store", "SELECT Z_ENT, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT"),
+            [
                 "1|2", "2|3", "16001|0", "16002|0", "16003|0",
             ])
-        #expect(
-            try project.rows(
+        try expectEqual(
+            project.rows(
                 "build/plain.store",
                 "SELECT (SELECT count(*) FROM ATRANSACTION) + (SELECT count(*) FROM ACHANGE) + (SELECT count(*) FROM ATRANSACTIONSTRING)"
-            ) == ["0"])
+            ), ["0"])
     }
 }

@@ -21,7 +21,7 @@ import Testing
         let made = try run(
             URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", script, payload],
             in: URL(fileURLWithPath: NSTemporaryDirectory()))
-        #expect(made.status == 0, "\(made)")
+        expectEqual(made.status, 0, "\(made)")
         var bytes: [UInt8] = []
         var hex = Substring(made.stdout)
         while hex.count >= 2 {
@@ -56,28 +56,28 @@ import Testing
     @Test func initThenBuildCarriesATransformablesBytesAsTheStoreHoldsThem() throws {
         let (project, cover) = try store()
         let initialized = try project.seedkit("init", "--coredata", "app.store")
-        #expect(initialized.status == 0, "\(initialized)")
+        expectEqual(initialized.status, 0, "\(initialized)")
         let fixture = try #require(project.read("seeds/data/Book.csv").map { String(decoding: $0, as: UTF8.self) })
         #expect(fixture.contains(cover.base64EncodedString()), "\(fixture)")
         let build = try project.seedkit("build")
-        #expect(build.status == 0, "\(build)")
+        expectEqual(build.status, 0, "\(build)")
         let seed = try DatabaseQueue(path: project.path("build/seed.store"))
         let written = try seed.read { db in try Data.fetchOne(db, sql: "SELECT ZCOVER FROM ZBOOK") }
-        #expect(written == cover)
+        expectEqual(written, cover)
         // Every entity equal, as the app sees rows (by key, refs by the target's key).
         let diff = try project.seedkit("diff", "app.store", "build/seed.store", "--table", "Book", "--manifest", "none")
-        #expect(diff.stdout == "Book: no differences\n", "\(diff)")
+        expectEqual(diff.stdout, "Book: no differences\n", "\(diff)")
     }
 
     @Test func bytesThatAreNoArchiveAreRefusedInBuildAndMigrate() throws {
         let (project, cover) = try store()
-        #expect(try project.seedkit("init", "--coredata", "app.store").status == 0)
+        try expectEqual(project.seedkit("init", "--coredata", "app.store").status, 0)
         let notAnArchive = Data("hello".utf8).base64EncodedString()
         let fixture = try #require(project.read("seeds/data/Book.csv").map { String(decoding: $0, as: UTF8.self) })
         try project.write(
             "seeds/data/Book.csv", fixture.replacingOccurrences(of: cover.base64EncodedString(), with: notAnArchive))
         let build = try project.seedkit("build")
-        #expect(build.status == 1, "\(build)")
+        expectEqual(build.status, 1, "\(build)")
         #expect(
             build.stderr.contains(
                 "seeds/data/Book.csv:2:1: error: cover is a Transformable attribute and its value is not an archive: its bytes are not a binary property list (an archive starts with bplist00); give the bytes a store holds, in base64, as init --coredata writes them [1550]"
@@ -95,20 +95,20 @@ import Testing
 
             """)
         let migrate = try project.seedkit("migrate", "app.store", "--manifest", "none")
-        #expect(migrate.status == 1, "\(migrate)")
+        expectEqual(migrate.status, 1, "\(migrate)")
         #expect(
             migrate.stderr.contains(
                 "migrations/0001-covers.yml:4: error: Book: cover is a Transformable attribute and its value is not an archive: its bytes are not a binary property list (an archive starts with bplist00); give the bytes a store holds, in base64, as init --coredata writes them [1550]"
             ), "\(migrate)")
-        #expect(try project.rows("app.store", "SELECT count(*) FROM ZBOOK") == ["1"])
+        try expectEqual(project.rows("app.store", "SELECT count(*) FROM ZBOOK"), ["1"])
         try project.write(
             "migrations/0001-covers.yml",
             "insert:\n  Book:\n    - { title: U, cover: \(other.base64EncodedString()) }\n")
         let applied = try project.seedkit("migrate", "app.store", "--manifest", "none")
-        #expect(applied.status == 0, "\(applied)")
+        expectEqual(applied.status, 0, "\(applied)")
         let stored = try project.database("app.store").read { db in
             try Data.fetchOne(db, sql: "SELECT ZCOVER FROM ZBOOK WHERE ZTITLE = 'U'")
         }
-        #expect(stored == other)
+        expectEqual(stored, other)
     }
 }

@@ -39,7 +39,7 @@ import Testing
     @Test func newMigrationWritesARefToAUUIDKeyAsItsText() throws {
         let project = try keyedByUUID()
         let build = try project.seedkit("build")
-        #expect(build.status == 0, "\(build)")
+        expectEqual(build.status, 0, "\(build)")
         try FileManager.default.createDirectory(
             atPath: project.path("seeds/releases"), withIntermediateDirectories: true)
         try FileManager.default.copyItem(
@@ -49,15 +49,15 @@ import Testing
             "seeds/data/Book.csv",
             fixture + Data("Flint,0E8F1C0A-1D52-4C6B-9F43-6A1E2B3C4D07,3,,\(Self.calvino)\n".utf8))
         let generated = try project.seedkit("new-migration", "flint", "--from", "seeds/releases/1.0.store")
-        #expect(generated.status == 0, "\(generated)")
+        expectEqual(generated.status, 0, "\(generated)")
         let migration = try #require(
             project.read("migrations/0001-flint.yml").map { String(decoding: $0, as: UTF8.self) })
         #expect(migration.contains(#"author: "\#(Self.calvino)""#), "\(migration)")
         #expect(!migration.contains("=="), "\(migration)")
         let rebuilt = try project.seedkit("build")
-        #expect(rebuilt.status == 0, "\(rebuilt)")
+        expectEqual(rebuilt.status, 0, "\(rebuilt)")
         let check = try project.seedkit("check-upgrade", "seeds/releases/1.0.store")
-        #expect(check.status == 0, "\(check)")
+        expectEqual(check.status, 0, "\(check)")
         // The simulated user's author under a UUID of its own (was: `"3F25… (added by the user)" is not a UUID`, not checked).
         #expect(
             check.stdout.contains(
@@ -66,7 +66,7 @@ import Testing
         #expect(!check.stdout.contains("is not a UUID"), "\(check)")
         // inspect shows the ref by its parent's UUID, not `<16 bytes …>`.
         let inspect = try project.seedkit("inspect", "build/seed.store", "Book")
-        #expect(inspect.status == 0, "\(inspect)")
+        expectEqual(inspect.status, 0, "\(inspect)")
         #expect(inspect.stdout.contains(Self.calvino), "\(inspect)")
         #expect(!inspect.stdout.contains("bytes"), "\(inspect)")
     }
@@ -80,9 +80,10 @@ import Testing
             "seeds/data/Book.csv",
             fixture + Data("Flint,0E8F1C0A-1D52-4C6B-9F43-6A1E2B3C4D07,3,,6ba7b810-9dad-41d1-80b4-00c04fd4ffff\n".utf8))
         let build = try project.seedkit("build")
-        #expect(build.status == 1, "\(build)")
-        #expect(
-            build.stderrLines == [
+        expectEqual(build.status, 1, "\(build)")
+        expectEqual(
+            build.stderrLines,
+            [
                 "seeds/data/Book.csv:5:5: error: author '6BA7B810-9DAD-41D1-80B4-00C04FD4FFFF' matches no Author.id [2030]"
             ], "\(build)")
     }
@@ -101,10 +102,11 @@ import Testing
                 - { key: "0E8F1C0A-1D52-4C6B-9F43-6A1E2B3C4D0F", from: { pages: 1 }, to: { pages: 2 } }
             """)
         let build = try project.seedkit("build")
-        #expect(build.status == 1, "\(build)")
+        expectEqual(build.status, 1, "\(build)")
         // Only the typo (…4D0F, in no fixture) is reported.
-        #expect(
-            build.stderrLines == [
+        expectEqual(
+            build.stderrLines,
+            [
                 "migrations/0001-pages.yml:5: error: update Book '0E8F1C0A-1D52-4C6B-9F43-6A1E2B3C4D0F': the key matches no row of Book in the fixtures or any migration's inserts or renames (a typo? migrate would report the row missing and record the migration as applied) [2030]"
             ], "\(build)")
     }
@@ -113,7 +115,7 @@ import Testing
     /// different ones never print alike as `<16 bytes>`).
     @Test func aConflictShowsUUIDsAsText() throws {
         let project = try keyedByUUID()
-        #expect(try project.seedkit("build").status == 0)
+        try expectEqual(project.seedkit("build").status, 0)
         try FileManager.default.copyItem(atPath: project.path("build/seed.store"), toPath: project.path("user.store"))
         let other = "11111111-2222-3333-4444-555555555555"
         try project.database("user.store").write { db in
@@ -132,7 +134,7 @@ import Testing
                 - { key: "0E8F1C0A-1D52-4C6B-9F43-6A1E2B3C4D01", from: { author: "\(Self.leGuin)" }, to: { author: "\(Self.calvino.lowercased())" } }
             """)
         let migrate = try project.seedkit("migrate", "user.store")
-        #expect(migrate.status == 0, "\(migrate)")
+        expectEqual(migrate.status, 0, "\(migrate)")
         #expect(
             migrate.stdout.contains(
                 "conflict        Book '0E8F1C0A-1D52-4C6B-9F43-6A1E2B3C4D01': changed in the store"), "\(migrate)")
@@ -144,7 +146,7 @@ import Testing
     /// UUIDs as text, the attribute by the model's name (was `ZID is <16 bytes>, expected <16 bytes>`).
     @Test func aConflictOnAUUIDAttributeShowsBothUUIDs() throws {
         let project = try swiftDataProject()
-        #expect(try project.seedkit("build").status == 0)
+        try expectEqual(project.seedkit("build").status, 0)
         try FileManager.default.copyItem(atPath: project.path("build/seed.store"), toPath: project.path("user.store"))
         try project.database("user.store").write { db in
             try db.execute(
@@ -158,7 +160,7 @@ import Testing
                 - { key: The Dispossessed, from: { id: 0E8F1C0A-1D52-4C6B-9F43-6A1E2B3C4D01 }, to: { id: 0e8f1c0a-1d52-4c6b-9f43-6a1e2b3c4d0a } }
             """)
         let migrate = try project.seedkit("migrate", "user.store")
-        #expect(migrate.status == 0, "\(migrate)")
+        expectEqual(migrate.status, 0, "\(migrate)")
         #expect(
             migrate.stdout.contains(
                 "conflict        Book 'The Dispossessed': changed in the store (id is '0E8F1C0A-1D52-4C6B-9F43-6A1E2B3C4DFF', expected '0E8F1C0A-1D52-4C6B-9F43-6A1E2B3C4D01')"
@@ -184,7 +186,7 @@ import Testing
             try db.execute(sql: "UPDATE ZAUTHOR SET ZID = x'99999999222233334444555555555556' WHERE Z_PK = 1")
         }
         let inspect = try project.seedkit("inspect", "before.store", "Author", "--format", "csv")
-        #expect(inspect.status == 0, "\(inspect)")
+        expectEqual(inspect.status, 0, "\(inspect)")
         #expect(inspect.stdout.contains("B,11111111-2222-3333-4444-555555555556\r\n"), "\(inspect)")
         #expect(inspect.stdout.contains("C,11111111-2222-3333-4444-555555555557\r\n"), "\(inspect)")
         // Rows matched by the model's key (Author.name), not by Z_PK.
@@ -212,14 +214,14 @@ import Testing
             "seeds/data/Book.csv",
             books.replacingOccurrences(of: ",Ursula K. Le Guin\n", with: ",\n").replacingOccurrences(
                 of: ",Italo Calvino\n", with: ",\n"))
-        #expect(try project.seedkit("build").status == 0)
+        try expectEqual(project.seedkit("build").status, 0)
         for body in [
             "update:\n  Author:\n    - { key: 1, from: { name: Ursula K. Le Guin }, to: { name: Ursula Le Guin } }\n",
             "delete:\n  Author:\n    - { key: 2, from: {} }\n",
         ] {
             try project.write("migrations/0001-author.yml", body)
             let build = try project.seedkit("build")
-            #expect(build.status == 2, "\(build)")
+            expectEqual(build.status, 2, "\(build)")
             #expect(
                 build.stderr.hasPrefix(
                     "migrations/0001-author.yml:3: error: Author cannot be updated or deleted by its Z_PK"), "\(build)")
@@ -246,7 +248,7 @@ import Testing
         ] {
             try project.write("migrations/0001-\(name).yml", body)
             let migrate = try project.seedkit("migrate", "app.store")
-            #expect(migrate.status == 2, "\(migrate)")
+            expectEqual(migrate.status, 2, "\(migrate)")
             #expect(
                 migrate.stderr.hasPrefix(
                     "migrations/0001-\(name).yml:3: error: Book cannot be updated or deleted by its Z_PK, a number each user's store assigns on its own"
@@ -254,7 +256,7 @@ import Testing
             #expect(
                 migrate.stderr.contains("give Book a key in a manifest (tables: { Book: { key: ATTRIBUTE } })"),
                 "\(migrate)")
-            #expect(project.read("app.store") == before, "\(name) wrote to the store")
+            expectEqual(project.read("app.store"), before, "\(name) wrote to the store")
             #expect(!project.exists("app.store-wal"))
             try FileManager.default.removeItem(atPath: project.path("migrations/0001-\(name).yml"))
         }
@@ -263,8 +265,8 @@ import Testing
             "migrations/0001-author.yml",
             "update:\n  Author:\n    - { key: Le Guin, from: { name: Le Guin }, to: { name: Ursula K. Le Guin } }\n")
         let author = try project.seedkit("migrate", "app.store")
-        #expect(author.status == 0, "\(author)")
-        #expect(try project.rows("app.store", "SELECT ZNAME FROM ZAUTHOR") == ["'Ursula K. Le Guin'"])
+        expectEqual(author.status, 0, "\(author)")
+        try expectEqual(project.rows("app.store", "SELECT ZNAME FROM ZAUTHOR"), ["'Ursula K. Le Guin'"])
     }
 }
 
@@ -284,6 +286,6 @@ func swiftDataStore(editing edits: [(String, String)]) throws -> TemporaryProjec
     let made = try run(
         URL(fileURLWithPath: "/usr/bin/env"), ["python3", project.path("make.py"), project.path("app.store")],
         in: project.root)
-    #expect(made.status == 0, "\(made)")
+    expectEqual(made.status, 0, "\(made)")
     return project
 }

@@ -39,7 +39,7 @@ import Testing
         try project.write("seeds/data/links.json", links)
         if build {
             let result = try project.seedkit("build", "--migrations", "none")
-            #expect(result.status == 0, "\(result)")
+            expectEqual(result.status, 0, "\(result)")
             try FileManager.default.copyItem(
                 atPath: project.path("build/seed.sqlite"), toPath: project.path("user.sqlite"))
         }
@@ -57,16 +57,18 @@ import Testing
             notes: #"[{"code": "B\u0000x", "note": "abc\u0000def"}, {"code": "B\u0000y", "note": "n"}]"#,
             links: #"[{"name": "l1", "note_id": "B\u0000y"}]"#)
         // Stored exactly, and the ref found its parent by the whole key.
-        #expect(
-            try hexRows(project, "user.sqlite", "SELECT hex(code) || '|' || hex(note) FROM notes ORDER BY id") == [
+        try expectEqual(
+            hexRows(project, "user.sqlite", "SELECT hex(code) || '|' || hex(note) FROM notes ORDER BY id"),
+            [
                 "420078|61626300646566", "420079|6E",
             ])
-        #expect(
-            try hexRows(project, "user.sqlite", "SELECT hex(n.code) FROM links l JOIN notes n ON n.id = l.note_id") == [
+        try expectEqual(
+            hexRows(project, "user.sqlite", "SELECT hex(n.code) FROM links l JOIN notes n ON n.id = l.note_id"),
+            [
                 "420079"
             ])
         let json = try project.seedkit("inspect", "user.sqlite", "notes", "--format", "json")
-        #expect(json.status == 0, "\(json)")
+        expectEqual(json.status, 0, "\(json)")
         #expect(json.stdout.contains(#""abc\u0000def""#), "\(json)")
         #expect(json.stdout.contains(#""B\u0000x""#) && json.stdout.contains(#""B\u0000y""#), "\(json)")
         let links = try project.seedkit("inspect", "user.sqlite", "links", "--format", "json")
@@ -90,12 +92,12 @@ import Testing
             links: #"[{"name": "l1", "note_id": "B\u0000x"}, {"name": "l2", "note_id": "B\u0000y"}]"#)
         // A second build (same inputs) checks keys against what the first wrote.
         let again = try project.seedkit("build", "--migrations", "none")
-        #expect(again.status == 0, "\(again)")
-        #expect(
-            try hexRows(
+        expectEqual(again.status, 0, "\(again)")
+        try expectEqual(
+            hexRows(
                 project, "build/seed.sqlite",
-                "SELECT hex(l.name) || '>' || hex(n.code) FROM links l JOIN notes n ON n.id = l.note_id ORDER BY l.id")
-                == ["6C31>420078", "6C32>420079"])
+                "SELECT hex(l.name) || '>' || hex(n.code) FROM links l JOIN notes n ON n.id = l.note_id ORDER BY l.id"),
+            ["6C31>420078", "6C32>420079"])
     }
 
     /// A child listed before its parent waits (parked) until the parent is in, found again by its key.
@@ -114,12 +116,12 @@ import Testing
             #"[{"code": "B\u0000y", "parent_id": "B\u0000x"}, {"code": "B\u0000z", "parent_id": "B\u0000y"}, {"code": "B\u0000x"}]"#
         )
         let build = try project.seedkit("build")
-        #expect(build.status == 0, "\(build)")
-        #expect(
-            try hexRows(
+        expectEqual(build.status, 0, "\(build)")
+        try expectEqual(
+            hexRows(
                 project, "build/seed.sqlite",
                 "SELECT hex(c.code) || '>' || hex(p.code) FROM nodes c JOIN nodes p ON p.id = c.parent_id ORDER BY c.code"
-            ) == ["420079>420078", "42007A>420079"])
+            ), ["420079>420078", "42007A>420079"])
     }
 
     @Test func aMigrationOverNulTextUpdatesAndRecordsOnlyWhatApplied() throws {
@@ -133,16 +135,17 @@ import Testing
              "delete": {"notes": [{"key": "B\u0000y", "from": {"note": "n"}}]}}
             """#)
         let result = try project.seedkit("migrate", "user.sqlite")
-        #expect(result.status == 0, "\(result)")
+        expectEqual(result.status, 0, "\(result)")
         #expect(!result.stderr.contains("conflict") && !result.stderr.contains("missing"), "\(result)")
-        #expect(
-            try hexRows(project, "user.sqlite", "SELECT hex(code) || '|' || hex(note) FROM notes ORDER BY id") == [
+        try expectEqual(
+            hexRows(project, "user.sqlite", "SELECT hex(code) || '|' || hex(note) FROM notes ORDER BY id"),
+            [
                 "420078|676869006A6B6C", "42007A|6E657700",
             ])
         // Run again: nothing to do, nothing changed.
         let again = try project.seedkit("migrate", "user.sqlite")
-        #expect(again.status == 0, "\(again)")
-        #expect(try hexRows(project, "user.sqlite", "SELECT count(*) FROM notes") == ["2"])
+        expectEqual(again.status, 0, "\(again)")
+        try expectEqual(hexRows(project, "user.sqlite", "SELECT count(*) FROM notes"), ["2"])
     }
 
     @Test func aMigrationWhoseNulTextDiffersIsAConflictThatShowsTheNul() throws {
@@ -151,30 +154,30 @@ import Testing
             "migrations/0001-fix.json",
             #"{"update": {"notes": [{"key": "B\u0000x", "from": {"note": "abc\u0000xyz"}, "to": {"note": "new"}}]}}"#)
         let result = try project.seedkit("migrate", "user.sqlite")
-        #expect(result.status == 0, "\(result)")
+        expectEqual(result.status, 0, "\(result)")
         #expect(
             result.stderr.contains(
                 #"conflict on notes 'B\0x': changed in the store (note is 'abc\0def', expected 'abc\0xyz')"#),
             "\(result)")
-        #expect(try hexRows(project, "user.sqlite", "SELECT hex(note) FROM notes") == ["61626300646566"])
+        try expectEqual(hexRows(project, "user.sqlite", "SELECT hex(note) FROM notes"), ["61626300646566"])
     }
 
     @Test func newMigrationAndDiffSeeTheBytesAfterANul() throws {
         let project = try notesProject(notes: #"[{"code": "k", "note": "abc\u0000def"}]"#)
         try FileManager.default.copyItem(atPath: project.path("build/seed.sqlite"), toPath: project.path("old.sqlite"))
         try project.write("seeds/data/notes.json", #"[{"code": "k", "note": "abc\u0000xyz"}]"#)
-        #expect(try project.seedkit("build", "--migrations", "none").status == 0)
+        try expectEqual(project.seedkit("build", "--migrations", "none").status, 0)
         let diff = try project.seedkit("diff", "old.sqlite", "build/seed.sqlite", "--format", "json")
         #expect(diff.stdout.contains(#""abc\u0000def""#) && diff.stdout.contains(#""abc\u0000xyz""#), "\(diff)")
         let made = try project.seedkit("new-migration", "change", "--from", "old.sqlite")
-        #expect(made.status == 0, "\(made)")
+        expectEqual(made.status, 0, "\(made)")
         #expect(!made.stdout.contains("no migration needed") && !made.stderr.contains("no migration needed"), "\(made)")
         // What it wrote carries the whole text: the old seed, migrated, equals the new build.
         let proof = try project.seedkit("check-upgrade", "old.sqlite")
-        #expect(proof.status == 0, "\(proof)")
+        expectEqual(proof.status, 0, "\(proof)")
         try FileManager.default.copyItem(atPath: project.path("old.sqlite"), toPath: project.path("migrated.sqlite"))
-        #expect(try project.seedkit("migrate", "migrated.sqlite").status == 0)
-        #expect(try hexRows(project, "migrated.sqlite", "SELECT hex(note) FROM notes") == ["6162630078797A"])
+        try expectEqual(project.seedkit("migrate", "migrated.sqlite").status, 0)
+        try expectEqual(hexRows(project, "migrated.sqlite", "SELECT hex(note) FROM notes"), ["6162630078797A"])
     }
 
     // MARK: - One comparison: bytes, as SQLite's BINARY collation
@@ -194,23 +197,23 @@ import Testing
     @Test func composedAndDecomposedKeysAreTwoRowsToBuildAndRefs() throws {
         let project = try cafeProject(categories: [Self.nfc, Self.nfd], book: Self.nfd)
         let build = try project.seedkit("build")
-        #expect(build.status == 0, "\(build)")
-        #expect(
-            try hexRows(
+        expectEqual(build.status, 0, "\(build)")
+        try expectEqual(
+            hexRows(
                 project, "build/seed.sqlite",
-                "SELECT hex(c.name) FROM books b JOIN categories c ON c.id = b.category_id") == ["43616665CC81"])
-        #expect(try hexRows(project, "build/seed.sqlite", "SELECT count(*) FROM categories") == ["2"])
+                "SELECT hex(c.name) FROM books b JOIN categories c ON c.id = b.category_id"), ["43616665CC81"])
+        try expectEqual(hexRows(project, "build/seed.sqlite", "SELECT count(*) FROM categories"), ["2"])
     }
 
     @Test func aComposedToDecomposedChangeIsAMigrationADiffAndARename() throws {
         let project = try cafeProject(categories: [Self.nfc], book: Self.nfc)
-        #expect(try project.seedkit("build", "--output", "old.sqlite").status == 0)
+        try expectEqual(project.seedkit("build", "--output", "old.sqlite").status, 0)
         try project.write("seeds/data/categories.csv", "name\n\(Self.nfd)\n")
         try project.write("seeds/data/books.csv", "title,price,category_id\nOne,10,\(Self.nfd)\n")
-        #expect(try project.seedkit("build").status == 0)
+        try expectEqual(project.seedkit("build").status, 0)
         // diff sees a change and shows which bytes differ.
         let diff = try project.seedkit("diff", "old.sqlite", "build/seed.sqlite")
-        #expect(diff.status == 0, "\(diff)")
+        expectEqual(diff.status, 0, "\(diff)")
         #expect(diff.stdout.contains(#"Cafe\u0301"#), "\(diff)")
         #expect(diff.stdout.contains(#"  + 'Cafe\u0301'"#) && diff.stdout.contains(#"  - 'Caf\u00E9'"#), "\(diff)")
         // Before the migration exists, check-upgrade's divergences tell the two keys apart too.
@@ -221,25 +224,25 @@ import Testing
         // new-migration sees it too, and with a hint writes a rename that carries the book along.
         let made = try project.seedkit(
             "new-migration", "nfd", "--from", "old.sqlite", "--rename", "categories:\(Self.nfc)=\(Self.nfd)")
-        #expect(made.status == 0, "\(made)")
-        #expect(
-            made.stdout
-                == "wrote migrations/0001-nfd.yml: 0 inserts, 1 update (1 rename), 0 deletes\n  rename categories 'Caf\\u00E9' → 'Cafe\\u0301' (--rename)\n",
+        expectEqual(made.status, 0, "\(made)")
+        expectEqual(
+            made.stdout,
+            "wrote migrations/0001-nfd.yml: 0 inserts, 1 update (1 rename), 0 deletes\n  rename categories 'Caf\\u00E9' → 'Cafe\\u0301' (--rename)\n",
             "\(made)")
         let proof = try project.seedkit("check-upgrade", "old.sqlite")
-        #expect(proof.status == 0, "\(proof)")
+        expectEqual(proof.status, 0, "\(proof)")
         try FileManager.default.copyItem(atPath: project.path("old.sqlite"), toPath: project.path("user.sqlite"))
-        #expect(try project.seedkit("migrate", "user.sqlite").status == 0)
-        #expect(
-            try hexRows(
-                project, "user.sqlite", "SELECT hex(c.name) FROM books b JOIN categories c ON c.id = b.category_id")
-                == ["43616665CC81"])
-        #expect(try hexRows(project, "user.sqlite", "SELECT count(*) FROM categories") == ["1"])
+        try expectEqual(project.seedkit("migrate", "user.sqlite").status, 0)
+        try expectEqual(
+            hexRows(
+                project, "user.sqlite", "SELECT hex(c.name) FROM books b JOIN categories c ON c.id = b.category_id"),
+            ["43616665CC81"])
+        try expectEqual(hexRows(project, "user.sqlite", "SELECT count(*) FROM categories"), ["1"])
     }
 
     @Test func aStoresDecomposedValueIsAConflictForAComposedFrom() throws {
         let project = try cafeProject(categories: ["Fiction"], book: "Fiction")
-        #expect(try project.seedkit("build", "--output", "user.sqlite").status == 0)
+        try expectEqual(project.seedkit("build", "--output", "user.sqlite").status, 0)
         try project.database("user.sqlite").write { db in
             try db.execute(sql: "UPDATE books SET title = ?", arguments: [Self.nfd])
         }
@@ -248,9 +251,9 @@ import Testing
             "update:\n  books:\n    - { key: \"\(Self.nfc)\", from: { price: 10 }, to: { price: 11 } }\n")
         let result = try project.seedkit("migrate", "user.sqlite")
         // The key is not in the store (its bytes differ): missing, not an update of the user's row.
-        #expect(result.status == 0, "\(result)")
+        expectEqual(result.status, 0, "\(result)")
         #expect(result.stdout.contains("1 missing"), "\(result)")
-        #expect(try hexRows(project, "user.sqlite", "SELECT CAST(price AS TEXT) FROM books") == ["10.0"])
+        try expectEqual(hexRows(project, "user.sqlite", "SELECT CAST(price AS TEXT) FROM books"), ["10.0"])
     }
 
     @Test func aFromComparesBytesNotCanonicalEquivalence() throws {
@@ -262,23 +265,23 @@ import Testing
             "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  notes:\n    file: data/notes.csv\n    key: code\n"
         )
         try project.write("seeds/data/notes.csv", "code,note\nk,\(Self.nfd)\n")
-        #expect(try project.seedkit("build", "--output", "user.sqlite").status == 0)
+        try expectEqual(project.seedkit("build", "--output", "user.sqlite").status, 0)
         try FileManager.default.copyItem(atPath: project.path("user.sqlite"), toPath: project.path("old.sqlite"))
         try project.write(
             "migrations/0001-note.yml",
             "update:\n  notes:\n    - { key: k, from: { note: \"\(Self.nfc)\" }, to: { note: New } }\n")
         let result = try project.seedkit("migrate", "user.sqlite")
-        #expect(result.status == 0, "\(result)")
+        expectEqual(result.status, 0, "\(result)")
         #expect(
             result.stderr.contains(
                 #"conflict on notes 'k': changed in the store (note is 'Cafe\u0301', expected 'Caf\u00E9')"#),
             "\(result)")
-        #expect(try hexRows(project, "user.sqlite", "SELECT hex(note) FROM notes") == ["43616665CC81"])
+        try expectEqual(hexRows(project, "user.sqlite", "SELECT hex(note) FROM notes"), ["43616665CC81"])
         // new-migration from that store to fixtures holding the composed form sees a change.
         try project.write("seeds/data/notes.csv", "code,note\nk,\(Self.nfc)\n")
         try project.remove("migrations/0001-note.yml")
         let made = try project.seedkit("new-migration", "nfc", "--from", "old.sqlite")
-        #expect(made.status == 0, "\(made)")
+        expectEqual(made.status, 0, "\(made)")
         #expect(made.stdout.hasPrefix("wrote migrations/0001-nfc.yml: 0 inserts, 1 update, 0 deletes"), "\(made)")
     }
 
@@ -293,17 +296,17 @@ import Testing
             "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  notes:\n    file: data/notes.csv\n    key: code\n"
         )
         try project.write("seeds/data/notes.csv", "code,note\nk,\(Self.nfc)\n")
-        #expect(try project.seedkit("build", "--output", "user.sqlite").status == 0)
+        try expectEqual(project.seedkit("build", "--output", "user.sqlite").status, 0)
         try project.write(
             "migrations/0001-note.yml",
             "update:\n  notes:\n    - { key: k, from: { note: \"\(Self.nfc)\" }, to: { note: \"\(Self.nfd)\" } }\n")
         let plan = try project.seedkit("migrate", "--dry-run", "user.sqlite")
-        #expect(plan.status == 0, "\(plan)")
+        expectEqual(plan.status, 0, "\(plan)")
         #expect(plan.stdout.contains(#"updated         notes 'k': note 'Caf\u00E9' → 'Cafe\u0301'"#), "\(plan)")
         let result = try project.seedkit("migrate", "user.sqlite")
-        #expect(result.status == 0, "\(result)")
+        expectEqual(result.status, 0, "\(result)")
         #expect(result.stdout.contains(#"updated         notes 'k': note 'Caf\u00E9' → 'Cafe\u0301'"#), "\(result)")
-        #expect(try hexRows(project, "user.sqlite", "SELECT hex(note) FROM notes") == ["43616665CC81"])
+        try expectEqual(hexRows(project, "user.sqlite", "SELECT hex(note) FROM notes"), ["43616665CC81"])
     }
 
     // MARK: - Names as SQLite matches them: ASCII case only
@@ -324,12 +327,12 @@ import Testing
         let project = try accentProject(
             fixture: #"[{"k": "a", "\u00e9": "lower", "\u00c9": "upper"}, {"k": "b", "\u00c9": "only upper"}]"#)
         let build = try project.seedkit("build")
-        #expect(build.status == 0, "\(build)")
-        #expect(
-            try hexRows(
+        expectEqual(build.status, 0, "\(build)")
+        try expectEqual(
+            hexRows(
                 project, "build/seed.sqlite",
-                "SELECT k || '|' || ifnull(\"\u{E9}\", 'NULL') || '|' || ifnull(\"\u{C9}\", 'NULL') FROM t ORDER BY id")
-                == ["a|lower|upper", "b|NULL|only upper"])
+                "SELECT k || '|' || ifnull(\"\u{E9}\", 'NULL') || '|' || ifnull(\"\u{C9}\", 'NULL') FROM t ORDER BY id"),
+            ["a|lower|upper", "b|NULL|only upper"])
         // A migration's insert and update match them the same way.
         try FileManager.default.copyItem(atPath: project.path("build/seed.sqlite"), toPath: project.path("user.sqlite"))
         try project.write(
@@ -339,13 +342,13 @@ import Testing
              "update": {"t": [{"key": "b", "from": {"\u00c9": "only upper"}, "to": {"\u00c9": "B upper"}}]}}
             """#)
         let result = try project.seedkit("migrate", "user.sqlite")
-        #expect(result.status == 0, "\(result)")
+        expectEqual(result.status, 0, "\(result)")
         #expect(!result.stderr.contains("conflict"), "\(result)")
-        #expect(
-            try hexRows(
+        try expectEqual(
+            hexRows(
                 project, "user.sqlite",
-                "SELECT k || '|' || ifnull(\"\u{E9}\", 'NULL') || '|' || ifnull(\"\u{C9}\", 'NULL') FROM t ORDER BY id")
-                == ["a|lower|upper", "b|NULL|B upper", "c|c lower|C upper", "d|NULL|D upper"])
+                "SELECT k || '|' || ifnull(\"\u{E9}\", 'NULL') || '|' || ifnull(\"\u{C9}\", 'NULL') FROM t ORDER BY id"),
+            ["a|lower|upper", "b|NULL|B upper", "c|c lower|C upper", "d|NULL|D upper"])
     }
 
     @Test func columnsNamedWithComposedAndDecomposedAccentsAreTwoColumns() throws {
@@ -358,21 +361,21 @@ import Testing
             "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  t:\n    file: data/t.json\n    key: k\n")
         try project.write("seeds/data/t.json", #"[{"k": "a", "\u00e9": "composed", "e\u0301": "decomposed"}]"#)
         let build = try project.seedkit("build", "--output", "user.sqlite")
-        #expect(build.status == 0, "\(build)")
+        expectEqual(build.status, 0, "\(build)")
         try project.write(
             "migrations/0001-d.json",
             #"{"update": {"t": [{"key": "a", "from": {"e\u0301": "decomposed"}, "to": {"e\u0301": "D"}}]}}"#)
         let migrate = try project.seedkit("migrate", "user.sqlite")
         #expect(migrate.status == 0 && !migrate.stderr.contains("conflict"), "\(migrate)")
-        #expect(
-            try hexRows(project, "user.sqlite", "SELECT \"\u{E9}\" || '|' || \"e\u{301}\" FROM t") == ["composed|D"])
+        try expectEqual(
+            hexRows(project, "user.sqlite", "SELECT \"\u{E9}\" || '|' || \"e\u{301}\" FROM t"), ["composed|D"])
     }
 
     @Test func asciiCaseStillFoldsInNames() throws {
         let project = try accentProject(fixture: #"[{"K": "a", "\u00e9": "x"}]"#)
         let build = try project.seedkit("build")
-        #expect(build.status == 0, "\(build)")
-        #expect(try hexRows(project, "build/seed.sqlite", "SELECT k || '|' || \"\u{E9}\" FROM t") == ["a|x"])
+        expectEqual(build.status, 0, "\(build)")
+        try expectEqual(hexRows(project, "build/seed.sqlite", "SELECT k || '|' || \"\u{E9}\" FROM t"), ["a|x"])
     }
 
     // MARK: - Human output escapes what a terminal acts on
@@ -404,7 +407,7 @@ import Testing
             "migrations/0001-fix.json",
             #"{"update": {"notes": [{"key": "k", "from": {"note": "x"}, "to": {"note": "y"}}]}}"#)
         let migrate = try project.seedkit("migrate", "user.sqlite")
-        #expect(migrate.status == 0, "\(migrate)")
+        expectEqual(migrate.status, 0, "\(migrate)")
         #expect(migrate.stderr.contains(#"(note is '\x1b]0;owned\x07\r\x1b[K', expected 'x')"#), "\(migrate)")
         #expect(!migrate.stderr.contains("\u{1B}"), "\(migrate)")
     }
@@ -421,22 +424,23 @@ import Testing
         )
         try project.write("seeds/data/readings.csv", "name,v\nup,1e999\ndown,-1e999\nplain,1.5\n")
         let build = try project.seedkit("build")
-        #expect(build.status == 0, "\(build)")
-        #expect(
-            try hexRows(
+        expectEqual(build.status, 0, "\(build)")
+        try expectEqual(
+            hexRows(
                 project, "build/seed.sqlite",
-                "SELECT name || '|' || (v = 1e999) || (v = -1e999) FROM readings ORDER BY id") == [
-                    "up|10", "down|01", "plain|00",
-                ])
+                "SELECT name || '|' || (v = 1e999) || (v = -1e999) FROM readings ORDER BY id"),
+            [
+                "up|10", "down|01", "plain|00",
+            ])
         // csv prints what the build reads back as the same value.
         let csv = try project.seedkit("inspect", "build/seed.sqlite", "readings", "--format", "csv")
-        #expect(csv.stdout == "id,name,v\r\n1,up,1e999\r\n2,down,-1e999\r\n3,plain,1.5\r\n", "\(csv)")
+        expectEqual(csv.stdout, "id,name,v\r\n1,up,1e999\r\n2,down,-1e999\r\n3,plain,1.5\r\n", "\(csv)")
         try project.write("seeds/data/readings.csv", csv.stdout)
         try FileManager.default.copyItem(
             atPath: project.path("build/seed.sqlite"), toPath: project.path("first.sqlite"))
-        #expect(try project.seedkit("build").status == 0)
+        try expectEqual(project.seedkit("build").status, 0)
         let same = try project.seedkit("diff", "first.sqlite", "build/seed.sqlite", "--exit-code")
-        #expect(same.status == 0, "\(same)")
+        expectEqual(same.status, 0, "\(same)")
         // JSON carries infinity as a number (1e999), never null.
         try project.database("build/seed.sqlite").write { db in
             try db.execute(sql: "UPDATE readings SET v = NULL WHERE name = 'up'")
@@ -450,7 +454,7 @@ import Testing
             "seeds/schema.sql",
             "CREATE TABLE readings (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, v INTEGER);\n")
         try project.write("seeds/data/readings.csv", "name,v\nup,1e999\n")
-        #expect(try project.seedkit("build").status == 1)
+        try expectEqual(project.seedkit("build").status, 1)
     }
 
     // MARK: - A column's collation decides its `from` check
@@ -466,7 +470,7 @@ import Testing
             "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  notes:\n    file: data/notes.csv\n    key: code\n"
         )
         try project.write("seeds/data/notes.csv", "code,tag,pad,note\nk,fiction,a  ,x\nj,fiction,a,x\n")
-        #expect(try project.seedkit("build", "--output", "user.sqlite").status == 0)
+        try expectEqual(project.seedkit("build", "--output", "user.sqlite").status, 0)
         try project.write(
             "migrations/0001-note.yml",
             """
@@ -477,12 +481,12 @@ import Testing
 
             """)
         let result = try project.seedkit("migrate", "user.sqlite")
-        #expect(result.status == 0, "\(result)")
+        expectEqual(result.status, 0, "\(result)")
         // NOCASE and RTRIM say the row still holds what shipped; BINARY says 'x' is not 'X'.
-        #expect(
-            try hexRows(
-                project, "user.sqlite", "SELECT code || '=' || tag || '|' || pad || '|' || note FROM notes ORDER BY id")
-                == ["k=drama|b|x", "j=fiction|a|x"])
+        try expectEqual(
+            hexRows(
+                project, "user.sqlite", "SELECT code || '=' || tag || '|' || pad || '|' || note FROM notes ORDER BY id"),
+            ["k=drama|b|x", "j=fiction|a|x"])
         #expect(
             result.stderr.contains("conflict on notes 'j': changed in the store (note is 'x', expected 'X')"),
             "\(result)")
@@ -516,9 +520,9 @@ import Testing
                 """)
         try project.write("seeds/data/shelves.csv", "book_id,label\nThe first book,front\n")
         try project.write("seeds/data/notes.csv", "title,body\n")
-        #expect(try project.seedkit("build", "--output", "seeds/releases/1.0.sqlite").status == 0)
+        try expectEqual(project.seedkit("build", "--output", "seeds/releases/1.0.sqlite").status, 0)
         let result = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite")
-        #expect(result.status == 0, "\(result)")
+        expectEqual(result.status, 0, "\(result)")
         // A table of keys and refs gets a user row too; an empty one is listed as not checked, with why.
         #expect(
             result.stdout.contains(
@@ -552,12 +556,12 @@ import Testing
             "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  items:\n    file: data/items.json\n    key: k\n"
         )
         try project.write("seeds/data/items.json", #"[{"k": "a", "meta": {"x": 1}}, {"k": "b", "meta": [1, 2]}]"#)
-        #expect(try project.seedkit("build", "--output", "old.sqlite").status == 0)
+        try expectEqual(project.seedkit("build", "--output", "old.sqlite").status, 0)
         try project.write("seeds/data/items.json", #"[{"k": "a", "meta": {"x": 2}}, {"k": "b", "meta": [1, 2, 3]}]"#)
         let made = try project.seedkit("new-migration", "meta", "--from", "old.sqlite")
-        #expect(made.status == 0, "\(made)")
+        expectEqual(made.status, 0, "\(made)")
         let check = try project.seedkit("check-upgrade", "old.sqlite")
-        #expect(check.status == 0, "\(check)")
+        expectEqual(check.status, 0, "\(check)")
         #expect(check.stdout.contains("ok: user edit items 'a'.meta = "), "\(check)")
         #expect(check.stdout.contains("ok: user edit items 'b'.meta = "), "\(check)")
         #expect(
@@ -569,9 +573,9 @@ import Testing
         let project = try notesProject(notes: #"[{"code": "k", "note": "\u001b]0;owned\u0007\r\u001b[K"}]"#)
         try project.write("seeds/data/notes.json", #"[{"code": "k", "note": "\u001b]0;owned\u0007\r\u001b[J"}]"#)
         let made = try project.seedkit("new-migration", "fix", "--from", "user.sqlite")
-        #expect(made.status == 0, "\(made)")
+        expectEqual(made.status, 0, "\(made)")
         let proof = try project.seedkit("check-upgrade", "user.sqlite")
-        #expect(proof.status == 0, "\(proof)")
+        expectEqual(proof.status, 0, "\(proof)")
         #expect(
             proof.stdout.contains(
                 #"ok: user edit notes 'k'.note = "\x1b]0;owned\x07\r\x1b[K (edited by the user)" kept"#), "\(proof)")

@@ -30,16 +30,16 @@ import Testing
         let started = Date()
         let result = try runSeedkit(command, in: project.root, environment: ["SEEDKIT_READ_LIMIT": "2"])
         #expect(Date().timeIntervalSince(started) < 30, "bounded: \(result)")
-        #expect(result.status == 3, "\(result)")
+        expectEqual(result.status, 3, "\(result)")
         #expect(
             result.stderr.contains(
                 "user.sqlite: error: reading the store was stopped: it ran past seedkit's bound on reading a store"),
             "\(result)")
-        #expect(project.sha256("user.sqlite") == before)
+        expectEqual(project.sha256("user.sqlite"), before)
     }
 
     @Test func theBoundGrowsWithTheStoreAndCanBeSet() {
-        #expect(StoreAccess.readBound(forFileAt: "/no/such/store.sqlite") == 10)
+        expectEqual(StoreAccess.readBound(forFileAt: "/no/such/store.sqlite"), 10)
     }
 
     @Test func storesAreReadWithTrustedSchemaOff() throws {
@@ -48,13 +48,13 @@ import Testing
         try store.write { db in try db.execute(sql: "CREATE VIEW layout AS SELECT name FROM pragma_table_list") }
         try store.close()
         let queue = try StoreAccess.openReadOnly(project.path("user.sqlite"))
-        #expect(try queue.read { db in try Int.fetchOne(db, sql: "PRAGMA trusted_schema") } == 0)
+        try expectEqual(queue.read { db in try Int.fetchOne(db, sql: "PRAGMA trusted_schema") }, 0)
         try queue.close()
         let writable = try StoreAccess.openWritable(project.path("user.sqlite"), busyTimeout: 1)
-        #expect(try writable.read { db in try Int.fetchOne(db, sql: "PRAGMA trusted_schema") } == 0)
+        try expectEqual(writable.read { db in try Int.fetchOne(db, sql: "PRAGMA trusted_schema") }, 0)
         try writable.close()
         let result = try project.seedkit("inspect", "user.sqlite", "layout")
-        #expect(result.status == 3, "\(result)")
+        expectEqual(result.status, 3, "\(result)")
         #expect(result.stderr.contains("unsafe use of virtual table \"pragma_table_list\""), "\(result)")
         #expect(result.stderr.contains("trusted_schema off"), "\(result)")
     }
@@ -79,12 +79,12 @@ import Testing
         try project.write("migrations/\(file)", migration)
         let before = project.sha256("user.sqlite")
         let result = try project.seedkit("migrate", "user.sqlite")
-        #expect(result.status == 3, "\(result)")
+        expectEqual(result.status, 3, "\(result)")
         #expect(
             result.stderr.contains(
                 "user.sqlite: error: the store's schema uses what SQLite allows only in stores it trusts (unsafe use of virtual table \"pragma_table_list\")"
             ), "\(result)")
-        #expect(project.sha256("user.sqlite") == before)
+        expectEqual(project.sha256("user.sqlite"), before)
     }
 
     @Test func verifyEvaluatesCheckConstraintsAndSaysWhichCheckItRan() throws {
@@ -93,12 +93,12 @@ import Testing
             "seeds/schema.sql",
             BookStore.schema.replacingOccurrences(
                 of: "price REAL NOT NULL,", with: "price REAL NOT NULL CHECK (price >= 0),"))
-        #expect(try project.seedkit("build").status == 0)
+        try expectEqual(project.seedkit("build").status, 0)
         let fine = try project.seedkit("verify", "build/seed.sqlite")
-        #expect(fine.status == 0, "\(fine)")
-        #expect(
-            fine.stdout
-                == "build/seed.sqlite: ok (integrity_check with CHECK constraints, foreign keys, rules and checks)\n",
+        expectEqual(fine.status, 0, "\(fine)")
+        expectEqual(
+            fine.stdout,
+            "build/seed.sqlite: ok (integrity_check with CHECK constraints, foreign keys, rules and checks)\n",
             "\(fine)")
         let store = try project.database("build/seed.sqlite")
         try store.writeWithoutTransaction { db in
@@ -107,7 +107,7 @@ import Testing
         }
         try store.close()
         let result = try project.seedkit("verify", "build/seed.sqlite")
-        #expect(result.status == 3, "\(result)")
+        expectEqual(result.status, 3, "\(result)")
         #expect(
             result.stdout.contains("build/seed.sqlite: integrity: CHECK constraint failed in books [2200]\n"),
             "\(result)")

@@ -8,12 +8,12 @@ import Testing
 @Suite struct VerifyExitCodeTests {
     @Test func aCheckThatDoesNotRunOnTheStoreIsAConfigurationError() throws {
         let project = try TemporaryProject()
-        #expect(try project.seedkit("build").status == 0)
+        try expectEqual(project.seedkit("build").status, 0)
         try project.write(
             "seeds/seedkit.yml",
             BookStore.manifest + "    checks:\n      - sql: \"no_such_column > 1\"\n        message: never runs\n")
         let result = try project.seedkit("verify", "build/seed.sqlite")
-        #expect(result.status == 2, "\(result)")
+        expectEqual(result.status, 2, "\(result)")
         #expect(
             result.stdout.contains(
                 "build/seed.sqlite: books: check 'no_such_column > 1' does not run on this store: no such column: no_such_column [2100]"
@@ -22,12 +22,12 @@ import Testing
 
     @Test func aTableTheStoreLacksIsAConfigurationError() throws {
         let project = try TemporaryProject()
-        #expect(try project.seedkit("build").status == 0)
+        try expectEqual(project.seedkit("build").status, 0)
         let store = try project.database("build/seed.sqlite")
         try store.write { db in try db.execute(sql: "DROP TABLE books") }
         try store.close()
         let result = try project.seedkit("verify", "build/seed.sqlite")
-        #expect(result.status == 2, "\(result)")
+        expectEqual(result.status, 2, "\(result)")
         #expect(
             result.stdout.contains(
                 "build/seed.sqlite: books: the manifest names table books, which the store does not have [2100]"),

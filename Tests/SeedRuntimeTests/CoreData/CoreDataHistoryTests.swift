@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SeedTestSupport
 import Testing
 
 @testable import SeedRuntime
@@ -62,19 +63,18 @@ private func rows(_ queue: DatabaseQueue, _ sql: String) throws -> [String] {
 @Suite struct CoreDataHistoryTests {
     /// The masks ResourcesManager's store holds, from the same properties.
     @Test func masksAreTheRealStoresMasks() throws {
-        #expect(
-            try CoreDataHistory.columnsMask(entity: "Item", properties: item, changed: ["craftingRecipe"])
-                == Data([0x80]))
-        #expect(
-            try CoreDataHistory.columnsMask(
-                entity: "CraftingRecipe", properties: recipe, changed: ["requiredComponents"]) == Data([0x20]))
-        #expect(
-            try CoreDataHistory.columnsMask(
-                entity: "CraftingRecipe", properties: recipe, changed: ["producedItemCount"]) == Data([0x40]))
-        #expect(
-            try CoreDataHistory.columnsMask(
-                entity: "CraftingRecipe", properties: recipe, changed: ["producedItem", "requiredComponents"])
-                == Data([0xA0]))
+        try expectEqual(
+            CoreDataHistory.columnsMask(entity: "Item", properties: item, changed: ["craftingRecipe"]), Data([0x80]))
+        try expectEqual(
+            CoreDataHistory.columnsMask(
+                entity: "CraftingRecipe", properties: recipe, changed: ["requiredComponents"]), Data([0x20]))
+        try expectEqual(
+            CoreDataHistory.columnsMask(
+                entity: "CraftingRecipe", properties: recipe, changed: ["producedItemCount"]), Data([0x40]))
+        try expectEqual(
+            CoreDataHistory.columnsMask(
+                entity: "CraftingRecipe", properties: recipe, changed: ["producedItem", "requiredComponents"]),
+            Data([0xA0]))
     }
 
     /// To-one relationships, then attributes, then to-many relationships, each by name: what
@@ -82,23 +82,22 @@ private func rows(_ queue: DatabaseQueue, _ sql: String) throws -> [String] {
     /// where by name and by kind differ.
     @Test func masksCountToOnesThenAttributesThenToManys() throws {
         // Component: by name count, craftingRecipe, id, item; by kind craftingRecipe, item, count, id.
-        #expect(
-            try CoreDataHistory.columnsMask(entity: "Component", properties: component, changed: ["count"])
-                == Data([0x20]))
-        #expect(
-            try CoreDataHistory.columnsMask(entity: "Component", properties: component, changed: ["item"])
-                == Data([0x40]))
-        #expect(
-            try CoreDataHistory.columnsMask(
-                entity: "Component", properties: component, changed: ["craftingRecipe", "id"]) == Data([0x90]))
+        try expectEqual(
+            CoreDataHistory.columnsMask(entity: "Component", properties: component, changed: ["count"]), Data([0x20]))
+        try expectEqual(
+            CoreDataHistory.columnsMask(entity: "Component", properties: component, changed: ["item"]), Data([0x40]))
+        try expectEqual(
+            CoreDataHistory.columnsMask(
+                entity: "Component", properties: component, changed: ["craftingRecipe", "id"]), Data([0x90]))
         // SwiftData's Author { name, id, books: [Book] }: id, name, books.
         let author: [Property] = [
             .init(name: "name", kind: .attribute), .init(name: "id", kind: .attribute),
             .init(name: "books", kind: .toMany),
         ]
-        #expect(
-            try CoreDataHistory.columnsMask(entity: "Author", properties: author, changed: ["books"]) == Data([0x20]))
-        #expect(try CoreDataHistory.columnsMask(entity: "Author", properties: author, changed: ["id"]) == Data([0x80]))
+        try expectEqual(
+            CoreDataHistory.columnsMask(entity: "Author", properties: author, changed: ["books"]), Data([0x20]))
+        try expectEqual(
+            CoreDataHistory.columnsMask(entity: "Author", properties: author, changed: ["id"]), Data([0x80]))
         // RMAdminStore's Usage (device, user | lastEventDate, lastUpdatedDate | blocks): a UsageBlock
         // inserted with its lastUpdatedDate set is 18 there (by name it would be 88).
         let usage: [Property] = [
@@ -106,12 +105,11 @@ private func rows(_ queue: DatabaseQueue, _ sql: String) throws -> [String] {
             .init(name: "device", kind: .toOne),
             .init(name: "lastEventDate", kind: .attribute), .init(name: "lastUpdatedDate", kind: .attribute),
         ]
-        #expect(
-            try CoreDataHistory.columnsMask(entity: "Usage", properties: usage, changed: ["lastUpdatedDate", "blocks"])
-                == Data([0x18]))
-        #expect(
-            try CoreDataHistory.columnsMask(entity: "Usage", properties: usage, changed: ["lastUpdatedDate"])
-                == Data([0x10]))
+        try expectEqual(
+            CoreDataHistory.columnsMask(entity: "Usage", properties: usage, changed: ["lastUpdatedDate", "blocks"]),
+            Data([0x18]))
+        try expectEqual(
+            CoreDataHistory.columnsMask(entity: "Usage", properties: usage, changed: ["lastUpdatedDate"]), Data([0x10]))
     }
 
     /// More than 8 properties: ⌈n/8⌉ bytes, property i in byte i/8 from its high bit, as
@@ -130,27 +128,27 @@ private func rows(_ queue: DatabaseQueue, _ sql: String) throws -> [String] {
             ]
         // A UsageCategory inserted into the block, with lastEventDate, longestSessionEndDate and
         // screenTimeInSeconds: 1940 in the store; a UsageCountedItem instead: 1920.
-        #expect(
-            try CoreDataHistory.columnsMask(
+        try expectEqual(
+            CoreDataHistory.columnsMask(
                 entity: "UsageBlock", properties: block,
-                changed: ["lastEventDate", "longestSessionEndDate", "screenTimeInSeconds", "categories"])
-                == Data([0x19, 0x40]))
-        #expect(
-            try CoreDataHistory.columnsMask(
+                changed: ["lastEventDate", "longestSessionEndDate", "screenTimeInSeconds", "categories"]),
+            Data([0x19, 0x40]))
+        try expectEqual(
+            CoreDataHistory.columnsMask(
                 entity: "UsageBlock", properties: block,
-                changed: ["lastEventDate", "longestSessionEndDate", "screenTimeInSeconds", "countedItems"])
-                == Data([0x19, 0x20]))
+                changed: ["lastEventDate", "longestSessionEndDate", "screenTimeInSeconds", "countedItems"]),
+            Data([0x19, 0x20]))
         let eight = (0..<8).map { Property(name: "a\($0)", kind: .attribute) }
-        #expect(try CoreDataHistory.columnsMask(entity: "Eight", properties: eight, changed: ["a7"]) == Data([0x01]))
+        try expectEqual(CoreDataHistory.columnsMask(entity: "Eight", properties: eight, changed: ["a7"]), Data([0x01]))
         let nine = eight + [Property(name: "a8", kind: .attribute)]
-        #expect(
-            try CoreDataHistory.columnsMask(entity: "Nine", properties: nine, changed: ["a8"]) == Data([0x00, 0x80]))
+        try expectEqual(
+            CoreDataHistory.columnsMask(entity: "Nine", properties: nine, changed: ["a8"]), Data([0x00, 0x80]))
         // knowledgeC's StructuredMetadata: 121 attributes and the to-many `event`, last: bit 121.
         let metadata =
             (0..<121).map { Property(name: "m\($0)", kind: .attribute) } + [Property(name: "event", kind: .toMany)]
-        #expect(
-            try CoreDataHistory.columnsMask(entity: "StructuredMetadata", properties: metadata, changed: ["event"])
-                == Data(repeating: 0, count: 15) + Data([0x40]))
+        try expectEqual(
+            CoreDataHistory.columnsMask(entity: "StructuredMetadata", properties: metadata, changed: ["event"]),
+            Data(repeating: 0, count: 15) + Data([0x40]))
     }
 
     @Test func unsettledMasksAreRefused() throws {
@@ -218,9 +216,9 @@ private func rows(_ queue: DatabaseQueue, _ sql: String) throws -> [String] {
             .init(name: "name", kind: .attribute), .init(name: "parentFolder", kind: .toOne),
             .init(name: "stepSections", kind: .toMany),
         ]
-        #expect(
-            try CoreDataHistory.columnsMask(entity: "SDRecipe", properties: recipe, changed: ["parentFolder"])
-                == Data([0x80]))
+        try expectEqual(
+            CoreDataHistory.columnsMask(entity: "SDRecipe", properties: recipe, changed: ["parentFolder"]), Data([0x80])
+        )
     }
 
     /// A transaction as ResourcesManager's fourth (a Component added to recipe 1), written by
@@ -241,17 +239,19 @@ private func rows(_ queue: DatabaseQueue, _ sql: String) throws -> [String] {
                     .init(entityName: "Component", entity: 1, primaryKey: 1, kind: .insert),
                 ], masks: [0: mask], transaction: .init(timestamp: when), in: db)
         }
-        #expect(written == .init(transaction: 4, changes: [5, 6]))
+        expectEqual(written, .init(transaction: 4, changes: [5, 6]))
         // Real Tx 4: (4, 16002, NULL, NULL, 1, NULL, 2, 743906543.27066, NULL…): the app's bundle
         // and process strings; seedkit's own author, bundle and process strings instead.
-        #expect(
-            try rows(store, "SELECT * FROM ATRANSACTION WHERE Z_PK = 4") == [
+        try expectEqual(
+            rows(store, "SELECT * FROM ATRANSACTION WHERE Z_PK = 4"),
+            [
                 "4|16002|NULL|5|5|NULL|5|743906543.27066|NULL|NULL|NULL|NULL|NULL"
             ])
-        #expect(try rows(store, "SELECT typeof(ZTIMESTAMP) FROM ATRANSACTION WHERE Z_PK = 4") == ["\"real\""])
+        try expectEqual(rows(store, "SELECT typeof(ZTIMESTAMP) FROM ATRANSACTION WHERE Z_PK = 4"), ["\"real\""])
         // Strings: Z_MAX 4 ran ahead of the two rows, so seedkit's string is 5, and is interned once.
-        #expect(
-            try rows(store, "SELECT * FROM ATRANSACTIONSTRING ORDER BY Z_PK") == [
+        try expectEqual(
+            rows(store, "SELECT * FROM ATRANSACTIONSTRING ORDER BY Z_PK"),
+            [
                 "1|16003|NULL|\"com.sdsoftware.ResourcesManager\"", "2|16003|NULL|\"ResourcesManager\"",
                 "5|16003|NULL|\"seedkit\"",
             ])
@@ -260,12 +260,14 @@ private func rows(_ queue: DatabaseQueue, _ sql: String) throws -> [String] {
             store,
             "SELECT Z_PK, Z_ENT, Z_OPT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, CASE WHEN ZCOLUMNS IS NULL THEN 'NULL' ELSE hex(ZCOLUMNS) END FROM ACHANGE WHERE Z_PK > 4"
         )
-        #expect(
-            changeRows == [
+        expectEqual(
+            changeRows,
+            [
                 "5|16001|NULL|0|1|1|4|\"NULL\"", "6|16001|NULL|1|2|1|4|\"20\"",
             ], "\(changeRows)")
-        #expect(
-            try rows(store, "SELECT Z_ENT, Z_NAME, Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT > 16000") == [
+        try expectEqual(
+            rows(store, "SELECT Z_ENT, Z_NAME, Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT > 16000"),
+            [
                 "16001|\"CHANGE\"|6", "16002|\"TRANSACTION\"|4", "16003|\"TRANSACTIONSTRING\"|5",
             ])
         // A second transaction reuses the interned string.
@@ -274,15 +276,15 @@ private func rows(_ queue: DatabaseQueue, _ sql: String) throws -> [String] {
                 [.init(entityName: "Item", entity: 3, primaryKey: 2, kind: .delete)], masks: [:],
                 transaction: .init(contextName: "seedkit", timestamp: when), in: db)
         }
-        #expect(
-            try rows(
-                store, "SELECT ZAUTHORTS, ZBUNDLEIDTS, ZCONTEXTNAMETS, ZPROCESSIDTS FROM ATRANSACTION WHERE Z_PK = 5")
-                == ["5|5|5|5"])
-        #expect(try rows(store, "SELECT count(*) FROM ATRANSACTIONSTRING") == ["3"])
-        #expect(
-            try rows(
-                store, "SELECT ZCHANGETYPE, ZENTITY, ZENTITYPK, ZCOLUMNS IS NULL FROM ACHANGE WHERE ZTRANSACTIONID = 5")
-                == ["2|3|2|1"])
+        try expectEqual(
+            rows(
+                store, "SELECT ZAUTHORTS, ZBUNDLEIDTS, ZCONTEXTNAMETS, ZPROCESSIDTS FROM ATRANSACTION WHERE Z_PK = 5"),
+            ["5|5|5|5"])
+        try expectEqual(rows(store, "SELECT count(*) FROM ATRANSACTIONSTRING"), ["3"])
+        try expectEqual(
+            rows(
+                store, "SELECT ZCHANGETYPE, ZENTITY, ZENTITYPK, ZCOLUMNS IS NULL FROM ACHANGE WHERE ZTRANSACTIONID = 5"),
+            ["2|3|2|1"])
     }
 
     @Test func ordersInsertsUpdatesDeletesAsTheRealStores() throws {
@@ -300,10 +302,10 @@ private func rows(_ queue: DatabaseQueue, _ sql: String) throws -> [String] {
         }
         #expect(written?.changes == [5, 6, 7, 8])
         // Real Tx 5: update 2/1, delete 1/1, delete 3/2.
-        #expect(
-            try rows(
-                store, "SELECT ZCHANGETYPE, ZENTITY, ZENTITYPK FROM ACHANGE WHERE ZTRANSACTIONID = 4 ORDER BY Z_PK")
-                == ["0|3|3", "1|2|1", "2|1|1", "2|3|2"])
+        try expectEqual(
+            rows(
+                store, "SELECT ZCHANGETYPE, ZENTITY, ZENTITYPK FROM ACHANGE WHERE ZTRANSACTIONID = 4 ORDER BY Z_PK"),
+            ["0|3|3", "1|2|1", "2|1|1", "2|3|2"])
     }
 
     @Test func refusesWhatItCannotVouchFor() throws {
@@ -335,8 +337,8 @@ private func rows(_ queue: DatabaseQueue, _ sql: String) throws -> [String] {
             }
         }
         #expect(shape?.description.contains("ATRANSACTION has columns") == true)
-        #expect(try rows(store, "SELECT count(*) FROM ACHANGE") == before)
-        #expect(try rows(store, "SELECT count(*) FROM ATRANSACTIONSTRING") == ["2"])
-        #expect(try store.write { db in try CoreDataHistory.write([], masks: [:], in: db) } == nil)
+        try expectEqual(rows(store, "SELECT count(*) FROM ACHANGE"), before)
+        try expectEqual(rows(store, "SELECT count(*) FROM ATRANSACTIONSTRING"), ["2"])
+        try expectEqual(store.write { db in try CoreDataHistory.write([], masks: [:], in: db) }, nil)
     }
 }

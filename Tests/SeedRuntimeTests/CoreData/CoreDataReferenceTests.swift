@@ -40,27 +40,30 @@ private func rows(_ queue: DatabaseQueue, _ sql: String) throws -> [String] {
         ])
         let report = try migrator.migrate(store, options: .init(tables: specs))
         #expect(report.migrations.first?.count(.inserted) == 1)
-        #expect(
-            try rows(store, "SELECT Z_PK, Z_ENT, Z_OPT, ZCATEGORY, ZPRICE, ZTITLE FROM ZBOOK ORDER BY Z_PK") == [
+        try expectEqual(
+            rows(store, "SELECT Z_PK, Z_ENT, Z_OPT, ZCATEGORY, ZPRICE, ZTITLE FROM ZBOOK ORDER BY Z_PK"),
+            [
                 "76|1|1|51|10.0|\"The first book\"", "77|1|1|51|15.0|\"The second book\"",
                 "78|1|1|52|10.0|\"The third book\"",
                 "79|1|1|52|12.0|\"The fourth book\"",
             ])
-        #expect(
-            try rows(store, "SELECT Z_PK, Z_ENT, Z_OPT, ZNAME FROM ZBOOKCATEGORY ORDER BY Z_PK") == [
+        try expectEqual(
+            rows(store, "SELECT Z_PK, Z_ENT, Z_OPT, ZNAME FROM ZBOOKCATEGORY ORDER BY Z_PK"),
+            [
                 "51|2|1|\"Fiction\"", "52|2|2|\"Biography\"",
             ])
-        #expect(try rows(store, "SELECT * FROM ZPAGE") == [])
-        #expect(
-            try rows(store, "SELECT * FROM Z_PRIMARYKEY ORDER BY Z_ENT") == [
+        try expectEqual(rows(store, "SELECT * FROM ZPAGE"), [])
+        try expectEqual(
+            rows(store, "SELECT * FROM Z_PRIMARYKEY ORDER BY Z_ENT"),
+            [
                 "1|\"Book\"|0|79", "2|\"BookCategory\"|0|52", "3|\"Page\"|0|0",
             ])
-        #expect(
-            try store.read { db in try Data.fetchOne(db, sql: "SELECT Z_PLIST FROM Z_METADATA") } == metadata,
+        try expectEqual(
+            store.read { db in try Data.fetchOne(db, sql: "SELECT Z_PLIST FROM Z_METADATA") }, metadata,
             "the model's version hashes are untouched")
-        #expect(
-            try store.read { db in try String.fetchOne(db, sql: "SELECT Z_UUID FROM Z_METADATA") }
-                == "B1C2D3E4-0000-4000-8000-0123456789AB")
+        try expectEqual(
+            store.read { db in try String.fetchOne(db, sql: "SELECT Z_UUID FROM Z_METADATA") },
+            "B1C2D3E4-0000-4000-8000-0123456789AB")
         // And again: nothing happens twice.
         #expect(try migrator.migrate(store, options: .init(tables: specs)).migrations.isEmpty)
     }
@@ -76,14 +79,15 @@ private func rows(_ queue: DatabaseQueue, _ sql: String) throws -> [String] {
                 """)
         ])
         _ = try migrator.migrate(store, options: .init(tables: specs))
-        #expect(
-            try rows(store, "SELECT Z_PK, Z_OPT, ZCATEGORY, ZPRICE FROM ZBOOK ORDER BY Z_PK") == [
+        try expectEqual(
+            rows(store, "SELECT Z_PK, Z_OPT, ZCATEGORY, ZPRICE FROM ZBOOK ORDER BY Z_PK"),
+            [
                 "76|2|52|11.0", "78|1|52|10.0",
             ])
         // Fiction: lost the first book (+1) and the second (+1); Biography: gained the first (+1).
-        #expect(try rows(store, "SELECT Z_PK, Z_OPT FROM ZBOOKCATEGORY ORDER BY Z_PK") == ["51|3", "52|2"])
-        #expect(
-            try rows(store, "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_NAME = 'Book'") == ["78"],
+        try expectEqual(rows(store, "SELECT Z_PK, Z_OPT FROM ZBOOKCATEGORY ORDER BY Z_PK"), ["51|3", "52|2"])
+        try expectEqual(
+            rows(store, "SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_NAME = 'Book'"), ["78"],
             "deletes do not move Z_MAX")
     }
 
@@ -109,12 +113,13 @@ private func rows(_ queue: DatabaseQueue, _ sql: String) throws -> [String] {
         _ = try migrator.migrate(
             store,
             options: .init(tables: [TableSpec(name: "Novel", key: ["title"]), TableSpec(name: "Item", key: ["title"])]))
-        #expect(
-            try rows(store, "SELECT Z_PK, Z_ENT, Z_OPT, ZTITLE FROM ZITEM ORDER BY Z_PK") == [
+        try expectEqual(
+            rows(store, "SELECT Z_PK, Z_ENT, Z_OPT, ZTITLE FROM ZITEM ORDER BY Z_PK"),
+            [
                 "5|1|1|\"An item\"", "6|2|1|\"A novel\"", "7|1|1|\"Another item\"",
             ])
-        #expect(
-            try rows(store, "SELECT Z_NAME, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT") == ["\"Item\"|7", "\"Novel\"|0"])
+        try expectEqual(
+            rows(store, "SELECT Z_NAME, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT"), ["\"Item\"|7", "\"Novel\"|0"])
     }
 
     @Test func datesAreSecondsSince2001() throws {
@@ -135,7 +140,7 @@ private func rows(_ queue: DatabaseQueue, _ sql: String) throws -> [String] {
         }
         // one day and 30 s after 2001-01-01T00:00:00Z, less the +01:00 offset
         let expected: Double = 86_400 + 30 - 3_600
-        #expect(published == expected)
+        expectEqual(published, expected)
     }
 
     @Test func aStoreWhoseZPrimaryKeyIsBehindItsTablesIsRefusedUnchanged() throws {
@@ -155,6 +160,6 @@ private func rows(_ queue: DatabaseQueue, _ sql: String) throws -> [String] {
             return error.kind == .refused
                 && "\(error)".contains("Z_PRIMARYKEY says the highest Book Z_PK is 70, but ZBOOK has 78")
         }
-        #expect(try rows(store, "SELECT count(*) FROM ZBOOK") == ["3"])
+        try expectEqual(rows(store, "SELECT count(*) FROM ZBOOK"), ["3"])
     }
 }

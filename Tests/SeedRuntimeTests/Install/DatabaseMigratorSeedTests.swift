@@ -64,23 +64,24 @@ import Testing
     @Test func schemaStepsAndDataMigrationsRunInOneOrderedHistoryAndASecondRunDoesNothing() throws {
         defer { try? FileManager.default.removeItem(at: root) }
         let history = try migrator()
-        #expect(history.migrations == ["1-schema", "seedkit-0001-add-fourth-book", "3-ratings", "seedkit-0002-rate"])
+        expectEqual(history.migrations, ["1-schema", "seedkit-0001-add-fourth-book", "3-ratings", "seedkit-0002-rate"])
 
         let queue = try DatabaseQueue(path: store.path)
         try history.migrate(queue)
         try queue.read { db in
-            #expect(
-                try history.appliedMigrations(db) == [
+            try expectEqual(
+                history.appliedMigrations(db),
+                [
                     "1-schema", "seedkit-0001-add-fourth-book", "3-ratings", "seedkit-0002-rate",
                 ])
             let ledger = try MigrationLedger.entries(db)
-            #expect(ledger.map(\.id) == ["0001-add-fourth-book", "0002-rate"])
-            #expect(ledger.map(\.origin) == [.applied, .applied])
+            expectEqual(ledger.map(\.id), ["0001-add-fourth-book", "0002-rate"])
+            expectEqual(ledger.map(\.origin), [.applied, .applied])
             let books = try Row.fetchAll(db, sql: "SELECT title, price, category_id, rating FROM books ORDER BY id").map
             { row in
                 "\(row[0] as String) \(row[1] as Double) \(row[2] as Int) \(row[3] as Int? ?? -1)"
             }
-            #expect(books == ["The first book 11.0 1 5", "The fourth book 12.0 2 -1"])
+            expectEqual(books, ["The first book 11.0 1 5", "The fourth book 12.0 2 -1"])
         }
         try queue.close()
 
@@ -90,7 +91,7 @@ import Testing
         try migrator().migrate(again)
         #expect(try again.read { db in try history.hasCompletedMigrations(db) })
         try again.close()
-        #expect(FileManager.default.contents(atPath: store.path).map { SHA256.hex($0) } == SHA256.hex(before))
+        expectEqual(FileManager.default.contents(atPath: store.path).map { SHA256.hex($0) }, SHA256.hex(before))
     }
 
     @Test func aUserEditBetweenLaunchesIsKeptByTheNextDataMigration() throws {
@@ -117,8 +118,8 @@ import Testing
                 try MigrationLedger.entries(db).map(\.id)
             )
         }
-        #expect(price == 13)
-        #expect(ledger == ["0001-add-fourth-book", "0002-rate"])
+        expectEqual(price, 13)
+        expectEqual(ledger, ["0001-add-fourth-book", "0002-rate"])
         try queue.close()
     }
 }

@@ -66,25 +66,25 @@ private final class AppBundle {
             Issue.record("expected installedSeed, got \(outcome)")
             return
         }
-        #expect(report.migrations.map(\.number) == [1])
-        #expect(try app.titles() == ["The first book", "The second book", "The third book", "The fourth book"])
-        #expect(try app.installer().prepareStore() == .upToDate)
+        expectEqual(report.migrations.map(\.number), [1])
+        try expectEqual(app.titles(), ["The first book", "The second book", "The third book", "The fourth book"])
+        try expectEqual(app.installer().prepareStore(), .upToDate)
     }
 
     @Test func firstLaunchWithAnUpToDateSeedOnlyCopies() throws {
         let app = try AppBundle()
         let bundled = try AppBundle(seedContains: try app.migrations())
         let installer = SeedInstaller(store: app.store, seed: bundled.seed, migrations: try app.migrations())
-        #expect(try installer.prepareStore() == .installedSeed(MigrationReport(migrations: [], dryRun: false)))
-        #expect(
-            FileManager.default.contents(atPath: app.store.path)
-                == FileManager.default.contents(atPath: bundled.seed.path), "the store is a byte copy of the seed")
+        try expectEqual(installer.prepareStore(), .installedSeed(MigrationReport(migrations: [], dryRun: false)))
+        expectEqual(
+            FileManager.default.contents(atPath: app.store.path),
+            FileManager.default.contents(atPath: bundled.seed.path), "the store is a byte copy of the seed")
     }
 
     @Test func laterLaunchMigratesAndKeepsUserRows() throws {
         let app = try AppBundle()
         let empty = SeedInstaller(store: app.store, seed: app.seed, migrations: [])
-        #expect(try empty.prepareStore() == .installedSeed(MigrationReport(migrations: [], dryRun: false)))
+        try expectEqual(empty.prepareStore(), .installedSeed(MigrationReport(migrations: [], dryRun: false)))
         try DatabaseQueue(path: app.store.path).write { db in
             try db.execute(sql: "INSERT INTO books (title, price, category_id) VALUES ('Mine', 1, 1)")
         }
@@ -93,7 +93,8 @@ private final class AppBundle {
             return
         }
         #expect(report.migrations.first?.count(.inserted) == 1)
-        #expect(try app.titles() == ["The first book", "The second book", "The third book", "Mine", "The fourth book"])
+        try expectEqual(
+            app.titles(), ["The first book", "The second book", "The third book", "Mine", "The fourth book"])
     }
 
     @Test func staleFilesBesideAMissingStoreAreIgnored() throws {
@@ -107,10 +108,10 @@ private final class AppBundle {
         try Data(repeating: 0xAB, count: 4096).write(to: URL(fileURLWithPath: app.store.path + "-wal"))
         try Data(repeating: 0xCD, count: 32768).write(to: URL(fileURLWithPath: app.store.path + "-shm"))
         _ = try app.installer().prepareStore()
-        #expect(try app.titles().count == 4)
-        #expect(
-            try DatabaseQueue(path: app.store.path).read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check")
-            } == "ok")
+        try expectEqual(app.titles().count, 4)
+        try expectEqual(
+            DatabaseQueue(path: app.store.path).read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check")
+            }, "ok")
         let left = try FileManager.default.contentsOfDirectory(atPath: app.store.deletingLastPathComponent().path)
         #expect(!left.contains { $0.hasSuffix(".tmp") })
     }
@@ -129,7 +130,7 @@ private final class AppBundle {
         } throws: { error in
             (error as? SeedError)?.kind == .refused
         }
-        #expect(FileManager.default.contents(atPath: app.store.path) == before)
+        expectEqual(FileManager.default.contents(atPath: app.store.path), before)
     }
 
     @Test func aCorruptStoreIsRefusedNotCrashed() throws {
@@ -190,10 +191,10 @@ private final class AppBundle {
     @Test func seedErrorReadsTheSameAsTheCLIEverywhere() throws {
         let error = SeedError(.refused, file: "Library/BookStore.sqlite", "not a SQLite database")
         let expected = "Library/BookStore.sqlite: error: not a SQLite database [2200]"
-        #expect(error.description == expected)
-        #expect(error.localizedDescription == expected)
-        #expect((error as any Error).localizedDescription == expected)
-        #expect(String(describing: error) == expected)
+        expectEqual(error.description, expected)
+        expectEqual(error.localizedDescription, expected)
+        expectEqual((error as any Error).localizedDescription, expected)
+        expectEqual(String(describing: error), expected)
     }
 
     @Test func theAppsOwnDatabasePoolInWALModeGetsTheSeedThenMigrations() throws {
@@ -206,13 +207,13 @@ private final class AppBundle {
             Issue.record("expected installedSeed")
             return
         }
-        #expect(report.migrations.map(\.id) == ["0001-add-fourth-book"])
-        #expect(try pool.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") } == "wal")
-        #expect(
-            try pool.read { db in try String.fetchAll(db, sql: "SELECT title FROM books ORDER BY id") }
-                == ["The first book", "The second book", "The third book", "The fourth book"])
-        #expect(try installer.prepareStore(in: pool) == .upToDate)
-        #expect(try pool.read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") } == "ok")
+        expectEqual(report.migrations.map(\.id), ["0001-add-fourth-book"])
+        try expectEqual(pool.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }, "wal")
+        try expectEqual(
+            pool.read { db in try String.fetchAll(db, sql: "SELECT title FROM books ORDER BY id") },
+            ["The first book", "The second book", "The third book", "The fourth book"])
+        try expectEqual(installer.prepareStore(in: pool), .upToDate)
+        try expectEqual(pool.read { db in try String.fetchOne(db, sql: "PRAGMA integrity_check") }, "ok")
     }
 
     @Test func theAppsOwnDatabaseIsEmptiedAgainWhenTheFirstLaunchFails() throws {
@@ -226,7 +227,7 @@ private final class AppBundle {
         #expect(throws: SeedError.self) {
             try SeedInstaller(seed: app.seed, migrations: try app.migrations()).prepareStore(in: queue)
         }
-        #expect(try queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") } == 0)
+        try expectEqual(queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }, 0)
     }
 
     @Test func theAppsTransactionObserversSeeTheRowsItsMigrationsInsert() throws {
@@ -243,9 +244,9 @@ private final class AppBundle {
             Issue.record("expected installedSeed")
             return
         }
-        #expect(report.migrations.map(\.number) == [1])
-        #expect(
-            observer.insertions["books"] == 1, "the seed is copied page by page (not observed); the migration's row is")
+        expectEqual(report.migrations.map(\.number), [1])
+        expectEqual(
+            observer.insertions["books"], 1, "the seed is copied page by page (not observed); the migration's row is")
     }
 
     @Test func yamlMigrationsNeedTheToolAndSaySo() throws {
@@ -262,9 +263,9 @@ private final class AppBundle {
     /// it applied and counts the rest, and still names every row it did not apply.
     @Test func aBigUpdateAtLaunchListsASampleOfWhatItAppliedAndEveryRowItDidNot() throws {
         let app = try AppBundle()
-        #expect(
-            try SeedInstaller(store: app.store, seed: app.seed, migrations: []).prepareStore()
-                == .installedSeed(MigrationReport(migrations: [], dryRun: false)))
+        try expectEqual(
+            SeedInstaller(store: app.store, seed: app.seed, migrations: []).prepareStore(),
+            .installedSeed(MigrationReport(migrations: [], dryRun: false)))
         try DatabaseQueue(path: app.store.path).write { db in
             for number in 0..<150 {
                 try db.execute(
@@ -279,7 +280,7 @@ private final class AppBundle {
         try Data("{\"insert\": {\"books\": [\(rows.joined(separator: ", "))]}}".utf8).write(
             to: app.migrationsDirectory.appendingPathComponent("0002-many-books.json"))
         let migrations = try app.migrations()
-        #expect(SeedInstaller(store: app.store, seed: app.seed, migrations: migrations).options.eventsPerKind == 100)
+        expectEqual(SeedInstaller(store: app.store, seed: app.seed, migrations: migrations).options.eventsPerKind, 100)
 
         guard
             case .migrated(let report) = try SeedInstaller(store: app.store, seed: app.seed, migrations: migrations)
@@ -289,14 +290,15 @@ private final class AppBundle {
             Issue.record("expected migrated")
             return
         }
-        #expect(outcome.number == 2)
-        #expect(outcome.count(.inserted) == 250)
-        #expect(outcome.unlisted == [.inserted: 150])
-        #expect(outcome.events.filter { $0.kind == .inserted }.map(\.keyDescription) == (0..<100).map { "'New \($0)'" })
-        #expect(
-            outcome.events.filter { $0.kind == .alreadyPresent }.map(\.keyDescription)
-                == (0..<150).map { "'Mine \($0)'" })
-        #expect(try app.titles().count == 3 + 1 + 150 + 250)
+        expectEqual(outcome.number, 2)
+        expectEqual(outcome.count(.inserted), 250)
+        expectEqual(outcome.unlisted, [.inserted: 150])
+        expectEqual(
+            outcome.events.filter { $0.kind == .inserted }.map(\.keyDescription), (0..<100).map { "'New \($0)'" })
+        expectEqual(
+            outcome.events.filter { $0.kind == .alreadyPresent }.map(\.keyDescription), (0..<150).map { "'Mine \($0)'" }
+        )
+        try expectEqual(app.titles().count, 3 + 1 + 150 + 250)
 
         // Given SeedMigrator's own defaults, an installer lists every event.
         let other = try AppBundle()
@@ -314,7 +316,7 @@ private final class AppBundle {
             return
         }
         #expect(whole.unlisted.isEmpty)
-        #expect(whole.events.filter { $0.kind == .inserted }.count == 400)
+        expectEqual(whole.events.filter { $0.kind == .inserted }.count, 400)
     }
 
     /// An app's launch call is handed whatever file sits at the store's path: a ledger row holding a
@@ -340,7 +342,7 @@ private final class AppBundle {
             guard let error = error as? SeedError else { return false }
             return error.kind == .refused && error.description.contains("foreign or corrupt store: _seedkit_")
         }
-        #expect(try Data(contentsOf: app.store) == before)
+        try expectEqual(Data(contentsOf: app.store), before)
     }
 }
 

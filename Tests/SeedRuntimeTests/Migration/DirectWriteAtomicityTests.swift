@@ -33,6 +33,6 @@ import Testing
         var options = SeedMigrator.Options(tables: [TableSpec(name: "tags", key: ["name"])])
         options.writesDirectly = direct
         #expect(throws: SeedError.self) { try SeedMigrator(migrations: [migration]).migrate(queue, options: options) }
-        #expect(try queue.read { db in try String.fetchAll(db, sql: "SELECT name FROM tags ORDER BY name") } == [])
+        try expectEqual(queue.read { db in try String.fetchAll(db, sql: "SELECT name FROM tags ORDER BY name") }, [])
     }
 }

@@ -27,7 +27,7 @@ import Testing
             $0.writesDirectly = writesDirectly
         }
         #expect(!outcome.report.hasPrefix("error"), "\(outcome.report)")
-        #expect(stored(outcome).count == rows, "\(outcome.report)")
+        expectEqual(stored(outcome).count, rows, "\(outcome.report)")
         #expect(stored(outcome).allSatisfy { !$0.contains("NULL") }, "\(stored(outcome))")
     }
 
@@ -44,7 +44,7 @@ import Testing
             $0.writesDirectly = writesDirectly
         }
         #expect(!outcome.report.hasPrefix("error"), "\(outcome.report)")
-        #expect(stored(outcome).count == 1)
+        expectEqual(stored(outcome).count, 1)
         #expect(stored(outcome).allSatisfy { !$0.contains("NULL") }, "\(stored(outcome))")
     }
 }

@@ -93,10 +93,10 @@ private final class StatementLog: @unchecked Sendable {
         let run = try migrate(
             try store(large: large), #"{"insert": {"notes": [{"text": "new", "book_id": 1}]}}"#, whole: whole,
             table: "notes")
-        #expect(run.error == nil)
-        #expect(run.rows == ["good", "new"])
-        #expect(
-            run.statements.contains { $0.contains("foreign_key_check") } == whole,
+        expectEqual(run.error, nil)
+        expectEqual(run.rows, ["good", "new"])
+        expectEqual(
+            run.statements.contains { $0.contains("foreign_key_check") }, whole,
             "\(run.statements.filter { $0.contains("PRAGMA") })")
     }
 
@@ -104,11 +104,11 @@ private final class StatementLog: @unchecked Sendable {
     func aDeferredForeignKeyTheRunLeavesUnresolvedIsRefusedNamingItsRow(large: Bool) throws {
         let run = try migrate(
             try store(large: large), #"{"insert": {"notes": [{"text": "lost", "book_id": 42}]}}"#, table: "notes")
-        #expect(
-            run.error
-                == "after the migrations, a row of notes (rowid 2) references a missing row of books; nothing was written"
+        expectEqual(
+            run.error,
+            "after the migrations, a row of notes (rowid 2) references a missing row of books; nothing was written"
         )
-        #expect(run.rows == ["good"], "nothing was written")
+        expectEqual(run.rows, ["good"], "nothing was written")
     }
 
     /// A note whose book was gone before the run: the whole-store check refuses the run for it
@@ -122,14 +122,14 @@ private final class StatementLog: @unchecked Sendable {
             try store(large: large, orphan: true), #"{"insert": {"books": [{"title": "Emma", "category_id": 1}]}}"#,
             whole: whole, table: "books")
         if !whole {
-            #expect(run.error == nil)
-            #expect(run.rows == ["Dune", "Emma"])
+            expectEqual(run.error, nil)
+            expectEqual(run.rows, ["Dune", "Emma"])
         } else {
-            #expect(
-                run.error
-                    == "after the migrations, a row of notes (rowid 2) references a missing row of books; nothing was written"
+            expectEqual(
+                run.error,
+                "after the migrations, a row of notes (rowid 2) references a missing row of books; nothing was written"
             )
-            #expect(run.rows == ["Dune"])
+            expectEqual(run.rows, ["Dune"])
         }
     }
 }

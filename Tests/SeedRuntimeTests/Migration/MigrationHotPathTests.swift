@@ -22,15 +22,15 @@ private func foldedASCII(_ name: String) -> [UInt8] { name.utf8.map { $0 >= 65 &
         let name = randomName(&random)
         let lowered = String(
             decoding: foldedASCII(Bool.random(using: &random) ? name : randomName(&random)), as: UTF8.self)
-        #expect(
-            sameName(name, lowered) == (foldedASCII(name) == Array(lowered.utf8)),
+        expectEqual(
+            sameName(name, lowered), (foldedASCII(name) == Array(lowered.utf8)),
             "seed \(random.seed): \(name.debugDescription) vs \(lowered.debugDescription)")
-        #expect(Array(name.lowercasedName.utf8) == foldedASCII(name), "seed \(random.seed): \(name.debugDescription)")
+        expectEqual(Array(name.lowercasedName.utf8), foldedASCII(name), "seed \(random.seed): \(name.debugDescription)")
         let other = randomName(&random)
-        #expect(
-            name.isSameName(as: other) == (foldedASCII(name) == foldedASCII(other)),
+        expectEqual(
+            name.isSameName(as: other), (foldedASCII(name) == foldedASCII(other)),
             "seed \(random.seed): \(name.debugDescription) vs \(other.debugDescription)")
-        #expect((SQLName(name) == SQLName(other)) == (foldedASCII(name) == foldedASCII(other)))
+        expectEqual((SQLName(name) == SQLName(other)), (foldedASCII(name) == foldedASCII(other)))
     }
     #expect(
         sameName("Title", "title") && sameName("TITLE", "title") && !sameName("titles", "title")
@@ -48,8 +48,8 @@ private func foldedASCII(_ name: String) -> [UInt8] { name.utf8.map { $0 >= 65 &
     for _ in 0..<2_000 {
         let text = (0..<Int.random(in: 0...8, using: &random)).map { _ in pieces.randomElement(using: &random) ?? "" }
             .joined()
-        #expect(
-            DocNode(.string(text), line: 1, column: 1).jsonText == DocNode.quote(text),
+        expectEqual(
+            DocNode(.string(text), line: 1, column: 1).jsonText, DocNode.quote(text),
             "seed \(random.seed): \(text.debugDescription)")
     }
 }
@@ -75,12 +75,12 @@ private func foldedASCII(_ name: String) -> [UInt8] { name.utf8.map { $0 >= 65 &
         }
         bytes.withUnsafeBytes { buffer in
             let twoPasses = UTF8Validation.wideEncodingProblem(buffer) == nil && UTF8Validation.isValid(buffer)
-            #expect(UTF8Validation.isUTF8WithoutNUL(buffer) == twoPasses, "seed \(random.seed): \(bytes)")
+            expectEqual(UTF8Validation.isUTF8WithoutNUL(buffer), twoPasses, "seed \(random.seed): \(bytes)")
             if twoPasses { valid += 1 }
             let problem = UTF8Validation.textProblem(buffer)
-            #expect((problem == nil) == twoPasses, "seed \(random.seed): \(bytes)")
+            expectEqual((problem == nil), twoPasses, "seed \(random.seed): \(bytes)")
             if let wide = UTF8Validation.wideEncodingProblem(buffer) {
-                #expect(problem.map { "\($0)" } == "\(wide)", "seed \(random.seed)")
+                expectEqual(problem.map { "\($0)" }, "\(wide)", "seed \(random.seed)")
             }
         }
     }
@@ -96,7 +96,7 @@ private func foldedASCII(_ name: String) -> [UInt8] { name.utf8.map { $0 >= 65 &
     let document = try json.withUnsafeMutableBytes { try JSONScanner.parseDocument(UnsafeRawBufferPointer($0)) }
     let text = document.jsonText
     #expect(text.utf8.count > 3 << 16)
-    #expect(Migration.checksum(of: document) == "sha256:" + SHA256.hex(text.utf8))
+    expectEqual(Migration.checksum(of: document), "sha256:" + SHA256.hex(text.utf8))
 }
 
 @Suite struct DirectStatementTests {
@@ -117,9 +117,9 @@ private func foldedASCII(_ name: String) -> [UInt8] { name.utf8.map { $0 >= 65 &
             let stored = try Row.fetchAll(db, sql: "SELECT kind, typeof(v), quote(v) FROM t ORDER BY rowid").map {
                 [$0[0] as String, $0[1] as String, $0[2] as String]
             }
-            #expect(stored.count == values.count * 2)
+            expectEqual(stored.count, values.count * 2)
             for pair in stride(from: 0, to: stored.count, by: 2) {
-                #expect(stored[pair][1...] == stored[pair + 1][1...], "\(values[pair / 2])")
+                expectEqual(stored[pair][1...], stored[pair + 1][1...], "\(values[pair / 2])")
             }
         }
     }
@@ -131,16 +131,16 @@ private func foldedASCII(_ name: String) -> [UInt8] { name.utf8.map { $0 >= 65 &
             let direct = try db.makeStatement(sql: "INSERT INTO t VALUES ('direct', ?, ?)")
             for value in values {
                 try db.execute(sql: "INSERT INTO t VALUES ('grdb', ?, ?)", arguments: [value, value])
-                #expect(try direct.executeDirectly(binding: [("v", value), ("w", value)]) == 1)
+                try expectEqual(direct.executeDirectly(binding: [("v", value), ("w", value)]), 1)
             }
             let stored = try Row.fetchAll(
                 db, sql: "SELECT kind, typeof(v), quote(v), typeof(w), quote(w) FROM t ORDER BY rowid"
             ).map { row in
                 (0..<5).map { row[$0] as String }
             }
-            #expect(stored.count == values.count * 2)
+            expectEqual(stored.count, values.count * 2)
             for pair in stride(from: 0, to: stored.count, by: 2) {
-                #expect(stored[pair][1...] == stored[pair + 1][1...], "\(values[pair / 2])")
+                expectEqual(stored[pair][1...], stored[pair + 1][1...], "\(values[pair / 2])")
             }
         }
     }
@@ -150,7 +150,7 @@ private func foldedASCII(_ name: String) -> [UInt8] { name.utf8.map { $0 >= 65 &
         try queue.write { db in
             try db.execute(sql: "CREATE TABLE t (k TEXT PRIMARY KEY, v NOT NULL)")
             let insert = try db.makeStatement(sql: "INSERT INTO t VALUES (?, ?)")
-            #expect(try insert.executeDirectly(binding: [("k", .text("a")), ("v", .integer(1))]) == 1)
+            try expectEqual(insert.executeDirectly(binding: [("k", .text("a")), ("v", .integer(1))]), 1)
             for values: [(column: String, value: SQLValue)] in [
                 [("k", .text("a")), ("v", .integer(2))], [("k", .text("b")), ("v", .null)],
             ] {
@@ -164,12 +164,12 @@ private func foldedASCII(_ name: String) -> [UInt8] { name.utf8.map { $0 >= 65 &
                     grdb != nil && direct?.resultCode == grdb?.resultCode
                         && direct?.extendedResultCode == grdb?.extendedResultCode && direct?.message == grdb?.message)
             }
-            #expect(try insert.executeDirectly(binding: [("k", .text("c")), ("v", .text("x"))]) == 1)
+            try expectEqual(insert.executeDirectly(binding: [("k", .text("c")), ("v", .text("x"))]), 1)
             let skip = try db.makeStatement(sql: "INSERT INTO t VALUES (?, ?) ON CONFLICT (k) DO NOTHING")
-            #expect(
-                try skip.executeDirectly(binding: [("k", .text("c")), ("v", .text("y"))]) == 0,
+            try expectEqual(
+                skip.executeDirectly(binding: [("k", .text("c")), ("v", .text("y"))]), 0,
                 "a row skipped changes nothing")
-            #expect(try String.fetchAll(db, sql: "SELECT k || '=' || v FROM t ORDER BY k") == ["a=1", "c=x"])
+            try expectEqual(String.fetchAll(db, sql: "SELECT k || '=' || v FROM t ORDER BY k"), ["a=1", "c=x"])
         }
     }
 
@@ -185,14 +185,14 @@ private func foldedASCII(_ name: String) -> [UInt8] { name.utf8.map { $0 >= 65 &
                 let grdb = try Row.fetchOne(db, sql: "SELECT v FROM t WHERE k = ?", arguments: [index]).map {
                     SQLValue.fromDatabaseValue($0[0] as DatabaseValue)
                 }
-                #expect(try read.firstValue(binding: [.integer(Int64(index))]) == grdb)
+                try expectEqual(read.firstValue(binding: [.integer(Int64(index))]), grdb)
             }
-            #expect(try read.firstValue(binding: [.integer(99)]) == nil)
+            try expectEqual(read.firstValue(binding: [.integer(99)]), nil)
             // A statement that failed (a constraint) runs again cleanly.
             let insert = try db.makeStatement(sql: "INSERT INTO t VALUES (?, ?)")
             #expect(throws: DatabaseError.self) { try insert.execute(binding: [.integer(0), .text("taken")]) }
             try insert.execute(binding: [.integer(100), .text("free")])
-            #expect(try read.firstValue(binding: [.integer(100)]) == .text("free"))
+            try expectEqual(read.firstValue(binding: [.integer(100)]), .text("free"))
         }
     }
 }
@@ -278,11 +278,11 @@ private func randomMigrationJSON(_ random: inout SeededRandom) -> String {
             Migration.streamed(fileName: "0007-rows.json", file: "m/0007-rows.json", json: $0)
         }
         if let whole {
-            #expect(fast == whole, "seed \(random.seed), round \(round): \(String(decoding: text, as: UTF8.self))")
+            expectEqual(fast, whole, "seed \(random.seed), round \(round): \(String(decoding: text, as: UTF8.self))")
             streamed += 1
         } else {
-            #expect(
-                fast == nil,
+            expectEqual(
+                fast, nil,
                 "seed \(random.seed), round \(round): refused whole, read row by row: \(String(decoding: text, as: UTF8.self))"
             )
         }
@@ -301,15 +301,15 @@ private func randomMigrationJSON(_ random: inout SeededRandom) -> String {
         let b = (0..<Int.random(in: 0...4, using: &random)).map { _ in pieces.randomElement(using: &random) ?? "" }
             .joined()
         let same = Array(a.utf8) == Array(b.utf8)
-        #expect(sameBytes(a, b) == same, "seed \(random.seed): \(a.debugDescription) vs \(b.debugDescription)")
-        #expect(
-            (SQLValue.text(a) == SQLValue.text(b)) == same,
+        expectEqual(sameBytes(a, b), same, "seed \(random.seed): \(a.debugDescription) vs \(b.debugDescription)")
+        expectEqual(
+            (SQLValue.text(a) == SQLValue.text(b)), same,
             "seed \(random.seed): \(a.debugDescription) vs \(b.debugDescription)")
-        if same { #expect(SQLValue.text(a).hashValue == SQLValue.text(b).hashValue) }
-        #expect(
-            (a.exactKey == b.exactKey) == same, "seed \(random.seed): \(a.debugDescription) vs \(b.debugDescription)")
+        if same { expectEqual(SQLValue.text(a).hashValue, SQLValue.text(b).hashValue) }
+        expectEqual(
+            (a.exactKey == b.exactKey), same, "seed \(random.seed): \(a.debugDescription) vs \(b.debugDescription)")
     }
-    #expect(Set([SQLValue.text("Caf\u{E9}"), .text("Cafe\u{301}"), .text("Caf\u{E9}")]).count == 2)
+    expectEqual(Set([SQLValue.text("Caf\u{E9}"), .text("Cafe\u{301}"), .text("Caf\u{E9}")]).count, 2)
     #expect(
         SQLValue.integer(1) != .real(1) && SQLValue.integer(1).isSame(as: .real(1))
             && SQLValue.blob([1]) != .text("\u{1}"))

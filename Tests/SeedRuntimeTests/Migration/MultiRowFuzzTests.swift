@@ -121,7 +121,7 @@ private struct FuzzCase {
                 "\(what) differ (SEEDKIT_FUZZ_CASE=\(seed))\none by one: …\(context(a))\nmulti-row:  …\(context(b))\n\(describe())"
             )
         }
-        #expect(single.multiRowStatements == 0)
+        expectEqual(single.multiRowStatements, 0)
         if single.report != multi.report { differs("reports", single.report, multi.report) }
         if single.tables != multi.tables {
             let a = single.tables.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value.joined(separator: "\n"))" }

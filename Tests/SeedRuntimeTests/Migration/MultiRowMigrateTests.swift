@@ -155,7 +155,7 @@ private func book(_ n: Int, title: String? = nil, price: String = "2.5", categor
         let outcome = try bothWays(
             schema: booksSchema, seed: booksSeed, specs: booksSpecs,
             migrations: [("0001-books.json", json("books", rows))])
-        #expect(outcome.multiRowStatements == 3)
+        expectEqual(outcome.multiRowStatements, 3)
         #expect(outcome.tables["books"]?.count == 101)
         #expect(outcome.report.contains("inserted books"))
     }
@@ -169,14 +169,14 @@ private func book(_ n: Int, title: String? = nil, price: String = "2.5", categor
         rows.insert(book(12, title: "Book 12 again"), at: 20)
         let outcome = try bothWays(
             schema: booksSchema, seed: seed, specs: booksSpecs, migrations: [("0001-books.json", json("books", rows))])
-        #expect(
-            outcome.report.components(separatedBy: "already present; left as it is").count - 1 == 4, "\(outcome.report)"
+        expectEqual(
+            outcome.report.components(separatedBy: "already present; left as it is").count - 1, 4, "\(outcome.report)"
         )
         #expect(
             outcome.tables["books"]?.contains { $0.hasSuffix("|\"Mine\"|9.0|2") } == true,
             "the user's row is left as it is")
-        #expect(
-            outcome.multiRowStatements == 2,
+        expectEqual(
+            outcome.multiRowStatements, 2,
             "a statement of rows 1-32 fails (5 and 12), rows 33-64 go singly, 65-96 fail (77)")
     }
 
@@ -192,7 +192,7 @@ private func book(_ n: Int, title: String? = nil, price: String = "2.5", categor
             migrations: [("0001-books.json", json("books", rows))])
         #expect(outcome.report.hasPrefix("error invalidData"), "\(outcome.report)")
         let lines = outcome.report.components(separatedBy: "\n").dropFirst()
-        #expect(lines.count == 3, "\(outcome.report)")
+        expectEqual(lines.count, 3, "\(outcome.report)")
         #expect(lines.first?.contains("'40'") == true && lines.first?.contains("NOT NULL") == true, "\(outcome.report)")
         #expect(lines.dropFirst().first?.contains("'45'") == true, "\(outcome.report)")
         #expect(lines.last?.contains("lots") == true, "\(outcome.report)")
@@ -222,7 +222,7 @@ private func book(_ n: Int, title: String? = nil, price: String = "2.5", categor
         let rows = (1...70).map { book($0, title: "Book \($0)") }
         let outcome = try bothWays(
             schema: schema, seed: booksSeed, specs: booksSpecs, migrations: [("0001-books.json", json("books", rows))])
-        #expect(outcome.multiRowStatements == 0)
+        expectEqual(outcome.multiRowStatements, 0)
         #expect(outcome.report.contains("books_veto"), "\(outcome.report)")
     }
 
@@ -237,8 +237,8 @@ private func book(_ n: Int, title: String? = nil, price: String = "2.5", categor
         let outcome = try bothWays(
             schema: schema, specs: [TableSpec(name: "tags", key: ["name"])],
             migrations: [("0001-tags.json", json("tags", rows))])
-        #expect(
-            outcome.multiRowStatements == (clause == "ABORT" ? 1 : 0),
+        expectEqual(
+            outcome.multiRowStatements, (clause == "ABORT" ? 1 : 0),
             "\(clause): rows 1-32 fail on c-20, then go singly with the next 32")
         #expect(
             outcome.tables["tags"]?.contains { $0.contains("\"seed\"|\"c-20\"") } == true,
@@ -257,13 +257,13 @@ private func book(_ n: Int, title: String? = nil, price: String = "2.5", categor
         ]
         let outcome = try bothWays(
             schema: schema, specs: specs, migrations: [("0001-people.json", json("people", rows))])
-        #expect(outcome.multiRowStatements == 0)
+        expectEqual(outcome.multiRowStatements, 0)
         #expect(outcome.tables["people"]?.count == 70)
         // Without the ref in the specs (the key only): the FOREIGN KEY alone keeps rows one by one.
         let plain = try bothWays(
             schema: schema, specs: [TableSpec(name: "people", key: ["name"])],
             migrations: [("0001-people.json", json("people", (1...70).map { "{\"name\": \"p\($0)\"}" }))])
-        #expect(plain.multiRowStatements == 0)
+        expectEqual(plain.multiRowStatements, 0)
     }
 
     @Test func refsToParentsInsertedEarlierOrLaterInTheRunResolveAsOneByOne() throws {
@@ -326,7 +326,7 @@ private func book(_ n: Int, title: String? = nil, price: String = "2.5", categor
         }
         let outcome = try bothWays(
             schema: "", specs: specs, migrations: [("0001-books.json", json("Book", rows))], coreData: true)
-        #expect(outcome.multiRowStatements == 0)
+        expectEqual(outcome.multiRowStatements, 0)
         #expect(outcome.tables["ZBOOK"]?.count == 73)
     }
 }
@@ -353,9 +353,9 @@ private func book(_ n: Int, title: String? = nil, price: String = "2.5", categor
                     db, sql: "SELECT typeof(v) || ':' || ifnull(hex(v), 'NULL') FROM t WHERE kind = ? ORDER BY rowid",
                     arguments: [kind])
             }
-            #expect(try stored("multi") == stored("grdb"))
-            #expect(try stored("grdb")[5] == "text:610062", "the NUL and what follows it are stored")
-            #expect(try db.sqlRows("SELECT v FROM t WHERE kind = 'multi' ORDER BY rowid").map { $0[0] } == values)
+            try expectEqual(stored("multi"), stored("grdb"))
+            try expectEqual(stored("grdb")[5], "text:610062", "the NUL and what follows it are stored")
+            try expectEqual(db.sqlRows("SELECT v FROM t WHERE kind = 'multi' ORDER BY rowid").map { $0[0] }, values)
             // A constraint failure takes none of the statement's rows, and leaves the transaction going.
             try db.execute(sql: "CREATE UNIQUE INDEX t_v ON t (kind, v)")
             #expect(

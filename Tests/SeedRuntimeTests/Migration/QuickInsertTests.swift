@@ -101,18 +101,18 @@ private final class RecordingValidator: RowValidator, @unchecked Sendable {
         #expect(categories["2"] == "Novels" && categories["1"] == "Biography", "\(outcome.report)")
         for n in 200...299 {
             switch n % 4 {
-            case 0: #expect(categories["\(n)"] == nil, "book \(n) names Fiction, renamed away: not inserted")
-            case 1: #expect(categories["\(n)"] == "Novels", "book \(n)")
-            case 2: #expect(categories["\(n)"] == "Biography", "book \(n)")
-            default: #expect(categories["\(n)"] == "Drama", "book \(n)")
+            case 0: expectEqual(categories["\(n)"], nil, "book \(n) names Fiction, renamed away: not inserted")
+            case 1: expectEqual(categories["\(n)"], "Novels", "book \(n)")
+            case 2: expectEqual(categories["\(n)"], "Biography", "book \(n)")
+            default: expectEqual(categories["\(n)"], "Drama", "book \(n)")
             }
         }
         #expect(outcome.report.contains("deleteDenied categories 'Biography'"), "\(outcome.report)")
         #expect(
             outcome.report.contains("category_id 'Fiction' matches no categories.name in the store"),
             "\(outcome.report)")
-        #expect(
-            outcome.report.components(separatedBy: "matches no categories.name").count - 1 == 25, "\(outcome.report)")
+        expectEqual(
+            outcome.report.components(separatedBy: "matches no categories.name").count - 1, 25, "\(outcome.report)")
     }
 
     @Test func aParentDeletedBetweenMigrationsIsNotTakenFromMemory() throws {
@@ -134,9 +134,9 @@ private final class RecordingValidator: RowValidator, @unchecked Sendable {
         let categories = categoriesByISBN(outcome)
         #expect(!outcome.report.contains("delete-denied"), "\(outcome.report)")
         #expect(outcome.tables["categories"]?.contains { $0.contains("Drama") } == false, "\(outcome.report)")
-        for n in 100...163 { #expect(categories["\(n)"] == (n % 2 == 0 ? nil : "Fiction"), "book \(n)") }
-        #expect(
-            outcome.report.components(separatedBy: "category_id 'Drama' matches no categories.name").count - 1 == 32,
+        for n in 100...163 { expectEqual(categories["\(n)"], (n % 2 == 0 ? nil : "Fiction"), "book \(n)") }
+        expectEqual(
+            outcome.report.components(separatedBy: "category_id 'Drama' matches no categories.name").count - 1, 32,
             "\(outcome.report)")
     }
 
@@ -155,7 +155,7 @@ private final class RecordingValidator: RowValidator, @unchecked Sendable {
             schema: schema, seed: seed, specs: specs,
             migrations: [("0001-books.json", first), ("0002-essays.json", second)])
         let categories = categoriesByISBN(outcome)
-        for n in 1...96 { #expect(categories["\(n)"] == category(n), "book \(n)") }
+        for n in 1...96 { expectEqual(categories["\(n)"], category(n), "book \(n)") }
     }
 
     @Test func keysThatDifferInCaseFindTheirParentAsTheColumnComparesThem() throws {
@@ -199,8 +199,8 @@ private final class RecordingValidator: RowValidator, @unchecked Sendable {
                 #expect(byISBN["\"\(n)\""]?.label == (n % 2 == 0 ? "1" : "2"), "book \(n)")
             }
         }
-        #expect(
-            outcome.report.components(separatedBy: "label_id 'New' matches no labels.name").count - 1 == 3,
+        expectEqual(
+            outcome.report.components(separatedBy: "label_id 'New' matches no labels.name").count - 1, 3,
             "\(outcome.report)")
     }
 
@@ -228,8 +228,8 @@ private final class RecordingValidator: RowValidator, @unchecked Sendable {
         let (single, multi) = (RecordingValidator(), RecordingValidator())
         let one = try multiRowRun(base, specs: specs, migrations: loaded, multiRow: false) { $0.validator = single }
         let other = try multiRowRun(base, specs: specs, migrations: loaded, multiRow: true) { $0.validator = multi }
-        #expect(multi.calls == single.calls)
-        #expect(multi.calls.count == 80)
+        expectEqual(multi.calls, single.calls)
+        expectEqual(multi.calls.count, 80)
         #expect(
             multi.calls.first?.hasPrefix("books ISBN=1,Title=Book 1,price=1.0,category_id=3 /") == true,
             "\(multi.calls.first ?? "")")

@@ -49,42 +49,44 @@ import Testing
             """)
         let report = try SeedMigrator(migrations: [migration]).migrate(queue, options: .init(tables: tables))
         let outcome = try #require(report.migrations.first)
-        #expect(outcome.id == "0002-release-1-2")
-        #expect(outcome.name == "release-1-2")
-        #expect(outcome.number == 2)
-        #expect(report.events.map(\.kind) == [.inserted, .inserted, .updated, .conflict])
+        expectEqual(outcome.id, "0002-release-1-2")
+        expectEqual(outcome.name, "release-1-2")
+        expectEqual(outcome.number, 2)
+        expectEqual(report.events.map(\.kind), [.inserted, .inserted, .updated, .conflict])
 
         let book = report.events[0]
-        #expect(book.table == "books")
-        #expect(book.key == [RowEvent.KeyValue(column: "title", value: .text("The fourth book"))])
-        #expect(book.keyDescription == "'The fourth book'")
+        expectEqual(book.table, "books")
+        expectEqual(book.key, [RowEvent.KeyValue(column: "title", value: .text("The fourth book"))])
+        expectEqual(book.keyDescription, "'The fourth book'")
         #expect(book.changes.isEmpty)
 
         let edition = report.events[1]
-        #expect(edition.table == "editions")
-        #expect(
-            edition.key == [
+        expectEqual(edition.table, "editions")
+        expectEqual(
+            edition.key,
+            [
                 RowEvent.KeyValue(
                     column: "book_id", value: .integer(1),
                     parent: .init(table: "books", column: "title", value: .text("The first book"))),
                 RowEvent.KeyValue(column: "number", value: .integer(2)),
             ])
-        #expect(edition.keyDescription == "(book_id='The first book', number=2)")
+        expectEqual(edition.keyDescription, "(book_id='The first book', number=2)")
 
         let updated = report.events[2]
-        #expect(updated.keyValue("TITLE") == .text("The first book"))
-        #expect(
-            updated.changes == [RowEvent.ColumnChange(column: "price", old: .real(10), new: .real(11), kept: .real(11))]
+        expectEqual(updated.keyValue("TITLE"), .text("The first book"))
+        expectEqual(
+            updated.changes, [RowEvent.ColumnChange(column: "price", old: .real(10), new: .real(11), kept: .real(11))]
         )
 
         let conflict = report.events[3]
-        #expect(conflict.key == [RowEvent.KeyValue(column: "title", value: .text("The second book"))])
-        #expect(
-            conflict.changes == [
+        expectEqual(conflict.key, [RowEvent.KeyValue(column: "title", value: .text("The second book"))])
+        expectEqual(
+            conflict.changes,
+            [
                 RowEvent.ColumnChange(column: "price", old: .real(15), new: .real(16), kept: .real(13))
             ])
-        #expect(conflict.detail == "changed in the store (price is 13, expected 15); the store's values are kept")
-        #expect(report.attention == [conflict])
+        expectEqual(conflict.detail, "changed in the store (price is 13, expected 15); the store's values are kept")
+        expectEqual(report.attention, [conflict])
     }
 
     @Test func aConflictingDeleteListsTheColumnsItChecked() throws {
@@ -95,15 +97,16 @@ import Testing
             """)
         let report = try SeedMigrator(migrations: [migration]).migrate(queue, options: .init(tables: tables))
         let event = try #require(report.events.first)
-        #expect(event.kind == .conflict)
-        #expect(
-            event.changes == [
+        expectEqual(event.kind, .conflict)
+        expectEqual(
+            event.changes,
+            [
                 RowEvent.ColumnChange(column: "price", old: .real(15), new: nil, kept: .real(13)),
                 RowEvent.ColumnChange(
                     column: "category_id", old: .integer(1), new: nil, kept: .integer(1),
                     oldParent: .init(table: "categories", column: "name", value: .text("Fiction")),
                     keptParent: .init(table: "categories", column: "name", value: .text("Fiction"))),
             ])
-        #expect(try queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM books") } == 2)
+        try expectEqual(queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM books") }, 2)
     }
 }

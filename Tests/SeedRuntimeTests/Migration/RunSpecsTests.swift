@@ -1,4 +1,5 @@
 import GRDB
+import SeedTestSupport
 import Testing
 
 @testable import SeedRuntime
@@ -12,16 +13,16 @@ import Testing
 
     @Test func plainSQLiteSpecsAreFoundByEitherNameAndColumnsInAnyCase() {
         let specs = RunSpecs([Self.books], dialect: PlainSQLiteDialect())
-        #expect(specs.spec(sqlTable: "books") == Self.books)
-        #expect(specs.spec(named: "books") == Self.books)
-        #expect(specs.spec(sqlTable: "categories") == nil)
-        #expect(specs.spec(of: "books", as: "books", coreData: nil) == Self.books)
+        expectEqual(specs.spec(sqlTable: "books"), Self.books)
+        expectEqual(specs.spec(named: "books"), Self.books)
+        expectEqual(specs.spec(sqlTable: "categories"), nil)
+        expectEqual(specs.spec(of: "books", as: "books", coreData: nil), Self.books)
         let ref = specs.writtenRef("books", SQLName("CATEGORY_ID"))
         #expect(ref?.relationship == "category_id")
         #expect(ref?.reference == TableSpec.Reference(table: "categories", column: "name"))
-        #expect(specs.writtenColumn("books", SQLName("title")) == "Title")
-        #expect(specs.writtenColumn("books", SQLName("price")) == nil)  // neither key nor ref
-        #expect(RunSpecs().spec(sqlTable: "books") == nil)
+        expectEqual(specs.writtenColumn("books", SQLName("title")), "Title")
+        expectEqual(specs.writtenColumn("books", SQLName("price")), nil)  // neither key nor ref
+        expectEqual(RunSpecs().spec(sqlTable: "books"), nil)
     }
 
     /// Book (1) with sub-entity Novel (2), and Category (3): Novel's rows live in ZBOOK.
@@ -51,34 +52,34 @@ import Testing
             name: "ZBOOK", key: ["ZTITLE"],
             refs: ["ZCATEGORY": TableSpec.Reference(table: "Category", column: "ZNAME")],
             defaults: ["ZPRICE": .integer(10)])
-        #expect(specs.spec(sqlTable: "ZBOOK") == stored)
-        #expect(specs.spec(named: "Book") == stored)
-        #expect(specs.spec(named: "ZBOOK") == nil)
+        expectEqual(specs.spec(sqlTable: "ZBOOK"), stored)
+        expectEqual(specs.spec(named: "Book"), stored)
+        expectEqual(specs.spec(named: "ZBOOK"), nil)
         // A sub-entity the specs do not list takes its nearest listed ancestor's spec.
-        #expect(specs.spec(of: "ZBOOK", as: "Novel", coreData: dialect) == stored)
-        #expect(
-            specs.spec(of: "ZCATEGORY", as: "Category", coreData: dialect)
-                == TableSpec(name: "ZCATEGORY", key: ["ZNAME"]))
+        expectEqual(specs.spec(of: "ZBOOK", as: "Novel", coreData: dialect), stored)
+        expectEqual(
+            specs.spec(of: "ZCATEGORY", as: "Category", coreData: dialect), TableSpec(name: "ZCATEGORY", key: ["ZNAME"])
+        )
         #expect(specs.writtenRef("ZBOOK", SQLName("zcategory"))?.relationship == "category")
-        #expect(specs.writtenColumn("ZBOOK", SQLName("ZTitle")) == "title")
+        expectEqual(specs.writtenColumn("ZBOOK", SQLName("ZTitle")), "title")
         // The one translation of specs: the store's names for refs' tables too, defaults kept (diff, release).
-        #expect(
-            dialect.storeSpec(book)
-                == TableSpec(
-                    name: "ZBOOK", key: ["ZTITLE"],
-                    refs: ["ZCATEGORY": TableSpec.Reference(table: "ZCATEGORY", column: "ZNAME")],
-                    defaults: ["ZPRICE": .integer(10)]))
+        expectEqual(
+            dialect.storeSpec(book),
+            TableSpec(
+                name: "ZBOOK", key: ["ZTITLE"],
+                refs: ["ZCATEGORY": TableSpec.Reference(table: "ZCATEGORY", column: "ZNAME")],
+                defaults: ["ZPRICE": .integer(10)]))
     }
 
     @Test func sqlNamesCompareAndHashIgnoringCaseAndKeepTheirSpelling() {
-        #expect(SQLName("Books") == SQLName("bOOKS"))
-        #expect(SQLName("Books").hashValue == SQLName("books").hashValue)
-        #expect(SQLName("Books").description == "Books")
-        #expect(SQLName("Books").lowered == "books")
-        #expect(Set([SQLName("a"), SQLName("A"), SQLName("b")]).count == 2)
+        expectEqual(SQLName("Books"), SQLName("bOOKS"))
+        expectEqual(SQLName("Books").hashValue, SQLName("books").hashValue)
+        expectEqual(SQLName("Books").description, "Books")
+        expectEqual(SQLName("Books").lowered, "books")
+        expectEqual(Set([SQLName("a"), SQLName("A"), SQLName("b")]).count, 2)
         #expect(SQLName("Title").matches("TITLE"))
         #expect(!SQLName("Title").matches("Titles"))
-        #expect([SQLName("price"): 1][SQLName("PRICE")] == 1)
+        expectEqual([SQLName("price"): 1][SQLName("PRICE")], 1)
         // Beyond ASCII, as SQLite compares names (it folds ASCII case only): `É` and `é` are two
         // names, KELVIN SIGN is not k, and the decomposed `é` is not the composed one.
         #expect(

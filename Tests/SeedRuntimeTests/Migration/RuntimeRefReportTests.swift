@@ -42,10 +42,11 @@ import Testing
             return
         }
         let event = try #require(report.events.first)
-        #expect(event.detail == "category_id 'Fiction' → 'Biography'")
+        expectEqual(event.detail, "category_id 'Fiction' → 'Biography'")
         let biography = RowEvent.Reference(table: "categories", column: "name", value: .text("Biography"))
-        #expect(
-            event.changes == [
+        expectEqual(
+            event.changes,
+            [
                 RowEvent.ColumnChange(
                     column: "category_id", old: .integer(1), new: .integer(2), kept: .integer(2),
                     oldParent: .init(table: "categories", column: "name", value: .text("Fiction")),

@@ -19,8 +19,8 @@ import Testing
         let outcome = try multiRowRun(
             base, specs: [TableSpec(name: "t", key: ["k"])], migrations: [migration], multiRow: true)
         #expect(!outcome.report.hasPrefix("error"), "\(outcome.report)")
-        #expect(
-            outcome.tables["t"] == ["1|\"a\"|\"abc\"", "2|\"b\"|12", "3|\"c\"|2.5", "4|\"d\"|NULL"], "\(outcome.tables)"
+        expectEqual(
+            outcome.tables["t"], ["1|\"a\"|\"abc\"", "2|\"b\"|12", "3|\"c\"|2.5", "4|\"d\"|NULL"], "\(outcome.tables)"
         )
     }
 }

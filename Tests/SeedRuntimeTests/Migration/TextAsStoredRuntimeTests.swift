@@ -25,10 +25,11 @@ import Testing
     let report = try SeedMigrator(migrations: [migration]).migrate(
         queue, options: .init(tables: [TableSpec(name: "notes", key: ["code"])]))
     let kinds = report.migrations.first?.events.map { "\($0.kind.rawValue) \($0.keyDescription)" } ?? []
-    #expect(kinds == [#"updated 'B\0x'"#, "missing 'Caf\u{E9}'", #"inserted 'B\0y'"#], "\(kinds)")
+    expectEqual(kinds, [#"updated 'B\0x'"#, "missing 'Caf\u{E9}'", #"inserted 'B\0y'"#], "\(kinds)")
     let rows = try queue.read { db in try db.sqlRows("SELECT code, note FROM notes ORDER BY id") }
-    #expect(
-        rows == [
+    expectEqual(
+        rows,
+        [
             [.text("B\u{0}x"), .text("ghi\u{0}")], [.text("Cafe\u{301}"), .text("n")],
             [.text("B\u{0}y"), .text("\u{0}")],
         ])

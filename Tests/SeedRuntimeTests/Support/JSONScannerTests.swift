@@ -1,4 +1,5 @@
 import SeedRuntime
+import SeedTestSupport
 import Testing
 
 private func parse(_ text: String) throws -> DocNode {
@@ -11,10 +12,10 @@ private func parse(_ text: String) throws -> DocNode {
         "{\n  \"insert\": {\n    \"books\": [ {\"title\": \"A\\u00e9\", \"price\": 12.5, \"n\": -3, \"ok\": true, \"x\": null} ]\n  }\n}"
     )
     let insert = try #require(node.entries?.first)
-    #expect(insert.key == "insert")
-    #expect(insert.line == 2)
+    expectEqual(insert.key, "insert")
+    expectEqual(insert.line, 2)
     let row = try #require(insert.node.entries?.first?.node.items?.first)
-    #expect(row.line == 3)
+    expectEqual(row.line, 3)
     #expect(row.entries?.map(\.node.value) == [.string("Aé"), .real(12.5), .integer(-3), .bool(true), .null])
 }
 
@@ -32,5 +33,5 @@ private func parse(_ text: String) throws -> DocNode {
 
 @Test func canonicalJSONTextIsCompactAndKeepsKeyOrder() throws {
     let node = try parse("{ \"b\" : [1, 2.5, \"x\\n\"], \"a\": {} }")
-    #expect(node.jsonText == "{\"b\":[1,2.5,\"x\\n\"],\"a\":{}}")
+    expectEqual(node.jsonText, "{\"b\":[1,2.5,\"x\\n\"],\"a\":{}}")
 }

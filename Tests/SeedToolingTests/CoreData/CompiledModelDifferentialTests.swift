@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import SeedRuntime
+import SeedTestSupport
 import Testing
 
 @testable import SeedTooling
@@ -75,17 +76,17 @@ private let pairs: [(store: String, model: String)] = [
         // Read without leaving anything beside the fixture (a WAL-mode store would get -wal, -shm).
         #expect(!FileManager.default.fileExists(atPath: realStores.appendingPathComponent(store).path + "-wal"))
         // Fact by fact, so a failure names what differs.
-        #expect(xml.differences(fromCache: cache) == [], "\(store) against \(model)")
-        #expect(xml.entities.map(\.name).sorted() == cache.entities.map(\.name))
+        expectEqual(xml.differences(fromCache: cache), [], "\(store) against \(model)")
+        expectEqual(xml.entities.map(\.name).sorted(), cache.entities.map(\.name))
         for entity in xml.entities {
             let cached = try #require(cache.entity(entity.name))
-            #expect(entity.attributes.map(\.name).sorted() == cached.attributes.map(\.name), "entity \(entity.name)")
-            #expect(
-                entity.relationships.map(\.name).sorted() == cached.relationships.map(\.name), "entity \(entity.name)")
+            expectEqual(entity.attributes.map(\.name).sorted(), cached.attributes.map(\.name), "entity \(entity.name)")
+            expectEqual(
+                entity.relationships.map(\.name).sorted(), cached.relationships.map(\.name), "entity \(entity.name)")
             for attribute in entity.attributes {
                 let other = try #require(cached.attributes.first { $0.name == attribute.name })
-                #expect(attribute.type == other.type, "entity \(entity.name): attribute \(attribute.name)")
-                #expect(attribute.optional == other.optional, "entity \(entity.name): attribute \(attribute.name)")
+                expectEqual(attribute.type, other.type, "entity \(entity.name): attribute \(attribute.name)")
+                expectEqual(attribute.optional, other.optional, "entity \(entity.name): attribute \(attribute.name)")
             }
         }
     }
@@ -99,16 +100,17 @@ private let pairs: [(store: String, model: String)] = [
             realStores.appendingPathComponent(
                 "wibosco-CoreDataMigrationRevised-Example/CoreDataMigration_Example.xcdatamodeld/CoreDataMigration_Example 4.xcdatamodel"
             ), shown: "v4")
-        #expect(
-            v4.differences(fromCache: cache) == [
+        expectEqual(
+            v4.differences(fromCache: cache),
+            [
                 "entity Post: attribute softDeleted: in the model file, not in the store's cache",
                 "entity Post: relationship sections: deletion rule 'Nullify' in the model file, 'Cascade' in the store's cache",
             ])
         var changed = v4
         changed.entities[0].attributes[0].type = "Float"
-        #expect(
-            changed.differences(fromCache: cache).first
-                == "entity Post: attribute date: type Float in the model file, Date in the store's cache")
+        expectEqual(
+            changed.differences(fromCache: cache).first,
+            "entity Post: attribute date: type Float in the model file, Date in the store's cache")
     }
 
     /// A real disagreement: CoreDataStack's repository keeps TestModel.sqlite beside the model's
@@ -145,8 +147,8 @@ private let pairs: [(store: String, model: String)] = [
         let cache = try #require(
             try CoreDataModel.loadCache(store: realStores.appendingPathComponent(store), shown: store))
         let attribute = try #require(cache.entity("BasicEntity")?.attributes.first)
-        #expect(attribute.name == "v2_0_0_name")
-        #expect(attribute.renamingIdentifier == "v1_2_0_name")
+        expectEqual(attribute.name, "v2_0_0_name")
+        expectEqual(attribute.renamingIdentifier, "v1_2_0_name")
         #expect(attribute.type == "String" && attribute.optional)
     }
 
@@ -181,7 +183,7 @@ private let pairs: [(store: String, model: String)] = [
             _ = try CoreDataModel.loadCache(store: file, shown: "template.sqlite")
             Issue.record("read a model from text")
         } catch {
-            #expect(error.kind == .configuration)
+            expectEqual(error.kind, .configuration)
             #expect(
                 "\(error)".hasPrefix("template.sqlite: error: cannot read the store's model cache (Z_MODELCACHE): "),
                 "\(error)")
@@ -214,8 +216,8 @@ private let pairs: [(store: String, model: String)] = [
         defer { try? FileManager.default.removeItem(at: file) }
         let model = try CoreDataModel.load(file, shown: "Model.mom")
         let written = try CoreDataModel.load(realStores.appendingPathComponent(xml), shown: "v3")
-        #expect(written.differences(fromCache: model) == [])
-        #expect(model.entities.map(\.name) == ["Post", "Section"])
+        expectEqual(written.differences(fromCache: model), [])
+        expectEqual(model.entities.map(\.name), ["Post", "Section"])
     }
 
     @Test func aMomdReadsItsCurrentVersion() throws {
@@ -228,7 +230,7 @@ private let pairs: [(store: String, model: String)] = [
             fromPropertyList: ["NSManagedObjectModel_CurrentVersionName": "Model 2"], format: .xml, options: 0)
         try info.write(to: momd.appendingPathComponent("VersionInfo.plist"))
         let model = try CoreDataModel.load(momd, shown: "Model.momd")
-        #expect(model.entities.map(\.name) == ["Post", "Section"])
+        expectEqual(model.entities.map(\.name), ["Post", "Section"])
         // The other version is not a model: named, with what is wrong.
         try PropertyListSerialization.data(
             fromPropertyList: ["NSManagedObjectModel_CurrentVersionName": "Model"], format: .xml, options: 0

@@ -27,7 +27,7 @@ private func readWithPython(_ url: URL) throws -> [[String]] {
         """
     let result = try run(
         URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", script, url.path], in: url.deletingLastPathComponent())
-    #expect(result.status == 0, "\(result)")
+    expectEqual(result.status, 0, "\(result)")
     return try JSONDecoder().decode([[String]].self, from: Data(result.stdout.utf8))
 }
 
@@ -71,9 +71,9 @@ private func randomField(_ rng: inout some RandomNumberGenerator) -> (text: Stri
         try Data(text.utf8).write(to: file)
         let ours = try readWithSeedkit(file)
         let theirs = try readWithPython(file)
-        #expect(ours.map { $0.map { $0 ?? "" } } == theirs, "round \(round): \(text.debugDescription)")
-        #expect(
-            Array(ours.dropFirst()).map { $0.map { $0 == nil } } == expectedNulls,
+        expectEqual(ours.map { $0.map { $0 ?? "" } }, theirs, "round \(round): \(text.debugDescription)")
+        expectEqual(
+            Array(ours.dropFirst()).map { $0.map { $0 == nil } }, expectedNulls,
             "empty unquoted is NULL, \"\" is empty text")
     }
 }
@@ -88,9 +88,9 @@ private func randomField(_ rng: inout some RandomNumberGenerator) -> (text: Stri
     let file = folder.appendingPathComponent("long.csv")
     try Data(text.utf8).write(to: file)
     let ours = try readWithSeedkit(file)
-    #expect(ours.count == 3)
-    #expect(ours[1][1] == long)
-    #expect(ours[2] == ["2", "short"])
+    expectEqual(ours.count, 3)
+    expectEqual(ours[1][1], long)
+    expectEqual(ours[2], ["2", "short"])
 }
 
 /// What a Core Data store export writes as CSV reads back as the value it wrote, whatever the
@@ -108,5 +108,5 @@ private func randomField(_ rng: inout some RandomNumberGenerator) -> (text: Stri
     try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: url)
     let read = try readWithSeedkit(url)
     let expected: [[String?]] = [["value", "n"]] + values.enumerated().map { [$1, "\($0)"] }
-    #expect(read == expected, "\(lines)")
+    expectEqual(read, expected, "\(lines)")
 }

@@ -9,26 +9,27 @@ import Testing
     @Test func buildsTheFixturesAndRecordsTheMigrationsAsTheSeeds() throws {
         let project = try TemporaryProject()
         let summary = try project.buildSeed()
-        #expect(summary.tables.map(\.name) == ["categories", "books"])
-        #expect(summary.tables.map(\.rows) == [2, 3])
-        #expect(summary.migrations == 1)
+        expectEqual(summary.tables.map(\.name), ["categories", "books"])
+        expectEqual(summary.tables.map(\.rows), [2, 3])
+        expectEqual(summary.migrations, 1)
         #expect(summary.contentHash.hasPrefix("sha256:") && summary.contentHash.count == 71, "\(summary.contentHash)")
-        #expect(
-            try project.books("build/seed.sqlite") == [
+        try expectEqual(
+            project.books("build/seed.sqlite"),
+            [
                 "The first book|10.0", "The second book|15.0", "The third book|10.0",
             ])
         let ledger = try project.database("build/seed.sqlite").read { db in try MigrationLedger.entries(db) }
-        #expect(ledger.map(\.id) == ["0001-add-fourth-book"])
-        #expect(ledger.map(\.origin) == [.seed])
-        #expect(project.listing("build") == ["seed.sqlite"], "no temporary file left beside the output")
+        expectEqual(ledger.map(\.id), ["0001-add-fourth-book"])
+        expectEqual(ledger.map(\.origin), [.seed])
+        expectEqual(project.listing("build"), ["seed.sqlite"], "no temporary file left beside the output")
     }
 
     @Test func theSameInputsBuildTheSameBytes() throws {
         let project = try TemporaryProject()
         let first = try project.buildSeed("build/a.sqlite")
         let second = try project.buildSeed("build/b.sqlite")
-        #expect(first.contentHash == second.contentHash)
-        #expect(project.read("build/a.sqlite") == project.read("build/b.sqlite"))
+        expectEqual(first.contentHash, second.contentHash)
+        expectEqual(project.read("build/a.sqlite"), project.read("build/b.sqlite"))
     }
 
     @Test func aRuleViolationFailsWithEveryProblemAndWritesNothing() throws {
@@ -41,10 +42,10 @@ import Testing
             try project.buildSeed()
             Issue.record("the build should fail")
         } catch let error as SeedError {
-            #expect(error.kind == .invalidData)
-            #expect(error.diagnostics.map(\.code) == [.numberTooSmall, .numberTooLarge, .unresolvedReference])
-            #expect(error.diagnostics.map(\.line) == [2, 3, 4])
-            #expect(error.diagnostics[0].message == "price -10 is less than the minimum 0")
+            expectEqual(error.kind, .invalidData)
+            expectEqual(error.diagnostics.map(\.code), [.numberTooSmall, .numberTooLarge, .unresolvedReference])
+            expectEqual(error.diagnostics.map(\.line), [2, 3, 4])
+            expectEqual(error.diagnostics[0].message, "price -10 is less than the minimum 0")
         }
         #expect(!project.exists("build/seed.sqlite"))
     }
@@ -54,8 +55,8 @@ import Testing
         try project.write(
             "seeds/seedkit.yml", BookStore.manifest.replacingOccurrences(of: "schema: schema.sql\n", with: ""))
         let error = try #require(SeedBuilder.unsupported(try project.manifest()))
-        #expect(error.kind == .configuration)
-        #expect(
-            error.diagnostics.map(\.message) == ["a build needs schema: (a .sql file) or template: (an empty store)"])
+        expectEqual(error.kind, .configuration)
+        expectEqual(
+            error.diagnostics.map(\.message), ["a build needs schema: (a .sql file) or template: (an empty store)"])
     }
 }

@@ -15,11 +15,10 @@ import Testing
     @Test func aFreshSeedHasNoFindings() throws {
         let project = try seed()
         let manifest = try project.manifest()
-        #expect(
-            try project.database("build/seed.sqlite").read { db in try StoreVerifier.verify(db, manifest: manifest) }
-                == [])
-        #expect(
-            try project.database("build/seed.sqlite").read { db in try StoreVerifier.verify(db, manifest: nil) } == [])
+        try expectEqual(
+            project.database("build/seed.sqlite").read { db in try StoreVerifier.verify(db, manifest: manifest) }, [])
+        try expectEqual(
+            project.database("build/seed.sqlite").read { db in try StoreVerifier.verify(db, manifest: nil) }, [])
     }
 
     @Test func rowsThatBreakTheManifestsRulesAreFoundByKey() throws {
@@ -32,11 +31,11 @@ import Testing
         let findings = try project.database("build/seed.sqlite").read { db in
             try StoreVerifier.verify(db, manifest: manifest)
         }
-        #expect(findings.map(\.table) == ["categories", "books"])
-        #expect(findings.map(\.key) == ["", "The second book"])
-        #expect(findings.map(\.column) == ["name", "price"])
-        #expect(findings.map(\.code) == [.stringTooShort, .numberTooLarge])
-        #expect(findings[1].message == "price 2000 is greater than the maximum 1000")
+        expectEqual(findings.map(\.table), ["categories", "books"])
+        expectEqual(findings.map(\.key), ["", "The second book"])
+        expectEqual(findings.map(\.column), ["name", "price"])
+        expectEqual(findings.map(\.code), [.stringTooShort, .numberTooLarge])
+        expectEqual(findings[1].message, "price 2000 is greater than the maximum 1000")
     }
 
     @Test func aMissingParentIsFoundWithoutAManifest() throws {
@@ -48,7 +47,7 @@ import Testing
         let findings = try project.database("build/seed.sqlite").read { db in
             try StoreVerifier.verify(db, manifest: nil)
         }
-        #expect(findings.count == 1)
+        expectEqual(findings.count, 1)
         #expect(findings.first?.table == "books")
         #expect(findings.first?.key == "The third book")
         #expect(findings.first?.code == .unresolvedReference)

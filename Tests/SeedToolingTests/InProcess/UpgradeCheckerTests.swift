@@ -21,8 +21,8 @@ import Testing
         let outcomes = try checker.check(
             [project.path("seeds/releases/1.0.sqlite")], fresh: project.url("build/seed.sqlite"))
         let outcome = try #require(outcomes.first)
-        #expect(outcomes.count == 1)
-        #expect(outcome.applied == ["0001-add-fourth-book"])
+        expectEqual(outcomes.count, 1)
+        expectEqual(outcome.applied, ["0001-add-fourth-book"])
         #expect(outcome.divergences.isEmpty)
         #expect(outcome.lostEdits.isEmpty)
         #expect(!outcome.keptEdits.isEmpty, "the simulated user's edits were tried and kept")
@@ -30,8 +30,8 @@ import Testing
         // The migrated copy is what an existing user's store becomes.
         let copy = try checker.migratedCopy(of: project.path("seeds/releases/1.0.sqlite"))
         let titles = try copy.read { db in try String.fetchAll(db, sql: "SELECT title FROM books ORDER BY title") }
-        #expect(titles == ["The first book", "The fourth book", "The second book", "The third book"])
-        #expect(try project.books("seeds/releases/1.0.sqlite").count == 3, "the old seed itself is not written")
+        expectEqual(titles, ["The first book", "The fourth book", "The second book", "The third book"])
+        try expectEqual(project.books("seeds/releases/1.0.sqlite").count, 3, "the old seed itself is not written")
     }
 
     @Test func aFixtureChangeNoMigrationCarriesIsADivergence() throws {
@@ -46,8 +46,9 @@ import Testing
             try checker.check([project.path("seeds/releases/1.0.sqlite")], fresh: project.url("build/seed.sqlite"))
                 .first)
         #expect(!outcome.passed)
-        #expect(
-            outcome.divergences.map { "\($0.table) \($0.key) \($0.column ?? "-"): \($0.got) ≠ \($0.expected)" } == [
+        expectEqual(
+            outcome.divergences.map { "\($0.table) \($0.key) \($0.column ?? "-"): \($0.got) ≠ \($0.expected)" },
+            [
                 "books 'The second book' price: 15.0 ≠ 16.0"
             ])
     }

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import SeedRuntime
+import SeedTestSupport
 import Testing
 
 @testable import SeedTooling
@@ -40,12 +41,12 @@ import Testing
             return semantics
         }())
     let table = try #require(diff.tables.first)
-    #expect(table.added == [[.text("e\u{301}")], [.text("k07b")]])
-    #expect(table.removed == [[.text("k30")], [.text("\u{E9}")]])
-    #expect(table.changed.map(\.key) == [[.text("k10")], [.text("k20")]])
-    #expect(table.changed.map { $0.columns.map(\.column) } == [["v"], ["v"]])
-    #expect(table.changed[0].columns[0].new == .real(10))
-    #expect(table.changed[1].columns[0].old == .integer(20))
+    expectEqual(table.added, [[.text("e\u{301}")], [.text("k07b")]])
+    expectEqual(table.removed, [[.text("k30")], [.text("\u{E9}")]])
+    expectEqual(table.changed.map(\.key), [[.text("k10")], [.text("k20")]])
+    expectEqual(table.changed.map { $0.columns.map(\.column) }, [["v"], ["v"]])
+    expectEqual(table.changed[0].columns[0].new, .real(10))
+    expectEqual(table.changed[1].columns[0].old, .integer(20))
 }
 
 /// A near-copy that removed, added, renamed and changed rows in place (rowids kept): matched by a
@@ -78,9 +79,9 @@ import Testing
     semantics.ignored["t"] = ["id"]
     let diff = try StoreDiff.compare(reopened, b, keys: ["t": ["k"]], semantics: semantics)
     let table = try #require(diff.tables.first)
-    #expect(table.removed == ["k0007", "k1007", "k2007", "k3007", "k4007", "k4321"].map { [.text($0)] })
-    #expect(table.added == ["added1", "k0000", "renamed"].map { [.text($0)] })
-    #expect(table.changed.map(\.key) == ["k0500", "k1500", "k2500", "k3500", "k4500"].map { [.text($0)] })
+    expectEqual(table.removed, ["k0007", "k1007", "k2007", "k3007", "k4007", "k4321"].map { [.text($0)] })
+    expectEqual(table.added, ["added1", "k0000", "renamed"].map { [.text($0)] })
+    expectEqual(table.changed.map(\.key), ["k0500", "k1500", "k2500", "k3500", "k4500"].map { [.text($0)] })
     #expect(table.changed.allSatisfy { $0.columns.count == 1 && $0.columns[0].column == "v" })
 }
 
@@ -134,10 +135,10 @@ import Testing
     let expected = try #require(walked.tables.first)
     #expect(table.changed.count > 240)
     #expect(table.added == expected.added && table.removed == expected.removed)
-    #expect(table.changed.count == expected.changed.count)
+    expectEqual(table.changed.count, expected.changed.count)
     for (got, want) in zip(table.changed, expected.changed) {
-        #expect(got.key == want.key)
-        #expect(got.columns.map(\.column) == want.columns.map(\.column))
+        expectEqual(got.key, want.key)
+        expectEqual(got.columns.map(\.column), want.columns.map(\.column))
         #expect(got.columns.map(\.old) == want.columns.map(\.old) && got.columns.map(\.new) == want.columns.map(\.new))
         #expect(
             got.columns.map(\.oldStored) == want.columns.map(\.oldStored)

@@ -1,4 +1,5 @@
 import SeedRuntime
+import SeedTestSupport
 import Testing
 
 @testable import SeedTooling
@@ -14,7 +15,7 @@ import Testing
     ("12 apples", .string("12 apples")), ("0x1F", .string("0x1F")),
 ])
 func plainScalarsResolveAsYAMLDoes(text: String, expected: DocValue) {
-    #expect(YAMLDocument.resolvePlain(text) == expected)
+    expectEqual(YAMLDocument.resolvePlain(text), expected)
 }
 
 @Test func quotedScalarsStayTextAndPositionsAreKept() throws {
@@ -29,8 +30,8 @@ func plainScalarsResolveAsYAMLDoes(text: String, expected: DocValue) {
     var json = Array(
         #"{"insert": {"books": [{"title": "The fourth book", "price": 12, "category_id": "Biography"}]}}"#.utf8)
     let parsed = try json.withUnsafeMutableBytes { try JSONScanner.parseDocument(UnsafeRawBufferPointer($0)) }
-    #expect(Migration.checksum(of: yaml) == Migration.checksum(of: parsed))
-    #expect(
-        Migration.checksum(of: yaml) == "sha256:543f39762d73e52e9f5d91aeb90662c644523490760bed296ad7c8a33b413b29",
+    expectEqual(Migration.checksum(of: yaml), Migration.checksum(of: parsed))
+    expectEqual(
+        Migration.checksum(of: yaml), "sha256:543f39762d73e52e9f5d91aeb90662c644523490760bed296ad7c8a33b413b29",
         "a shipped checksum never changes")
 }

@@ -218,7 +218,7 @@ private struct YAMLGenerator {
     let reference = try YamsReferenceReader.parse(
         try String(contentsOf: root.appendingPathComponent("migrations/0001-add-fourth-book.yml"), encoding: .utf8),
         file: "m.yml")
-    #expect(Migration.checksum(of: shipped) == Migration.checksum(of: reference))
+    expectEqual(Migration.checksum(of: shipped), Migration.checksum(of: reference))
 }
 
 @Test(.tags(.slow)) func theEventReaderReadsGeneratedYAMLAsYamsDid() {
@@ -323,7 +323,7 @@ private func atBudget(aliases: Int, asKeys: Bool = false) -> String {
         do {
             _ = try YAMLDocument.parse(bomb + tail, file: "t.yml")
         } catch {
-            #expect(error.description == message)
+            expectEqual(error.description, message)
         }
     }
     #expect(Date().timeIntervalSince(started) < 30, "answers promptly")
@@ -349,7 +349,7 @@ private func atBudget(aliases: Int, asKeys: Bool = false) -> String {
     do {
         _ = try YAMLDocument.parse(text, file: "t.yml")
     } catch {
-        #expect(error.description == "t.yml:5:8: error: YAML: " + budget)
+        expectEqual(error.description, "t.yml:5:8: error: YAML: " + budget)
     }
     do {
         _ = try YamsReferenceReader.parse(text, file: "t.yml")
@@ -364,9 +364,9 @@ private func atBudget(aliases: Int, asKeys: Bool = false) -> String {
     for end in ["\n", "\r\n"] {
         let text = ["insert:", "  books: []", "insert:", "  authors: []"].joined(separator: end) + end
         let read = outcome(text) { text, file throws(SeedError) in try YAMLDocument.parse(text, file: file) }
-        #expect(
-            read
-                == "error t.yml:3:1: error: YAML: key 'insert' appears twice in the same map (first at line 1); keep one [2100]",
+        expectEqual(
+            read,
+            "error t.yml:3:1: error: YAML: key 'insert' appears twice in the same map (first at line 1); keep one [2100]",
             "line end \(end.debugDescription)")
     }
 }

@@ -10,25 +10,25 @@ import Testing
 @Suite struct OutputFormatRegistryTests {
     @Test func everyNameAndOlderSpellingSelectsOneFormat() throws {
         let spellings = OutputFormat.all.flatMap { [$0.name] + $0.aliases }
-        #expect(Set(spellings).count == spellings.count, "no spelling selects two formats: \(spellings)")
-        #expect(OutputFormat.all.map(\.name) == ["human", "json", "csv", "markdown", "github"])
-        #expect(OutputFormat(spelling: "table") == .human)
-        #expect(OutputFormat(spelling: "TABLE") == nil)
-        #expect(OutputFormat(spelling: "yaml") == nil)
+        expectEqual(Set(spellings).count, spellings.count, "no spelling selects two formats: \(spellings)")
+        expectEqual(OutputFormat.all.map(\.name), ["human", "json", "csv", "markdown", "github"])
+        expectEqual(OutputFormat(spelling: "table"), .human)
+        expectEqual(OutputFormat(spelling: "TABLE"), nil)
+        expectEqual(OutputFormat(spelling: "yaml"), nil)
     }
 
     /// What each command prints; the table in docs/reference.md#output-formats says the same.
     @Test func eachReportOffersTheFormatsTheReferenceLists() {
         func names(_ report: any Report.Type) -> [String] { OutputFormat.formats(for: report).map(\.name) }
-        #expect(names(BuildReport.self) == ["human", "json", "github"])
-        #expect(names(MigrateReport.self) == ["human", "json", "csv", "markdown", "github"])
-        #expect(names(StatusReport.self) == ["human", "json", "csv", "markdown", "github"])
-        #expect(names(UpgradeReport.self) == ["human", "json", "github"])
-        #expect(names(StoreSummary.self) == ["human", "json", "csv", "markdown"])
-        #expect(names(Tabular.self) == ["human", "json", "csv", "markdown"])
-        #expect(names(DiffReport.self) == ["human", "json", "csv", "markdown"])
-        #expect(names(VerifyReport.self) == ["human", "json", "csv", "markdown", "github"])
-        #expect(names(DiagnosticsReport.self) == ["human", "json", "github"])
+        expectEqual(names(BuildReport.self), ["human", "json", "github"])
+        expectEqual(names(MigrateReport.self), ["human", "json", "csv", "markdown", "github"])
+        expectEqual(names(StatusReport.self), ["human", "json", "csv", "markdown", "github"])
+        expectEqual(names(UpgradeReport.self), ["human", "json", "github"])
+        expectEqual(names(StoreSummary.self), ["human", "json", "csv", "markdown"])
+        expectEqual(names(Tabular.self), ["human", "json", "csv", "markdown"])
+        expectEqual(names(DiffReport.self), ["human", "json", "csv", "markdown"])
+        expectEqual(names(VerifyReport.self), ["human", "json", "csv", "markdown", "github"])
+        expectEqual(names(DiagnosticsReport.self), ["human", "json", "github"])
     }
 
     @Test func aFormatAReportDoesNotOfferIsRefusedNamingThoseItDoes() throws {
@@ -37,18 +37,18 @@ import Testing
             _ = try OutputFormat.named("markdown", for: UpgradeReport.self)
             Issue.record("check-upgrade has no rows")
         } catch {
-            #expect(
-                error.description
-                    == "--format markdown is not one this command prints; it prints human, json, github (docs/reference.md#output-formats)"
+            expectEqual(
+                error.description,
+                "--format markdown is not one this command prints; it prints human, json, github (docs/reference.md#output-formats)"
             )
         }
         do {
             _ = try OutputFormat.named("yaml", for: Tabular.self)
             Issue.record("yaml is no format")
         } catch {
-            #expect(
-                error.description
-                    == "--format yaml is not a format; this command prints human, json, csv, markdown (docs/reference.md#output-formats)"
+            expectEqual(
+                error.description,
+                "--format yaml is not a format; this command prints human, json, csv, markdown (docs/reference.md#output-formats)"
             )
         }
         #expect(throws: FormatRefusal.self) { try OutputFormat.named("JSON", for: Tabular.self) }
@@ -60,10 +60,10 @@ import Testing
                 error.description.hasPrefix(
                     "--format '' is not a format; this command prints human, json, csv, markdown, github"))
         }
-        #expect(try OutputFormat.named("table", for: Tabular.self) == .human)
+        try expectEqual(OutputFormat.named("table", for: Tabular.self), .human)
         // Handed a report anyway, a format it does not offer prints nothing.
         let build = BuildReport(output: "seed.sqlite", .checked(upToDate: true))
-        #expect(OutputFormat.csv.rendered(build) == "")
+        expectEqual(OutputFormat.csv.rendered(build), "")
     }
 
     /// Real reports of a real store, in every format each offers: text for people, a JSON
@@ -105,12 +105,13 @@ import Testing
         try check(rows, header: "id,title,price,category_id")
         try check(verify, header: "table,key,column,code,message")
         try check(diagnostics, header: nil)
-        #expect(
-            OutputFormat.human.rendered(verify) == """
-                seed.sqlite: books[The second book].price: price 2000 is greater than the maximum 1000 [\(DiagnosticCode.numberTooLarge.rawValue)]
-                seed.sqlite: 1 problem
+        expectEqual(
+            OutputFormat.human.rendered(verify),
+            """
+            seed.sqlite: books[The second book].price: price 2000 is greater than the maximum 1000 [\(DiagnosticCode.numberTooLarge.rawValue)]
+            seed.sqlite: 1 problem
 
-                """)
+            """)
         #expect(
             OutputFormat.github.rendered(verify).hasPrefix(
                 "::error file=seed.sqlite,title=seedkit \(DiagnosticCode.numberTooLarge.rawValue)::books[The second book].price: price 2000"
@@ -119,10 +120,10 @@ import Testing
         var stderr = ""
         OutputFormat.human.render(
             diagnostics, to: ReportOutput(write: { _ in Issue.record("stdout") }, note: { stderr += $0 }))
-        #expect(stderr == "seeds/data/books.csv:3:2: error: not a number [\(DiagnosticCode.typeMismatch.rawValue)]\n")
-        #expect(
-            OutputFormat.github.rendered(diagnostics)
-                == "::error file=seeds/data/books.csv,line=3,col=2,title=seedkit \(DiagnosticCode.typeMismatch.rawValue)::not a number [\(DiagnosticCode.typeMismatch.rawValue)]\n"
+        expectEqual(stderr, "seeds/data/books.csv:3:2: error: not a number [\(DiagnosticCode.typeMismatch.rawValue)]\n")
+        expectEqual(
+            OutputFormat.github.rendered(diagnostics),
+            "::error file=seeds/data/books.csv,line=3,col=2,title=seedkit \(DiagnosticCode.typeMismatch.rawValue)::not a number [\(DiagnosticCode.typeMismatch.rawValue)]\n"
         )
     }
 
@@ -139,7 +140,7 @@ import Testing
             try db.execute(sql: "INSERT INTO \"c\u{1B}[31m\r\" VALUES (1, 99)")
         }
         let findings = try queue.read { db in try StoreVerifier.verify(db, manifest: nil) }
-        #expect(findings.count == 1)
+        expectEqual(findings.count, 1)
         let report = VerifyReport(
             store: "hostile\u{7}.sqlite", findings: findings, integrity: .full, checkedRules: false)
         let annotated = OutputFormat.github.rendered(report)
@@ -152,9 +153,9 @@ import Testing
         let diagnostics = DiagnosticsReport([
             Diagnostic(file: "a\u{1B}.csv", code: .typeMismatch, message: "x\u{1B}[2J\ny")
         ])
-        #expect(
-            OutputFormat.github.rendered(diagnostics)
-                == "::error file=a\\x1b.csv,title=seedkit 2010::x\\x1b[2J%0Ay [2010]\n")
+        expectEqual(
+            OutputFormat.github.rendered(diagnostics),
+            "::error file=a\\x1b.csv,title=seedkit 2010::x\\x1b[2J%0Ay [2010]\n")
     }
 
     /// A new format is one value: declared here, it prints every report that has rows, and no command changes.
@@ -166,7 +167,7 @@ import Testing
                     separator: "\n") + "\n")
         }
         let status = StatusReport(store: "user.sqlite", folder: "migrations", states: [])
-        #expect(tsv.rendered(status) == "migration\tstate\tdetail\n")
-        #expect(tsv.rendered(BuildReport(output: "seed.sqlite", .checked(upToDate: false))) == "")
+        expectEqual(tsv.rendered(status), "migration\tstate\tdetail\n")
+        expectEqual(tsv.rendered(BuildReport(output: "seed.sqlite", .checked(upToDate: false))), "")
     }
 }

@@ -178,8 +178,8 @@ private func escaped(_ text: String) -> String {
         }
     }
     let disagreements = mismatches.count
-    #expect(
-        disagreements == 0, "SEEDKIT_TEST_SEED=\(rng.seed); first: \(mismatches.prefix(20).joined(separator: "\n"))")
+    expectEqual(
+        disagreements, 0, "SEEDKIT_TEST_SEED=\(rng.seed); first: \(mismatches.prefix(20).joined(separator: "\n"))")
     // Enough cases, most generated patterns compiled (the rest repeat a body that can match
     // empty), and both outcomes well represented.
     #expect(compiled * 4 > patterns * 3, "\(compiled) of \(patterns) patterns compiled")
@@ -286,8 +286,8 @@ private func escaped(_ text: String) -> String {
                 && inICU[number][$0] != unicodeClass.contains(scalars[$0].value)
         }
         let count = differing.count
-        #expect(
-            count == 0,
+        expectEqual(
+            count, 0,
             "\(source): first differing scalars \(differing.prefix(10).map { String(scalars[$0].value, radix: 16) })")
     }
 }

@@ -1,3 +1,4 @@
+import SeedTestSupport
 import Testing
 
 @testable import SeedTooling
@@ -47,7 +48,7 @@ func patternsOutsideTheSubsetFallBackToNSRegularExpression(source: String) throw
     #expect(end.matchesWhole("a\n"))  // `$` holds before a final line terminator
     for text in ["a\n", "\u{663}", "e\u{301}", "a\u{1F600}b", "a\u{2028}b"] {
         for pattern in [digits, word, dot, end] {
-            #expect(pattern.matchesWhole(text) == pattern.regexMatchesWhole(text))
+            expectEqual(pattern.matchesWhole(text), pattern.regexMatchesWhole(text))
         }
     }
 }
@@ -61,7 +62,7 @@ func patternsOutsideTheSubsetFallBackToNSRegularExpression(source: String) throw
 @Test func malformedUTF8IsLeftToTheStringPath() throws {
     let matcher = try #require(PatternMatcher("^.+$"))
     let bytes: [UInt8] = [0x61, 0xE2, 0x28]
-    #expect(bytes.withUnsafeBytes { matcher.matches(utf8: $0) } == nil)
+    expectEqual(bytes.withUnsafeBytes { matcher.matches(utf8: $0) }, nil)
 }
 
 @Test func asciiValuesTakeTheDeterministicAutomaton() throws {
@@ -80,12 +81,12 @@ func patternsOutsideTheSubsetFallBackToNSRegularExpression(source: String) throw
     #expect(run("9781234567890\n") == (false, false))  // `$` holds before the newline, but the match must span it
     #expect(run("978123456789\u{663}") == (false, false))  // \u{663} is \d, not [0-9]
     let end = try #require(PatternMatcher("a$"))
-    #expect(end.matches(utf8: UnsafeRawBufferPointer(start: nil, count: 0)) == false)
+    expectEqual(end.matches(utf8: UnsafeRawBufferPointer(start: nil, count: 0)), false)
     // A pattern whose deterministic form would be too large keeps walking the state sets.
     let wide = try #require(PatternMatcher("^[ab]*a[ab]{12}$"))
     #expect(!wide.hasASCIIAutomaton)
     var text = "a" + String(repeating: "b", count: 12)
-    #expect(text.withUTF8 { wide.matches(utf8: UnsafeRawBufferPointer($0)) } == true)
+    expectEqual(text.withUTF8 { wide.matches(utf8: UnsafeRawBufferPointer($0)) }, true)
 }
 
 /// The ASCII masks the automaton is built from say what `contains` says for each ASCII scalar:
@@ -111,6 +112,6 @@ func patternsOutsideTheSubsetFallBackToNSRegularExpression(source: String) throw
             return word & (UInt64(1) << UInt64(bit % 64)) != 0
         }
         let fromContains: [Bool] = (UInt32(0)..<128).map { set.contains($0) == true }
-        #expect(fromMasks == fromContains, "\(set)")
+        expectEqual(fromMasks, fromContains, "\(set)")
     }
 }
