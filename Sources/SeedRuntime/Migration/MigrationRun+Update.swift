@@ -199,10 +199,11 @@ extension MigrationRun {
             return .done
         }
         var described: [String] = []
-        for (column, value) in to {
+        // Each column by the name the migration gave it (`pages`, `Shelf.books`), not the store's (`ZPAGES`).
+        for ((column, value), name) in zip(to, written(to, as: change.to).map(\.column)) {
             let (oldShown, newShown) = try shownSideBySide(
                 current[SQLName(column)] ?? .null, value, column: column, in: table)
-            described.append("\(column) \(oldShown) → \(newShown)")
+            described.append("\(name) \(oldShown) → \(newShown)")
         }
         let description = described.joined(separator: ", ")
         let changes = try columnChanges(

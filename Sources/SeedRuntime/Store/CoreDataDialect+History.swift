@@ -180,7 +180,11 @@ package enum CoreDataHistory {
         }
         let order = ordered(properties).map(\.name)
         if let unknown = changed.sorted().first(where: { !order.contains($0) }) {
-            throw refuse("\(entity) has no property '\(unknown)'")
+            // `Shelf.books` on Book: Core Data keeps it in Book's table, but it is Shelf's property.
+            throw refuse(
+                unknown.contains(".")
+                    ? "\(unknown) is a to-many relationship without an inverse, kept in \(entity)'s table, and no real store shows how Core Data records its change in persistent history"
+                    : "\(entity) has no property '\(unknown)'")
         }
         guard !changed.isEmpty else { throw refuse("the update of \(entity) names no changed property") }
         var bytes = [UInt8](repeating: 0, count: (order.count + 7) / 8)

@@ -79,7 +79,19 @@ extension CoreDataDialect {
     /// that the changed-properties mask refuses it, naming it).
     func propertyName(ofColumn column: String, entity: Entity) -> String {
         historyProperties(entity).first { $0.kind != .toMany && columnName($0.name) == column.uppercased() }?.name
+            // Another entity's inverse-less to-many kept in this table: `Shelf.books` for `Z3BOOKS`.
+            ?? heldToManyColumns.first {
+                lineageNames(of: modelName(of: entity)).contains(heldDestination($0.key))
+                    && $0.value == column.uppercased()
+            }?.key
             ?? column
+    }
+
+    /// The entity an inverse-less to-many named `Owner.relationship` points at.
+    private func heldDestination(_ name: String) -> String {
+        let owner = String(name.prefix { $0 != "." })
+        let relationship = String(name.drop { $0 != "." }.dropFirst())
+        return facts.history[owner]?.properties.first { $0.name == relationship }?.destination ?? ""
     }
 
     /// The inverse of the to-one relationship stored in `column` of `entity`'s rows, or nil.

@@ -38,8 +38,10 @@ extension CoreDataDialect {
 
     /// `specs` in the store's own names (entity and attribute names become `Z` tables and
     /// columns), defaults included, for `db` when it is a Core Data store; as they are otherwise.
-    package static func storeSpecs(_ specs: [TableSpec], in db: Database) throws -> [TableSpec] {
-        guard let coreData = try read(db) else { return specs }
+    package static func storeSpecs(_ specs: [TableSpec], in db: Database, facts: CoreDataModelFacts? = nil) throws
+        -> [TableSpec]
+    {
+        guard let coreData = try read(db, facts: facts) else { return specs }
         return specs.map { coreData.storeSpec($0) }
     }
 

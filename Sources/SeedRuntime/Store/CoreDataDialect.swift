@@ -96,6 +96,11 @@ package struct CoreDataDialect: StoreDialect {
     /// The composite elements the model has (`size.width`): the only dotted names that are columns.
     let compositeElements: Set<String>
 
+    /// The columns Core Data keeps inverse-less to-many relationships in, by the owner's
+    /// relationship (`Shelf.books` → `Z3BOOKS`, in the destination's table): the name a fixture,
+    /// a migration and `inspect` give such a column (docs/core-data.md, "Deletes and pointers to a row").
+    let heldToManyColumns: [String: String]
+
     init(entities: [Entity], facts: CoreDataModelFacts, tables: Set<String>, blockedTables: [String: String]) {
         self.entities = entities
         self.facts = facts
@@ -103,6 +108,29 @@ package struct CoreDataDialect: StoreDialect {
             facts.history.values.flatMap(\.properties).filter { $0.composite && $0.name.contains(".") }.map(\.name))
         self.tables = tables
         self.blockedTables = blockedTables
+        func modelName(_ entity: Entity) -> String {
+            facts.renamings.first { $0.value == entity.name }?.key ?? entity.name
+        }
+        var held: [String: String] = [:]
+        for entity in entities {
+            // The column carries the number of the entity that declares the relationship, not of one inheriting it.
+            var inherited = Set<String>()
+            var current = entity
+            for _ in entities {
+                guard current.superEntity != 0, let parent = entities.first(where: { $0.number == current.superEntity })
+                else { break }
+                inherited.formUnion(facts.history[modelName(parent)]?.properties.map(\.name) ?? [])
+                current = parent
+            }
+            let name = modelName(entity)
+            for property in facts.history[name]?.properties ?? []
+            where property.kind == .toMany && property.inverse == nil && property.destination != nil
+                && !inherited.contains(property.name)
+            {
+                held["\(name).\(property.name)"] = "Z\(entity.number)\(property.name.uppercased())"
+            }
+        }
+        heldToManyColumns = held
     }
 
     /// The dialect for writing into `db` when it is a Core Data store (it has `Z_PRIMARYKEY` and `Z_METADATA`), else nil.
@@ -257,7 +285,11 @@ package struct CoreDataDialect: StoreDialect {
         if name.hasPrefix("Z") && name == name.uppercased() { return name }
         // A dotted name that is no element of the model's composites is no column (`prep.id` of a
         // composite seedkit refused must not land in the entity's own ZID).
-        if name.contains("."), !compositeElements.contains(name) { return "Z" + name.uppercased() }
+        if name.contains(".") {
+            // An inverse-less to-many of another entity, kept in this table (`Shelf.books` → `Z3BOOKS`).
+            if let column = heldToManyColumns[name] { return column }
+            if !compositeElements.contains(name) { return "Z" + name.uppercased() }
+        }
         return Self.storeColumn(ofProperty: name)
     }
 

@@ -103,7 +103,8 @@ extension CoreDataModel {
     /// column already given goes to the first to ask, and Core Data numbers the others (`ZID1`).
     /// Returns the names seedkit would put in a column that is not theirs: `(name, column, taken by)`.
     static func columnClashes(_ entity: Entity) -> [(name: String, column: String, takenBy: String)] {
-        let names = entity.attributes.map(\.name) + entity.relationships.filter { !$0.toMany }.map(\.name)
+        let names =
+            entity.attributes.map(\.name) + entity.relationships.filter { !$0.toMany && !$0.ownersToMany }.map(\.name)
         // Properties by name; a composite's elements keep their order at its place.
         let owners = names.map(compositeOwner)
         let order = names.indices.sorted { (owners[$0], $0) < (owners[$1], $1) }

@@ -50,6 +50,10 @@ public struct CoreDataModel: Sendable {
         public var line: Int
         /// The name an earlier model version gave the relationship (`renamingIdentifier`, `elementID`).
         public var renamingIdentifier: String? = nil
+        /// Not the entity's own: another entity's to-many without an inverse, which Core Data keeps
+        /// in this entity's table as a column holding the owner's `Z_PK`. Named `Owner.relationship`
+        /// (`Shelf.books` on `Book`), it is written as a to-one to the owner (``heldToManys(_:)``).
+        public var ownersToMany = false
     }
 
     public struct Entity: Sendable {
@@ -105,9 +109,12 @@ public struct CoreDataModel: Sendable {
             guard let flat = model?.flattened(name) else { return [] }
             return flat.attributes.map(\.name) + flat.relationships.filter { !$0.toMany }.map(\.name)
         }
-        // A composite's element (`compiledTags.flavors`) by the model's rule, whatever facts the dialect was read with.
+        // A composite's element (`compiledTags.flavors`) by the model's rule, whatever facts the
+        // dialect was read with; another entity's inverse-less to-many (`Shelf.books`) by the dialect's.
+        let held = Set(family.flatMap { model?.flattened($0)?.relationships.filter(\.ownersToMany).map(\.name) ?? [] })
         return names.first {
-            ($0.contains(".") ? CoreDataDialect.storeColumn(ofProperty: $0) : dialect.columnName($0)) == column
+            ($0.contains(".") && !held.contains($0)
+                ? CoreDataDialect.storeColumn(ofProperty: $0) : dialect.columnName($0)) == column
         } ?? CoreDataDialect.attributeName(ofColumn: column)
     }
 
@@ -158,7 +165,8 @@ public struct CoreDataModel: Sendable {
             }.map(\.name)
     }
 
-    /// An entity with the attributes and relationships it inherits.
+    /// An entity with the attributes and relationships it inherits, and the inverse-less to-manys
+    /// of other entities its table keeps (``heldToManys(_:)``), last.
     public func flattened(_ name: String) -> Entity? {
         guard var entity = entity(name) else { return nil }
         var parent = entity.parent
@@ -169,7 +177,24 @@ public struct CoreDataModel: Sendable {
             entity.uniquenessConstraints = ancestor.uniquenessConstraints + entity.uniquenessConstraints
             parent = ancestor.parent
         }
+        entity.relationships += heldToManys(seen)
         return entity
+    }
+
+    /// The to-many relationships without an inverse whose destination is one of `lineage` (an
+    /// entity and its ancestors): Core Data keeps each in the destination's table, a column
+    /// `Z<owner's Z_ENT><NAME>` holding the owner's `Z_PK` (`ZBOOK.Z3BOOKS` for `Shelf.books`,
+    /// MetaCocktails' `ZINGREDIENT.Z1SPEC` for `Cocktail.spec`). Each as an optional to-one to the
+    /// owner named `Owner.relationship`, as `inspect` shows it and fixtures and migrations write it
+    /// (docs/core-data.md, "Deletes and pointers to a row").
+    func heldToManys(_ lineage: Set<String>) -> [Relationship] {
+        entities.flatMap { owner in
+            owner.relationships.filter { $0.toMany && $0.inverseName == nil && lineage.contains($0.destination) }.map {
+                Relationship(
+                    name: "\(owner.name).\($0.name)", destination: owner.name, toMany: false, ordered: false,
+                    optional: true, deletionRule: nil, inverseName: nil, line: $0.line, ownersToMany: true)
+            }
+        }
     }
 
     /// The values Core Data gives a new object of `name` for attributes it is not given
@@ -250,7 +275,7 @@ public struct CoreDataModel: Sendable {
                         name: attribute.name, kind: .attribute, unvouched: attribute.transient || attribute.derived,
                         composite: attribute.composite)
                 }
-                    + flat.relationships.map { relationship in
+                    + flat.relationships.filter { !$0.ownersToMany }.map { relationship in
                         .init(
                             name: relationship.name, kind: relationship.toMany ? .toMany : .toOne,
                             destination: relationship.destination, inverse: relationship.inverseName)

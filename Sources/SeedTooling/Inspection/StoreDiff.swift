@@ -104,7 +104,7 @@ public struct StoreDiff: Sendable {
         package static func of(_ specs: [TableSpec], in db: Database, facts: CoreDataModelFacts?) throws -> Semantics {
             var semantics = Semantics()
             let coreData = try CoreDataDialect.read(db, facts: facts)
-            for spec in try storeSpecs(specs, in: db) {
+            for spec in try storeSpecs(specs, in: db, facts: facts) {
                 guard let table = try TableInfo.read(db, table: spec.name) else { continue }
                 let primaryKey = table.primaryKey
                 if primaryKey.count == 1, let column = table.column(primaryKey[0]), column.type == .integer,
@@ -144,6 +144,14 @@ public struct StoreDiff: Sendable {
     /// its `Z` tables and columns; other stores' specs are returned as they are.
     public static func storeSpecs(_ specs: [TableSpec], in db: Database) throws -> [TableSpec] {
         try CoreDataDialect.storeSpecs(specs, in: db)
+    }
+
+    /// ``storeSpecs(_:in:)`` with the model's `facts` (another entity's inverse-less to-many,
+    /// `Shelf.books`, is a column only the model names).
+    package static func storeSpecs(_ specs: [TableSpec], in db: Database, facts: CoreDataModelFacts?) throws
+        -> [TableSpec]
+    {
+        try CoreDataDialect.storeSpecs(specs, in: db, facts: facts)
     }
 
     /// A read of one of the two stores failed: which one, and SQLite's error, so that the

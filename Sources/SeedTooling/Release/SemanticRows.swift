@@ -129,7 +129,7 @@ struct SemanticRows {
         let semantics = try StoreDiff.Semantics.of(written, in: db, facts: facts)
         let coreData = try CoreDataDialect.read(db, facts: facts)
         var rows: [SemanticRows] = []
-        for (writtenSpec, spec) in zip(written, try StoreDiff.storeSpecs(written, in: db)) {
+        for (writtenSpec, spec) in zip(written, try StoreDiff.storeSpecs(written, in: db, facts: facts)) {
             guard let read = try TableInfo.read(db, table: spec.name) else { continue }
             let table = coreData?.adjusted(read) ?? read
             var names: [String: String] = [:]

@@ -10,11 +10,15 @@ struct CoreDataScaffold {
     /// Entities that can have rows of their own (abstract ones have only their sub-entities').
     var concreteEntities: [CoreDataModel.Entity] { model.entities.filter { !$0.isAbstract } }
 
-    /// The fixture columns of `entity`: supported attributes and to-one relationships, inherited ones first.
+    /// The fixture columns of `entity`: supported attributes and to-one relationships, inherited
+    /// ones first; then the inverse-less to-manys its table keeps, but those of an owner the seed
+    /// leaves empty (``unfillable()``).
     func columns(_ entity: String) -> [String] {
         guard let flat = model.flattened(entity) else { return [] }
+        let empty = Set(unfillable().map(\.entity))
         return flat.attributes.filter { CoreDataModel.supportedTypes.contains($0.type) }.map(\.name)
-            + flat.relationships.filter { !$0.toMany }.map(\.name)
+            + flat.relationships.filter { !$0.toMany && !($0.ownersToMany && empty.contains($0.destination)) }.map(
+                \.name)
     }
 
     func header(_ entity: String) -> String { columns(entity).joined(separator: ",") }
@@ -44,9 +48,10 @@ struct CoreDataScaffold {
         while grew {
             grew = false
             for entity in concreteEntities where !found.contains(where: { $0.entity == entity.name }) {
+                // Another entity's inverse-less to-many is optional: its column is left out instead (``columns(_:)``).
                 guard let flat = model.flattened(entity.name),
                     let relationship = flat.relationships.first(where: { relationship in
-                        !relationship.toMany
+                        !relationship.toMany && !relationship.ownersToMany
                             && found.contains { model.family(of: relationship.destination).contains($0.entity) }
                     })
                 else { continue }
@@ -152,7 +157,14 @@ struct CoreDataScaffold {
             }
             var refs: [String] = []
             var unkeyed: [String] = []
+            let fixtureColumns = columns(entity.name)
             for relationship in flat.relationships where !relationship.toMany {
+                if relationship.ownersToMany, !fixtureColumns.contains(relationship.name) {
+                    lines.append(
+                        "    # not in the fixture: \(relationship.name) (\(relationship.destination)'s to-many without an inverse, kept in this table), as the seed leaves \(relationship.destination) empty"
+                    )
+                    continue
+                }
                 if let key = key(relationship.destination), key.count == 1 {
                     refs.append("      \(relationship.name): \(relationship.destination).\(key[0])")
                 } else {

@@ -75,7 +75,13 @@ struct CoreDataStoreExport {
                                     type: attribute.isJSON ? "JSON" : attribute.type)
                             ))
                     } else if let relationship = flat.relationships.first(where: { $0.name == column }) {
-                        let stored = CoreDataDialect.storeColumn(ofProperty: column)
+                        var stored = CoreDataDialect.storeColumn(ofProperty: column)
+                        // Another entity's inverse-less to-many: `Z<owner's Z_ENT><NAME>` (`Z3BOOKS` for `Shelf.books`).
+                        if relationship.ownersToMany, let owner = model.entity(relationship.destination),
+                            let number = numbers[owner.renamingIdentifier ?? owner.name] ?? numbers[owner.name]
+                        {
+                            stored = "Z\(number)\(column.drop { $0 != "." }.dropFirst().uppercased())"
+                        }
                         let value = row[SQLName(stored)] ?? .null
                         let target: Int64? =
                             switch value {

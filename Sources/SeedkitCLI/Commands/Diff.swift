@@ -58,7 +58,8 @@ extension SeedTool {
                         try loaded?.tables.map(\.spec) ?? ofA { db in try SeedCatalog.tableSpecs(db) }
                         ?? cachedModel?.defaultSpecs ?? []
                     var keys: [String: [String]] = [:]
-                    for spec in try ofA({ db in try StoreDiff.storeSpecs(specs, in: db) }) where !spec.key.isEmpty {
+                    for spec in try ofA({ db in try StoreDiff.storeSpecs(specs, in: db, facts: model?.facts) })
+                    where !spec.key.isEmpty {
                         keys[spec.name] = spec.key
                     }
                     var semantics = try ofA { db in
@@ -90,7 +91,11 @@ extension SeedTool {
                             $0.contains(" \(table).") || $0.contains(" \(table) ") || $0.contains(" \(table):")
                         }
                     }
-                    return coreData.map { diff.inAppTerms($0, model: model) } ?? diff
+                    // Named with the model's facts: another entity's inverse-less to-many (`Shelf.books`) is its own name.
+                    let named = try model.flatMap { model in
+                        try ofA { db in try CoreDataDialect.read(db, facts: model.facts) }
+                    }
+                    return (named ?? coreData).map { diff.inAppTerms($0, model: model) } ?? diff
                 } catch let error as SeedError {
                     throw error
                 } catch let failure as StoreDiff.ReadFailure {
