@@ -6,8 +6,9 @@ import Testing
 /// Issue 35: a fixture or migration gives a composite attribute in the Swift type's shape, a
 /// struct as a map of its members (`size: {width: 1.5}`) and an enum without raw values as its
 /// case's name (`placement: window`), and gets exactly the columns the stored form
-/// (`size.width`, `placement.window`) writes (docs/swiftdata.md, "Giving a composite in the
-/// Swift shape"). The store is make-store.py's with `--composites` (its `Shelf`).
+/// (`size.width`, `placement.window`) writes
+/// (docs/swiftdata.md, "Giving a composite in the Swift shape"). The store is make-store.py's
+/// with `--composites` (its `Shelf`).
 @Suite struct SwiftDataSwiftShapeTests {
     private func shelfStore() throws -> TemporaryProject {
         try swiftDataStore(editing: [

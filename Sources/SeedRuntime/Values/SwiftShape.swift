@@ -1,6 +1,6 @@
-/// A SwiftData entity's composite attributes in the Swift type's shape (docs/swiftdata.md,
-/// "Giving a composite in the Swift shape"): the one place where a row that gives a struct as a
-/// map of its members (`author: {person: Ada, place: London}`) or an enum without raw values as
+/// A SwiftData entity's composite attributes in the Swift type's shape
+/// (docs/swiftdata.md, "Giving a composite in the Swift shape"): the one place where a row that
+/// gives a struct as a map of its members (`author: {person: Ada, place: London}`) or an enum without raw values as
 /// its case's name (`folderType: user`) becomes the stored elements it stands for
 /// (`author.person`, `author.place`; `folderType.user: user` and every other case NULL).
 ///
@@ -172,7 +172,16 @@ package struct SwiftShape: Sendable {
                         ))
                     continue
                 }
+                var given: [String] = []
                 for (key, member) in entries {
+                    if given.contains(where: { $0.isSameName(as: key) }) {
+                        result.problems.append(
+                            Problem(
+                                index: index, kind: .givenTwice,
+                                message: "\(entity): \(found.name) gives its member '\(key)' twice; keep one"))
+                        continue
+                    }
+                    given.append(key)
                     guard let name = members.first(where: { $0.isSameName(as: key) }) else {
                         result.problems.append(
                             Problem(

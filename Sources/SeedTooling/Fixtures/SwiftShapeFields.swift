@@ -2,8 +2,9 @@ import SeedRuntime
 
 /// A JSON fixture's records in the Swift type's shape: each record that gives a composite whole
 /// (`"size": {"width": 1.5}`, `"placement": "window"`) is handed to ``SwiftShape`` (the one place
-/// that expands it) and gets the stored elements' fields it stands for (docs/swiftdata.md,
-/// "Giving a composite in the Swift shape"). A CSV fixture's header names the elements (`size.width`).
+/// that expands it) and gets the stored elements' fields it stands for
+/// (docs/swiftdata.md, "Giving a composite in the Swift shape"). A CSV fixture's header names
+/// the elements (`size.width`).
 struct SwiftShapeFields: Sendable {
     let shape: SwiftShape
     let entity: String
