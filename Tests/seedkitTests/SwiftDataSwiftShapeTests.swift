@@ -90,7 +90,7 @@ import Testing
             """,
             update: """
             {"update": {"Shelf": [
-              {"key": "A1", "from": {"placement.wall": null, "placement.floor": null, "placement.window": "window", "size.width": 1.5},
+              {"key": "A1", "from": {"placement.wall": null, "placement.floor": null, "placement.window": "window", "size.width": 1.5, "size.depth": null},
                "to": {"placement.wall": "wall", "placement.floor": null, "placement.window": null, "size.width": 2, "size.depth": 0.5}},
               {"key": "B2", "from": {"placement.wall": null, "placement.floor": null, "placement.window": null}, "to": {"placement.floor": "floor"}}
             ]}}
@@ -105,7 +105,7 @@ import Testing
             """,
             update: """
             {"update": {"Shelf": [
-              {"key": "A1", "from": {"placement": "window", "size": {"width": 1.5}},
+              {"key": "A1", "from": {"placement": "window", "size": {"width": 1.5, "depth": null}},
                "to": {"placement": "wall", "size": {"width": 2, "depth": 0.5}}},
               {"key": "B2", "from": {"placement": null}, "to": {"placement": "floor"}}
             ]}}
