@@ -128,6 +128,9 @@ package struct DataChanges: Sendable, Equatable {
         package var values: [(column: String, value: InputValue)]
         package var line: Int
         package var file: String
+        /// Where each value was written (line, column), for a row read from a document; empty
+        /// when the reader kept only the row's line (a big JSON file's streamed rows).
+        package var positions: [(line: Int, column: Int)] = []
 
         package init(values: [(column: String, value: InputValue)], line: Int = 0, file: String = "") {
             self.values = values
@@ -141,6 +144,11 @@ package struct DataChanges: Sendable, Equatable {
         }
 
         package subscript(column: String) -> InputValue? { values.first { $0.column == column }?.value }
+
+        /// Where the value at `index` was written: its own line and column when known, else the row's line.
+        package func position(of index: Int) -> (line: Int, column: Int) {
+            positions.indices.contains(index) ? positions[index] : (line, 0)
+        }
     }
 
     /// An update (`key`, `from`, `to`) or a delete (`key`, optional `from`).

@@ -161,7 +161,10 @@ extension MigrationGrammar {
     private static func values(_ node: DocNode, what: String, file: String) throws(SeedError) -> DataChanges.RowValues {
         guard let entries = node.entries else { throw fail(node, file, notValues(what)) }
         try refuseRepeatedKeys(entries, file: file)
-        return DataChanges.RowValues(values: entries.map { ($0.key, $0.node.inputValue) }, line: node.line, file: file)
+        var row = DataChanges.RowValues(
+            values: entries.map { ($0.key, $0.node.inputValue) }, line: node.line, file: file)
+        row.positions = entries.map { ($0.node.line, $0.node.column) }
+        return row
     }
 
     /// Refuses a key twice in a map of column: value, or in a value's own lists and maps (the

@@ -121,7 +121,8 @@ struct MigrationRun {
             return false
         }
         operationName = operation.table
-        switch operation {
+        // Composites given in the Swift type's shape become their stored elements (SwiftShape.swift).
+        switch expandingSwiftShapes(operation) {
         case .insert(let name, let rows):
             for row in rows {
                 let slot = newSlot(index)

@@ -170,6 +170,8 @@ package enum ColumnType: String, Sendable, Equatable {
         case .json(let text):
             switch self {
             case .text, .any: return .success(.text(text))
+            // A composite's JSON element given as a nested list or map: its JSON text, as a BLOB (convert(text:)).
+            case .json: return .success(.blob(Array(text.utf8)))
             default: return .failure(.init(expected: expectation))
             }
         }

@@ -39,7 +39,8 @@ struct RecordConverter {
                 if slot < 0 { continue }  // loaded in a later pass
                 let type = types[slot]
                 let text = UnsafeRawBufferPointer(rebasing: bytes[record.starts[field]..<record.ends[field]])
-                let kind = record.kinds[field]
+                // A JSON element's nested value (`size.woods: ["oak"]`) is its JSON text, as a string of it is.
+                let kind = record.kinds[field] == .json && type == .json ? .text : record.kinds[field]
                 var value: SQLValue?  // built only for rules that need it
                 switch kind {
                 case .null:

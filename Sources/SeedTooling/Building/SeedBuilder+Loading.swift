@@ -24,11 +24,17 @@ extension SeedBuilder {
         let source: any RecordSource
         // JSON keys are the fixture's names: attributes for Core Data, columns otherwise, as mapped.
         let columns = manifest.model?.fixtureColumns(config.name) ?? plan.table.columns.map(\.name)
+        // A JSON record may give a composite whole, in the Swift type's shape (SwiftShapeFields.swift).
+        var fields = config.mapping.fields(forColumns: columns)
+        if config.query == nil, config.reading.format.isJSON {
+            fields += SwiftShapeFields.wholeNames(
+                SwiftShapeFields.shape(plan.dialect, entity: config.name), fields: fields)
+        }
         let opened = Result { () throws(SeedError) -> any RecordSource in
             if let query = config.query, let sources = deferral.sources {
                 return try QueryRecordSource(query, in: sources, file: file)
             }
-            return try config.openFixture(fields: config.mapping.fields(forColumns: columns)) {
+            return try config.openFixture(fields: fields) {
                 [mapping = config.mapping, table = config.name] key in
                 mapping.unknownFieldMessage(key, what: "key", table: table, columns: columns)
             }
@@ -68,10 +74,15 @@ extension SeedBuilder {
                 return (0, [])
             }
         }
+        let shapes =
+            config.query == nil && config.reading.format.isJSON
+            ? SwiftShapeFields(
+                dialect: plan.dialect, entity: config.name, file: file, table: plan.table.name,
+                names: source.columnNames) : nil
         guard
             let plan = complete(
                 plan, columns: source.columnNames, isJSON: config.reading.format.isJSON, file: file,
-                diagnostics: &diagnostics)
+                composite: { shapes?.namesComposite($0) ?? false }, diagnostics: &diagnostics)
         else {
             deferral.refuse(config.name)
             return (0, [])
@@ -81,7 +92,7 @@ extension SeedBuilder {
         let width = plan.bound.count
         let pipeline = BatchPipeline(batches: (0..<3).map { _ in RecordBatch(width: width, capacity: Self.batchSize) })
         let converter = RecordConverter(plan: plan, file: file)
-        let producer = Producer(source: source, converter: converter, pipeline: pipeline)
+        let producer = Producer(source: source, converter: converter, shapes: shapes, pipeline: pipeline)
         try DetachedThread.start("read \(file)", stackSize: 1 << 20) { producer.run() }
 
         let loader: TableLoader
@@ -122,8 +133,7 @@ extension SeedBuilder {
         if !loader.duplicateKeys.isEmpty {
             // A duplicate key names the earlier row too: found by reading the records again (only now).
             let earlier = try earlierLines(
-                of: loader.duplicateKeys, plan: plan, deferral: deferral,
-                fields: config.mapping.fields(forColumns: columns))
+                of: loader.duplicateKeys, plan: plan, deferral: deferral, fields: fields)
             for index in loaderDiagnostics.indices where loaderDiagnostics[index].code == .duplicateKey {
                 guard let line = earlier[loaderDiagnostics[index].line] else { continue }
                 let place = config.query != nil ? "row \(line) of the query" : "line \(line)"
@@ -191,7 +201,8 @@ extension SeedBuilder {
 
     /// Maps the fixture's columns onto the table's; unknown columns are data errors at line 1.
     private func complete(
-        _ plan: TablePlan, columns: [String], isJSON: Bool, file: String, diagnostics: inout [Diagnostic]
+        _ plan: TablePlan, columns: [String], isJSON: Bool, file: String, composite: (Int) -> Bool,
+        diagnostics: inout [Diagnostic]
     ) -> TablePlan? {
         var plan = plan
         plan.isJSON = isJSON
@@ -239,6 +250,11 @@ extension SeedBuilder {
             }
         }
         for (index, field) in columns.enumerated() {
+            if composite(index) {
+                // A composite given whole: its elements' fields carry its value.
+                plan.slotOfSourceColumn.append(-1)
+                continue
+            }
             let name: String
             switch mapping.resolve(field, isColumn: { _ in true }) {
             case .ignored:
@@ -359,14 +375,16 @@ extension SeedBuilder {
 private final class Producer: @unchecked Sendable {
     private var source: any RecordSource
     private let converter: RecordConverter
+    private let shapes: SwiftShapeFields?
     private let pipeline: BatchPipeline
     /// Written by the producer thread; read after ``BatchPipeline/waitForProducer()``.
     private(set) var diagnostics: [Diagnostic] = []
     private(set) var failure: SeedError?
 
-    init(source: any RecordSource, converter: RecordConverter, pipeline: BatchPipeline) {
+    init(source: any RecordSource, converter: RecordConverter, shapes: SwiftShapeFields?, pipeline: BatchPipeline) {
         self.source = source
         self.converter = converter
+        self.shapes = shapes
         self.pipeline = pipeline
     }
 
@@ -389,6 +407,7 @@ private final class Producer: @unchecked Sendable {
                         more = false
                         break
                     }
+                    if let shapes, !shapes.expand(&record, diagnostics: &diagnostics) { continue }
                     converter.convert(record, into: batch, diagnostics: &diagnostics)
                 }
             } catch {

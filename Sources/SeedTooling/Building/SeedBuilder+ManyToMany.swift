@@ -28,7 +28,12 @@ extension SeedBuilder {
             let isJSON = config.reading.format.isJSON
             do {
                 let columns = model.fixtureColumns(config.name)
-                source = try config.openFixture(fields: config.mapping.fields(forColumns: columns)) { _ in "" }
+                var fields = config.mapping.fields(forColumns: columns)
+                // A record that gives a composite whole is read too (SwiftShapeFields.swift).
+                if isJSON {
+                    fields += SwiftShapeFields.wholeNames(coreData.swiftShape(of: config.name), fields: fields)
+                }
+                source = try config.openFixture(fields: fields) { _ in "" }
             } catch { continue }  // already reported by the first pass
             // The attribute each field fills (an ignored field fills none).
             let names = source.columnNames.map { field in

@@ -99,7 +99,12 @@ public struct ReleaseKeyIndex: ReleaseKeys {
 
     /// The column names a JSON fixture of `config` may use: the model's for Core Data, the schema's otherwise.
     fileprivate func fixtureColumns(_ config: Manifest.TableConfig) throws -> [String] {
-        if let model = manifest.model { return model.fixtureColumns(config.name) }
+        if let model = manifest.model {
+            // A record may give a composite whole, in the Swift type's shape (SwiftShapeFields.swift).
+            let columns = model.fixtureColumns(config.name)
+            return columns
+                + SwiftShapeFields.wholeNames(SwiftShape(entity: config.name, facts: model.facts), fields: columns)
+        }
         let db = try DatabaseQueue()
         switch manifest.source {
         case .schema(let url):
