@@ -230,7 +230,7 @@ private let bookInsert =
         expectEqual(failed.status, 2, "\(failed)")
         #expect(
             failed.stderr.contains(
-                "this row for ZBOOK has no value for its key column 'Z_PK': Book has no single-attribute uniqueness constraint (@Attribute(.unique), a unique index Z_Book_UNIQUE_<attribute>) that seedkit could take as its key, and Z_PK is a number seedkit assigns; give Book a key in a manifest (tables: { Book: { key: ATTRIBUTE } }) and pass it with --manifest"
+                "this row for Book has no value for its key column 'Z_PK': Book has no single-attribute uniqueness constraint (@Attribute(.unique), a unique index Z_Book_UNIQUE_<attribute>) that seedkit could take as its key, and Z_PK is a number seedkit assigns; give Book a key in a manifest (tables: { Book: { key: ATTRIBUTE } }) and pass it with --manifest"
             ), "\(failed)")
         expectEqual(project.read("app.store"), before)
     }

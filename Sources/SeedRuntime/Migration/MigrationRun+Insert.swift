@@ -45,7 +45,7 @@ extension MigrationRun {
                 errors.append(
                     Diagnostic(
                         file: row.file, line: row.line, code: naturalKey ? .missingRequired : .configuration,
-                        message: "this row for \(table.name) has no value for its key column '\(column)'\(hint)",
+                        message: "this row for \(written(table)) has no value for its key column '\(column)'\(hint)",
                         table: table.name))
                 return .done
             }
@@ -204,7 +204,7 @@ extension MigrationRun {
                 Diagnostic(
                     file: row.file, line: row.line, code: constraintCode(error),
                     message:
-                        "cannot insert \(RowEvent.describe(key: try fields())) into \(table.name): \(error.message ?? "constraint failed")",
+                        "cannot insert \(RowEvent.describe(key: try fields())) into \(written(table)): \(error.message ?? "constraint failed")",
                     table: table.name))
             queue.broken.formUnion(providedKeys(table, values))
             return .done

@@ -57,7 +57,7 @@ extension MigrationRun {
                     Diagnostic(
                         file: file, line: line, code: .configuration,
                         message:
-                            "\(table.name) has a composite key (\(columns.joined(separator: ", "))); write the key as a map of column: value",
+                            "\(written(table)) has a composite key (\(columns.joined(separator: ", "))); write the key as a map of column: value",
                         table: table.name))
                 return nil
             }
@@ -69,7 +69,7 @@ extension MigrationRun {
                     Diagnostic(
                         file: file, line: line, code: .configuration,
                         message:
-                            "the key of \(table.name) is (\(columns.joined(separator: ", "))), but this key names (\(values.values.map(\.column).joined(separator: ", ")))",
+                            "the key of \(written(table)) is (\(columns.joined(separator: ", "))), but this key names (\(values.values.map(\.column).joined(separator: ", ")))",
                         table: table.name))
                 return nil
             }
@@ -81,7 +81,7 @@ extension MigrationRun {
             errors.append(
                 Diagnostic(
                     file: file, line: line, code: .unresolvedReference,
-                    message: "the key of this \(table.name) row: \(missingText(parent))", table: table.name))
+                    message: "the key of this \(written(table)) row: \(missingText(parent))", table: table.name))
             return nil
         }
         if errors.count > errorCount { return nil }
@@ -90,7 +90,7 @@ extension MigrationRun {
                 Diagnostic(
                     file: file, line: line, code: .missingRequired,
                     message:
-                        "the key of this \(table.name) row has no value for '\(empty.column)'; a key must have one",
+                        "the key of this \(written(table)) row has no value for '\(empty.column)'; a key must have one",
                     table: table.name))
             return nil
         }

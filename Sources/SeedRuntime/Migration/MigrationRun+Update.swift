@@ -31,7 +31,7 @@ extension MigrationRun {
                 Diagnostic(
                     file: file, line: change.line, code: .configuration,
                     message:
-                        "update of \(table.name) \(keyText) sets '\(column)' without a 'from' value; add what the previous seed shipped, so that a user's edit is never overwritten",
+                        "update of \(written(table)) \(keyText) sets '\(column)' without a 'from' value; add what the previous seed shipped, so that a user's edit is never overwritten",
                     table: table.name))
             return .done
         }
@@ -194,7 +194,7 @@ extension MigrationRun {
             errors.append(
                 Diagnostic(
                     file: file, line: change.line, code: constraintCode(error),
-                    message: "cannot update \(table.name) \(keyText): \(error.message ?? "constraint failed")",
+                    message: "cannot update \(written(table)) \(keyText): \(error.message ?? "constraint failed")",
                     table: table.name))
             return .done
         }
