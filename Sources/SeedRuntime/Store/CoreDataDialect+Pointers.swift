@@ -55,7 +55,7 @@ extension CoreDataDialect {
                 case .toOne:
                     let table = tableName(name)
                     guard let info = try TableInfo.read(db, table: table),
-                        let column = info.column(columnName(property.name))
+                        let column = info.column(columnName(property.name, in: name))
                     else { continue }
                     let inverse = property.inverse.flatMap { inverse in
                         facts.history[destination]?.properties.first { $0.name == inverse }
