@@ -39,7 +39,7 @@ plist with the same classes and keys. No byte or row of those stores is copied: 
 built here with plistlib and zlib. The version hashes in Z_METADATA are NOT Core Data's (its
 hashing is not published): an app given this store would see a different model and migrate it.
 
-usage: make-store.py [--composites] OUTPUT.store
+usage: make-store.py [--composites] [--numbered] OUTPUT.store
 """
 import hashlib, plistlib, sqlite3, sys, zlib
 from plistlib import UID
@@ -74,6 +74,21 @@ SHELF = ("Shelf",
 if "--composites" in sys.argv:
     sys.argv.remove("--composites")
     ENTITIES.append(SHELF)
+
+# With --numbered, Shelf also has two properties asking for one column each, as MetaCocktails'
+# Cocktail and IngredientBase do (docs/swiftdata.md, "Composite attributes"): by name the first
+# keeps the column and Core Data numbers the other.
+#     struct Aisle: Codable { var id = UUID(); var name: String? }    // aisle.id: ZID (aisle < id)
+#     struct Zone: Codable { var label: String? }                    // zone.label: ZLABEL1 (label < zone)
+#     var aisle: Aisle?; let id = UUID(); var zone: Zone?            // Shelf's own id: ZID1
+NUMBERED = [("aisle", "composite", "struct", [("id", 1100, "NSUUID"), ("name", 700, "NSString")], True),
+            ("id", 1100, "NSUUID", "uuid", False),
+            ("zone", "composite", "struct", [("label", 700, "NSString")], True)]
+if "--numbered" in sys.argv:
+    sys.argv.remove("--numbered")
+    SHELF[1].extend(NUMBERED)
+    if SHELF not in ENTITIES:
+        ENTITIES.append(SHELF)
 
 
 class Archiver:
@@ -268,7 +283,7 @@ CREATE UNIQUE INDEX Z_TRANSACTIONSTRING_UNIQUE_NAME ON ATRANSACTIONSTRING (ZNAME
 
 def main():
     if len(sys.argv) != 2:
-        sys.exit("usage: make-store.py [--composites] OUTPUT.store")
+        sys.exit("usage: make-store.py [--composites] [--numbered] OUTPUT.store")
     db = sqlite3.connect(sys.argv[1])
     if db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
         sys.exit(f"{sys.argv[1]} is not empty")

@@ -24,7 +24,7 @@ extension MigrationRun {
         // The table's spec, once per row (each ask copies it).
         let tableSpec = spec(table)
         let keyColumns = try Self.keyColumns(table, spec: tableSpec, file: row.file, line: row.line)
-        let missingColumns = Set(missing.map { SQLName(dialect.columnName($0.column)) })
+        let missingColumns = Set(missing.map { SQLName(dialect.columnName($0.column, in: name)) })
         var key: [(column: String, value: SQLValue)] = []
         var keyResolved = true
         let naturalKey = tableSpec?.key.isEmpty == false
@@ -235,7 +235,7 @@ extension MigrationRun {
         table name: String, key: [(column: String, value: SQLValue)], row: DataChanges.RowValues, column: String
     ) throws -> Attempt {
         let table = try tableInfo(name, file: row.file)
-        if dialect is CoreDataDialect, table.column(dialect.columnName(column)) == nil {
+        if dialect is CoreDataDialect, table.column(dialect.columnName(column, in: name)) == nil {
             // A member of a many-to-many relationship: its join row.
             var member = row
             let links = try takeManyToMany(&member, table: table, entity: name)
@@ -281,15 +281,16 @@ extension MigrationRun {
         var links: [ManyToMany] = []
         var kept: [(column: String, value: InputValue)] = []
         for (column, input) in row.values {
-            guard table.column(dialect.columnName(column)) == nil,
-                let ref = specs.writtenRef(table.name, SQLName(dialect.columnName(column))),
+            let stored = dialect.columnName(column, in: entity)
+            guard table.column(stored) == nil, let ref = specs.writtenRef(table.name, SQLName(stored)),
                 let join = try joinTable(coreData, entity: entity, ref: ref)
             else {
                 kept.append((column, input))
                 continue
             }
             let destination = try tableInfo(ref.reference.table, file: row.file)
-            guard let keyColumn = destination.column(dialect.columnName(ref.reference.column)) else {
+            guard let keyColumn = destination.column(dialect.columnName(ref.reference.column, in: ref.reference.table))
+            else {
                 errors.append(
                     Diagnostic(
                         file: row.file, line: row.line, code: .configuration,

@@ -32,7 +32,7 @@ extension MigrationRun {
             // The last name written for the column (rows are a handful of columns: no dictionary per row).
             let wanted = SQLName(value.column)
             var name: String?
-            for (column, _) in row.values where wanted.matches(dialect.columnName(column)) { name = column }
+            for (column, _) in row.values where wanted.matches(storeColumn(column)) { name = column }
             return (name ?? value.column, value.value)
         }
     }
@@ -69,9 +69,9 @@ extension MigrationRun {
     /// refs, NULL, and ids no parent row has (shown as stored).
     mutating func parent(of value: SQLValue?, column: String, in table: TableInfo) throws -> RowEvent.Reference? {
         guard let value, value != .null,
-            let reference = references(of: table.name)[SQLName(dialect.columnName(column))]
+            let reference = references(of: table.name)[SQLName(storeColumn(column, in: table))]
                 ?? references(of: table.name)[SQLName(column)],
-            let sqlColumn = table.column(dialect.columnName(column)) ?? table.column(column)
+            let sqlColumn = table.column(storeColumn(column, in: table)) ?? table.column(column)
         else { return nil }
         let parentTable = try tableInfo(reference.table, file: "")
         guard let keyColumn = parentTable.column(reference.column),
@@ -86,7 +86,7 @@ extension MigrationRun {
 
     /// A value as the report shows it: a ref by its parent's key, a UUID attribute as its text.
     mutating func shown(_ value: SQLValue, column: String, in table: TableInfo) throws -> String {
-        let type = (table.column(dialect.columnName(column)) ?? table.column(column))?.type
+        let type = (table.column(storeColumn(column, in: table)) ?? table.column(column))?.type
         return RowEvent.describe(value.readable(as: type), parent: try parent(of: value, column: column, in: table))
     }
 
@@ -177,7 +177,7 @@ extension MigrationRun {
             // else the first under its own name.
             var given: Int?
             for (index, (name, _)) in input.values.enumerated() {
-                if wanted.matches(dialect.columnName(name)) {
+                if wanted.matches(storeColumn(name, in: table)) {
                     given = index
                 } else if given == nil, wanted.matches(name) {
                     given = index
@@ -205,13 +205,14 @@ extension MigrationRun {
                 RowEvent.ColumnChange(
                     column: column, old: old, new: value,
                     kept: applied
-                        ? value : current[SQLName(dialect.columnName(column))] ?? current[SQLName(column)] ?? .null))
+                        ? value : current[SQLName(storeColumn(column, in: table))] ?? current[SQLName(column)] ?? .null)
+            )
         }
         for (column, value) in from where !to.contains(where: { $0.column.isSameName(as: column) }) {
             changes.append(
                 RowEvent.ColumnChange(
                     column: column, old: value, new: nil,
-                    kept: current[SQLName(dialect.columnName(column))] ?? current[SQLName(column)] ?? .null))
+                    kept: current[SQLName(storeColumn(column, in: table))] ?? current[SQLName(column)] ?? .null))
         }
         for index in changes.indices {
             let column = changes[index].column
@@ -219,7 +220,7 @@ extension MigrationRun {
             changes[index].newParent = try parent(of: changes[index].new, column: column, in: table)
             changes[index].keptParent = try parent(of: changes[index].kept, column: column, in: table)
             // A UUID attribute's values as their text (two different UUIDs never print alike).
-            let type = (table.column(dialect.columnName(column)) ?? table.column(column))?.type
+            let type = (table.column(storeColumn(column, in: table)) ?? table.column(column))?.type
             changes[index].old = changes[index].old?.readable(as: type)
             changes[index].new = changes[index].new?.readable(as: type)
             changes[index].kept = changes[index].kept?.readable(as: type)

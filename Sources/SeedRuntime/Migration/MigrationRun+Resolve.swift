@@ -6,6 +6,16 @@ typealias StoredRow = [SQLName: SQLValue]
 
 /// Resolving: tables, keys, refs to parent ids, specs as the operation names them, and finding rows.
 extension MigrationRun {
+    /// The SQL column that `name`, as the migration wrote it, means in `table`: asked of the
+    /// dialect with the operation's table (or entity) name when `table` is its table, else with
+    /// `table`'s (a Core Data column depends on the entity: ``CoreDataDialect/columnLayout(_:)``).
+    func storeColumn(_ name: String, in table: TableInfo? = nil) -> String {
+        guard let table, dialect.tableName(operationName) != table.name else {
+            return dialect.columnName(name, in: operationName)
+        }
+        return dialect.columnName(name, in: table.name)
+    }
+
     mutating func tableInfo(_ name: String, file: String) throws -> TableInfo {
         if let info = tables[name] { return info }
         writtenTableNames[dialect.tableName(name)] = writtenTableNames[dialect.tableName(name)] ?? name
@@ -63,7 +73,7 @@ extension MigrationRun {
             }
             row = DataChanges.RowValues(values: [(columns[0], value)], line: line, file: file)
         case .columns(let values):
-            let given = Set(values.values.map { SQLName(dialect.columnName($0.column)) })
+            let given = Set(values.values.map { SQLName(storeColumn($0.column, in: table)) })
             guard given == Set(columns.map(SQLName.init)) else {
                 errors.append(
                     Diagnostic(
@@ -155,7 +165,7 @@ extension MigrationRun {
         }
         let references = references(of: table.name)
         let plan = row.values.map { column, _ in
-            let info = table.column(dialect.columnName(column))
+            let info = table.column(storeColumn(column, in: table))
             return ColumnPlan(
                 info: info, type: info.map(dialect.columnType), reference: info.flatMap { references[SQLName($0.name)] }
             )

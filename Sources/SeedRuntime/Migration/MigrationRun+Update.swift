@@ -14,8 +14,8 @@ extension MigrationRun {
         let keyText = RowEvent.describe(key: fields)
         if dialect is CoreDataDialect,
             let column = change.to.values.map(\.column).first(where: {
-                table.column(dialect.columnName($0)) == nil
-                    && specs.writtenRef(table.name, SQLName(dialect.columnName($0))) != nil
+                table.column(storeColumn($0, in: table)) == nil
+                    && specs.writtenRef(table.name, SQLName(storeColumn($0, in: table))) != nil
             })
         {
             errors.append(
@@ -231,7 +231,8 @@ extension MigrationRun {
             else { continue }
             let renamed = laterKey.contains { part in
                 later.to.values.contains {
-                    $0.column.isSameName(as: part.column) || dialect.columnName($0.column).isSameName(as: part.column)
+                    $0.column.isSameName(as: part.column)
+                        || storeColumn($0.column, in: table).isSameName(as: part.column)
                 }
             }
             if renamed { return later }

@@ -28,10 +28,12 @@ struct RunSpecs {
         for spec in written {
             let table = dialect.tableName(spec.name)
             for column in spec.key + Array(spec.refs.keys) {
-                writtenColumns[table, default: [:]][SQLName(dialect.columnName(column))] = column
+                writtenColumns[table, default: [:]][SQLName(dialect.columnName(column, in: spec.name))] = column
             }
             for (column, reference) in spec.refs {
-                writtenRefs[table, default: [:]][SQLName(dialect.columnName(column))] = (column, reference)
+                writtenRefs[table, default: [:]][SQLName(dialect.columnName(column, in: spec.name))] = (
+                    column, reference
+                )
             }
         }
     }

@@ -44,7 +44,7 @@ extension CoreDataDialect {
         return values.compactMap { column, value in
             guard
                 let attribute = types.first(where: {
-                    $0.value == "Transformable" && columnName($0.key) == column.uppercased()
+                    $0.value == "Transformable" && columnName($0.key, in: name).isSameName(as: column)
                 })?.key,
                 let why = Self.archiveProblem(value)
             else { return nil }

@@ -9,7 +9,7 @@ extension CoreDataDialect {
     package func caseColumns(entity: String, enum name: String, table: TableInfo) -> [String] {
         (facts.enumCases[factsName(entity)] ?? [:]).keys.sorted()
             .filter { $0.hasPrefix(name + ".") }
-            .compactMap { table.column(columnName($0))?.name }
+            .compactMap { table.column(columnName($0, in: entity))?.name }
     }
 
     /// A build's rows of `entity` in `table` that leave a non-optional enum without raw values
@@ -20,7 +20,7 @@ extension CoreDataDialect {
         let own = rowFilter(name).map { " AND \($0)" } ?? ""
         return try (facts.required[factsName(name)] ?? []).compactMap { attribute in
             let cases = caseColumns(entity: name, enum: attribute, table: table)
-            guard table.column(columnName(attribute)) == nil, !cases.isEmpty else { return nil }
+            guard table.column(columnName(attribute, in: name)) == nil, !cases.isEmpty else { return nil }
             let none = cases.map { "\(quoteIdentifier($0)) IS NULL" }.joined(separator: " AND ")
             let rows =
                 try Int.fetchOne(db, sql: "SELECT count(*) FROM \(quoteIdentifier(table.name)) WHERE \(none)\(own)")

@@ -69,7 +69,7 @@ extension CoreDataDialect {
         let entity = factsName(name)
         var values = values
         for attribute in facts.generated[entity] ?? [] {
-            guard let column = table.column(columnName(attribute)) else { continue }
+            guard let column = table.column(columnName(attribute, in: name)) else { continue }
             let generated = SQLValue.blob(Self.nameBasedUUID(entity: entity, attribute: attribute, key: key))
             if let index = values.firstIndex(where: { $0.column.isSameName(as: column.name) }) {
                 if values[index].value == .null { values[index].value = generated }
@@ -89,7 +89,7 @@ extension CoreDataDialect {
         let defaults = facts.defaults[entity] ?? [:]
         let generated = Set(facts.generated[entity] ?? [])
         return (facts.required[entity] ?? []).filter { attribute in
-            guard let column = table.column(columnName(attribute)) else {
+            guard let column = table.column(columnName(attribute, in: name)) else {
                 // A non-optional enum without raw values: a new row needs one of its cases.
                 let cases = caseColumns(entity: name, enum: attribute, table: table)
                 return inserting && !cases.isEmpty
@@ -111,7 +111,8 @@ extension CoreDataDialect {
     )] {
         guard let attributes = facts.unwritable[factsName(name)], !attributes.isEmpty else { return [] }
         return values.compactMap { column, value in
-            guard value != .null, let found = attributes.first(where: { columnName($0.key) == column.uppercased() })
+            guard value != .null,
+                let found = attributes.first(where: { columnName($0.key, in: name).isSameName(as: column) })
             else { return nil }
             return (found.key, found.value)
         }
@@ -125,7 +126,8 @@ extension CoreDataDialect {
     )] {
         guard let cases = facts.enumCases[factsName(name)], !cases.isEmpty else { return [] }
         return values.compactMap { column, value in
-            guard value != .null, let found = cases.first(where: { columnName($0.key) == column.uppercased() }),
+            guard value != .null,
+                let found = cases.first(where: { columnName($0.key, in: name).isSameName(as: column) }),
                 value != .text(found.value)
             else { return nil }
             return (found.key, value, found.value)
@@ -180,7 +182,7 @@ extension CoreDataDialect {
     )] {
         let entity = factsName(name)
         let attributes = (facts.generated[entity] ?? []).compactMap { attribute in
-            table.column(columnName(attribute)).map { (attribute, $0.name) }
+            table.column(columnName(attribute, in: name)).map { (attribute, $0.name) }
         }
         guard !attributes.isEmpty else { return [] }
         let t = quoteIdentifier(table.name)

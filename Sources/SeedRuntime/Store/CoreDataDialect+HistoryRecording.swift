@@ -78,11 +78,13 @@ extension CoreDataDialect {
     /// attribute or a to-one relationship); the column's own name when the model has none (so
     /// that the changed-properties mask refuses it, naming it).
     func propertyName(ofColumn column: String, entity: Entity) -> String {
-        historyProperties(entity).first { $0.kind != .toMany && columnName($0.name) == column.uppercased() }?.name
+        historyProperties(entity).first {
+            $0.kind != .toMany && columnName($0.name, in: modelName(of: entity)).isSameName(as: column)
+        }?.name
             // Another entity's inverse-less to-many kept in this table: `Shelf.books` for `Z3BOOKS`.
             ?? heldToManyColumns.first {
                 lineageNames(of: modelName(of: entity)).contains(heldDestination($0.key))
-                    && $0.value == column.uppercased()
+                    && $0.value.isSameName(as: column)
             }?.key
             ?? column
     }
@@ -96,7 +98,9 @@ extension CoreDataDialect {
 
     /// The inverse of the to-one relationship stored in `column` of `entity`'s rows, or nil.
     func inverseName(ofColumn column: String, entity: Entity) -> String? {
-        historyProperties(entity).first { $0.kind == .toOne && columnName($0.name) == column.uppercased() }?.inverse
+        historyProperties(entity).first {
+            $0.kind == .toOne && columnName($0.name, in: modelName(of: entity)).isSameName(as: column)
+        }?.inverse
     }
 
     /// The property of `entity` whose upper-cased name is `stored` (a join column's suffix: `FAVORITES`,

@@ -55,7 +55,7 @@ extension CoreDataDialect {
                 case .toOne:
                     let table = tableName(name)
                     guard let info = try TableInfo.read(db, table: table),
-                        let column = info.column(columnName(property.name))
+                        let column = info.column(columnName(property.name, in: name))
                     else { continue }
                     let inverse = property.inverse.flatMap { inverse in
                         facts.history[destination]?.properties.first { $0.name == inverse }
@@ -149,32 +149,5 @@ extension CoreDataDialect {
             found.append((pointer, rows, count))
         }
         return found
-    }
-
-    /// ``heldToManyColumns`` for a model's `entities` and `facts`.
-    static func heldToManyColumns(entities: [Entity], facts: CoreDataModelFacts) -> [String: String] {
-        func modelName(_ entity: Entity) -> String {
-            facts.renamings.first { $0.value == entity.name }?.key ?? entity.name
-        }
-        var held: [String: String] = [:]
-        for entity in entities {
-            // The column carries the number of the entity that declares the relationship, not of one inheriting it.
-            var inherited = Set<String>()
-            var current = entity
-            for _ in entities {
-                guard current.superEntity != 0, let parent = entities.first(where: { $0.number == current.superEntity })
-                else { break }
-                inherited.formUnion(facts.history[modelName(parent)]?.properties.map(\.name) ?? [])
-                current = parent
-            }
-            let name = modelName(entity)
-            for property in facts.history[name]?.properties ?? []
-            where property.kind == .toMany && property.inverse == nil && property.destination != nil
-                && !inherited.contains(property.name)
-            {
-                held["\(name).\(property.name)"] = "Z\(entity.number)\(property.name.uppercased())"
-            }
-        }
-        return held
     }
 }

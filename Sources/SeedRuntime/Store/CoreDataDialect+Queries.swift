@@ -149,17 +149,18 @@ extension StoreDialect {
     /// shared table's entities a ref means) — the referenced tables.
     package func storeSpec(_ spec: TableSpec, keepingReferencedTables: Bool = false) -> TableSpec {
         TableSpec(
-            name: tableName(spec.name), key: spec.key.map(columnName),
+            name: tableName(spec.name), key: spec.key.map { columnName($0, in: spec.name) },
             refs: Dictionary(
                 spec.refs.map { column, reference in
                     (
-                        columnName(column),
+                        columnName(column, in: spec.name),
                         TableSpec.Reference(
                             table: keepingReferencedTables ? reference.table : tableName(reference.table),
-                            column: columnName(reference.column))
+                            column: columnName(reference.column, in: reference.table))
                     )
                 }, uniquingKeysWith: { first, _ in first }),
             defaults: Dictionary(
-                spec.defaults.map { (columnName($0.key), $0.value) }, uniquingKeysWith: { first, _ in first }))
+                spec.defaults.map { (columnName($0.key, in: spec.name), $0.value) },
+                uniquingKeysWith: { first, _ in first }))
     }
 }

@@ -100,15 +100,25 @@ package struct CoreDataDialect: StoreDialect {
     /// relationship (`Shelf.books` → `Z3BOOKS`, in the destination's table): the name a fixture,
     /// a migration and `inspect` give such a column (docs/core-data.md, "Deletes and pointers to a row").
     let heldToManyColumns: [String: String]
+    /// Each entity's columns (by the model's name), by the rule the real stores show (``columnLayout(_:)``).
+    let layouts: [String: ColumnLayout]
+    /// Each table's property → column, its entities' (root first) merged: for a caller that knows only the table.
+    private(set) var layoutsByTable: [SQLName: [String: String]] = [:]
 
     init(entities: [Entity], facts: CoreDataModelFacts, tables: Set<String>, blockedTables: [String: String]) {
         self.entities = entities
         self.facts = facts
         compositeElements = Set(
             facts.history.values.flatMap(\.properties).filter { $0.composite && $0.name.contains(".") }.map(\.name))
+        layouts = facts.history.mapValues { Self.columnLayout(of: $0.properties) }
         self.tables = tables
         self.blockedTables = blockedTables
-        heldToManyColumns = Self.heldToManyColumns(entities: entities, facts: facts)
+        heldToManyColumns = Self.heldToManyColumns(facts, entities: entities)
+        for entity in entities {
+            let model = modelName(of: entity)
+            guard let layout = layouts[model] else { continue }
+            layoutsByTable[SQLName(tableName(model)), default: [:]].merge(layout.columns) { first, _ in first }
+        }
     }
 
     /// The dialect for writing into `db` when it is a Core Data store (it has `Z_PRIMARYKEY` and `Z_METADATA`), else nil.
@@ -133,7 +143,7 @@ package struct CoreDataDialect: StoreDialect {
         allowingCloudKit: Bool = false
     ) throws -> CoreDataDialect? {
         guard var dialect = try read(db, facts: facts) else { return nil }
-        if let problem = try dialect.keyProblems(db).first {
+        if let problem = try (dialect.keyProblems(db) + dialect.numberedColumnProblems(db)).first {
             throw SeedError(.refused, problem + "; nothing was written")
         }
         if !allowingMissingHistory, let tables = try historyTables(db) {
@@ -257,20 +267,6 @@ package struct CoreDataDialect: StoreDialect {
         return tables.contains(current) ? current : stored
     }
 
-    /// The column of attribute or to-one relationship `name` (``storeColumn(ofProperty:)``); a
-    /// column's own name as it is.
-    package func columnName(_ name: String) -> String {
-        if name.hasPrefix("Z") && name == name.uppercased() { return name }
-        // A dotted name that is no element of the model's composites is no column (`prep.id` of a
-        // composite seedkit refused must not land in the entity's own ZID).
-        if name.contains(".") {
-            // An inverse-less to-many of another entity, kept in this table (`Shelf.books` → `Z3BOOKS`).
-            if let column = heldToManyColumns[name] { return column }
-            if !compositeElements.contains(name) { return "Z" + name.uppercased() }
-        }
-        return Self.storeColumn(ofProperty: name)
-    }
-
     package func columnType(_ column: ColumnInfo) -> ColumnType {
         column.declaredType.uppercased() == "TIMESTAMP" ? .referenceDate : column.type
     }
@@ -308,7 +304,8 @@ package struct CoreDataDialect: StoreDialect {
         for entity in entities where tableName(entity.name) == info.name {
             for (attribute, type) in facts.attributeTypes[modelName(of: entity)] ?? [:]
             where type == "UUID" || type == "JSON" {
-                guard let column = info.column(columnName(attribute)), let index = info.columns.firstIndex(of: column)
+                guard let column = info.column(columnName(attribute, in: modelName(of: entity))),
+                    let index = info.columns.firstIndex(of: column)
                 else { continue }
                 info.columns[index].type = type == "UUID" ? .uuid : .json
             }
@@ -336,7 +333,7 @@ package struct CoreDataDialect: StoreDialect {
             ] + values
         // What the row is not given gets the model's default, as Core Data gives every new object.
         for (attribute, literal) in (facts.defaults[modelName(of: entity)] ?? [:]).sorted(by: { $0.key < $1.key }) {
-            guard let column = table.column(columnName(attribute)),
+            guard let column = table.column(columnName(attribute, in: modelName(of: entity))),
                 !all.contains(where: { $0.column.isSameName(as: column.name) }),
                 let value = SQLValue(sqlLiteral: literal)
             else { continue }
@@ -529,8 +526,8 @@ package struct CoreDataDialect: StoreDialect {
     func oneToOneInverse(_ entity: Entity, column: String, parentTable: String) -> String? {
         for ancestor in lineage(of: entity) {
             for (relationship, pair) in facts.oneToOne[modelName(of: ancestor)] ?? [:]
-            where columnName(relationship) == column.uppercased() {
-                return columnName(pair.inverse)
+            where columnName(relationship, in: modelName(of: ancestor)).isSameName(as: column) {
+                return columnName(pair.inverse, in: pair.destination)
             }
         }
         return nil

@@ -9,8 +9,10 @@ package protocol StoreDialect: Sendable {
     var name: String { get }
     /// The SQL table a migration's table (or entity) name means.
     func tableName(_ name: String) -> String
-    /// The SQL column a migration's column (or attribute) name means.
-    func columnName(_ name: String) -> String
+    /// The SQL column a migration's column (or attribute) name means in `table`: the table (or
+    /// entity) name the migration used, or the SQL table (a Core Data column depends on the
+    /// entity's other properties: ``CoreDataDialect/columnLayout(_:)``).
+    func columnName(_ name: String, in table: String) -> String
     /// How values are converted for a column.
     func columnType(_ column: ColumnInfo) -> ColumnType
     /// A table's facts with its columns typed as the store keeps them (a Core Data UUID attribute's BLOB column: `.uuid`).
@@ -49,7 +51,7 @@ package protocol StoreDialect: Sendable {
 
 extension StoreDialect {
     package func tableName(_ name: String) -> String { name }
-    package func columnName(_ name: String) -> String { name }
+    package func columnName(_ name: String, in table: String) -> String { name }
     package func columnType(_ column: ColumnInfo) -> ColumnType { column.type }
     package func adjusted(_ info: TableInfo) -> TableInfo { info }
     package func rowFilter(_ name: String) -> String? { nil }

@@ -23,7 +23,7 @@ struct RecordConverter {
         rules = plan.bound.map { $0.rules.map(ColumnRules.Prepared.init) }
         fieldNumbers = plan.bound.map(\.fieldNumber)
         isReference = plan.bound.map { $0.reference != nil }
-        let key = Set(plan.config.key.map { plan.dialect.columnName($0).lowercasedName })
+        let key = Set(plan.config.key.map { plan.storeColumn($0).lowercasedName })
         isKey = plan.bound.map { key.contains($0.info.name.lowercasedName) }
     }
 

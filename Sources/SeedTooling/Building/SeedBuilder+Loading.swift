@@ -278,14 +278,14 @@ extension SeedBuilder {
                 failed = true
                 continue
             }
-            if plan.table.column(plan.dialect.columnName(name)) == nil,
+            if plan.table.column(plan.storeColumn(name)) == nil,
                 manifest.model?.manyToMany(plan.config.name, name) != nil
             {
                 // a join table's rows: loaded once every table is (see loadManyToMany)
                 plan.slotOfSourceColumn.append(-1)
                 continue
             }
-            guard var info = plan.table.column(plan.dialect.columnName(name)) else {
+            guard var info = plan.table.column(plan.storeColumn(name)) else {
                 unknown(field, at: index)
                 continue
             }
@@ -314,13 +314,13 @@ extension SeedBuilder {
         // Defaults for attributes the fixture has no column for: every row gets them.
         for (name, value) in plan.defaults.sorted(by: { $0.key < $1.key })
         where !filled.contains(where: { $0.lowercasedName == name }) {
-            if let info = plan.table.column(plan.dialect.columnName(name)) {
+            if let info = plan.table.column(plan.storeColumn(name)) {
                 plan.constants.append((info.name, value.sqlLiteral))
             }
         }
         if !isJSON {
             for key in plan.config.key where !filled.contains(where: { $0.isSameName(as: key) }) {
-                if plan.table.column(plan.dialect.columnName(key))?.defaultSQL == nil
+                if plan.table.column(plan.storeColumn(key))?.defaultSQL == nil
                     && plan.defaults[key.lowercasedName] == nil
                     && manifest.model?.manyToMany(plan.config.name, key) == nil
                 {
@@ -336,7 +336,7 @@ extension SeedBuilder {
             }
             for rule in rules.values where rule.required && !filled.contains(where: { $0.isSameName(as: rule.column) })
             {
-                if plan.table.column(plan.dialect.columnName(rule.column))?.defaultSQL == nil
+                if plan.table.column(plan.storeColumn(rule.column))?.defaultSQL == nil
                     && plan.defaults[rule.column.lowercasedName] == nil
                 {
                     let wanted = mapping.field(for: rule.column)

@@ -41,7 +41,7 @@ extension SeedBuilder {
                 return "\u{0}ignored"
             }
             let links = names.indices.compactMap { index -> (index: Int, relationship: CoreDataModel.Relationship)? in
-                guard plan.table.column(coreData.columnName(names[index])) == nil,
+                guard plan.table.column(plan.storeColumn(names[index])) == nil,
                     let relationship = model.manyToMany(config.name, names[index])
                 else { return nil }
                 return (index, relationship)
@@ -54,7 +54,7 @@ extension SeedBuilder {
             for column in keyColumns {
                 guard let index = names.firstIndex(where: { $0.isSameName(as: column) }),
                     config.refs[names[index]] == nil,
-                    let info = plan.table.column(coreData.columnName(column))
+                    let info = plan.table.column(plan.storeColumn(column))
                 else {
                     throw SeedError(
                         .configuration, file: manifest.path, line: config.line,
@@ -66,7 +66,7 @@ extension SeedBuilder {
             let ownerSQL = coreData.primaryKeySQL(
                 from: plan.table.name,
                 where: (keyFields.map {
-                    quoteIdentifier(plan.table.column(coreData.columnName(names[$0.index]))?.name ?? "") + " = ?"
+                    quoteIdentifier(plan.table.column(plan.storeColumn(names[$0.index]))?.name ?? "") + " = ?"
                 }
                     + [coreData.rowFilter(config.name)].compactMap { $0 }).joined(separator: " AND "))
 
@@ -96,13 +96,12 @@ extension SeedBuilder {
                     )
                 }
                 let destination = coreData.tableName(reference.table)
-                guard
-                    let keyInfo = try TableInfo.read(db, table: destination)?.column(
-                        coreData.columnName(reference.column))
+                let keyColumn = coreData.columnName(reference.column, in: reference.table)
+                guard let keyInfo = try TableInfo.read(db, table: destination)?.column(keyColumn)
                 else {
                     throw SeedError(
                         .configuration, file: manifest.path, line: config.line,
-                        "ref \(config.name).\(names[index]) → \(reference): the template has no column \(destination).\(coreData.columnName(reference.column))"
+                        "ref \(config.name).\(names[index]) → \(reference): the template has no column \(destination).\(keyColumn)"
                     )
                 }
                 prepared.append(

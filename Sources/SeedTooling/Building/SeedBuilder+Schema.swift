@@ -29,11 +29,13 @@ extension SeedBuilder {
             }
             // A many-to-many relationship has no column: its rows are in a join table.
             let isManyToMany = { (name: String) in
-                table.column(dialect.columnName(name)) == nil
+                table.column(dialect.columnName(name, in: config.name)) == nil
                     && self.manifest.model?.manyToMany(config.name, name) != nil
             }
             for mention in config.columnMentions
-            where table.column(dialect.columnName(mention.column)) == nil && !isManyToMany(mention.column) {
+            where table.column(dialect.columnName(mention.column, in: config.name)) == nil
+                && !isManyToMany(mention.column)
+            {
                 problem(
                     mention.line, mention.column2,
                     "table \(config.name) has no column '\(mention.column)' (it has \(table.columns.map(\.name).joined(separator: ", ")))"
@@ -58,15 +60,16 @@ extension SeedBuilder {
                     )
                     continue
                 }
-                guard let parentKey = parent.column(dialect.columnName(reference.column)) else {
+                guard let parentKey = parent.column(dialect.columnName(reference.column, in: reference.table)) else {
                     problem(
                         at.line, at.column,
                         "ref \(config.name).\(column) → \(reference): \(parent.name) has no column '\(reference.column)' (it has \(parent.columns.map(\.name).joined(separator: ", ")))"
                     )
                     continue
                 }
-                let target = table.referenceTarget(of: dialect.columnName(column), in: parent)
-                references[dialect.columnName(column).lowercasedName] = TablePlan.Reference(
+                let stored = dialect.columnName(column, in: config.name)
+                let target = table.referenceTarget(of: stored, in: parent)
+                references[stored.lowercasedName] = TablePlan.Reference(
                     spec: reference,
                     keyType: manifest.model?.columnType(entity: reference.table, attribute: reference.column)
                         ?? dialect.columnType(parentKey),
@@ -115,7 +118,7 @@ extension SeedBuilder {
     func ensureUniqueKeys(_ db: Database, plans: [TablePlan]) throws -> [String] {
         var created: [String] = []
         for plan in plans where !plan.config.key.isEmpty {
-            let keyColumns = plan.config.key.map { plan.table.column(plan.dialect.columnName($0))?.name ?? $0 }
+            let keyColumns = plan.config.key.map { plan.table.column(plan.storeColumn($0))?.name ?? $0 }
             let key = Set(keyColumns.map { $0.lowercasedName })
             if Set(plan.table.primaryKey.map { $0.lowercasedName }) == key { continue }
             var covered = false

@@ -425,7 +425,7 @@ public struct SeedBuilder: Sendable {
         throws -> Bool?
     {
         guard let plan = plans.first(where: { $0.config.name.isSameName(as: table) }),
-            let info = plan.table.column(plan.dialect.columnName(column))
+            let info = plan.table.column(plan.storeColumn(column))
         else { return nil }
         guard case .success(let converted) = (plan.modelTypes[column] ?? plan.dialect.columnType(info)).convert(value)
         else { return false }
@@ -451,13 +451,16 @@ public struct SeedBuilder: Sendable {
     ) throws {
         for plan in plans {
             let key = plan.config.key.compactMap { name -> CoreDataDialect.KeyPart? in
-                guard let column = plan.table.column(coreData.columnName(name)) else { return nil }
+                guard let column = plan.table.column(plan.storeColumn(name)) else { return nil }
                 guard let reference = plan.referencesByColumn[column.name.lowercasedName] else {
                     return .init(column: column.name)
                 }
                 return .init(
                     column: column.name,
-                    parent: (coreData.tableName(reference.spec.table), coreData.columnName(reference.spec.column)))
+                    parent: (
+                        coreData.tableName(reference.spec.table),
+                        coreData.columnName(reference.spec.column, in: reference.spec.table)
+                    ))
             }
             for (attribute, rows) in try coreData.fillGeneratedValues(
                 db, entity: plan.config.name, table: plan.table, key: key) where rows > 0

@@ -43,4 +43,7 @@ struct TablePlan: Sendable {
     var modelTypes: [String: ColumnType] = [:]
     /// Lower-cased fixture column (attribute) → the value a new row gets without one (Core Data's defaults).
     var defaults: [String: SQLValue] = [:]
+
+    /// The column fixture column (attribute) `name` fills in this table's entity.
+    func storeColumn(_ name: String) -> String { dialect.columnName(name, in: config.name) }
 }

@@ -97,40 +97,18 @@ extension CoreDataModel {
         name.split(separator: ".", maxSplits: 1).first.map(String.init) ?? name
     }
 
-    /// The column Core Data gives each attribute and to-one relationship of `entity` (its own
-    /// and inherited ones), by the rule the real stores show: `Z` + the name (a composite
-    /// element's own name) in upper case, given in the order of the properties by name; a
-    /// column already given goes to the first to ask, and Core Data numbers the others (`ZID1`).
-    /// Returns the names seedkit would put in a column that is not theirs: `(name, column, taken by)`.
-    static func columnClashes(_ entity: Entity) -> [(name: String, column: String, takenBy: String)] {
-        let names =
-            entity.attributes.map(\.name) + entity.relationships.filter { !$0.toMany && !$0.ownersToMany }.map(\.name)
-        // Properties by name; a composite's elements keep their order at its place.
-        let owners = names.map(compositeOwner)
-        let order = names.indices.sorted { (owners[$0], $0) < (owners[$1], $1) }
-        var given: [String: String] = [:]
-        var clashes: [(name: String, column: String, takenBy: String)] = []
-        for index in order {
-            let column = CoreDataDialect.storeColumn(ofProperty: names[index])
-            if let first = given[column] {
-                clashes.append((names[index], column, first))
-            } else {
-                given[column] = names[index]
-            }
-        }
-        return clashes
-    }
-
-    /// `entity` with the attributes whose column Core Data numbers (``columnClashes(_:)``) made
-    /// unsupported: the composite they belong to, or the attribute itself.
+    /// `entity` with the attributes whose column the rule does not place (``CoreDataDialect/columnLayout(_:)``:
+    /// a clash no real store shows) made unsupported: the composite they belong to, or the attribute itself.
+    /// The clashes the stores show (an attribute and a composite's element: `ZID`, `ZID1`) are kept.
     static func refusingClashes(_ entity: Entity) -> Entity {
-        let clashes = columnClashes(entity)
-        guard !clashes.isEmpty else { return entity }
+        let unplaced = CoreDataDialect.columnLayout(
+            entity.attributes.map { ($0.name, false) }
+                + entity.relationships.filter { !$0.toMany && !$0.ownersToMany }.map { ($0.name, true) }
+        ).unplaced
+        guard !unplaced.isEmpty else { return entity }
         var entity = entity
-        for clash in clashes {
-            let why =
-                "\(clash.name) and \(clash.takenBy) both ask for column \(clash.column): Core Data gives it to \(clash.takenBy) and numbers the other (\(clash.column)1), which seedkit does not follow yet"
-            let owner = compositeOwner(clash.name)
+        for (name, why) in unplaced.sorted(by: { $0.key < $1.key }) {
+            let owner = compositeOwner(name)
             let members = entity.attributes.filter { $0.name == owner || $0.name.hasPrefix(owner + ".") }
             guard let first = members.first, let at = entity.attributes.firstIndex(where: { $0.name == first.name })
             else { continue }

@@ -105,17 +105,31 @@ public struct CoreDataModel: Sendable {
     {
         // The entity's own names first, then its sub-entities' (their columns share the root's table).
         let family: [String] = model?.family(of: entity) ?? []
-        let names: [String] = family.flatMap { (name: String) -> [String] in
-            guard let flat = model?.flattened(name) else { return [] }
-            return flat.attributes.map(\.name) + flat.relationships.filter { !$0.toMany }.map(\.name)
+        // Each entity's columns by the model's rule (a composite's element `compiledTags.flavors`, a
+        // numbered `ZID1`), whatever facts the dialect was read with.
+        for name in family {
+            if let found = model?.storeColumns(name).first(where: { $0.value.isSameName(as: column) }) {
+                return found.key
+            }
         }
-        // A composite's element (`compiledTags.flavors`) by the model's rule, whatever facts the
-        // dialect was read with; another entity's inverse-less to-many (`Shelf.books`) by the dialect's.
-        let held = Set(family.flatMap { model?.flattened($0)?.relationships.filter(\.ownersToMany).map(\.name) ?? [] })
-        return names.first {
-            ($0.contains(".") && !held.contains($0)
-                ? CoreDataDialect.storeColumn(ofProperty: $0) : dialect.columnName($0)) == column
-        } ?? CoreDataDialect.attributeName(ofColumn: column)
+        // Another entity's inverse-less to-many kept in this table (`Shelf.books`) by the dialect's rule.
+        for name in family {
+            for relationship in model?.flattened(name)?.relationships ?? [] where relationship.ownersToMany {
+                if dialect.columnName(relationship.name, in: name).isSameName(as: column) { return relationship.name }
+            }
+        }
+        return CoreDataDialect.attributeName(ofColumn: column)
+    }
+
+    /// Each attribute (a composite's element by its Swift path) and to-one relationship of `entity`,
+    /// inherited ones too, → its column, by the rule the real stores show (``CoreDataDialect/columnLayout(_:)``:
+    /// `author.id` in `ZID`, `id` in `ZID1`).
+    package func storeColumns(_ entity: String) -> [String: String] {
+        guard let flat = flattened(entity) else { return [:] }
+        return CoreDataDialect.columnLayout(
+            flat.attributes.map { ($0.name, false) }
+                + flat.relationships.filter { !$0.toMany && !$0.ownersToMany }.map { ($0.name, true) }
+        ).columns
     }
 
     /// The names a fixture of `entity` may use: supported attributes, to-one and many-to-many relationships.

@@ -126,11 +126,15 @@ public enum StoreInspector {
         // Columns only other entities sharing the table have (a sibling sub-entity's attributes) are not this entity's.
         var othersOnly = Set<String>()
         if let model {
-            let own = Set(model.family(of: name).flatMap(model.storedNames).map(coreData.columnName))
+            let own = Set(
+                model.family(of: name).flatMap { member in
+                    model.storedNames(member).map { coreData.columnName($0, in: member) }
+                })
             let root = coreData.root(entity)
             for other in model.entities
             where coreData.entity(named: other.name).map({ coreData.root($0) == root }) == true {
-                othersOnly.formUnion(model.storedNames(other.name).map(coreData.columnName))
+                othersOnly.formUnion(
+                    model.storedNames(other.name).map { coreData.columnName($0, in: other.name) })
             }
             othersOnly.subtract(own)
         }
@@ -148,7 +152,8 @@ public enum StoreInspector {
                 // A parent keyed by a UUID attribute: the ref shows its text (TableInfo.readableSQL).
                 parentKeys[expressions.count + 1] = info.parentKeySQL(
                     // + 1: id goes first
-                    of: column.name, parent: parent, keyColumn: coreData.columnName(reference.column), row: "t")
+                    of: column.name, parent: parent,
+                    keyColumn: coreData.columnName(reference.column, in: reference.table), row: "t")
                 expressions.append("t.\(quoteIdentifier(column.name))")
             } else if let uuid = uuids[column.name] {
                 expressions.append(uuid)  // a UUID attribute as its text, as fixtures and migrations write it

@@ -107,25 +107,28 @@ public enum StoreVerifier {
             // A ref is read as its parent's natural key, as the fixture wrote it and as rules check it in a build.
             var shown: [String: String] = [:]
             for (column, reference) in table.refs {
-                guard let sqlColumn = info.column(dialect.columnName(column)),
+                guard let sqlColumn = info.column(dialect.columnName(column, in: table.name)),
                     let parent = try TableInfo.read(db, table: dialect.tableName(reference.table)),
-                    let keyColumn = parent.column(dialect.columnName(reference.column))
+                    let keyColumn = parent.column(dialect.columnName(reference.column, in: reference.table))
                 else { continue }
                 shown[sqlColumn.name.lowercasedName] = info.shownRefSQL(
                     of: sqlColumn.name, parent: parent, keyColumn: keyColumn.name, row: quoteIdentifier(info.name))
             }
             func expression(_ column: String) -> String { shown[column.lowercasedName] ?? quoteIdentifier(column) }
-            let keyColumns = (table.key.isEmpty ? info.primaryKey : table.key.map(dialect.columnName)).filter {
+            let keyColumns =
+                (table.key.isEmpty ? info.primaryKey : table.key.map { dialect.columnName($0, in: table.name) }).filter
+            {
                 info.column($0) != nil
             }
             let keySQL = keyColumns.isEmpty ? "rowid" : keyColumns.map(expression).joined(separator: ", ")
             let ruled = (table.rules + (manifest.model?.rules(for: table.name) ?? [])).filter {
-                info.column(dialect.columnName($0.column)) != nil
+                info.column(dialect.columnName($0.column, in: table.name)) != nil
             }
             // A Core Data entity's rules hold for its rows (and its sub-entities'), not for other entities sharing its table.
             let entityRows = dialect.rowFilter(table.name).map { " WHERE \($0)" } ?? ""
             if !ruled.isEmpty {
-                let list = ruled.map { expression(dialect.columnName($0.column)) }.joined(separator: ", ")
+                let list = ruled.map { expression(dialect.columnName($0.column, in: table.name)) }.joined(
+                    separator: ", ")
                 try db.makeStatement(
                     sql: "SELECT \(list), \(keySQL) FROM \(quoteIdentifier(info.name))\(entityRows) ORDER BY rowid"
                 ).forEachRow { row in
@@ -197,12 +200,15 @@ public enum StoreVerifier {
                 findings += try oneSidedPairs(
                     db, entity: entity, relationship: relationship, model: model, table: table, keySQL: keySQL,
                     dialect: dialect)
-                guard !relationship.optional, table.column(dialect.columnName(relationship.name)) != nil else {
+                guard !relationship.optional,
+                    table.column(dialect.columnName(relationship.name, in: entity.name)) != nil
+                else {
                     continue
                 }
                 for row in try Row.fetchAll(
                     db,
-                    sql: dialect.rowsWithoutSQL(dialect.columnName(relationship.name), select: keySQL, from: table.name)
+                    sql: dialect.rowsWithoutSQL(
+                        dialect.columnName(relationship.name, in: entity.name), select: keySQL, from: table.name)
                 ) {
                     findings.append(
                         Finding(
@@ -218,7 +224,8 @@ public enum StoreVerifier {
             let countSQL: String
             if !back.toMany {
                 countSQL = dialect.pointingCountSQL(
-                    table: dialect.tableName(destination.name), column: dialect.columnName(inverse))
+                    table: dialect.tableName(destination.name),
+                    column: dialect.columnName(inverse, in: destination.name))
             } else if let join = try dialect.joinTable(
                 db, entity: entity.name, relationship: relationship.name, destination: destination.name)
             {
@@ -259,9 +266,9 @@ public enum StoreVerifier {
         guard let inverse = relationship.inverseName,
             model.flattened(relationship.destination)?.relationships.first(where: { $0.name == inverse })?.toMany
                 == false,
-            let column = table.column(dialect.columnName(relationship.name)),
+            let column = table.column(dialect.columnName(relationship.name, in: entity.name)),
             let target = try TableInfo.read(db, table: dialect.tableName(relationship.destination)),
-            let back = target.column(dialect.columnName(inverse))
+            let back = target.column(dialect.columnName(inverse, in: relationship.destination))
         else { return [] }
         let sql = dialect.oneSidedPairsSQL(
             table: table.name, column: column.name, target: target.name, back: back.name,

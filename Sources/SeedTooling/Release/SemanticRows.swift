@@ -140,7 +140,7 @@ struct SemanticRows {
                     (entity?.attributes.map(\.name) ?? [])
                     + (entity?.relationships.filter { !$0.toMany }.map(\.name) ?? [])
                 for name in modelNames + writtenSpec.key + Array(writtenSpec.refs.keys) {
-                    names[coreData.columnName(name)] = name
+                    names[coreData.columnName(name, in: writtenSpec.name)] = name
                 }
             }
             rows.append(

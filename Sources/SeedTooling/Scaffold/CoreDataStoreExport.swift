@@ -62,6 +62,11 @@ struct CoreDataStoreExport {
         for entity in plan.concreteEntities {
             guard let flat = model.flattened(entity.name) else { continue }
             let columns = plan.columns(entity.name)
+            // Each property's column, by the rule the real stores show (`ZID1` for the later of two asking for `ZID`).
+            let storeColumns = model.storeColumns(entity.name)
+            func storeColumn(_ property: String) -> String {
+                storeColumns[property] ?? CoreDataDialect.storeColumn(ofProperty: property)
+            }
             var lines = [columns.map(Self.csvField).joined(separator: ",")]
             let inherits = root(entity.name) != entity.name || model.entities.contains { $0.parent == entity.name }
             for row in rowsByEntity[entity.name] ?? [] {
@@ -71,11 +76,11 @@ struct CoreDataStoreExport {
                         fields.append(
                             Self.csvField(
                                 value(
-                                    row[SQLName(CoreDataDialect.storeColumn(ofProperty: column))],
+                                    row[SQLName(storeColumn(column))],
                                     type: attribute.isJSON ? "JSON" : attribute.type)
                             ))
                     } else if let relationship = flat.relationships.first(where: { $0.name == column }) {
-                        var stored = CoreDataDialect.storeColumn(ofProperty: column)
+                        var stored = storeColumn(column)
                         // Another entity's inverse-less to-many: `Z<owner's Z_ENT><NAME>` (`Z3BOOKS` for `Shelf.books`).
                         if relationship.ownersToMany, let owner = model.entity(relationship.destination),
                             let number = numbers[owner.renamingIdentifier ?? owner.name] ?? numbers[owner.name]
@@ -125,7 +130,9 @@ struct CoreDataStoreExport {
             let attribute = model.flattened(destination)?.attributes.first(where: { $0.name == key[0] })
         {
             let value = try CoreDataDialect.value(
-                db, column: CoreDataDialect.storeColumn(ofProperty: key[0]), table: table(destination),
+                db,
+                column: model.storeColumns(destination)[key[0]] ?? CoreDataDialect.storeColumn(ofProperty: key[0]),
+                table: table(destination),
                 primaryKey: target)
             return self.value(value, type: attribute.type)
         }
