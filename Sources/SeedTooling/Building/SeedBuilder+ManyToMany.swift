@@ -186,6 +186,8 @@ extension SeedBuilder {
     /// The keys a to-many field lists: CSV text split at commas, a JSON array's items, or one JSON value.
     private static func keys(_ kind: RawRecord.Kind, _ text: String, isJSON: Bool) -> [InputValue] {
         guard kind == .text, !isJSON else { return input(kind, text).listItems }
+        // A JSON array, for keys a comma-separated list cannot hold (docs/core-data.md).
+        if text.first == "[" { return InputValue.json(text).listItems }
         return text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.map(
             InputValue.string)
     }

@@ -23,6 +23,22 @@ struct CoreDataScaffold {
 
     func header(_ entity: String) -> String { columns(entity).joined(separator: ",") }
 
+    /// The many-to-many relationships `init --coredata STORE` lists in `entity`'s fixture: of
+    /// each pair, the side named first (`Cocktail.garnish` of `Cocktail.garnish` ↔
+    /// `Garnish.cocktails`), when the other side has a one-column key and the seed fills both.
+    func listedManyToMany(_ entity: String) -> [CoreDataModel.Relationship] {
+        guard let flat = model.flattened(entity) else { return [] }
+        let empty = Set(unfillable().map(\.entity))
+        return flat.relationships.filter { relationship in
+            guard model.manyToMany(entity, relationship.name) != nil, !empty.contains(entity),
+                !empty.contains(relationship.destination), key(relationship.destination)?.count == 1
+            else { return false }
+            let side = "\(entity).\(relationship.name)"
+            let other = "\(relationship.destination).\(relationship.inverseName ?? "")"
+            return side <= other
+        }
+    }
+
     /// The first uniqueness constraint of `entity` (its own or inherited) whose names are all fixture columns.
     func key(_ entity: String) -> [String]? { model.defaultKey(entity) }
 
@@ -171,12 +187,20 @@ struct CoreDataScaffold {
                     unkeyed.append(relationship.name)
                 }
             }
+            // The rows a store's many-to-many links (init --coredata STORE lists them on one side).
+            let listed = store == nil ? [] : listedManyToMany(entity.name).map(\.name)
+            for relationship in flat.relationships where listed.contains(relationship.name) {
+                if let key = key(relationship.destination) {
+                    refs.append("      \(relationship.name): \(relationship.destination).\(key[0])   # many-to-many")
+                }
+            }
             if !refs.isEmpty {
                 lines.append("    refs:")
                 lines += refs
             }
             // A many-to-many is listed on either side, by the other side's one-column key.
-            for relationship in flat.relationships where model.manyToMany(entity.name, relationship.name) != nil {
+            for relationship in flat.relationships
+            where model.manyToMany(entity.name, relationship.name) != nil && !listed.contains(relationship.name) {
                 guard let key = key(relationship.destination), key.count == 1 else { continue }
                 lines.append(
                     "    # \(relationship.name) (many-to-many to \(relationship.destination)) can be set here: add a column \(relationship.name) listing \(relationship.destination) keys, and refs: { \(relationship.name): \(relationship.destination).\(key[0]) }"

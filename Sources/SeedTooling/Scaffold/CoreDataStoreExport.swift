@@ -59,6 +59,7 @@ struct CoreDataStoreExport {
                 },
                 uniquingKeysWith: { first, _ in first })
         }
+        let dialect = try CoreDataDialect.read(db, facts: model.facts)
         for entity in plan.concreteEntities {
             guard let flat = model.flattened(entity.name) else { continue }
             let columns = plan.columns(entity.name)
@@ -67,7 +68,22 @@ struct CoreDataStoreExport {
             func storeColumn(_ property: String) -> String {
                 storeColumns[property] ?? CoreDataDialect.storeColumn(ofProperty: property)
             }
-            var lines = [columns.map(Self.csvField).joined(separator: ",")]
+            // Many-to-many relationships listed on this side: the related rows' keys, from the join table.
+            var joins: [(name: String, destination: String, sql: String)] = []
+            for relationship in plan.listedManyToMany(entity.name) {
+                guard
+                    let join = try dialect?.joinTable(
+                        db, entity: entity.name, relationship: relationship.name,
+                        destination: relationship.destination)
+                else { continue }
+                let order = join.memberOrderColumn.map { quoteIdentifier($0) + ", " } ?? ""
+                joins.append(
+                    (
+                        relationship.name, relationship.destination,
+                        "SELECT \(quoteIdentifier(join.memberColumn)) FROM \(quoteIdentifier(join.name)) WHERE \(quoteIdentifier(join.ownerColumn)) = ? ORDER BY \(order)\(quoteIdentifier(join.memberColumn))"
+                    ))
+            }
+            var lines = [(columns + joins.map(\.name)).map(Self.csvField).joined(separator: ",")]
             let inherits = root(entity.name) != entity.name || model.entities.contains { $0.parent == entity.name }
             for row in rowsByEntity[entity.name] ?? [] {
                 var fields: [String] = []
@@ -109,6 +125,14 @@ struct CoreDataStoreExport {
                         fields.append("")
                     }
                 }
+                for join in joins {
+                    let members = try Int64.fetchAll(
+                        db, sql: join.sql, arguments: [CoreDataDialect.primaryKey(of: row) ?? 0])
+                    let keys = try members.compactMap {
+                        try reference($0, to: join.destination, db: db, positions: positions, from: entity.name)
+                    }
+                    fields.append(Self.csvField(Self.keyList(keys)))
+                }
                 lines.append(fields.joined(separator: ","))
             }
             if inherits, plan.key(entity.name) == nil, rowsByEntity[entity.name]?.isEmpty == false {
@@ -119,6 +143,17 @@ struct CoreDataStoreExport {
             fixtures[entity.name] = lines.joined(separator: "\n") + "\n"
             rowCounts[entity.name] = lines.count - 1
         }
+    }
+
+    /// A many-to-many's keys as one CSV field: `Mint, Lime`, or a JSON array when a key holds a
+    /// comma, starts with `[` or has spaces at an end (docs/core-data.md); nil for none.
+    static func keyList(_ keys: [String]) -> String? {
+        guard !keys.isEmpty else { return nil }
+        let plain = keys.allSatisfy {
+            !$0.isEmpty && !$0.contains(",") && !$0.hasPrefix("[") && $0.trimmingCharacters(in: .whitespaces) == $0
+        }
+        if plain { return keys.joined(separator: ", ") }
+        return "[" + keys.map(DocNode.quote).joined(separator: ",") + "]"
     }
 
     /// A to-one's value: the related row's key, or the Z_PK the build gives it; nil when unknown.

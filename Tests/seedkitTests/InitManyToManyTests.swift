@@ -1,0 +1,65 @@
+import Foundation
+import GRDB
+import SeedTestSupport
+import Testing
+
+/// `init --coredata STORE` left a store's many-to-many links out of the fixtures (a comment said
+/// how to add them): MetaCocktails' 407 `Z_1GARNISH` rows (`Cocktail.garnish` ↔
+/// `Garnish.cocktails`) were missing from every seed. Now one side's fixture lists them by the
+/// other side's key; a key with a comma (two of MetaCocktails' garnishes have one) as a JSON array.
+@Suite struct InitManyToManyTests {
+    /// make-store.py's Author and Book, with `Tag` and `Book.tags` ↔ `Tag.books` (join table
+    /// `Z_2TAGS(Z_2BOOKS, Z_3TAGS)`, as Core Data names it after the first entity's relationship).
+    private func store() throws -> TemporaryProject {
+        let project = try swiftDataStore(editing: [
+            (
+                "[(\"author\", \"Author\", \"books\", False, True, 1)],",
+                "[(\"author\", \"Author\", \"books\", False, True, 1), (\"tags\", \"Tag\", \"books\", True, True, 1)],"
+            ),
+            (
+                "SHELF = (",
+                "ENTITIES.append((\"Tag\", [(\"name\", 700, \"NSString\", None, False)], [(\"books\", \"Book\", \"tags\", True, True, 1)], [[\"name\"]]))\nSHELF = ("
+            ),
+        ])
+        try project.database("app.store").write { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE Z_2TAGS (Z_2BOOKS INTEGER, Z_3TAGS INTEGER, PRIMARY KEY (Z_2BOOKS, Z_3TAGS));
+                    INSERT INTO ZTAG (Z_PK, Z_ENT, Z_OPT, ZNAME) VALUES (1, 3, 1, 'Classics'), (2, 3, 1, 'Half a lime, squeezed');
+                    INSERT INTO ZBOOK (Z_PK, Z_ENT, Z_OPT, ZTITLE, ZID, ZPAGES) VALUES
+                        (1, 2, 1, 'Flint', x'21111111222233334444555555555555', 5),
+                        (2, 2, 1, 'Odes', x'31111111222233334444555555555555', 7),
+                        (3, 2, 1, 'Tide', x'41111111222233334444555555555555', 9);
+                    INSERT INTO Z_2TAGS VALUES (1, 1), (2, 1), (2, 2);
+                    UPDATE Z_PRIMARYKEY SET Z_MAX = 2 WHERE Z_ENT = 3;
+                    UPDATE Z_PRIMARYKEY SET Z_MAX = 3 WHERE Z_ENT = 2;
+                    """)
+        }
+        return project
+    }
+
+    @Test func initListsAManyToManyOnOneSideAndTheSeedHoldsItsJoinRows() throws {
+        let project = try store()
+        let initialized = try project.seedkit("init", "--coredata", "app.store")
+        expectEqual(initialized.status, 0, "\(initialized)")
+        let books = try #require(project.read("seeds/data/Book.csv").map { String(decoding: $0, as: UTF8.self) })
+        expectEqual(
+            books,
+            """
+            id,pages,published,title,author,tags
+            21111111-2222-3333-4444-555555555555,5,,Flint,,Classics
+            31111111-2222-3333-4444-555555555555,7,,Odes,,"[""Classics"",""Half a lime, squeezed""]"
+            41111111-2222-3333-4444-555555555555,9,,Tide,,
+
+            """)
+        let manifest = try #require(project.read("seeds/seedkit.yml").map { String(decoding: $0, as: UTF8.self) })
+        #expect(manifest.contains("      tags: Tag.name   # many-to-many\n"), "\(manifest)")
+        // The other side is not listed too: its comment still says how.
+        #expect(manifest.contains("    # books (many-to-many to Book) can be set here"), "\(manifest)")
+        let build = try project.seedkit("build")
+        expectEqual(build.status, 0, "\(build)")
+        let joins = "SELECT Z_2BOOKS, Z_3TAGS FROM Z_2TAGS ORDER BY 1, 2"
+        expectEqual(try project.rows("build/seed.store", joins), try project.rows("app.store", joins))
+        expectEqual(try project.rows("build/seed.store", joins), ["1|1", "2|1", "2|2"])
+    }
+}
