@@ -62,4 +62,38 @@ import Testing
         expectEqual(try project.rows("build/seed.store", joins), try project.rows("app.store", joins))
         expectEqual(try project.rows("build/seed.store", joins), ["1|1", "2|1", "2|2"])
     }
+
+    /// The issue's round trip: a fixture row copied under a new key → `new-migration --from` (the
+    /// insert lists the row's tags: it listed none before, so the copy lost its links) →
+    /// `check-upgrade` → `migrate` gives a row linked as its source is.
+    @Test func aCopiedRowKeepsItsManyToManyThroughARelease() throws {
+        let project = try store()
+        expectEqual(try project.seedkit("init", "--coredata", "app.store").status, 0)
+        expectEqual(try project.seedkit("build").status, 0)
+        try project.write("seeds/releases/1.0.store", try #require(project.read("build/seed.store")))
+        let books = try #require(project.read("seeds/data/Book.csv").map { String(decoding: $0, as: UTF8.self) })
+        try project.write(
+            "seeds/data/Book.csv",
+            books
+                + "51111111-2222-3333-4444-555555555555,7,,Odes (copy),,\"[\"\"Classics\"\",\"\"Half a lime, squeezed\"\"]\"\n"
+        )
+        let generated = try project.seedkit("new-migration", "copy", "--from", "seeds/releases/1.0.store")
+        expectEqual(generated.status, 0, "\(generated)")
+        let file = try #require(project.read("migrations/0001-copy.yml").map { String(decoding: $0, as: UTF8.self) })
+        #expect(file.contains(", tags: [\"Classics\", \"Half a lime, squeezed\"] }"), "\(file)")
+        let check = try project.seedkit("check-upgrade", "seeds/releases/1.0.store")
+        expectEqual(check.status, 0, "\(check)")
+        let migrate = try project.seedkit("migrate", "app.store")
+        expectEqual(migrate.status, 0, "\(migrate)")
+        let tags = """
+            SELECT b.ZTITLE, t.ZNAME FROM Z_2TAGS j JOIN ZBOOK b ON b.Z_PK = j.Z_2BOOKS JOIN ZTAG t ON t.Z_PK = j.Z_3TAGS
+            WHERE b.ZTITLE LIKE 'Odes%' ORDER BY 1, 2
+            """
+        expectEqual(
+            try project.rows("app.store", tags),
+            [
+                "'Odes'|'Classics'", "'Odes'|'Half a lime, squeezed'", "'Odes (copy)'|'Classics'",
+                "'Odes (copy)'|'Half a lime, squeezed'",
+            ])
+    }
 }

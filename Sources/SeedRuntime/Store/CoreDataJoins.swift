@@ -24,6 +24,15 @@ extension CoreDataDialect {
         package var ownerOrderColumn: String?
     }
 
+    /// SQL reading the members of one owner row (bound as `?`, its `Z_PK`) through `join`, each
+    /// as `keyExpression` over the member's row `d` of `memberTable`, in the relationship's order.
+    package func membersSQL(_ join: JoinTable, memberTable: String, keyExpression: String) -> String {
+        let order = join.memberOrderColumn.map { "j.\(quoteIdentifier($0)), " } ?? ""
+        let member = "j.\(quoteIdentifier(join.memberColumn))"
+        return
+            "SELECT \(keyExpression) FROM \(quoteIdentifier(join.name)) AS j JOIN \(quoteIdentifier(memberTable)) AS d ON \(primaryKeySQL(row: "d")) = \(member) WHERE j.\(quoteIdentifier(join.ownerColumn)) = ? ORDER BY \(order)\(member)"
+    }
+
     /// The numbers of `entity` and of the entities it inherits from: a join column may be named after any.
     private func numbers(of entity: String) -> [Int64] {
         self.entity(named: entity).map { lineage(of: $0).map(\.number) } ?? []

@@ -294,8 +294,18 @@ public struct MigrationGenerator: Sendable {
                 guard let row = try current.read({ db in try table.row(db, key: key) }) else { continue }
                 rows.append(row)
             }
-            let lines = Self.selfReferencesFirst(rows, table: table).map {
-                "    - " + Self.map($0.map { (table.writtenName($0.column), $0.value) })
+            // A row's many-to-many relationships go with it, as lists of the related rows' keys.
+            let lists = try current.read { db in try manyToManyLists(table, in: db) }
+            let lines = try Self.selfReferencesFirst(rows, table: table).map { row in
+                let links = try current.read { db in
+                    try lists.read(db, key: row.prefix(table.keyColumns.count).map(\.value), in: table)
+                }
+                let values = row.map { (column: table.writtenName($0.column), value: $0.value.yaml) }
+                return "    - { "
+                    + (values + links.map { (column: $0.name, value: $0.yaml) }).map {
+                        "\(Self.name($0.column)): \($0.value)"
+                    }
+                    .joined(separator: ", ") + " }"
             }
             inserts.append("  \(Self.name(table.written.name)):\n" + lines.joined(separator: "\n"))
             generated.inserts += lines.count

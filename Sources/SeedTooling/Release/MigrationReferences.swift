@@ -41,26 +41,28 @@ public enum MigrationReferences {
         var problems: [Diagnostic] = []
         func check(_ table: String, _ row: DataChanges.RowValues, line: Int, key: String) throws {
             guard let spec = spec(table) else { return }
-            for (column, value) in row.values {
-                guard value != .null, let reference = spec.refs.first(where: { $0.key.isSameName(as: column) })?.value
-                else { continue }
-                if provided["\(reference.table.lowercasedName).\(reference.column.lowercasedName)"]?.contains(
-                    canonical(value)) == true
-                {
-                    continue
+            // A many-to-many's list (`garnish: [Mint, Lime]`) names each related row.
+            for (column, list) in row.values {
+                guard let reference = spec.refs.first(where: { $0.key.isSameName(as: column) })?.value else { continue }
+                for value in list.listItems where value != .null {
+                    if provided["\(reference.table.lowercasedName).\(reference.column.lowercasedName)"]?.contains(
+                        canonical(value)) == true
+                    {
+                        continue
+                    }
+                    if Migration.sqlMayWrite(
+                        migrations, table: reference.table, storeTable: dialect.tableName(reference.table))
+                    {
+                        continue
+                    }  // what SQL provides is not known without running it
+                    if try exists(reference.table, reference.column, value) != false { continue }
+                    problems.append(
+                        Diagnostic(
+                            file: row.file.isEmpty ? nil : row.file, line: line, code: .unresolvedReference,
+                            message:
+                                "\(spec.name)\(key.isEmpty ? "" : " \(key)"): \(column) \(shown(value)) matches no \(reference) in the fixtures or in any migration's inserts",
+                            table: spec.name))
                 }
-                if Migration.sqlMayWrite(
-                    migrations, table: reference.table, storeTable: dialect.tableName(reference.table))
-                {
-                    continue
-                }  // what SQL provides is not known without running it
-                if try exists(reference.table, reference.column, value) != false { continue }
-                problems.append(
-                    Diagnostic(
-                        file: row.file.isEmpty ? nil : row.file, line: line, code: .unresolvedReference,
-                        message:
-                            "\(spec.name)\(key.isEmpty ? "" : " \(key)"): \(column) \(shown(value)) matches no \(reference) in the fixtures or in any migration's inserts",
-                        table: spec.name))
             }
         }
         for migration in migrations {

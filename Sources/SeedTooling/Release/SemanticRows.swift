@@ -76,6 +76,11 @@ struct SemanticRows {
         return Array(zip(columns, row))
     }
 
+    /// The SQL finding the row whose key equals `key` (``row(_:key:storedOnly:)``'s predicate) and its arguments.
+    func keyPredicate(_ key: [SQLValue]) -> (sql: String, arguments: [SQLValue]) {
+        (keyColumns.map { "\(expression($0)) IS ?" }.joined(separator: " AND "), readable(key))
+    }
+
     /// The table's first row (by rowid), store column → value, or nil when it is empty.
     /// Only the columns this store has are read (an old seed may lack the release's new ones).
     func firstRow(_ db: Database) throws -> [(column: String, value: SQLValue)]? {

@@ -97,11 +97,9 @@ struct CoreDataStoreExport {
                             ))
                     } else if let relationship = flat.relationships.first(where: { $0.name == column }) {
                         var stored = storeColumn(column)
-                        // Another entity's inverse-less to-many: `Z<owner's Z_ENT><NAME>` (`Z3BOOKS` for `Shelf.books`).
-                        if relationship.ownersToMany, let owner = model.entity(relationship.destination),
-                            let number = numbers[owner.renamingIdentifier ?? owner.name] ?? numbers[owner.name]
-                        {
-                            stored = "Z\(number)\(column.drop { $0 != "." }.dropFirst().uppercased())"
+                        // Another entity's inverse-less to-many: the dialect's column for it (`Z3BOOKS` for `Shelf.books`).
+                        if relationship.ownersToMany, let held = dialect?.columnName(column, in: entity.name) {
+                            stored = held
                         }
                         let value = row[SQLName(stored)] ?? .null
                         let target: Int64? =
