@@ -182,33 +182,44 @@ private func rows(_ queue: DatabaseQueue, _ sql: String) throws -> [String] {
         }
     }
 
-    /// ChefTime's `SDFolder` (docs/swiftdata.md, "Composite attributes"): Apple's 81 update rows
-    /// are 2 bytes, its composite `folderType`'s 4 cases counted, and a deleted recipe sets bit 8
-    /// where the settled order, elements counted, puts `recipes` at 9. seedkit wrote `02`, 1 byte;
-    /// it now refuses an entity with a composite, and one with a one-to-many to itself.
-    @Test func anSDFolderMaskIsRefusedNotGuessed() throws {
-        let cases = ["systemAll", "systemStandard", "systemRecentlyDeleted", "user"].map {
-            Property(name: "folderType.\($0)", kind: .attribute, composite: true)
+    /// ChefTime's `SDFolder` (jdeda/iOS-ChefTime@aac1b60, docs/swiftdata.md, "Composite attributes"):
+    /// Apple's 81 update rows are `8000` (parentFolder, Tx 7 and 13) and `0080` (recipes: a recipe
+    /// deleted, Tx 14–21, …), 2 bytes. seedkit refused every update of the entity (exit 3). Bit 8
+    /// leaves 7 slots after parentFolder: the composite's 4 elements count, the composite not, and
+    /// `folders`, a one-to-many to SDFolder itself, counts after `recipes` or not at all.
+    @Test func anSDFolderMaskIsApplesMask() throws {
+        let sdFolder: [Property] =
+            [
+                .init(name: "folders", kind: .toMany, ownEntity: .oneToMany), .init(name: "recipes", kind: .toMany),
+                .init(name: "id", kind: .attribute), .init(name: "parentFolder", kind: .toOne, ownEntity: .other),
+            ]
+            + ["systemAll", "systemStandard", "systemRecentlyDeleted", "user"].map {
+                Property(name: "folderType.\($0)", kind: .attribute, composite: true)
+            } + [.init(name: "imageData", kind: .attribute), .init(name: "name", kind: .attribute)]
+        func mask(_ changed: Set<String>) throws -> Data {
+            try CoreDataHistory.columnsMask(entity: "SDFolder", properties: sdFolder, changed: changed)
         }
-        let rest: [Property] = [
-            .init(name: "parentFolder", kind: .toOne), .init(name: "id", kind: .attribute),
-            .init(name: "imageData", kind: .attribute), .init(name: "name", kind: .attribute),
-            .init(name: "folders", kind: .toMany, toOwnEntity: true), .init(name: "recipes", kind: .toMany),
-        ]
-        let composite = #expect(throws: SeedError.self) {
-            try CoreDataHistory.columnsMask(entity: "SDFolder", properties: rest + cases, changed: ["recipes"])
-        }
-        #expect(composite?.kind == .refused)
+        try expectEqual(mask(["recipes"]), Data([0x00, 0x80]))
+        try expectEqual(mask(["parentFolder"]), Data([0x80, 0x00]))
+        try expectEqual(mask(["parentFolder", "recipes"]), Data([0x80, 0x80]))
+        // `folders`: bit 9 of 10, or none of 9: no store shows which.
+        let folders = #expect(throws: SeedError.self) { try mask(["folders"]) }
         #expect(
-            composite?.description.contains("SDFolder.folderType is a composite attribute (a Codable enum or struct)")
-                == true,
-            "\(String(describing: composite))")
-        // Without the composite, the to-many to its own entity is the other candidate: refused too.
-        let reflexive = #expect(throws: SeedError.self) {
-            try CoreDataHistory.columnsMask(entity: "SDFolder", properties: rest, changed: ["recipes"])
-        }
+            folders?.description.contains(
+                "SDFolder.folders is a to-many relationship to SDFolder itself, and no real store shows whether it counts in the changed-properties mask (ZCOLUMNS)"
+            ) == true, "\(String(describing: folders))")
+        // Where the elements count among the attributes no store shows: an attribute's update is refused.
+        let element = #expect(throws: SeedError.self) { try mask(["folderType.user"]) }
+        #expect(element?.kind == .refused)
         #expect(
-            reflexive?.description.contains("SDFolder.folders is a to-many relationship to SDFolder itself") == true)
+            element?.description.contains(
+                "cannot record the update of SDFolder in the store's persistent history: SDFolder.folderType is a composite attribute (a Codable enum or struct), and no real store shows where its elements count among SDFolder's attributes"
+            ) == true, "\(String(describing: element))")
+        let name = #expect(throws: SeedError.self) { try mask(["name"]) }
+        #expect(
+            name?.description.contains(
+                "where SDFolder.name counts in the changed-properties mask (ZCOLUMNS) depends on how the elements of SDFolder's composite attribute folderType (a Codable enum or struct) count among its attributes"
+            ) == true, "\(String(describing: name))")
         // SDRecipe, with neither, is written as Apple wrote its 116 updates: `80`, parentFolder.
         let recipe: [Property] = [
             .init(name: "aboutSections", kind: .toMany), .init(name: "id", kind: .attribute),
@@ -219,6 +230,66 @@ private func rows(_ queue: DatabaseQueue, _ sql: String) throws -> [String] {
         try expectEqual(
             CoreDataHistory.columnsMask(entity: "SDRecipe", properties: recipe, changed: ["parentFolder"]), Data([0x80])
         )
+    }
+
+    /// A to-many to its own entity counts after the other to-manys or not at all (what ChefTime's
+    /// `SDFolder` leaves open); a to-one to it counts, among the to-ones by name or after them.
+    /// An update is written only where every candidate gives the same bytes, width included.
+    @Test func relationshipsToTheEntityItselfCountAsTheStoresShow() throws {
+        let folder: [Property] = [
+            .init(name: "account", kind: .toOne), .init(name: "parent", kind: .toOne, ownEntity: .other),
+            .init(name: "title", kind: .attribute), .init(name: "children", kind: .toMany, ownEntity: .oneToMany),
+            .init(name: "notes", kind: .toMany),
+        ]
+        try expectEqual(
+            CoreDataHistory.columnsMask(entity: "Folder", properties: folder, changed: ["notes"]), Data([0x10]))
+        #expect(throws: SeedError.self) {
+            try CoreDataHistory.columnsMask(entity: "Folder", properties: folder, changed: ["children"])
+        }
+        // `parent` is the last to-one by name and if counted after the others: written.
+        try expectEqual(
+            CoreDataHistory.columnsMask(entity: "Folder", properties: folder, changed: ["account", "parent"]),
+            Data([0xC0]))
+        // A to-one to the entity itself that sorts before another to-one: that one's place is in doubt.
+        let zoned = folder + [.init(name: "zone", kind: .toOne)]
+        let zone = #expect(throws: SeedError.self) {
+            try CoreDataHistory.columnsMask(entity: "Folder", properties: zoned, changed: ["zone"])
+        }
+        #expect(
+            zone?.description.contains(
+                "where Folder.zone counts in the changed-properties mask (ZCOLUMNS) depends on how Folder.parent (a to-one relationship to Folder itself) counts among the other to-ones"
+            ) == true, "\(String(describing: zone))")
+        try expectEqual(
+            CoreDataHistory.columnsMask(entity: "Folder", properties: zoned, changed: ["title"]), Data([0x10]))
+        // A many-to-many to itself: by name, after the other to-manys, or not counted.
+        let person: [Property] = [
+            .init(name: "name", kind: .attribute), .init(name: "friends", kind: .toMany, ownEntity: .other),
+            .init(name: "groups", kind: .toMany),
+        ]
+        let groups = #expect(throws: SeedError.self) {
+            try CoreDataHistory.columnsMask(entity: "Person", properties: person, changed: ["groups"])
+        }
+        #expect(groups?.kind == .refused)
+        #expect(
+            groups?.description.contains(
+                "where Person.groups counts in the changed-properties mask (ZCOLUMNS) depends on how Person.friends (a to-many relationship to Person itself"
+            )
+                == true, "\(String(describing: groups))")
+        try expectEqual(
+            CoreDataHistory.columnsMask(entity: "Person", properties: person, changed: ["name"]), Data([0x80]))
+        // Whether a to-many to itself counts moves the width: 8 properties and `children` make 9.
+        let wide =
+            (0..<7).map { Property(name: "a\($0)", kind: .attribute) } + [
+                Property(name: "notes", kind: .toMany),
+                Property(name: "children", kind: .toMany, ownEntity: .oneToMany),
+            ]
+        let width = #expect(throws: SeedError.self) {
+            try CoreDataHistory.columnsMask(entity: "Folder", properties: wide, changed: ["a0"])
+        }
+        #expect(
+            width?.description.contains(
+                "the changed-properties mask's (ZCOLUMNS) width depends on whether Folder.children (a to-many relationship to Folder itself) counts at all"
+            ) == true, "\(String(describing: width))")
     }
 
     /// A transaction as ResourcesManager's fourth (a Component added to recipe 1), written by
