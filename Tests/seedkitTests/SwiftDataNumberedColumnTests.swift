@@ -108,7 +108,8 @@ import Testing
     }
 
     /// A model whose rule puts a property in a numbered column the table does not have does not
-    /// describe the store: `migrate` refuses it (exit 3), naming both properties, and writes nothing.
+    /// describe the store: `migrate` refuses it (exit 3), naming both properties, and writes nothing;
+    /// `verify` reports it.
     @Test func aNumberedColumnTheTableLacksIsRefusedNamingBoth() throws {
         let project = try numberedStore()
         try project.database("app.store").write { db in
@@ -123,6 +124,13 @@ import Testing
                 "Shelf.id: Core Data numbers its column ZID1 (aisle.id, first by name, keeps ZID), but ZSHELF has no column ZID1"
             ), "\(migrate)")
         expectEqual(project.read("app.store"), before)
+        // verify says the same, for each such column (it said ok: the columns it reads are all there).
+        let verify = try project.seedkit("verify", "app.store")
+        expectEqual(verify.status, 3, "\(verify)")
+        #expect(
+            (verify.stdout + verify.stderr).contains(
+                "Shelf: Shelf.id: Core Data numbers its column ZID1 (aisle.id, first by name, keeps ZID), but ZSHELF has no column ZID1: the model does not fit the store [2200]"
+            ), "\(verify)")
     }
 
     /// CSV fields of one line without quotes or commas inside (the rows here have none).

@@ -119,21 +119,23 @@ extension CoreDataDialect {
 
     /// Each numbered column the layouts predict that its table lacks, said as a refusal naming
     /// both properties: the model does not describe the store, and writing would miss the column.
-    func numberedColumnProblems(_ db: Database) throws -> [String] {
-        var problems: [String] = []
+    /// `detect` refuses the store for the first; `verify` reports each, by entity.
+    package func numberedColumnProblems(_ db: Database) throws -> [(entity: String, message: String)] {
+        var problems: [(entity: String, message: String)] = []
         var read: [String: TableInfo?] = [:]
         for entity in entities {
             let model = modelName(of: entity)
             guard let layout = layouts[model], !layout.numberedAfter.isEmpty else { continue }
             let table = tableName(model)
             if read[table] == nil { read[table] = try TableInfo.read(db, table: table) }
+            guard let info = read[table] ?? nil else { continue }  // no table: not this check's to say
             for (property, other) in layout.numberedAfter.sorted(by: { $0.key < $1.key }) {
-                guard let column = layout.columns[property], (read[table] ?? nil)?.column(column) == nil else {
-                    continue
-                }
+                guard let column = layout.columns[property], info.column(column) == nil else { continue }
                 problems.append(
-                    "\(model).\(property): Core Data numbers its column \(column) (\(other), first by name, keeps \(Self.storeColumn(ofProperty: property))), but \(table) has no column \(column): the model does not fit the store"
-                )
+                    (
+                        model,
+                        "\(model).\(property): Core Data numbers its column \(column) (\(other), first by name, keeps \(Self.storeColumn(ofProperty: property))), but \(table) has no column \(column): the model does not fit the store"
+                    ))
             }
         }
         return problems
