@@ -133,6 +133,51 @@ import Testing
             ), "\(verify)")
     }
 
+    /// Sibling sub-entities that each have a `size` share their root's table, where Core Data
+    /// numbers one of the columns (`ZSIZE`, `ZSIZE1`). By the rule each entity's `size` is `ZSIZE`,
+    /// so a build wrote both there; which sibling Core Data moves, no real store read shows. The
+    /// build is refused (exit 3) naming the column and both properties, and nothing is written.
+    @Test func aNumberedColumnNoPropertyAsksForIsRefusedNamingThem() throws {
+        let project = try TemporaryProject(bookStore: false)
+        try project.writeCoreDataProject(
+            model: "Shapes.xcdatamodel",
+            entities: """
+                <entity name="Shape" representedClassName="Shape" isAbstract="YES" syncable="YES">
+                    <attribute name="name" attributeType="String"/>
+                </entity>
+                <entity name="Circle" representedClassName="Circle" parentEntity="Shape" syncable="YES">
+                    <attribute name="size" optional="YES" attributeType="Double" defaultValueString="0.0" usesScalarValueType="YES"/>
+                </entity>
+                <entity name="Square" representedClassName="Square" parentEntity="Shape" syncable="YES">
+                    <attribute name="size" optional="YES" attributeType="Double" defaultValueString="0.0" usesScalarValueType="YES"/>
+                </entity>
+                """,
+            tables: """
+                    CREATE TABLE ZSHAPE (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZSIZE FLOAT, ZSIZE1 FLOAT, ZNAME VARCHAR);
+                """,
+            primaryKeys: [(1, "Shape", 0, 0), (2, "Circle", 1, 0), (3, "Square", 1, 0)])
+        try project.write(
+            "seeds/seedkit.yml",
+            """
+            model: Shapes.xcdatamodel
+            template: empty.sqlite
+            output: ../seed.sqlite
+            tables:
+              Circle: { file: data/circles.csv, key: name }
+              Square: { file: data/squares.csv, key: name }
+
+            """)
+        try project.write("seeds/data/circles.csv", "name,size\nDot,1.5\n")
+        try project.write("seeds/data/squares.csv", "name,size\nBox,2.5\n")
+        let build = try project.seedkit("build", "--migrations", "none")
+        expectEqual(build.status, 3, "\(build)")
+        #expect(
+            build.stderr.contains(
+                "ZSHAPE.ZSIZE1 is a column Core Data numbered beside ZSIZE, which Circle.size, Square.size ask for, and no property asks for it by the rule seedkit follows"
+            ), "\(build)")
+        #expect(!project.exists("seed.sqlite"))
+    }
+
     /// CSV fields of one line without quotes or commas inside (the rows here have none).
     private static func fields(_ line: String) -> [String] {
         line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
