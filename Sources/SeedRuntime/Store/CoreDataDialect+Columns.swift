@@ -119,22 +119,57 @@ extension CoreDataDialect {
 
     /// Each numbered column the layouts predict that its table lacks, said as a refusal naming
     /// both properties: the model does not describe the store, and writing would miss the column.
-    func numberedColumnProblems(_ db: Database) throws -> [String] {
-        var problems: [String] = []
+    /// `detect` refuses the store for the first; `verify` reports each, by entity.
+    package func numberedColumnProblems(_ db: Database) throws -> [(entity: String, message: String)] {
+        var problems: [(entity: String, message: String)] = []
         var read: [String: TableInfo?] = [:]
         for entity in entities {
             let model = modelName(of: entity)
-            guard let layout = layouts[model], !layout.numberedAfter.isEmpty else { continue }
+            guard let layout = layouts[model] else { continue }
             let table = tableName(model)
             if read[table] == nil { read[table] = try TableInfo.read(db, table: table) }
+            guard let info = read[table] ?? nil else { continue }  // no table: not this check's to say
             for (property, other) in layout.numberedAfter.sorted(by: { $0.key < $1.key }) {
-                guard let column = layout.columns[property], (read[table] ?? nil)?.column(column) == nil else {
-                    continue
-                }
+                guard let column = layout.columns[property], info.column(column) == nil else { continue }
                 problems.append(
-                    "\(model).\(property): Core Data numbers its column \(column) (\(other), first by name, keeps \(Self.storeColumn(ofProperty: property))), but \(table) has no column \(column): the model does not fit the store"
-                )
+                    (
+                        model,
+                        "\(model).\(property): Core Data numbers its column \(column) (\(other), first by name, keeps \(Self.storeColumn(ofProperty: property))), but \(table) has no column \(column): the model does not fit the store"
+                    ))
             }
+        }
+        for (table, info) in read.sorted(by: { $0.key < $1.key }) {
+            guard let info else { continue }
+            problems += unplacedNumberedColumns(info, table: table)
+        }
+        return problems
+    }
+
+    /// Columns of `info` that look numbered (`ZSIZE1`: a name of letters and digits after `Z`,
+    /// ending in digits) beside a column some property of its entities asks for (`ZSIZE`), which no
+    /// property asks for by the rule: Core Data numbered a name seedkit gives to one property only,
+    /// as it may do for sibling sub-entities that each have a `size`. No real store read shows which
+    /// of them it moves, so writing either could land in the other's column: refused, naming them.
+    func unplacedNumberedColumns(_ info: TableInfo, table: String) -> [(entity: String, message: String)] {
+        let family = entities.map(modelName).filter { SQLName(tableName($0)) == SQLName(table) }
+        var asking: [SQLName: [String]] = [:]
+        for entity in family {
+            for (property, column) in layouts[entity]?.columns ?? [:] {
+                asking[SQLName(column), default: []].append("\(entity).\(property)")
+            }
+        }
+        let held = Set(heldToManyColumns.values.map(SQLName.init))
+        var problems: [(entity: String, message: String)] = []
+        for column in info.columns where !Self.isBookkeeping(column.name) && !held.contains(SQLName(column.name)) {
+            let base = String(column.name.reversed().drop { $0.isASCII && $0.isNumber }.reversed())
+            guard base.count < column.name.count, base.count > 1, base.hasPrefix("Z"), !base.contains("_"),
+                asking[SQLName(column.name)] == nil, let owners = asking[SQLName(base)]?.sorted(), !owners.isEmpty
+            else { continue }
+            problems.append(
+                (
+                    String(owners[0].prefix { $0 != "." }),
+                    "\(table).\(column.name) is a column Core Data numbered beside \(base), which \(owners.joined(separator: ", ")) \(owners.count == 1 ? "asks" : "ask") for, and no property asks for it by the rule seedkit follows (docs/swiftdata.md): which property is stored where, no real store read shows"
+                ))
         }
         return problems
     }

@@ -143,7 +143,7 @@ package struct CoreDataDialect: StoreDialect {
         allowingCloudKit: Bool = false
     ) throws -> CoreDataDialect? {
         guard var dialect = try read(db, facts: facts) else { return nil }
-        if let problem = try (dialect.keyProblems(db) + dialect.numberedColumnProblems(db)).first {
+        if let problem = try (dialect.keyProblems(db) + dialect.numberedColumnProblems(db).map(\.message)).first {
             throw SeedError(.refused, problem + "; nothing was written")
         }
         if !allowingMissingHistory, let tables = try historyTables(db) {

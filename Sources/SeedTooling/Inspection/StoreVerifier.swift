@@ -89,6 +89,7 @@ public enum StoreVerifier {
                     message: "references a missing row of \(parent)"))
         }
         findings += try pointerFindings(db, facts: manifest?.model?.facts)
+        findings += try numberedColumnFindings(db, facts: manifest?.model?.facts)
         guard let manifest else { return findings }
         // A Core Data manifest names entities and attributes: the dialect maps them to Z tables and columns.
         let coreData = try CoreDataDialect.read(db, facts: manifest.model?.facts)
@@ -182,6 +183,17 @@ public enum StoreVerifier {
             // In the model's terms (docs/core-data.md, "Deletes and pointers to a row"): the
             // relationship, its message naming the column a sqlite3 user would query.
             Finding(table: pointer.owner, column: pointer.property, code: .unresolvedReference, message: message)
+        }
+    }
+
+    /// Columns the model's rule numbers (`ZID1`, docs/swiftdata.md, "Composite attributes") that
+    /// the entity's table lacks: the model does not describe the store, which `migrate` refuses.
+    private static func numberedColumnFindings(_ db: Database, facts: CoreDataModelFacts?) throws -> [Finding] {
+        guard let coreData = try CoreDataDialect.read(db, facts: facts ?? CoreDataModel.cachedFacts(db)) else {
+            return []
+        }
+        return try coreData.numberedColumnProblems(db).map {
+            Finding(table: $0.entity, code: .storeRefused, message: $0.message)
         }
     }
 
