@@ -39,7 +39,9 @@ plist with the same classes and keys. No byte or row of those stores is copied: 
 built here with plistlib and zlib. The version hashes in Z_METADATA are NOT Core Data's (its
 hashing is not published): an app given this store would see a different model and migrate it.
 
-usage: make-store.py [--composites] [--numbered] OUTPUT.store
+With --folders it adds Folder and Recipe, shaped as a real app's folders and recipes (FOLDERS below).
+
+usage: make-store.py [--composites] [--numbered] [--folders] OUTPUT.store
 """
 import hashlib, plistlib, sqlite3, sys, zlib
 from plistlib import UID
@@ -89,6 +91,40 @@ if "--numbered" in sys.argv:
     SHELF[1].extend(NUMBERED)
     if SHELF not in ENTITIES:
         ENTITIES.append(SHELF)
+
+# With --folders, two models shaped as ChefTime's SDFolder and SDRecipe (jdeda/iOS-ChefTime@aac1b60,
+# ChefTime/Resources/mock.store; docs/swiftdata.md, "Composite attributes"), whose history shows
+# where a composite's elements and a one-to-many to the entity itself count in ZCOLUMNS:
+#
+#     enum FolderType: Codable { case systemAll, systemStandard, systemRecentlyDeleted, user }
+#     @Model final class Folder {
+#         @Attribute(.unique) let id: UUID
+#         var name: String
+#         var imageData: Data?
+#         @Relationship(deleteRule: .cascade, inverse: \Folder.parentFolder) var folders: [Folder]
+#         @Relationship(deleteRule: .cascade, inverse: \Recipe.parentFolder) var recipes: [Recipe]
+#         var folderType: FolderType
+#         var parentFolder: Folder?
+#     }
+#     @Model final class Recipe { @Attribute(.unique) let id: UUID; var name: String; var parentFolder: Folder? }
+FOLDERS = [
+    ("Folder",
+     [("id", 1100, "NSUUID", None, False), ("name", 700, "NSString", None, False),
+      ("imageData", 1000, "NSData", None, True),
+      ("folderType", "composite", "cases", [("systemAll", 700, "NSString"), ("systemStandard", 700, "NSString"),
+                                            ("systemRecentlyDeleted", 700, "NSString"), ("user", 700, "NSString")], False)],
+     [("folders", "Folder", "parentFolder", True, False, 2), ("recipes", "Recipe", "parentFolder", True, False, 2),
+      ("parentFolder", "Folder", "folders", False, True, 1)],
+     [["id"]]),
+    ("Recipe",
+     [("id", 1100, "NSUUID", None, False), ("name", 700, "NSString", None, False)],
+     [("parentFolder", "Folder", "recipes", False, True, 1)],
+     [["id"]]),
+]
+if "--folders" in sys.argv:
+    sys.argv.remove("--folders")
+    ENTITIES += FOLDERS
+ENTITIES.sort(key=lambda entity: entity[0])  # Z_ENT by name, whichever models were added
 
 
 class Archiver:
@@ -283,7 +319,7 @@ CREATE UNIQUE INDEX Z_TRANSACTIONSTRING_UNIQUE_NAME ON ATRANSACTIONSTRING (ZNAME
 
 def main():
     if len(sys.argv) != 2:
-        sys.exit("usage: make-store.py [--composites] [--numbered] OUTPUT.store")
+        sys.exit("usage: make-store.py [--composites] [--numbered] [--folders] OUTPUT.store")
     db = sqlite3.connect(sys.argv[1])
     if db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
         sys.exit(f"{sys.argv[1]} is not empty")

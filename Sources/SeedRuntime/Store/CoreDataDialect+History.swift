@@ -48,25 +48,32 @@ package enum CoreDataHistory {
         /// the one real store with such a to-one (Notes' `ICCloudState.cloudSyncingObject`) shows a
         /// mask one bit wider than the entity's properties, so an entity with one is refused.
         package var destinationInherits: Bool
-        /// An element of a composite attribute (a SwiftData `Codable` enum or struct). Apple's rows
-        /// for ChefTime's `SDFolder` count the elements in the mask's width but place a bit where
-        /// no settled order does, so an entity with one is refused (docs/swiftdata.md, "Composite attributes").
+        /// An element of a composite attribute (a SwiftData `Codable` enum or struct), named
+        /// `folderType.user` (an enum with raw values: as the composite). Each counts as one property,
+        /// the composite itself not (ChefTime's `SDFolder`); where among the attributes, no store shows.
         package var composite: Bool
-        /// A one-to-many relationship to its own entity (`SDFolder.folders`): the other candidate for
-        /// what moved `SDFolder`'s bits, so an entity with one is refused too.
-        package var toOwnEntity: Bool
+        /// How a relationship points at its own entity (`SDFolder.parentFolder`, `.folders`), or nil.
+        package var ownEntity: OwnEntity?
+
+        /// How a relationship points at the entity it belongs to.
+        package enum OwnEntity: Sendable, Equatable {
+            /// A to-many whose inverse is a to-one (`SDFolder.folders`, inverse `parentFolder`):
+            /// counted after the other to-manys (ChefTime's `SDFolder`, Notes' `ICFolder`).
+            case oneToMany
+            /// A to-one, or a to-many whose inverse is a to-many or missing: no store shows its place.
+            case other
+        }
 
         package init(
             name: String, kind: Kind, unvouched: Bool = false, destinationInherits: Bool = false,
-            composite: Bool = false,
-            toOwnEntity: Bool = false
+            composite: Bool = false, ownEntity: OwnEntity? = nil
         ) {
             self.name = name
             self.kind = kind
             self.unvouched = unvouched
             self.destinationInherits = destinationInherits
             self.composite = composite
-            self.toOwnEntity = toOwnEntity
+            self.ownEntity = ownEntity
         }
     }
 
@@ -132,73 +139,6 @@ package enum CoreDataHistory {
             sql:
                 "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('ATRANSACTION', 'ACHANGE', 'ATRANSACTIONSTRING')"
         ) == 3
-    }
-
-    /// `ZCOLUMNS` for an update of an entity with these properties (every property the entity
-    /// has, inherited ones included) where `changed` changed.
-    ///
-    /// As the real stores show (`docs/swiftdata.md`): the properties are counted to-one
-    /// relationships first, then attributes, then to-many relationships, each group by name;
-    /// property `i` is bit `0x80 >> (i % 8)` of byte `i / 8`, and the mask is `⌈n / 8⌉` bytes for
-    /// `n` properties. Refused: entities with a parent or sub-entities, with a transient or derived
-    /// property, or with a relationship to an entity that has a parent or sub-entities (no real
-    /// store shows how those count).
-    package static func columnsMask(
-        entity: String, properties: [Property], changed: Set<String>, inherits: Bool = false
-    ) throws(SeedError) -> Data {
-        func refuse(_ why: String) -> SeedError {
-            SeedError(
-                .refused,
-                "cannot record the update of \(entity) in the store's persistent history: \(why); nothing was written. Pass --without-history to write without history entries"
-            )
-        }
-        if inherits {
-            throw refuse(
-                "\(entity) has a parent or sub-entities, and no real store shows how inherited properties count in the changed-properties mask (ZCOLUMNS)"
-            )
-        }
-        if let odd = properties.first(where: \.unvouched) {
-            throw refuse(
-                "\(entity).\(odd.name) is transient or derived, and no real store shows how such a property counts in the changed-properties mask (ZCOLUMNS)"
-            )
-        }
-        if let odd = properties.first(where: { $0.kind != .attribute && $0.destinationInherits }) {
-            throw refuse(
-                "\(entity).\(odd.name) points at an entity with a parent or sub-entities, and no real store shows how such a relationship counts in the changed-properties mask (ZCOLUMNS)"
-            )
-        }
-        if let odd = properties.first(where: \.composite) {
-            let owner = odd.name.split(separator: ".", maxSplits: 1).first.map(String.init) ?? odd.name
-            throw refuse(
-                "\(entity).\(owner) is a composite attribute (a Codable enum or struct), and the one real store with updates of such an entity (ChefTime's SDFolder, docs/swiftdata.md) sets bits no settled order of the changed-properties mask (ZCOLUMNS) gives"
-            )
-        }
-        if let odd = properties.first(where: { $0.kind == .toMany && $0.toOwnEntity }) {
-            throw refuse(
-                "\(entity).\(odd.name) is a to-many relationship to \(entity) itself, and the one real store with updates of such an entity (ChefTime's SDFolder, docs/swiftdata.md) sets bits no settled order of the changed-properties mask (ZCOLUMNS) gives"
-            )
-        }
-        let order = ordered(properties).map(\.name)
-        if let unknown = changed.sorted().first(where: { !order.contains($0) }) {
-            // `Shelf.books` on Book: Core Data keeps it in Book's table, but it is Shelf's property.
-            throw refuse(
-                unknown.contains(".")
-                    ? "\(unknown) is a to-many relationship without an inverse, kept in \(entity)'s table, and no real store shows how Core Data records its change in persistent history"
-                    : "\(entity) has no property '\(unknown)'")
-        }
-        guard !changed.isEmpty else { throw refuse("the update of \(entity) names no changed property") }
-        var bytes = [UInt8](repeating: 0, count: (order.count + 7) / 8)
-        for (index, name) in order.enumerated() where changed.contains(name) {
-            bytes[index / 8] |= 0x80 >> UInt8(index % 8)
-        }
-        return Data(bytes)
-    }
-
-    /// The properties in the order the changed-properties mask counts them: to-one
-    /// relationships, then attributes, then to-many relationships, each by name.
-    package static func ordered(_ properties: [Property]) -> [Property] {
-        func rank(_ kind: Property.Kind) -> Int { kind == .toOne ? 0 : kind == .attribute ? 1 : 2 }
-        return properties.sorted { (rank($0.kind), $0.name) < (rank($1.kind), $1.name) }
     }
 
     /// Writes one `ATRANSACTION` and one `ACHANGE` per change, and moves `Z_MAX` of 16001–16003.

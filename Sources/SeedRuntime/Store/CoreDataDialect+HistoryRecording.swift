@@ -178,6 +178,8 @@ extension CoreDataDialect {
         guard writesHistory else { return nil }
         let changes = session.recorded()
         var masks: [Int: Data] = [:]
+        // Laid out once per entity: a migration may update many rows of one.
+        var layouts: [String: CoreDataHistory.MaskLayout] = [:]
         for (index, change) in changes.enumerated() where change.kind == .update {
             guard let entity = facts.history[change.entityName] else {
                 throw SeedError(
@@ -185,22 +187,34 @@ extension CoreDataDialect {
                     "cannot record the update of \(change.entityName) in the store's persistent history: the model seedkit has lists no entity \(change.entityName); nothing was written. Pass --without-history to write without history entries"
                 )
             }
-            let properties = entity.properties.map { property in
-                CoreDataHistory.Property(
-                    name: property.name, kind: property.kind,
-                    unvouched: property.unvouched,
-                    // A destination the facts do not list is refused as one that inherits.
-                    destinationInherits: property.kind != .attribute
-                        && (property.destination.flatMap { facts.history[$0]?.inherits } ?? true),
-                    composite: property.composite,
-                    // One-to-many to its own entity, as SDFolder.folders (a many-to-many to itself is not that case).
-                    toOwnEntity: property.kind == .toMany && property.destination == change.entityName
-                        && entity.properties.contains { $0.name == property.inverse && $0.kind == .toOne })
+            if layouts[change.entityName] == nil {
+                let properties = entity.properties.map { property in
+                    CoreDataHistory.Property(
+                        name: property.name, kind: property.kind,
+                        unvouched: property.unvouched,
+                        // A destination the facts do not list is refused as one that inherits.
+                        destinationInherits: property.kind != .attribute
+                            && (property.destination.flatMap { facts.history[$0]?.inherits } ?? true),
+                        composite: property.composite,
+                        ownEntity: ownEntity(property, of: change.entityName, entity))
+                }
+                layouts[change.entityName] = try CoreDataHistory.MaskLayout(
+                    entity: change.entityName, properties: properties, inherits: entity.inherits)
             }
-            masks[index] = try CoreDataHistory.columnsMask(
-                entity: change.entityName, properties: properties, changed: change.changed, inherits: entity.inherits)
+            masks[index] = try layouts[change.entityName]?.mask(changed: change.changed)
         }
         return try CoreDataHistory.write(changes, masks: masks, transaction: transaction, in: db)
+    }
+
+    /// How `property` of `name` points at its own entity: a to-many whose inverse (on the same
+    /// entity) is a to-one is a one-to-many (`SDFolder.folders`); any other relationship to it is
+    /// `.other`; nil for attributes and relationships to other entities.
+    private func ownEntity(
+        _ property: CoreDataModelFacts.Property, of name: String, _ entity: CoreDataModelFacts.HistoryEntity
+    ) -> CoreDataHistory.Property.OwnEntity? {
+        guard property.kind != .attribute, property.destination == name else { return nil }
+        let inverseIsToOne = entity.properties.contains { $0.name == property.inverse && $0.kind == .toOne }
+        return property.kind == .toMany && inverseIsToOne ? .oneToMany : .other
     }
 
     // MARK: - Builds

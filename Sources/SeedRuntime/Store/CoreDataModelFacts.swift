@@ -36,8 +36,9 @@ package struct CoreDataModelFacts: Sendable, Equatable, Codable {
         /// For relationships: the destination entity and the inverse relationship's name.
         package var destination: String?
         package var inverse: String?
-        /// An element of a composite attribute (a SwiftData `Codable` enum or struct): each counts
-        /// in the mask's width, and no settled order places them (docs/swiftdata.md, "Composite attributes").
+        /// An element of a composite attribute (a SwiftData `Codable` enum or struct): each counts as
+        /// one property in the mask, the composite not; where among the attributes no store shows
+        /// (docs/swiftdata.md, "Composite attributes").
         package var composite: Bool
 
         private enum CodingKeys: String, CodingKey { case name, kind, unvouched, destination, inverse, composite }

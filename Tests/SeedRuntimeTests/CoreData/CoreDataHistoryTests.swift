@@ -182,33 +182,40 @@ private func rows(_ queue: DatabaseQueue, _ sql: String) throws -> [String] {
         }
     }
 
-    /// ChefTime's `SDFolder` (docs/swiftdata.md, "Composite attributes"): Apple's 81 update rows
-    /// are 2 bytes, its composite `folderType`'s 4 cases counted, and a deleted recipe sets bit 8
-    /// where the settled order, elements counted, puts `recipes` at 9. seedkit wrote `02`, 1 byte;
-    /// it now refuses an entity with a composite, and one with a one-to-many to itself.
-    @Test func anSDFolderMaskIsRefusedNotGuessed() throws {
-        let cases = ["systemAll", "systemStandard", "systemRecentlyDeleted", "user"].map {
-            Property(name: "folderType.\($0)", kind: .attribute, composite: true)
+    /// ChefTime's `SDFolder` (jdeda/iOS-ChefTime@aac1b60, docs/swiftdata.md, "Composite attributes"):
+    /// Apple's 81 update rows are `8000` (parentFolder, Tx 7 and 13) and `0080` (recipes: a recipe
+    /// deleted, Tx 14–21, …), 2 bytes. seedkit refused every update of the entity (exit 3); the
+    /// composite's 4 elements count, the composite not, and `folders`, a one-to-many to SDFolder
+    /// itself, counts after `recipes`, as Notes' `ICFolder.children` after `notes` (bit 40 of 42).
+    @Test func anSDFolderMaskIsApplesMask() throws {
+        let sdFolder: [Property] =
+            [
+                .init(name: "folders", kind: .toMany, ownEntity: .oneToMany), .init(name: "recipes", kind: .toMany),
+                .init(name: "id", kind: .attribute), .init(name: "parentFolder", kind: .toOne, ownEntity: .other),
+            ]
+            + ["systemAll", "systemStandard", "systemRecentlyDeleted", "user"].map {
+                Property(name: "folderType.\($0)", kind: .attribute, composite: true)
+            } + [.init(name: "imageData", kind: .attribute), .init(name: "name", kind: .attribute)]
+        func mask(_ changed: Set<String>) throws -> Data {
+            try CoreDataHistory.columnsMask(entity: "SDFolder", properties: sdFolder, changed: changed)
         }
-        let rest: [Property] = [
-            .init(name: "parentFolder", kind: .toOne), .init(name: "id", kind: .attribute),
-            .init(name: "imageData", kind: .attribute), .init(name: "name", kind: .attribute),
-            .init(name: "folders", kind: .toMany, toOwnEntity: true), .init(name: "recipes", kind: .toMany),
-        ]
-        let composite = #expect(throws: SeedError.self) {
-            try CoreDataHistory.columnsMask(entity: "SDFolder", properties: rest + cases, changed: ["recipes"])
-        }
-        #expect(composite?.kind == .refused)
+        try expectEqual(mask(["recipes"]), Data([0x00, 0x80]))
+        try expectEqual(mask(["parentFolder"]), Data([0x80, 0x00]))
+        // Not in the store, but placed by the same rule: after recipes, the last bit of 10.
+        try expectEqual(mask(["folders"]), Data([0x00, 0x40]))
+        try expectEqual(mask(["parentFolder", "recipes"]), Data([0x80, 0x80]))
+        // Where the elements count among the attributes no store shows: an attribute's update is refused.
+        let element = #expect(throws: SeedError.self) { try mask(["folderType.user"]) }
+        #expect(element?.kind == .refused)
         #expect(
-            composite?.description.contains("SDFolder.folderType is a composite attribute (a Codable enum or struct)")
-                == true,
-            "\(String(describing: composite))")
-        // Without the composite, the to-many to its own entity is the other candidate: refused too.
-        let reflexive = #expect(throws: SeedError.self) {
-            try CoreDataHistory.columnsMask(entity: "SDFolder", properties: rest, changed: ["recipes"])
-        }
+            element?.description.contains(
+                "cannot record the update of SDFolder in the store's persistent history: SDFolder.folderType is a composite attribute (a Codable enum or struct), and no real store shows where its elements count among SDFolder's attributes"
+            ) == true, "\(String(describing: element))")
+        let name = #expect(throws: SeedError.self) { try mask(["name"]) }
         #expect(
-            reflexive?.description.contains("SDFolder.folders is a to-many relationship to SDFolder itself") == true)
+            name?.description.contains(
+                "where SDFolder.name counts in the changed-properties mask (ZCOLUMNS) depends on how the elements of SDFolder's composite attribute folderType (a Codable enum or struct) count among its attributes"
+            ) == true, "\(String(describing: name))")
         // SDRecipe, with neither, is written as Apple wrote its 116 updates: `80`, parentFolder.
         let recipe: [Property] = [
             .init(name: "aboutSections", kind: .toMany), .init(name: "id", kind: .attribute),
@@ -218,6 +225,63 @@ private func rows(_ queue: DatabaseQueue, _ sql: String) throws -> [String] {
         ]
         try expectEqual(
             CoreDataHistory.columnsMask(entity: "SDRecipe", properties: recipe, changed: ["parentFolder"]), Data([0x80])
+        )
+    }
+
+    /// A one-to-many to its own entity counts after the other to-manys, with or without a
+    /// composite: Notes' `ICFolder` (plaso's NoteStore.sqlite) sets bit 40 of 42 for `notes` when
+    /// a note is inserted into folder 3 (Tx 11, 32, 58, 84), where by name `children` is 40.
+    /// Places no store shows are written only where every candidate gives the same bytes.
+    @Test func relationshipsToTheEntityItselfCountAsTheStoresShow() throws {
+        let folder: [Property] = [
+            .init(name: "account", kind: .toOne), .init(name: "parent", kind: .toOne, ownEntity: .other),
+            .init(name: "title", kind: .attribute), .init(name: "children", kind: .toMany, ownEntity: .oneToMany),
+            .init(name: "notes", kind: .toMany),
+        ]
+        try expectEqual(
+            CoreDataHistory.columnsMask(entity: "Folder", properties: folder, changed: ["notes"]), Data([0x10]))
+        try expectEqual(
+            CoreDataHistory.columnsMask(entity: "Folder", properties: folder, changed: ["children"]), Data([0x08]))
+        // `parent` is the last to-one by name and if counted after the others: written.
+        try expectEqual(
+            CoreDataHistory.columnsMask(entity: "Folder", properties: folder, changed: ["account", "parent"]),
+            Data([0xC0]))
+        // A to-one to the entity itself that sorts before another to-one: that one's place is in doubt.
+        let zoned = folder + [.init(name: "zone", kind: .toOne)]
+        let zone = #expect(throws: SeedError.self) {
+            try CoreDataHistory.columnsMask(entity: "Folder", properties: zoned, changed: ["zone"])
+        }
+        #expect(
+            zone?.description.contains(
+                "where Folder.zone counts in the changed-properties mask (ZCOLUMNS) depends on how Folder.parent (a to-one relationship to Folder itself) counts among the other to-ones"
+            ) == true, "\(String(describing: zone))")
+        try expectEqual(
+            CoreDataHistory.columnsMask(entity: "Folder", properties: zoned, changed: ["title"]), Data([0x10]))
+        // A many-to-many to itself: by name, or after the others as a one-to-many to itself.
+        let person: [Property] = [
+            .init(name: "name", kind: .attribute), .init(name: "friends", kind: .toMany, ownEntity: .other),
+            .init(name: "groups", kind: .toMany),
+        ]
+        let groups = #expect(throws: SeedError.self) {
+            try CoreDataHistory.columnsMask(entity: "Person", properties: person, changed: ["groups"])
+        }
+        #expect(groups?.kind == .refused)
+        #expect(
+            groups?.description.contains(
+                "Person.friends (a to-many relationship to Person itself whose inverse is not a to-one)")
+                == true, "\(String(describing: groups))")
+        try expectEqual(
+            CoreDataHistory.columnsMask(entity: "Person", properties: person, changed: ["name"]), Data([0x80]))
+        // Two one-to-manys to itself: their order among themselves no store shows.
+        let tree: [Property] = [
+            .init(name: "branches", kind: .toMany, ownEntity: .oneToMany),
+            .init(name: "leaves", kind: .toMany, ownEntity: .oneToMany),
+        ]
+        #expect(throws: SeedError.self) {
+            try CoreDataHistory.columnsMask(entity: "Tree", properties: tree, changed: ["leaves"])
+        }
+        try expectEqual(
+            CoreDataHistory.columnsMask(entity: "Tree", properties: tree, changed: ["branches", "leaves"]), Data([0xC0])
         )
     }
 
