@@ -61,10 +61,26 @@ import Testing
         try expectEqual(project.rows("app.store", Self.changes), ["0|4|2|NULL", "1|3|2|X'0080'"])
     }
 
-    /// Moving a folder into another: the folder's `parentFolder` is `8000`, Apple's; both parents'
-    /// `folders`, a one-to-many to the entity itself, count after `recipes`: `0040`. Deleting a
-    /// recipe updates its folder's `recipes` as Apple's Tx 14–21 do: `0080`.
-    @Test func movingAFolderAndDeletingARecipeRecordAppleSMasks() throws {
+    /// Deleting a recipe updates its folder's `recipes`, as Apple's Tx 14–21 do: `0080`.
+    @Test func deletingARecipeRecordsItsFolderWithApplesMask() throws {
+        let project = try chefStore()
+        try project.write(
+            "migrations/0001-no-dal.yml",
+            """
+            delete:
+              Recipe:
+                - { key: \(Self.dal), from: { name: Dal } }
+            """)
+        let migrate = try project.seedkit("migrate", "app.store")
+        expectEqual(migrate.status, 0, "\(migrate)")
+        try expectEqual(project.rows("app.store", "SELECT count(*) FROM ZRECIPE"), ["0"])
+        try expectEqual(project.rows("app.store", Self.changes), ["1|3|2|X'0080'", "2|4|1|NULL"])
+    }
+
+    /// Moving a folder changes both parents' `folders`, a one-to-many to the entity itself, which
+    /// ChefTime's rows place after `recipes` or nowhere: refused (exit 3), naming it, the store
+    /// untouched. The moved folder's own update (`parentFolder`, `8000` as Apple's) is certain.
+    @Test func movingAFolderIsRefusedNotGuessed() throws {
         let project = try chefStore()
         try project.write(
             "migrations/0001-move.yml",
@@ -72,22 +88,18 @@ import Testing
             update:
               Folder:
                 - { key: \(Self.curry), from: { parentFolder: \(Self.indian) }, to: { parentFolder: \(Self.sauces) } }
-            delete:
-              Recipe:
-                - { key: \(Self.dal), from: { name: Dal } }
             """)
+        let before = try #require(project.read("app.store"))
         let migrate = try project.seedkit("migrate", "app.store")
-        expectEqual(migrate.status, 0, "\(migrate)")
-        try expectEqual(
-            project.rows("app.store", "SELECT Z_PK, ZPARENTFOLDER FROM ZFOLDER ORDER BY Z_PK"),
-            [
-                "1|NULL", "2|3", "3|NULL",
-            ])
-        try expectEqual(
-            project.rows("app.store", Self.changes),
-            [
-                "1|3|1|X'0040'", "1|3|2|X'8080'", "1|3|3|X'0040'", "2|4|1|NULL",
-            ])
+        expectEqual(migrate.status, 3, "\(migrate)")
+        #expect(
+            migrate.stderr.contains(
+                "cannot record the update of Folder in the store's persistent history: Folder.folders is a to-many relationship to Folder itself, and no real store shows whether it counts in the changed-properties mask (ZCOLUMNS)"
+            ), "\(migrate)")
+        expectEqual(project.read("app.store"), before)
+        let without = try project.seedkit("migrate", "app.store", "--without-history")
+        expectEqual(without.status, 0, "\(without)")
+        try expectEqual(project.rows("app.store", "SELECT ZPARENTFOLDER FROM ZFOLDER WHERE Z_PK = 2"), ["3"])
     }
 
     /// Renaming a folder changes an attribute of an entity whose composite's elements no store

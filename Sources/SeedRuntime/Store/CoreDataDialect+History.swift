@@ -57,10 +57,11 @@ package enum CoreDataHistory {
 
         /// How a relationship points at the entity it belongs to.
         package enum OwnEntity: Sendable, Equatable {
-            /// A to-many whose inverse is a to-one (`SDFolder.folders`, inverse `parentFolder`):
-            /// counted after the other to-manys (ChefTime's `SDFolder`, Notes' `ICFolder`).
+            /// A to-many whose inverse is a to-one (`SDFolder.folders`, inverse `parentFolder`): after
+            /// the other to-manys or not counted at all (ChefTime's `SDFolder` shows one or the other).
             case oneToMany
-            /// A to-one, or a to-many whose inverse is a to-many or missing: no store shows its place.
+            /// A to-one (counted: `SDFolder.parentFolder`), or a to-many whose inverse is a to-many or
+            /// missing: no store shows its place.
             case other
         }
 

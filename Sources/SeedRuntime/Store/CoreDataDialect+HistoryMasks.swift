@@ -13,10 +13,10 @@ extension CoreDataHistory {
     ///
     /// As the real stores show (`docs/swiftdata.md`): the properties are counted to-one
     /// relationships first, then attributes (a composite attribute's elements each counting as
-    /// one, the composite itself not), then to-many relationships, each group by name, except
-    /// that a one-to-many relationship to the entity itself counts after the other to-manys;
-    /// property `i` is bit `0x80 >> (i % 8)` of byte `i / 8`, and the mask is `⌈n / 8⌉` bytes for
-    /// `n` properties. Refused: entities with a parent or sub-entities, with a transient or derived
+    /// one, the composite itself not), then to-many relationships, each group by name, a to-many
+    /// to the entity itself after the others or not at all (ChefTime's `SDFolder` shows one or
+    /// the other); property `i` is bit `0x80 >> (i % 8)` of byte `i / 8`, and the mask is
+    /// `⌈n / 8⌉` bytes for `n` properties. Refused: entities with a parent or sub-entities, with a transient or derived
     /// property, or with a relationship to an entity that has a parent or sub-entities, and an
     /// update whose bytes depend on a place no real store shows (``MaskLayout``).
     package static func columnsMask(
@@ -56,6 +56,8 @@ extension CoreDataHistory {
         var ownManyToManysLast = false
         /// The to-manys to the entity itself, after the others, by name descending.
         var ownToManysDescending = false
+        /// The to-manys to the entity itself not counted at all (the mask one property narrower).
+        var ownToManysAbsent = false
 
         /// Every combination, the settled one first, then those varying one thing, then the rest.
         static let all: [Placement] = {
@@ -64,11 +66,13 @@ extension CoreDataHistory {
                 for ownToOnesLast in [false, true] {
                     for ownManyToManysLast in [false, true] {
                         for ownToManysDescending in [false, true] {
-                            all.append(
-                                Placement(
-                                    elements: elements, ownToOnesLast: ownToOnesLast,
-                                    ownManyToManysLast: ownManyToManysLast, ownToManysDescending: ownToManysDescending
-                                ))
+                            for ownToManysAbsent in [false, true] {
+                                all.append(
+                                    Placement(
+                                        elements: elements, ownToOnesLast: ownToOnesLast,
+                                        ownManyToManysLast: ownManyToManysLast,
+                                        ownToManysDescending: ownToManysDescending, ownToManysAbsent: ownToManysAbsent))
+                            }
                         }
                     }
                 }
@@ -81,13 +85,14 @@ extension CoreDataHistory {
             [
                 elements != .atComposite ? Doubt.elements : nil, ownToOnesLast ? .ownToOne : nil,
                 ownManyToManysLast ? .ownManyToMany : nil, ownToManysDescending ? .ownToManyOrder : nil,
+                ownToManysAbsent ? .ownToManyCounted : nil,
             ].compactMap { $0 }
         }
     }
 
     /// A place no real store shows, for messages.
     enum Doubt: Sendable {
-        case elements, ownToOne, ownManyToMany, ownToManyOrder
+        case elements, ownToOne, ownManyToMany, ownToManyOrder, ownToManyCounted
     }
 
     /// The composite attribute an element belongs to and the element's own name (`folderType`,
@@ -137,7 +142,10 @@ extension CoreDataHistory {
             case .byOwnName: return (element, 0, owner)
             }
         }
-        return properties.sorted { left, right in
+        let counted =
+            placement.ownToManysAbsent
+            ? properties.filter { !($0.kind == .toMany && $0.ownEntity != nil) } : properties
+        return counted.sorted { left, right in
             let (leftGroup, rightGroup) = (group(left), group(right))
             guard leftGroup == rightGroup else { return leftGroup < rightGroup }
             if leftGroup == 5 && placement.ownToManysDescending { return left.name > right.name }
@@ -211,20 +219,28 @@ extension CoreDataHistory {
             guard !changed.isEmpty else {
                 throw Self.refusal(entity, "the update of \(entity) names no changed property")
             }
-            let set = Set(changed.compactMap { settled[$0] })
-            for (placement, bits) in alternatives where Set(changed.compactMap { bits[$0] }) != set {
-                let moved =
-                    changed.sorted { (settled[$0] ?? 0) < (settled[$1] ?? 0) }.first { bits[$0] != settled[$0] }
-                    ?? changed.sorted()[0]
+            let bytes = Self.bytes(changed, settled) ?? Data()
+            for (placement, bits) in alternatives where Self.bytes(changed, bits) != bytes {
+                let moved = changed.sorted { (settled[$0] ?? 0) < (settled[$1] ?? 0) }.first { bits[$0] != settled[$0] }
                 throw Self.refusal(entity, why(moved, placement))
             }
-            var bytes = [UInt8](repeating: 0, count: (properties.count + 7) / 8)
-            for index in set { bytes[index / 8] |= 0x80 >> UInt8(index % 8) }
+            return bytes
+        }
+
+        /// The mask's bytes where each counted property takes the bit `bits` gives it (`⌈n / 8⌉`
+        /// bytes for the `n` properties counted), or nil when a property in `changed` is not counted.
+        static func bytes(_ changed: Set<String>, _ bits: [String: Int]) -> Data? {
+            var bytes = [UInt8](repeating: 0, count: (bits.count + 7) / 8)
+            for name in changed {
+                guard let index = bits[name] else { return nil }
+                bytes[index / 8] |= 0x80 >> UInt8(index % 8)
+            }
             return Data(bytes)
         }
 
-        /// Why `moved`'s bit is in doubt under `placement` (its first way of differing that moves it).
-        private func why(_ moved: String, _ placement: Placement) -> String {
+        /// Why the bytes are in doubt under `placement`: `moved` takes another bit there (or none),
+        /// or, when nil, the mask is another width.
+        private func why(_ moved: String?, _ placement: Placement) -> String {
             let property = properties.first { $0.name == moved }
             let doubt =
                 placement.varied.first { doubt in
@@ -234,12 +250,19 @@ extension CoreDataHistory {
                     case .ownToOne: single.ownToOnesLast = true
                     case .ownManyToMany: single.ownManyToManysLast = true
                     case .ownToManyOrder: single.ownToManysDescending = true
+                    case .ownToManyCounted: single.ownToManysAbsent = true
                     }
-                    return CoreDataHistory.ordered(properties, single).firstIndex { $0.name == moved }
-                        != settled[moved]
+                    let order = CoreDataHistory.ordered(properties, single)
+                    guard let moved else { return order.count != properties.count }
+                    return order.firstIndex { $0.name == moved } != settled[moved]
                 } ?? placement.varied.first ?? .elements
             func names(_ matching: (Property) -> Bool) -> String {
                 properties.filter(matching).map { "\(entity).\($0.name)" }.joined(separator: ", ")
+            }
+            let ownToManys = names { $0.kind == .toMany && $0.ownEntity != nil }
+            guard let moved else {
+                return
+                    "the changed-properties mask's (ZCOLUMNS) width depends on whether \(ownToManys) (a to-many relationship to \(entity) itself) counts at all, which no real store shows (ChefTime's SDFolder.folders counts after the other to-manys or not at all)"
             }
             let cause: String
             switch doubt {
@@ -260,10 +283,17 @@ extension CoreDataHistory {
                     "\(names { $0.kind == .toOne && $0.ownEntity != nil }) (a to-one relationship to \(entity) itself) counts among the other to-ones: by name, or after them"
             case .ownManyToMany:
                 cause =
-                    "\(names { $0.kind == .toMany && $0.ownEntity == .other }) (a to-many relationship to \(entity) itself whose inverse is not a to-one) counts among the other to-manys: by name, or after them as a one-to-many to its own entity does"
+                    "\(names { $0.kind == .toMany && $0.ownEntity == .other }) (a to-many relationship to \(entity) itself whose inverse is not a to-one) counts among the other to-manys: by name, or after them"
             case .ownToManyOrder:
                 cause =
-                    "\(names { $0.kind == .toMany && $0.ownEntity != nil }) (to-many relationships to \(entity) itself, which count after the other to-manys) count among themselves"
+                    "\(ownToManys) (to-many relationships to \(entity) itself, which count after the other to-manys) count among themselves"
+            case .ownToManyCounted:
+                if let property, property.kind == .toMany, property.ownEntity != nil {
+                    return
+                        "\(entity).\(moved) is a to-many relationship to \(entity) itself, and no real store shows whether it counts in the changed-properties mask (ZCOLUMNS): ChefTime's SDFolder.folders counts after the other to-manys or not at all (docs/swiftdata.md); an update of \(entity)'s other properties is written"
+                }
+                cause =
+                    "\(ownToManys) (a to-many relationship to \(entity) itself) counts: after the other to-manys, or not at all"
             }
             return
                 "where \(entity).\(moved) counts in the changed-properties mask (ZCOLUMNS) depends on how \(cause), which no real store shows"
