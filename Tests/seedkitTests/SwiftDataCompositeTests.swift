@@ -128,8 +128,9 @@ import Testing
     }
 
     /// seedkit wrote 1-byte `ZCOLUMNS` masks for ChefTime's `SDFolder`, whose 81 update rows by Apple
-    /// are 2 bytes (a composite's elements count), with a bit order no settled rule gives. An
-    /// update of an entity with a composite is refused in a store that tracks history (exit 3).
+    /// are 2 bytes (a composite's elements count). Where the elements count among the attributes
+    /// no store shows: an update of an attribute of such an entity is refused in a store that
+    /// tracks history (exit 3); one of its relationships is written (SwiftDataHistoryMaskTests).
     @Test func anUpdateOfAnEntityWithACompositeIsNotRecordedWithAGuessedMask() throws {
         let project = try shelfStore()
         try fill(project)
