@@ -16,20 +16,13 @@ extension CoreDataHistory {
     /// one, the composite itself not), then to-many relationships, each group by name, a to-many
     /// to the entity itself after the others or not at all (ChefTime's `SDFolder` shows one or
     /// the other); property `i` is bit `0x80 >> (i % 8)` of byte `i / 8`, and the mask is
-    /// `⌈n / 8⌉` bytes for `n` properties. Refused: entities with a parent or sub-entities, with a transient or derived
-    /// property, or with a relationship to an entity that has a parent or sub-entities, and an
-    /// update whose bytes depend on a place no real store shows (``MaskLayout``).
+    /// `⌈n / 8⌉` bytes for `n` properties. Refused: entities with a parent or sub-entities, with a
+    /// transient or derived property, or with a relationship to an entity that has a parent or
+    /// sub-entities, and an update whose bytes depend on a place no real store shows (``MaskLayout``).
     package static func columnsMask(
         entity: String, properties: [Property], changed: Set<String>, inherits: Bool = false
     ) throws(SeedError) -> Data {
         try MaskLayout(entity: entity, properties: properties, inherits: inherits).mask(changed: changed)
-    }
-
-    /// The properties in the order the changed-properties mask counts them, as the real stores
-    /// settle it (``columnsMask(entity:properties:changed:inherits:)``); where they do not, the
-    /// places the columns take (a composite's elements at its name, in their order).
-    package static func ordered(_ properties: [Property]) -> [Property] {
-        ordered(properties, Placement())
     }
 
     /// Where the properties no real store places could count: each field one way Core Data might
