@@ -224,10 +224,22 @@ private let bookInsert =
     @Test func anEntityWithoutASingleAttributeConstraintSaysHowToGiveAKey() throws {
         let project = try TemporaryProject(bookStore: false)
         try makeVariantStore(project, "app.store", patch: "m.ENTITIES[1] = m.ENTITIES[1][:3] + ([],)")
-        try project.write("migrations/0001-flint.yml", "insert: { Book: [ { title: Flint, pages: 3 } ] }\n")
+        try project.database("app.store").write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO ZAUTHOR (Z_PK, Z_ENT, Z_OPT, ZNAME, ZID) VALUES (1, 1, 1, 'Le Guin', x'11111111222233334444555555555555');
+                    UPDATE Z_PRIMARYKEY SET Z_MAX = 1 WHERE Z_ENT = 1
+                    """)
+        }
+        // The relationship names its author by the author's unique name (the issue: `"Le Guin" is
+        // not an integer (the column is INTEGER)`, as no manifest gave a keyless entity its refs).
+        try project.write(
+            "migrations/0001-flint.yml", "insert: { Book: [ { title: Flint, pages: 3, author: Le Guin } ] }\n")
         let before = try #require(project.read("app.store"))
         let failed = try project.seedkit("migrate", "app.store")
         expectEqual(failed.status, 2, "\(failed)")
+        expectEqual(failed.stderrLines.count, 1, "\(failed)")
+        #expect(!failed.stderr.contains("is not an integer"), "\(failed)")
         #expect(
             failed.stderr.contains(
                 "this row for Book has no value for its key column 'Z_PK': Book has no single-attribute uniqueness constraint (@Attribute(.unique), a unique index Z_Book_UNIQUE_<attribute>) that seedkit could take as its key, and Z_PK is a number seedkit assigns; give Book a key in a manifest (tables: { Book: { key: ATTRIBUTE } }) and pass it with --manifest"

@@ -46,7 +46,9 @@ extension CoreDataDialect {
         }
         return unlisted.compactMap { entity in
             let name = modelName(of: entity)
-            guard let key = keys[name] else { return nil }
+            // An entity without a key still names its relationships' rows by their keys
+            // (`ingredientBase: Gin`, not `"Gin" is not an integer`); a migration then says it needs a key.
+            let key = keys[name]
             var refs: [String: TableSpec.Reference] = [:]
             for property in facts.history[name]?.properties ?? [] where property.kind != .attribute {
                 guard let destination = property.destination, let destinationKey = keys[destination] else { continue }
@@ -59,7 +61,8 @@ extension CoreDataDialect {
                 }
                 refs[property.name] = TableSpec.Reference(table: destination, column: destinationKey)
             }
-            return TableSpec(name: name, key: [key], refs: refs)
+            guard key != nil || !refs.isEmpty else { return nil }
+            return TableSpec(name: name, key: key.map { [$0] } ?? [], refs: refs)
         }
     }
 
