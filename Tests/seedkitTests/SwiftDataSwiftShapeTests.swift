@@ -111,6 +111,7 @@ import Testing
             ]}}
             """
         )
+        var reports: [String] = []
         for (store, migration) in [("stored.store", stored), ("swift.store", swift)] {
             try project.write("migrations/0001-shelves.yml", migration.insert)
             try? project.remove("migrations/0002-move.json")
@@ -119,7 +120,11 @@ import Testing
             try project.write("migrations/0002-move.json", migration.update)
             let update = try project.seedkit("migrate", store, "--without-history")
             #expect(update.status == 0, "\(store): \(update)")
+            reports.append(update.stdout.replacingOccurrences(of: store, with: "STORE"))
         }
+        // The report names what changed: not the other cases, set to the NULL they held.
+        #expect(reports.count == 2 && reports[0] == reports[1], "\(reports)")
+        #expect(!reports[1].contains("NULL → NULL") && reports[1].contains("'window' → NULL"), "\(reports)")
         #expect(
             try project.rows("swift.store", Self.shelfColumns) == [
                 "'A1'|'fiction'|'wall'|NULL|NULL|2.0|0.5|'m'|X'5B226F616B225D'",
