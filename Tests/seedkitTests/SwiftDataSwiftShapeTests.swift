@@ -154,7 +154,11 @@ extension SwiftDataSwiftShapeTests {
             ),
             (
                 "{ label: C3, kind: fiction, size: big }", "big", 1,
-                "Shelf: size is a struct (members width, depth, unit, woods): give it as a map of its members ({width: …}), not \"big\" [2010]"
+                "Shelf: size is a struct (members width, depth, unit, woods): give it as a map of its members ({width: …}), or null for none, not \"big\" [2010]"
+            ),
+            (
+                "{ label: C3, kind: fiction, size: {} }", "{}", 1,
+                "Shelf: size is a struct (members width, depth, unit, woods): give it as a map of its members ({width: …}), or null for none, not {} [2010]"
             ),
             (
                 "{ label: C3, kind: fiction, placement: wall, placement.wall: wall }", "wall,", 2,
@@ -176,6 +180,17 @@ extension SwiftDataSwiftShapeTests {
                 "\(row): \(migrate)")
             #expect(project.read("app.store") == before)
         }
+        // An update to an empty map was "already up to date": it sets nothing.
+        try project.write(
+            "migrations/0001-shelf.yml",
+            "update:\n  Shelf:\n    - { key: A1, from: { size: null }, to: { size: {} } }\n")
+        let empty = try project.seedkit("migrate", "app.store", "--without-history")
+        #expect(empty.status == 1, "\(empty)")
+        #expect(
+            empty.stderr.hasPrefix(
+                "migrations/0001-shelf.yml:3:52: error: Shelf: size is a struct (members width, depth, unit, woods): give it as a map of its members ({width: …}), or null for none, not {} [2010]\n"
+            ), "\(empty)")
+        #expect(project.read("app.store") == before)
     }
 
     /// A JSON fixture's record in the Swift shape is refused at the field (its position in the

@@ -163,12 +163,14 @@ package struct SwiftShape: Sendable {
             }
             switch found.shape {
             case .structure(let members):
-                guard case .json(let text) = value, text.hasPrefix("{"), let entries = Self.entries(text) else {
+                guard case .json(let text) = value, text.hasPrefix("{"), let entries = Self.entries(text),
+                    !entries.isEmpty
+                else {
                     result.problems.append(
                         Problem(
                             index: index, kind: .wrongShape,
                             message:
-                                "\(entity): \(found.name) is a struct (members \(members.joined(separator: ", "))): give it as a map of its members ({\(members.first ?? "member"): …}), not \(value)"
+                                "\(entity): \(found.name) is a struct (members \(members.joined(separator: ", "))): give it as a map of its members ({\(members.first ?? "member"): …}), or null for none, not \(value)"
                         ))
                     continue
                 }
