@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SeedRuntime
 import SeedTestSupport
 import Testing
 
@@ -284,6 +285,29 @@ extension SwiftDataSwiftShapeTests {
                 "'A1'|'fiction'|'wall'|NULL|NULL|2.0|0.25|'m'|X'5B226F616B222C2270696E65225D'",
                 "'B2'|'reference'|NULL|NULL|NULL|NULL|NULL|NULL|NULL",
                 "'C3'|'reference'|NULL|'floor'|NULL|NULL|NULL|'cm'|NULL",
+            ])
+    }
+}
+
+extension SwiftDataSwiftShapeTests {
+    /// An app applying a bundled migration at launch has no model, only the facts its seed
+    /// recorded: it expands the Swift shape as the CLI does.
+    @Test func anAppAtLaunchReadsTheSwiftShapeFromItsSeedsFacts() throws {
+        let project = try shelfStore()
+        #expect(try project.seedkit("init", "--coredata", "app.store").status == 0)
+        let build = try project.seedkit("build")
+        #expect(build.status == 0, "\(build)")
+        try project.write("user.store", try #require(project.read("build/seed.store")))
+        try project.write(
+            "migrations/0001-shelf.json",
+            #"{"insert": {"Shelf": [{"label": "C3", "kind": "reference", "placement": "floor", "size": {"width": 2, "woods": ["elm"]}}]}}"#
+        )
+        let queue = try DatabaseQueue(path: project.path("user.store"))
+        _ = try SeedMigrator(migrations: MigrationDirectory.load(project.url("migrations"))).migrate(queue)
+        try queue.close()
+        #expect(
+            try project.rows("user.store", Self.shelfColumns) == [
+                "'C3'|'reference'|NULL|'floor'|NULL|2.0|NULL|NULL|X'5B22656C6D225D'"
             ])
     }
 }
