@@ -278,6 +278,9 @@ extension SwiftDataSwiftShapeTests {
         let check = try project.seedkit("check-upgrade", "seeds/releases/1.0.store", "--without-history")
         #expect(check.status == 0, "\(check)")
         #expect(check.stdout.contains("applied 0001-move; converges with a fresh build"), "\(check)")
+        // The simulated user edits a member the update changes, not an enum's case column, which
+        // holds only its case's name (it said "the old seed refused the edit of placement").
+        #expect(check.stdout.contains("  ok: user edit Shelf 'A1'.size.width = 2.5 kept\n"), "\(check)")
         let migrate = try project.seedkit("migrate", "app.store", "--without-history")
         #expect(migrate.status == 0, "\(migrate)")
         #expect(

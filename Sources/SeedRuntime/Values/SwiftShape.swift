@@ -220,3 +220,34 @@ package struct SwiftShape: Sendable {
         return document?.entries?.map { ($0.key, $0.node.inputValue) }
     }
 }
+
+extension SwiftShape {
+    /// `row` in stored elements (each value keeping where it was written), with the problems
+    /// that stop it; with problems, the row as written.
+    package func storedForm(_ row: DataChanges.RowValues, entity: String) -> (
+        row: DataChanges.RowValues, problems: [Problem]
+    ) {
+        guard let expansion = expand(row.values, entity: entity) else { return (row, []) }
+        guard expansion.problems.isEmpty else { return (row, expansion.problems) }
+        var stored = row
+        stored.values = expansion.values
+        stored.positions = row.positions.isEmpty ? [] : expansion.sources.map { row.position(of: $0) }
+        return (stored, [])
+    }
+}
+
+extension DataChanges.Operation {
+    /// The operation with its rows, `from:` and `to:` in stored elements, for a reader that only
+    /// looks at them (the tooling's simulated user); a row with a problem stays as written (the
+    /// run that applies it reports the problem: ``MigrationRun``).
+    package func inStoredForm(_ shape: SwiftShape) -> DataChanges.Operation {
+        let changes = self.changes.map { change in
+            var change = change
+            change.from = shape.storedForm(change.from, entity: table).row
+            change.to = shape.storedForm(change.to, entity: table).row
+            return change
+        }
+        return DataChanges.Operation(
+            kind, table: table, rows: rows.map { shape.storedForm($0, entity: table).row }, changes: changes)
+    }
+}
