@@ -314,3 +314,34 @@ extension SwiftDataSwiftShapeTests {
             ])
     }
 }
+
+extension SwiftDataSwiftShapeTests {
+    /// A release deleting a shelf, its `from:` in the Swift shape: check-upgrade's simulated user
+    /// edited the first value of the `from:`, the enum's case column `placement.window`, which
+    /// the old seed refused, and the delete was then neither checked nor said to be unchecked.
+    @Test func checkUpgradeTriesADeleteAgainstAUsersEditOfAMember() throws {
+        let project = try shelfStore()
+        try project.database("app.store").write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO ZSHELF (Z_PK, Z_ENT, Z_OPT, ZLABEL, ZKIND, ZWINDOW, ZWIDTH, ZDEPTH, ZUNIT) VALUES
+                        (1, 3, 1, 'A1', 'fiction', 'window', 1.5, 0.25, 'm'), (2, 3, 1, 'B2', 'fiction', NULL, NULL, NULL, NULL);
+                    UPDATE Z_PRIMARYKEY SET Z_MAX = 2 WHERE Z_ENT = 3;
+                    """)
+        }
+        #expect(try project.seedkit("init", "--coredata", "app.store").status == 0)
+        #expect(try project.seedkit("build").status == 0)
+        try project.write("seeds/releases/1.0.store", try #require(project.read("build/seed.store")))
+        let shelves = try #require(project.read("seeds/data/Shelf.csv").map { String(decoding: $0, as: UTF8.self) })
+        try project.write(
+            "seeds/data/Shelf.csv",
+            shelves.split(separator: "\n").filter { !$0.hasPrefix("fiction,A1,") }.joined(separator: "\n") + "\n")
+        try project.write(
+            "migrations/0001-drop.yml",
+            "delete:\n  Shelf:\n    - { key: A1, from: { placement: window, size: { width: 1.5 } } }\n")
+        #expect(try project.seedkit("build").status == 0)
+        let check = try project.seedkit("check-upgrade", "seeds/releases/1.0.store")
+        #expect(check.status == 0, "\(check)")
+        #expect(check.stdout.contains("  ok: user edit Shelf 'A1'.size.width = 2.5 kept\n"), "\(check)")
+    }
+}

@@ -347,8 +347,10 @@ public struct UpgradeChecker: Sendable {
                                 continue
                             }
                             // The user edited a row the release deletes: it must stay (a conflict).
-                            if let (column, from) = change.from.values.first(where: { Self.userValue($0.value) != nil })
-                                .map({ ($0.column, $0.value) }),
+                            if let (column, from) = change.from.values.first(where: {
+                                !caseColumns.contains($0.column) && Self.userValue($0.value) != nil
+                            })
+                            .map({ ($0.column, $0.value) }),
                                 let userValue = Self.userValue(from)
                             {
                                 let edit = DataChanges(operations: [
