@@ -167,7 +167,7 @@ extension SwiftDataSwiftShapeTests {
             ),
             (
                 "{ label: { text: C3 }, kind: fiction }", "{ text", 1,
-                "Shelf: label is given a map, but it is no struct (a Codable struct is a composite attribute; this one holds a single value) [2010]"
+                "Shelf: label is given a map, but it is no struct (a Codable struct is a composite attribute; this one holds a single value; give JSON text as a string) [2010]"
             ),
         ]
         for (row, value, status, message) in cases {

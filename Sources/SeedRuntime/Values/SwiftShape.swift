@@ -134,7 +134,7 @@ package struct SwiftShape: Sendable {
                         Problem(
                             index: index, kind: .wrongShape,
                             message:
-                                "\(entity): \(column) is given a map, but it is no struct (a Codable struct is a composite attribute; this one holds a single value)"
+                                "\(entity): \(column) is given a map, but it is no struct (a Codable struct is a composite attribute; this one holds a single value; give JSON text as a string)"
                         ))
                     return
                 }
