@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import SeedRuntime
 import SeedTestSupport
 import Testing
 
@@ -111,6 +112,7 @@ import Testing
             ]}}
             """
         )
+        var reports: [String] = []
         for (store, migration) in [("stored.store", stored), ("swift.store", swift)] {
             try project.write("migrations/0001-shelves.yml", migration.insert)
             try? project.remove("migrations/0002-move.json")
@@ -119,7 +121,11 @@ import Testing
             try project.write("migrations/0002-move.json", migration.update)
             let update = try project.seedkit("migrate", store, "--without-history")
             #expect(update.status == 0, "\(store): \(update)")
+            reports.append(update.stdout.replacingOccurrences(of: store, with: "STORE"))
         }
+        // The report names what changed: not the other cases, set to the NULL they held.
+        #expect(reports.count == 2 && reports[0] == reports[1], "\(reports)")
+        #expect(!reports[1].contains("NULL → NULL") && reports[1].contains("'window' → NULL"), "\(reports)")
         #expect(
             try project.rows("swift.store", Self.shelfColumns) == [
                 "'A1'|'fiction'|'wall'|NULL|NULL|2.0|0.5|'m'|X'5B226F616B225D'",
@@ -149,7 +155,11 @@ extension SwiftDataSwiftShapeTests {
             ),
             (
                 "{ label: C3, kind: fiction, size: big }", "big", 1,
-                "Shelf: size is a struct (members width, depth, unit, woods): give it as a map of its members ({width: …}), not \"big\" [2010]"
+                "Shelf: size is a struct (members width, depth, unit, woods): give it as a map of its members ({width: …}), or null for none, not \"big\" [2010]"
+            ),
+            (
+                "{ label: C3, kind: fiction, size: {} }", "{}", 1,
+                "Shelf: size is a struct (members width, depth, unit, woods): give it as a map of its members ({width: …}), or null for none, not {} [2010]"
             ),
             (
                 "{ label: C3, kind: fiction, placement: wall, placement.wall: wall }", "wall,", 2,
@@ -157,7 +167,7 @@ extension SwiftDataSwiftShapeTests {
             ),
             (
                 "{ label: { text: C3 }, kind: fiction }", "{ text", 1,
-                "Shelf: label is given a map, but it is no struct (a Codable struct is a composite attribute; this one holds a single value) [2010]"
+                "Shelf: label is given a map, but it is no struct (a Codable struct is a composite attribute; this one holds a single value; give JSON text as a string) [2010]"
             ),
         ]
         for (row, value, status, message) in cases {
@@ -171,6 +181,17 @@ extension SwiftDataSwiftShapeTests {
                 "\(row): \(migrate)")
             #expect(project.read("app.store") == before)
         }
+        // An update to an empty map was "already up to date": it sets nothing.
+        try project.write(
+            "migrations/0001-shelf.yml",
+            "update:\n  Shelf:\n    - { key: A1, from: { size: null }, to: { size: {} } }\n")
+        let empty = try project.seedkit("migrate", "app.store", "--without-history")
+        #expect(empty.status == 1, "\(empty)")
+        #expect(
+            empty.stderr.hasPrefix(
+                "migrations/0001-shelf.yml:3:52: error: Shelf: size is a struct (members width, depth, unit, woods): give it as a map of its members ({width: …}), or null for none, not {} [2010]\n"
+            ), "\(empty)")
+        #expect(project.read("app.store") == before)
     }
 
     /// A JSON fixture's record in the Swift shape is refused at the field (its position in the
@@ -257,6 +278,9 @@ extension SwiftDataSwiftShapeTests {
         let check = try project.seedkit("check-upgrade", "seeds/releases/1.0.store", "--without-history")
         #expect(check.status == 0, "\(check)")
         #expect(check.stdout.contains("applied 0001-move; converges with a fresh build"), "\(check)")
+        // The simulated user edits a member the update changes, not an enum's case column, which
+        // holds only its case's name (it said "the old seed refused the edit of placement").
+        #expect(check.stdout.contains("  ok: user edit Shelf 'A1'.size.width = 2.5 kept\n"), "\(check)")
         let migrate = try project.seedkit("migrate", "app.store", "--without-history")
         #expect(migrate.status == 0, "\(migrate)")
         #expect(
@@ -265,5 +289,59 @@ extension SwiftDataSwiftShapeTests {
                 "'B2'|'reference'|NULL|NULL|NULL|NULL|NULL|NULL|NULL",
                 "'C3'|'reference'|NULL|'floor'|NULL|NULL|NULL|'cm'|NULL",
             ])
+    }
+}
+
+extension SwiftDataSwiftShapeTests {
+    /// An app applying a bundled migration at launch has no model, only the facts its seed
+    /// recorded: it expands the Swift shape as the CLI does.
+    @Test func anAppAtLaunchReadsTheSwiftShapeFromItsSeedsFacts() throws {
+        let project = try shelfStore()
+        #expect(try project.seedkit("init", "--coredata", "app.store").status == 0)
+        let build = try project.seedkit("build")
+        #expect(build.status == 0, "\(build)")
+        try project.write("user.store", try #require(project.read("build/seed.store")))
+        try project.write(
+            "migrations/0001-shelf.json",
+            #"{"insert": {"Shelf": [{"label": "C3", "kind": "reference", "placement": "floor", "size": {"width": 2, "woods": ["elm"]}}]}}"#
+        )
+        let queue = try DatabaseQueue(path: project.path("user.store"))
+        _ = try SeedMigrator(migrations: MigrationDirectory.load(project.url("migrations"))).migrate(queue)
+        try queue.close()
+        #expect(
+            try project.rows("user.store", Self.shelfColumns) == [
+                "'C3'|'reference'|NULL|'floor'|NULL|2.0|NULL|NULL|X'5B22656C6D225D'"
+            ])
+    }
+}
+
+extension SwiftDataSwiftShapeTests {
+    /// A release deleting a shelf, its `from:` in the Swift shape: check-upgrade's simulated user
+    /// edited the first value of the `from:`, the enum's case column `placement.window`, which
+    /// the old seed refused, and the delete was then neither checked nor said to be unchecked.
+    @Test func checkUpgradeTriesADeleteAgainstAUsersEditOfAMember() throws {
+        let project = try shelfStore()
+        try project.database("app.store").write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO ZSHELF (Z_PK, Z_ENT, Z_OPT, ZLABEL, ZKIND, ZWINDOW, ZWIDTH, ZDEPTH, ZUNIT) VALUES
+                        (1, 3, 1, 'A1', 'fiction', 'window', 1.5, 0.25, 'm'), (2, 3, 1, 'B2', 'fiction', NULL, NULL, NULL, NULL);
+                    UPDATE Z_PRIMARYKEY SET Z_MAX = 2 WHERE Z_ENT = 3;
+                    """)
+        }
+        #expect(try project.seedkit("init", "--coredata", "app.store").status == 0)
+        #expect(try project.seedkit("build").status == 0)
+        try project.write("seeds/releases/1.0.store", try #require(project.read("build/seed.store")))
+        let shelves = try #require(project.read("seeds/data/Shelf.csv").map { String(decoding: $0, as: UTF8.self) })
+        try project.write(
+            "seeds/data/Shelf.csv",
+            shelves.split(separator: "\n").filter { !$0.hasPrefix("fiction,A1,") }.joined(separator: "\n") + "\n")
+        try project.write(
+            "migrations/0001-drop.yml",
+            "delete:\n  Shelf:\n    - { key: A1, from: { placement: window, size: { width: 1.5 } } }\n")
+        #expect(try project.seedkit("build").status == 0)
+        let check = try project.seedkit("check-upgrade", "seeds/releases/1.0.store")
+        #expect(check.status == 0, "\(check)")
+        #expect(check.stdout.contains("  ok: user edit Shelf 'A1'.size.width = 2.5 kept\n"), "\(check)")
     }
 }

@@ -35,19 +35,15 @@ extension MigrationRun {
     private mutating func expand(_ row: DataChanges.RowValues, _ shape: SwiftShape, entity: String, table: String)
         -> DataChanges.RowValues?
     {
-        guard let expansion = shape.expand(row.values, entity: entity) else { return row }
-        for problem in expansion.problems {
+        let (stored, problems) = shape.storedForm(row, entity: entity)
+        for problem in problems {
             let position = row.position(of: problem.index)
             errors.append(
                 Diagnostic(
                     file: row.file, line: position.line, column: position.column,
                     code: problem.code(twice: .configuration), message: problem.message, table: table))
         }
-        guard expansion.problems.isEmpty else { return nil }
-        var expanded = row
-        expanded.values = expansion.values
-        expanded.positions = row.positions.isEmpty ? [] : expansion.sources.map { row.position(of: $0) }
-        return expanded
+        return problems.isEmpty ? stored : nil
     }
 }
 

@@ -201,6 +201,8 @@ extension MigrationRun {
         var described: [String] = []
         // Each column by the name the migration gave it (`pages`, `Shelf.books`), not the store's (`ZPAGES`).
         for ((column, value), name) in zip(to, written(to, as: change.to).map(\.column)) {
+            // A column set to what it holds (an enum's other cases, given as its case's name) is no change to show.
+            if (current[SQLName(column)] ?? .null).isSame(as: value) { continue }
             let (oldShown, newShown) = try shownSideBySide(
                 current[SQLName(column)] ?? .null, value, column: column, in: table)
             described.append("\(name) \(oldShown) → \(newShown)")

@@ -134,7 +134,7 @@ package struct SwiftShape: Sendable {
                         Problem(
                             index: index, kind: .wrongShape,
                             message:
-                                "\(entity): \(column) is given a map, but it is no struct (a Codable struct is a composite attribute; this one holds a single value)"
+                                "\(entity): \(column) is given a map, but it is no struct (a Codable struct is a composite attribute; this one holds a single value; give JSON text as a string)"
                         ))
                     return
                 }
@@ -163,12 +163,14 @@ package struct SwiftShape: Sendable {
             }
             switch found.shape {
             case .structure(let members):
-                guard case .json(let text) = value, text.hasPrefix("{"), let entries = Self.entries(text) else {
+                guard case .json(let text) = value, text.hasPrefix("{"), let entries = Self.entries(text),
+                    !entries.isEmpty
+                else {
                     result.problems.append(
                         Problem(
                             index: index, kind: .wrongShape,
                             message:
-                                "\(entity): \(found.name) is a struct (members \(members.joined(separator: ", "))): give it as a map of its members ({\(members.first ?? "member"): …}), not \(value)"
+                                "\(entity): \(found.name) is a struct (members \(members.joined(separator: ", "))): give it as a map of its members ({\(members.first ?? "member"): …}), or null for none, not \(value)"
                         ))
                     continue
                 }
@@ -216,5 +218,36 @@ package struct SwiftShape: Sendable {
         var bytes = Array(text.utf8)
         let document = bytes.withUnsafeMutableBytes { try? JSONScanner.parseDocument(UnsafeRawBufferPointer($0)) }
         return document?.entries?.map { ($0.key, $0.node.inputValue) }
+    }
+}
+
+extension SwiftShape {
+    /// `row` in stored elements (each value keeping where it was written), with the problems
+    /// that stop it; with problems, the row as written.
+    package func storedForm(_ row: DataChanges.RowValues, entity: String) -> (
+        row: DataChanges.RowValues, problems: [Problem]
+    ) {
+        guard let expansion = expand(row.values, entity: entity) else { return (row, []) }
+        guard expansion.problems.isEmpty else { return (row, expansion.problems) }
+        var stored = row
+        stored.values = expansion.values
+        stored.positions = row.positions.isEmpty ? [] : expansion.sources.map { row.position(of: $0) }
+        return (stored, [])
+    }
+}
+
+extension DataChanges.Operation {
+    /// The operation with its rows, `from:` and `to:` in stored elements, for a reader that only
+    /// looks at them (the tooling's simulated user); a row with a problem stays as written (the
+    /// run that applies it reports the problem: ``MigrationRun``).
+    package func inStoredForm(_ shape: SwiftShape) -> DataChanges.Operation {
+        let changes = self.changes.map { change in
+            var change = change
+            change.from = shape.storedForm(change.from, entity: table).row
+            change.to = shape.storedForm(change.to, entity: table).row
+            return change
+        }
+        return DataChanges.Operation(
+            kind, table: table, rows: rows.map { shape.storedForm($0, entity: table).row }, changes: changes)
     }
 }

@@ -240,10 +240,15 @@ public struct UpgradeChecker: Sendable {
         try store.writeWithoutTransaction { db in
             for migration in pending {
                 guard case .changes(let changes) = migration.body else { continue }
-                for operation in changes.operations {
-                    guard let table = tables.first(where: { $0.written.name.isSameName(as: operation.table) }) else {
+                for written in changes.operations {
+                    guard let table = tables.first(where: { $0.written.name.isSameName(as: written.table) }) else {
                         continue
                     }
+                    // Composites given in the Swift type's shape, as the stored elements the run writes (SwiftShape.swift).
+                    let shape = options.coreDataFacts.flatMap { SwiftShape(entity: written.table, facts: $0) }
+                    let operation = shape.map(written.inStoredForm) ?? written
+                    // An enum case's column holds only its case's name: no user edits it.
+                    let caseColumns = Set((options.coreDataFacts?.enumCases[written.table] ?? [:]).keys)
                     switch operation {
                     case .update(let name, let rows):
                         for change in rows {
@@ -261,7 +266,8 @@ public struct UpgradeChecker: Sendable {
                                 "\(table.written.name) \(Self.show(Self.keyValues(change.key, table).map { $0.map(Self.sqlValue) } ?? []))"
                             guard
                                 let (column, from, to) = change.to.values.compactMap({ to in
-                                    change.from[to.column].map { (to.column, $0, to.value) }
+                                    caseColumns.contains(to.column)
+                                        ? nil : change.from[to.column].map { (to.column, $0, to.value) }
                                 }).first
                             else {
                                 notChecked.append(
@@ -341,8 +347,10 @@ public struct UpgradeChecker: Sendable {
                                 continue
                             }
                             // The user edited a row the release deletes: it must stay (a conflict).
-                            if let (column, from) = change.from.values.first(where: { Self.userValue($0.value) != nil })
-                                .map({ ($0.column, $0.value) }),
+                            if let (column, from) = change.from.values.first(where: {
+                                !caseColumns.contains($0.column) && Self.userValue($0.value) != nil
+                            })
+                            .map({ ($0.column, $0.value) }),
                                 let userValue = Self.userValue(from)
                             {
                                 let edit = DataChanges(operations: [
