@@ -35,14 +35,6 @@ import Testing
         }
     }
 
-    /// `init --coredata app.store`, `build`, and the seed shipped as `seeds/releases/1.0.store`.
-    private func shipRelease(_ project: TemporaryProject) throws {
-        try expectEqual(project.seedkit("init", "--coredata", "app.store").status, 0)
-        let build = try project.seedkit("build")
-        expectEqual(build.status, 0, "\(build)")
-        try project.write("seeds/releases/1.0.store", try #require(project.read("build/seed.store")))
-    }
-
     private static let shelfColumns =
         "SELECT ZLABEL, ZKIND, ZWALL, ZFLOOR, ZWINDOW, ZWIDTH, ZDEPTH, ZUNIT, ZWOODS FROM ZSHELF ORDER BY ZLABEL"
 
@@ -162,7 +154,7 @@ extension SwiftDataCompositeTests {
     @Test func aCopiedRowTravelsThroughNewMigrationCheckUpgradeAndMigrate() throws {
         let project = try shelfStore()
         try fill(project)
-        try shipRelease(project)
+        try shipFirstRelease(project)
         let shelves = try #require(project.read("seeds/data/Shelf.csv").map { String(decoding: $0, as: UTF8.self) })
         try project.write(
             "seeds/data/Shelf.csv", shelves + "fiction,A9,,,window,1.5,0.25,m,\"[\"\"oak\"\",\"\"pine\"\"]\"\n")
@@ -409,7 +401,7 @@ extension SwiftDataCompositeTests {
     @Test func checkUpgradeMigratesWithoutHistoryWhenAsked() throws {
         let project = try shelfStore()
         try fill(project)
-        try shipRelease(project)
+        try shipFirstRelease(project)
         let shelves = try #require(project.read("seeds/data/Shelf.csv").map { String(decoding: $0, as: UTF8.self) })
         try project.write(
             "seeds/data/Shelf.csv", shelves.replacingOccurrences(of: "reference,B2,", with: "fiction,B2,"))

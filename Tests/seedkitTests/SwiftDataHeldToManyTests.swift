@@ -90,9 +90,7 @@ import Testing
     /// gives the rows a fresh build holds.
     @Test func aMoveTravelsThroughNewMigrationCheckUpgradeAndMigrate() throws {
         let project = try store()
-        expectEqual(try project.seedkit("init", "--coredata", "app.store").status, 0)
-        expectEqual(try project.seedkit("build").status, 0)
-        try project.write("seeds/releases/1.0.store", try #require(project.read("build/seed.store")))
+        try shipFirstRelease(project)
         let books = try #require(project.read("seeds/data/Book.csv").map { String(decoding: $0, as: UTF8.self) })
         try project.write(
             "seeds/data/Book.csv",

@@ -66,9 +66,7 @@ import Testing
     /// travels through `new-migration --from`, `check-upgrade` and `migrate` equal to its source.
     @Test func aMigrationWritesTheColumnsCoreDataNumbered() throws {
         let project = try numberedStore()
-        try expectEqual(project.seedkit("init", "--coredata", "app.store").status, 0)
-        try expectEqual(project.seedkit("build").status, 0)
-        try project.write("seeds/releases/1.0.store", try #require(project.read("build/seed.store")))
+        try shipFirstRelease(project)
         let shelves = try #require(project.read("seeds/data/Shelf.csv").map { String(decoding: $0, as: UTF8.self) })
         let a1 = try #require(shelves.split(separator: "\n").dropFirst().first.map(String.init))
         let copied = a1.replacingOccurrences(of: ",A1,", with: ",A9,")

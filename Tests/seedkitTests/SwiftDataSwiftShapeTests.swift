@@ -254,9 +254,7 @@ extension SwiftDataSwiftShapeTests {
                     UPDATE Z_PRIMARYKEY SET Z_MAX = 2 WHERE Z_ENT = 3;
                     """)
         }
-        #expect(try project.seedkit("init", "--coredata", "app.store").status == 0)
-        #expect(try project.seedkit("build").status == 0)
-        try project.write("seeds/releases/1.0.store", try #require(project.read("build/seed.store")))
+        try shipFirstRelease(project)
         let shelves = try #require(project.read("seeds/data/Shelf.csv").map { String(decoding: $0, as: UTF8.self) })
         #expect(shelves.contains("\nfiction,A1,,,window,1.5,0.25,m,"), "\(shelves)")
         try project.write(
@@ -329,9 +327,7 @@ extension SwiftDataSwiftShapeTests {
                     UPDATE Z_PRIMARYKEY SET Z_MAX = 2 WHERE Z_ENT = 3;
                     """)
         }
-        #expect(try project.seedkit("init", "--coredata", "app.store").status == 0)
-        #expect(try project.seedkit("build").status == 0)
-        try project.write("seeds/releases/1.0.store", try #require(project.read("build/seed.store")))
+        try shipFirstRelease(project)
         let shelves = try #require(project.read("seeds/data/Shelf.csv").map { String(decoding: $0, as: UTF8.self) })
         try project.write(
             "seeds/data/Shelf.csv",

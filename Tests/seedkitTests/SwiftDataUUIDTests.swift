@@ -289,3 +289,13 @@ func swiftDataStore(editing edits: [(String, String)]) throws -> TemporaryProjec
     expectEqual(made.status, 0, "\(made)")
     return project
 }
+
+/// `init --coredata app.store`, `build`, and the seed shipped as `seeds/releases/1.0.store`: the
+/// first release of a project made from an app's store.
+func shipFirstRelease(_ project: TemporaryProject) throws {
+    let initialized = try project.seedkit("init", "--coredata", "app.store")
+    expectEqual(initialized.status, 0, "\(initialized)")
+    let build = try project.seedkit("build")
+    expectEqual(build.status, 0, "\(build)")
+    try project.write("seeds/releases/1.0.store", try #require(project.read("build/seed.store")))
+}

@@ -462,28 +462,27 @@ public struct SeedBuilder: Sendable {
                         coreData.columnName(reference.spec.column, in: reference.spec.table)
                     ))
             }
+            // Rows of this table that lack a required value, said once per attribute.
+            func missing(_ attribute: String, rows: Int, _ why: String) {
+                diagnostics.append(
+                    Diagnostic(
+                        file: plan.config.displayFile, code: .missingRequired,
+                        message: CoreDataDialect.requiredMessage(
+                            entity: plan.config.name, key: "(\(rows) row\(rows == 1 ? "" : "s"))", attribute: attribute,
+                            action: "not inserted") + ": " + why,
+                        table: plan.table.name))
+            }
             for (attribute, rows) in try coreData.fillGeneratedValues(
                 db, entity: plan.config.name, table: plan.table, key: key) where rows > 0
             {
-                diagnostics.append(
-                    Diagnostic(
-                        file: plan.config.displayFile, code: .missingRequired,
-                        message: CoreDataDialect.requiredMessage(
-                            entity: plan.config.name, key: "(\(rows) row\(rows == 1 ? "" : "s"))", attribute: attribute,
-                            action: "not inserted")
-                            + ": seedkit generates it from the row's natural key, and the manifest gives \(plan.config.name) no key: add key:, or give \(attribute) in the fixture",
-                        table: plan.table.name))
+                missing(
+                    attribute, rows: rows,
+                    "seedkit generates it from the row's natural key, and the manifest gives \(plan.config.name) no key: add key:, or give \(attribute) in the fixture"
+                )
             }
             // A non-optional enum without raw values (a composite, docs/core-data.md): each row needs a case.
             for (attribute, rows) in try coreData.rowsWithoutCase(db, entity: plan.config.name, table: plan.table) {
-                diagnostics.append(
-                    Diagnostic(
-                        file: plan.config.displayFile, code: .missingRequired,
-                        message: CoreDataDialect.requiredMessage(
-                            entity: plan.config.name, key: "(\(rows) row\(rows == 1 ? "" : "s"))", attribute: attribute,
-                            action: "not inserted")
-                            + ": give one of its cases' columns (\(attribute).<case>) the case's name",
-                        table: plan.table.name))
+                missing(attribute, rows: rows, "give one of its cases' columns (\(attribute).<case>) the case's name")
             }
         }
     }

@@ -289,23 +289,18 @@ public struct MigrationGenerator: Sendable {
         let ordered = Self.parentsFirst(tables)
         for table in ordered {
             guard let changes = changes[table.spec.name], !changes.added.isEmpty else { continue }
-            var rows: [[(column: String, value: SQLValue)]] = []
-            for key in changes.added {
-                guard let row = try current.read({ db in try table.row(db, key: key) }) else { continue }
-                rows.append(row)
-            }
-            // A row's many-to-many relationships go with it, as lists of the related rows' keys.
-            let lists = try current.read { db in try manyToManyLists(table, in: db) }
-            let lines = try Self.selfReferencesFirst(rows, table: table).map { row in
-                let links = try current.read { db in
-                    try lists.read(db, key: row.prefix(table.keyColumns.count).map(\.value), in: table)
+            // The added rows, each with its many-to-many relationships as lists of the related
+            // rows' keys, read from the fresh build in one transaction.
+            let lines = try current.read { db in
+                let rows = try changes.added.compactMap { key in try table.row(db, key: key) }
+                let lists = try manyToManyLists(table, in: db)
+                return try Self.selfReferencesFirst(rows, table: table).map { row in
+                    let links = try lists.read(db, key: row.prefix(table.keyColumns.count).map(\.value), in: table)
+                    return "    - "
+                        + Self.map(
+                            yaml: row.map { (table.writtenName($0.column), $0.value.yaml) }
+                                + links.map { ($0.name, $0.yaml) })
                 }
-                let values = row.map { (column: table.writtenName($0.column), value: $0.value.yaml) }
-                return "    - { "
-                    + (values + links.map { (column: $0.name, value: $0.yaml) }).map {
-                        "\(Self.name($0.column)): \($0.value)"
-                    }
-                    .joined(separator: ", ") + " }"
             }
             inserts.append("  \(Self.name(table.written.name)):\n" + lines.joined(separator: "\n"))
             generated.inserts += lines.count
@@ -500,7 +495,12 @@ public struct MigrationGenerator: Sendable {
     }
 
     static func map(_ values: [(column: String, value: SQLValue)]) -> String {
-        "{ " + values.map { "\(name($0.column)): \($0.value.yaml)" }.joined(separator: ", ") + " }"
+        map(yaml: values.map { ($0.column, $0.value.yaml) })
+    }
+
+    /// A flow map of values already written as YAML (a many-to-many's list among them).
+    static func map(yaml values: [(column: String, yaml: String)]) -> String {
+        "{ " + values.map { "\(name($0.column)): \($0.yaml)" }.joined(separator: ", ") + " }"
     }
 
     static func key(_ columns: [String], _ values: [SQLValue]) -> String {

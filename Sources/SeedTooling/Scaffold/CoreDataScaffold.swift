@@ -6,18 +6,27 @@ import SeedRuntime
 /// to-one relationships whose destination has such a key.
 struct CoreDataScaffold {
     let model: CoreDataModel
+    /// The entities a build from a store's rows cannot fill, each with why (``findUnfillable(_:)``).
+    let unfillable: [(entity: String, why: String)]
+    /// Their names.
+    let emptied: Set<String>
+
+    init(model: CoreDataModel) {
+        self.model = model
+        unfillable = Self.findUnfillable(model)
+        emptied = Set(unfillable.map(\.entity))
+    }
 
     /// Entities that can have rows of their own (abstract ones have only their sub-entities').
     var concreteEntities: [CoreDataModel.Entity] { model.entities.filter { !$0.isAbstract } }
 
     /// The fixture columns of `entity`: supported attributes and to-one relationships, inherited
     /// ones first; then the inverse-less to-manys its table keeps, but those of an owner the seed
-    /// leaves empty (``unfillable()``).
+    /// leaves empty (``unfillable``).
     func columns(_ entity: String) -> [String] {
         guard let flat = model.flattened(entity) else { return [] }
-        let empty = Set(unfillable().map(\.entity))
         return flat.attributes.filter { CoreDataModel.supportedTypes.contains($0.type) }.map(\.name)
-            + flat.relationships.filter { !$0.toMany && !($0.ownersToMany && empty.contains($0.destination)) }.map(
+            + flat.relationships.filter { !$0.toMany && !($0.ownersToMany && emptied.contains($0.destination)) }.map(
                 \.name)
     }
 
@@ -28,10 +37,9 @@ struct CoreDataScaffold {
     /// `Garnish.cocktails`), when the other side has a one-column key and the seed fills both.
     func listedManyToMany(_ entity: String) -> [CoreDataModel.Relationship] {
         guard let flat = model.flattened(entity) else { return [] }
-        let empty = Set(unfillable().map(\.entity))
         return flat.relationships.filter { relationship in
-            guard model.manyToMany(entity, relationship.name) != nil, !empty.contains(entity),
-                !empty.contains(relationship.destination), key(relationship.destination)?.count == 1
+            guard model.manyToMany(entity, relationship.name) != nil, !emptied.contains(entity),
+                !emptied.contains(relationship.destination), key(relationship.destination)?.count == 1
             else { return false }
             let side = "\(entity).\(relationship.name)"
             let other = "\(relationship.destination).\(relationship.inverseName ?? "")"
@@ -47,7 +55,8 @@ struct CoreDataScaffold {
     /// composite it refuses; no default fills it), and one whose to-one relationship points at
     /// such an entity (its rows would name rows the seed does not hold). `init --coredata STORE`
     /// marks them `migrate_only: true`: the seed leaves them empty, migrations change users' rows.
-    func unfillable() -> [(entity: String, why: String)] {
+    static func findUnfillable(_ model: CoreDataModel) -> [(entity: String, why: String)] {
+        let concreteEntities = model.entities.filter { !$0.isAbstract }
         var found: [(entity: String, why: String)] = []
         for entity in concreteEntities {
             guard let flat = model.flattened(entity.name),
@@ -118,7 +127,7 @@ struct CoreDataScaffold {
         for entity in model.entities where entity.isAbstract {
             lines.append("  # \(entity.name) is abstract: its rows are its sub-entities' rows")
         }
-        let unfilled = store == nil ? [] : unfillable()
+        let unfilled = store == nil ? [] : unfillable
         for entity in concreteEntities {
             lines.append("  \(entity.name):")
             if let why = unfilled.first(where: { $0.entity == entity.name })?.why {

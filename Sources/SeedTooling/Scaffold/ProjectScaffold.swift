@@ -102,7 +102,7 @@ public struct ProjectScaffold: Sendable {
             File(
                 path: "seeds/\(template)", contents: try CoreDataStoreExport.emptiedTemplate(path),
                 purpose: "the template: \(shown) with its rows taken out (never changed by build)"))
-        let unfilled = Set(plan.unfillable().map(\.entity))
+        let unfilled = plan.emptied
         for entity in plan.concreteEntities where !unfilled.contains(entity.name) {
             let rows = export.rowCounts[entity.name] ?? 0
             let notes = export.notes[entity.name].map { " (" + $0.joined(separator: "; ") + ")" } ?? ""

@@ -65,13 +65,14 @@ extension SeedTool {
                     var semantics = try ofA { db in
                         try StoreDiff.Semantics.of(specs.filter { !$0.key.isEmpty }, in: db, facts: model?.facts)
                     }
-                    // A Core Data store's UUID attributes compare and show as their text in every table, keyed or not
-                    // (the model: the manifest's, the store's Z_MODELCACHE, or the facts a seed recorded).
-                    if coreData != nil {
+                    // The dialect with the model's facts (the manifest's, the store's Z_MODELCACHE, or the facts a
+                    // seed recorded): they say which columns are UUIDs, and name another entity's inverse-less
+                    // to-many (`Shelf.books`).
+                    let dialect =
+                        try coreData == nil ? nil : ofA { db in try CoreDataDialect.read(db, facts: model?.facts) }
+                    // A Core Data store's UUID attributes compare and show as their text in every table, keyed or not.
+                    if let dialect {
                         try ofA { db in
-                            guard
-                                let dialect = try CoreDataDialect.read(db, facts: model?.facts)
-                            else { return }
                             for name in try TableInfo.userTables(db) {
                                 guard let info = try TableInfo.read(db, table: name) else { continue }
                                 for (column, expression) in dialect.uuidTextExpressions(info)
@@ -91,11 +92,7 @@ extension SeedTool {
                             $0.contains(" \(table).") || $0.contains(" \(table) ") || $0.contains(" \(table):")
                         }
                     }
-                    // Named with the model's facts: another entity's inverse-less to-many (`Shelf.books`) is its own name.
-                    let named = try model.flatMap { model in
-                        try ofA { db in try CoreDataDialect.read(db, facts: model.facts) }
-                    }
-                    return (named ?? coreData).map { diff.inAppTerms($0, model: model) } ?? diff
+                    return dialect.map { diff.inAppTerms($0, model: model) } ?? diff
                 } catch let error as SeedError {
                     throw error
                 } catch let failure as StoreDiff.ReadFailure {
