@@ -84,6 +84,8 @@ struct CoreDataStoreExport {
                     ))
             }
             var lines = [(columns + joins.map(\.name)).map(Self.csvField).joined(separator: ",")]
+            // Links to a row whose key is NULL cannot be listed by key: counted, and said in a note.
+            var unlisted: [String: Int] = [:]
             let inherits = root(entity.name) != entity.name || model.entities.contains { $0.parent == entity.name }
             for row in rowsByEntity[entity.name] ?? [] {
                 var fields: [String] = []
@@ -129,9 +131,15 @@ struct CoreDataStoreExport {
                     let keys = try members.compactMap {
                         try reference($0, to: join.destination, db: db, positions: positions, from: entity.name)
                     }
+                    if keys.count < members.count { unlisted[join.name, default: 0] += members.count - keys.count }
                     fields.append(Self.csvField(Self.keyList(keys)))
                 }
                 lines.append(fields.joined(separator: ","))
+            }
+            for (name, count) in unlisted.sorted(by: { $0.key < $1.key }) {
+                notes[entity.name, default: []].append(
+                    "\(count) link\(count == 1 ? "" : "s") of \(entity.name).\(name) left out: the related row has no key"
+                )
             }
             if inherits, plan.key(entity.name) == nil, rowsByEntity[entity.name]?.isEmpty == false {
                 notes[entity.name, default: []].append(
