@@ -285,17 +285,20 @@ final class TableLoader {
                             message: "this row of \(plan.table.name) was not inserted: \(reason)",
                             table: plan.table.name))
                 } else if result == SQLITE_DONE {
+                    // Read once, now: recording a link inserts into a table of its own, which moves
+                    // SQLite's last rowid, so a second ref or a check of this row would land on another row.
+                    let rowid = sqlite3_last_insert_rowid(db.sqliteConnection)
                     rowsInserted += 1
                     inserted?(batch, record)
                     if linkLater != 0, let links {
                         for slot in 0..<width where linkLater & (1 << UInt64(min(slot, 63))) != 0 {
                             try links.add(
-                                rowid: sqlite3_last_insert_rowid(db.sqliteConnection), slot: slot,
+                                rowid: rowid, slot: slot,
                                 key: batch.value(record: record, slot: slot), line: Int(batch.lines[record]))
                         }
                     }
                     if !checks.isEmpty && suppressed == 0 {
-                        try runChecks(record: record, batch: batch, diagnostics: &diagnostics)
+                        try runChecks(record: record, rowid: rowid, batch: batch, diagnostics: &diagnostics)
                     }
                 } else if result & 0xff == SQLITE_CONSTRAINT {
                     let (diagnostic, slot) = constraintDiagnostic(
@@ -495,8 +498,7 @@ final class TableLoader {
         }
     }
 
-    private func runChecks(record: Int, batch: RecordBatch, diagnostics: inout [Diagnostic]) throws {
-        let rowid = sqlite3_last_insert_rowid(db.sqliteConnection)
+    private func runChecks(record: Int, rowid: Int64, batch: RecordBatch, diagnostics: inout [Diagnostic]) throws {
         for (statement, check) in checks {
             let handle = statement.sqliteStatement
             sqlite3_bind_int64(handle, 1, rowid)
