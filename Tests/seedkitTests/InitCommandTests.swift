@@ -443,6 +443,26 @@ private let plainInitOutput = """
             """)
     }
 
+    /// Issue 42 (pegase's `Rubric.total`, `Transaction.solde`): a transient attribute is never
+    /// stored, so init leaves it out of the fixture, and a fixture that names it is told so.
+    @Test func coreDataInitLeavesTransientAttributesOut() throws {
+        let project = try emptyProject()
+        try project.write(
+            "Shop.xcdatamodel/contents",
+            """
+            <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+            <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
+                <entity name="Rubric" representedClassName="Rubric" syncable="YES">
+                    <attribute name="name" attributeType="String"/>
+                    <attribute name="total" optional="YES" transient="YES" attributeType="Double" defaultValueString="0.0"/>
+                </entity>
+            </model>
+            """)
+        let result = try project.seedkit("init", "--coredata", "Shop.xcdatamodel")
+        expectEqual(result.status, 0, "\(result)")
+        expectEqual(project.read("seeds/data/Rubric.csv").map { String(decoding: $0, as: UTF8.self) }, "name\n")
+    }
+
     @Test func coreDataInitCoversAbstractEntitiesCompoundKeysUnsupportedTypesAndManyToMany() throws {
         let project = try emptyProject()
         try project.write(

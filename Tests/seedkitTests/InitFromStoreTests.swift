@@ -116,4 +116,29 @@ private let revised = URL(fileURLWithPath: #filePath).deletingLastPathComponent(
         #expect(noModel.stderr.contains("old.sqlite: error: the store keeps no model (no Z_MODELCACHE)"), "\(noModel)")
         #expect(!project.exists("out"))
     }
+
+    /// Issue 42, found by the store corpus (scripts/corpus.py): objc.io's Moody store. Its Country
+    /// has a key of two columns (`[numericISO3166Code, uniquenessDummy]`), so init left every
+    /// `Mood.country` and `Country.continent` empty and the seed lost them (build exit 0); and its
+    /// `colors` is a Transformable with the app's own transformer, whose bytes are no archive,
+    /// which build refused. Compared here by SQL against the store itself.
+    @Test func moodyStoreRoundTripsItsRefsToACompositeKeyAndItsOwnTransformer() throws {
+        let store = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("SeedToolingTests/Fixtures/RealStores/objcio-core-data/Moody.moody")
+        let project = try TemporaryProject(bookStore: false)
+        try project.write("app.store", try Data(contentsOf: store))
+        let scaffolded = try project.seedkit("init", "--coredata", "app.store")
+        expectEqual(scaffolded.status, 0, "\(scaffolded)")
+        let build = try project.seedkit("build")
+        expectEqual(build.status, 0, "\(build)")
+        let links = """
+            SELECT m.ZREMOTEIDENTIFIER, c.ZNUMERICISO3166CODE, k.ZNUMERICISO3166CODE, hex(m.ZCOLORS)
+            FROM ZMOOD m LEFT JOIN ZGEOGRAPHICREGION c ON c.Z_PK = m.ZCOUNTRY
+            LEFT JOIN ZGEOGRAPHICREGION k ON k.Z_PK = c.ZCONTINENT ORDER BY 1
+            """
+        let original = try project.rows("app.store", links)
+        expectEqual(original.count, 4)
+        #expect(original.allSatisfy { !$0.contains("|NULL|") }, "\(original)")
+        try expectEqual(project.rows("build/seed.store", links), original)
+    }
 }

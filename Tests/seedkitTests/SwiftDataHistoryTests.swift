@@ -44,6 +44,27 @@ private let bookInsert =
     "insert:\n  Book:\n    - { title: Flint, pages: 3, author: Italo Calvino, id: 0E8F1C0A-1D52-4C6B-9F43-6A1E2B3C4D09 }\n"
 
 @Suite struct SwiftDataHistoryTests {
+    /// Issue 42 (pegase: a row's Z_OPT went 1 → 3 in one migrate): one run is one save, and a save
+    /// moves an object's Z_OPT on once, however many of its relationships change.
+    @Test func twoBooksJoiningAnAuthorMoveItsOptimisticLockOnOnce() throws {
+        let project = try appStore()
+        let before = try project.rows("app.store", "SELECT Z_OPT FROM ZAUTHOR WHERE ZNAME = 'Italo Calvino'")
+        expectEqual(before, ["1"])
+        try project.write(
+            "migrations/0001-two.yml",
+            """
+            insert:
+              Book:
+                - { title: Flint, pages: 3, author: Italo Calvino, id: 0E8F1C0A-1D52-4C6B-9F43-6A1E2B3C4D09 }
+                - { title: Slate, pages: 4, author: Italo Calvino, id: 0E8F1C0A-1D52-4C6B-9F43-6A1E2B3C4D10 }
+
+            """)
+        let migrate = try project.seedkit("migrate", "app.store")
+        expectEqual(migrate.status, 0, "\(migrate)")
+        try expectEqual(
+            project.rows("app.store", "SELECT Z_OPT FROM ZAUTHOR WHERE ZNAME = 'Italo Calvino'"), ["2"])
+    }
+
     @Test func migrateRecordsInsertsUpdatesDeletesAndTheOtherSides() throws {
         let project = try appStore()
         try project.write("migrations/0001-flint.yml", bookInsert)

@@ -17,6 +17,16 @@ extension CoreDataDialect {
             lock.withLock { rows.contains("\(table)#\(key)") }
         }
 
+        /// Rows whose `Z_OPT` this run moved on already.
+        var bumped: Set<String> = []
+
+        /// Whether a change of this row moves its `Z_OPT` on: one save bumps an object once, however
+        /// many of its properties and relationships change, and never one it inserts (saved at 1).
+        func bumps(_ table: String, _ key: Int64) -> Bool {
+            let id = "\(table)#\(key)"
+            return lock.withLock { !rows.contains(id) && bumped.insert(id).inserted }
+        }
+
         /// Records a change of a row. One save records one change per object: an object inserted
         /// and then changed is an insert; inserted and then deleted, nothing; updated more than
         /// once, one update of every property that changed; updated and then deleted, a delete.

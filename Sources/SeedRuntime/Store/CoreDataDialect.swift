@@ -404,11 +404,11 @@ package struct CoreDataDialect: StoreDialect {
                     (typeColumn, value == .null ? .null : try entityNumber(db, table: parent, primaryKey: value)))
             }
         }
-        // A row this run inserted stays at Z_OPT 1: one run is one save, which writes an object new in it once.
-        let insertedInRun =
-            if case .integer(let key) = before["Z_PK"] ?? .null { session.contains(table.name, key) } else { false }
+        // One run is one save: it writes an object new in it at Z_OPT 1, and moves any other on once.
+        let bumps =
+            if case .integer(let key) = before["Z_PK"] ?? .null { session.bumps(table.name, key) } else { true }
         let assignments =
-            (values.map { "\(quoteIdentifier($0.column)) = ?" } + (insertedInRun ? [] : ["Z_OPT = Z_OPT + 1"])).joined(
+            (values.map { "\(quoteIdentifier($0.column)) = ?" } + (bumps ? ["Z_OPT = Z_OPT + 1"] : [])).joined(
                 separator: ", ")
         try db.cachedStatement(
             sql: "UPDATE OR ABORT \(quoteIdentifier(table.name)) SET \(assignments) WHERE \(keyPredicate(key))"
@@ -578,9 +578,9 @@ package struct CoreDataDialect: StoreDialect {
     }
 
     /// `Z_OPT` + 1 on a row whose relationships changed, unless this run inserted it (Core Data
-    /// inserts and relates it in one save, at `Z_OPT` 1).
+    /// inserts and relates it in one save, at `Z_OPT` 1) or moved it on already (one save, one bump).
     func bumpOptimisticLock(_ db: Database, table: String, primaryKey: SQLValue) throws {
-        if case .integer(let key) = primaryKey, session.contains(table, key) { return }
+        if case .integer(let key) = primaryKey, !session.bumps(table, key) { return }
         try db.cachedStatement(sql: "UPDATE \(quoteIdentifier(table)) SET Z_OPT = Z_OPT + 1 WHERE Z_PK = ?").execute(
             arguments: [primaryKey])
     }

@@ -212,7 +212,8 @@ extension CoreDataModel {
                     regularExpression: nil,
                     defaultValue: defaultValue(property["NSDefaultValue"], type: type, in: archive), line: 0,
                     renamingIdentifier: renaming, derived: classes.contains("NSDerivedAttributeDescription"),
-                    transient: archive.bool(property["NSIsTransient"]) ?? (flags & 0x8 != 0))
+                    transient: archive.bool(property["NSIsTransient"]) ?? (flags & 0x8 != 0),
+                    valueTransformer: archive.string(property["NSValueTransformerName"]))
                 for predicate in archive.array(property["NSValidationPredicates"]) ?? [] {
                     applyValidation(predicate, to: &attribute, in: archive)
                 }

@@ -24,6 +24,8 @@ public struct CoreDataModel: Sendable {
         public var derived: Bool = false
         /// Kept in memory only, never stored (`transient="YES"`).
         public var transient: Bool = false
+        /// A Transformable's value transformer (`valueTransformerName`); nil for the default.
+        public var valueTransformer: String? = nil
         /// Stored for a composite attribute (a SwiftData `Codable` enum or struct): one of its
         /// elements, or an enum with raw values stored as one (CompositeAttributes.swift).
         public var composite: Bool = false
@@ -31,6 +33,14 @@ public struct CoreDataModel: Sendable {
         public var caseName: String? = nil
         /// An enum case's column of a non-optional enum: one of the enum's case columns must hold its case.
         public var caseRequired: Bool = false
+
+        /// A Transformable whose bytes are a keyed archive: the default transformer and the
+        /// unarchiving ones archive; an app's own transformer (objc.io Moody's `ColorsTransformer`)
+        /// writes bytes of its own making, which only the app can read.
+        public var storesKeyedArchive: Bool {
+            type == "Transformable"
+                && (valueTransformer.map { CoreDataModel.archivingTransformers.contains($0) } ?? true)
+        }
 
         /// A composite's Binary element: a `Codable` collection, which SwiftData stores as its
         /// JSON (every such value in the real stores is), read and written as JSON text.
@@ -86,6 +96,12 @@ public struct CoreDataModel: Sendable {
         "UUID", "URI", "Transformable",
     ]
 
+    /// The value transformers whose bytes are an `NSKeyedArchiver` archive (Foundation's own).
+    public static let archivingTransformers: Set<String> = [
+        "NSKeyedUnarchiveFromData", "NSSecureUnarchiveFromData", "NSSecureUnarchiveFromDataTransformer",
+        "NSSecureUnarchiveFromDataTransformerName",
+    ]
+
     public func entity(_ name: String) -> Entity? { entities.first { $0.name == name } }
 
     /// `entity`'s to-many relationship `name` when its inverse is to-many too: stored in a join
@@ -132,10 +148,11 @@ public struct CoreDataModel: Sendable {
         ).columns
     }
 
-    /// The names a fixture of `entity` may use: supported attributes, to-one and many-to-many relationships.
+    /// The names a fixture of `entity` may use: stored supported attributes (a transient one is
+    /// never in the store), to-one and many-to-many relationships.
     public func fixtureColumns(_ entity: String) -> [String] {
         guard let flat = flattened(entity) else { return [] }
-        return flat.attributes.filter { Self.supportedTypes.contains($0.type) }.map(\.name)
+        return flat.attributes.filter { !$0.transient && Self.supportedTypes.contains($0.type) }.map(\.name)
             + flat.relationships.filter { !$0.toMany || manyToMany(entity, $0.name) != nil }.map(\.name)
     }
 
@@ -253,7 +270,7 @@ public struct CoreDataModel: Sendable {
             let defaults = defaults(for: entity.name).mapValues(\.sqlLiteral)
             if !defaults.isEmpty { facts.defaults[entity.name] = defaults }
             for attribute in flat.attributes
-            where attribute.type == "UUID" || attribute.isJSON || attribute.type == "Transformable" {
+            where attribute.type == "UUID" || attribute.isJSON || attribute.storesKeyedArchive {
                 facts.attributeTypes[entity.name, default: [:]][attribute.name] =
                     attribute.isJSON ? "JSON" : attribute.type
             }
@@ -320,7 +337,7 @@ public struct CoreDataModel: Sendable {
             }
             // An enum case's column holds its case's name or nothing.
             if let name = attribute.caseName { rules.oneOf = [name] }
-            rules.keyedArchive = attribute.type == "Transformable"
+            rules.keyedArchive = attribute.storesKeyedArchive
             let any =
                 rules.keyedArchive || rules.oneOf != nil || rules.required || rules.min != nil || rules.max != nil
                 || rules.minLength != nil
@@ -451,7 +468,8 @@ private final class ModelXMLReader: NSObject, XMLParserDelegate {
                     defaultValue: attributes["defaultValueString"] ?? attributes["defaultDateTimeInterval"], line: line,
                     renamingIdentifier: attributes["renamingIdentifier"] ?? attributes["elementID"],
                     derived: flag("derived", default: false),
-                    transient: flag("transient", default: false)))
+                    transient: flag("transient", default: false),
+                    valueTransformer: attributes["valueTransformerName"]))
         case "relationship":
             guard let name = attributes["name"], let destination = attributes["destinationEntity"] else {
                 return problem(line, "a relationship without a name or destinationEntity")

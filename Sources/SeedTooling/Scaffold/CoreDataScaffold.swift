@@ -25,7 +25,7 @@ struct CoreDataScaffold {
     /// leaves empty (``unfillable``).
     func columns(_ entity: String) -> [String] {
         guard let flat = model.flattened(entity) else { return [] }
-        return flat.attributes.filter { CoreDataModel.supportedTypes.contains($0.type) }.map(\.name)
+        return flat.attributes.filter { !$0.transient && CoreDataModel.supportedTypes.contains($0.type) }.map(\.name)
             + flat.relationships.filter { !$0.toMany && !($0.ownersToMany && emptied.contains($0.destination)) }.map(
                 \.name)
     }
@@ -49,6 +49,18 @@ struct CoreDataScaffold {
 
     /// The first uniqueness constraint of `entity` (its own or inherited) whose names are all fixture columns.
     func key(_ entity: String) -> [String]? { model.defaultKey(entity) }
+
+    /// For an entity whose key has several columns, the one column of it whose values tell the
+    /// store's rows apart (objc.io Moody's Country: `numericISO3166Code` of `[numericISO3166Code,
+    /// uniquenessDummy]`), found in the store `init --coredata STORE` reads.
+    var distinguishingKeyColumn: [String: String] = [:]
+
+    /// The column a relationship to `entity` names its rows by (a ref): its one-column key, or the
+    /// column of its key that tells the store's rows apart; nil when neither exists.
+    func refColumn(_ entity: String) -> String? {
+        guard let key = key(entity) else { return nil }
+        return key.count == 1 ? key[0] : distinguishingKeyColumn[entity]
+    }
 
     /// The entities a build from the store's rows cannot fill, each with why, in the model's
     /// order: one whose model requires an attribute seedkit does not write (a Transformable, a
@@ -190,8 +202,8 @@ struct CoreDataScaffold {
                     )
                     continue
                 }
-                if let key = key(relationship.destination), key.count == 1 {
-                    refs.append("      \(relationship.name): \(relationship.destination).\(key[0])")
+                if let column = refColumn(relationship.destination) {
+                    refs.append("      \(relationship.name): \(relationship.destination).\(column)")
                 } else {
                     unkeyed.append(relationship.name)
                 }

@@ -14,7 +14,7 @@ import SeedRuntime
 /// entity's fixture, which lists rows in `Z_PK` order.
 struct CoreDataStoreExport {
     let model: CoreDataModel
-    let plan: CoreDataScaffold
+    private(set) var plan: CoreDataScaffold
 
     /// Fixture text by entity, and notes (what the fixture could not hold) by entity.
     var fixtures: [String: String] = [:]
@@ -59,6 +59,19 @@ struct CoreDataStoreExport {
                 },
                 uniquingKeysWith: { first, _ in first })
         }
+        // A key of several columns: the first of them whose values tell the entity's rows apart names them in refs.
+        for entity in plan.concreteEntities {
+            guard let key = plan.key(entity.name), key.count > 1, let rows = rowsByEntity[entity.name] else { continue }
+            let storeColumns = model.storeColumns(entity.name)
+            for column in key {
+                let name = SQLName(storeColumns[column] ?? CoreDataDialect.storeColumn(ofProperty: column))
+                let values = rows.map { $0[name] ?? .null }
+                if !values.contains(.null), Set(values).count == values.count {
+                    plan.distinguishingKeyColumn[entity.name] = column
+                    break
+                }
+            }
+        }
         let dialect = try CoreDataDialect.read(db, facts: model.facts)
         for entity in plan.concreteEntities {
             guard let flat = model.flattened(entity.name) else { continue }
@@ -86,6 +99,7 @@ struct CoreDataStoreExport {
             var lines = [(columns + joins.map(\.name)).map(Self.csvField).joined(separator: ",")]
             // Links to a row whose key is NULL cannot be listed by key: counted, and said in a note.
             var unlisted: [String: Int] = [:]
+            var unnamed: [String: Int] = [:]
             let inherits = root(entity.name) != entity.name || model.entities.contains { $0.parent == entity.name }
             for row in rowsByEntity[entity.name] ?? [] {
                 var fields: [String] = []
@@ -116,11 +130,11 @@ struct CoreDataStoreExport {
                                 "\(stored) of an \(entity.name) row holds \(value), not the primary key of a row Core Data writes there",
                                 writer: "Core Data")
                         }
-                        fields.append(
-                            Self.csvField(
-                                try reference(
-                                    target, to: relationship.destination, db: db, positions: positions,
-                                    from: entity.name)))
+                        let key = try reference(
+                            target, to: relationship.destination, db: db, positions: positions, from: entity.name)
+                        // A link the fixture cannot name is counted and said, never dropped in silence.
+                        if target != nil && key == nil { unnamed[column, default: 0] += 1 }
+                        fields.append(Self.csvField(key))
                     } else {
                         fields.append("")
                     }
@@ -139,6 +153,12 @@ struct CoreDataStoreExport {
             for (name, count) in unlisted.sorted(by: { $0.key < $1.key }) {
                 notes[entity.name, default: []].append(
                     "\(count) link\(count == 1 ? "" : "s") of \(entity.name).\(name) left out: the related row has no key"
+                )
+            }
+            for (name, count) in unnamed.sorted(by: { $0.key < $1.key }) {
+                let destination = flat.relationships.first { $0.name == name }?.destination ?? name
+                notes[entity.name, default: []].append(
+                    "\(count) link\(count == 1 ? "" : "s") of \(entity.name).\(name) left out: no column of \(destination)'s key tells its rows apart, so a ref cannot name them"
                 )
             }
             if inherits, plan.key(entity.name) == nil, rowsByEntity[entity.name]?.isEmpty == false {
@@ -167,12 +187,12 @@ struct CoreDataStoreExport {
         _ target: Int64?, to destination: String, db: Database, positions: [String: [Int64: Int]], from entity: String
     ) throws -> String? {
         guard let target else { return nil }
-        if let key = plan.key(destination), key.count == 1,
-            let attribute = model.flattened(destination)?.attributes.first(where: { $0.name == key[0] })
+        if let column = plan.refColumn(destination),
+            let attribute = model.flattened(destination)?.attributes.first(where: { $0.name == column })
         {
             let value = try CoreDataDialect.value(
                 db,
-                column: model.storeColumns(destination)[key[0]] ?? CoreDataDialect.storeColumn(ofProperty: key[0]),
+                column: model.storeColumns(destination)[column] ?? CoreDataDialect.storeColumn(ofProperty: column),
                 table: table(destination),
                 primaryKey: target)
             return self.value(value, type: attribute.type)

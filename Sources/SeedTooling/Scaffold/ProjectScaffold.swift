@@ -80,7 +80,6 @@ public struct ProjectScaffold: Sendable {
     public static func coreData(model: CoreDataModel, store path: String, shown: String) throws(SeedError)
         -> ProjectScaffold
     {
-        let plan = CoreDataScaffold(model: model)
         var export = CoreDataStoreExport(model: model)
         let queue = try StoreAccess.openReadOnly(path)
         defer { try? queue.close() }
@@ -90,6 +89,8 @@ public struct ProjectScaffold: Sendable {
                 "cannot read the store's rows: \((error as? DatabaseError)?.message ?? "\(error)"); nothing was written"
             )
         }
+        // The export's plan: it knows, from the store's rows, which column names a row in refs.
+        let plan = export.plan
         let template = (path as NSString).lastPathComponent
         var files = [
             File(
