@@ -123,7 +123,8 @@ import Testing
         try expectEqual(
             project.rows("seed.sqlite", "SELECT ZTITLE, Z_OPT FROM ZBOOK ORDER BY Z_PK"),
             [
-                "'Dune'|2", "'Emma'|3",
+                // Emma's relationships change twice in the run: one save, one bump.
+                "'Dune'|2", "'Emma'|2",
             ])
         try expectEqual(
             project.rows("seed.sqlite", "SELECT Z_PK, Z_OPT, ZCOLOR, ZTITLE FROM ZPOST ORDER BY Z_PK"),

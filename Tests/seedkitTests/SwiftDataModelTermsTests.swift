@@ -26,6 +26,29 @@ import Testing
         return project
     }
 
+    /// Issue 42 (pegase): `--columns` with an entity's name said `no table`, and `--where` took only
+    /// the store's columns (`ZNAME`) while the output says `name`. Both take the names shown now;
+    /// a ref is matched by its target's key, a UUID by its text, and the store's columns still work.
+    @Test func inspectColumnsAndWhereTakeTheNamesShown() throws {
+        let project = try store()
+        let picked = try project.seedkit(
+            "inspect", "app.store", "Book", "--columns", "title,author,id", "--where",
+            "author = 'A' AND id = '21111111-2222-3333-4444-555555555555'", "--format", "csv")
+        expectEqual(picked.status, 0, "\(picked)")
+        expectEqual(picked.stdout, "title,author,id\r\nT,A,21111111-2222-3333-4444-555555555555\r\n", "\(picked)")
+        let stored = try project.seedkit(
+            "inspect", "app.store", "Book", "--columns", "title", "--where", "ZPAGECOUNT > 4", "--format", "csv")
+        expectEqual(stored.stdout, "title\r\nT\r\n", "\(stored)")
+        let none = try project.seedkit("inspect", "app.store", "Book", "--where", "author = 'B'", "--format", "csv")
+        expectEqual(none.stdout, "Z_PK,author,pageCount,published,title,id\r\n", "\(none)")
+        let unknown = try project.seedkit("inspect", "app.store", "Book", "--columns", "pages")
+        expectEqual(unknown.status, 2, "\(unknown)")
+        #expect(
+            unknown.stderr.contains(
+                "entity Book has no attribute or relationship 'pages' (it has Z_PK, author, pageCount, published, title, id)"),
+            "\(unknown)")
+    }
+
     @Test func inspectShowsAttributeNamesAndRefsByTheTargetsKey() throws {
         let project = try store()
         let inspect = try project.seedkit("inspect", "app.store", "Book", "--format", "csv")

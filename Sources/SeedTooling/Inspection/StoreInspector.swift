@@ -91,10 +91,12 @@ public enum StoreInspector {
     /// model's when given, else the column names without `Z`), to-one relationships as the
     /// target's key when a ref names it (else its `Z_PK`), dates as ISO 8601; bookkeeping
     /// columns (`Z_OPT`, order keys, entity-type columns) left out. The row's `Z_PK` is `id`
-    /// (`Z_PK` when an attribute is called `id`). `filter` is SQL over the store's columns (`ZPRICE > 10`).
+    /// (`Z_PK` when an attribute is called `id`). `filter` is SQL over the names shown (`price > 10`,
+    /// `uuid = '…'`, a ref by its target's key) or the store's columns (`ZPRICE > 10`); `columns`
+    /// picks names shown.
     public static func entityRows(
         _ db: Database, entity name: String, model given: CoreDataModel?, refs givenRefs: [String: TableSpec.Reference],
-        raw: Bool = false, filter: String? = nil, limit: Int? = nil
+        raw: Bool = false, filter: String? = nil, limit: Int? = nil, columns picked: [String]? = nil
     ) throws -> Tabular? {
         // Without a model, the one the store keeps names the attributes and says which are UUIDs.
         let model = try given ?? CoreDataModel.cachedModel(db)
@@ -166,11 +168,42 @@ public enum StoreInspector {
         }
         names.insert(names.contains("id") ? CoreDataDialect.primaryKeyColumn : "id", at: 0)
         expressions.insert(coreData.primaryKeySQL(row: "t"), at: 0)
-        let whereClause = " WHERE \(coreData.familyFilter(entity, row: "t"))" + (filter.map { " AND (\($0))" } ?? "")
+        // The rows as shown (a ref by its target's key), beside the store's own columns: --where
+        // may name either. The outer query reads the shown names and each ref's parts back.
+        var shown: [String] = []
+        var hidden: [String] = []
+        for (index, expression) in expressions.enumerated() {
+            if let key = parentKeys[index] {
+                shown.append("coalesce(\(key), \(expression)) AS \(quoteIdentifier(names[index]))")
+                hidden.append("\(expression) AS \(quoteIdentifier("\u{1}id\(index)"))")
+                hidden.append("\(key) AS \(quoteIdentifier("\u{1}key\(index)"))")
+            } else {
+                shown.append("\(expression) AS \(quoteIdentifier(names[index]))")
+            }
+        }
+        var indices = Array(names.indices)
+        if let picked {
+            indices = try picked.map { wanted in
+                guard let index = names.firstIndex(where: { $0.isSameName(as: wanted) }) else {
+                    throw SeedError(
+                        .configuration,
+                        "entity \(name) has no attribute or relationship '\(wanted)' (it has \(names.joined(separator: ", ")))"
+                    )
+                }
+                return index
+            }
+        }
+        let inner =
+            "SELECT t.*, \((shown + hidden).joined(separator: ", ")) FROM \(quoteIdentifier(info.name)) AS t WHERE \(coreData.familyFilter(entity, row: "t"))"
+        var outerKeys: [Int: String] = [:]
+        for (position, index) in indices.enumerated() where parentKeys[index] != nil {
+            outerKeys[position] = quoteIdentifier("\u{1}key\(index)")
+        }
+        let outer = indices.map { parentKeys[$0] != nil ? quoteIdentifier("\u{1}id\($0)") : quoteIdentifier(names[$0]) }
         return try fetch(
-            db, columns: names, expressions: expressions, parentKeys: parentKeys,
-            from: "FROM \(quoteIdentifier(info.name)) AS t\(whereClause)",
-            order: coreData.primaryKeySQL(row: "t"), limit: limit, filter: filter)
+            db, columns: indices.map { names[$0] }, expressions: outer, parentKeys: outerKeys,
+            from: "FROM (\(inner)) AS e" + (filter.map { " WHERE (\($0))" } ?? ""),
+            order: quoteIdentifier(names[0]), limit: limit, filter: filter)
     }
 
     /// Selects `expressions` (and each ref's parent key) and shows every ref by its parent's

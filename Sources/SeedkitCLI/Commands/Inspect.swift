@@ -54,17 +54,19 @@ extension SeedTool {
                             let specs = try loaded.map { $0.tables.map(\.spec) } ?? SeedCatalog.tableSpecs(db) ?? []
                             for spec in specs where spec.name.isSameName(as: table) && !raw { refs = spec.refs }
                             // A Core Data entity name shows the entity's rows in the app's terms.
-                            if columns == nil, try !db.tableExists(table),
+                            let picked = columns?.split(separator: ",").map {
+                                $0.trimmingCharacters(in: .whitespaces)
+                            }
+                            if try !db.tableExists(table),
                                 let entityRows = try StoreInspector.entityRows(
                                     db, entity: table, model: loaded?.model, refs: refs, raw: raw, filter: filter,
-                                    limit: limit ?? defaultLimit)
+                                    limit: limit ?? defaultLimit, columns: picked)
                             {
                                 return entityRows
                             }
                             return try StoreInspector.rows(
                                 db, table: table, filter: filter, limit: limit ?? defaultLimit,
-                                columns: columns?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) },
-                                refs: refs)
+                                columns: picked, refs: refs)
                         }
                         Output.render(rows, output.format, about: store)
                     } else {
