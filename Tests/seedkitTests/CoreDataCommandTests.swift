@@ -197,7 +197,8 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
             [
                 "\"The first book\"|2", "\"The second book\"|1", "\"The third book\"|2", "\"The fourth book\"|1",
                 "\"Verses\"|1",
-            ], "both sides of a changed relationship are bumped, once a run: the first book gains two pages in one save")
+            ], "both sides of a changed relationship are bumped, once a run: the first book gains two pages in one save"
+        )
     }
 
     /// A to-one relationship holds the parent's Z_PK; a fixture that names parents without a ref

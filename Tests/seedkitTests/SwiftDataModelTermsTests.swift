@@ -45,7 +45,8 @@ import Testing
         expectEqual(unknown.status, 2, "\(unknown)")
         #expect(
             unknown.stderr.contains(
-                "entity Book has no attribute or relationship 'pages' (it has Z_PK, author, pageCount, published, title, id)"),
+                "entity Book has no attribute or relationship 'pages' (it has Z_PK, author, pageCount, published, title, id)"
+            ),
             "\(unknown)")
     }
 
