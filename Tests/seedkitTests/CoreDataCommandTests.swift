@@ -74,7 +74,7 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
         let result = try project.seedkit("verify", "BookStore.sqlite", "--manifest", manifest)
         expectEqual(result.status, 1)
         #expect(
-            result.stdout.contains("BookStore.sqlite: ZBOOKCATEGORY[NULL].name: name is required but missing [1570]"),
+            result.stdout.contains("BookStore.sqlite: BookCategory[NULL].name: name is required but missing [1570]"),
             "\(result)")
     }
 

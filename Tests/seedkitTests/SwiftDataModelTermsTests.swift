@@ -50,6 +50,23 @@ import Testing
             "\(unknown)")
     }
 
+    /// Issue 42 (pegase): verify named a row keyed by a UUID attribute `<16 bytes 9e427b35…>` and
+    /// its table `ZBOOK`; it says the entity and the UUID's text, as fixtures write them.
+    @Test func verifyNamesARowByItsUUIDText() throws {
+        let project = try store()
+        expectEqual(try project.seedkit("init", "--coredata", "app.store").status, 0)
+        let manifest = String(decoding: project.read("seeds/seedkit.yml") ?? Data(), as: UTF8.self)
+        #expect(manifest.contains("key: title"), "\(manifest)")
+        try project.write("seeds/seedkit.yml", manifest.replacingOccurrences(of: "key: title", with: "key: id"))
+        try project.database("app.store").write { db in try db.execute(sql: "UPDATE ZBOOK SET ZTITLE = NULL") }
+        let verify = try project.seedkit("verify", "app.store")
+        expectEqual(verify.status, 1, "\(verify)")
+        #expect(
+            verify.stdout.contains(
+                "app.store: Book[21111111-2222-3333-4444-555555555555].title: title is required but missing [1570]"),
+            "\(verify)")
+    }
+
     @Test func inspectShowsAttributeNamesAndRefsByTheTargetsKey() throws {
         let project = try store()
         let inspect = try project.seedkit("inspect", "app.store", "Book", "--format", "csv")

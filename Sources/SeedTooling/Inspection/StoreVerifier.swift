@@ -115,7 +115,11 @@ public enum StoreVerifier {
                 shown[sqlColumn.name.lowercasedName] = info.shownRefSQL(
                     of: sqlColumn.name, parent: parent, keyColumn: keyColumn.name, row: quoteIdentifier(info.name))
             }
-            func expression(_ column: String) -> String { shown[column.lowercasedName] ?? quoteIdentifier(column) }
+            // A UUID attribute reads as its text, as fixtures and migrations write it (not as 16 bytes).
+            let uuids = coreData?.uuidTextExpressions(info) ?? [:]
+            func expression(_ column: String) -> String {
+                shown[column.lowercasedName] ?? uuids[column] ?? quoteIdentifier(column)
+            }
             let keyColumns =
                 (table.key.isEmpty ? info.primaryKey : table.key.map { dialect.columnName($0, in: table.name) }).filter
             {
@@ -139,7 +143,7 @@ public enum StoreVerifier {
                             let key = row[ruled.count...].map(\.display).joined(separator: ", ")
                             findings.append(
                                 Finding(
-                                    table: info.name, key: key, column: rules.column, code: problem.code,
+                                    table: table.name, key: key, column: rules.column, code: problem.code,
                                     message: problem.message))
                         }
                     }
@@ -159,7 +163,7 @@ public enum StoreVerifier {
                     ).forEachRow { row in
                         let key = row.map(\.display).joined(separator: ", ")
                         findings.append(
-                            Finding(table: info.name, key: key, column: nil, code: .otherRule, message: check.message))
+                            Finding(table: table.name, key: key, column: nil, code: .otherRule, message: check.message))
                     }
                 } catch let error as DatabaseError where !error.isStoreFailure {
                     findings.append(
