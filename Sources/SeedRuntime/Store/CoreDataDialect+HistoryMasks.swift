@@ -17,7 +17,7 @@ extension CoreDataHistory {
     /// to the entity itself after the others or not at all (ChefTime's `SDFolder` shows one or
     /// the other); property `i` is bit `0x80 >> (i % 8)` of byte `i / 8`, and the mask is
     /// `⌈n / 8⌉` bytes for `n` properties. Refused: entities with a parent or sub-entities, with a
-    /// transient or derived property, or with a relationship to an entity that has a parent or
+    /// derived property (a transient one is not among the properties: it takes no bit), or with a relationship to an entity that has a parent or
     /// sub-entities, and an update whose bytes depend on a place no real store shows (``MaskLayout``).
     package static func columnsMask(
         entity: String, properties: [Property], changed: Set<String>, inherits: Bool = false
@@ -158,7 +158,7 @@ extension CoreDataHistory {
         let alternatives: [(placement: Placement, bits: [String: Int])]
 
         /// Lays out `entity`'s properties; refuses an entity no real store shows how to count
-        /// (a parent or sub-entities, a transient or derived property, a relationship to an
+        /// (a parent or sub-entities, a derived property, a relationship to an
         /// entity with a parent or sub-entities), whatever changes.
         package init(entity: String, properties: [Property], inherits: Bool = false) throws(SeedError) {
             self.entity = entity
@@ -172,7 +172,7 @@ extension CoreDataHistory {
             if let odd = properties.first(where: \.unvouched) {
                 throw Self.refusal(
                     entity,
-                    "\(entity).\(odd.name) is transient or derived, and no real store shows how such a property counts in the changed-properties mask (ZCOLUMNS)"
+                    "\(entity).\(odd.name) is derived, and no real store shows how such a property counts in the changed-properties mask (ZCOLUMNS)"
                 )
             }
             if let odd = properties.first(where: { $0.kind != .attribute && $0.destinationInherits }) {

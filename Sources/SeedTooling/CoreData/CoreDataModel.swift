@@ -301,9 +301,11 @@ public struct CoreDataModel: Sendable {
             if !flat.uniquenessConstraints.isEmpty { facts.uniqueness[entity.name] = flat.uniquenessConstraints }
             let inherits = entity.parent != nil || entities.contains { $0.parent == entity.name }
             facts.history[entity.name] = .init(
-                properties: flat.attributes.map { attribute in
+                // A transient attribute takes no bit in the mask: pegase's own history (framework
+                // 1522) records Transaction's `sousOperations` at bit 11 only with `solde` left out.
+                properties: flat.attributes.filter { !$0.transient }.map { attribute in
                     .init(
-                        name: attribute.name, kind: .attribute, unvouched: attribute.transient || attribute.derived,
+                        name: attribute.name, kind: .attribute, unvouched: attribute.derived,
                         composite: attribute.composite)
                 }
                     + flat.relationships.filter { !$0.ownersToMany }.map { relationship in
