@@ -155,11 +155,20 @@ extension CoreDataDialect {
 
     /// Records the update of the row a to-one relationship (stored in `column` of `entity`'s
     /// rows) points at, or pointed at: its inverse changed. Nothing when the relationship has no inverse.
+    /// Another entity's inverse-less to-many kept in this table (`Shelf.books` in `Z3BOOKS`) is the
+    /// owner's own property: the owner's update records it, as pegase's own history shows (an
+    /// Account inserted into a folder: EntityFolderAccount `08`, bit 4, `children`).
     func recordInverseUpdate(_ db: Database, entity: Entity?, column: String, parentTable: String, parent: SQLValue)
         throws
     {
-        guard writesHistory, let entity, parent != .null, let inverse = inverseName(ofColumn: column, entity: entity)
-        else { return }
+        guard writesHistory, let entity, parent != .null else { return }
+        let property = propertyName(ofColumn: column, entity: entity)
+        if let dot = property.firstIndex(of: ".") {
+            let relationship = String(property[property.index(after: dot)...])
+            try recordUpdate(db, table: parentTable, primaryKey: parent) { _ in relationship }
+            return
+        }
+        guard let inverse = inverseName(ofColumn: column, entity: entity) else { return }
         try recordUpdate(db, table: parentTable, primaryKey: parent) { _ in inverse }
     }
 

@@ -419,9 +419,12 @@ package struct CoreDataDialect: StoreDialect {
         let owner = before["Z_PK"] ?? .null
         let entity = entities.first { SQLValue.integer($0.number) == before["Z_ENT"] }
         if let entity {
+            // A link of another entity's inverse-less to-many (`Shelf.books`) is the owner's change, not this row's.
             recordUpdate(
                 entity: entity, primaryKey: owner,
-                properties: Set(changedColumns.map { propertyName(ofColumn: $0, entity: entity) }))
+                properties: Set(changedColumns.map { propertyName(ofColumn: $0, entity: entity) }).filter {
+                    !$0.contains(".")
+                })
         }
         for (column, value) in values {
             guard let parent = references[column], let old = before[column], !old.isSame(as: value) else { continue }
