@@ -88,7 +88,8 @@ import Testing
         // Z_OPT moved on while its history recorded nothing).
         try project.write(
             "migrations/0002-wave.yml",
-            "insert:\n  Book:\n    - { title: Wave, pages: 3, id: 51111111-2222-3333-4444-555555555555, Shelf.books: A1 }\n")
+            "insert:\n  Book:\n    - { title: Wave, pages: 3, id: 51111111-2222-3333-4444-555555555555, Shelf.books: A1 }\n"
+        )
         let insert = try project.seedkit("migrate", "app.store")
         expectEqual(insert.status, 0, "\(insert)")
         try expectEqual(
