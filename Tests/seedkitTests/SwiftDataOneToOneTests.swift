@@ -1,0 +1,44 @@
+import Foundation
+import GRDB
+import SeedTestSupport
+import Testing
+
+/// Issue 42 (pegase's Account ↔ InitAccount): a one-to-one whose other side the model requires.
+/// Giving one Author another's Book left the first Book's required `author` NULL, exit 0, and only
+/// verify found it afterwards. Core Data refuses to save such an object: so does migrate.
+@Suite struct SwiftDataOneToOneTests {
+    /// The example's model with Author.book ↔ Book.author one-to-one, Book.author required; two
+    /// authors, each with their book.
+    private func store() throws -> TemporaryProject {
+        let project = try swiftDataStore(editing: [
+            (#"[("books", "Book", "author", True, False, 1)]"#, #"[("book", "Book", "author", False, True, 1)]"#),
+            (#"[("author", "Author", "books", False, True, 1)]"#, #"[("author", "Author", "book", False, False, 1)]"#),
+        ])
+        try project.database("app.store").write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO ZAUTHOR (Z_PK, Z_ENT, Z_OPT, ZNAME, ZID, ZBOOK) VALUES
+                        (1, 1, 1, 'A', x'11111111222233334444555555555555', 1), (2, 1, 1, 'B', x'11111111222233334444555555555556', 2);
+                    INSERT INTO ZBOOK (Z_PK, Z_ENT, Z_OPT, ZTITLE, ZID, ZPAGES, ZAUTHOR) VALUES
+                        (1, 2, 1, 'T1', x'21111111222233334444555555555555', 5, 1), (2, 2, 1, 'T2', x'21111111222233334444555555555556', 5, 2);
+                    UPDATE Z_PRIMARYKEY SET Z_MAX = 2 WHERE Z_ENT IN (1, 2);
+                    """)
+        }
+        return project
+    }
+
+    @Test func takingARequiredOneToOnesOtherSideIsRefused() throws {
+        let project = try store()
+        expectEqual(try project.seedkit("init", "--coredata", "app.store").status, 0)
+        try project.write(
+            "migrations/0001-swap.yml", "update:\n  Author:\n    - { key: A, from: { book: T1 }, to: { book: T2 } }\n")
+        let before = project.sha256("app.store")
+        let migrate = try project.seedkit("migrate", "app.store", "--without-history")
+        expectEqual(migrate.status, 3, "\(migrate)")
+        #expect(
+            migrate.stderr.contains(
+                "the change takes a one-to-one's other side away from a row of Book, and Book.author is required by the model (non-optional)"
+            ), "\(migrate)")
+        expectEqual(project.sha256("app.store"), before)
+    }
+}
