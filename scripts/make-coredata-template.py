@@ -5,6 +5,8 @@ binary plist of version hashes). Core Data does not run on Linux, so this stands
 store an app creates on first launch; in a real project, copy that store instead."""
 import os, plistlib, sqlite3, sys
 
+if len(sys.argv) > 1 and sys.argv[1].startswith("-"):
+    sys.exit("usage: make-coredata-template.py [OUTPUT.sqlite]  (an option is no file name)")
 path = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", "Examples", "CoreDataBookStore", "seeds", "empty.sqlite")
 if os.path.exists(path):
     os.remove(path)

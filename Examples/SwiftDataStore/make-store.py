@@ -318,7 +318,9 @@ CREATE UNIQUE INDEX Z_TRANSACTIONSTRING_UNIQUE_NAME ON ATRANSACTIONSTRING (ZNAME
 
 
 def main():
-    if len(sys.argv) != 2:
+    # A name starting with '-' is an option this script does not know (`--help` was once taken as
+    # the output's name and a store called `--help` was committed), never a file to write.
+    if len(sys.argv) != 2 or sys.argv[1].startswith("-"):
         sys.exit("usage: make-store.py [--composites] [--numbered] [--folders] OUTPUT.store")
     db = sqlite3.connect(sys.argv[1])
     if db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:

@@ -19,6 +19,9 @@ package struct SeedTool: ParsableCommand {
 
     package init() {}
 
+    /// Every command's name, as typed (`new-migration`), in the order help lists them.
+    package static var commandNames: [String] { configuration.subcommands.map { $0._commandName } }
+
     /// The seedkit process: its setup, then ``run(_:)`` with its arguments, and the exit.
     package static func main() {
         // A reader that goes away (`seedkit migrate … | head -1`) makes writes fail with EPIPE
@@ -48,6 +51,7 @@ package struct SeedTool: ParsableCommand {
     package static func run(_ arguments: [String]) -> Int32 {
         var status: Int32
         do {
+            if let unknown = UnknownCommand(arguments) { throw unknown }
             var command = try parseAsRoot(arguments)
             if let name = dashedName(in: arguments), String(describing: type(of: command)) == "HelpCommand" {
                 throw DashedName(name: name, command: arguments.first ?? "COMMAND")
@@ -55,6 +59,9 @@ package struct SeedTool: ParsableCommand {
             try command.run()
             status = 0
         } catch let error as DashedName {
+            Output.standardError(error.description + "\n")
+            status = 2
+        } catch let error as UnknownCommand {
             Output.standardError(error.description + "\n")
             status = 2
         } catch {
@@ -99,5 +106,49 @@ struct DashedName: Error, CustomStringConvertible {
     var description: String {
         "Error: '\(name)' starts with '-', so it is read as options, not as a file name; "
             + "put -- before file names that start with '-' (seedkit \(command) … -- \(name)) or write ./\(name)"
+    }
+}
+
+/// A first argument that names no command (`seedkit biuld`), or a help topic that is none
+/// (`seedkit help nope`): an error with the nearest command, as git and cargo say it, never the
+/// root help with exit 0.
+struct UnknownCommand: Error, CustomStringConvertible {
+    var name: String
+    var asHelp: Bool
+
+    init?(_ arguments: [String]) {
+        guard var first = arguments.first, !first.hasPrefix("-") else { return nil }
+        asHelp = first == "help"
+        if asHelp {
+            guard let topic = arguments.dropFirst().first, !topic.hasPrefix("-") else { return nil }
+            first = topic
+        }
+        guard !Self.commands.contains(first) else { return nil }
+        name = first
+    }
+
+    static var commands: [String] { SeedTool.commandNames }
+
+    var description: String {
+        let nearest = Self.commands.map { ($0, Self.distance($0, name)) }.min { $0.1 < $1.1 }
+        let hint = nearest.flatMap { $0.1 <= max(2, name.count / 3) ? "; did you mean '\($0.0)'?" : nil } ?? ""
+        let what = asHelp ? "no help topic '\(name)'" : "'\(name)' is not a seedkit command"
+        return "Error: \(what)\(hint) (the commands: \(Self.commands.joined(separator: ", ")); seedkit help COMMAND)"
+    }
+
+    /// The edit distance between two names (insertions, deletions, substitutions, transpositions).
+    static func distance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        guard !a.isEmpty, !b.isEmpty else { return max(a.count, b.count) }
+        var rows = [Array(0...b.count)]
+        for i in 1...a.count {
+            var row = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...b.count {
+                row[j] = min(rows[i - 1][j] + 1, row[j - 1] + 1, rows[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] { row[j] = min(row[j], rows[i - 2][j - 2] + 1) }
+            }
+            rows.append(row)
+        }
+        return rows[a.count][b.count]
     }
 }

@@ -1,18 +1,23 @@
 import Foundation
 import SeedTestSupport
+import SeedkitCLI
 import Testing
+
+/// Every command seedkit has, from its own configuration: a new command is checked without an edit here.
+private let commands = SeedTool.commandNames
 
 @Test func rootHelpListsEveryCommandWithItsAbstract() throws {
     let project = try TemporaryProject()
     let help = try project.seedkit("--help")
     expectEqual(help.status, 0)
-    for command in ["init", "build", "migrate", "status", "inspect", "diff", "verify", "export-migrations"] {
+    #expect(commands.contains("new-migration") && commands.contains("check-upgrade"), "\(commands)")
+    for command in commands {
         #expect(help.stdout.contains("\n  \(command) "), "\(command) is listed")
     }
     #expect(help.stdout.contains("Exit codes: 0 success · 1 the input data has errors · 2 usage or configuration"))
 }
 
-@Test(arguments: ["init", "build", "migrate", "status", "inspect", "diff", "verify", "export-migrations"])
+@Test(arguments: commands)
 func everyOptionOfEveryCommandHasHelp(command: String) throws {
     let project = try TemporaryProject()
     let help = try project.seedkit(command, "--help")
@@ -50,4 +55,20 @@ func completionScriptsAreGenerated(shell: String) throws {
     expectEqual(result.status, 0)
     #expect(result.stdout.contains("seedkit"))
     #expect(result.stdout.contains("export-migrations"))
+}
+
+/// Issue 44: `seedkit biuld` said only `Unexpected argument`, and `seedkit help nope` printed the
+/// root help with exit 0. An unknown command or help topic is a usage error (2) with the nearest command.
+@Test func anUnknownCommandOrHelpTopicSaysWhichCommandWasMeant() throws {
+    let project = try TemporaryProject()
+    let typo = try project.seedkit("biuld")
+    expectEqual(typo.status, 2, "\(typo)")
+    #expect(typo.stderr.hasPrefix("Error: 'biuld' is not a seedkit command; did you mean 'build'?"), "\(typo)")
+    let topic = try project.seedkit("help", "nope")
+    expectEqual(topic.status, 2, "\(topic)")
+    #expect(topic.stderr.hasPrefix("Error: no help topic 'nope' (the commands: init, build,"), "\(topic)")
+    #expect(topic.stdout.isEmpty, "\(topic)")
+    let migrate = try project.seedkit("help", "migrate")
+    expectEqual(migrate.status, 0, "\(migrate)")
+    #expect(migrate.stdout.contains("USAGE: seedkit migrate"), "\(migrate)")
 }

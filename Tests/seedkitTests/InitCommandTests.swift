@@ -71,6 +71,7 @@ private let plainInitOutput = """
     wrote migrations/README.md           numbered data updates go here (seedkit new-migration)
     wrote seeds/releases/README.md       the seeds you ship are kept here, for check-upgrade
     wrote .github/workflows/seedkit.yml  CI: fixture errors as annotations (--format github), shipped seeds must upgrade
+    wrote .gitignore                     keeps build/ (the seed build writes) and SwiftPM's .build/ out of git
     next:
       edit seeds/schema.sql and seeds/data/items.csv (and seedkit.yml's tables) for your own data
       seedkit build                         # writes build/seed.sqlite, the seed your app bundles
@@ -291,6 +292,20 @@ private let plainInitOutput = """
         expectEqual(tree(project.root), before)
     }
 
+    /// Issue 44: init wrote no `.gitignore`, so `git add -A` committed `build/`. It writes one, and
+    /// a project's own is kept as it is (never in the way of init).
+    @Test func initWritesAGitignoreAndKeepsOneThatIsThere() throws {
+        let project = try emptyProject()
+        expectEqual(try project.seedkit("init", "fresh").status, 0)
+        let ignore = String(decoding: project.read("fresh/.gitignore") ?? Data(), as: UTF8.self)
+        #expect(ignore.contains("\nbuild/\n") && ignore.contains("\n.build/\n"), "\(ignore)")
+        try project.write("app/.gitignore", "DerivedData/\n")
+        let kept = try project.seedkit("init", "app")
+        expectEqual(kept.status, 0, "\(kept)")
+        #expect(!kept.stdout.contains(".gitignore"), "\(kept)")
+        expectEqual(project.read("app/.gitignore"), Data("DerivedData/\n".utf8))
+    }
+
     @Test func initIntoAFolderThatDoesNotExistCreatesIt() throws {
         let project = try emptyProject()
         let result = try project.seedkit("init", "apps/Book Store")
@@ -303,7 +318,7 @@ private let plainInitOutput = """
                 "seeds", "seeds/seedkit.yml", "seeds/schema.sql", "seeds/data", "seeds/data/items.csv",
                 "seeds/releases",
                 "seeds/releases/README.md", "migrations", "migrations/README.md", ".github", ".github/workflows",
-                ".github/workflows/seedkit.yml",
+                ".github/workflows/seedkit.yml", ".gitignore",
             ])
         let build = try runSeedkit(["build"], in: project.url("apps/Book Store"))
         expectEqual(build.status, 0, "\(build)")

@@ -53,6 +53,16 @@ enum PlainTemplates {
 
         """
 
+    /// `.gitignore`: what `build` and SwiftPM write, never committed (issue 44: `git add -A` took `build/`).
+    static let gitignore = """
+        # seedkit: the seed `seedkit build` writes (ship the copy in seeds/releases/, not this one)
+        build/
+        # SwiftPM
+        .build/
+        Package.resolved
+
+        """
+
     static let workflow = """
         # seedkit in CI (written by seedkit init): fixture errors show as annotations on the lines
         # at fault, and every seed that shipped must upgrade, through the migrations, to exactly

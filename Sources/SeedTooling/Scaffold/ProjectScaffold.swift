@@ -17,6 +17,8 @@ public struct ProjectScaffold: Sendable {
         public var contents: Data
         /// What the file is for, as `seedkit init` prints it.
         public var purpose: String
+        /// Written only where none exists (`.gitignore`: a project's own is kept, never in the way).
+        public var unlessPresent = false
     }
 
     /// The files, in the order they are written and listed.
@@ -131,6 +133,10 @@ public struct ProjectScaffold: Sendable {
             File(
                 path: ".github/workflows/seedkit.yml", text: PlainTemplates.workflow,
                 purpose: "CI: fixture errors as annotations (--format github), shipped seeds must upgrade"),
+            File(
+                path: ".gitignore", contents: Data(PlainTemplates.gitignore.utf8),
+                purpose: "keeps build/ (the seed build writes) and SwiftPM's .build/ out of git",
+                unlessPresent: true),
         ]
     }
 
@@ -160,7 +166,7 @@ public struct ProjectScaffold: Sendable {
                 found.append((folder, "already holds files, which seedkit would read as its migrations"))
             }
         }
-        for file in files {
+        for file in files where !file.unlessPresent {
             var status = stat()
             if lstat(root.appendingPathComponent(file.path).path, &status) == 0 {
                 found.append((file.path, "already exists"))
@@ -175,7 +181,9 @@ public struct ProjectScaffold: Sendable {
     /// - parameter shown: how `root` is shown in messages (`""` for the current folder).
     /// - throws: ``SeedError`` (configuration) listing every path in the way, nothing written;
     ///   (I/O) when a file cannot be written, nothing left behind.
-    public func write(into root: URL, shown: String) throws(SeedError) {
+    /// - returns: the files written: all of them, but an ``File/unlessPresent`` one that was there.
+    @discardableResult
+    public func write(into root: URL, shown: String) throws(SeedError) -> [File] {
         let obstacles = obstacles(in: root)
         guard obstacles.isEmpty else {
             throw SeedError(
@@ -188,9 +196,12 @@ public struct ProjectScaffold: Sendable {
         }
         var written: [URL] = []
         var createdFolders: [URL] = []
+        var done: [File] = []
         do {
             for file in files {
                 let target = root.appendingPathComponent(file.path)
+                var status = stat()
+                if file.unlessPresent, lstat(target.path, &status) == 0 { continue }
                 for folder in Self.missingFolders(above: target) {
                     try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
                     createdFolders.append(folder)
@@ -206,6 +217,7 @@ public struct ProjectScaffold: Sendable {
                 let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
                 try handle.write(contentsOf: file.contents)
                 try handle.close()
+                done.append(file)
             }
         } catch {
             for url in written.reversed() { unlink(url.path) }
@@ -215,6 +227,7 @@ public struct ProjectScaffold: Sendable {
                 .io, file: shown.isEmpty ? "." : shown,
                 "cannot write the project: \(error.localizedDescription); nothing was written")
         }
+        return done
     }
 
     /// `path` as the user sees it: under `shown` unless that is the current folder.

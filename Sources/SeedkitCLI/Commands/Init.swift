@@ -93,9 +93,9 @@ extension SeedTool {
                 } else {
                     scaffold = .plain()
                 }
-                try scaffold.write(into: root, shown: shown)
-                let width = scaffold.files.map { ProjectScaffold.display($0.path, in: shown).count }.max() ?? 0
-                for file in scaffold.files {
+                let written = try scaffold.write(into: root, shown: shown)
+                let width = written.map { ProjectScaffold.display($0.path, in: shown).count }.max() ?? 0
+                for file in written {
                     let path = ProjectScaffold.display(file.path, in: shown)
                     print("wrote \(path)\(String(repeating: " ", count: width - path.count))  \(file.purpose)")
                 }
