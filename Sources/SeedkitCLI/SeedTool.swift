@@ -138,14 +138,17 @@ struct UnknownCommand: Error, CustomStringConvertible {
 
     /// The edit distance between two names (insertions, deletions, substitutions, transpositions).
     static func distance(_ a: String, _ b: String) -> Int {
-        let a = Array(a), b = Array(b)
+        let a = Array(a)
+        let b = Array(b)
         guard !a.isEmpty, !b.isEmpty else { return max(a.count, b.count) }
         var rows = [Array(0...b.count)]
         for i in 1...a.count {
             var row = [i] + Array(repeating: 0, count: b.count)
             for j in 1...b.count {
                 row[j] = min(rows[i - 1][j] + 1, row[j - 1] + 1, rows[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
-                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] { row[j] = min(row[j], rows[i - 2][j - 2] + 1) }
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    row[j] = min(row[j], rows[i - 2][j - 2] + 1)
+                }
             }
             rows.append(row)
         }
