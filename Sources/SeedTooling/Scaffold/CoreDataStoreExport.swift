@@ -96,7 +96,7 @@ struct CoreDataStoreExport {
                         "SELECT \(quoteIdentifier(join.memberColumn)) FROM \(quoteIdentifier(join.name)) WHERE \(quoteIdentifier(join.ownerColumn)) = ? ORDER BY \(order)\(quoteIdentifier(join.memberColumn))"
                     ))
             }
-            var lines = [(columns + joins.map(\.name)).map(Self.csvField).joined(separator: ",")]
+            var lines = [(columns + joins.map(\.name)).map { CSVFormat.field($0) }.joined(separator: ",")]
             // Links to a row whose key is NULL cannot be listed by key: counted, and said in a note.
             var unlisted: [String: Int] = [:]
             var unnamed: [String: Int] = [:]
@@ -106,7 +106,7 @@ struct CoreDataStoreExport {
                 for column in columns {
                     if let attribute = flat.attributes.first(where: { $0.name == column }) {
                         fields.append(
-                            Self.csvField(
+                            CSVFormat.field(
                                 value(
                                     row[SQLName(storeColumn(column))],
                                     type: attribute.isJSON ? "JSON" : attribute.type)
@@ -134,7 +134,7 @@ struct CoreDataStoreExport {
                             target, to: relationship.destination, db: db, positions: positions, from: entity.name)
                         // A link the fixture cannot name is counted and said, never dropped in silence.
                         if target != nil && key == nil { unnamed[column, default: 0] += 1 }
-                        fields.append(Self.csvField(key))
+                        fields.append(CSVFormat.field(key))
                     } else {
                         fields.append("")
                     }
@@ -146,7 +146,7 @@ struct CoreDataStoreExport {
                         try reference($0, to: join.destination, db: db, positions: positions, from: entity.name)
                     }
                     if keys.count < members.count { unlisted[join.name, default: 0] += members.count - keys.count }
-                    fields.append(Self.csvField(Self.keyList(keys)))
+                    fields.append(CSVFormat.field(Self.keyList(keys)))
                 }
                 lines.append(fields.joined(separator: ","))
             }
@@ -250,16 +250,6 @@ struct CoreDataStoreExport {
         formatter.formatOptions = [.withFullDate, .withTime, .withColonSeparatorInTime, .withDashSeparatorInDate]
         formatter.timeZone = TimeZone(identifier: "UTC")
         return formatter.string(from: Date(timeIntervalSinceReferenceDate: seconds)) + "Z"
-    }
-
-    /// A CSV field: NULL empty, the empty string `""`, quoted when it holds `,`, `"`, a line break or edge spaces.
-    static func csvField(_ value: String?) -> String {
-        guard let value else { return "" }
-        if value.isEmpty { return "\"\"" }
-        // Bytes, not Characters: "\r\n" is one Character, equal to neither "\r" nor "\n".
-        let special: Set<UInt8> = [UInt8(ascii: ","), UInt8(ascii: "\""), UInt8(ascii: "\n"), UInt8(ascii: "\r")]
-        let needsQuotes = value.utf8.contains(where: special.contains) || value.first == " " || value.last == " "
-        return needsQuotes ? "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : value
     }
 
     /// A copy of the store at `path` with every row taken out (entity tables, join tables, history),

@@ -93,7 +93,7 @@ private func randomField(_ rng: inout some RandomNumberGenerator) -> (text: Stri
     expectEqual(ours[2], ["2", "short"])
 }
 
-/// What a Core Data store export writes as CSV reads back as the value it wrote, whatever the
+/// What seedkit writes as CSV (reports, init's fixtures: one quoting rule) reads back as the value it wrote, whatever the
 /// value holds: "\r\n" is one Character, so a check by Character missed it and left it unquoted.
 @Test func exportedCSVFieldsReadBackAsTheirValues() throws {
     let values: [String?] = [
@@ -104,7 +104,7 @@ private func randomField(_ rng: inout some RandomNumberGenerator) -> (text: Stri
     defer { try? FileManager.default.removeItem(at: folder) }
     let url = folder.appendingPathComponent("export.csv")
     // A second column, so that the NULL field's line is not an empty line (which readers skip).
-    let lines = ["value,n"] + values.enumerated().map { CoreDataStoreExport.csvField($1) + ",\($0)" }
+    let lines = ["value,n"] + values.enumerated().map { CSVFormat.field($1) + ",\($0)" }
     try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: url)
     let read = try readWithSeedkit(url)
     let expected: [[String?]] = [["value", "n"]] + values.enumerated().map { [$1, "\($0)"] }

@@ -29,7 +29,7 @@ public struct CSVFormat: Sendable {
                 row.map { value -> String in
                     switch value {
                     case .null: return ""
-                    case .text(let text): return text.isEmpty ? "\"\"" : Self.field(text)
+                    case .text(let text): return Self.field(text)
                     case .blob(let bytes): return Data(bytes).base64EncodedString()
                     default: return value.description
                     }
@@ -38,16 +38,17 @@ public struct CSVFormat: Sendable {
         return out
     }
 
-    static func field(_ text: String) -> String {
-        // Bytes first: a text without a comma, quote, CR or LF has no such character (nearly every field).
-        guard
-            text.utf8.contains(where: {
-                $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D
-            })
-        else { return text }
-        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }) else {
-            return text
+    /// One CSV field (RFC 4180), the one quoting rule for every CSV seedkit writes (reports and
+    /// init's fixtures): NULL empty, the empty string `""`, quoted when it holds `,`, `"`, a line
+    /// break or a space at an end (a reader that trims would lose it), quotes doubled.
+    static func field(_ value: String?) -> String {
+        guard let text = value else { return "" }
+        if text.isEmpty { return "\"\"" }
+        // Bytes, not Characters: "\r\n" is one Character, equal to neither "\r" nor "\n".
+        let special = text.utf8.contains {
+            $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D
         }
+        guard special || text.utf8.first == 0x20 || text.utf8.last == 0x20 else { return text }
         return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }
