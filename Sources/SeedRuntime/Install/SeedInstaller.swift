@@ -229,8 +229,7 @@ public struct SeedInstaller: Sendable {
                 if manager.fileExists(atPath: stale) { try manager.removeItem(atPath: stale) }
             }
             if manager.fileExists(atPath: temporary.path) { try manager.removeItem(at: temporary) }
-            try manager.copyItem(at: source, to: temporary)
-            try fsync(path: temporary.path)
+            try copyFile(source.path, to: temporary.path)
             guard rename(temporary.path, destination.path) == 0 else {
                 throw SeedError(
                     .io, file: destination.path, "cannot move the seed into place: \(String(cString: strerror(errno)))")
@@ -245,6 +244,53 @@ public struct SeedInstaller: Sendable {
                 .io, file: destination.path,
                 "cannot install the seed from \(source.path): \(error.localizedDescription)")
         }
+    }
+
+    /// Copies `source` into a new file `destination`, flushed to disk, with the platform's own copy:
+    /// an APFS clone where it can (`clonefile`, no bytes copied) or `copyfile` on Apple platforms,
+    /// the kernel's `sendfile` on Linux (no bytes through the process: 0.23-0.36 s for 160 MB
+    /// against FileManager's 0.68-0.71 s, docs/performance.md).
+    static func copyFile(_ source: String, to destination: String) throws(SeedError) {
+        #if canImport(Darwin)
+            if clonefile(source, destination, 0) != 0 {
+                guard copyfile(source, destination, nil, copyfile_flags_t(COPYFILE_DATA | COPYFILE_EXCL)) == 0 else {
+                    throw SeedError(
+                        .io, file: destination, "cannot copy the seed: \(String(cString: strerror(errno)))")
+                }
+            }
+            try fsync(path: destination)
+        #else
+            let input = open(source, O_RDONLY)
+            guard input >= 0 else {
+                throw SeedError(.io, file: source, "cannot open the seed: \(String(cString: strerror(errno)))")
+            }
+            defer { close(input) }
+            let output = open(destination, O_WRONLY | O_CREAT | O_EXCL, 0o644)
+            guard output >= 0 else {
+                throw SeedError(.io, file: destination, "cannot create: \(String(cString: strerror(errno)))")
+            }
+            defer { close(output) }
+            var status = stat()
+            guard fstat(input, &status) == 0 else {
+                throw SeedError(.io, file: source, "cannot read the seed: \(String(cString: strerror(errno)))")
+            }
+            var left = Int(status.st_size)
+            while left > 0 {
+                let sent = sendfile(output, input, nil, min(left, 1 << 30))
+                if sent < 0 && errno == EINTR { continue }
+                guard sent > 0 else {
+                    throw SeedError(
+                        .io, file: destination,
+                        sent < 0
+                            ? "cannot copy the seed: \(String(cString: strerror(errno)))"
+                            : "cannot copy the seed: it ended \(left) bytes early")
+                }
+                left -= sent
+            }
+            guard Foundation.fsync(output) == 0 else {
+                throw SeedError(.io, file: destination, "cannot flush to disk: \(String(cString: strerror(errno)))")
+            }
+        #endif
     }
 
     /// Flushes a file or directory to disk.
