@@ -308,10 +308,16 @@ public struct SeedMigrator: Sendable {
         let timestamp = MigrationLedger.timestamp(options.now)
         let stopped = SeedError(.io, "interrupted: the migration was rolled back; nothing was written")
         let events: [[RowEvent]]
+        // Every row SQLite changes below seedkit's own writes fails the run (ChangeAccounting.swift).
+        let accounting = ChangeAccounting(db)
+        defer { accounting.stop() }
         do {
             for migration in pending {
                 if options.shouldStop?() == true { throw stopped }
+                if case .sql = migration.body { accounting.isCounting = false } else { accounting.isCounting = true }
                 try run.apply(migration)
+                try accounting.check(db, file: migration.file)
+                accounting.isCounting = true
                 try MigrationLedger.record(
                     LedgerEntry(
                         number: migration.number, name: migration.name, checksum: migration.checksum,
@@ -325,6 +331,7 @@ public struct SeedMigrator: Sendable {
             events = try run.finish(wholeStore: options.storeCheck == .whole)
             // The history of what the run wrote, in its transaction: it commits or rolls back with the rows.
             try run.writeHistory()
+            try accounting.check(db, file: nil)
         } catch {
             // A damaged store is refused as such, whatever the run tripped over first.
             try damage.refuseDamage(db, failure: error)
