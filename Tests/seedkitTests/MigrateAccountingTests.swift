@@ -124,4 +124,40 @@ import Testing
         #expect(error?.description.contains("trigger tidy") == true, "\(String(describing: error))")
         #expect(try titles(project).count == 3)
     }
+
+    @Test func rowsATriggerInsertsAreNamedInTheReport() throws {
+        let project = try store(
+            """
+            CREATE TABLE audit (what TEXT);
+            CREATE TRIGGER audit_books AFTER INSERT ON books BEGIN INSERT INTO audit VALUES ('added ' || NEW.title); END;
+            """)
+        let result = try project.seedkit("migrate", "user.sqlite")
+        #expect(result.status == 0, "\(result)")
+        #expect(result.stdout.contains("audit: 1 inserted by trigger audit_books"), "\(result)")
+        let audit = try project.database("user.sqlite").read { db in
+            try String.fetchAll(db, sql: "SELECT what FROM audit")
+        }
+        #expect(audit == ["added The fourth book"])
+    }
+
+    // MARK: - seedkit's own tables
+
+    @Test(arguments: [
+        "DROP TABLE _seedkit_migrations;", "DELETE FROM _seedkit_migrations;",
+        "UPDATE \"_SEEDKIT_MIGRATIONS\" SET checksum = 'x';",
+        "CREATE TRIGGER t AFTER INSERT ON books BEGIN DELETE FROM _seedkit_migrations; END;",
+    ])
+    func aSQLStepCannotWriteSeedkitsTables(_ sql: String) throws {
+        let project = try TemporaryProject.withUserStore()
+        #expect(try project.seedkit("migrate", "user.sqlite").status == 0)
+        try project.write("migrations/0002-forget.sql", sql + "\n")
+        let before = project.sha256("user.sqlite")
+        let result = try project.seedkit("migrate", "user.sqlite")
+        #expect(result.status == 2, "\(result)")
+        #expect(result.stderr.contains("migrations/0002-forget.sql:1:1: error: writing _"), "\(result)")
+        #expect(result.stderr.contains("is not allowed in a SQL migration: seedkit's tables"), "\(result)")
+        #expect(project.sha256("user.sqlite") == before)
+        let again = try project.seedkit("migrate", "user.sqlite", "--dry-run")
+        #expect(!again.stdout.contains("0001"), "0001 stays applied: \(again)")
+    }
 }

@@ -311,13 +311,18 @@ public struct SeedMigrator: Sendable {
         // Every row SQLite changes below seedkit's own writes fails the run (ChangeAccounting.swift).
         let accounting = ChangeAccounting(db)
         defer { accounting.stop() }
+        try accounting.refresh(db)
         do {
-            for migration in pending {
+            for (index, migration) in pending.enumerated() {
                 if options.shouldStop?() == true { throw stopped }
+                accounting.migration = index
                 if case .sql = migration.body { accounting.isCounting = false } else { accounting.isCounting = true }
                 try run.apply(migration)
                 try accounting.check(db, file: migration.file)
-                accounting.isCounting = true
+                if !accounting.isCounting {
+                    accounting.isCounting = true
+                    try accounting.refresh(db)
+                }
                 try MigrationLedger.record(
                     LedgerEntry(
                         number: migration.number, name: migration.name, checksum: migration.checksum,
@@ -341,7 +346,8 @@ public struct SeedMigrator: Sendable {
         var outcomes: [MigrationOutcome] = []
         for (index, (migration, events)) in zip(pending, events).enumerated() {
             var outcome = MigrationOutcome(
-                number: migration.number, name: migration.name, file: migration.file, events: events)
+                number: migration.number, name: migration.name, file: migration.file,
+                events: events + accounting.insertEvents(db, migration: index, file: migration.file))
             outcome.changedRows = run.changedRows[index]
             outcome.unlisted = run.slots[index].unlisted
             outcomes.append(outcome)

@@ -75,6 +75,16 @@ final class ChangeAccounting {
     /// Counting only while true: `.sql` steps run as written and are counted by ``SQLScript``.
     var isCounting = true
     private(set) var sideEffects: [SideEffect] = []
+    /// The migration whose writes are being accounted (an index into the run's pending migrations).
+    var migration = 0
+    /// Rows triggers inserted, by migration and table: the report names them (an audit log).
+    private(set) var triggerInserts: [Int: [String: Int]] = [:]
+    /// Tables (lower-cased) that only Core Data's derived-attribute triggers (`Z_DA_…`) write:
+    /// their updates are the derived values Core Data computes (docs/core-data.md).
+    private var derivedOnly: Set<String> = []
+    /// Tables (lower-cased) a trigger on a view writes (`INSTEAD OF`): a row inserted there is the
+    /// row seedkit wrote into the view, which its report does not name as such.
+    private var viewFed: Set<String> = []
     private(set) var uncounted = 0
     private var lastTable: [CChar] = []
     private var lastRowid: Int64 = 0
@@ -117,6 +127,13 @@ final class ChangeAccounting {
         }
         // A trigger's update of the row seedkit just wrote: the report names that row.
         if operation == SQLITE_UPDATE, rowid == lastRowid, sqlite3_stricmp(table, lastTable) == 0 { return }
+        if operation == SQLITE_INSERT, viewFed.isEmpty || !viewFed.contains(String(cString: table).lowercased()) {
+            triggerInserts[migration, default: [:]][String(cString: table), default: 0] += 1
+            return
+        }
+        if operation == SQLITE_UPDATE, !derivedOnly.isEmpty, derivedOnly.contains(String(cString: table).lowercased()) {
+            return
+        }
         guard sideEffects.count < Self.kept else {
             uncounted += 1
             return
@@ -151,6 +168,54 @@ final class ChangeAccounting {
         }
     }
 
+    /// Reads which tables only Core Data's derived-attribute triggers write (again after a `.sql`
+    /// step, which may create or drop triggers).
+    func refresh(_ db: Database) throws {
+        var writers: [String: [String]] = [:]
+        viewFed = []
+        let tables = try String.fetchAll(db, sql: "SELECT name FROM main.sqlite_master WHERE type = 'table'")
+        let views = Set(
+            try String.fetchAll(
+                db,
+                sql:
+                    "SELECT lower(name) FROM main.sqlite_master WHERE type = 'view' UNION SELECT lower(name) FROM temp.sqlite_master WHERE type = 'view'"
+            ))
+        for row in try Self.triggers(db) {
+            let name: String = row[0] ?? ""
+            let on: String = row[1] ?? ""
+            for table in tables where Self.body(row[2] ?? "").contains(table.lowercased()) {
+                writers[table.lowercased(), default: []].append(name)
+                if views.contains(on.lowercased()) { viewFed.insert(table.lowercased()) }
+            }
+        }
+        derivedOnly = Set(writers.filter { $0.value.allSatisfy { $0.hasPrefix("Z_DA_") } }.keys)
+    }
+
+    /// One event per table a trigger inserted rows into during `migration`, naming the triggers.
+    func insertEvents(_ db: Database, migration: Int, file: String) -> [RowEvent] {
+        (triggerInserts[migration] ?? [:]).sorted { $0.key < $1.key }.map { table, count in
+            let blame = (try? Self.blame(db, changed: table, cause: nil)) ?? "a trigger"
+            return RowEvent(
+                kind: .sql, table: table, key: [], detail: "\(count) inserted by \(blame)", file: file, line: 0)
+        }
+    }
+
+    private static func triggers(_ db: Database) throws -> [Row] {
+        try Row.fetchAll(
+            db,
+            sql: """
+                SELECT name, tbl_name, sql, 'main' FROM main.sqlite_master WHERE type = 'trigger'
+                UNION ALL SELECT name, tbl_name, sql, 'temp' FROM temp.sqlite_master WHERE type = 'trigger'
+                  AND name NOT LIKE '\\_seedkit\\_%' ESCAPE '\\'
+                """)
+    }
+
+    /// A trigger's statements (after its `BEGIN`), lower-cased.
+    private static func body(_ sql: String) -> String {
+        let sql = sql.lowercased()
+        return sql.range(of: "begin").map { String(sql[$0.upperBound...]) } ?? sql
+    }
+
     /// Throws when SQLite changed rows the report cannot name, naming each row and the triggers
     /// that can have changed it; the caller's transaction is then rolled back.
     ///
@@ -175,21 +240,13 @@ final class ChangeAccounting {
     /// Who can have made a change in `changed`: the triggers (the store's and temporary ones)
     /// whose SQL names that table, those on `cause` first; else a foreign-key action.
     static func blame(_ db: Database, changed: String, cause: String?) throws -> String {
-        let triggers = try Row.fetchAll(
-            db,
-            sql: """
-                SELECT name, tbl_name, sql, 'main' FROM main.sqlite_master WHERE type = 'trigger'
-                UNION ALL SELECT name, tbl_name, sql, 'temp' FROM temp.sqlite_master WHERE type = 'trigger'
-                  AND name NOT LIKE '\\_seedkit\\_%' ESCAPE '\\'
-                """)
+        let triggers = try Self.triggers(db)
         let needle = changed.lowercased()
         var named: [(name: String, onCause: Bool)] = []
         for row in triggers {
             let name: String = row[0] ?? ""
             let table: String = row[1] ?? ""
-            let sql: String = (row[2] as String? ?? "").lowercased()
-            let body = sql.range(of: "begin").map { String(sql[$0.upperBound...]) } ?? sql
-            guard body.contains(needle) else { continue }
+            guard Self.body(row[2] ?? "").contains(needle) else { continue }
             let label = (row[3] as String? ?? "") == "temp" ? "temporary trigger \(name)" : "trigger \(name)"
             named.append((label, cause.map { $0.lowercased() == table.lowercased() } ?? false))
         }
