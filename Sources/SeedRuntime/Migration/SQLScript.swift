@@ -248,6 +248,12 @@ struct SQLScript {
 
         private var steps = 0
 
+        /// seedkit's record of the store: what it holds, its tables' keys, the migrations applied.
+        /// (Working tables a schema step creates, such as `_seedkit_new_…`, are the step's own.)
+        static let ledgerTables: Set<String> = [
+            "_seedkit_meta", "_seedkit_tables", "_seedkit_migrations", "_seedkit_file_digests",
+        ]
+
         deinit { sqlite3_close_v2(connection) }
 
         fileprivate func authorize(_ action: Int32, _ first: String?, _ second: String?) -> Int32 {
@@ -256,7 +262,7 @@ struct SQLScript {
                 if refused == nil { refused = "" }
                 return SQLITE_DENY
             case SQLITE_INSERT, SQLITE_UPDATE, SQLITE_DELETE:
-                if let table = first, table.lowercased().hasPrefix("_seedkit_") {
+                if let table = first, Self.ledgerTables.contains(table.lowercased()) {
                     if refused == nil { refused = "writing \(table)" }
                     return SQLITE_DENY
                 }
@@ -274,7 +280,9 @@ struct SQLScript {
                 SQLITE_DROP_VIEW, SQLITE_ALTER_TABLE, SQLITE_CREATE_VTABLE, SQLITE_DROP_VTABLE:
                 if action == SQLITE_CREATE_TRIGGER || action == SQLITE_CREATE_TEMP_TRIGGER { triggerTable = second }
                 // A trigger or index on seedkit's tables, or altering one, changes them too.
-                if let table = action == SQLITE_DROP_TABLE ? first : second, table.lowercased().hasPrefix("_seedkit_") {
+                if let table = action == SQLITE_DROP_TABLE ? first : second,
+                    Self.ledgerTables.contains(table.lowercased())
+                {
                     if refused == nil { refused = "writing \(table)" }
                     return SQLITE_DENY
                 }
@@ -376,9 +384,10 @@ struct SQLScript {
     /// - parameters:
     ///   - keys: the key columns of each table (the run's specs), by SQL table name.
     ///   - listing: how many deleted rows to list by key (nil: all); the others are counted.
-    func run(in db: Database, file: String, keys: @escaping (String) -> [String]? = { _ in nil }, listing: Int? = nil)
-        throws -> Changes
-    {
+    func run(
+        in db: Database, file: String, keys: @escaping (String) -> [String]? = { _ in nil }, listing: Int? = nil,
+        timeLimit: Double = SQLStepBound.defaultSeconds
+    ) throws -> Changes {
         let recursive = try Bool.fetchOne(db, sql: "PRAGMA recursive_triggers") ?? false
         try db.execute(sql: "PRAGMA recursive_triggers = ON")
         let counter = try RowCounter(db, keys: keys)
@@ -387,6 +396,7 @@ struct SQLScript {
             counter.dropTables()
             if !recursive { try? db.execute(sql: "PRAGMA recursive_triggers = OFF") }
         }
+        let deadline = SQLStepBound.deadline(seconds: timeLimit)
         for statement in statements {
             let reshapes = ["CREATE", "ALTER", "DROP"].contains(statement.keyword)
             // A trigger naming a column would stop ALTER TABLE … DROP COLUMN: none while a table is
@@ -395,7 +405,12 @@ struct SQLScript {
             if statement.keyword == "ALTER" { counter.remove() }
             let deletedBefore = try counter.deletedCount()
             do {
-                try db.execute(sql: statement.text)
+                try SQLStepBound.bounded(db, until: deadline, seconds: timeLimit) {
+                    try db.execute(sql: statement.text)
+                }
+            } catch let bound as SQLStepBound.TimedOut {
+                throw SQLStepBound.error(
+                    seconds: bound.seconds, file: file, line: statement.line, column: statement.column)
             } catch let error as DatabaseError where (error.message ?? "").hasPrefix("unsafe use of") {
                 // The store's trigger or view needs trusted_schema: the store is refused, as for any write.
                 throw SeedError(databaseError: error)

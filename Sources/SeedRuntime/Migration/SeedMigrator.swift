@@ -104,6 +104,9 @@ public struct SeedMigrator: Sendable {
         package var multiRowInserts = true
         /// How much of the store is checked for damage before a run commits (see ``StoreCheck``).
         public var storeCheck: StoreCheck = .inProportion
+        /// Seconds each statement of a `.sql` migration may run before SQLite stops it and the run
+        /// is rolled back (``SeedError/Kind/timeLimit``): `SEEDKIT_SQL_TIMEOUT` when set, else 60.
+        public var sqlTimeLimit: Double = SQLStepBound.defaultSeconds
 
         /// Options: conflict policy, table keys and refs (nil: the store's catalog), the time recorded.
         public init(onConflict: ConflictPolicy = .keep, tables: [TableSpec]? = nil, now: Date = Date()) {
