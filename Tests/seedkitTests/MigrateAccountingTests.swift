@@ -160,4 +160,24 @@ import Testing
         let again = try project.seedkit("migrate", "user.sqlite", "--dry-run")
         #expect(!again.stdout.contains("0001"), "0001 stays applied: \(again)")
     }
+
+    // MARK: - The user's own unique index
+
+    @Test func aKeyTheUsersNocaseIndexHoldsIsAConflictWithTheUsersRow() throws {
+        let project = try store(
+            """
+            CREATE UNIQUE INDEX books_title_nocase ON books (title COLLATE NOCASE);
+            INSERT INTO books (title, price, category_id) VALUES ('the fourth book', 3, 1);
+            """)
+        let result = try project.seedkit("migrate", "user.sqlite")
+        #expect(result.status == 0, "\(result)")
+        #expect(!result.stdout.contains("already present"), "\(result)")
+        #expect(
+            result.stdout.contains(
+                "books 'The fourth book': not inserted: the store's row 'the fourth book' holds the same value under the unique index books_title_nocase (title COLLATE NOCASE): title 'the fourth book', price 3, category_id 1"
+            ), "\(result)")
+        let strict = try project.seedkit("migrate", "user.sqlite", "--on-conflict", "fail")
+        #expect(strict.status == 0, "already applied: \(strict)")
+        #expect(try titles(project) == ["The first book", "The second book", "The third book", "the fourth book"])
+    }
 }
