@@ -107,6 +107,9 @@ public struct SeedMigrator: Sendable {
         /// Seconds each statement of a `.sql` migration may run before SQLite stops it and the run
         /// is rolled back (``SeedError/Kind/timeLimit``): `SEEDKIT_SQL_TIMEOUT` when set, else 60.
         public var sqlTimeLimit: Double = SQLStepBound.defaultSeconds
+        /// Whether the run reconciles its report with SQLite's own account of the rows it changed
+        /// (ChangeAccounting.swift). On; off only to measure what it costs (`make bench`).
+        package var accountsChanges = true
 
         /// Options: conflict policy, table keys and refs (nil: the store's catalog), the time recorded.
         public init(onConflict: ConflictPolicy = .keep, tables: [TableSpec]? = nil, now: Date = Date()) {
@@ -312,7 +315,7 @@ public struct SeedMigrator: Sendable {
         let stopped = SeedError(.io, "interrupted: the migration was rolled back; nothing was written")
         let events: [[RowEvent]]
         // Every row SQLite changes below seedkit's own writes fails the run (ChangeAccounting.swift).
-        let accounting = ChangeAccounting(db)
+        let accounting = ChangeAccounting(db, enabled: options.accountsChanges)
         defer { accounting.stop() }
         try accounting.refresh(db)
         do {

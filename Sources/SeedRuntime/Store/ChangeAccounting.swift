@@ -89,10 +89,11 @@ final class ChangeAccounting {
     private var lastTable: [CChar] = []
     private var lastRowid: Int64 = 0
 
-    /// Starts accounting on `db`'s connection (nothing when the platform's SQLite lacks the hook).
-    init(_ db: Database) {
+    /// Starts accounting on `db`'s connection (nothing when the platform's SQLite lacks the hook,
+    /// or when not `enabled`).
+    init(_ db: Database, enabled: Bool = true) {
         connection = db.sqliteConnection
-        guard let functions = Self.functions else { return }
+        guard enabled, let functions = Self.functions else { return }
         _ = functions.setHook(
             connection,
             { context, db, operation, schema, table, oldRowid, newRowid in
