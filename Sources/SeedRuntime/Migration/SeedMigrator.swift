@@ -296,6 +296,15 @@ public struct SeedMigrator: Sendable {
     ///
     /// - precondition: a write transaction is open on `db`.
     package func apply(_ db: Database, options: Options) throws -> MigrationReport {
+        do {
+            return try applyPending(db, options: options)
+        } catch let error as DatabaseError {
+            // A collation or function only the app registers: refused, naming what uses it.
+            throw AppExtensions.refusal(error, in: db) ?? error
+        }
+    }
+
+    private func applyPending(_ db: Database, options: Options) throws -> MigrationReport {
         let pending = try pending(db)
         guard !pending.isEmpty else { return MigrationReport(migrations: [], dryRun: false) }
         // SQL that would end seedkit's transaction or reach outside the store is refused before anything runs.
