@@ -53,7 +53,8 @@ let package = Package(
         ),
         .executableTarget(name: "seedkit", dependencies: ["SeedkitCLI"]),
         // Not a product: times the app-launch path in-process for `make bench`.
-        .executableTarget(name: "seedkit-bench", dependencies: ["SeedRuntime"]),
+        .executableTarget(
+            name: "seedkit-bench", dependencies: ["SeedRuntime", .product(name: "GRDB", package: "GRDB.swift")]),
         // Not a product: temporary projects, and runners for seedkit's commands (in-process, and the
         // real binary for what only a process shows), shared by the tests.
         .target(

@@ -202,6 +202,25 @@ class Case:
             return False
         return True
 
+    # -- the oracle for migrate -------------------------------------------------------------
+    def migrate_should_apply(self, store_isbns):
+        """Whether the migration must apply (True), decided from what the case generated, not from
+        seedkit: nothing in it can fail on any store the user made (conflicts and vetoes are reported,
+        not failures; an audit log's rows are named). None when it may rightly fail: --on-conflict
+        fail, an insert an ABORT trigger refuses, a UNIQUE isbn that can collide."""
+        if self.on_conflict_fail:
+            return None
+        if self.abort_insert and any(b["price"] == 13 for b in self.m_inserts):
+            return None
+        if self.isbn_rule not in ("none", "REPLACE", "IGNORE"):
+            # A UNIQUE isbn fails the run only when a written isbn is one a row already holds
+            # (the user's store, read by Python's sqlite3, or another row of the migration).
+            written = [b["isbn"] for b in self.m_inserts if b["isbn"] is not None]
+            if len(set(written)) != len(written) or set(written) & set(store_isbns):
+                return None
+            if any(to.get("isbn") is not None for _, to in self.m_updates):
+                return None
+        return True
 
 def rows(path, table="books"):
     db = sqlite3.connect(path)
@@ -317,6 +336,11 @@ def check_case(seedkit, case, work, failures):
     if extra:
         fail(f"migrate left files: {extra}")
     tally(f"migrate exit {status}")
+    expected = case.migrate_should_apply([r["isbn"] for r in before.values() if r["isbn"] is not None])
+    if expected:
+        tally("migrate expected to apply")
+        if status != 0:
+            fail(f"migrate exit {status} on a migration that must apply: {(err.strip() or out.strip())[:300]}")
     if status != 0 and os.environ.get("HOSTILE_SHOW"):
         print(f"case {case.number}: migrate exit {status}: {(err.strip() or out.strip())[:600]}")
     if status != 0:
@@ -725,6 +749,20 @@ def main():
     for failure in failures:
         print("hostile: AUDIT FAILED: " + failure, file=sys.stderr)
     print("hostile: " + ", ".join(f"{k} {v}" for k, v in sorted(stats.items())))
+    # The tallies are asserted, so that a seedkit that refused every migration could not pass:
+    # every case the generator says must apply did (checked per case above), those cases are a
+    # real share of the run, and most migrations apply.
+    migrated = sum(v for k, v in stats.items() if k.startswith("migrate exit "))
+    applied = stats.get("migrate exit 0", 0)
+    must = stats.get("migrate expected to apply", 0)
+    if options.case is None and migrated:
+        if must < migrated * 0.3:
+            failures.append(f"only {must} of {migrated} migrations are ones the oracle says must apply (expected at least 30%)")
+        if applied < migrated * 0.5:
+            failures.append(f"only {applied} of {migrated} migrations applied (expected at least 50%)")
+        for failure in failures[-2:]:
+            if failure.startswith("only "):
+                print("hostile: AUDIT FAILED: " + failure, file=sys.stderr)
     print(f"hostile: {len(numbers)} cases ({len(prints)} distinct), seed {options.seed}: {len(failures)} audit failures")
     sys.exit(1 if failures else 0)
 

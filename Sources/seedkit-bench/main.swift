@@ -6,14 +6,38 @@
 //   seedkit-bench apply STORE SEED MIGRATIONS_DIR
 //     one prepareStore() that applies the pending migrations (a big data update at launch):
 //     wall seconds, including reading the bundled migrations, and the process's peak RSS.
+//   seedkit-bench migrate STORE MIGRATIONS_DIR on|off
+//     SeedMigrator.migrate on STORE with the change accounting (SQLite's preupdate hook) on or
+//     off: wall seconds, to show what the accounting costs.
 import Foundation
+import GRDB
 import SeedRuntime
 
 let arguments = CommandLine.arguments
-guard arguments.count >= 5, ["launch", "apply"].contains(arguments[1]) else {
+guard arguments.count >= 5, ["launch", "apply", "migrate"].contains(arguments[1]) else {
     FileHandle.standardError.write(
-        Data("usage: seedkit-bench launch|apply STORE SEED MIGRATIONS_DIR [ITERATIONS]\n".utf8))
+        Data(
+            "usage: seedkit-bench launch|apply STORE SEED MIGRATIONS_DIR [ITERATIONS] | migrate STORE MIGRATIONS_DIR on|off\n"
+                .utf8))
     exit(2)
+}
+if arguments[1] == "migrate" {
+    do {
+        var options = SeedMigrator.Options()
+        options.accountsChanges = arguments[4] == "on"
+        options.writesDirectly = true  // as the CLI writes
+        let migrator = try SeedMigrator(migrations: MigrationDirectory.load(URL(fileURLWithPath: arguments[3])))
+        let queue = try DatabaseQueue(path: arguments[2])
+        let start = DispatchTime.now().uptimeNanoseconds
+        let report = try migrator.migrate(queue, options: options)
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        guard !report.migrations.isEmpty else { throw SeedError(.io, "nothing was pending") }
+        print(String(format: "{\"seconds\": %.4f}", seconds))
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("\(error)\n".utf8))
+        exit(1)
+    }
 }
 let store = URL(fileURLWithPath: arguments[2])
 let seed = URL(fileURLWithPath: arguments[3])

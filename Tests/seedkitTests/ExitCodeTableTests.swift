@@ -174,6 +174,14 @@ private func documentedClaims() throws -> (commands: [String], claims: Set<Strin
                     try holder.writeWithoutTransaction { db in try db.execute(sql: "BEGIN IMMEDIATE") }
                     return (["migrate", "user.sqlite", "--busy-timeout", "0"], holder)
                 }, message: "user.sqlite: error: the store is locked by another connection"),
+            ExitCase(
+                command: "migrate", code: 5, label: "a .sql step past --sql-timeout",
+                setup: { project in
+                    try project.write(
+                        "migrations/0002-forever.sql",
+                        "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT count(*) FROM c;\n")
+                    return (["migrate", "user.sqlite", "--sql-timeout", "0.2"], nil)
+                }, message: "ran past the bound of 0.2 s on a SQL migration step"),
         ]
         // status
         cases += [

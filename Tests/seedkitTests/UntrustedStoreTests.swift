@@ -29,7 +29,10 @@ import Testing
         let before = project.sha256("user.sqlite")
         let started = Date()
         let result = try runSeedkit(command, in: project.root, environment: ["SEEDKIT_READ_LIMIT": "2"])
-        #expect(Date().timeIntervalSince(started) < 30, "bounded: \(result)")
+        // The override, not the default (10 s plus 1 s per MB), stopped it: sooner than 10 s,
+        // and not before the 2 s it sets.
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(elapsed >= 2 && elapsed < 9.5, "stopped by SEEDKIT_READ_LIMIT=2 after \(elapsed) s: \(result)")
         expectEqual(result.status, 3, "\(result)")
         #expect(
             result.stderr.contains(
@@ -38,8 +41,11 @@ import Testing
         expectEqual(project.sha256("user.sqlite"), before)
     }
 
-    @Test func theBoundGrowsWithTheStoreAndCanBeSet() {
+    @Test func theBoundGrowsWithTheStoreAndCanBeSet() throws {
         expectEqual(StoreAccess.readBound(forFileAt: "/no/such/store.sqlite"), 10)
+        let project = try TemporaryProject()
+        try project.write("big.sqlite", Data(count: 3 << 20))
+        expectEqual(StoreAccess.readBound(forFileAt: project.path("big.sqlite")), 13)
     }
 
     @Test func storesAreReadWithTrustedSchemaOff() throws {

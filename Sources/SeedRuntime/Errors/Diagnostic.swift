@@ -105,4 +105,6 @@ public struct DiagnosticCode: RawRepresentable, Hashable, Sendable, CustomString
     public static let storeRefused = DiagnosticCode(rawValue: 2200)
     /// SQLite or the file system failed.
     public static let ioFailure = DiagnosticCode(rawValue: 2300)
+    /// A `.sql` migration step ran past its time bound and was stopped.
+    public static let timeLimit = DiagnosticCode(rawValue: 2400)
 }

@@ -21,6 +21,8 @@ public struct SeedError: Error, Sendable, CustomStringConvertible, LocalizedErro
         case refused
         /// SQLite or I/O failed: locked, disk full, read-only. Exit 4.
         case io
+        /// A bound ran out: a `.sql` migration step ran past its time bound and was stopped. Exit 5.
+        case timeLimit
     }
 
     /// What failed; decides the exit code and what an app should do.
@@ -45,18 +47,20 @@ public struct SeedError: Error, Sendable, CustomStringConvertible, LocalizedErro
         case .configuration: defaultCode = .configuration
         case .refused: defaultCode = .storeRefused
         case .io: defaultCode = .ioFailure
+        case .timeLimit: defaultCode = .timeLimit
         }
         self.init(
             kind, [Diagnostic(file: file, line: line, column: column, code: code ?? defaultCode, message: message)])
     }
 
-    /// The CLI exit code for this error (1 invalid data, 2 configuration, 3 refused, 4 I/O).
+    /// The CLI exit code for this error (1 invalid data, 2 configuration, 3 refused, 4 I/O, 5 time limit).
     package var exitCode: Int32 {
         switch kind {
         case .invalidData: return 1
         case .configuration: return 2
         case .refused: return 3
         case .io: return 4
+        case .timeLimit: return 5
         }
     }
 

@@ -174,6 +174,14 @@ extension MigrationRun {
         do {
             if unlessPresent {
                 guard try writeUnlessPresent(values, into: table, name: name, key: keyColumns) else {
+                    // The key is not there as its columns compare, but a unique index of another
+                    // collation (the user's `title COLLATE NOCASE`) holds it: the user's row, not ours.
+                    if try count(table, key) == 0, let held = try heldByUniqueIndex(table, values: values) {
+                        fill(
+                            slot,
+                            conflict(table, line: row.line, file: row.file, key: try fields(), "not inserted: \(held)"))
+                        return .done
+                    }
                     fill(
                         slot,
                         event(.alreadyPresent, table, row: row, key: try fields(), "already present; left as it is"))

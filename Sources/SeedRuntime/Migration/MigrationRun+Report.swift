@@ -271,4 +271,49 @@ extension MigrationRun {
         if message.hasPrefix("FOREIGN KEY") { return .unresolvedReference }
         return .otherRule
     }
+
+    /// Which of the store's rows a unique index says holds what `values` would insert, when
+    /// SQLite skipped the row although its key, compared as its columns compare, is not there
+    /// (an index of another collation): the row named by its key, the index, and the row's values.
+    mutating func heldByUniqueIndex(_ table: TableInfo, values: [(column: String, value: SQLValue)]) throws
+        -> String?
+    {
+        for index in try Row.fetchAll(
+            db, sql: "SELECT name FROM pragma_index_list(?) WHERE \"unique\" = 1 AND partial = 0",
+            arguments: [table.name])
+        {
+            let name: String = index[0] ?? ""
+            let parts = try Row.fetchAll(
+                db, sql: "SELECT name, coll FROM pragma_index_xinfo(?) WHERE key = 1 ORDER BY seqno", arguments: [name])
+            var terms: [String] = []
+            var bound: [SQLValue] = []
+            for part in parts {
+                guard let column = part[0] as String?,
+                    let value = values.last(where: { $0.column.isSameName(as: column) })?.value
+                else { break }
+                terms.append(
+                    "\(quoteIdentifier(column)) = ? COLLATE \(quoteIdentifier(part[1] as String? ?? "BINARY"))")
+                bound.append(value)
+            }
+            guard !terms.isEmpty, terms.count == parts.count else { continue }
+            let keyColumns = (try? Self.keyColumns(table, spec: spec(table), file: "", line: 0)) ?? ["rowid"]
+            let shown = values.map(\.column)
+            let selected = (keyColumns + shown).map(quoteIdentifier).joined(separator: ", ")
+            guard
+                let holder = try db.sqlRow(
+                    "SELECT \(selected) FROM \(quoteIdentifier(table.name)) WHERE \(terms.joined(separator: " AND ")) LIMIT 1",
+                    binding: bound)
+            else { continue }
+            let key = holder.prefix(keyColumns.count).map { RowEvent.describe($0) }.joined(separator: " / ")
+            let described = parts.map { part in
+                let coll = part[1] as String? ?? "BINARY"
+                return (part[0] as String? ?? "") + (coll == "BINARY" ? "" : " COLLATE \(coll)")
+            }.joined(separator: ", ")
+            let row = zip(shown, holder.dropFirst(keyColumns.count)).map { "\($0) \(RowEvent.describe($1))" }
+                .joined(separator: ", ")
+            return
+                "the store's row \(key) holds the same value under the unique index \(name) (\(described)): \(row)"
+        }
+        return nil
+    }
 }

@@ -83,7 +83,7 @@ struct MigrationRun {
             let runSpecs = specs
             let changes = try SQLScript(sql).run(
                 in: db, file: migration.file, keys: { table in runSpecs.spec(sqlTable: table)?.key },
-                listing: options.eventsPerKind)
+                listing: options.eventsPerKind, timeLimit: options.sqlTimeLimit)
             changedRows[index] = changes.total
             // The SQL may have changed the schema (re-read it, and the catalog), or inserted rows others wait for.
             tables.removeAll()

@@ -179,12 +179,16 @@ struct SQLScript {
         let scratch = try Scratch(copyingSchemaOf: db)
         var problems: [Diagnostic] = []
         for (migration, script) in scripts {
-            for statement in script.statements where !plainKeywords.contains(statement.keyword) {
+            // A plain statement is prepared too when it can name seedkit's own tables.
+            let namesLedger = script.statements.contains { $0.text.lowercased().contains("_seedkit_") }
+            for statement in script.statements where namesLedger || !plainKeywords.contains(statement.keyword) {
                 if let what = scratch.refusal(statement) {
                     let why =
-                        what.hasPrefix("PRAGMA ")
-                        ? "it changes how later statements run or the connection itself, for the whole run (a SQL migration may read pragmas, run the schema ones such as table_info, and set user_version and defer_foreign_keys)"
-                        : "all pending migrations run in one transaction that seedkit opens and commits (transaction control, ATTACH/DETACH and VACUUM are refused)"
+                        what.hasPrefix("writing ")
+                        ? "seedkit's tables (_seedkit_*) record which migrations the store holds; a step that changed them would make the next run apply migrations again or refuse the store"
+                        : what.hasPrefix("PRAGMA ")
+                            ? "it changes how later statements run or the connection itself, for the whole run (a SQL migration may read pragmas, run the schema ones such as table_info, and set user_version and defer_foreign_keys)"
+                            : "all pending migrations run in one transaction that seedkit opens and commits (transaction control, ATTACH/DETACH and VACUUM are refused)"
                     problems.append(
                         Diagnostic(
                             file: migration.file, line: statement.line, column: statement.column, code: .configuration,
@@ -203,6 +207,8 @@ struct SQLScript {
         /// What the authorizer saw while the last statement was prepared.
         fileprivate var refused: String?
         fileprivate var changesSchema = false
+        /// The table of a trigger the last statement created.
+        private var triggerTable: String?
 
         init(copyingSchemaOf db: Database) throws {
             guard
@@ -242,6 +248,12 @@ struct SQLScript {
 
         private var steps = 0
 
+        /// seedkit's record of the store: what it holds, its tables' keys, the migrations applied.
+        /// (Working tables a schema step creates, such as `_seedkit_new_…`, are the step's own.)
+        static let ledgerTables: Set<String> = [
+            "_seedkit_meta", "_seedkit_tables", "_seedkit_migrations", "_seedkit_file_digests",
+        ]
+
         deinit { sqlite3_close_v2(connection) }
 
         fileprivate func authorize(_ action: Int32, _ first: String?, _ second: String?) -> Int32 {
@@ -249,6 +261,11 @@ struct SQLScript {
             case SQLITE_TRANSACTION, SQLITE_SAVEPOINT, SQLITE_ATTACH, SQLITE_DETACH:
                 if refused == nil { refused = "" }
                 return SQLITE_DENY
+            case SQLITE_INSERT, SQLITE_UPDATE, SQLITE_DELETE:
+                if let table = first, Self.ledgerTables.contains(table.lowercased()) {
+                    if refused == nil { refused = "writing \(table)" }
+                    return SQLITE_DENY
+                }
             case SQLITE_PRAGMA:
                 if let refusal = SQLScript.pragmaRefusal(first ?? "", argument: second) {
                     if refused == nil { refused = refusal }
@@ -261,6 +278,14 @@ struct SQLScript {
                 SQLITE_DROP_TEMP_INDEX, SQLITE_DROP_TEMP_TABLE, SQLITE_DROP_TEMP_TRIGGER, SQLITE_DROP_TEMP_VIEW,
                 SQLITE_DROP_TRIGGER,
                 SQLITE_DROP_VIEW, SQLITE_ALTER_TABLE, SQLITE_CREATE_VTABLE, SQLITE_DROP_VTABLE:
+                if action == SQLITE_CREATE_TRIGGER || action == SQLITE_CREATE_TEMP_TRIGGER { triggerTable = second }
+                // A trigger or index on seedkit's tables, or altering one, changes them too.
+                if let table = action == SQLITE_DROP_TABLE ? first : second,
+                    Self.ledgerTables.contains(table.lowercased())
+                {
+                    if refused == nil { refused = "writing \(table)" }
+                    return SQLITE_DENY
+                }
                 changesSchema = true
             default:
                 break
@@ -281,6 +306,30 @@ struct SQLScript {
             if changesSchema, let handle {
                 steps = 0
                 while sqlite3_step(handle) == SQLITE_ROW {}
+            }
+            if let table = triggerTable {
+                // A trigger's statements are checked when a write that fires it is prepared.
+                triggerTable = nil
+                let quoted = table.quotedDatabaseIdentifier
+                var columns: [String] = []
+                var info: OpaquePointer?
+                if sqlite3_prepare_v2(connection, "SELECT name FROM pragma_table_info(?)", -1, &info, nil) == SQLITE_OK
+                {
+                    sqlite3_bind_text(info, 1, table, -1, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+                    while sqlite3_step(info) == SQLITE_ROW, let name = sqlite3_column_text(info, 0) {
+                        columns.append(String(cString: name).quotedDatabaseIdentifier)
+                    }
+                }
+                sqlite3_finalize(info)
+                let set = columns.map { "\($0) = \($0)" }.joined(separator: ", ")
+                for probe in [
+                    "INSERT INTO \(quoted) DEFAULT VALUES", "UPDATE \(quoted) SET \(set)", "DELETE FROM \(quoted)",
+                ] {
+                    var handle: OpaquePointer?
+                    _ = sqlite3_prepare_v2(connection, probe, -1, &handle, nil)
+                    sqlite3_finalize(handle)
+                    if let refused { return refused }
+                }
             }
             return nil
         }
@@ -335,9 +384,10 @@ struct SQLScript {
     /// - parameters:
     ///   - keys: the key columns of each table (the run's specs), by SQL table name.
     ///   - listing: how many deleted rows to list by key (nil: all); the others are counted.
-    func run(in db: Database, file: String, keys: @escaping (String) -> [String]? = { _ in nil }, listing: Int? = nil)
-        throws -> Changes
-    {
+    func run(
+        in db: Database, file: String, keys: @escaping (String) -> [String]? = { _ in nil }, listing: Int? = nil,
+        timeLimit: Double = SQLStepBound.defaultSeconds
+    ) throws -> Changes {
         let recursive = try Bool.fetchOne(db, sql: "PRAGMA recursive_triggers") ?? false
         try db.execute(sql: "PRAGMA recursive_triggers = ON")
         let counter = try RowCounter(db, keys: keys)
@@ -346,6 +396,7 @@ struct SQLScript {
             counter.dropTables()
             if !recursive { try? db.execute(sql: "PRAGMA recursive_triggers = OFF") }
         }
+        let deadline = SQLStepBound.deadline(seconds: timeLimit)
         for statement in statements {
             let reshapes = ["CREATE", "ALTER", "DROP"].contains(statement.keyword)
             // A trigger naming a column would stop ALTER TABLE … DROP COLUMN: none while a table is
@@ -354,7 +405,12 @@ struct SQLScript {
             if statement.keyword == "ALTER" { counter.remove() }
             let deletedBefore = try counter.deletedCount()
             do {
-                try db.execute(sql: statement.text)
+                try SQLStepBound.bounded(db, until: deadline, seconds: timeLimit) {
+                    try db.execute(sql: statement.text)
+                }
+            } catch let bound as SQLStepBound.TimedOut {
+                throw SQLStepBound.error(
+                    seconds: bound.seconds, file: file, line: statement.line, column: statement.column)
             } catch let error as DatabaseError where (error.message ?? "").hasPrefix("unsafe use of") {
                 // The store's trigger or view needs trusted_schema: the store is refused, as for any write.
                 throw SeedError(databaseError: error)

@@ -104,6 +104,12 @@ public struct SeedMigrator: Sendable {
         package var multiRowInserts = true
         /// How much of the store is checked for damage before a run commits (see ``StoreCheck``).
         public var storeCheck: StoreCheck = .inProportion
+        /// Seconds each statement of a `.sql` migration may run before SQLite stops it and the run
+        /// is rolled back (``SeedError/Kind/timeLimit``): `SEEDKIT_SQL_TIMEOUT` when set, else 60.
+        public var sqlTimeLimit: Double = SQLStepBound.defaultSeconds
+        /// Whether the run reconciles its report with SQLite's own account of the rows it changed
+        /// (ChangeAccounting.swift). On; off only to measure what it costs (`make bench`).
+        package var accountsChanges = true
 
         /// Options: conflict policy, table keys and refs (nil: the store's catalog), the time recorded.
         public init(onConflict: ConflictPolicy = .keep, tables: [TableSpec]? = nil, now: Date = Date()) {
@@ -290,6 +296,15 @@ public struct SeedMigrator: Sendable {
     ///
     /// - precondition: a write transaction is open on `db`.
     package func apply(_ db: Database, options: Options) throws -> MigrationReport {
+        do {
+            return try applyPending(db, options: options)
+        } catch let error as DatabaseError {
+            // A collation or function only the app registers: refused, naming what uses it.
+            throw AppExtensions.refusal(error, in: db) ?? error
+        }
+    }
+
+    private func applyPending(_ db: Database, options: Options) throws -> MigrationReport {
         let pending = try pending(db)
         guard !pending.isEmpty else { return MigrationReport(migrations: [], dryRun: false) }
         // SQL that would end seedkit's transaction or reach outside the store is refused before anything runs.
@@ -308,10 +323,21 @@ public struct SeedMigrator: Sendable {
         let timestamp = MigrationLedger.timestamp(options.now)
         let stopped = SeedError(.io, "interrupted: the migration was rolled back; nothing was written")
         let events: [[RowEvent]]
+        // Every row SQLite changes below seedkit's own writes fails the run (ChangeAccounting.swift).
+        let accounting = ChangeAccounting(db, enabled: options.accountsChanges)
+        defer { accounting.stop() }
+        try accounting.refresh(db)
         do {
-            for migration in pending {
+            for (index, migration) in pending.enumerated() {
                 if options.shouldStop?() == true { throw stopped }
+                accounting.migration = index
+                if case .sql = migration.body { accounting.isCounting = false } else { accounting.isCounting = true }
                 try run.apply(migration)
+                try accounting.check(db, file: migration.file)
+                if !accounting.isCounting {
+                    accounting.isCounting = true
+                    try accounting.refresh(db)
+                }
                 try MigrationLedger.record(
                     LedgerEntry(
                         number: migration.number, name: migration.name, checksum: migration.checksum,
@@ -325,6 +351,7 @@ public struct SeedMigrator: Sendable {
             events = try run.finish(wholeStore: options.storeCheck == .whole)
             // The history of what the run wrote, in its transaction: it commits or rolls back with the rows.
             try run.writeHistory()
+            try accounting.check(db, file: nil)
         } catch {
             // A damaged store is refused as such, whatever the run tripped over first.
             try damage.refuseDamage(db, failure: error)
@@ -334,7 +361,8 @@ public struct SeedMigrator: Sendable {
         var outcomes: [MigrationOutcome] = []
         for (index, (migration, events)) in zip(pending, events).enumerated() {
             var outcome = MigrationOutcome(
-                number: migration.number, name: migration.name, file: migration.file, events: events)
+                number: migration.number, name: migration.name, file: migration.file,
+                events: events + accounting.insertEvents(db, migration: index, file: migration.file))
             outcome.changedRows = run.changedRows[index]
             outcome.unlisted = run.slots[index].unlisted
             outcomes.append(outcome)

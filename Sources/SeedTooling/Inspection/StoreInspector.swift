@@ -49,7 +49,14 @@ public enum StoreInspector {
         let names = try TableInfo.userTables(db)
         var tables: [(String, Int)] = []
         for name in names {
-            tables.append((name, try Int.fetchOne(db, sql: "SELECT count(*) FROM \(quoteIdentifier(name))") ?? 0))
+            let count: Int?
+            do {
+                count = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(quoteIdentifier(name))")
+            } catch let error as DatabaseError where AppExtensions.missing(error) != nil {
+                // SQLite counted through an index only the app can open: the table itself instead.
+                count = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(quoteIdentifier(name)) NOT INDEXED")
+            }
+            tables.append((name, count ?? 0))
         }
         let meta = try SeedCatalog.meta(db)
         let kind: StoreSummary.Kind
@@ -63,8 +70,15 @@ public enum StoreInspector {
         let wal = StoreAccess.isWALMode(path)
         let integrity: StoreSummary.Integrity
         if fullCheck ?? (fileSize <= fullCheckLimit) {
-            let problems = try SeedMigrator.quickCheck(db, limit: 5)
-            integrity = .init(method: "quick_check", ok: problems == ["ok"], detail: problems.joined(separator: "; "))
+            do {
+                let problems = try SeedMigrator.quickCheck(db, limit: 5)
+                integrity = .init(
+                    method: "quick_check", ok: problems == ["ok"], detail: problems.joined(separator: "; "))
+            } catch let error as DatabaseError {
+                // An index only the app can order: the check cannot run; the rest is shown.
+                guard let reason = AppExtensions.notChecked(error, in: db) else { throw error }
+                integrity = .init(method: "none", ok: true, detail: reason)
+            }
         } else {
             // The header agrees with the file: every page is there (checked without reading them).
             let expected = pageSize * pageCount

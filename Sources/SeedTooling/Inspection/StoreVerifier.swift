@@ -69,10 +69,16 @@ public enum StoreVerifier {
     public static func verify(_ db: Database, manifest: Manifest?) throws -> [Finding] {
         var findings: [Finding] = []
         // One finding per line: a row of integrity_check can hold several lines (and a heading).
-        for row in try String.fetchAll(db, sql: "PRAGMA integrity_check") where row != "ok" {
-            for line in row.split(separator: "\n") where !line.hasPrefix("*** in database ") {
-                findings.append(Finding(code: .storeRefused, message: "integrity: \(line)"))
+        do {
+            for row in try String.fetchAll(db, sql: "PRAGMA integrity_check") where row != "ok" {
+                for line in row.split(separator: "\n") where !line.hasPrefix("*** in database ") {
+                    findings.append(Finding(code: .storeRefused, message: "integrity: \(line)"))
+                }
             }
+        } catch let error as DatabaseError {
+            // An index only the app can order cannot be checked: said, and the rest is verified.
+            guard let reason = AppExtensions.notChecked(error, in: db) else { throw error }
+            findings.append(Finding(code: .storeRefused, message: "integrity: \(reason)"))
         }
         let recorded = try SeedCatalog.tableSpecs(db)
         let specs = Dictionary(

@@ -52,6 +52,7 @@ extension SeedTool {
         )
         var checkWholeStore = false
         @OptionGroup var busy: BusyTimeoutOption
+        @OptionGroup var sqlTimeout: SQLTimeoutOption
         @OptionGroup var format: FormatOption<MigrateReport>
 
         func validate() throws {
@@ -93,6 +94,7 @@ extension SeedTool {
                 options.allowsMissingHistory = withoutHistory
                 options.allowsCloudKit = allowCloudkit
                 if checkWholeStore { options.storeCheck = .whole }
+                options.sqlTimeLimit = sqlTimeout.sqlTimeout
                 // The CLI's own connection: no GRDB transaction observer to keep informed.
                 options.writesDirectly = true
                 if project.hasManifest {

@@ -23,3 +23,24 @@ struct BusyTimeoutOption: ParsableArguments {
 }
 
 extension ConflictPolicy: ExpressibleByArgument {}
+
+/// `--sql-timeout SECONDS`: the bound on each `.sql` migration step.
+struct SQLTimeoutOption: ParsableArguments {
+    @Option(
+        name: .customLong("sql-timeout"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "How long a .sql migration step may run before it is stopped and the run rolled back, in seconds (default 60, or SEEDKIT_SQL_TIMEOUT).",
+            valueName: "seconds"))
+    var sqlTimeoutText: String?
+
+    /// The validated bound.
+    var sqlTimeout: Double { sqlTimeoutText.flatMap(Double.init) ?? SQLStepBound.defaultSeconds }
+
+    func validate() throws {
+        guard let sqlTimeoutText else { return }
+        guard let seconds = Double(sqlTimeoutText), SQLStepBound.range.contains(seconds) else {
+            throw ValidationError(
+                "--sql-timeout takes \(SQLStepBound.expectation); '\(sqlTimeoutText)' is not one")
+        }
+    }
+}

@@ -27,7 +27,9 @@ extension StoreSummary: Report {
             (
                 "integrity",
                 integrity.ok
-                    ? "ok (\(integrity.method)\(integrity.method == "header" ? ": " + integrity.detail : ""))"
+                    ? (integrity.method == "none"
+                        ? integrity.detail
+                        : "ok (\(integrity.method)\(integrity.method == "header" ? ": " + integrity.detail : ""))")
                     : "FAILED (\(integrity.method)): \(integrity.detail)"
             ))
         for (label, value) in facts {
