@@ -27,6 +27,9 @@ public struct SeedBuilder: Sendable {
     /// fixed (2001-01-01, Core Data's reference date, unless given, e.g. from SOURCE_DATE_EPOCH)
     /// so that a build stays byte-identical for identical inputs.
     public var historyTimestamp = Date(timeIntervalSinceReferenceDate: 0)
+    /// Read every loaded table back through SQLite and fail the build (exit 4) when it differs
+    /// from the fixture's converted records (docs/reference.md, "What build checks"). On by default.
+    public var readsBack = true
 
     /// What a build did.
     public struct Summary: Sendable {
@@ -269,6 +272,7 @@ public struct SeedBuilder: Sendable {
         var diagnostics: [Diagnostic] = []
         var counts: [(name: String, rows: Int)] = []
         let rowsBefore = try tableRowCounts(db, plans: plans)
+        try noteRowsBefore(db, plans: plans, counts: rowsBefore)
         let deferral = Deferral(plans: plans)
         if !manifest.sources.isEmpty {
             // sources: loaded into a scratch database that query: tables read (never into the seed).
@@ -320,6 +324,13 @@ public struct SeedBuilder: Sendable {
         }
         if diagnostics.isEmpty {
             diagnostics += try auditRowCounts(db, plans: plans, before: rowsBefore, counts: &counts)
+        }
+        if diagnostics.isEmpty {
+            // What SQLite holds, read back and compared with the fixtures: a difference is seedkit's
+            // failure or the schema's (a trigger), not the data's: exit 4, nothing written.
+            let differences = try readBack(deferral.readBacks, db: db, counts: rowsBefore, deferral: deferral)
+            if !differences.isEmpty { throw SeedError(.io, differences) }
+            if readsBack { try db.execute(sql: "DROP TABLE temp.\(Self.readBackBefore)") }
         }
         if !diagnostics.isEmpty {
             // Only configuration problems (a migration that updates an entity with no key): exit 2, as `migrate` refuses it.
