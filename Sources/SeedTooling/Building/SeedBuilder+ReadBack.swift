@@ -66,8 +66,10 @@ extension SeedBuilder {
             return "\(alias).\(quoteIdentifier(reference.parentKey))"
         }
         var filters = conditions
-        if let coreData = plan.dialect as? CoreDataDialect, let entity = coreData.entity(named: plan.config.name) {
-            filters.append("t.Z_ENT = \(entity.number)")
+        if let coreData = plan.dialect as? CoreDataDialect,
+            let own = coreData.ownRowFilter(plan.config.name, alias: "t")
+        {
+            filters.append(own)
         }
         if !plan.table.withoutRowID {
             filters.append(
