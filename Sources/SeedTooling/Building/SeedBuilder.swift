@@ -311,6 +311,15 @@ public struct SeedBuilder: Sendable {
             try fillGeneratedValues(plans, coreData: coreData, db: db, diagnostics: &diagnostics)
         }
         if diagnostics.isEmpty {
+            // What `migrate` would refuse in a migration the seed records as contained (an unknown
+            // table or column, an update without from:): run on the seed, rolled back.
+            var options = SeedMigrator.Options()
+            options.dialect = dialect
+            options.coreDataFacts = manifest.model?.facts
+            diagnostics += try SeedMigrator.configurationProblems(
+                of: migrations, tables: manifest.specs, options: options, in: db)
+        }
+        if diagnostics.isEmpty {
             for row in try Row.fetchAll(db, sql: "PRAGMA foreign_key_check") {
                 let table: String = row[0]
                 let file = plans.first { $0.table.name == table }?.config.displayFile
@@ -516,6 +525,20 @@ public struct SeedBuilder: Sendable {
             throw SeedError(
                 .configuration, file: output.path, "the output is \(what) (a build replaces its output with a new file)"
             )
+        }
+        // Only a SQLite store (or an empty file, which holds nothing) is replaced: `--output notes.txt`
+        // would lose the notes (docs/reference.md, "What build checks").
+        if info.st_size > 0 {
+            let header = FileHandle(forReadingAtPath: output.path).flatMap { handle in
+                defer { try? handle.close() }
+                return try? handle.read(upToCount: 16)
+            }
+            guard let header, header == Data("SQLite format 3\0".utf8) else {
+                throw SeedError(
+                    .configuration, file: output.path,
+                    "the output exists and is not a SQLite store (its first bytes are not \"SQLite format 3\"); a build replaces its output, so it would be lost: move it away or choose another --output; nothing was written"
+                )
+            }
         }
         var inputs: [String] = [manifest.path]
         switch manifest.source {
