@@ -16,6 +16,12 @@ final class ReadBackDigest: @unchecked Sendable {
     let keySlots: [Int]
     /// By slot: how its text folds before hashing.
     let folds: [Fold]
+    /// By slot: whether the column's affinity (INTEGER, REAL, NUMERIC) may store text as a
+    /// number: then text that is a number hashes as the number. A TEXT or untyped column stores
+    /// text as text on both sides, so its text is hashed as it is.
+    let numeric: [Bool]
+    /// The hashes of the record being added, by slot.
+    private var hashes: [UInt64]
     private(set) var rows = 0
     /// By slot: the sum of the rows' hashes.
     private(set) var sums: [UInt64]
@@ -25,10 +31,12 @@ final class ReadBackDigest: @unchecked Sendable {
     private(set) var keyAbsent = false
     private var folded: [UInt8] = []
 
-    init(width: Int, keySlots: [Int], folds: [Fold]) {
+    init(width: Int, keySlots: [Int], folds: [Fold], numeric: [Bool]) {
         self.width = width
         self.keySlots = keySlots
         self.folds = folds
+        self.numeric = numeric
+        hashes = Array(repeating: 0, count: width)
         sums = Array(repeating: 0, count: width)
         absent = Array(repeating: false, count: width)
     }
@@ -36,10 +44,11 @@ final class ReadBackDigest: @unchecked Sendable {
     /// Adds record `record` of `batch`, as converted.
     func add(_ batch: RecordBatch, record: Int) {
         let base = record * width
+        for slot in 0..<width { hashes[slot] = hash(batch, index: base + slot, slot: slot) }
         var key: UInt64 = 0x5EED
         for slot in keySlots {
             if batch.slots[base + slot] == .absent { keyAbsent = true }
-            key = Self.mix(key ^ hash(batch, index: base + slot, slot: slot))
+            key = Self.mix(key ^ hashes[slot])
         }
         rows += 1
         for slot in 0..<width {
@@ -47,16 +56,17 @@ final class ReadBackDigest: @unchecked Sendable {
                 absent[slot] = true
                 continue
             }
-            sums[slot] &+= Self.combine(key, slot, hash(batch, index: base + slot, slot: slot))
+            sums[slot] &+= Self.combine(key, slot, hashes[slot])
         }
     }
 
     /// Adds the current row of `statement`, whose result columns are the slots in order.
     func add(row statement: OpaquePointer) {
+        for slot in 0..<width { hashes[slot] = hash(statement, slot) }
         var key: UInt64 = 0x5EED
-        for slot in keySlots { key = Self.mix(key ^ hash(statement, slot)) }
+        for slot in keySlots { key = Self.mix(key ^ hashes[slot]) }
         rows += 1
-        for slot in 0..<width { sums[slot] &+= Self.combine(key, slot, hash(statement, slot)) }
+        for slot in 0..<width { sums[slot] &+= Self.combine(key, slot, hashes[slot]) }
     }
 
     /// The hash of one value of slot `slot` in the seed (a result column of `statement`).
@@ -113,7 +123,7 @@ final class ReadBackDigest: @unchecked Sendable {
     /// since a column's affinity converts between the two (`'12'` into an INTEGER column is 12,
     /// 12 into a TEXT column is `'12'`).
     private func text(_ bytes: UnsafeRawBufferPointer, slot: Int) -> UInt64 {
-        if let first = bytes.first,
+        if numeric[slot], let first = bytes.first,
             (first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9")) || first == UInt8(ascii: "-")
                 || first == UInt8(ascii: "+") || first == UInt8(ascii: ".")
         {
@@ -138,8 +148,10 @@ final class ReadBackDigest: @unchecked Sendable {
     static func bytes(_ bytes: UnsafeRawBufferPointer, seed: UInt64) -> UInt64 {
         var hash = mix(seed ^ UInt64(bytes.count))
         var index = 0
+        // A multiply and a shift per 8 bytes (the mix at the end spreads them).
         while index + 8 <= bytes.count {
-            hash = mix(hash ^ bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+            hash = (hash ^ bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)) &* 0x9E37_79B9_7F4A_7C15
+            hash ^= hash >> 29
             index += 8
         }
         var tail: UInt64 = 0

@@ -26,10 +26,24 @@ extension SeedBuilder {
                 bound.reference.map { ($0.parentTable, $0.parentKey) } ?? (plan.table.name, bound.info.name)
             return Self.fold(db, table: table, column: column)
         }
+        // SQLite's affinity of the column (a ref: of its parent's key), by its declared type.
+        let numeric = plan.bound.map { bound -> Bool in
+            let declared =
+                bound.reference.flatMap { reference in
+                    try? String.fetchOne(
+                        db, sql: "SELECT type FROM pragma_table_info(?) WHERE name = ? COLLATE NOCASE",
+                        arguments: [reference.parentTable, reference.parentKey])
+                } ?? bound.info.declaredType
+            let type = declared.uppercased()
+            if type.contains("INT") { return true }
+            if type.contains("CHAR") || type.contains("CLOB") || type.contains("TEXT") { return false }
+            if type.isEmpty || type.contains("BLOB") { return false }
+            return true  // REAL, NUMERIC
+        }
         return ReadBackDigest(
             width: plan.bound.count,
-            keySlots: key.isEmpty || key.count != plan.config.key.count
-                ? Array(plan.bound.indices) : key, folds: folds)
+            keySlots: key.isEmpty || key.count != plan.config.key.count ? Array(plan.bound.indices) : key,
+            folds: folds, numeric: numeric)
     }
 
     /// The collation of `table.column`, as the read-back folds its text.
@@ -122,7 +136,8 @@ extension SeedBuilder {
                     skipped[slot] = true
                 }
             }
-            let actual = ReadBackDigest(width: expected.width, keySlots: expected.keySlots, folds: expected.folds)
+            let actual = ReadBackDigest(
+                width: expected.width, keySlots: expected.keySlots, folds: expected.folds, numeric: expected.numeric)
             let statement = try db.makeStatement(sql: Self.readBackSQL(plan))
             let handle = statement.sqliteStatement
             defer { sqlite3_reset(handle) }

@@ -526,20 +526,6 @@ public struct SeedBuilder: Sendable {
                 .configuration, file: output.path, "the output is \(what) (a build replaces its output with a new file)"
             )
         }
-        // Only a SQLite store (or an empty file, which holds nothing) is replaced: `--output notes.txt`
-        // would lose the notes (docs/reference.md, "What build checks").
-        if info.st_size > 0 {
-            let header = FileHandle(forReadingAtPath: output.path).flatMap { handle in
-                defer { try? handle.close() }
-                return try? handle.read(upToCount: 16)
-            }
-            guard let header, header == Data("SQLite format 3\0".utf8) else {
-                throw SeedError(
-                    .configuration, file: output.path,
-                    "the output exists and is not a SQLite store (its first bytes are not \"SQLite format 3\"); a build replaces its output, so it would be lost: move it away or choose another --output; nothing was written"
-                )
-            }
-        }
         var inputs: [String] = [manifest.path]
         switch manifest.source {
         case .schema(let url), .template(let url): inputs.append(url.path)
@@ -554,6 +540,20 @@ public struct SeedBuilder: Sendable {
                 throw SeedError(
                     .configuration, file: output.path,
                     "the output is one of the build's inputs (\(input)); building would replace it with a SQLite file: choose another --output"
+                )
+            }
+        }
+        // Only a SQLite store (or an empty file, which holds nothing) is replaced: `--output notes.txt`
+        // would lose the notes (docs/reference.md, "What build checks").
+        if info.st_size > 0 {
+            let header = FileHandle(forReadingAtPath: output.path).flatMap { handle in
+                defer { try? handle.close() }
+                return try? handle.read(upToCount: 16)
+            }
+            guard let header, header == Data("SQLite format 3\0".utf8) else {
+                throw SeedError(
+                    .configuration, file: output.path,
+                    "the output exists and is not a SQLite store (its first bytes are not \"SQLite format 3\"); a build replaces its output, so it would be lost: move it away or choose another --output; nothing was written"
                 )
             }
         }
