@@ -20,25 +20,49 @@ final class ReadBackDigest: @unchecked Sendable {
     /// number: then text that is a number hashes as the number. A TEXT or untyped column stores
     /// text as text on both sides, so its text is hashed as it is.
     let numeric: [Bool]
+    /// Raw memory, written through pointers: a class's array properties cost an exclusivity and
+    /// uniqueness check per access, on a path taken for every value of every row.
     /// The hashes of the record being added, by slot.
-    private var hashes: [UInt64]
-    private(set) var rows = 0
+    private let hashes: UnsafeMutablePointer<UInt64>
     /// By slot: the sum of the rows' hashes.
-    private(set) var sums: [UInt64]
+    private let sumStorage: UnsafeMutablePointer<UInt64>
     /// By slot: whether some record left it out (its column's DEFAULT applies: not compared).
-    private(set) var absent: [Bool]
+    private let absentStorage: UnsafeMutablePointer<Bool>
+    private let keyStorage: UnsafeMutablePointer<Int>
+    private let numericStorage: UnsafeMutablePointer<Bool>
+    private(set) var rows = 0
     /// Whether some record left out a slot of its key: then only the row count is compared.
     private(set) var keyAbsent = false
     private var folded: [UInt8] = []
+
+    /// By slot: the sum of the rows' hashes.
+    var sums: [UInt64] { Array(UnsafeBufferPointer(start: sumStorage, count: width)) }
+    /// By slot: whether some record left it out.
+    var absent: [Bool] { Array(UnsafeBufferPointer(start: absentStorage, count: width)) }
 
     init(width: Int, keySlots: [Int], folds: [Fold], numeric: [Bool]) {
         self.width = width
         self.keySlots = keySlots
         self.folds = folds
         self.numeric = numeric
-        hashes = Array(repeating: 0, count: width)
-        sums = Array(repeating: 0, count: width)
-        absent = Array(repeating: false, count: width)
+        hashes = .allocate(capacity: max(1, width))
+        hashes.initialize(repeating: 0, count: max(1, width))
+        sumStorage = .allocate(capacity: max(1, width))
+        sumStorage.initialize(repeating: 0, count: max(1, width))
+        absentStorage = .allocate(capacity: max(1, width))
+        absentStorage.initialize(repeating: false, count: max(1, width))
+        keyStorage = .allocate(capacity: max(1, keySlots.count))
+        keyStorage.initialize(from: keySlots, count: keySlots.count)
+        numericStorage = .allocate(capacity: max(1, width))
+        numericStorage.initialize(from: numeric, count: min(width, numeric.count))
+    }
+
+    deinit {
+        hashes.deallocate()
+        sumStorage.deallocate()
+        absentStorage.deallocate()
+        keyStorage.deallocate()
+        numericStorage.deallocate()
     }
 
     /// Adds record `record` of `batch`, as converted.
@@ -46,17 +70,18 @@ final class ReadBackDigest: @unchecked Sendable {
         let base = record * width
         for slot in 0..<width { hashes[slot] = hash(batch, index: base + slot, slot: slot) }
         var key: UInt64 = 0x5EED
-        for slot in keySlots {
+        for index in 0..<keySlots.count {
+            let slot = keyStorage[index]
             if batch.slots[base + slot] == .absent { keyAbsent = true }
             key = Self.mix(key ^ hashes[slot])
         }
         rows += 1
         for slot in 0..<width {
             if batch.slots[base + slot] == .absent {
-                absent[slot] = true
+                absentStorage[slot] = true
                 continue
             }
-            sums[slot] &+= Self.combine(key, slot, hashes[slot])
+            sumStorage[slot] &+= Self.combine(key, slot, hashes[slot])
         }
     }
 
@@ -64,9 +89,9 @@ final class ReadBackDigest: @unchecked Sendable {
     func add(row statement: OpaquePointer) {
         for slot in 0..<width { hashes[slot] = hash(statement, slot) }
         var key: UInt64 = 0x5EED
-        for slot in keySlots { key = Self.mix(key ^ hashes[slot]) }
+        for index in 0..<keySlots.count { key = Self.mix(key ^ hashes[keyStorage[index]]) }
         rows += 1
-        for slot in 0..<width { sums[slot] &+= Self.combine(key, slot, hashes[slot]) }
+        for slot in 0..<width { sumStorage[slot] &+= Self.combine(key, slot, hashes[slot]) }
     }
 
     /// The hash of one value of slot `slot` in the seed (a result column of `statement`).
@@ -123,7 +148,7 @@ final class ReadBackDigest: @unchecked Sendable {
     /// since a column's affinity converts between the two (`'12'` into an INTEGER column is 12,
     /// 12 into a TEXT column is `'12'`).
     private func text(_ bytes: UnsafeRawBufferPointer, slot: Int) -> UInt64 {
-        if numeric[slot], let first = bytes.first,
+        if numericStorage[slot], let first = bytes.first,
             (first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9")) || first == UInt8(ascii: "-")
                 || first == UInt8(ascii: "+") || first == UInt8(ascii: ".")
         {
@@ -155,11 +180,16 @@ final class ReadBackDigest: @unchecked Sendable {
             index += 8
         }
         var tail: UInt64 = 0
-        var shift: UInt64 = 0
-        while index < bytes.count {
-            tail |= UInt64(bytes[index]) << shift
-            shift += 8
-            index += 1
+        if index < bytes.count && bytes.count >= 8 {
+            // The last 8 bytes, overlapping those hashed already (the length is in the seed).
+            tail = bytes.loadUnaligned(fromByteOffset: bytes.count - 8, as: UInt64.self)
+        } else {
+            var shift: UInt64 = 0
+            while index < bytes.count {
+                tail |= UInt64(bytes[index]) << shift
+                shift += 8
+                index += 1
+            }
         }
         return mix(hash ^ tail ^ 0xFF)
     }
@@ -173,7 +203,7 @@ final class ReadBackDigest: @unchecked Sendable {
     }
 
     @inline(__always) private static func combine(_ key: UInt64, _ slot: Int, _ value: UInt64) -> UInt64 {
-        mix(key &+ mix(value ^ (UInt64(slot) &* 0xA24B_AED4_963E_E407)))
+        mix(key ^ (value &* 0xA24B_AED4_963E_E407) ^ (UInt64(slot) &* 0x9FB2_1C65_1E98_DF25))
     }
 
     /// Whether two values of slot `slot` are equal as the digest compares them.
