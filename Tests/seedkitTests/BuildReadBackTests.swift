@@ -57,6 +57,31 @@ import Testing
         #expect(!project.exists("build/seed.sqlite"))
     }
 
+    @Test func aTemplatesOwnRowsAreLeftOutOfTheReadBack() throws {
+        let project = try TemporaryProject(bookStore: false)
+        let template = try DatabaseQueue(path: project.path("seeds/template.sqlite"))
+        try template.write { db in
+            try db.execute(sql: "CREATE TABLE t (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, note TEXT)")
+            try db.execute(sql: "INSERT INTO t (id, name, note) VALUES (7, 'kept', 'from the template')")
+        }
+        try template.close()
+        try project.write(
+            "seeds/seedkit.yml",
+            "template: template.sqlite\noutput: ../build/seed.sqlite\ntables:\n  t: { file: data/t.csv, key: name }\n")
+        try project.write("seeds/data/t.csv", "name,note\na,one\nb,\n")
+        let result = try project.seedkit("build")
+        try #require(result.status == 0, "\(result)")
+        let rows = try project.database("build/seed.sqlite").read { db in
+            try Row.fetchAll(db, sql: "SELECT name, note FROM t ORDER BY name")
+        }
+        expectEqual(
+            rows,
+            [
+                ["name": "a", "note": "one"], ["name": "b", "note": nil],
+                ["name": "kept", "note": "from the template"],
+            ])
+    }
+
     /// The first case: rows that refer to each other in a cycle, read back by SQL here.
     @Test func aCycleOfSelfRefsReadsBackAsTheFixtureGivesIt() throws {
         let project = try Self.project(

@@ -68,7 +68,7 @@ extension SeedBuilder {
     /// The SELECT that reads a plan's rows back: each bound column in slot order, a ref as its
     /// parent's key (a LEFT JOIN on the id the ref stores), only the plan's own rows, none the
     /// template held before the build; `where` adds conditions.
-    private static func readBackSQL(_ plan: TablePlan, where conditions: [String] = []) -> String {
+    private static func readBackSQL(_ plan: TablePlan, hadRows: Bool, where conditions: [String] = []) -> String {
         var joins: [String] = []
         let columns = plan.bound.enumerated().map { slot, bound -> String in
             guard let reference = bound.reference else { return "t.\(quoteIdentifier(bound.info.name))" }
@@ -85,7 +85,7 @@ extension SeedBuilder {
         {
             filters.append(own)
         }
-        if !plan.table.withoutRowID {
+        if hadRows && !plan.table.withoutRowID {
             filters.append(
                 "t.rowid NOT IN (SELECT id FROM temp.\(readBackBefore) WHERE name = '\(plan.table.name.replacingOccurrences(of: "'", with: "''"))')"
             )
@@ -138,7 +138,8 @@ extension SeedBuilder {
             }
             let actual = ReadBackDigest(
                 width: expected.width, keySlots: expected.keySlots, folds: expected.folds, numeric: expected.numeric)
-            let statement = try db.makeStatement(sql: Self.readBackSQL(plan))
+            let statement = try db.makeStatement(
+                sql: Self.readBackSQL(plan, hadRows: (before[plan.table.name] ?? 0) > 0))
             let handle = statement.sqliteStatement
             defer { sqlite3_reset(handle) }
             while true {
@@ -156,7 +157,8 @@ extension SeedBuilder {
                 && plan.bound.indices.contains { !skipped[$0] && expected.sums[$0] != actual.sums[$0] }
             guard columnsDiffer || expected.rows != actual.rows else { continue }
             diagnostics += try differences(
-                entry, skipped: skipped, seedRows: actual.rows, db: db, deferral: deferral,
+                entry, skipped: skipped, seedRows: actual.rows, hadRows: (before[plan.table.name] ?? 0) > 0, db: db,
+                deferral: deferral,
                 limit: Self.readBackLimit - diagnostics.count)
             if diagnostics.count >= Self.readBackLimit { break }
         }
@@ -166,7 +168,7 @@ extension SeedBuilder {
     /// What differs between a table's fixture and the seed: the fixture's records read again and
     /// each looked up in the seed by its key; then rows the seed holds that the fixture does not give.
     private func differences(
-        _ entry: ReadBack, skipped: [Bool], seedRows: Int, db: Database, deferral: Deferral, limit: Int
+        _ entry: ReadBack, skipped: [Bool], seedRows: Int, hadRows: Bool, db: Database, deferral: Deferral, limit: Int
     ) throws -> [Diagnostic] {
         let plan = entry.plan
         let config = plan.config
@@ -197,7 +199,8 @@ extension SeedBuilder {
                 return
                     "\(column) IN (SELECT p.\(target) FROM \(quoteIdentifier(reference.parentTable)) AS p WHERE p.\(quoteIdentifier(reference.parentKey)) = ?)"
             }
-            let lookup = try db.makeStatement(sql: Self.readBackSQL(plan, where: conditions) + " LIMIT 1")
+            let lookup = try db.makeStatement(
+                sql: Self.readBackSQL(plan, hadRows: hadRows, where: conditions) + " LIMIT 1")
             let handle = lookup.sqliteStatement
             var source: any RecordSource
             if let query = config.query, let sources = deferral.sources {
