@@ -9,7 +9,7 @@ next to its peer in the same run (alternating, best of BENCH_REPEAT runs each, d
   * a 1M-row books CSV with a `pattern` rule (isbn), without and with a secondary index,
     without the pattern rule and without any rule (what the rules cost), against `sqlite3 .import`;
   * a 1M-row CSV with a ref column (category by name), against sqlite3 importing into a
-    staging table and joining;
+    staging table and joining, and against itself without the read-back (--without-read-back);
   * a 10,000-row insert migration on a 10,000-row and a 1,000,000-row store, against the
     sqlite3 CLI running the equivalent INSERT ... WHERE NOT EXISTS script;
   * a 100,000-row insert migration (a ref and rules) against a Python prepared-statement
@@ -213,9 +213,9 @@ def seedkit_project(name, schema, manifest):
     return project
 
 
-def build_in(project):
+def build_in(project, *extra):
     fresh(os.path.join(project, "out.sqlite"))
-    return timed([SEEDKIT, "build", "--migrations", "none"], cwd=project)
+    return timed([SEEDKIT, "build", "--migrations", "none", *extra], cwd=project)
 
 
 def sqlite_script(db, script_text, name):
@@ -299,6 +299,11 @@ def ref_case(table):
     table.append((case, "floor: sqlite3 INSERT … SELECT from a recursive CTE (no parsing)", n, *floor, floor[0] / peer[0], ""))
     table.append((case, "seedkit build (ref + rules + pattern)", n, *tool, tool[0] / peer[0], "≤ 1.0×"))
     table.append((case, "seedkit build, vs the floor", n, *tool, tool[0] / floor[0], "≤ 1.2×"))
+    # What reading the seed back costs (docs/reference.md, "What build checks"): the same build
+    # without it, alternating; the read-back's goal is ≤ 10% of the build.
+    unchecked, checked = pair(lambda: build_in(project, "--without-read-back"), lambda: build_in(project))
+    table.append((case, "seedkit build --without-read-back", n, *unchecked, unchecked[0] / peer[0], ""))
+    table.append((case, "seedkit build (read-back), vs --without-read-back", n, *checked, checked[0] / unchecked[0], "≤ 1.1×"))
     fresh(os.path.join(WORK, "floor.sqlite"))
     fresh(os.path.join(WORK, "import.sqlite"))
     return os.path.join(project, "out.sqlite")

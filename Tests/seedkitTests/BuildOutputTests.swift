@@ -61,7 +61,8 @@ import Testing
 
     @Test func anOrdinaryOutputIsStillReplaced() throws {
         let project = try TemporaryProject()
-        try project.write("out/seed.sqlite", "an earlier file")
+        // An earlier store (its header says SQLite); a file that is not one is refused (BuildReadBackTests, issue 41).
+        try project.write("out/seed.sqlite", Data("SQLite format 3\0an earlier seed".utf8))
         let result = try project.seedkit("build", "--output", "out/seed.sqlite")
         expectEqual(result.status, 0, "\(result)")
         #expect(project.read("out/seed.sqlite")?.prefix(15) == Data("SQLite format 3".utf8))

@@ -9,7 +9,7 @@ import Testing
 /// on a failure, and `build` must never leave an output behind on a failure.
 @Test(.tags(.slow)) func mutatedMigrationsAndManifestsNeverCrashNorChangeTheStore() throws {
     // Seeded, so that a failure in CI replays: SEEDKIT_TEST_SEED=N (each run prints its seed).
-    var rng = SeededRandom(defaultSeed: UInt64(Date().timeIntervalSince1970))
+    var rng = SeededRandom(defaultSeed: 0xD0C5)  // fixed: a run replays; SEEDKIT_TEST_SEED tries others
     print("seed \(rng.seed) (replay: SEEDKIT_TEST_SEED=\(rng.seed))")
     let fourthJSON = #"{"insert": {"books": [{"title": "The fourth book", "price": 12, "category_id": "Biography"}]}}"#
     let sources: [(path: String, text: String)] = [
@@ -76,6 +76,8 @@ import Testing
             try? project.remove("build/fuzz.sqlite")
             let result = try runSeedkitBounded(["build", "--output", "build/fuzz.sqlite"], in: project.root)
             outcomes[result.status, default: 0] += 1
+            // Not 4: a build reads its seed back and compares it with the fixtures (issue 41), so a
+            // mutated manifest that makes a seed differ from its fixtures fails here.
             #expect([0, 1, 2].contains(result.status), "\(shown): \(result)")
             if result.status != 0 { #expect(!project.exists("build/fuzz.sqlite"), "\(shown): no output on error") }
         }

@@ -28,7 +28,17 @@ import Testing
         let project = try project(schema: Self.commented, csv: "a,b,c\nx,y,1\n")
         let build = try project.seedkit("build")
         try #require(build.status == 0, "\(build)")
-        let diff = try project.seedkit("diff", "build/seed.sqlite", "build/seed.sqlite", "--exit-code")
+        // Against the same table written without comments (not the seed with itself), and its row read by SQL.
+        let plain = try self.project(
+            schema:
+                "CREATE TABLE t (a TEXT PRIMARY KEY, b TEXT NOT NULL, c INTEGER CHECK (c IN (1, 2)), CHECK (a <> b));\n",
+            csv: "a,b,c\nx,y,1\n")
+        try #require(try plain.seedkit("build").status == 0)
+        let rows = try project.database("build/seed.sqlite").read { db in
+            try Row.fetchAll(db, sql: "SELECT a, b, c, typeof(c) AS type FROM t")
+        }
+        expectEqual(rows, [["a": "x", "b": "y", "c": 1, "type": "integer"]])
+        let diff = try project.seedkit("diff", "build/seed.sqlite", plain.path("build/seed.sqlite"), "--exit-code")
         expectEqual(diff.status, 0, "\(diff)")
         #expect(!diff.stdout.contains("schema"), "\(diff)")
         #expect(!diff.stdout.contains("--"), "\(diff)")

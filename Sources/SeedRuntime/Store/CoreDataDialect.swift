@@ -253,6 +253,12 @@ package struct CoreDataDialect: StoreDialect {
         return "Z_ENT IN (\(family(of: entity).map(String.init).joined(separator: ", ")))"
     }
 
+    /// The rows of entity `name` itself, not of those inheriting from it, in a table aliased
+    /// `alias` (what a build's read-back compares with the entity's fixture); nil for no entity.
+    package func ownRowFilter(_ name: String, alias: String) -> String? {
+        entity(named: name).map { "\(alias).Z_ENT = \($0.number)" }
+    }
+
     package func tableName(_ name: String) -> String {
         if name.hasPrefix("Z") && name == name.uppercased() { return name }  // already a table name
         guard let entity = entity(named: name) else {

@@ -211,8 +211,8 @@ package struct ConversionFailure: Error, Equatable {
 
 /// Strict number syntax: what a person writes, nothing that `strtod` would also take
 /// (no hex, no `inf`/`nan`, no surrounding spaces).
-enum NumberSyntax {
-    static func integer(_ bytes: UnsafeRawBufferPointer) -> Int64? {
+package enum NumberSyntax {
+    package static func integer(_ bytes: UnsafeRawBufferPointer) -> Int64? {
         var index = 0
         var negative = false
         if index < bytes.count, bytes[index] == UInt8(ascii: "-") || bytes[index] == UInt8(ascii: "+") {
@@ -327,7 +327,7 @@ enum NumberSyntax {
         return syntax.integerDigits + syntax.exponent <= 300 || finiteValue(bytes) != nil
     }
 
-    static func real(_ bytes: UnsafeRawBufferPointer) -> Double? {
+    package static func real(_ bytes: UnsafeRawBufferPointer) -> Double? {
         realSyntax(bytes) == nil ? nil : finiteValue(bytes)
     }
 

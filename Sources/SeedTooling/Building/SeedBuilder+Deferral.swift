@@ -8,6 +8,8 @@ final class Deferral {
     var parked: [String: ParkedRows] = [:]
     /// The sources `query:` tables read, loaded once per build.
     var sources: ScratchSources?
+    /// Each loaded table's read-back (see SeedBuilder+ReadBack.swift).
+    var readBacks: [ReadBack] = []
 
     init(plans: [TablePlan]) {
         order = Dictionary(plans.enumerated().map { ($1.config.name, $0) }, uniquingKeysWith: { first, _ in first })

@@ -92,7 +92,9 @@ extension SeedBuilder {
         let width = plan.bound.count
         let pipeline = BatchPipeline(batches: (0..<3).map { _ in RecordBatch(width: width, capacity: Self.batchSize) })
         let converter = RecordConverter(plan: plan, file: file)
-        let producer = Producer(source: source, converter: converter, shapes: shapes, pipeline: pipeline)
+        let digest = readBackDigest(plan, db: db)
+        let producer = Producer(
+            source: source, converter: converter, shapes: shapes, pipeline: pipeline, digest: digest)
         try DetachedThread.start("read \(file)", stackSize: 1 << 20) { producer.run() }
 
         let loader: TableLoader
@@ -162,6 +164,7 @@ extension SeedBuilder {
         if let failure = producer.failure {
             if failure.kind == .invalidData { diagnostics += failure.diagnostics } else { throw failure }
         }
+        if let digest { deferral.readBacks.append(ReadBack(plan: plan, fields: fields, expected: digest)) }
         return (loader.rowsInserted, source.contentHash.hash.digest)
     }
 
@@ -377,11 +380,17 @@ private final class Producer: @unchecked Sendable {
     private let converter: RecordConverter
     private let shapes: SwiftShapeFields?
     private let pipeline: BatchPipeline
+    /// The read-back's digest of the converted records (filled on this thread; read after it ends).
+    private let digest: ReadBackDigest?
     /// Written by the producer thread; read after ``BatchPipeline/waitForProducer()``.
     private(set) var diagnostics: [Diagnostic] = []
     private(set) var failure: SeedError?
 
-    init(source: any RecordSource, converter: RecordConverter, shapes: SwiftShapeFields?, pipeline: BatchPipeline) {
+    init(
+        source: any RecordSource, converter: RecordConverter, shapes: SwiftShapeFields?, pipeline: BatchPipeline,
+        digest: ReadBackDigest?
+    ) {
+        self.digest = digest
         self.source = source
         self.converter = converter
         self.shapes = shapes
@@ -409,6 +418,7 @@ private final class Producer: @unchecked Sendable {
                     }
                     if let shapes, !shapes.expand(&record, diagnostics: &diagnostics) { continue }
                     converter.convert(record, into: batch, diagnostics: &diagnostics)
+                    digest?.add(batch, record: batch.count - 1)
                 }
             } catch {
                 // Stop reading, but still load what was read before the error, so that its problems are reported too.

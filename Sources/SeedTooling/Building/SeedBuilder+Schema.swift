@@ -74,7 +74,8 @@ extension SeedBuilder {
                     keyType: manifest.model?.columnType(entity: reference.table, attribute: reference.column)
                         ?? dialect.columnType(parentKey),
                     lookupSQL:
-                        "SELECT \(target) FROM \(quoteIdentifier(parent.name)) WHERE \(quoteIdentifier(parentKey.name)) = ?\(dialect.rowFilter(reference.table).map { " AND \($0)" } ?? "") LIMIT 1"
+                        "SELECT \(target) FROM \(quoteIdentifier(parent.name)) WHERE \(quoteIdentifier(parentKey.name)) = ?\(dialect.rowFilter(reference.table).map { " AND \($0)" } ?? "") LIMIT 1",
+                    parentTable: parent.name, parentKey: parentKey.name, target: target
                 )
             }
             for check in config.checks {

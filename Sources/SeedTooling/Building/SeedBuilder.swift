@@ -27,6 +27,9 @@ public struct SeedBuilder: Sendable {
     /// fixed (2001-01-01, Core Data's reference date, unless given, e.g. from SOURCE_DATE_EPOCH)
     /// so that a build stays byte-identical for identical inputs.
     public var historyTimestamp = Date(timeIntervalSinceReferenceDate: 0)
+    /// Read every loaded table back through SQLite and fail the build (exit 4) when it differs
+    /// from the fixture's converted records (docs/reference.md, "What build checks"). On by default.
+    public var readsBack = true
 
     /// What a build did.
     public struct Summary: Sendable {
@@ -269,6 +272,7 @@ public struct SeedBuilder: Sendable {
         var diagnostics: [Diagnostic] = []
         var counts: [(name: String, rows: Int)] = []
         let rowsBefore = try tableRowCounts(db, plans: plans)
+        try noteRowsBefore(db, plans: plans, counts: rowsBefore)
         let deferral = Deferral(plans: plans)
         if !manifest.sources.isEmpty {
             // sources: loaded into a scratch database that query: tables read (never into the seed).
@@ -307,6 +311,15 @@ public struct SeedBuilder: Sendable {
             try fillGeneratedValues(plans, coreData: coreData, db: db, diagnostics: &diagnostics)
         }
         if diagnostics.isEmpty {
+            // What `migrate` would refuse in a migration the seed records as contained (an unknown
+            // table or column, an update without from:): run on the seed, rolled back.
+            var options = SeedMigrator.Options()
+            options.dialect = dialect
+            options.coreDataFacts = manifest.model?.facts
+            diagnostics += try SeedMigrator.configurationProblems(
+                of: migrations, tables: manifest.specs, options: options, in: db)
+        }
+        if diagnostics.isEmpty {
             for row in try Row.fetchAll(db, sql: "PRAGMA foreign_key_check") {
                 let table: String = row[0]
                 let file = plans.first { $0.table.name == table }?.config.displayFile
@@ -320,6 +333,13 @@ public struct SeedBuilder: Sendable {
         }
         if diagnostics.isEmpty {
             diagnostics += try auditRowCounts(db, plans: plans, before: rowsBefore, counts: &counts)
+        }
+        if diagnostics.isEmpty {
+            // What SQLite holds, read back and compared with the fixtures: a difference is seedkit's
+            // failure or the schema's (a trigger), not the data's: exit 4, nothing written.
+            let differences = try readBack(deferral.readBacks, db: db, counts: rowsBefore, deferral: deferral)
+            if !differences.isEmpty { throw SeedError(.io, differences) }
+            if readsBack { try db.execute(sql: "DROP TABLE temp.\(Self.readBackBefore)") }
         }
         if !diagnostics.isEmpty {
             // Only configuration problems (a migration that updates an entity with no key): exit 2, as `migrate` refuses it.
@@ -520,6 +540,20 @@ public struct SeedBuilder: Sendable {
                 throw SeedError(
                     .configuration, file: output.path,
                     "the output is one of the build's inputs (\(input)); building would replace it with a SQLite file: choose another --output"
+                )
+            }
+        }
+        // Only a SQLite store (or an empty file, which holds nothing) is replaced: `--output notes.txt`
+        // would lose the notes (docs/reference.md, "What build checks").
+        if info.st_size > 0 {
+            let header = FileHandle(forReadingAtPath: output.path).flatMap { handle in
+                defer { try? handle.close() }
+                return try? handle.read(upToCount: 16)
+            }
+            guard let header, header == Data("SQLite format 3\0".utf8) else {
+                throw SeedError(
+                    .configuration, file: output.path,
+                    "the output exists and is not a SQLite store (its first bytes are not \"SQLite format 3\"); a build replaces its output, so it would be lost: move it away or choose another --output; nothing was written"
                 )
             }
         }

@@ -24,6 +24,11 @@ struct TablePlan: Sendable {
         var spec: TableSpec.Reference
         var keyType: ColumnType
         var lookupSQL: String
+        /// The parent's table and key column (SQL names), and the column a ref stores (quoted,
+        /// or `rowid`): what the read-back joins on to render a ref as the parent's key.
+        var parentTable: String
+        var parentKey: String
+        var target: String
     }
 
     var config: Manifest.TableConfig

@@ -32,6 +32,12 @@ extension SeedTool {
                 "Write history into a template mirrored to CloudKit (ANSCK… tables), refused by default: every device would export the seed's rows."
         )
         var allowCloudkit = false
+        @Flag(
+            name: .long,
+            help:
+                "Skip reading the seed back: by default every loaded table is read back through SQLite and compared with the fixtures, and a difference fails the build (exit 4)."
+        )
+        var withoutReadBack = false
         @OptionGroup var format: FormatOption<BuildReport>
 
         func run() throws {
@@ -47,6 +53,7 @@ extension SeedTool {
                 var builder = SeedBuilder(manifest: manifest, migrations: migrations)
                 builder.allowsMissingHistory = withoutHistory
                 builder.allowsCloudKit = allowCloudkit
+                builder.readsBack = !withoutReadBack
                 // The history transaction's time: SOURCE_DATE_EPOCH (reproducible builds) when set.
                 if let epoch = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"] {
                     guard let seconds = Int64(epoch) else {

@@ -30,6 +30,11 @@ extension SeedTool {
                         "this is the migrations folder: a .json written beside each .yml would be a second migration with the same number; export into the app's resources folder instead"
                     )
                 }
+                // What migrate --dry-run refuses (an unknown table or column, an update without from:) is not exported.
+                if FileManager.default.fileExists(atPath: project.manifest) {
+                    try SeedBuilder(manifest: try project.loadManifest(), migrations: migrations)
+                        .refuseMigrationsMigrateRefuses()
+                }
                 let files = try migrations.map { migration throws(SeedError) -> (name: String, text: String) in
                     switch migration.body {
                     case .sql(let sql): (migration.bundledFileName, sql)

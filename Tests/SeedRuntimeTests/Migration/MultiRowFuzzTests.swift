@@ -20,7 +20,7 @@ import Testing
 
 @Suite struct MultiRowFuzzTests {
     @Test(.tags(.slow)) func randomSchemasAndInsertMigrationsGiveTheSameOutcomeWithAndWithoutMultiRowInserts() throws {
-        var random = SeededRandom(defaultSeed: UInt64(Date().timeIntervalSince1970))
+        var random = SeededRandom(defaultSeed: 0x4D52_4F57)  // fixed: a run replays; SEEDKIT_TEST_SEED tries others
         print("MultiRowFuzzTests seed: \(random.seed)")
         // One case by its own seed (as a failure names it), to debug what the fuzzer found.
         if let seed = ProcessInfo.processInfo.environment["SEEDKIT_FUZZ_CASE"].flatMap({ UInt64($0) }) {
