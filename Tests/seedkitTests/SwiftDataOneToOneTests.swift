@@ -41,4 +41,23 @@ import Testing
             ), "\(migrate)")
         expectEqual(project.sha256("app.store"), before)
     }
+
+    /// Found by the store corpus (pegase: an Account copied with its one-to-ones): fixtures that
+    /// give one one-to-one target to two rows built a seed whose sides disagree, exit 0, and only
+    /// verify said so. The build refuses it, naming the row.
+    @Test func fixturesGivingOneOneToOneTargetToTwoRowsAreRefused() throws {
+        let project = try store()
+        expectEqual(try project.seedkit("init", "--coredata", "app.store").status, 0)
+        let authors = String(decoding: project.read("seeds/data/Author.csv") ?? Data(), as: UTF8.self)
+        #expect(authors.contains(",B,T2"), "\(authors)")
+        try project.write("seeds/data/Author.csv", authors.replacingOccurrences(of: ",B,T2", with: ",B,T1"))
+        let build = try project.seedkit("build", "--without-history")
+        expectEqual(build.status, 1, "\(build)")
+        #expect(
+            build.stderr.contains(
+                "seeds/data/Author.csv: error: Author [B].book: one-sided one-to-one: book points at Book 1, whose author is 1"
+            ), "\(build)")
+        #expect(build.stderr.contains("the fixtures give this target to another row too [1550]"), "\(build)")
+        #expect(!project.exists("build/seed.store"))
+    }
 }

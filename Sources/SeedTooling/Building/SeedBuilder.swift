@@ -350,6 +350,9 @@ public struct SeedBuilder: Sendable {
         for index in keyIndexes { try db.execute(sql: "DROP INDEX \(quoteIdentifier(index))") }
         var meta = [("format_version", String(SeedCatalog.formatVersion))]
         if let coreData {
+            // Fixtures that give a one-to-one's two sides to different rows, before the bookkeeping
+            // fills the sides they leave empty (and would overwrite one they gave).
+            try refuseOneSidedPairs(db, coreData: coreData, plans: plans, givenOnly: true)
             // Order keys, entity-type columns, one-to-one inverses and Z_MAX: the dialect's bookkeeping.
             try coreData.completeBulkInsert(
                 db,
@@ -362,6 +365,7 @@ public struct SeedBuilder: Sendable {
                             }
                         })
                 })
+            try refuseOneSidedPairs(db, coreData: coreData, plans: plans, givenOnly: false)
             // What an app's migrations at launch need from the model (no manifest there).
             if let model = manifest.model { meta.append((CoreDataModelFacts.metaKey, try model.facts.json())) }
             // Every row the build inserted, as one persistent-history transaction (a template that tracks it).
@@ -385,6 +389,25 @@ public struct SeedBuilder: Sendable {
         try db.execute(sql: "COMMIT")
         if !keyIndexes.isEmpty { try db.execute(sql: "VACUUM") }
         return (counts, hash)
+    }
+
+    /// Refuses a seed whose one-to-one pairs disagree (1550): fixtures that give one target to two
+    /// rows (pegase's Account copied with its one-to-ones), or two sides that name different rows.
+    private func refuseOneSidedPairs(_ db: Database, coreData: CoreDataDialect, plans: [TablePlan], givenOnly: Bool)
+        throws
+    {
+        let findings = try StoreVerifier.oneSidedFindings(db, manifest: manifest, dialect: coreData, givenOnly: givenOnly)
+        guard !findings.isEmpty else { return }
+        throw SeedError(
+            .invalidData,
+            capped(
+                findings.map { finding in
+                    Diagnostic(
+                        file: plans.first { $0.config.name == finding.table }?.config.displayFile, code: finding.code,
+                        message:
+                            "\(finding.table ?? "") \(finding.key.map { "[\($0)]" } ?? "").\(finding.column ?? ""): \(finding.message); a one-to-one holds one row on each side, and the fixtures give this target to another row too",
+                        table: finding.table)
+                }))
     }
 
     /// Rows each table of `plans` holds (a template's own rows, before the build loads any).

@@ -207,6 +207,32 @@ public enum StoreVerifier {
         }
     }
 
+    /// The one-to-one pairs of a Core Data store whose sides disagree (1550): what `build`
+    /// refuses in the seed it wrote, where fixtures gave one target to two rows (each side
+    /// holds one row; Core Data sets both).
+    /// `givenOnly`: only pairs whose other side is set and points elsewhere (what fixtures gave,
+    /// before the build completes the sides they leave empty).
+    package static func oneSidedFindings(
+        _ db: Database, manifest: Manifest, dialect: CoreDataDialect, givenOnly: Bool = false
+    ) throws -> [Finding] {
+        guard let model = manifest.model else { return [] }
+        var findings: [Finding] = []
+        for table in manifest.tables {
+            guard let entity = model.flattened(table.name),
+                let info = try TableInfo.read(db, table: dialect.tableName(table.name))
+            else { continue }
+            let keyColumns = (table.key.isEmpty ? info.primaryKey : table.key.map { dialect.columnName($0, in: table.name) })
+                .filter { info.column($0) != nil }
+            let keySQL = keyColumns.isEmpty ? "rowid" : keyColumns.map(quoteIdentifier).joined(separator: ", ")
+            for relationship in entity.relationships where !relationship.toMany {
+                findings += try oneSidedPairs(
+                    db, entity: entity, relationship: relationship, model: model, table: info, keySQL: keySQL,
+                    dialect: dialect, givenOnly: givenOnly)
+            }
+        }
+        return findings
+    }
+
     /// A Core Data model's relationship rules: a non-optional to-one must be set (1570); a
     /// to-many's related rows, counted through its inverse, must be within minCount (1580) and maxCount (1590).
     private static func relationshipFindings(
@@ -283,7 +309,7 @@ public enum StoreVerifier {
     /// a row whose target does not point back is one-sided (1550).
     private static func oneSidedPairs(
         _ db: Database, entity: CoreDataModel.Entity, relationship: CoreDataModel.Relationship, model: CoreDataModel,
-        table: TableInfo, keySQL: String, dialect: CoreDataDialect
+        table: TableInfo, keySQL: String, dialect: CoreDataDialect, givenOnly: Bool = false
     ) throws -> [Finding] {
         guard let inverse = relationship.inverseName,
             model.flattened(relationship.destination)?.relationships.first(where: { $0.name == inverse })?.toMany
@@ -295,9 +321,15 @@ public enum StoreVerifier {
         let sql = dialect.oneSidedPairsSQL(
             table: table.name, column: column.name, target: target.name, back: back.name,
             keys: keySQL.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }, entity: entity.name)
-        return try Row.fetchAll(db, sql: sql).map { row in
-            let key = (2..<row.count).map { SQLValue.fromDatabaseValue(row[$0])?.display ?? "NULL" }.joined(
-                separator: ", ")
+        // A key column holding a UUID attribute shows its text, as fixtures write it.
+        let keyColumns = keySQL.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        let uuids = Set(dialect.uuidTextExpressions(table).keys.map(quoteIdentifier))
+        return try Row.fetchAll(db, sql: sql).filter { !givenOnly || !$0.hasNull(atIndex: 1) }.map { row in
+            let key = (2..<row.count).map { index in
+                let value = SQLValue.fromDatabaseValue(row[index])
+                let uuid = keyColumns.indices.contains(index - 2) && uuids.contains(keyColumns[index - 2])
+                return (uuid ? value?.uuidText : nil) ?? value?.display ?? "NULL"
+            }.joined(separator: ", ")
             let backValue = SQLValue.fromDatabaseValue(row[1])?.display ?? "NULL"
             return Finding(
                 table: entity.name, key: key, column: relationship.name, code: .otherRule,
