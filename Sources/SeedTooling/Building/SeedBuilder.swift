@@ -396,7 +396,8 @@ public struct SeedBuilder: Sendable {
     private func refuseOneSidedPairs(_ db: Database, coreData: CoreDataDialect, plans: [TablePlan], givenOnly: Bool)
         throws
     {
-        let findings = try StoreVerifier.oneSidedFindings(db, manifest: manifest, dialect: coreData, givenOnly: givenOnly)
+        let findings = try StoreVerifier.oneSidedFindings(
+            db, manifest: manifest, dialect: coreData, givenOnly: givenOnly)
         guard !findings.isEmpty else { return }
         throw SeedError(
             .invalidData,

@@ -221,7 +221,8 @@ public enum StoreVerifier {
             guard let entity = model.flattened(table.name),
                 let info = try TableInfo.read(db, table: dialect.tableName(table.name))
             else { continue }
-            let keyColumns = (table.key.isEmpty ? info.primaryKey : table.key.map { dialect.columnName($0, in: table.name) })
+            let keyColumns =
+                (table.key.isEmpty ? info.primaryKey : table.key.map { dialect.columnName($0, in: table.name) })
                 .filter { info.column($0) != nil }
             let keySQL = keyColumns.isEmpty ? "rowid" : keyColumns.map(quoteIdentifier).joined(separator: ", ")
             for relationship in entity.relationships where !relationship.toMany {
