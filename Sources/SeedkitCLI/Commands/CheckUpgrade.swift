@@ -29,6 +29,10 @@ extension SeedTool {
                 "Migrate the old seeds as migrate --without-history does (for an app that migrates its users' stores so): what seedkit cannot record in a store's persistent history is written without history entries."
             ))
         var withoutHistory = false
+        @Flag(
+            name: .long,
+            help: "List each row the release touched that is as in a fresh build, not only their counts per table.")
+        var verbose = false
 
         func run() throws {
             let outcomes = try reporting(format.format) {
@@ -38,6 +42,10 @@ extension SeedTool {
                 let fresh = try FreshBuild(manifest: manifest, migrations: migrations)
                 var checker = UpgradeChecker(manifest: manifest, migrations: migrations)
                 checker.allowsMissingHistory = withoutHistory
+                checker.listsEveryRow = verbose || format.format == .json
+                let bar = ProgressBar(enabled: Output.stderrIsTerminal && format.format == .human)
+                checker.progress = { stage, done, total in bar.update(table: stage, rows: done, read: done, size: total) }
+                defer { bar.finish() }
                 let unmatched: [Diagnostic]
                 do { unmatched = try checker.unmatchedKeys(oldSeeds, fresh: fresh.url) } catch let error as SeedError {
                     throw error
@@ -47,7 +55,7 @@ extension SeedTool {
                     throw error
                 } catch { throw SeedError(databaseError: error) }
             }
-            Output.render(UpgradeReport(outcomes), format.format)
+            Output.render(UpgradeReport(outcomes, verbose: verbose), format.format)
             // A refused seed is a store refused (3), as in `migrate`; otherwise a divergence is 1.
             if outcomes.contains(where: \.refused) { throw ExitCode(3) }
             if outcomes.contains(where: { !$0.passed }) { throw ExitCode(1) }
