@@ -267,7 +267,8 @@ extension UpgradeChecker {
         func padded(_ value: Int, _ width: Int) -> String {
             String(repeating: "0", count: max(0, width - String(value).count)) + String(value)
         }
-        return "\(padded(year, 4))-\(padded(month, 2))-\(padded(newDay, 2))" + String(decoding: bytes[10...], as: UTF8.self)
+        return "\(padded(year, 4))-\(padded(month, 2))-\(padded(newDay, 2))"
+            + String(decoding: bytes[10...], as: UTF8.self)
     }
 
     /// Another UUID for the UUID `text` (nil for other text), each byte's bits flipped: what a

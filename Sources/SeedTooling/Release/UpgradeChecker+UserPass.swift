@@ -41,10 +41,10 @@ extension UpgradeChecker {
 
     /// Before the migrations, in one pass over `store` (a copy of an old seed), does what a
     /// user might to the first ``userRowsPerChange`` rows of each change of each pending
-    /// migration: changes a value that an update changes, edits a row that a delete deletes (or
-    /// adds a row referring to it), adds a row under a key that an insert inserts, edits a row
-    /// that a rename renames and adds a row referring to it; and adds a row of its own to each
-    /// table. The release's other rows stay as shipped, for the comparison with a fresh build.
+    /// migration (of each column an update changes): changes a value that an update changes,
+    /// edits a row that a delete deletes (or adds a row referring to it), adds a row under a key
+    /// that an insert inserts, edits a row that a rename renames and adds a row referring to it;
+    /// and adds a row of its own to each table.
     func simulateUser(
         _ store: DatabaseQueue, migrator: SeedMigrator, options: SeedMigrator.Options, tables: [SemanticRows]
     ) throws -> UserPass {
@@ -70,7 +70,8 @@ extension UpgradeChecker {
                     let caseColumns = Set((options.coreDataFacts?.enumCases[written.table] ?? [:]).keys)
                     switch operation {
                     case .update(let name, let rows):
-                        var (renamed, updated) = (0, 0)
+                        var renamed = 0
+                        var updated: [String: Int] = [:]
                         for change in rows {
                             if let newKey = Self.renamedKey(change, table) {
                                 if let oldKey = Self.keyValues(change.key, table) {
@@ -83,8 +84,6 @@ extension UpgradeChecker {
                                     db: db, edits: &edits, following: &following)
                                 continue
                             }
-                            updated += 1
-                            guard updated <= sampled else { continue }
                             // A value the release changes; for a NULL → value update, the user filled it in first.
                             let place =
                                 "\(table.written.name) \(Self.show(Self.keyValues(change.key, table).map { $0.map(Self.sqlValue) } ?? []))"
@@ -99,6 +98,9 @@ extension UpgradeChecker {
                                 )
                                 continue
                             }
+                            // The first rows that change each column.
+                            updated[column.lowercasedName, default: 0] += 1
+                            guard updated[column.lowercasedName, default: 0] <= sampled else { continue }
                             guard
                                 let userValue = from == .null
                                     ? Self.userValue(to, avoiding: to) : Self.userValue(from, avoiding: to)
@@ -269,23 +271,12 @@ extension UpgradeChecker {
             notChecked: notChecked, pending: pending)
     }
 
-
     /// After the migrations: whether each of the simulated user's edits and rows in `store` is
-    /// still there, once, as the user left it. Also returns the rows the user touched, by table
-    /// (``SemanticRows/spec`` name, lowercased) and ``keyID(_:)``: their verdict is the user's.
-    func verifyUser(_ pass: UserPass, in store: DatabaseQueue) throws -> (
-        kept: [String], lost: [String], touched: [String: Set<String>]
-    ) {
+    /// still there, once, as the user left it.
+    func verifyUser(_ pass: UserPass, in store: DatabaseQueue) throws -> (kept: [String], lost: [String]) {
         let (edits, renames) = (pass.edits, pass.renames)
         var kept: [String] = []
         var lost: [String] = []
-        var touched: [String: Set<String>] = [:]
-        /// Marks the row of `table` with `key` as the user's: its verdict is the user's, not the comparison's.
-        func touch(_ db: Database, _ table: SemanticRows, _ key: [SQLValue]) throws {
-            let read = try table.row(db, key: key, storedOnly: true).map { $0.prefix(table.keyColumns.count).map(\.value) }
-            touched[table.spec.name.lowercasedName, default: []].insert(Self.keyID(read ?? key))
-            touched[table.spec.name.lowercasedName, default: []].insert(Self.keyID(key))
-        }
         try store.read { db in
             // The row each edit changed, under the key the migrations' renames gave it.
             let keys = edits.map { Self.afterRenames($0.table, $0.key.map(Self.sqlValue), renames) }
@@ -296,7 +287,6 @@ extension UpgradeChecker {
             let last = Dictionary(zip(values, edits.indices), uniquingKeysWith: { _, later in later })
             for (index, edit) in edits.enumerated() where last[values[index]] == index {
                 let key = keys[index]
-                try touch(db, edit.table, key)
                 let described = "\(edit.table.written.name) \(Self.show(key)).\(edit.column) = \(edit.value)"
                 let count = try edit.table.count(db, key: key)
                 let row = try edit.table.row(db, key: key, storedOnly: true)
@@ -316,7 +306,6 @@ extension UpgradeChecker {
             }
             for follower in pass.following {
                 let childKey = Self.afterRenames(follower.child, follower.childKey.map(Self.sqlValue), renames)
-                try touch(db, follower.child, childKey)
                 let child = "\(follower.child.written.name) \(Self.show(childKey))"
                 let parent = "\(follower.parent.written.name) \(Self.show(follower.parentKey.map(Self.sqlValue)))"
                 let column = follower.child.storeName(follower.column)
@@ -332,7 +321,6 @@ extension UpgradeChecker {
                 }
             }
             for (table, key) in pass.referenced {
-                try touch(db, table, key.map(Self.sqlValue))
                 let described = "\(table.written.name) \(Self.show(key.map(Self.sqlValue)))"
                 if try table.count(db, key: key.map(Self.sqlValue)) == 1 {
                     kept.append("seed row \(described), which a user row refers to, kept (its delete denied)")
@@ -341,13 +329,14 @@ extension UpgradeChecker {
                 }
             }
         }
-        return (kept, lost, touched)
+        return (kept, lost)
     }
 
     /// The key a row of `table` has after `renames`: its own renames, in order, and each key part
     /// that refers to a renamed parent by the parent's key, under the parent's new key.
     static func afterRenames(
-        _ table: SemanticRows, _ key: [SQLValue], _ renames: [(table: SemanticRows, old: [InputValue], new: [InputValue])]
+        _ table: SemanticRows, _ key: [SQLValue],
+        _ renames: [(table: SemanticRows, old: [InputValue], new: [InputValue])]
     ) -> [SQLValue] {
         var current = renames.reduce(key) { current, rename in
             guard rename.table.written.name == table.written.name, rename.old.count == current.count,

@@ -44,7 +44,8 @@ extension SeedTool {
                 checker.allowsMissingHistory = withoutHistory
                 checker.listsEveryRow = verbose || format.format == .json
                 let bar = ProgressBar(enabled: Output.stderrIsTerminal && format.format == .human)
-                checker.progress = { stage, done, total in bar.update(table: stage, rows: done, read: done, size: total) }
+                checker.progress = { stage, done, total in bar.update(table: stage, rows: done, read: done, size: total)
+                }
                 defer { bar.finish() }
                 let unmatched: [Diagnostic]
                 do { unmatched = try checker.unmatchedKeys(oldSeeds, fresh: fresh.url) } catch let error as SeedError {
