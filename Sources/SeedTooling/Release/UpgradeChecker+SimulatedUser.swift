@@ -109,7 +109,11 @@ extension UpgradeChecker {
             var row = found
             guard let index = row.values.firstIndex(where: { $0.column.isSameName(as: column) }) else { continue }
             row.values[index].value = target
-            return (child, row, childKey, edited, value, column)
+            // The ref may be part of the child's key (`[emoji, tag]`): the row is found under the parent it now names.
+            let key = child.writtenKeyColumns.compactMap { name in
+                row.values.first { $0.column.isSameName(as: name) }?.value
+            }
+            return (child, row, key.count == childKey.count ? key : childKey, edited, value, column)
         }
         return nil
     }

@@ -33,8 +33,8 @@ extension UpgradeChecker {
             case .integer(let number): "i\(number)"
             case .real(let number) where number == number.rounded() && abs(number) < 9.2e18: "i\(Int64(number))"
             case .real(let number): "r\(number.bitPattern)"
-            case .text(let text): "t" + text
-            case .blob(let bytes): "b" + bytes.map { String($0, radix: 16) }.joined(separator: ".")
+            case .text(let text): "t\(text.utf8.count):" + text
+            case .blob(let bytes): "b\(bytes.count):" + bytes.map { String($0, radix: 16) }.joined(separator: ".")
             }
         }.joined(separator: "\u{0}")
     }
@@ -175,6 +175,7 @@ extension UpgradeChecker {
                                 continue
                             }
                             // The user edited a row the release deletes: it must stay (a conflict).
+                            var refused: String?
                             if let (column, from) = change.from.values.first(where: {
                                 !caseColumns.contains($0.column) && Self.userValue($0.value) != nil
                             })
@@ -190,24 +191,36 @@ extension UpgradeChecker {
                                                 to: .init(values: [(column, userValue)]))
                                         ])
                                 ])
-                                if try Self.attempt(db, edit, options) {
-                                    edits.append((table, key, column, userValue, false))
+                                refused = try Self.refusal(db, edit, options).map {
+                                    "the old seed refused the user's edit of \(column): \($0)"
                                 }
-                                continue
+                                if refused == nil {
+                                    edits.append((table, key, column, userValue, false))
+                                    continue
+                                }
                             }
                             // Otherwise the user added a row referring to it: both must stay (the delete is denied).
-                            if let (child, row, childKey, column, value, _) = try userChild(
-                                of: table, key: key, tables: tables, db: db),
-                                try Self.attempt(
-                                    db, DataChanges(operations: [.insert(table: child.written.name, rows: [row])]),
-                                    options)
+                            let place = "\(table.written.name) \(Self.show(key.map(Self.sqlValue)))"
+                            guard
+                                let (child, row, childKey, column, value, _) = try userChild(
+                                    of: table, key: key, tables: tables, db: db)
+                            else {
+                                notChecked.append(
+                                    "\(place): the delete was not tried against a user's edit or a user's row referring to it: "
+                                        + (refused
+                                            ?? "its 'from' lists no value a user would type")
+                                        + ", and no table of the manifest refers to it with a row a user could add")
+                                continue
+                            }
+                            if let reason = try Self.refusal(
+                                db, DataChanges(operations: [.insert(table: child.written.name, rows: [row])]), options)
                             {
+                                notChecked.append(
+                                    "\(place): the delete was not tried against a user's row referring to it: the old seed refused \(child.written.name) \(Self.show(childKey.map(Self.sqlValue))): \(reason)"
+                                        + (refused.map { "; \($0)" } ?? ""))
+                            } else {
                                 edits.append((child, childKey, column, value, true))
                                 referenced.append((table, key))
-                            } else {
-                                notChecked.append(
-                                    "\(table.written.name) \(Self.show(key.map(Self.sqlValue))): the delete was not tried against a user's edit or a user's row referring to it: its 'from' lists no value a user would type, and no table of the manifest refers to it with a row a user could add"
-                                )
                             }
                         }
                     }
