@@ -159,11 +159,11 @@ extension UpgradeChecker {
             return try MigrationKeys.unmatched(
                 in: migrations, tables: tables, migrateOnly: manifest.migrateOnlyTables, everyKey: true
             ) { table, key in
-                if try table.row(db, key: key) != nil { return true }
+                if try table.contains(db, key: key) { return true }
                 for old in olds {
                     // An old seed whose table differs too much to be asked cannot tell: no error.
                     do {
-                        if try old.read({ try table.row($0, key: key, storedOnly: true) }) != nil { return true }
+                        if try old.read({ try table.contains($0, key: key) }) { return true }
                     } catch { return true }
                 }
                 return false

@@ -114,6 +114,15 @@ struct SemanticRows {
         spec.refs.first { $0.key.isSameName(as: column) }?.value
     }
 
+    /// Whether a row has `key`: one statement per table, prepared once (a release names
+    /// thousands of keys).
+    func contains(_ db: Database, key: [SQLValue]) throws -> Bool {
+        let (predicate, arguments) = keyPredicate(key)
+        let statement = try db.cachedStatement(
+            sql: "SELECT 1 FROM \(quoteIdentifier(spec.name)) WHERE \(predicate) LIMIT 1")
+        return try Row.fetchOne(statement, arguments: StatementArguments(arguments)) != nil
+    }
+
     /// How many rows have `key`.
     func count(_ db: Database, key: [SQLValue]) throws -> Int {
         let key = readable(key)

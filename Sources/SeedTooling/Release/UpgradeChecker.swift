@@ -156,34 +156,53 @@ public struct UpgradeChecker: Sendable {
             upgraded, expected, keys: keys, tables: tables.map(\.spec.name), semantics: semantics)
         try? upgraded.close()
         step("a simulated user's edits")
-        let user = try copy(seed)
-        let pass = try simulateUser(user, migrator: migrator, options: options, tables: tables)
-        var kept: [String] = []
-        var lost: [String] = []
-        do {
-            _ = try migrator.migrate(user, options: options)
-            (kept, lost) = try verifyUser(pass, in: user)
-        } catch {
-            let reason = (error as? SeedError)?.diagnostics.map(\.description).joined(separator: "; ") ?? "\(error)"
-            lost.append(
-                "the migrations do not apply to the seed with the simulated user's edits (they apply to the seed alone): \(reason.escapingControls())"
-            )
-        }
-        var verdicts = Verdicts(tables: tables, report: report, migrations: pending, renames: pass.renames)
+        var user = try userVerdicts(seed, migrator: migrator, options: options, tables: tables)
+        var verdicts = Verdicts(tables: tables, report: report, migrations: pending, renames: user.renames)
         verdicts.listsEveryRow = listsEveryRow
         verdicts.classify(diff)
         verdicts.count()
         let (keptNulls, lostNulls) = try simulateNulls(
             seed, migrator: migrator, options: options, expectedSchema: expectedSchema)
-        kept += keptNulls
-        lost += lostNulls
+        user.kept += keptNulls
+        user.lost += lostNulls
         var outcome = Outcome(
-            seed: seed, applied: report.migrations.map(\.id), divergences: verdicts.divergences, keptEdits: kept,
-            lostEdits: lost, schema: schema)
-        outcome.notChecked = pass.notChecked
+            seed: seed, applied: report.migrations.map(\.id), divergences: verdicts.divergences,
+            keptEdits: user.kept, lostEdits: user.lost, schema: schema)
+        outcome.notChecked = user.notChecked
         outcome.tables = verdicts.summaries
         outcome.okRows = verdicts.okRows
         return outcome
+    }
+
+    /// What became of the simulated user's rows and edits (``simulateUser(_:migrator:options:tables:)``).
+    struct UserVerdicts: Sendable {
+        var kept: [String]
+        var lost: [String]
+        var notChecked: [String]
+        var renames: [(table: SemanticRows, old: [InputValue], new: [InputValue])]
+    }
+
+    /// A copy of `seed` edited by the simulated user, migrated, and each edit's verdict.
+    private func userVerdicts(
+        _ seed: String, migrator: SeedMigrator, options: SeedMigrator.Options, tables: [SemanticRows]
+    ) throws -> UserVerdicts {
+        let user = try copy(seed)
+        // A seed the migrations refuse or cannot migrate is reported by the seed's own run.
+        guard (try? user.read({ db in try SeedMigrator.refuseDamagedStore(db) })) != nil else {
+            return UserVerdicts(kept: [], lost: [], notChecked: [], renames: [])
+        }
+        let pass = try simulateUser(user, migrator: migrator, options: options, tables: tables)
+        var verdicts = UserVerdicts(kept: [], lost: [], notChecked: pass.notChecked, renames: pass.renames)
+        do {
+            _ = try migrator.migrate(user, options: options)
+            (verdicts.kept, verdicts.lost) = try verifyUser(pass, in: user)
+        } catch {
+            let reason = (error as? SeedError)?.diagnostics.map(\.description).joined(separator: "; ") ?? "\(error)"
+            verdicts.lost.append(
+                "the migrations do not apply to the seed with the simulated user's edits (they apply to the seed alone): \(reason.escapingControls())"
+            )
+        }
+        return verdicts
     }
 
     /// Which migration failed on `seed`, at which statement, and why, in one line per problem.
