@@ -1,7 +1,10 @@
 import Foundation
 import GRDB
+import SeedRuntime
 import SeedTestSupport
 import Testing
+
+@testable import SeedTooling
 
 /// Issue 41: `check-upgrade`'s verdict is the upgraded seed compared by content with a fresh
 /// build, the simulated user's rows read back as SQLite holds them. Each case failed on 17ab545.
@@ -191,5 +194,58 @@ import Testing
                 "  books 'A'.price: got 24, expected 19\n    migrations/0001-rel.yml:4: migration 0001-rel did not apply its change: conflict: changed in the store (price is 24, expected 25); the store's values are kept\n"
             ), "\(check)")
         #expect(check.stdout.contains("  books: 0 rows the release touched as in a fresh build; 1 DIVERGES\n"))
+    }
+}
+
+/// Issue 45: check-upgrade's work follows the release. Counted, not clocked: the statements run
+/// on its copies of the old seed (each run of a prepared statement counts).
+@Suite struct CheckUpgradeComplexityTests {
+    /// A seed of `count` books and a release that changes a tenth of them; the statements counted.
+    private func statements(_ count: Int) throws -> Int {
+        let project = try TemporaryProject(bookStore: false)
+        try project.write(
+            "seeds/schema.sql",
+            "CREATE TABLE categories (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);\nCREATE TABLE books (id INTEGER PRIMARY KEY, title TEXT NOT NULL UNIQUE, price REAL NOT NULL, category_id INTEGER REFERENCES categories(id));\n"
+        )
+        try project.write(
+            "seeds/seedkit.yml",
+            "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  categories: { file: data/categories.csv, key: name }\n  books: { file: data/books.csv, key: title, refs: { category_id: categories.name } }\n"
+        )
+        try project.write("seeds/data/categories.csv", "name\nFiction\nBiography\n")
+        func books(_ release: Bool) -> String {
+            "title,price,category_id\n"
+                + (0..<count).map { index in
+                    let changed = release && index % 10 == 0
+                    let deleted = release && index % 40 == 5
+                    return deleted
+                        ? ""
+                        : "Book \(index),\(changed ? index + 1 : index),\(index % 3 == 0 ? "Biography" : "Fiction")\n"
+                }.joined()
+                + (release ? (0..<count / 20).map { "New \($0),1,Fiction\n" }.joined() : "")
+        }
+        try project.write("seeds/data/books.csv", books(false))
+        try expectEqual(project.seedkit("build", "--output", "seeds/releases/1.0.sqlite").status, 0)
+        try project.write("seeds/data/books.csv", books(true))
+        try expectEqual(project.seedkit("new-migration", "rel", "--from", "seeds/releases/1.0.sqlite").status, 0)
+        try expectEqual(project.seedkit("build").status, 0)
+        let manifest = try Manifest.load(path: project.path("seeds/seedkit.yml"))
+        let migrations = try MigrationDirectory.load(
+            project.url("migrations"), displayPath: "migrations", yamlParser: YAMLDocument.parser)
+        var checker = UpgradeChecker(manifest: manifest, migrations: migrations)
+        let counted = StatementCount()
+        checker.statements = counted
+        let outcome = try #require(
+            try checker.check([project.path("seeds/releases/1.0.sqlite")], fresh: project.url("build/seed.sqlite"))
+                .first)
+        #expect(outcome.passed, "\(outcome.divergences) \(outcome.lostEdits)")
+        expectEqual(outcome.tables.first { $0.table == "books" }?.ok.map(\.kind), ["inserted", "updated", "deleted"])
+        return counted.value
+    }
+
+    @Test func doublingTheRowsAtMostDoublesTheStatements() throws {
+        let small = try statements(400)
+        let large = try statements(800)
+        #expect(large > small, "the count follows the release: \(small) → \(large)")
+        #expect(large <= 2 * small, "at most doubled: \(small) → \(large)")
     }
 }

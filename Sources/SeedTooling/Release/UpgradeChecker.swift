@@ -14,6 +14,9 @@ public struct UpgradeChecker: Sendable {
     /// Lists every row the release touched that is as in a fresh build (``Outcome/okRows``), not
     /// only their counts: for `--verbose` and `--format json`.
     public var listsEveryRow = false
+    /// Counts each statement run on the check's copies of the old seeds: its work, counted
+    /// rather than clocked (a test doubles the rows and expects at most twice the count).
+    package var statements: StatementCount?
     /// Called as the check goes: what it is doing, and how far it is (steps done of all steps).
     public var progress: (@Sendable (_ stage: String, _ done: Int, _ total: Int) -> Void)?
 
@@ -261,7 +264,11 @@ public struct UpgradeChecker: Sendable {
     private func copy(_ path: String) throws -> DatabaseQueue {
         let source = try StoreAccess.openReadOnly(path)
         defer { try? source.close() }
-        let copy = try DatabaseQueue()
+        var configuration = Configuration()
+        if let statements {
+            configuration.prepareDatabase { db in db.trace(options: .statement) { _ in statements.add() } }
+        }
+        let copy = try DatabaseQueue(configuration: configuration)
         try source.backup(to: copy)
         return copy
     }
@@ -332,5 +339,26 @@ public struct UpgradeChecker: Sendable {
             }
         }
         return (kept, lost)
+    }
+}
+
+/// A count shared by the threads SQLite's trace runs on (``UpgradeChecker/statements``).
+package final class StatementCount: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+
+    package init() {}
+
+    func add() {
+        lock.lock()
+        defer { lock.unlock() }
+        count += 1
+    }
+
+    /// The statements counted so far.
+    package var value: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return count
     }
 }
