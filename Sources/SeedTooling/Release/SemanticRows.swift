@@ -13,12 +13,23 @@ struct SemanticRows {
     let semantics: StoreDiff.Semantics
     /// Store column → the manifest's name for it (identity for plain SQLite).
     let writtenColumns: [String: String]
-
     /// The natural key's columns, in store names.
-    var keyColumns: [String] { spec.key.isEmpty ? table.primaryKey : spec.key.compactMap { table.column($0)?.name } }
+    let keyColumns: [String]
+    /// The natural key's columns as the manifest writes them (asked once per row of a release).
+    let writtenKeyColumns: [String]
 
-    /// The natural key's columns as the manifest writes them.
-    var writtenKeyColumns: [String] { keyColumns.map(writtenName) }
+    init(
+        spec: TableSpec, written: TableSpec, table: TableInfo, semantics: StoreDiff.Semantics,
+        writtenColumns: [String: String]
+    ) {
+        self.spec = spec
+        self.written = written
+        self.table = table
+        self.semantics = semantics
+        self.writtenColumns = writtenColumns
+        keyColumns = spec.key.isEmpty ? table.primaryKey : spec.key.compactMap { table.column($0)?.name }
+        writtenKeyColumns = keyColumns.map { writtenColumns[$0] ?? $0 }
+    }
 
     /// The manifest's name for a store column.
     func writtenName(_ column: String) -> String { writtenColumns[column] ?? column }
