@@ -43,9 +43,8 @@ extension SeedTool {
                 var checker = UpgradeChecker(manifest: manifest, migrations: migrations)
                 checker.allowsMissingHistory = withoutHistory
                 checker.listsEveryRow = verbose || format.format == .json
-                let bar = ProgressBar(enabled: Output.stderrIsTerminal && format.format == .human)
-                checker.progress = { stage, done, total in bar.update(table: stage, rows: done, read: done, size: total)
-                }
+                let bar = StepProgress(enabled: Output.stderrIsTerminal && format.format == .human)
+                checker.progress = { stage, done, total in bar.update(stage, done: done, total: total) }
                 defer { bar.finish() }
                 let unmatched: [Diagnostic]
                 do { unmatched = try checker.unmatchedKeys(oldSeeds, fresh: fresh.url) } catch let error as SeedError {
@@ -61,5 +60,28 @@ extension SeedTool {
             if outcomes.contains(where: \.refused) { throw ExitCode(3) }
             if outcomes.contains(where: { !$0.passed }) { throw ExitCode(1) }
         }
+    }
+}
+
+/// check-upgrade's progress on stderr, drawn as `build`'s bar is: the seed and the step it is at,
+/// only once the check has taken half a second.
+final class StepProgress: @unchecked Sendable {
+    private let enabled: Bool
+    private let start = Date()
+    private var drawn = false
+
+    init(enabled: Bool) { self.enabled = enabled }
+
+    func update(_ stage: String, done: Int, total: Int) {
+        guard enabled, Date().timeIntervalSince(start) > 0.5 else { return }
+        let fraction = total > 0 ? min(1, Double(done) / Double(total)) : 0
+        let filled = Int(fraction * 30)
+        let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: 30 - filled)
+        Output.standardError(raw: "\r\u{1B}[2K\(bar) \(Int(fraction * 100))% \(stage.escapingControls())")
+        drawn = true
+    }
+
+    func finish() {
+        if drawn { Output.standardError(raw: "\r\u{1B}[2K") }
     }
 }
