@@ -11,12 +11,15 @@ extension SeedTool {
             abstract:
                 "Prove that old seeds, migrated, hold exactly what a fresh build holds, and that user edits survive.",
             discussion: """
-                For each old seed: migrate a copy in memory and compare it with a fresh build of the fixtures, table by \
-                table and key by key (refs by natural key, assigned ids ignored). Then migrate another copy in which a \
-                simulated user changed a value a migration updates or deletes, added a row with a key a migration \
-                inserts, a row referring to a row a migration deletes or renames, and a row of its own to every table \
-                it can, and check that the user's data is still there, once. Each check that could not run is listed \
-                with its table and why ('not checked:'). Exits 1 on any divergence or lost edit. The old seeds are only read.
+                For each old seed: migrate a copy in memory, as migrate does, and compare it by content with a fresh \
+                build of the fixtures, as diff does (table by table and key by key, refs by natural key, assigned ids \
+                ignored): each difference is a divergence, naming the migration and line when the run did not apply \
+                its change; the rows the release touched are counted per table (--verbose lists them). Then migrate \
+                another copy in which a simulated user changed a value a migration updates or deletes, added a row \
+                with a key a migration inserts, a row referring to a row a migration deletes or renames, and a row of \
+                its own to every table it can (the first rows of each change), and check that the user's data is \
+                still there, once, as the user left it. Each check that could not run is listed with its table and \
+                why ('not checked:'). Exits 1 on any divergence or lost edit. The old seeds are only read.
                 """)
 
         @Argument(help: "Seeds earlier releases shipped (e.g. seeds/releases/*.sqlite).")
