@@ -26,6 +26,9 @@ next to its peer in the same run (alternating, best of BENCH_REPEAT runs each, d
     against sqlite3 importing into a staging table and running the same SELECT (BENCH_ONLY=query);
   * a `.sql` migration of 200k INSERTs and 200k UPDATEs (seedkit counts through temporary
     triggers), against sqlite3 running the same SQL in one transaction (BENCH_ONLY=sqlstep);
+  * check-upgrade of a 200k-row seed (a ref to a second table) through a release changing 30k
+    rows (updates, deletes and inserts new-migration wrote), against build + migrate of the same
+    release (BENCH_ONLY=checkupgrade);
   * the app-launch path on an up-to-date store, in-process.
 Set BENCH_ROWS_BIG=5000000 to add the 5M-row runs (peak RSS must stay flat).
 """
@@ -811,6 +814,63 @@ def print_table(table):
         print(f"| {case} | {tool} | {count:,} | {wall} | {shown_cpu} | {shown_rss} | {shown} | {verdict} |")
 
 
+def check_upgrade_case(table, count=200_000, changed=30_000):
+    """check-upgrade of one old seed through a release of `changed` rows, beside build + migrate of it."""
+    project = os.path.join(WORK, "check-upgrade")
+    shutil.rmtree(project, ignore_errors=True)
+    os.makedirs(os.path.join(project, "seeds", "data"))
+    os.makedirs(os.path.join(project, "seeds", "releases"))
+    with open(os.path.join(project, "seeds", "schema.sql"), "w") as f:
+        f.write("CREATE TABLE categories (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);\n"
+                "CREATE TABLE books (id INTEGER PRIMARY KEY, isbn TEXT NOT NULL UNIQUE, title TEXT NOT NULL, author TEXT, "
+                "price REAL, category_id INTEGER REFERENCES categories(id));\n")
+    with open(os.path.join(project, "seeds", "seedkit.yml"), "w") as f:
+        f.write("schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n"
+                "  categories: { file: data/categories.csv, key: name }\n"
+                "  books: { file: data/books.csv, key: isbn, refs: { category_id: categories.name } }\n")
+    with open(os.path.join(project, "seeds", "data", "categories.csv"), "w") as f:
+        f.write("name\n" + "".join(f"{c}\n" for c in CATEGORIES))
+
+    def write_books(release):
+        rng = random.Random(3)
+        step = count // changed
+        with open(os.path.join(project, "seeds", "data", "books.csv"), "w", newline="", encoding="utf-8") as f:
+            writer = csv.writer(f)
+            writer.writerow(["isbn", "title", "author", "price", "category_id"])
+            for i, row in enumerate(book_rows(count)):
+                category = rng.choice(CATEGORIES)
+                if release and i % step == 0:
+                    if i % (step * 10) == 0:
+                        continue  # deleted
+                    row[4] = f"{float(row[4]) + 1:.2f}"  # updated
+                writer.writerow(row[1:4] + [row[4], category])
+            if release:
+                for i in range(changed // 10):  # inserted
+                    writer.writerow([f"979{i:010d}", f"New {i}", "Author", "1.00", CATEGORIES[i % len(CATEGORIES)]])
+
+    write_books(False)
+    subprocess.run([SEEDKIT, "build", "--output", "seeds/releases/1.0.sqlite"], cwd=project, check=True,
+                   capture_output=True)
+    write_books(True)
+    subprocess.run([SEEDKIT, "new-migration", "release", "--from", "seeds/releases/1.0.sqlite"], cwd=project,
+                   check=True, capture_output=True)
+    store = os.path.join(project, "store.sqlite")
+
+    def build_and_migrate():
+        fresh(os.path.join(project, "build", "seed.sqlite"))
+        built = timed([SEEDKIT, "build"], cwd=project)
+        fresh(store)
+        copy_synced(os.path.join(project, "seeds", "releases", "1.0.sqlite"), store)
+        migrated = timed([SEEDKIT, "migrate", store], cwd=project)
+        return built[0] + migrated[0], max(built[1], migrated[1]), built[2] + migrated[2]
+
+    floor, tool = pair(build_and_migrate, lambda: timed([SEEDKIT, "check-upgrade", "seeds/releases/1.0.sqlite"],
+                                                        cwd=project))
+    case = f"check-upgrade, {count:,}-row seed, {changed:,}-row release"
+    table.append((case, "seedkit build + seedkit migrate of the release", changed, *floor, 1.0, ""))
+    table.append((case, "seedkit check-upgrade (one old seed)", changed, *tool, tool[0] / floor[0], "≤ 1.5×"))
+
+
 def main():
     os.makedirs(WORK, exist_ok=True)
     for tool in ["sqlite3"]:
@@ -847,6 +907,10 @@ def main():
         return
     if ONLY == "sqlstep":  # a .sql migration with its counting triggers, with its floor
         sql_step_case(table)
+        print_table(table)
+        return
+    if ONLY == "checkupgrade":  # check-upgrade of a release, beside build + migrate of it
+        check_upgrade_case(table)
         print_table(table)
         return
     n = 1_000_000
@@ -903,6 +967,7 @@ def main():
     one_row_migration_case(table)
     big_migration_case(table)
     sql_step_case(table)
+    check_upgrade_case(table)
 
     print("inspect and diff…", file=sys.stderr)
     inspect_and_diff(out, books_seed, table, ref_seed)

@@ -448,6 +448,7 @@ private let plainInitOutput = """
             check.stdout,
             """
             seeds/releases/1.0.sqlite: applied 0001-release-1-1; converges with a fresh build
+              Book: 2 rows the release touched as in a fresh build (1 inserted, 1 updated)
               ok: user row Book 'The third book'.price = 8.0 kept
               ok: user edit Book 'The first book'.price = 12.0 kept
               ok: user row Book 'The first book (added by the user)'.price = 13.0 kept

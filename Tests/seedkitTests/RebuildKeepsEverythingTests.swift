@@ -194,7 +194,7 @@ private func text(_ project: TemporaryProject, _ path: String) throws -> String 
             ), "\(check)")
         #expect(check.stdout.contains("NOT NULL constraint failed"), "\(check)")
         #expect(check.stdout.contains("give books.stock a DEFAULT"), "\(check)")
-        #expect(check.stdout.hasSuffix("1 of 1 old seeds do not converge\n"), "\(check)")
+        #expect(check.stdout.hasSuffix("1 of 1 old seeds converges but loses a user's edits\n"), "\(check)")
         // With a DEFAULT, the generated step fills the NULL and the simulated user's store upgrades.
         try project.remove("migrations/0001-stock-required-schema.sql")
         try project.write(

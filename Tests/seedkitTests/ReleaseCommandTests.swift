@@ -917,6 +917,7 @@ private func currenciesProject() throws -> TemporaryProject {
             check.stdout,
             """
             seeds/releases/1.0.sqlite: applied 0001-retire; converges with a fresh build
+              currencies: 3 rows the release touched as in a fresh build (1 updated, 2 deleted)
               ok: user edit currencies 'EUR'.note = "since 1999 (edited by the user)" kept
               ok: user edit currencies 'XEU'.name = "ECU (edited by the user)" kept
               ok: user row coins 'Euro cent (added by the user)'.value = 1.01 kept

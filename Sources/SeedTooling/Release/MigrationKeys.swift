@@ -38,6 +38,9 @@ enum MigrationKeys {
         }
         // Keys the migrations give rows: inserted rows' keys and renames' new keys, by table.
         var provided: [String: Set<String>] = [:]
+        // A renamed row's old one-column key by its new one, by table: a child's key that names
+        // the parent by its new key names, in the old seeds, the parent by its old one.
+        var oldKeys: [String: [String: InputValue]] = [:]
         for (_, operation) in steps {
             guard let table = table(operation.table) else { continue }
             let name = table.written.name.lowercasedName
@@ -53,6 +56,9 @@ enum MigrationKeys {
                 for change in changes {
                     if let key = UpgradeChecker.renamedKey(change, table) {
                         provided[name, default: []].insert(id(key))
+                        if key.count == 1, let old = UpgradeChecker.keyValues(change.key, table), old.count == 1 {
+                            oldKeys[name, default: [:]][id(key)] = old[0]
+                        }
                     }
                 }
             case .delete: continue
@@ -121,6 +127,11 @@ enum MigrationKeys {
                     continue
                 }
                 if try found(table, key.map(UpgradeChecker.sqlValue)) { continue }
+                // The same key with each renamed parent under its old key, as the old seeds hold it.
+                let before = zip(table.writtenKeyColumns, key).map { column, value in
+                    table.written.refs[column].flatMap { oldKeys[$0.table.lowercasedName]?[id([value])] } ?? value
+                }
+                if id(before) != id(key), try found(table, before.map(UpgradeChecker.sqlValue)) { continue }
                 let name = table.written.name
                 problems.append(
                     Diagnostic(
@@ -148,11 +159,11 @@ extension UpgradeChecker {
             return try MigrationKeys.unmatched(
                 in: migrations, tables: tables, migrateOnly: manifest.migrateOnlyTables, everyKey: true
             ) { table, key in
-                if try table.row(db, key: key) != nil { return true }
+                if try table.contains(db, key: key) { return true }
                 for old in olds {
                     // An old seed whose table differs too much to be asked cannot tell: no error.
                     do {
-                        if try old.read({ try table.row($0, key: key, storedOnly: true) }) != nil { return true }
+                        if try old.read({ try table.contains($0, key: key) }) { return true }
                     } catch { return true }
                 }
                 return false

@@ -13,12 +13,23 @@ struct SemanticRows {
     let semantics: StoreDiff.Semantics
     /// Store column → the manifest's name for it (identity for plain SQLite).
     let writtenColumns: [String: String]
-
     /// The natural key's columns, in store names.
-    var keyColumns: [String] { spec.key.isEmpty ? table.primaryKey : spec.key.compactMap { table.column($0)?.name } }
+    let keyColumns: [String]
+    /// The natural key's columns as the manifest writes them (asked once per row of a release).
+    let writtenKeyColumns: [String]
 
-    /// The natural key's columns as the manifest writes them.
-    var writtenKeyColumns: [String] { keyColumns.map(writtenName) }
+    init(
+        spec: TableSpec, written: TableSpec, table: TableInfo, semantics: StoreDiff.Semantics,
+        writtenColumns: [String: String]
+    ) {
+        self.spec = spec
+        self.written = written
+        self.table = table
+        self.semantics = semantics
+        self.writtenColumns = writtenColumns
+        keyColumns = spec.key.isEmpty ? table.primaryKey : spec.key.compactMap { table.column($0)?.name }
+        writtenKeyColumns = keyColumns.map { writtenColumns[$0] ?? $0 }
+    }
 
     /// The manifest's name for a store column.
     func writtenName(_ column: String) -> String { writtenColumns[column] ?? column }
@@ -112,6 +123,15 @@ struct SemanticRows {
     /// The ref of a column (store names), if it is one.
     func reference(_ column: String) -> TableSpec.Reference? {
         spec.refs.first { $0.key.isSameName(as: column) }?.value
+    }
+
+    /// Whether a row has `key`: one statement per table, prepared once (a release names
+    /// thousands of keys).
+    func contains(_ db: Database, key: [SQLValue]) throws -> Bool {
+        let (predicate, arguments) = keyPredicate(key)
+        let statement = try db.cachedStatement(
+            sql: "SELECT 1 FROM \(quoteIdentifier(spec.name)) WHERE \(predicate) LIMIT 1")
+        return try Row.fetchOne(statement, arguments: StatementArguments(arguments)) != nil
     }
 
     /// How many rows have `key`.

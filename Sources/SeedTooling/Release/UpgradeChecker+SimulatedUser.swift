@@ -109,7 +109,11 @@ extension UpgradeChecker {
             var row = found
             guard let index = row.values.firstIndex(where: { $0.column.isSameName(as: column) }) else { continue }
             row.values[index].value = target
-            return (child, row, childKey, edited, value, column)
+            // The ref may be part of the child's key (`[emoji, tag]`): the row is found under the parent it now names.
+            let key = child.writtenKeyColumns.compactMap { name in
+                row.values.first { $0.column.isSameName(as: name) }?.value
+            }
+            return (child, row, key.count == childKey.count ? key : childKey, edited, value, column)
         }
         return nil
     }
@@ -229,11 +233,46 @@ extension UpgradeChecker {
                     ? number + 2 : number + 1)
         // Text that is a JSON object or array (a JSON column, as new-migration writes it) stays valid
         // JSON; a UUID stays a UUID (a UUID column holds 16 bytes, given as text).
-        case .string(let text): return .string(jsonEdited(text) ?? flippedUUID(text) ?? text + " (edited by the user)")
+        // A date stays a date, a day later (two, if one day later is what the migration sets).
+        case .string(let text):
+            if let later = dateEdited(text) {
+                guard case .string(later)? = target else { return .string(later) }
+                return .string(dateEdited(later) ?? later)
+            }
+            return .string(jsonEdited(text) ?? flippedUUID(text) ?? text + " (edited by the user)")
         case .bool(let flag): return .bool(!flag)
         case .json(let text): return jsonEdited(text).map { .json($0) }
         case .null: return nil
         }
+    }
+
+    /// The date `text` starts with (`1882-03-13`, `1882-03-13 10:00:00`, `1882-03-13T10:00:00Z`)
+    /// a day later, the rest as it was; nil for text that is not a date: what a user of a date
+    /// column types instead.
+    static func dateEdited(_ text: String) -> String? {
+        let bytes = Array(text.utf8)
+        let digits = [0, 1, 2, 3, 5, 6, 8, 9]
+        guard bytes.count >= 10, bytes[4] == UInt8(ascii: "-"), bytes[7] == UInt8(ascii: "-"),
+            digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[$0]) }),
+            bytes.count == 10 || bytes[10] == UInt8(ascii: "T") || bytes[10] == UInt8(ascii: " ")
+        else { return nil }
+        func number(_ range: Range<Int>) -> Int {
+            bytes[range].reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
+        }
+        var calendar = Calendar(identifier: .gregorian)
+        guard let utc = TimeZone(identifier: "UTC") else { return nil }
+        calendar.timeZone = utc
+        let day = DateComponents(year: number(0..<4), month: number(5..<7), day: number(8..<10))
+        guard day.isValidDate(in: calendar), let date = calendar.date(from: day),
+            let next = calendar.date(byAdding: .day, value: 1, to: date)
+        else { return nil }
+        let parts = calendar.dateComponents([.year, .month, .day], from: next)
+        guard let year = parts.year, let month = parts.month, let newDay = parts.day, year < 10_000 else { return nil }
+        func padded(_ value: Int, _ width: Int) -> String {
+            String(repeating: "0", count: max(0, width - String(value).count)) + String(value)
+        }
+        return "\(padded(year, 4))-\(padded(month, 2))-\(padded(newDay, 2))"
+            + String(decoding: bytes[10...], as: UTF8.self)
     }
 
     /// Another UUID for the UUID `text` (nil for other text), each byte's bits flipped: what a

@@ -11,6 +11,14 @@ public struct UpgradeChecker: Sendable {
     /// Migrate as `migrate --without-history` does: a Core Data store that tracks persistent
     /// history gets no history entries, so what seedkit cannot record there is written all the same.
     public var allowsMissingHistory = false
+    /// Lists every row the release touched that is as in a fresh build (``Outcome/okRows``), not
+    /// only their counts: for `--verbose` and `--format json`.
+    public var listsEveryRow = false
+    /// Counts each statement run on the check's copies of the old seeds: its work, counted
+    /// rather than clocked (a test doubles the rows and expects at most twice the count).
+    package var statements: StatementCount?
+    /// Called as the check goes: what it is doing, and how far it is (steps done of all steps).
+    public var progress: (@Sendable (_ stage: String, _ done: Int, _ total: Int) -> Void)?
 
     public init(manifest: Manifest, migrations: [Migration]) {
         self.manifest = manifest
@@ -25,6 +33,22 @@ public struct UpgradeChecker: Sendable {
         public var column: String?
         public var got: String
         public var expected: String
+        /// What the migration run said of the row when it did not apply its change (the
+        /// migration file and line, what happened, why); nil when it said nothing.
+        public var cause: String? = nil
+    }
+
+    /// One table's rows the release touched that are as in a fresh build, by what the release
+    /// did to them (`inserted`, `updated`, `renamed`, `deleted`), and those that diverge.
+    public struct TableSummary: Sendable, Equatable {
+        public var table: String
+        public var ok: [(kind: String, count: Int)]
+        public var diverging: Int
+
+        public static func == (a: Self, b: Self) -> Bool {
+            a.table == b.table && a.diverging == b.diverging && a.ok.map(\.kind) == b.ok.map(\.kind)
+                && a.ok.map(\.count) == b.ok.map(\.count)
+        }
     }
 
     /// What happened to one old seed.
@@ -46,6 +70,14 @@ public struct UpgradeChecker: Sendable {
         /// The old seed itself was refused (damaged, newer than these migrations, a recorded
         /// migration changed or missing): `failure` says why, on the seed (`SEED: error: … [2200]`).
         public var refused = false
+        /// Per table, the rows the release touched, by verdict.
+        public var tables: [TableSummary] = []
+        /// Each row the release touched that is as in a fresh build (`books 'Dune' updated`);
+        /// empty unless ``UpgradeChecker/listsEveryRow``.
+        public var okRows: [String] = []
+
+        /// Whether the upgraded seed holds what a fresh build holds (the user's rows apart).
+        public var converges: Bool { divergences.isEmpty && schema.isEmpty && failure == nil }
 
         public var passed: Bool { divergences.isEmpty && lostEdits.isEmpty && schema.isEmpty && failure == nil }
     }
@@ -64,13 +96,18 @@ public struct UpgradeChecker: Sendable {
         for table in tables { keys[table.spec.name] = table.keyColumns }
         let expectedSchema = try expected.read { db in try SchemaSnapshot.read(db) }
         var outcomes: [Outcome] = []
-        for seed in oldSeeds {
+        for (index, seed) in oldSeeds.enumerated() {
+            var done = index * 3
+            func step(_ stage: String) {
+                progress?("\(seed): \(stage)", done, oldSeeds.count * 3)
+                done += 1
+            }
             // An error while reading this seed (or its upgraded copy) names the seed; one of the fresh build names it.
             do {
                 outcomes.append(
                     try check(
                         seed, migrator: migrator, options: options, expected: expected, expectedSchema: expectedSchema,
-                        tables: tables, keys: keys, semantics: semantics))
+                        tables: tables, keys: keys, semantics: semantics, step: step))
             } catch let error as SeedError { throw error.about(store: seed) } catch let failure as StoreDiff.ReadFailure
                 where failure.side == .b
             { throw SeedError(databaseError: failure, file: fresh.path) } catch {
@@ -80,17 +117,25 @@ public struct UpgradeChecker: Sendable {
         return outcomes
     }
 
-    /// Checks one old seed (see ``check(_:fresh:)``).
+    /// Checks one old seed (see ``check(_:fresh:)``). A copy of it is migrated as `migrate`
+    /// migrates a user's store and compared by content with the fresh build (``StoreDiff``, as
+    /// `diff` compares): every difference diverges, every other row the release touched is ok.
+    /// Another copy is first edited by the simulated user, in one pass over a few rows of each
+    /// change, then migrated: the user's rows must be there after, once, as the user left them.
+    /// Two runs, because an edit hides the release's change of the row it edits.
     private func check(
         _ seed: String, migrator: SeedMigrator, options: SeedMigrator.Options, expected: DatabaseQueue,
         expectedSchema: SchemaSnapshot,
-        tables: [SemanticRows], keys: [String: [String]], semantics: StoreDiff.Semantics
+        tables: [SemanticRows], keys: [String: [String]], semantics: StoreDiff.Semantics, step: (String) -> Void
     ) throws -> Outcome {
         let upgraded = try copy(seed)
         let report: MigrationReport
+        let pending: [Migration]
         do {
             // A damaged seed is refused whether or not migrations are pending: its rows can't be compared.
             try upgraded.read { db in try SeedMigrator.refuseDamagedStore(db) }
+            pending = try upgraded.read { db in try migrator.pending(db) }
+            step("migrating")
             report = try migrator.migrate(upgraded, options: options)
         } catch {
             var outcome = Outcome(seed: seed, applied: [], divergences: [], keptEdits: [], lostEdits: [])
@@ -107,59 +152,60 @@ public struct UpgradeChecker: Sendable {
             }
             return outcome
         }
+        step("comparing with a fresh build")
         let schema = try upgraded.read { db in try SchemaSnapshot.read(db) }.differences(
             from: expectedSchema, this: "the upgraded seed", that: "a fresh build")
         let diff = try StoreDiff.compare(
             upgraded, expected, keys: keys, tables: tables.map(\.spec.name), semantics: semantics)
-        var divergences: [Divergence] = []
-        for table in diff.tables {
-            let rows = tables.first { $0.spec.name == table.table }
-            let name = rows?.written.name ?? table.table
-            // A key missing and one extra that print alike (NFC and NFD) show their scalars.
-            let alike = Set(table.added.map { Self.show($0) }).intersection(table.removed.map { Self.show($0) })
-            func shownKey(_ key: [SQLValue]) -> String {
-                guard alike.contains(Self.show(key)) else { return Self.show(key) }
-                return key.map {
-                    if case .text(let text) = $0 { "'\(text.escapingNonASCII)'" } else { Self.show([$0]) }
-                }.joined(separator: ", ")
-            }
-            for key in table.added {
-                divergences.append(
-                    Divergence(table: name, key: shownKey(key), column: nil, got: "no row", expected: "a row"))
-            }
-            for key in table.removed {
-                divergences.append(
-                    Divergence(table: name, key: shownKey(key), column: nil, got: "a row", expected: "no row"))
-            }
-            for change in table.changed {
-                for column in change.columns {
-                    divergences.append(
-                        Divergence(
-                            table: name, key: Self.show(change.key),
-                            column: rows?.writtenName(column.column) ?? column.column,
-                            got: Self.show([column.old], against: column.new),
-                            expected: Self.show([column.new], against: column.old)))
-                }
-            }
-        }
-        for name in diff.tablesOnlyInA {
-            divergences.append(
-                Divergence(table: name, key: "", column: nil, got: "the table", expected: "no such table"))
-        }
-        for name in diff.tablesOnlyInB {
-            divergences.append(
-                Divergence(table: name, key: "", column: nil, got: "no such table", expected: "the table"))
-        }
-        var (kept, lost, notChecked) = try simulateUserEdits(seed, migrator: migrator, options: options, tables: tables)
+        try? upgraded.close()
+        step("a simulated user's edits")
+        var user = try userVerdicts(seed, migrator: migrator, options: options, tables: tables)
+        var verdicts = Verdicts(tables: tables, report: report, migrations: pending, renames: user.renames)
+        verdicts.listsEveryRow = listsEveryRow
+        verdicts.classify(diff)
+        verdicts.count()
         let (keptNulls, lostNulls) = try simulateNulls(
             seed, migrator: migrator, options: options, expectedSchema: expectedSchema)
-        kept += keptNulls
-        lost += lostNulls
+        user.kept += keptNulls
+        user.lost += lostNulls
         var outcome = Outcome(
-            seed: seed, applied: report.migrations.map(\.id), divergences: divergences, keptEdits: kept,
-            lostEdits: lost, schema: schema)
-        outcome.notChecked = notChecked
+            seed: seed, applied: report.migrations.map(\.id), divergences: verdicts.divergences,
+            keptEdits: user.kept, lostEdits: user.lost, schema: schema)
+        outcome.notChecked = user.notChecked
+        outcome.tables = verdicts.summaries
+        outcome.okRows = verdicts.okRows
         return outcome
+    }
+
+    /// What became of the simulated user's rows and edits (``simulateUser(_:migrator:options:tables:)``).
+    struct UserVerdicts: Sendable {
+        var kept: [String]
+        var lost: [String]
+        var notChecked: [String]
+        var renames: [(table: SemanticRows, old: [InputValue], new: [InputValue])]
+    }
+
+    /// A copy of `seed` edited by the simulated user, migrated, and each edit's verdict.
+    private func userVerdicts(
+        _ seed: String, migrator: SeedMigrator, options: SeedMigrator.Options, tables: [SemanticRows]
+    ) throws -> UserVerdicts {
+        let user = try copy(seed)
+        // A seed the migrations refuse or cannot migrate is reported by the seed's own run.
+        guard (try? user.read({ db in try SeedMigrator.refuseDamagedStore(db) })) != nil else {
+            return UserVerdicts(kept: [], lost: [], notChecked: [], renames: [])
+        }
+        let pass = try simulateUser(user, migrator: migrator, options: options, tables: tables)
+        var verdicts = UserVerdicts(kept: [], lost: [], notChecked: pass.notChecked, renames: pass.renames)
+        do {
+            _ = try migrator.migrate(user, options: options)
+            (verdicts.kept, verdicts.lost) = try verifyUser(pass, in: user)
+        } catch {
+            let reason = (error as? SeedError)?.diagnostics.map(\.description).joined(separator: "; ") ?? "\(error)"
+            verdicts.lost.append(
+                "the migrations do not apply to the seed with the simulated user's edits (they apply to the seed alone): \(reason.escapingControls())"
+            )
+        }
+        return verdicts
     }
 
     /// Which migration failed on `seed`, at which statement, and why, in one line per problem.
@@ -218,276 +264,13 @@ public struct UpgradeChecker: Sendable {
     private func copy(_ path: String) throws -> DatabaseQueue {
         let source = try StoreAccess.openReadOnly(path)
         defer { try? source.close() }
-        let copy = try DatabaseQueue()
+        var configuration = Configuration()
+        if let statements {
+            configuration.prepareDatabase { db in db.trace(options: .statement) { _ in statements.add() } }
+        }
+        let copy = try DatabaseQueue(configuration: configuration)
         try source.backup(to: copy)
         return copy
-    }
-
-    /// Before migrating a copy of `seed`, does what a user might: changes a value that a
-    /// migration updates, and adds a row with a key that a migration inserts. Then checks that
-    /// after the migrations the user's values are still there, once.
-    private func simulateUserEdits(
-        _ seed: String, migrator: SeedMigrator, options: SeedMigrator.Options, tables: [SemanticRows]
-    ) throws -> (kept: [String], lost: [String], notChecked: [String]) {
-        let store = try copy(seed)
-        var notChecked: [String] = []
-        let pending = try store.read { db in try migrator.pending(db) }
-        var edits: [(table: SemanticRows, key: [InputValue], column: String, value: InputValue, insert: Bool)] = []
-        var referenced: [(table: SemanticRows, key: [InputValue])] = []
-        var following: [Following] = []
-        // Every rename of the pending migrations, in order: edits are made on the old seed, under its keys.
-        var renames: [(table: SemanticRows, old: [InputValue], new: [InputValue])] = []
-        try store.writeWithoutTransaction { db in
-            for migration in pending {
-                guard case .changes(let changes) = migration.body else { continue }
-                for written in changes.operations {
-                    guard let table = tables.first(where: { $0.written.name.isSameName(as: written.table) }) else {
-                        continue
-                    }
-                    // Composites given in the Swift type's shape, as the stored elements the run writes (SwiftShape.swift).
-                    let shape = options.coreDataFacts.flatMap { SwiftShape(entity: written.table, facts: $0) }
-                    let operation = shape.map(written.inStoredForm) ?? written
-                    // An enum case's column holds only its case's name: no user edits it.
-                    let caseColumns = Set((options.coreDataFacts?.enumCases[written.table] ?? [:]).keys)
-                    switch operation {
-                    case .update(let name, let rows):
-                        for change in rows {
-                            if let newKey = Self.renamedKey(change, table) {
-                                if let oldKey = Self.keyValues(change.key, table) {
-                                    renames.append((table, oldKey, newKey))
-                                }
-                                try simulateRename(
-                                    change, of: table, named: name, newKey: newKey, tables: tables, options: options,
-                                    db: db, edits: &edits, following: &following)
-                                continue
-                            }
-                            // A value the release changes; for a NULL → value update, the user filled it in first.
-                            let place =
-                                "\(table.written.name) \(Self.show(Self.keyValues(change.key, table).map { $0.map(Self.sqlValue) } ?? []))"
-                            guard
-                                let (column, from, to) = change.to.values.compactMap({ to in
-                                    caseColumns.contains(to.column)
-                                        ? nil : change.from[to.column].map { (to.column, $0, to.value) }
-                                }).first
-                            else {
-                                notChecked.append(
-                                    "\(place): the update was not edited by a user first: it changes no column with a 'from'"
-                                )
-                                continue
-                            }
-                            guard
-                                let userValue = from == .null
-                                    ? Self.userValue(to, avoiding: to) : Self.userValue(from, avoiding: to)
-                            else {
-                                notChecked.append(
-                                    "\(place): the update was not edited by a user first: no value a user would type replaces \(column)'s \(Self.kind(from == .null ? to : from))"
-                                )
-                                continue
-                            }
-                            let edit = DataChanges(operations: [
-                                .update(
-                                    table: name,
-                                    changes: [
-                                        DataChanges.RowChange(
-                                            key: change.key, from: .init(values: [(column, from)]),
-                                            to: .init(values: [(column, userValue)]))
-                                    ])
-                            ])
-                            if try Self.attempt(db, edit, options), let key = Self.keyValues(change.key, table) {
-                                edits.append((table, key, column, userValue, false))
-                            } else {
-                                notChecked.append(
-                                    "\(place): the update was not edited by a user first: the old seed refused the edit of \(column)"
-                                )
-                            }
-                        }
-                    case .insert(let name, let rows):
-                        for row in rows {
-                            let keyColumns = Set(table.writtenKeyColumns.map { $0.lowercasedName })
-                            let key = table.writtenKeyColumns.compactMap { column in row[column] }
-                            let place = "\(table.written.name) \(Self.show(key.map(Self.sqlValue)))"
-                            guard
-                                let index = row.values.firstIndex(where: {
-                                    !keyColumns.contains($0.column.lowercasedName)
-                                        && table.written.refs[$0.column] == nil && Self.userValue($0.value) != nil
-                                }),
-                                let userValue = Self.userValue(row.values[index].value)
-                            else {
-                                notChecked.append(
-                                    "\(place): no user row was added under the key the release inserts: the row has no column but its key and refs a user would type"
-                                )
-                                continue
-                            }
-                            var userRow = row
-                            userRow.values[index].value = userValue
-                            if key.count == table.keyColumns.count,
-                                try Self.attempt(
-                                    db, DataChanges(operations: [.insert(table: name, rows: [userRow])]), options)
-                            {
-                                edits.append((table, key, row.values[index].column, userValue, true))
-                            } else {
-                                notChecked.append(
-                                    "\(place): no user row was added under the key the release inserts: the old seed refused it"
-                                )
-                            }
-                        }
-                    case .delete(let name, let rows):
-                        for (position, change) in rows.enumerated() {
-                            guard let key = Self.keyValues(change.key, table) else { continue }
-                            // Every other deleted row: the user added a row referring to it: both must stay (the delete is denied).
-                            if position % 2 == 1,
-                                let (child, row, childKey, column, value, _) = try userChild(
-                                    of: table, key: key, tables: tables, db: db),
-                                try Self.attempt(
-                                    db, DataChanges(operations: [.insert(table: child.written.name, rows: [row])]),
-                                    options)
-                            {
-                                edits.append((child, childKey, column, value, true))
-                                referenced.append((table, key))
-                                continue
-                            }
-                            // The user edited a row the release deletes: it must stay (a conflict).
-                            if let (column, from) = change.from.values.first(where: {
-                                !caseColumns.contains($0.column) && Self.userValue($0.value) != nil
-                            })
-                            .map({ ($0.column, $0.value) }),
-                                let userValue = Self.userValue(from)
-                            {
-                                let edit = DataChanges(operations: [
-                                    .update(
-                                        table: name,
-                                        changes: [
-                                            DataChanges.RowChange(
-                                                key: change.key, from: .init(values: [(column, from)]),
-                                                to: .init(values: [(column, userValue)]))
-                                        ])
-                                ])
-                                if try Self.attempt(db, edit, options) {
-                                    edits.append((table, key, column, userValue, false))
-                                }
-                                continue
-                            }
-                            // Otherwise the user added a row referring to it: both must stay (the delete is denied).
-                            if let (child, row, childKey, column, value, _) = try userChild(
-                                of: table, key: key, tables: tables, db: db),
-                                try Self.attempt(
-                                    db, DataChanges(operations: [.insert(table: child.written.name, rows: [row])]),
-                                    options)
-                            {
-                                edits.append((child, childKey, column, value, true))
-                                referenced.append((table, key))
-                            } else {
-                                notChecked.append(
-                                    "\(table.written.name) \(Self.show(key.map(Self.sqlValue))): the delete was not tried against a user's edit or a user's row referring to it: its 'from' lists no value a user would type, and no table of the manifest refers to it with a row a user could add"
-                                )
-                            }
-                        }
-                    }
-                }
-            }
-            // Rows of the user's own in every table (SQL migrations included): they must come through untouched.
-            for table in tables {
-                guard let (row, key, column, value) = try userRow(in: table, db: db) else {
-                    notChecked.append(
-                        "\(table.written.name): no user row was added: \(try whyNoUserRow(in: table, db: db))")
-                    continue
-                }
-                // The same row added before (a user row referring to a row the release deletes) covers it.
-                if edits.contains(where: {
-                    $0.insert && $0.table.written.name == table.written.name
-                        && sameBytes(
-                            $0.key.map { Self.show([Self.sqlValue($0)]) }, key.map { Self.show([Self.sqlValue($0)]) })
-                }) {
-                    continue
-                }
-                if let refused = try Self.refusal(
-                    db, DataChanges(operations: [.insert(table: table.written.name, rows: [row])]), options)
-                {
-                    notChecked.append(
-                        "\(table.written.name): no user row of its own was added: \(refused.escapingControls())")
-                } else {
-                    edits.append((table, key, column, value, true))
-                }
-            }
-        }
-        // The app's own tables (not in the manifest) that refer to the seed's: no user row of theirs is simulated.
-        try store.read { db in
-            let manifestTables = Set(tables.map { $0.spec.name.lowercasedName })
-            for name in try String.fetchAll(
-                db,
-                sql:
-                    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name NOT LIKE '\\_seedkit\\_%' ESCAPE '\\' ORDER BY name"
-            )
-            where !manifestTables.contains(name.lowercasedName) {
-                let parents = Set(
-                    try String.fetchAll(db, sql: "SELECT \"table\" FROM pragma_foreign_key_list(?)", arguments: [name])
-                )
-                .filter { manifestTables.contains($0.lowercasedName) }.sorted()
-                guard !parents.isEmpty else { continue }
-                notChecked.append(
-                    "\(name.escapingControls()) (the app's own table) refers to \(parents.joined(separator: ", ")): no user row of it was simulated; check-upgrade simulates rows of the manifest's tables only"
-                )
-            }
-        }
-        _ = try migrator.migrate(store, options: options)
-        var kept: [String] = []
-        var lost: [String] = []
-        try store.read { db in
-            // The row each edit changed, under the key the migrations' renames gave it.
-            let keys = edits.map { edit in
-                renames.reduce(edit.key.map(Self.sqlValue)) { current, rename in
-                    guard rename.table.written.name == edit.table.written.name, rename.old.count == current.count,
-                        zip(rename.old, current).allSatisfy({ Self.sqlValue($0).isSame(as: $1) })
-                    else { return current }
-                    return rename.new.map(Self.sqlValue)
-                }
-            }
-            // Two simulated edits of one value (an update's, then a later rename's): the last one is the user's.
-            let values = edits.indices.map {
-                "\(edits[$0].table.written.name)|\(Self.show(keys[$0]))|\(edits[$0].column.lowercasedName)"
-            }
-            let last = Dictionary(zip(values, edits.indices), uniquingKeysWith: { _, later in later })
-            for (index, edit) in edits.enumerated() where last[values[index]] == index {
-                let key = keys[index]
-                let described = "\(edit.table.written.name) \(Self.show(key)).\(edit.column) = \(edit.value)"
-                let count = try edit.table.count(db, key: key)
-                let row = try edit.table.row(db, key: key)
-                let column = edit.table.storeName(edit.column)
-                let stored = row?.first { $0.column.isSameName(as: column) }?.value ?? .null
-                let wanted = edit.table.readBack(edit.value, column: column)
-                if count == 1 && stored.isSame(as: wanted) {
-                    kept.append((edit.insert ? "user row " : "user edit ") + described + " kept")
-                } else {
-                    lost.append(
-                        (edit.insert ? "user row " : "user edit ") + described
-                            + (count == 1 ? " overwritten with \(stored)" : " now has \(count) rows"))
-                }
-            }
-            for follower in following {
-                let child = "\(follower.child.written.name) \(Self.show(follower.childKey.map(Self.sqlValue)))"
-                let parent = "\(follower.parent.written.name) \(Self.show(follower.parentKey.map(Self.sqlValue)))"
-                let column = follower.child.storeName(follower.column)
-                let stored = try follower.child.row(db, key: follower.childKey.map(Self.sqlValue))?.first {
-                    $0.column.isSameName(as: column)
-                }?.value
-                if let stored, stored.isSame(as: Self.sqlValue(follower.expected)) {
-                    kept.append("user row \(child) still refers to the renamed \(parent)")
-                } else {
-                    lost.append(
-                        "user row \(child) refers to \(stored.map { Self.show([$0]) } ?? "nothing (the row is gone)"), not to the renamed \(parent)"
-                    )
-                }
-            }
-            for (table, key) in referenced {
-                let described = "\(table.written.name) \(Self.show(key.map(Self.sqlValue)))"
-                if try table.count(db, key: key.map(Self.sqlValue)) == 1 {
-                    kept.append("seed row \(described), which a user row refers to, kept (its delete denied)")
-                } else {
-                    lost.append("seed row \(described), which a user row refers to, deleted")
-                }
-            }
-        }
-        return (kept, lost, notChecked)
     }
 
     /// A user who left a value empty: for each column this seed allows NULL in and the release
@@ -556,5 +339,26 @@ public struct UpgradeChecker: Sendable {
             }
         }
         return (kept, lost)
+    }
+}
+
+/// A count shared by the threads SQLite's trace runs on (``UpgradeChecker/statements``).
+package final class StatementCount: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+
+    package init() {}
+
+    func add() {
+        lock.lock()
+        defer { lock.unlock() }
+        count += 1
+    }
+
+    /// The statements counted so far.
+    package var value: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return count
     }
 }

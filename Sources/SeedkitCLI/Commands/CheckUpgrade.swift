@@ -11,12 +11,15 @@ extension SeedTool {
             abstract:
                 "Prove that old seeds, migrated, hold exactly what a fresh build holds, and that user edits survive.",
             discussion: """
-                For each old seed: migrate a copy in memory and compare it with a fresh build of the fixtures, table by \
-                table and key by key (refs by natural key, assigned ids ignored). Then migrate another copy in which a \
-                simulated user changed a value a migration updates or deletes, added a row with a key a migration \
-                inserts, a row referring to a row a migration deletes or renames, and a row of its own to every table \
-                it can, and check that the user's data is still there, once. Each check that could not run is listed \
-                with its table and why ('not checked:'). Exits 1 on any divergence or lost edit. The old seeds are only read.
+                For each old seed: migrate a copy in memory, as migrate does, and compare it by content with a fresh \
+                build of the fixtures, as diff does (table by table and key by key, refs by natural key, assigned ids \
+                ignored): each difference is a divergence, naming the migration and line when the run did not apply \
+                its change; the rows the release touched are counted per table (--verbose lists them). Then migrate \
+                another copy in which a simulated user changed a value a migration updates or deletes, added a row \
+                with a key a migration inserts, a row referring to a row a migration deletes or renames, and a row of \
+                its own to every table it can (the first rows of each change), and check that the user's data is \
+                still there, once, as the user left it. Each check that could not run is listed with its table and \
+                why ('not checked:'). Exits 1 on any divergence or lost edit. The old seeds are only read.
                 """)
 
         @Argument(help: "Seeds earlier releases shipped (e.g. seeds/releases/*.sqlite).")
@@ -29,6 +32,10 @@ extension SeedTool {
                 "Migrate the old seeds as migrate --without-history does (for an app that migrates its users' stores so): what seedkit cannot record in a store's persistent history is written without history entries."
             ))
         var withoutHistory = false
+        @Flag(
+            name: .long,
+            help: "List each row the release touched that is as in a fresh build, not only their counts per table.")
+        var verbose = false
 
         func run() throws {
             let outcomes = try reporting(format.format) {
@@ -38,6 +45,10 @@ extension SeedTool {
                 let fresh = try FreshBuild(manifest: manifest, migrations: migrations)
                 var checker = UpgradeChecker(manifest: manifest, migrations: migrations)
                 checker.allowsMissingHistory = withoutHistory
+                checker.listsEveryRow = verbose || format.format == .json
+                let bar = StepProgress(enabled: Output.stderrIsTerminal && format.format == .human)
+                checker.progress = { stage, done, total in bar.update(stage, done: done, total: total) }
+                defer { bar.finish() }
                 let unmatched: [Diagnostic]
                 do { unmatched = try checker.unmatchedKeys(oldSeeds, fresh: fresh.url) } catch let error as SeedError {
                     throw error
@@ -47,10 +58,33 @@ extension SeedTool {
                     throw error
                 } catch { throw SeedError(databaseError: error) }
             }
-            Output.render(UpgradeReport(outcomes), format.format)
+            Output.render(UpgradeReport(outcomes, verbose: verbose), format.format)
             // A refused seed is a store refused (3), as in `migrate`; otherwise a divergence is 1.
             if outcomes.contains(where: \.refused) { throw ExitCode(3) }
             if outcomes.contains(where: { !$0.passed }) { throw ExitCode(1) }
         }
+    }
+}
+
+/// check-upgrade's progress on stderr, drawn as `build`'s bar is: the seed and the step it is at,
+/// only once the check has taken half a second.
+final class StepProgress: @unchecked Sendable {
+    private let enabled: Bool
+    private let start = Date()
+    private var drawn = false
+
+    init(enabled: Bool) { self.enabled = enabled }
+
+    func update(_ stage: String, done: Int, total: Int) {
+        guard enabled, Date().timeIntervalSince(start) > 0.5 else { return }
+        let fraction = total > 0 ? min(1, Double(done) / Double(total)) : 0
+        let filled = Int(fraction * 30)
+        let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: 30 - filled)
+        Output.standardError(raw: "\r\u{1B}[2K\(bar) \(Int(fraction * 100))% \(stage.escapingControls())")
+        drawn = true
+    }
+
+    func finish() {
+        if drawn { Output.standardError(raw: "\r\u{1B}[2K") }
     }
 }

@@ -5,8 +5,13 @@ import SeedRuntime
 /// annotation on that seed (github).
 public struct UpgradeReport: Report {
     public var outcomes: [UpgradeChecker.Outcome]
+    /// Lists each row the release touched that is as in a fresh build (`--verbose`), not only their counts.
+    public var verbose = false
 
-    public init(_ outcomes: [UpgradeChecker.Outcome]) { self.outcomes = outcomes }
+    public init(_ outcomes: [UpgradeChecker.Outcome], verbose: Bool = false) {
+        self.outcomes = outcomes
+        self.verbose = verbose
+    }
 
     public static let views: Set<ReportView> = [.text, .document, .annotated]
 
@@ -27,25 +32,46 @@ public struct UpgradeReport: Report {
             }
             let applied =
                 outcome.applied.isEmpty ? "no migration to apply" : "applied " + outcome.applied.joined(separator: ", ")
-            line(
-                "\(outcome.seed): \(applied); \(outcome.divergences.isEmpty && outcome.schema.isEmpty ? "converges with a fresh build" : "DIVERGES from a fresh build")"
-            )
+            let verdict =
+                !outcome.converges
+                ? "DIVERGES from a fresh build"
+                : outcome.lostEdits.isEmpty
+                    ? "converges with a fresh build" : "converges with a fresh build but LOSES a user's edits"
+            line("\(outcome.seed): \(applied); \(verdict)")
             for difference in outcome.schema { line("  schema: \(difference.escapingControls())") }
             for divergence in outcome.divergences {
                 let place = "\(divergence.table) \(divergence.key)" + (divergence.column.map { ".\($0)" } ?? "")
                 line("  \(place.escapingControls()): got \(divergence.got), expected \(divergence.expected)")
+                if let cause = divergence.cause { line("    \(cause.escapingControls())") }
             }
+            for table in outcome.tables {
+                let parts = table.ok.map { "\($0.count) \($0.kind)" }
+                let ok = table.ok.reduce(0) { $0 + $1.count }
+                var summary = "\(ok) row\(ok == 1 ? "" : "s") the release touched as in a fresh build"
+                if !parts.isEmpty { summary += " (\(parts.joined(separator: ", ")))" }
+                if table.diverging > 0 { summary += "; \(table.diverging) DIVERGE" + (table.diverging == 1 ? "S" : "") }
+                line("  \(table.table.escapingControls()): \(summary)")
+            }
+            if verbose { for row in outcome.okRows { line("  ok: \(row.escapingControls())") } }
             // Values come from the seeds and the migrations: nothing in them may act on a terminal.
             for edit in outcome.keptEdits { line("  ok: \(edit.escapingControls())") }
             for edit in outcome.lostEdits { line("  LOST: \(edit.escapingControls())") }
             for gap in outcome.notChecked { line("  not checked: \(gap.escapingControls())") }
         }
         if annotated { output.write(annotations) }
-        let failed = outcomes.filter { !$0.passed }.count
+        let diverging = outcomes.filter { !$0.converges }.count
+        let losing = outcomes.filter { $0.converges && !$0.lostEdits.isEmpty }.count
+        var verdicts: [String] = []
+        if diverging > 0 { verdicts.append("\(diverging) of \(outcomes.count) old seeds do not converge") }
+        if losing > 0 {
+            verdicts.append(
+                "\(losing) of \(outcomes.count) old seeds converge\(losing == 1 ? "s" : "") but lose\(losing == 1 ? "s" : "") a user's edits"
+            )
+        }
         line(
-            failed == 0
+            verdicts.isEmpty
                 ? "\(outcomes.count) old seed\(outcomes.count == 1 ? " converges" : "s converge")"
-                : "\(failed) of \(outcomes.count) old seeds do not converge")
+                : verdicts.joined(separator: "; "))
     }
 
     /// Each reason an old seed fails, as an annotation on that seed.
@@ -91,6 +117,7 @@ public struct UpgradeReport: Report {
                                     ("table", .string(divergence.table)), ("key", .string(divergence.key)),
                                     ("column", divergence.column.map { .string($0) } ?? .null),
                                     ("got", .string(divergence.got)), ("expected", .string(divergence.expected)),
+                                    ("cause", divergence.cause.map { .string($0) } ?? .null),
                                 ])
                             })
                     ),
@@ -98,6 +125,17 @@ public struct UpgradeReport: Report {
                     ("lostEdits", .array(outcome.lostEdits.map { .string($0) })),
                     ("notChecked", .array(outcome.notChecked.map { .string($0) })),
                     ("schema", .array(outcome.schema.map { .string($0) })),
+                    (
+                        "tables",
+                        .array(
+                            outcome.tables.map { table in
+                                .object(
+                                    [("table", .string(table.table))]
+                                        + table.ok.map { ($0.kind, .int($0.count)) }
+                                        + [("diverging", .int(table.diverging))])
+                            })
+                    ),
+                    ("okRows", .array(outcome.okRows.map { .string($0) })),
                     ("failure", outcome.failure.map { .string($0) } ?? .null),
                     ("refused", .bool(outcome.refused)),
                 ])
