@@ -42,7 +42,9 @@ seed: build
 # that it takes under 150 s on a fresh clone of a 2-core machine; then check-install as a user's
 # `make install` runs it (its `swift build` included), and check-workflow, which runs the CI
 # workflow `seedkit init` writes, step by step, in a scratch app (a release build of a clone of
-# HEAD: commit first). CI runs both.
+# HEAD: commit first), and the store corpus (scripts/corpus.py over Tests/Corpus/stores.txt: every
+# real Core Data and SwiftData store listed, init → build → release → migrate, checked by its own SQL).
+# CI runs both.
 TEST_LOG_FILTER = '^(◇|↳) |^✔ (Test|Suite) (?!run with)|^\[[0-9]+/[0-9]+\]|^Building for|^Build complete|^[^✘]* to \w+\([a-z:]*\) started\.$$'
 
 test: export SEEDKIT_WITHOUT_PLUGINS = 1
@@ -92,7 +94,9 @@ test-slow:
 	  echo "scripts/check-install.sh  (with the install recipe's swift build)"; SWIFT=$(SWIFT) scripts/check-install.sh; install=$$?; \
 	  echo "scripts/check-workflow.sh  (the CI workflow seedkit init writes, step by step, in a scratch app)"; \
 	  time scripts/check-workflow.sh; workflow=$$?; \
-	  [ $$tests -eq 0 ] && [ $$hostile -eq 0 ] && [ $$install -eq 0 ] && [ $$workflow -eq 0 ]
+	  echo "python3 scripts/corpus.py  (every real store in Tests/Corpus/stores.txt: init, build, release, migrate, by its own SQL)"; \
+	  time python3 scripts/corpus.py $(SEEDKIT) Tests/Corpus/stores.txt; corpus=$$?; \
+	  [ $$tests -eq 0 ] && [ $$hostile -eq 0 ] && [ $$install -eq 0 ] && [ $$workflow -eq 0 ] && [ $$corpus -eq 0 ]
 
 # Builds Examples/DemoApp, the app that adopts seedkit (the README's Package.swift line, both
 # plugins, the runtime at launch), from scratch: 80 s more on a fresh machine. CI runs it last.
