@@ -112,7 +112,7 @@ package struct TableInfo: Sendable, Equatable {
     }
 
     /// The column's collating sequence, as SQLite reports it (BINARY when it cannot say: a view's column).
-    private static func collation(_ db: Database, table: String, column: String) -> String {
+    package static func collation(_ db: Database, table: String, column: String) -> String {
         var type: UnsafePointer<CChar>?
         var collation: UnsafePointer<CChar>?
         var notNull: Int32 = 0

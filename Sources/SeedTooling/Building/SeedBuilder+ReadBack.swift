@@ -48,17 +48,7 @@ extension SeedBuilder {
 
     /// The collation of `table.column`, as the read-back folds its text.
     private static func fold(_ db: Database, table: String, column: String) -> ReadBackDigest.Fold {
-        var type: UnsafePointer<CChar>?
-        var collation: UnsafePointer<CChar>?
-        var notNull: Int32 = 0
-        var primaryKey: Int32 = 0
-        var autoincrement: Int32 = 0
-        guard
-            sqlite3_table_column_metadata(
-                db.sqliteConnection, nil, table, column, &type, &collation, &notNull, &primaryKey, &autoincrement)
-                == SQLITE_OK, let collation
-        else { return .binary }
-        switch String(cString: collation).uppercased() {
+        switch TableInfo.collation(db, table: table, column: column) {
         case "NOCASE": return .nocase
         case "RTRIM": return .rtrim
         default: return .binary
