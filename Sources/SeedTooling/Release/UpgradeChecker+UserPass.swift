@@ -110,15 +110,7 @@ extension UpgradeChecker {
                                 )
                                 continue
                             }
-                            let edit = DataChanges(operations: [
-                                .update(
-                                    table: name,
-                                    changes: [
-                                        DataChanges.RowChange(
-                                            key: change.key, from: .init(values: [(column, from)]),
-                                            to: .init(values: [(column, userValue)]))
-                                    ])
-                            ])
+                            let edit = Self.userEdit(name, key: change.key, column: column, from: from, to: userValue)
                             if let refused = try Self.refusal(db, edit, options) {
                                 notChecked.append(
                                     "\(place): the update was not edited by a user first: the old seed refused the edit of \(column): \(refused)"
@@ -182,15 +174,8 @@ extension UpgradeChecker {
                             .map({ ($0.column, $0.value) }),
                                 let userValue = Self.userValue(from)
                             {
-                                let edit = DataChanges(operations: [
-                                    .update(
-                                        table: name,
-                                        changes: [
-                                            DataChanges.RowChange(
-                                                key: change.key, from: .init(values: [(column, from)]),
-                                                to: .init(values: [(column, userValue)]))
-                                        ])
-                                ])
+                                let edit = Self.userEdit(
+                                    name, key: change.key, column: column, from: from, to: userValue)
                                 refused = try Self.refusal(db, edit, options).map {
                                     "the old seed refused the user's edit of \(column): \($0)"
                                 }
@@ -369,5 +354,19 @@ extension UpgradeChecker {
             }
         }
         return current
+    }
+
+    /// The simulated user's edit of one column of one row, as a data update from `from` to `to`.
+    static func userEdit(_ table: String, key: DataChanges.Key, column: String, from: InputValue, to: InputValue)
+        -> DataChanges
+    {
+        DataChanges(operations: [
+            .update(
+                table: table,
+                changes: [
+                    DataChanges.RowChange(
+                        key: key, from: .init(values: [(column, from)]), to: .init(values: [(column, to)]))
+                ])
+        ])
     }
 }
