@@ -105,7 +105,8 @@ import Testing
 private func timeless(_ text: String) -> String {
     text.replacingOccurrences(of: "[0-9]+\\.[0-9]+ s\\b", with: "… s", options: .regularExpression)
         .replacingOccurrences(
-            of: "[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}:[0-9]{2}Z?", with: "<time>", options: .regularExpression)
+            of: "[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}:[0-9]{2}Z?", with: "<time>",
+            options: .regularExpression)
 }
 
 /// The results of runs made at once, by index.

@@ -195,7 +195,7 @@ private let plainInitOutput = """
 
             | table | change | key | column | old | new |
             |---|---|---|---|---|---|
-            | items | added | Third item | NULL | NULL | NULL |
+            | items | added | Third item | quantity |  | 3 |
             | items | changed | Second item | quantity | 5 | 7 |
 
             ### What the migrations do to a store of seeds/releases/1.10.sqlite

@@ -38,7 +38,7 @@ private func builtProject() throws -> TemporaryProject {
 
             migration             origin  applied_at  checksum
             --------------------  ------  ----------  \(String(repeating: "-", count: checksum.count))
-            0001-add-fourth-book  seed    NULL        \(checksum)
+            0001-add-fourth-book  seed                \(checksum)
 
             """)
     }
@@ -183,12 +183,55 @@ private func builtProject() throws -> TemporaryProject {
             """
             categories: no differences
             books: 1 added, 1 removed, 1 changed (by title)
-              + 'The fourth book'
-              - 'The third book'
+              + 'The fourth book': price 12.0, category_id 'Biography'
+              - 'The third book': price 10.0, category_id 'Biography'
               ~ 'The first book': price 10.0 → 11.0
 
             """)
         try expectEqual(project.seedkit("diff", "a.sqlite", "a.sqlite", "--exit-code").status, 0)
+    }
+
+    /// An added or removed row shows its values in every format, as `sqldiff` shows an INSERT's;
+    /// a cell with nothing to say is empty (MarkdownFormatTests: a NULL value is NULL).
+    @Test func addedAndRemovedRowsShowTheirValuesInEveryFormat() throws {
+        let project = try pair(
+            """
+            INSERT INTO books (title, price, category_id) VALUES ('The fourth book', 12.5, 2);
+            DELETE FROM books WHERE title = 'The third book';
+            """)
+        let json = try project.seedkit("diff", "a.sqlite", "b.sqlite", "--format", "json")
+        let document = try #require(
+            try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any], "\(json)")
+        let books = try #require((document["tables"] as? [[String: Any]])?.first { $0["table"] as? String == "books" })
+        let added = try #require(books["added"] as? [[String: Any]])
+        expectEqual(added.count, 1)
+        expectEqual(added.first?["key"] as? [String], ["The fourth book"])
+        let values = try #require(added.first?["values"] as? [String: Any])
+        expectEqual(values["price"] as? Double, 12.5)
+        expectEqual(values["category_id"] as? String, "Biography")
+        let removed = try #require((books["removed"] as? [[String: Any]])?.first?["values"] as? [String: Any])
+        expectEqual(removed["price"] as? Double, 10.0)
+        expectEqual(
+            try project.seedkit("diff", "a.sqlite", "b.sqlite", "--format", "csv").stdout,
+            """
+            table,change,key,column,old,new\r
+            books,added,The fourth book,price,,12.5\r
+            books,added,The fourth book,category_id,,Biography\r
+            books,removed,The third book,price,10.0,\r
+            books,removed,The third book,category_id,Biography,\r
+
+            """)
+        expectEqual(
+            try project.seedkit("diff", "a.sqlite", "b.sqlite", "--format", "markdown").stdout,
+            """
+            | table | change | key | column | old | new |
+            |---|---|---|---|---|---|
+            | books | added | The fourth book | price |  | 12.5 |
+            | books | added | The fourth book | category_id |  | Biography |
+            | books | removed | The third book | price | 10.0 |  |
+            | books | removed | The third book | category_id | Biography |  |
+
+            """)
     }
 
     @Test func nullEmptyStringAndIntegerVersusRealDiffer() throws {

@@ -98,7 +98,7 @@ import Testing
             diff.stdout,
             """
             Book: 1 added, 0 removed, 1 changed (by title)
-              + 'U'
+              + 'U': author 'A', pageCount 7, published NULL, id '21111111-2222-3333-4444-555555555556'
               ~ 'T': author 'A' → 'B', pageCount 5 → 6
 
             """, "\(diff)")

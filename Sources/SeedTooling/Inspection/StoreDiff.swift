@@ -7,10 +7,19 @@ public import SeedRuntime
 public struct StoreDiff: Sendable {
     /// One table's differences. Rows are named by their key.
     public struct TableDiff: Sendable {
+        /// A row only one side has: its key, and its other values in ``columns``' order (a ref as
+        /// its parent's key, as ``changed`` shows it).
+        public struct Row: Sendable, Equatable {
+            public var key: [SQLValue]
+            public var values: [SQLValue]
+        }
+
         public var table: String
         public var key: [String]
-        public var added: [[SQLValue]] = []
-        public var removed: [[SQLValue]] = []
+        /// The columns compared besides the key, in the order of each ``Row``'s values.
+        public var columns: [String] = []
+        public var added: [Row] = []
+        public var removed: [Row] = []
         /// For a column read through an expression (a ref, by its parent's key), `oldStored` and
         /// `newStored` are the values the stores hold (the parents' ids); nil for other columns.
         public var changed:
@@ -247,7 +256,7 @@ public struct StoreDiff: Sendable {
             sideA.finish()
             sideB.finish()
         }
-        var diff = TableDiff(table: name, key: key)
+        var diff = TableDiff(table: name, key: key, columns: columns)
         var rowA = sideA.next()
         var rowB = sideB.next()
         while rowA != nil || rowB != nil {
@@ -261,10 +270,10 @@ public struct StoreDiff: Sendable {
                 order = rowA != nil ? -1 : 1
             }
             if order < 0, let (batch, index) = rowA {
-                diff.removed.append((0..<key.count).map { batch.value(record: index, slot: $0) })
+                diff.removed.append(Self.row(batch, index, key: key.count, width: width))
                 rowA = sideA.next()
             } else if order > 0, let (batch, index) = rowB {
-                diff.added.append((0..<key.count).map { batch.value(record: index, slot: $0) })
+                diff.added.append(Self.row(batch, index, key: key.count, width: width))
                 rowB = sideB.next()
             } else if let (batchA, indexA) = rowA, let (batchB, indexB) = rowB {
                 var changes:
@@ -294,6 +303,13 @@ public struct StoreDiff: Sendable {
         return diff
     }
 
+    /// A row only one side has, from its batch: the key's slots, then the compared columns'.
+    private static func row(_ batch: RecordBatch, _ index: Int, key: Int, width: Int) -> TableDiff.Row {
+        TableDiff.Row(
+            key: (0..<key).map { batch.value(record: index, slot: $0) },
+            values: (key..<width).map { batch.value(record: index, slot: $0) })
+    }
+
     /// Rows kept while they wait for their match, beyond which the aligned comparison gives
     /// up for the walk in key order (stores that are not near-copies).
     static let misalignedLimit = 200_000
@@ -321,7 +337,7 @@ public struct StoreDiff: Sendable {
             sideA.finish()
             sideB.finish()
         }
-        var diff = TableDiff(table: name, key: key)
+        var diff = TableDiff(table: name, key: key, columns: columns)
         var waitingA: [[Cell]: [[Cell]]] = [:]
         var waitingB: [[Cell]: [[Cell]]] = [:]
         var waiting = 0
@@ -420,8 +436,13 @@ public struct StoreDiff: Sendable {
             if waiting > misalignedLimit { return nil }
         }
         try RowStream.rethrow(sideA, sideB)
-        diff.removed = waitingA.values.flatMap { $0 }.map { $0[0..<key.count].map(\.value) }.sorted(by: precedes)
-        diff.added = waitingB.values.flatMap { $0 }.map { $0[0..<key.count].map(\.value) }.sorted(by: precedes)
+        func rows(_ waiting: [[Cell]: [[Cell]]]) -> [TableDiff.Row] {
+            waiting.values.flatMap { $0 }.map {
+                TableDiff.Row(key: $0[0..<key.count].map(\.value), values: $0[key.count..<width].map(\.value))
+            }.sorted { precedes($0.key, $1.key) }
+        }
+        diff.removed = rows(waitingA)
+        diff.added = rows(waitingB)
         diff.changed.sort { precedes($0.key, $1.key) }
         return diff
     }
@@ -545,44 +566,5 @@ public struct StoreDiff: Sendable {
             }
             return countA == countB ? 0 : (countA < countB ? -1 : 1)
         }
-    }
-}
-
-extension StoreDiff {
-    /// The same differences named as the app names them in a Core Data store: tables by entity,
-    /// columns by attribute or relationship (the model's names when given, else the column's
-    /// name without `Z`, lower-cased).
-    package func inAppTerms(_ coreData: CoreDataDialect, model: CoreDataModel?) -> StoreDiff {
-        func entity(_ table: String) -> String {
-            coreData.entities.first { $0.superEntity == 0 && coreData.tableName($0.name) == table }?.name ?? table
-        }
-        func attribute(_ column: String, of table: String) -> String {
-            guard CoreDataDialect.isAttributeColumn(column) else { return column }
-            return CoreDataModel.attributeName(column, entity: entity(table), model: model, dialect: coreData)
-        }
-        var result = self
-        result.tablesOnlyInA = tablesOnlyInA.map(entity)
-        result.tablesOnlyInB = tablesOnlyInB.map(entity)
-        result.columnsOnlyInA = Dictionary(
-            columnsOnlyInA.map { table, columns in (entity(table), columns.map { attribute($0, of: table) }) },
-            uniquingKeysWith: +)
-        result.columnsOnlyInB = Dictionary(
-            columnsOnlyInB.map { table, columns in (entity(table), columns.map { attribute($0, of: table) }) },
-            uniquingKeysWith: +)
-        result.tables = tables.map { diff in
-            var renamed = diff
-            renamed.table = entity(diff.table)
-            renamed.key = diff.key.map { attribute($0, of: diff.table) }
-            renamed.changed = diff.changed.map { change in
-                (
-                    change.key,
-                    change.columns.map {
-                        (attribute($0.column, of: diff.table), $0.old, $0.new, $0.oldStored, $0.newStored)
-                    }
-                )
-            }
-            return renamed
-        }
-        return result
     }
 }

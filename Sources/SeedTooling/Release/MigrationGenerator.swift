@@ -227,8 +227,8 @@ public struct MigrationGenerator: Sendable {
             }
             let renamedOld = Set(pairs.map { Follow.id($0.old) })
             let renamedNew = Set(pairs.map { Follow.id($0.new) })
-            change.removed.removeAll { renamedOld.contains(Follow.id($0)) }
-            change.added.removeAll { renamedNew.contains(Follow.id($0)) }
+            change.removed.removeAll { renamedOld.contains(Follow.id($0.key)) }
+            change.added.removeAll { renamedNew.contains(Follow.id($0.key)) }
             var renamed:
                 [(key: [SQLValue], old: [(column: String, value: SQLValue)], new: [(column: String, value: SQLValue)])] =
                     []
@@ -240,17 +240,18 @@ public struct MigrationGenerator: Sendable {
                 follow.record(table: table, old: oldRow, new: newRow)
             }
             // Rows whose key holds a ref to a renamed parent: the same row under the followed key.
-            let added = Set(change.added.map(Follow.id))
+            let added = Set(change.added.map { Follow.id($0.key) })
             var moved: [(old: [SQLValue], key: [SQLValue], columns: [(column: String, old: SQLValue, new: SQLValue)])] =
                 []
-            change.removed.removeAll { key in
+            change.removed.removeAll { row in
+                let key = row.key
                 let followed = follow.key(key, table: table)
                 guard Follow.id(followed) != Follow.id(key), added.contains(Follow.id(followed)) else { return false }
                 moved.append((key, followed, []))
                 return true
             }
             let movedKeys = Set(moved.map { Follow.id($0.key) })
-            change.added.removeAll { movedKeys.contains(Follow.id($0)) }
+            change.added.removeAll { movedKeys.contains(Follow.id($0.key)) }
             for index in moved.indices {
                 guard let oldRow = try old.read({ db in try table.row(db, key: moved[index].old) }),
                     let newRow = try current.read({ db in try table.row(db, key: moved[index].key) })
@@ -292,7 +293,7 @@ public struct MigrationGenerator: Sendable {
             // The added rows, each with its many-to-many relationships as lists of the related
             // rows' keys, read from the fresh build in one transaction.
             let lines = try current.read { db in
-                let rows = try changes.added.compactMap { key in try table.row(db, key: key) }
+                let rows = try changes.added.compactMap { added in try table.row(db, key: added.key) }
                 let lists = try manyToManyLists(table, in: db)
                 return try Self.selfReferencesFirst(rows, table: table).map { row in
                     let links = try lists.read(db, key: row.prefix(table.keyColumns.count).map(\.value), in: table)
@@ -317,7 +318,7 @@ public struct MigrationGenerator: Sendable {
         for table in ordered.reversed() {
             guard let changes = changes[table.spec.name], !changes.removed.isEmpty else { continue }
             var removed: [[(column: String, value: SQLValue)]] = []
-            for key in changes.removed {
+            for key in changes.removed.map(\.key) {
                 guard let row = try old.read({ db in try table.row(db, key: key) }) else { continue }
                 removed.append(row.map { ($0.column, follow.value($0.value, column: $0.column, table: table)) })
             }
@@ -352,10 +353,10 @@ public struct MigrationGenerator: Sendable {
         func others(_ row: [(column: String, value: SQLValue)]) -> [(column: String, value: SQLValue)] {
             row.filter { !keyColumns.contains($0.column.lowercasedName) }
         }
-        let removed = try change.removed.compactMap { key in
+        let removed = try change.removed.map(\.key).compactMap { key in
             try old.read { db in try table.row(db, key: key) }.map { (key: key, row: others($0)) }
         }
-        let added = try change.added.compactMap { key in
+        let added = try change.added.map(\.key).compactMap { key in
             try current.read { db in try table.row(db, key: key) }.map { (key: key, row: others($0)) }
         }
         var used = Set<Int>()

@@ -163,7 +163,7 @@ extension MigrationGenerator {
                     return pair.0.isSame(as: read(pair.1, as: type))
                 }
         }
-        guard let oldKey = change.removed.first(where: { same($0, hint.old) }) else {
+        guard let oldKey = change.removed.first(where: { same($0.key, hint.old) })?.key else {
             if try exists(hint.old, in: old) {
                 return problem(
                     "the fixtures still have \(name) \(shown(hint.old)), so it is not renamed; the old key of a rename is one the fixtures no longer have"
@@ -179,7 +179,7 @@ extension MigrationGenerator {
                 "no row of \(name) in the old seed\(appliedMigrations.isEmpty ? "" : " (nor in it with the existing migrations applied)") has the key \(shown(hint.old))"
             )
         }
-        guard let newKey = change.added.first(where: { same($0, hint.new) }) else {
+        guard let newKey = change.added.first(where: { same($0.key, hint.new) })?.key else {
             return try exists(hint.new, in: current)
                 ? problem(
                     "the old seed already has \(name) \(shown(hint.new)), so nothing is renamed to it; the new key of a rename is one the old seed does not have"
@@ -214,10 +214,10 @@ extension MigrationGenerator {
         let excludedOld = Set(pairs.map { Follow.id($0.old) })
         let excludedNew = Set(pairs.map { Follow.id($0.new) })
         var removedByID: [String: [SQLValue]] = [:]
-        for key in change.removed where !excludedOld.contains(Follow.id(key)) {
+        for key in change.removed.map(\.key) where !excludedOld.contains(Follow.id(key)) {
             if let value = oldIDs[Follow.id(key)], value != .null { removedByID[Follow.id(value)] = key }
         }
-        return change.added.compactMap { key in
+        return change.added.map(\.key).compactMap { key in
             guard !excludedNew.contains(Follow.id(key)), let value = newIDs[Follow.id(key)], value != .null,
                 let oldKey = removedByID.removeValue(forKey: Follow.id(value))
             else { return nil }

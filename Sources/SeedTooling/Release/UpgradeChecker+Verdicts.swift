@@ -99,8 +99,8 @@ extension UpgradeChecker {
                 let name = rows?.written.name ?? table.table
                 let lowered = table.table.lowercasedName
                 // A key missing and one extra that print alike (NFC and NFD) show their scalars.
-                let alike = Set(table.added.map { UpgradeChecker.show($0) }).intersection(
-                    table.removed.map { UpgradeChecker.show($0) })
+                let alike = Set(table.added.map { UpgradeChecker.show($0.key) }).intersection(
+                    table.removed.map { UpgradeChecker.show($0.key) })
                 func shownKey(_ key: [SQLValue]) -> String {
                     guard alike.contains(UpgradeChecker.show(key)) else { return UpgradeChecker.show(key) }
                     return key.map {
@@ -117,8 +117,8 @@ extension UpgradeChecker {
                     }
                     divergences.append(divergence)
                 }
-                for key in table.added { add(key, column: nil, got: "no row", expected: "a row") }
-                for key in table.removed { add(key, column: nil, got: "a row", expected: "no row") }
+                for row in table.added { add(row.key, column: nil, got: "no row", expected: "a row") }
+                for row in table.removed { add(row.key, column: nil, got: "a row", expected: "no row") }
                 for change in table.changed {
                     for column in change.columns {
                         add(

@@ -5,14 +5,16 @@ public import SeedRuntime
 /// that prints rows (csv, markdown) prints a report's ``Report/tabular``.
 public struct Tabular: Sendable {
     public var columns: [String]
-    public var rows: [[SQLValue]]
+    /// A cell is a value (`.null` is SQLite's NULL, shown as NULL where a format can) or nil:
+    /// nothing to say there (the old value of an added row), empty in every format.
+    public var rows: [[SQLValue?]]
     /// Rows that matched but were not included (`--limit`).
     public var omitted: Int
     /// Ref columns by index: each row's parent key and the value stored. Their cells in ``rows``
     /// show the key (or the stored value when no parent row has it); JSON gives both.
     public var references: [Int: [(key: SQLValue, id: SQLValue)]] = [:]
 
-    public init(columns: [String], rows: [[SQLValue]], omitted: Int = 0) {
+    public init(columns: [String], rows: [[SQLValue?]], omitted: Int = 0) {
         self.columns = columns
         self.rows = rows
         self.omitted = omitted

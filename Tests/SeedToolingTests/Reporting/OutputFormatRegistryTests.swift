@@ -163,7 +163,9 @@ import Testing
         let tsv = OutputFormat(name: "tsv", view: .rows, isForPeople: false) { report, output in
             guard let table = report.tabular else { return }
             output.write(
-                ([table.columns] + table.rows.map { $0.map(\.description) }).map { $0.joined(separator: "\t") }.joined(
+                ([table.columns] + table.rows.map { $0.map { $0?.description ?? "" } }).map {
+                    $0.joined(separator: "\t")
+                }.joined(
                     separator: "\n") + "\n")
         }
         let status = StatusReport(store: "user.sqlite", folder: "migrations", states: [])

@@ -8,7 +8,7 @@ extension OutputFormat {
         output.write(CSVFormat().render(tabular))
         // CSV carries every byte but NUL back to build, which reads a NUL in a file as UTF-16: say so.
         if tabular.rows.contains(where: {
-            $0.contains { if case .text(let text) = $0 { text.utf8.contains(0) } else { false } }
+            $0.contains { if case .text(let text)? = $0 { text.utf8.contains(0) } else { false } }
         }) {
             output.warning(
                 "a value holds a NUL, which a CSV fixture cannot carry (build refuses the file); --format json keeps it"
@@ -26,7 +26,8 @@ public struct CSVFormat: Sendable {
         var out = tabular.columns.map(Self.field).joined(separator: ",") + "\r\n"
         for row in tabular.rows {
             out +=
-                row.map { value -> String in
+                row.map { cell -> String in
+                    let value = cell ?? .null
                     switch value {
                     case .null: return ""
                     case .text(let text): return Self.field(text)

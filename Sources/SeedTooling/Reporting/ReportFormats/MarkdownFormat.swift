@@ -10,9 +10,15 @@ extension OutputFormat {
     }
 }
 
-/// A GitHub-flavoured Markdown table (pipes escaped, line breaks as `<br>`).
+/// A GitHub-flavoured Markdown table (pipes escaped, line breaks as `<br>`), cut to ``byteLimit``.
 public struct MarkdownFormat: Sendable {
-    public init() {}
+    /// GitHub drops a job summary over 1 MiB: a table stops at half of that, saying how many rows
+    /// it left out and where they all are (docs/reference.md, "Output formats").
+    public var byteLimit: Int
+
+    public init(byteLimit: Int = 512 * 1024) {
+        self.byteLimit = byteLimit
+    }
 
     public func render(_ tabular: Tabular) -> String {
         func cell(_ text: String) -> String {
@@ -23,8 +29,20 @@ public struct MarkdownFormat: Sendable {
         }
         var out = "| " + tabular.columns.map { cell($0.escapingControls()) }.joined(separator: " | ") + " |\n"
         out += "|" + String(repeating: "---|", count: tabular.columns.count) + "\n"
-        for row in tabular.rows { out += "| " + row.map { cell($0.display) }.joined(separator: " | ") + " |\n" }
-        if tabular.omitted > 0 { out += "\n\(tabular.omitted) more rows not shown.\n" }
+        var shown = 0
+        for row in tabular.rows {
+            let line = "| " + row.map { cell($0?.display ?? "") }.joined(separator: " | ") + " |\n"
+            if out.utf8.count + line.utf8.count > byteLimit { break }
+            out += line
+            shown += 1
+        }
+        let cut = tabular.rows.count - shown
+        if cut > 0 {
+            out +=
+                "\n\(cut + tabular.omitted) more row\(cut + tabular.omitted == 1 ? "" : "s") not shown (a GitHub job summary holds 1 MiB); `--format csv` or `--format json` lists every one.\n"
+        } else if tabular.omitted > 0 {
+            out += "\n\(tabular.omitted) more row\(tabular.omitted == 1 ? "" : "s") not shown.\n"
+        }
         return out
     }
 }

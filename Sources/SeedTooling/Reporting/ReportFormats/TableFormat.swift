@@ -14,7 +14,7 @@ public struct TableFormat: Sendable {
     }
 
     public func render(_ tabular: Tabular) -> String {
-        let cells = tabular.rows.map { row in row.map { cell($0.display) } }
+        let cells = tabular.rows.map { row in row.map { cell($0?.display ?? "") } }
         let columns = tabular.columns.map { $0.escapingControls() }
         var widths = columns.map(\.count)
         for row in cells {

@@ -44,14 +44,19 @@ public struct DiffReport: Report {
             out +=
                 "\(table.table): \(table.added.count) added, \(table.removed.count) removed, \(table.changed.count) changed\(scope) (by \(table.key.joined(separator: ", ")))\n"
             // A key added and one removed that print alike (NFC and NFD) show their scalars.
-            let alike = Set(table.added.map { Self.show($0) }).intersection(table.removed.map { Self.show($0) })
+            let alike = Set(table.added.map { Self.show($0.key) }).intersection(table.removed.map { Self.show($0.key) })
             func shownKey(_ key: [SQLValue]) -> String {
                 guard alike.contains(Self.show(key)) else { return Self.show(key) }
                 return key.map { if case .text(let text) = $0 { "'\(text.escapingNonASCII)'" } else { $0.display } }
                     .joined(separator: ", ")
             }
-            for key in table.added { out += "  + \(shownKey(key))\n" }
-            for key in table.removed { out += "  - \(shownKey(key))\n" }
+            // A row only one side has, with its values as `~` lines show them: `+ 'Apple': quantity 3`.
+            func shownRow(_ row: StoreDiff.TableDiff.Row) -> String {
+                let values = zip(table.columns, row.values).map { "\($0) \(Self.show([$1]))" }
+                return shownKey(row.key) + (values.isEmpty ? "" : ": " + values.joined(separator: ", "))
+            }
+            for row in table.added { out += "  + \(shownRow(row))\n" }
+            for row in table.removed { out += "  - \(shownRow(row))\n" }
             for change in table.changed {
                 out +=
                     "  ~ \(Self.show(change.key)): "
@@ -90,8 +95,8 @@ public struct DiffReport: Report {
                         .object([
                             ("table", .string(table.table)),
                             ("key", .array(table.key.map { .string($0) })),
-                            ("added", .array(table.added.map { .array($0.map(JSONOutput.sql)) })),
-                            ("removed", .array(table.removed.map { .array($0.map(JSONOutput.sql)) })),
+                            ("added", .array(table.added.map { Self.json($0, columns: table.columns) })),
+                            ("removed", .array(table.removed.map { Self.json($0, columns: table.columns) })),
                             (
                                 "changed",
                                 .array(
@@ -129,36 +134,34 @@ public struct DiffReport: Report {
         ])
     }
 
-    /// Every difference as a flat row: table, change, key, column, old, new.
+    /// Every difference as a flat row: table, change, key, column, old, new. A row only one side
+    /// has gives a line per column, its value as `new` (added) or `old` (removed); a cell with
+    /// nothing to say is empty in every format, where a NULL value is NULL (docs/reference.md).
     public var tabular: Tabular? {
-        var rows: [[SQLValue]] = []
-        for name in diff.tablesOnlyInA {
-            rows.append([.text(name), .text("table only in A"), .null, .null, .null, .null])
-        }
-        for name in diff.tablesOnlyInB {
-            rows.append([.text(name), .text("table only in B"), .null, .null, .null, .null])
-        }
-        for (table, columns) in diff.columnsOnlyInA.sorted(by: { $0.key < $1.key }) {
-            for column in columns {
-                rows.append([.text(table), .text("column only in A"), .null, .text(column), .null, .null])
+        var rows: [[SQLValue?]] = []
+        for name in diff.tablesOnlyInA { rows.append([.text(name), .text("table only in A"), nil, nil, nil, nil]) }
+        for name in diff.tablesOnlyInB { rows.append([.text(name), .text("table only in B"), nil, nil, nil, nil]) }
+        for (side, columnsOnly) in [("A", diff.columnsOnlyInA), ("B", diff.columnsOnlyInB)] {
+            for (table, columns) in columnsOnly.sorted(by: { $0.key < $1.key }) {
+                for column in columns {
+                    rows.append([.text(table), .text("column only in \(side)"), nil, .text(column), nil, nil])
+                }
             }
         }
-        for (table, columns) in diff.columnsOnlyInB.sorted(by: { $0.key < $1.key }) {
-            for column in columns {
-                rows.append([.text(table), .text("column only in B"), .null, .text(column), .null, .null])
-            }
-        }
-        for line in diff.schema { rows.append([.null, .text("schema"), .null, .null, .text(line), .null]) }
+        for line in diff.schema { rows.append([nil, .text("schema"), nil, nil, .text(line), nil]) }
         for table in diff.tables {
-            for key in table.added {
-                rows.append([
-                    .text(table.table), .text("added"), .text(Self.show(key, quoted: false)), .null, .null, .null,
-                ])
-            }
-            for key in table.removed {
-                rows.append([
-                    .text(table.table), .text("removed"), .text(Self.show(key, quoted: false)), .null, .null, .null,
-                ])
+            for (change, sideRows) in [("added", table.added), ("removed", table.removed)] {
+                for row in sideRows {
+                    let key = SQLValue.text(Self.show(row.key, quoted: false))
+                    guard !table.columns.isEmpty else {
+                        rows.append([.text(table.table), .text(change), key, nil, nil, nil])
+                        continue
+                    }
+                    for (column, value) in zip(table.columns, row.values) {
+                        let (old, new): (SQLValue?, SQLValue?) = change == "added" ? (nil, value) : (value, nil)
+                        rows.append([.text(table.table), .text(change), key, .text(column), old, new])
+                    }
+                }
             }
             for change in table.changed {
                 for column in change.columns {
@@ -170,6 +173,14 @@ public struct DiffReport: Report {
             }
         }
         return Tabular(columns: ["table", "change", "key", "column", "old", "new"], rows: rows)
+    }
+
+    /// A row only one side has: `{"key": [...], "values": {column: value}}`.
+    static func json(_ row: StoreDiff.TableDiff.Row, columns: [String]) -> JSONOutput {
+        .object([
+            ("key", .array(row.key.map(JSONOutput.sql))),
+            ("values", .object(zip(columns, row.values).map { ($0, JSONOutput.sql($1)) })),
+        ])
     }
 
     static func show(_ key: [SQLValue], quoted: Bool = true) -> String {

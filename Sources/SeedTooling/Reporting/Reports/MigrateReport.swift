@@ -114,8 +114,8 @@ public struct MigrateReport: Report {
                 outcome.events.map { event in
                     [
                         .text(outcome.id), .text(event.kind.rawValue), .text(event.table),
-                        event.key.isEmpty ? .null : .text(event.keyDescription),
-                        event.detail.isEmpty ? .null : .text(event.detail),
+                        event.key.isEmpty ? nil : .text(event.keyDescription),
+                        event.detail.isEmpty ? nil : .text(event.detail),
                     ]
                 }
             })

@@ -49,7 +49,7 @@ extension StoreSummary: Report {
                 columns: ["migration", "origin", "applied_at", "checksum"],
                 rows: ledger.map { entry in
                     [
-                        .text(entry.id), .text(entry.origin.rawValue), entry.appliedAt.map { .text($0) } ?? .null,
+                        .text(entry.id), .text(entry.origin.rawValue), entry.appliedAt.map { .text($0) },
                         .text(entry.checksum),
                     ]
                 })

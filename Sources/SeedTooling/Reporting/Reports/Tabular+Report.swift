@@ -23,7 +23,7 @@ extension Tabular: Report {
                             zip(columns, row).enumerated().map { column, cell in
                                 // A ref: {"key": the parent's natural key, "id": the value stored}.
                                 guard let reference = references[column]?[index], reference.id != .null else {
-                                    return (cell.0, JSONOutput.sql(cell.1))
+                                    return (cell.0, JSONOutput.sql(cell.1 ?? .null))
                                 }
                                 return (
                                     cell.0,
