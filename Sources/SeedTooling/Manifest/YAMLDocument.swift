@@ -21,8 +21,10 @@ public enum YAMLDocument {
     ///   ``JSONScanner/maximumDepth``, aliases past ``aliasBudget``.
     package static func parse(_ text: String, file: String) throws(SeedError) -> DocNode {
         func fail(_ problem: Problem) -> SeedError {
-            SeedError(
-                .configuration, file: file, line: problem.line, column: problem.column, "YAML: \(problem.message)")
+            let hint = hint(for: problem, in: text).map { "; \($0)" } ?? ""
+            return SeedError(
+                .configuration, file: file, line: problem.line, column: problem.column,
+                "YAML: \(problem.message)\(hint)")
         }
         switch EventReader.read(text, aliasScalars: nil) {
         case .document(let document, let budget, let depth):

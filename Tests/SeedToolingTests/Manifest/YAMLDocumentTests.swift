@@ -35,3 +35,28 @@ func plainScalarsResolveAsYAMLDoes(text: String, expected: DocValue) {
         Migration.checksum(of: yaml), "sha256:543f39762d73e52e9f5d91aeb90662c644523490760bed296ad7c8a33b413b29",
         "a shipped checksum never changes")
 }
+
+/// The two syntax errors people meet most get a hint that names the mistake (issue 44): libyaml's
+/// own words name its parser's state ("found character that cannot start any token").
+@Test(arguments: [
+    (
+        "tables:\n\titems:\n    file: data/items.csv\n", 2, 1,
+        "YAML: found character that cannot start any token (while scanning for the next token); a tab indents line 2: YAML indents with spaces only, so replace the tab with spaces"
+    ),
+    (
+        "tables:\n  items:\n    file: data/items.csv\n   key: name\n", 4, 4,
+        "YAML: did not find expected key (while parsing a block mapping that starts at line 2); check the indentation: line 4 is indented 3 spaces, line 3 4 spaces; the keys of one mapping line up, and a value's mapping is indented under its key"
+    ),
+    ("a: [1, 2\n", 2, 1, "YAML: did not find expected ',' or ']' (while parsing a flow sequence that starts at line 1)"),
+])
+func syntaxErrorsSayWhereAndGiveAHintForTabsAndIndentation(text: String, line: Int, column: Int, message: String) {
+    #expect(throws: SeedError.self) { try YAMLDocument.parse(text, file: "seedkit.yml") }
+    do {
+        _ = try YAMLDocument.parse(text, file: "seedkit.yml")
+    } catch {
+        let diagnostic = error.diagnostics.first
+        expectEqual(diagnostic?.line, line)
+        expectEqual(diagnostic?.column, column)
+        expectEqual(diagnostic?.message, message)
+    }
+}
