@@ -47,7 +47,10 @@ func plainScalarsResolveAsYAMLDoes(text: String, expected: DocValue) {
         "tables:\n  items:\n    file: data/items.csv\n   key: name\n", 4, 4,
         "YAML: did not find expected key (while parsing a block mapping that starts at line 2); check the indentation: line 4 is indented 3 spaces, line 3 4 spaces; the keys of one mapping line up, and a value's mapping is indented under its key"
     ),
-    ("a: [1, 2\n", 2, 1, "YAML: did not find expected ',' or ']' (while parsing a flow sequence that starts at line 1)"),
+    (
+        "a: [1, 2\n", 2, 1,
+        "YAML: did not find expected ',' or ']' (while parsing a flow sequence that starts at line 1)"
+    ),
 ])
 func syntaxErrorsSayWhereAndGiveAHintForTabsAndIndentation(text: String, line: Int, column: Int, message: String) {
     #expect(throws: SeedError.self) { try YAMLDocument.parse(text, file: "seedkit.yml") }
