@@ -58,6 +58,31 @@ import Testing
         expectEqual(folded.stderrLines.count, 4, "\(folded)")
     }
 
+    /// The same for a migration's update whose key no fixture row has because the table's fixture
+    /// was refused (issue 44: a header typo cascaded into "the key matches no row", one a key).
+    @Test func migrationKeysOfATableWhoseFixtureIsRefusedAreCountedNotListed() throws {
+        let project = try TemporaryProject()
+        try project.write("seeds/data/books.csv", "titel,price,category_id\nThe first book,10,Fiction\n")
+        try project.write(
+            "migrations/0002-prices.yml",
+            """
+            update:
+              books:
+                - { key: The first book, from: { price: 10 }, to: { price: 11 } }
+                - { key: The third book, from: { price: 10 }, to: { price: 12 } }
+
+            """)
+        let result = try project.seedkit("build")
+        expectEqual(result.status, 1, "\(result)")
+        expectEqual(
+            result.stderrLines.suffix(2),
+            [
+                "seeds/data/books.csv:1:1: error: column 'titel' names no column of table books (it has id, title, price, category_id); map it with columns: or skip it with ignore: [2020]",
+                "migrations/0002-prices.yml: error: 2 keys of books not checked: the fixture of books was refused (its error above), so none of its rows is in [2030]",
+            ], "\(result)")
+        #expect(!result.stderr.contains("the key matches no row"), "\(result)")
+    }
+
     @Test func unknownTableAndColumnsInTheManifest() throws {
         let project = try TemporaryProject()
         try project.write(

@@ -41,6 +41,33 @@ final class Deferral {
         return true
     }
 
+    /// `diagnostics` (a migration's key that matches no row) less those about a table whose
+    /// fixture was refused: none of its rows is in, so each is a consequence of that error, not a
+    /// typo of its own. They are counted, one line per migration file and table.
+    func countingConsequences(of diagnostics: [Diagnostic]) -> [Diagnostic] {
+        var kept: [Diagnostic] = []
+        var counted: [(file: String?, table: String, count: Int)] = []
+        for diagnostic in diagnostics {
+            guard let table = diagnostic.table, refused.contains(table.lowercasedName) else {
+                kept.append(diagnostic)
+                continue
+            }
+            if let index = counted.firstIndex(where: { $0.file == diagnostic.file && $0.table == table }) {
+                counted[index].count += 1
+            } else {
+                counted.append((diagnostic.file, table, 1))
+            }
+        }
+        return kept
+            + counted.map { entry in
+                Diagnostic(
+                    file: entry.file, code: .unresolvedReference,
+                    message:
+                        "\(entry.count) key\(entry.count == 1 ? "" : "s") of \(entry.table) not checked: the fixture of \(entry.table) was refused (its error above), so none of its rows is in",
+                    table: entry.table)
+            }
+    }
+
     /// One diagnostic per table and ref whose misses were left unreported.
     var uncheckedRefs: [Diagnostic] {
         uncheckedOrder.compactMap { unchecked[$0] }.map { entry in

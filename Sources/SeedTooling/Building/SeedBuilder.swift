@@ -298,11 +298,12 @@ public struct SeedBuilder: Sendable {
         if migrations.contains(where: \.findsRowsByKey) || !manifest.migrateOnlyTables.isEmpty,
             let tables = try? SemanticRows.make(manifest, in: db).rows
         {
-            diagnostics += try MigrationKeys.unmatched(
+            let unmatched = try MigrationKeys.unmatched(
                 in: migrations, tables: tables, migrateOnly: manifest.migrateOnlyTables, everyKey: false
             ) { table, key in
                 try table.row(db, key: key) != nil
             }
+            diagnostics += deferral.countingConsequences(of: unmatched)
         }
         if let coreData, diagnostics.isEmpty {
             try loadManyToMany(plans, coreData: coreData, db: db, diagnostics: &diagnostics)

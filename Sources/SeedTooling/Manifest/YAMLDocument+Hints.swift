@@ -15,7 +15,6 @@ extension YAMLDocument {
         let expectsKey =
             problem.message.hasPrefix("did not find expected key")
             || problem.message.hasPrefix("mapping values are not allowed")
-            || problem.message.hasPrefix("did not find expected '-' indicator")
         guard expectsKey, problem.line >= 2 else { return nil }
         // The nearest line above with content: the key this line should line up with, or its parent.
         guard
@@ -24,6 +23,7 @@ extension YAMLDocument {
             })
         else { return nil }
         let aboveIndent = lines[above - 1].prefix { $0 == " " }.count
+        guard aboveIndent != indentation.count else { return nil }
         let spaces = { (count: Int) in "\(count) space\(count == 1 ? "" : "s")" }
         return
             "check the indentation: line \(problem.line) is indented \(spaces(indentation.count)), line \(above) \(spaces(aboveIndent)); the keys of one mapping line up, and a value's mapping is indented under its key"

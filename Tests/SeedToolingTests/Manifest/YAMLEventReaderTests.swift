@@ -51,7 +51,9 @@ private func expectSameReading(
     _ text: String, _ comment: String = "", sourceLocation: SourceLocation = #_sourceLocation
 ) {
     let old = outcome(text) { text, file throws(SeedError) in try YamsReferenceReader.parse(text, file: file) }
+    // seedkit's hint after libyaml's words (a tab, misaligned keys) is its own: Yams had none.
     let new = outcome(text) { text, file throws(SeedError) in try YAMLDocument.parse(text, file: file) }
+        .replacing(/; (a tab indents line|check the indentation: line) [^\n]*? \[2100\]/, with: " [2100]")
     // When a map repeats a scalar key and also a list or map key, which one Yams named depended
     // on its dictionary's hash order (it sorts them with an order that does not compare kinds).
     let repeated = /appears twice/

@@ -7,12 +7,29 @@ public struct DiagnosticsReport: Report {
 
     public init(_ diagnostics: [Diagnostic]) { self.diagnostics = diagnostics }
 
+    /// How many lines a list has before it ends with its totals.
+    static let totalsFrom = 10
+
     public static let views: Set<ReportView> = [.text, .document, .annotated]
 
-    /// For people, on stderr: `file:line:col: error: message [code]`, one a line.
+    /// For people, on stderr: `file:line:col: error: message [code]`, one a line; after a list
+    /// too long to count at a glance, a line with the totals, as compilers end (`12 errors, 1 warning`).
     public func writeText(to output: ReportOutput) {
         // Messages quote names and values from stores and files: nothing in them may act on a terminal.
         output.note(diagnostics.map { $0.description.escapingControls(keepingNewlines: true) + "\n" }.joined())
+        if let totals { output.note(totals + "\n") }
+    }
+
+    /// `12 errors, 1 warning` from ``totalsFrom`` lines on; nil for fewer, and where a list was
+    /// cut (its last line already says how many more there are).
+    var totals: String? {
+        guard diagnostics.count >= Self.totalsFrom, !diagnostics.contains(where: { $0.code == .multipleErrors }) else { return nil }
+        func count(_ severity: Diagnostic.Severity, _ noun: String) -> String? {
+            let count = diagnostics.filter { $0.severity == severity }.count
+            return count == 0 ? nil : "\(count) \(noun)\(count == 1 ? "" : "s")"
+        }
+        let parts = [count(.error, "error"), count(.warning, "warning")].compactMap { $0 }
+        return parts.isEmpty ? nil : parts.joined(separator: ", ")
     }
 
     /// `{"code": 1560 or the only error's code, "errors": [{file, line, column, severity, code, message, table}]}`.
