@@ -23,7 +23,9 @@ public struct DiagnosticsReport: Report {
     /// `12 errors, 1 warning` from ``totalsFrom`` lines on; nil for fewer, and where a list was
     /// cut (its last line already says how many more there are).
     var totals: String? {
-        guard diagnostics.count >= Self.totalsFrom, !diagnostics.contains(where: { $0.code == .multipleErrors }) else { return nil }
+        guard diagnostics.count >= Self.totalsFrom, !diagnostics.contains(where: { $0.code == .multipleErrors }) else {
+            return nil
+        }
         func count(_ severity: Diagnostic.Severity, _ noun: String) -> String? {
             let count = diagnostics.filter { $0.severity == severity }.count
             return count == 0 ? nil : "\(count) \(noun)\(count == 1 ? "" : "s")"
