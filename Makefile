@@ -26,6 +26,10 @@ build:
 seed: build
 	@scripts/demo.sh $(SEEDKIT)
 
+# The store corpus's fast subset, which make test runs beside the tests (a store that releases and
+# one that round-trips, 7 s); make test-slow runs every store listed.
+CORPUS_FAST = --only Example_v1.0.0.sqlite --only CoreDataMigrationRevised-Example/CoreDataMigration_Example_1.sqlite
+
 # make test: every test but the slow ones, the checks and the install. Logs go to build/build.log
 # and build/test.log; the terminal shows failures, warnings and the closing lines. Any compiler
 # warning fails the suite. Tests run in parallel (each works in its own temporary folder; suites
@@ -53,7 +57,7 @@ test:
 	@echo "$(SWIFT) build --build-tests  (build/build.log)"
 	@time $(SWIFT) build --build-tests > build/build.log 2>&1 || (cat build/build.log; exit 1)
 	@if grep -q "warning:" build/build.log; then grep -A3 "warning:" build/build.log; echo "make test: compiler warnings (build/build.log)"; exit 1; fi
-	@echo "lint, check-upgrade, check-markdown, check-sources, check-docs, check-api, check-install  (beside the tests; build/checks.log)"
+	@echo "lint, check-upgrade, check-markdown, check-sources, check-docs, check-api, check-install, the corpus's fast subset  (beside the tests; build/checks.log)"
 	@echo "$(SWIFT) test --skip-build --disable-xctest --skip <the slow tests>  (passing tests: build/test.log)"
 	@slow=$$(python3 scripts/slow-tests.py) || exit 1; \
 	  { set -x && time $(SWIFT) format lint --strict $(FORMATTED) && \
@@ -62,7 +66,8 @@ test:
 	    time python3 scripts/check-sources.py && \
 	    time SWIFT=$(SWIFT) scripts/check-docs.sh && \
 	    time python3 scripts/check-api.py && \
-	    time SWIFT=true scripts/check-install.sh; } > build/checks.log 2>&1 & checks=$$!; \
+	    time SWIFT=true scripts/check-install.sh && \
+	    time python3 scripts/corpus.py $(SEEDKIT) Tests/Corpus/stores.txt $(CORPUS_FAST); } > build/checks.log 2>&1 & checks=$$!; \
 	  time ( $(SWIFT) test --skip-build --disable-xctest --skip "$$slow" > build/test.log 2>&1; status=$$?; \
 	    grep -vP $(TEST_LOG_FILTER) build/test.log; exit $$status ); tests=$$?; \
 	  wait $$checks; checks=$$?; echo "checks (build/checks.log):"; cat build/checks.log; \

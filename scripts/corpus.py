@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Every real store is its own oracle (docs/core-data.md, "The store corpus").
 
-usage: corpus.py SEEDKIT LIST
+usage: corpus.py SEEDKIT LIST [--only TEXT]...
+
+--only TEXT runs only the stores whose FILE contains TEXT (make test runs two this way, a fast
+subset; make test-slow runs them all).
 
 LIST (Tests/Corpus/stores.txt) names each store, a line each: the verdict expected, its sha256,
 its path in the repository (or a file name looked for in $SEEDKIT_CORPUS_DIR, for a store whose
@@ -18,7 +21,7 @@ to-many columns rendered as the related row's key through joins, join tables as 
 Z_PK numbering may differ, nothing else. Relationship destinations are read from the manifest
 init writes (refs:). Prints per store what round-tripped, released, or was refused and why.
 """
-import collections, hashlib, os, re, shutil, sqlite3, subprocess, sys, tempfile, urllib.parse, uuid
+import collections, hashlib, os, plistlib, re, shutil, sqlite3, subprocess, sys, tempfile, urllib.parse, uuid, zlib
 
 def run(seedkit, cwd, *args):
     r = subprocess.run([seedkit, *args], cwd=cwd, capture_output=True, text=True, timeout=600)
@@ -46,6 +49,27 @@ def manifest_refs(path):
             tables[cur][m.group(1)] = (m.group(2), m.group(3))
     return tables, keys
 
+def model_relationships(db):
+    """The store's own model (Z_MODELCACHE: a raw-deflated keyed archive), read here, not by
+    seedkit: [(entity, relationship, destination, to-many, inverse)], or None without a cache."""
+    try:
+        (blob,) = db.execute('SELECT Z_CONTENT FROM Z_MODELCACHE').fetchone()
+        archive = plistlib.loads(zlib.decompress(blob, -zlib.MAX_WBITS))
+    except Exception:
+        return None
+    objects = archive['$objects']
+    def get(value):
+        value = objects[value.data] if isinstance(value, plistlib.UID) else value
+        return None if value == '$null' else value
+    found = []
+    for o in objects:
+        if isinstance(o, dict) and '_NSDestinationEntityName' in o:
+            entity = get(o['NSEntity'])
+            found.append((get(entity['NSEntityName']) if isinstance(entity, dict) else None, get(o['NSPropertyName']),
+                          get(o['_NSDestinationEntityName']), o.get('NSMaxCount', 0) != 1,
+                          get(o.get('_NSInverseRelationshipName'))))
+    return found
+
 def render(path, tables, keys):
     """Each entity table as a multiset of rows, refs as the related row's key."""
     db = sqlite3.connect(f'file:{path}?mode=ro', uri=True)
@@ -53,14 +77,50 @@ def render(path, tables, keys):
     for ent, name, sup in db.execute('SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY'):
         ents[name], supers[ent] = ent, sup
     names = {ent: name for name, ent in ents.items()}
+    def lineage(entity):
+        ent, chain = ents.get(entity), []
+        while ent is not None and ent not in chain:
+            chain.append(ent)
+            ent = supers.get(ent) or None
+        return [names[e] for e in chain]
+    # Relationship columns by the model: a to-one's own column (inherited ones included), and an
+    # inverse-less to-many's column in its destination's table (Z<owner's Z_ENT><NAME>).
+    relationships = model_relationships(db)
+    columns_of = collections.defaultdict(dict)
+    if relationships is not None:
+        for entity in ents:
+            for owner, name, dest, to_many, inverse in relationships:
+                if not name or not dest:
+                    continue
+                if not to_many and owner in lineage(entity):
+                    columns_of[entity]['Z' + name.upper()] = dest
+                if to_many and not inverse and dest in lineage(entity) and owner in ents:
+                    columns_of[entity][f'Z{ents[owner]}{name.upper()}'] = owner
     def table_of(entity):
         ent = ents.get(entity)
         while ent is not None and supers.get(ent):
             ent = supers[ent]
         return 'Z' + names.get(ent, entity).upper()
     out = {}
+    def ref_columns(entity):
+        found = set(columns_of[entity])
+        for name in tables.get(entity, {}):
+            owner, _, rel = name.rpartition('.')
+            found.add(f'Z{ents.get(owner, "?")}{rel.upper()}' if owner else 'Z' + rel.upper())
+        return found
     def keyexpr(alias, entity):
-        cols = keys.get(entity) or ['Z_PK']
+        cols = keys.get(entity)
+        if not cols:
+            # A keyless row is known by its number, which a build renumbers (1, 2, … in the
+            # fixture's order): the related row is named by its attributes' values instead.
+            refcols = ref_columns(entity)
+            content = [c[1] for c in db.execute(f'PRAGMA table_info("{table_of(entity)}")')
+                       if not (c[1] in ('Z_PK', 'Z_ENT', 'Z_OPT') or re.match(r'^Z\d+_', c[1])
+                               or c[1].startswith('Z_FOK_') or c[1] in refcols)]
+            if content:
+                return (f"CASE WHEN {alias}.Z_PK IS NULL THEN NULL ELSE '(' || "
+                        + " || ',' || ".join(f'quote({alias}."{c}")' for c in content) + " || ')' END")
+            cols = ['Z_PK']
         return ' || \',\' || '.join(f'quote({alias}."Z{c.upper()}")' if c != 'Z_PK' else f'{alias}.Z_PK' for c in cols)
     for entity, refs in tables.items():
         table = table_of(entity)
@@ -74,8 +134,8 @@ def render(path, tables, keys):
         for i, c in enumerate(columns):
             if c in ('Z_PK', 'Z_ENT', 'Z_OPT') or re.match(r'^Z\d+_', c) or c.startswith('Z_FOK_'):
                 continue
-            ref = None
-            for name, (dest, _) in refs.items():
+            ref = columns_of[entity].get(c) if relationships is not None else None
+            for name, (dest, _) in refs.items() if relationships is None else ():
                 owner, _, rel = name.rpartition('.')
                 column = f'Z{ents.get(owner, "?")}{rel.upper()}' if owner else 'Z' + rel.upper()
                 if column == c:
@@ -87,6 +147,20 @@ def render(path, tables, keys):
                 parts.append(f"'{c}=' || quote(t.\"{c}\")")
         sql = 'SELECT ' + (" || '|' || ".join(parts) or "''") + f' FROM "{table}" t ' + ' '.join(joins) + where
         out[entity] = collections.Counter(r[0] for r in db.execute(sql))
+    # Many-to-many join tables (Z_<ent><name>): each link as the pair of related rows' keys.
+    for (join,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name GLOB 'Z_[0-9]*'"):
+        parts, joins = [], []
+        for i, (_, c, *_) in enumerate(db.execute(f'PRAGMA table_info("{join}")').fetchall()):
+            m = re.match(r'^Z_(\d+)[A-Z]', c)
+            dest = names.get(int(m.group(1))) if m and not c.startswith('Z_FOK_') else None
+            if dest:
+                joins.append(f'LEFT JOIN "{table_of(dest)}" j{i} ON j{i}.Z_PK = t."{c}"')
+                parts.append(f"'{c}=' || coalesce({keyexpr(f'j{i}', dest)}, 'DANGLING ' || quote(t.\"{c}\"))")
+            else:
+                parts.append(f"'{c}=' || quote(t.\"{c}\")")
+        if parts:
+            sql = 'SELECT ' + " || '|' || ".join(parts) + f' FROM "{join}" t ' + ' '.join(joins)
+            out[join] = collections.Counter(r[0] for r in db.execute(sql))
     return out
 
 def compare(a, b, tables, keys):
@@ -177,6 +251,12 @@ def release(project, keys, tables):
         for ref, (dest, _) in tables[entity].items():
             if ref in header and any(d == entity for d, _ in tables.get(dest, {}).values()):
                 copy[header.index(ref)] = None
+        # The same for a one-to-one the store's model shows (a keyless side is a number, not a ref).
+        relationships = model_relationships(store) or []
+        to_one = {(o, n) for o, n, _, many, _ in relationships if not many}
+        for owner, rel, dest, many, inverse in relationships:
+            if owner == entity and not many and (dest, inverse) in to_one and rel in header:
+                copy[header.index(rel)] = None
         body.append(copy)
         done.append(f'copy {entity} row')
         old = body[2][k]; new = newkey(old)
@@ -254,12 +334,18 @@ def one(seedkit, store, work):
     rc, out = step('init', 'init', '--coredata', 'app.store')
     if rc != 0:
         return name, 'refused', f'init exit {rc}: {out.splitlines()[-1] if out else ""}'
+    # What init says it left out of the fixtures ("212 links of Configuration.repositories left
+    # out: …"): a difference there is named, not silent.
+    left_out = sorted({m.group(0).strip(' )') for m in re.finditer(r'\d+ links? of \w+\.\w+ left out[^\n]*', out)})
+    excused = {m.group(1) for m in (re.match(r'\d+ links? of (\w+)\.', n) for n in left_out) if m}
     chosen = choose_keys(work)
     rc, out = step('build', 'build')
     if rc != 0:
         return name, 'refused', 'build exit %d: %s' % (rc, ' / '.join(l for l in out.splitlines() if 'error' in l)[:600])
     tables, keys = manifest_refs(f'{work}/seeds/seedkit.yml')
     problems, rows = compare(f'{work}/app.store', f'{work}/build/seed.store', tables, keys)
+    if problems and left_out and all(p.split(':')[0].startswith('Z_') or p.split(':')[0] in excused for p in problems):
+        return name, 'refused', f'{rows} rows; init said what it left out: ' + '; '.join(left_out)[:600]
     if problems:
         return name, 'WRONG', 'the seed differs from the store:\n    ' + '\n    '.join(problems)
     rc, out = step('verify', 'verify', 'build/seed.store')
@@ -292,6 +378,19 @@ def one(seedkit, store, work):
     rc, out = step('verify', 'verify', 'user.store')
     if rc != 0:
         return name, 'WRONG', f'verify of the migrated store exit {rc}: {out[:400]}'
+    # Core Data's bookkeeping as its own rows keep it: each root entity's Z_MAX at least its
+    # highest Z_PK, and a row's Z_OPT at least 1 (a new row is saved once).
+    db = sqlite3.connect(f'file:{work}/user.store?mode=ro', uri=True)
+    for ent, entity, sup, zmax in db.execute('SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY WHERE Z_SUPER = 0'):
+        table = 'Z' + entity.upper()
+        if not db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)).fetchone():
+            continue
+        top, low = db.execute(f'SELECT max(Z_PK), min(Z_OPT) FROM "{table}"').fetchone()
+        if top is not None and zmax is not None and 0 <= zmax < top:
+            return name, 'WRONG', f'after migrate, Z_MAX of {entity} is {zmax} but {table} holds Z_PK {top}'
+        if low is not None and low < 1:
+            return name, 'WRONG', f'after migrate, a row of {table} has Z_OPT {low}'
+    db.close()
     before = hashlib.sha256(open(f'{work}/user.store', 'rb').read()).hexdigest()
     rc, out = step('migrate again', 'migrate', 'user.store')
     after = hashlib.sha256(open(f'{work}/user.store', 'rb').read()).hexdigest()
@@ -301,9 +400,16 @@ def one(seedkit, store, work):
     return name, 'released', f'{rows} rows equal; {", ".join(done)}; migrated store equals a fresh build'
 
 def main():
-    if len(sys.argv) != 3:
+    args, only = sys.argv[1:], []
+    while '--only' in args:
+        at = args.index('--only')
+        if at + 1 >= len(args):
+            sys.exit(__doc__)
+        only.append(args[at + 1])
+        del args[at:at + 2]
+    if len(args) != 2:
         sys.exit(__doc__)
-    seedkit, listing = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    seedkit, listing = os.path.abspath(args[0]), os.path.abspath(args[1])
     root = subprocess.run(['git', 'rev-parse', '--show-toplevel'], cwd=os.path.dirname(listing),
                           capture_output=True, text=True).stdout.strip() or os.path.dirname(listing)
     elsewhere = os.environ.get('SEEDKIT_CORPUS_DIR', '')
@@ -313,6 +419,8 @@ def main():
         if not line.strip() or line.startswith('#'):
             continue
         expected, digest, file, source = line.rstrip('\n').split(None, 3)
+        if only and not any(text in file for text in only):
+            continue
         file = urllib.parse.unquote(file)  # %20 for a space
         path = os.path.join(root, file)
         if not os.path.exists(path):

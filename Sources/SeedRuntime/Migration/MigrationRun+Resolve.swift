@@ -276,7 +276,10 @@ extension MigrationRun {
                 let column = name.lowered
                 let target = child.referencedColumn(of: column, in: table).map(SQLName.init) ?? Self.rowidKey
                 let value = row[target] ?? .null
-                if value != .null, try count(child, [(column, value)]) > 0 { return "\(childName).\(column)" }
+                if value != .null, try count(child, [(column, value)]) > 0 {
+                    // Named as the user names it (`Book.shelf`), not as SQL stores it (`ZBOOK.zshelf`).
+                    return specs.writtenRefName(childName, name) ?? "\(childName).\(column)"
+                }
             }
         }
         return nil

@@ -17,6 +17,8 @@ struct RunSpecs {
     private var writtenRefs: [String: [SQLName: WrittenRef]] = [:]
     /// SQL table → SQL column → the name migrations use for it (key and ref columns), for reports.
     private var writtenColumns: [String: [SQLName: String]] = [:]
+    /// SQL table → ref column → the table (a Core Data entity) migrations name as holding the ref.
+    private var refOwners: [String: [SQLName: String]] = [:]
 
     init() {}
 
@@ -31,9 +33,10 @@ struct RunSpecs {
                 writtenColumns[table, default: [:]][SQLName(dialect.columnName(column, in: spec.name))] = column
             }
             for (column, reference) in spec.refs {
-                writtenRefs[table, default: [:]][SQLName(dialect.columnName(column, in: spec.name))] = (
-                    column, reference
-                )
+                let stored = SQLName(dialect.columnName(column, in: spec.name))
+                writtenRefs[table, default: [:]][stored] = (column, reference)
+                // A sub-entity's own ref is named by it; an inherited one by the ancestor listed first.
+                refOwners[table, default: [:]][stored] = refOwners[table]?[stored] ?? spec.name
             }
         }
     }
@@ -67,4 +70,11 @@ struct RunSpecs {
 
     /// The name migrations use for SQL column `column` of SQL table `table`, when a key or ref names it.
     func writtenColumn(_ table: String, _ column: SQLName) -> String? { writtenColumns[table]?[column] }
+
+    /// Ref column `column` of SQL table `table` as a user reads it: `Entity.relationship` (the
+    /// table and the ref as migrations name them), or nil when no spec names it.
+    func writtenRefName(_ table: String, _ column: SQLName) -> String? {
+        guard let owner = refOwners[table]?[column], let ref = writtenRefs[table]?[column] else { return nil }
+        return "\(owner).\(ref.relationship)"
+    }
 }

@@ -189,12 +189,21 @@ extension CoreDataDialect {
         var masks: [Int: Data] = [:]
         // Laid out once per entity: a migration may update many rows of one.
         var layouts: [String: CoreDataHistory.MaskLayout] = [:]
+        // Every refusal is named, once each, not only the first the run met (issue 42).
+        var refusals: [Diagnostic] = []
+        func refuse(_ error: SeedError) {
+            for diagnostic in error.diagnostics where !refusals.contains(where: { $0.message == diagnostic.message }) {
+                refusals.append(diagnostic)
+            }
+        }
         for (index, change) in changes.enumerated() where change.kind == .update {
             guard let entity = facts.history[change.entityName] else {
-                throw SeedError(
-                    .refused,
-                    "cannot record the update of \(change.entityName) in the store's persistent history: the model seedkit has lists no entity \(change.entityName); nothing was written. Pass --without-history to write without history entries"
-                )
+                refuse(
+                    SeedError(
+                        .refused,
+                        "cannot record the update of \(change.entityName) in the store's persistent history: the model seedkit has lists no entity \(change.entityName); nothing was written. Pass --without-history to write without history entries"
+                    ))
+                continue
             }
             if layouts[change.entityName] == nil {
                 let properties = entity.properties.map { property in
@@ -207,11 +216,17 @@ extension CoreDataDialect {
                         composite: property.composite,
                         ownEntity: ownEntity(property, of: change.entityName, entity))
                 }
-                layouts[change.entityName] = try CoreDataHistory.MaskLayout(
-                    entity: change.entityName, properties: properties, inherits: entity.inherits)
+                do {
+                    layouts[change.entityName] = try CoreDataHistory.MaskLayout(
+                        entity: change.entityName, properties: properties, inherits: entity.inherits)
+                } catch {
+                    refuse(error)
+                }
             }
-            masks[index] = try layouts[change.entityName]?.mask(changed: change.changed)
+            guard let layout = layouts[change.entityName] else { continue }
+            do { masks[index] = try layout.mask(changed: change.changed) } catch { refuse(error) }
         }
+        if !refusals.isEmpty { throw SeedError(.refused, refusals) }
         return try CoreDataHistory.write(changes, masks: masks, transaction: transaction, in: db)
     }
 

@@ -10,6 +10,9 @@ final class Deferral {
     var sources: ScratchSources?
     /// Each loaded table's read-back (see SeedBuilder+ReadBack.swift).
     var readBacks: [ReadBack] = []
+    /// By load position: refs set once every row is in, for the tables whose rows must go in in
+    /// the fixture's order (a Core Data entity without a key, whose row number is its `Z_PK`).
+    var links: [Int: LinkedRefs] = [:]
 
     init(plans: [TablePlan]) {
         order = Dictionary(plans.enumerated().map { ($1.config.name, $0) }, uniquingKeysWith: { first, _ in first })
@@ -90,7 +93,7 @@ extension SeedBuilder {
     ) throws {
         var final = false
         var linking = false
-        var links: [Int: LinkedRefs] = [:]
+        var links = deferral.links
         // In the last pass every table's rows stay parked until all are reported: a row of a
         // later table that waits for an earlier one's is explained by that row, not called missing.
         var reported: [(ParkedRows, Int)] = []

@@ -299,7 +299,9 @@ public struct MigrationGenerator: Sendable {
                     let links = try lists.read(db, key: row.prefix(table.keyColumns.count).map(\.value), in: table)
                     return "    - "
                         + Self.map(
-                            yaml: row.map { (table.writtenName($0.column), $0.value.yaml) }
+                            yaml: row.map {
+                                (table.writtenName($0.column), table.writtenValue($0.value, column: $0.column).yaml)
+                            }
                                 + links.map { ($0.name, $0.yaml) })
                 }
             }
@@ -326,7 +328,7 @@ public struct MigrationGenerator: Sendable {
             let rows = Self.selfReferencesFirst(removed, table: table).reversed().map { row in
                 let key = table.keyColumns.map { column in row.first { $0.column == column }?.value ?? .null }
                 let from = row.filter { !table.keyColumns.contains($0.column) }.map {
-                    (table.writtenName($0.column), $0.value)
+                    (table.writtenName($0.column), table.writtenValue($0.value, column: $0.column))
                 }
                 return Self.item(key: Self.key(table.writtenKeyColumns, key), from: Self.map(from))
             }
@@ -408,8 +410,9 @@ public struct MigrationGenerator: Sendable {
         guard !changed.isEmpty else { return nil }
         return Self.item(
             key: Self.key(table.writtenKeyColumns, key),
-            from: Self.map(changed.map { (table.writtenName($0.column), $0.old) }),
-            to: Self.map(changed.map { (table.writtenName($0.column), $0.new) }))
+            from: Self.map(
+                changed.map { (table.writtenName($0.column), table.writtenValue($0.old, column: $0.column)) }),
+            to: Self.map(changed.map { (table.writtenName($0.column), table.writtenValue($0.new, column: $0.column)) }))
     }
 
     /// One item of an update or delete: `key`, `from` and `to` (when given), named as the

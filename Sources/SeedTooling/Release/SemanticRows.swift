@@ -17,22 +17,43 @@ struct SemanticRows {
     let keyColumns: [String]
     /// The natural key's columns as the manifest writes them (asked once per row of a release).
     let writtenKeyColumns: [String]
+    /// Core Data's date columns (seconds since 2001-01-01), which a migration gives as a fixture does.
+    let dateColumns: Set<String>
 
     init(
         spec: TableSpec, written: TableSpec, table: TableInfo, semantics: StoreDiff.Semantics,
-        writtenColumns: [String: String]
+        writtenColumns: [String: String], dateColumns: Set<String> = []
     ) {
         self.spec = spec
         self.written = written
         self.table = table
         self.semantics = semantics
         self.writtenColumns = writtenColumns
+        self.dateColumns = dateColumns
         keyColumns = spec.key.isEmpty ? table.primaryKey : spec.key.compactMap { table.column($0)?.name }
         writtenKeyColumns = keyColumns.map { writtenColumns[$0] ?? $0 }
     }
 
     /// The manifest's name for a store column.
     func writtenName(_ column: String) -> String { writtenColumns[column] ?? column }
+
+    /// `value` of store column `column` as a migration gives it: a Core Data date as a fixture
+    /// does (ISO 8601, UTC, for a whole second; its seconds since 2001 only with a fraction:
+    /// docs/core-data.md), where new-migration wrote seconds for every date (pegase's -978300000).
+    func writtenValue(_ value: SQLValue, column: String) -> SQLValue {
+        guard dateColumns.contains(column) else { return value }
+        let seconds: Double
+        switch value {
+        case .real(let number): seconds = number
+        case .integer(let number): seconds = Double(number)
+        default: return value
+        }
+        // A fraction of a second stays the number it is (as the fixtures give it): ISO 8601 text
+        // read back can be off in the last digit.
+        guard seconds == seconds.rounded(), let text = CoreDataStoreExport.isoDate(seconds), text.hasSuffix("Z")
+        else { return value }
+        return .text(text)
+    }
 
     /// The store's name for a column the manifest (or a migration) names.
     func storeName(_ column: String) -> String {
@@ -168,9 +189,11 @@ struct SemanticRows {
                     names[coreData.columnName(name, in: writtenSpec.name)] = name
                 }
             }
+            let dates = Set(table.columns.filter { coreData?.columnType($0) == .referenceDate }.map(\.name))
             rows.append(
                 SemanticRows(
-                    spec: spec, written: writtenSpec, table: table, semantics: semantics, writtenColumns: names))
+                    spec: spec, written: writtenSpec, table: table, semantics: semantics, writtenColumns: names,
+                    dateColumns: dates))
         }
         return (rows, semantics)
     }

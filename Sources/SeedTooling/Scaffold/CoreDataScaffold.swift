@@ -47,6 +47,23 @@ struct CoreDataScaffold {
         }
     }
 
+    /// Many-to-many relationships of `entity` whose links no fixture lists (one side has no
+    /// one-column key), on the side ``listedManyToMany(_:)`` would list them from.
+    func unlistedManyToMany(_ entity: String) -> [CoreDataModel.Relationship] {
+        guard let flat = model.flattened(entity), !emptied.contains(entity) else { return [] }
+        let listed = Set(listedManyToMany(entity).map(\.name))
+        return flat.relationships.filter { relationship in
+            guard model.manyToMany(entity, relationship.name) != nil, !listed.contains(relationship.name),
+                !emptied.contains(relationship.destination)
+            else { return false }
+            let otherListed = listedManyToMany(relationship.destination).contains {
+                $0.name == relationship.inverseName && $0.destination == entity
+            }
+            return !otherListed
+                && "\(entity).\(relationship.name)" <= "\(relationship.destination).\(relationship.inverseName ?? "")"
+        }
+    }
+
     /// The first uniqueness constraint of `entity` (its own or inherited) whose names are all fixture columns.
     func key(_ entity: String) -> [String]? { model.defaultKey(entity) }
 

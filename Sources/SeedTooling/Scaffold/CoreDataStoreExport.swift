@@ -150,6 +150,28 @@ struct CoreDataStoreExport {
                 }
                 lines.append(fields.joined(separator: ","))
             }
+            // A many-to-many no fixture lists (its destination has no one-column key): its links
+            // are counted and said, never dropped in silence (XCServerCoreData's Configuration.repositories).
+            for relationship in plan.unlistedManyToMany(entity.name) {
+                guard
+                    let join = try dialect?.joinTable(
+                        db, entity: entity.name, relationship: relationship.name,
+                        destination: relationship.destination)
+                else { continue }
+                let owners = (rowsByEntity[entity.name] ?? []).compactMap { CoreDataDialect.primaryKey(of: $0) }
+                guard !owners.isEmpty else { continue }
+                let count =
+                    try Int.fetchOne(
+                        db,
+                        sql:
+                            "SELECT count(*) FROM \(quoteIdentifier(join.name)) WHERE \(quoteIdentifier(join.ownerColumn)) IN (\(owners.map(String.init).joined(separator: ", ")))"
+                    ) ?? 0
+                guard count > 0 else { continue }
+                let keyless = plan.key(relationship.destination)?.count == 1 ? entity.name : relationship.destination
+                notes[entity.name, default: []].append(
+                    "\(count) link\(count == 1 ? "" : "s") of \(entity.name).\(relationship.name) left out: \(keyless) has no one-column key, so a fixture cannot list them"
+                )
+            }
             for (name, count) in unlisted.sorted(by: { $0.key < $1.key }) {
                 notes[entity.name, default: []].append(
                     "\(count) link\(count == 1 ? "" : "s") of \(entity.name).\(name) left out: the related row has no key"
