@@ -3,15 +3,18 @@ import GRDB
 
 /// Deletes of unchanged rows nothing references, and the deletes retried once the migration's other changes are done.
 extension MigrationRun {
-    /// Retries the deletes that something still referenced once the migration's other changes
-    /// are done, in a loop while one of them goes (a migration may list a parent before the
-    /// children it also deletes, in any order); what is still referenced then is denied (1600).
+    /// Retries the deletes that something still referenced, in a loop while one of them goes (a
+    /// migration may list a parent before the children it also deletes, in any order). At the end
+    /// of each data migration the blocked ones stay blocked (a row of the run still waiting for a
+    /// parent may yet stop referring to them); at the end of the run (`final`), or before a SQL
+    /// migration, rows that only each other refer to go together (a cycle through nullable refs),
+    /// and what is still referenced then is denied (1600).
     ///
     /// A retry deletes the row the first attempt found and checked against `from` (the
     /// migration's own later changes do not make it a conflict), under the name its operation
     /// used (a Core Data sub-entity's key and `Z_ENT`). Each pass goes from the last blocked to
     /// the first, so that a chain listed parents first goes in one pass.
-    mutating func settleBlockedDeletes() throws {
+    mutating func settleBlockedDeletes(final: Bool) throws {
         let operation = operationName
         defer { operationName = operation }
         var progress = true
@@ -45,6 +48,8 @@ extension MigrationRun {
             }
             blockedDeletes = still.reversed()
         }
+        guard final else { return }
+        try deleteBlockedTogether()
         for blocked in blockedDeletes {
             fill(blocked.slot, blocked.denied)
             if options.onConflict == .fail { errors.append(blocked.error) }
@@ -108,14 +113,17 @@ extension MigrationRun {
         return try deleteUnlessReferenced(current, key: key, fields: fields, in: table, file: file, line: change.line)
     }
 
-    /// Deletes `current` (found by `key`, checked against `from`) unless a row still refers to it.
+    /// Deletes `current` (found by `key`, checked against `from`) unless a row other than those
+    /// `excluding` names (SQL table → rowids) still refers to it.
     mutating func deleteUnlessReferenced(
         _ current: StoredRow, key: [(column: String, value: SQLValue)], fields: [RowEvent.KeyValue],
-        in table: TableInfo, file: String, line: Int
+        in table: TableInfo, file: String, line: Int, excluding: [SQLName: Set<Int64>] = [:]
     ) throws -> DeleteOutcome {
         // Many-to-many links follow the relationships' deletion rules (Nullify: they go with the row).
         var reason = try coreData?.manyToManyDeleteBlock(db, row: { current[SQLName($0)] })
-        if reason == nil { reason = try referrer(of: current, in: table).map { "still referenced by \($0)" } }
+        if reason == nil {
+            reason = try referrer(of: current, in: table, excluding: excluding).map { "still referenced by \($0)" }
+        }
         // Every other column the model says can point at the row: a to-one without an inverse,
         // an inverse-less to-many kept on the other side (docs/core-data.md, "Deletes and pointers to a row").
         if reason == nil, let coreData {
@@ -141,5 +149,72 @@ extension MigrationRun {
                     "not deleted: \(try TriggerVeto.reason(db, table: table.name, event: "DELETE"))"))
         }
         return .done(event(.deleted, table, line: line, file: file, key: fields, "deleted"))
+    }
+
+    /// The blocked deletes whose rows only other blocked rows refer to (rows of the migration
+    /// that refer to each other, through nullable refs): deleted together, their foreign keys
+    /// checked at the commit. Plain SQLite stores, without an `ON DELETE` action on a foreign key
+    /// to their tables (deleting one of them first would make SQLite change the others).
+    mutating func deleteBlockedTogether() throws {
+        guard coreData == nil, !blockedDeletes.isEmpty else { return }
+        let operation = operationName
+        defer { operationName = operation }
+        var group: [(blocked: BlockedDelete, row: StoredRow)] = []
+        for blocked in blockedDeletes {
+            operationName = blocked.operationName
+            let rows = try fetch(blocked.table, blocked.key)
+            if rows.count == 1, let row = rows.first, case .integer? = row[Self.rowidKey] {
+                group.append((blocked, row))
+            }
+        }
+        let tables = Set(group.map { SQLName($0.blocked.table.name) })
+        for child in try TableInfo.userTables(db) {
+            for action in try db.sqlRows(
+                "SELECT \"table\", on_delete FROM pragma_foreign_key_list(?)", binding: [.text(child)])
+            {
+                guard case .text(let parent)? = action.first, tables.contains(SQLName(parent)) else { continue }
+                if case .text(let rule)? = action.last, !["NO ACTION", "RESTRICT"].contains(rule.uppercased()) {
+                    return
+                }
+            }
+        }
+        // Leave out, until none is left to leave out, each row that a row outside the group refers to.
+        var changed = true
+        while changed && !group.isEmpty {
+            changed = false
+            let excluded = Self.rowids(group.map { ($0.blocked.table, $0.row) })
+            for (position, member) in group.enumerated().reversed() {
+                operationName = member.blocked.operationName
+                if try referrer(of: member.row, in: member.blocked.table, excluding: excluded) != nil {
+                    group.remove(at: position)
+                    changed = true
+                }
+            }
+        }
+        guard !group.isEmpty else { return }
+        try db.execute(sql: "PRAGMA defer_foreign_keys = ON")
+        let excluded = Self.rowids(group.map { ($0.blocked.table, $0.row) })
+        var gone = Set<Slot>()
+        for member in group {
+            let blocked = member.blocked
+            operationName = blocked.operationName
+            guard
+                case .done(let event) = try deleteUnlessReferenced(
+                    member.row, key: blocked.key, fields: blocked.denied.key, in: blocked.table, file: blocked.file,
+                    line: blocked.line, excluding: excluded)
+            else { continue }
+            fill(blocked.slot, event)
+            gone.insert(blocked.slot)
+        }
+        blockedDeletes.removeAll { gone.contains($0.slot) }
+    }
+
+    /// SQL table → the rowids of `rows`.
+    static func rowids(_ rows: [(table: TableInfo, row: StoredRow)]) -> [SQLName: Set<Int64>] {
+        var result: [SQLName: Set<Int64>] = [:]
+        for (table, row) in rows {
+            if case .integer(let rowid)? = row[rowidKey] { result[SQLName(table.name), default: []].insert(rowid) }
+        }
+        return result
     }
 }

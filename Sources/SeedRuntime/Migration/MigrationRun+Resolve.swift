@@ -253,16 +253,25 @@ extension MigrationRun {
         "\(parent.column) \(describe(Self.sqlText(parent.input))) matches no \(parent.reference) in the store"
     }
 
-    /// Who still references `row` (through a FOREIGN KEY or a manifest ref), or nil.
-    mutating func referrer(of row: StoredRow, in table: TableInfo) throws -> String? {
+    /// Who still references `row` (through a FOREIGN KEY or a manifest ref), or nil. The row's
+    /// reference to itself does not count, nor do the rows `excluding` names (SQL table → rowids:
+    /// rows deleted with it).
+    mutating func referrer(of row: StoredRow, in table: TableInfo, excluding: [SQLName: Set<Int64>] = [:]) throws
+        -> String?
+    {
         for childName in try TableInfo.userTables(db) {
             let child = try tableInfo(childName, file: "")
+            var excluded = excluding[SQLName(child.name)] ?? []
+            if child.name.isSameName(as: table.name), case .integer(let rowid)? = row[Self.rowidKey] {
+                excluded.insert(rowid)
+            }
             for key in child.foreignKeys where key.parent.isSameName(as: table.name) {
                 let parentColumns = key.parentColumns.isEmpty ? table.primaryKey : key.parentColumns
                 guard parentColumns.count == key.columns.count, !parentColumns.isEmpty else { continue }
                 let values = parentColumns.map { row[SQLName($0)] ?? .null }
                 if values.contains(.null) { continue }
-                if try count(child, zip(key.columns, values).map { (column: $0.0, value: $0.1) }) > 0 {
+                if try hasRow(child, zip(key.columns, values).map { (column: $0.0, value: $0.1) }, excluding: excluded)
+                {
                     return "\(child.name).\(key.columns.joined(separator: ", "))"
                 }
             }
@@ -276,7 +285,7 @@ extension MigrationRun {
                 let column = name.lowered
                 let target = child.referencedColumn(of: column, in: table).map(SQLName.init) ?? Self.rowidKey
                 let value = row[target] ?? .null
-                if value != .null, try count(child, [(column, value)]) > 0 {
+                if value != .null, try hasRow(child, [(column, value)], excluding: excluded) {
                     // Named as the user names it (`Book.shelf`), not as SQL stores it (`ZBOOK.zshelf`).
                     return specs.writtenRefName(childName, name) ?? "\(childName).\(column)"
                 }
@@ -352,6 +361,21 @@ extension MigrationRun {
                 sql: "SELECT count(*) FROM \(quoteIdentifier(table.name)) WHERE \(predicate(table, key))")
         guard case .integer(let count)? = try statement.firstValue(binding: key.lazy.map { $0.value }) else { return 0 }
         return Int(count)
+    }
+
+    /// Whether `table` has a row with `key` other than the rows `excluded` (rowids): the count
+    /// first (the common case, one memoized statement), the rowids only when some are excluded.
+    mutating func hasRow(_ table: TableInfo, _ key: [(column: String, value: SQLValue)], excluding excluded: Set<Int64>)
+        throws -> Bool
+    {
+        guard try count(table, key) > 0 else { return false }
+        guard !excluded.isEmpty, !table.withoutRowID else { return true }
+        let statement = try db.cachedStatement(
+            sql: "SELECT rowid FROM \(quoteIdentifier(table.name)) WHERE \(predicate(table, key))")
+        for row in try statement.rows(binding: key.lazy.map { $0.value }) {
+            guard case .integer(let rowid)? = row.first, excluded.contains(rowid) else { return true }
+        }
+        return false
     }
 
     /// Where ``fetch(_:_:)`` puts a row's rowid.

@@ -39,8 +39,12 @@ extension MigrationRun {
         let fromResolution = try resolve(change.from, in: table)
         let toResolution = try resolve(change.to, in: table)
         if errors.count > errorCount { return .done }
-        // A new parent that a later change of the run inserts: wait for it.
-        if !toResolution.missing.isEmpty { return .waiting(key: fields, missing: toResolution.missing, provides: []) }
+        // A new parent that a later change of the run inserts: wait for it. A rename brings its
+        // new key (rows waiting for that key wait for this update, not for a row nobody inserts).
+        if !toResolution.missing.isEmpty {
+            return .waiting(
+                key: fields, missing: toResolution.missing, provides: providedKeys(table, toResolution.values))
+        }
         if let parent = fromResolution.missing.first {
             fill(
                 slot,

@@ -80,6 +80,7 @@ struct MigrationRun {
         switch migration.body {
         case .sql(let sql):
             try flushInserts()
+            try settleBlockedDeletes(final: true)
             let runSpecs = specs
             let changes = try SQLScript(sql).run(
                 in: db, file: migration.file, keys: { table in runSpecs.spec(sqlTable: table)?.key },
@@ -107,7 +108,7 @@ struct MigrationRun {
             } else {
                 for operation in changes.operations { _ = try apply(operation, of: migration, slots: index) }
             }
-            try settleBlockedDeletes()
+            try settleBlockedDeletes(final: false)
         }
     }
 
@@ -192,6 +193,8 @@ struct MigrationRun {
     mutating func finish(wholeStore: Bool) throws -> [[RowEvent]] {
         try flushInserts()
         try settleWaiting()
+        // Deletes a row of the run referred to: that row may have waited for a parent until now.
+        try settleBlockedDeletes(final: true)
         var errors = self.errors
         if errors.isEmpty, try foreignKeysNeedChecking(wholeStore: wholeStore) {
             for row in try Row.fetchAll(db, sql: "PRAGMA foreign_key_check") {

@@ -189,6 +189,12 @@ public struct MigrationGenerator: Sendable {
             )
         }
         var follow = Follow()
+        var renamedRows:
+            [String: [(
+                key: [SQLValue], old: [(column: String, value: SQLValue)], new: [(column: String, value: SQLValue)]
+            )]] =
+                [:]
+        var plainRows: [String: [(key: [SQLValue], columns: [(column: String, old: SQLValue, new: SQLValue)])]] = [:]
         var renameLines: [String: [String]] = [:]
         var updateLines: [String: [String]] = [:]
         var generated = Generated(yaml: header)
@@ -258,31 +264,47 @@ public struct MigrationGenerator: Sendable {
                 else { continue }
                 moved[index].columns = zip(oldRow, newRow).map { (column: $0.column, old: $0.value, new: $1.value) }
             }
-            var lines: [String] = []
-            for row in Self.selfReferencesFirst(renamed.map(\.new), table: table) {
-                guard let rename = renamed.first(where: { $0.new.map(\.value) == row.map(\.value) }) else { continue }
-                let columns = zip(rename.old, rename.new).map { (column: $0.column, old: $0.value, new: $1.value) }
-                guard
-                    let text = update(
-                        table, key: follow.key(rename.key, table: table), columns: columns, follow: follow)
-                else { continue }
-                lines.append(text)
-                generated.renames += 1
-            }
-            renameLines[table.spec.name] = lines
-            var plain: [String] = []
-            for row in moved.map({ (key: $0.key, columns: $0.columns) })
-                + change.changed.map({
+            renamedRows[table.spec.name] = renamed
+            plainRows[table.spec.name] =
+                moved.map { (key: $0.key, columns: $0.columns) }
+                + change.changed.map {
                     (key: $0.key, columns: $0.columns.map { (column: $0.column, old: $0.old, new: $0.new) })
-                })
-            {
-                if let text = update(table, key: row.key, columns: row.columns, follow: follow) { plain.append(text) }
-            }
-            updateLines[table.spec.name] = plain
+                }
             changes[table.spec.name] = change
             generated.likelyRenames += try likelyRenames(table: table, change: change, old: old, current: current)
         }
         if !problems.isEmpty { throw SeedError(.configuration, problems) }
+        // The updates in the order they run (parents first, each table's renames first), each
+        // ref named by the key its row holds when the update runs: a `from` as the row reads once
+        // the renames before it are applied, a ref to a row whose rename is still to come (or
+        // to the row itself) by that row's old key. Tables that refer to each other put one's
+        // updates before the other's renames.
+        var applied = Follow()
+        var pending: [Pending] = Self.parentsFirst(tables).flatMap { table in
+            (renamedRows[table.spec.name] ?? []).map { Pending(table: table.spec.name, old: $0.old, new: $0.new) }
+        }
+        for table in Self.parentsFirst(tables) {
+            let renamed = renamedRows[table.spec.name] ?? []
+            var lines: [String] = []
+            for row in Self.selfReferencesFirst(renamed.map(\.new), table: table) {
+                guard let rename = renamed.first(where: { $0.new.map(\.value) == row.map(\.value) }) else { continue }
+                let columns = zip(rename.old, rename.new).map { (column: $0.column, old: $0.value, new: $1.value) }
+                let text = update(
+                    table, key: follow.key(rename.key, table: table), columns: columns, follow: follow,
+                    applied: applied, pending: pending)
+                applied.record(table: table, old: rename.old, new: rename.new)
+                pending.removeAll {
+                    $0.table == table.spec.name && $0.new.map(\.value) == rename.new.map(\.value)
+                }
+                guard let text else { continue }
+                lines.append(text)
+                generated.renames += 1
+            }
+            renameLines[table.spec.name] = lines
+            updateLines[table.spec.name] = (plainRows[table.spec.name] ?? []).compactMap { row in
+                update(table, key: row.key, columns: row.columns, follow: follow, applied: applied, pending: pending)
+            }
+        }
 
         var inserts: [String] = []
         var updates: [String] = []
@@ -399,13 +421,30 @@ public struct MigrationGenerator: Sendable {
     /// One update's YAML: the columns whose value changes (a ref that only follows a renamed
     /// parent does not), `from` as the row reads once the parents' renames are applied; nil
     /// when nothing is left to change.
+    ///
+    /// Given `applied` (the renames done when this update runs) and `pending` (those still to
+    /// come, a rename's own included), its refs name the key the referenced row holds then, in
+    /// `from` and in `to`: a row renamed later (or the row itself, renamed by this update) by its
+    /// old key, which resolves to the row, and the ref follows its rename.
     private func update(
         _ table: SemanticRows, key: [SQLValue], columns: [(column: String, old: SQLValue, new: SQLValue)],
-        follow: Follow
+        follow: Follow, applied: Follow, pending: [Pending]
     ) -> String? {
         let changed = columns.compactMap { column -> (column: String, old: SQLValue, new: SQLValue)? in
             let old = follow.value(column.old, column: column.column, table: table)
-            return old == column.new ? nil : (column.column, old, column.new)
+            guard old != column.new else { return nil }
+            guard let reference = table.reference(column.column) else { return (column.column, old, column.new) }
+            // The key the referenced row holds when this update runs: its old key if its rename is still to come.
+            var new = column.new
+            for rename in pending where rename.table.isSameName(as: reference.table) {
+                guard
+                    let index = rename.new.firstIndex(where: {
+                        $0.column.isSameName(as: reference.column) && Follow.id($0.value) == Follow.id(column.new)
+                    })
+                else { continue }
+                new = rename.old[index].value
+            }
+            return (column.column, applied.value(column.old, column: column.column, table: table), new)
         }
         guard !changed.isEmpty else { return nil }
         return Self.item(
@@ -413,6 +452,13 @@ public struct MigrationGenerator: Sendable {
             from: Self.map(
                 changed.map { (table.writtenName($0.column), table.writtenValue($0.old, column: $0.column)) }),
             to: Self.map(changed.map { (table.writtenName($0.column), table.writtenValue($0.new, column: $0.column)) }))
+    }
+
+    /// A rename not applied yet where an update runs: its table, and the row's old and new values.
+    struct Pending {
+        var table: String
+        var old: [(column: String, value: SQLValue)]
+        var new: [(column: String, value: SQLValue)]
     }
 
     /// One item of an update or delete: `key`, `from` and `to` (when given), named as the

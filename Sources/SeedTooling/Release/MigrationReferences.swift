@@ -38,6 +38,25 @@ public enum MigrationReferences {
             }
         }
         Migration.forEachProvidedRow(in: migrations, offer)
+        // A rename's old key: a row holds it until the rename runs, and `new-migration` names a
+        // row renamed later in the run (or the renamed row itself) by it (docs/releases.md).
+        for migration in migrations {
+            guard case .changes(let changes) = migration.body else { continue }
+            for case .update(let table, let updates) in changes.operations {
+                guard let keyColumns = spec(table)?.key else { continue }
+                func renames(_ change: DataChanges.RowChange) -> Bool {
+                    change.to.values.contains { part in keyColumns.contains { $0.isSameName(as: part.column) } }
+                }
+                for change in updates where renames(change) {
+                    switch change.key {
+                    case .single(let value) where keyColumns.count == 1:
+                        offer(table, DataChanges.RowValues(values: [(keyColumns[0], value)]))
+                    case .columns(let row): offer(table, row)
+                    default: break
+                    }
+                }
+            }
+        }
         var problems: [Diagnostic] = []
         func check(_ table: String, _ row: DataChanges.RowValues, line: Int, key: String) throws {
             guard let spec = spec(table) else { return }
