@@ -32,7 +32,7 @@ make --no-print-directory uninstall PREFIX="$prefix/usr" > /dev/null || fail "ma
 # The install line of the workflow that init wrote, `make -C .build/checkouts/seedkit install
 # PREFIX=/usr/local`, run against this checkout, staged under DESTDIR (which that line does not
 # set, so the environment's counts).
-line=$(grep -E '^ +make -C [^ ]+ install PREFIX=[^ ]+$' "$prefix/project/.github/workflows/seedkit.yml") \
+line=$(grep -m 1 -E '^ +make -C [^ ]+ install PREFIX=[^ ]+$' "$prefix/project/.github/workflows/seedkit.yml") \
   || fail "the workflow seedkit init writes has no 'make -C DIR install PREFIX=…' line"
 read -r _ _ _ target variable <<< "$line"
 staged="$prefix/stage"

@@ -32,9 +32,12 @@ echo 'import SeedRuntime' > "$app/Sources/App/main.swift"
 "$root/.build/debug/seedkit" init "$app" > /dev/null || fail "seedkit init $app exited non-zero"
 workflow="$app/.github/workflows/seedkit.yml"
 
-# Each step's script, in order: the lines under `run: |`, or a one-line `run:`.
-mkdir "$work/steps"
-python3 - "$workflow" "$work/steps" <<'EOF'
+# Each step's script, in order, into $2: the lines under `run: |`, or a one-line `run:`; the
+# install goes to $prefix, and apt-get is skipped when not root.
+prefix="$work/usr"
+extract_steps() {
+  mkdir "$2"
+  python3 - "$1" "$2" <<'EOF'
 import re, sys
 lines = open(sys.argv[1], encoding="utf-8").read().split("\n")
 name, count, i = None, 0, 0
@@ -61,22 +64,25 @@ while i < len(lines):
 if count == 0:
     sys.exit("no run: steps in " + sys.argv[1])
 EOF
-
-prefix="$work/usr"
-grep -q "PREFIX=/usr/local" "$work"/steps/* || fail "no step installs with PREFIX=/usr/local"
-sed -i "s#PREFIX=/usr/local#PREFIX=$prefix#" "$work"/steps/*
-if [ "$(id -u)" -ne 0 ]; then
-  # Not root: the packages apt-get would install must be here already.
-  packages=$(grep -ho 'apt-get install -y -qq .*' "$work"/steps/* | sed 's/apt-get install -y -qq //')
-  for package in $packages; do dpkg -s "$package" > /dev/null 2>&1 || fail "not root, and $package (which the workflow installs) is not installed"; done
-  sed -i 's#^apt-get update.*#: apt-get skipped: not root#' "$work"/steps/*
-fi
+  grep -q "PREFIX=/usr/local" "$2"/* || fail "no step installs with PREFIX=/usr/local"
+  sed -i "s#PREFIX=/usr/local#PREFIX=$prefix#" "$2"/*
+  if [ "$(id -u)" -ne 0 ]; then
+    # Not root: the packages apt-get would install must be here already.
+    packages=$(grep -ho 'apt-get install -y -qq .*' "$2"/* | sed 's/apt-get install -y -qq //')
+    for package in $packages; do dpkg -s "$package" > /dev/null 2>&1 || fail "not root, and $package (which the workflow installs) is not installed"; done
+    sed -i 's#^apt-get update.*#: apt-get skipped: not root#' "$2"/*
+  fi
+}
+extract_steps "$workflow" "$work/steps"
 
 summary="$work/summary.md"
+# Runs the steps in $2 (default: the app's) in the project $1 (default: the app), with the
+# workflow's env: SEEDKIT_GIT_URL as the caller's environment gives it, else empty.
 run_workflow() {
   : > "$summary"
-  for step in "$work"/steps/*; do
-    (cd "$app" && env PATH="$prefix/bin:$PATH" GITHUB_STEP_SUMMARY="$summary" bash --noprofile --norc -eo pipefail "$step") \
+  for step in "${2:-$work/steps}"/*; do
+    (cd "${1:-$app}" && env PATH="$prefix/bin:$PATH" GITHUB_STEP_SUMMARY="$summary" SEEDKIT_GIT_URL="${SEEDKIT_GIT_URL:-}" \
+      bash --noprofile --norc -eo pipefail "$step") \
       > "$work/step.log" 2>&1 || { cat "$work/step.log"; fail "the step '$(head -n 1 "$step" | cut -c3-)' exited non-zero"; }
   done
 }
@@ -93,4 +99,20 @@ seedkit="$prefix/bin/seedkit"
 run_workflow
 grep -q "^| items | changed | Second item | quantity | 2 | 5 |$" "$summary" || fail "the review step's summary lacks the change: $(cat "$summary")"
 grep -q "^would apply 0001-release-1-1: 1 updated$" "$summary" || fail "the review step's summary lacks the migration's plan: $(cat "$summary")"
-echo "the CI workflow seedkit init writes: its $(ls "$work/steps" | wc -l) run: steps pass in order, before and after a release"
+
+# A project `seedkit init` made on its own, not in a Swift package: the install step says what to
+# set; with SEEDKIT_GIT_URL set (here to the clone) the whole workflow passes.
+bare="$work/bookshop"
+"$root/.build/debug/seedkit" init "$bare" > "$work/init.log" || fail "seedkit init $bare exited non-zero"
+grep -q "SEEDKIT_GIT_URL" "$work/init.log" || fail "init's next: lines do not say to set SEEDKIT_GIT_URL: $(cat "$work/init.log")"
+extract_steps "$bare/.github/workflows/seedkit.yml" "$work/bare-steps"
+install=$(grep -l "make -C" "$work"/bare-steps/* | head -n 1)
+if (cd "$bare" && env SEEDKIT_GIT_URL= bash --noprofile --norc -eo pipefail "$install") > "$work/step.log" 2>&1; then
+  fail "the install step passed in a project that is not a Swift package, without SEEDKIT_GIT_URL"
+fi
+grep -q "^::error::this repository is not a Swift package: set SEEDKIT_GIT_URL" "$work/step.log" \
+  || fail "the install step's error does not say to set SEEDKIT_GIT_URL: $(cat "$work/step.log")"
+rm -rf "$prefix"
+SEEDKIT_GIT_URL="$work/src/seedkit" run_workflow "$bare" "$work/bare-steps"
+[ -x "$prefix/bin/seedkit" ] || fail "the install step wrote no $prefix/bin/seedkit from SEEDKIT_GIT_URL"
+echo "the CI workflow seedkit init writes: its $(ls "$work/steps" | wc -l) run: steps pass in order, before and after a release, in an app's package and (SEEDKIT_GIT_URL set) in a project of its own"

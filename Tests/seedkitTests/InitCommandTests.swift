@@ -78,6 +78,7 @@ private let plainInitOutput = """
       cp build/seed.sqlite seeds/releases/1.0.sqlite   # when you ship release 1.0
       seedkit new-migration NAME --from seeds/releases/1.0.sqlite   # after editing the fixtures for the next release
       seedkit check-upgrade seeds/releases/*.sqlite   # every shipped seed upgrades to a fresh build
+      set SEEDKIT_GIT_URL in .github/workflows/seedkit.yml: this folder is in no Swift package, so CI installs seedkit from that Git URL
 
     """
 
@@ -225,10 +226,25 @@ private let plainInitOutput = """
         expectEqual(
             script,
             [
-                "apt-get update -qq && apt-get install -y -qq libsqlite3-dev zlib1g-dev libssl-dev make",
-                "swift package resolve",
-                "make -C .build/checkouts/seedkit install PREFIX=/usr/local",
+                "apt-get update -qq && apt-get install -y -qq libsqlite3-dev zlib1g-dev libssl-dev make git",
+                "if [ -f Package.swift ]; then",
+                "  swift package resolve",
+                "  make -C .build/checkouts/seedkit install PREFIX=/usr/local",
+                "elif [ -n \"$SEEDKIT_GIT_URL\" ]; then",
+                "  source=$(mktemp -d)",
+                "  git clone -q --depth 1 \"$SEEDKIT_GIT_URL\" \"$source\"",
+                "  make -C \"$source\" install PREFIX=/usr/local",
+                "else",
+                "  echo \"::error::this repository is not a Swift package: set SEEDKIT_GIT_URL in .github/workflows/seedkit.yml to the Git URL you install seedkit from\"",
+                "  exit 1",
+                "fi",
             ])
+        // A project in a Swift package is told nothing about SEEDKIT_GIT_URL: the package gives seedkit.
+        let app = try emptyProject()
+        try app.write("Package.swift", "// swift-tools-version: 6.1\n")
+        let initialized = try app.seedkit("init")
+        expectEqual(initialized.status, 0, "\(initialized)")
+        #expect(!initialized.stdout.contains("SEEDKIT_GIT_URL"), "\(initialized)")
         // The steps after it call `seedkit` by name: PREFIX/bin must be on the container's PATH.
         #expect(workflow.contains("    container: swift:"))
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -73,17 +73,30 @@ enum PlainTemplates {
           seeds:
             runs-on: ubuntu-latest
             container: swift:6.1
+            env:
+              # Where CI gets seedkit when this repository is not a Swift package (an app's package
+              # resolves it itself): the Git URL you install seedkit from.
+              SEEDKIT_GIT_URL: ""
             steps:
               - uses: actions/checkout@v4
               - name: Install seedkit
-                # seedkit's own `make install` (its README, "Install the CLI"), run in the checkout
-                # SwiftPM resolves for this package: the CLI of the version Package.resolved pins, the
-                # one the app links. For a path dependency, make -C that path; a project that gets
-                # seedkit another way replaces this step.
+                # seedkit's own `make install` (its README, "Install the CLI"): in an app's package, in
+                # the checkout SwiftPM resolves (the version Package.resolved pins, the one the app
+                # links); otherwise in a clone of SEEDKIT_GIT_URL. For a path dependency, make -C that
+                # path; a project that gets seedkit another way replaces this step.
                 run: |
-                  apt-get update -qq && apt-get install -y -qq libsqlite3-dev zlib1g-dev libssl-dev make
-                  swift package resolve
-                  make -C .build/checkouts/seedkit install PREFIX=/usr/local
+                  apt-get update -qq && apt-get install -y -qq libsqlite3-dev zlib1g-dev libssl-dev make git
+                  if [ -f Package.swift ]; then
+                    swift package resolve
+                    make -C .build/checkouts/seedkit install PREFIX=/usr/local
+                  elif [ -n "$SEEDKIT_GIT_URL" ]; then
+                    source=$(mktemp -d)
+                    git clone -q --depth 1 "$SEEDKIT_GIT_URL" "$source"
+                    make -C "$source" install PREFIX=/usr/local
+                  else
+                    echo "::error::this repository is not a Swift package: set SEEDKIT_GIT_URL in .github/workflows/seedkit.yml to the Git URL you install seedkit from"
+                    exit 1
+                  fi
               - name: seedkit build
                 run: seedkit build --format github
               - name: seedkit check-upgrade

@@ -257,6 +257,20 @@ public struct ProjectScaffold: Sendable {
         let parts = Array(repeating: "..", count: start.count - common) + target[common...]
         return parts.isEmpty ? "." : parts.joined(separator: "/")
     }
+
+    /// Whether `folder` or a folder above it holds a `Package.swift`: the CI workflow then gets
+    /// seedkit through the package, otherwise from the Git URL it is given.
+    public static func isInSwiftPackage(_ folder: URL) -> Bool {
+        var current = folder.standardizedFileURL
+        while true {
+            if FileManager.default.fileExists(atPath: current.appendingPathComponent("Package.swift").path) {
+                return true
+            }
+            let parent = current.deletingLastPathComponent()
+            if parent.path == current.path { return false }
+            current = parent
+        }
+    }
 }
 
 extension ProjectScaffold.File {

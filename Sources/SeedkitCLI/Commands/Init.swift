@@ -137,6 +137,14 @@ extension SeedTool {
                     "  seedkit new-migration NAME --from \(release)   # after editing the fixtures for the next release"
                 )
                 print("  seedkit check-upgrade \(shipped)   # every shipped seed upgrades to a fresh build")
+                // The CI workflow installs seedkit through the app's package; a project in none names a Git URL.
+                if written.contains(where: { $0.path.hasSuffix(".github/workflows/seedkit.yml") }),
+                    !ProjectScaffold.isInSwiftPackage(root)
+                {
+                    print(
+                        "  set SEEDKIT_GIT_URL in .github/workflows/seedkit.yml: this folder is in no Swift package, so CI installs seedkit from that Git URL"
+                    )
+                }
             }
         }
 
