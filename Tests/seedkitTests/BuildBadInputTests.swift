@@ -136,7 +136,7 @@ import Testing
         try project.remove("seeds/seedkit.yml")
         try expectFailure(
             project, status: 2,
-            "seeds/seedkit.yml: error: no manifest here; create one (see README: The manifest) or pass --manifest PATH [2100]"
+            "seeds/seedkit.yml: error: no manifest here: seedkit init writes one (seedkit help init), or pass --manifest PATH [2100]"
         )
     }
 

@@ -114,7 +114,7 @@ public struct Manifest: Sendable {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw SeedError(
                 .configuration, file: path,
-                "no manifest here; create one (see README: The manifest) or pass --manifest PATH")
+                "no manifest here: seedkit init writes one (seedkit help init), or pass --manifest PATH")
         }
         if let problem = data.withUnsafeBytes({ UTF8Validation.textProblem($0) }) {
             throw SeedError(.configuration, file: path, line: problem.line, code: .invalidEncoding, problem.message)

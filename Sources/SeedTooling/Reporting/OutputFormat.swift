@@ -98,8 +98,8 @@ public struct FormatRefusal: Error, Sendable, CustomStringConvertible {
         let list = offered.map(\.name).joined(separator: ", ")
         let given = self.given.isEmpty ? "''" : self.given
         return known
-            ? "--format \(given) is not one this command prints; it prints \(list) (docs/reference.md#output-formats)"
-            : "--format \(given) is not a format; this command prints \(list) (docs/reference.md#output-formats)"
+            ? "--format \(given) is not one this command prints; it prints \(list)"
+            : "--format \(given) is not a format; this command prints \(list)"
     }
 }
 

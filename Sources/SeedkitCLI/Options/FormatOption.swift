@@ -14,7 +14,7 @@ struct FormatOption<R: Report>: ParsableArguments {
     var name = OutputFormat.human.name
 
     static var help: String {
-        "Output format: \(OutputFormat.formats(for: R.self).map(\.name).joined(separator: ", ")) (docs/reference.md#output-formats)."
+        "Output format: \(OutputFormat.formats(for: R.self).map(\.name).joined(separator: ", "))."
     }
 
     func validate() throws {

@@ -8,7 +8,7 @@ struct BusyTimeoutOption: ParsableArguments {
     @Option(
         name: .customLong("busy-timeout"), parsing: .unconditional,
         help: ArgumentHelp(
-            "How long to wait for another connection's lock, in seconds (0 to 86400; default 5).", valueName: "seconds")
+            "How long to wait for another connection's lock, in seconds (0 to 86400).", valueName: "seconds")
     )
     var busyTimeoutText: String = "5"
 
