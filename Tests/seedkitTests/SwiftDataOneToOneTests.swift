@@ -42,6 +42,35 @@ import Testing
         expectEqual(project.sha256("app.store"), before)
     }
 
+    /// pegase: a migration with several rows the store refuses named only the first (the run
+    /// stopped there). Every row is named, by its line, with the reason said once; nothing is
+    /// written (exit 3).
+    @Test func everyRefusedRowOfAMigrationIsNamed() throws {
+        let project = try store()
+        expectEqual(try project.seedkit("init", "--coredata", "app.store").status, 0)
+        try project.write(
+            "migrations/0001-swap.yml",
+            """
+            update:
+              Author:
+                - { key: A, from: { book: T1 }, to: { book: T2 } }
+                - { key: B, from: { book: T2 }, to: { book: T1 } }
+
+            """)
+        let before = project.sha256("app.store")
+        let migrate = try project.seedkit("migrate", "app.store", "--without-history")
+        expectEqual(migrate.status, 3, "\(migrate)")
+        let refused = migrate.stderrLines.filter {
+            $0.contains("the change takes a one-to-one's other side away from a row of Book")
+        }
+        expectEqual(refused.count, 1, "\(migrate)")
+        #expect(
+            refused.first?.hasSuffix(
+                "(2 rows refused for this: migrations/0001-swap.yml:3, migrations/0001-swap.yml:4) [2200]") == true,
+            "\(migrate)")
+        expectEqual(project.sha256("app.store"), before)
+    }
+
     /// Found by the store corpus (pegase: an Account copied with its one-to-ones): fixtures that
     /// give one one-to-one target to two rows built a seed whose sides disagree, exit 0, and only
     /// verify said so. The build refuses it, naming the row.

@@ -27,6 +27,9 @@ struct MigrationRun {
     var writtenTableNames: [String: String] = [:]
     /// Problems that stop the run; thrown together at the end so that all are reported.
     var errors: [Diagnostic] = []
+    /// Rows the store refused (a required one-to-one side left empty, a derived attribute): the
+    /// run goes on to name every one, then rolls back whole (exit 3).
+    var refusals: [(diagnostic: Diagnostic, rows: [String])] = []
     /// Join tables found so far, by entity and relationship (nil: none), so the schema is searched once per relationship.
     var joinTables: [String: CoreDataDialect.JoinTable?] = [:]
     /// Each migration's events: one slot per row change in the order written, filled when its
@@ -131,9 +134,13 @@ struct MigrationRun {
                     try drain()  // as settle(_:slot:_:) does for a row that is done
                     continue
                 }
-                try settle(
-                    .insert(row: row, table: name), slot: slot, try insert(row, named: name, slot: slot, validate: true)
-                )
+                do {
+                    try settle(
+                        .insert(row: row, table: name), slot: slot,
+                        try insert(row, named: name, slot: slot, validate: true))
+                } catch let error as SeedError where error.kind == .refused {
+                    keep(refusal: error, file: migration.file, line: row.line)
+                }
             }
             try flushInserts()
         case .update(let name, let changes):
@@ -141,9 +148,13 @@ struct MigrationRun {
             for (position, change) in changes.enumerated() {
                 laterUpdates = changes[(position + 1)...]
                 let slot = newSlot(index)
-                try settle(
-                    .update(change: change, table: name, file: migration.file), slot: slot,
-                    try update(change, in: table, file: migration.file, slot: slot))
+                do {
+                    try settle(
+                        .update(change: change, table: name, file: migration.file), slot: slot,
+                        try update(change, in: table, file: migration.file, slot: slot))
+                } catch let error as SeedError where error.kind == .refused {
+                    keep(refusal: error, file: migration.file, line: change.line)
+                }
             }
         case .delete(_, let changes):
             for change in changes {
@@ -157,6 +168,33 @@ struct MigrationRun {
             }
         }
         return true
+    }
+
+    /// Keeps a row's refusal (exit 3): the run goes on so that every refusal of a migration is
+    /// named, not only the first (issue 42). A reason is said once, with the lines of the rows
+    /// it refused when there are several. Nothing is written: ``finish(wholeStore:)`` throws
+    /// them, and the caller rolls the run back.
+    mutating func keep(refusal error: SeedError, file: String, line: Int) {
+        for diagnostic in error.diagnostics {
+            if let index = refusals.firstIndex(where: { $0.diagnostic.message == diagnostic.message }) {
+                refusals[index].rows.append("\(file):\(line)")
+            } else {
+                refusals.append((diagnostic, ["\(file):\(line)"]))
+            }
+        }
+    }
+
+    /// The kept refusals, each once; one that refused several rows lists them (the first ten).
+    var refusalDiagnostics: [Diagnostic] {
+        refusals.map { refusal in
+            var diagnostic = refusal.diagnostic
+            let rows = refusal.rows
+            if rows.count > 1 {
+                let listed = rows.prefix(10).joined(separator: ", ") + (rows.count > 10 ? ", …" : "")
+                diagnostic.message += " (\(rows.count) rows refused for this: \(listed))"
+            }
+            return diagnostic
+        }
     }
 
     /// Whether the store must be read for rows whose foreign key finds no parent. `PRAGMA
@@ -195,6 +233,7 @@ struct MigrationRun {
         try settleWaiting()
         // Deletes a row of the run referred to: that row may have waited for a parent until now.
         try settleBlockedDeletes(final: true)
+        if !refusals.isEmpty { throw SeedError(.refused, refusalDiagnostics + errors) }
         var errors = self.errors
         if errors.isEmpty, try foreignKeysNeedChecking(wholeStore: wholeStore) {
             for row in try Row.fetchAll(db, sql: "PRAGMA foreign_key_check") {
