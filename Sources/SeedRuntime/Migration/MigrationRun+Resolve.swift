@@ -255,13 +255,16 @@ extension MigrationRun {
 
     /// Who still references `row` (through a FOREIGN KEY or a manifest ref), or nil.
     mutating func referrer(of row: StoredRow, in table: TableInfo) throws -> String? {
-        for childName in try TableInfo.userTables(db) {
+        let userTables = try memo.userTables ?? TableInfo.userTables(db)
+        memo.userTables = userTables
+        for childName in userTables {
             let child = try tableInfo(childName, file: "")
             for key in child.foreignKeys where key.parent.isSameName(as: table.name) {
                 let parentColumns = key.parentColumns.isEmpty ? table.primaryKey : key.parentColumns
                 guard parentColumns.count == key.columns.count, !parentColumns.isEmpty else { continue }
                 let values = parentColumns.map { row[SQLName($0)] ?? .null }
                 if values.contains(.null) { continue }
+                try findReferrersByIndex(child, key.columns)
                 if try count(child, zip(key.columns, values).map { (column: $0.0, value: $0.1) }) > 0 {
                     return "\(child.name).\(key.columns.joined(separator: ", "))"
                 }
@@ -276,7 +279,9 @@ extension MigrationRun {
                 let column = name.lowered
                 let target = child.referencedColumn(of: column, in: table).map(SQLName.init) ?? Self.rowidKey
                 let value = row[target] ?? .null
-                if value != .null, try count(child, [(column, value)]) > 0 { return "\(childName).\(column)" }
+                guard value != .null else { continue }
+                try findReferrersByIndex(child, [column])
+                if try count(child, [(column, value)]) > 0 { return "\(childName).\(column)" }
             }
         }
         return nil

@@ -54,6 +54,9 @@ struct MigrationRun {
     var quickValues: [(column: String, value: SQLValue)] = []
     /// Deletes of the migration being applied that a row still refers to, retried once its other changes are done.
     var blockedDeletes: [BlockedDelete] = []
+    /// The columns that refer to rows a delete removes, by child table and columns: whether an
+    /// index finds their rows, or how often they were read without one (see MigrationRun+Referrers.swift).
+    var referrerColumns = ReferrerColumns()
     /// The updates of the operation being applied that come after the one being applied: a
     /// rename whose new key one of them renames away is a swap or rotation (see ``update(_:in:file:slot:)``).
     var laterUpdates: ArraySlice<DataChanges.RowChange> = []
@@ -108,6 +111,7 @@ struct MigrationRun {
                 for operation in changes.operations { _ = try apply(operation, of: migration, slots: index) }
             }
             try settleBlockedDeletes()
+            try dropReferrerIndexes()
         }
     }
 
