@@ -117,6 +117,9 @@ def migrate_project(root, count, deletes, ref_updates, inserts, self_ref=False):
               "CREATE TABLE _seedkit_tables (name TEXT PRIMARY KEY NOT NULL, position INTEGER NOT NULL, key TEXT NOT NULL, refs TEXT NOT NULL) WITHOUT ROWID;\n"
               "INSERT INTO _seedkit_tables VALUES ('categories', 0, '[\"name\"]', '{}'), ('books', 1, '[\"isbn\"]', "
               "'{\"category_id\":{\"column\":\"name\",\"table\":\"categories\"}" + (",\"parent_id\":{\"column\":\"isbn\",\"table\":\"books\"}" if self_ref else "") + "}');\n"
+              # The ledger a seed has (empty: no migration applied yet), as seedkit writes it.
+              "CREATE TABLE _seedkit_migrations (number INTEGER PRIMARY KEY NOT NULL, name TEXT NOT NULL, checksum TEXT NOT NULL, "
+              "applied_at TEXT, origin TEXT NOT NULL CHECK (origin IN ('seed', 'applied')));\n"
               "INSERT INTO categories (name) VALUES " + ", ".join(f"('{c}')" for c in CATEGORIES) + ";\n"
               f"WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < {count}) "
               "INSERT INTO books (isbn, title, author, price, category_id) SELECT printf('978%010d', i), 'Book ' || i, 'Author', "

@@ -22,9 +22,17 @@ public struct Migration: Sendable, Equatable {
     private var storedChecksum: String
     package var body: Body
     /// The size and SHA-256 (hex) of the `.json` file an app bundles for this migration (its
-    /// canonical JSON and a newline), worked out while the checksum is, for a declarative
-    /// migration read from its document (YAML); nil when not known (see ``BundledJSON``).
-    package var bundledJSON: BundledJSON?
+    /// canonical JSON and a newline), worked out while the checksum is, for a migration read from
+    /// its document (YAML); nil when not known. Kept with the changes, whose equality leaves it
+    /// out: two readings of one file are the same migration.
+    package var bundledJSON: BundledJSON? {
+        get { if case .changes(let changes) = body { changes.bundledJSON } else { nil } }
+        set {
+            guard case .changes(var changes) = body else { return }
+            changes.bundledJSON = newValue
+            body = .changes(changes)
+        }
+    }
 
     /// See ``bundledJSON``.
     package struct BundledJSON: Sendable, Equatable {
@@ -138,6 +146,8 @@ package struct DataChanges: Sendable, Equatable {
     private var loaded: [Operation]
     /// A large JSON file read while the run applies it (``DeferredJSONMigration``), or nil.
     package private(set) var deferred: DeferredJSONMigration?
+    /// See ``Migration/bundledJSON`` (not compared: derived from the same content).
+    package var bundledJSON: Migration.BundledJSON?
 
     package static func == (lhs: DataChanges, rhs: DataChanges) -> Bool {
         (lhs.deferred != nil && lhs.deferred === rhs.deferred) || lhs.operations == rhs.operations
