@@ -12,7 +12,7 @@ import Testing
 @Suite struct BuildMigrationCostTests {
     /// A release of `count` books (key isbn, a ref to a category) and a migration that brings the
     /// previous release to it: a tenth of the rows updated, a tenth deleted, a twentieth inserted.
-    private func project(_ count: Int) throws -> TemporaryProject {
+    private func project(_ count: Int, lastUpdate: String = "") throws -> TemporaryProject {
         let project = try TemporaryProject(bookStore: false)
         try project.write(
             "seeds/schema.sql",
@@ -45,7 +45,7 @@ import Testing
         try project.write("seeds/data/books.csv", fixture)
         try project.write(
             "migrations/0001-release.yml",
-            "insert:\n  books:\n\(inserts)update:\n  books:\n\(updates)delete:\n  books:\n\(deletes)")
+            "insert:\n  books:\n\(inserts)update:\n  books:\n\(updates)\(lastUpdate)delete:\n  books:\n\(deletes)")
         return project
     }
 
@@ -76,5 +76,16 @@ import Testing
         #expect(small > 0, "the migrations are checked")
         #expect(large > small, "the count follows the migration: \(small) → \(large)")
         #expect(large <= 2 * small, "at most doubled: \(small) → \(large)")
+    }
+
+    /// The configuration check runs one row of each shape: a problem in a shape first met after
+    /// hundreds of good rows is still found, at its own line, and nothing is written.
+    @Test func aProblemInALaterRowOfANewShapeStillFailsTheBuild() throws {
+        let project = try project(400, lastUpdate: "    - { key: \"B20\", to: { price: 5 } }\n")
+        let result = try project.seedkit("build")
+        expectEqual(result.status, 2, "\(result)")
+        #expect(result.stderr.contains("migrations/0001-release.yml:"), "\(result.stderr)")
+        #expect(result.stderr.contains("sets 'price' without a 'from' value"), "\(result.stderr)")
+        #expect(!project.exists("build/seed.sqlite"))
     }
 }

@@ -44,7 +44,8 @@ extension SeedMigrator {
 
     /// `migration` with one row of each shape per operation: what `migrate` refuses as
     /// configuration depends on the tables, the columns a row names and the kinds of its values
-    /// (none, a list, one value), not on the values themselves, so the check's cost follows the
+    /// (none, one value, or a list or object, whose members are names too and kept whole), not on
+    /// the scalar values themselves, so the check's cost follows the
     /// release's shapes rather than its rows (issue 45: a 150k-row release checked by every build).
     /// Updates that change a key column are all kept: whether a rename is a swap depends on the
     /// keys (a table without a natural key keeps every update).
@@ -53,7 +54,8 @@ extension SeedMigrator {
         func tag(_ value: InputValue) -> String {
             switch value {
             case .null: return "n"
-            case .json: return "j"
+            // A composite's members are names a row gives (an unknown one is refused): the whole text.
+            case .json(let text): return "j:" + text
             default: return "v"
             }
         }
