@@ -34,6 +34,8 @@ Set BENCH_ROWS_BIG=5000000 to add the 5M-row runs (peak RSS must stay flat).
 """
 import csv, json, os, random, shutil, subprocess, sys, time
 
+import bench_release
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORK = os.path.join(ROOT, "build", "bench")
 SEEDKIT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, ".build/release/seedkit"))
@@ -871,6 +873,14 @@ def check_upgrade_case(table, count=200_000, changed=30_000):
     table.append((case, "seedkit check-upgrade (one old seed)", changed, *tool, tool[0] / floor[0], "≤ 1.5×"))
 
 
+def build_with_migration_case(table):
+    bench_release.build_with_migration_case(table, sys.modules[__name__])
+
+
+def migrate_cost_cases(table):
+    bench_release.migrate_cost_cases(table, sys.modules[__name__])
+
+
 def main():
     os.makedirs(WORK, exist_ok=True)
     for tool in ["sqlite3"]:
@@ -907,6 +917,14 @@ def main():
         return
     if ONLY == "sqlstep":  # a .sql migration with its counting triggers, with its floor
         sql_step_case(table)
+        print_table(table)
+        return
+    if ONLY == "buildmig":  # build once a 150k-row migration exists, beside the build without it
+        build_with_migration_case(table)
+        print_table(table)
+        return
+    if ONLY == "migratecost":  # deletes and ref changes beside inserts; a hierarchy's deletes
+        migrate_cost_cases(table)
         print_table(table)
         return
     if ONLY == "checkupgrade":  # check-upgrade of a release, beside build + migrate of it
@@ -968,6 +986,8 @@ def main():
     big_migration_case(table)
     sql_step_case(table)
     check_upgrade_case(table)
+    build_with_migration_case(table)
+    migrate_cost_cases(table)
 
     print("inspect and diff…", file=sys.stderr)
     inspect_and_diff(out, books_seed, table, ref_seed)

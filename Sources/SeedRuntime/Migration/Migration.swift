@@ -21,6 +21,24 @@ public struct Migration: Sendable, Equatable {
     }
     private var storedChecksum: String
     package var body: Body
+    /// The size and SHA-256 (hex) of the `.json` file an app bundles for this migration (its
+    /// canonical JSON and a newline), worked out while the checksum is, for a migration read from
+    /// its document (YAML); nil when not known. Kept with the changes, whose equality leaves it
+    /// out: two readings of one file are the same migration.
+    package var bundledJSON: BundledJSON? {
+        get { if case .changes(let changes) = body { changes.bundledJSON } else { nil } }
+        set {
+            guard case .changes(var changes) = body else { return }
+            changes.bundledJSON = newValue
+            body = .changes(changes)
+        }
+    }
+
+    /// See ``bundledJSON``.
+    package struct BundledJSON: Sendable, Equatable {
+        package var bytes: Int
+        package var sha256: String
+    }
 
     package enum Body: Sendable, Equatable {
         /// SQL run as written, once.
@@ -72,17 +90,31 @@ public struct Migration: Sendable, Equatable {
     package static func checksum(sql: String) -> String { "sha256:" + SHA256.hex(sql.utf8) }
 
     /// See ``checksum(sql:)``.
-    package static func checksum(of document: DocNode) -> String {
+    package static func checksum(of document: DocNode) -> String { checksums(of: document).checksum }
+
+    /// ``checksum(of:)`` and, in the same pass, the bundled `.json` file's facts (``bundledJSON``):
+    /// `build` records the digest of a large one without reading the migration a second time.
+    package static func checksums(of document: DocNode) -> (checksum: String, bundled: BundledJSON) {
         // Hashed 64 KiB at a time: a 100,000-row migration's text is never in memory whole.
         var hash = SHA256()
+        var file = SHA256()
+        var count = 0
         var bytes: [UInt8] = []
         bytes.reserveCapacity(1 << 17)
+        func add(_ bytes: [UInt8]) {
+            bytes.withUnsafeBytes {
+                hash.update(buffer: $0)
+                file.update(buffer: $0)
+            }
+            count += bytes.count
+        }
         document.writeJSON(into: &bytes) { bytes in
-            bytes.withUnsafeBytes { hash.update(buffer: $0) }
+            add(bytes)
             bytes.removeAll(keepingCapacity: true)
         }
-        bytes.withUnsafeBytes { hash.update(buffer: $0) }
-        return "sha256:" + hash.hexDigest
+        add(bytes)
+        file.update([UInt8(ascii: "\n")])
+        return ("sha256:" + hash.hexDigest, BundledJSON(bytes: count + 1, sha256: file.hexDigest))
     }
 
     /// Builds a migration from a file's name and parsed content.
@@ -93,9 +125,11 @@ public struct Migration: Sendable, Equatable {
                 "a migration file name must start with its number, like 0001-add-fourth-book.yml")
         }
         let changes = try DataChanges(document: document, file: file)
-        return Migration(
-            number: parts.number, name: parts.name, file: file, checksum: checksum(of: document),
-            body: .changes(changes))
+        let (checksum, bundled) = checksums(of: document)
+        var migration = Migration(
+            number: parts.number, name: parts.name, file: file, checksum: checksum, body: .changes(changes))
+        migration.bundledJSON = bundled
+        return migration
     }
 }
 
@@ -112,6 +146,8 @@ package struct DataChanges: Sendable, Equatable {
     private var loaded: [Operation]
     /// A large JSON file read while the run applies it (``DeferredJSONMigration``), or nil.
     package private(set) var deferred: DeferredJSONMigration?
+    /// See ``Migration/bundledJSON`` (not compared: derived from the same content).
+    package var bundledJSON: Migration.BundledJSON?
 
     package static func == (lhs: DataChanges, rhs: DataChanges) -> Bool {
         (lhs.deferred != nil && lhs.deferred === rhs.deferred) || lhs.operations == rhs.operations

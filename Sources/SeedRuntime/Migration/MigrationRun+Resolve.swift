@@ -259,7 +259,9 @@ extension MigrationRun {
     mutating func referrer(of row: StoredRow, in table: TableInfo, excluding: [SQLName: Set<Int64>] = [:]) throws
         -> String?
     {
-        for childName in try TableInfo.userTables(db) {
+        let userTables = try memo.userTables ?? TableInfo.userTables(db)
+        memo.userTables = userTables
+        for childName in userTables {
             let child = try tableInfo(childName, file: "")
             var excluded = excluding[SQLName(child.name)] ?? []
             if child.name.isSameName(as: table.name), case .integer(let rowid)? = row[Self.rowidKey] {
@@ -270,6 +272,7 @@ extension MigrationRun {
                 guard parentColumns.count == key.columns.count, !parentColumns.isEmpty else { continue }
                 let values = parentColumns.map { row[SQLName($0)] ?? .null }
                 if values.contains(.null) { continue }
+                try findReferrersByIndex(child, key.columns)
                 if try hasRow(child, zip(key.columns, values).map { (column: $0.0, value: $0.1) }, excluding: excluded)
                 {
                     return "\(child.name).\(key.columns.joined(separator: ", "))"
@@ -285,7 +288,9 @@ extension MigrationRun {
                 let column = name.lowered
                 let target = child.referencedColumn(of: column, in: table).map(SQLName.init) ?? Self.rowidKey
                 let value = row[target] ?? .null
-                if value != .null, try hasRow(child, [(column, value)], excluding: excluded) {
+                guard value != .null else { continue }
+                try findReferrersByIndex(child, [column])
+                if try hasRow(child, [(column, value)], excluding: excluded) {
                     // Named as the user names it (`Book.shelf`), not as SQL stores it (`ZBOOK.zshelf`).
                     return specs.writtenRefName(childName, name) ?? "\(childName).\(column)"
                 }

@@ -57,6 +57,9 @@ struct MigrationRun {
     var quickValues: [(column: String, value: SQLValue)] = []
     /// Deletes of the migration being applied that a row still refers to, retried once its other changes are done.
     var blockedDeletes: [BlockedDelete] = []
+    /// The columns that refer to rows a delete removes, by child table and columns: whether an
+    /// index finds their rows, or how often they were read without one (see MigrationRun+Referrers.swift).
+    var referrerColumns = ReferrerColumns()
     /// The updates of the operation being applied that come after the one being applied: a
     /// rename whose new key one of them renames away is a swap or rotation (see ``update(_:in:file:slot:)``).
     var laterUpdates: ArraySlice<DataChanges.RowChange> = []
@@ -112,6 +115,7 @@ struct MigrationRun {
                 for operation in changes.operations { _ = try apply(operation, of: migration, slots: index) }
             }
             try settleBlockedDeletes(final: false)
+            try dropReferrerIndexes()
         }
     }
 
@@ -233,6 +237,7 @@ struct MigrationRun {
         try settleWaiting()
         // Deletes a row of the run referred to: that row may have waited for a parent until now.
         try settleBlockedDeletes(final: true)
+        try dropReferrerIndexes()
         if !refusals.isEmpty { throw SeedError(.refused, refusalDiagnostics + errors) }
         var errors = self.errors
         if errors.isEmpty, try foreignKeysNeedChecking(wholeStore: wholeStore) {

@@ -48,6 +48,9 @@ struct RunMemo {
     var keyFields: (table: String, operation: String, key: [String], names: [String], shapes: [KeyFieldShape])?
     /// The last table's relationship columns → parent tables, by table and operation.
     var parentTables: (table: String, operation: String, value: [String: String])?
+    /// The store's tables (``TableInfo/userTables(_:)``), read once: each delete asks every table
+    /// whether a row refers to the one it removes.
+    var userTables: [String]?
     /// Parent ids refs found, by lookup site (the child's table and ref column, and the ref),
     /// then by the parent's key value: a big migration names the same few parents (a category by
     /// name) in 100,000 rows. An entry holds while nothing else writes the parent's table: an

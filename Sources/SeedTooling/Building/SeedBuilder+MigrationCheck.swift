@@ -44,4 +44,39 @@ extension SeedBuilder {
             return  // a schema or template that does not open: build says why
         }
     }
+
+    /// The refs the migrations write that no row of this build and no migration provides (see
+    /// ``MigrationReferences``). A release names the same parents again and again (a category
+    /// per book): each value is asked of the seed once.
+    func unresolvedMigrationRefs(plans: [TablePlan], dialect: any StoreDialect, db: Database) throws -> [Diagnostic] {
+        var known: [String: Bool?] = [:]
+        return try MigrationReferences.unresolved(in: migrations, tables: manifest.specs, dialect: dialect) {
+            table, column, value in
+            let exact: String  // 1 and 1.0 may convert apart: only the same value is the same question
+            switch value {
+            case .integer(let number): exact = "i:\(number)"
+            case .real(let number): exact = "r:\(number.bitPattern)"
+            default: exact = MigrationReferences.canonical(value)
+            }
+            let id = [table.lowercasedName, column.lowercasedName, exact].joined(separator: "\u{0}")
+            if let answer = known[id] { return answer }
+            let answer = try Self.exists(table: table, column: column, value: value, plans: plans, db: db)
+            known[id] = answer
+            return answer
+        }
+    }
+
+    private static func exists(table: String, column: String, value: InputValue, plans: [TablePlan], db: Database)
+        throws -> Bool?
+    {
+        guard let plan = plans.first(where: { $0.config.name.isSameName(as: table) }),
+            let info = plan.table.column(plan.storeColumn(column))
+        else { return nil }
+        guard case .success(let converted) = (plan.modelTypes[column] ?? plan.dialect.columnType(info)).convert(value)
+        else { return false }
+        return try db.cachedStatement(
+            sql:
+                "SELECT EXISTS (SELECT 1 FROM \(quoteIdentifier(plan.table.name)) WHERE \(quoteIdentifier(info.name)) = ?)"
+        ).rows(binding: [converted]).first?.first == .integer(1)
+    }
 }

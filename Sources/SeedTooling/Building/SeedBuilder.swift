@@ -30,6 +30,9 @@ public struct SeedBuilder: Sendable {
     /// Read every loaded table back through SQLite and fail the build (exit 4) when it differs
     /// from the fixture's converted records (docs/reference.md, "What build checks"). On by default.
     public var readsBack = true
+    /// Counts each statement the build runs on the seed: its work, counted rather than clocked
+    /// (a test doubles the rows and expects at most twice the count).
+    package var statements: StatementCount?
 
     /// What a build did.
     public struct Summary: Sendable {
@@ -140,6 +143,9 @@ public struct SeedBuilder: Sendable {
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
         configuration.journalMode = .default
+        if let statements {
+            configuration.prepareDatabase { db in db.trace(options: .statement) { _ in statements.add() } }
+        }
         let queue: DatabaseQueue
         do {
             if case .template(let template) = manifest.source {
@@ -290,10 +296,7 @@ public struct SeedBuilder: Sendable {
         }
         try insertParked(deferral, db: db, counts: &counts, diagnostics: &diagnostics)
         diagnostics = inFileOrder(diagnostics, plans: plans) + deferral.uncheckedRefs
-        diagnostics += try MigrationReferences.unresolved(in: migrations, tables: manifest.specs, dialect: dialect) {
-            table, column, value in
-            try Self.exists(table: table, column: column, value: value, plans: plans, db: db)
-        }
+        diagnostics += try unresolvedMigrationRefs(plans: plans, dialect: dialect, db: db)
         // An update's key that no fixture row and no migration provides is a typo (see MigrationKeys).
         if migrations.contains(where: \.findsRowsByKey) || !manifest.migrateOnlyTables.isEmpty,
             let tables = try? SemanticRows.make(manifest, in: db).rows
@@ -301,7 +304,7 @@ public struct SeedBuilder: Sendable {
             let unmatched = try MigrationKeys.unmatched(
                 in: migrations, tables: tables, migrateOnly: manifest.migrateOnlyTables, everyKey: false
             ) { table, key in
-                try table.row(db, key: key) != nil
+                try table.contains(db, key: key)
             }
             diagnostics += deferral.countingConsequences(of: unmatched)
         }
@@ -466,19 +469,6 @@ public struct SeedBuilder: Sendable {
 
     /// Whether the rows just loaded hold `value` in `table.column` (manifest names), converted as
     /// the column converts; nil for a table the manifest does not load.
-    private static func exists(table: String, column: String, value: InputValue, plans: [TablePlan], db: Database)
-        throws -> Bool?
-    {
-        guard let plan = plans.first(where: { $0.config.name.isSameName(as: table) }),
-            let info = plan.table.column(plan.storeColumn(column))
-        else { return nil }
-        guard case .success(let converted) = (plan.modelTypes[column] ?? plan.dialect.columnType(info)).convert(value)
-        else { return false }
-        return try db.sqlRow(
-            "SELECT EXISTS (SELECT 1 FROM \(quoteIdentifier(plan.table.name)) WHERE \(quoteIdentifier(info.name)) = ?)",
-            binding: [converted])?.first == .integer(1)
-    }
-
     private func capped(_ diagnostics: [Diagnostic]) -> [Diagnostic] {
         guard diagnostics.count > Self.diagnosticLimit else { return diagnostics }
         return Array(diagnostics.prefix(Self.diagnosticLimit)) + [

@@ -29,7 +29,11 @@ package enum BundledMigration {
     /// A seed records it for the migrations it comes with, so that an app's launch finds the
     /// bundled bytes it knows and need not scan them (``MigrationLedger/recordFileDigest(number:sha256:in:)``).
     package static func digest(of migration: Migration) -> String? {
-        guard case .changes = migration.body,
+        guard case .changes = migration.body else { return nil }
+        if let bundled = migration.bundledJSON {  // known from reading it (a YAML migration)
+            return bundled.bytes >= DeferredJSONMigration.threshold ? bundled.sha256 : nil
+        }
+        guard
             let size = FileFacts.size(migration.file),
             size >= DeferredJSONMigration.threshold / 4,  // canonical JSON is not four times its source
             let text = try? jsonText(of: migration), text.utf8.count >= DeferredJSONMigration.threshold

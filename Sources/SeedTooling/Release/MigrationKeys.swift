@@ -64,21 +64,26 @@ enum MigrationKeys {
             case .delete: continue
             }
         }
+        // The last step that deletes each key's row or renames it away, by table: one index of
+        // the release's keys, so that asking about every update is linear in the rows, not
+        // updates × deletes.
+        var lastLeaving: [String: [String: Int]] = [:]
+        for (index, (_, operation)) in steps.enumerated() {
+            guard let table = table(operation.table) else { continue }
+            let leaving: [DataChanges.RowChange]
+            switch operation {
+            case .delete(_, let changes): leaving = changes
+            case .update(_, let changes): leaving = changes.filter { UpgradeChecker.renamedKey($0, table) != nil }
+            case .insert: continue
+            }
+            for change in leaving {
+                guard let key = UpgradeChecker.keyValues(change.key, table) else { continue }
+                lastLeaving[table.written.name.lowercasedName, default: [:]][id(key)] = index
+            }
+        }
         // Whether a step after `index` deletes the row with `key` or renames it away.
         func leavesLater(_ index: Int, _ table: SemanticRows, _ key: [InputValue]) -> Bool {
-            steps[(index + 1)...].contains { _, operation in
-                guard operation.table.isSameName(as: table.written.name) else { return false }
-                switch operation {
-                case .delete(_, let changes):
-                    return changes.contains { UpgradeChecker.keyValues($0.key, table).map(id) == id(key) }
-                case .update(_, let changes):
-                    return changes.contains {
-                        UpgradeChecker.keyValues($0.key, table).map(id) == id(key)
-                            && UpgradeChecker.renamedKey($0, table) != nil
-                    }
-                case .insert: return false
-                }
-            }
+            (lastLeaving[table.written.name.lowercasedName]?[id(key)] ?? -1) > index
         }
         var problems: [Diagnostic] = []
         for (index, step) in steps.enumerated() {

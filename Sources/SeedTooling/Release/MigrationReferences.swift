@@ -31,10 +31,15 @@ public enum MigrationReferences {
     ) rethrows -> [Diagnostic] {
         func spec(_ name: String) -> TableSpec? { tables.first { $0.name.isSameName(as: name) } }
         // Keys the migrations themselves provide: "table.column" → values (inserted rows, renamed keys).
+        // Only the columns some ref names are kept: a release's rows are mostly other columns.
         var provided: [String: Set<String>] = [:]
+        let named = Set(tables.flatMap(\.refs.values).map { "\($0.table.lowercasedName).\($0.column.lowercasedName)" })
+        var lastTable: (name: String, lowercased: String) = ("", "")
         func offer(_ table: String, _ row: DataChanges.RowValues) {
+            if table != lastTable.name { lastTable = (table, table.lowercasedName) }
             for (column, value) in row.values {
-                provided["\(table.lowercasedName).\(column.lowercasedName)", default: []].insert(canonical(value))
+                let id = "\(lastTable.lowercased).\(column.lowercasedName)"
+                if named.contains(id) { provided[id, default: []].insert(canonical(value)) }
             }
         }
         Migration.forEachProvidedRow(in: migrations, offer)
@@ -58,6 +63,14 @@ public enum MigrationReferences {
             }
         }
         var problems: [Diagnostic] = []
+        // Whether SQL may write a parent table: asked once per table (it compiles a pattern), not per row.
+        var sqlWrites: [String: Bool] = [:]
+        func sqlMayWrite(_ table: String) -> Bool {
+            if let known = sqlWrites[table.lowercasedName] { return known }
+            let writes = Migration.sqlMayWrite(migrations, table: table, storeTable: dialect.tableName(table))
+            sqlWrites[table.lowercasedName] = writes
+            return writes
+        }
         func check(_ table: String, _ row: DataChanges.RowValues, line: Int, key: String) throws {
             guard let spec = spec(table) else { return }
             // A many-to-many's list (`garnish: [Mint, Lime]`) names each related row.
@@ -69,11 +82,7 @@ public enum MigrationReferences {
                     {
                         continue
                     }
-                    if Migration.sqlMayWrite(
-                        migrations, table: reference.table, storeTable: dialect.tableName(reference.table))
-                    {
-                        continue
-                    }  // what SQL provides is not known without running it
+                    if sqlMayWrite(reference.table) { continue }  // what SQL provides is not known without running it
                     if try exists(reference.table, reference.column, value) != false { continue }
                     problems.append(
                         Diagnostic(

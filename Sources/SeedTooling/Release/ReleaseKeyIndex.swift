@@ -22,6 +22,7 @@ public struct ReleaseKeyIndex: ReleaseKeys {
 
     package func provides(_ queries: [ReleaseKeyQuery]) throws -> [Bool] {
         var known: [String: Set<SQLValue>] = [:]
+        var sqlWrites: [String: Bool] = [:]  // by table: the check compiles a pattern
         return try queries.map { query in
             let id = query.reference.table.lowercasedName + "\u{0}" + query.reference.column.lowercasedName
             if known[id] == nil {
@@ -29,8 +30,12 @@ public struct ReleaseKeyIndex: ReleaseKeys {
             }
             if known[id]?.contains(Self.normalized(query.stored)) == true { return true }
             // A SQL migration that writes the table may have provided it (and the user deleted it).
-            return Migration.sqlMayWrite(
+            let table = id + "\u{0}" + (query.storeTable ?? query.reference.table).lowercasedName
+            if let writes = sqlWrites[table] { return writes }
+            let writes = Migration.sqlMayWrite(
                 migrations, table: query.reference.table, storeTable: query.storeTable ?? query.reference.table)
+            sqlWrites[table] = writes
+            return writes
         }
     }
 

@@ -1,0 +1,91 @@
+import Foundation
+import GRDB
+import SeedRuntime
+import SeedTestSupport
+import Testing
+
+@testable import SeedTooling
+
+/// Issue 45: the checks `build` runs on the migrations present (refs, update keys, what `migrate`
+/// would refuse) cost in proportion to the migrations' rows. Counted, not clocked: the
+/// statements the build runs on the seed (each run of a prepared statement counts).
+@Suite struct BuildMigrationCostTests {
+    /// A release of `count` books (key isbn, a ref to a category) and a migration that brings the
+    /// previous release to it: a tenth of the rows updated, a tenth deleted, a twentieth inserted.
+    private func project(_ count: Int, lastUpdate: String = "") throws -> TemporaryProject {
+        let project = try TemporaryProject(bookStore: false)
+        try project.write(
+            "seeds/schema.sql",
+            "CREATE TABLE categories (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);\nCREATE TABLE books (id INTEGER PRIMARY KEY, isbn TEXT NOT NULL UNIQUE, price REAL NOT NULL, category_id INTEGER REFERENCES categories(id));\n"
+        )
+        try project.write(
+            "seeds/seedkit.yml",
+            "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  categories: { file: data/categories.csv, key: name }\n  books: { file: data/books.csv, key: isbn, refs: { category_id: categories.name } }\n"
+        )
+        try project.write("seeds/data/categories.csv", "name\nFiction\nBiography\n")
+        var fixture = "isbn,price,category_id\n"
+        var updates = ""
+        var deletes = ""
+        var inserts = ""
+        for index in 0..<count {
+            let category = index % 3 == 0 ? "Biography" : "Fiction"
+            if index % 10 == 1 {
+                deletes += "    - { key: \"B\(index)\", from: { price: \(index), category_id: \(category) } }\n"
+                continue
+            }
+            if index % 10 == 0 {
+                updates += "    - { key: \"B\(index)\", from: { price: \(index) }, to: { price: \(index + 1) } }\n"
+            }
+            fixture += "B\(index),\(index % 10 == 0 ? index + 1 : index),\(category)\n"
+        }
+        for index in 0..<count / 20 {
+            inserts += "    - { isbn: \"N\(index)\", price: 1, category_id: Fiction }\n"
+            fixture += "N\(index),1,Fiction\n"
+        }
+        try project.write("seeds/data/books.csv", fixture)
+        try project.write(
+            "migrations/0001-release.yml",
+            "insert:\n  books:\n\(inserts)update:\n  books:\n\(updates)\(lastUpdate)delete:\n  books:\n\(deletes)")
+        return project
+    }
+
+    /// The statements a build of `project` runs, with its migrations or without any.
+    private func statements(_ project: TemporaryProject, migrations: Bool) throws -> Int {
+        let manifest = try Manifest.load(path: project.path("seeds/seedkit.yml"))
+        let loaded =
+            migrations
+            ? try MigrationDirectory.load(
+                project.url("migrations"), displayPath: "migrations", yamlParser: YAMLDocument.parser) : []
+        var builder = SeedBuilder(manifest: manifest, migrations: loaded)
+        let counted = StatementCount()
+        builder.statements = counted
+        let summary = try builder.build(to: project.url("build/seed.sqlite"))
+        expectEqual(summary.migrations, loaded.count)
+        return counted.value
+    }
+
+    /// What the migrations add to a build of `count` rows.
+    private func migrationStatements(_ count: Int) throws -> Int {
+        let project = try project(count)
+        return try statements(project, migrations: true) - statements(project, migrations: false)
+    }
+
+    @Test func doublingTheMigrationsRowsAtMostDoublesWhatTheyAddToTheBuild() throws {
+        let small = try migrationStatements(400)
+        let large = try migrationStatements(800)
+        #expect(small > 0, "the migrations are checked")
+        #expect(large > small, "the count follows the migration: \(small) → \(large)")
+        #expect(large <= 2 * small, "at most doubled: \(small) → \(large)")
+    }
+
+    /// The configuration check runs one row of each shape: a problem in a shape first met after
+    /// hundreds of good rows is still found, at its own line, and nothing is written.
+    @Test func aProblemInALaterRowOfANewShapeStillFailsTheBuild() throws {
+        let project = try project(400, lastUpdate: "    - { key: \"B20\", to: { price: 5 } }\n")
+        let result = try project.seedkit("build")
+        expectEqual(result.status, 2, "\(result)")
+        #expect(result.stderr.contains("migrations/0001-release.yml:"), "\(result.stderr)")
+        #expect(result.stderr.contains("sets 'price' without a 'from' value"), "\(result.stderr)")
+        #expect(!project.exists("build/seed.sqlite"))
+    }
+}
