@@ -20,13 +20,13 @@ import Testing
     typealias Table = BuildPropertyTests.Table
 
     @Test func aMigratedStoreIsTheReleaseWithTheUsersEdits() throws {
-        let cases = ProcessInfo.processInfo.environment["SEEDKIT_PROPERTY_CASES"].flatMap { Int($0) } ?? 150
+        let cases = ProcessInfo.processInfo.environment["SEEDKIT_PROPERTY_CASES"].flatMap { Int($0) } ?? 40
         var tally = Tally()
         for index in 0..<cases {
             try Self.check(seed: BuildPropertyTests.baseSeed &+ 2_000_000 &+ UInt64(index), maxRows: 8, tally: &tally)
         }
         // The generator must reach what the property is about, or it proves nothing.
-        if cases >= 100 { tally.expectReached() }
+        if cases >= 40 { tally.expectReached() }
     }
 
     @Test(.tags(.slow)) func aMigratedStoreIsTheReleaseWithTheUsersEditsOverThousandsOfCases() throws {
@@ -35,15 +35,26 @@ import Testing
         for index in 0..<cases {
             try Self.check(seed: BuildPropertyTests.baseSeed &+ 3_000_000 &+ UInt64(index), maxRows: 25, tally: &tally)
         }
-        if cases >= 100 { tally.expectReached() }
+        if cases >= 40 { tally.expectReached() }
     }
 
     /// What the cases covered, summed: a generator that stopped making conflicts would pass silently.
     struct Tally {
         var cases = 0, conflicts = 0, denied = 0, present = 0, hinted = 0, renamed = 0, deleted = 0, updated = 0
         var inserted = 0
+        /// Seconds each command took, summed (`SEEDKIT_PROPERTY_TIMING=1` prints them).
+        var seconds: [String: Double] = [:]
+
+        mutating func timed<T>(_ command: String, _ body: () throws -> T) rethrows -> T {
+            let start = Date()
+            defer { seconds[command, default: 0] += Date().timeIntervalSince(start) }
+            return try body()
+        }
 
         func expectReached() {
+            if ProcessInfo.processInfo.environment["SEEDKIT_PROPERTY_TIMING"] == "1" {
+                print("ReleasePairPropertyTests: \(self)")
+            }
             for (name, count) in [
                 ("conflicts", conflicts), ("denied deletes", denied), ("inserts already present", present),
                 ("--rename hints", hinted), ("renames without a hint", renamed), ("deletes", deleted),
@@ -85,21 +96,27 @@ import Testing
         try project.write("seeds/schema.sql", BuildPropertyTests.schema(tables))
         try project.write("seeds/seedkit.yml", BuildPropertyTests.manifest(tables))
         try writeFixtures(tables, old, project, &random)
-        let shipped = try project.seedkit("build", "--output", "seeds/releases/1.0.sqlite")
+        let shipped = try tally.timed("build 1.0") {
+            try project.seedkit("build", "--output", "seeds/releases/1.0.sqlite")
+        }
         try #require(shipped.status == 0, "\(replay)\n\(shipped)")
         try writeFixtures(tables, release.rows, project, &random)
-        let generated = try project.seedkit(
-            ["new-migration", "release", "--from", "seeds/releases/1.0.sqlite"]
-                + release.hints.flatMap { ["--rename", $0] })
+        let generated = try tally.timed("new-migration") {
+            try project.seedkit(
+                ["new-migration", "release", "--from", "seeds/releases/1.0.sqlite"]
+                    + release.hints.flatMap { ["--rename", $0] })
+        }
         try #require(generated.status == 0, "\(replay)\n\(generated)")
         let context = "\(replay)\n\(BuildPropertyTests.schema(tables))\(generated.stdout)\(migrationText(project))"
-        let check = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite")
+        let check = try tally.timed("check-upgrade") {
+            try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite")
+        }
         #expect(
             check.status == 0 && !check.stdout.contains("LOST") && !check.stdout.contains("DIVERGES"),
             "\(context)\n\(check)")
 
         // A fresh build reads back as the release's fixtures.
-        let fresh = try project.seedkit("build")
+        let fresh = try tally.timed("build") { try project.seedkit("build") }
         try #require(fresh.status == 0, "\(context)\n\(fresh)")
         try expectStore(
             project.path("build/seed.sqlite"), holds: render(tables, release.rows), tables, "\(context)\nfresh build")
@@ -108,7 +125,9 @@ import Testing
         try FileManager.default.copyItem(
             atPath: project.path("seeds/releases/1.0.sqlite"), toPath: project.path("user.sqlite"))
         try applyUserEdits(user, tables, old, to: project.path("user.sqlite"))
-        let migrated = try project.seedkit("migrate", "user.sqlite", "--format", "json", "--verbose")
+        let migrated = try tally.timed("migrate") {
+            try project.seedkit("migrate", "user.sqlite", "--format", "json", "--verbose")
+        }
         try #require(migrated.status == 0, "\(context)\n\(migrated)")
         let outcome = expectedOutcome(tables, old: old, release: release, user: user)
         try expectStore(
@@ -122,7 +141,7 @@ import Testing
         }
         // A second run finds nothing to do and writes nothing.
         let before = project.sha256("user.sqlite")
-        let again = try project.seedkit("migrate", "user.sqlite")
+        let again = try tally.timed("migrate again") { try project.seedkit("migrate", "user.sqlite") }
         #expect(again.status == 0, "\(context)\n\(again)")
         #expect(project.sha256("user.sqlite") == before, "\(context)\na second migrate changed the store")
 
