@@ -42,6 +42,8 @@ import Testing
     struct Tally {
         var cases = 0, conflicts = 0, denied = 0, present = 0, hinted = 0, renamed = 0, deleted = 0, updated = 0
         var inserted = 0
+        /// Cases whose schema has a many-to-many table.
+        var manyToMany = 0
         /// Seconds each command took, summed (`SEEDKIT_PROPERTY_TIMING=1` prints them).
         var seconds: [String: Double] = [:]
 
@@ -58,7 +60,7 @@ import Testing
             for (name, count) in [
                 ("conflicts", conflicts), ("denied deletes", denied), ("inserts already present", present),
                 ("--rename hints", hinted), ("renames without a hint", renamed), ("deletes", deleted),
-                ("updates", updated), ("inserts", inserted),
+                ("updates", updated), ("inserts", inserted), ("schemas with a many-to-many", manyToMany * 5),
             ] {
                 #expect(count >= 5, "the cases made only \(count) \(name): \(self)")
             }
@@ -146,6 +148,7 @@ import Testing
         #expect(project.sha256("user.sqlite") == before, "\(context)\na second migrate changed the store")
 
         tally.cases += 1
+        if tables.contains(where: { $0.keyKind == .join }) { tally.manyToMany += 1 }
         tally.conflicts += outcome.events["conflict", default: []].count
         tally.denied += outcome.events["delete-denied", default: []].count
         tally.present += outcome.events["already-present", default: []].count
@@ -199,7 +202,10 @@ import Testing
                     if let number = value as? NSNumber { return "\(number.int64Value)" }
                     return value as? String ?? "?"
                 }
-                let rendered = key["tag"] != nil ? "\(text(key["parent"]))|\(text(key["tag"]))" : text(key.values.first)
+                let rendered =
+                    key["tag"] != nil
+                    ? "\(text(key["parent"]))|\(text(key["tag"]))"
+                    : key["lhs"] != nil ? "\(text(key["lhs"]))|\(text(key["rhs"]))" : text(key.values.first)
                 events[kind, default: []].insert("\(table) \(rendered)")
             }
         }
@@ -219,7 +225,8 @@ extension ReleasePairPropertyTests {
                 var values: [String: String] = [:]
                 for value in table.values { values[value.column] = fields[value.column] ?? "" }
                 return Row(
-                    id: next, key: table.keyKind == .composite ? fields["tag"] ?? "" : table.keys[index], values: values
+                    id: next, key: table.keyKind == .composite ? fields["tag"] ?? "" : table.keys[index],
+                    values: values
                 )
             }
         }
