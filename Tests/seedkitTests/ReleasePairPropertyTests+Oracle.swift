@@ -110,6 +110,12 @@ extension ReleasePairPropertyTests {
                     row.refs[ref.column] = random.pick(parents).id
                 }
                 guard complete else { continue }
+                // A link the old seed had is that row, not a new one (its key is the pair).
+                if table.keyKind == .join
+                    && (old[index] + release.rows[index]).contains(where: { pair($0) == pair(row) })
+                {
+                    continue
+                }
                 for value in table.values {
                     row.values[value.column] =
                         random.next() % 5 == 0 ? "" : newValue(value.type, unlike: [], &random)

@@ -54,6 +54,7 @@ struct MigrationRun {
     var quickValues: [(column: String, value: SQLValue)] = []
     /// Deletes of the migration being applied that a row still refers to, retried once its other changes are done.
     var blockedDeletes: [BlockedDelete] = []
+    var deferredDeletes: [DeferredDelete] = []
     /// The updates of the operation being applied that come after the one being applied: a
     /// rename whose new key one of them renames away is a swap or rotation (see ``update(_:in:file:slot:)``).
     var laterUpdates: ArraySlice<DataChanges.RowChange> = []
@@ -80,6 +81,7 @@ struct MigrationRun {
         switch migration.body {
         case .sql(let sql):
             try flushInserts()
+            try retryDeferredDeletes()
             try settleBlockedDeletes(final: true)
             let runSpecs = specs
             let changes = try SQLScript(sql).run(
@@ -153,6 +155,11 @@ struct MigrationRun {
                 case .blocked(var blocked):
                     blocked.slot = slot
                     blockedDeletes.append(blocked)
+                case .waiting:
+                    deferredDeletes.append(
+                        DeferredDelete(
+                            change: change, table: table, file: migration.file, slot: slot,
+                            operationName: operationName))
                 }
             }
         }
@@ -194,6 +201,7 @@ struct MigrationRun {
         try flushInserts()
         try settleWaiting()
         // Deletes a row of the run referred to: that row may have waited for a parent until now.
+        try retryDeferredDeletes()
         try settleBlockedDeletes(final: true)
         var errors = self.errors
         if errors.isEmpty, try foreignKeysNeedChecking(wholeStore: wholeStore) {
