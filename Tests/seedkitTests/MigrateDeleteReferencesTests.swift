@@ -238,4 +238,24 @@ import Testing
         expectEqual(rows, ["r4→r5", "r5→r4"])
         try expectEqual(project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite").status, 0)
     }
+
+    /// The same for an update: its `from` named the renamed row by its new key (`ref: r5`) while
+    /// the rename waited, and the update was called a conflict and not applied.
+    @Test func anUpdateWhoseFromNamesAWaitingRenameWaitsForIt() throws {
+        let project = try project(t: "code,up\n", t0: "code,ref\nx341,x208\nx208,\nu,x341\n")
+        try project.write("seeds/data/t0.csv", "code,ref\nr5,r4\nr4,r5\nx208,\nu,x208\n")
+        let generated = try project.seedkit(
+            "new-migration", "rel", "--from", "seeds/releases/1.0.sqlite", "--rename", "t0:x341=r5")
+        try #require(generated.status == 0, "\(generated)")
+        let migrated = try project.seedkit("migrate", "user.sqlite")
+        expectEqual(migrated.status, 0, "\(migrated)")
+        expectEqual(migrated.stderr, "", "\(migrated)")
+        let rows = try project.database("user.sqlite").read { db in
+            try String.fetchAll(
+                db,
+                sql: "SELECT a.code || '→' || coalesce(b.code, '') FROM t0 a LEFT JOIN t0 b ON b.id = a.ref ORDER BY 1")
+        }
+        expectEqual(rows, ["r4→r5", "r5→r4", "u→x208", "x208→"])
+        try expectEqual(project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite").status, 0)
+    }
 }

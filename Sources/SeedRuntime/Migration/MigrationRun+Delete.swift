@@ -77,6 +77,39 @@ extension MigrationRun {
         var operationName: String
     }
 
+    /// An update whose `from` named a parent not in the store while other changes of the run
+    /// waited: tried again once they are settled (``retryDeferredUpdates()``).
+    struct DeferredUpdate {
+        var change: DataChanges.RowChange
+        var table: String
+        var file: String
+        var slot: Slot?
+    }
+
+    /// Tries the deferred updates again, once what waited is settled (a rename that waited for a
+    /// parent has run): applied, waiting again for a `to` parent (settled once more), or, if
+    /// their `from` still names a missing parent, the conflict they were.
+    ///
+    /// - parameter settling: settle what waits afterwards (at the end of the run; not before a
+    ///   SQL migration, which may still insert the parents rows wait for).
+    mutating func retryDeferredUpdates(settling: Bool = true) throws {
+        guard !deferredUpdates.isEmpty else { return }
+        let operation = operationName
+        defer { operationName = operation }
+        deferringUpdates = false
+        defer { deferringUpdates = true }
+        let deferred = deferredUpdates
+        deferredUpdates = []
+        for entry in deferred {
+            operationName = entry.table
+            let table = try tableInfo(entry.table, file: entry.file)
+            try settle(
+                .update(change: entry.change, table: entry.table, file: entry.file), slot: entry.slot,
+                try update(entry.change, in: table, file: entry.file, slot: entry.slot))
+        }
+        if settling { try settleWaiting() }
+    }
+
     /// Tries the deferred deletes again, once what waited is settled: done, blocked (settled with
     /// the others), or, if their `from` still names a missing parent, a conflict as before.
     mutating func retryDeferredDeletes() throws {

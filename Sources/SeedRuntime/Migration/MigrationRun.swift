@@ -55,6 +55,9 @@ struct MigrationRun {
     /// Deletes of the migration being applied that a row still refers to, retried once its other changes are done.
     var blockedDeletes: [BlockedDelete] = []
     var deferredDeletes: [DeferredDelete] = []
+    var deferredUpdates: [DeferredUpdate] = []
+    /// Whether an update whose `from` names a missing parent waits for the end of the run (see ``retryDeferredUpdates()``).
+    var deferringUpdates = true
     /// The updates of the operation being applied that come after the one being applied: a
     /// rename whose new key one of them renames away is a swap or rotation (see ``update(_:in:file:slot:)``).
     var laterUpdates: ArraySlice<DataChanges.RowChange> = []
@@ -81,6 +84,7 @@ struct MigrationRun {
         switch migration.body {
         case .sql(let sql):
             try flushInserts()
+            try retryDeferredUpdates(settling: false)
             try retryDeferredDeletes()
             try settleBlockedDeletes(final: true)
             let runSpecs = specs
@@ -200,7 +204,9 @@ struct MigrationRun {
     mutating func finish(wholeStore: Bool) throws -> [[RowEvent]] {
         try flushInserts()
         try settleWaiting()
-        // Deletes a row of the run referred to: that row may have waited for a parent until now.
+        // Updates and deletes whose `from` named a row a waiting change brought, and deletes a
+        // row of the run referred to: that row may have waited for a parent until now.
+        try retryDeferredUpdates()
         try retryDeferredDeletes()
         try settleBlockedDeletes(final: true)
         var errors = self.errors
