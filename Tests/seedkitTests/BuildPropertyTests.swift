@@ -11,7 +11,8 @@ import Testing
     /// One table of a random schema.
     struct Table {
         var name: String
-        /// The key: `code` (TEXT, maybe NOCASE), or `num` (INTEGER), or `[parent ref, tag]`.
+        /// The key: `code` (TEXT, maybe NOCASE), or `num` (INTEGER), or `[parent ref, tag]`, or a
+        /// many-to-many's `[lhs ref, rhs ref]`.
         var keyKind: KeyKind
         var nocase: Bool
         /// Ref columns: (column, parent table index, nullable).
@@ -24,7 +25,16 @@ import Testing
         var triggerChangesRows = false
     }
 
-    enum KeyKind { case text, integer, composite }
+    enum KeyKind { case text, integer, composite, join }
+
+    /// The refs that are part of the key.
+    static func keyRefs(_ table: Table) -> [String] {
+        switch table.keyKind {
+        case .composite: return ["parent"]
+        case .join: return ["lhs", "rhs"]
+        default: return []
+        }
+    }
 
     static var defaultCases: Int {
         ProcessInfo.processInfo.environment["SEEDKIT_PROPERTY_CASES"].flatMap { Int($0) } ?? 200
@@ -91,7 +101,7 @@ import Testing
         var joins: [String] = []
         if table.keyKind == .composite {
             columns.append("t.tag AS tag")
-        } else {
+        } else if table.keyKind != .join {
             columns.append("t.\(keyColumn(table))")
         }
         for (index, ref) in table.refs.enumerated() {
@@ -120,7 +130,7 @@ import Testing
             var values: [String: String] = [:]
             if table.keyKind == .composite {
                 values["tag"] = "text:" + (fixture["tag"] ?? "")
-            } else {
+            } else if table.keyKind != .join {
                 values[keyColumn(table)] = typed(
                     table.keys[index], type: table.keyKind == .integer ? "INTEGER" : "TEXT")
             }
@@ -142,8 +152,11 @@ import Testing
     }
 
     static func key(of values: [String: String], _ table: Table) -> String {
-        table.keyKind == .composite
-            ? "\(values[table.refs[0].column] ?? "")|\(values["tag"] ?? "")" : values[keyColumn(table)] ?? ""
+        switch table.keyKind {
+        case .composite: return "\(values[table.refs[0].column] ?? "")|\(values["tag"] ?? "")"
+        case .join: return "\(values["lhs"] ?? "")|\(values["rhs"] ?? "")"
+        default: return values[keyColumn(table)] ?? ""
+        }
     }
 
     static func keyColumn(_ table: Table) -> String { table.keyKind == .integer ? "num" : "code" }
@@ -179,15 +192,19 @@ import Testing
         var tables: [Table] = []
         for index in 0..<count {
             var keyKind: KeyKind = random.pick([.text, .text, .integer])
-            // A composite key [parent ref, tag] needs a parent: an earlier table.
-            if index > 0 && random.next() % 4 == 0 { keyKind = .composite }
+            // A composite key [parent ref, tag] needs a parent: an earlier table; a many-to-many two.
+            if index > 0 && random.next() % 4 == 0 { keyKind = random.next() % 3 == 0 ? .join : .composite }
             var refs: [(String, Int, Bool)] = []
             if keyKind == .composite { refs.append(("parent", Int(random.next() % UInt64(index)), false)) }
-            for number in 0..<Int(random.next() % 3) {
+            if keyKind == .join {
+                refs.append(("lhs", Int(random.next() % UInt64(index)), false))
+                refs.append(("rhs", Int(random.next() % UInt64(index)), false))
+            }
+            for number in 0..<(keyKind == .join ? 0 : Int(random.next() % 3)) {
                 // Any table, this one and later ones included: nullable (cycles go through these).
                 refs.append(("ref\(number)", Int(random.next() % UInt64(count)), true))
             }
-            if index > 0 && random.next() % 2 == 0 {
+            if index > 0 && keyKind != .join && random.next() % 2 == 0 {
                 refs.append(("up", Int(random.next() % UInt64(index)), false))  // NOT NULL, to an earlier table
             }
             // A composite-keyed table is never a ref's parent: refs to it are retargeted.
@@ -206,7 +223,8 @@ import Testing
         }
         // Refs only to tables with a single key column.
         for index in tables.indices {
-            for ref in tables[index].refs.indices where tables[tables[index].refs[ref].parent].keyKind == .composite {
+            for ref in tables[index].refs.indices
+            where [.composite, .join].contains(tables[tables[index].refs[ref].parent].keyKind) {
                 tables[index].refs[ref].parent = 0
             }
         }
@@ -256,6 +274,11 @@ import Testing
                     let pair = "\(fields["parent"] ?? "")|\(key)"
                     if !tags.insert(pair).inserted { continue }
                 }
+                if tables[index].keyKind == .join {
+                    let pair = "\(fields["lhs"] ?? "")|\(fields["rhs"] ?? "")"
+                    // NOCASE parents: a pair spelled in other capitals is the same pair.
+                    if !tags.insert(asciiUppercased(pair)).inserted { continue }
+                }
                 for value in tables[index].values {
                     if random.next() % 5 == 0 {
                         fields[value.column] = ""
@@ -272,6 +295,7 @@ import Testing
             }
             // Rows whose composite key repeated were dropped: keys follow the rows.
             if tables[index].keyKind == .composite { tables[index].keys = tables[index].rows.map { $0["tag"] ?? "" } }
+            if tables[index].keyKind == .join { tables[index].keys = tables[index].rows.map { _ in "" } }
         }
         return tables
     }
@@ -284,6 +308,7 @@ import Testing
             case .text: columns.append("code TEXT NOT NULL UNIQUE\(table.nocase ? " COLLATE NOCASE" : "")")
             case .integer: columns.append("num INTEGER NOT NULL UNIQUE")
             case .composite: columns.append("tag TEXT NOT NULL")
+            case .join: break
             }
             for ref in table.refs {
                 columns.append(
@@ -291,6 +316,7 @@ import Testing
             }
             columns += table.values.map { "\($0.column) \($0.type)" }
             if table.keyKind == .composite { columns.append("UNIQUE (\(table.refs[0].column), tag)") }
+            if table.keyKind == .join { columns.append("UNIQUE (lhs, rhs)") }
             sql += "CREATE TABLE \(table.name) (\(columns.joined(separator: ", ")));\n"
             // A user's trigger: one that writes elsewhere is harmless; one that changes the row is not.
             sql +=
@@ -307,9 +333,11 @@ import Testing
         var text = "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n"
         for table in tables {
             text += "  \(table.name):\n    file: data/\(table.name).csv\n"
-            text +=
-                table.keyKind == .composite
-                ? "    key: [\(table.refs[0].column), tag]\n" : "    key: \(keyColumn(table))\n"
+            switch table.keyKind {
+            case .composite: text += "    key: [\(table.refs[0].column), tag]\n"
+            case .join: text += "    key: [lhs, rhs]\n"
+            default: text += "    key: \(keyColumn(table))\n"
+            }
             if !table.refs.isEmpty {
                 let refs = table.refs.map { "\($0.column): \(tables[$0.parent].name).\(keyColumn(tables[$0.parent]))" }
                 text += "    refs: { \(refs.joined(separator: ", ")) }\n"
@@ -319,12 +347,13 @@ import Testing
     }
 
     static func csv(_ table: Table) -> String {
-        var header: [String] = [table.keyKind == .composite ? "tag" : keyColumn(table)]
+        var header: [String] = table.keyKind == .join ? [] : [table.keyKind == .composite ? "tag" : keyColumn(table)]
         header += table.refs.map(\.column)
         header += table.values.map(\.column)
         var text = header.joined(separator: ",") + "\n"
         for (index, row) in table.rows.enumerated() {
-            var fields = [table.keyKind == .composite ? row["tag"] ?? "" : table.keys[index]]
+            var fields =
+                table.keyKind == .join ? [] : [table.keyKind == .composite ? row["tag"] ?? "" : table.keys[index]]
             fields += table.refs.map { row[$0.column] ?? "" }
             fields += table.values.map { row[$0.column] ?? "" }
             text += fields.map(quoted).joined(separator: ",") + "\n"

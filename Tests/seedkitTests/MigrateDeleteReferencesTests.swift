@@ -191,14 +191,15 @@ import Testing
               b: { file: data/b.csv, key: code, refs: { a_id: a.code } }
 
             """)
-        try project.write("seeds/data/a.csv", "code,b_id\nx,\ny,\n")
-        try project.write("seeds/data/b.csv", "code,a_id,v\nm,x,1\nn,y,2\n")
+        try project.write("seeds/data/a.csv", "code,b_id\nx,\nz,\n")
+        try project.write("seeds/data/b.csv", "code,a_id,v\nm,x,1\nn,x,2\n")
         try #require(try project.seedkit("build", "--output", "seeds/releases/1.0.sqlite").status == 0)
-        // a renamed (x → x2), b's rows change their refs and values around it.
-        try project.write("seeds/data/a.csv", "code,b_id\nx2,n\ny,m\n")
-        try project.write("seeds/data/b.csv", "code,a_id,v\nm,y,3\nn,x2,4\n")
+        // a's rows renamed (x → x2, z → z2); b's rows change their values, and n its ref, from
+        // x to z2: b's updates run first, and named x2 and x, which no row holds at one time.
+        try project.write("seeds/data/a.csv", "code,b_id\nx2,n\nz2,m\n")
+        try project.write("seeds/data/b.csv", "code,a_id,v\nm,x2,3\nn,z2,4\n")
         let generated = try project.seedkit(
-            "new-migration", "rel", "--from", "seeds/releases/1.0.sqlite", "--rename", "a:x=x2")
+            "new-migration", "rel", "--from", "seeds/releases/1.0.sqlite", "--rename", "a:x=x2", "--rename", "a:z=z2")
         try #require(generated.status == 0, "\(generated)")
         try FileManager.default.copyItem(
             atPath: project.path("seeds/releases/1.0.sqlite"), toPath: project.path("user.sqlite"))
@@ -212,8 +213,49 @@ import Testing
                     "SELECT 'a ' || a.code || '→' || coalesce(b.code, '') FROM a LEFT JOIN b ON b.id = a.b_id UNION ALL SELECT 'b ' || b.code || '→' || coalesce(a.code, '') || ' ' || b.v FROM b LEFT JOIN a ON a.id = b.a_id ORDER BY 1"
             )
         }
-        expectEqual(rows, ["a x2→n", "a y→m", "b m→y 3", "b n→x2 4"])
+        expectEqual(rows, ["a x2→n", "a z2→m", "b m→x2 3", "b n→z2 4"])
         let check = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite")
         expectEqual(check.status, 0, "\(check)")
+    }
+
+    /// A delete whose `from` names a renamed row by its new key, where the rename waits for a
+    /// row the run inserts at its end (the two refer to each other): the delete was tried before
+    /// the rename ran, and called a conflict (`its 'from' ref 'r5' matches no t0.code`).
+    @Test func aDeleteWhoseFromNamesAWaitingRenameWaitsForIt() throws {
+        let project = try project(t: "code,up\n", t0: "code,ref\nx341,x208\nx208,\nd,x341\n")
+        try project.write("seeds/data/t0.csv", "code,ref\nr5,r4\nr4,r5\n")
+        let generated = try project.seedkit(
+            "new-migration", "rel", "--from", "seeds/releases/1.0.sqlite", "--rename", "t0:x341=r5")
+        try #require(generated.status == 0, "\(generated)")
+        let migrated = try project.seedkit("migrate", "user.sqlite")
+        expectEqual(migrated.status, 0, "\(migrated)")
+        expectEqual(migrated.stderr, "", "\(migrated)")
+        let rows = try project.database("user.sqlite").read { db in
+            try String.fetchAll(
+                db,
+                sql: "SELECT a.code || '→' || coalesce(b.code, '') FROM t0 a LEFT JOIN t0 b ON b.id = a.ref ORDER BY 1")
+        }
+        expectEqual(rows, ["r4→r5", "r5→r4"])
+        try expectEqual(project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite").status, 0)
+    }
+
+    /// The same for an update: its `from` named the renamed row by its new key (`ref: r5`) while
+    /// the rename waited, and the update was called a conflict and not applied.
+    @Test func anUpdateWhoseFromNamesAWaitingRenameWaitsForIt() throws {
+        let project = try project(t: "code,up\n", t0: "code,ref\nx341,x208\nx208,\nu,x341\n")
+        try project.write("seeds/data/t0.csv", "code,ref\nr5,r4\nr4,r5\nx208,\nu,x208\n")
+        let generated = try project.seedkit(
+            "new-migration", "rel", "--from", "seeds/releases/1.0.sqlite", "--rename", "t0:x341=r5")
+        try #require(generated.status == 0, "\(generated)")
+        let migrated = try project.seedkit("migrate", "user.sqlite")
+        expectEqual(migrated.status, 0, "\(migrated)")
+        expectEqual(migrated.stderr, "", "\(migrated)")
+        let rows = try project.database("user.sqlite").read { db in
+            try String.fetchAll(
+                db,
+                sql: "SELECT a.code || '→' || coalesce(b.code, '') FROM t0 a LEFT JOIN t0 b ON b.id = a.ref ORDER BY 1")
+        }
+        expectEqual(rows, ["r4→r5", "r5→r4", "u→x208", "x208→"])
+        try expectEqual(project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite").status, 0)
     }
 }

@@ -28,6 +28,7 @@ extension ReleasePairPropertyTests {
         var counter = 0
 
         mutating func next(_ table: Table, _ random: inout SeededRandom) -> String {
+            if table.keyKind == .join { return "" }  // a many-to-many's key is its two refs
             counter += 1
             if table.keyKind == .integer { return String(base + Int64(counter)) }
             return "\(prefix)\(counter)" + random.pick(["", "Zeta", "é", "x,y", "q\"t", "a=b"])
@@ -68,7 +69,7 @@ extension ReleasePairPropertyTests {
                     current.values[value.column] =
                         !was.isEmpty && random.next() % 6 == 0 ? "" : newValue(value.type, unlike: [was], &random)
                 }
-                let changeable = table.refs.filter { !(table.keyKind == .composite && $0.column == "parent") }
+                let changeable = table.refs.filter { !BuildPropertyTests.keyRefs(table).contains($0.column) }
                 if !changeable.isEmpty && random.next() % 5 == 0 {
                     let ref = random.pick(changeable)
                     let parents = release.rows[ref.parent]
@@ -78,7 +79,7 @@ extension ReleasePairPropertyTests {
                         current.refs[ref.column] = random.pick(parents).id
                     }
                 }
-                if table.keyKind != .composite && random.next() % 8 == 0 {
+                if BuildPropertyTests.keyRefs(table).isEmpty && random.next() % 8 == 0 {
                     let key = keys.next(table, &random)
                     if random.next() % 2 == 0 {
                         release.hints.append("\(table.name):\(hintPart(current.key))=\(hintPart(key))")
@@ -109,6 +110,12 @@ extension ReleasePairPropertyTests {
                     row.refs[ref.column] = random.pick(parents).id
                 }
                 guard complete else { continue }
+                // A link the old seed had is that row, not a new one (its key is the pair).
+                if table.keyKind == .join
+                    && (old[index] + release.rows[index]).contains(where: { pair($0) == pair(row) })
+                {
+                    continue
+                }
                 for value in table.values {
                     row.values[value.column] =
                         random.next() % 5 == 0 ? "" : newValue(value.type, unlike: [], &random)
@@ -118,7 +125,7 @@ extension ReleasePairPropertyTests {
             }
         }
         // Refs to a row the release deleted: to its new identity (a key changed without a hint),
-        // elsewhere, NULL, or the row goes too. A composite key's parent changed is a new row.
+        // elsewhere, NULL, or the row goes too. A ref of the key changed is a new row.
         var changed = true
         while changed {
             changed = false
@@ -131,7 +138,7 @@ extension ReleasePairPropertyTests {
                             continue
                         }
                         changed = true
-                        let partOfKey = table.keyKind == .composite && ref.column == "parent"
+                        let partOfKey = BuildPropertyTests.keyRefs(table).contains(ref.column)
                         let parents = release.rows[ref.parent]
                         if let moved = redirect[target], alive.contains(moved) {
                             release.rows[index][row].refs[ref.column] = moved
@@ -152,8 +159,16 @@ extension ReleasePairPropertyTests {
                 release.rows[index].removeAll { gone.contains($0.id) }
             }
         }
+        // A many-to-many's links once refs moved: each pair once.
+        for (index, table) in tables.enumerated() where table.keyKind == .join {
+            var seen = Set<String>()
+            release.rows[index].removeAll { !seen.insert(pair($0)).inserted }
+        }
         return release
     }
+
+    /// A many-to-many row's key: its two refs.
+    static func pair(_ row: Row) -> String { "\(row.refs["lhs"] ?? -1)|\(row.refs["rhs"] ?? -1)" }
 
     /// A part of a `--rename` hint: quoted when it holds a comma, `=` or `"`.
     static func hintPart(_ key: String) -> String {
@@ -201,14 +216,14 @@ extension ReleasePairPropertyTests {
                 var row = Row(id: ids, key: keys.next(table, &random))
                 if !inserts.isEmpty && random.next() % 2 == 0 {
                     let insert = random.pick(inserts)
-                    let parent = insert.refs["parent"]
-                    guard !taken.contains(insert.id), table.keyKind != .composite || oldIDs.contains(parent ?? -1)
+                    let keyRefs = BuildPropertyTests.keyRefs(table)
+                    guard !taken.contains(insert.id), keyRefs.allSatisfy({ oldIDs.contains(insert.refs[$0] ?? -1) })
                     else { continue }
                     taken.insert(insert.id)
                     row.key =
                         table.nocase && random.next() % 2 == 0
                         ? BuildPropertyTests.asciiUppercased(insert.key) : insert.key
-                    if let parent { row.refs["parent"] = parent }
+                    for column in keyRefs { row.refs[column] = insert.refs[column] }
                 }
                 var complete = true
                 for ref in table.refs where row.refs[ref.column] == nil {
@@ -220,6 +235,11 @@ extension ReleasePairPropertyTests {
                     row.refs[ref.column] = random.pick(parents).id
                 }
                 guard complete else { continue }
+                // A link of the user's own: one the old seed and the user's other rows do not have.
+                if table.keyKind == .join && (old[index] + user.added[index]).contains(where: { pair($0) == pair(row) })
+                {
+                    continue
+                }
                 for value in table.values {
                     row.values[value.column] =
                         random.next() % 5 == 0 ? "" : newValue(value.type, unlike: [], &random)
@@ -238,6 +258,12 @@ extension ReleasePairPropertyTests {
             var rowids: [Int: Int64] = [:]
             for (index, table) in tables.enumerated() {
                 for row in old[index] {
+                    if table.keyKind == .join {
+                        rowids[row.id] = try Int64.fetchOne(
+                            db, sql: "SELECT id FROM \(table.name) WHERE lhs = ? AND rhs = ?",
+                            arguments: [rowids[row.refs["lhs"] ?? -1], rowids[row.refs["rhs"] ?? -1]])
+                        continue
+                    }
                     rowids[row.id] =
                         table.keyKind == .composite
                         ? try Int64.fetchOne(
@@ -263,6 +289,10 @@ extension ReleasePairPropertyTests {
                     var arguments: [(any DatabaseValueConvertible)?] = [
                         table.keyKind == .composite ? row.key : keyValue(table, row.key)
                     ]
+                    if table.keyKind == .join {
+                        columns = []
+                        arguments = []
+                    }
                     for ref in table.refs {
                         columns.append(ref.column)
                         arguments.append(row.refs[ref.column].flatMap { byID[$0] == nil ? nil : rowids[$0] })
@@ -308,9 +338,14 @@ extension ReleasePairPropertyTests {
         // A row as a migration names it: by its key in the release, else in the old seed; a composite's parent likewise.
         func name(_ index: Int, _ row: Row) -> String {
             let table = tables[index]
-            guard table.keyKind == .composite else { return "\(table.name) \(row.key)" }
-            let parent = row.refs["parent"].flatMap { released[$0] ?? shipped[$0] ?? added[$0] }
-            return "\(table.name) \(parent?.key ?? "?")|\(row.key)"
+            func parent(_ column: String) -> String {
+                row.refs[column].flatMap { released[$0] ?? shipped[$0] ?? added[$0] }?.key ?? "?"
+            }
+            switch table.keyKind {
+            case .composite: return "\(table.name) \(parent("parent"))|\(row.key)"
+            case .join: return "\(table.name) \(parent("lhs"))|\(parent("rhs"))"
+            default: return "\(table.name) \(row.key)"
+            }
         }
         func applying(_ edits: [String: String], to row: Row) -> Row {
             var row = row
@@ -342,9 +377,10 @@ extension ReleasePairPropertyTests {
         var merged: [Int: Int] = [:]
         for (index, table) in tables.enumerated() {
             func sameKey(_ a: Row, _ b: Row) -> Bool {
-                guard table.keyKind == .composite else { return unique(table, a.key) == unique(table, b.key) }
-                let parent = { (row: Row) in row.refs["parent"].map { merged[$0] ?? $0 } }
-                return a.key == b.key && parent(a) == parent(b)
+                let keyRefs = BuildPropertyTests.keyRefs(table)
+                guard !keyRefs.isEmpty else { return unique(table, a.key) == unique(table, b.key) }
+                let parent = { (row: Row, column: String) in row.refs[column].map { merged[$0] ?? $0 } }
+                return a.key == b.key && keyRefs.allSatisfy { parent(a, $0) == parent(b, $0) }
             }
             for new in release.rows[index] where shipped[new.id] == nil {
                 if let holder = rows[index].first(where: { sameKey($0, new) }) {

@@ -44,6 +44,7 @@ extension MigrationRun {
                 case .blocked(var again):
                     again.slot = blocked.slot
                     still.append(again)
+                case .waiting: break  // only delete(_:from:file:deferring:) waits
                 }
             }
             blockedDeletes = still.reversed()
@@ -62,6 +63,70 @@ extension MigrationRun {
     enum DeleteOutcome {
         case done(RowEvent?)
         case blocked(BlockedDelete)
+        /// Its `from` names a parent not in the store while other changes of the run wait: tried
+        /// again at the end of the run (a rename that waits for a parent brings the key later).
+        case waiting
+    }
+
+    /// A delete tried again at the end of the run (``DeleteOutcome/waiting``).
+    struct DeferredDelete {
+        var change: DataChanges.RowChange
+        var table: TableInfo
+        var file: String
+        var slot: Slot
+        var operationName: String
+    }
+
+    /// An update whose `from` named a parent not in the store while other changes of the run
+    /// waited: tried again once they are settled (``retryDeferredUpdates()``).
+    struct DeferredUpdate {
+        var change: DataChanges.RowChange
+        var table: String
+        var file: String
+        var slot: Slot?
+    }
+
+    /// Tries the deferred updates again, once what waited is settled (a rename that waited for a
+    /// parent has run): applied, waiting again for a `to` parent (settled once more), or, if
+    /// their `from` still names a missing parent, the conflict they were.
+    ///
+    /// - parameter settling: settle what waits afterwards (at the end of the run; not before a
+    ///   SQL migration, which may still insert the parents rows wait for).
+    mutating func retryDeferredUpdates(settling: Bool = true) throws {
+        guard !deferredUpdates.isEmpty else { return }
+        let operation = operationName
+        defer { operationName = operation }
+        deferringUpdates = false
+        defer { deferringUpdates = true }
+        let deferred = deferredUpdates
+        deferredUpdates = []
+        for entry in deferred {
+            operationName = entry.table
+            let table = try tableInfo(entry.table, file: entry.file)
+            try settle(
+                .update(change: entry.change, table: entry.table, file: entry.file), slot: entry.slot,
+                try update(entry.change, in: table, file: entry.file, slot: entry.slot))
+        }
+        if settling { try settleWaiting() }
+    }
+
+    /// Tries the deferred deletes again, once what waited is settled: done, blocked (settled with
+    /// the others), or, if their `from` still names a missing parent, a conflict as before.
+    mutating func retryDeferredDeletes() throws {
+        let operation = operationName
+        defer { operationName = operation }
+        let deferred = deferredDeletes
+        deferredDeletes = []
+        for entry in deferred {
+            operationName = entry.operationName
+            switch try delete(entry.change, from: entry.table, file: entry.file, deferring: false) {
+            case .done(let event): fill(entry.slot, event)
+            case .blocked(var blocked):
+                blocked.slot = entry.slot
+                blockedDeletes.append(blocked)
+            case .waiting: break
+            }
+        }
     }
 
     /// A delete a row still refers to: the row it found (by its resolved key), and what to report if it stays blocked.
@@ -76,7 +141,9 @@ extension MigrationRun {
         var error: Diagnostic
     }
 
-    mutating func delete(_ change: DataChanges.RowChange, from table: TableInfo, file: String) throws -> DeleteOutcome {
+    mutating func delete(_ change: DataChanges.RowChange, from table: TableInfo, file: String, deferring: Bool = true)
+        throws -> DeleteOutcome
+    {
         guard let (key, fields) = try resolveKey(change.key, in: table, file: file, line: change.line) else {
             return .done(nil)
         }
@@ -95,6 +162,7 @@ extension MigrationRun {
         let resolution = try resolve(change.from, in: table)
         if errors.count > errorCount { return .done(nil) }
         if let parent = resolution.missing.first {
+            if deferring && !queue.open.isEmpty { return .waiting }
             return .done(
                 conflict(
                     table, line: change.line, file: file, key: fields,

@@ -46,6 +46,12 @@ extension MigrationRun {
                 key: fields, missing: toResolution.missing, provides: providedKeys(table, toResolution.values))
         }
         if let parent = fromResolution.missing.first {
+            // A parent a waiting change may still bring (a rename's new key): tried again at the end of the run.
+            if deferringUpdates && !queue.open.isEmpty {
+                deferredUpdates.append(
+                    DeferredUpdate(change: change, table: operationName, file: file, slot: slot))
+                return .done
+            }
             fill(
                 slot,
                 conflict(

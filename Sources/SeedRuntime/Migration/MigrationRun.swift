@@ -60,6 +60,10 @@ struct MigrationRun {
     /// The columns that refer to rows a delete removes, by child table and columns: whether an
     /// index finds their rows, or how often they were read without one (see MigrationRun+Referrers.swift).
     var referrerColumns = ReferrerColumns()
+    var deferredDeletes: [DeferredDelete] = []
+    var deferredUpdates: [DeferredUpdate] = []
+    /// Whether an update whose `from` names a missing parent waits for the end of the run (see ``retryDeferredUpdates()``).
+    var deferringUpdates = true
     /// The updates of the operation being applied that come after the one being applied: a
     /// rename whose new key one of them renames away is a swap or rotation (see ``update(_:in:file:slot:)``).
     var laterUpdates: ArraySlice<DataChanges.RowChange> = []
@@ -86,6 +90,8 @@ struct MigrationRun {
         switch migration.body {
         case .sql(let sql):
             try flushInserts()
+            try retryDeferredUpdates(settling: false)
+            try retryDeferredDeletes()
             try settleBlockedDeletes(final: true)
             let runSpecs = specs
             let changes = try SQLScript(sql).run(
@@ -168,6 +174,11 @@ struct MigrationRun {
                 case .blocked(var blocked):
                     blocked.slot = slot
                     blockedDeletes.append(blocked)
+                case .waiting:
+                    deferredDeletes.append(
+                        DeferredDelete(
+                            change: change, table: table, file: migration.file, slot: slot,
+                            operationName: operationName))
                 }
             }
         }
@@ -235,7 +246,10 @@ struct MigrationRun {
     mutating func finish(wholeStore: Bool) throws -> [[RowEvent]] {
         try flushInserts()
         try settleWaiting()
-        // Deletes a row of the run referred to: that row may have waited for a parent until now.
+        // Updates and deletes whose `from` named a row a waiting change brought, and deletes a
+        // row of the run referred to: that row may have waited for a parent until now.
+        try retryDeferredUpdates()
+        try retryDeferredDeletes()
         try settleBlockedDeletes(final: true)
         try dropReferrerIndexes()
         if !refusals.isEmpty { throw SeedError(.refused, refusalDiagnostics + errors) }

@@ -248,8 +248,7 @@ extension SQLValue {
             }
             self = .text(
                 String(
-                    decoding: UnsafeBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, index))),
-                    as: UTF8.self))
+                    storedText: UnsafeRawBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, index)))))
         case SQLITE_BLOB:
             guard let blob = sqlite3_column_blob(handle, index) else {
                 self = .blob([])

@@ -104,6 +104,39 @@ extension String {
     }
 }
 
+extension String {
+    /// Text as SQLite holds it, read from its bytes: decoded as UTF-8, and where the bytes are
+    /// not UTF-8 (SQLite stores what it is given; it never checks), each byte that is not part
+    /// of a well-formed sequence written as `\xNN`, as reports write control characters, rather
+    /// than replaced by U+FFFD: two texts that differ only in such bytes read, compare and print
+    /// apart (docs/reference.md, "How seedkit compares text and names"). Valid UTF-8 (nearly
+    /// all text) is decoded once, as `String(decoding:as:)` does.
+    package init(storedText bytes: UnsafeRawBufferPointer) {
+        if let valid = String(validating: bytes, as: UTF8.self) {
+            self = valid
+            return
+        }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count + 8)
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte < 0x80 {
+                out.append(byte)
+                index += 1
+            } else if let length = UTF8Validation.sequenceLength(bytes, at: index) {
+                out.append(contentsOf: bytes[index..<index + length])
+                index += length
+            } else {
+                let digits = Array("0123456789ABCDEF".utf8)
+                out += [0x5C, 0x78, digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]]  // \xNN
+                index += 1
+            }
+        }
+        self = String(decoding: out, as: UTF8.self)
+    }
+}
+
 /// Whether two lists of texts are the same bytes, element by element (not `==`, which is
 /// canonical equivalence; see ``Swift/String/exactKey``).
 package func sameBytes(_ a: [String], _ b: [String]) -> Bool {

@@ -129,8 +129,8 @@ final class RecordBatch: @unchecked Sendable {
         case .text:
             return .text(
                 String(
-                    decoding: UnsafeBufferPointer(start: bytes + Int(payloads[index]), count: Int(lengths[index])),
-                    as: UTF8.self))
+                    storedText: UnsafeRawBufferPointer(start: bytes + Int(payloads[index]), count: Int(lengths[index])))
+            )
         case .blob:
             return .blob(Array(UnsafeBufferPointer(start: bytes + Int(payloads[index]), count: Int(lengths[index]))))
         }

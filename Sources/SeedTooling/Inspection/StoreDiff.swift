@@ -486,7 +486,7 @@ public struct StoreDiff: Sendable {
             case .null: .null
             case .integer(let int): .integer(int)
             case .real(let real): .real(real)
-            case .text(let bytes): .text(String(decoding: bytes, as: UTF8.self))
+            case .text(let bytes): .text(bytes.withUnsafeBytes { String(storedText: $0) })
             case .blob(let bytes): .blob(bytes)
             }
         }
