@@ -29,8 +29,8 @@ import Testing
         if cases >= 40 { tally.expectReached() }
     }
 
-    @Test(.tags(.slow)) func aMigratedStoreIsTheReleaseWithTheUsersEditsOverThousandsOfCases() throws {
-        let cases = ProcessInfo.processInfo.environment["SEEDKIT_PROPERTY_CASES"].flatMap { Int($0) } ?? 2000
+    @Test(.tags(.slow)) func aMigratedStoreIsTheReleaseWithTheUsersEditsOverHundredsOfCases() throws {
+        let cases = ProcessInfo.processInfo.environment["SEEDKIT_PROPERTY_CASES"].flatMap { Int($0) } ?? 400
         var tally = Tally()
         for index in 0..<cases {
             try Self.check(
@@ -95,7 +95,7 @@ import Testing
         // Each test runs case seed SEEDKIT_PROPERTY_SEED + its offset first.
         let test =
             slow
-            ? "aMigratedStoreIsTheReleaseWithTheUsersEditsOverThousandsOfCases"
+            ? "aMigratedStoreIsTheReleaseWithTheUsersEditsOverHundredsOfCases"
             : "aMigratedStoreIsTheReleaseWithTheUsersEdits\\("
         let replay =
             "SEEDKIT_PROPERTY_SEED=\(seed &- (slow ? 3_000_000 : 2_000_000)) SEEDKIT_PROPERTY_CASES=1 swift test --filter '\(test)' (case seed \(seed))"
