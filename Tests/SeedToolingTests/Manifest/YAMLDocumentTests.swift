@@ -40,19 +40,21 @@ func plainScalarsResolveAsYAMLDoes(text: String, expected: DocValue) {
 /// own words name its parser's state ("found character that cannot start any token").
 @Test(arguments: [
     (
-        "tables:\n\titems:\n    file: data/items.csv\n", 2, 1,
+        ["tables:", "\titems:", "    file: data/items.csv"], 2, 1,
         "YAML: found character that cannot start any token (while scanning for the next token); a tab indents line 2: YAML indents with spaces only, so replace the tab with spaces"
     ),
     (
-        "tables:\n  items:\n    file: data/items.csv\n   key: name\n", 4, 4,
+        ["tables:", "  items:", "    file: data/items.csv", "   key: name"], 4, 4,
         "YAML: did not find expected key (while parsing a block mapping that starts at line 2); check the indentation: line 4 is indented 3 spaces, line 3 4 spaces; the keys of one mapping line up, and a value's mapping is indented under its key"
     ),
     (
-        "a: [1, 2\n", 2, 1,
+        ["a: [1, 2"], 2, 1,
         "YAML: did not find expected ',' or ']' (while parsing a flow sequence that starts at line 1)"
     ),
 ])
-func syntaxErrorsSayWhereAndGiveAHintForTabsAndIndentation(text: String, line: Int, column: Int, message: String) {
+func syntaxErrorsSayWhereAndGiveAHintForTabsAndIndentation(lines: [String], line: Int, column: Int, message: String) {
+    // Lines, not one text: a test log shows each argument on one line.
+    let text = lines.map { $0 + "\n" }.joined()
     #expect(throws: SeedError.self) { try YAMLDocument.parse(text, file: "seedkit.yml") }
     do {
         _ = try YAMLDocument.parse(text, file: "seedkit.yml")
