@@ -197,21 +197,22 @@ import Testing
 
     @Test(arguments: [
         (
-            "update:\n  book:\n    - { key: The fourth book, from: { price: 12 }, to: { price: 13 } }\n",
+            ["update:", "  book:", "    - { key: The fourth book, from: { price: 12 }, to: { price: 13 } }"],
             "migrations/0002-typo.yml: error: unknown table 'book': the store has categories, books [2100]"
         ),
         (
-            "update:\n  books:\n    - { key: The fourth book, from: { prise: 12 }, to: { price: 13 } }\n",
+            ["update:", "  books:", "    - { key: The fourth book, from: { prise: 12 }, to: { price: 13 } }"],
             "migrations/0002-typo.yml:3: error: update of books 'The fourth book' sets 'price' without a 'from' value; add what the previous seed shipped, so that a user's edit is never overwritten [2100]"
         ),
         (
-            "update:\n  books:\n    - { key: The fourth book, to: { price: 13 } }\n",
+            ["update:", "  books:", "    - { key: The fourth book, to: { price: 13 } }"],
             "migrations/0002-typo.yml:3: error: update of books 'The fourth book' sets 'price' without a 'from' value; add what the previous seed shipped, so that a user's edit is never overwritten [2100]"
         ),
     ])
-    func aMigrationMigrateRefusesIsRefusedByBuildAndExport(migration: String, message: String) throws {
+    func aMigrationMigrateRefusesIsRefusedByBuildAndExport(lines: [String], message: String) throws {
         let project = try TemporaryProject.withUserStore()
-        try project.write("migrations/0002-typo.yml", migration)
+        // Lines, not one text: a test log shows each argument on one line.
+        try project.write("migrations/0002-typo.yml", lines.map { $0 + "\n" }.joined())
         let dryRun = try project.seedkit("migrate", "user.sqlite", "--dry-run")
         expectEqual(dryRun.status, 2, "\(dryRun)")
         #expect(dryRun.stderrLines.contains(message), "\(dryRun)")
