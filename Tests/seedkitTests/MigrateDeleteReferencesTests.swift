@@ -50,9 +50,7 @@ import Testing
         try #require(generated.status == 0, "\(generated)")
         let check = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite")
         expectEqual(check.status, 0, "\(check)")
-        let migrated = try project.seedkit("migrate", "user.sqlite")
-        expectEqual(migrated.status, 0, "\(migrated)")
-        expectEqual(migrated.stderr, "", "\(migrated)")
+        let migrated = try migrateCleanly(project)
         #expect(migrated.stdout.contains("applied 0001-rel: 1 deleted"), "\(migrated)")
         try expectEqual(codes(project, "t"), ["y"])
     }
@@ -63,9 +61,7 @@ import Testing
         let project = try project(t: "code,ref\na,b\nb,a\nc,a\nd,\n")
         try project.write("seeds/data/t.csv", "code,ref\nd,\n")
         try #require(try project.seedkit("new-migration", "rel", "--from", "seeds/releases/1.0.sqlite").status == 0)
-        let migrated = try project.seedkit("migrate", "user.sqlite")
-        expectEqual(migrated.status, 0, "\(migrated)")
-        expectEqual(migrated.stderr, "", "\(migrated)")
+        let migrated = try migrateCleanly(project)
         #expect(migrated.stdout.contains("applied 0001-rel: 3 deleted"), "\(migrated)")
         try expectEqual(codes(project, "t"), ["d"])
         try expectEqual(project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite").status, 0)
@@ -97,9 +93,7 @@ import Testing
         try project.write("seeds/data/t.csv", "code,up\nc,n\n")
         let generated = try project.seedkit("new-migration", "rel", "--from", "seeds/releases/1.0.sqlite")
         try #require(generated.status == 0, "\(generated)")
-        let migrated = try project.seedkit("migrate", "user.sqlite")
-        expectEqual(migrated.status, 0, "\(migrated)")
-        expectEqual(migrated.stderr, "", "\(migrated)")
+        try migrateCleanly(project)
         try expectEqual(codes(project, "t0"), ["b", "n"])
         let up = try project.database("user.sqlite").read { db in
             try String.fetchAll(db, sql: "SELECT t.code || '→' || t0.code FROM t JOIN t0 ON t0.id = t.up")
@@ -119,9 +113,7 @@ import Testing
         let generated = try project.seedkit(
             "new-migration", "rel", "--from", "seeds/releases/1.0.sqlite", "--rename", "t0:a=a2")
         try #require(generated.status == 0, "\(generated)")
-        let migrated = try project.seedkit("migrate", "user.sqlite")
-        expectEqual(migrated.status, 0, "\(migrated)")
-        expectEqual(migrated.stderr, "", "\(migrated)")
+        try migrateCleanly(project)
         let rows = try project.database("user.sqlite").read { db in
             try String.fetchAll(
                 db,
@@ -142,9 +134,7 @@ import Testing
         let generated = try project.seedkit(
             "new-migration", "rel", "--from", "seeds/releases/1.0.sqlite", "--rename", "t0:a=a2")
         try #require(generated.status == 0, "\(generated)")
-        let migrated = try project.seedkit("migrate", "user.sqlite")
-        expectEqual(migrated.status, 0, "\(migrated)")
-        expectEqual(migrated.stderr, "", "\(migrated)")
+        try migrateCleanly(project)
         let rows = try project.database("user.sqlite").read { db in
             try String.fetchAll(
                 db,
@@ -203,9 +193,7 @@ import Testing
         try #require(generated.status == 0, "\(generated)")
         try FileManager.default.copyItem(
             atPath: project.path("seeds/releases/1.0.sqlite"), toPath: project.path("user.sqlite"))
-        let migrated = try project.seedkit("migrate", "user.sqlite")
-        expectEqual(migrated.status, 0, "\(migrated)")
-        expectEqual(migrated.stderr, "", "\(migrated)")
+        try migrateCleanly(project)
         let rows = try project.database("user.sqlite").read { db in
             try String.fetchAll(
                 db,
@@ -227,9 +215,7 @@ import Testing
         let generated = try project.seedkit(
             "new-migration", "rel", "--from", "seeds/releases/1.0.sqlite", "--rename", "t0:x341=r5")
         try #require(generated.status == 0, "\(generated)")
-        let migrated = try project.seedkit("migrate", "user.sqlite")
-        expectEqual(migrated.status, 0, "\(migrated)")
-        expectEqual(migrated.stderr, "", "\(migrated)")
+        try migrateCleanly(project)
         let rows = try project.database("user.sqlite").read { db in
             try String.fetchAll(
                 db,
@@ -247,9 +233,7 @@ import Testing
         let generated = try project.seedkit(
             "new-migration", "rel", "--from", "seeds/releases/1.0.sqlite", "--rename", "t0:x341=r5")
         try #require(generated.status == 0, "\(generated)")
-        let migrated = try project.seedkit("migrate", "user.sqlite")
-        expectEqual(migrated.status, 0, "\(migrated)")
-        expectEqual(migrated.stderr, "", "\(migrated)")
+        try migrateCleanly(project)
         let rows = try project.database("user.sqlite").read { db in
             try String.fetchAll(
                 db,
@@ -258,4 +242,15 @@ import Testing
         expectEqual(rows, ["r4→r5", "r5→r4", "u→x208", "x208→"])
         try expectEqual(project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite").status, 0)
     }
+}
+
+/// Migrates the project's user.sqlite, expecting a clean run: exit 0, nothing on stderr.
+@discardableResult
+private func migrateCleanly(
+    _ project: TemporaryProject, sourceLocation: SourceLocation = #_sourceLocation
+) throws -> CommandResult {
+    let migrated = try project.seedkit("migrate", "user.sqlite")
+    expectEqual(migrated.status, 0, "\(migrated)", sourceLocation: sourceLocation)
+    expectEqual(migrated.stderr, "", "\(migrated)", sourceLocation: sourceLocation)
+    return migrated
 }
