@@ -1,6 +1,8 @@
 # seedkit — make seed: build the BookStore example seed and migrate a store; make test: the suite but its
 # slow tier, which make test-slow runs (CI runs both);
-# make install [PREFIX=/usr/local]: the release CLI as PREFIX/bin/seedkit; make uninstall removes it.
+# make install [PREFIX=/usr/local]: the release CLI as PREFIX/bin/seedkit, stripped; make uninstall removes it;
+# make artifactbundle: the same CLI as build/seedkit.artifactbundle (and .zip), which the plugins use
+# instead of compiling seedkit when SEEDKIT_ARTIFACTBUNDLE names it (docs/runtime.md, "A prebuilt CLI for the plugins").
 SWIFT ?= swift
 SEEDKIT = .build/debug/seedkit
 SEEDKIT_RELEASE = .build/release/seedkit
@@ -16,14 +18,16 @@ export SWIFT_BACKTRACE = enable=no
 SHELL := /bin/bash
 export TIMEFORMAT =   (%R s)
 
-.PHONY: all build seed test test-slow check-example bench clean install uninstall format lint
+.PHONY: all build seed test test-slow check-example bench clean install uninstall artifactbundle format lint
 
 all: build
 
 build:
 	$(SWIFT) build
 
-seed: build
+# Only the CLI it runs: not the benchmark tool, not the tests.
+seed:
+	$(SWIFT) build --product seedkit
 	@scripts/demo.sh $(SEEDKIT)
 
 # The store corpus's fast subset, which make test runs beside the tests (a store that releases and
@@ -104,17 +108,28 @@ test-slow:
 	  [ $$tests -eq 0 ] && [ $$hostile -eq 0 ] && [ $$install -eq 0 ] && [ $$workflow -eq 0 ] && [ $$corpus -eq 0 ]
 
 # Builds Examples/DemoApp, the app that adopts seedkit (the README's Package.swift line, both
-# plugins, the runtime at launch), from scratch: 80 s more on a fresh machine. CI runs it last.
-check-example:
+# plugins, the runtime at launch), from scratch: 80 s more on a fresh machine; then again in a
+# scratch folder with the artifact bundle, which must compile none of the CLI. CI runs it last,
+# after make test-slow's release build, which the bundle reuses.
+check-example: artifactbundle
 	time SWIFT=$(SWIFT) python3 scripts/check-example.py
 
 # DESTDIR is prepended for packagers (staged installs); the binary needs the SQLite library
 # (libsqlite3; on Linux also libcrypto, libxml2, zlib), not the Swift toolchain (STATIC_STDLIB).
+# Stripped (install -s): the symbols are two fifths of the file and nothing at run time reads them.
 install:
 	$(SWIFT) build -c $(CONFIGURATION) --product seedkit $(STATIC_STDLIB)
 	install -d "$(DESTDIR)$(BINDIR)"
-	install -m 755 ".build/$(CONFIGURATION)/seedkit" "$(DESTDIR)$(BINDIR)/seedkit"
+	install -m 755 -s ".build/$(CONFIGURATION)/seedkit" "$(DESTDIR)$(BINDIR)/seedkit"
 	@echo "installed $(DESTDIR)$(BINDIR)/seedkit"
+
+# The layout SwiftPM's binaryTarget reads (SE-0305): info.json naming the executable for this
+# machine's triple, and the stripped release CLI. The .zip is what a release would publish
+# (binaryTarget(url:checksum:)); its checksum is printed.
+ARTIFACTBUNDLE = build/seedkit.artifactbundle
+artifactbundle:
+	$(SWIFT) build -c $(CONFIGURATION) --product seedkit $(STATIC_STDLIB)
+	@scripts/artifactbundle.sh ".build/$(CONFIGURATION)/seedkit" "$(ARTIFACTBUNDLE)"
 
 uninstall:
 	rm -f "$(DESTDIR)$(BINDIR)/seedkit"

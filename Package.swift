@@ -1,4 +1,5 @@
 // swift-tools-version: 6.1
+import Foundation
 import PackageDescription
 
 let package = Package(
@@ -86,6 +87,15 @@ let package = Package(
 // (swiftlang/swift-package-manager#8275): 35 s of a fresh `make test`, for plugins nothing in it
 // runs. `make check-example` (CI) builds Examples/DemoApp, which uses both plugins.
 if Context.environment["SEEDKIT_WITHOUT_PLUGINS"] == nil {
+    // The plugins run the seedkit CLI: compiled with the app's build (its libraries, Yams and
+    // ArgumentParser included), unless SEEDKIT_ARTIFACTBUNDLE names a prebuilt one that `make
+    // artifactbundle` wrote (docs/runtime.md, "A prebuilt CLI for the plugins"). SwiftPM reads a
+    // binary target only by a path relative to the package, so an absolute path is made relative.
+    var pluginTool: Target.Dependency = "seedkit"
+    if let bundle = Context.environment["SEEDKIT_ARTIFACTBUNDLE"], !bundle.isEmpty {
+        package.targets.append(.binaryTarget(name: "SeedkitBinary", path: relativeToPackage(bundle)))
+        pluginTool = "SeedkitBinary"
+    }
     package.products += [
         // Builds a target's seeds/ and exports its migrations/ into its resources at build time.
         .plugin(name: "SeedkitPlugin", targets: ["SeedkitPlugin"]),
@@ -93,7 +103,7 @@ if Context.environment["SEEDKIT_WITHOUT_PLUGINS"] == nil {
         .plugin(name: "SeedkitCommand", targets: ["SeedkitCommand"]),
     ]
     package.targets += [
-        .plugin(name: "SeedkitPlugin", capability: .buildTool(), dependencies: ["seedkit"]),
+        .plugin(name: "SeedkitPlugin", capability: .buildTool(), dependencies: [pluginTool]),
         .plugin(
             name: "SeedkitCommand",
             capability: .command(
@@ -104,13 +114,22 @@ if Context.environment["SEEDKIT_WITHOUT_PLUGINS"] == nil {
                     .writeToPackageDirectory(
                         reason: "seedkit build and new-migration write the seed and migration files")
                 ]),
-            dependencies: ["seedkit"]),
+            dependencies: [pluginTool]),
     ]
 }
 
-for target in package.targets where target.type != .plugin && target.type != .system {
+for target in package.targets where [.regular, .executable, .test].contains(target.type) {
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("ExistentialAny"))
     settings.append(.enableUpcomingFeature("MemberImportVisibility"))
     target.swiftSettings = settings
+}
+
+/// `path` relative to this package's folder (`../../bundles/seedkit.artifactbundle`); a relative path as it is.
+func relativeToPackage(_ path: String) -> String {
+    guard path.hasPrefix("/") else { return path }
+    let from = URL(fileURLWithPath: Context.packageDirectory).standardizedFileURL.pathComponents
+    let to = URL(fileURLWithPath: path).standardizedFileURL.pathComponents
+    let shared = zip(from, to).prefix { $0 == $1 }.count
+    return (Array(repeating: "..", count: from.count - shared) + to[shared...]).joined(separator: "/")
 }

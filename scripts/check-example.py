@@ -13,11 +13,16 @@
 5. The command plugin (`swift package seedkit …`) runs the CLI in the package: build and
    check-upgrade succeed, a seedkit error fails it naming seedkit's status, and without
    --allow-writing-to-package-directory SwiftPM refuses (it cannot prompt here).
+6. With SEEDKIT_ARTIFACTBUNDLE naming build/seedkit.artifactbundle (`make artifactbundle`, which
+   `make check-example` runs first), a fresh build of the example, in a scratch folder, compiles
+   no part of the seedkit CLI (no SeedTooling, SeedkitCLI, Yams or ArgumentParser: the plugins
+   run the bundle's binary through SwiftPM's binaryTarget), and the app's output is the same.
+   Its build time and the bundle's size are printed.
 
 The snippets README.md and docs/*.md quote from the example (`<!-- quoted from PATH -->`) are
 checked verbatim by scripts/check-markdown.py, which make test runs before this.
 """
-import os, re, subprocess, sys, tempfile
+import os, re, subprocess, sys, tempfile, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXAMPLE = os.path.join(ROOT, "Examples", "DemoApp")
@@ -78,6 +83,44 @@ def check_command_plugin():
         fail(f"swift package seedkit build with a missing manifest exited {status}; expected seedkit's error once and "
              f"'error: seedkit build exited with status 2' once:\n{output[-3000:]}")
 
+def check_app_output(binary, what):
+    """Runs the app built in `binary` (a bin folder) and compares its output with expected-output.txt."""
+    run = subprocess.run([os.path.join(binary, "DemoApp")], capture_output=True, text=True)
+    actual = run.stdout.replace(os.path.join(binary, "DemoApp_DemoApp.resources"), "$RESOURCES")
+    # The app's folder is a temporary one named after its process: errors name the store in it.
+    actual = re.sub(r"/\S*/DemoApp-[0-9]+/", "$APP/", actual)
+    expected = open(os.path.join(EXAMPLE, "expected-output.txt"), encoding="utf-8").read()
+    if run.returncode != 0 or actual != expected:
+        fail(f"{what} exited {run.returncode}; its output differs from expected-output.txt:\n{actual}{run.stderr}")
+
+# What compiling the seedkit CLI prints that an app linking only SeedRuntime never needs.
+CLI_MODULES = re.compile(r"Compiling (SeedTooling|SeedkitCLI|seedkit|Yams|CYaml|ArgumentParser\w*) ")
+
+def check_artifactbundle():
+    bundle = os.path.join(ROOT, "build", "seedkit.artifactbundle")
+    if not os.path.isfile(os.path.join(bundle, "info.json")):
+        fail(f"no {bundle}/info.json: make artifactbundle writes it (make check-example runs it first)")
+        return ""
+    size = sum(os.path.getsize(os.path.join(folder, name)) for folder, _, names in os.walk(bundle) for name in names)
+    with tempfile.TemporaryDirectory(prefix="seedkit-artifactbundle-") as scratch:
+        environment = dict(os.environ, SEEDKIT_ARTIFACTBUNDLE=bundle)
+        started = time.monotonic()
+        result = subprocess.run([SWIFT, "build", "--package-path", EXAMPLE, "--scratch-path", scratch],
+                                capture_output=True, text=True, env=environment)
+        seconds = time.monotonic() - started
+        output = result.stdout + result.stderr
+        if result.returncode != 0:
+            fail("swift build of Examples/DemoApp with SEEDKIT_ARTIFACTBUNDLE failed:\n" + output[-4000:])
+            return ""
+        compiled = sorted({match.group(1) for match in CLI_MODULES.finditer(output)})
+        if compiled:
+            fail("with SEEDKIT_ARTIFACTBUNDLE the example's build still compiled " + ", ".join(compiled) + ":\n" + output[-3000:])
+        if "seedkit build DemoApp" not in output:
+            fail("with SEEDKIT_ARTIFACTBUNDLE the example's build did not run the plugin's seedkit build:\n" + output[-3000:])
+        check_app_output(os.path.realpath(os.path.join(scratch, "debug")), "DemoApp built with the artifact bundle")
+    return (f"with the artifact bundle ({size / 1e6:.0f} MB) a fresh build took {seconds:.0f} s "
+            "and compiled none of the CLI")
+
 def main():
     # SwiftPM keeps the example's build plan until its Package.swift changes: seedkit source
     # files added or removed since the last build (after a rebase) and changes to Plugins/ would
@@ -99,17 +142,15 @@ def main():
     if "seedkit build DemoApp" in again or "seedkit export-migrations DemoApp" in again:
         fail("a second build with unchanged seeds/ and migrations/ ran the plugin's commands again")
     binary = subprocess.run([SWIFT, "build", "--package-path", EXAMPLE, "--show-bin-path"], capture_output=True, text=True).stdout.strip()
-    run = subprocess.run([os.path.join(binary, "DemoApp")], capture_output=True, text=True)
-    actual = run.stdout.replace(os.path.join(binary, "DemoApp_DemoApp.resources"), "$RESOURCES")
-    # The app's folder is a temporary one named after its process: errors name the store in it.
-    actual = re.sub(r"/\S*/DemoApp-[0-9]+/", "$APP/", actual)
-    expected = open(os.path.join(EXAMPLE, "expected-output.txt"), encoding="utf-8").read()
-    if run.returncode != 0 or actual != expected:
-        fail(f"DemoApp exited {run.returncode}; its output differs from expected-output.txt:\n{actual}{run.stderr}")
+    check_app_output(binary, "DemoApp")
+    if failures:
+        return 1
+    bundle = check_artifactbundle()
     if failures:
         return 1
     print(f"Examples/DemoApp: built without warnings, output as expected, no rebuild when unchanged, "
-          "a broken fixture is an error at its absolute file:line:col, the command plugin builds, checks and fails as seedkit does")
+          "a broken fixture is an error at its absolute file:line:col, the command plugin builds, checks and fails as seedkit does; "
+          + bundle)
     return 0
 
 sys.exit(main())

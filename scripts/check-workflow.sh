@@ -2,10 +2,11 @@
 # make test-slow: the CI workflow `seedkit init` writes, run here step by step, in order, as GitHub
 # Actions runs it (`shell: bash` is `bash --noprofile --norc -eo pipefail`), in a scratch app: a
 # package that links SeedRuntime from a git URL ending in `seedkit` (a clone of this checkout's
-# HEAD, so commit first), with the layout `seedkit init` writes. Two differences, both said here:
+# HEAD, so commit first), with the layout `seedkit init` writes. Three differences, said here:
 # the install goes to a scratch PREFIX instead of /usr/local (put first on PATH, as /usr/local/bin
-# is in the container), and apt-get runs as written only as root (otherwise the packages it names
-# must already be installed). Then a release: ship 1.0, change a fixture, new-migration, and the
+# is in the container), apt-get runs as written only as root (otherwise the packages it names
+# must already be installed), and the cache step (a `uses:`) is not run: the second run of the
+# workflow finds the CLI the first installed, as a cache hit would. Then a release: ship 1.0, change a fixture, new-migration, and the
 # whole workflow again, whose review step must show the change in the job summary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -65,7 +66,7 @@ if count == 0:
     sys.exit("no run: steps in " + sys.argv[1])
 EOF
   grep -q "PREFIX=/usr/local" "$2"/* || fail "no step installs with PREFIX=/usr/local"
-  sed -i "s#PREFIX=/usr/local#PREFIX=$prefix#" "$2"/*
+  sed -i "s#/usr/local#$prefix#g" "$2"/*
   if [ "$(id -u)" -ne 0 ]; then
     # Not root: the packages apt-get would install must be here already.
     packages=$(grep -ho 'apt-get install -y -qq .*' "$2"/* | sed 's/apt-get install -y -qq //')
@@ -80,10 +81,12 @@ summary="$work/summary.md"
 # workflow's env: SEEDKIT_GIT_URL as the caller's environment gives it, else empty.
 run_workflow() {
   : > "$summary"
+  : > "$work/workflow.log"
   for step in "${2:-$work/steps}"/*; do
     (cd "${1:-$app}" && env PATH="$prefix/bin:$PATH" GITHUB_STEP_SUMMARY="$summary" SEEDKIT_GIT_URL="${SEEDKIT_GIT_URL:-}" \
       bash --noprofile --norc -eo pipefail "$step") \
       > "$work/step.log" 2>&1 || { cat "$work/step.log"; fail "the step '$(head -n 1 "$step" | cut -c3-)' exited non-zero"; }
+    cat "$work/step.log" >> "$work/workflow.log"
   done
 }
 
@@ -97,6 +100,7 @@ seedkit="$prefix/bin/seedkit"
   && printf 'name,quantity\nFirst item,1\nSecond item,5\n' > seeds/data/items.csv \
   && "$seedkit" new-migration release-1-1 --from seeds/releases/1.0.sqlite > /dev/null) || fail "the release with the installed seedkit failed"
 run_workflow
+grep -q "^seedkit .*, from the cache$" "$work/workflow.log" || fail "the second run did not take seedkit from the cache: $(cat "$work/workflow.log")"
 grep -q "^| items | changed | Second item | quantity | 2 | 5 |$" "$summary" || fail "the review step's summary lacks the change: $(cat "$summary")"
 grep -q "^would apply 0001-release-1-1: 1 updated$" "$summary" || fail "the review step's summary lacks the migration's plan: $(cat "$summary")"
 

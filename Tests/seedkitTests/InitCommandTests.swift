@@ -214,7 +214,7 @@ private let plainInitOutput = """
 
     /// The workflow installs the CLI as the README says to, with seedkit's own `make install`, from
     /// the checkout SwiftPM resolves for the project (scripts/check-install.sh runs that line
-    /// against this repository's Makefile).
+    /// against this repository's Makefile), unless the cache step restored it, keyed on the pins.
     @Test func theCIWorkflowInstallsSeedkitWithMakeInstall() throws {
         let project = try emptyProject()
         try expectEqual(project.seedkit("init").status, 0)
@@ -227,7 +227,9 @@ private let plainInitOutput = """
             script,
             [
                 "apt-get update -qq && apt-get install -y -qq libsqlite3-dev zlib1g-dev libssl-dev make git",
-                "if [ -f Package.swift ]; then",
+                "if [ -x /usr/local/bin/seedkit ]; then",
+                "  echo \"seedkit $(/usr/local/bin/seedkit --version), from the cache\"",
+                "elif [ -f Package.swift ]; then",
                 "  swift package resolve",
                 "  make -C .build/checkouts/seedkit install PREFIX=/usr/local",
                 "elif [ -n \"$SEEDKIT_GIT_URL\" ]; then",
@@ -247,6 +249,15 @@ private let plainInitOutput = """
         #expect(!initialized.stdout.contains("SEEDKIT_GIT_URL"), "\(initialized)")
         // The steps after it call `seedkit` by name: PREFIX/bin must be on the container's PATH.
         #expect(workflow.contains("    container: swift:"))
+        // The installed CLI is cached between runs, keyed on what pins its version.
+        let cache = try #require(workflow.range(of: "      - name: Cache seedkit\n"))
+        #expect(cache.upperBound < step.lowerBound, "the cache step comes before the install")
+        #expect(
+            workflow.contains("        uses: actions/cache@v4\n        with:\n          path: /usr/local/bin/seedkit\n")
+        )
+        #expect(
+            workflow.contains(
+                "key: seedkit-${{ runner.os }}-${{ hashFiles('Package.resolved') }}-${{ env.SEEDKIT_GIT_URL }}"))
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
         let makefile = try String(contentsOf: root.appendingPathComponent("Makefile"), encoding: .utf8)

@@ -79,14 +79,23 @@ enum PlainTemplates {
               SEEDKIT_GIT_URL: ""
             steps:
               - uses: actions/checkout@v4
+              - name: Cache seedkit
+                # The installed CLI, kept between runs (its release build takes minutes), under a key
+                # that changes with the version Package.resolved pins (commit it) or SEEDKIT_GIT_URL.
+                uses: actions/cache@v4
+                with:
+                  path: /usr/local/bin/seedkit
+                  key: seedkit-${{ runner.os }}-${{ hashFiles('Package.resolved') }}-${{ env.SEEDKIT_GIT_URL }}
               - name: Install seedkit
-                # seedkit's own `make install` (its README, "Install the CLI"): in an app's package, in
-                # the checkout SwiftPM resolves (the version Package.resolved pins, the one the app
-                # links); otherwise in a clone of SEEDKIT_GIT_URL. For a path dependency, make -C that
-                # path; a project that gets seedkit another way replaces this step.
+                # seedkit's own `make install` (its README, "Install the CLI"), unless the cache had it:
+                # in an app's package, in the checkout SwiftPM resolves (the version Package.resolved
+                # pins, the one the app links); otherwise in a clone of SEEDKIT_GIT_URL. For a path
+                # dependency, make -C that path; a project that gets seedkit another way replaces this step.
                 run: |
                   apt-get update -qq && apt-get install -y -qq libsqlite3-dev zlib1g-dev libssl-dev make git
-                  if [ -f Package.swift ]; then
+                  if [ -x /usr/local/bin/seedkit ]; then
+                    echo "seedkit $(/usr/local/bin/seedkit --version), from the cache"
+                  elif [ -f Package.swift ]; then
                     swift package resolve
                     make -C .build/checkouts/seedkit install PREFIX=/usr/local
                   elif [ -n "$SEEDKIT_GIT_URL" ]; then
