@@ -9,6 +9,7 @@ package struct SeedTool: ParsableCommand {
         discussion: """
             Exit codes: 0 success · 1 the input data has errors · 2 usage or configuration error · \
             3 the store was refused · 4 SQLite or I/O failure.
+            seedkit help TOPIC: \(HelpTopic.all.map(\.name).joined(separator: ", ")).
             """,
         version: "0.1.0",
         subcommands: [
@@ -51,6 +52,10 @@ package struct SeedTool: ParsableCommand {
     package static func run(_ arguments: [String]) -> Int32 {
         var status: Int32
         do {
+            if arguments.count == 2, arguments[0] == "help", let topic = HelpTopic.named(arguments[1]) {
+                Output.standardOutput(topic.text + "\n")
+                return Output.flushStandardOutput() ?? 0
+            }
             if let unknown = UnknownCommand(arguments) { throw unknown }
             var command = try parseAsRoot(arguments)
             if let name = dashedName(in: arguments), String(describing: type(of: command)) == "HelpCommand" {
@@ -123,17 +128,20 @@ struct UnknownCommand: Error, CustomStringConvertible {
             guard let topic = arguments.dropFirst().first, !topic.hasPrefix("-") else { return nil }
             first = topic
         }
-        guard !Self.commands.contains(first) else { return nil }
+        guard !Self.commands.contains(first), !(asHelp && HelpTopic.named(first) != nil) else { return nil }
         name = first
     }
 
     static var commands: [String] { SeedTool.commandNames }
 
     var description: String {
-        let nearest = Self.commands.map { ($0, Self.distance($0, name)) }.min { $0.1 < $1.1 }
+        let names = Self.commands + (asHelp ? HelpTopic.all.map(\.name) : [])
+        let nearest = names.map { ($0, Self.distance($0, name)) }.min { $0.1 < $1.1 }
         let hint = nearest.flatMap { $0.1 <= max(2, name.count / 3) ? "; did you mean '\($0.0)'?" : nil } ?? ""
         let what = asHelp ? "no help topic '\(name)'" : "'\(name)' is not a seedkit command"
-        return "Error: \(what)\(hint) (the commands: \(Self.commands.joined(separator: ", ")); seedkit help COMMAND)"
+        let commands = "the commands: \(Self.commands.joined(separator: ", ")); seedkit help COMMAND"
+        let topics = "; the topics: \(HelpTopic.all.map(\.name).joined(separator: ", ")); seedkit help TOPIC"
+        return "Error: \(what)\(hint) (\(commands)\(asHelp ? topics : ""))"
     }
 
     /// The edit distance between two names (insertions, deletions, substitutions, transpositions).

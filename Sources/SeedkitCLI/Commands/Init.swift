@@ -109,7 +109,7 @@ extension SeedTool {
                         "  a store that tracks persistent history (every SwiftData store) gets one history transaction by the author seedkit"
                     )
                     print(
-                        "  per build and migrate (docs/swiftdata.md says what is refused; --without-history writes none)"
+                        "  per build and migrate (seedkit help core-data-refusals says what is refused; --without-history writes none)"
                     )
                 } else if coredata != nil {
                     if template == nil {
