@@ -198,6 +198,7 @@ public struct MigrationGenerator: Sendable {
         var renameLines: [String: [String]] = [:]
         var updateLines: [String: [String]] = [:]
         var generated = Generated(yaml: header)
+        var likely: [LikelyRename] = []
         for table in Self.parentsFirst(tables) {
             var change = changes[table.spec.name] ?? StoreDiff.TableDiff(table: table.spec.name, key: table.keyColumns)
             // Renames: named by a hint, or by an id both seeds agree on.
@@ -271,9 +272,10 @@ public struct MigrationGenerator: Sendable {
                     (key: $0.key, columns: $0.columns.map { (column: $0.column, old: $0.old, new: $0.new) })
                 }
             changes[table.spec.name] = change
-            generated.likelyRenames += try likelyRenames(table: table, change: change, old: old, current: current)
+            likely += try likelyRenames(table: table, change: change, old: old, current: current)
         }
         if !problems.isEmpty { throw SeedError(.configuration, problems) }
+        generated.likelyRenames = Self.withParentRenames(likely, tables: tables, changes: changes).map(\.line)
         // The updates in the order they run (parents first, each table's renames first), each
         // ref named by the key its row holds when the update runs: a `from` as the row reads once
         // the renames before it are applied, a ref to a row whose rename is still to come (or
@@ -370,7 +372,7 @@ public struct MigrationGenerator: Sendable {
     /// each inserted row paired once, best match first. Skipped for very many of both.
     private func likelyRenames(
         table: SemanticRows, change: StoreDiff.TableDiff, old: DatabaseQueue, current: DatabaseQueue
-    ) throws -> [String] {
+    ) throws -> [LikelyRename] {
         guard !change.removed.isEmpty, !change.added.isEmpty, change.removed.count * change.added.count <= 250_000
         else { return [] }
         let keyColumns = Set(table.keyColumns.map { $0.lowercasedName })
@@ -384,7 +386,7 @@ public struct MigrationGenerator: Sendable {
             try current.read { db in try table.row(db, key: key) }.map { (key: key, row: others($0)) }
         }
         var used = Set<Int>()
-        var lines: [String] = []
+        var lines: [LikelyRename] = []
         for gone in removed where !gone.row.isEmpty {
             var best: (index: Int, matches: Int)?
             for (index, candidate) in added.enumerated() where !used.contains(index) {
@@ -395,25 +397,10 @@ public struct MigrationGenerator: Sendable {
             }
             guard let best else { continue }
             used.insert(best.index)
-            let new = added[best.index].key
-            func shown(_ key: [SQLValue]) -> String {
-                key.count == 1
-                    ? RowEvent.describe(key[0]) : "(" + key.map(RowEvent.describe).joined(separator: ", ") + ")"
-            }
-            func part(_ value: SQLValue) -> String {
-                let text = RenameHint.text(value)
-                return text.contains(where: { $0 == "," || $0 == "=" || $0 == "\"" })
-                    ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
-            }
-            let hint =
-                "\(table.written.name):\(gone.key.map(part).joined(separator: ","))=\(new.map(part).joined(separator: ","))"
-            let quoted = "'" + hint.replacingOccurrences(of: "'", with: "'\\''") + "'"
             let how =
                 best.matches == gone.row.count
                 ? "every other column matches" : "\(best.matches) of \(gone.row.count) other columns match"
-            lines.append(
-                "\(table.written.name) \(shown(gone.key)) → \(shown(new)) (\(how)): written as a delete and an insert; if it is one row renamed, run again with --rename \(quoted)"
-            )
+            lines.append(LikelyRename(table: table, old: gone.key, new: added[best.index].key, how: how))
         }
         return lines
     }

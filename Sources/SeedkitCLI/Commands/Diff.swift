@@ -24,6 +24,12 @@ extension SeedTool {
         @Flag(name: .long, help: "Exit 1 when the stores differ.")
         var exitCode = false
         @OptionGroup var manifest: OptionalManifestOption
+        @Option(
+            name: .customLong("migrations"),
+            help: ArgumentHelp(
+                "The migrations whose renames show as one changed row: those B has and A has not (default: migrations, when there; none for none).",
+                valueName: "dir"))
+        var migrations: String?
         @OptionGroup var output: FormatOption<DiffReport>
 
         func run() throws {
@@ -83,6 +89,10 @@ extension SeedTool {
                         }
                     }
                     var diff = try StoreDiff.compare(first, second, keys: keys, only: table, semantics: semantics)
+                    if dialect == nil {
+                        let release = try releaseMigrations(ofA: ofA, ofB: ofB)
+                        diff.pairingRenames(StoreDiff.renames(in: release, keys: keys), specs: specs)
+                    }
                     // The rest of the schema (types, constraints, indexes); tables and columns only one side has are listed below, by name.
                     let schemaA = try ofA { db in try SchemaSnapshot.read(db) }
                     let schemaB = try ofB { db in try SchemaSnapshot.read(db) }
@@ -104,6 +114,29 @@ extension SeedTool {
             let report = DiffReport(diff, a: a, b: b)
             Output.render(report, output.format)
             if exitCode && !report.identical { throw ExitCode(1) }
+        }
+
+        /// The migrations B's ledger lists and A's does not, read from the migrations folder
+        /// (default: migrations, when there): what a release between the two did, whose renames
+        /// show as one changed row.
+        private func releaseMigrations(
+            ofA: ((Database) throws -> [LedgerEntry]) throws -> [LedgerEntry],
+            ofB: ((Database) throws -> [LedgerEntry]) throws -> [LedgerEntry]
+        ) throws -> [Migration] {
+            guard migrations != "none" else { return [] }
+            let folder = migrations ?? "migrations"
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+                if migrations == nil { return [] }
+                throw SeedError(.configuration, file: folder, "no such migrations folder (--migrations none for none)")
+            }
+            let inA = Set(try ofA { db in try MigrationLedger.entries(db) }.map(\.id))
+            let release = Set(try ofB { db in try MigrationLedger.entries(db) }.map(\.id)).subtracting(inA)
+            guard !release.isEmpty else { return [] }
+            return try MigrationDirectory.read(
+                URL(fileURLWithPath: folder), displayPath: folder, yamlParser: YAMLDocument.parser,
+                missingIsEmpty: false
+            ).filter { release.contains($0.id) }
         }
     }
 }

@@ -244,6 +244,15 @@ extension HelpTopic {
             likely rename countries 'Macedonia' → 'North Macedonia' (every other column matches): written as a delete and an insert; if it is one row renamed, run again with --rename 'countries:Macedonia=North Macedonia'
           ```
 
+          A row whose other columns say nothing (a table of tags, its key the only column) is told by
+          the rows that refer to it: a deleted row and an inserted one are a likely rename when rows
+          of other tables that referred to the first refer to the second in the new seed (a ref that
+          changed from one to the other, or a row keyed by its ref deleted and the same key under the
+          other inserted), paired by the most such rows; the referring rows' own likely renames that
+          are only their ref following it are then left out:
+          `likely rename tags 'red' → 'crimson' (3 rows of items, notes that referred to 'red' refer to
+          'crimson' instead): … --rename 'tags:red=crimson'`.
+
         Rows that refer to a renamed row are not updated just because their ref now reads the new
         key (their ref follows the rename), and the updates are written parents first, each table's
         renames before its other updates, so that a `from` reads refs as they are after the rename.
