@@ -63,7 +63,17 @@ struct RecordConverter {
                         )
                         continue
                     }
-                    switch type.convert(text: text) {
+                    // A column with no declared type stores a value as its source types it (docs/reference.md,
+                    // "Fixtures"): a JSON number as a number, as a migration's is; CSV fields are text.
+                    let converted =
+                        type == .any && kind != .text
+                        ? .success(
+                            kind == .integer
+                                ? NumberSyntax.integer(text).map(ColumnType.Converted.integer)
+                                    ?? NumberSyntax.real(text).map(ColumnType.Converted.real) ?? .sameText
+                                : NumberSyntax.real(text).map(ColumnType.Converted.real) ?? .sameText)
+                        : type.convert(text: text)
+                    switch converted {
                     case .success(.sameText):
                         batch.setBytes(slot, text)
                         if rules[slot] != nil, rules[slot]?.quicklyPasses(text: text) != true {

@@ -222,7 +222,10 @@ extension HelpTopic {
           and a string an enum's case ([swiftdata.md](swiftdata.md#giving-a-composite-in-the-swift-shape)).
         - Values are converted by the column's declared type, following SQLite's affinity rules:
           INT → integer, REAL/FLOA/DOUB → real, CHAR/CLOB/TEXT → text as written, other types →
-          numeric; plus BOOL (`true/false/1/0/yes/no` → 1/0), DATE (`YYYY-MM-DD`, checked against the
+          numeric; a column with no declared type (or `ANY`) takes a value as its source types it,
+          in fixtures and migrations alike: a CSV field as text (`007` stays `'007'`), a JSON or YAML
+          number as a number, a quoted one as text (`new-migration` writes each value with its type,
+          so a release of such a column converges); plus BOOL (`true/false/1/0/yes/no` → 1/0), DATE (`YYYY-MM-DD`, checked against the
           calendar) and DATETIME/TIMESTAMP (ISO 8601), stored as the text given; BLOB takes base64. A
           value that does not fit is an error (2010), never stored as text. Integers are read digit by
           digit: `12.0` and `1.5e3` fit an INTEGER, `12.5` and anything past 64 bits do not (nothing is
