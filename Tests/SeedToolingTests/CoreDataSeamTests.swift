@@ -27,6 +27,8 @@ import Testing
     static func isDialect(_ path: String) -> Bool {
         let name = (path as NSString).lastPathComponent
         if path.hasPrefix("Sources/SeedTestSupport/") { return true }
+        // docs/ sections, generated as string literals for `seedkit help TOPIC` (HelpTopicTests): prose, not code.
+        if path.hasPrefix("Sources/SeedkitCLI/Help/HelpTopic+") { return true }
         guard path.hasPrefix("Sources/SeedRuntime/Store/") else { return false }
         return (name.hasPrefix("CoreDataDialect") && name.hasSuffix(".swift")) || name == "CoreDataJoins.swift"
             || name == "CoreDataModelFacts.swift"
