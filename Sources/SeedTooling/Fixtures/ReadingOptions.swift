@@ -14,7 +14,7 @@ import SeedRuntime
 /// ```
 public struct ReadingOptions: Sendable, Equatable {
     /// A fixture's format (FixtureFormat.swift, the registry of formats and what each can do).
-    public var format: Format
+    public var format: Format { didSet { quoting = format.quotes } }
     /// The byte between fields: `,` for CSV unless `delimiter:` says otherwise, a tab for TSV.
     public var delimiter: UInt8
     /// Lines that start with these bytes are skipped (`comment:`).
@@ -29,10 +29,12 @@ public struct ReadingOptions: Sendable, Equatable {
     public init(format: Format) {
         self.format = format
         delimiter = format.delimiter ?? UInt8(ascii: ",")
+        quoting = format.quotes
     }
 
-    /// Whether a `"` opens a quoted field (CSV); in TSV it is a character like any other.
-    var quoting: Bool { format.quotes }
+    /// Whether a `"` opens a quoted field (CSV); in TSV it is a character like any other. Stored:
+    /// the CSV reader asks for each record, and a capability is a lookup in the registry.
+    private(set) var quoting: Bool
 
     /// Whether `bytes` (an unquoted field) is read as NULL.
     @inline(__always) func isNull(_ bytes: UnsafeRawBufferPointer) -> Bool {
