@@ -21,6 +21,6 @@ let package = Package(
             exclude: ["seeds", "migrations"],
             resources: [.copy("Resources/about.txt")],
             plugins: [.plugin(name: "SeedkitPlugin", package: "seedkit")]
-        ),
+        )
     ]
 )

@@ -1,46 +1,57 @@
 import Foundation
 import SeedTestSupport
+import SeedTooling
+import SeedkitCLI
 import Testing
 
 /// `--format` means one thing on every command (issue 36; docs/reference.md#output-formats):
 /// each command prints each format of the one set, or refuses it before it does anything, with
-/// exit 2 and the list of formats it prints; the older spellings still work.
+/// exit 2 and the list of formats it prints; the older spellings still work. The formats, and
+/// which a command prints, come from the registry (OutputFormat.all, the report's views): a new
+/// format is tested on every command without an edit here.
 @Suite struct OutputFormatTests {
-    /// A command, what it is run on, and the formats it prints.
+    /// A command, what it is run on, and the formats it prints: those the registry renders its report in.
     struct Case: CustomTestStringConvertible, Sendable {
         var arguments: [String]
         var prints: [String]
         /// Its exit status when it prints (`check-upgrade`: 1, the fixtures lack the book the migration adds).
-        var status: Int32 = 0
+        var status: Int32
         /// The header a csv starts with, for commands that print rows.
-        var csvHeader: String? = nil
+        var csvHeader: String?
         var testDescription: String { arguments.prefix(2).joined(separator: " ") }
+
+        init(arguments: [String], report: any Report.Type, status: Int32 = 0, csvHeader: String? = nil) {
+            self.arguments = arguments
+            prints = OutputFormat.formats(for: report).map(\.name)
+            self.status = status
+            self.csvHeader = csvHeader
+        }
     }
 
     static let cases: [Case] = [
-        Case(arguments: ["build", "--output", "fresh.sqlite"], prints: ["human", "json", "github"]),
+        Case(arguments: ["build", "--output", "fresh.sqlite"], report: BuildReport.self),
         Case(
-            arguments: ["migrate", "user.sqlite", "--dry-run"], prints: ["human", "json", "csv", "markdown", "github"],
+            arguments: ["migrate", "user.sqlite", "--dry-run"], report: MigrateReport.self,
             csvHeader: "migration,kind,table,key,detail"),
+        Case(arguments: ["status", "user.sqlite"], report: StatusReport.self, csvHeader: "migration,state,detail"),
+        Case(arguments: ["check-upgrade", "user.sqlite"], report: UpgradeReport.self, status: 1),
+        Case(arguments: ["inspect", "user.sqlite"], report: StoreSummary.self, csvHeader: "table,rows"),
         Case(
-            arguments: ["status", "user.sqlite"], prints: ["human", "json", "csv", "markdown", "github"],
-            csvHeader: "migration,state,detail"),
-        Case(arguments: ["check-upgrade", "user.sqlite"], prints: ["human", "json", "github"], status: 1),
-        Case(
-            arguments: ["inspect", "user.sqlite"], prints: ["human", "json", "csv", "markdown"], csvHeader: "table,rows"
-        ),
-        Case(
-            arguments: ["inspect", "user.sqlite", "books"], prints: ["human", "json", "csv", "markdown"],
+            arguments: ["inspect", "user.sqlite", "books"], report: Tabular.self,
             csvHeader: "id,title,price,category_id"),
         Case(
-            arguments: ["diff", "user.sqlite", "migrated.sqlite"], prints: ["human", "json", "csv", "markdown"],
+            arguments: ["diff", "user.sqlite", "migrated.sqlite"], report: DiffReport.self,
             csvHeader: "table,change,key,column,old,new"),
         Case(
-            arguments: ["verify", "user.sqlite"], prints: ["human", "json", "csv", "markdown", "github"],
-            csvHeader: "table,key,column,code,message"),
+            arguments: ["verify", "user.sqlite"], report: VerifyReport.self, csvHeader: "table,key,column,code,message"
+        ),
     ]
 
-    static let formats = ["human", "json", "csv", "markdown", "github"]
+    /// Every format's name, from the registry.
+    static let formats = OutputFormat.all.map(\.name)
+
+    /// The formats people read, or GitHub shows beside the code: no control character may reach them raw.
+    static let shownFormats = OutputFormat.all.filter { $0.isForPeople || $0.view == .annotated }.map(\.name)
 
     static func project() throws -> TemporaryProject {
         let project = try TemporaryProject.withUserStore()
@@ -100,14 +111,27 @@ import Testing
         expectEqual(plain.stdout, human.stdout, "the default is human: \(plain)")
     }
 
+    /// Every command that takes `--format` has its case above: the commands come from seedkit's
+    /// own configuration, so a new command that prints a report is tested here without an edit.
+    @Test func everyCommandThatTakesFormatIsCovered() throws {
+        let project = try TemporaryProject(bookStore: false)
+        var taking: [String] = []
+        for command in SeedTool.commandNames {
+            let help = try project.seedkit(command, "--help")
+            expectEqual(help.status, 0, "\(command): \(help)")
+            if help.stdout.contains("--format <format>") { taking.append(command) }
+        }
+        #expect(taking.count >= 7, "\(taking)")
+        expectEqual(Set(taking), Set(Self.cases.map { $0.arguments[0] }))
+    }
+
     @Test func aNameThatIsNoFormatIsRefusedWithTheCommandsFormats() throws {
         let project = try Self.project()
         let result = try project.seedkit("status", "user.sqlite", "--format", "yaml")
         expectEqual(result.status, 2, "\(result)")
+        let prints = OutputFormat.formats(for: StatusReport.self).map(\.name).joined(separator: ", ")
         #expect(
-            result.stderr.contains(
-                "--format yaml is not a format; this command prints human, json, csv, markdown, github"
-            ), "\(result)")
+            result.stderr.contains("--format yaml is not a format; this command prints \(prints)"), "\(result)")
         #expect(result.stdout.isEmpty, "\(result)")
     }
 
@@ -121,10 +145,13 @@ import Testing
         #expect(migrate.stdout.isEmpty, "\(migrate)")
         expectEqual(project.sha256("user.sqlite"), before)
         #expect(!project.exists("user.sqlite-journal") && !project.exists("user.sqlite-wal"))
-        let build = try project.seedkit("build", "--output", "fresh.sqlite", "--format", "markdown")
+        // A format build does not print (it prints no rows).
+        let refused = try #require(OutputFormat.all.first { !$0.renders(BuildReport.self) })
+        let prints = OutputFormat.formats(for: BuildReport.self).map(\.name).joined(separator: ", ")
+        let build = try project.seedkit("build", "--output", "fresh.sqlite", "--format", refused.name)
         expectEqual(build.status, 2, "\(build)")
         #expect(
-            build.stderr.contains("--format markdown is not one this command prints; it prints human, json, github"),
+            build.stderr.contains("--format \(refused.name) is not one this command prints; it prints \(prints)"),
             "\(build)")
         #expect(!project.exists("fresh.sqlite") && project.listing("build").filter { $0.contains("fresh") }.isEmpty)
     }
@@ -140,8 +167,9 @@ import Testing
             ["status", hostile], ["verify", hostile], ["inspect", hostile], ["inspect", hostile, "books"],
             ["diff", "user.sqlite", hostile],
         ]
+        #expect(!Self.shownFormats.isEmpty)
         for command in commands {
-            for format in ["human", "markdown", "github"] {
+            for format in Self.shownFormats {
                 let result = try project.seedkit(command + ["--format", format])
                 guard result.status != 2 else { continue }  // a format the command does not print
                 let raw = (result.stdout + result.stderr).unicodeScalars.filter { $0.value < 0x20 && $0 != "\n" }

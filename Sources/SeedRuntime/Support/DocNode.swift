@@ -73,7 +73,8 @@ package struct DocNode: Sendable, Equatable {
         }
     }
 
-    /// Appends `text` as a JSON string literal (the same bytes as ``quote(_:)``).
+    /// Appends `text` as a JSON string literal: `\"`, `\\`, `\n`, `\r`, `\t`, and `\u00xx` for the
+    /// other control characters; everything else as its UTF-8 bytes. Migration checksums hash these bytes.
     package static func writeQuoted(_ text: String, into bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
         // Runs that need no escaping (nearly all text) are copied whole.
@@ -105,25 +106,12 @@ package struct DocNode: Sendable, Equatable {
         }
     }
 
-    /// A JSON string literal for `text`.
+    /// A JSON string literal for `text`: ``writeQuoted(_:into:)``'s bytes, the one JSON string escaper.
     package static func quote(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    out += "\\u" + String(scalar.value, radix: 16).leftPadded(to: 4)
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count + 2)
+        writeQuoted(text, into: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
 

@@ -67,9 +67,6 @@ final class RecordBatch: @unchecked Sendable {
         count += 1
     }
 
-    /// Drops the record begun last.
-    func discardRecord() { count -= 1 }
-
     /// Marks a slot of the record begun last as holding a value that failed conversion.
     func markFailed(_ slot: Int) { failedSlots[count - 1] |= 1 << UInt64(min(slot, 63)) }
 

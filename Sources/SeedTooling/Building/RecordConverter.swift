@@ -141,7 +141,7 @@ struct RecordConverter {
                 }
             }
         }
-        if plan.isJSON {
+        if plan.recordsNameTheirFields {
             // A key left out: its column's DEFAULT applies, and `required` still holds.
             let base = (batch.count - 1) * batch.width
             for slot in 0..<batch.width where batch.slots[base + slot] == .absent {
@@ -182,7 +182,7 @@ struct RecordConverter {
         _ diagnostics: inout [Diagnostic], _ record: RawRecord, _ field: Int, _ slot: Int, _ code: DiagnosticCode,
         _ message: String
     ) {
-        let column = plan.isJSON ? field + 1 : fieldNumbers[slot]
+        let column = plan.recordsNameTheirFields ? field + 1 : fieldNumbers[slot]
         diagnostics.append(
             Diagnostic(
                 file: file, line: record.line, column: column, code: code, message: message, table: plan.table.name))

@@ -26,7 +26,7 @@ extension SeedBuilder {
         let columns = manifest.model?.fixtureColumns(config.name) ?? plan.table.columns.map(\.name)
         // A JSON record may give a composite whole, in the Swift type's shape (SwiftShapeFields.swift).
         var fields = config.mapping.fields(forColumns: columns)
-        if config.query == nil, config.reading.format.isJSON {
+        if config.query == nil, config.reading.format.valuesNest {
             fields += SwiftShapeFields.wholeNames(
                 SwiftShapeFields.shape(plan.dialect, entity: config.name), fields: fields)
         }
@@ -75,13 +75,14 @@ extension SeedBuilder {
             }
         }
         let shapes =
-            config.query == nil && config.reading.format.isJSON
+            config.query == nil && config.reading.format.valuesNest
             ? SwiftShapeFields(
                 dialect: plan.dialect, entity: config.name, file: file, table: plan.table.name,
                 names: source.columnNames) : nil
         guard
             let plan = complete(
-                plan, columns: source.columnNames, isJSON: config.reading.format.isJSON, file: file,
+                plan, columns: source.columnNames, recordsNameTheirFields: config.reading.format.recordsNameTheirFields,
+                file: file,
                 composite: { shapes?.namesComposite($0) ?? false }, diagnostics: &diagnostics)
         else {
             deferral.refuse(config.name)
@@ -213,11 +214,11 @@ extension SeedBuilder {
 
     /// Maps the fixture's columns onto the table's; unknown columns are data errors at line 1.
     private func complete(
-        _ plan: TablePlan, columns: [String], isJSON: Bool, file: String, composite: (Int) -> Bool,
+        _ plan: TablePlan, columns: [String], recordsNameTheirFields: Bool, file: String, composite: (Int) -> Bool,
         diagnostics: inout [Diagnostic]
     ) -> TablePlan? {
         var plan = plan
-        plan.isJSON = isJSON
+        plan.recordsNameTheirFields = recordsNameTheirFields
         var failed = false
         // The model's rules (Core Data), with the manifest's on top; keyed by the fixture's column names.
         var rules: [String: ColumnRules] = [:]
@@ -320,7 +321,8 @@ extension SeedBuilder {
             plan.bound.append(
                 TablePlan.Bound(
                     info: info, name: field, rules: fieldRules, reference: reference,
-                    fieldNumber: isJSON ? 0 : index + 1, defaultSQL: plan.defaults[name.lowercasedName]?.sqlLiteral,
+                    fieldNumber: recordsNameTheirFields ? 0 : index + 1,
+                    defaultSQL: plan.defaults[name.lowercasedName]?.sqlLiteral,
                     relationshipHint: hint))
         }
         // Defaults for attributes the fixture has no column for: every row gets them.
@@ -330,7 +332,8 @@ extension SeedBuilder {
                 plan.constants.append((info.name, value.sqlLiteral))
             }
         }
-        if !isJSON {
+        // A header names the file's fields once: a key or required field it lacks, every record lacks.
+        if !recordsNameTheirFields {
             for key in plan.config.key where !filled.contains(where: { $0.isSameName(as: key) }) {
                 if plan.table.column(plan.storeColumn(key))?.defaultSQL == nil
                     && plan.defaults[key.lowercasedName] == nil
@@ -371,11 +374,13 @@ extension SeedBuilder {
                 }
             }
         }
-        if plan.bound.count > 64 && isJSON {
+        // Records that may leave fields out are inserted by the mask of the fields they give (TableLoader).
+        if plan.bound.count > 64 && recordsNameTheirFields {
             diagnostics.append(
                 Diagnostic(
                     file: file, line: 1, code: .configuration,
-                    message: "JSON fixtures support tables of up to 64 columns; use CSV for \(plan.table.name)",
+                    message:
+                        "\(plan.config.reading.format.displayName) fixtures support tables of up to 64 columns; use CSV for \(plan.table.name)",
                     table: plan.table.name))
             failed = true
         }

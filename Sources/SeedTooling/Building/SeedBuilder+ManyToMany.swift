@@ -25,12 +25,12 @@ extension SeedBuilder {
             else { continue }
             var source: any RecordSource
             if config.query != nil { continue }
-            let isJSON = config.reading.format.isJSON
+            let format = config.reading.format
             do {
                 let columns = model.fixtureColumns(config.name)
                 var fields = config.mapping.fields(forColumns: columns)
                 // A record that gives a composite whole is read too (SwiftShapeFields.swift).
-                if isJSON {
+                if format.valuesNest {
                     fields += SwiftShapeFields.wholeNames(coreData.swiftShape(of: config.name), fields: fields)
                 }
                 source = try config.openFixture(fields: fields) { _ in "" }
@@ -91,7 +91,7 @@ extension SeedBuilder {
                         db, entity: config.name, relationship: relationship.name, destination: relationship.destination)
                 else {
                     throw SeedError(
-                        .configuration, file: file, line: 1, column: isJSON ? 0 : index + 1,
+                        .configuration, file: file, line: 1, column: format.recordsNameTheirFields ? 0 : index + 1,
                         "the template has no join table for \(config.name).\(relationship.name) (\(CoreDataDialect.joinTableShape(entity: config.name, relationship: relationship.name, destination: relationship.destination))); was it created with this model?"
                     )
                 }
@@ -138,8 +138,10 @@ extension SeedBuilder {
                 for i in prepared.indices {
                     guard let field = fields[prepared[i].index] else { continue }
                     var seen = Set<Int64>()
-                    for (position, item) in Self.keys(field.kind, field.text, isJSON: isJSON).enumerated() {
-                        let column = isJSON ? 0 : prepared[i].index + 1
+                    for (position, item) in Self.keys(field.kind, field.text, valuesNest: format.valuesNest)
+                        .enumerated()
+                    {
+                        let column = format.recordsNameTheirFields ? 0 : prepared[i].index + 1
                         guard case .success(let keyValue) = prepared[i].keyType.convert(item),
                             case .integer(let member)? = try prepared[i].lookup.firstValue(binding: [keyValue])
                         else {
@@ -183,9 +185,10 @@ extension SeedBuilder {
         }
     }
 
-    /// The keys a to-many field lists: CSV text split at commas, a JSON array's items, or one JSON value.
-    private static func keys(_ kind: RawRecord.Kind, _ text: String, isJSON: Bool) -> [InputValue] {
-        guard kind == .text, !isJSON else { return input(kind, text).listItems }
+    /// The keys a to-many field lists: CSV text split at commas, a JSON array's items, or one JSON
+    /// value (a format whose values nest gives a list as an array).
+    private static func keys(_ kind: RawRecord.Kind, _ text: String, valuesNest: Bool) -> [InputValue] {
+        guard kind == .text, !valuesNest else { return input(kind, text).listItems }
         // A JSON array, for keys a comma-separated list cannot hold (docs/core-data.md).
         if text.first == "[" { return InputValue.json(text).listItems }
         return text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.map(

@@ -199,7 +199,7 @@ extension SeedBuilder {
                 source = try config.openFixture(fields: entry.fields) { _ in "" }
             }
             let shapes =
-                config.query == nil && config.reading.format.isJSON
+                config.query == nil && config.reading.format.valuesNest
                 ? SwiftShapeFields(
                     dialect: plan.dialect, entity: config.name, file: file, table: plan.table.name,
                     names: source.columnNames) : nil

@@ -88,7 +88,8 @@ extension SeedBuilder {
                 }
             }
             loaded[table.name] = table
-            var plan = TablePlan(config: config, table: table, bound: [], slotOfSourceColumn: [], isJSON: false)
+            var plan = TablePlan(
+                config: config, table: table, bound: [], slotOfSourceColumn: [], recordsNameTheirFields: false)
             plan.referencesByColumn = references
             plan.dialect = dialect
             if let coreData, let model = manifest.model {

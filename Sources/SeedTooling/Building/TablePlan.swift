@@ -37,7 +37,9 @@ struct TablePlan: Sendable {
     var bound: [Bound]
     /// Fixture column index → slot.
     var slotOfSourceColumn: [Int]
-    var isJSON: Bool
+    /// Whether the fixture's records name their fields (ReadingOptions.Capabilities): a field may be
+    /// absent from a record, and has no column number.
+    var recordsNameTheirFields: Bool
     /// Resolved refs by lower-cased SQL column name.
     var referencesByColumn: [String: Reference] = [:]
     /// Columns every row gets as written SQL, before the fixture's: Core Data's `Z_ENT` and `Z_OPT`.

@@ -44,7 +44,7 @@ public struct CoreDataModel: Sendable {
 
         /// A composite's Binary element: a `Codable` collection, which SwiftData stores as its
         /// JSON (every such value in the real stores is), read and written as JSON text.
-        public var isJSON: Bool { composite && type == "Binary" }
+        public var storesJSON: Bool { composite && type == "Binary" }
     }
 
     public struct Relationship: Sendable {
@@ -160,7 +160,7 @@ public struct CoreDataModel: Sendable {
     package func columnType(entity name: String, attribute: String) -> ColumnType? {
         guard let found = flattened(name)?.attributes.first(where: { $0.name == attribute }) else { return nil }
         // A composite's Binary element holds a Codable collection's JSON (docs/swiftdata.md).
-        if found.isJSON { return .json }
+        if found.storesJSON { return .json }
         let type = found.type
         switch type {
         case "Integer 16", "Integer 32", "Integer 64": return .integer
@@ -270,9 +270,9 @@ public struct CoreDataModel: Sendable {
             let defaults = defaults(for: entity.name).mapValues(\.sqlLiteral)
             if !defaults.isEmpty { facts.defaults[entity.name] = defaults }
             for attribute in flat.attributes
-            where attribute.type == "UUID" || attribute.isJSON || attribute.storesKeyedArchive {
+            where attribute.type == "UUID" || attribute.storesJSON || attribute.storesKeyedArchive {
                 facts.attributeTypes[entity.name, default: [:]][attribute.name] =
-                    attribute.isJSON ? "JSON" : attribute.type
+                    attribute.storesJSON ? "JSON" : attribute.type
             }
             // What a new object must have: every non-optional stored attribute; a UUID with a UUID
             // instance as its default (SwiftData's `let id = UUID()`) gets a generated one instead.

@@ -32,7 +32,7 @@ struct CSVRecordSource: RecordSource {
         guard try next(&header, diagnostics: &problems) else {
             throw SeedError(
                 .invalidData, file: displayPath, line: line, column: 1, code: .parseError,
-                "the file is empty: a \(options.format == .tsv ? "TSV" : "CSV") fixture starts with a header row of column names (or the manifest names them with header:)"
+                "the file is empty: a \(options.format.displayName) fixture starts with a header row of column names (or the manifest names them with header:)"
             )
         }
         if let problem = problems.first { throw SeedError(.invalidData, [problem]) }

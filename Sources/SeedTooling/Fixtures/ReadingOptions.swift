@@ -13,34 +13,8 @@ import SeedRuntime
 ///   ragged: true
 /// ```
 public struct ReadingOptions: Sendable, Equatable {
-    /// A fixture's format: `format:`, or its extension.
-    public enum Format: String, Sendable, CaseIterable {
-        /// RFC 4180, with `delimiter:` between fields.
-        case csv
-        /// Tab-separated, IANA style: fields split on tabs, no quoting.
-        case tsv
-        /// An array of objects.
-        case json
-        /// One object per line (JSON Lines).
-        case jsonl
-
-        /// The format a file's extension names, or nil: `.csv`; `.tsv`, `.tab`; `.json`; `.jsonl`, `.ndjson`.
-        public init?(extension ext: String) {
-            switch ext.lowercased() {
-            case "csv": self = .csv
-            case "tsv", "tab": self = .tsv
-            case "json": self = .json
-            case "jsonl", "ndjson": self = .jsonl
-            default: return nil
-            }
-        }
-
-        public var isJSON: Bool { self == .json || self == .jsonl }
-        /// Whether fields are separated (CSV, TSV) rather than named (JSON).
-        public var isDelimited: Bool { !isJSON }
-    }
-
-    public var format: Format
+    /// A fixture's format (FixtureFormat.swift, the registry of formats and what each can do).
+    public var format: Format { didSet { quoting = format.quotes } }
     /// The byte between fields: `,` for CSV unless `delimiter:` says otherwise, a tab for TSV.
     public var delimiter: UInt8
     /// Lines that start with these bytes are skipped (`comment:`).
@@ -54,11 +28,13 @@ public struct ReadingOptions: Sendable, Equatable {
 
     public init(format: Format) {
         self.format = format
-        delimiter = format == .tsv ? UInt8(ascii: "\t") : UInt8(ascii: ",")
+        delimiter = format.delimiter ?? UInt8(ascii: ",")
+        quoting = format.quotes
     }
 
-    /// Whether a `"` opens a quoted field (CSV); in TSV it is a character like any other.
-    var quoting: Bool { format == .csv }
+    /// Whether a `"` opens a quoted field (CSV); in TSV it is a character like any other. Stored:
+    /// the CSV reader asks for each record, and a capability is a lookup in the registry.
+    private(set) var quoting: Bool
 
     /// Whether `bytes` (an unquoted field) is read as NULL.
     @inline(__always) func isNull(_ bytes: UnsafeRawBufferPointer) -> Bool {
@@ -87,7 +63,7 @@ extension ReadingOptions {
         var declared: (format: Format, line: Int, column: Int)?
         for field in fields where field.key == "format" {
             guard let text = field.node.string, let format = Format(rawValue: text.lowercased()) else {
-                throw fail(field.node.line, field.node.column, "format must be one of csv, tsv, json, jsonl")
+                throw fail(field.node.line, field.node.column, "format must be one of \(formatNames())")
             }
             declared = (format, field.node.line, field.node.column)
         }
@@ -102,7 +78,7 @@ extension ReadingOptions {
             let ext = url.pathExtension.isEmpty ? "no extension" : "the extension '.\(url.pathExtension)'"
             throw fail(
                 line.0, line.1,
-                "\(file) has \(ext), which names no fixture format: name the format with format: csv, tsv, json or jsonl (or use .csv, .tsv, .tab, .json, .jsonl, .ndjson)"
+                "\(file) has \(ext), which names no fixture format: name the format with format: \(formatNames(last: "or")) (or use \(extensionNames))"
             )
         }
         var options = ReadingOptions(format: format)
@@ -118,7 +94,7 @@ extension ReadingOptions {
             switch field.key {
             case "delimiter":
                 try delimitedOnly()
-                guard format == .csv else {
+                guard format.takesDelimiter else {
                     throw fail(
                         field.line, field.column,
                         "delimiter: is for CSV; a TSV file is split on tabs (use format: csv with delimiter: \"\\t\" for a quoted tab-separated file)"

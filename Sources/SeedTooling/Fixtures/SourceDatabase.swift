@@ -53,8 +53,8 @@ enum SourceDatabase {
         throws(SeedError)
     {
         var fields: [String] = []
-        if source.reading.format.isJSON {
-            // A JSON source's fields are the top-level keys its records have: read once to find them.
+        if source.reading.format.recordsNameTheirFields {
+            // The fields of a source whose records name them are the keys its records have: read once to find them.
             final class Names { var list: [String] = [] }
             let names = Names()
             var first = try open(source, fields: []) { key in

@@ -493,16 +493,18 @@ public struct Manifest: Sendable {
         } else {
             reading = ReadingOptions(format: .csv)
         }
-        if let pointer = pointerPositions.sorted(by: { $0.value.line < $1.value.line }).first, !reading.format.isJSON {
+        if let pointer = pointerPositions.sorted(by: { $0.value.line < $1.value.line }).first,
+            !reading.format.supportsPointers
+        {
             throw fail(
                 pointer.value.line, pointer.value.column,
                 "columns: '\(pointer.key)' is a JSON Pointer, which reads a JSON record; \(file ?? name) is read as \(reading.format.rawValue)"
             )
         }
-        if let root, reading.format != .json {
+        if let root, !reading.format.supportsRoot {
             throw fail(
                 root.line, root.column,
-                "root: points into a JSON document (format json); \(file ?? name) is read as \(reading.format.rawValue)"
+                "root: points into a JSON document (\(ReadingOptions.rootFormats)); \(file ?? name) is read as \(reading.format.rawValue)"
             )
         }
         var config = TableConfig(
@@ -558,10 +560,11 @@ public struct Manifest: Sendable {
         let url = Manifest.resolve(file, in: directory)
         let reading = try ReadingOptions.read(
             fields, file: file, url: url, manifest: path, entryLine: entry.line, entryColumn: entry.column)
-        if root != nil, reading.format != .json, let at = fields.first(where: { $0.key == "root" }) {
+        if root != nil, !reading.format.supportsRoot, let at = fields.first(where: { $0.key == "root" }) {
             throw fail(
                 at.node.line, at.node.column,
-                "root: points into a JSON document (format json); \(file) is read as \(reading.format.rawValue)")
+                "root: points into a JSON document (\(ReadingOptions.rootFormats)); \(file) is read as \(reading.format.rawValue)"
+            )
         }
         return Source(
             name: entry.key, file: url, displayFile: displayPath(url), reading: reading, root: root, line: entry.line,

@@ -195,12 +195,6 @@ extension UpgradeChecker {
 }
 
 extension Migration {
-    /// Whether the migration's declarative changes hold an update.
-    var hasUpdates: Bool {
-        guard case .changes(let changes) = body else { return false }
-        return changes.operations.contains { if case .update = $0 { return true } else { return false } }
-    }
-
     /// Whether the migration's declarative changes hold an update or a delete (rows found by key).
     var findsRowsByKey: Bool {
         guard case .changes(let changes) = body else { return false }

@@ -86,7 +86,7 @@ public struct ReleaseKeyIndex: ReleaseKeys {
     private func readFixture(
         _ config: Manifest.TableConfig, column: String, everyRecord: () -> Void = {}, _ body: (InputValue) -> Void
     ) throws {
-        let columns = config.reading.format.isJSON ? try fixtureColumns(config) : []
+        let columns = config.reading.format.recordsNameTheirFields ? try fixtureColumns(config) : []
         var source = try config.openFixture(fields: config.mapping.fields(forColumns: columns)) { $0 }
         // The fixture's field for the column: as mapped (`columns:`), or the column's own name.
         let wanted = config.mapping.field(for: column).lowercasedName
@@ -102,7 +102,7 @@ public struct ReleaseKeyIndex: ReleaseKeys {
         }
     }
 
-    /// The column names a JSON fixture of `config` may use: the model's for Core Data, the schema's otherwise.
+    /// The column names a fixture of `config` whose records name their fields may use: the model's for Core Data, the schema's otherwise.
     fileprivate func fixtureColumns(_ config: Manifest.TableConfig) throws -> [String] {
         if let model = manifest.model {
             // A record may give a composite whole, in the Swift type's shape (SwiftShapeFields.swift).
@@ -144,7 +144,7 @@ extension ReleaseKeyIndex {
     /// scaffold shows.
     func firstRecord(_ config: Manifest.TableConfig) -> [(field: String, value: InputValue)]? {
         guard config.hasFile, config.query == nil,
-            let columns = try? (config.reading.format.isJSON ? fixtureColumns(config) : []),
+            let columns = try? (config.reading.format.recordsNameTheirFields ? fixtureColumns(config) : []),
             var source = try? config.openFixture(
                 fields: config.mapping.fields(forColumns: columns), unknownField: { $0 })
         else { return nil }

@@ -109,7 +109,7 @@ struct CoreDataStoreExport {
                             CSVFormat.field(
                                 value(
                                     row[SQLName(storeColumn(column))],
-                                    type: attribute.isJSON ? "JSON" : attribute.type)
+                                    type: attribute.storesJSON ? "JSON" : attribute.type)
                             ))
                     } else if let relationship = flat.relationships.first(where: { $0.name == column }) {
                         var stored = storeColumn(column)

@@ -42,15 +42,24 @@ private func foldedASCII(_ name: String) -> [UInt8] { name.utf8.map { $0 >= 65 &
     #expect("\u{C9}COLE".lowercasedName == "\u{C9}cole" && "\u{E9}cole".uppercasedName == "\u{E9}COLE")
 }
 
-@Test func quotedTextInACanonicalChecksumIsTheQuotedLiteral() {
+/// The one JSON string escaper (DocNode.writeQuoted; quote and jsonText are its bytes), against
+/// each piece's literal as JSON writes it and Foundation's decoder: canonical checksums hash these bytes.
+@Test func quotedTextInACanonicalChecksumIsTheQuotedLiteral() throws {
     var random = SeededRandom(defaultSeed: 14)
-    let pieces = ["plain", "\"", "\\", "\n", "\r", "\t", "\u{0}", "\u{1F}", "\u{7F}", "é", "日本", "😀", "/", " "]
+    let pieces: [(text: String, literal: String)] = [
+        ("plain", "plain"), ("\"", "\\\""), ("\\", "\\\\"), ("\n", "\\n"), ("\r", "\\r"), ("\t", "\\t"),
+        ("\u{0}", "\\u0000"), ("\u{1F}", "\\u001f"), ("\u{7F}", "\u{7F}"), ("é", "é"), ("日本", "日本"),
+        ("😀", "😀"), ("/", "/"), (" ", " "),
+    ]
     for _ in 0..<2_000 {
-        let text = (0..<Int.random(in: 0...8, using: &random)).map { _ in pieces.randomElement(using: &random) ?? "" }
-            .joined()
+        let chosen = (0..<Int.random(in: 0...8, using: &random)).compactMap { _ in pieces.randomElement(using: &random)
+        }
+        let text = chosen.map(\.text).joined()
+        let quoted = DocNode.quote(text)
         expectEqual(
-            DocNode(.string(text), line: 1, column: 1).jsonText, DocNode.quote(text),
-            "seed \(random.seed): \(text.debugDescription)")
+            quoted, "\"" + chosen.map(\.literal).joined() + "\"", "seed \(random.seed): \(text.debugDescription)")
+        expectEqual(DocNode(.string(text), line: 1, column: 1).jsonText, quoted)
+        expectEqual(try JSONDecoder().decode(String.self, from: Data(quoted.utf8)), text)
     }
 }
 

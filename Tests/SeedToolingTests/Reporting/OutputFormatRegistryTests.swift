@@ -8,27 +8,73 @@ import Testing
 /// The one registry of output formats (issue 36; docs/reference.md#output-formats): every
 /// command's report, printed in every format, in-process.
 @Suite struct OutputFormatRegistryTests {
+    /// docs/reference.md#output-formats, as its two tables say it: the formats (name, and older
+    /// spellings after "also spelled"), and per command, each format's cell ("refused" when it
+    /// prints none). The tests below hold the registry to them, as sqlite-utils' test_docs.py
+    /// holds its CLI to its docs: a format or a report added in code and not in the reference fails.
+    static func reference() throws -> (formats: [[String]], commands: [(command: String, prints: Set<String>)]) {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        let text = try String(contentsOf: root.appendingPathComponent("docs/reference.md"), encoding: .utf8)
+        let section = text.components(separatedBy: "\n## Output formats\n").dropFirst().first ?? ""
+        let body = section.components(separatedBy: "\n## ").first ?? ""
+        func cells(_ line: Substring) -> [String] {
+            line.split(separator: "|", omittingEmptySubsequences: false).dropFirst().dropLast()
+                .map { $0.trimmingCharacters(in: .whitespaces) }
+        }
+        func names(_ cell: String) -> [String] {
+            cell.components(separatedBy: "`").enumerated().filter { $0.offset % 2 == 1 }.map(\.element)
+        }
+        var formats: [[String]] = []
+        var commands: [(String, Set<String>)] = []
+        var columns: [[String]] = []
+        for line in body.split(separator: "\n") where line.hasPrefix("| ") {
+            let row = cells(line)
+            if row.first == "format" || row.first == "command" {
+                columns = row.dropFirst().map(names)
+            } else if columns.isEmpty {
+                continue
+            } else if row.count == 2 {
+                // `human` (default; also spelled `table`): the name, then its older spellings.
+                formats.append(names(row[0]))
+            } else if row.count == columns.count + 1 {
+                let printed = zip(columns, row.dropFirst()).filter { $0.1 != "refused" }.flatMap(\.0)
+                commands.append((names(row[0]).first ?? row[0], Set(printed)))
+            }
+        }
+        return (formats, commands)
+    }
+
     @Test func everyNameAndOlderSpellingSelectsOneFormat() throws {
         let spellings = OutputFormat.all.flatMap { [$0.name] + $0.aliases }
         expectEqual(Set(spellings).count, spellings.count, "no spelling selects two formats: \(spellings)")
-        expectEqual(OutputFormat.all.map(\.name), ["human", "json", "csv", "markdown", "github"])
-        expectEqual(OutputFormat(spelling: "table"), .human)
-        expectEqual(OutputFormat(spelling: "TABLE"), nil)
+        // The reference lists every format, in the registry's order, with its older spellings.
+        expectEqual(try Self.reference().formats, OutputFormat.all.map { [$0.name] + $0.aliases })
+        for format in OutputFormat.all {
+            expectEqual(OutputFormat(spelling: format.name), format)
+            for alias in format.aliases { expectEqual(OutputFormat(spelling: alias), format) }
+            expectEqual(OutputFormat(spelling: format.name.uppercased()), nil, "spellings are lower case")
+        }
         expectEqual(OutputFormat(spelling: "yaml"), nil)
     }
 
-    /// What each command prints; the table in docs/reference.md#output-formats says the same.
-    @Test func eachReportOffersTheFormatsTheReferenceLists() {
-        func names(_ report: any Report.Type) -> [String] { OutputFormat.formats(for: report).map(\.name) }
-        expectEqual(names(BuildReport.self), ["human", "json", "github"])
-        expectEqual(names(MigrateReport.self), ["human", "json", "csv", "markdown", "github"])
-        expectEqual(names(StatusReport.self), ["human", "json", "csv", "markdown", "github"])
-        expectEqual(names(UpgradeReport.self), ["human", "json", "github"])
-        expectEqual(names(StoreSummary.self), ["human", "json", "csv", "markdown"])
-        expectEqual(names(Tabular.self), ["human", "json", "csv", "markdown"])
-        expectEqual(names(DiffReport.self), ["human", "json", "csv", "markdown"])
-        expectEqual(names(VerifyReport.self), ["human", "json", "csv", "markdown", "github"])
-        expectEqual(names(DiagnosticsReport.self), ["human", "json", "github"])
+    /// What each command prints: the formats its report offers are those the reference's table
+    /// gives a cell that is not "refused".
+    @Test func eachReportOffersTheFormatsTheReferenceLists() throws {
+        let reports: [String: any Report.Type] = [
+            "build": BuildReport.self, "migrate": MigrateReport.self, "status": StatusReport.self,
+            "check-upgrade": UpgradeReport.self, "inspect STORE": StoreSummary.self,
+            "inspect STORE TABLE": Tabular.self,
+            "diff A B": DiffReport.self, "verify STORE": VerifyReport.self,
+        ]
+        let commands = try Self.reference().commands
+        expectEqual(Set(commands.map(\.command)), Set(reports.keys), "the reference's table has a row per report")
+        for (command, prints) in commands {
+            guard let report = reports[command] else { continue }
+            expectEqual(Set(OutputFormat.formats(for: report).map(\.name)), prints, "\(command)")
+        }
+        // Errors print in the formats that have a view for them (json, github) or as text.
+        #expect(OutputFormat.formats(for: DiagnosticsReport.self).contains(.human))
     }
 
     @Test func aFormatAReportDoesNotOfferIsRefusedNamingThoseItDoes() throws {

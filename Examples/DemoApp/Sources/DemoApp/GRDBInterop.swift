@@ -21,7 +21,10 @@ func withAppsOwnPool() throws {
     let installer = SeedInstaller(seed: seed, migrations: try MigrationDirectory.load(bundle: .module))
     let outcome = try installer.prepareStore(in: pool)
     let books = try pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM books") ?? 0 }
-    print("6. the app's own DatabasePool:", outcome == .installedSeed(MigrationReport(migrations: [], dryRun: false)) ? "installed the seed" : "\(outcome)", "- books:", books)
+    print(
+        "6. the app's own DatabasePool:",
+        outcome == .installedSeed(MigrationReport(migrations: [], dryRun: false)) ? "installed the seed" : "\(outcome)",
+        "- books:", books)
 }
 // end snippet
 
@@ -32,19 +35,20 @@ func withDatabaseMigrator() throws {
     let migrations = try MigrationDirectory.load(root.appendingPathComponent("v2/migrations"))
     var migrator = DatabaseMigrator()
     migrator.registerMigration("1-schema") { db in
-        try db.execute(sql: """
-            CREATE TABLE categories (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
-            CREATE TABLE books (id INTEGER PRIMARY KEY, title TEXT NOT NULL UNIQUE, price REAL NOT NULL,
-                                category_id INTEGER NOT NULL REFERENCES categories(id));
-            INSERT INTO categories (name) VALUES ('Fiction'), ('Biography');
-            INSERT INTO books (title, price, category_id) VALUES ('The first book', 10, 1);
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE categories (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+                CREATE TABLE books (id INTEGER PRIMARY KEY, title TEXT NOT NULL UNIQUE, price REAL NOT NULL,
+                                    category_id INTEGER NOT NULL REFERENCES categories(id));
+                INSERT INTO categories (name) VALUES ('Fiction'), ('Biography');
+                INSERT INTO books (title, price, category_id) VALUES ('The first book', 10, 1);
+                """)
     }
-    migrator.registerSeedMigrations(migrations, through: 1, catalog: seed)   // seedkit-0001-add-fourth-book
+    migrator.registerSeedMigrations(migrations, through: 1, catalog: seed)  // seedkit-0001-add-fourth-book
     migrator.registerMigration("3-ratings") { db in
         try db.execute(sql: "ALTER TABLE books ADD COLUMN rating INTEGER")
     }
-    migrator.registerSeedMigrations(migrations, catalog: seed)               // seedkit-0002-reprice
+    migrator.registerSeedMigrations(migrations, catalog: seed)  // seedkit-0002-reprice
     try migrator.migrate(queue)
     try queue.read { db in
         print("7. DatabaseMigrator:", try migrator.appliedMigrations(db))

@@ -5,12 +5,14 @@ import SeedRuntime
 
 // snippet: launch
 /// Installs the bundled seed on first launch, applies bundled migrations on later ones.
-func prepareBookStore(at storeURL: URL, migrations: () throws -> [Migration] = { try MigrationDirectory.load(bundle: .module) }) -> String {
+func prepareBookStore(
+    at storeURL: URL, migrations: () throws -> [Migration] = { try MigrationDirectory.load(bundle: .module) }
+) -> String {
+    guard let seed = Bundle.module.url(forResource: "seed", withExtension: "sqlite") else {
+        return "failed: the app bundles no seed.sqlite"
+    }
     do {
-        let installer = SeedInstaller(
-            store: storeURL,
-            seed: Bundle.module.url(forResource: "seed", withExtension: "sqlite")!,
-            migrations: try migrations())
+        let installer = SeedInstaller(store: storeURL, seed: seed, migrations: try migrations())
         switch try installer.prepareStore() {
         case .installedSeed(let report):
             return "installed the seed, then applied \(report.migrations.map(\.id))"
