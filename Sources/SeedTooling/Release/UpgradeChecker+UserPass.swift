@@ -277,7 +277,8 @@ extension UpgradeChecker {
         var lost: [String] = []
         try store.read { db in
             // The row each edit changed, under the key the migrations' renames gave it.
-            let keys = edits.map { Self.afterRenames($0.table, $0.key.map(Self.sqlValue), renames) }
+            let renameIndex = RenameIndex(renames)
+            let keys = edits.map { renameIndex.after($0.table, $0.key.map(Self.sqlValue)) }
             // Two simulated edits of one value (an update's, then a later rename's): the last one is the user's.
             let values = edits.indices.map {
                 "\(edits[$0].table.written.name)|\(Self.show(keys[$0]))|\(edits[$0].column.lowercasedName)"
@@ -303,7 +304,7 @@ extension UpgradeChecker {
                 }
             }
             for follower in pass.following {
-                let childKey = Self.afterRenames(follower.child, follower.childKey.map(Self.sqlValue), renames)
+                let childKey = renameIndex.after(follower.child, follower.childKey.map(Self.sqlValue))
                 let child = "\(follower.child.written.name) \(Self.show(childKey))"
                 let parent = "\(follower.parent.written.name) \(Self.show(follower.parentKey.map(Self.sqlValue)))"
                 let column = follower.child.storeName(follower.column)
@@ -328,32 +329,6 @@ extension UpgradeChecker {
             }
         }
         return (kept, lost)
-    }
-
-    /// The key a row of `table` has after `renames`: its own renames, in order, and each key part
-    /// that refers to a renamed parent by the parent's key, under the parent's new key.
-    static func afterRenames(
-        _ table: SemanticRows, _ key: [SQLValue],
-        _ renames: [(table: SemanticRows, old: [InputValue], new: [InputValue])]
-    ) -> [SQLValue] {
-        var current = renames.reduce(key) { current, rename in
-            guard rename.table.written.name == table.written.name, rename.old.count == current.count,
-                zip(rename.old, current).allSatisfy({ sqlValue($0).isSame(as: $1) })
-            else { return current }
-            return rename.new.map(sqlValue)
-        }
-        for (index, column) in table.writtenKeyColumns.enumerated() where index < current.count {
-            guard let reference = table.written.refs[column] else { continue }
-            for rename in renames
-            where rename.table.written.name.isSameName(as: reference.table) && rename.old.count == 1
-                && rename.new.count == 1
-                && rename.table.writtenKeyColumns.first?.isSameName(as: reference.column) == true
-                && sqlValue(rename.old[0]).isSame(as: current[index])
-            {
-                current[index] = sqlValue(rename.new[0])
-            }
-        }
-        return current
     }
 
     /// The simulated user's edit of one column of one row, as a data update from `from` to `to`.

@@ -122,12 +122,18 @@ public struct UpgradeChecker: Sendable {
     /// `diff` compares): every difference diverges, every other row the release touched is ok.
     /// Another copy is first edited by the simulated user, in one pass over a few rows of each
     /// change, then migrated: the user's rows must be there after, once, as the user left them.
-    /// Two runs, because an edit hides the release's change of the row it edits.
+    /// Two runs, because an edit hides the release's change of the row it edits; the user's run
+    /// goes on another thread while this one migrates and compares (each its own copy).
     private func check(
         _ seed: String, migrator: SeedMigrator, options: SeedMigrator.Options, expected: DatabaseQueue,
         expectedSchema: SchemaSnapshot,
         tables: [SemanticRows], keys: [String: [String]], semantics: StoreDiff.Semantics, step: (String) -> Void
     ) throws -> Outcome {
+        let userRun = try Concurrent("check a simulated user's edits of \(seed)") { [self] in
+            try userVerdicts(seed, migrator: migrator, options: options, tables: tables)
+        }
+        // Whatever this run decides, the user's run has ended (and freed its copy) when it returns.
+        defer { _ = try? userRun.value() }
         let upgraded = try copy(seed)
         let report: MigrationReport
         let pending: [Migration]
@@ -159,7 +165,7 @@ public struct UpgradeChecker: Sendable {
             upgraded, expected, keys: keys, tables: tables.map(\.spec.name), semantics: semantics)
         try? upgraded.close()
         step("a simulated user's edits")
-        var user = try userVerdicts(seed, migrator: migrator, options: options, tables: tables)
+        var user = try userRun.value()
         var verdicts = Verdicts(tables: tables, report: report, migrations: pending, renames: user.renames)
         verdicts.listsEveryRow = listsEveryRow
         verdicts.classify(diff)
@@ -339,6 +345,33 @@ public struct UpgradeChecker: Sendable {
             }
         }
         return (kept, lost)
+    }
+}
+
+/// Work run on a thread of its own (``DetachedThread``) while the caller goes on; ``value()``
+/// waits for it and returns what it returned, or throws what it threw.
+final class Concurrent<Value: Sendable>: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private let lock = NSLock()
+    private var result: Result<Value, any Error>?
+
+    init(_ purpose: String, _ work: @escaping @Sendable () throws -> Value) throws {
+        try DetachedThread.start(purpose, stackSize: 8 << 20) { [self] in
+            let outcome = Result { try work() }
+            lock.withLock { result = outcome }
+            done.signal()
+        }
+    }
+
+    /// What the work returned; the first call waits for it to end.
+    func value() throws -> Value {
+        let ended = lock.withLock { result }
+        if let ended { return try ended.get() }
+        done.wait()
+        guard let outcome = lock.withLock({ result }) else {
+            throw SeedError(.io, "a thread of check-upgrade ended without a result")
+        }
+        return try outcome.get()
     }
 }
 
