@@ -198,10 +198,11 @@ import Testing
 }
 
 /// Issue 45: check-upgrade's work follows the release. Counted, not clocked: the statements run
-/// on its copies of the old seed (each run of a prepared statement counts).
+/// on its copies of the old seed (each run of a prepared statement counts) and the steps
+/// SQLite's virtual machine took for them (the rows they read and wrote).
 @Suite struct CheckUpgradeComplexityTests {
-    /// A seed of `count` books and a release that changes a tenth of them; the statements counted.
-    private func statements(_ count: Int) throws -> Int {
+    /// A seed of `count` books and a release that changes a tenth of them; the statements and VM steps counted.
+    private func statements(_ count: Int) throws -> (statements: Int, steps: Int) {
         let project = try TemporaryProject(bookStore: false)
         try project.write(
             "seeds/schema.sql",
@@ -239,14 +240,16 @@ import Testing
                 .first)
         #expect(outcome.passed, "\(outcome.divergences) \(outcome.lostEdits)")
         expectEqual(outcome.tables.first { $0.table == "books" }?.ok.map(\.kind), ["inserted", "updated", "deleted"])
-        return counted.value
+        return (counted.value, counted.steps)
     }
 
     @Test func doublingTheRowsAtMostDoublesTheStatements() throws {
         let small = try statements(400)
         let large = try statements(800)
-        #expect(large > small, "the count follows the release: \(small) → \(large)")
-        #expect(large <= 2 * small, "at most doubled: \(small) → \(large)")
+        #expect(large.statements > small.statements, "the count follows the release: \(small) → \(large)")
+        #expect(large.statements <= 2 * small.statements, "at most doubled: \(small) → \(large)")
+        #expect(small.steps > 10 * small.statements, "SQLite's steps are counted: \(small)")
+        #expect(large.steps <= 2 * small.steps, "rows read and written at most doubled: \(small) → \(large)")
     }
 }
 

@@ -85,35 +85,38 @@ extension UpgradeChecker {
                                 continue
                             }
                             // A value the release changes; for a NULL → value update, the user filled it in first.
-                            let place =
+                            // The row as a line names it: written only for a row that gets one (a release updates 150k).
+                            func place() -> String {
                                 "\(table.written.name) \(Self.show(Self.keyValues(change.key, table).map { $0.map(Self.sqlValue) } ?? []))"
+                            }
                             guard
-                                let (column, from, to) = change.to.values.compactMap({ to in
+                                let (column, from, to) = change.to.values.lazy.compactMap({ to in
                                     caseColumns.contains(to.column)
                                         ? nil : change.from[to.column].map { (to.column, $0, to.value) }
                                 }).first
                             else {
                                 notChecked.append(
-                                    "\(place): the update was not edited by a user first: it changes no column with a 'from'"
+                                    "\(place()): the update was not edited by a user first: it changes no column with a 'from'"
                                 )
                                 continue
                             }
                             // The first rows that change each column.
-                            updated[column.lowercasedName, default: 0] += 1
-                            guard updated[column.lowercasedName, default: 0] <= sampled else { continue }
+                            let times = updated[column.lowercasedName, default: 0] + 1
+                            updated[column.lowercasedName] = times
+                            guard times <= sampled else { continue }
                             guard
                                 let userValue = from == .null
                                     ? Self.userValue(to, avoiding: to) : Self.userValue(from, avoiding: to)
                             else {
                                 notChecked.append(
-                                    "\(place): the update was not edited by a user first: no value a user would type replaces \(column)'s \(Self.kind(from == .null ? to : from))"
+                                    "\(place()): the update was not edited by a user first: no value a user would type replaces \(column)'s \(Self.kind(from == .null ? to : from))"
                                 )
                                 continue
                             }
                             let edit = Self.userEdit(name, key: change.key, column: column, from: from, to: userValue)
                             if let refused = try Self.refusal(db, edit, options) {
                                 notChecked.append(
-                                    "\(place): the update was not edited by a user first: the old seed refused the edit of \(column): \(refused)"
+                                    "\(place()): the update was not edited by a user first: the old seed refused the edit of \(column): \(refused)"
                                 )
                             } else if let key = Self.keyValues(change.key, table) {
                                 edits.append((table, key, column, userValue, false))

@@ -1,5 +1,6 @@
 import Foundation
 public import GRDB
+import GRDBSQLite
 public import SeedRuntime
 
 /// Proves that existing users end up with what new users get (`seedkit check-upgrade`):
@@ -196,10 +197,8 @@ public struct UpgradeChecker: Sendable {
         _ seed: String, migrator: SeedMigrator, options: SeedMigrator.Options, tables: [SemanticRows]
     ) throws -> UserVerdicts {
         let user = try copy(seed)
-        // A seed the migrations refuse or cannot migrate is reported by the seed's own run.
-        guard (try? user.read({ db in try SeedMigrator.refuseDamagedStore(db) })) != nil else {
-            return UserVerdicts(kept: [], lost: [], notChecked: [], renames: [])
-        }
+        // A seed the migrations refuse or cannot migrate is reported by the seed's own run, which
+        // checks the same pages for damage (and the migration run checks this copy again).
         let pass = try simulateUser(user, migrator: migrator, options: options, tables: tables)
         var verdicts = UserVerdicts(kept: [], lost: [], notChecked: pass.notChecked, renames: pass.renames)
         do {
@@ -272,7 +271,7 @@ public struct UpgradeChecker: Sendable {
         defer { try? source.close() }
         var configuration = Configuration()
         if let statements {
-            configuration.prepareDatabase { db in db.trace(options: .statement) { _ in statements.add() } }
+            configuration.prepareDatabase { db in statements.count(db) }
         }
         let copy = try DatabaseQueue(configuration: configuration)
         try source.backup(to: copy)
@@ -287,7 +286,10 @@ public struct UpgradeChecker: Sendable {
     private func simulateNulls(
         _ seed: String, migrator: SeedMigrator, options: SeedMigrator.Options, expectedSchema: SchemaSnapshot
     ) throws -> (kept: [String], lost: [String]) {
-        let oldSchema = try copy(seed).read { db in try SchemaSnapshot.read(db) }
+        // The schema is read from the seed itself: a copy of its pages would only be thrown away.
+        let source = try StoreAccess.openReadOnly(seed)
+        defer { try? source.close() }
+        let oldSchema = try source.read { db in try SchemaSnapshot.read(db) }
         var kept: [String] = []
         var lost: [String] = []
         for table in oldSchema.tables {
@@ -379,6 +381,7 @@ final class Concurrent<Value: Sendable>: @unchecked Sendable {
 package final class StatementCount: @unchecked Sendable {
     private let lock = NSLock()
     private var count = 0
+    private var vmSteps = 0
 
     package init() {}
 
@@ -393,5 +396,34 @@ package final class StatementCount: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return count
+    }
+
+    /// The steps of SQLite's virtual machine the counted statements took (SQLITE_STMTSTATUS_VM_STEP):
+    /// the rows they read and wrote, counted by SQLite.
+    package var steps: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return vmSteps
+    }
+
+    /// Counts each statement `db` runs (not a trigger's) and its VM steps, through SQLite's trace
+    /// (which replaces any other trace of the connection). The connection keeps this count alive.
+    func count(_ db: Database) {
+        let context = Unmanaged.passRetained(self).toOpaque()
+        sqlite3_trace_v2(
+            db.sqliteConnection, UInt32(SQLITE_TRACE_STMT | SQLITE_TRACE_PROFILE),
+            { event, context, statement, text in
+                guard let context else { return 0 }
+                let counted = Unmanaged<StatementCount>.fromOpaque(context).takeUnretainedValue()
+                if event == UInt32(SQLITE_TRACE_STMT) {
+                    // A trigger's program starting is traced as `-- TRIGGER name`: part of its statement.
+                    let sql = text?.assumingMemoryBound(to: CChar.self)
+                    if sql.map({ $0[0] == 45 && $0[1] == 45 }) != true { counted.add() }
+                } else if let statement {
+                    let steps = sqlite3_stmt_status(OpaquePointer(statement), SQLITE_STMTSTATUS_VM_STEP, 1)
+                    counted.lock.withLock { counted.vmSteps += Int(steps) }
+                }
+                return 0
+            }, context)
     }
 }
