@@ -198,10 +198,11 @@ import Testing
 }
 
 /// Issue 45: check-upgrade's work follows the release. Counted, not clocked: the statements run
-/// on its copies of the old seed (each run of a prepared statement counts).
+/// on its copies of the old seed (each run of a prepared statement counts) and the steps
+/// SQLite's virtual machine took for them (the rows they read and wrote).
 @Suite struct CheckUpgradeComplexityTests {
-    /// A seed of `count` books and a release that changes a tenth of them; the statements counted.
-    private func statements(_ count: Int) throws -> Int {
+    /// A seed of `count` books and a release that changes a tenth of them; the statements and VM steps counted.
+    private func statements(_ count: Int) throws -> (statements: Int, steps: Int) {
         let project = try TemporaryProject(bookStore: false)
         try project.write(
             "seeds/schema.sql",
@@ -239,13 +240,75 @@ import Testing
                 .first)
         #expect(outcome.passed, "\(outcome.divergences) \(outcome.lostEdits)")
         expectEqual(outcome.tables.first { $0.table == "books" }?.ok.map(\.kind), ["inserted", "updated", "deleted"])
-        return counted.value
+        return (counted.value, counted.steps)
     }
 
     @Test func doublingTheRowsAtMostDoublesTheStatements() throws {
         let small = try statements(400)
         let large = try statements(800)
-        #expect(large > small, "the count follows the release: \(small) → \(large)")
-        #expect(large <= 2 * small, "at most doubled: \(small) → \(large)")
+        #expect(large.statements > small.statements, "the count follows the release: \(small) → \(large)")
+        #expect(large.statements <= 2 * small.statements, "at most doubled: \(small) → \(large)")
+        #expect(small.steps > 10 * small.statements, "SQLite's steps are counted: \(small)")
+        #expect(large.steps <= 2 * small.steps, "rows read and written at most doubled: \(small) → \(large)")
+    }
+}
+
+/// Issue 45: the Unicode Character Database's shape (a release of 10,501 inserts and 455
+/// updates printed 10,965 lines): by default a line per table, the verdict and what the simulated
+/// user did, under 100 lines; `--verbose` and `--format json` list every row the release touched.
+@Suite struct CheckUpgradeOutputShapeTests {
+    @Test func aBigReleaseIsSummedUpByDefaultAndListedInFullInJSON() throws {
+        let (inserts, updates) = (10_000, 455)
+        let project = try TemporaryProject(bookStore: false)
+        try project.write(
+            "seeds/schema.sql",
+            "CREATE TABLE chars (id INTEGER PRIMARY KEY, code TEXT NOT NULL UNIQUE, name TEXT NOT NULL, category TEXT);\n"
+        )
+        try project.write(
+            "seeds/seedkit.yml",
+            "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  chars: { file: data/chars.csv, key: code }\n")
+        func chars(_ release: Bool) -> String {
+            "code,name,category\n"
+                + (0..<1_000).map { index in
+                    "\(String(index, radix: 16)),CHAR \(index),\(release && index < updates ? "Lu" : "Ll")\n"
+                }.joined()
+                + (release ? (0..<inserts).map { "u\(String($0, radix: 16)),NEW \($0),So\n" }.joined() : "")
+        }
+        try project.write("seeds/data/chars.csv", chars(false))
+        try expectEqual(project.seedkit("build", "--output", "seeds/releases/1.0.sqlite").status, 0)
+        try project.write("seeds/data/chars.csv", chars(true))
+        try expectEqual(project.seedkit("new-migration", "rel", "--from", "seeds/releases/1.0.sqlite").status, 0)
+
+        let check = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite")
+        expectEqual(check.status, 0, "\(check)")
+        let lines = check.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+        #expect(lines.count < 100, "\(lines.count) lines:\n\(check.stdout)")
+        #expect(
+            check.stdout.contains(
+                "  chars: \(inserts + updates) rows the release touched as in a fresh build (\(inserts) inserted, \(updates) updated)\n"
+            ), "\(check)")
+        #expect(!check.stdout.contains("as in a fresh build\n  ok: chars"), "no ok row listed by default")
+        #expect(check.stdout.hasSuffix("1 old seed converges\n"), "\(check)")
+
+        let verbose = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite", "--verbose")
+        let listed = verbose.stdout.split(separator: "\n").filter { $0.hasSuffix(" as in a fresh build") }
+        expectEqual(listed.filter { $0.hasPrefix("  ok: chars ") }.count, inserts + updates)
+
+        let json = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite", "--format", "json")
+        expectEqual(json.status, 0)
+        let outcomes = try #require(
+            try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]], "\(json)")
+        let rows = try #require(outcomes.first?["okRows"] as? [String])
+        expectEqual(rows.count, inserts + updates)
+        expectEqual(Set(rows).count, inserts + updates, "each row once")
+        #expect(rows.contains("chars 'u270f' inserted as in a fresh build"))
+        #expect(rows.contains("chars '1c6' updated as in a fresh build"))
+        let tables = try #require(outcomes.first?["tables"] as? [[String: Any]])
+        expectEqual(tables.first?["inserted"] as? Int, inserts)
+        expectEqual(tables.first?["updated"] as? Int, updates)
+        // What the simulated user did is listed in every format: the text's ok lines are the JSON's kept edits.
+        let kept = try #require(outcomes.first?["keptEdits"] as? [String])
+        #expect(!kept.isEmpty)
+        for edit in kept { #expect(check.stdout.contains("  ok: \(edit)\n"), "\(edit)") }
     }
 }

@@ -159,20 +159,42 @@ extension UpgradeChecker {
         defer { try? expected.close() }
         let olds = oldSeeds.compactMap { try? StoreAccess.openReadOnly($0) }
         defer { for old in olds { try? old.close() } }
-        return try expected.read { db in
-            let tables = try SemanticRows.make(manifest, in: db).rows
-            return try MigrationKeys.unmatched(
-                in: migrations, tables: tables, migrateOnly: manifest.migrateOnlyTables, everyKey: true
-            ) { table, key in
-                if try table.contains(db, key: key) { return true }
-                for old in olds {
-                    // An old seed whose table differs too much to be asked cannot tell: no error.
-                    do {
-                        if try old.read({ try table.contains($0, key: key) }) { return true }
-                    } catch { return true }
+        // One read of each store for the whole check, not one per key (a release names 150k).
+        return try Self.reading(olds[...], readers: []) { oldReaders in
+            try expected.read { db in
+                let tables = try SemanticRows.make(manifest, in: db).rows
+                let fresh = KeyFinder(db)
+                return try MigrationKeys.unmatched(
+                    in: migrations, tables: tables, migrateOnly: manifest.migrateOnlyTables, everyKey: true
+                ) { table, key in
+                    if try fresh.contains(table, key: key) { return true }
+                    for old in oldReaders {
+                        // An old seed that cannot be read, or whose table differs too much to be asked, cannot tell: no error.
+                        guard let old else { return true }
+                        do {
+                            if try old.contains(table, key: key) { return true }
+                        } catch { return true }
+                    }
+                    return false
                 }
-                return false
             }
+        }
+    }
+
+    /// Runs `body` inside a read of each of `stores`, with a ``KeyFinder`` on each (nil for a
+    /// store whose read could not begin).
+    private static func reading<T>(
+        _ stores: ArraySlice<DatabaseQueue>, readers: [KeyFinder?], _ body: ([KeyFinder?]) throws -> T
+    ) throws -> T {
+        guard let store = stores.first else { return try body(readers) }
+        var began = false
+        do {
+            return try store.read { db in
+                began = true
+                return try reading(stores.dropFirst(), readers: readers + [KeyFinder(db)], body)
+            }
+        } catch  where !began {
+            return try reading(stores.dropFirst(), readers: readers + [nil], body)
         }
     }
 

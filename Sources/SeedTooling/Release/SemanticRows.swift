@@ -69,7 +69,7 @@ struct SemanticRows {
 
     /// A key as a migration gives it, in the form ``row(_:key:storedOnly:)`` reads the store's
     /// keys: a UUID attribute's text in either case as `UUID.uuidString` prints it.
-    private func readable(_ key: [SQLValue]) -> [SQLValue] {
+    func readable(_ key: [SQLValue]) -> [SQLValue] {
         zip(keyColumns, key).map { column, value in
             guard table.column(column)?.type == .uuid, case .text(let text) = value, let uuid = UUID(uuidString: text)
             else { return value }
@@ -147,12 +147,14 @@ struct SemanticRows {
     }
 
     /// Whether a row has `key`: one statement per table, prepared once (a release names
-    /// thousands of keys).
+    /// thousands of keys). ``KeyFinder`` asks the same without building its SQL each time.
     func contains(_ db: Database, key: [SQLValue]) throws -> Bool {
-        let (predicate, arguments) = keyPredicate(key)
-        let statement = try db.cachedStatement(
-            sql: "SELECT 1 FROM \(quoteIdentifier(spec.name)) WHERE \(predicate) LIMIT 1")
-        return try Row.fetchOne(statement, arguments: StatementArguments(arguments)) != nil
+        try db.cachedStatement(sql: containsSQL).firstValue(binding: readable(key)) != nil
+    }
+
+    /// The statement of ``contains(_:key:)``: one row with the key, its values bound in order.
+    var containsSQL: String {
+        "SELECT 1 FROM \(quoteIdentifier(spec.name)) WHERE \(keyPredicate([]).sql) LIMIT 1"
     }
 
     /// How many rows have `key`.
@@ -220,5 +222,28 @@ extension SQLValue {
         case .text(let value): return DocNode.quote(value)
         case .blob(let bytes): return DocNode.quote(Data(bytes).base64EncodedString())
         }
+    }
+}
+
+/// Finds rows by key in one store, as ``SemanticRows/contains(_:key:)`` does, with each table's
+/// statement prepared once and its arguments bound through SQLite's C API: the release-time key
+/// check asks once per key a release names (150k at issue 45's size), so the cost per question
+/// is SQLite's index lookup, not building and hashing its SQL. Use it inside the `read` that
+/// gave `db` only.
+final class KeyFinder {
+    private let db: Database
+    private var statements: [String: Statement] = [:]
+
+    init(_ db: Database) { self.db = db }
+
+    func contains(_ table: SemanticRows, key: [SQLValue]) throws -> Bool {
+        let statement: Statement
+        if let prepared = statements[table.spec.name] {
+            statement = prepared
+        } else {
+            statement = try db.makeStatement(sql: table.containsSQL)
+            statements[table.spec.name] = statement
+        }
+        return try statement.firstValue(binding: table.readable(key)) != nil
     }
 }

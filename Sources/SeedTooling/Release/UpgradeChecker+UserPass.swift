@@ -85,35 +85,38 @@ extension UpgradeChecker {
                                 continue
                             }
                             // A value the release changes; for a NULL → value update, the user filled it in first.
-                            let place =
+                            // The row as a line names it: written only for a row that gets one (a release updates 150k).
+                            func place() -> String {
                                 "\(table.written.name) \(Self.show(Self.keyValues(change.key, table).map { $0.map(Self.sqlValue) } ?? []))"
+                            }
                             guard
-                                let (column, from, to) = change.to.values.compactMap({ to in
+                                let (column, from, to) = change.to.values.lazy.compactMap({ to in
                                     caseColumns.contains(to.column)
                                         ? nil : change.from[to.column].map { (to.column, $0, to.value) }
                                 }).first
                             else {
                                 notChecked.append(
-                                    "\(place): the update was not edited by a user first: it changes no column with a 'from'"
+                                    "\(place()): the update was not edited by a user first: it changes no column with a 'from'"
                                 )
                                 continue
                             }
                             // The first rows that change each column.
-                            updated[column.lowercasedName, default: 0] += 1
-                            guard updated[column.lowercasedName, default: 0] <= sampled else { continue }
+                            let times = updated[column.lowercasedName, default: 0] + 1
+                            updated[column.lowercasedName] = times
+                            guard times <= sampled else { continue }
                             guard
                                 let userValue = from == .null
                                     ? Self.userValue(to, avoiding: to) : Self.userValue(from, avoiding: to)
                             else {
                                 notChecked.append(
-                                    "\(place): the update was not edited by a user first: no value a user would type replaces \(column)'s \(Self.kind(from == .null ? to : from))"
+                                    "\(place()): the update was not edited by a user first: no value a user would type replaces \(column)'s \(Self.kind(from == .null ? to : from))"
                                 )
                                 continue
                             }
                             let edit = Self.userEdit(name, key: change.key, column: column, from: from, to: userValue)
                             if let refused = try Self.refusal(db, edit, options) {
                                 notChecked.append(
-                                    "\(place): the update was not edited by a user first: the old seed refused the edit of \(column): \(refused)"
+                                    "\(place()): the update was not edited by a user first: the old seed refused the edit of \(column): \(refused)"
                                 )
                             } else if let key = Self.keyValues(change.key, table) {
                                 edits.append((table, key, column, userValue, false))
@@ -277,7 +280,8 @@ extension UpgradeChecker {
         var lost: [String] = []
         try store.read { db in
             // The row each edit changed, under the key the migrations' renames gave it.
-            let keys = edits.map { Self.afterRenames($0.table, $0.key.map(Self.sqlValue), renames) }
+            let renameIndex = RenameIndex(renames)
+            let keys = edits.map { renameIndex.after($0.table, $0.key.map(Self.sqlValue)) }
             // Two simulated edits of one value (an update's, then a later rename's): the last one is the user's.
             let values = edits.indices.map {
                 "\(edits[$0].table.written.name)|\(Self.show(keys[$0]))|\(edits[$0].column.lowercasedName)"
@@ -303,7 +307,7 @@ extension UpgradeChecker {
                 }
             }
             for follower in pass.following {
-                let childKey = Self.afterRenames(follower.child, follower.childKey.map(Self.sqlValue), renames)
+                let childKey = renameIndex.after(follower.child, follower.childKey.map(Self.sqlValue))
                 let child = "\(follower.child.written.name) \(Self.show(childKey))"
                 let parent = "\(follower.parent.written.name) \(Self.show(follower.parentKey.map(Self.sqlValue)))"
                 let column = follower.child.storeName(follower.column)
@@ -328,32 +332,6 @@ extension UpgradeChecker {
             }
         }
         return (kept, lost)
-    }
-
-    /// The key a row of `table` has after `renames`: its own renames, in order, and each key part
-    /// that refers to a renamed parent by the parent's key, under the parent's new key.
-    static func afterRenames(
-        _ table: SemanticRows, _ key: [SQLValue],
-        _ renames: [(table: SemanticRows, old: [InputValue], new: [InputValue])]
-    ) -> [SQLValue] {
-        var current = renames.reduce(key) { current, rename in
-            guard rename.table.written.name == table.written.name, rename.old.count == current.count,
-                zip(rename.old, current).allSatisfy({ sqlValue($0).isSame(as: $1) })
-            else { return current }
-            return rename.new.map(sqlValue)
-        }
-        for (index, column) in table.writtenKeyColumns.enumerated() where index < current.count {
-            guard let reference = table.written.refs[column] else { continue }
-            for rename in renames
-            where rename.table.written.name.isSameName(as: reference.table) && rename.old.count == 1
-                && rename.new.count == 1
-                && rename.table.writtenKeyColumns.first?.isSameName(as: reference.column) == true
-                && sqlValue(rename.old[0]).isSame(as: current[index])
-            {
-                current[index] = sqlValue(rename.new[0])
-            }
-        }
-        return current
     }
 
     /// The simulated user's edit of one column of one row, as a data update from `from` to `to`.

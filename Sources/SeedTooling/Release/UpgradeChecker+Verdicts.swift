@@ -43,6 +43,7 @@ extension UpgradeChecker {
                         UpgradeChecker.sqlValue)
             }
             var positions: [String: [String: Int]] = [:]
+            let renameIndex = RenameIndex(renames)
             for migration in migrations {
                 guard case .changes(let changes) = migration.body else { continue }
                 for operation in changes.operations {
@@ -69,7 +70,7 @@ extension UpgradeChecker {
                         }
                     }
                     for (kind, written) in keys {
-                        var key = UpgradeChecker.afterRenames(table, written.map(UpgradeChecker.sqlValue), renames)
+                        var key = renameIndex.after(table, written.map(UpgradeChecker.sqlValue))
                         // Renamed later in the release: the row ends under its last key.
                         var hops = 0
                         while let next = renamed[name]?[UpgradeChecker.keyID(key)], hops < 64 {

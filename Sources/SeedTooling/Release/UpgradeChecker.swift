@@ -1,5 +1,6 @@
 import Foundation
 public import GRDB
+import GRDBSQLite
 public import SeedRuntime
 
 /// Proves that existing users end up with what new users get (`seedkit check-upgrade`):
@@ -122,12 +123,18 @@ public struct UpgradeChecker: Sendable {
     /// `diff` compares): every difference diverges, every other row the release touched is ok.
     /// Another copy is first edited by the simulated user, in one pass over a few rows of each
     /// change, then migrated: the user's rows must be there after, once, as the user left them.
-    /// Two runs, because an edit hides the release's change of the row it edits.
+    /// Two runs, because an edit hides the release's change of the row it edits; the user's run
+    /// goes on another thread while this one migrates and compares (each its own copy).
     private func check(
         _ seed: String, migrator: SeedMigrator, options: SeedMigrator.Options, expected: DatabaseQueue,
         expectedSchema: SchemaSnapshot,
         tables: [SemanticRows], keys: [String: [String]], semantics: StoreDiff.Semantics, step: (String) -> Void
     ) throws -> Outcome {
+        let userRun = try Concurrent("check a simulated user's edits of \(seed)") { [self] in
+            try userVerdicts(seed, migrator: migrator, options: options, tables: tables)
+        }
+        // Whatever this run decides, the user's run has ended (and freed its copy) when it returns.
+        defer { _ = try? userRun.value() }
         let upgraded = try copy(seed)
         let report: MigrationReport
         let pending: [Migration]
@@ -159,7 +166,7 @@ public struct UpgradeChecker: Sendable {
             upgraded, expected, keys: keys, tables: tables.map(\.spec.name), semantics: semantics)
         try? upgraded.close()
         step("a simulated user's edits")
-        var user = try userVerdicts(seed, migrator: migrator, options: options, tables: tables)
+        var user = try userRun.value()
         var verdicts = Verdicts(tables: tables, report: report, migrations: pending, renames: user.renames)
         verdicts.listsEveryRow = listsEveryRow
         verdicts.classify(diff)
@@ -190,10 +197,8 @@ public struct UpgradeChecker: Sendable {
         _ seed: String, migrator: SeedMigrator, options: SeedMigrator.Options, tables: [SemanticRows]
     ) throws -> UserVerdicts {
         let user = try copy(seed)
-        // A seed the migrations refuse or cannot migrate is reported by the seed's own run.
-        guard (try? user.read({ db in try SeedMigrator.refuseDamagedStore(db) })) != nil else {
-            return UserVerdicts(kept: [], lost: [], notChecked: [], renames: [])
-        }
+        // A seed the migrations refuse or cannot migrate is reported by the seed's own run, which
+        // checks the same pages for damage (and the migration run checks this copy again).
         let pass = try simulateUser(user, migrator: migrator, options: options, tables: tables)
         var verdicts = UserVerdicts(kept: [], lost: [], notChecked: pass.notChecked, renames: pass.renames)
         do {
@@ -266,7 +271,7 @@ public struct UpgradeChecker: Sendable {
         defer { try? source.close() }
         var configuration = Configuration()
         if let statements {
-            configuration.prepareDatabase { db in db.trace(options: .statement) { _ in statements.add() } }
+            configuration.prepareDatabase { db in statements.count(db) }
         }
         let copy = try DatabaseQueue(configuration: configuration)
         try source.backup(to: copy)
@@ -281,7 +286,10 @@ public struct UpgradeChecker: Sendable {
     private func simulateNulls(
         _ seed: String, migrator: SeedMigrator, options: SeedMigrator.Options, expectedSchema: SchemaSnapshot
     ) throws -> (kept: [String], lost: [String]) {
-        let oldSchema = try copy(seed).read { db in try SchemaSnapshot.read(db) }
+        // The schema is read from the seed itself: a copy of its pages would only be thrown away.
+        let source = try StoreAccess.openReadOnly(seed)
+        defer { try? source.close() }
+        let oldSchema = try source.read { db in try SchemaSnapshot.read(db) }
         var kept: [String] = []
         var lost: [String] = []
         for table in oldSchema.tables {
@@ -342,10 +350,38 @@ public struct UpgradeChecker: Sendable {
     }
 }
 
+/// Work run on a thread of its own (``DetachedThread``) while the caller goes on; ``value()``
+/// waits for it and returns what it returned, or throws what it threw.
+final class Concurrent<Value: Sendable>: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private let lock = NSLock()
+    private var result: Result<Value, any Error>?
+
+    init(_ purpose: String, _ work: @escaping @Sendable () throws -> Value) throws {
+        try DetachedThread.start(purpose, stackSize: 8 << 20) { [self] in
+            let outcome = Result { try work() }
+            lock.withLock { result = outcome }
+            done.signal()
+        }
+    }
+
+    /// What the work returned; the first call waits for it to end.
+    func value() throws -> Value {
+        let ended = lock.withLock { result }
+        if let ended { return try ended.get() }
+        done.wait()
+        guard let outcome = lock.withLock({ result }) else {
+            throw SeedError(.io, "a thread of check-upgrade ended without a result")
+        }
+        return try outcome.get()
+    }
+}
+
 /// A count shared by the threads SQLite's trace runs on (``UpgradeChecker/statements``).
 package final class StatementCount: @unchecked Sendable {
     private let lock = NSLock()
     private var count = 0
+    private var vmSteps = 0
 
     package init() {}
 
@@ -360,5 +396,34 @@ package final class StatementCount: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return count
+    }
+
+    /// The steps of SQLite's virtual machine the counted statements took (SQLITE_STMTSTATUS_VM_STEP):
+    /// the rows they read and wrote, counted by SQLite.
+    package var steps: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return vmSteps
+    }
+
+    /// Counts each statement `db` runs (not a trigger's) and its VM steps, through SQLite's trace
+    /// (which replaces any other trace of the connection). The connection keeps this count alive.
+    func count(_ db: Database) {
+        let context = Unmanaged.passRetained(self).toOpaque()
+        sqlite3_trace_v2(
+            db.sqliteConnection, UInt32(SQLITE_TRACE_STMT | SQLITE_TRACE_PROFILE),
+            { event, context, statement, text in
+                guard let context else { return 0 }
+                let counted = Unmanaged<StatementCount>.fromOpaque(context).takeUnretainedValue()
+                if event == UInt32(SQLITE_TRACE_STMT) {
+                    // A trigger's program starting is traced as `-- TRIGGER name`: part of its statement.
+                    let sql = text?.assumingMemoryBound(to: CChar.self)
+                    if sql.map({ $0[0] == 45 && $0[1] == 45 }) != true { counted.add() }
+                } else if let statement {
+                    let steps = sqlite3_stmt_status(OpaquePointer(statement), SQLITE_STMTSTATUS_VM_STEP, 1)
+                    counted.lock.withLock { counted.vmSteps += Int(steps) }
+                }
+                return 0
+            }, context)
     }
 }

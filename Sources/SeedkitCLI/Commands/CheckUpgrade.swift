@@ -42,13 +42,20 @@ extension SeedTool {
                 for seed in oldSeeds { try UpgradeChecker.requireOldSeed(seed) }
                 let manifest = try project.loadManifest()
                 let migrations = try project.loadMigrations()
-                let fresh = try FreshBuild(manifest: manifest, migrations: migrations)
+                // One bar from the start: the fresh build fills its first part, each seed's steps the rest.
+                let bar = StepProgress(enabled: Output.stderrIsTerminal && format.format == .human)
+                defer { bar.finish() }
+                let steps = 1 + 3 * oldSeeds.count
+                let fresh = try FreshBuild(manifest: manifest, migrations: migrations) { table, rows, read, size in
+                    bar.update(
+                        "a fresh build: \(table) \(rows.grouped) rows", done: read, total: max(1, size) * steps,
+                        throttled: true)
+                }
                 var checker = UpgradeChecker(manifest: manifest, migrations: migrations)
                 checker.allowsMissingHistory = withoutHistory
                 checker.listsEveryRow = verbose || format.format == .json
-                let bar = StepProgress(enabled: Output.stderrIsTerminal && format.format == .human)
-                checker.progress = { stage, done, total in bar.update(stage, done: done, total: total) }
-                defer { bar.finish() }
+                bar.update("the keys the release names", done: 1, total: steps)
+                checker.progress = { stage, done, total in bar.update(stage, done: done + 1, total: total + 1) }
                 let unmatched: [Diagnostic]
                 do { unmatched = try checker.unmatchedKeys(oldSeeds, fresh: fresh.url) } catch let error as SeedError {
                     throw error
@@ -67,16 +74,22 @@ extension SeedTool {
 }
 
 /// check-upgrade's progress on stderr, drawn as `build`'s bar is: the seed and the step it is at,
-/// only once the check has taken half a second.
+/// only once the check has taken half a second; a stage that reports often (the fresh build's
+/// rows) at most ten times a second.
 final class StepProgress: @unchecked Sendable {
     private let enabled: Bool
     private let start = Date()
+    private var last = Date.distantPast
     private var drawn = false
 
     init(enabled: Bool) { self.enabled = enabled }
 
-    func update(_ stage: String, done: Int, total: Int) {
-        guard enabled, Date().timeIntervalSince(start) > 0.5 else { return }
+    func update(_ stage: String, done: Int, total: Int, throttled: Bool = false) {
+        let now = Date()
+        guard enabled, now.timeIntervalSince(start) > 0.5, !throttled || now.timeIntervalSince(last) > 0.1 else {
+            return
+        }
+        last = now
         let fraction = total > 0 ? min(1, Double(done) / Double(total)) : 0
         let filled = Int(fraction * 30)
         let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: 30 - filled)

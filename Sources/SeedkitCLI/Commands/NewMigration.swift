@@ -81,11 +81,17 @@ final class FreshBuild {
     /// Ctrl-C or SIGTERM while the fresh build exists removes it.
     private let interruption: Interruption
 
-    init(manifest: Manifest, migrations: [Migration]) throws(SeedError) {
+    /// - parameter progress: the build's progress (``SeedBuilder/progress``), for a command's bar.
+    init(
+        manifest: Manifest, migrations: [Migration],
+        progress: (@Sendable (_ table: String, _ rows: Int, _ bytesRead: Int, _ fileSize: Int) -> Void)? = nil
+    ) throws(SeedError) {
         url = ProcessTemporaryFile.url(temporary: "fresh")
         ProcessTemporaryFile.removeStale(temporary: "fresh")
         interruption = Interruption(cleaning: url, SeedBuilder.temporaryURL(for: url))
-        do { _ = try SeedBuilder(manifest: manifest, migrations: migrations).build(to: url) } catch let error
+        var builder = SeedBuilder(manifest: manifest, migrations: migrations)
+        builder.progress = progress
+        do { _ = try builder.build(to: url) } catch let error
             where error.kind == .io
         {
             // SQLite's message names no file: say where the fresh build goes (a full or limited $TMPDIR).
