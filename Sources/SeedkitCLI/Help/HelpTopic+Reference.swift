@@ -343,7 +343,8 @@ extension HelpTopic {
         referring to it (every other delete: a referring row); edited a renamed row and added a row
         referring to it; and added a row of its own to every table of the manifest (a copy of its
         first row under a new key; for a table of keys and refs only, the new key is the user's data).
-        Two copies, because a user's edit hides the release's change of the row it edits. After the
+        Two copies, because a user's edit hides the release's change of the row it edits (they are
+        migrated at the same time, on two threads, each copy in memory). After the
         upgrade each of the user's rows and edits must still be there, once, holding what the store
         held once the user had made the edit (read back through SQLite, compared as SQLite compares):
         `ok: user edit …  kept`, or `LOST: …` with what the row holds instead. A user's value has the
@@ -368,7 +369,8 @@ extension HelpTopic {
         edit; 2 for an update's or delete's key that matches no row of the fixtures, the old seeds or
         any migration (2030; a key naming a parent by the key a rename gives it is found under the
         parent's old key); 3 when an old seed is refused. On a terminal, a progress line on stderr
-        says which seed and step it is at.
+        says what it is at, from the start: the fresh build (its table and rows, as `build` shows them),
+        the release's keys, then each seed and step.
         """#,
         #"""
         Exit codes
