@@ -315,7 +315,7 @@ public struct MigrationGenerator: Sendable {
             // The added rows, each with its many-to-many relationships as lists of the related
             // rows' keys, read from the fresh build in one transaction.
             let lines = try current.read { db in
-                let rows = try changes.added.compactMap { added in try table.row(db, key: added.key) }
+                let rows = try table.rows(db, keys: changes.added.map(\.key)).compactMap { $0 }
                 let lists = try manyToManyLists(table, in: db)
                 return try Self.selfReferencesFirst(rows, table: table).map { row in
                     let links = try lists.read(db, key: row.prefix(table.keyColumns.count).map(\.value), in: table)
@@ -341,10 +341,9 @@ public struct MigrationGenerator: Sendable {
         }
         for table in ordered.reversed() {
             guard let changes = changes[table.spec.name], !changes.removed.isEmpty else { continue }
-            var removed: [[(column: String, value: SQLValue)]] = []
-            for key in changes.removed.map(\.key) {
-                guard let row = try old.read({ db in try table.row(db, key: key) }) else { continue }
-                removed.append(row.map { ($0.column, follow.value($0.value, column: $0.column, table: table)) })
+            // Every removed row in one read, by one statement.
+            let removed = try old.read { db in try table.rows(db, keys: changes.removed.map(\.key)) }.compactMap {
+                row in row?.map { ($0.column, follow.value($0.value, column: $0.column, table: table)) }
             }
             // Children before their parents.
             let rows = Self.selfReferencesFirst(removed, table: table).reversed().map { row in
@@ -377,11 +376,13 @@ public struct MigrationGenerator: Sendable {
         func others(_ row: [(column: String, value: SQLValue)]) -> [(column: String, value: SQLValue)] {
             row.filter { !keyColumns.contains($0.column.lowercasedName) }
         }
-        let removed = try change.removed.map(\.key).compactMap { key in
-            try old.read { db in try table.row(db, key: key) }.map { (key: key, row: others($0)) }
+        let removedKeys = change.removed.map(\.key)
+        let addedKeys = change.added.map(\.key)
+        let removed = try old.read { db in try table.rows(db, keys: removedKeys) }.enumerated().compactMap {
+            index, row in row.map { (key: removedKeys[index], row: others($0)) }
         }
-        let added = try change.added.map(\.key).compactMap { key in
-            try current.read { db in try table.row(db, key: key) }.map { (key: key, row: others($0)) }
+        let added = try current.read { db in try table.rows(db, keys: addedKeys) }.enumerated().compactMap {
+            index, row in row.map { (key: addedKeys[index], row: others($0)) }
         }
         var used = Set<Int>()
         var lines: [String] = []
