@@ -231,10 +231,12 @@ public struct MigrationGenerator: Sendable {
                     "\(table.written.name) \(oldText) → \(newText) (\(index < hinted ? "--rename" : "same id in both seeds"))"
                 )
             }
-            let renamedOld = Set(pairs.map { Follow.id($0.old) })
-            let renamedNew = Set(pairs.map { Follow.id($0.new) })
-            change.removed.removeAll { renamedOld.contains(Follow.id($0.key)) }
-            change.added.removeAll { renamedNew.contains(Follow.id($0.key)) }
+            if !pairs.isEmpty {
+                let renamedOld = Set(pairs.map { Follow.id($0.old) })
+                let renamedNew = Set(pairs.map { Follow.id($0.new) })
+                change.removed.removeAll { renamedOld.contains(Follow.id($0.key)) }
+                change.added.removeAll { renamedNew.contains(Follow.id($0.key)) }
+            }
             var renamed:
                 [(key: [SQLValue], old: [(column: String, value: SQLValue)], new: [(column: String, value: SQLValue)])] =
                     []
@@ -245,19 +247,26 @@ public struct MigrationGenerator: Sendable {
                 renamed.append((pair.old, oldRow, newRow))
                 follow.record(table: table, old: oldRow, new: newRow)
             }
-            // Rows whose key holds a ref to a renamed parent: the same row under the followed key.
-            let added = Set(change.added.map { Follow.id($0.key) })
+            // Rows whose key holds a ref to a renamed parent: the same row under the followed key
+            // (none without a rename so far: every key reads as it is).
+            let added = follow.isEmpty ? [] : Set(change.added.map { Follow.id($0.key) })
             var moved: [(old: [SQLValue], key: [SQLValue], columns: [(column: String, old: SQLValue, new: SQLValue)])] =
                 []
-            change.removed.removeAll { row in
-                let key = row.key
-                let followed = follow.key(key, table: table)
-                guard Follow.id(followed) != Follow.id(key), added.contains(Follow.id(followed)) else { return false }
-                moved.append((key, followed, []))
-                return true
+            if !follow.isEmpty {
+                change.removed.removeAll { row in
+                    let key = row.key
+                    let followed = follow.key(key, table: table)
+                    guard Follow.id(followed) != Follow.id(key), added.contains(Follow.id(followed)) else {
+                        return false
+                    }
+                    moved.append((key, followed, []))
+                    return true
+                }
             }
-            let movedKeys = Set(moved.map { Follow.id($0.key) })
-            change.added.removeAll { movedKeys.contains(Follow.id($0.key)) }
+            if !moved.isEmpty {
+                let movedKeys = Set(moved.map { Follow.id($0.key) })
+                change.added.removeAll { movedKeys.contains(Follow.id($0.key)) }
+            }
             for index in moved.indices {
                 guard let oldRow = try old.read({ db in try table.row(db, key: moved[index].old) }),
                     let newRow = try current.read({ db in try table.row(db, key: moved[index].key) })
