@@ -29,12 +29,15 @@ next to its peer in the same run (alternating, best of BENCH_REPEAT runs each, d
   * check-upgrade of a 200k-row seed (a ref to a second table) through a release changing 30k
     rows (updates, deletes and inserts new-migration wrote), against build + migrate of the same
     release (BENCH_ONLY=checkupgrade);
+  * inspect in every format, new-migration --from and export-migrations, each beside its floor
+    (scripts/bench_tools.py: BENCH_ONLY=inspect, newmigration, export);
   * the app-launch path on an up-to-date store, in-process.
 Set BENCH_ROWS_BIG=5000000 to add the 5M-row runs (peak RSS must stay flat).
 """
 import csv, json, os, random, shutil, subprocess, sys, time
 
 import bench_release
+import bench_tools
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 WORK = os.path.join(ROOT, "build", "bench")
@@ -927,6 +930,11 @@ def main():
         migrate_cost_cases(table)
         print_table(table)
         return
+    if ONLY in ("inspect", "newmigration", "export"):  # the commands around a release (bench_tools.py)
+        {"inspect": bench_tools.inspect_cases, "newmigration": bench_tools.new_migration_cases,
+         "export": bench_tools.export_cases}[ONLY](table, sys.modules[__name__])
+        print_table(table)
+        return
     if ONLY == "checkupgrade":  # check-upgrade of a release, beside build + migrate of it
         rows = int(os.environ.get("BENCH_ROWS", "200000"))  # the release changes 15% of them
         check_upgrade_case(table, rows, rows * 3 // 20)
@@ -989,8 +997,11 @@ def main():
     check_upgrade_case(table, 1_000_000, 150_000)  # issue 45's shape
     build_with_migration_case(table)
     migrate_cost_cases(table)
+    bench_tools.new_migration_cases(table, sys.modules[__name__])
+    bench_tools.export_cases(table, sys.modules[__name__])
 
     print("inspect and diff…", file=sys.stderr)
+    bench_tools.inspect_cases(table, sys.modules[__name__])
     inspect_and_diff(out, books_seed, table, ref_seed)
 
     launch = None

@@ -48,3 +48,19 @@ import Testing
     #expect(!result.stderr.contains("Database.execute"))
     expectEqual(project.sha256("build/seed.sqlite"), before)
 }
+
+/// `inspect` prints rows as it reads them: a row SQLite fails on part way ends the output after
+/// the rows before it, with the error on stderr and exit 2 (docs/reference.md, "Reading stores someone handed you").
+@Test func aWhereThatFailsPartWayPrintsTheRowsBeforeAndExitsTwo() throws {
+    let project = try TemporaryProject()
+    try expectEqual(project.seedkit("build").status, 0)
+    let result = try project.seedkit(
+        "inspect", "build/seed.sqlite", "books", "--columns", "title", "--format", "csv", "--where",
+        "CASE WHEN id = 2 THEN json_extract(title, '$') ELSE 1 END")
+    expectEqual(result.status, 2, "\(result)")
+    expectEqual(result.stdout, "title\r\nThe first book\r\n", "\(result)")
+    expectEqual(
+        result.stderr,
+        "build/seed.sqlite: error: the query failed: malformed JSON (--where CASE WHEN id = 2 THEN json_extract(title, '$') ELSE 1 END) [2100]\n",
+        "\(result)")
+}

@@ -83,8 +83,14 @@ public enum StoreAccess {
     public static func distrust(_ db: Database, readBound: Double?) throws {
         try db.execute(sql: "PRAGMA trusted_schema = OFF")
         guard let readBound else { return }
+        moveReadDeadline(db, to: DispatchTime.now().uptimeNanoseconds &+ UInt64(readBound * 1e9))
+    }
+
+    /// Moves the bound ``distrust(_:readBound:)`` set on `db` to `deadline` (`DispatchTime`
+    /// uptime nanoseconds): `inspect`, which prints rows as it reads them, does not count the time
+    /// the reader of its output kept it waiting (`seedkit inspect STORE books | less`).
+    public static func moveReadDeadline(_ db: Database, to deadline: UInt64) {
         // The deadline itself is the handler's context (a pointer-sized number): nothing to keep alive.
-        let deadline = DispatchTime.now().uptimeNanoseconds &+ UInt64(readBound * 1e9)
         sqlite3_progress_handler(
             db.sqliteConnection, 100_000,
             { context in

@@ -107,10 +107,11 @@ public enum StoreInspector {
     /// columns (`Z_OPT`, order keys, entity-type columns) left out. The row's `Z_PK` is `id`
     /// (`Z_PK` when an attribute is called `id`). `filter` is SQL over the names shown (`price > 10`,
     /// `uuid = '…'`, a ref by its target's key) or the store's columns (`ZPRICE > 10`); `columns`
-    /// picks names shown.
+    /// picks names shown; `streamed` as for ``rows(_:table:filter:limit:columns:refs:streamed:)``.
     public static func entityRows(
         _ db: Database, entity name: String, model given: CoreDataModel?, refs givenRefs: [String: TableSpec.Reference],
-        raw: Bool = false, filter: String? = nil, limit: Int? = nil, columns picked: [String]? = nil
+        raw: Bool = false, filter: String? = nil, limit: Int? = nil, columns picked: [String]? = nil,
+        streamed: Bool = false
     ) throws -> Tabular? {
         // Without a model, the one the store keeps names the attributes and says which are UUIDs.
         let model = try given ?? CoreDataModel.cachedModel(db)
@@ -217,43 +218,56 @@ public enum StoreInspector {
         return try fetch(
             db, columns: indices.map { names[$0] }, expressions: outer, parentKeys: outerKeys,
             from: "FROM (\(inner)) AS e" + (filter.map { " WHERE (\($0))" } ?? ""),
-            order: quoteIdentifier(names[0]), limit: limit, filter: filter)
+            order: quoteIdentifier(names[0]), limit: limit, filter: filter, streamed: streamed)
     }
 
     /// Selects `expressions` (and each ref's parent key) and shows every ref by its parent's
     /// natural key, or by the value stored when no parent row has it; the stored values go to
     /// ``Tabular/references`` too. `parentKeys`: column index → SQL of its parent's key.
+    /// `streamed`: the statement is prepared here and stepped while the rows are printed (``Tabular/stream``).
     private static func fetch(
         _ db: Database, columns: [String], expressions: [String], parentKeys: [Int: String], from: String,
-        order: String, limit: Int?, filter: String?
+        order: String, limit: Int?, filter: String?, streamed: Bool
     ) throws -> Tabular {
         let refColumns = parentKeys.keys.sorted()
         let list = (expressions + refColumns.compactMap { parentKeys[$0] }).joined(separator: ", ")
-        do {
-            var tabular = Tabular(columns: columns, rows: [])
-            for column in refColumns { tabular.references[column] = [] }
-            try db.makeStatement(sql: "SELECT \(list) \(from) ORDER BY \(order)" + (limit.map { " LIMIT \($0)" } ?? ""))
-                .forEachRow { row in
-                    var values = Array(row[..<expressions.count])
-                    for (offset, column) in refColumns.enumerated() {
-                        let key = row[expressions.count + offset]
-                        tabular.references[column]?.append((key: key, id: values[column]))
-                        if key != .null { values[column] = key }
-                    }
-                    tabular.rows.append(values)
-                }
-            if let limit, tabular.rows.count == limit {
-                tabular.omitted =
-                    (try Int.fetchOne(db, sql: "SELECT count(*) \(from)") ?? tabular.rows.count) - tabular.rows.count
-            }
-            return tabular
-        } catch let error as DatabaseError where !error.isStoreFailure {
+        func failure(_ error: any Error) -> any Error {
+            guard let error = error as? DatabaseError, !error.isStoreFailure else { return error }
             // GRDB's advice on running several statements is for its API users, not for ours.
             let reason =
                 (error.message ?? "").hasPrefix("Multiple statements found")
                 ? "--where takes one SQL expression, and this one ends a statement and starts another (a ';')"
                 : error.message ?? "\(error)"
-            throw SeedError(.configuration, "the query failed: \(reason)\(filter.map { " (--where \($0))" } ?? "")")
+            return SeedError(.configuration, "the query failed: \(reason)\(filter.map { " (--where \($0))" } ?? "")")
+        }
+        do {
+            let statement = try db.makeStatement(
+                sql: "SELECT \(list) \(from) ORDER BY \(order)" + (limit.map { " LIMIT \($0)" } ?? ""))
+            let stream = RowSource(referenceColumns: refColumns) { body in
+                var read = 0
+                do {
+                    try statement.forEachRow { row in
+                        var values = Array(row[..<expressions.count])
+                        var references: [Int: (key: SQLValue, id: SQLValue)] = [:]
+                        for (offset, column) in refColumns.enumerated() {
+                            let key = row[expressions.count + offset]
+                            references[column] = (key: key, id: values[column])
+                            if key != .null { values[column] = key }
+                        }
+                        read += 1
+                        body(Tabular.Row(cells: values, references: references))
+                    }
+                    guard let limit, read == limit else { return 0 }
+                    return (try Int.fetchOne(db, sql: "SELECT count(*) \(from)") ?? read) - read
+                } catch {
+                    throw failure(error)
+                }
+            }
+            var tabular = Tabular(columns: columns, rows: [])
+            tabular.stream = stream
+            return streamed ? tabular : try tabular.held()
+        } catch {
+            throw failure(error)
         }
     }
 
@@ -265,10 +279,12 @@ public enum StoreInspector {
     ///   - limit: at most this many rows; ``Tabular/omitted`` says how many more matched.
     ///   - columns: the columns to show (default: all).
     ///   - refs: the table's refs (the manifest's or the seed's); empty shows values as stored.
+    ///   - streamed: the rows are read while a format prints them (``Tabular/stream``), so the
+    ///     result is printed inside this database read; otherwise they are read here.
     /// - throws: ``SeedError`` (configuration) for an unknown table or column or a bad filter.
     public static func rows(
         _ db: Database, table: String, filter: String? = nil, limit: Int? = nil, columns: [String]? = nil,
-        refs: [String: TableSpec.Reference] = [:]
+        refs: [String: TableSpec.Reference] = [:], streamed: Bool = false
     ) throws -> Tabular {
         guard let info = try TableInfo.read(db, table: table) else {
             throw SeedError(
@@ -302,6 +318,7 @@ public enum StoreInspector {
         let whereClause = filter.map { " WHERE \($0)" } ?? ""
         return try fetch(
             db, columns: selected, expressions: selected.map(quoteIdentifier), parentKeys: parentKeys,
-            from: "FROM \(quoteIdentifier(info.name))\(whereClause)", order: order, limit: limit, filter: filter)
+            from: "FROM \(quoteIdentifier(info.name))\(whereClause)", order: order, limit: limit, filter: filter,
+            streamed: streamed)
     }
 }

@@ -40,10 +40,12 @@ package enum FileWriting {
     }
 
     /// Replaces `target` with `text` atomically: a temporary file beside it, renamed into place.
-    /// Returns nil, or why not (nothing left behind, `target` as it was).
-    package static func replace(_ target: URL, _ text: String) -> Failure? {
+    /// Returns nil, or why not (nothing left behind, `target` as it was). `removingStale`: first
+    /// remove the temporary files killed runs left beside it (a caller writing many files into
+    /// one folder does that once, ``removeStale(in:)``, rather than list the folder per file).
+    package static func replace(_ target: URL, _ text: String, removingStale: Bool = true) -> Failure? {
         let temporary = ProcessTemporaryFile.url(beside: target)
-        ProcessTemporaryFile.removeStale(beside: target)
+        if removingStale { ProcessTemporaryFile.removeStale(beside: target) }
         unlink(temporary.path)
         if let failure = create(temporary.path, text) { return failure }
         guard rename(temporary.path, target.path) == 0 else {
@@ -52,5 +54,10 @@ package enum FileWriting {
             return Failure(number: failure, created: true)
         }
         return nil
+    }
+
+    /// Removes the temporary files killed runs left beside any file of `folder`: one listing.
+    package static func removeStale(in folder: URL) {
+        ProcessTemporaryFile.removeStale(besideFilesIn: folder)
     }
 }

@@ -232,10 +232,12 @@ public struct MigrationGenerator: Sendable {
                     "\(table.written.name) \(oldText) → \(newText) (\(index < hinted ? "--rename" : "same id in both seeds"))"
                 )
             }
-            let renamedOld = Set(pairs.map { Follow.id($0.old) })
-            let renamedNew = Set(pairs.map { Follow.id($0.new) })
-            change.removed.removeAll { renamedOld.contains(Follow.id($0.key)) }
-            change.added.removeAll { renamedNew.contains(Follow.id($0.key)) }
+            if !pairs.isEmpty {
+                let renamedOld = Set(pairs.map { Follow.id($0.old) })
+                let renamedNew = Set(pairs.map { Follow.id($0.new) })
+                change.removed.removeAll { renamedOld.contains(Follow.id($0.key)) }
+                change.added.removeAll { renamedNew.contains(Follow.id($0.key)) }
+            }
             var renamed:
                 [(key: [SQLValue], old: [(column: String, value: SQLValue)], new: [(column: String, value: SQLValue)])] =
                     []
@@ -246,19 +248,26 @@ public struct MigrationGenerator: Sendable {
                 renamed.append((pair.old, oldRow, newRow))
                 follow.record(table: table, old: oldRow, new: newRow)
             }
-            // Rows whose key holds a ref to a renamed parent: the same row under the followed key.
-            let added = Set(change.added.map { Follow.id($0.key) })
+            // Rows whose key holds a ref to a renamed parent: the same row under the followed key
+            // (none without a rename so far: every key reads as it is).
+            let added = follow.isEmpty ? [] : Set(change.added.map { Follow.id($0.key) })
             var moved: [(old: [SQLValue], key: [SQLValue], columns: [(column: String, old: SQLValue, new: SQLValue)])] =
                 []
-            change.removed.removeAll { row in
-                let key = row.key
-                let followed = follow.key(key, table: table)
-                guard Follow.id(followed) != Follow.id(key), added.contains(Follow.id(followed)) else { return false }
-                moved.append((key, followed, []))
-                return true
+            if !follow.isEmpty {
+                change.removed.removeAll { row in
+                    let key = row.key
+                    let followed = follow.key(key, table: table)
+                    guard Follow.id(followed) != Follow.id(key), added.contains(Follow.id(followed)) else {
+                        return false
+                    }
+                    moved.append((key, followed, []))
+                    return true
+                }
             }
-            let movedKeys = Set(moved.map { Follow.id($0.key) })
-            change.added.removeAll { movedKeys.contains(Follow.id($0.key)) }
+            if !moved.isEmpty {
+                let movedKeys = Set(moved.map { Follow.id($0.key) })
+                change.added.removeAll { movedKeys.contains(Follow.id($0.key)) }
+            }
             for index in moved.indices {
                 guard let oldRow = try old.read({ db in try table.row(db, key: moved[index].old) }),
                     let newRow = try current.read({ db in try table.row(db, key: moved[index].key) })
@@ -317,7 +326,7 @@ public struct MigrationGenerator: Sendable {
             // The added rows, each with its many-to-many relationships as lists of the related
             // rows' keys, read from the fresh build in one transaction.
             let lines = try current.read { db in
-                let rows = try changes.added.compactMap { added in try table.row(db, key: added.key) }
+                let rows = try table.rows(db, keys: changes.added.map(\.key)).compactMap { $0 }
                 let lists = try manyToManyLists(table, in: db)
                 return try Self.selfReferencesFirst(rows, table: table).map { row in
                     let links = try lists.read(db, key: row.prefix(table.keyColumns.count).map(\.value), in: table)
@@ -343,10 +352,9 @@ public struct MigrationGenerator: Sendable {
         }
         for table in ordered.reversed() {
             guard let changes = changes[table.spec.name], !changes.removed.isEmpty else { continue }
-            var removed: [[(column: String, value: SQLValue)]] = []
-            for key in changes.removed.map(\.key) {
-                guard let row = try old.read({ db in try table.row(db, key: key) }) else { continue }
-                removed.append(row.map { ($0.column, follow.value($0.value, column: $0.column, table: table)) })
+            // Every removed row in one read, by one statement.
+            let removed = try old.read { db in try table.rows(db, keys: changes.removed.map(\.key)) }.compactMap {
+                row in row?.map { ($0.column, follow.value($0.value, column: $0.column, table: table)) }
             }
             // Children before their parents.
             let rows = Self.selfReferencesFirst(removed, table: table).reversed().map { row in
@@ -379,11 +387,13 @@ public struct MigrationGenerator: Sendable {
         func others(_ row: [(column: String, value: SQLValue)]) -> [(column: String, value: SQLValue)] {
             row.filter { !keyColumns.contains($0.column.lowercasedName) }
         }
-        let removed = try change.removed.map(\.key).compactMap { key in
-            try old.read { db in try table.row(db, key: key) }.map { (key: key, row: others($0)) }
+        let removedKeys = change.removed.map(\.key)
+        let addedKeys = change.added.map(\.key)
+        let removed = try old.read { db in try table.rows(db, keys: removedKeys) }.enumerated().compactMap {
+            index, row in row.map { (key: removedKeys[index], row: others($0)) }
         }
-        let added = try change.added.map(\.key).compactMap { key in
-            try current.read { db in try table.row(db, key: key) }.map { (key: key, row: others($0)) }
+        let added = try current.read { db in try table.rows(db, keys: addedKeys) }.enumerated().compactMap {
+            index, row in row.map { (key: addedKeys[index], row: others($0)) }
         }
         var used = Set<Int>()
         var lines: [LikelyRename] = []

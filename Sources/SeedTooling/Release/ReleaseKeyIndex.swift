@@ -73,18 +73,21 @@ public struct ReleaseKeyIndex: ReleaseKeys {
         }
         var records = 0
         var given = 0
+        // The first record without a value answers: a fixture that gives no ids is not read whole.
         try readFixture(
             config, column: column, everyRecord: { records += 1 },
             { value in
                 if value != .null { given += 1 }
-            })
+            }, continuing: { given == records })
         return records > 0 && given == records
     }
 
     /// Calls `body` with the value of `column` in each record of the table's fixture (and
-    /// `everyRecord` for each record, whether it has the column or not).
+    /// `everyRecord` for each record, whether it has the column or not), while `continuing`
+    /// says so (asked before each record).
     private func readFixture(
-        _ config: Manifest.TableConfig, column: String, everyRecord: () -> Void = {}, _ body: (InputValue) -> Void
+        _ config: Manifest.TableConfig, column: String, everyRecord: () -> Void = {}, _ body: (InputValue) -> Void,
+        continuing: () -> Bool = { true }
     ) throws {
         let columns = config.reading.format.recordsNameTheirFields ? try fixtureColumns(config) : []
         var source = try config.openFixture(fields: config.mapping.fields(forColumns: columns)) { $0 }
@@ -93,7 +96,7 @@ public struct ReleaseKeyIndex: ReleaseKeys {
         guard let field = source.columnNames.firstIndex(where: { $0.lowercasedName == wanted }) else { return }
         var record = RawRecord()
         var ignored: [Diagnostic] = []  // the build reports the fixture's problems
-        while try source.next(&record, diagnostics: &ignored) {
+        while continuing(), try source.next(&record, diagnostics: &ignored) {
             ignored.removeAll(keepingCapacity: true)
             everyRecord()
             for index in 0..<record.count where record.columns[index] == field {

@@ -249,11 +249,16 @@ struct Follow {
 
     /// `value` of `table.column` as it reads once the renames are applied.
     func value(_ value: SQLValue, column: String, table: SemanticRows) -> SQLValue {
-        guard value != .null, let reference = table.reference(column),
-            let new = values[reference.table.lowercasedName]?[reference.column.lowercasedName]?[Self.id(value)]
+        // Without renames (most releases) nothing follows: no identity string built per ref value.
+        guard !values.isEmpty, value != .null, let reference = table.reference(column),
+            let renamed = values[reference.table.lowercasedName]?[reference.column.lowercasedName],
+            let new = renamed[Self.id(value)]
         else { return value }
         return new
     }
+
+    /// Whether no rename has been recorded: every value reads as it is.
+    var isEmpty: Bool { values.isEmpty }
 
     func key(_ key: [SQLValue], table: SemanticRows) -> [SQLValue] {
         zip(table.keyColumns, key).map { value($1, column: $0, table: table) }

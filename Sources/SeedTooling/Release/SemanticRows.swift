@@ -108,6 +108,23 @@ struct SemanticRows {
         return Array(zip(columns, row))
     }
 
+    /// The rows whose keys are `keys`, each as ``row(_:key:storedOnly:)`` reads it, in their order
+    /// (nil for a key no row has): one statement, prepared once, for a release's thousands of rows.
+    func rows(_ db: Database, keys: [[SQLValue]]) throws -> [[(column: String, value: SQLValue)]?] {
+        guard !keys.isEmpty else { return [] }
+        let columns = self.columns
+        let predicate = keyColumns.map { "\(expression($0)) IS ?" }.joined(separator: " AND ")
+        let statement = try db.makeStatement(
+            sql:
+                "SELECT \(columns.map(expression).joined(separator: ", ")) FROM \(quoteIdentifier(spec.name)) WHERE \(predicate) LIMIT 1"
+        )
+        return try keys.map { key in
+            var found: [SQLValue]?
+            try statement.forEachRow(binding: readable(key)) { found = $0 }
+            return found.map { Array(zip(columns, $0)) }
+        }
+    }
+
     /// The SQL finding the row whose key equals `key` (``row(_:key:storedOnly:)``'s predicate) and its arguments.
     func keyPredicate(_ key: [SQLValue]) -> (sql: String, arguments: [SQLValue]) {
         (keyColumns.map { "\(expression($0)) IS ?" }.joined(separator: " AND "), readable(key))

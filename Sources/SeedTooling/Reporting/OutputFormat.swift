@@ -128,6 +128,8 @@ public protocol Report {
     func writeText(to output: ReportOutput)
     /// The report as one JSON document (``ReportView/document``).
     var document: JSONOutput? { get }
+    /// Writes ``document``, pretty-printed, then a newline; a report of many rows writes each as it is read.
+    func writeDocument(to output: ReportOutput)
     /// The report as rows under column names (``ReportView/rows``).
     var tabular: Tabular? { get }
     /// Writes the report for people, what needs attention as GitHub Actions annotations (``ReportView/annotated``).
@@ -137,6 +139,10 @@ public protocol Report {
 extension Report {
     public var document: JSONOutput? { nil }
     public var tabular: Tabular? { nil }
+    public func writeDocument(to output: ReportOutput) {
+        guard let document else { return }
+        output.write(JSONOutput.render(document) + "\n")
+    }
     public func writeAnnotated(to output: ReportOutput) { writeText(to: output) }
 }
 

@@ -45,9 +45,11 @@ extension SeedTool {
                 do { try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true) } catch {
                     throw SeedError(.io, file: directory, "cannot create the folder: \(error.localizedDescription)")
                 }
+                // What killed exports left, removed once: listing the folder per file made 5,000 files O(n²).
+                FileWriting.removeStale(in: target)
                 for (migration, (name, text)) in zip(migrations, files) {
                     let file = target.appendingPathComponent(name)
-                    if let failure = FileWriting.replace(file, text) {
+                    if let failure = FileWriting.replace(file, text, removingStale: false) {
                         throw SeedError(.io, file: file.path, failure.description)
                     }
                     print("wrote \((directory as NSString).appendingPathComponent(name))  \(migration.checksum)")

@@ -42,13 +42,16 @@ extension SeedTool {
 
         func run() throws {
             try reporting(.human, store: store) {
+                // The read's bound counts from here (docs/reference.md, "Reading stores someone handed you").
+                let opened = DispatchTime.now().uptimeNanoseconds
                 let queue = try StoreAccess.openReadOnly(store, notice: Output.notice(about: store))
                 defer { try? queue.close() }
                 do {
                     if let table {
                         let defaultLimit = Output.stdoutIsTerminal && output.format.isForPeople ? 50 : nil
                         let loaded = try manifest.load()
-                        let rows = try queue.read { db -> Tabular in
+                        // The rows are printed as they are read, inside this read (docs/performance.md).
+                        try queue.read { db in
                             // Refs by the parent's key: the manifest's, else those the seed recorded; --raw: none.
                             var refs: [String: TableSpec.Reference] = [:]
                             let specs = try loaded.map { $0.tables.map(\.spec) } ?? SeedCatalog.tableSpecs(db) ?? []
@@ -57,18 +60,35 @@ extension SeedTool {
                             let picked = columns?.split(separator: ",").map {
                                 $0.trimmingCharacters(in: .whitespaces)
                             }
+                            let rows: Tabular
                             if try !db.tableExists(table),
                                 let entityRows = try StoreInspector.entityRows(
                                     db, entity: table, model: loaded?.model, refs: refs, raw: raw, filter: filter,
-                                    limit: limit ?? defaultLimit, columns: picked)
+                                    limit: limit ?? defaultLimit, columns: picked, streamed: true)
                             {
-                                return entityRows
+                                rows = entityRows
+                            } else {
+                                rows = try StoreInspector.rows(
+                                    db, table: table, filter: filter, limit: limit ?? defaultLimit,
+                                    columns: picked, refs: refs, streamed: true)
                             }
-                            return try StoreInspector.rows(
-                                db, table: table, filter: filter, limit: limit ?? defaultLimit,
-                                columns: picked, refs: refs)
+                            // Time spent waiting for the output's reader (a pipe into `less`) is not reading:
+                            // the bound moves on by it.
+                            let deadline = opened &+ UInt64(StoreAccess.readBound(forFileAt: store) * 1e9)
+                            var waited: UInt64 = 0
+                            var printing = Output.reportOutput(about: store)
+                            printing.write = { text in
+                                let start = DispatchTime.now().uptimeNanoseconds
+                                Output.standardOutput(text)
+                                let spent = DispatchTime.now().uptimeNanoseconds &- start
+                                guard spent > 1_000_000 else { return }
+                                waited &+= spent
+                                StoreAccess.moveReadDeadline(db, to: deadline &+ waited)
+                            }
+                            output.format.render(rows, to: printing)
+                            // A row SQLite could not read stops the rows there: the error says why (exit 2 or 3).
+                            if let failure = rows.stream?.failure { throw failure }
                         }
-                        Output.render(rows, output.format, about: store)
                     } else {
                         let summary = try queue.read { db in
                             try StoreInspector.summary(db, path: store, fullCheck: check ? true : nil)

@@ -2,14 +2,11 @@ import Foundation
 import SeedRuntime
 
 extension OutputFormat {
-    /// `--format csv`: a report's rows as CSV (``CSVFormat``).
+    /// `--format csv`: a report's rows as CSV (``CSVFormat``), each written as it is read.
     public static let csv = OutputFormat(name: "csv", view: .rows, isForPeople: false) { report, output in
         guard let tabular = report.tabular else { return }
-        output.write(CSVFormat().render(tabular))
         // CSV carries every byte but NUL back to build, which reads a NUL in a file as UTF-16: say so.
-        if tabular.rows.contains(where: {
-            $0.contains { if case .text(let text)? = $0 { text.utf8.contains(0) } else { false } }
-        }) {
+        if CSVFormat().write(tabular, to: output.write) {
             output.warning(
                 "a value holds a NUL, which a CSV fixture cannot carry (build refuses the file); --format json keeps it"
             )
@@ -23,20 +20,32 @@ public struct CSVFormat: Sendable {
     public init() {}
 
     public func render(_ tabular: Tabular) -> String {
-        var out = tabular.columns.map(Self.field).joined(separator: ",") + "\r\n"
-        for row in tabular.rows {
-            out +=
-                row.map { cell -> String in
+        var out = ""
+        write(tabular) { out += $0 }
+        return out
+    }
+
+    /// Writes the header, then each row as it is read (``Tabular/forEachRow(_:)``); returns
+    /// whether a text value held a NUL.
+    @discardableResult
+    public func write(_ tabular: Tabular, to write: (String) -> Void) -> Bool {
+        write(tabular.columns.map(Self.field).joined(separator: ",") + "\r\n")
+        var nul = false
+        tabular.forEachRow { row in
+            write(
+                row.cells.map { cell -> String in
                     let value = cell ?? .null
                     switch value {
                     case .null: return ""
-                    case .text(let text): return Self.field(text)
+                    case .text(let text):
+                        if !nul && text.utf8.contains(0) { nul = true }
+                        return Self.field(text)
                     case .blob(let bytes): return Data(bytes).base64EncodedString()
                     default: return value.description
                     }
-                }.joined(separator: ",") + "\r\n"
+                }.joined(separator: ",") + "\r\n")
         }
-        return out
+        return nul
     }
 
     /// One CSV field (RFC 4180), the one quoting rule for every CSV seedkit writes (reports and

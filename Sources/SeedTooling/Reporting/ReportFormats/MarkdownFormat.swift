@@ -6,7 +6,7 @@ extension OutputFormat {
     /// request or a job summary.
     public static let markdown = OutputFormat(name: "markdown", view: .rows, isForPeople: true) { report, output in
         guard let tabular = report.tabular else { return }
-        output.write(MarkdownFormat().render(tabular))
+        MarkdownFormat().write(tabular, to: output.write)
     }
 }
 
@@ -21,28 +21,44 @@ public struct MarkdownFormat: Sendable {
     }
 
     public func render(_ tabular: Tabular) -> String {
+        var out = ""
+        write(tabular) { out += $0 }
+        return out
+    }
+
+    /// Writes the table, each row as it is read (``Tabular/forEachRow(_:)``); past ``byteLimit``
+    /// the rows are counted, not written.
+    public func write(_ tabular: Tabular, to write: (String) -> Void) {
         func cell(_ text: String) -> String {
             // Nearly every cell has no pipe and no line feed: nothing to replace.
             guard text.utf8.contains(where: { $0 == UInt8(ascii: "|") || $0 == 0x0A }) else { return text }
             return text.replacingOccurrences(of: "|", with: "\\|").replacingOccurrences(of: "\r\n", with: "<br>")
                 .replacingOccurrences(of: "\n", with: "<br>")
         }
-        var out = "| " + tabular.columns.map { cell($0.escapingControls()) }.joined(separator: " | ") + " |\n"
-        out += "|" + String(repeating: "---|", count: tabular.columns.count) + "\n"
-        var shown = 0
-        for row in tabular.rows {
-            let line = "| " + row.map { cell($0?.display ?? "") }.joined(separator: " | ") + " |\n"
-            if out.utf8.count + line.utf8.count > byteLimit { break }
-            out += line
-            shown += 1
+        var header = "| " + tabular.columns.map { cell($0.escapingControls()) }.joined(separator: " | ") + " |\n"
+        header += "|" + String(repeating: "---|", count: tabular.columns.count) + "\n"
+        write(header)
+        var size = header.utf8.count
+        var cut = 0
+        let omitted = tabular.forEachRow { row in
+            guard cut == 0 else {
+                cut += 1
+                return
+            }
+            let line = "| " + row.cells.map { cell($0?.display ?? "") }.joined(separator: " | ") + " |\n"
+            if size + line.utf8.count > byteLimit {
+                cut = 1
+                return
+            }
+            write(line)
+            size += line.utf8.count
         }
-        let cut = tabular.rows.count - shown
         if cut > 0 {
-            out +=
-                "\n\(cut + tabular.omitted) more row\(cut + tabular.omitted == 1 ? "" : "s") not shown (a GitHub job summary holds 1 MiB); `--format csv` or `--format json` lists every one.\n"
-        } else if tabular.omitted > 0 {
-            out += "\n\(tabular.omitted) more row\(tabular.omitted == 1 ? "" : "s") not shown.\n"
+            write(
+                "\n\(cut + omitted) more row\(cut + omitted == 1 ? "" : "s") not shown (a GitHub job summary holds 1 MiB); `--format csv` or `--format json` lists every one.\n"
+            )
+        } else if omitted > 0 {
+            write("\n\(omitted) more row\(omitted == 1 ? "" : "s") not shown.\n")
         }
-        return out
     }
 }

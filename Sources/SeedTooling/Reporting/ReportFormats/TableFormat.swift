@@ -2,11 +2,14 @@ import Foundation
 import SeedRuntime
 
 /// Aligned columns under a header, for people (what `--format human` prints of rows). On a terminal, text longer than 40
-/// characters is cut; csv and json never cut.
+/// characters is cut; csv and json never cut. The columns are as wide as their widest cell in the first
+/// ``widthSample`` rows; later rows are written as they are read, a wider cell widening its own line only.
 public struct TableFormat: Sendable {
     public var truncate: Bool
     public var color: Bool
     public static let cellWidth = 40
+    /// How many rows are held to measure the columns before any is written.
+    public static let widthSample = 1_000
 
     public init(truncate: Bool, color: Bool) {
         self.truncate = truncate
@@ -14,31 +17,60 @@ public struct TableFormat: Sendable {
     }
 
     public func render(_ tabular: Tabular) -> String {
-        let cells = tabular.rows.map { row in row.map { cell($0?.display ?? "") } }
-        let columns = tabular.columns.map { $0.escapingControls() }
-        var widths = columns.map(\.count)
-        for row in cells {
-            for (index, text) in row.enumerated() where index < widths.count {
-                widths[index] = max(widths[index], text.count)
-            }
-        }
-        func line(_ values: [String]) -> String {
-            values.enumerated().map { index, text in text.padding(toLength: widths[index], withPad: " ", startingAt: 0)
-            }
-            .joined(separator: "  ").replacingTrailingSpaces()
-        }
-        let header = line(columns)
-        var out = (color ? "\u{1B}[1m" + header + "\u{1B}[0m" : header) + "\n"
-        out += widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ") + "\n"
-        for row in cells { out += line(row) + "\n" }
-        if tabular.omitted > 0 {
-            out += "(\(tabular.omitted) more row\(tabular.omitted == 1 ? "" : "s") not shown; use --limit)\n"
-        }
+        var out = ""
+        write(tabular) { out += $0 }
         return out
     }
 
+    /// Writes the table: the first ``widthSample`` rows held to measure the columns, the rest
+    /// written as they are read (``Tabular/forEachRow(_:)``).
+    public func write(_ tabular: Tabular, to write: (String) -> Void) {
+        let columns = tabular.columns.map { $0.escapingControls() }
+        var widths = columns.map(\.count)
+        var sample: [[String]] = []
+        var started = false
+        func line(_ values: [String]) -> String {
+            // Each cell padded to its column's width in characters, as the widths are counted.
+            var text = ""
+            for (index, cell) in values.enumerated() {
+                if index > 0 { text += "  " }
+                text += cell
+                if index < widths.count {
+                    let count = cell.count
+                    if count < widths[index] { text += String(repeating: " ", count: widths[index] - count) }
+                }
+            }
+            return text.replacingTrailingSpaces() + "\n"
+        }
+        func start() {
+            started = true
+            let header = line(columns)
+            write(color ? "\u{1B}[1m" + header.dropLast() + "\u{1B}[0m\n" : header)
+            write(widths.map { String(repeating: "-", count: $0) }.joined(separator: "  ") + "\n")
+            for row in sample { write(line(row)) }
+            sample = []
+        }
+        let omitted = tabular.forEachRow { row in
+            let cells = row.cells.map { cell($0?.display ?? "") }
+            if started {
+                write(line(cells))
+                return
+            }
+            for (index, text) in cells.enumerated() where index < widths.count {
+                widths[index] = max(widths[index], text.count)
+            }
+            sample.append(cells)
+            if sample.count == Self.widthSample { start() }
+        }
+        if !started { start() }
+        if omitted > 0 {
+            write("(\(omitted) more row\(omitted == 1 ? "" : "s") not shown; use --limit)\n")
+        }
+    }
+
     private func cell(_ text: String) -> String {
-        let flat = text.replacingOccurrences(of: "\n", with: "⏎")
+        // Nearly every cell has no line feed: nothing to replace (Foundation's replace is most of a big table's cost).
+        let flat = text.utf8.contains(0x0A) ? text.replacingOccurrences(of: "\n", with: "⏎") : text
         guard truncate, flat.count > Self.cellWidth else { return flat }
         return String(flat.prefix(Self.cellWidth - 1)) + "…"
     }
