@@ -245,7 +245,7 @@ extension HelpTopic {
 
         | format | what it prints |
         |---|---|
-        | `human` (default; also spelled `table`) | text for people: aligned tables, one line per row or problem; on a terminal long text is cut at 40 characters, `inspect STORE TABLE` shows 50 rows unless `--limit` says otherwise, with a line saying how many were left out, and headers are bold unless `NO_COLOR` is set |
+        | `human` (default; also spelled `table`) | text for people: aligned tables, one line per row or problem; on a terminal long text is cut at 40 characters, `inspect STORE TABLE` shows 50 rows unless `--limit` says otherwise, with a line saying how many were left out, and headers are bold unless `NO_COLOR` is set; a table's columns are as wide as their widest cell in its first 1,000 rows (a later, wider cell widens its own line) |
         | `json` | one pretty-printed JSON document, keeping SQLite's types; every row (`migrate` lists every row it touched, not a sample) |
         | `csv` | the report's rows, RFC 4180, which reads back with seedkit: NULL is an empty field, the empty string is `""`, blobs are base64 (a value holding a NUL, which a CSV fixture cannot carry, is warned about on stderr) |
         | `markdown` | the report's rows as a GitHub-flavoured Markdown table (pipes escaped, line breaks as `<br>`), for a pull request or a job summary; it stops before 512 KiB (GitHub drops a job summary over 1 MiB), saying how many rows it left out: `csv` and `json` list every one |
