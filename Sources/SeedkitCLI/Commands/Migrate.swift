@@ -59,20 +59,8 @@ extension SeedTool {
             if dryRun && backup != nil {
                 throw ValidationError("--backup writes a file; it can't be combined with --dry-run")
             }
-            if let backup, let storePath = StoreAccess.resolvedPath(store),
-                let backupPath = StoreAccess.resolvedPath(backup),
-                ["", "-wal", "-journal", "-shm"].contains(where: { storePath + $0 == backupPath })
-            {
-                throw ValidationError(
-                    "--backup \(backup) is the store \(store) (or one of its -wal, -journal, -shm files): give the backup another path"
-                )
-            }
-            // A backup never replaces a file (a shipped seed, an earlier backup): lstat sees a dangling link too.
-            var status = stat()
-            if let backup, lstat(backup, &status) == 0 {
-                throw ValidationError(
-                    "--backup \(backup) already exists; seedkit never overwrites a file with a backup: remove it or give another path"
-                )
+            if let backup, let problem = StoreBackup.refusal(backup: backup, store: store) {
+                throw ValidationError(problem)
             }
         }
 
@@ -118,7 +106,7 @@ extension SeedTool {
                     interruption?.writing(queue)
                     options.shouldStop = { interruption?.signal != nil }
                     do {
-                        if let backup { try Self.backUp(queue, to: URL(fileURLWithPath: backup)) }
+                        if let backup { try StoreBackup.write(queue, to: URL(fileURLWithPath: backup)) }
                         report = try migrator.migrate(queue, options: options)
                     } catch {
                         // Only a successful write may checkpoint a WAL store: a failed one leaves it byte for byte.
@@ -178,65 +166,6 @@ extension SeedTool {
                     }
                     return diagnostic
                 })
-        }
-
-        /// Copies the store with SQLite's backup API (one read snapshot, so the copy is
-        /// consistent, WAL included) into a temporary file renamed into place: never partial.
-        static func backUp(_ store: DatabaseQueue, to target: URL) throws(SeedError) {
-            let folder = target.deletingLastPathComponent().path
-            guard access(folder, W_OK) == 0 else {
-                throw SeedError(
-                    .io, file: target.path,
-                    "cannot write the backup: the folder \(folder) is read-only (the backup is written beside its path and renamed into place); the store was not migrated"
-                )
-            }
-            let temporary = ProcessTemporaryFile.url(beside: target)
-            ProcessTemporaryFile.removeStale(beside: target)
-            removeDatabaseFiles(temporary)
-            var copy: DatabaseQueue?
-            do {
-                copy = try DatabaseQueue(path: temporary.path)
-                if let copy { try store.backup(to: copy) }
-                try copy?.close()
-                copy = nil
-                guard rename(temporary.path, target.path) == 0 else {
-                    throw SeedError(
-                        .io, file: target.path, "cannot write the backup: \(String(cString: strerror(errno)))")
-                }
-            } catch {
-                // The copy's own error number first: SQLite's message for a failed backup step is "not an error".
-                let systemError = copy.map(StoreAccess.systemErrno) ?? 0
-                try? copy?.close()
-                // The temporary file and its rollback journal (a failed step leaves one): nothing of a failed backup stays.
-                removeDatabaseFiles(temporary)
-                if let error = error as? SeedError { throw error }
-                throw SeedError(
-                    .io, file: target.path,
-                    "cannot write the backup: \(backupFailure(error, systemError: systemError)); the store was not migrated"
-                )
-            }
-        }
-
-        /// Why a backup could not be written, in words: SQLite's result code and the system's error.
-        static func backupFailure(_ error: any Error, systemError: Int32) -> String {
-            guard let error = error as? DatabaseError else { return "\(error)" }
-            // "13 (database or disk is full)"
-            let code = "SQLite error \(error.extendedResultCode)"
-            switch error.resultCode {
-            case .SQLITE_FULL:
-                return
-                    "the disk is full (SQLITE_FULL, \(code)\(systemError != 0 ? "; " + String(cString: strerror(systemError)) : ""))"
-            case .SQLITE_IOERR, .SQLITE_CANTOPEN:
-                return systemError != 0
-                    ? "\(String(cString: strerror(systemError))) (errno \(systemError); \(code))" : code
-            default:
-                let message = error.message.flatMap { $0 == "not an error" ? nil : $0 }
-                return message.map { "\($0) (\(code))" } ?? code
-            }
-        }
-
-        private static func removeDatabaseFiles(_ url: URL) {
-            for suffix in ["", "-journal", "-wal", "-shm"] { unlink(url.path + suffix) }
         }
     }
 }
