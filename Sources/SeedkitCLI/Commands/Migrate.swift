@@ -71,7 +71,7 @@ extension SeedTool {
                 // Not a FIFO or a device, through its links, before anything opens it (the open would block).
                 try StoreAccess.refuseSpecialFile(store)
                 // Not a read-only file: a header SQLite will not write (dry runs migrate a copy, which inherits it).
-                if let problem = StoreAccess.unwritableFormat(store) { throw SeedError(.refused, file: store, problem) }
+                try StoreAccess.refuseUnwritableFormat(store)
                 let migrations = try project.loadMigrations(defaultMayBeMissing: false, deferringLargeJSON: true)
                 let migrator = try SeedMigrator(migrations: migrations)
                 // a big data update's file is read while the manifest is read and the store opened
@@ -116,7 +116,7 @@ extension SeedTool {
                                 "\ninterrupted: the migration was rolled back; nothing was written to \(store)\n")
                             throw ExitCode(128 + signal)
                         }
-                        if FileSizeLimit.reached { throw Self.rolledBack(error, store: store) }
+                        if FileSizeLimit.reached { throw StoreWriteFailure.rolledBack(error, store: store) }
                         throw error
                     }
                     if interruption?.signal != nil {
@@ -148,24 +148,6 @@ extension SeedTool {
                 }
                 return nil
             }
-        }
-
-        /// A write past the file-size limit failed the run's transaction, which SQLite rolled back:
-        /// SQLite's "disk I/O error" is said with what it means for the store.
-        static func rolledBack(_ error: any Error, store: String) -> any Error {
-            let mapped = (error as? SeedError)?.about(store: store) ?? SeedError(databaseError: error, file: store)
-            guard mapped.kind == .io else { return error }
-            return SeedError(
-                mapped.kind,
-                mapped.diagnostics.map { diagnostic in
-                    var diagnostic = diagnostic
-                    if !diagnostic.message.contains("nothing was written")
-                        && !diagnostic.message.contains("not migrated")
-                    {
-                        diagnostic.message += "; the migrations were rolled back: nothing was written"
-                    }
-                    return diagnostic
-                })
         }
     }
 }
