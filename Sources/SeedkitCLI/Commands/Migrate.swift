@@ -95,7 +95,9 @@ extension SeedTool {
                 }
                 // No model given: the one the store keeps (Z_MODELCACHE: every SwiftData store, every
                 // Core Data store since about iOS 5) gives its facts, its keys and its history's properties.
-                if options.coreDataFacts == nil { options.coreDataFacts = Self.storeModelFacts(store) }
+                if options.coreDataFacts == nil {
+                    options.coreDataFacts = CoreDataModel.cachedFacts(store: store, notice: Output.notice(about: store))
+                }
                 let report: MigrationReport
                 if dryRun {
                     report = try migrator.dryRun(
@@ -129,24 +131,6 @@ extension SeedTool {
                 }
                 Output.render(
                     MigrateReport(report, store: store, backup: dryRun ? nil : backup), format.format, about: store)
-            }
-        }
-
-        /// The facts of the model `store` keeps in its model cache, or nil when it keeps none. A
-        /// cache that does not decode is said (a note) and left out: what needs the model then says so.
-        /// A store that does not open or read is left to the migration to report.
-        static func storeModelFacts(_ store: String) -> CoreDataModelFacts? {
-            guard FileManager.default.fileExists(atPath: store) else { return nil }
-            do {
-                return try CoreDataModel.loadCache(store: URL(fileURLWithPath: store), shown: store)?.facts
-            } catch {
-                let messages = error.diagnostics.map(\.message)
-                if !messages.allSatisfy({ $0.hasPrefix("cannot read") }) {
-                    Output.notice(about: store)(
-                        "the model the store keeps could not be decoded, so seedkit migrates without it: \(messages.joined(separator: "; "))"
-                    )
-                }
-                return nil
             }
         }
     }
