@@ -359,6 +359,32 @@ private let plainInitOutput = """
         #expect(again.stderr.contains("\napps/Book Store/seeds/seedkit.yml: error: already exists"))
     }
 
+    /// `init --format json` (docs/reference.md#output-formats): the files written and the next
+    /// steps as the human text lists them; an error is a JSON document on stdout too.
+    @Test func initPrintsItsReportAsJSON() throws {
+        let project = try emptyProject()
+        let result = try project.seedkit("init", "app", "--format", "json")
+        expectEqual(result.status, 0, "\(result)")
+        let document = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result)")
+        expectEqual(document["folder"] as? String, "app")
+        let written = try #require(document["written"] as? [[String: String]])
+        expectEqual(
+            written.first,
+            ["path": "app/seeds/seedkit.yml", "purpose": "the manifest: tables, their fixtures, keys and rules"])
+        expectEqual(written.count, 7)
+        let next = try #require(document["next"] as? [String])
+        expectEqual(next.first, "cd app")
+        #expect(
+            next.contains(
+                "seedkit check-upgrade seeds/releases/*.sqlite   # every shipped seed upgrades to a fresh build"))
+        let again = try project.seedkit("init", "app", "--format", "json")
+        expectEqual(again.status, 2, "\(again)")
+        let refusal = try #require(
+            try JSONSerialization.jsonObject(with: Data(again.stdout.utf8)) as? [String: Any], "\(again)")
+        expectEqual((refusal["errors"] as? [Any])?.count, 7)
+    }
+
     @Test func initOverAFileRefusesIt() throws {
         let project = try emptyProject()
         try project.write("notes.txt", "mine\n")

@@ -29,6 +29,8 @@ import Testing
     }
 
     static let cases: [Case] = [
+        // init writes a new project into fresh-project/, removed after each run.
+        Case(arguments: ["init", "fresh-project"], report: InitReport.self),
         Case(arguments: ["build", "--output", "fresh.sqlite"], report: BuildReport.self),
         Case(
             arguments: ["migrate", "user.sqlite", "--dry-run"], report: MigrateReport.self,
@@ -92,13 +94,16 @@ import Testing
             default:
                 #expect(!result.stdout.hasPrefix("{"), "\(format): \(result)")
             }
-            if project.exists("fresh.sqlite") { try project.remove("fresh.sqlite") }
+            for written in ["fresh.sqlite", "fresh-project"] where project.exists(written) {
+                try project.remove(written)
+            }
         }
         expectEqual(project.sha256("user.sqlite"), before)
     }
 
     /// Scripts written for the two old sets keep working: `table` is `human`, on every command.
-    @Test(arguments: cases.filter { $0.arguments[0] != "build" })
+    /// (build and init write a file and refuse to write it again: their default is checked above.)
+    @Test(arguments: cases.filter { !["build", "init"].contains($0.arguments[0]) })
     func tableIsTheOlderSpellingOfHuman(command: Case) throws {
         let project = try Self.project()
         let human = try project.seedkit(command.arguments + ["--format", "human"])
@@ -165,7 +170,7 @@ import Testing
         let commands: [[String]] = [
             ["build", "--output", "o\u{1B}[2J.sqlite"], ["check-upgrade", hostile], ["migrate", hostile, "--dry-run"],
             ["status", hostile], ["verify", hostile], ["inspect", hostile], ["inspect", hostile, "books"],
-            ["diff", "user.sqlite", hostile],
+            ["diff", "user.sqlite", hostile], ["init", "p\u{1B}[2J"],
         ]
         #expect(!Self.shownFormats.isEmpty)
         for command in commands {

@@ -42,6 +42,25 @@ extension CoreDataModel {
         try cachedModel(db)?.facts
     }
 
+    /// The facts of the model the store at `store` keeps in `Z_MODELCACHE`, or nil when it keeps
+    /// none (`migrate` with no manifest). A cache that does not decode is said to `notice` and left
+    /// out: what needs the model then says so. A store that does not open or read is left to the
+    /// migration to report.
+    package static func cachedFacts(store: String, notice: (String) -> Void) -> CoreDataModelFacts? {
+        guard FileManager.default.fileExists(atPath: store) else { return nil }
+        do {
+            return try loadCache(store: URL(fileURLWithPath: store), shown: store)?.facts
+        } catch {
+            let messages = error.diagnostics.map(\.message)
+            if !messages.allSatisfy({ $0.hasPrefix("cannot read") }) {
+                notice(
+                    "the model the store keeps could not be decoded, so seedkit migrates without it: \(messages.joined(separator: "; "))"
+                )
+            }
+            return nil
+        }
+    }
+
     /// The model the store keeps in `Z_MODELCACHE`, or nil when it keeps none (or none that reads).
     package static func cachedModel(_ db: Database) throws -> CoreDataModel? {
         guard try db.tableExists("Z_MODELCACHE"),

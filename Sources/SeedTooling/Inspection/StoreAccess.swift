@@ -183,6 +183,19 @@ public enum StoreAccess {
             "the store's header gives file format write version \(header[18]), which no SQLite writes (1 is a rollback journal, 2 WAL): SQLite opens it read-only, so it can't be migrated; the header is damaged or from a newer SQLite; nothing was written"
     }
 
+    /// Refuses a store SQLite would open read-only whatever its permissions (``unwritableFormat(_:)``).
+    ///
+    /// - throws: ``SeedError`` (refused) naming `path`, saying why.
+    public static func refuseUnwritableFormat(_ path: String) throws(SeedError) {
+        if let problem = unwritableFormat(path) { throw SeedError(.refused, file: path, problem) }
+    }
+
+    /// Runs `body`, a read of `store`, its failures said about `store` in seedkit's terms
+    /// (a locked, damaged or unreadable store: docs/reference.md#exit-codes).
+    public static func reading<T>(_ store: String, _ body: () throws -> T) throws(SeedError) -> T {
+        do { return try body() } catch { throw SeedError(databaseError: error, file: store) }
+    }
+
     /// Whether the file's header says WAL (bytes 18 and 19 are 2).
     static func isWALMode(_ path: String) -> Bool {
         guard let handle = FileHandle(forReadingAtPath: path) else { return false }

@@ -45,22 +45,15 @@ extension SeedTool {
                 let manifest = try project.loadManifest()
                 if let error = SeedBuilder.unsupported(manifest) { throw error }
                 let migrations = try project.loadMigrations()
-                guard let target = output.map({ URL(fileURLWithPath: $0) }) ?? manifest.output else {
-                    throw SeedError(
-                        .configuration, file: manifest.path,
-                        "no output: add output: to the manifest or pass --output PATH")
-                }
+                let target = try SeedBuilder.target(output, manifest: manifest)
                 var builder = SeedBuilder(manifest: manifest, migrations: migrations)
                 builder.allowsMissingHistory = withoutHistory
                 builder.allowsCloudKit = allowCloudkit
                 builder.readsBack = !withoutReadBack
                 // The history transaction's time: SOURCE_DATE_EPOCH (reproducible builds) when set.
-                if let epoch = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"] {
-                    guard let seconds = Int64(epoch) else {
-                        throw SeedError(
-                            .configuration, "SOURCE_DATE_EPOCH must be whole seconds since 1970 (it is '\(epoch)')")
-                    }
-                    builder.historyTimestamp = Date(timeIntervalSince1970: TimeInterval(seconds))
+                let epoch = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"]
+                if let time = try SeedBuilder.historyTimestamp(sourceDateEpoch: epoch) {
+                    builder.historyTimestamp = time
                 }
                 let shownTarget = output ?? target.relativePathFromCurrentDirectory
                 if check {
@@ -68,7 +61,7 @@ extension SeedTool {
                     defer { interruption.stop() }
                     let fresh: Bool
                     do { fresh = try builder.isUpToDate(target) } catch {
-                        throw Self.unwritten(error, output: shownTarget, check: true)
+                        throw SeedBuilder.unwritten(error, output: shownTarget, check: true)
                     }
                     Output.render(BuildReport(output: shownTarget, .checked(upToDate: fresh)), format.format)
                     if !fresh { throw ExitCode(1) }
@@ -82,32 +75,13 @@ extension SeedTool {
                 }
                 let summary: SeedBuilder.Summary
                 do { summary = try builder.build(to: target) } catch {
-                    throw Self.unwritten(error, output: shownTarget, check: false)
+                    throw SeedBuilder.unwritten(error, output: shownTarget, check: false)
                 }
                 Output.completedWork = "built \(shownTarget)"
                 bar.finish()
                 Output.render(
                     BuildReport(output: shownTarget, .built(summary, migrations: migrations.map(\.id))), format.format)
             }
-        }
-
-        /// An I/O failure of a build is said about its output (SQLite's message names no file),
-        /// and says that nothing was written: the output only ever appears by rename.
-        static func unwritten(_ error: any Error, output: String, check: Bool) -> any Error {
-            guard let error = error as? SeedError, error.kind == .io else { return error }
-            return SeedError(
-                error.kind,
-                error.diagnostics.map { diagnostic in
-                    var diagnostic = diagnostic
-                    if diagnostic.file == nil { diagnostic.file = output }
-                    if !diagnostic.message.contains("nothing was written") {
-                        diagnostic.message +=
-                            check
-                            ? "; nothing was written (--check builds in the temporary folder)"
-                            : "; nothing was written (\(output) is as it was)"
-                    }
-                    return diagnostic
-                })
         }
     }
 }

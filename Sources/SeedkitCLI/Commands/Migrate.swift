@@ -59,20 +59,8 @@ extension SeedTool {
             if dryRun && backup != nil {
                 throw ValidationError("--backup writes a file; it can't be combined with --dry-run")
             }
-            if let backup, let storePath = StoreAccess.resolvedPath(store),
-                let backupPath = StoreAccess.resolvedPath(backup),
-                ["", "-wal", "-journal", "-shm"].contains(where: { storePath + $0 == backupPath })
-            {
-                throw ValidationError(
-                    "--backup \(backup) is the store \(store) (or one of its -wal, -journal, -shm files): give the backup another path"
-                )
-            }
-            // A backup never replaces a file (a shipped seed, an earlier backup): lstat sees a dangling link too.
-            var status = stat()
-            if let backup, lstat(backup, &status) == 0 {
-                throw ValidationError(
-                    "--backup \(backup) already exists; seedkit never overwrites a file with a backup: remove it or give another path"
-                )
+            if let backup, let problem = StoreBackup.refusal(backup: backup, store: store) {
+                throw ValidationError(problem)
             }
         }
 
@@ -83,7 +71,7 @@ extension SeedTool {
                 // Not a FIFO or a device, through its links, before anything opens it (the open would block).
                 try StoreAccess.refuseSpecialFile(store)
                 // Not a read-only file: a header SQLite will not write (dry runs migrate a copy, which inherits it).
-                if let problem = StoreAccess.unwritableFormat(store) { throw SeedError(.refused, file: store, problem) }
+                try StoreAccess.refuseUnwritableFormat(store)
                 let migrations = try project.loadMigrations(defaultMayBeMissing: false, deferringLargeJSON: true)
                 let migrator = try SeedMigrator(migrations: migrations)
                 // a big data update's file is read while the manifest is read and the store opened
@@ -107,7 +95,9 @@ extension SeedTool {
                 }
                 // No model given: the one the store keeps (Z_MODELCACHE: every SwiftData store, every
                 // Core Data store since about iOS 5) gives its facts, its keys and its history's properties.
-                if options.coreDataFacts == nil { options.coreDataFacts = Self.storeModelFacts(store) }
+                if options.coreDataFacts == nil {
+                    options.coreDataFacts = CoreDataModel.cachedFacts(store: store, notice: Output.notice(about: store))
+                }
                 let report: MigrationReport
                 if dryRun {
                     report = try migrator.dryRun(
@@ -118,7 +108,7 @@ extension SeedTool {
                     interruption?.writing(queue)
                     options.shouldStop = { interruption?.signal != nil }
                     do {
-                        if let backup { try Self.backUp(queue, to: URL(fileURLWithPath: backup)) }
+                        if let backup { try StoreBackup.write(queue, to: URL(fileURLWithPath: backup)) }
                         report = try migrator.migrate(queue, options: options)
                     } catch {
                         // Only a successful write may checkpoint a WAL store: a failed one leaves it byte for byte.
@@ -128,7 +118,7 @@ extension SeedTool {
                                 "\ninterrupted: the migration was rolled back; nothing was written to \(store)\n")
                             throw ExitCode(128 + signal)
                         }
-                        if FileSizeLimit.reached { throw Self.rolledBack(error, store: store) }
+                        if FileSizeLimit.reached { throw StoreWriteFailure.rolledBack(error, store: store) }
                         throw error
                     }
                     if interruption?.signal != nil {
@@ -142,101 +132,6 @@ extension SeedTool {
                 Output.render(
                     MigrateReport(report, store: store, backup: dryRun ? nil : backup), format.format, about: store)
             }
-        }
-
-        /// The facts of the model `store` keeps in its model cache, or nil when it keeps none. A
-        /// cache that does not decode is said (a note) and left out: what needs the model then says so.
-        /// A store that does not open or read is left to the migration to report.
-        static func storeModelFacts(_ store: String) -> CoreDataModelFacts? {
-            guard FileManager.default.fileExists(atPath: store) else { return nil }
-            do {
-                return try CoreDataModel.loadCache(store: URL(fileURLWithPath: store), shown: store)?.facts
-            } catch {
-                let messages = error.diagnostics.map(\.message)
-                if !messages.allSatisfy({ $0.hasPrefix("cannot read") }) {
-                    Output.notice(about: store)(
-                        "the model the store keeps could not be decoded, so seedkit migrates without it: \(messages.joined(separator: "; "))"
-                    )
-                }
-                return nil
-            }
-        }
-
-        /// A write past the file-size limit failed the run's transaction, which SQLite rolled back:
-        /// SQLite's "disk I/O error" is said with what it means for the store.
-        static func rolledBack(_ error: any Error, store: String) -> any Error {
-            let mapped = (error as? SeedError)?.about(store: store) ?? SeedError(databaseError: error, file: store)
-            guard mapped.kind == .io else { return error }
-            return SeedError(
-                mapped.kind,
-                mapped.diagnostics.map { diagnostic in
-                    var diagnostic = diagnostic
-                    if !diagnostic.message.contains("nothing was written")
-                        && !diagnostic.message.contains("not migrated")
-                    {
-                        diagnostic.message += "; the migrations were rolled back: nothing was written"
-                    }
-                    return diagnostic
-                })
-        }
-
-        /// Copies the store with SQLite's backup API (one read snapshot, so the copy is
-        /// consistent, WAL included) into a temporary file renamed into place: never partial.
-        static func backUp(_ store: DatabaseQueue, to target: URL) throws(SeedError) {
-            let folder = target.deletingLastPathComponent().path
-            guard access(folder, W_OK) == 0 else {
-                throw SeedError(
-                    .io, file: target.path,
-                    "cannot write the backup: the folder \(folder) is read-only (the backup is written beside its path and renamed into place); the store was not migrated"
-                )
-            }
-            let temporary = ProcessTemporaryFile.url(beside: target)
-            ProcessTemporaryFile.removeStale(beside: target)
-            removeDatabaseFiles(temporary)
-            var copy: DatabaseQueue?
-            do {
-                copy = try DatabaseQueue(path: temporary.path)
-                if let copy { try store.backup(to: copy) }
-                try copy?.close()
-                copy = nil
-                guard rename(temporary.path, target.path) == 0 else {
-                    throw SeedError(
-                        .io, file: target.path, "cannot write the backup: \(String(cString: strerror(errno)))")
-                }
-            } catch {
-                // The copy's own error number first: SQLite's message for a failed backup step is "not an error".
-                let systemError = copy.map(StoreAccess.systemErrno) ?? 0
-                try? copy?.close()
-                // The temporary file and its rollback journal (a failed step leaves one): nothing of a failed backup stays.
-                removeDatabaseFiles(temporary)
-                if let error = error as? SeedError { throw error }
-                throw SeedError(
-                    .io, file: target.path,
-                    "cannot write the backup: \(backupFailure(error, systemError: systemError)); the store was not migrated"
-                )
-            }
-        }
-
-        /// Why a backup could not be written, in words: SQLite's result code and the system's error.
-        static func backupFailure(_ error: any Error, systemError: Int32) -> String {
-            guard let error = error as? DatabaseError else { return "\(error)" }
-            // "13 (database or disk is full)"
-            let code = "SQLite error \(error.extendedResultCode)"
-            switch error.resultCode {
-            case .SQLITE_FULL:
-                return
-                    "the disk is full (SQLITE_FULL, \(code)\(systemError != 0 ? "; " + String(cString: strerror(systemError)) : ""))"
-            case .SQLITE_IOERR, .SQLITE_CANTOPEN:
-                return systemError != 0
-                    ? "\(String(cString: strerror(systemError))) (errno \(systemError); \(code))" : code
-            default:
-                let message = error.message.flatMap { $0 == "not an error" ? nil : $0 }
-                return message.map { "\($0) (\(code))" } ?? code
-            }
-        }
-
-        private static func removeDatabaseFiles(_ url: URL) {
-            for suffix in ["", "-journal", "-wal", "-shm"] { unlink(url.path + suffix) }
         }
     }
 }

@@ -23,9 +23,7 @@ extension SeedTool {
             let states = try reporting(format.format, store: store) {
                 let migrator = try SeedMigrator(migrations: try project.loadMigrations(defaultMayBeMissing: false))
                 let queue = try StoreAccess.openReadOnly(store, notice: Output.notice(about: store))
-                do { return try queue.read { db in try migrator.states(db) } } catch {
-                    throw SeedError(databaseError: error, file: store)
-                }
+                return try StoreAccess.reading(store) { try queue.read { db in try migrator.states(db) } }
             }
             Output.render(
                 StatusReport(store: store, folder: project.migrations, states: states), format.format, about: store)

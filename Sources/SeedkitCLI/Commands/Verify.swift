@@ -25,7 +25,7 @@ extension SeedTool {
                 checkedRules = manifest != nil
                 let queue = try StoreAccess.openReadOnly(store, notice: Output.notice(about: store))
                 defer { try? queue.close() }
-                do {
+                return try StoreAccess.reading(store) {
                     // SQLite evaluates CHECK constraints only on a writable connection: the store is
                     // checked through a copy in memory where its size allows (docs/reference.md, verify).
                     let (checked, method) = try StoreVerifier.checkableCopy(
@@ -35,8 +35,6 @@ extension SeedTool {
                         Output.standardError("\(store): note: CHECK constraints were not evaluated: \(why)\n")
                     }
                     return try checked.read { db in try StoreVerifier.verify(db, manifest: manifest) }
-                } catch let error as SeedError { throw error } catch {
-                    throw SeedError(databaseError: error, file: store)
                 }
             }
             Output.render(

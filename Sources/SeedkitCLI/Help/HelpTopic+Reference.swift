@@ -240,7 +240,7 @@ extension HelpTopic {
         """#: #"""
         ## Output formats
 
-        `--format` takes the same names on every command that reports (`build`, `migrate`, `status`,
+        `--format` takes the same names on every command that reports (`init`, `build`, `migrate`, `status`,
         `check-upgrade`, `inspect`, `diff`, `verify`), and each name means the same thing everywhere:
 
         | format | what it prints |
@@ -256,6 +256,7 @@ extension HelpTopic {
 
         | command | `human` | `json` | `csv`, `markdown`: one row per | `github` |
         |---|---|---|---|---|
+        | `init` | `wrote PATH  what it is for` per file, then `next:` and a step a line | `{"folder", "written": [{"path", "purpose"}], "next": [step]}`, each step the line `human` prints | refused | refused |
         | `build` | the seed's tables and rows | `{"output", "bytes", "seconds", "contentHash", "tables", "migrations"}`; `--check`: `{"output", "upToDate"}` | refused | errors as annotations |
         | `migrate` | a line per migration, a sample of its rows | every row: `{"store", "dryRun", "backup", "migrations": [{…, "events"}]}` | row: migration, kind, table, key, detail (`csv` lists every row; `markdown`, for people, the sample `human` lists) | errors, conflicts and denied deletes as annotations |
         | `status` | a line per migration | `{"store", "migrations": [{"number", "state", …}]}` | migration: migration, state, detail | a changed or missing migration as an annotation |
@@ -269,7 +270,7 @@ extension HelpTopic {
         row, the key of a table-level difference) is empty; a NULL value is `NULL` in `human` and
         `markdown` and an empty field in `csv`.
 
-        Errors: `build`, `migrate`, `status` and `check-upgrade` report them in their format when it
+        Errors: `init`, `build`, `migrate`, `status` and `check-upgrade` report them in their format when it
         has one for errors (`json`: `{"code", "errors": [{file, line, column, severity, code, message,
         table}]}` on stdout; `github`: annotations on stdout), otherwise as text on stderr (a list of ten or more ending with its totals: `12 errors, 1 warning`);
         `inspect`, `diff` and `verify`, whose stdout is data, always say them as text on stderr.

@@ -62,7 +62,8 @@ import Testing
     /// gives a cell that is not "refused".
     @Test func eachReportOffersTheFormatsTheReferenceLists() throws {
         let reports: [String: any Report.Type] = [
-            "build": BuildReport.self, "migrate": MigrateReport.self, "status": StatusReport.self,
+            "init": InitReport.self, "build": BuildReport.self, "migrate": MigrateReport.self,
+            "status": StatusReport.self,
             "check-upgrade": UpgradeReport.self, "inspect STORE": StoreSummary.self,
             "inspect STORE TABLE": Tabular.self,
             "diff A B": DiffReport.self, "verify STORE": VerifyReport.self,
@@ -151,6 +152,32 @@ import Testing
         try check(rows, header: "id,title,price,category_id")
         try check(verify, header: "table,key,column,code,message")
         try check(diagnostics, header: nil)
+        let initialized = InitReport(
+            folder: "app", written: [.init(path: "app/seeds/seedkit.yml", purpose: "the manifest")],
+            next: ["cd app", "seedkit build   # writes build/seed.sqlite"])
+        try check(initialized, header: nil)
+        expectEqual(
+            OutputFormat.human.rendered(initialized),
+            "wrote app/seeds/seedkit.yml  the manifest\nnext:\n  cd app\n  seedkit build   # writes build/seed.sqlite\n"
+        )
+        expectEqual(
+            OutputFormat.json.rendered(initialized),
+            """
+            {
+              "folder": "app",
+              "written": [
+                {
+                  "path": "app/seeds/seedkit.yml",
+                  "purpose": "the manifest"
+                }
+              ],
+              "next": [
+                "cd app",
+                "seedkit build   # writes build/seed.sqlite"
+              ]
+            }
+
+            """)
         expectEqual(
             OutputFormat.human.rendered(verify),
             """
