@@ -111,12 +111,12 @@ bare="$work/bookshop"
 grep -q "SEEDKIT_GIT_URL" "$work/init.log" || fail "init's next: lines do not say to set SEEDKIT_GIT_URL: $(cat "$work/init.log")"
 extract_steps "$bare/.github/workflows/seedkit.yml" "$work/bare-steps"
 install=$(grep -l "make -C" "$work"/bare-steps/* | head -n 1)
+rm -rf "$prefix"  # a runner whose cache has no seedkit yet
 if (cd "$bare" && env SEEDKIT_GIT_URL= bash --noprofile --norc -eo pipefail "$install") > "$work/step.log" 2>&1; then
   fail "the install step passed in a project that is not a Swift package, without SEEDKIT_GIT_URL"
 fi
 grep -q "^::error::this repository is not a Swift package: set SEEDKIT_GIT_URL" "$work/step.log" \
   || fail "the install step's error does not say to set SEEDKIT_GIT_URL: $(cat "$work/step.log")"
-rm -rf "$prefix"
 SEEDKIT_GIT_URL="$work/src/seedkit" run_workflow "$bare" "$work/bare-steps"
 [ -x "$prefix/bin/seedkit" ] || fail "the install step wrote no $prefix/bin/seedkit from SEEDKIT_GIT_URL"
 echo "the CI workflow seedkit init writes: its $(ls "$work/steps" | wc -l) run: steps pass in order, before and after a release, in an app's package and (SEEDKIT_GIT_URL set) in a project of its own"
