@@ -73,32 +73,40 @@ extension StoreDiff {
     /// of their key already show as changed (the ref, by the parent's key). Nothing else moves.
     public mutating func pairingRenames(_ renames: [Rename], specs: [TableSpec]) {
         guard !renames.isEmpty else { return }
-        var byTable: [String: [[String]: [String]]] = [:]
-        for rename in renames { byTable[rename.table.lowercasedName, default: [:]][rename.old] = rename.new }
+        // Key parts compare by their bytes, as SQLite compares text (not by Swift's String ==,
+        // which takes a composed and a decomposed é for one).
+        func bytes(_ parts: [String]) -> [[UInt8]] { parts.map { Array($0.utf8) } }
+        var byTable: [String: [[[UInt8]]: [[UInt8]]]] = [:]
+        for rename in renames {
+            byTable[rename.table.lowercasedName, default: [:]][bytes(rename.old)] = bytes(rename.new)
+        }
         for index in tables.indices {
             var table = tables[index]
             guard !table.removed.isEmpty, !table.added.isEmpty else { continue }
             let own = byTable[table.table.lowercasedName] ?? [:]
             let spec = specs.first { $0.name.isSameName(as: table.table) }
             // For each key part, the renames of the table it refers to (by a one-column key).
-            let parents: [[String: String]?] = table.key.map { column in
+            let parents: [[[UInt8]: [UInt8]]?] = table.key.map { column in
                 guard let reference = spec?.refs.first(where: { $0.key.isSameName(as: column) })?.value,
                     let renamed = byTable[reference.table.lowercasedName]
                 else { return nil }
-                var single: [String: String] = [:]
+                var single: [[UInt8]: [UInt8]] = [:]
                 for (old, new) in renamed where old.count == 1 { single[old[0]] = new[0] }
                 return single
             }
             guard !own.isEmpty || parents.contains(where: { $0?.isEmpty == false }) else { continue }
-            var addedAt: [[String]: Int] = [:]
+            // A key part that is no plain value (NULL, a blob) never matches a rename's text.
+            func keyBytes(_ key: [SQLValue]) -> [[UInt8]] {
+                key.map { Self.keyText($0).map { Array($0.utf8) } ?? [0xFF] + Array($0.description.utf8) }
+            }
+            var addedAt: [[[UInt8]]: Int] = [:]
             for (position, row) in table.added.enumerated() {
-                let text = row.key.map { Self.keyText($0) ?? "\u{0}" + $0.description }
-                addedAt[text] = position
+                addedAt[keyBytes(row.key)] = position
             }
             var pairedAdded = Set<Int>()
             var keptRemoved: [TableDiff.Row] = []
             for row in table.removed {
-                let text = row.key.map { Self.keyText($0) ?? "\u{0}" + $0.description }
+                let text = keyBytes(row.key)
                 var mapped = own[text] ?? text
                 for (part, renamed) in parents.enumerated() {
                     if let renamed, let new = renamed[mapped[part]] { mapped[part] = new }

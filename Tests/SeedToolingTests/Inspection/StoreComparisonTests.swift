@@ -59,3 +59,24 @@ import Testing
         #expect(throws: SeedError.self) { try StoreComparison.migrationsFolder(given: "/nowhere/migrations") }
     }
 }
+
+/// A rename's keys match a store's by their bytes, as SQLite compares text: a composed é in the
+/// migration names no row whose key holds a decomposed one (Swift's String == would say it does).
+@Test func aRenamePairsRowsByTheBytesOfTheirKeys() {
+    func diff(removed: String) -> StoreDiff {
+        var table = StoreDiff.TableDiff(table: "t", key: ["k"])
+        table.removed = [.init(key: [.text(removed)], values: [])]
+        table.added = [.init(key: [.text("x")], values: [])]
+        return StoreDiff(
+            tables: [table], tablesOnlyInA: [], tablesOnlyInB: [], columnsOnlyInA: [:], columnsOnlyInB: [:])
+    }
+    let rename = StoreDiff.Rename(table: "t", old: ["\u{E9}"], new: ["x"])
+    var composed = diff(removed: "\u{E9}")
+    composed.pairingRenames([rename], specs: [])
+    expectEqual(composed.tables[0].changed.count, 1)
+    expectEqual(composed.tables[0].removed.count, 0)
+    var decomposed = diff(removed: "e\u{301}")
+    decomposed.pairingRenames([rename], specs: [])
+    expectEqual(decomposed.tables[0].changed.count, 0)
+    expectEqual(decomposed.tables[0].removed.count, 1)
+}
