@@ -10,6 +10,8 @@ next to its peer in the same run (alternating, best of BENCH_REPEAT runs each, d
     without the pattern rule and without any rule (what the rules cost), against `sqlite3 .import`;
   * a 1M-row CSV with a ref column (category by name), against sqlite3 importing into a
     staging table and joining, and against itself without the read-back (--without-read-back);
+  * a 1M-node tree (a self-ref by name) listed children first, and a chain, against the same
+    tree listed parents first (BENCH_ONLY=forwardref);
   * a 10,000-row insert migration on a 10,000-row and a 1,000,000-row store, against the
     sqlite3 CLI running the equivalent INSERT ... WHERE NOT EXISTS script;
   * a 100,000-row insert migration (a ref and rules) against a Python prepared-statement
@@ -280,6 +282,55 @@ def ref_project(name="books-ref", key="isbn"):
                 f"  books:\n    file: ../../books-ref-{n}.csv\n    key: {key}\n    refs: {{ category_id: categories.name }}\n    rules:\n"
                 + (BOOKS_RULES.replace("      published: {{ after: 1450-01-01 }}\n", "") + PATTERN_RULE).format())
     return seedkit_project(name, REF_SCHEMA, manifest), path
+
+
+NODES_SCHEMA = "CREATE TABLE nodes (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, parent_id INTEGER REFERENCES nodes(id));\n"
+NODES_MANIFEST = "schema: schema.sql\noutput: ../out.sqlite\ntables:\n  nodes:\n    file: ../../{file}\n    key: name\n    refs: {{ parent_id: nodes.name }}\n"
+
+
+def make_tree_csv(path, count, order):
+    """A tree of `count` nodes, node i's parent a random node of a higher number (the last is the
+    root): listed parents first (every ref backward), children first (every ref forward), or a
+    chain (node i's parent is node i + 1, children first)."""
+    if os.path.exists(path):
+        return
+    rng = random.Random(45)
+    with open(path + ".tmp", "w") as f:
+        f.write("name,parent_id\n")
+        indexes = range(count - 1, -1, -1) if order == "backward" else range(count)
+        if order == "backward":  # the same tree as "forward", listed the other way
+            parents = [rng.randrange(i + 1, count) if i + 1 < count else None for i in range(count)]
+        for i in indexes:
+            if order == "chain":
+                parent = i + 1 if i + 1 < count else None
+            elif order == "forward":
+                parent = rng.randrange(i + 1, count) if i + 1 < count else None
+            else:
+                parent = parents[i]
+            f.write(f"node-{i:07d},{'' if parent is None else f'node-{parent:07d}'}\n")
+    os.rename(path + ".tmp", path)
+
+
+def forward_ref_case(table):
+    """1M nodes of a tree whose ref names a row listed later (children first), beside the same
+    tree listed parents first, and a chain listed children first (issue 45)."""
+    n = int(os.environ.get("BENCH_ROWS", "1000000"))
+    projects = {}
+    for order in ["backward", "forward", "chain"]:
+        file = f"tree-{order}-{n}.csv"
+        make_tree_csv(os.path.join(WORK, file), n, order)
+        projects[order] = seedkit_project(f"tree-{order}", NODES_SCHEMA, NODES_MANIFEST.format(file=file))
+    os.sync()
+    runs = {order: [] for order in projects}
+    for _ in range(REPEAT):
+        for order, project in projects.items():
+            runs[order].append(build_in(project))
+    best = {order: min(times) for order, times in runs.items()}
+    case = f"build {n // 1000:,}k nodes of a tree (a self-ref by name)"
+    floor = best["backward"]
+    table.append((case, "seedkit build, parents listed first (every ref backward: the floor)", n, *floor, 1.0, ""))
+    table.append((case, "seedkit build, children listed first (every ref forward)", n, *best["forward"], best["forward"][0] / floor[0], "≤ 1.3×"))
+    table.append((case, "seedkit build, a chain listed children first (row i → row i + 1)", n, *best["chain"], best["chain"][0] / floor[0], "≤ 1.3×"))
 
 
 def ref_case(table):
@@ -914,6 +965,10 @@ def main():
         one_row_migration_case(table)
         print_table(table)
         return
+    if ONLY == "forwardref":  # a tree listed children first, beside the same tree parents first
+        forward_ref_case(table)
+        print_table(table)
+        return
     if ONLY == "query":  # a table from a query over a source, with its floor
         query_case(table)
         print_table(table)
@@ -986,6 +1041,7 @@ def main():
     print("pattern rule and ref, 1M rows…", file=sys.stderr)
     pattern_cases(table)
     ref_seed = ref_case(table)
+    forward_ref_case(table)
     query_case(table)
     books_seed = os.path.join(WORK, "books-isbn-with", "out.sqlite")  # key isbn, assigned in id order
 

@@ -143,8 +143,10 @@ final class ParkedRows {
     func drop() throws { try db.execute(sql: "DROP TABLE \(name)") }
 }
 
-/// Refs of one table inserted as NULL because their parent waited too (rows that refer to
-/// each other through nullable refs), set once every row is in.
+/// Refs of one table inserted as NULL because their parent was not in yet (a later row of the
+/// same file, a row of a table loaded later, or a row that waits itself), set once every row is
+/// in. A nullable ref never makes its row wait: the row goes in in the fixture's order, so a
+/// forward ref costs an insert and one update, as a backward ref costs an insert and a lookup.
 final class LinkedRefs {
     private let db: Database
     private let plan: TablePlan
@@ -166,27 +168,68 @@ final class LinkedRefs {
         try insert.execute(binding: [.integer(rowid), .integer(Int64(slot)), .integer(Int64(line)), key])
     }
 
-    /// Sets every recorded ref to its parent's id; a key that matches no row is a diagnostic.
-    func apply(diagnostics: inout [Diagnostic]) throws {
-        let rows = try db.sqlRows("SELECT row, slot, line, key FROM \(name) ORDER BY seq")
-        for row in rows {
-            guard let slot = row[1].integerValue.map(Int.init), plan.bound.indices.contains(slot) else { continue }
+    /// Sets every recorded ref to its parent's id: one UPDATE per ref column, SQLite joining the
+    /// links with the parent's key. A value the table's constraints refuse (a UNIQUE one-to-one,
+    /// a CHECK, a trigger) is a diagnostic naming the row's line, found row by row once the UPDATE
+    /// has failed (SQLite rolled it back whole); so is a ref left empty: its key matches no row.
+    func apply(deferral: Deferral?, diagnostics: inout [Diagnostic]) throws {
+        let table = quoteIdentifier(plan.table.name)
+        let slots = try db.sqlRows("SELECT DISTINCT slot FROM \(name) ORDER BY slot").compactMap {
+            $0.first?.integerValue.map(Int.init)
+        }
+        for slot in slots where plan.bound.indices.contains(slot) {
             let bound = plan.bound[slot]
             guard let reference = bound.reference else { continue }
-            let key = row[3]
-            if let parent = try db.sqlRow(reference.lookupSQL, binding: [key])?.first {
-                try db.execute(
-                    "UPDATE \(quoteIdentifier(plan.table.name)) SET \(quoteIdentifier(bound.info.name)) = ? WHERE rowid = ?",
-                    binding: [parent, row[0]])
-            } else {
+            let key = { (value: SQLValue) in "\(bound.name) '\(value.readable(as: reference.keyType).description)'" }
+            let column = quoteIdentifier(bound.info.name)
+            func miss(line: SQLValue, key value: SQLValue) {
+                if deferral?.leavesUnchecked(
+                    file: plan.config.displayFile, table: plan.table.name, field: bound.name,
+                    parent: reference.spec.table) == true
+                {
+                    return
+                }
                 diagnostics.append(
                     Diagnostic(
-                        file: plan.config.displayFile, line: Int(row[2].integerValue ?? 0), column: bound.fieldNumber,
-                        code: .unresolvedReference,
-                        message:
-                            "\(bound.name) '\(key.readable(as: reference.keyType).description)' matches no \(reference.spec)",
+                        file: plan.config.displayFile, line: Int(line.integerValue ?? 0), column: bound.fieldNumber,
+                        code: .unresolvedReference, message: "\(key(value)) matches no \(reference.spec)",
                         table: plan.table.name))
             }
+            do {
+                try db.execute(
+                    sql:
+                        "UPDATE \(table) SET \(column) = (\(reference.lookup(of: "l.key"))) FROM \(name) AS l WHERE l.slot = \(slot) AND \(table).rowid = l.row"
+                )
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                let lookup = try db.makeStatement(sql: reference.lookupSQL)
+                let update = try db.makeStatement(sql: "UPDATE \(table) SET \(column) = ? WHERE rowid = ?")
+                try db.makeStatement(sql: "SELECT row, line, key FROM \(name) WHERE slot = ? ORDER BY seq").forEachRow(
+                    binding: [.integer(Int64(slot))]
+                ) { row in
+                    guard let parent = try lookup.firstValue(binding: [row[2]]) else {
+                        return miss(line: row[1], key: row[2])
+                    }
+                    do {
+                        try update.execute(binding: [parent, row[0]])
+                    } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                        diagnostics.append(
+                            Diagnostic(
+                                file: plan.config.displayFile, line: Int(row[1].integerValue ?? 0),
+                                column: bound.fieldNumber,
+                                code: error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE
+                                    || error.extendedResultCode == .SQLITE_CONSTRAINT_PRIMARYKEY
+                                    ? .duplicateKey : .otherRule,
+                                message: "\(key(row[2])): \(error.message ?? "constraint failed")",
+                                table: plan.table.name))
+                    }
+                }
+                continue
+            }
+            // What is still empty matched no parent.
+            try db.makeStatement(
+                sql:
+                    "SELECT l.line, l.key FROM \(name) AS l JOIN \(table) AS t ON t.rowid = l.row WHERE l.slot = ? AND t.\(column) IS NULL ORDER BY l.seq"
+            ).forEachRow(binding: [.integer(Int64(slot))]) { row in miss(line: row[0], key: row[1]) }
         }
         try db.execute(sql: "DROP TABLE \(name)")
     }

@@ -92,7 +92,6 @@ extension SeedBuilder {
         _ deferral: Deferral, db: Database, counts: inout [(name: String, rows: Int)], diagnostics: inout [Diagnostic]
     ) throws {
         var final = false
-        var linking = false
         var links = deferral.links
         // In the last pass every table's rows stay parked until all are reported: a row of a
         // later table that waits for an earlier one's is explained by that row, not called missing.
@@ -114,7 +113,7 @@ extension SeedBuilder {
                     loader.parkable = plan.bound.map { bound in
                         bound.reference.map { deferral.isWaiting($0.spec.table) } ?? false
                     }
-                    if linking && !plan.table.withoutRowID {
+                    if !plan.table.withoutRowID {
                         if links[index] == nil { links[index] = try LinkedRefs(db: db, plan: plan, number: index) }
                         loader.links = links[index]
                     }
@@ -157,15 +156,11 @@ extension SeedBuilder {
                 for (parked, generation) in reported { try parked.endPass(generation) }
                 break
             }
-            // Stuck: first let nullable refs that wait be linked afterwards; then report what is left.
-            if deferral.waiting == before {
-                if linking { final = true } else { linking = true }
-            } else {
-                linking = false
-            }
+            // Stuck: what still waits is reported (nullable refs never wait: they are linked).
+            if deferral.waiting == before { final = true }
         }
         for parked in deferral.parked.values { try parked.drop() }
-        for index in links.keys.sorted() { try links[index]?.apply(diagnostics: &diagnostics) }
+        for index in links.keys.sorted() { try links[index]?.apply(deferral: deferral, diagnostics: &diagnostics) }
     }
 
     /// Why a parked row's ref stays unresolved when its parent is parked too: the chain of

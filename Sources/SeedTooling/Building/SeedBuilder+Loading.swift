@@ -111,11 +111,11 @@ extension SeedBuilder {
                     guard let parent = bound.reference?.spec.table else { return false }
                     return (deferral.order[parent] ?? -1) >= index || deferral.isWaiting(parent)
                 }
-                // A Core Data entity without a key: refs to it give its row's line in the fixture,
-                // which the build makes its Z_PK, so its rows go in in the fixture's order — a row
-                // whose parent is not in yet goes in now and gets the ref once every row is in
-                // (parked, it would go in later and take another row's number; ResourcesManager).
-                if plan.dialect is CoreDataDialect, config.key.isEmpty, !plan.table.withoutRowID {
+                // A nullable ref whose parent is not in yet is set once every row is in: its row goes
+                // in now, in the fixture's order (a Core Data entity without a key needs that order
+                // too: refs to it give its row's line, which the build makes its Z_PK). A WITHOUT
+                // ROWID table's rows wait instead.
+                if !plan.table.withoutRowID {
                     let links = try LinkedRefs(db: db, plan: plan, number: index)
                     deferral.links[index] = links
                     loader.links = links

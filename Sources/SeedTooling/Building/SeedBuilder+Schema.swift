@@ -73,9 +73,8 @@ extension SeedBuilder {
                     spec: reference,
                     keyType: manifest.model?.columnType(entity: reference.table, attribute: reference.column)
                         ?? dialect.columnType(parentKey),
-                    lookupSQL:
-                        "SELECT \(target) FROM \(quoteIdentifier(parent.name)) WHERE \(quoteIdentifier(parentKey.name)) = ?\(dialect.rowFilter(reference.table).map { " AND \($0)" } ?? "") LIMIT 1",
-                    parentTable: parent.name, parentKey: parentKey.name, target: target
+                    parentTable: parent.name, parentKey: parentKey.name, target: target,
+                    rowFilter: dialect.rowFilter(reference.table)
                 )
             }
             for check in config.checks {

@@ -144,7 +144,7 @@ public struct SeedBuilder: Sendable {
         configuration.foreignKeysEnabled = true
         configuration.journalMode = .default
         if let statements {
-            configuration.prepareDatabase { db in db.trace(options: .statement) { _ in statements.add() } }
+            configuration.prepareDatabase { db in statements.count(db) }
         }
         let queue: DatabaseQueue
         do {

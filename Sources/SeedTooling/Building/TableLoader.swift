@@ -48,8 +48,8 @@ final class TableLoader {
     /// Whether a row with an unresolved ref is still inserted (so that its key is checked); not
     /// in the last pass over parked rows, where it would hide the cycle from the rows after it.
     var insertsUnresolved = true
-    /// When set, a parkable miss of a nullable ref is inserted as NULL and linked afterwards
-    /// (how rows that refer to each other, a cycle through nullable refs, get in).
+    /// When set, a parkable miss of a nullable ref is inserted as NULL and linked once every row
+    /// is in (see ``LinkedRefs``); a NOT NULL one parks its row.
     var links: LinkedRefs?
     /// Called with each record inserted (a pass over parked rows: its key may wake rows waiting for it).
     var inserted: ((_ batch: RecordBatch, _ record: Int) -> Void)?
@@ -127,7 +127,7 @@ final class TableLoader {
         // cursors, checking the transaction, halting) is as much as a one-row insert itself.
         // Refs go in bulk too when every parent is found: a miss goes alone, to be reported or
         // parked (see ParkedRows) as ever.
-        let bulk = rowsPerStatement > 1 && checks.isEmpty && inserted == nil && links == nil
+        let bulk = rowsPerStatement > 1 && checks.isEmpty && inserted == nil
         var insertedUpTo = 0  // records before this went in by a multi-row INSERT
         var singlyUpTo = 0  // records before this go one by one: a multi-row INSERT of them failed
         do {
@@ -300,6 +300,12 @@ final class TableLoader {
                     if !checks.isEmpty && suppressed == 0 {
                         try runChecks(record: record, rowid: rowid, batch: batch, diagnostics: &diagnostics)
                     }
+                } else if result & 0xff == SQLITE_CONSTRAINT, linkLater != 0, extended == 275 || extended == 1811,
+                    let parking
+                {
+                    // A CHECK or a trigger refused the row with its ref empty: it waits for its
+                    // parent instead, and goes in whole (see ParkedRows).
+                    try parking.park(batch, record: record)
                 } else if result & 0xff == SQLITE_CONSTRAINT {
                     let (diagnostic, slot) = constraintDiagnostic(
                         extended, message: message, batch: batch, record: record)

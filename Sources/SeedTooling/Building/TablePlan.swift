@@ -23,12 +23,21 @@ struct TablePlan: Sendable {
     struct Reference: Sendable {
         var spec: TableSpec.Reference
         var keyType: ColumnType
-        var lookupSQL: String
         /// The parent's table and key column (SQL names), and the column a ref stores (quoted,
         /// or `rowid`): what the read-back joins on to render a ref as the parent's key.
         var parentTable: String
         var parentKey: String
         var target: String
+        /// Which of the parent table's rows are the parent's (a Core Data entity's `Z_ENT`), as SQL.
+        var rowFilter: String?
+
+        /// The parent's id for the key `key` (an SQL expression: `?`, or a column of an outer query).
+        func lookup(of key: String) -> String {
+            "SELECT \(target) FROM \(quoteIdentifier(parentTable)) WHERE \(quoteIdentifier(parentKey)) = \(key)\(rowFilter.map { " AND \($0)" } ?? "") LIMIT 1"
+        }
+
+        /// The parent's id for the key bound to the statement's one parameter.
+        var lookupSQL: String { lookup(of: "?") }
     }
 
     var config: Manifest.TableConfig
