@@ -203,6 +203,14 @@ import Testing
 @Suite struct CheckUpgradeComplexityTests {
     /// A seed of `count` books and a release that changes a tenth of them; the statements and VM steps counted.
     private func statements(_ count: Int) throws -> (statements: Int, steps: Int) {
+        try counts(count).check
+    }
+
+    /// ``statements(_:)`` for a release that updates one row in `every` (deletes one in 4 × `every`,
+    /// inserts `count` / 2 × `every`), and those of one `migrate` run of it on a copy of the old seed.
+    private func counts(_ count: Int, every: Int = 10) throws -> (
+        check: (statements: Int, steps: Int), migrate: (statements: Int, steps: Int)
+    ) {
         let project = try TemporaryProject(bookStore: false)
         try project.write(
             "seeds/schema.sql",
@@ -216,13 +224,13 @@ import Testing
         func books(_ release: Bool) -> String {
             "title,price,category_id\n"
                 + (0..<count).map { index in
-                    let changed = release && index % 10 == 0
-                    let deleted = release && index % 40 == 5
+                    let changed = release && index % every == 0
+                    let deleted = release && index % (4 * every) == 5
                     return deleted
                         ? ""
                         : "Book \(index),\(changed ? index + 1 : index),\(index % 3 == 0 ? "Biography" : "Fiction")\n"
                 }.joined()
-                + (release ? (0..<count / 20).map { "New \($0),1,Fiction\n" }.joined() : "")
+                + (release ? (0..<count / (2 * every)).map { "New \($0),1,Fiction\n" }.joined() : "")
         }
         try project.write("seeds/data/books.csv", books(false))
         try expectEqual(project.seedkit("build", "--output", "seeds/releases/1.0.sqlite").status, 0)
@@ -240,7 +248,29 @@ import Testing
                 .first)
         #expect(outcome.passed, "\(outcome.divergences) \(outcome.lostEdits)")
         expectEqual(outcome.tables.first { $0.table == "books" }?.ok.map(\.kind), ["inserted", "updated", "deleted"])
-        return (counted.value, counted.steps)
+        let single = StatementCount()
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in single.count(db) }
+        let copy = try DatabaseQueue(configuration: configuration)
+        try StoreAccess.openReadOnly(project.path("seeds/releases/1.0.sqlite")).backup(to: copy)
+        let options = SeedMigrator.Options(tables: manifest.specs, validator: ManifestValidator(manifest: manifest))
+        let report = try SeedMigrator(migrations: migrations).migrate(copy, options: options)
+        expectEqual(report.migrations.map(\.id), ["0001-rel"])
+        return ((counted.value, counted.steps), (single.value, single.steps))
+    }
+
+    /// The simulated user's run applies the release's changes of the rows it touched, not all of
+    /// them: twice the changed rows (same seed) add to the check what they add to one `migrate`
+    /// run of the release (the seed's own run), not to two.
+    @Test func theUsersRunCostsTheRowsItTouched() throws {
+        let small = try counts(800, every: 20)
+        let large = try counts(800, every: 10)
+        let check = large.check.steps - small.check.steps
+        let migrate = large.migrate.steps - small.migrate.steps
+        #expect(migrate > 0, "\(small) → \(large)")
+        #expect(
+            Double(check) <= 1.3 * Double(migrate),
+            "VM steps the doubled release adds: to the check \(check), to one migrate run \(migrate)")
     }
 
     @Test func doublingTheRowsAtMostDoublesTheStatements() throws {

@@ -191,6 +191,31 @@ private func builtProject() throws -> TemporaryProject {
         try expectEqual(project.seedkit("diff", "a.sqlite", "a.sqlite", "--exit-code").status, 0)
     }
 
+    /// A store whose rowids shifted after a removed row (a fresh build of a release that deleted
+    /// one) is matched by key: each row with its own, the merge aligned again after the removed
+    /// row and after the added one (issue 45: every later row went through a map).
+    @Test func rowsWhoseRowidsShiftedAreMatchedByKey() throws {
+        let project = try pair(
+            """
+            DELETE FROM books WHERE title = 'The first book';
+            UPDATE books SET id = id - 1;
+            UPDATE books SET price = 99 WHERE title = 'The third book';
+            INSERT INTO books (id, title, price, category_id) VALUES (1000, 'The fourth book', 12, 2);
+            """)
+        let result = try project.seedkit("diff", "a.sqlite", "b.sqlite", "--exit-code")
+        expectEqual(result.status, 1)
+        expectEqual(
+            result.stdout,
+            """
+            categories: no differences
+            books: 1 added, 1 removed, 1 changed (by title)
+              + 'The fourth book': price 12.0, category_id 'Biography'
+              - 'The first book': price 10.0, category_id 'Fiction'
+              ~ 'The third book': price 10.0 → 99.0
+
+            """)
+    }
+
     /// An added or removed row shows its values in every format, as `sqldiff` shows an INSERT's;
     /// a cell with nothing to say is empty (MarkdownFormatTests: a NULL value is NULL).
     @Test func addedAndRemovedRowsShowTheirValuesInEveryFormat() throws {

@@ -370,57 +370,79 @@ public struct StoreDiff: Sendable {
                 waiting += 1
             }
         }
+        /// The key of a row at the head of a side, as the waiting maps hold it.
+        func headKey(_ batch: RecordBatch, _ index: Int) -> [Cell] {
+            (0..<key.count).map { Cell(batch, index, $0).asKey }
+        }
         var rowA = sideA.next()
         var rowB = sideB.next()
         while rowA != nil || rowB != nil {
-            // A merge by rowid: a row one side removed, or added (a new rowid), waits alone;
-            // the rows after it stay aligned (a removed row no longer shifts every later pair).
             if let (batchA, indexA) = rowA, let (batchB, indexB) = rowB {
+                // Aligned: the same key at both heads, compared at once, whatever their rowids
+                // (a fresh build's rowids shift by one after each row a release deleted).
+                if (0..<key.count).allSatisfy({ compare(batchA, indexA, batchB, indexB, $0) == 0 }) {
+                    var changes:
+                        [(column: String, old: SQLValue, new: SQLValue, oldStored: SQLValue?, newStored: SQLValue?)] =
+                            []
+                    for slot in key.count..<width {
+                        let kindA = batchA.slots[indexA * stride + slot]
+                        let kindB = batchB.slots[indexB * stride + slot]
+                        if kindA != kindB || compare(batchA, indexA, batchB, indexB, slot) != 0 {
+                            let extra = storedSlot(slot)
+                            changes.append(
+                                (
+                                    columns[slot - key.count], batchA.value(record: indexA, slot: slot),
+                                    batchB.value(record: indexB, slot: slot),
+                                    extra.map { batchA.value(record: indexA, slot: $0) },
+                                    extra.map { batchB.value(record: indexB, slot: $0) }
+                                ))
+                        }
+                    }
+                    if !changes.isEmpty {
+                        diff.changed.append(((0..<key.count).map { batchA.value(record: indexA, slot: $0) }, changes))
+                    }
+                    rowA = sideA.next()
+                    rowB = sideB.next()
+                    continue
+                }
+                // One side is behind: its head matches a row the other side passed. It alone
+                // moves on, and the heads are aligned again after a removed or an added row.
+                let behindA = !waitingB.isEmpty && waitingB[headKey(batchA, indexA)] != nil
+                let behindB = !behindA && !waitingA.isEmpty && waitingA[headKey(batchB, indexB)] != nil
+                if behindA || behindB {
+                    if behindA {
+                        place(
+                            (0..<stride).map { Cell(batchA, indexA, $0) }, waitingHere: &waitingA,
+                            waitingThere: &waitingB, isA: true)
+                        rowA = sideA.next()
+                    } else {
+                        place(
+                            (0..<stride).map { Cell(batchB, indexB, $0) }, waitingHere: &waitingB,
+                            waitingThere: &waitingA, isA: false)
+                        rowB = sideB.next()
+                    }
+                    continue
+                }
+                // A merge by rowid, when the stores share them (a store and its migrated copy):
+                // a row one side removed, or added (a new rowid), waits alone.
                 let rowidA = rowid(batchA, indexA)
                 let rowidB = rowid(batchB, indexB)
-                if rowidA < rowidB {
+                if rowidA < rowidB && waitingA.isEmpty && waitingB.isEmpty {
                     place(
                         (0..<stride).map { Cell(batchA, indexA, $0) }, waitingHere: &waitingA, waitingThere: &waitingB,
                         isA: true)
                     rowA = sideA.next()
-                    if waiting > misalignedLimit { return nil }
                     continue
                 }
-                if rowidB < rowidA {
+                if rowidB < rowidA && waitingA.isEmpty && waitingB.isEmpty {
                     place(
                         (0..<stride).map { Cell(batchB, indexB, $0) }, waitingHere: &waitingB, waitingThere: &waitingA,
                         isA: false)
                     rowB = sideB.next()
-                    if waiting > misalignedLimit { return nil }
                     continue
                 }
             }
-            if let (batchA, indexA) = rowA, let (batchB, indexB) = rowB,
-                (0..<key.count).allSatisfy({ compare(batchA, indexA, batchB, indexB, $0) == 0 })
-            {
-                var changes:
-                    [(column: String, old: SQLValue, new: SQLValue, oldStored: SQLValue?, newStored: SQLValue?)] = []
-                for slot in key.count..<width {
-                    let kindA = batchA.slots[indexA * stride + slot]
-                    let kindB = batchB.slots[indexB * stride + slot]
-                    if kindA != kindB || compare(batchA, indexA, batchB, indexB, slot) != 0 {
-                        let extra = storedSlot(slot)
-                        changes.append(
-                            (
-                                columns[slot - key.count], batchA.value(record: indexA, slot: slot),
-                                batchB.value(record: indexB, slot: slot),
-                                extra.map { batchA.value(record: indexA, slot: $0) },
-                                extra.map { batchB.value(record: indexB, slot: $0) }
-                            ))
-                    }
-                }
-                if !changes.isEmpty {
-                    diff.changed.append(((0..<key.count).map { batchA.value(record: indexA, slot: $0) }, changes))
-                }
-                rowA = sideA.next()
-                rowB = sideB.next()
-                continue
-            }
+            // Otherwise both heads wait for their match (the one that comes next matches at once).
             if let (batch, index) = rowA {
                 place(
                     (0..<stride).map { Cell(batch, index, $0) }, waitingHere: &waitingA, waitingThere: &waitingB,

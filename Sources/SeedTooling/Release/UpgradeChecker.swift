@@ -124,7 +124,9 @@ public struct UpgradeChecker: Sendable {
     /// Another copy is first edited by the simulated user, in one pass over a few rows of each
     /// change, then migrated: the user's rows must be there after, once, as the user left them.
     /// Two runs, because an edit hides the release's change of the row it edits; the user's run
-    /// goes on another thread while this one migrates and compares (each its own copy).
+    /// goes on another thread while this one migrates and compares (each its own copy), and
+    /// applies only the release's changes of the rows the user touched when the others cannot
+    /// reach them (``userMigrations(_:tables:in:)``).
     private func check(
         _ seed: String, migrator: SeedMigrator, options: SeedMigrator.Options, expected: DatabaseQueue,
         expectedSchema: SchemaSnapshot,
@@ -202,7 +204,9 @@ public struct UpgradeChecker: Sendable {
         let pass = try simulateUser(user, migrator: migrator, options: options, tables: tables)
         var verdicts = UserVerdicts(kept: [], lost: [], notChecked: pass.notChecked, renames: pass.renames)
         do {
-            _ = try migrator.migrate(user, options: options)
+            // Only the release's changes of the rows the user touched, when that cannot change a verdict.
+            let cut = try user.read { db in try userMigrations(pass, tables: tables, in: db) }
+            _ = try (cut.map(SeedMigrator.init(migrations:)) ?? migrator).migrate(user, options: options)
             (verdicts.kept, verdicts.lost) = try verifyUser(pass, in: user)
         } catch {
             let reason = (error as? SeedError)?.diagnostics.map(\.description).joined(separator: "; ") ?? "\(error)"
@@ -263,6 +267,21 @@ public struct UpgradeChecker: Sendable {
         options.now = Date(timeIntervalSince1970: 0)
         _ = try SeedMigrator(migrations: migrations).migrate(store, options: options)
         return store
+    }
+
+    /// The store `new-migration --from` compares: `seed` itself, opened read-only, when no
+    /// migration is pending in it (nothing to apply, so no copy of its pages: a 500k-row seed's
+    /// copy was a tenth of the run and its size in memory), else ``migratedCopy(of:)``.
+    public func migratedStore(of seed: String) throws -> (store: DatabaseQueue, isCopy: Bool) {
+        let source = try StoreAccess.openReadOnly(seed)
+        let pending: [Migration]
+        do { pending = try source.read { db in try SeedMigrator(migrations: migrations).pending(db) } } catch {
+            try? source.close()
+            throw error
+        }
+        guard !pending.isEmpty else { return (source, false) }
+        try? source.close()
+        return (try migratedCopy(of: seed), true)
     }
 
     /// An in-memory copy of a store (SQLite's backup API: consistent, WAL included).

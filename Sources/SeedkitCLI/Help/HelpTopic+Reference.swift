@@ -348,7 +348,12 @@ extension HelpTopic {
         referring to it; and added a row of its own to every table of the manifest (a copy of its
         first row under a new key; for a table of keys and refs only, the new key is the user's data).
         Two copies, because a user's edit hides the release's change of the row it edits (they are
-        migrated at the same time, on two threads, each copy in memory). After the
+        migrated at the same time, on two threads, each copy in memory). The user's copy gets the
+        release's changes of the rows the user touched and of the rows those changes name (a ref's
+        parent, a rename's new key), not the others, which cannot reach the user's rows: the seed's own
+        copy proves them. When they could (a pending `.sql` migration, a trigger, a UNIQUE index on other
+        columns than a table's key, a ref to a column other than its parent's key), the user's copy
+        gets every change, as `migrate` applies them. After the
         upgrade each of the user's rows and edits must still be there, once, holding what the store
         held once the user had made the edit (read back through SQLite, compared as SQLite compares):
         `ok: user edit …  kept`, or `LOST: …` with what the row holds instead. A user's value has the
