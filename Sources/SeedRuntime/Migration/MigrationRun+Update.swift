@@ -170,11 +170,12 @@ extension MigrationRun {
             }
             if !missingAttributes.isEmpty { return .done }
         }
-        memo.changedRows()
+        // A rename changes the rows that store the old key too (``followRename(of:row:to:)``).
+        if coreData == nil && !renames { memo.wroteRows(table.name) } else { memo.changedRows() }
         do {
             // The row first, then what refers to it by value: nothing of theirs moves unless the row did.
             if renames { try db.execute(sql: "PRAGMA defer_foreign_keys = ON") }
-            guard try dialect.update(db, table: table, key: key, values: to, references: parentTables(of: table)) > 0
+            guard try updateRow(table, key: key, values: to) > 0
             else {
                 let changes = try columnChanges(
                     from: written(from, as: change.from), to: written(to, as: change.to), current: current,
