@@ -119,25 +119,31 @@ extension MigrationRun {
     }
 
     /// Sets `values` in the row with `key` of `table` through the dialect; for plain SQLite, by
-    /// a statement prepared once per table, columns and key (see ``deleteRow(_:key:rowid:)``).
-    /// Returns the rows it changed.
+    /// a statement prepared once per table, columns and key, found by its rowid and its key
+    /// (see ``deleteRow(_:key:rowid:)``). Returns the rows it changed.
     mutating func updateRow(
-        _ table: TableInfo, key: [(column: String, value: SQLValue)], values: [(column: String, value: SQLValue)]
+        _ table: TableInfo, key: [(column: String, value: SQLValue)], rowid: SQLValue?,
+        values: [(column: String, value: SQLValue)]
     ) throws -> Int {
         guard plainSQLite else {
             return try dialect.update(db, table: table, key: key, values: values, references: parentTables(of: table))
         }
+        let byRowid = !table.withoutRowID && rowid.map { if case .integer = $0 { true } else { false } } == true
         // The columns set, then (after a name no column has) the key's.
         var columns = values.map(\.column)
         columns.append("\u{0}")
         columns += key.map(\.column)
+        let operation = byRowid ? "rowid" : ""
         let statement =
-            try memo.statement(.update, table: table.name, operation: "", columns: columns)
+            try memo.statement(.update, table: table.name, operation: operation, columns: columns)
             ?? prepare(
-                RunMemo.Key(kind: .update, table: table.name, operation: "", columns: columns),
+                RunMemo.Key(kind: .update, table: table.name, operation: operation, columns: columns),
                 sql:
-                    "UPDATE OR ABORT \(quoteIdentifier(table.name)) SET \(values.map { "\(quoteIdentifier($0.column)) = ?" }.joined(separator: ", ")) WHERE \(keyPredicate(key))"
+                    "UPDATE OR ABORT \(quoteIdentifier(table.name)) SET \(values.map { "\(quoteIdentifier($0.column)) = ?" }.joined(separator: ", ")) WHERE \(byRowid ? "rowid = ? AND " : "")\(keyPredicate(key))"
             )
+        if byRowid, let rowid {
+            return try execute(statement, binding: values + [(column: "rowid", value: rowid)] + key)
+        }
         return try execute(statement, binding: values + key)
     }
 
