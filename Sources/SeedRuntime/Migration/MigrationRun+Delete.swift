@@ -209,8 +209,8 @@ extension MigrationRun {
                         message: "cannot delete \(written(table)) \(RowEvent.describe(key: fields)): \(reason)",
                         table: table.name)))
         }
-        memo.changedRows()
-        guard try dialect.delete(db, from: table, key: key, references: parentTables(of: table)) > 0 else {
+        if coreData == nil { memo.wroteRows(table.name) } else { memo.changedRows() }
+        guard try deleteRow(table, key: key, rowid: current[Self.rowidKey]) > 0 else {
             return .done(
                 conflict(
                     table, line: line, file: file, key: fields,

@@ -21,11 +21,29 @@ struct ReferrerColumns {
     var next = 0
 }
 
+/// A column (or columns) that can refer to a row of a table a delete removes: the child table,
+/// its columns, the parent's columns they hold, and the name a denied delete gives.
+struct ReferrerCheck {
+    var child: TableInfo
+    var columns: [String]
+    var targets: [SQLName]
+    var name: String
+    /// The child and its columns, lower-cased: ``ReferrerColumns/state``'s key.
+    var id: String
+
+    init(child: TableInfo, columns: [String], targets: [SQLName], name: String) {
+        self.child = child
+        self.columns = columns
+        self.targets = targets
+        self.name = name
+        id = ([child.name] + columns).map(\.lowercasedName).joined(separator: "\u{0}")
+    }
+}
+
 extension MigrationRun {
-    /// Marks a read of `columns` of `child` for a referring row; indexes them once they have been
-    /// read without an index ``ReferrerColumns/scansBeforeIndex`` times.
-    mutating func findReferrersByIndex(_ child: TableInfo, _ columns: [String]) throws {
-        let id = ([child.name] + columns).map(\.lowercasedName).joined(separator: "\u{0}")
+    /// Marks a read of `columns` of `child` (`id`: ``ReferrerCheck/id``) for a referring row;
+    /// indexes them once they have been read without an index ``ReferrerColumns/scansBeforeIndex`` times.
+    mutating func findReferrersByIndex(_ child: TableInfo, _ columns: [String], id: String) throws {
         let reads = referrerColumns.state[id] ?? 0
         if reads < 0 { return }  // indexed
         if reads == 0, try Self.hasIndex(db, child, columns) {
@@ -44,7 +62,7 @@ extension MigrationRun {
         referrerColumns.state[id] = -1
     }
 
-    /// Drops the indexes ``findReferrersByIndex(_:_:)`` made, before the migration ends.
+    /// Drops the indexes ``findReferrersByIndex(_:_:id:)`` made, before the migration ends.
     mutating func dropReferrerIndexes() throws {
         guard !referrerColumns.made.isEmpty else { return }
         // A statement left stepping holds the schema: every one is reset first (none is in use here).

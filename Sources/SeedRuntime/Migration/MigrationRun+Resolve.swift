@@ -157,12 +157,26 @@ extension MigrationRun {
 
     /// The columns `row` names in `table`: what ``resolve(_:in:)`` looks up, once per row shape.
     mutating func columnPlan(for row: DataChanges.RowValues, in table: TableInfo) -> [ColumnPlan] {
-        if let last = memo.columns, last.value.table == table.name, last.value.operation == operationName,
-            last.value.names.count == row.values.count,
-            zip(last.value.names, row.values).allSatisfy({ $0 == $1.column })
+        let (tableName, operation) = (table.name, operationName)
+        func fits(_ memo: RunMemo.Box<(table: String, operation: String, names: [String], plan: [ColumnPlan])>?)
+            -> Bool
         {
-            return last.value.plan
+            guard let memo, memo.value.table == tableName, memo.value.operation == operation,
+                memo.value.names.count == row.values.count
+            else { return false }
+            return zip(memo.value.names, row.values).allSatisfy { $0 == $1.column }
         }
+        if fits(memo.columns), let last = memo.columns { return last.value.plan }
+        // An update or delete resolves its key and its `from` (and `to`) in turn: two shapes or
+        // three for each row, each found again here.
+        if let index = memo.earlierColumns.firstIndex(where: fits) {
+            let found = memo.earlierColumns[index]
+            memo.earlierColumns[index] = memo.columns
+            memo.columns = found
+            return found?.value.plan ?? []
+        }
+        memo.earlierColumns.removeLast()
+        memo.earlierColumns.insert(memo.columns, at: 0)
         let references = references(of: table.name)
         let plan = row.values.map { column, _ in
             let info = table.column(storeColumn(column, in: table))
@@ -255,28 +269,49 @@ extension MigrationRun {
 
     /// Who still references `row` (through a FOREIGN KEY or a manifest ref), or nil. The row's
     /// reference to itself does not count, nor do the rows `excluding` names (SQL table → rowids:
-    /// rows deleted with it).
+    /// rows deleted with it). The columns to ask are worked out once per table (``referrerChecks(of:)``).
     mutating func referrer(of row: StoredRow, in table: TableInfo, excluding: [SQLName: Set<Int64>] = [:]) throws
         -> String?
     {
-        let userTables = try memo.userTables ?? TableInfo.userTables(db)
-        memo.userTables = userTables
-        for childName in userTables {
-            let child = try tableInfo(childName, file: "")
-            var excluded = excluding[SQLName(child.name)] ?? []
-            if child.name.isSameName(as: table.name), case .integer(let rowid)? = row[Self.rowidKey] {
+        let checks = try referrerChecks(of: table)
+        guard !checks.isEmpty else { return nil }
+        for check in checks {
+            let values = check.targets.map { row[$0] ?? .null }
+            if values.contains(.null) { continue }
+            var excluded = excluding[SQLName(check.child.name)] ?? []
+            if check.child.name.isSameName(as: table.name), case .integer(let rowid)? = row[Self.rowidKey] {
                 excluded.insert(rowid)
             }
+            try findReferrersByIndex(check.child, check.columns, id: check.id)
+            if try hasRow(
+                check.child, zip(check.columns, values).map { (column: $0.0, value: $0.1) }, excluding: excluded)
+            {
+                return check.name
+            }
+        }
+        return nil
+    }
+
+    /// The columns that can refer to a row of `table`, in the order ``referrer(of:in:excluding:)``
+    /// asks them: each table's FOREIGN KEYs to it, then the refs the manifest declares without
+    /// one. Worked out once per table and operation (the store's tables, their foreign keys and
+    /// refs are the same for every row a delete removes).
+    mutating func referrerChecks(of table: TableInfo) throws -> [ReferrerCheck] {
+        if let last = memo.referrerChecks, last.table == table.name, last.operation == operationName {
+            return last.checks
+        }
+        let userTables = try memo.userTables ?? TableInfo.userTables(db)
+        memo.userTables = userTables
+        var checks: [ReferrerCheck] = []
+        for childName in userTables {
+            let child = try tableInfo(childName, file: "")
             for key in child.foreignKeys where key.parent.isSameName(as: table.name) {
                 let parentColumns = key.parentColumns.isEmpty ? table.primaryKey : key.parentColumns
                 guard parentColumns.count == key.columns.count, !parentColumns.isEmpty else { continue }
-                let values = parentColumns.map { row[SQLName($0)] ?? .null }
-                if values.contains(.null) { continue }
-                try findReferrersByIndex(child, key.columns)
-                if try hasRow(child, zip(key.columns, values).map { (column: $0.0, value: $0.1) }, excluding: excluded)
-                {
-                    return "\(child.name).\(key.columns.joined(separator: ", "))"
-                }
+                checks.append(
+                    ReferrerCheck(
+                        child: child, columns: key.columns, targets: parentColumns.map(SQLName.init),
+                        name: "\(child.name).\(key.columns.joined(separator: ", "))"))
             }
             // Refs the manifest declares without a FOREIGN KEY in the schema.
             for (name, reference) in references(of: childName)
@@ -287,16 +322,15 @@ extension MigrationRun {
             {
                 let column = name.lowered
                 let target = child.referencedColumn(of: column, in: table).map(SQLName.init) ?? Self.rowidKey
-                let value = row[target] ?? .null
-                guard value != .null else { continue }
-                try findReferrersByIndex(child, [column])
-                if try hasRow(child, [(column, value)], excluding: excluded) {
-                    // Named as the user names it (`Book.shelf`), not as SQL stores it (`ZBOOK.zshelf`).
-                    return specs.writtenRefName(childName, name) ?? "\(childName).\(column)"
-                }
+                checks.append(
+                    ReferrerCheck(
+                        child: child, columns: [column], targets: [target],
+                        // Named as the user names it (`Book.shelf`), not as SQL stores it (`ZBOOK.zshelf`).
+                        name: specs.writtenRefName(childName, name) ?? "\(childName).\(column)"))
             }
         }
-        return nil
+        memo.referrerChecks = (table.name, operationName, checks)
+        return checks
     }
 
     /// A table's relationship columns → their parent tables, for the dialect's bookkeeping.
@@ -387,13 +421,22 @@ extension MigrationRun {
     static let rowidKey = SQLName("_seedkit_rowid")
 
     /// The rows with `key`, each as column name → value (and the rowid under ``rowidKey``).
-    func fetch(_ table: TableInfo, _ key: [(column: String, value: SQLValue)]) throws -> [StoredRow] {
-        let rowid = table.withoutRowID ? "" : ", rowid AS \(quoteIdentifier(Self.rowidKey.name))"
-        let statement = try db.cachedStatement(
-            sql: "SELECT *\(rowid) FROM \(quoteIdentifier(table.name)) WHERE \(predicate(table, key)) LIMIT 2")
-        let names = statement.columnNames.map(SQLName.init)
+    mutating func fetch(_ table: TableInfo, _ key: [(column: String, value: SQLValue)]) throws -> [StoredRow] {
+        let statement: Statement
+        if let known = memo.statement(
+            .fetch, table: table.name, operation: operationName, columns: key.lazy.map(\.column))
+        {
+            statement = known
+        } else {
+            let rowid = table.withoutRowID ? "" : ", rowid AS \(quoteIdentifier(Self.rowidKey.name))"
+            statement = try prepare(
+                RunMemo.Key(kind: .fetch, table: table.name, operation: operationName, columns: key.map(\.column)),
+                sql: "SELECT *\(rowid) FROM \(quoteIdentifier(table.name)) WHERE \(predicate(table, key)) LIMIT 2")
+            memo.fetchedNames[ObjectIdentifier(statement)] = statement.columnNames.map(SQLName.init)
+        }
+        let names = memo.fetchedNames[ObjectIdentifier(statement)] ?? statement.columnNames.map(SQLName.init)
         return try statement.rows(binding: key.lazy.map { $0.value }).map { row in
-            var values: StoredRow = [:]
+            var values = StoredRow(minimumCapacity: names.count)
             for (column, value) in zip(names, row) { values[column] = value }
             return values
         }

@@ -11,7 +11,8 @@ extension MigrationRun {
         guard let (key, fields) = try resolveKey(change.key, in: table, file: file, line: change.line) else {
             return .done
         }
-        let keyText = RowEvent.describe(key: fields)
+        // For messages only: not worked out for each of 100,000 rows that need none.
+        var keyText: String { RowEvent.describe(key: fields) }
         if dialect is CoreDataDialect,
             let column = change.to.values.map(\.column).first(where: {
                 table.column(storeColumn($0, in: table)) == nil
@@ -170,11 +171,12 @@ extension MigrationRun {
             }
             if !missingAttributes.isEmpty { return .done }
         }
-        memo.changedRows()
+        // A rename changes the rows that store the old key too (``followRename(of:row:to:)``).
+        if coreData == nil && !renames { memo.wroteRows(table.name) } else { memo.changedRows() }
         do {
             // The row first, then what refers to it by value: nothing of theirs moves unless the row did.
             if renames { try db.execute(sql: "PRAGMA defer_foreign_keys = ON") }
-            guard try dialect.update(db, table: table, key: key, values: to, references: parentTables(of: table)) > 0
+            guard try updateRow(table, key: key, rowid: current[Self.rowidKey], values: to) > 0
             else {
                 let changes = try columnChanges(
                     from: written(from, as: change.from), to: written(to, as: change.to), current: current,

@@ -95,11 +95,63 @@ extension MigrationRun {
         return true
     }
 
+    /// Deletes the row with `key` from `table` through the dialect; for plain SQLite, by a
+    /// statement prepared once per table and key (a 100,000-row delete built and hashed the
+    /// same SQL text for each row), found by its rowid (as ``fetch(_:_:)`` read it) when it has
+    /// one, and its key. Returns the rows it deleted.
+    mutating func deleteRow(_ table: TableInfo, key: [(column: String, value: SQLValue)], rowid: SQLValue?) throws
+        -> Int
+    {
+        guard plainSQLite else {
+            return try dialect.delete(db, from: table, key: key, references: parentTables(of: table))
+        }
+        let byRowid = !table.withoutRowID && rowid.map { if case .integer = $0 { true } else { false } } == true
+        let operation = byRowid ? "rowid" : ""
+        let statement =
+            try memo.statement(.delete, table: table.name, operation: operation, columns: key.lazy.map(\.column))
+            ?? prepare(
+                RunMemo.Key(kind: .delete, table: table.name, operation: operation, columns: key.map(\.column)),
+                sql:
+                    "DELETE FROM \(quoteIdentifier(table.name)) WHERE \(byRowid ? "rowid = ? AND " : "")\(keyPredicate(key))"
+            )
+        if byRowid, let rowid { return try execute(statement, binding: [(column: "rowid", value: rowid)] + key) }
+        return try execute(statement, binding: key)
+    }
+
+    /// Sets `values` in the row with `key` of `table` through the dialect; for plain SQLite, by
+    /// a statement prepared once per table, columns and key, found by its rowid and its key
+    /// (see ``deleteRow(_:key:rowid:)``). Returns the rows it changed.
+    mutating func updateRow(
+        _ table: TableInfo, key: [(column: String, value: SQLValue)], rowid: SQLValue?,
+        values: [(column: String, value: SQLValue)]
+    ) throws -> Int {
+        guard plainSQLite else {
+            return try dialect.update(db, table: table, key: key, values: values, references: parentTables(of: table))
+        }
+        let byRowid = !table.withoutRowID && rowid.map { if case .integer = $0 { true } else { false } } == true
+        // The columns set, then (after a name no column has) the key's.
+        var columns = values.map(\.column)
+        columns.append("\u{0}")
+        columns += key.map(\.column)
+        let operation = byRowid ? "rowid" : ""
+        let statement =
+            try memo.statement(.update, table: table.name, operation: operation, columns: columns)
+            ?? prepare(
+                RunMemo.Key(kind: .update, table: table.name, operation: operation, columns: columns),
+                sql:
+                    "UPDATE OR ABORT \(quoteIdentifier(table.name)) SET \(values.map { "\(quoteIdentifier($0.column)) = ?" }.joined(separator: ", ")) WHERE \(byRowid ? "rowid = ? AND " : "")\(keyPredicate(key))"
+            )
+        if byRowid, let rowid {
+            return try execute(statement, binding: values + [(column: "rowid", value: rowid)] + key)
+        }
+        return try execute(statement, binding: values + key)
+    }
+
     /// Runs an INSERT with `values` bound: with SQLite's C API alone when the run may
     /// (``SeedMigrator/Options/writesDirectly``), else through GRDB, whose observers see it.
     /// Returns the rows it changed.
     @discardableResult
-    private func execute(_ statement: Statement, binding values: [(column: String, value: SQLValue)]) throws -> Int {
+    func execute(_ statement: Statement, binding values: [(column: String, value: SQLValue)]) throws -> Int {
         if options.writesDirectly {
             // As GRDB does before each statement: a constraint resolved by ROLLBACK (ON CONFLICT
             // ROLLBACK, a trigger's RAISE(ROLLBACK)) ended the run's transaction, and a row written

@@ -7,7 +7,7 @@ import GRDB
 struct RunMemo {
     /// A prepared statement's purpose and what its SQL depends on.
     struct Key: Hashable {
-        enum Kind: Hashable { case count, lookup, insert, insertUnlessPresent, insertMany }
+        enum Kind: Hashable { case count, lookup, insert, insertUnlessPresent, insertMany, fetch, delete, update }
         var kind: Kind
         var table: String
         var operation: String
@@ -15,6 +15,8 @@ struct RunMemo {
     }
 
     var statements: [Key: Statement] = [:]
+    /// The column names of each ``Key/Kind/fetch`` statement, as a row read by it is keyed.
+    var fetchedNames: [ObjectIdentifier: [SQLName]] = [:]
     /// The last statement found for each kind, looked at before ``statements``: a big migration
     /// asks for the same one 100,000 times in a row, and a key to hash is an array of names.
     var last: [Key.Kind: (key: Key, statement: Statement)] = [:]
@@ -36,6 +38,11 @@ struct RunMemo {
     /// The last row shape's columns (``MigrationRun/columnPlan(for:in:)``), by table, operation and names written.
     /// (This and the other per-row memos are boxed: checking one retains one object, not each of its strings.)
     var columns: Box<(table: String, operation: String, names: [String], plan: [ColumnPlan])>?
+    /// The row shapes found before ``columns``, the latest first (an update resolves its key,
+    /// its `from` and its `to` for each row: three shapes in turn).
+    var earlierColumns: [Box<(table: String, operation: String, names: [String], plan: [ColumnPlan])>?] = [
+        nil, nil, nil,
+    ]
     /// The last row shape's facts for inserting rows the short way (``MigrationRun/insertQuickly(_:into:named:slot:)``;
     /// nil: such rows go the long way), by table, operation and names written.
     var quickInsert: Box<(table: String, operation: String, names: [String], shape: QuickInsertShape?)>?
@@ -51,12 +58,15 @@ struct RunMemo {
     /// The store's tables (``TableInfo/userTables(_:)``), read once: each delete asks every table
     /// whether a row refers to the one it removes.
     var userTables: [String]?
+    /// The last table's referrer checks (``MigrationRun/referrerChecks(of:)``), by table and operation.
+    var referrerChecks: (table: String, operation: String, checks: [ReferrerCheck])?
     /// Parent ids refs found, by lookup site (the child's table and ref column, and the ref),
     /// then by the parent's key value: a big migration names the same few parents (a category by
     /// name) in 100,000 rows. An entry holds while nothing else writes the parent's table: an
-    /// insert into a table forgets its entries; an update or delete (which may rename or remove a
-    /// parent, or change other rows through foreign keys) forgets them all. Nil when the store has
-    /// triggers, which may change any table on any write.
+    /// insert, update or delete of a table forgets its entries (``wroteRows(_:)``); one that may
+    /// change other rows (a foreign key's `ON DELETE`/`ON UPDATE` action, a rename followed by the
+    /// rows that store the old key, Core Data's bookkeeping) forgets them all. Nil when the store
+    /// has triggers, which may change any table on any write.
     var parentIDs: [ParentLookupSite: ParentIDs]?
     /// The last site a ref was looked up at, with the parent key's type and the ids found there
     /// (cleared in place with them): what the next row's same ref checks first.
@@ -106,6 +116,20 @@ struct RunMemo {
         for box in boxes where !box.ids.isEmpty { box.ids.removeAll() }
     }
 
+    /// Whether a foreign key of the store has an action (`CASCADE`, `SET NULL`, `SET DEFAULT`): an
+    /// update or delete of one table may then change rows of another (see ``wroteRows(_:)``; the
+    /// run then fails on the row it did not write, ``ChangeAccounting``, but nothing it resolves
+    /// before that may use an id such a change made wrong).
+    var foreignKeyActions = true
+
+    /// Forgets the parent ids an update or delete of `table`'s rows may have made wrong: those
+    /// found in `table`, or all of them where a foreign key's action may change other tables
+    /// (see ``parentIDs``). Keeping the others matters: a 100,000-row update or delete names the
+    /// same few parents in its `from` (issue 45).
+    mutating func wroteRows(_ table: String) {
+        if foreignKeyActions { changedRows() } else { wrote(table) }
+    }
+
     /// Forgets every parent id found (see ``parentIDs``).
     mutating func changedRows() {
         for box in parentIDs?.values ?? [:].values where !box.ids.isEmpty { box.ids.removeAll() }
@@ -130,6 +154,14 @@ struct RunMemo {
                 db, sql: "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'trigger' OR sql LIKE '%replace%')")
             ?? true
         memo.parentIDs = hidden ? nil : [:]
+        memo.foreignKeyActions =
+            try Bool.fetchOne(
+                db,
+                sql: """
+                    SELECT EXISTS (SELECT 1 FROM sqlite_master AS m, pragma_foreign_key_list(m.name) AS f
+                    WHERE m.type = 'table' AND (upper(f.on_delete) NOT IN ('NO ACTION', 'RESTRICT')
+                    OR upper(f.on_update) NOT IN ('NO ACTION', 'RESTRICT')))
+                    """) ?? true
         return memo
     }
 }
