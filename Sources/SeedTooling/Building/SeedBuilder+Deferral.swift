@@ -92,6 +92,7 @@ extension SeedBuilder {
         _ deferral: Deferral, db: Database, counts: inout [(name: String, rows: Int)], diagnostics: inout [Diagnostic]
     ) throws {
         var final = false
+        var linking = false
         var links = deferral.links
         // In the last pass every table's rows stay parked until all are reported: a row of a
         // later table that waits for an earlier one's is explained by that row, not called missing.
@@ -113,7 +114,7 @@ extension SeedBuilder {
                     loader.parkable = plan.bound.map { bound in
                         bound.reference.map { deferral.isWaiting($0.spec.table) } ?? false
                     }
-                    if !plan.table.withoutRowID {
+                    if !plan.table.withoutRowID && (linking || loader.linksUnseen) {
                         if links[index] == nil { links[index] = try LinkedRefs(db: db, plan: plan, number: index) }
                         loader.links = links[index]
                     }
@@ -156,8 +157,13 @@ extension SeedBuilder {
                 for (parked, generation) in reported { try parked.endPass(generation) }
                 break
             }
-            // Stuck: what still waits is reported (nullable refs never wait: they are linked).
-            if deferral.waiting == before { final = true }
+            // Stuck: first let nullable refs that wait (a table with triggers or checks) be linked
+            // afterwards; then report what is left.
+            if deferral.waiting == before {
+                if linking { final = true } else { linking = true }
+            } else {
+                linking = false
+            }
         }
         for parked in deferral.parked.values { try parked.drop() }
         for index in links.keys.sorted() { try links[index]?.apply(deferral: deferral, diagnostics: &diagnostics) }
@@ -237,4 +243,12 @@ extension SeedBuilder {
             return a.offset < b.offset
         }.map(\.element)
     }
+}
+
+extension TableLoader {
+    /// Whether a nullable ref to a row not in yet may go in empty and be set once every row is
+    /// in without anyone seeing it empty: no trigger of the table (an AFTER INSERT one would
+    /// read it empty, an AFTER UPDATE one would fire for a row no fixture updates) and no
+    /// manifest check (run on the row as it goes in).
+    var linksUnseen: Bool { !hasTriggers && plan.config.checks.isEmpty }
 }

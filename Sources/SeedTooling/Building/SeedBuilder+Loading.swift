@@ -114,8 +114,10 @@ extension SeedBuilder {
                 // A nullable ref whose parent is not in yet is set once every row is in: its row goes
                 // in now, in the fixture's order (a Core Data entity without a key needs that order
                 // too: refs to it give its row's line, which the build makes its Z_PK). A WITHOUT
-                // ROWID table's rows wait instead.
-                if !plan.table.withoutRowID {
+                // ROWID table's rows wait instead, and so do those of a table with triggers or
+                // checks: they would see the ref empty, or fire again when it is set.
+                let coreDataOrder = plan.dialect is CoreDataDialect && config.key.isEmpty
+                if !plan.table.withoutRowID, coreDataOrder || loader.linksUnseen {
                     let links = try LinkedRefs(db: db, plan: plan, number: index)
                     deferral.links[index] = links
                     loader.links = links

@@ -11,7 +11,7 @@ import SeedRuntime
 /// inserted, and constraint failures reported at the fixture's line.
 final class TableLoader {
     private let db: Database
-    private let plan: TablePlan
+    let plan: TablePlan
     private let file: String
     private var inserts: [UInt64: Statement] = [:]
     /// The INSERT of ``rowsPerStatement`` whole records at once, prepared on first use.
@@ -37,7 +37,7 @@ final class TableLoader {
     /// there, so that the build can name the earlier row's line too (a second read, only then).
     private(set) var duplicateKeys: [(line: Int, slots: [Int], values: [SQLValue])] = []
     /// Whether a trigger of the table may veto a row (`RAISE(IGNORE)`): then each insert checks that SQLite made the row.
-    private let hasTriggers: Bool
+    let hasTriggers: Bool
     /// The schema's ON CONFLICT clauses, to say what a duplicate's clause would have done.
     private let conflictClauses: ConflictClauses
     /// Where a record goes whose ref names a row not inserted yet; nil: such a ref is an error.

@@ -37,7 +37,8 @@ extension HelpTopic {
         nullable ref names a row not in yet goes in in the fixture's order with the ref empty, and the
         ref is set once every row is in (rows that refer to each other, in a chain or a cycle, included):
         a ref to a later row costs about what a ref to an earlier one does. A row whose NOT NULL ref
-        waits (or whose CHECK or trigger refuses it with the ref empty) waits in a temporary table and
+        waits (or whose CHECK or trigger refuses it with the ref empty, or whose table has triggers
+        or manifest checks, which would see the ref empty) waits in a temporary table and
         is inserted once its parent is in; a cycle of NOT NULL refs is an error (2030) naming each row
         and the rows it waits for. A row that breaks a rule is still checked for
         duplicate keys, refs and constraints, so one build reports every problem.

@@ -1,0 +1,97 @@
+import Foundation
+import GRDB
+import SeedTestSupport
+import Testing
+
+/// Review of be8d104 (a nullable ref to a row not in yet is linked, not parked): a table's
+/// triggers see its rows as the fixtures give them, as they did when such rows waited.
+@Suite struct ReviewFindingsTests {
+    private func project(schema: String, nodes: String) throws -> TemporaryProject {
+        let project = try TemporaryProject(bookStore: false)
+        try project.write("seeds/schema.sql", schema)
+        try project.write(
+            "seeds/seedkit.yml",
+            "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  nodes: { file: data/nodes.csv, key: name, refs: { parent_id: nodes.name } }\n"
+        )
+        try project.write("seeds/data/nodes.csv", nodes)
+        return project
+    }
+
+    private func strings(_ project: TemporaryProject, _ sql: String) throws -> [String] {
+        try DatabaseQueue(path: project.path("build/seed.sqlite")).read { db in try String.fetchAll(db, sql: sql) }
+    }
+
+    /// An AFTER INSERT trigger that keeps a count of children: the child listed before its
+    /// parent must be counted as the one listed after it is (it went in with its ref empty).
+    @Test func anAfterInsertTriggerSeesTheRefOfAChildListedBeforeItsParent() throws {
+        let project = try project(
+            schema: """
+                CREATE TABLE nodes (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, parent_id INTEGER REFERENCES nodes(id));
+                CREATE TABLE counts (name TEXT PRIMARY KEY, children INTEGER NOT NULL);
+                CREATE TRIGGER count_child AFTER INSERT ON nodes WHEN NEW.parent_id IS NOT NULL BEGIN
+                  INSERT INTO counts (name, children) SELECT name, 1 FROM nodes WHERE id = NEW.parent_id
+                    ON CONFLICT (name) DO UPDATE SET children = children + 1;
+                END;
+
+                """,
+            nodes: "name,parent_id\nearly,root\nroot,\nlate,root\n")
+        let result = try project.seedkit("build")
+        expectEqual(result.status, 0, "\(result)")
+        expectEqual(try strings(project, "SELECT name || ' ' || children FROM counts ORDER BY name"), ["root 2"])
+    }
+
+    /// An AFTER UPDATE trigger (an audit log) fires for no row: the fixtures update nothing.
+    @Test func anAfterUpdateTriggerDoesNotFireForARefSetAfterwards() throws {
+        let project = try project(
+            schema: """
+                CREATE TABLE nodes (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, parent_id INTEGER REFERENCES nodes(id));
+                CREATE TABLE audit (name TEXT NOT NULL);
+                CREATE TRIGGER audit_update AFTER UPDATE ON nodes BEGIN INSERT INTO audit (name) VALUES (NEW.name); END;
+
+                """,
+            nodes: "name,parent_id\nleaf,root\nroot,\n")
+        let result = try project.seedkit("build")
+        expectEqual(result.status, 0, "\(result)")
+        expectEqual(try strings(project, "SELECT name FROM audit"), [])
+        expectEqual(
+            try strings(
+                project,
+                "SELECT n.name || ' → ' || coalesce(p.name, '-') FROM nodes n LEFT JOIN nodes p ON p.id = n.parent_id ORDER BY n.name"
+            ),
+            ["leaf → root", "root → -"])
+    }
+
+    /// A manifest check that reads the ref: it holds of the row the fixture gives (the child listed
+    /// before its parent has that parent), so the build passes as it does with the parent first.
+    @Test func aManifestCheckOnTheRefSeesTheParentOfAChildListedFirst() throws {
+        let project = try TemporaryProject(bookStore: false)
+        try project.write(
+            "seeds/schema.sql",
+            "CREATE TABLE nodes (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, parent_id INTEGER REFERENCES nodes(id));\n"
+        )
+        try project.write(
+            "seeds/seedkit.yml",
+            """
+            schema: schema.sql
+            output: ../build/seed.sqlite
+            tables:
+              nodes:
+                file: data/nodes.csv
+                key: name
+                refs: { parent_id: nodes.name }
+                checks:
+                  - sql: "name = 'root' OR parent_id IS NOT NULL"
+                    message: every node but the root has a parent
+
+            """)
+        try project.write("seeds/data/nodes.csv", "name,parent_id\nleaf,root\nroot,\n")
+        let result = try project.seedkit("build")
+        expectEqual(result.status, 0, "\(result)")
+        expectEqual(
+            try strings(
+                project,
+                "SELECT n.name || ' → ' || coalesce(p.name, '-') FROM nodes n LEFT JOIN nodes p ON p.id = n.parent_id ORDER BY n.name"
+            ),
+            ["leaf → root", "root → -"])
+    }
+}
