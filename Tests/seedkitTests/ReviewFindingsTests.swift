@@ -94,4 +94,25 @@ import Testing
             ),
             ["leaf → root", "root → -"])
     }
+
+    /// A table named `l`: the UPDATE that sets the refs gave its links that alias (SQLite error, exit 4).
+    @Test func aTableNamedLWithARefToALaterRowBuilds() throws {
+        let project = try TemporaryProject(bookStore: false)
+        try project.write(
+            "seeds/schema.sql",
+            "CREATE TABLE l (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, parent_id INTEGER REFERENCES l(id));\n")
+        try project.write(
+            "seeds/seedkit.yml",
+            "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  l: { file: data/l.csv, key: name, refs: { parent_id: l.name } }\n"
+        )
+        try project.write("seeds/data/l.csv", "name,parent_id\nleaf,root\nroot,\n")
+        let result = try project.seedkit("build")
+        expectEqual(result.status, 0, "\(result)")
+        expectEqual(
+            try strings(
+                project,
+                "SELECT n.name || ' → ' || coalesce(p.name, '-') FROM l n LEFT JOIN l p ON p.id = n.parent_id ORDER BY n.name"
+            ),
+            ["leaf → root", "root → -"])
+    }
 }

@@ -198,7 +198,8 @@ final class LinkedRefs {
             do {
                 try db.execute(
                     sql:
-                        "UPDATE \(table) SET \(column) = (\(reference.lookup(of: "l.key"))) FROM \(name) AS l WHERE l.slot = \(slot) AND \(table).rowid = l.row"
+                        // The links by their own name: a table or parent named `l` would take an alias.
+                        "UPDATE \(table) SET \(column) = (\(reference.lookup(of: "\(name).key"))) FROM \(name) WHERE \(name).slot = \(slot) AND \(table).rowid = \(name).row"
                 )
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
                 let lookup = try db.makeStatement(sql: reference.lookupSQL)
