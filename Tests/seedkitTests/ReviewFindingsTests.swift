@@ -115,4 +115,20 @@ import Testing
             ),
             ["leaf → root", "root → -"])
     }
+
+    /// A one-to-one ref with ON CONFLICT REPLACE that two rows give one later parent: listed
+    /// parent first, the build names line 3 (2040); listed children first, the linking UPDATE
+    /// replaces line 2's row and the build only counts a row missing (1550), naming no row.
+    /// Not fixed yet: known issue.
+    @Test func aReplacingOneToOneSetToOneLaterParentNamesTheSecondRow() throws {
+        let project = try project(
+            schema:
+                "CREATE TABLE nodes (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, parent_id INTEGER UNIQUE ON CONFLICT REPLACE REFERENCES nodes(id));\n",
+            nodes: "name,parent_id\na,c\nb,c\nc,\n")
+        let result = try project.seedkit("build")
+        expectEqual(result.status, 1, "\(result)")
+        withKnownIssue("the linking UPDATE's REPLACE deletes a row; the build names none") {
+            #expect(result.stderr.contains("seeds/data/nodes.csv:3:2: error: duplicate key parent_id 'c'"), "\(result)")
+        }
+    }
 }
