@@ -155,6 +155,50 @@ public struct ReleaseWorkflow {
         return files
     }
 
+    /// Writes the next migration for `name` and reports each file written (`seedkit new-migration`).
+    ///
+    /// Without `seed`, an empty scaffold whose examples are rows of the project's tables; with
+    /// it, the changes from that seed to the fixtures (``changes(name:from:manifest:renames:freshBuild:)``),
+    /// or nothing at all when there are none.
+    ///
+    /// - Parameters:
+    ///   - name: what the migration does, slugged into the file name.
+    ///   - seed: the seed a previous release shipped, or nil for a scaffold.
+    ///   - renames: `--rename` as given (`countries:Turkey=Türkiye`), parsed before anything is read.
+    ///   - manifest: loads the project's manifest (changes need one; a scaffold whose manifest
+    ///     does not load shows the BookStore's rows).
+    ///   - hasManifest: whether the project has a manifest for a scaffold to load.
+    ///   - freshBuild: builds the fixtures of the manifest into a temporary seed and returns where.
+    /// - Returns: the files written, or none and why none were needed.
+    /// - Throws: ``SeedError``: configuration when the file exists, a rename does not parse or
+    ///   name a change, or the seed is not one; I/O when a file cannot be written (none is left).
+    public func newMigration(
+        name: String, from seed: String?, renames: [String], manifest: () throws(SeedError) -> Manifest,
+        hasManifest: Bool, freshBuild: (Manifest) throws -> URL
+    ) throws(SeedError) -> NewMigrationReport {
+        try requireNewFile(name: name)
+        let hints = try renames.map { text throws(SeedError) in try RenameHint.parse(text) }
+        let files: [File]
+        if let seed {
+            do {
+                files = try changes(
+                    name: name, from: seed, manifest: { () throws(SeedError) in try manifest() }, renames: hints,
+                    freshBuild: freshBuild)
+            } catch let error as SeedError { throw error } catch { throw SeedError(databaseError: error, file: seed) }
+            guard !files.isEmpty else { return NewMigrationReport(written: [], note: nothingToMigrate(from: seed)) }
+        } else {
+            // Its examples are rows of the project's own tables (a manifest that does not load: the BookStore's).
+            files = scaffold(name: name, manifest: hasManifest ? try? manifest() : nil)
+        }
+        try write(files)
+        return NewMigrationReport(
+            written: files.map { file in
+                NewMigrationReport.Written(
+                    path: shown(file.name), summary: file.summary, renames: file.renamePairs,
+                    likelyRenames: file.likelyRenames)
+            })
+    }
+
     /// What to say when ``changes(name:from:manifest:renames:freshBuild:)`` finds nothing to migrate.
     public func nothingToMigrate(from seed: String) -> String {
         "\(seed)\(migrations.isEmpty ? "" : " with the existing migrations applied") holds what the fixtures hold: no migration needed, nothing written"
