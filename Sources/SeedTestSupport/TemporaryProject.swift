@@ -3,6 +3,7 @@ public import GRDB
 import SeedRuntime
 
 /// A seedkit project in a fresh temporary folder: `seeds/`, `migrations/`, `build/`.
+///
 /// Starts as the BookStore example; tests overwrite the files they care about.
 public final class TemporaryProject: @unchecked Sendable {
     public let root: URL
@@ -53,7 +54,9 @@ public final class TemporaryProject: @unchecked Sendable {
     }
 
     /// A BookStore project whose seed was built before any migration existed, copied to
-    /// `user.sqlite`: the store an existing user has. `build/seed.sqlite` is there too.
+    /// `user.sqlite`: the store an existing user has.
+    ///
+    /// `build/seed.sqlite` is there too.
     public static func withUserStore() throws -> TemporaryProject {
         let project = try TemporaryProject()
         let seed = try userSeed.get()

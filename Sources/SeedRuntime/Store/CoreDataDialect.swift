@@ -178,7 +178,9 @@ package struct CoreDataDialect: StoreDialect {
     }
 
     /// Root entities whose table holds a Z_PK above their Z_MAX: a new row would reuse a key.
-    /// A `Z_MAX` of -1 is not a problem: Core Data leaves it so in stores that hold rows (observed).
+    ///
+    /// A `Z_MAX` of -1 is not a problem: Core Data leaves it so in stores that hold rows
+    /// (observed).
     package func keyProblems(_ db: Database) throws -> [String] {
         var problems: [String] = []
         for entity in entities where entity.superEntity == 0 {
@@ -295,8 +297,9 @@ package struct CoreDataDialect: StoreDialect {
     }
 
     /// SQL reading `expression`, a UUID attribute's value, as its text: 16 bytes in the form
-    /// `UUID.uuidString` prints (8-4-4-4-12, upper case); any other value as it is. The one SQL
-    /// rendering of a UUID (``SQLValue/uuidText`` is the Swift one).
+    /// `UUID.uuidString` prints (8-4-4-4-12, upper case); any other value as it is.
+    ///
+    /// The one SQL rendering of a UUID (``SQLValue/uuidText`` is the Swift one).
     package static func uuidTextSQL(_ expression: String) -> String {
         let parts = [(1, 8), (9, 4), (13, 4), (17, 4), (21, 12)].map { "substr(hex(\(expression)), \($0.0), \($0.1))" }
         return "CASE WHEN typeof(\(expression)) = 'blob' AND length(\(expression)) = 16 THEN "
@@ -481,8 +484,10 @@ package struct CoreDataDialect: StoreDialect {
 
     // MARK: - Helpers
 
-    /// The next `Z_PK` of `root`'s table: `Z_MAX` + 1, moving `Z_MAX` on. A `Z_MAX` of -1 (Core
-    /// Data does not track the highest key there) stays -1, and the key follows the table's highest.
+    /// The next `Z_PK` of `root`'s table: `Z_MAX` + 1, moving `Z_MAX` on.
+    ///
+    /// A `Z_MAX` of -1 (Core Data does not track the highest key there) stays -1, and the key
+    /// follows the table's highest.
     private func allocateKey(_ db: Database, root: Entity, table: String) throws -> Int64 {
         let recorded =
             try Int64.fetchOne(

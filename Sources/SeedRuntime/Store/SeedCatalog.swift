@@ -125,9 +125,11 @@ package enum SeedCatalog {
     ]
 
     /// Refuses a store whose seedkit tables hold what seedkit never writes there: a blob or a
-    /// number where it writes text, text that is not JSON where it writes JSON. Every command and
-    /// the app's launch call check this before reading the tables, so such a store is one clear
-    /// error (exit 3), whichever table is damaged and whatever the command reads.
+    /// number where it writes text, text that is not JSON where it writes JSON.
+    ///
+    /// Every command and the app's launch call check this before reading the tables, so such a
+    /// store is one clear error (exit 3), whichever table is damaged and whatever the command
+    /// reads.
     ///
     /// - throws: ``SeedError`` (refused) naming the first such column and what it holds.
     package static func requireWellFormed(_ db: Database) throws {

@@ -30,6 +30,7 @@ package enum FileFacts {
 
     /// Refuses, as a configuration error, a path that names something other than a regular file or
     /// a folder (a FIFO, a device, a socket): reading it would block, or read what is not a file.
+    ///
     /// Nothing there passes (the caller says what is missing, as it always did).
     ///
     /// - parameter what: what seedkit reads there, for the message (`the fixture`, `the manifest`).

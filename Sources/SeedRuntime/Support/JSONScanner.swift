@@ -6,9 +6,10 @@
 /// Running off the end of the bytes throws ``JSONScanError/truncated`` so that a
 /// streaming caller can refill its buffer and scan the record again.
 package struct JSONScanner {
-    /// How deeply arrays and objects may nest in a document ``parseNode()`` reads. Deeper input
-    /// is refused with a syntax error, so that no input can exhaust the stack (the tree, its
-    /// checksum and its release all recurse), in the tool or in an app.
+    /// How deeply arrays and objects may nest in a document ``parseNode()`` reads.
+    ///
+    /// Deeper input is refused with a syntax error, so that no input can exhaust the stack (the
+    /// tree, its checksum and its release all recurse), in the tool or in an app.
     package static let maximumDepth = 256
 
     package let bytes: UnsafeRawBufferPointer
@@ -165,9 +166,10 @@ package struct JSONScanner {
     /// The kinds of scalar ``scanScalar(into:)`` finds.
     package enum ScalarKind: UInt8 { case null, bool, integer, real, string }
 
-    /// Scans a string, number, `true`, `false` or `null`. Strings are decoded into
-    /// `output`; numbers and booleans are copied as written. Returns nil (scanning
-    /// nothing) when the value is an array or object.
+    /// Scans a string, number, `true`, `false` or `null`.
+    ///
+    /// Strings are decoded into `output`; numbers and booleans are copied as written. Returns nil
+    /// (scanning nothing) when the value is an array or object.
     package mutating func scanScalar(into output: inout [UInt8]) throws(JSONScanError) -> ScalarKind? {
         guard let first = peek() else { throw .truncated }
         switch first {

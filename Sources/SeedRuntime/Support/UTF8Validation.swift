@@ -49,8 +49,10 @@ package enum UTF8Validation {
 
 extension UTF8Validation {
     /// Why `bytes` are not UTF-8 text that seedkit reads, with the 1-based line where it shows;
-    /// nil when they are. A UTF-16 or UTF-32 file is named as such (by its byte order mark, or by
-    /// the NUL bytes that every ASCII character of it has), rather than read as text with NULs in it.
+    /// nil when they are.
+    ///
+    /// A UTF-16 or UTF-32 file is named as such (by its byte order mark, or by the NUL bytes that
+    /// every ASCII character of it has), rather than read as text with NULs in it.
     ///
     /// - parameter bytes: the whole file, or the start of it (for fixtures, which are read as a stream).
     package static func textProblem(_ bytes: UnsafeRawBufferPointer) -> (line: Int, message: String)? {

@@ -61,8 +61,10 @@ public struct CoreDataModel: Sendable {
         /// The name an earlier model version gave the relationship (`renamingIdentifier`, `elementID`).
         public var renamingIdentifier: String? = nil
         /// Not the entity's own: another entity's to-many without an inverse, which Core Data keeps
-        /// in this entity's table as a column holding the owner's `Z_PK`. Named `Owner.relationship`
-        /// (`Shelf.books` on `Book`), it is written as a to-one to the owner (``heldToManys(_:)``).
+        /// in this entity's table as a column holding the owner's `Z_PK`.
+        ///
+        /// Named `Owner.relationship` (`Shelf.books` on `Book`), it is written as a to-one to the
+        /// owner (``heldToManys(_:)``).
         public var ownersToMany = false
     }
 
@@ -105,7 +107,9 @@ public struct CoreDataModel: Sendable {
     public func entity(_ name: String) -> Entity? { entities.first { $0.name == name } }
 
     /// `entity`'s to-many relationship `name` when its inverse is to-many too: stored in a join
-    /// table, and written by listing the related rows' keys. Nil for anything else.
+    /// table, and written by listing the related rows' keys.
+    ///
+    /// Nil for anything else.
     public func manyToMany(_ entity: String, _ name: String) -> Relationship? {
         guard let relationship = flattened(entity)?.relationships.first(where: { $0.name == name && $0.toMany }),
             let inverse = relationship.inverseName,
@@ -215,9 +219,10 @@ public struct CoreDataModel: Sendable {
     /// The to-many relationships without an inverse whose destination is one of `lineage` (an
     /// entity and its ancestors): Core Data keeps each in the destination's table, a column
     /// `Z<owner's Z_ENT><NAME>` holding the owner's `Z_PK` (`ZBOOK.Z3BOOKS` for `Shelf.books`,
-    /// MetaCocktails' `ZINGREDIENT.Z1SPEC` for `Cocktail.spec`). Each as an optional to-one to the
-    /// owner named `Owner.relationship`, as `inspect` shows it and fixtures and migrations write it
-    /// (docs/core-data.md, "Deletes and pointers to a row").
+    /// MetaCocktails' `ZINGREDIENT.Z1SPEC` for `Cocktail.spec`).
+    ///
+    /// Each as an optional to-one to the owner named `Owner.relationship`, as `inspect` shows it
+    /// and fixtures and migrations write it (docs/core-data.md, "Deletes and pointers to a row").
     func heldToManys(_ lineage: Set<String>) -> [Relationship] {
         entities.flatMap { owner in
             owner.relationships.filter { $0.toMany && $0.inverseName == nil && lineage.contains($0.destination) }.map {
@@ -416,8 +421,9 @@ private final class ModelXMLReader: NSObject, XMLParserDelegate {
         if openElements.last?.name == element { openElements.removeLast() }
     }
 
-    /// The parser's error in words (Foundation's own text is only "error 76"). The codes are
-    /// libxml2's, which Foundation reports on Apple platforms and Linux alike.
+    /// The parser's error in words (Foundation's own text is only "error 76").
+    ///
+    /// The codes are libxml2's, which Foundation reports on Apple platforms and Linux alike.
     static func describe(_ error: (any Error)?) -> String {
         guard let error = error as NSError? else { return "XML error" }
         switch error.code {

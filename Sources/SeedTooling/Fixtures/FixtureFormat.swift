@@ -2,12 +2,13 @@ import Foundation
 import SeedRuntime
 
 extension ReadingOptions {
-    /// A fixture's format: `format:`, or its extension. This file is the registry of fixture
-    /// formats: a format is its case, its ``Capabilities`` and its reader in
-    /// ``ReadingOptions/open(_:displayPath:root:fields:unknownField:)``. Everything else asks the
-    /// format what it can do (`format.recordsNameTheirFields`), never which format it is, so a
-    /// new format is a ``RecordSource`` plus its case here, and the compiler finds the switches
-    /// below that must answer for it.
+    /// A fixture's format: `format:`, or its extension.
+    ///
+    /// This file is the registry of fixture formats: a format is its case, its ``Capabilities`` and
+    /// its reader in ``ReadingOptions/open(_:displayPath:root:fields:unknownField:)``. Everything
+    /// else asks the format what it can do (`format.recordsNameTheirFields`), never which format it
+    /// is, so a new format is a ``RecordSource`` plus its case here, and the compiler finds the
+    /// switches below that must answer for it.
     @dynamicMemberLookup
     public enum Format: String, Sendable, CaseIterable {
         /// RFC 4180, with `delimiter:` between fields.

@@ -5,7 +5,9 @@ public import SeedRuntime
 
 /// The differences between two stores, table by table and row by row (`seedkit diff`, docs/reference.md).
 public struct StoreDiff: Sendable {
-    /// One table's differences. Rows are named by their key.
+    /// One table's differences.
+    ///
+    /// Rows are named by their key.
     public struct TableDiff: Sendable {
         /// A row only one side has: its key, and its other values in ``columns``' order (a ref as
         /// its parent's key, as ``changed`` shows it).
@@ -67,8 +69,9 @@ public struct StoreDiff: Sendable {
 
         /// A ref column's expression (`expression`, the parent's key by a subquery) answered by
         /// one lookup per distinct id: an integer id names the parent row whose rowid it is, so
-        /// `SELECT key FROM parent WHERE rowid = ?` gives what the subquery gives for it. Other
-        /// stored values (NULL, text, reals) are still read through the expression.
+        /// `SELECT key FROM parent WHERE rowid = ?` gives what the subquery gives for it.
+        ///
+        /// Other stored values (NULL, text, reals) are still read through the expression.
         package struct ParentLookup: Sendable {
             /// The expression this lookup stands for; used only while `expressions` still holds it.
             let expression: String
@@ -316,8 +319,9 @@ public struct StoreDiff: Sendable {
 
     /// Matches rows by `key` reading both stores in rowid order: rows whose keys agree at the
     /// same step are compared at once; the others wait in a map by key for their match, so
-    /// memory grows with the misaligned rows only. Reports in key order, as the walk does; nil
-    /// when more than ``misalignedLimit`` rows wait.
+    /// memory grows with the misaligned rows only.
+    ///
+    /// Reports in key order, as the walk does; nil when more than ``misalignedLimit`` rows wait.
     private static func compareAligned(
         _ a: DatabaseQueue, _ b: DatabaseQueue, name: String, key: [String], columns: [String],
         queries: (a: RowQuery, b: RowQuery)

@@ -3,7 +3,9 @@ public import GRDB
 public import SeedRuntime
 
 /// Checks the rows a store holds now: SQLite's integrity and foreign keys, and the
-/// manifest's rules and checks (`seedkit verify`, docs/reference.md). Read-only.
+/// manifest's rules and checks (`seedkit verify`, docs/reference.md).
+///
+/// Read-only.
 public enum StoreVerifier {
     /// One problem in a store: which row (by key), which column, why.
     public struct Finding: Sendable, Equatable {
@@ -210,6 +212,7 @@ public enum StoreVerifier {
     /// The one-to-one pairs of a Core Data store whose sides disagree (1550): what `build`
     /// refuses in the seed it wrote, where fixtures gave one target to two rows (each side
     /// holds one row; Core Data sets both).
+    ///
     /// `givenOnly`: only pairs whose other side is set and points elsewhere (what fixtures gave,
     /// before the build completes the sides they leave empty).
     package static func oneSidedFindings(

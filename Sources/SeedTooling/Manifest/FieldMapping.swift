@@ -56,6 +56,7 @@ public struct FieldMapping: Sendable {
     }
 
     /// Why `field` is refused: the table lacks it, or its column comes from another field.
+    ///
     /// `what` is how the fixture names fields ("column" for CSV, "key" for JSON).
     public func unknownFieldMessage(_ field: String, what: String, table: String, columns tableColumns: [String])
         -> String

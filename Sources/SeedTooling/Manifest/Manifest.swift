@@ -101,8 +101,9 @@ public struct Manifest: Sendable {
         public var line: Int
     }
 
-    /// Loads and checks the shape of a manifest. Names of tables and columns are checked
-    /// against the schema later, by the builder.
+    /// Loads and checks the shape of a manifest.
+    ///
+    /// Names of tables and columns are checked against the schema later, by the builder.
     ///
     /// - throws: ``SeedError`` (configuration) naming the file, line and key.
     /// The tables marked `migrate_only: true`, by ``lowercasedName``.

@@ -3,9 +3,11 @@ import GRDB
 import SeedRuntime
 
 /// The release-time check of the keys updates and deletes name (docs/releases.md, "Shipping a data update"): a key that matches
-/// no row the release knows of is the author's typo. `migrate` cannot tell it from a row the
-/// user deleted (it reports the row missing and records the migration as applied), so
-/// `build` and `check-upgrade` report it, like an unknown ref (2030, at the migration's line).
+/// no row the release knows of is the author's typo.
+///
+/// `migrate` cannot tell it from a row the user deleted (it reports the row missing and records the
+/// migration as applied), so `build` and `check-upgrade` report it, like an unknown ref (2030, at
+/// the migration's line).
 ///
 /// A key is known when a migration inserts it or renames a row to it (any migration, in any
 /// order), when a table a `.sql` migration writes is involved (what SQL provides is known only
@@ -153,6 +155,7 @@ enum MigrationKeys {
 extension UpgradeChecker {
     /// The keys the migrations' updates and deletes name that match no row of the fresh build,
     /// of any of `oldSeeds`, or of any migration's inserts or renames (see ``MigrationKeys``).
+    ///
     /// An old seed that cannot be read here is left to ``check(_:fresh:)``, which reports it.
     public func unmatchedKeys(_ oldSeeds: [String], fresh: URL) throws -> [Diagnostic] {
         let expected = try StoreAccess.openReadOnly(fresh.path)

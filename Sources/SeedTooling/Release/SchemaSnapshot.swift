@@ -4,8 +4,9 @@ import SeedRuntime
 
 /// A store's schema, normalized for comparison: each table's columns in order with their
 /// definitions (type, NOT NULL, DEFAULT, constraints as written), its table constraints and
-/// options, and the indexes, triggers and views, whitespace collapsed. seedkit's own tables
-/// are left out. Used by `check-upgrade`, `diff` and `new-migration --from`.
+/// options, and the indexes, triggers and views, whitespace collapsed.
+///
+/// seedkit's own tables are left out. Used by `check-upgrade`, `diff` and `new-migration --from`.
 public struct SchemaSnapshot: Sendable, Equatable {
     public struct Column: Sendable, Equatable {
         public var name: String

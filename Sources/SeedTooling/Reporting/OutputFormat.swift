@@ -44,8 +44,10 @@ public struct OutputFormat: Sendable, Hashable, CustomStringConvertible {
     /// Whether reports of this type can be printed in this format.
     public func renders(_ report: any Report.Type) -> Bool { report.views.contains(view) }
 
-    /// Prints `report` to `output`. A report that does not offer ``view`` prints nothing: commands
-    /// refuse such a format before they run (``named(_:for:)``).
+    /// Prints `report` to `output`.
+    ///
+    /// A report that does not offer ``view`` prints nothing: commands refuse such a format before
+    /// they run (``named(_:for:)``).
     public func render(_ report: some Report, to output: ReportOutput) {
         guard renders(type(of: report)) else { return }
         write(report, output)

@@ -1,8 +1,9 @@
 import Foundation
 public import SeedRuntime
 
-/// Rows to print: column names and values, plus how many rows were left out. Every format
-/// that prints rows (csv, markdown) prints a report's ``Report/tabular``.
+/// Rows to print: column names and values, plus how many rows were left out.
+///
+/// Every format that prints rows (csv, markdown) prints a report's ``Report/tabular``.
 ///
 /// The rows are either held (``rows``) or read while a format prints them (``stream``, what
 /// `inspect` gives): every format reads them through ``forEachRow(_:)``, once, so printing a
@@ -12,10 +13,14 @@ public struct Tabular: Sendable {
     /// A cell is a value (`.null` is SQLite's NULL, shown as NULL where a format can) or nil:
     /// nothing to say there (the old value of an added row), empty in every format.
     public var rows: [[SQLValue?]]
-    /// Rows that matched but were not included (`--limit`). Of a ``stream``, known once it is read.
+    /// Rows that matched but were not included (`--limit`).
+    ///
+    /// Of a ``stream``, known once it is read.
     public var omitted: Int
-    /// Ref columns by index: each row's parent key and the value stored. Their cells in ``rows``
-    /// show the key (or the stored value when no parent row has it); JSON gives both.
+    /// Ref columns by index: each row's parent key and the value stored.
+    ///
+    /// Their cells in ``rows`` show the key (or the stored value when no parent row has it); JSON
+    /// gives both.
     public var references: [Int: [(key: SQLValue, id: SQLValue)]] = [:]
     /// Rows not read yet, read as they are printed; a tabular with a stream holds no ``rows``.
     public var stream: RowSource?
@@ -38,8 +43,9 @@ public struct Tabular: Sendable {
     }
 
     /// Hands each row to `body` in order, the held ones then the stream's (read as they are
-    /// handed over), and returns how many more matched than were included (``omitted``). A
-    /// stream's read that fails stops the rows there; ``RowSource/failure`` says why.
+    /// handed over), and returns how many more matched than were included (``omitted``).
+    ///
+    /// A stream's read that fails stops the rows there; ``RowSource/failure`` says why.
     @discardableResult
     public func forEachRow(_ body: (Row) -> Void) -> Int {
         for (index, cells) in rows.enumerated() {
@@ -71,8 +77,10 @@ public struct Tabular: Sendable {
 
 /// Rows read from SQLite while they are printed, once (``Tabular/stream``): `read` steps a
 /// statement and hands over each row, then returns how many more rows matched than it read (a
-/// `--limit`). It runs inside the read that opened the statement, so a command prints the rows
-/// before that read ends.
+/// `--limit`).
+///
+/// It runs inside the read that opened the statement, so a command prints the rows before that read
+/// ends.
 public final class RowSource: @unchecked Sendable {
     // Unchecked: a stream is read once, on the thread of the database read that made it.
     private let reader: ((Tabular.Row) -> Void) throws -> Int

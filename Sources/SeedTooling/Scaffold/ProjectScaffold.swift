@@ -142,7 +142,9 @@ public struct ProjectScaffold: Sendable {
 
     /// What is in the way under `root`: a file to write that exists (of any kind, a dangling
     /// symbolic link included), a folder to create that is a file, a `migrations/` that holds
-    /// files. Each path as the scaffold names it, with why. Nothing may be written unless this is empty.
+    /// files.
+    ///
+    /// Each path as the scaffold names it, with why. Nothing may be written unless this is empty.
     public func obstacles(in root: URL) -> [(path: String, problem: String)] {
         var found: [(path: String, problem: String)] = []
         var folders: [String] = []

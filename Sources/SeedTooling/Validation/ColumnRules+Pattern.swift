@@ -3,8 +3,10 @@ import Foundation
 extension ColumnRules {
     /// A `pattern` rule: a regular expression the whole value must match, with the meaning of
     /// ICU's `matches()` — what Core Data's regularExpressionString (an NSPredicate MATCHES)
-    /// checks. `^(a|ab)$`-style patterns match "ab": any way of matching the whole value counts,
-    /// not only the first match ICU would find.
+    /// checks.
+    ///
+    /// `^(a|ab)$`-style patterns match "ab": any way of matching the whole value counts, not only
+    /// the first match ICU would find.
     ///
     /// Patterns in the regular subset (``PatternSyntax``) run on ``PatternMatcher`` over the
     /// value's UTF-8 bytes; the rest run on NSRegularExpression. Both give the same answers on

@@ -247,6 +247,7 @@ extension ColumnRules {
         /// Whether UTF-8 text certainly passes every rule, decided without allocating; nil when
         /// only ``check(_:)`` can tell (non-ASCII lengths, patterns outside the compiled subset,
         /// numeric limits on text).
+        ///
         /// Callers run ``check(_:)`` whenever this is not `true`, for the messages.
         func quicklyPasses(text bytes: UnsafeRawBufferPointer) -> Bool? {
             if hasNumericLimits { return nil }
@@ -289,7 +290,9 @@ extension ColumnRules {
         }
 
         /// Whether a number certainly passes every rule; nil when only ``check(_:)`` can tell
-        /// (rules on its text or Core Data date limits). NaN passes min/max, as in ``check(_:)``.
+        /// (rules on its text or Core Data date limits).
+        ///
+        /// NaN passes min/max, as in ``check(_:)``.
         func quicklyPasses(number: Double) -> Bool? {
             guard numbersNeedOnlyLimits else { return nil }
             if let min, number < min { return false }

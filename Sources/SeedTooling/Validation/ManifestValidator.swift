@@ -73,7 +73,9 @@ public struct ManifestValidator: RowValidator {
 }
 
 /// A ``ManifestValidator`` for rows of one table and column list: their rules looked up once, no
-/// lock or lookup per row. Rows of another shape go to the whole validator.
+/// lock or lookup per row.
+///
+/// Rows of another shape go to the whole validator.
 private struct RowsValidator: RowValidator {
     let whole: ManifestValidator
     let table: String

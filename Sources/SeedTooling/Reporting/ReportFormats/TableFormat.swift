@@ -1,9 +1,11 @@
 import Foundation
 import SeedRuntime
 
-/// Aligned columns under a header, for people (what `--format human` prints of rows). On a terminal, text longer than 40
-/// characters is cut; csv and json never cut. The columns are as wide as their widest cell in the first
-/// ``widthSample`` rows; later rows are written as they are read, a wider cell widening its own line only.
+/// Aligned columns under a header, for people (what `--format human` prints of rows).
+///
+/// On a terminal, text longer than 40 characters is cut; csv and json never cut. The columns are as
+/// wide as their widest cell in the first ``widthSample`` rows; later rows are written as they are
+/// read, a wider cell widening its own line only.
 public struct TableFormat: Sendable {
     public var truncate: Bool
     public var color: Bool

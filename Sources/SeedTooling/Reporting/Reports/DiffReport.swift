@@ -134,9 +134,11 @@ public struct DiffReport: Report {
         ])
     }
 
-    /// Every difference as a flat row: table, change, key, column, old, new. A row only one side
-    /// has gives a line per column, its value as `new` (added) or `old` (removed); a cell with
-    /// nothing to say is empty in every format, where a NULL value is NULL (docs/reference.md).
+    /// Every difference as a flat row: table, change, key, column, old, new.
+    ///
+    /// A row only one side has gives a line per column, its value as `new` (added) or `old`
+    /// (removed); a cell with nothing to say is empty in every format, where a NULL value is NULL
+    /// (docs/reference.md).
     public var tabular: Tabular? {
         var rows: [[SQLValue?]] = []
         for name in diff.tablesOnlyInA { rows.append([.text(name), .text("table only in A"), nil, nil, nil, nil]) }

@@ -4,8 +4,9 @@ import SeedRuntime
 /// `migrate STORE`: a line per migration with its counts, then the rows the run kept (a sample
 /// of each kind it applied, unless `--verbose`; every row it did not apply) and how many more it
 /// only counted, then the conflicts and denied deletes as warnings (on stderr; as annotations,
-/// github). JSON lists every row (the run keeps them all); csv and markdown give one row per
-/// row listed.
+/// github).
+///
+/// JSON lists every row (the run keeps them all); csv and markdown give one row per row listed.
 public struct MigrateReport: Report {
     public var report: MigrationReport
     public var store: String

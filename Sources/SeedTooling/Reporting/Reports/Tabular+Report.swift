@@ -11,7 +11,9 @@ extension Tabular: Report {
 
     /// `{"columns": [...], "rows": [{column: value}], "omitted": n}`: values keep their SQLite
     /// types (integers, reals, strings, null); blobs are base64 strings; a ref is
-    /// `{"key": parent's natural key, "id": value stored}`. Of held rows only (``writeDocument(to:)`` streams).
+    /// `{"key": parent's natural key, "id": value stored}`.
+    ///
+    /// Of held rows only (``writeDocument(to:)`` streams).
     public var document: JSONOutput? {
         var rows: [JSONOutput] = []
         let omitted = forEachRow { rows.append(object($0)) }
