@@ -13,6 +13,7 @@ public import SeedRuntime
 /// no output is written and an earlier output is left as it was. Success replaces the
 /// output atomically (temporary file, fsync, rename). Identical inputs give identical bytes.
 public struct SeedBuilder: Sendable {
+    /// The project's manifest: the schema, the fixtures and their rules.
     public var manifest: Manifest
     /// The migrations present at build time; the seed records them as already contained.
     public var migrations: [Migration]
@@ -39,16 +40,23 @@ public struct SeedBuilder: Sendable {
 
     /// What a build did.
     public struct Summary: Sendable {
+        /// Each table with the rows loaded, in load order.
         public var tables: [(name: String, rows: Int)]
+        /// The seed's size in bytes.
         public var bytes: Int
+        /// How long the build took, in seconds.
         public var seconds: Double
+        /// The hash of the seed's content (`_seedkit_meta`), the same for the same rows whatever
+        /// the file's bytes.
         public var contentHash: String
+        /// How many migrations the seed records as applied.
         public var migrations: Int
     }
 
     /// The most diagnostics a build collects before it stops listing them.
     public static let diagnosticLimit = 1000
 
+    /// A builder of `manifest`'s fixtures, with `migrations` recorded in the seed as applied.
     public init(manifest: Manifest, migrations: [Migration]) {
         self.manifest = manifest
         self.migrations = migrations

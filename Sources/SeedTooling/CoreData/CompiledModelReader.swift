@@ -126,6 +126,7 @@ extension CoreDataModel {
 
     /// A problem decoding, in words, for the callers above to wrap with where it came from.
     public struct DecodeProblem: Error {
+        /// What is wrong, in words.
         public let message: String
     }
 

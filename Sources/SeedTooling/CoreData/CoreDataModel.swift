@@ -8,15 +8,23 @@ public import SeedRuntime
 /// A Core Data model read from its XML: an `.xcdatamodel` folder (its `contents` file) or an
 /// `.xcdatamodeld` bundle (the version `.xccurrentversion` names).
 public struct CoreDataModel: Sendable {
+    /// An entity's attribute, as the model declares it: a column of the entity's table.
     public struct Attribute: Sendable {
+        /// The attribute's name (the table's column is `Z` plus its name, upper-cased).
         public var name: String
         /// `Integer 16`, `String`, `Date`, … as the model writes it.
         public var type: String
+        /// Whether the attribute may be nil (`optional="YES"`).
         public var optional: Bool
+        /// The model's minimum value or length (`minValueString`), as written.
         public var minValue: String?
+        /// The model's maximum value or length (`maxValueString`), as written.
         public var maxValue: String?
+        /// The pattern a String must match (`regularExpressionString`), as written.
         public var regularExpression: String?
+        /// The value a new row gets (`defaultValueString`), as written.
         public var defaultValue: String?
+        /// The attribute's line in the model's XML, for messages.
         public var line: Int
         /// The name an earlier model version gave the attribute (`renamingIdentifier`, `elementID`).
         public var renamingIdentifier: String? = nil
@@ -47,16 +55,28 @@ public struct CoreDataModel: Sendable {
         public var storesJSON: Bool { composite && type == "Binary" }
     }
 
+    /// A relationship of an entity to another, as the model declares it.
     public struct Relationship: Sendable {
+        /// The relationship's name (a to-one's column is `Z` plus its name, upper-cased).
         public var name: String
+        /// The entity the relationship points to.
         public var destination: String
+        /// Whether it holds many rows (a to-many) rather than one.
         public var toMany: Bool
+        /// Whether a to-many keeps its rows in order (an ordered relationship: an order column).
         public var ordered: Bool
+        /// Whether it may be empty or nil.
         public var optional: Bool
+        /// The fewest related rows a to-many must have, when the model says.
         public var minCount: Int?
+        /// The most related rows a to-many may have, when the model says.
         public var maxCount: Int?
+        /// What deleting the row does to the related rows (`Nullify`, `Cascade`, `Deny`, `No
+        /// Action`).
         public var deletionRule: String?
+        /// The relationship on the destination that points back, when the model names one.
         public var inverseName: String?
+        /// The relationship's line in the model's XML, for messages.
         public var line: Int
         /// The name an earlier model version gave the relationship (`renamingIdentifier`, `elementID`).
         public var renamingIdentifier: String? = nil
@@ -68,18 +88,26 @@ public struct CoreDataModel: Sendable {
         public var ownersToMany = false
     }
 
+    /// An entity: a table of the store (or rows of its parent's table, for a sub-entity).
     public struct Entity: Sendable {
+        /// The entity's name (`Z_PRIMARYKEY`'s `Z_NAME`; its table is `Z` plus its name,
+        /// upper-cased).
         public var name: String
+        /// The entity it inherits from, whose table it shares.
         public var parent: String?
+        /// Whether the entity has no rows of its own (only its sub-entities do).
         public var isAbstract: Bool
         /// The name an earlier model version gave the entity (`elementID`, `renamingIdentifier`):
         /// the name `Z_PRIMARYKEY` keeps in stores created before the rename.
         public var renamingIdentifier: String?
+        /// The entity's own attributes (not its parent's).
         public var attributes: [Attribute]
+        /// The entity's own relationships (not its parent's).
         public var relationships: [Relationship]
         /// The model's uniqueness constraints (`<uniquenessConstraint>`), each a list of
         /// attribute or relationship names, in the model's order.
         public var uniquenessConstraints: [[String]] = []
+        /// The entity's line in the model's XML, for messages.
         public var line: Int
 
         /// An attribute or to-one relationship: what a fixture or migration column may name.
@@ -88,6 +116,7 @@ public struct CoreDataModel: Sendable {
         }
     }
 
+    /// Every entity of the model, in the model's order.
     public var entities: [Entity]
     /// The file the model was read from, for messages.
     public var file: String
@@ -104,6 +133,7 @@ public struct CoreDataModel: Sendable {
         "NSSecureUnarchiveFromDataTransformerName",
     ]
 
+    /// The entity named `name`, or nil when the model has none.
     public func entity(_ name: String) -> Entity? { entities.first { $0.name == name } }
 
     /// `entity`'s to-many relationship `name` when its inverse is to-many too: stored in a join

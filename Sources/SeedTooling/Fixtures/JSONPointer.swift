@@ -9,6 +9,7 @@ public struct JSONPointer: Sendable, Equatable, CustomStringConvertible {
     /// The reference tokens, unescaped.
     public var tokens: [String]
 
+    /// The pointer of `tokens`, unescaped (the empty list: the whole document).
     public init(tokens: [String]) { self.tokens = tokens }
 
     /// Parses `text`; nil when it is not a JSON Pointer (no leading `/`, or `~` not followed by 0 or 1).

@@ -41,10 +41,16 @@ struct JSONRecordSource: RecordSource {
     private let recordHash = RecordHasher()
     var bytesRead: Int { file.totalRead }
 
-    /// - parameters:
+    /// Opens a JSON or JSON Lines fixture, positioned at its first record.
+    ///
+    /// - Parameters:
+    ///   - url: the fixture.
+    ///   - displayPath: the fixture's path as messages name it.
     ///   - fields: the names keys may have; any other key is reported with `unknownField(key)`'s message.
     ///   - root: where the array is in the document (`.json` only).
     ///   - lines: JSON Lines (one object per line) rather than one document holding an array.
+    ///   - unknownField: the message for a key no field names.
+    /// - Throws: ``SeedError`` naming the file when it cannot be read or `root` names no array.
     init(
         url: URL, displayPath: String, fields: [String], root: JSONPointer? = nil, lines: Bool,
         unknownField: @escaping (String) -> String

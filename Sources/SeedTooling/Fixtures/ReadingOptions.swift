@@ -27,6 +27,7 @@ public struct ReadingOptions: Sendable, Equatable {
     /// Whether a row with fewer fields than the header is read with NULL for the rest (`ragged: true`).
     public var ragged = false
 
+    /// The default options of `format`: a header row, the empty field as NULL, no comments.
     public init(format: Format) {
         self.format = format
         delimiter = format.delimiter ?? UInt8(ascii: ",")

@@ -17,8 +17,11 @@ public enum StoreAccess {
     /// unlinked at once: the caller sees the store as last committed, and the store and its
     /// journal are left for the next writer (`seedkit migrate`, or the app) to roll back in place.
     ///
-    /// - parameter notice: told, in a sentence, when the store was read from a rolled-back copy.
-    /// - throws: ``SeedError``: configuration when there is no file, refused when it is not a database.
+    /// - Parameters:
+    ///   - path: the store's path.
+    ///   - notice: told, in a sentence, when the store was read from a rolled-back copy.
+    /// - Returns: a read-only queue on the store (or on its rolled-back copy).
+    /// - Throws: ``SeedError``: configuration when there is no file, refused when it is not a database.
     public static func openReadOnly(_ path: String, notice: (String) -> Void = { _ in }) throws(SeedError)
         -> DatabaseQueue
     {

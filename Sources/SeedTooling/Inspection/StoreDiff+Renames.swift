@@ -4,10 +4,14 @@ extension StoreDiff {
     /// A row a release renamed (an update of its key columns, as `new-migration --rename` writes
     /// it): the key it had and the key it has, each part as its text.
     public struct Rename: Sendable, Hashable {
+        /// The table whose row was renamed.
         public var table: String
+        /// The key the row had, each part as its text.
         public var old: [String]
+        /// The key the row has, each part as its text.
         public var new: [String]
 
+        /// Describes the row of `table` whose key went from `old` to `new`.
         public init(table: String, old: [String], new: [String]) {
             self.table = table
             self.old = old

@@ -12,15 +12,21 @@ public struct StoreDiff: Sendable {
         /// A row only one side has: its key, and its other values in ``columns``' order (a ref as
         /// its parent's key, as ``changed`` shows it).
         public struct Row: Sendable, Equatable {
+            /// The row's key, a value per key column.
             public var key: [SQLValue]
+            /// The row's other values, in ``TableDiff/columns``' order.
             public var values: [SQLValue]
         }
 
+        /// The table's name.
         public var table: String
+        /// The key columns rows are matched by.
         public var key: [String]
         /// The columns compared besides the key, in the order of each ``Row``'s values.
         public var columns: [String] = []
+        /// The rows only store B has, in key order.
         public var added: [Row] = []
+        /// The rows only store A has, in key order.
         public var removed: [Row] = []
         /// For a column read through an expression (a ref, by its parent's key), `oldStored` and
         /// `newStored` are the values the stores hold (the parents' ids); nil for other columns.
@@ -30,20 +36,26 @@ public struct StoreDiff: Sendable {
                 columns: [(column: String, old: SQLValue, new: SQLValue, oldStored: SQLValue?, newStored: SQLValue?)]
             )] = []
 
+        /// Whether the table holds the same rows on both sides.
         public var isEmpty: Bool { added.isEmpty && removed.isEmpty && changed.isEmpty }
     }
 
+    /// Each table both stores have, with its differences (an identical table is there, empty).
     public var tables: [TableDiff]
+    /// The tables only store A has.
     public var tablesOnlyInA: [String]
+    /// The tables only store B has.
     public var tablesOnlyInB: [String]
     /// Table → columns that only one side has (rows are compared on the columns both have).
     public var columnsOnlyInA: [String: [String]]
+    /// Table → columns that only store B has.
     public var columnsOnlyInB: [String: [String]]
     /// Schema differences besides tables and columns only one side has (types, constraints,
     /// indexes, triggers, views), one line each; filled by callers from ``SchemaSnapshot``,
     /// kept apart from the row comparison.
     public var schema: [String] = []
 
+    /// Whether the stores hold the same tables, columns and rows (``schema`` aside).
     public var isEmpty: Bool {
         tables.allSatisfy(\.isEmpty) && tablesOnlyInA.isEmpty && tablesOnlyInB.isEmpty && columnsOnlyInA.isEmpty
             && columnsOnlyInB.isEmpty
@@ -60,11 +72,15 @@ public struct StoreDiff: Sendable {
     /// read through a SQL expression (a ref read as the parent's natural key) and columns to
     /// leave out (ids SQLite assigns, which differ between stores holding the same data).
     public struct Semantics: Sendable {
+        /// Per table, column → the SQL expression it is read through (a ref: its parent's key by a
+        /// subquery).
         public var expressions: [String: [String: String]] = [:]
+        /// Per table, the columns left out of the comparison (ids SQLite assigns).
         public var ignored: [String: Set<String>] = [:]
         /// Per table, the ref columns whose parent is found by its rowid: the readers resolve
         /// their stored ids through a cache instead of running the expression's subquery per row.
         package var lookups: [String: [String: ParentLookup]] = [:]
+        /// Compares stored values: no column read through an expression, none left out.
         public init() {}
 
         /// A ref column's expression (`expression`, the parent's key by a subquery) answered by
@@ -169,8 +185,11 @@ public struct StoreDiff: Sendable {
     /// A read of one of the two stores failed: which one, and SQLite's error, so that the
     /// caller names the store that failed (a damaged page in B is not A's fault).
     public struct ReadFailure: WrappedDatabaseError {
+        /// Which of the two stores: `a`, the first named, or `b`.
         public enum Side: Sendable { case a, b }
+        /// The store whose read failed.
         public var side: Side
+        /// SQLite's error.
         public var error: any Error
         package var databaseError: any Error { error }
 

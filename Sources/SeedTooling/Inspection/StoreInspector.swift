@@ -4,28 +4,43 @@ public import SeedRuntime
 
 /// What `seedkit inspect STORE` reports.
 public struct StoreSummary: Sendable {
+    /// What kind of store it is, by what it holds: seedkit's bookkeeping, Core Data's, or neither.
     public enum Kind: String, Sendable {
         case plain = "plain SQLite"
         case seed = "seedkit seed"
         case coreData = "Core Data"
     }
 
+    /// The result of the integrity check the summary ran.
     public struct Integrity: Sendable {
         /// `quick_check`, or `header` for large stores when a full check was not asked for.
         public var method: String
+        /// Whether the check found the store intact.
         public var ok: Bool
+        /// What the check said (`ok`, or SQLite's first finding).
         public var detail: String
     }
 
+    /// The store's path, as named on the command line.
     public var path: String
+    /// What kind of store it is.
     public var kind: Kind
+    /// The file's size in bytes.
     public var fileSize: Int
+    /// SQLite's page size in bytes.
     public var pageSize: Int
+    /// The pages the database holds.
     public var pageCount: Int
+    /// The journal mode (`delete`, `wal`, …).
     public var journalMode: String
+    /// Each table with its row count, in name order.
     public var tables: [(name: String, rows: Int)]
+    /// The seed's metadata (`_seedkit_meta`: seed hash, seedkit version, …); empty for another
+    /// store.
     public var meta: [String: String]
+    /// The migrations the store's ledger records, in number order.
     public var ledger: [LedgerEntry]
+    /// What the integrity check found.
     public var integrity: Integrity
     /// For a Core Data store: each entity of Z_PRIMARYKEY with its rows (by Z_ENT).
     public var entities: [(name: String, rows: Int)] = []
@@ -40,8 +55,13 @@ public enum StoreInspector {
 
     /// Summarises a store opened with ``StoreAccess/openReadOnly(_:)``.
     ///
-    /// - parameter fullCheck: run `quick_check` whatever the size (true), never (false), or
-    ///   only up to ``fullCheckLimit`` (nil), so that inspecting a big store stays fast.
+    /// - Parameters:
+    ///   - db: the store.
+    ///   - path: the store's path, for its size and the summary.
+    ///   - fullCheck: run `quick_check` whatever the size (true), never (false), or
+    ///     only up to ``fullCheckLimit`` (nil), so that inspecting a big store stays fast.
+    /// - Returns: the store's kind, size, tables, metadata, ledger and integrity.
+    /// - Throws: a database error when the store cannot be read.
     public static func summary(_ db: Database, path: String, fullCheck: Bool? = nil) throws -> StoreSummary {
         let fileSize = FileFacts.size(path) ?? 0
         let pageSize = try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 0
@@ -278,14 +298,17 @@ public enum StoreInspector {
     /// Rows of a table, in primary key (or rowid) order; a ref (in `refs`, by column name) shown by
     /// its parent's natural key (see ``Tabular/references``).
     ///
-    /// - parameters:
+    /// - Parameters:
+    ///   - db: the store.
+    ///   - table: the table whose rows to read.
     ///   - filter: a SQL expression for WHERE, as the user wrote it.
     ///   - limit: at most this many rows; ``Tabular/omitted`` says how many more matched.
     ///   - columns: the columns to show (default: all).
     ///   - refs: the table's refs (the manifest's or the seed's); empty shows values as stored.
     ///   - streamed: the rows are read while a format prints them (``Tabular/stream``), so the
     ///     result is printed inside this database read; otherwise they are read here.
-    /// - throws: ``SeedError`` (configuration) for an unknown table or column or a bad filter.
+    /// - Returns: the rows, held or streamed.
+    /// - Throws: ``SeedError`` (configuration) for an unknown table or column or a bad filter.
     public static func rows(
         _ db: Database, table: String, filter: String? = nil, limit: Int? = nil, columns: [String]? = nil,
         refs: [String: TableSpec.Reference] = [:], streamed: Bool = false

@@ -9,10 +9,15 @@ public import SeedRuntime
 public enum StoreVerifier {
     /// One problem in a store: which row (by key), which column, why.
     public struct Finding: Sendable, Equatable {
+        /// The table the problem is in, or nil for one about the whole store.
         public var table: String?
+        /// The key of the row the problem is in, as its text, or nil for a table-level problem.
         public var key: String?
+        /// The column the problem is in, or nil when it is about the row or table.
         public var column: String?
+        /// The problem's code, as docs/reference.md lists it.
         public var code: DiagnosticCode
+        /// What is wrong, in words.
         public var message: String
     }
 

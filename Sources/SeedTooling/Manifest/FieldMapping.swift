@@ -20,11 +20,13 @@ public struct FieldMapping: Sendable {
     /// Fields read and dropped.
     public var ignored: [String] = []
 
+    /// A mapping of fields onto `columns`, with the fields `ignored`.
     public init(columns: [(column: String, field: String)] = [], ignored: [String] = []) {
         self.columns = columns
         self.ignored = ignored
     }
 
+    /// Whether the manifest maps nothing: every field fills the column of its own name.
     public var isEmpty: Bool { columns.isEmpty && ignored.isEmpty }
 
     /// What a fixture field is for.

@@ -68,9 +68,10 @@ public enum MigrationExport {
         return ExportReport(folder: directory, migrationsFolder: folder, written: written)
     }
 
-    /// Refuses a migration file in the target that this export does not write, each named,
-    /// before anything is written: it would ship in the app and be applied (a migration removed
-    /// or renumbered since the last export). seedkit never deletes files.
+    /// Refuses each migration file in the target that this export does not write, before anything is written.
+    ///
+    /// Such a file would ship in the app and be applied (a migration removed or renumbered since
+    /// the last export); seedkit never deletes files.
     private static func refuseStaleMigrations(
         in target: URL, shown directory: String, keeping written: Set<String>
     ) throws(SeedError) {

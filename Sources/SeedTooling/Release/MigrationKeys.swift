@@ -16,15 +16,19 @@ import SeedRuntime
 enum MigrationKeys {
     /// One diagnostic per unmatched key.
     ///
-    /// - parameters:
+    /// - Parameters:
+    ///   - migrations: the migrations whose keys are checked, in order.
+    ///   - tables: the manifest's tables, with their key columns and refs.
+    ///   - migrateOnly: the manifest's `migrate_only` tables, by ``lowercasedName``: their rows are
+    ///     the users' alone, so an update or delete names rows no release holds, and an insert is
+    ///     refused (the seed records the migration as applied without the row).
     ///   - everyKey: false for `build`, which has only the fixtures: it checks the keys of
     ///     updates that are not renames and whose row no later step deletes or renames (those
     ///     rows are in old seeds only). True for `check-upgrade`: every update's and delete's key.
     ///   - found: whether a store the check reads has a row of the table with this key (values
     ///     in ``SemanticRows/writtenKeyColumns`` order, refs by the parent's key).
-    ///   - migrateOnly: the manifest's `migrate_only` tables, by ``lowercasedName``: their rows are
-    ///     the users' alone, so an update or delete names rows no release holds, and an insert is
-    ///     refused (the seed records the migration as applied without the row).
+    /// - Returns: a diagnostic per key no store and no migration holds, at its migration.
+    /// - Throws: what `found` throws.
     static func unmatched(
         in migrations: [Migration], tables: [SemanticRows], migrateOnly: Set<String> = [], everyKey: Bool,
         found: (SemanticRows, [SQLValue]) throws -> Bool

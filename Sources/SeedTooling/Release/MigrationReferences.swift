@@ -26,6 +26,7 @@ public enum MigrationReferences {
     ///   - dialect: the store's dialect, for the tables SQL migrations name (a Core Data entity's `Z` table).
     ///   - exists: whether the fresh build has a row of `table` whose `column` is `value`
     ///     (converted as that column converts); nil when it cannot tell (then no error).
+    /// - Returns: a diagnostic per ref to a key neither the fresh build nor a migration holds.
     package static func unresolved(
         in migrations: [Migration], tables: [TableSpec], dialect: any StoreDialect = PlainSQLiteDialect(),
         exists: (_ table: String, _ column: String, _ value: InputValue) throws -> Bool?

@@ -13,9 +13,12 @@ public import SeedRuntime
 /// Fixtures are read only for the tables asked about, and only when asked: a run whose refs
 /// all resolve in the store reads nothing.
 public struct ReleaseKeyIndex: ReleaseKeys {
+    /// The project's manifest: the tables whose fixtures hold the release's keys.
     public var manifest: Manifest
+    /// The release's migrations, whose inserts and renames add keys.
     public var migrations: [Migration]
 
+    /// An index of `manifest`'s fixtures and `migrations`' keys, read only when asked.
     public init(manifest: Manifest, migrations: [Migration]) {
         self.manifest = manifest
         self.migrations = migrations

@@ -9,6 +9,7 @@ public import SeedRuntime
 /// `inspect` gives): every format reads them through ``forEachRow(_:)``, once, so printing a
 /// million rows holds one row at a time (docs/performance.md, "inspect streams its rows").
 public struct Tabular: Sendable {
+    /// The column names, in order.
     public var columns: [String]
     /// A cell is a value (`.null` is SQLite's NULL, shown as NULL where a format can) or nil:
     /// nothing to say there (the old value of an added row), empty in every format.
@@ -25,6 +26,7 @@ public struct Tabular: Sendable {
     /// Rows not read yet, read as they are printed; a tabular with a stream holds no ``rows``.
     public var stream: RowSource?
 
+    /// Holds `rows` under `columns`; `omitted` counts the rows that matched and were left out.
     public init(columns: [String], rows: [[SQLValue?]], omitted: Int = 0) {
         self.columns = columns
         self.rows = rows
@@ -33,9 +35,12 @@ public struct Tabular: Sendable {
 
     /// One row as a format prints it: its cells, and each ref column's parent key and value stored.
     public struct Row {
+        /// The row's values, one per column (nil: nothing to say there).
         public var cells: [SQLValue?]
+        /// Each ref column's parent key and the value stored, by column index.
         public var references: [Int: (key: SQLValue, id: SQLValue)]
 
+        /// Describes a row: its `cells`, and the parent key and stored value of each ref column.
         public init(cells: [SQLValue?], references: [Int: (key: SQLValue, id: SQLValue)] = [:]) {
             self.cells = cells
             self.references = references
@@ -92,6 +97,8 @@ public final class RowSource: @unchecked Sendable {
     public private(set) var rowsRead = 0
     private var done = false
 
+    /// A stream that calls `read` once, when printed, with a function to hand each row to; `read`
+    /// returns how many rows matched but were left out.
     public init(referenceColumns: [Int] = [], read: @escaping ((Tabular.Row) -> Void) throws -> Int) {
         self.referenceColumns = referenceColumns
         self.reader = read

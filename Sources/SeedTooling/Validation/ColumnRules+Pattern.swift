@@ -12,6 +12,7 @@ extension ColumnRules {
     /// value's UTF-8 bytes; the rest run on NSRegularExpression. Both give the same answers on
     /// the subset (`PatternMatcherDifferentialTests`).
     public final class Pattern: @unchecked Sendable {
+        /// The pattern as the manifest or model writes it.
         public let source: String
         /// The pattern as NSRegularExpression compiled it: validates the source, and matches
         /// what ``matcher`` can't.
@@ -22,6 +23,9 @@ extension ColumnRules {
         private let matcher: PatternMatcher?
         private let lock = NSLock()
 
+        /// Compiles `source`, refusing one NSRegularExpression does not accept.
+        ///
+        /// - Throws: NSRegularExpression's error for a pattern it cannot compile.
         public init(_ source: String) throws {
             self.source = source
             let plain = try NSRegularExpression(pattern: source)
@@ -58,6 +62,7 @@ extension ColumnRules {
         /// Whether a compiled matcher runs this pattern (rather than NSRegularExpression).
         var isCompiled: Bool { matcher != nil }
 
+        /// Whether `text` matches the pattern as a whole (any way of matching all of it counts).
         public func matchesWhole(_ text: String) -> Bool {
             if let matcher {
                 var text = text

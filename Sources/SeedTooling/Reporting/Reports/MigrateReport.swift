@@ -8,11 +8,14 @@ import SeedRuntime
 ///
 /// JSON lists every row (the run keeps them all); csv and markdown give one row per row listed.
 public struct MigrateReport: Report {
+    /// The runtime's account of the run: each migration and the rows it changed.
     public var report: MigrationReport
+    /// The store migrated, as named on the command line.
     public var store: String
     /// Where the store was backed up first (`--backup`).
     public var backup: String?
 
+    /// Reports `report`, the run on `store`, backed up first to `backup` when given.
     public init(_ report: MigrationReport, store: String, backup: String?) {
         self.report = report
         self.store = store
@@ -23,10 +26,13 @@ public struct MigrateReport: Report {
     /// `--verbose` (a 100,000-row data update is a count and a sample, not 100,000 lines).
     public static let rowsPerKind = 20
 
+    /// Every view: text, one JSON document, a row per row listed, conflicts as annotations.
     public static let views: Set<ReportView> = [.text, .document, .rows, .annotated]
 
+    /// Writes a line per migration, a sample of its rows, and its warnings.
     public func writeText(to output: ReportOutput) { write(to: output, annotated: false) }
 
+    /// Writes the text, with errors, conflicts and denied deletes as GitHub annotations.
     public func writeAnnotated(to output: ReportOutput) { write(to: output, annotated: true) }
 
     private func write(to output: ReportOutput, annotated: Bool) {
@@ -85,6 +91,7 @@ public struct MigrateReport: Report {
                 : "\(store): \(report.migrations.count) migration\(report.migrations.count == 1 ? "" : "s") applied")
     }
 
+    /// `{"store", "dryRun", "backup", "migrations": [{…, "events"}]}`, every row the run touched.
     public var document: JSONOutput? {
         .object([
             ("store", .string(store)),
