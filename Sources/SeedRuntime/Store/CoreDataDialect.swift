@@ -42,9 +42,9 @@ package struct CoreDataDialect: StoreDialect {
     /// for a store that tracks history.
     package private(set) var writesHistory = false
 
-    /// The first order key of an ordered relationship: Core Data's stores start at 2048 …
+    /// The first order key of an ordered relationship: Core Data's stores start at 2048.
     package static let firstOrderKey: Int64 = 2048
-    /// … and step by 1024 (2048, 3072, 4096, …), leaving room to place rows in between.
+    /// The step between order keys (2048, 3072, 4096, …), leaving room to place rows in between.
     package static let orderKeyStep: Int64 = 1024
 
     /// The order key after `last` (nil: the relationship has no member yet).
@@ -130,7 +130,8 @@ package struct CoreDataDialect: StoreDialect {
     /// (``writesHistory``; the caller writes them with ``writeHistory(_:transaction:)``), unless
     /// `allowingMissingHistory`.
     ///
-    /// - parameters:
+    /// - Parameters:
+    ///   - db: the store.
     ///   - facts: the model's facts when the caller has the model (they win over the seed's).
     ///   - allowingMissingHistory: write without history entries although the store tracks history.
     ///   - allowingCloudKit: write history into a store mirrored to CloudKit (`ANSCK…` tables).
@@ -138,6 +139,7 @@ package struct CoreDataDialect: StoreDialect {
     ///   whose `Z_PK` is above its entity's `Z_MAX` would collide with the next row Core Data
     ///   adds), or when the store tracks persistent history that seedkit cannot write (see
     ///   ``refuseUnwritableHistory(_:tables:allowingCloudKit:)``) and `allowingMissingHistory` is false.
+    /// - Returns: the dialect, or nil for a store that is not Core Data's.
     package static func detect(
         _ db: Database, facts: CoreDataModelFacts? = nil, allowingMissingHistory: Bool = false,
         allowingCloudKit: Bool = false

@@ -33,7 +33,11 @@ package enum FileFacts {
     ///
     /// Nothing there passes (the caller says what is missing, as it always did).
     ///
-    /// - parameter what: what seedkit reads there, for the message (`the fixture`, `the manifest`).
+    /// - Parameters:
+    ///   - path: the path to check.
+    ///   - shown: the path as messages name it.
+    ///   - what: what seedkit reads there, for the message (`the fixture`, `the manifest`).
+    /// - Throws: ``SeedError`` (configuration) naming what is there instead of a file.
     package static func refuseSpecial(_ path: String, shown: String, what: String) throws(SeedError) {
         guard let kind = kind(path), kind != .regular, kind != .directory else { return }
         throw SeedError(

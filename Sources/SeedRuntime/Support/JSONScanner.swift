@@ -21,7 +21,10 @@ package struct JSONScanner {
     /// A known column, so that columns of many values on one long line cost a single pass.
     private var columnMark: (position: Int, column: Int)
 
-    /// - parameters:
+    /// A scanner over `bytes`, starting at `position`.
+    ///
+    /// - Parameters:
+    ///   - bytes: the JSON text.
     ///   - position: where to start scanning.
     ///   - line: the 1-based line at `position`.
     ///   - lineStart: where that line starts (by default `position`, the start of a line).

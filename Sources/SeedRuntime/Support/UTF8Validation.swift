@@ -54,7 +54,8 @@ extension UTF8Validation {
     /// A UTF-16 or UTF-32 file is named as such (by its byte order mark, or by the NUL bytes that
     /// every ASCII character of it has), rather than read as text with NULs in it.
     ///
-    /// - parameter bytes: the whole file, or the start of it (for fixtures, which are read as a stream).
+    /// - Parameter bytes: the whole file, or the start of it (for fixtures, which are read as a stream).
+    /// - Returns: the line and what is wrong there, or nil for text seedkit reads.
     package static func textProblem(_ bytes: UnsafeRawBufferPointer) -> (line: Int, message: String)? {
         // UTF-8 without a NUL (nearly every file) has neither problem: no byte order mark (0xFE
         // and 0xFF are never UTF-8), no NUL, valid UTF-8. Told in one pass, 8 ASCII bytes at a
