@@ -40,8 +40,9 @@ import Testing
         }
     }
 
-    /// Commands only configure (issue 43): each command's file turns options into a library call
-    /// and renders the report it gets; why something fails (a `SeedError`) and what is printed
+    /// Commands only configure (issue 43): a command's file holds no `SeedError(` and no `print(`.
+    ///
+    /// Each command's file turns options into a library call and renders the report it gets; why something fails (a `SeedError`) and what is printed
     /// (`print`) belong to SeedTooling's functions and reports, where they are tested without the
     /// CLI. The commands come from seedkit's own configuration, so a new command is checked
     /// without an edit here.

@@ -6,8 +6,9 @@ import Testing
 
 @testable import SeedTooling
 
-/// `new-migration`, `export-migrations` and `check-upgrade`'s work, through the library (issue 43:
-/// commands only configure): the files written and the report of them, each refusal with its
+/// The release commands' work, through the library (issue 43: commands only configure).
+///
+/// For `new-migration`, `export-migrations` and `check-upgrade`: the files written and the report of them, each refusal with its
 /// reason, and nothing written when refused. The CLI's exact output stays in seedkitTests.
 @Suite struct ReleaseCommandsLibraryTests {
     private func text(_ report: some Report) -> String {
