@@ -71,8 +71,8 @@ public struct CoreDataModel: Sendable {
         public var minCount: Int?
         /// The most related rows a to-many may have, when the model says.
         public var maxCount: Int?
-        /// What deleting the row does to the related rows (`Nullify`, `Cascade`, `Deny`, `No
-        /// Action`).
+        /// What deleting the row does to the related rows (`Nullify`, `Cascade`, `Deny`,
+        /// `No Action`).
         public var deletionRule: String?
         /// The relationship on the destination that points back, when the model names one.
         public var inverseName: String?

@@ -224,9 +224,14 @@ extension UpgradeChecker {
 }
 
 extension Migration {
-    /// Whether the migration's declarative changes hold an update or a delete (rows found by key).
+    /// Whether the migration's declarative changes find rows by key (an update, a delete): its
+    /// grammar says so, each section of changes having a key (``MigrationGrammar/Items/changes(_:)``),
+    /// so that a new operation is counted by what its section is, not by its name.
     var findsRowsByKey: Bool {
         guard case .changes(let changes) = body else { return false }
-        return changes.operations.contains { if case .insert = $0 { return false } else { return true } }
+        return changes.operations.contains { operation in
+            if case .changes = MigrationGrammar.section(operation.kind).items { return true }
+            return false
+        }
     }
 }

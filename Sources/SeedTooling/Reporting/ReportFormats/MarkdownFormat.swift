@@ -16,8 +16,8 @@ public struct MarkdownFormat: Sendable {
     /// it left out and where they all are (docs/reference.md, "Output formats").
     public var byteLimit: Int
 
-    /// A Markdown writer that stops before `byteLimit` bytes (GitHub drops a job summary over 1
-    /// MiB).
+    /// A Markdown writer that stops before `byteLimit` bytes (GitHub drops a job summary over
+    /// 1 MiB).
     public init(byteLimit: Int = 512 * 1024) {
         self.byteLimit = byteLimit
     }
