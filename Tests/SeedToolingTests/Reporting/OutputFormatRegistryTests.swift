@@ -69,6 +69,7 @@ import Testing
             "check-upgrade": UpgradeReport.self, "inspect STORE": StoreSummary.self,
             "inspect STORE TABLE": Tabular.self,
             "diff A B": DiffReport.self, "verify STORE": VerifyReport.self,
+            "new-migration": NewMigrationReport.self, "export-migrations": ExportReport.self,
         ]
         let commands = try Self.reference().commands
         expectEqual(Set(commands.map(\.command)), Set(reports.keys), "the reference's table has a row per report")
