@@ -2,7 +2,7 @@ import Foundation
 
 /// What a process printed and how it exited.
 public struct CommandResult: Sendable, CustomStringConvertible {
-    /// The exit status.
+    /// The exit status, as docs/reference.md's exit codes give it (0: success).
     public var status: Int32
     /// Everything written to stdout.
     public var stdout: String

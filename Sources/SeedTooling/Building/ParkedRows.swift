@@ -147,9 +147,11 @@ final class ParkedRows {
 }
 
 /// Refs of one table inserted as NULL because their parent was not in yet (a later row of the
-/// same file, a row of a table loaded later, or a row that waits itself), set once every row is
-/// in. A nullable ref never makes its row wait: the row goes in in the fixture's order, so a
-/// forward ref costs an insert and one update, as a backward ref costs an insert and a lookup.
+/// same file, a row of a table loaded later, or a row that waits itself), set once every row
+/// is in.
+///
+/// A nullable ref never makes its row wait: the row goes in in the fixture's order, so a forward
+/// ref costs an insert and one update, as a backward ref costs an insert and a lookup.
 final class LinkedRefs {
     private let db: Database
     private let plan: TablePlan
@@ -172,9 +174,11 @@ final class LinkedRefs {
     }
 
     /// Sets every recorded ref to its parent's id: one UPDATE per ref column, SQLite joining the
-    /// links with the parent's key. A value the table's constraints refuse (a UNIQUE one-to-one,
-    /// a CHECK, a trigger) is a diagnostic naming the row's line, found row by row once the UPDATE
-    /// has failed (SQLite rolled it back whole); so is a ref left empty: its key matches no row.
+    /// links with the parent's key.
+    ///
+    /// A value the table's constraints refuse (a UNIQUE one-to-one, a CHECK, a trigger) is a
+    /// diagnostic naming the row's line, found row by row once the UPDATE has failed (SQLite rolled
+    /// it back whole); so is a ref left empty: its key matches no row.
     func apply(deferral: Deferral?, diagnostics: inout [Diagnostic]) throws {
         let table = quoteIdentifier(plan.table.name)
         let slots = try db.sqlRows("SELECT DISTINCT slot FROM \(name) ORDER BY slot").compactMap {

@@ -18,7 +18,7 @@ public struct StoreDiff: Sendable {
             public var values: [SQLValue]
         }
 
-        /// The table's name.
+        /// The table, as the stores name it (the rows of a table only one store has are not compared).
         public var table: String
         /// The key columns rows are matched by.
         public var key: [String]

@@ -72,7 +72,7 @@ public struct SchemaSnapshot: Sendable, Equatable {
     public struct Object: Sendable, Equatable {
         /// `index`, `trigger` or `view`.
         public var type: String
-        /// The object's name.
+        /// The object's name, as `sqlite_schema` holds it: what a difference names.
         public var name: String
         /// The table it belongs to (a view's own name).
         public var table: String
