@@ -78,8 +78,10 @@ test:
 	  [ $$tests -eq 0 ] && [ $$checks -eq 0 ]
 
 # make format rewrites the Swift sources as .swift-format says (4-space indent, 120 columns); make lint
-# (run by make test) fails on any line it would change and on its lint rules (force unwraps and try!
-# among them). The example app's sources are linted too (not its .build); docs quote them verbatim.
+# (run by make test) fails on any line it would change and on its lint rules (force unwraps, try!, and
+# doc comments: every public declaration documented, a one-line summary first, parameters, returns
+# and throws as the signature has them). The example app's sources are linted too (not its .build);
+# docs quote them verbatim.
 FORMATTED = -r -p Sources Tests Plugins Package.swift Examples/DemoApp/Package.swift Examples/DemoApp/Sources
 
 format:

@@ -3,8 +3,9 @@ import PackagePlugin
 
 /// `swift package seedkit <command> …`: runs the seedkit CLI in the package's folder, with
 /// the arguments as given (`swift package --allow-writing-to-package-directory seedkit build`).
-/// The plugin declares that it writes into the package (build, new-migration), so SwiftPM asks
-/// for that permission on every run: a terminal prompts, elsewhere (CI) it needs the flag.
+///
+/// The plugin declares that it writes into the package (build, new-migration), so SwiftPM asks for
+/// that permission on every run: a terminal prompts, elsewhere (CI) it needs the flag.
 @main
 struct SeedkitCommand: CommandPlugin {
     func performCommand(context: PluginContext, arguments: [String]) async throws {

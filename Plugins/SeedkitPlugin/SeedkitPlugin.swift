@@ -50,6 +50,7 @@ struct SeedkitPlugin: BuildToolPlugin {
     }
 
     /// The extension of each migration file the command exports, and that of the file it writes.
+    ///
     /// A plugin cannot import the modules: this is `MigrationGrammar.FileFormat` spelled out, and
     /// MigrationGrammarTests fails when the two differ.
     static let bundledExtension = ["yml": "json", "yaml": "json", "json": "json", "sql": "sql"]

@@ -2,10 +2,14 @@ import Foundation
 
 /// What a process printed and how it exited.
 public struct CommandResult: Sendable, CustomStringConvertible {
+    /// The exit status, as docs/reference.md's exit codes give it (0: success).
     public var status: Int32
+    /// Everything written to stdout.
     public var stdout: String
+    /// Everything written to stderr.
     public var stderr: String
 
+    /// The status and both streams, for a failed expectation's message.
     public var description: String { "exit \(status)\n--- stdout\n\(stdout)--- stderr\n\(stderr)" }
 
     /// The lines the process wrote to stderr, without line ends (and without the empty one after the last).

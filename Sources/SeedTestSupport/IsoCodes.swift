@@ -3,6 +3,7 @@ import Foundation
 /// A small project in the shape of Debian's iso-codes: countries, and ISO 3166-2 subdivisions
 /// that reference their country and, through `parent_id: subdivisions.code`, each other.
 public enum IsoCodes {
+    /// The manifest: countries keyed by alpha-2 code, subdivisions by code, refs to both.
     public static let manifest = """
         schema: schema.sql
         output: ../build/seed.sqlite
@@ -23,6 +24,8 @@ public enum IsoCodes {
               type: { one_of: [County, Municipality, Province, Region] }
 
         """
+    /// The schema: `countries`, and `subdivisions` referring to a country and to a parent
+    /// subdivision.
     public static let schema = """
         CREATE TABLE countries (
             id INTEGER PRIMARY KEY,
@@ -40,12 +43,14 @@ public enum IsoCodes {
         );
 
         """
+    /// A countries fixture (CSV) of a few countries.
     public static let countries = """
         alpha_2,name,official_name
         NO,Norway,Kingdom of Norway
         TR,Turkey,Republic of Turkey
 
         """
+    /// A subdivisions fixture (CSV) whose rows refer to their country and parent subdivision.
     public static let subdivisions = """
         code,name,type,country_id,parent_id
         NO-03,Oslo,County,NO,

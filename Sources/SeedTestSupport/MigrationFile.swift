@@ -2,8 +2,10 @@ import Foundation
 import SeedRuntime
 
 /// The migration an app would load from a folder holding one file, `fileName` with `json`
-/// (`MigrationDirectory.load`, as the runtime reads it). The folder is removed again, unless the
-/// file is large enough to be read by the run that applies it.
+/// (`MigrationDirectory.load`, as the runtime reads it).
+///
+/// The folder is removed again, unless the file is large enough to be read by the run that applies
+/// it.
 public func loadMigration(json: String, fileName: String) throws -> Migration {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
         "seedkit-migration-\(UUID().uuidString)")

@@ -16,6 +16,7 @@ public struct SeededRandom: RandomNumberGenerator {
         state = seed
     }
 
+    /// The next number of the sequence (SplitMix64), the same for the same seed on every run.
     public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state

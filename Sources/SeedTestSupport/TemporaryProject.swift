@@ -3,10 +3,16 @@ public import GRDB
 import SeedRuntime
 
 /// A seedkit project in a fresh temporary folder: `seeds/`, `migrations/`, `build/`.
+///
 /// Starts as the BookStore example; tests overwrite the files they care about.
 public final class TemporaryProject: @unchecked Sendable {
+    /// The project's folder, removed when the project is released.
     public let root: URL
 
+    /// A fresh project folder with `seeds/data` and `migrations`; the BookStore's files unless
+    /// `bookStore` is false.
+    ///
+    /// - Throws: a file system error when the folder cannot be made.
     public init(bookStore: Bool = true) throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("seedkit-test-\(UUID().uuidString)")
         try FileManager.default.createDirectory(
@@ -24,13 +30,21 @@ public final class TemporaryProject: @unchecked Sendable {
 
     deinit { try? FileManager.default.removeItem(at: root) }
 
+    /// The URL of `path`, relative to the project folder.
     public func url(_ path: String) -> URL { root.appendingPathComponent(path) }
+    /// The file system path of `path`, relative to the project folder.
     public func path(_ path: String) -> String { url(path).path }
 
+    /// Writes `text` to `path`, creating its folders.
+    ///
+    /// - Throws: a file system error when it cannot be written.
     public func write(_ path: String, _ text: String) throws {
         try write(path, Data(text.utf8))
     }
 
+    /// Writes `data` to `path`, creating its folders.
+    ///
+    /// - Throws: a file system error when it cannot be written.
     public func write(_ path: String, _ data: Data) throws {
         let target = url(path)
         try FileManager.default.createDirectory(
@@ -38,13 +52,18 @@ public final class TemporaryProject: @unchecked Sendable {
         try data.write(to: target)
     }
 
+    /// The bytes of `path`, or nil when there is no such file.
     public func read(_ path: String) -> Data? { FileManager.default.contents(atPath: self.path(path)) }
 
     /// The SHA-256 of a file of the project (hex), or nil when there is none: what tests compare before and after.
     public func sha256(_ path: String) -> String? { read(path).map { SHA256.hex($0) } }
 
+    /// Whether `path` exists.
     public func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: self.path(path)) }
 
+    /// Removes `path`, a file or a folder.
+    ///
+    /// - Throws: a file system error when it cannot be removed.
     public func remove(_ path: String) throws { try FileManager.default.removeItem(at: url(path)) }
 
     /// The names in a folder, sorted, dot files included.
@@ -53,7 +72,9 @@ public final class TemporaryProject: @unchecked Sendable {
     }
 
     /// A BookStore project whose seed was built before any migration existed, copied to
-    /// `user.sqlite`: the store an existing user has. `build/seed.sqlite` is there too.
+    /// `user.sqlite`: the store an existing user has.
+    ///
+    /// `build/seed.sqlite` is there too.
     public static func withUserStore() throws -> TemporaryProject {
         let project = try TemporaryProject()
         let seed = try userSeed.get()
@@ -137,6 +158,8 @@ public final class TemporaryProject: @unchecked Sendable {
 
 /// The BookStore example (the repository's own seeds/ and migrations/), as files.
 public enum BookStore {
+    /// The BookStore's manifest: categories keyed by name, books by title with a ref to their
+    /// category.
     public static let manifest = """
         schema: schema.sql
         output: ../build/seed.sqlite
@@ -155,6 +178,7 @@ public enum BookStore {
               price: { min: 0, max: 1000 }
 
         """
+    /// The BookStore's schema: `categories`, and `books` referring to a category.
     public static let schema = """
         CREATE TABLE categories (id INTEGER PRIMARY KEY, name VARCHAR(25) NOT NULL UNIQUE);
         CREATE TABLE books (
@@ -165,9 +189,12 @@ public enum BookStore {
         );
 
         """
+    /// The categories fixture: Fiction and Biography.
     public static let categories = "name\nFiction\nBiography\n"
+    /// The books fixture: three books.
     public static let books =
         "title,price,category_id\nThe first book,10,Fiction\nThe second book,15,Fiction\nThe third book,10,Biography\n"
+    /// The BookStore's first migration: a fourth book.
     public static let fourthBook = """
         insert:
           books:

@@ -23,6 +23,9 @@ package struct SeedTool: ParsableCommand {
     /// Every command's name, as typed (`new-migration`), in the order help lists them.
     package static var commandNames: [String] { configuration.subcommands.map { $0._commandName } }
 
+    /// Each command's type name, which is its file's name in `Commands/` (RepositoryLayoutTests).
+    package static var commandTypeNames: [String] { configuration.subcommands.map { String(describing: $0) } }
+
     /// The seedkit process: its setup, then ``run(_:)`` with its arguments, and the exit.
     package static func main() {
         // A reader that goes away (`seedkit migrate … | head -1`) makes writes fail with EPIPE
@@ -47,8 +50,10 @@ package struct SeedTool: ParsableCommand {
 
     /// Runs the command `arguments` name and returns the exit status: everything the process does
     /// but its setup, so that the tests can run commands in theirs (inside an ``Invocation``).
+    ///
     /// Usage errors exit 2 (docs/reference.md, "Exit codes") rather than ArgumentParser's 64.
-    /// Output that could not be written is an I/O failure (4): a report nobody received is not a success.
+    /// Output that could not be written is an I/O failure (4): a report nobody received is not a
+    /// success.
     package static func run(_ arguments: [String]) -> Int32 {
         var status: Int32
         do {

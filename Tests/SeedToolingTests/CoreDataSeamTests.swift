@@ -5,9 +5,10 @@ import Testing
 /// Core Data's bookkeeping — `Z_PK`, `Z_ENT`, `Z_OPT`, `Z_PRIMARYKEY`, `Z_METADATA`, order keys,
 /// entity-type columns, join and history tables, `Z` names built by hand — is read and written
 /// by the Core Data dialect only (Sources/SeedRuntime/Store/CoreDataDialect*.swift,
-/// CoreDataJoins.swift, CoreDataModelFacts.swift). Anywhere else in Sources it would be a second
-/// implementation that can drift from the dialect's (issue 24). SeedTestSupport's fixtures and
-/// comments may name it.
+/// CoreDataJoins.swift, CoreDataModelFacts.swift).
+///
+/// Anywhere else in Sources it would be a second implementation that can drift from the dialect's
+/// (issue 24). SeedTestSupport's fixtures and comments may name it.
 @Suite struct CoreDataSeamTests {
     /// What spells Core Data bookkeeping, as SQL or as names.
     static let patterns: [(String, String)] = [

@@ -76,10 +76,11 @@ import Testing
 
         mutating func chance(_ percent: UInt64) -> Bool { random.next() % 100 < percent }
 
-        /// JSON scalars YAML reads alike (big integers as text in both). Left out, as the formats
-        /// differ there, outside the grammar: `"\\ud83d\\ude00"` (YAML refuses a surrogate escape)
-        /// and `1E400` (YAML reads infinity, JSON refuses the number; and the canonical JSON of an
-        /// infinity is `inf`, which no JSON reader takes).
+        /// JSON scalars YAML reads alike (big integers as text in both).
+        ///
+        /// Left out, as the formats differ there, outside the grammar: `"\\ud83d\\ude00"` (YAML
+        /// refuses a surrogate escape) and `1E400` (YAML reads infinity, JSON refuses the number;
+        /// and the canonical JSON of an infinity is `inf`, which no JSON reader takes).
         mutating func scalar() -> String {
             random.pick([
                 "1", "2.5", "true", "null", "\"A\"", "\"B b\"", "\"\"", "-3", "1e3", "-0", "1.0", "0.1",

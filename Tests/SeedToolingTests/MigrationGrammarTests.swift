@@ -127,7 +127,9 @@ import Testing
     }
 
     /// A key twice in a map: YAML's parser refuses it; JSON kept one of the two, silently (a
-    /// row's first `price`, an update's last `key`). Refused alike now, at the second one.
+    /// row's first `price`, an update's last `key`).
+    ///
+    /// Refused alike now, at the second one.
     static let repeated: [Refused] = [
         Refused(
             text: "{\"insert\": {\"books\": [\n  {\"title\": \"X\", \"price\": 1, \"price\": 2}]}}", line: 2,

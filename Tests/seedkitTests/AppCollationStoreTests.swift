@@ -7,8 +7,10 @@ import Testing
 
 /// Issue 41: a store whose index uses a collation the app registers (or whose trigger calls the
 /// app's function) made every command, `inspect` included, exit 4 `SQLite error 1: no such
-/// collation sequence`. Writing commands now refuse it (exit 3) naming the index or trigger;
-/// read-only commands show what they can.
+/// collation sequence`.
+///
+/// Writing commands now refuse it (exit 3) naming the index or trigger; read-only commands show
+/// what they can.
 @Suite struct AppCollationStoreTests {
     /// The BookStore user store with `sql` run on a connection that registers the app's
     /// collation `APPCOLL` and function `app_fn`, as the app's own connection would.

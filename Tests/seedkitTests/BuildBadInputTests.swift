@@ -30,7 +30,9 @@ import Testing
     /// A table whose fixture is refused whole (here a header field the table lacks) has no row in:
     /// every ref to it used to be reported as its own typo (`category_id 'Fiction' matches no
     /// categories.name`, one per row: 96 lines on a real SwiftData store's project for two
-    /// refused fixtures). Now the refusal is said, and each table's refs to it once, counted.
+    /// refused fixtures).
+    ///
+    /// Now the refusal is said, and each table's refs to it once, counted.
     @Test func refsToATableWhoseFixtureIsRefusedAreSaidOnceNotRowByRow() throws {
         let project = try TemporaryProject()
         try project.write("seeds/data/categories.csv", "nam\nFiction\nBiography\n")

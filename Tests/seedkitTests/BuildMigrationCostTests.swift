@@ -7,8 +7,10 @@ import Testing
 @testable import SeedTooling
 
 /// Issue 45: the checks `build` runs on the migrations present (refs, update keys, what `migrate`
-/// would refuse) cost in proportion to the migrations' rows. Counted, not clocked: the
-/// statements the build runs on the seed (each run of a prepared statement counts).
+/// would refuse) cost in proportion to the migrations' rows.
+///
+/// Counted, not clocked: the statements the build runs on the seed (each run of a prepared
+/// statement counts).
 @Suite struct BuildMigrationCostTests {
     /// A release of `count` books (key isbn, a ref to a category) and a migration that brings the
     /// previous release to it: a tenth of the rows updated, a tenth deleted, a twentieth inserted.

@@ -5,8 +5,10 @@ import Testing
 
 /// Random schemas × random fixtures → `seedkit build` → the seed read back by SQL written here
 /// (joins render refs as the parent's key, not seedkit's readers) → equal to the fixtures
-/// (issue 41). Seeded: `SEEDKIT_PROPERTY_SEED=N` replays one run, `SEEDKIT_PROPERTY_CASES=N`
-/// runs more or fewer cases; a failure names its case's seed.
+/// (issue 41).
+///
+/// Seeded: `SEEDKIT_PROPERTY_SEED=N` replays one run, `SEEDKIT_PROPERTY_CASES=N` runs more or fewer
+/// cases; a failure names its case's seed.
 @Suite struct BuildPropertyTests {
     /// One table of a random schema.
     struct Table {

@@ -107,7 +107,9 @@ import Testing
     }
 
     /// UnicodeData.txt's shape (`;`, no header, a titlecase that often names a later code): 256
-    /// rows read back wrong on 17ab545. A few thousand generated rows, read back by SQL here.
+    /// rows read back wrong on 17ab545.
+    ///
+    /// A few thousand generated rows, read back by SQL here.
     @Test func aUnicodeDataShapedSelfRefTableReadsBackWhole() throws {
         var random = SeededRandom(defaultSeed: 0x0063_0300)
         let count = 3000

@@ -7,7 +7,9 @@ import Testing
 @testable import SeedTooling
 
 /// Issue 41: `check-upgrade`'s verdict is the upgraded seed compared by content with a fresh
-/// build, the simulated user's rows read back as SQLite holds them. Each case failed on 17ab545.
+/// build, the simulated user's rows read back as SQLite holds them.
+///
+/// Each case failed on 17ab545.
 @Suite struct CheckUpgradeByContentTests {
     /// A project of one table, `books (title, price)`, shipped as seeds/releases/1.0.sqlite.
     private func booksProject(schema: String, books: String) throws -> TemporaryProject {
@@ -60,8 +62,10 @@ import Testing
     }
 
     /// gemoji's shape (`emoji.json` 3.0.1 → 4.1.0): tags from a `query:` over `json_each`, keyed
-    /// `[emoji, tag]`. The user's row referring to a deleted emoji was looked for under the emoji
-    /// it was copied from, and reported LOST.
+    /// `[emoji, tag]`.
+    ///
+    /// The user's row referring to a deleted emoji was looked for under the emoji it was copied
+    /// from, and reported LOST.
     @Test func aUserRowReferringToADeletedParentIsFoundUnderThatParent() throws {
         let project = try TemporaryProject(bookStore: false)
         try project.write(
@@ -133,7 +137,9 @@ import Testing
     }
 
     /// A release deleting a row whose user edit the schema refuses: the row has its verdict
-    /// (counted ok), and the edit not tried says SQLite's reason. Nothing was printed for it.
+    /// (counted ok), and the edit not tried says SQLite's reason.
+    ///
+    /// Nothing was printed for it.
     @Test func aDeletedRowHasAVerdictAndAnEditNotTriedSaysWhy() throws {
         let project = try booksProject(
             schema:
@@ -197,9 +203,11 @@ import Testing
     }
 }
 
-/// Issue 45: check-upgrade's work follows the release. Counted, not clocked: the statements run
-/// on its copies of the old seed (each run of a prepared statement counts) and the steps
-/// SQLite's virtual machine took for them (the rows they read and wrote).
+/// Issue 45: check-upgrade's work follows the release.
+///
+/// Counted, not clocked: the statements run on its copies of the old seed (each run of a prepared
+/// statement counts) and the steps SQLite's virtual machine took for them (the rows they read and
+/// wrote).
 @Suite struct CheckUpgradeComplexityTests {
     /// A seed of `count` books and a release that changes a tenth of them; the statements and VM steps counted.
     private func statements(_ count: Int) throws -> (statements: Int, steps: Int) {

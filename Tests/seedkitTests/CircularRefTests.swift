@@ -68,8 +68,9 @@ import Testing
     }
 
     /// Issue 41: a row with two refs that both wait for a row in a cycle got its second ref
-    /// written to another row (the link table's own insert moved SQLite's last rowid). Read back
-    /// through SQL joins here, not through seedkit's readers.
+    /// written to another row (the link table's own insert moved SQLite's last rowid).
+    ///
+    /// Read back through SQL joins here, not through seedkit's readers.
     @Test func twoWaitingRefsOfOneRowLandOnThatRow() throws {
         let project = try TemporaryProject(bookStore: false)
         try project.write(

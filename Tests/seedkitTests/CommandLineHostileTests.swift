@@ -4,7 +4,9 @@ import SeedTestSupport
 import Testing
 
 /// Hostile command lines (issue 14): numeric options out of range, file names that start
-/// with '-'. Usage errors exit 2 and say what is allowed; nothing traps, nothing is touched.
+/// with '-'.
+///
+/// Usage errors exit 2 and say what is allowed; nothing traps, nothing is touched.
 @Suite struct CommandLineHostileTests {
     @Test(arguments: ["nan", "inf", "-inf", "1e10", "3000000", "-1", "86400.5", "abc", ""])
     func aBusyTimeoutOutOfRangeIsAUsageErrorNotATrap(value: String) throws {

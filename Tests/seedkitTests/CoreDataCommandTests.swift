@@ -203,6 +203,7 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
 
     /// A to-one relationship holds the parent's Z_PK; a fixture that names parents without a ref
     /// is told so, with the ref that fixes it, and that ref does.
+    ///
     /// Authors and books: Book.author is a to-one relationship, stored as ZBOOK.ZAUTHOR.
     private func authorsAndBooks() throws -> TemporaryProject {
         let project = try TemporaryProject(bookStore: false)
@@ -455,8 +456,9 @@ private func writeReferenceStore(_ project: TemporaryProject, _ path: String) th
     }
 
     /// A Transformable attribute's value is the bytes of an archive, as a store holds them (base64
-    /// in fixtures and migrations; docs/core-data.md, "Transformable attributes"). Anything else
-    /// is refused wherever it is written, said once, and nothing is written.
+    /// in fixtures and migrations; docs/core-data.md, "Transformable attributes").
+    ///
+    /// Anything else is refused wherever it is written, said once, and nothing is written.
     @Test func transformableAttributesTakeAnArchivesBytesAndNothingElse() throws {
         let project = try project()
         try project.write(

@@ -5,8 +5,9 @@ import SeedTestSupport
 import Testing
 
 /// Issue 21, item 1: a manifest without model: builds into a template whose Z_MODELCACHE holds
-/// the model, and a model: that disagrees with that cache is refused naming what differs. The
-/// template is a real store Core Data wrote (Tests/SeedToolingTests/Fixtures/RealStores).
+/// the model, and a model: that disagrees with that cache is refused naming what differs.
+///
+/// The template is a real store Core Data wrote (Tests/SeedToolingTests/Fixtures/RealStores).
 private let realStores = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .appendingPathComponent("SeedToolingTests/Fixtures/RealStores/wibosco-CoreDataMigrationRevised-Example")
 

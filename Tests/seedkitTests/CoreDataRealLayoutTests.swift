@@ -440,7 +440,9 @@ private func sha(_ project: TemporaryProject, _ path: String) -> Data? { project
 @Suite struct CoreDataRenamedEntityTests {
     /// Three levels of inheritance (`Car` → `SportCar` → `LuxuryCar`, all in `ZCAR`); the model
     /// renamed `ExpensiveSportCar` to `LuxuryCar` (`elementID`), and `Z_PRIMARYKEY.Z_NAME` kept the
-    /// old name. Defaults sit at two levels: `SportCar.topSpeed` 300, `LuxuryCar.isLimitedEdition` YES.
+    /// old name.
+    ///
+    /// Defaults sit at two levels: `SportCar.topSpeed` 300, `LuxuryCar.isLimitedEdition` YES.
     private func project() throws -> TemporaryProject {
         let project = try TemporaryProject(bookStore: false)
         try project.writeCoreDataProject(

@@ -234,10 +234,12 @@ import Testing
 @Suite struct CoreDataHistoryTests {
     /// A store of an app that tracks persistent history (every NSPersistentCloudKitContainer app):
     /// `ATRANSACTION`, `ACHANGE`, `ATRANSACTIONSTRING` (Z_ENT 16001–16003 in Z_PRIMARYKEY) and a
-    /// change row per inserted object. The chapter's update (a book joining BookCategory 52)
-    /// records an update of BookCategory's `books`: counted to-one relationships, then attributes,
-    /// then to-many relationships (name, books), its bit is 0x40, as Screen Time's store settles
-    /// (docs/swiftdata.md; by name it would have been 0x80, and seedkit refused it before).
+    /// change row per inserted object.
+    ///
+    /// The chapter's update (a book joining BookCategory 52) records an update of BookCategory's
+    /// `books`: counted to-one relationships, then attributes, then to-many relationships (name,
+    /// books), its bit is 0x40, as Screen Time's store settles (docs/swiftdata.md; by name it would
+    /// have been 0x80, and seedkit refused it before).
     @Test func anUpdateOfAToManyIsRecordedWithItsBitAfterTheAttributes() throws {
         let project = try TemporaryProject(bookStore: false)
         try CoreDataReference.write(into: try project.database("store.sqlite"))

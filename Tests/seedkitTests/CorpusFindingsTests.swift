@@ -26,8 +26,9 @@ import Testing
     }
 
     /// pegase: a delete denied by a ref the manifest names said `still referenced by
-    /// ZENTITYSOUSOPERATION.zcategory`, the SQL table and a lower-cased column. It names the
-    /// entity and relationship as the user writes them: `Book.author`.
+    /// ZENTITYSOUSOPERATION.zcategory`, the SQL table and a lower-cased column.
+    ///
+    /// It names the entity and relationship as the user writes them: `Book.author`.
     @Test func aDeleteDeniedByARefNamesTheEntityAndRelationship() throws {
         let project = try bookStore()
         try project.write(
@@ -52,9 +53,10 @@ import Testing
     }
 
     /// pegase: `new-migration --from` wrote a Core Data date as its seconds since 2001
-    /// (`-978300000`) where the fixtures give ISO 8601. It writes them as the fixtures do (an
-    /// update's `from` and `to`, an inserted row, a deleted row's `from`), and `migrate` stores
-    /// the seconds Core Data keeps.
+    /// (`-978300000`) where the fixtures give ISO 8601.
+    ///
+    /// It writes them as the fixtures do (an update's `from` and `to`, an inserted row, a deleted
+    /// row's `from`), and `migrate` stores the seconds Core Data keeps.
     @Test func newMigrationWritesCoreDataDatesAsTheFixturesDo() throws {
         let project = try bookStore()
         try shipFirstRelease(project)

@@ -5,8 +5,9 @@ import SeedTestSupport
 import Testing
 
 /// Runs seedkit as a shell would under `ulimit -f KILOBYTES`: a write past the limit raises
-/// SIGXFSZ, whose default action kills the process (exit 153, files left behind). The test
-/// runner hands its children SIGXFSZ blocked, which hid that: the wrapper restores what a
+/// SIGXFSZ, whose default action kills the process (exit 153, files left behind).
+///
+/// The test runner hands its children SIGXFSZ blocked, which hid that: the wrapper restores what a
 /// terminal gives (default action, unblocked), sets the limit and execs seedkit.
 private func seedkitLimited(
     kilobytes: Int, _ arguments: [String], in project: TemporaryProject, environment: [String: String] = [:]

@@ -58,7 +58,9 @@ func completionScriptsAreGenerated(shell: String) throws {
 }
 
 /// Issue 44: `seedkit biuld` said only `Unexpected argument`, and `seedkit help nope` printed the
-/// root help with exit 0. An unknown command or help topic is a usage error (2) with the nearest command.
+/// root help with exit 0.
+///
+/// An unknown command or help topic is a usage error (2) with the nearest command.
 @Test func anUnknownCommandOrHelpTopicSaysWhichCommandWasMeant() throws {
     let project = try TemporaryProject()
     let typo = try project.seedkit("biuld")

@@ -4,8 +4,9 @@ import SeedkitCLI
 import Testing
 
 /// `seedkit help TOPIC` shows a section of docs/ as the installed binary has it: the generated
-/// HelpTopic+*.swift files must hold each topic's section exactly as docs/ has it now. With
-/// SEEDKIT_WRITE_HELP_TOPICS=1 this test writes them instead
+/// HelpTopic+*.swift files must hold each topic's section exactly as docs/ has it now.
+///
+/// With SEEDKIT_WRITE_HELP_TOPICS=1 this test writes them instead
 /// (`SEEDKIT_WRITE_HELP_TOPICS=1 swift test --filter HelpTopicTests`), after a docs/ edit.
 private let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent()

@@ -18,8 +18,9 @@ func runSeedkitBounded(_ arguments: [String], in directory: URL) throws -> Comma
 }
 
 /// Hostile manifests and migrations (issue 14): deep nesting, alias bombs, duplicate keys,
-/// bad syntax, other encodings. Each is refused with exit 2, one line saying where and why,
-/// and the store untouched.
+/// bad syntax, other encodings.
+///
+/// Each is refused with exit 2, one line saying where and why, and the store untouched.
 @Suite struct HostileDocumentTests {
     /// Runs `arguments` on the user store of `project` and checks the exit code, the first line
     /// of stderr, and that the store's bytes did not change.

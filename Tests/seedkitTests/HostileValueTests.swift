@@ -5,7 +5,9 @@ import SeedTestSupport
 import Testing
 
 /// Values at the edges (issue 14): integers just past 64 bits, numbers that look integral,
-/// dates with offsets and fractions, keys without a value. Exact results or a clear error.
+/// dates with offsets and fractions, keys without a value.
+///
+/// Exact results or a clear error.
 @Suite struct HostileValueTests {
     /// A one-table project: `counts(name TEXT, n INTEGER, at DATETIME, day DATE)`.
     private func countsProject(_ fixture: String, json: Bool = false, rules: String = "") throws -> TemporaryProject {

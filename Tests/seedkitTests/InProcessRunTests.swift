@@ -101,6 +101,7 @@ import Testing
 }
 
 /// `text` with the durations it reports (`0.06 s`) as `… s`: the one thing two runs may print differently.
+///
 /// Durations and the clock's timestamps (status prints when each migration was applied) set aside.
 private func timeless(_ text: String) -> String {
     text.replacingOccurrences(of: "[0-9]+\\.[0-9]+ s\\b", with: "… s", options: .regularExpression)

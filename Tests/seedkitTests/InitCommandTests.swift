@@ -319,8 +319,9 @@ private let plainInitOutput = """
         expectEqual(tree(project.root), before)
     }
 
-    /// Issue 44: init wrote no `.gitignore`, so `git add -A` committed `build/`. It writes one, and
-    /// a project's own is kept as it is (never in the way of init).
+    /// Issue 44: init wrote no `.gitignore`, so `git add -A` committed `build/`.
+    ///
+    /// It writes one, and a project's own is kept as it is (never in the way of init).
     @Test func initWritesAGitignoreAndKeepsOneThatIsThere() throws {
         let project = try emptyProject()
         expectEqual(try project.seedkit("init", "fresh").status, 0)

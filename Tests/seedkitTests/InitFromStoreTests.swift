@@ -15,6 +15,7 @@ private let revised = URL(fileURLWithPath: #filePath).deletingLastPathComponent(
 @Suite struct InitFromStoreTests {
     /// The SwiftData-shaped store of Examples/SwiftDataStore, holding the example's seed: keys from
     /// `.unique`, UUIDs, the author ref by name; rebuilt, every row is as it was, Z_PK included.
+    ///
     /// A store's text is exported whole (issue 34): a NUL inside a value survives into the fixture.
     @Test func textWithANulIsExportedWhole() throws {
         let original = try swiftDataProject()
@@ -74,7 +75,9 @@ private let revised = URL(fileURLWithPath: #filePath).deletingLastPathComponent(
 
     /// A real store Core Data wrote (wibosco/CoreDataMigrationRevised-Example, MIT): no uniqueness
     /// constraints, so no keys (a comment says why) and Section.post as the Z_PK the build gives
-    /// the post; dates with microseconds, multi-line text. Rebuilt, every row is byte for byte as it was.
+    /// the post; dates with microseconds, multi-line text.
+    ///
+    /// Rebuilt, every row is byte for byte as it was.
     @Test func aRealCoreDataStoreScaffoldsAProjectThatRebuildsItsRows() throws {
         let project = try TemporaryProject(bookStore: false)
         try project.write("original.sqlite", try Data(contentsOf: revised))
@@ -117,11 +120,12 @@ private let revised = URL(fileURLWithPath: #filePath).deletingLastPathComponent(
         #expect(!project.exists("out"))
     }
 
-    /// Issue 42, found by the store corpus (scripts/corpus.py): objc.io's Moody store. Its Country
-    /// has a key of two columns (`[numericISO3166Code, uniquenessDummy]`), so init left every
-    /// `Mood.country` and `Country.continent` empty and the seed lost them (build exit 0); and its
-    /// `colors` is a Transformable with the app's own transformer, whose bytes are no archive,
-    /// which build refused. Compared here by SQL against the store itself.
+    /// Issue 42, found by the store corpus (scripts/corpus.py): objc.io's Moody store.
+    ///
+    /// Its Country has a key of two columns (`[numericISO3166Code, uniquenessDummy]`), so init left
+    /// every `Mood.country` and `Country.continent` empty and the seed lost them (build exit 0);
+    /// and its `colors` is a Transformable with the app's own transformer, whose bytes are no
+    /// archive, which build refused. Compared here by SQL against the store itself.
     @Test func moodyStoreRoundTripsItsRefsToACompositeKeyAndItsOwnTransformer() throws {
         let store = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("SeedToolingTests/Fixtures/RealStores/objcio-core-data/Moody.moody")

@@ -5,8 +5,10 @@ import Testing
 
 /// `init --coredata STORE` left a store's many-to-many links out of the fixtures (a comment said
 /// how to add them): MetaCocktails' 407 `Z_1GARNISH` rows (`Cocktail.garnish` ↔
-/// `Garnish.cocktails`) were missing from every seed. Now one side's fixture lists them by the
-/// other side's key; a key with a comma (two of MetaCocktails' garnishes have one) as a JSON array.
+/// `Garnish.cocktails`) were missing from every seed.
+///
+/// Now one side's fixture lists them by the other side's key; a key with a comma (two of
+/// MetaCocktails' garnishes have one) as a JSON array.
 @Suite struct InitManyToManyTests {
     /// make-store.py's Author and Book, with `Tag` and `Book.tags` ↔ `Tag.books` (join table
     /// `Z_2TAGS(Z_2BOOKS, Z_3TAGS)`, as Core Data names it after the first entity's relationship).
@@ -111,8 +113,9 @@ import Testing
 
     /// Found by the store corpus (richardpiazza/XCServerCoreData: Configuration.repositories,
     /// Device.integrations): a many-to-many to an entity without a one-column key was listed in
-    /// no fixture and its links were dropped without a word (212 and 1,419 of them). init says how
-    /// many it left out, and why.
+    /// no fixture and its links were dropped without a word (212 and 1,419 of them).
+    ///
+    /// init says how many it left out, and why.
     @Test func linksToAnEntityWithoutAKeyAreSaidNotDroppedSilently() throws {
         let project = try store(tagKey: false)
         let initialized = try project.seedkit("init", "--coredata", "app.store")

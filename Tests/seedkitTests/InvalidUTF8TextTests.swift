@@ -5,7 +5,9 @@ import Testing
 
 /// Text that is not UTF-8 (SQLite stores the bytes it is given; another program may have
 /// written them): reports show each byte that is not part of a UTF-8 sequence as `\xNN`
-/// (issue 41). It was decoded with U+FFFD in its place, so `diff` printed `'A�B' → 'A�B'`.
+/// (issue 41).
+///
+/// It was decoded with U+FFFD in its place, so `diff` printed `'A�B' → 'A�B'`.
 @Suite struct InvalidUTF8TextTests {
     /// Two stores written by GRDB whose text differs only in one invalid byte (0xFF, 0xFE),
     /// in a key and in a value; `é` (valid, two bytes) and a truncated sequence beside it.

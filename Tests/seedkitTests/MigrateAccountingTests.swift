@@ -5,8 +5,9 @@ import SeedTestSupport
 import Testing
 
 /// Issue 41: every row SQLite changes during a migrate is one the report names, or the run fails,
-/// rolled back, naming the trigger and the row. Each case exited 0 ("1 inserted") on 17ab545
-/// while the user's rows changed or vanished.
+/// rolled back, naming the trigger and the row.
+///
+/// Each case exited 0 ("1 inserted") on 17ab545 while the user's rows changed or vanished.
 @Suite struct MigrateAccountingTests {
     /// The BookStore user store (three books) with `sql` run on it, and 0001 (insert the fourth book) pending.
     private func store(_ sql: String) throws -> TemporaryProject {

@@ -4,8 +4,10 @@ import SeedRuntime
 import SeedTestSupport
 import Testing
 
-/// A small tmpfs of its own, so a test can fill it up or make it read-only. Needs root (CI and
-/// the development machines run as root); where mounting is impossible the tests say so.
+/// A small tmpfs of its own, so a test can fill it up or make it read-only.
+///
+/// Needs root (CI and the development machines run as root); where mounting is impossible the tests
+/// say so.
 private final class SmallFilesystem {
     let url: URL
 

@@ -3,11 +3,13 @@ import GRDB
 import SeedTestSupport
 import Testing
 
-/// Issue 35: entities the seed does not fill. A manifest entry without `file:` made `build` fail
-/// (`table 'Book' has no file`), and `build` refused a migration updating rows the fixtures do
-/// not hold, so an app whose rows seedkit did not make could not ship an update to them.
-/// `migrate_only: true` says the seed leaves the table as the template makes it and the
-/// release's migrations change the users' own rows (docs/reference.md, "Tables only migrations write").
+/// Issue 35: entities the seed does not fill.
+///
+/// A manifest entry without `file:` made `build` fail (`table 'Book' has no file`), and `build`
+/// refused a migration updating rows the fixtures do not hold, so an app whose rows seedkit did not
+/// make could not ship an update to them. `migrate_only: true` says the seed leaves the table as
+/// the template makes it and the release's migrations change the users' own rows
+/// (docs/reference.md, "Tables only migrations write").
 @Suite struct MigrateOnlyTableTests {
     /// The SwiftData example with Book migrate-only and a migration that updates a book no
     /// fixture holds (the user's own).

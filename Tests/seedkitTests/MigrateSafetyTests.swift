@@ -83,7 +83,9 @@ private final class Holder {
     }
 
     /// A backup never replaces a file: `--backup seeds/releases/1.0.sqlite` used to overwrite
-    /// the shipped seed with a user's store (exit 0). Now exit 2 before the store is opened.
+    /// the shipped seed with a user's store (exit 0).
+    ///
+    /// Now exit 2 before the store is opened.
     @Test(arguments: ["precious.txt", "seeds/releases/1.0.sqlite", "dangling-link"])
     func aBackupPathThatExistsIsRefusedAndNothingChanges(_ backup: String) throws {
         let project = try TemporaryProject.withUserStore()

@@ -3,8 +3,10 @@ import SeedTestSupport
 import Testing
 
 /// Newcomer finding A5: a key typo in an update or a delete was reported by `migrate` as a row
-/// the user deleted, exit 0, and the migration recorded as applied forever. `build` (for an
-/// update it can judge) and `check-upgrade` (with the old seeds) now say the key matches no row.
+/// the user deleted, exit 0, and the migration recorded as applied forever.
+///
+/// `build` (for an update it can judge) and `check-upgrade` (with the old seeds) now say the key
+/// matches no row.
 @Suite struct MigrationKeyTypoTests {
     @Test func buildRefusesAnUpdateWhoseKeyMatchesNoRow() throws {
         let project = try TemporaryProject.withRelease()

@@ -182,8 +182,9 @@ import Testing
     }
 
     /// Under `ulimit -v`, the thread that reads a large JSON migration may not start: that is an
-    /// error (exit 4, nothing written), never a wait that holds the write lock forever. Which
-    /// limit starves the thread depends on the binary, so a range is tried. Where libdispatch
+    /// error (exit 4, nothing written), never a wait that holds the write lock forever.
+    ///
+    /// Which limit starves the thread depends on the binary, so a range is tried. Where libdispatch
     /// itself waits for a thread (it retries forever), a SIGINT still ends the run.
     @Test(.tags(.slow)) func aThreadThatCannotStartIsAnErrorNotAHang() throws {
         let project = try TemporaryProject.withUserStore()

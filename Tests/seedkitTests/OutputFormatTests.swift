@@ -6,9 +6,10 @@ import Testing
 
 /// `--format` means one thing on every command (issue 36; docs/reference.md#output-formats):
 /// each command prints each format of the one set, or refuses it before it does anything, with
-/// exit 2 and the list of formats it prints; the older spellings still work. The formats, and
-/// which a command prints, come from the registry (OutputFormat.all, the report's views): a new
-/// format is tested on every command without an edit here.
+/// exit 2 and the list of formats it prints; the older spellings still work.
+///
+/// The formats, and which a command prints, come from the registry (OutputFormat.all, the report's
+/// views): a new format is tested on every command without an edit here.
 @Suite struct OutputFormatTests {
     /// A command, what it is run on, and the formats it prints: those the registry renders its report in.
     struct Case: CustomTestStringConvertible, Sendable {
@@ -47,7 +48,20 @@ import Testing
         Case(
             arguments: ["verify", "user.sqlite"], report: VerifyReport.self, csvHeader: "table,key,column,code,message"
         ),
+        // new-migration writes migrations/NNNN-format-check.yml and export-migrations fresh-export/, removed after each run.
+        Case(arguments: ["new-migration", "format check"], report: NewMigrationReport.self),
+        Case(arguments: ["export-migrations", "fresh-export"], report: ExportReport.self),
     ]
+
+    /// Removes what a case wrote, so that the next format's run starts from the same project.
+    static func removeWritten(_ project: TemporaryProject) throws {
+        for written in ["fresh.sqlite", "fresh-project", "fresh-export"] where project.exists(written) {
+            try project.remove(written)
+        }
+        for name in project.listing("migrations") where name.contains("format-check") {
+            try project.remove("migrations/" + name)
+        }
+    }
 
     /// Every format's name, from the registry.
     static let formats = OutputFormat.all.map(\.name)
@@ -94,16 +108,15 @@ import Testing
             default:
                 #expect(!result.stdout.hasPrefix("{"), "\(format): \(result)")
             }
-            for written in ["fresh.sqlite", "fresh-project"] where project.exists(written) {
-                try project.remove(written)
-            }
+            try Self.removeWritten(project)
         }
         expectEqual(project.sha256("user.sqlite"), before)
     }
 
     /// Scripts written for the two old sets keep working: `table` is `human`, on every command.
-    /// (build and init write a file and refuse to write it again: their default is checked above.)
-    @Test(arguments: cases.filter { !["build", "init"].contains($0.arguments[0]) })
+    /// (build and init write a file and refuse to write it again, new-migration writes the next
+    /// number each run: their default is checked above.)
+    @Test(arguments: cases.filter { !["build", "init", "new-migration"].contains($0.arguments[0]) })
     func tableIsTheOlderSpellingOfHuman(command: Case) throws {
         let project = try Self.project()
         let human = try project.seedkit(command.arguments + ["--format", "human"])

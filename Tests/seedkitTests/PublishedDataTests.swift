@@ -4,8 +4,10 @@ import SeedRuntime
 import SeedTestSupport
 import Testing
 
-/// Issue 33: published data as it is. Real files are read as their publishers ship them, and the
-/// schema is read through SQLite, never by splitting SQL text.
+/// Issue 33: published data as it is.
+///
+/// Real files are read as their publishers ship them, and the schema is read through SQLite, never
+/// by splitting SQL text.
 @Suite struct PublishedDataTests {
     /// A project with one table `t` whose schema is `schema` and whose fixture is `data/t.csv`.
     private func project(
@@ -503,8 +505,9 @@ import Testing
     }
 
     /// A query that prepares but fails on a row (json_extract of text that is not JSON): the rows
-    /// are read as the build steps the query, so the failure comes mid-read. It is the same
-    /// manifest error as before, and no seed is written.
+    /// are read as the build steps the query, so the failure comes mid-read.
+    ///
+    /// It is the same manifest error as before, and no seed is written.
     @Test func aQueryThatFailsOnARowIsAManifestErrorAndWritesNoSeed() throws {
         let project = try currencies(
             currencyQuery: "SELECT AlphabeticCode AS code, json_extract(Currency, '$.x') AS name FROM codes")

@@ -125,8 +125,10 @@ private func text(_ project: TemporaryProject, _ path: String) throws -> String 
     }
 
     /// A nullable column that becomes NOT NULL with a DEFAULT: the copy fills NULLs from the
-    /// DEFAULT. Before, every user with a NULL there could never upgrade (exit 1), and an old
-    /// seed with a NULL there made new-migration fail.
+    /// DEFAULT.
+    ///
+    /// Before, every user with a NULL there could never upgrade (exit 1), and an old seed with a
+    /// NULL there made new-migration fail.
     @Test func aColumnThatBecomesNotNullWithADefaultIsFilledFromIt() throws {
         let project = try bookStoreRelease(
             schema: categories

@@ -675,9 +675,11 @@ private func currenciesProject() throws -> TemporaryProject {
     /// (roots and their children), currencies — with a random schema change each time (a new
     /// column with values, a new table with rows, a new index): `new-migration --from` writes the
     /// schema and data steps, `check-upgrade` converges, and the simulated user's rows and edits survive.
+    ///
     /// Each release also renames a country (told apart by the id its fixture gives, or by a
-    /// `--rename` hint), a subdivision with children and one with a parent, and a currency
-    /// (hints): the refs to them follow, and the simulated user's edits of them and rows referring to them survive.
+    /// `--rename` hint), a subdivision with children and one with a parent, and a currency (hints):
+    /// the refs to them follow, and the simulated user's edits of them and rows referring to them
+    /// survive.
     @Test(.tags(.slow)) func randomReleasesOverThreeRelatedTablesWithSchemaChangesAndRenamesConverge() throws {
         let seed = ProcessInfo.processInfo.environment["SEEDKIT_TEST_SEED"].flatMap(UInt64.init) ?? 20_261_123
         var rng = SeededRandom(seed: seed)

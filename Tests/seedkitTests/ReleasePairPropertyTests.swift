@@ -12,8 +12,10 @@ import Testing
 /// the release and the user's edits, not by seedkit: every seed row the user did not edit as
 /// the release has it, the user's rows and values kept, each edit the release would have
 /// overwritten reported as a conflict, each delete a user's row holds back as denied, each
-/// insert a user's row holds the key of as already present. A fresh build must read back as
-/// the release's fixtures, and a second `migrate` must change no byte.
+/// insert a user's row holds the key of as already present.
+///
+/// A fresh build must read back as the release's fixtures, and a second `migrate` must change no
+/// byte.
 ///
 /// Seeded: `SEEDKIT_PROPERTY_SEED=N SEEDKIT_PROPERTY_CASES=1` replays the case a failure names.
 @Suite struct ReleasePairPropertyTests {
@@ -81,7 +83,10 @@ import Testing
 
     typealias Rows = [[Row]]
 
-    /// One case. `slow`: the case is the slow test's (its own seed offset and bigger tables), for the replay line.
+    /// One case.
+    ///
+    /// `slow`: the case is the slow test's (its own seed offset and bigger tables), for the replay
+    /// line.
     static func check(seed: UInt64, maxRows: Int, tally: inout Tally, slow: Bool = false) throws {
         var random = SeededRandom(seed: seed)
         var tables = BuildPropertyTests.generate(&random, maxRows: maxRows)

@@ -1,10 +1,13 @@
 import Foundation
 import SeedTestSupport
+import SeedkitCLI
 import Testing
 
 /// Issue 43: a store named `--help` was committed because `make-store.py --help` took its first
-/// argument as the output's name. The repository holds only what README.md's layout explains,
-/// and the scripts that write a file never take an option for its name.
+/// argument as the output's name.
+///
+/// The repository holds only what README.md's layout explains, and the scripts that write a file
+/// never take an option for its name.
 @Suite struct RepositoryLayoutTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
@@ -35,6 +38,30 @@ import Testing
                 explained.contains { $0.hasPrefix(folder + "/") },
                 "\(folder)/ is not in README.md's layout: \(explained)")
         }
+    }
+
+    /// Commands only configure (issue 43): a command's file holds no `SeedError(` and no `print(`.
+    ///
+    /// Each command's file turns options into a library call and renders the report it gets; why something fails (a `SeedError`) and what is printed
+    /// (`print`) belong to SeedTooling's functions and reports, where they are tested without the
+    /// CLI. The commands come from seedkit's own configuration, so a new command is checked
+    /// without an edit here.
+    @Test func noCommandBuildsAnErrorOrPrints() throws {
+        let folder = Self.root.appendingPathComponent("Sources/SeedkitCLI/Commands")
+        var files: [String] = []
+        for command in SeedTool.commandTypeNames {
+            let name = command + ".swift"
+            files.append(name)
+            let text = try String(contentsOf: folder.appendingPathComponent(name), encoding: .utf8)
+            for forbidden in ["SeedError(", "print("] {
+                let lines = text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+                    .filter { $0.element.contains(forbidden) }.map { "\(name):\($0.offset + 1)" }
+                expectEqual(lines, [], "\(forbidden) in a command: move it into the library function that knows why")
+            }
+        }
+        // Every file in Commands/ is a command's (support code lives in Options/).
+        let present = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".swift") }
+        expectEqual(Set(present), Set(files))
     }
 
     /// Every script that writes a file named on its command line: Examples' generators and scripts/make-*.

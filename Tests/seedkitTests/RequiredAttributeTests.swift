@@ -11,7 +11,9 @@ private let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent(
 
 /// The name-based UUID docs/swiftdata.md documents, computed independently of seedkit (Python's
 /// hashlib): SHA-256 of `Entity.attribute`, then a 0 byte and each key part; the first 16 bytes,
-/// version 8, RFC 9562 variant. Upper-case hex, as `hex()` shows it.
+/// version 8, RFC 9562 variant.
+///
+/// Upper-case hex, as `hex()` shows it.
 private func documentedUUID(_ entity: String, _ attribute: String, key: [String]) throws -> String {
     let python = Process()
     python.executableURL = URL(fileURLWithPath: "/usr/bin/env")

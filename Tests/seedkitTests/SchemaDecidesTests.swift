@@ -230,7 +230,9 @@ private func squeezed(_ text: String) -> String {
 
 /// A key swap or rotation within one migration (issue 22): applied one by one, each rename
 /// found its new key taken, was reported as a conflict, and the migration was recorded as
-/// applied with the swap never made. It is refused, naming both updates, and nothing is written.
+/// applied with the swap never made.
+///
+/// It is refused, naming both updates, and nothing is written.
 @Suite struct KeySwapTests {
     @Test func aKeySwapWithinOneMigrationIsRefusedAndNotRecorded() throws {
         let project = try TemporaryProject.withUserStore()

@@ -220,8 +220,10 @@ import Testing
     }
 
     /// Another app's SQLite file (a wrong path): no seedkit ledger, not a Core Data store, and
-    /// none of the tables the migrations write. docs/reference.md calls it a foreign store: refused (3),
-    /// on the store, not a configuration error of the migration file.
+    /// none of the tables the migrations write.
+    ///
+    /// docs/reference.md calls it a foreign store: refused (3), on the store, not a configuration
+    /// error of the migration file.
     @Test(arguments: [["migrate"], ["migrate", "--dry-run"], ["check-upgrade"]])
     func aForeignStoreIsRefusedOnTheStore(command: [String]) throws {
         let project = try TemporaryProject.withUserStore()
@@ -247,8 +249,10 @@ import Testing
     }
 
     /// A store the user can write in a folder they cannot: SQLite cannot create the journal
-    /// beside it. The message names the folder, not the store, as read-only. Tests run as root,
-    /// which ignores permissions, so seedkit runs as nobody (setpriv) on a store nobody owns.
+    /// beside it.
+    ///
+    /// The message names the folder, not the store, as read-only. Tests run as root, which ignores
+    /// permissions, so seedkit runs as nobody (setpriv) on a store nobody owns.
     @Test func aReadOnlyFolderIsNotCalledAReadOnlyStore() throws {
         let project = try TemporaryProject.withUserStore()
         let folder = project.url("locked")

@@ -7,7 +7,9 @@ import Testing
 /// zeroed page, flipped bytes, a header field, truncation, garbage appended) and runs every
 /// command that reads a store on them: each must exit with a code docs/reference.md documents for it
 /// (never a signal), say which store failed, and leave the store's bytes and its folder exactly
-/// as they were (issue 14). Replay a failure with the seed it prints: `SEEDKIT_TEST_SEED=N`.
+/// as they were (issue 14).
+///
+/// Replay a failure with the seed it prints: `SEEDKIT_TEST_SEED=N`.
 @Suite struct StoreFuzzTests {
     /// The exit codes the table of docs/reference.md claims for each command as run here (no `--exit-code`).
     static let documented: [String: Set<Int32>] = [

@@ -6,9 +6,11 @@ import SeedTooling
 import Testing
 
 /// Issue 35: a SwiftData model's `Codable` enums and structs are composite attributes, stored as
-/// plain columns (docs/swiftdata.md, "Composite attributes"). The stores are made by
-/// Examples/SwiftDataStore/make-store.py with `--composites` (its `Shelf`), shaped as the real
-/// stores read there (MetaCocktails, ChefTime), which cannot be committed (no licence).
+/// plain columns (docs/swiftdata.md, "Composite attributes").
+///
+/// The stores are made by Examples/SwiftDataStore/make-store.py with `--composites` (its `Shelf`),
+/// shaped as the real stores read there (MetaCocktails, ChefTime), which cannot be committed (no
+/// licence).
 @Suite struct SwiftDataCompositeTests {
     /// The example's store with `Shelf`: `kind` (an enum with raw values), `placement` (an enum
     /// without, a column per case), `size` (a struct), and `books` (a to-many without an inverse).
@@ -40,7 +42,9 @@ import Testing
 
     /// `init --coredata` wrote a project whose build failed: `kind is required, but the header has
     /// no such column [1570]`, then, with the column, `…is a Composite attribute (an archived
-    /// object…) [2020]`. Now every element is a fixture column and the seed holds the store's values.
+    /// object…) [2020]`.
+    ///
+    /// Now every element is a fixture column and the seed holds the store's values.
     @Test func initThenBuildGivesTheStoresCompositeValues() throws {
         let project = try shelfStore()
         try fill(project)
@@ -68,8 +72,9 @@ import Testing
     }
 
     /// A migration inserting a shelf gave `Shelf: kind is a Composite attribute … which seedkit
-    /// cannot write [2020]`. Each element is named as its Swift path; a case column takes only its
-    /// own case's name.
+    /// cannot write [2020]`.
+    ///
+    /// Each element is named as its Swift path; a case column takes only its own case's name.
     @Test func aMigrationInsertsARowWithCompositeValues() throws {
         let project = try shelfStore()
         try fill(project)
@@ -120,9 +125,11 @@ import Testing
     }
 
     /// seedkit wrote 1-byte `ZCOLUMNS` masks for ChefTime's `SDFolder`, whose 81 update rows by Apple
-    /// are 2 bytes (a composite's elements count). Where the elements count among the attributes
-    /// no store shows: an update of an attribute of such an entity is refused in a store that
-    /// tracks history (exit 3); one of its relationships is written (SwiftDataHistoryMaskTests).
+    /// are 2 bytes (a composite's elements count).
+    ///
+    /// Where the elements count among the attributes no store shows: an update of an attribute of
+    /// such an entity is refused in a store that tracks history (exit 3); one of its relationships
+    /// is written (SwiftDataHistoryMaskTests).
     @Test func anUpdateOfAnEntityWithACompositeIsNotRecordedWithAGuessedMask() throws {
         let project = try shelfStore()
         try fill(project)
@@ -264,6 +271,7 @@ extension SwiftDataCompositeTests {
 extension SwiftDataCompositeTests {
     /// The other way round (MetaCocktails' `IngredientBase`: `id` in `ZID`, `prep.id` in `ZID1`):
     /// the entity's own attribute keeps its column, the composite's element is in the numbered one.
+    ///
     /// It was refused ("which seedkit does not follow yet") and its values were not carried.
     @Test func aCompositeWhoseElementCoreDataNumbersIsBuilt() throws {
         let project = try swiftDataStore(editing: [
@@ -298,7 +306,9 @@ extension SwiftDataCompositeTests {
 
 extension SwiftDataCompositeTests {
     /// A non-optional enum without raw values (ChefTime's `SDFolder.folderType`): a row with none
-    /// of its cases set is an object the app cannot read back. `migrate` and `build` refuse it.
+    /// of its cases set is an object the app cannot read back.
+    ///
+    /// `migrate` and `build` refuse it.
     @Test func aRequiredEnumNeedsOneOfItsCases() throws {
         let project = try swiftDataStore(editing: [
             ("if \"--composites\" in sys.argv:\n    sys.argv.remove(\"--composites\")\n", "if True:\n"),
@@ -346,9 +356,10 @@ extension SwiftDataCompositeTests {
 extension SwiftDataCompositeTests {
     /// A required attribute seedkit does not write (an Object ID here; MetaCocktails' `Cocktail.id`
     /// in `ZID1` was one until seedkit followed numbered columns): `init --coredata` wrote a
-    /// project whose build failed (`id is required, but the header has no such column`). Such
-    /// entities are now `migrate_only: true` (those pointing at them too), the rest builds from the
-    /// store's rows, and a release can update the users' rows of a migrate-only entity.
+    /// project whose build failed (`id is required, but the header has no such column`).
+    ///
+    /// Such entities are now `migrate_only: true` (those pointing at them too), the rest builds
+    /// from the store's rows, and a release can update the users' rows of a migrate-only entity.
     @Test func initMarksWhatABuildCannotFillMigrateOnly() throws {
         let project = try swiftDataStore(editing: [
             (
@@ -396,8 +407,9 @@ extension SwiftDataCompositeTests {
     /// An update of an entity with a composite has no history mask seedkit can vouch for, so
     /// `migrate` refuses it in a store with history and writes it with `--without-history`; but
     /// `check-upgrade` had no such flag, so a release an app ships that way could not be checked
-    /// (ChefTime: a recipe added to a folder updates the folder). It now migrates as `migrate
-    /// --without-history` does when asked.
+    /// (ChefTime: a recipe added to a folder updates the folder).
+    ///
+    /// It now migrates as `migrate --without-history` does when asked.
     @Test func checkUpgradeMigratesWithoutHistoryWhenAsked() throws {
         let project = try shelfStore()
         try fill(project)

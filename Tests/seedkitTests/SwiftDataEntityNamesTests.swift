@@ -5,9 +5,11 @@ import SeedTestSupport
 import Testing
 
 /// Core Data names its history entities CHANGE, TRANSACTION and TRANSACTIONSTRING in
-/// `Z_PRIMARYKEY` (16001–16003). An app's own entity may be called `Transaction` or `Change`
-/// (a finance app's `@Model final class Transaction`): its table is ZTRANSACTION, which is
-/// also what the history entity's name would give. The history entities are not the app's.
+/// `Z_PRIMARYKEY` (16001–16003).
+///
+/// An app's own entity may be called `Transaction` or `Change` (a finance app's
+/// `@Model final class Transaction`): its table is ZTRANSACTION, which is also what the history
+/// entity's name would give. The history entities are not the app's.
 @Suite struct SwiftDataEntityNamesTests {
     /// The Transaction ↔ Change model of this suite.
     private static let transactionAndChange = """

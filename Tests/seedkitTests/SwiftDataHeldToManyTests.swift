@@ -6,9 +6,11 @@ import Testing
 /// A to-many relationship without an inverse (`Shelf.books: [Book]`, MetaCocktails'
 /// `Cocktail.spec`) is kept by Core Data in the destination's table, a column
 /// `Z<owner's Z_ENT><NAME>` holding the owner's `Z_PK` (`ZBOOK.Z3BOOKS`; all 1,893 of
-/// MetaCocktails' `ZINGREDIENT.Z1SPEC` are set). `init --coredata STORE` left it out of the
-/// fixtures, so the seed lost every such link. A fixture of the rows holding it names it as
-/// `inspect` shows it: the owner's relationship (`Shelf.books`), by the owner's key.
+/// MetaCocktails' `ZINGREDIENT.Z1SPEC` are set).
+///
+/// `init --coredata STORE` left it out of the fixtures, so the seed lost every such link. A fixture
+/// of the rows holding it names it as `inspect` shows it: the owner's relationship (`Shelf.books`),
+/// by the owner's key.
 @Suite struct SwiftDataHeldToManyTests {
     /// The example's store with `Shelf` (make-store.py --composites): two shelves, three books,
     /// two of them on shelf A1, one on none.

@@ -6,8 +6,9 @@ import Testing
 /// Issue 35: the changed-properties masks (`ZCOLUMNS`) of a SwiftData entity with a composite
 /// attribute and a one-to-many to itself, as Apple wrote them in ChefTime's store
 /// (jdeda/iOS-ChefTime@aac1b60, `ChefTime/Resources/mock.store`: 78 `SDFolder` updates `0080`
-/// for `recipes`, 3 `8000` for `parentFolder`; docs/swiftdata.md, "Composite attributes"). The
-/// store cannot be committed (no licence): Examples/SwiftDataStore/make-store.py `--folders`
+/// for `recipes`, 3 `8000` for `parentFolder`; docs/swiftdata.md, "Composite attributes").
+///
+/// The store cannot be committed (no licence): Examples/SwiftDataStore/make-store.py `--folders`
 /// writes one of the same shape (`ZFOLDER` column for column as `ZSDFOLDER`).
 @Suite struct SwiftDataHistoryMaskTests {
     static let indian = "A0000000-0000-4000-8000-000000000001"
@@ -40,8 +41,9 @@ import Testing
         "SELECT ZCHANGETYPE, ZENTITY, ZENTITYPK, ZCOLUMNS FROM ACHANGE ORDER BY Z_PK"
 
     /// Adding a recipe to a folder was refused in a store with history (exit 3: `SDFolder` has a
-    /// composite and a one-to-many to itself). Core Data records the folder's `recipes` changing,
-    /// and the mask is Apple's for it: `0080`.
+    /// composite and a one-to-many to itself).
+    ///
+    /// Core Data records the folder's `recipes` changing, and the mask is Apple's for it: `0080`.
     @Test func addingARecipeRecordsItsFolderWithApplesMask() throws {
         let project = try chefStore()
         try project.write(
@@ -79,7 +81,9 @@ import Testing
 
     /// Moving a folder changes both parents' `folders`, a one-to-many to the entity itself, which
     /// ChefTime's rows place after `recipes` or nowhere: refused (exit 3), naming it, the store
-    /// untouched. The moved folder's own update (`parentFolder`, `8000` as Apple's) is certain.
+    /// untouched.
+    ///
+    /// The moved folder's own update (`parentFolder`, `8000` as Apple's) is certain.
     @Test func movingAFolderIsRefusedNotGuessed() throws {
         let project = try chefStore()
         try project.write(
@@ -130,8 +134,10 @@ import Testing
     }
 
     /// pegase: a migration with several updates history cannot record named only the first
-    /// (the run stopped there). Every refusal is named, once each (exit 3, the store untouched):
-    /// Indian's and Sauces' `folders` for the move, Curry's `name` for the rename.
+    /// (the run stopped there).
+    ///
+    /// Every refusal is named, once each (exit 3, the store untouched): Indian's and Sauces'
+    /// `folders` for the move, Curry's `name` for the rename.
     @Test func everyRefusalOfAMigrationIsNamed() throws {
         let project = try chefStore()
         try project.write(

@@ -6,9 +6,11 @@ import SeedTooling
 import Testing
 
 /// Issue 21, part 3: migrate (and build) write persistent history into a store that tracks it,
-/// as the real stores in docs/swiftdata.md show Core Data writing it. The store is the one
-/// Examples/SwiftDataStore/make-store.py generates (Author: id, name, books ↔ Book: author, id,
-/// pages, published, title; entities 1 and 2), the seed built into it with the CLI.
+/// as the real stores in docs/swiftdata.md show Core Data writing it.
+///
+/// The store is the one Examples/SwiftDataStore/make-store.py generates (Author: id, name, books ↔
+/// Book: author, id, pages, published, title; entities 1 and 2), the seed built into it with the
+/// CLI.
 private let makeStore = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent()
     .appendingPathComponent("Examples/SwiftDataStore/make-store.py")

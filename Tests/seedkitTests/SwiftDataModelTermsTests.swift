@@ -6,8 +6,10 @@ import Testing
 /// Issue 35: with no manifest, `inspect STORE Entity` showed a SwiftData store's columns
 /// lower-cased (`pagecount` for `pageCount`) and to-one relationships as raw `Z_PK`s, and
 /// `diff` matched rows by `Z_PK` and named columns the same way, where docs/core-data.md
-/// promises attribute names and refs by the target's key. The model the store keeps
-/// (`Z_MODELCACHE`) now names them, and its uniqueness constraints key the rows.
+/// promises attribute names and refs by the target's key.
+///
+/// The model the store keeps (`Z_MODELCACHE`) now names them, and its uniqueness constraints key
+/// the rows.
 @Suite struct SwiftDataModelTermsTests {
     /// The example's store with `Book.pages` renamed `pageCount`; author A (UUID …55) wrote book T.
     private func store() throws -> TemporaryProject {
@@ -27,8 +29,10 @@ import Testing
     }
 
     /// Issue 42 (pegase): `--columns` with an entity's name said `no table`, and `--where` took only
-    /// the store's columns (`ZNAME`) while the output says `name`. Both take the names shown now;
-    /// a ref is matched by its target's key, a UUID by its text, and the store's columns still work.
+    /// the store's columns (`ZNAME`) while the output says `name`.
+    ///
+    /// Both take the names shown now; a ref is matched by its target's key, a UUID by its text, and
+    /// the store's columns still work.
     @Test func inspectColumnsAndWhereTakeTheNamesShown() throws {
         let project = try store()
         let picked = try project.seedkit(

@@ -8,9 +8,11 @@ import Testing
 /// Issue 35: when two properties of an entity ask for one column, Core Data numbers the later by
 /// name (docs/swiftdata.md, "Composite attributes"): MetaCocktails' `Cocktail` keeps `author.id`
 /// in `ZID` and its own `id` in `ZID1`; its `IngredientBase` keeps `id` in `ZID` and `prep.id`
-/// in `ZID1`. seedkit refused such attributes, so `init --coredata` made `Cocktail` migrate-only
-/// and its 416 rows were not in the seed. The stores here are make-store.py's `--numbered` Shelf,
-/// of the same shape (`aisle.id` in `ZID`, `id` in `ZID1`; `label` in `ZLABEL`, `zone.label` in `ZLABEL1`).
+/// in `ZID1`.
+///
+/// seedkit refused such attributes, so `init --coredata` made `Cocktail` migrate-only and its 416
+/// rows were not in the seed. The stores here are make-store.py's `--numbered` Shelf, of the same
+/// shape (`aisle.id` in `ZID`, `id` in `ZID1`; `label` in `ZLABEL`, `zone.label` in `ZLABEL1`).
 @Suite struct SwiftDataNumberedColumnTests {
     private func numberedStore() throws -> TemporaryProject {
         let project = try swiftDataStore(editing: [
@@ -62,8 +64,10 @@ import Testing
     }
 
     /// A migration names the properties; `migrate` writes `id` into `ZID1` and `zone.label` into
-    /// `ZLABEL1`. A fixture row copied under a new key
-    /// travels through `new-migration --from`, `check-upgrade` and `migrate` equal to its source.
+    /// `ZLABEL1`.
+    ///
+    /// A fixture row copied under a new key travels through `new-migration --from`, `check-upgrade`
+    /// and `migrate` equal to its source.
     @Test func aMigrationWritesTheColumnsCoreDataNumbered() throws {
         let project = try numberedStore()
         try shipFirstRelease(project)
@@ -132,9 +136,11 @@ import Testing
     }
 
     /// Sibling sub-entities that each have a `size` share their root's table, where Core Data
-    /// numbers one of the columns (`ZSIZE`, `ZSIZE1`). By the rule each entity's `size` is `ZSIZE`,
-    /// so a build wrote both there; which sibling Core Data moves, no real store read shows. The
-    /// build is refused (exit 3) naming the column and both properties, and nothing is written.
+    /// numbers one of the columns (`ZSIZE`, `ZSIZE1`).
+    ///
+    /// By the rule each entity's `size` is `ZSIZE`, so a build wrote both there; which sibling Core
+    /// Data moves, no real store read shows. The build is refused (exit 3) naming the column and
+    /// both properties, and nothing is written.
     @Test func aNumberedColumnNoPropertyAsksForIsRefusedNamingThem() throws {
         let project = try TemporaryProject(bookStore: false)
         try project.writeCoreDataProject(

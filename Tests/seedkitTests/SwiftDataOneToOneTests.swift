@@ -4,6 +4,7 @@ import SeedTestSupport
 import Testing
 
 /// Issue 42 (pegase's Account ↔ InitAccount): a one-to-one whose other side the model requires.
+///
 /// Giving one Author another's Book left the first Book's required `author` NULL, exit 0, and only
 /// verify found it afterwards. Core Data refuses to save such an object: so does migrate.
 @Suite struct SwiftDataOneToOneTests {
@@ -43,8 +44,9 @@ import Testing
     }
 
     /// pegase: a migration with several rows the store refuses named only the first (the run
-    /// stopped there). Every row is named, by its line, with the reason said once; nothing is
-    /// written (exit 3).
+    /// stopped there).
+    ///
+    /// Every row is named, by its line, with the reason said once; nothing is written (exit 3).
     @Test func everyRefusedRowOfAMigrationIsNamed() throws {
         let project = try store()
         expectEqual(try project.seedkit("init", "--coredata", "app.store").status, 0)
@@ -73,7 +75,9 @@ import Testing
 
     /// Found by the store corpus (pegase: an Account copied with its one-to-ones): fixtures that
     /// give one one-to-one target to two rows built a seed whose sides disagree, exit 0, and only
-    /// verify said so. The build refuses it, naming the row.
+    /// verify said so.
+    ///
+    /// The build refuses it, naming the row.
     @Test func fixturesGivingOneOneToOneTargetToTwoRowsAreRefused() throws {
         let project = try store()
         expectEqual(try project.seedkit("init", "--coredata", "app.store").status, 0)
@@ -92,9 +96,11 @@ import Testing
 
     /// Found by the store corpus (sergd2005/ResourcesManager: CraftingRecipe.producedItem ↔
     /// Item.craftingRecipe): an entity without a key, whose rows a relationship names by their
-    /// line in the fixture, in a cycle of refs. Its rows that waited for their parent went in
-    /// after the ones that did not, taking other rows' numbers: Book T1's author became B, and
-    /// the build refused its own one-to-ones. The rows go in in the fixture's order.
+    /// line in the fixture, in a cycle of refs.
+    ///
+    /// Its rows that waited for their parent went in after the ones that did not, taking other
+    /// rows' numbers: Book T1's author became B, and the build refused its own one-to-ones. The
+    /// rows go in in the fixture's order.
     @Test func rowsOfAnEntityWithoutAKeyKeepTheirLinesInACycle() throws {
         let project = try swiftDataStore(editing: [
             (#"[("books", "Book", "author", True, False, 1)]"#, #"[("book", "Book", "author", False, True, 1)]"#),

@@ -3,15 +3,18 @@ import GRDB
 import SeedTestSupport
 import Testing
 
-/// Issue 35: relationships without an inverse. A Core Data store has no FOREIGN KEY
-/// constraints, so the model says which columns point at a row (docs/core-data.md, "Deletes
-/// and pointers to a row"): a delete is denied while one holds the row, and `verify` reports
-/// the keys that point at nothing.
+/// Issue 35: relationships without an inverse.
+///
+/// A Core Data store has no FOREIGN KEY constraints, so the model says which columns point at a row
+/// (docs/core-data.md, "Deletes and pointers to a row"): a delete is denied while one holds the
+/// row, and `verify` reports the keys that point at nothing.
 @Suite struct SwiftDataPointerTests {
     /// The example's store with `Book.author` a to-one without an inverse and `Author.favorites`
     /// a to-many without one (Core Data keeps it in the destination's table: `ZBOOK.Z1FAVORITES`,
-    /// 1 being Author's `Z_ENT`, which make-store.py writes). Authors A, B, C; book T by A, U a favorite of B, V pointing at
-    /// author 9 and favorite of 7, which are no rows.
+    /// 1 being Author's `Z_ENT`, which make-store.py writes).
+    ///
+    /// Authors A, B, C; book T by A, U a favorite of B, V pointing at author 9 and favorite of 7,
+    /// which are no rows.
     private func storeWithoutInverses() throws -> TemporaryProject {
         let project = try swiftDataStore(editing: [
             (#"[("books", "Book", "author", True, False, 1)]"#, #"[("favorites", "Book", None, True, True, 2)]"#),
@@ -38,8 +41,9 @@ import Testing
     }
 
     /// `delete: Author` held by a to-one without an inverse (no ref in the manifest) or owning an
-    /// inverse-less to-many was deleted, leaving books pointing at nothing. Now denied (1600);
-    /// an author nothing points at is deleted.
+    /// inverse-less to-many was deleted, leaving books pointing at nothing.
+    ///
+    /// Now denied (1600); an author nothing points at is deleted.
     @Test func aDeleteIsDeniedWhileAnyColumnPointsAtTheRow() throws {
         let project = try storeWithoutInverses()
         try project.write(

@@ -8,8 +8,9 @@ import Testing
 /// struct as a map of its members (`size: {width: 1.5}`) and an enum without raw values as its
 /// case's name (`placement: window`), and gets exactly the columns the stored form
 /// (`size.width`, `placement.window`) writes
-/// (docs/swiftdata.md, "Giving a composite in the Swift shape"). The store is make-store.py's
-/// with `--composites` (its `Shelf`).
+/// (docs/swiftdata.md, "Giving a composite in the Swift shape").
+///
+/// The store is make-store.py's with `--composites` (its `Shelf`).
 @Suite struct SwiftDataSwiftShapeTests {
     private func shelfStore() throws -> TemporaryProject {
         try swiftDataStore(editing: [

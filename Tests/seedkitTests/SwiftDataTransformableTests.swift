@@ -5,9 +5,10 @@ import Testing
 
 /// Issue 35: a required Transformable attribute (ChefTime's `SDRecipe.imageData`, an archived
 /// `[Data]`) stopped `init --coredata STORE` → `build`: the fixture left it out, and the build said
-/// it is required. seedkit now carries the bytes a store holds (base64 in fixtures and
-/// migrations) and checks that they are an archive NSKeyedArchiver wrote (docs/core-data.md,
-/// "Transformable attributes").
+/// it is required.
+///
+/// seedkit now carries the bytes a store holds (base64 in fixtures and migrations) and checks that
+/// they are an archive NSKeyedArchiver wrote (docs/core-data.md, "Transformable attributes").
 @Suite struct SwiftDataTransformableTests {
     /// The archive of an empty JSON array as Foundation's NSKeyedArchiver writes it (what each of
     /// ChefTime's 109 imageData values is), made with plistlib.

@@ -89,7 +89,9 @@ import Testing
     }
 
     /// `build` said an update's UUID key "matches no row … in the fixtures" while the row was
-    /// there: the release check read the fresh seed without the model. Either case is the same UUID.
+    /// there: the release check read the fresh seed without the model.
+    ///
+    /// Either case is the same UUID.
     @Test func buildFindsAnUpdatesUUIDKeyInTheFixturesInEitherCase() throws {
         let project = try keyedByUUID()
         try project.write(
@@ -168,7 +170,9 @@ import Testing
     }
 
     /// An app's own store, no manifest: `inspect` and `diff` printed UUIDs as `<16 bytes 1111…>`,
-    /// two different ones alike. The model the store keeps says which columns are UUIDs.
+    /// two different ones alike.
+    ///
+    /// The model the store keeps says which columns are UUIDs.
     @Test func anAppsStoreShowsUUIDsAsTextWithoutAManifest() throws {
         let example = try swiftDataProject()
         let project = try TemporaryProject(bookStore: false)
@@ -198,7 +202,9 @@ import Testing
     }
 
     /// The release checks the same: `build` accepted `update: Author: - key: 1` for an Author with
-    /// no key (and recorded it as contained in the seed). Now exit 2 at the migration's line.
+    /// no key (and recorded it as contained in the seed).
+    ///
+    /// Now exit 2 at the migration's line.
     @Test func buildRefusesAChangeOfAnEntityWithoutAKey() throws {
         let project = try swiftDataProject()
         // Author listed without `key:` (the manifest's specs win over the model's uniqueness).
@@ -229,7 +235,9 @@ import Testing
     }
 
     /// An entity without a key (no `key:`, no `@Attribute(.unique)`): `key: 1` was applied to
-    /// `Z_PK` 1, a different object in every user's store. Refused, nothing written.
+    /// `Z_PK` 1, a different object in every user's store.
+    ///
+    /// Refused, nothing written.
     @Test func anEntityWithoutAKeyIsNeitherUpdatedNorDeleted() throws {
         // Book's `title` is not unique in this model: Book has no key.
         let project = try swiftDataStore(editing: [(#"[["title"]]),"#, "[]),")])

@@ -243,8 +243,10 @@ import Testing
 
     /// A developer's store from the simulator may have been installed from an earlier seed and
     /// migrated by seedkit (its ledger, meta and table specs), and mirrored to CloudKit (record
-    /// metadata naming the developer's records). The template is the store "as the app created
-    /// it": none of that may reach it, or every seed built from it.
+    /// metadata naming the developer's records).
+    ///
+    /// The template is the store "as the app created it": none of that may reach it, or every seed
+    /// built from it.
     @Test func initLeavesNeitherSeedkitsLedgerNorCloudKitRowsInTheTemplate() throws {
         let project = try appStoreAlone()
         try project.write(
@@ -314,9 +316,11 @@ import Testing
         expectEqual(build.status, 0, "\(build)")
     }
 
-    /// The README says to take the app's store from the simulator as the template. Once the app
-    /// installs seeds, that store holds seedkit's ledger: a seed built on it would claim another
-    /// release's migrations, and the project's own first migration would be refused on it.
+    /// The README says to take the app's store from the simulator as the template.
+    ///
+    /// Once the app installs seeds, that store holds seedkit's ledger: a seed built on it would
+    /// claim another release's migrations, and the project's own first migration would be refused
+    /// on it.
     @Test func buildRefusesATemplateSeedkitAlreadyWrote() throws {
         let project = try swiftDataProject()
         try project.write("migrations/0001-flint.json", #"{"insert": {"Book": [{"title": "Flint", "pages": 3}]}}"#)

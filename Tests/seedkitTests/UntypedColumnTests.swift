@@ -6,8 +6,10 @@ import Testing
 /// One conversion rule for a column with no declared type (SQLite's BLOB affinity), in fixtures
 /// and migrations alike: a value is stored as its source types it — a CSV field as text, a JSON
 /// or YAML number as a number, a quoted one as text — as SQLite stores what it is given there;
-/// a declared type converts by its affinity (`ANY` is numeric). new-migration writes each value
-/// with its type, so a release converges (docs/reference.md, "Fixtures").
+/// a declared type converts by its affinity (`ANY` is numeric).
+///
+/// new-migration writes each value with its type, so a release converges (docs/reference.md,
+/// "Fixtures").
 @Suite struct UntypedColumnTests {
     private func project() throws -> TemporaryProject {
         let project = try TemporaryProject(bookStore: false)

@@ -3,8 +3,10 @@ import SeedTestSupport
 import Testing
 
 /// A CSV header 100,000 fields wide (issue 14): checked in linear time, reported completely and
-/// briefly. Quadratic checks took 25 s at this width (and 6.5 minutes with a duplicate last), so
-/// the bounded runner's 60-second limit would stop them.
+/// briefly.
+///
+/// Quadratic checks took 25 s at this width (and 6.5 minutes with a duplicate last), so the bounded
+/// runner's 60-second limit would stop them.
 @Suite struct WideHeaderTests {
     private func project(header: String) throws -> TemporaryProject {
         let project = try TemporaryProject(bookStore: false)

@@ -46,8 +46,10 @@ public struct Diagnostic: Sendable, Equatable, Error, CustomStringConvertible {
     }
 }
 
-/// Stable codes for every kind of problem. 15xx/16xx follow Core Data's validation
-/// codes; 2xxx are seedkit's own (docs/reference.md, "Error codes").
+/// Stable codes for every kind of problem.
+///
+/// 15xx/16xx follow Core Data's validation codes; 2xxx are seedkit's own (docs/reference.md, "Error
+/// codes").
 public struct DiagnosticCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     /// The number, as printed in brackets: `[2050]`.
     public var rawValue: Int

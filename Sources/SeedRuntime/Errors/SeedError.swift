@@ -11,7 +11,9 @@ import Foundation
 /// Its ``description`` (and `localizedDescription`) is what the `seedkit` CLI prints:
 /// `file:line: error: message [code]`, one line per diagnostic.
 public struct SeedError: Error, Sendable, CustomStringConvertible, LocalizedError {
-    /// What failed, coarse enough to act on. Each kind has its own CLI exit code.
+    /// What failed, coarse enough to act on.
+    ///
+    /// Each kind has its own CLI exit code.
     public enum Kind: Sendable, Equatable {
         /// The input data has errors (validation, parse, conflicts under `--on-conflict fail`). Exit 1.
         case invalidData

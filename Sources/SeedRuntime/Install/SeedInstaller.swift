@@ -30,8 +30,10 @@ public struct SeedInstaller: Sendable {
     /// ``SeedMigrator/Options``' defaults, except that the report lists at most the first 100
     /// rows of each kind a migration applied and counts the rest
     /// (``SeedMigrator/Options/eventsPerKind``): a 100,000-row data update at launch then does not
-    /// build and hold 100,000 events. Every row a migration did not apply is listed with its key
-    /// and why. Pass `SeedMigrator.Options()` to list every event.
+    /// build and hold 100,000 events.
+    ///
+    /// Every row a migration did not apply is listed with its key and why. Pass
+    /// `SeedMigrator.Options()` to list every event.
     public static var defaultOptions: SeedMigrator.Options {
         var options = SeedMigrator.Options()
         options.eventsPerKind = 100
@@ -69,7 +71,9 @@ public struct SeedInstaller: Sendable {
         self.options = options
     }
 
-    /// Installs or migrates the store at ``store``. Never leaves it half-written.
+    /// Installs or migrates the store at ``store``.
+    ///
+    /// Never leaves it half-written.
     ///
     /// The seed is checked against the migrations before anything is copied (a seed newer than
     /// them is refused, with no store left behind); when the store is new and a migration then
@@ -168,7 +172,9 @@ public struct SeedInstaller: Sendable {
     }
 
     /// The shared tail: one read of the ledger decides whether there is anything to do.
-    /// `ownConnection`: the installer opened `writer` itself (nobody observes it: rows may be written directly).
+    ///
+    /// `ownConnection`: the installer opened `writer` itself (nobody observes it: rows may be
+    /// written directly).
     private func migrate(
         _ writer: some DatabaseWriter, migrator: SeedMigrator, installed: Bool, file: String,
         ownConnection: Bool = false
@@ -214,9 +220,10 @@ public struct SeedInstaller: Sendable {
     }
 
     /// Copies `source` to `destination` through a temporary file that is flushed to disk and
-    /// then renamed, so that a crash leaves either no store or the whole seed. Stale
-    /// `-wal`, `-shm` and `-journal` files beside the missing store are removed first:
-    /// SQLite would otherwise apply them to the new file.
+    /// then renamed, so that a crash leaves either no store or the whole seed.
+    ///
+    /// Stale `-wal`, `-shm` and `-journal` files beside the missing store are removed first: SQLite
+    /// would otherwise apply them to the new file.
     package static func copyAtomically(_ source: URL, to destination: URL) throws(SeedError) {
         let manager = FileManager.default
         let directory = destination.deletingLastPathComponent()

@@ -1,8 +1,10 @@
 import Foundation
 
 /// A large JSON migration, read while it is applied: a reading thread parses its rows ahead of
-/// the run, which writes each chunk as it comes. Parsing (a fifth of a 100,000-row update) then
-/// runs on another core, and the rows never all sit in memory at once.
+/// the run, which writes each chunk as it comes.
+///
+/// Parsing (a fifth of a 100,000-row update) then runs on another core, and the rows never all sit
+/// in memory at once.
 ///
 /// Its bytes are read, and their text checked, ahead (``readAhead()``: the first such file of a
 /// ``SeedMigrator`` about to run, while its caller opens the store) or when first needed, by
@@ -16,8 +18,9 @@ import Foundation
 package final class DeferredJSONMigration: @unchecked Sendable {
     /// JSON migration files from this size on are read while applied by ``MigrationDirectory/load(_:)``.
     package static let threshold = 1 << 20
-    /// Rows per chunk the reading thread hands over, and chunks it may read ahead. The first
-    /// chunk is smaller: the run waits for it (1,024 rows took 2.6 ms to parse).
+    /// Rows per chunk the reading thread hands over, and chunks it may read ahead.
+    ///
+    /// The first chunk is smaller: the run waits for it (1,024 rows took 2.6 ms to parse).
     static let chunkRows = 1024
     static let firstChunkRows = 128
     static let chunksAhead = 4
@@ -70,13 +73,15 @@ package final class DeferredJSONMigration: @unchecked Sendable {
     }
 
     /// The file's bytes when they are text (``Migration/textProblem(_:file:)``), else why not:
-    /// what the reading thread, the checksum's scan and the whole read parse. Checked once for
-    /// the bytes read (again after ``releaseBytes()``).
+    /// what the reading thread, the checksum's scan and the whole read parse.
+    ///
+    /// Checked once for the bytes read (again after ``releaseBytes()``).
     private func text() -> Result<Data, SeedError> {
         textLock.withLock { checkedTextLocked().text }
     }
 
     /// ``text()`` and which read of the file its bytes are (``fileReads``), with `textLock` held.
+    ///
     /// The check runs outside `bytesLock`: the ledger's digest of the bytes need not wait for it.
     private func checkedTextLocked() -> (text: Result<Data, SeedError>, read: Int) {
         let (known, bytes, read) = bytesLock.withLock { (checkedText, loadLocked(), fileReads) }
@@ -85,7 +90,9 @@ package final class DeferredJSONMigration: @unchecked Sendable {
     }
 
     /// `bytes` (those of the file's `read`th read), or why they are not text; the answer is kept
-    /// only while those bytes are held. `textLock` held.
+    /// only while those bytes are held.
+    ///
+    /// `textLock` held.
     private func check(_ bytes: Result<Data, SeedError>, ofRead read: Int) -> Result<Data, SeedError> {
         let text = bytes.flatMap { data in
             Migration.textProblem(data, file: file).map { .failure($0) } ?? .success(data)
@@ -96,12 +103,13 @@ package final class DeferredJSONMigration: @unchecked Sendable {
 
     /// Starts reading the file, then checking its text, on another thread (once: later calls do
     /// nothing): whoever needs it next (the run that applies it, the ledger's check of an applied
-    /// one) finds it read, or waits for the read under way. Measured on a 100,000-row update
-    /// (13 MB): the reading thread's rows came 15 ms after the run began, of which 8 ms reading
-    /// the file and 3 ms checking it, while the CLI read its manifest and opened the store. A
-    /// file someone has read already is not read again (its bytes may have been let go since),
-    /// and the check is kept only while the bytes it checked are (a launch's ledger check hashes
-    /// them, then lets them go, without waiting for it).
+    /// one) finds it read, or waits for the read under way.
+    ///
+    /// Measured on a 100,000-row update (13 MB): the reading thread's rows came 15 ms after the run
+    /// began, of which 8 ms reading the file and 3 ms checking it, while the CLI read its manifest
+    /// and opened the store. A file someone has read already is not read again (its bytes may have
+    /// been let go since), and the check is kept only while the bytes it checked are (a launch's
+    /// ledger check hashes them, then lets them go, without waiting for it).
     func readAhead() {
         let first = bytesLock.withLock {
             let first = !readingAhead
@@ -148,9 +156,11 @@ package final class DeferredJSONMigration: @unchecked Sendable {
 
     /// Drops the bytes read for a run, or for the ledger's check of a migration the store has
     /// applied (the 13 MB of a 100,000-row update an app bundles stayed in memory for as long as
-    /// the app held its migrations). Its digest and checksum stay, so a later check
-    /// (``SeedInstaller`` asks two or three times a launch) reads nothing; only the whole read
-    /// (``read()``), if asked for the first time, reads the file again.
+    /// the app held its migrations).
+    ///
+    /// Its digest and checksum stay, so a later check (``SeedInstaller`` asks two or three times a
+    /// launch) reads nothing; only the whole read (``read()``), if asked for the first time, reads
+    /// the file again.
     func releaseBytes() {
         bytesLock.withLock {
             loaded = nil
@@ -190,8 +200,10 @@ package final class DeferredJSONMigration: @unchecked Sendable {
     }
 
     /// The checksum: from the run that streamed the file or the ledger that recorded these bytes
-    /// (``adopt(checksum:)``), else scanned, else from reading it whole. A file that does not read
-    /// has its bytes' digest, which matches no ledger's (applying it reports its error).
+    /// (``adopt(checksum:)``), else scanned, else from reading it whole.
+    ///
+    /// A file that does not read has its bytes' digest, which matches no ledger's (applying it
+    /// reports its error).
     var checksum: String {
         if let known = lock.withLock({ streamedChecksum }) { return known }
         lock.withLock { checksumScans += 1 }
@@ -221,8 +233,10 @@ package final class DeferredJSONMigration: @unchecked Sendable {
 
     /// Applies the file as it is read: `apply` gets each operation on the calling thread, an
     /// insert's rows in chunks (each with its operation's index in the file), while a reading
-    /// thread parses ahead. Throws what `apply` throws, or the file's error after the rows
-    /// before it were applied: the caller's transaction must then roll back.
+    /// thread parses ahead.
+    ///
+    /// Throws what `apply` throws, or the file's error after the rows before it were applied: the
+    /// caller's transaction must then roll back.
     func stream(_ apply: (_ operation: DataChanges.Operation, _ index: Int) throws -> Void) throws {
         let channel = OperationChannel(capacity: Self.chunksAhead)
         // The stack is as deep as a document may nest.

@@ -27,6 +27,7 @@ extension Migration {
     /// soon as it is read, with its index among the file's operations (one per section and
     /// table): an insert's rows in chunks of up to `chunkRows` (the file's first chunk of up to
     /// `firstChunkRows`; an empty insert as one empty chunk), an update's or delete's items whole.
+    ///
     /// Returns the checksum, or nil where `streamed` gives nil, after emitting what came before;
     /// `emit` returning false stops the read (nil).
     static func readStreamed(
@@ -152,6 +153,7 @@ private struct StreamedJSON {
     }
 
     /// A member's key and its colon.
+    ///
     /// `position`: the member's place in its row, where the previous row's key there is reused when
     /// it is the same (rows repeat their keys: no new string for each).
     mutating func key(position: Int? = nil) -> String? {

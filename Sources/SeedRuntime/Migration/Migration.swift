@@ -23,8 +23,10 @@ public struct Migration: Sendable, Equatable {
     package var body: Body
     /// The size and SHA-256 (hex) of the `.json` file an app bundles for this migration (its
     /// canonical JSON and a newline), worked out while the checksum is, for a migration read from
-    /// its document (YAML); nil when not known. Kept with the changes, whose equality leaves it
-    /// out: two readings of one file are the same migration.
+    /// its document (YAML); nil when not known.
+    ///
+    /// Kept with the changes, whose equality leaves it out: two readings of one file are the same
+    /// migration.
     package var bundledJSON: BundledJSON? {
         get { if case .changes(let changes) = body { changes.bundledJSON } else { nil } }
         set {

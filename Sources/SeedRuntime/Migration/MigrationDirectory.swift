@@ -13,11 +13,11 @@ public enum MigrationDirectory {
 
     /// The migrations in `directory`, in number order.
     ///
-    /// - parameters:
-    ///   - directory: the folder. It must exist (an app with no migrations yet bundles an empty
-    ///     folder, or passes `[]` to ``SeedInstaller``): a folder missing from the bundle would
-    ///     otherwise look like "no migrations", and a store that has some would be refused.
-    ///     A `.yml` file in it is a configuration error (bundle the exported `.json`).
+    /// - Parameter directory: the folder. It must exist (an app with no migrations yet bundles an
+    ///   empty folder, or passes `[]` to ``SeedInstaller``): a folder missing from the bundle would
+    ///   otherwise look like "no migrations", and a store that has some would be refused. A `.yml`
+    ///   file in it is a configuration error (bundle the exported `.json`).
+    /// - Returns: the migrations, in number order.
     /// - throws: ``SeedError`` (configuration) for a missing or unreadable folder, unreadable or
     ///   malformed files, names that do not start with a number, and two files with the same number.
     ///   A JSON file of 1 MiB or more is read by the run that applies it, while it applies it (a
@@ -56,6 +56,7 @@ public enum MigrationDirectory {
     /// ``load(_:displayPath:yamlParser:)`` with typed throws; `missingIsEmpty` makes a missing
     /// folder mean no migrations (the CLI's default `migrations/`); `skipOtherFiles` ignores
     /// files whose names are not `NNNN-name.json` or `.sql` (a bundle's other resources).
+    ///
     /// `deferringLargeJSON`: JSON files from ``DeferredJSONMigration/threshold`` on are read while
     /// a run applies them (their errors are then the run's); for the commands that apply.
     package static func read(

@@ -34,9 +34,10 @@ extension MigrationGrammar {
 
     /// The first key a map of `node` repeats, as a YAML file's parser finds it: in the first map
     /// to end (an inner one before the map holding it), the key first written first; its second
-    /// occurrence, and the line of its first. No map of the format has a use for a key twice, and
-    /// reading JSON would otherwise keep one of the two, silently (the first of a row's columns,
-    /// the last of an update's `key`s).
+    /// occurrence, and the line of its first.
+    ///
+    /// No map of the format has a use for a key twice, and reading JSON would otherwise keep one of
+    /// the two, silently (the first of a row's columns, the last of an update's `key`s).
     static func repeatedKey(in node: DocNode) -> (again: DocEntry, firstLine: Int)? {
         switch node.value {
         case .array(let items):

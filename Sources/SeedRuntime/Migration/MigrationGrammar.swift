@@ -278,6 +278,7 @@ extension DataChanges.Operation {
     /// Calls `body` with the values the operation writes, as its section's fields say: each row
     /// of a section of rows (its key among its values: `key` nil), each change's values to write
     /// (``MigrationGrammar/Field/Kind/wanted``, an update's `to`) with the key that finds its row.
+    ///
     /// A delete writes none.
     package func forEachWrittenRow(
         _ body: (_ values: DataChanges.RowValues, _ key: DataChanges.Key?, _ line: Int) throws -> Void

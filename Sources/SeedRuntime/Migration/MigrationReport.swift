@@ -104,10 +104,13 @@ public struct RowEvent: Sendable, Equatable {
 
     /// What happened.
     public var kind: Kind
-    /// The table, as the migration names it (an entity, for Core Data). Empty for ``Kind/sql``.
+    /// The table, as the migration names it (an entity, for Core Data).
+    ///
+    /// Empty for ``Kind/sql``.
     public var table: String
-    /// The row's natural key, column by column, in key order. Empty for ``Kind/sql``, and for a
-    /// conflicting insert whose key could not be resolved.
+    /// The row's natural key, column by column, in key order.
+    ///
+    /// Empty for ``Kind/sql``, and for a conflicting insert whose key could not be resolved.
     public var key: [KeyValue]
     /// For ``Kind/updated`` and ``Kind/conflict``: each column involved, with its expected, wanted and kept value.
     public var changes: [ColumnChange]
@@ -176,7 +179,9 @@ public struct MigrationOutcome: Sendable, Equatable {
     /// How many events of each kind ``events`` leaves out (``SeedMigrator/Options/eventsPerKind``); empty when it lists all.
     public var unlisted: [RowEvent.Kind: Int] = [:]
     /// For a SQL migration, the rows it inserted, updated or deleted (`sqlite3_total_changes`,
-    /// triggers included); its events give them by table. Nil for declarative migrations.
+    /// triggers included); its events give them by table.
+    ///
+    /// Nil for declarative migrations.
     public var changedRows: Int?
 
     /// An outcome, as the migrator reports it.
@@ -198,7 +203,9 @@ public struct MigrationOutcome: Sendable, Equatable {
 
 /// What a migration run did.
 public struct MigrationReport: Sendable, Equatable {
-    /// The migrations applied, in order. Empty when the store was up to date.
+    /// The migrations applied, in order.
+    ///
+    /// Empty when the store was up to date.
     public var migrations: [MigrationOutcome]
     /// Whether nothing was written (``SeedMigrator/dryRun(_:options:)``).
     public var dryRun: Bool

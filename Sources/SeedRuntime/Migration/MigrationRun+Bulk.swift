@@ -56,7 +56,9 @@ struct HeldInserts {
 
 extension MigrationRun {
     /// Holds a row for a multi-row INSERT when its table allows one; false when it must be written
-    /// now. The caller has found that it would be inserted unless its key is there (`unlessPresent`).
+    /// now.
+    ///
+    /// The caller has found that it would be inserted unless its key is there (`unlessPresent`).
     mutating func holdForMultiRowInsert(
         _ values: [(column: String, value: SQLValue)], into table: TableInfo, name: String, row: DataChanges.RowValues,
         slot: Slot, keyColumns: [String]
@@ -97,7 +99,9 @@ extension MigrationRun {
 
     /// Rows per multi-row INSERT into `table` for rows of `columns` values; 1 where it is not
     /// safe: a trigger, a foreign key or ref to the table itself, a schema's conflict clause
-    /// other than ABORT (see ``MultiRowInsert/Hazards``). Worked out once per table.
+    /// other than ABORT (see ``MultiRowInsert/Hazards``).
+    ///
+    /// Worked out once per table.
     private mutating func multiRowStatementRows(_ table: TableInfo, columns: Int) throws -> Int {
         let allowed: Bool
         if let known = memo.multiRowTables[table.name] {

@@ -4,11 +4,12 @@ import GRDB
 /// Deletes of unchanged rows nothing references, and the deletes retried once the migration's other changes are done.
 extension MigrationRun {
     /// Retries the deletes that something still referenced, in a loop while one of them goes (a
-    /// migration may list a parent before the children it also deletes, in any order). At the end
-    /// of each data migration the blocked ones stay blocked (a row of the run still waiting for a
-    /// parent may yet stop referring to them); at the end of the run (`final`), or before a SQL
-    /// migration, rows that only each other refer to go together (a cycle through nullable refs),
-    /// and what is still referenced then is denied (1600).
+    /// migration may list a parent before the children it also deletes, in any order).
+    ///
+    /// At the end of each data migration the blocked ones stay blocked (a row of the run still
+    /// waiting for a parent may yet stop referring to them); at the end of the run (`final`), or
+    /// before a SQL migration, rows that only each other refer to go together (a cycle through
+    /// nullable refs), and what is still referenced then is denied (1600).
     ///
     /// A retry deletes the row the first attempt found and checked against `from` (the
     /// migration's own later changes do not make it a conflict), under the name its operation
@@ -90,8 +91,9 @@ extension MigrationRun {
     /// parent has run): applied, waiting again for a `to` parent (settled once more), or, if
     /// their `from` still names a missing parent, the conflict they were.
     ///
-    /// - parameter settling: settle what waits afterwards (at the end of the run; not before a
+    /// - Parameter settling: settle what waits afterwards (at the end of the run; not before a
     ///   SQL migration, which may still insert the parents rows wait for).
+    /// - Throws: a database error from SQLite; the caller's transaction is then rolled back.
     mutating func retryDeferredUpdates(settling: Bool = true) throws {
         guard !deferredUpdates.isEmpty else { return }
         let operation = operationName
@@ -221,8 +223,10 @@ extension MigrationRun {
 
     /// The blocked deletes whose rows only other blocked rows refer to (rows of the migration
     /// that refer to each other, through nullable refs): deleted together, their foreign keys
-    /// checked at the commit. Plain SQLite stores, without an `ON DELETE` action on a foreign key
-    /// to their tables (deleting one of them first would make SQLite change the others).
+    /// checked at the commit.
+    ///
+    /// Plain SQLite stores, without an `ON DELETE` action on a foreign key to their tables
+    /// (deleting one of them first would make SQLite change the others).
     mutating func deleteBlockedTogether() throws {
         guard coreData == nil, !blockedDeletes.isEmpty else { return }
         let operation = operationName

@@ -3,9 +3,11 @@ import GRDB
 
 /// Inserts: a row whose key is missing, its many-to-many links, and refs linked once their parent arrives.
 extension MigrationRun {
-    /// Inserts a row if its key is missing. A row whose parent is not in the store yet waits
-    /// for it (``Attempt/waiting``); `later` names nullable ref columns inserted as NULL and
-    /// linked once their parent arrives (how a cycle of refs is broken).
+    /// Inserts a row if its key is missing.
+    ///
+    /// A row whose parent is not in the store yet waits for it (``Attempt/waiting``); `later` names
+    /// nullable ref columns inserted as NULL and linked once their parent arrives (how a cycle of
+    /// refs is broken).
     mutating func insert(
         _ original: DataChanges.RowValues, named name: String, slot: Slot?, validate: Bool, later: Set<SQLName> = []
     ) throws -> Attempt {

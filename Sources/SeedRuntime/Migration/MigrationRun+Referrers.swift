@@ -1,10 +1,11 @@
 import GRDB
 import GRDBSQLite
 
-/// Whether a row a delete removes is still referenced, found by an index (issue 45). A delete
-/// asks each column that can refer to the row whether a row holds its key (seedkit's own check,
-/// and SQLite's when a FOREIGN KEY declares the column); a column no index leads with is read
-/// whole each time, so deleting k rows of a hierarchy whose parent column has no index read k
+/// Whether a row a delete removes is still referenced, found by an index (issue 45).
+///
+/// A delete asks each column that can refer to the row whether a row holds its key (seedkit's own
+/// check, and SQLite's when a FOREIGN KEY declares the column); a column no index leads with is
+/// read whole each time, so deleting k rows of a hierarchy whose parent column has no index read k
 /// times the table (20k of 100k rows: 212 s). Once a run has asked about such a column
 /// ``ReferrerColumns/scansBeforeIndex`` times, it indexes it for the rest of the migration
 /// (`_seedkit_referrers_N`, in the run's transaction) and drops the index before the migration's

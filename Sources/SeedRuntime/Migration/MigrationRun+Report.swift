@@ -38,8 +38,10 @@ extension MigrationRun {
     }
 
     /// `price is 13, expected 10` for each column that differs (refs by the parent's key): the
-    /// `from` check. A column compares as SQLite compares it: bytes, or its declared NOCASE or
-    /// RTRIM collation (docs/reference.md, "How seedkit compares text and names").
+    /// `from` check.
+    ///
+    /// A column compares as SQLite compares it: bytes, or its declared NOCASE or RTRIM collation
+    /// (docs/reference.md, "How seedkit compares text and names").
     mutating func mismatches(_ current: StoredRow, _ values: [(column: String, value: SQLValue)], in table: TableInfo)
         throws -> String
     {
@@ -162,7 +164,9 @@ extension MigrationRun {
     }
 
     /// For each key column, as ``keyFields(_:in:input:)`` shows it: the name migrations use, the
-    /// position of the value the row wrote for it, and its ref. Worked out once per row shape.
+    /// position of the value the row wrote for it, and its ref.
+    ///
+    /// Worked out once per row shape.
     mutating func keyFieldShapes(
         _ key: [(column: String, value: SQLValue)], in table: TableInfo, input: DataChanges.RowValues
     ) -> [KeyFieldShape] {
@@ -193,6 +197,7 @@ extension MigrationRun {
     }
 
     /// Each column of `from` and `to` (in `to`'s order, then `from`'s), with what the store holds after the run.
+    ///
     /// Ref columns carry their parents' keys.
     mutating func columnChanges(
         from: [(column: String, value: SQLValue)], to: [(column: String, value: SQLValue)], current: StoredRow,
@@ -233,9 +238,10 @@ extension MigrationRun {
     /// Why a write SQLite refused as a UNIQUE or PRIMARY KEY failure is a collision the schema
     /// expects, not a broken migration: another row holds the value, and the schema declares
     /// `ON CONFLICT REPLACE` (which would have deleted that row) or `IGNORE` (which would have
-    /// dropped this one) for the constraint. seedkit's statements name `OR ABORT`, so neither
-    /// happened; the row is reported as not applied, with the row that holds the value. Nil for
-    /// other failures (an error, as ever).
+    /// dropped this one) for the constraint.
+    ///
+    /// seedkit's statements name `OR ABORT`, so neither happened; the row is reported as not
+    /// applied, with the row that holds the value. Nil for other failures (an error, as ever).
     mutating func schemaCollision(
         _ error: DatabaseError, in table: TableInfo, values: [(column: String, value: SQLValue)]
     ) throws -> String? {

@@ -114,8 +114,10 @@ extension MigrationRun {
         var missing: [MissingParent] = []
     }
 
-    /// Converts a row's values to the columns' types and refs to the parents' ids. Parents not
-    /// in the store are listed in ``Resolution/missing``; other problems go to `errors`.
+    /// Converts a row's values to the columns' types and refs to the parents' ids.
+    ///
+    /// Parents not in the store are listed in ``Resolution/missing``; other problems go to
+    /// `errors`.
     mutating func resolve(_ row: DataChanges.RowValues, in table: TableInfo) throws -> Resolution {
         var result = Resolution()
         result.values.reserveCapacity(row.values.count)  // rows of a big migration: no regrowing
@@ -267,9 +269,11 @@ extension MigrationRun {
         "\(parent.column) \(describe(Self.sqlText(parent.input))) matches no \(parent.reference) in the store"
     }
 
-    /// Who still references `row` (through a FOREIGN KEY or a manifest ref), or nil. The row's
-    /// reference to itself does not count, nor do the rows `excluding` names (SQL table → rowids:
-    /// rows deleted with it). The columns to ask are worked out once per table (``referrerChecks(of:)``).
+    /// Who still references `row` (through a FOREIGN KEY or a manifest ref), or nil.
+    ///
+    /// The row's reference to itself does not count, nor do the rows `excluding` names (SQL table →
+    /// rowids: rows deleted with it). The columns to ask are worked out once per table
+    /// (``referrerChecks(of:)``).
     mutating func referrer(of row: StoredRow, in table: TableInfo, excluding: [SQLName: Set<Int64>] = [:]) throws
         -> String?
     {
@@ -294,8 +298,10 @@ extension MigrationRun {
 
     /// The columns that can refer to a row of `table`, in the order ``referrer(of:in:excluding:)``
     /// asks them: each table's FOREIGN KEYs to it, then the refs the manifest declares without
-    /// one. Worked out once per table and operation (the store's tables, their foreign keys and
-    /// refs are the same for every row a delete removes).
+    /// one.
+    ///
+    /// Worked out once per table and operation (the store's tables, their foreign keys and refs are
+    /// the same for every row a delete removes).
     mutating func referrerChecks(of table: TableInfo) throws -> [ReferrerCheck] {
         if let last = memo.referrerChecks, last.table == table.name, last.operation == operationName {
             return last.checks
@@ -367,7 +373,9 @@ extension MigrationRun {
     }
 
     /// The spec of `table` as the current operation names it (a sub-entity's own, for Core Data).
-    /// A Core Data sub-entity the manifest does not list takes its nearest listed ancestor's spec, never a sibling's.
+    ///
+    /// A Core Data sub-entity the manifest does not list takes its nearest listed ancestor's spec,
+    /// never a sibling's.
     mutating func spec(_ table: TableInfo) -> TableSpec? {
         if let last = memo.spec, last.value.table == table.name, last.value.operation == operationName {
             return last.value.value

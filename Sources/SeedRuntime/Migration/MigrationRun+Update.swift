@@ -3,8 +3,10 @@ import GRDB
 
 /// Updates where the row still holds `from`, and renames: the row keeps its identity and what refers to it follows.
 extension MigrationRun {
-    /// Updates a row where it still holds `from`. An update may change key columns (a rename):
-    /// the row keeps its identity, and rows that store the renamed value follow it.
+    /// Updates a row where it still holds `from`.
+    ///
+    /// An update may change key columns (a rename): the row keeps its identity, and rows that store
+    /// the renamed value follow it.
     mutating func update(_ change: DataChanges.RowChange, in table: TableInfo, file: String, slot: Slot?) throws
         -> Attempt
     {

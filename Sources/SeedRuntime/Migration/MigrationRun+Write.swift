@@ -4,7 +4,9 @@ import GRDB
 /// key is there in the same statement where the schema allows), bound directly through SQLite's C API when the run may.
 extension MigrationRun {
     /// Inserts a row through the dialect; a plain SQLite INSERT is prepared once per table and
-    /// column list. Returns the rows SQLite inserted: 0 when a trigger vetoed it (`RAISE(IGNORE)`).
+    /// column list.
+    ///
+    /// Returns the rows SQLite inserted: 0 when a trigger vetoed it (`RAISE(IGNORE)`).
     mutating func write(_ values: [(column: String, value: SQLValue)], into table: TableInfo, name: String) throws
         -> Int
     {
@@ -31,6 +33,7 @@ extension MigrationRun {
     /// key first: plain SQLite, a UNIQUE index or primary key on exactly the key's columns (no
     /// WHERE, no expression, a collation the conflict target matches), no triggers (a BEFORE
     /// INSERT trigger would fire for a row that is then not inserted) and no REPLACE clause.
+    ///
     /// A big migration then probes the key's index once per row, not twice.
     mutating func insertsUnlessPresent(_ table: TableInfo, name: String, key: [String]) throws -> Bool {
         if let last = memo.lastConflictTarget, last.id.count == key.count + 2, last.id[0] == table.name,
@@ -98,7 +101,9 @@ extension MigrationRun {
     /// Deletes the row with `key` from `table` through the dialect; for plain SQLite, by a
     /// statement prepared once per table and key (a 100,000-row delete built and hashed the
     /// same SQL text for each row), found by its rowid (as ``fetch(_:_:)`` read it) when it has
-    /// one, and its key. Returns the rows it deleted.
+    /// one, and its key.
+    ///
+    /// Returns the rows it deleted.
     mutating func deleteRow(_ table: TableInfo, key: [(column: String, value: SQLValue)], rowid: SQLValue?) throws
         -> Int
     {
@@ -120,7 +125,9 @@ extension MigrationRun {
 
     /// Sets `values` in the row with `key` of `table` through the dialect; for plain SQLite, by
     /// a statement prepared once per table, columns and key, found by its rowid and its key
-    /// (see ``deleteRow(_:key:rowid:)``). Returns the rows it changed.
+    /// (see ``deleteRow(_:key:rowid:)``).
+    ///
+    /// Returns the rows it changed.
     mutating func updateRow(
         _ table: TableInfo, key: [(column: String, value: SQLValue)], rowid: SQLValue?,
         values: [(column: String, value: SQLValue)]
@@ -149,6 +156,7 @@ extension MigrationRun {
 
     /// Runs an INSERT with `values` bound: with SQLite's C API alone when the run may
     /// (``SeedMigrator/Options/writesDirectly``), else through GRDB, whose observers see it.
+    ///
     /// Returns the rows it changed.
     @discardableResult
     func execute(_ statement: Statement, binding values: [(column: String, value: SQLValue)]) throws -> Int {

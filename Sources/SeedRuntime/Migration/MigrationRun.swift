@@ -33,8 +33,9 @@ struct MigrationRun {
     /// Join tables found so far, by entity and relationship (nil: none), so the schema is searched once per relationship.
     var joinTables: [String: CoreDataDialect.JoinTable?] = [:]
     /// Each migration's events: one slot per row change in the order written, filled when its
-    /// row settles (a row waiting for a parent later), put in slot order by ``finish()``. Only
-    /// filled slots take memory: a row not written because of an error, or only counted (see
+    /// row settles (a row waiting for a parent later), put in slot order by ``finish()``.
+    ///
+    /// Only filled slots take memory: a row not written because of an error, or only counted (see
     /// ``SeedMigrator/Options/eventsPerKind``), leaves nothing.
     var slots: [SlotEvents] = []
     struct SlotEvents {
@@ -82,8 +83,10 @@ struct MigrationRun {
         specs = try RunSpecs.read(db, options: options, dialect: dialect)
     }
 
-    /// Applies one migration. Row changes whose parents are not in the store yet wait for them
-    /// (see ``finish()``), so refs resolve in any order within the run.
+    /// Applies one migration.
+    ///
+    /// Row changes whose parents are not in the store yet wait for them (see ``finish()``), so refs
+    /// resolve in any order within the run.
     mutating func apply(_ migration: Migration) throws {
         slots.append(SlotEvents())
         let index = slots.count - 1
@@ -126,8 +129,10 @@ struct MigrationRun {
     }
 
     /// Applies one operation (or a chunk of an insert's rows) of `migration`, whose events go to
-    /// `slots[index]`. False when its table is unknown (reported once; the caller skips the
-    /// operation's other chunks).
+    /// `slots[index]`.
+    ///
+    /// False when its table is unknown (reported once; the caller skips the operation's other
+    /// chunks).
     mutating func apply(_ operation: DataChanges.Operation, of migration: Migration, slots index: Int) throws -> Bool {
         let table: TableInfo
         do { table = try tableInfo(operation.table, file: migration.file) } catch let error as SeedError {
@@ -186,9 +191,10 @@ struct MigrationRun {
     }
 
     /// Keeps a row's refusal (exit 3): the run goes on so that every refusal of a migration is
-    /// named, not only the first (issue 42). A reason is said once, with the lines of the rows
-    /// it refused when there are several. Nothing is written: ``finish(wholeStore:)`` throws
-    /// them, and the caller rolls the run back.
+    /// named, not only the first (issue 42).
+    ///
+    /// A reason is said once, with the lines of the rows it refused when there are several. Nothing
+    /// is written: ``finish(wholeStore:)`` throws them, and the caller rolls the run back.
     mutating func keep(refusal error: SeedError, file: String, line: Int) {
         for diagnostic in error.diagnostics {
             if let index = refusals.firstIndex(where: { $0.diagnostic.message == diagnostic.message }) {
@@ -212,17 +218,18 @@ struct MigrationRun {
         }
     }
 
-    /// Whether the store must be read for rows whose foreign key finds no parent. `PRAGMA
-    /// foreign_key_check` reads every row of every table with a foreign key (0.11 s for one
+    /// Whether the store must be read for rows whose foreign key finds no parent.
+    ///
+    /// `PRAGMA foreign_key_check` reads every row of every table with a foreign key (0.11 s for one
     /// inserted row on a 1M-row table with one). With foreign keys enforced, as seedkit's and
     /// GRDB's connections have them, a statement that breaks an immediate constraint has already
     /// failed, and SQLite counts the deferred ones this transaction left unresolved
     /// (`SQLITE_DBSTATUS_DEFERRED_FKS`): the check runs when that count is not zero, to name the
     /// rows. (The count is the transaction's: a caller's own steps before the run, such as GRDB's
     /// DatabaseMigrator recreating a table, can leave it above zero with no row to name; the check
-    /// then finds nothing, as it would have had it always run.) Not seen then: a row of the user's that broke its foreign key before the run (the
-    /// whole-store check, ``SeedMigrator/StoreCheck/whole``, refuses the run for it; `seedkit
-    /// verify` reports it).
+    /// then finds nothing, as it would have had it always run.) Not seen then: a row of the user's
+    /// that broke its foreign key before the run (the whole-store check,
+    /// ``SeedMigrator/StoreCheck/whole``, refuses the run for it; `seedkit verify` reports it).
     func foreignKeysNeedChecking(wholeStore: Bool) throws -> Bool {
         guard !wholeStore, try Bool.fetchOne(db, sql: "PRAGMA foreign_keys") == true else { return true }
         var unresolved: Int32 = 0
@@ -242,7 +249,9 @@ struct MigrationRun {
     /// Settles what is still waiting (inserting rows that wait on each other, reporting those
     /// whose parent nobody inserts), throws everything collected, then checks foreign keys
     /// before the caller commits (the whole store when `wholeStore`, else in proportion to the
-    /// run: ``foreignKeysNeedChecking(wholeStore:)``). Returns each migration's events.
+    /// run: ``foreignKeysNeedChecking(wholeStore:)``).
+    ///
+    /// Returns each migration's events.
     mutating func finish(wholeStore: Bool) throws -> [[RowEvent]] {
         try flushInserts()
         try settleWaiting()

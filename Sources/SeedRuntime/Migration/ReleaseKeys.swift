@@ -1,5 +1,6 @@
-/// Which keys a release provides: its fixtures' rows and every migration's inserts. The
-/// migrator asks it about a ref whose parent the store lacks, to tell the author's typo (a key
+/// Which keys a release provides: its fixtures' rows and every migration's inserts.
+///
+/// The migrator asks it about a ref whose parent the store lacks, to tell the author's typo (a key
 /// nobody provides: an error) from a row the user deleted (a conflict).
 ///
 /// The tooling supplies one built from the manifest (`ReleaseKeyIndex` in SeedTooling); an app

@@ -3,7 +3,9 @@ import GRDB
 /// What a run works out once per table (as the current operation names it) and reuses for each
 /// row: a big migration writes the same table 100,000 times in a row, and building SQL text,
 /// hashing it for GRDB's statement cache and lower-casing names for every row cost more than
-/// SQLite's own work. Reset when the schema may have changed (after a SQL migration).
+/// SQLite's own work.
+///
+/// Reset when the schema may have changed (after a SQL migration).
 struct RunMemo {
     /// A prepared statement's purpose and what its SQL depends on.
     struct Key: Hashable {
@@ -62,11 +64,13 @@ struct RunMemo {
     var referrerChecks: (table: String, operation: String, checks: [ReferrerCheck])?
     /// Parent ids refs found, by lookup site (the child's table and ref column, and the ref),
     /// then by the parent's key value: a big migration names the same few parents (a category by
-    /// name) in 100,000 rows. An entry holds while nothing else writes the parent's table: an
-    /// insert, update or delete of a table forgets its entries (``wroteRows(_:)``); one that may
-    /// change other rows (a foreign key's `ON DELETE`/`ON UPDATE` action, a rename followed by the
-    /// rows that store the old key, Core Data's bookkeeping) forgets them all. Nil when the store
-    /// has triggers, which may change any table on any write.
+    /// name) in 100,000 rows.
+    ///
+    /// An entry holds while nothing else writes the parent's table: an insert, update or delete of
+    /// a table forgets its entries (``wroteRows(_:)``); one that may change other rows (a foreign
+    /// key's `ON DELETE`/`ON UPDATE` action, a rename followed by the rows that store the old key,
+    /// Core Data's bookkeeping) forgets them all. Nil when the store has triggers, which may change
+    /// any table on any write.
     var parentIDs: [ParentLookupSite: ParentIDs]?
     /// The last site a ref was looked up at, with the parent key's type and the ids found there
     /// (cleared in place with them): what the next row's same ref checks first.
@@ -124,8 +128,10 @@ struct RunMemo {
 
     /// Forgets the parent ids an update or delete of `table`'s rows may have made wrong: those
     /// found in `table`, or all of them where a foreign key's action may change other tables
-    /// (see ``parentIDs``). Keeping the others matters: a 100,000-row update or delete names the
-    /// same few parents in its `from` (issue 45).
+    /// (see ``parentIDs``).
+    ///
+    /// Keeping the others matters: a 100,000-row update or delete names the same few parents in its
+    /// `from` (issue 45).
     mutating func wroteRows(_ table: String) {
         if foreignKeyActions { changedRows() } else { wrote(table) }
     }

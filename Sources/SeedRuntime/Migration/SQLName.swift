@@ -1,8 +1,9 @@
 /// A table or column name as SQLite compares names: ASCII letters case-insensitively, every
 /// other byte as is (`é` and `É` are two columns, as they are to SQLite, which folds ASCII
-/// case only; see docs/reference.md, "How seedkit compares text and names"). Two names are
-/// equal (and hash alike) when their ASCII-lower-cased bytes are; ``name`` keeps the spelling
-/// it was made from.
+/// case only; see docs/reference.md, "How seedkit compares text and names").
+///
+/// Two names are equal (and hash alike) when their ASCII-lower-cased bytes are; ``name`` keeps the
+/// spelling it was made from.
 ///
 /// Made once per name and kept (dictionary keys, sets, a row's columns), it replaces folding
 /// at every comparison. Building one costs no copy when the name has no upper-case ASCII letter
@@ -45,8 +46,10 @@ package func asciiLower(_ byte: UInt8) -> UInt8 { byte >= 65 && byte <= 90 ? byt
 extension String {
     /// The name with its ASCII letters lower-cased and every other byte kept, as SQLite folds
     /// names; no new string when there is no upper-case ASCII letter (the common case for table
-    /// and column names, looked up once per row of a big migration). Not `lowercased()`, whose
-    /// Unicode case mapping makes `É` and `é` one name where SQLite has two.
+    /// and column names, looked up once per row of a big migration).
+    ///
+    /// Not `lowercased()`, whose Unicode case mapping makes `É` and `é` one name where SQLite has
+    /// two.
     package var lowercasedName: String {
         guard utf8.contains(where: { $0 >= 65 && $0 <= 90 }) else { return self }
         return String(decoding: utf8.map(asciiLower), as: UTF8.self)

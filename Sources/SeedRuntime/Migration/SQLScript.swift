@@ -19,7 +19,7 @@ struct SQLScript {
         /// 1-based line and column of the statement's first token.
         var line: Int
         var column: Int
-        /// The first keyword, upper-cased: `INSERT`, `COMMIT`, `PRAGMA`, …
+        /// The first keyword, upper-cased: `INSERT`, `COMMIT`, `PRAGMA` and the like.
         var keyword: String
 
         /// What the statement does at its top level, upper-cased: its keyword, or for a `WITH`
@@ -131,10 +131,11 @@ struct SQLScript {
     /// then checked at the commit instead of at each statement, as seedkit checks them before it
     /// commits anyway; SQLite turns it off when the transaction ends; the table rebuilds
     /// `new-migration --from` writes need it).
+    ///
     /// Every other pragma is refused when it sets something (docs/releases.md, Schema steps):
-    /// `foreign_keys`, `ignore_check_constraints`, `recursive_triggers`,
-    /// `query_only`, `synchronous`, `max_page_count`, `writable_schema`, the journal's, … change
-    /// how later statements run, or the connection, for the rest of the run.
+    /// `foreign_keys`, `ignore_check_constraints`, `recursive_triggers`, `query_only`,
+    /// `synchronous`, `max_page_count`, `writable_schema`, the journal's, … change how later
+    /// statements run, or the connection, for the rest of the run.
     static let allowedPragmas: Set<String> = [
         "table_info", "table_xinfo", "table_list", "index_list", "index_info", "index_xinfo", "foreign_key_list",
         "foreign_key_check", "integrity_check", "quick_check", "collation_list", "function_list", "module_list",
@@ -167,8 +168,10 @@ struct SQLScript {
     /// Refuses, before anything runs, every statement of `migrations`' SQL that would end or
     /// open a transaction, attach or detach a database, vacuum, or change the journal.
     ///
-    /// - parameter schema: the store's connection; its schema is copied into memory so that
-    ///   statements naming its tables (or tables an earlier statement creates) can be prepared.
+    /// - parameters:
+    ///   - migrations: the release's migrations; only the SQL ones are read.
+    ///   - db: the store's connection; its schema is copied into memory so that statements
+    ///     naming its tables (or tables an earlier statement creates) can be prepared.
     /// - throws: ``SeedError`` (configuration) listing each such statement at its file and line.
     static func refuseTransactionControl(in migrations: [Migration], schema db: Database) throws {
         let scripts = migrations.compactMap { migration -> (Migration, SQLScript)? in
@@ -293,8 +296,9 @@ struct SQLScript {
             return SQLITE_OK
         }
 
-        /// What in `statement` is refused (`COMMIT`, `PRAGMA journal_mode`, …), or nil. A
-        /// statement that changes the schema is run here, so later statements see its tables.
+        /// What in `statement` is refused (`COMMIT`, `PRAGMA journal_mode`, …), or nil.
+        ///
+        /// A statement that changes the schema is run here, so later statements see its tables.
         func refusal(_ statement: SQLScript.Statement) -> String? {
             if statement.keyword == "VACUUM" { return "VACUUM" }
             refused = nil
@@ -382,8 +386,15 @@ struct SQLScript {
     /// side effect (docs/conflicts-and-triggers.md).
     ///
     /// - parameters:
+    ///   - db: the store, inside the caller's transaction.
+    ///   - file: the migration's file, for messages.
     ///   - keys: the key columns of each table (the run's specs), by SQL table name.
     ///   - listing: how many deleted rows to list by key (nil: all); the others are counted.
+    ///   - timeLimit: how long one statement may run, in seconds, before it is interrupted.
+    /// - returns: the rows the statements wrote, by table and kind, and each row deleted by key.
+    /// - throws: ``SeedError`` naming the file and statement: SQLite's error, a statement that
+    ///   ends the transaction or attaches a database, one that runs past `timeLimit`, or a row it
+    ///   deleted as a side effect.
     func run(
         in db: Database, file: String, keys: @escaping (String) -> [String]? = { _ in nil }, listing: Int? = nil,
         timeLimit: Double = SQLStepBound.defaultSeconds

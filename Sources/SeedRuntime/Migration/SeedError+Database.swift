@@ -1,7 +1,7 @@
 import Foundation
 import GRDB
 
-/// An error that carries SQLite's error from a read (e.g. which of two stores failed), mapped by
+/// An error that carries SQLite's error from a read (e.g., which of two stores failed), mapped by
 /// ``SeedError/init(databaseError:file:store:)`` as the error it carries.
 package protocol WrappedDatabaseError: Error {
     var databaseError: any Error { get }
@@ -11,6 +11,7 @@ extension SeedError {
     /// Maps a SQLite failure to the kind a caller acts on.
     ///
     /// - parameters:
+    ///   - error: SQLite's error, or a ``SeedError`` or ``WrappedDatabaseError`` carrying one.
     ///   - file: the store as the caller names it, put on the diagnostic.
     ///   - store: the store's path on disk when it differs from `file` (or `file` is nil): a write
     ///     refused because its folder is read-only (SQLite creates the journal there) is told
@@ -94,7 +95,9 @@ extension SeedError {
 
     /// The same error said about `store`: a diagnostic without a file gets the store's name, and
     /// a refusal, which is always about the store, is put on the store (a migration file it
-    /// names stays in its message). What commands and the app runtime report for a store.
+    /// names stays in its message).
+    ///
+    /// What commands and the app runtime report for a store.
     package func about(store: String) -> SeedError {
         SeedError(
             kind,

@@ -4,14 +4,18 @@ extension SeedMigrator {
     /// The problems `migrate` would refuse `migrations` with as written (an unknown table or
     /// column, an update without `from:`), found by running their data changes on `db` inside a
     /// savepoint that is rolled back: `build` and `export-migrations` refuse what `migrate
-    /// --dry-run` refuses (docs/reference.md, "What build checks"). What depends on a store's
-    /// rows (a row missing, a user's edit) is not a problem here; SQL steps are not run.
+    /// --dry-run` refuses (docs/reference.md, "What build checks").
+    ///
+    /// What depends on a store's rows (a row missing, a user's edit) is not a problem here; SQL
+    /// steps are not run.
     ///
     /// - parameters:
     ///   - migrations: the migrations, in order.
     ///   - tables: the manifest's table specs (natural keys and refs).
+    ///   - base: the run's options (the validator, the Core Data facts), its tables set to `tables`.
     ///   - db: a store with the release's schema, inside a transaction.
     /// - returns: the configuration problems, each once, in the order found.
+    /// - throws: a database error when the store cannot be read.
     package static func configurationProblems(
         of migrations: [Migration], tables: [TableSpec], options base: Options = Options(), in db: Database
     ) throws -> [Diagnostic] {
@@ -47,6 +51,7 @@ extension SeedMigrator {
     /// (none, one value, or a list or object, whose members are names too and kept whole), not on
     /// the scalar values themselves, so the check's cost follows the
     /// release's shapes rather than its rows (issue 45: a 150k-row release checked by every build).
+    ///
     /// Updates that change a key column are all kept: whether a rename is a swap depends on the
     /// keys (a table without a natural key keeps every update).
     static func sampled(_ migration: Migration, tables: [TableSpec]) -> Migration {

@@ -2,7 +2,9 @@ import Foundation
 public import GRDB
 
 /// Checks rows that migrations are about to write against rules the runtime does not
-/// know (the manifest's). The tooling supplies one; an app usually does not.
+/// know (the manifest's).
+///
+/// The tooling supplies one; an app usually does not.
 package protocol RowValidator: Sendable {
     /// Problems with a row about to be inserted, or with the new values of an update.
     func validate(table: String, values: [(column: String, value: SQLValue)], file: String, line: Int) -> [Diagnostic]
@@ -73,34 +75,46 @@ public struct SeedMigrator: Sendable {
         /// defaults, UUID attributes), on top of what the seed recorded; nil: the seed's alone.
         package var coreDataFacts: CoreDataModelFacts?
         /// Write into a Core Data store that tracks persistent history without history entries.
+        ///
         /// By default such a store gets them, as Core Data writes them (one transaction by the
         /// author `seedkit` per run), or the run is refused where they cannot be vouched for
         /// (`docs/swiftdata.md`); without them the app's history consumers never see the rows.
         public var allowsMissingHistory = false
-        /// Write history into a store mirrored to CloudKit (`ANSCK…` tables). Refused by default:
-        /// every device that migrates its store would export the same rows, which would duplicate.
+        /// Write history into a store mirrored to CloudKit (`ANSCK…` tables).
+        ///
+        /// Refused by default: every device that migrates its store would export the same rows,
+        /// which would duplicate.
         public var allowsCloudKit = false
-        /// The keys the release provides (its fixtures and migrations). With it, a ref to a key the
-        /// store lacks and the release does not provide is an error (the author's typo); without
-        /// it, as in an app, every missing parent is a conflict (the user deleted it).
+        /// The keys the release provides (its fixtures and migrations).
+        ///
+        /// With it, a ref to a key the store lacks and the release does not provide is an error
+        /// (the author's typo); without it, as in an app, every missing parent is a conflict (the
+        /// user deleted it).
         package var releaseKeys: (any ReleaseKeys)?
         /// At most this many events of each kind the update applied (inserted, updated, deleted,
         /// up to date) are listed per migration in the report (the first settled); the rest are
         /// only counted (``MigrationOutcome/unlisted``), so a 100,000-row data update does not hold
-        /// 100,000 events. Every row it did not apply (already present, missing, a conflict, a
-        /// denied delete) is listed with its key and why, and so is SQL. Nil (the default): every event.
+        /// 100,000 events.
+        ///
+        /// Every row it did not apply (already present, missing, a conflict, a denied delete) is
+        /// listed with its key and why, and so is SQL. Nil (the default): every event.
         public var eventsPerKind: Int?
         /// Asked before each migration and before committing; when it says true the run stops
-        /// and is rolled back (``SeedError`` of kind `.io`). The CLI sets it on SIGINT/SIGTERM.
+        /// and is rolled back (``SeedError`` of kind `.io`).
+        ///
+        /// The CLI sets it on SIGINT/SIGTERM.
         package var shouldStop: (@Sendable () -> Bool)?
         /// Inserts rows with SQLite's C API alone, not through GRDB's statement execution: faster
         /// for a big migration, but GRDB's transaction observers (an app's ValueObservation) do not
-        /// see those rows. Only for a connection nobody observes: the CLI's, or one an installer
-        /// opened itself. Off by default.
+        /// see those rows.
+        ///
+        /// Only for a connection nobody observes: the CLI's, or one an installer opened itself. Off
+        /// by default.
         package var writesDirectly = false
         /// With ``writesDirectly``, inserts rows by multi-row INSERTs where that gives what one
-        /// by one would (see MigrationRun+Bulk.swift). On by default; tests turn it off to
-        /// compare the two.
+        /// by one would (see MigrationRun+Bulk.swift).
+        ///
+        /// On by default; tests turn it off to compare the two.
         package var multiRowInserts = true
         /// How much of the store is checked for damage before a run commits (see ``StoreCheck``).
         public var storeCheck: StoreCheck = .inProportion
@@ -108,7 +122,9 @@ public struct SeedMigrator: Sendable {
         /// is rolled back (``SeedError/Kind/timeLimit``): `SEEDKIT_SQL_TIMEOUT` when set, else 60.
         public var sqlTimeLimit: Double = SQLStepBound.defaultSeconds
         /// Whether the run reconciles its report with SQLite's own account of the rows it changed
-        /// (ChangeAccounting.swift). On; off only to measure what it costs (`make bench`).
+        /// (ChangeAccounting.swift).
+        ///
+        /// On; off only to measure what it costs (`make bench`).
         package var accountsChanges = true
 
         /// Options: conflict policy, table keys and refs (nil: the store's catalog), the time recorded.
@@ -152,9 +168,10 @@ public struct SeedMigrator: Sendable {
     /// Starts reading the first large JSON file on another thread (``DeferredJSONMigration/readAhead()``),
     /// for a caller about to run or check the migrations that has other work first (the CLI reads
     /// its manifest and opens the store; ``SeedInstaller`` opens the store): the run, or the
-    /// ledger's check, then finds it read. Only the first: each file read stays in memory until
-    /// a run ends (``migrate(_:options:)`` lets them go) or finds it applied. A run starts it
-    /// itself.
+    /// ledger's check, then finds it read.
+    ///
+    /// Only the first: each file read stays in memory until a run ends (``migrate(_:options:)``
+    /// lets them go) or finds it applied. A run starts it itself.
     package func readAhead() {
         deferredFiles.first?.readAhead()
     }
@@ -167,7 +184,9 @@ public struct SeedMigrator: Sendable {
 
     // MARK: - Asking
 
-    /// Every migration's state in the store, known and recorded, in number order. Read-only.
+    /// Every migration's state in the store, known and recorded, in number order.
+    ///
+    /// Read-only.
     public func states(_ db: Database) throws -> [MigrationState] {
         try SeedCatalog.requireWellFormed(db)
         let entries = try MigrationLedger.entries(db)
@@ -200,7 +219,9 @@ public struct SeedMigrator: Sendable {
         return states.sorted { $0.number < $1.number }
     }
 
-    /// The migrations still to apply. Read-only.
+    /// The migrations still to apply.
+    ///
+    /// Read-only.
     ///
     /// - throws: ``SeedError`` (refused) when a recorded migration's file changed or is missing,
     ///   so that a store is never migrated by migrations that disagree with its history.
@@ -268,7 +289,9 @@ public struct SeedMigrator: Sendable {
     }
 
     /// Computes what ``migrate(_:options:)`` would do, writing nothing: the store is copied
-    /// into memory (SQLite's backup API) and migrated there. Memory use is the store's size.
+    /// into memory (SQLite's backup API) and migrated there.
+    ///
+    /// Memory use is the store's size.
     public func dryRun(_ reader: some DatabaseReader, options: Options = Options()) throws -> MigrationReport {
         readAhead()
         defer { releaseBytes() }
@@ -375,6 +398,7 @@ public struct SeedMigrator: Sendable {
 extension SeedMigrator {
     /// Applies declarative changes with the migrator's rules (insert if missing, update where
     /// `from` holds, …) inside the caller's transaction, without recording a migration.
+    ///
     /// Tools use it to simulate what users do to their stores.
     ///
     /// - precondition: a write transaction is open on `db`.
@@ -427,8 +451,10 @@ extension SeedMigrator {
     /// ``refuseDamagedStore(_:)`` for a migration run, overlapped with it on a large store: there
     /// `PRAGMA quick_check` reads every page (0.16 s of a 0.26 s run on a 90 MB store), so it runs
     /// on a second, read-only connection on another thread while the run works in its
-    /// transaction, and ``refuseDamage(_:)`` waits for it before anything commits. The run's
-    /// writes are uncommitted until then, so a damaged store is still refused with nothing written.
+    /// transaction, and ``refuseDamage(_:)`` waits for it before anything commits.
+    ///
+    /// The run's writes are uncommitted until then, so a damaged store is still refused with
+    /// nothing written.
     ///
     /// Only the second connection's "ok" is trusted: any finding, or any failure to open or read
     /// the store there (an encrypted store whose key only the app's connection has, a VFS), makes
@@ -490,8 +516,10 @@ extension SeedMigrator {
         }
 
         /// Throws ``refuseDamagedStore(_:)``'s error when the store is damaged; waits for the second
-        /// connection first. `failure` is what stopped the run, if anything: SQLite finding a
-        /// damaged page on the run's path refuses the store as damaged.
+        /// connection first.
+        ///
+        /// `failure` is what stopped the run, if anything: SQLite finding a damaged page on the
+        /// run's path refuses the store as damaged.
         func refuseDamage(_ db: Database, failure: (any Error)? = nil) throws {
             done.wait()
             done.signal()  // a second call (after a failed run) does not wait forever
@@ -534,8 +562,10 @@ extension SeedMigrator {
 
     /// Refuses a store that is not one of these migrations' (docs/reference.md's exit code 3, a foreign store: a wrong
     /// path, another app's file): no seedkit ledger, not a Core Data store, and none of the
-    /// tables the pending data migrations write. A store without a ledger that has them (an
-    /// app's own store) is migrated; a pending SQL migration may create tables, so then nothing is judged.
+    /// tables the pending data migrations write.
+    ///
+    /// A store without a ledger that has them (an app's own store) is migrated; a pending SQL
+    /// migration may create tables, so then nothing is judged.
     static func refuseForeignStore(_ db: Database, pending: [Migration]) throws {
         guard try !db.tableExists(SeedCatalog.ledgerTable), try !CoreDataDialect.isStore(db) else { return }
         var tables: Set<String> = []

@@ -3,10 +3,11 @@ import GRDB
 
 /// Collations and functions a store's schema uses that only the app registers on its own
 /// connection (`CREATE INDEX … (title COLLATE APPCOLL)`, a trigger calling `app_fn()`): SQLite
-/// cannot write such a table, or check such an index, without them. seedkit never registers a
-/// stand-in (keys compared otherwise than the app compares them would corrupt the index), so a
-/// write is refused naming what needs them, and a read shows what it can (docs/reference.md,
-/// "Reading stores someone handed you").
+/// cannot write such a table, or check such an index, without them.
+///
+/// seedkit never registers a stand-in (keys compared otherwise than the app compares them would
+/// corrupt the index), so a write is refused naming what needs them, and a read shows what it can
+/// (docs/reference.md, "Reading stores someone handed you").
 package enum AppExtensions {
     /// The collation or function SQLite's `error` says is missing: ("collation", "APPCOLL").
     package static func missing(_ error: DatabaseError) -> (kind: String, name: String)? {

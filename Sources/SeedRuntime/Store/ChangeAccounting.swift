@@ -220,7 +220,10 @@ final class ChangeAccounting {
     /// Throws when SQLite changed rows the report cannot name, naming each row and the triggers
     /// that can have changed it; the caller's transaction is then rolled back.
     ///
-    /// - parameter file: the migration being applied, put on the error.
+    /// - Parameters:
+    ///   - db: the store, inside the migration's transaction.
+    ///   - file: the migration being applied, put on the error.
+    /// - Throws: ``SeedError`` (refused) naming each row SQLite changed that the report cannot name.
     func check(_ db: Database, file: String?) throws {
         guard !sideEffects.isEmpty else { return }
         let total = sideEffects.count + uncounted

@@ -119,6 +119,7 @@ extension CoreDataDialect {
 
     /// Each numbered column the layouts predict that its table lacks, said as a refusal naming
     /// both properties: the model does not describe the store, and writing would miss the column.
+    ///
     /// `detect` refuses the store for the first; `verify` reports each, by entity.
     package func numberedColumnProblems(_ db: Database) throws -> [(entity: String, message: String)] {
         var problems: [(entity: String, message: String)] = []
@@ -148,8 +149,10 @@ extension CoreDataDialect {
     /// Columns of `info` that look numbered (`ZSIZE1`: a name of letters and digits after `Z`,
     /// ending in digits) beside a column some property of its entities asks for (`ZSIZE`), which no
     /// property asks for by the rule: Core Data numbered a name seedkit gives to one property only,
-    /// as it may do for sibling sub-entities that each have a `size`. No real store read shows which
-    /// of them it moves, so writing either could land in the other's column: refused, naming them.
+    /// as it may do for sibling sub-entities that each have a `size`.
+    ///
+    /// No real store read shows which of them it moves, so writing either could land in the other's
+    /// column: refused, naming them.
     func unplacedNumberedColumns(_ info: TableInfo, table: String) -> [(entity: String, message: String)] {
         let family = entities.map(modelName).filter { SQLName(tableName($0)) == SQLName(table) }
         var asking: [SQLName: [String]] = [:]

@@ -119,8 +119,9 @@ extension CoreDataDialect {
     }
 
     /// The message for a value of `entity`'s `attribute`, of model type `type`, that seedkit cannot write.
-    /// The values of `name`'s enum-case columns (``CoreDataModelFacts/enumCases``) in `values`
-    /// that are not their case's name (nor NULL): `(attribute, value, case)`, in the row's order.
+    ///
+    /// The values of `name`'s enum-case columns (``CoreDataModelFacts/enumCases``) in `values` that
+    /// are not their case's name (nor NULL): `(attribute, value, case)`, in the row's order.
     package func wrongEnumCases(entity name: String, values: [(column: String, value: SQLValue)]) -> [(
         attribute: String, value: SQLValue, name: String
     )] {
@@ -173,8 +174,9 @@ extension CoreDataDialect {
 
     /// A build's generated UUIDs: every row of `entity` in `table` left without a value for a
     /// generated attribute gets its name-based UUID, from the row's natural key `key` as stored
-    /// (a ref's part is its parent's key value). Rows are read after every table is loaded, so
-    /// the parents' keys are there.
+    /// (a ref's part is its parent's key value).
+    ///
+    /// Rows are read after every table is loaded, so the parents' keys are there.
     ///
     /// - returns: per generated attribute, the rows left without a value (`key` is empty: no name to derive it from).
     package func fillGeneratedValues(_ db: Database, entity name: String, table: TableInfo, key: [KeyPart]) throws -> [(

@@ -7,9 +7,11 @@ import GRDBSQLite
 extension CoreDataDialect {
     /// The functions Core Data registers on its connection for its derived-attribute triggers
     /// to report a changed row to Core Data's in-memory context (table, `Z_ENT`, `Z_PK`,
-    /// attribute, value). The trigger's own SQL computes and stores the derived value; these
-    /// only notify, and their result is thrown away (`SELECT f(…) FROM …`). With no Core Data
-    /// context open there is nobody to notify, so seedkit registers them as doing nothing.
+    /// attribute, value).
+    ///
+    /// The trigger's own SQL computes and stores the derived value; these only notify, and their
+    /// result is thrown away (`SELECT f(…) FROM …`). With no Core Data context open there is nobody
+    /// to notify, so seedkit registers them as doing nothing.
     package static let notificationFunctions = [
         "NSCoreDataTriggerUpdateAffectedObjectValue",
         "NSCoreDataDATriggerInsertUpdatedAffectedObjectValue",

@@ -49,8 +49,10 @@ package enum CoreDataHistory {
         /// mask one bit wider than the entity's properties, so an entity with one is refused.
         package var destinationInherits: Bool
         /// An element of a composite attribute (a SwiftData `Codable` enum or struct), named
-        /// `folderType.user` (an enum with raw values: as the composite). Each counts as one property,
-        /// the composite itself not (ChefTime's `SDFolder`); where among the attributes, no store shows.
+        /// `folderType.user` (an enum with raw values: as the composite).
+        ///
+        /// Each counts as one property, the composite itself not (ChefTime's `SDFolder`); where
+        /// among the attributes, no store shows.
         package var composite: Bool
         /// How a relationship points at its own entity (`SDFolder.parentFolder`, `.folders`), or nil.
         package var ownEntity: OwnEntity?
@@ -143,9 +145,10 @@ package enum CoreDataHistory {
     }
 
     /// Writes one `ATRANSACTION` and one `ACHANGE` per change, and moves `Z_MAX` of 16001–16003.
+    ///
     /// `masks` gives `ZCOLUMNS` for each update (by index in `changes`), computed with
-    /// ``columnsMask(entity:properties:changed:inherits:)``; an update without one is refused.
-    /// With no changes nothing is written and nil returned.
+    /// ``columnsMask(entity:properties:changed:inherits:)``; an update without one is refused. With
+    /// no changes nothing is written and nil returned.
     @discardableResult
     package static func write(
         _ changes: [Change], masks: [Int: Data], transaction: Transaction = Transaction(), in db: Database

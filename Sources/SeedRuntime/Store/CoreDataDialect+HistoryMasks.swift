@@ -26,7 +26,9 @@ extension CoreDataHistory {
     }
 
     /// Where the properties no real store places could count: each field one way Core Data might
-    /// count them. The defaults are the places the columns take.
+    /// count them.
+    ///
+    /// The defaults are the places the columns take.
     struct Placement: Equatable, Sendable {
         /// A composite attribute's elements among the attributes.
         enum Elements: CaseIterable, Sendable {

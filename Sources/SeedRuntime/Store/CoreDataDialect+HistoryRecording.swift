@@ -154,10 +154,12 @@ extension CoreDataDialect {
     }
 
     /// Records the update of the row a to-one relationship (stored in `column` of `entity`'s
-    /// rows) points at, or pointed at: its inverse changed. Nothing when the relationship has no inverse.
-    /// Another entity's inverse-less to-many kept in this table (`Shelf.books` in `Z3BOOKS`) is the
-    /// owner's own property: the owner's update records it, as pegase's own history shows (an
-    /// Account inserted into a folder: EntityFolderAccount `08`, bit 4, `children`).
+    /// rows) points at, or pointed at: its inverse changed.
+    ///
+    /// Nothing when the relationship has no inverse. Another entity's inverse-less to-many kept in
+    /// this table (`Shelf.books` in `Z3BOOKS`) is the owner's own property: the owner's update
+    /// records it, as pegase's own history shows (an Account inserted into a folder:
+    /// EntityFolderAccount `08`, bit 4, `children`).
     func recordInverseUpdate(_ db: Database, entity: Entity?, column: String, parentTable: String, parent: SQLValue)
         throws
     {
@@ -176,7 +178,9 @@ extension CoreDataDialect {
 
     /// Writes the run's recorded changes to the store's persistent history (one transaction,
     /// see ``CoreDataHistory/write(_:masks:transaction:in:)``), in the run's SQLite transaction,
-    /// after its rows. Nothing when the dialect does not write history or nothing changed.
+    /// after its rows.
+    ///
+    /// Nothing when the dialect does not write history or nothing changed.
     ///
     /// - throws: ``SeedError`` (refused) when an update's changed-properties mask cannot be
     ///   vouched for, or the model lacks an entity written: the caller rolls the run back.

@@ -81,10 +81,11 @@ extension CoreDataDialect {
 
     /// Why the row of entity number `entityNumber` with `primaryKey` cannot be deleted: a row
     /// points at it through a to-one relationship, inverse or not, or holds it as the owner of
-    /// an inverse-less to-many. seedkit denies such a delete whatever the relationship's delete
-    /// rule (Nullify would change rows the migration does not name, Cascade delete them; Deny
-    /// is Core Data's own refusal): the migration deletes or moves those rows first. Nil when
-    /// nothing points at it.
+    /// an inverse-less to-many.
+    ///
+    /// seedkit denies such a delete whatever the relationship's delete rule (Nullify would change
+    /// rows the migration does not name, Cascade delete them; Deny is Core Data's own refusal): the
+    /// migration deletes or moves those rows first. Nil when nothing points at it.
     package func pointerDeleteBlock(_ db: Database, entityNumber: SQLValue, primaryKey: SQLValue) throws -> String? {
         guard primaryKey != .null, let entity = entities.first(where: { SQLValue.integer($0.number) == entityNumber })
         else { return nil }

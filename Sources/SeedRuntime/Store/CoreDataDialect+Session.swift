@@ -27,9 +27,11 @@ extension CoreDataDialect {
             return lock.withLock { !rows.contains(id) && bumped.insert(id).inserted }
         }
 
-        /// Records a change of a row. One save records one change per object: an object inserted
-        /// and then changed is an insert; inserted and then deleted, nothing; updated more than
-        /// once, one update of every property that changed; updated and then deleted, a delete.
+        /// Records a change of a row.
+        ///
+        /// One save records one change per object: an object inserted and then changed is an
+        /// insert; inserted and then deleted, nothing; updated more than once, one update of every
+        /// property that changed; updated and then deleted, a delete.
         func record(_ change: CoreDataHistory.Change) {
             let id = "\(change.entity)#\(change.primaryKey)"
             lock.withLock {

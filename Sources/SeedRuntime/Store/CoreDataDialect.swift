@@ -42,9 +42,9 @@ package struct CoreDataDialect: StoreDialect {
     /// for a store that tracks history.
     package private(set) var writesHistory = false
 
-    /// The first order key of an ordered relationship: Core Data's stores start at 2048 …
+    /// The first order key of an ordered relationship: Core Data's stores start at 2048.
     package static let firstOrderKey: Int64 = 2048
-    /// … and step by 1024 (2048, 3072, 4096, …), leaving room to place rows in between.
+    /// The step between order keys (2048, 3072, 4096, …), leaving room to place rows in between.
     package static let orderKeyStep: Int64 = 1024
 
     /// The order key after `last` (nil: the relationship has no member yet).
@@ -130,7 +130,8 @@ package struct CoreDataDialect: StoreDialect {
     /// (``writesHistory``; the caller writes them with ``writeHistory(_:transaction:)``), unless
     /// `allowingMissingHistory`.
     ///
-    /// - parameters:
+    /// - Parameters:
+    ///   - db: the store.
     ///   - facts: the model's facts when the caller has the model (they win over the seed's).
     ///   - allowingMissingHistory: write without history entries although the store tracks history.
     ///   - allowingCloudKit: write history into a store mirrored to CloudKit (`ANSCK…` tables).
@@ -138,6 +139,7 @@ package struct CoreDataDialect: StoreDialect {
     ///   whose `Z_PK` is above its entity's `Z_MAX` would collide with the next row Core Data
     ///   adds), or when the store tracks persistent history that seedkit cannot write (see
     ///   ``refuseUnwritableHistory(_:tables:allowingCloudKit:)``) and `allowingMissingHistory` is false.
+    /// - Returns: the dialect, or nil for a store that is not Core Data's.
     package static func detect(
         _ db: Database, facts: CoreDataModelFacts? = nil, allowingMissingHistory: Bool = false,
         allowingCloudKit: Bool = false
@@ -178,7 +180,9 @@ package struct CoreDataDialect: StoreDialect {
     }
 
     /// Root entities whose table holds a Z_PK above their Z_MAX: a new row would reuse a key.
-    /// A `Z_MAX` of -1 is not a problem: Core Data leaves it so in stores that hold rows (observed).
+    ///
+    /// A `Z_MAX` of -1 is not a problem: Core Data leaves it so in stores that hold rows
+    /// (observed).
     package func keyProblems(_ db: Database) throws -> [String] {
         var problems: [String] = []
         for entity in entities where entity.superEntity == 0 {
@@ -295,8 +299,9 @@ package struct CoreDataDialect: StoreDialect {
     }
 
     /// SQL reading `expression`, a UUID attribute's value, as its text: 16 bytes in the form
-    /// `UUID.uuidString` prints (8-4-4-4-12, upper case); any other value as it is. The one SQL
-    /// rendering of a UUID (``SQLValue/uuidText`` is the Swift one).
+    /// `UUID.uuidString` prints (8-4-4-4-12, upper case); any other value as it is.
+    ///
+    /// The one SQL rendering of a UUID (``SQLValue/uuidText`` is the Swift one).
     package static func uuidTextSQL(_ expression: String) -> String {
         let parts = [(1, 8), (9, 4), (13, 4), (17, 4), (21, 12)].map { "substr(hex(\(expression)), \($0.0), \($0.1))" }
         return "CASE WHEN typeof(\(expression)) = 'blob' AND length(\(expression)) = 16 THEN "
@@ -481,8 +486,10 @@ package struct CoreDataDialect: StoreDialect {
 
     // MARK: - Helpers
 
-    /// The next `Z_PK` of `root`'s table: `Z_MAX` + 1, moving `Z_MAX` on. A `Z_MAX` of -1 (Core
-    /// Data does not track the highest key there) stays -1, and the key follows the table's highest.
+    /// The next `Z_PK` of `root`'s table: `Z_MAX` + 1, moving `Z_MAX` on.
+    ///
+    /// A `Z_MAX` of -1 (Core Data does not track the highest key there) stays -1, and the key
+    /// follows the table's highest.
     private func allocateKey(_ db: Database, root: Entity, table: String) throws -> Int64 {
         let recorded =
             try Int64.fetchOne(

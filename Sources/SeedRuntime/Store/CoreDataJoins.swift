@@ -224,7 +224,9 @@ extension CoreDataDialect {
 
         /// Links `member` to `owner`: the member's order key is its `position` in the owner's list
         /// (ordered relationships), and the owner goes last among the member's owners written so
-        /// far (the inverse is ordered). No `Z_OPT` changes: a build's rows are all at 1.
+        /// far (the inverse is ordered).
+        ///
+        /// No `Z_OPT` changes: a build's rows are all at 1.
         package mutating func link(owner: Int64, member: Int64, position: Int) throws {
             var values: [SQLValue] = [.integer(owner), .integer(member)]
             if join.memberOrderColumn != nil { values.append(.integer(CoreDataDialect.orderKey(at: position))) }

@@ -109,9 +109,11 @@ package struct CoreDataModelFacts: Sendable, Equatable, Codable {
     /// Entity → its uniqueness constraints (`@Attribute(.unique)`), each a list of property names.
     package var uniqueness: [String: [[String]]]
     /// Entity → its attributes a new object must have a value for: non-optional, stored (not
-    /// transient, not derived), and its non-optional to-one relationships; the whole lineage's. A row that leaves one without a value (after
-    /// defaults and generated values) is not written (``CoreDataDialect/requiredProblems(entity:table:values:)``).
-    /// Empty in seeds built before seedkit recorded it: such a seed's rows are then not checked.
+    /// transient, not derived), and its non-optional to-one relationships; the whole lineage's.
+    ///
+    /// A row that leaves one without a value (after defaults and generated values) is not written
+    /// (``CoreDataDialect/requiredProblems(entity:table:values:)``). Empty in seeds built before
+    /// seedkit recorded it: such a seed's rows are then not checked.
     package var required: [String: [String]]
     /// Entity → its non-optional `UUID` attributes whose model default is a UUID instance
     /// (SwiftData's `let id = UUID()`): a row without a value gets a name-based UUID
@@ -119,11 +121,15 @@ package struct CoreDataModelFacts: Sendable, Equatable, Codable {
     package var generated: [String: [String]]
     /// Entity → attribute → its type, for attributes whose values are archived objects the app's
     /// own code writes (Transformable, composite, object ID): a row giving one a value is not
-    /// written (``CoreDataDialect/unwritableMessage(entity:attribute:type:)``). The whole lineage's.
+    /// written (``CoreDataDialect/unwritableMessage(entity:attribute:type:)``).
+    ///
+    /// The whole lineage's.
     package var unwritable: [String: [String: String]]
     /// Entity → the column of an enum case (a SwiftData enum without raw values, stored as a
     /// composite attribute: `folderType.user`) → the one value it holds, the case's name
-    /// (docs/core-data.md, "Composite attributes"). The whole lineage's.
+    /// (docs/core-data.md, "Composite attributes").
+    ///
+    /// The whole lineage's.
     package var enumCases: [String: [String: String]] = [:]
 
     package init(

@@ -28,10 +28,12 @@ package enum MultiRowInsert {
         /// statement, so a row naming a later row of the same statement would pass where one by
         /// one it would not.
         package var refersToItself: Bool
-        /// The schema's `ON CONFLICT` clauses. The statements' `OR ABORT` overrides them, so a
-        /// build's multi-row INSERTs ignore them (a row they would concern fails its statement and
-        /// goes alone); a migration keeps the rows of a table with one other than ABORT on its
-        /// one-row path, whose handling of each clause is pinned row by row.
+        /// The schema's `ON CONFLICT` clauses.
+        ///
+        /// The statements' `OR ABORT` overrides them, so a build's multi-row INSERTs ignore them (a
+        /// row they would concern fails its statement and goes alone); a migration keeps the rows
+        /// of a table with one other than ABORT on its one-row path, whose handling of each clause
+        /// is pinned row by row.
         package var clauses: ConflictClauses
         /// A clause other than ABORT among ``clauses``.
         package var conflictClauses: Bool { clauses.clauses.contains { $0.algorithm != "ABORT" } }
@@ -83,8 +85,9 @@ package enum MultiRowInsert {
 
     /// Steps a bound multi-row INSERT to its end and resets it: true when its rows are in; false,
     /// with none of them in and the transaction going on, when one broke a constraint or did not
-    /// fit its column (SQLITE_MISMATCH), so that each goes again on its own. Other failures throw
-    /// (a full disk, a damaged page: the one-row path would fail on them too).
+    /// fit its column (SQLITE_MISMATCH), so that each goes again on its own.
+    ///
+    /// Other failures throw (a full disk, a damaged page: the one-row path would fail on them too).
     package static func step(_ handle: OpaquePointer) throws -> Bool {
         let result = sqlite3_step(handle)
         let message = result == SQLITE_DONE ? "" : String(cString: sqlite3_errmsg(sqlite3_db_handle(handle)))

@@ -4,9 +4,11 @@
 extension TableInfo {
     /// SQL reading the natural key of the row that `column` references, for the row `row` (this
     /// table's name, or its alias in the query): `(SELECT p."name" FROM "categories" AS p WHERE
-    /// p."id" = "books"."category_id")`. NULL when the column is NULL or the parent is missing.
-    /// A parent key that is a Core Data UUID attribute (its column typed `.uuid`, see
-    /// ``CoreDataDialect/adjusted(_:)``) reads as its text, as fixtures and migrations write it.
+    /// p."id" = "books"."category_id")`.
+    ///
+    /// NULL when the column is NULL or the parent is missing. A parent key that is a Core Data UUID
+    /// attribute (its column typed `.uuid`, see ``CoreDataDialect/adjusted(_:)``) reads as its
+    /// text, as fixtures and migrations write it.
     package func parentKeySQL(of column: String, parent: TableInfo, keyColumn: String, row: String) -> String {
         "(SELECT \(parent.readableSQL(keyColumn, qualifier: "p")) FROM \(quoteIdentifier(parent.name)) AS p WHERE p.\(referenceTarget(of: column, in: parent)) = \(row).\(quoteIdentifier(column)))"
     }

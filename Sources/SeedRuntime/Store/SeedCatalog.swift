@@ -125,9 +125,11 @@ package enum SeedCatalog {
     ]
 
     /// Refuses a store whose seedkit tables hold what seedkit never writes there: a blob or a
-    /// number where it writes text, text that is not JSON where it writes JSON. Every command and
-    /// the app's launch call check this before reading the tables, so such a store is one clear
-    /// error (exit 3), whichever table is damaged and whatever the command reads.
+    /// number where it writes text, text that is not JSON where it writes JSON.
+    ///
+    /// Every command and the app's launch call check this before reading the tables, so such a
+    /// store is one clear error (exit 3), whichever table is damaged and whatever the command
+    /// reads.
     ///
     /// - throws: ``SeedError`` (refused) naming the first such column and what it holds.
     package static func requireWellFormed(_ db: Database) throws {
@@ -166,8 +168,14 @@ package enum SeedCatalog {
     /// number, NULL) makes the store foreign or corrupt, an error rather than a crash
     /// (docs/reference.md, exit codes).
     ///
-    /// - throws: ``SeedError`` (refused) naming the table and column and what they hold.
-    /// - parameter writer: who writes the table (`seedkit`, `Core Data`), as the message says it.
+    /// - Parameters:
+    ///   - row: the row read.
+    ///   - index: the column's index in `row`.
+    ///   - table: the table read, for the message.
+    ///   - column: the column read, for the message.
+    ///   - writer: who writes the table (`seedkit`, `Core Data`), as the message says it.
+    /// - Returns: the value, of the type seedkit writes there.
+    /// - Throws: ``SeedError`` (refused) naming the table and column and what they hold.
     package static func value<T: DatabaseValueConvertible>(
         _ row: Row, _ index: Int, _ table: String, _ column: String, writer: String = "seedkit"
     ) throws(SeedError) -> T {

@@ -36,9 +36,10 @@ extension Statement {
     /// As ``execute(binding:)``, through SQLite's C API alone: text and blobs are bound without a
     /// copy (SQLITE_STATIC, cleared again before they go) and the statement steps without GRDB's
     /// bookkeeping around it (its statement-level observation set-up and checks cost a big
-    /// migration more than SQLite's own work). GRDB's transaction observers do not see the
-    /// change: only for a connection that has none (one the caller opened itself, see
-    /// ``SeedMigrator/Options/writesDirectly``).
+    /// migration more than SQLite's own work).
+    ///
+    /// GRDB's transaction observers do not see the change: only for a connection that has none (one
+    /// the caller opened itself, see ``SeedMigrator/Options/writesDirectly``).
     ///
     /// - returns: the rows it changed (`sqlite3_changes`).
     /// - throws: `DatabaseError` with SQLite's code and message, as `execute(arguments:)` does.
@@ -63,9 +64,10 @@ extension Statement {
     /// Binds `values` (the rows' values, one row after the other) to parameters 1, 2, … of a
     /// multi-row INSERT and runs it with SQLite's C API alone (see ``executeDirectly(binding:)``): text and
     /// blobs are copied once into `bytes`, whose storage SQLite reads without a copy of its own
-    /// (SQLITE_STATIC) until the step ends; the bindings are cleared before it goes. Text is bound
-    /// with its length and an empty blob as a zero-length blob, as ``executeDirectly(binding:)`` binds
-    /// them: the same bytes are stored.
+    /// (SQLITE_STATIC) until the step ends; the bindings are cleared before it goes.
+    ///
+    /// Text is bound with its length and an empty blob as a zero-length blob, as
+    /// ``executeDirectly(binding:)`` binds them: the same bytes are stored.
     ///
     /// - returns: see ``MultiRowInsert/step(_:)``: false when a constraint failed (nothing inserted).
     package func insertDirectly(values: [SQLValue], bytes: inout [UInt8]) throws -> Bool {
@@ -260,8 +262,9 @@ extension SQLValue {
     }
 
     /// Binds the value at `parameter` of `handle` as SQLite stores it: text with its length (a
-    /// NUL inside is stored, not an end), an empty blob as X'' (not NULL). SQLite copies text and
-    /// blobs before this returns (SQLITE_TRANSIENT).
+    /// NUL inside is stored, not an end), an empty blob as X'' (not NULL).
+    ///
+    /// SQLite copies text and blobs before this returns (SQLITE_TRANSIENT).
     package func bindWhole(to handle: OpaquePointer, at parameter: Int32) {
         let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
         switch self {

@@ -1,9 +1,11 @@
 import GRDB
 
-/// How rows are written into a kind of store. This is the seam between plain SQLite
-/// and Core Data: the migrator decides *what* changes; the dialect decides what tables and
-/// columns the names in migrations mean, and how a row is inserted, updated or deleted in the
-/// store's own terms (``CoreDataDialect`` allocates `Z_PK`, sets `Z_ENT`, bumps `Z_OPT`).
+/// How rows are written into a kind of store.
+///
+/// This is the seam between plain SQLite and Core Data: the migrator decides *what* changes; the
+/// dialect decides what tables and columns the names in migrations mean, and how a row is inserted,
+/// updated or deleted in the store's own terms (``CoreDataDialect`` allocates `Z_PK`, sets `Z_ENT`,
+/// bumps `Z_OPT`).
 package protocol StoreDialect: Sendable {
     /// A short name for reports: `sqlite`, `coredata`.
     var name: String { get }

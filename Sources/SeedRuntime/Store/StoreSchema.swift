@@ -128,6 +128,7 @@ package struct TableInfo: Sendable, Equatable {
     }
 
     /// The names of the store's own tables (not SQLite's, not seedkit's), in schema order.
+    ///
     /// Whether a `CREATE TABLE` statement's table options (after its column list) say WITHOUT
     /// ROWID, alone or among others (`WITHOUT ROWID, STRICT`), whatever the spacing and comments.
     package static func isWithoutRowID(createTableSQL sql: String) -> Bool {

@@ -6,7 +6,9 @@
 public struct TableSpec: Sendable, Equatable {
     /// The table (an entity, for Core Data).
     public var name: String
-    /// The natural key columns. Empty means the table's primary key.
+    /// The natural key columns.
+    ///
+    /// Empty means the table's primary key.
     public var key: [String]
     /// Column → the parent table and the parent's key column whose value the fixture holds.
     public var refs: [String: Reference]

@@ -12,7 +12,10 @@ package enum DetachedThread {
 
     /// Runs `body` on a new detached thread with a stack of `stackSize` bytes (0: the system's default).
     ///
-    /// - parameter purpose: what the thread is for, as the error says it (`read migrations/0004-big.json`).
+    /// - Parameters:
+    ///   - purpose: what the thread is for, as the error says it (`read migrations/0004-big.json`).
+    ///   - stackSize: the thread's stack in bytes (0: the system's default).
+    ///   - body: what the thread runs.
     /// - throws: ``SeedError`` (I/O) when the thread can't start; `body` then never runs.
     package static func start(_ purpose: String, stackSize: Int = 0, _ body: @escaping @Sendable () -> Void)
         throws(SeedError)

@@ -74,7 +74,9 @@ package struct DocNode: Sendable, Equatable {
     }
 
     /// Appends `text` as a JSON string literal: `\"`, `\\`, `\n`, `\r`, `\t`, and `\u00xx` for the
-    /// other control characters; everything else as its UTF-8 bytes. Migration checksums hash these bytes.
+    /// other control characters; everything else as its UTF-8 bytes.
+    ///
+    /// Migration checksums hash these bytes.
     package static func writeQuoted(_ text: String, into bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
         // Runs that need no escaping (nearly all text) are copied whole.

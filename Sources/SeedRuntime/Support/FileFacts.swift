@@ -30,9 +30,14 @@ package enum FileFacts {
 
     /// Refuses, as a configuration error, a path that names something other than a regular file or
     /// a folder (a FIFO, a device, a socket): reading it would block, or read what is not a file.
+    ///
     /// Nothing there passes (the caller says what is missing, as it always did).
     ///
-    /// - parameter what: what seedkit reads there, for the message (`the fixture`, `the manifest`).
+    /// - Parameters:
+    ///   - path: the path to check.
+    ///   - shown: the path as messages name it.
+    ///   - what: what seedkit reads there, for the message (`the fixture`, `the manifest`).
+    /// - Throws: ``SeedError`` (configuration) naming what is there instead of a file.
     package static func refuseSpecial(_ path: String, shown: String, what: String) throws(SeedError) {
         guard let kind = kind(path), kind != .regular, kind != .directory else { return }
         throw SeedError(

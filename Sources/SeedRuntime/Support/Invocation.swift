@@ -1,10 +1,11 @@
 import Foundation
 
 /// One run of the CLI inside a process that is not its own: the tests run `seedkit`'s commands
-/// in-process, several at once, each on a thread of its own. What a process keeps for itself is
-/// kept here instead, for the threads of that run: what it prints (collected in memory), what it
-/// has done so far, how it names files, and a number that keeps its temporary files apart from
-/// those of the other runs in the process.
+/// in-process, several at once, each on a thread of its own.
+///
+/// What a process keeps for itself is kept here instead, for the threads of that run: what it
+/// prints (collected in memory), what it has done so far, how it names files, and a number that
+/// keeps its temporary files apart from those of the other runs in the process.
 ///
 /// ```swift
 /// let run = Invocation()

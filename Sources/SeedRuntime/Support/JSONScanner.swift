@@ -6,9 +6,10 @@
 /// Running off the end of the bytes throws ``JSONScanError/truncated`` so that a
 /// streaming caller can refill its buffer and scan the record again.
 package struct JSONScanner {
-    /// How deeply arrays and objects may nest in a document ``parseNode()`` reads. Deeper input
-    /// is refused with a syntax error, so that no input can exhaust the stack (the tree, its
-    /// checksum and its release all recurse), in the tool or in an app.
+    /// How deeply arrays and objects may nest in a document ``parseNode()`` reads.
+    ///
+    /// Deeper input is refused with a syntax error, so that no input can exhaust the stack (the
+    /// tree, its checksum and its release all recurse), in the tool or in an app.
     package static let maximumDepth = 256
 
     package let bytes: UnsafeRawBufferPointer
@@ -20,7 +21,10 @@ package struct JSONScanner {
     /// A known column, so that columns of many values on one long line cost a single pass.
     private var columnMark: (position: Int, column: Int)
 
-    /// - parameters:
+    /// A scanner over `bytes`, starting at `position`.
+    ///
+    /// - Parameters:
+    ///   - bytes: the JSON text.
     ///   - position: where to start scanning.
     ///   - line: the 1-based line at `position`.
     ///   - lineStart: where that line starts (by default `position`, the start of a line).
@@ -165,9 +169,10 @@ package struct JSONScanner {
     /// The kinds of scalar ``scanScalar(into:)`` finds.
     package enum ScalarKind: UInt8 { case null, bool, integer, real, string }
 
-    /// Scans a string, number, `true`, `false` or `null`. Strings are decoded into
-    /// `output`; numbers and booleans are copied as written. Returns nil (scanning
-    /// nothing) when the value is an array or object.
+    /// Scans a string, number, `true`, `false` or `null`.
+    ///
+    /// Strings are decoded into `output`; numbers and booleans are copied as written. Returns nil
+    /// (scanning nothing) when the value is an array or object.
     package mutating func scanScalar(into output: inout [UInt8]) throws(JSONScanError) -> ScalarKind? {
         guard let first = peek() else { throw .truncated }
         switch first {

@@ -48,8 +48,10 @@ package enum ProcessTemporaryFile {
     }
 
     /// Removes `prefix<pid>suffix` and `prefix<pid>-<n>suffix` files (and their `-journal`, `-wal`, `-shm`) in `folder`
-    /// when no process has that pid. A pid a live process has (ours, another seedkit's, or an
-    /// unrelated reuse) keeps its file: removing too little is harmless, too much is not.
+    /// when no process has that pid.
+    ///
+    /// A pid a live process has (ours, another seedkit's, or an unrelated reuse) keeps its file:
+    /// removing too little is harmless, too much is not.
     static func removeStale(in folder: URL, prefix: String, suffix: String) {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder.path) else { return }
         for name in names where isStale(name, prefix: prefix, suffix: suffix) {

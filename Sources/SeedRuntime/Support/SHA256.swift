@@ -79,8 +79,10 @@ package struct SHA256: Sendable {
 }
 
 #if !canImport(CryptoKit)
-    /// An `EVP_MD_CTX` for SHA-256, freed with its owner. ``SHA256`` copies it before writing
-    /// when the value was copied, so each copy of a ``SHA256`` keeps its own state.
+    /// An `EVP_MD_CTX` for SHA-256, freed with its owner.
+    ///
+    /// ``SHA256`` copies it before writing when the value was copied, so each copy of a ``SHA256``
+    /// keeps its own state.
     private final class DigestContext: @unchecked Sendable {
         // Only nil when OpenSSL could not allocate its context (out of memory).
         private let context: OpaquePointer?

@@ -9,7 +9,9 @@ extension String {
     /// The text with every character a terminal acts on written as an escape: NUL as `\0`,
     /// `\r`, `\t` (and `\n` unless `keepingNewlines`) as themselves, other C0 controls and DEL
     /// as `\xNN`, C1 controls, line and paragraph separators and bidirectional overrides as
-    /// `\uNNNN`. Text without them is returned as is (no copy).
+    /// `\uNNNN`.
+    ///
+    /// Text without them is returned as is (no copy).
     package func escapingControls(keepingNewlines: Bool = false) -> String {
         guard unicodeScalars.contains(where: { Self.needsEscape($0, keepingNewlines: keepingNewlines) }) else {
             return self
@@ -86,8 +88,10 @@ extension String {
 extension String {
     /// The text as a dictionary key that is equal for equal bytes only: Swift's `String` equality
     /// and hashing are Unicode canonical equivalence (`Caf\u{E9}` equals `Cafe\u{301}`), SQLite's
-    /// BINARY collation is bytes. The key is ASCII (a backslash doubled, every other non-ASCII
-    /// scalar as `\u{…}`), for which the two agree; ASCII text without a backslash is its own key.
+    /// BINARY collation is bytes.
+    ///
+    /// The key is ASCII (a backslash doubled, every other non-ASCII scalar as `\u{…}`), for which
+    /// the two agree; ASCII text without a backslash is its own key.
     package var exactKey: String {
         guard utf8.contains(where: { $0 >= 0x80 || $0 == 0x5C }) else { return self }
         var out = ""
@@ -109,8 +113,9 @@ extension String {
     /// not UTF-8 (SQLite stores what it is given; it never checks), each byte that is not part
     /// of a well-formed sequence written as `\xNN`, as reports write control characters, rather
     /// than replaced by U+FFFD: two texts that differ only in such bytes read, compare and print
-    /// apart (docs/reference.md, "How seedkit compares text and names"). Valid UTF-8 (nearly
-    /// all text) is decoded once, as `String(decoding:as:)` does.
+    /// apart (docs/reference.md, "How seedkit compares text and names").
+    ///
+    /// Valid UTF-8 (nearly all text) is decoded once, as `String(decoding:as:)` does.
     package init(storedText bytes: UnsafeRawBufferPointer) {
         if let valid = String(validating: bytes, as: UTF8.self) {
             self = valid
@@ -144,8 +149,10 @@ package func sameBytes(_ a: [String], _ b: [String]) -> Bool {
 }
 
 /// Whether two texts are the same UTF-8 bytes, as SQLite's BINARY collation compares them (not
-/// `==`, which is Unicode canonical equivalence). One `memcmp` for native strings, which keep
-/// their bytes contiguous: as fast as `==` on ASCII (a big migration compares values per row).
+/// `==`, which is Unicode canonical equivalence).
+///
+/// One `memcmp` for native strings, which keep their bytes contiguous: as fast as `==` on ASCII (a
+/// big migration compares values per row).
 @inline(__always)
 package func sameBytes(_ a: String, _ b: String) -> Bool {
     let compared = a.utf8.withContiguousStorageIfAvailable { x in

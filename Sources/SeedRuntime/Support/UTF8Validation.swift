@@ -49,10 +49,13 @@ package enum UTF8Validation {
 
 extension UTF8Validation {
     /// Why `bytes` are not UTF-8 text that seedkit reads, with the 1-based line where it shows;
-    /// nil when they are. A UTF-16 or UTF-32 file is named as such (by its byte order mark, or by
-    /// the NUL bytes that every ASCII character of it has), rather than read as text with NULs in it.
+    /// nil when they are.
     ///
-    /// - parameter bytes: the whole file, or the start of it (for fixtures, which are read as a stream).
+    /// A UTF-16 or UTF-32 file is named as such (by its byte order mark, or by the NUL bytes that
+    /// every ASCII character of it has), rather than read as text with NULs in it.
+    ///
+    /// - Parameter bytes: the whole file, or the start of it (for fixtures, which are read as a stream).
+    /// - Returns: the line and what is wrong there, or nil for text seedkit reads.
     package static func textProblem(_ bytes: UnsafeRawBufferPointer) -> (line: Int, message: String)? {
         // UTF-8 without a NUL (nearly every file) has neither problem: no byte order mark (0xFE
         // and 0xFF are never UTF-8), no NUL, valid UTF-8. Told in one pass, 8 ASCII bytes at a

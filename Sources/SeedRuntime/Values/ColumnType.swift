@@ -332,8 +332,10 @@ package enum NumberSyntax {
     }
 
     /// ±Infinity for a number written beyond a double's range (`1e999`, `-1e999`), as SQLite reads
-    /// such a literal; nil for anything else. What a REAL column takes for the infinity SQLite
-    /// can store, and what `inspect --format csv` prints for it (docs/reference.md).
+    /// such a literal; nil for anything else.
+    ///
+    /// What a REAL column takes for the infinity SQLite can store, and what `inspect --format csv`
+    /// prints for it (docs/reference.md).
     static func infinity(_ bytes: UnsafeRawBufferPointer) -> Double? {
         guard realSyntax(bytes) != nil, finiteValue(bytes) == nil else { return nil }
         return bytes.first == UInt8(ascii: "-") ? -.infinity : .infinity
@@ -461,7 +463,7 @@ enum DateSyntax {
         return seconds
     }
 
-    /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
+    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
     static func daysFromCivil(_ year: Int, _ month: Int, _ day: Int) -> Int {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400

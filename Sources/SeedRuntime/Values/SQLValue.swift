@@ -17,6 +17,7 @@ public enum SQLValue: Hashable, Sendable, CustomStringConvertible {
     /// Whether two values are the same stored value, as SQLite's BINARY collation compares them:
     /// text by its UTF-8 bytes (`"Caf\u{E9}"` and `"Cafe\u{301}"` are two values, though Swift's
     /// `String ==` calls them equal), blobs by their bytes, numbers by value within a storage class.
+    ///
     /// Hashing agrees. This is the one comparison keys, `from` checks, diffs and releases use
     /// (docs/reference.md, "How seedkit compares text and names").
     public static func == (lhs: SQLValue, rhs: SQLValue) -> Bool {
@@ -55,8 +56,9 @@ public enum SQLValue: Hashable, Sendable, CustomStringConvertible {
 
     /// Whether two values are the same stored value as a column with `collation` compares them:
     /// ``isSame(as:)``, but text under SQLite's built-in `NOCASE` (ASCII case folded) and `RTRIM`
-    /// (trailing spaces ignored) as SQLite defines them. Any other collation (BINARY, an app's
-    /// own) compares bytes.
+    /// (trailing spaces ignored) as SQLite defines them.
+    ///
+    /// Any other collation (BINARY, an app's own) compares bytes.
     package func isSame(as other: SQLValue, collation: String) -> Bool {
         guard case .text(let a) = self, case .text(let b) = other, collation != "BINARY" else {
             return isSame(as: other)
@@ -81,9 +83,10 @@ public enum SQLValue: Hashable, Sendable, CustomStringConvertible {
         return nil
     }
 
-    /// Whether two values are the same stored value. Integers and reals compare
-    /// numerically (SQLite stores `10.0` in a REAL column for `10`), everything
-    /// else compares by storage class and content. NULL is the same as NULL.
+    /// Whether two values are the same stored value.
+    ///
+    /// Integers and reals compare numerically (SQLite stores `10.0` in a REAL column for `10`),
+    /// everything else compares by storage class and content. NULL is the same as NULL.
     package func isSame(as other: SQLValue) -> Bool {
         switch (self, other) {
         case (.integer(let a), .real(let b)): return Double(a) == b
@@ -129,8 +132,9 @@ public enum SQLValue: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// A UUID's text (8-4-4-4-12, upper case, as `UUID.uuidString` prints it) when the value
-    /// is 16 bytes; nil for anything else. Only a column typed `.uuid` holds UUIDs: see
-    /// ``readable(as:)``.
+    /// is 16 bytes; nil for anything else.
+    ///
+    /// Only a column typed `.uuid` holds UUIDs: see ``readable(as:)``.
     package var uuidText: String? {
         guard case .blob(let b) = self, b.count == 16 else { return nil }
         return UUID(
@@ -161,6 +165,7 @@ public enum SQLValue: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Formats a double the shortest way that reads back the same (`12.0` as `12.0`, `0.1` as `0.1`).
+    ///
     /// ±Infinity is `1e999` / `-1e999`: SQLite's own literal for it (`.dump` writes it), a JSON
     /// number, and what a REAL column of a fixture reads back as the same value.
     package static func format(_ value: Double) -> String {

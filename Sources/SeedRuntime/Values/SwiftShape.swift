@@ -25,8 +25,10 @@ package struct SwiftShape: Sendable {
         case cases([String])
     }
 
-    /// Composite attribute (as the model names it) → its shape. An enum with raw values has
-    /// none: its one element is the attribute itself (`glasswareType: Coupe`).
+    /// Composite attribute (as the model names it) → its shape.
+    ///
+    /// An enum with raw values has none: its one element is the attribute itself
+    /// (`glasswareType: Coupe`).
     package let composites: [(name: String, shape: Composite)]
     /// The entity's attributes, lower-cased, that take no map (every attribute but a
     /// composite's JSON elements, `size.woods`): a map given to one is refused, not stored as text.

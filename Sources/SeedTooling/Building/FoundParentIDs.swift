@@ -2,8 +2,10 @@ import Foundation
 
 /// The parent ids a ref column's text keys resolved to, keyed by the key's bytes: no String
 /// per row (its UTF-8 check and SipHash cost the inserting thread, the build's bottleneck,
-/// more than the lookup itself). Open addressing over a table twice the entries' limit, so a
-/// probe ends at an empty place; keys are copied into one arena.
+/// more than the lookup itself).
+///
+/// Open addressing over a table twice the entries' limit, so a probe ends at an empty place; keys
+/// are copied into one arena.
 final class FoundParentIDs {
     /// At most this many keys are kept (the loader stops remembering past its own limit).
     let limit: Int

@@ -3,8 +3,10 @@ import SeedRuntime
 
 /// Records of one table whose ref names a row that is not in yet: a later row of the same
 /// file (a self-reference to a parent listed after its child), a row of a table loaded later,
-/// or a row that is itself parked. They wait in a temporary table, so memory stays flat, and
-/// are inserted in passes once every fixture is loaded (see `SeedBuilder.insertParked`).
+/// or a row that is itself parked.
+///
+/// They wait in a temporary table, so memory stays flat, and are inserted in passes once every
+/// fixture is loaded (see `SeedBuilder.insertParked`).
 ///
 /// Each pass reads one generation in file order and parks what still waits into the next;
 /// a pass that inserts nothing anywhere ends it, and what is left is a cycle or a missing key.
@@ -53,10 +55,11 @@ final class ParkedRows {
 
     /// Takes out of the waiting rows, into `batch`, those whose `slot` holds `value` and that the
     /// pass over `generation` has not read yet (after `seq`) or has parked again: a row of this
-    /// table just inserted is what they wait for. Returns whether any was taken. This is what
-    /// keeps a chain listed children first linear: each row is tried again as soon as its parent is in.
-    /// Rows parked after `ceiling` (while the caller tries rows again) are left for later: they
-    /// were just tried.
+    /// table just inserted is what they wait for.
+    ///
+    /// Returns whether any was taken. This is what keeps a chain listed children first linear: each
+    /// row is tried again as soon as its parent is in. Rows parked after `ceiling` (while the
+    /// caller tries rows again) are left for later: they were just tried.
     func take(
         slot: Int, value: SQLValue, generation: Int, after seq: Int64, upTo ceiling: Int64, into batch: RecordBatch
     ) throws -> Bool {
@@ -144,9 +147,11 @@ final class ParkedRows {
 }
 
 /// Refs of one table inserted as NULL because their parent was not in yet (a later row of the
-/// same file, a row of a table loaded later, or a row that waits itself), set once every row is
-/// in. A nullable ref never makes its row wait: the row goes in in the fixture's order, so a
-/// forward ref costs an insert and one update, as a backward ref costs an insert and a lookup.
+/// same file, a row of a table loaded later, or a row that waits itself), set once every row
+/// is in.
+///
+/// A nullable ref never makes its row wait: the row goes in in the fixture's order, so a forward
+/// ref costs an insert and one update, as a backward ref costs an insert and a lookup.
 final class LinkedRefs {
     private let db: Database
     private let plan: TablePlan
@@ -169,9 +174,11 @@ final class LinkedRefs {
     }
 
     /// Sets every recorded ref to its parent's id: one UPDATE per ref column, SQLite joining the
-    /// links with the parent's key. A value the table's constraints refuse (a UNIQUE one-to-one,
-    /// a CHECK, a trigger) is a diagnostic naming the row's line, found row by row once the UPDATE
-    /// has failed (SQLite rolled it back whole); so is a ref left empty: its key matches no row.
+    /// links with the parent's key.
+    ///
+    /// A value the table's constraints refuse (a UNIQUE one-to-one, a CHECK, a trigger) is a
+    /// diagnostic naming the row's line, found row by row once the UPDATE has failed (SQLite rolled
+    /// it back whole); so is a ref left empty: its key matches no row.
     func apply(deferral: Deferral?, diagnostics: inout [Diagnostic]) throws {
         let table = quoteIdentifier(plan.table.name)
         let slots = try db.sqlRows("SELECT DISTINCT slot FROM \(name) ORDER BY slot").compactMap {

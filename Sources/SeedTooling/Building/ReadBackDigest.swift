@@ -2,11 +2,13 @@ import GRDBSQLite
 import SeedRuntime
 
 /// What one table's rows hold, as an order-independent digest: per column, the sum of a hash
-/// of (the row's key, the column, its value) over every row. The build's read-back (see
-/// SeedBuilder+ReadBack.swift, docs/reference.md "What build checks") fills one from the
-/// converted fixture records on the reading thread and one from the seed, read through SQLite;
-/// equal digests mean equal rows, as SQLite compares values, without holding either side in
-/// memory. A value on another row, a row missing or added, and a changed value each change a sum.
+/// of (the row's key, the column, its value) over every row.
+///
+/// The build's read-back (see SeedBuilder+ReadBack.swift, docs/reference.md "What build checks")
+/// fills one from the converted fixture records on the reading thread and one from the seed, read
+/// through SQLite; equal digests mean equal rows, as SQLite compares values, without holding either
+/// side in memory. A value on another row, a row missing or added, and a changed value each change
+/// a sum.
 final class ReadBackDigest: @unchecked Sendable {
     /// How a column's text compares: its collation (a custom one compares as BINARY).
     enum Fold: Sendable { case binary, nocase, rtrim }
@@ -17,11 +19,13 @@ final class ReadBackDigest: @unchecked Sendable {
     /// By slot: how its text folds before hashing.
     let folds: [Fold]
     /// By slot: whether the column's affinity (INTEGER, REAL, NUMERIC) may store text as a
-    /// number: then text that is a number hashes as the number. A TEXT or untyped column stores
-    /// text as text on both sides, so its text is hashed as it is.
+    /// number: then text that is a number hashes as the number.
+    ///
+    /// A TEXT or untyped column stores text as text on both sides, so its text is hashed as it is.
     let numeric: [Bool]
     /// Raw memory, written through pointers: a class's array properties cost an exclusivity and
     /// uniqueness check per access, on a path taken for every value of every row.
+    ///
     /// The hashes of the record being added, by slot.
     private let hashes: UnsafeMutablePointer<UInt64>
     /// By slot: the sum of the rows' hashes.

@@ -1,8 +1,10 @@
 import SeedRuntime
 
 /// Converted records, stored flat: `width` slots per record, each slot a kind and a
-/// payload (an integer, a double's bits, or a range of `bytes`). Batches travel from the
-/// reading thread to the SQLite thread and back, so a build allocates a handful of them.
+/// payload (an integer, a double's bits, or a range of `bytes`).
+///
+/// Batches travel from the reading thread to the SQLite thread and back, so a build allocates a
+/// handful of them.
 ///
 /// Storage is raw memory of fixed capacity, written through pointers: the hot loop pays
 /// no bounds, uniqueness or exclusivity checks (measured: they cost a third of the reader's time).

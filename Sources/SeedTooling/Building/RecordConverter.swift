@@ -1,7 +1,9 @@
 import SeedRuntime
 
 /// Turns raw fixture records into typed slots, checking each value's type and the
-/// manifest's rules. Runs on the reading thread, so the SQLite thread only binds.
+/// manifest's rules.
+///
+/// Runs on the reading thread, so the SQLite thread only binds.
 ///
 /// The per-slot facts are copied into flat arrays once, so the per-field loop touches
 /// no strings and retains nothing; messages are built only for values that fail.

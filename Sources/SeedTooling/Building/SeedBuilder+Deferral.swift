@@ -46,7 +46,9 @@ final class Deferral {
 
     /// `diagnostics` (a migration's key that matches no row) less those about a table whose
     /// fixture was refused: none of its rows is in, so each is a consequence of that error, not a
-    /// typo of its own. They are counted, one line per migration file and table.
+    /// typo of its own.
+    ///
+    /// They are counted, one line per migration file and table.
     func countingConsequences(of diagnostics: [Diagnostic]) -> [Diagnostic] {
         var kept: [Diagnostic] = []
         var counted: [(file: String?, table: String, count: Int)] = []
@@ -86,8 +88,9 @@ final class Deferral {
 extension SeedBuilder {
     /// Inserts the parked rows once every fixture is loaded: passes in load order while a pass
     /// inserts anything; then a last pass in which what still waits is an error (a key that no
-    /// row has, or a cycle of references, named row by row). Memory stays flat: rows are read
-    /// back a batch at a time.
+    /// row has, or a cycle of references, named row by row).
+    ///
+    /// Memory stays flat: rows are read back a batch at a time.
     func insertParked(
         _ deferral: Deferral, db: Database, counts: inout [(name: String, rows: Int)], diagnostics: inout [Diagnostic]
     ) throws {
@@ -171,7 +174,9 @@ extension SeedBuilder {
 
     /// Why a parked row's ref stays unresolved when its parent is parked too: the chain of
     /// rows it waits for, ending in a cycle (back to this row, or elsewhere) or in a row that
-    /// refers to a missing key. nil when the parent is not parked (the key exists nowhere).
+    /// refers to a missing key.
+    ///
+    /// nil when the parent is not parked (the key exists nowhere).
     static func explainWait(_ deferral: Deferral, db: Database, plan: TablePlan, slot: Int, key: SQLValue, line: Int)
         throws -> String?
     {

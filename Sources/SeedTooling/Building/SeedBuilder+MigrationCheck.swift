@@ -46,8 +46,10 @@ extension SeedBuilder {
     }
 
     /// The refs the migrations write that no row of this build and no migration provides (see
-    /// ``MigrationReferences``). A release names the same parents again and again (a category
-    /// per book): each value is asked of the seed once.
+    /// ``MigrationReferences``).
+    ///
+    /// A release names the same parents again and again (a category per book): each value is asked
+    /// of the seed once.
     func unresolvedMigrationRefs(plans: [TablePlan], dialect: any StoreDialect, db: Database) throws -> [Diagnostic] {
         var known: [String: Bool?] = [:]
         return try MigrationReferences.unresolved(in: migrations, tables: manifest.specs, dialect: dialect) {

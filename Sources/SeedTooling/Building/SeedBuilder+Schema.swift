@@ -6,7 +6,9 @@ extension SeedBuilder {
     // MARK: - Manifest against schema
 
     /// Checks every table, column, key and ref the manifest names against the schema, and
-    /// compiles each table's plan. Unknown names are configuration errors at their manifest line.
+    /// compiles each table's plan.
+    ///
+    /// Unknown names are configuration errors at their manifest line.
     func resolveManifest(_ db: Database, dialect: any StoreDialect, coreData: CoreDataDialect?) throws
         -> [TablePlan]
     {
@@ -115,7 +117,9 @@ extension SeedBuilder {
     }
 
     /// Makes every natural key unique while loading, so that duplicates are caught at their
-    /// line and ref lookups use an index. Returns the indexes to drop afterwards.
+    /// line and ref lookups use an index.
+    ///
+    /// Returns the indexes to drop afterwards.
     func ensureUniqueKeys(_ db: Database, plans: [TablePlan]) throws -> [String] {
         var created: [String] = []
         for plan in plans where !plan.config.key.isEmpty {

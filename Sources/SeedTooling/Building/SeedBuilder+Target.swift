@@ -29,7 +29,11 @@ extension SeedBuilder {
     /// An I/O failure of a build is said about its output (SQLite's message names no file),
     /// and says that nothing was written: the output only ever appears by rename.
     ///
-    /// - parameter check: a `--check` build, which builds in the temporary folder.
+    /// - Parameters:
+    ///   - error: what the build threw.
+    ///   - output: the output as the user named it.
+    ///   - check: a `--check` build, which builds in the temporary folder.
+    /// - Returns: an I/O ``SeedError`` about `output`, saying nothing was written; any other error as it was.
     public static func unwritten(_ error: any Error, output: String, check: Bool) -> any Error {
         guard let error = error as? SeedError, error.kind == .io else { return error }
         return SeedError(

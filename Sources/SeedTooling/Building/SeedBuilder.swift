@@ -13,22 +13,26 @@ public import SeedRuntime
 /// no output is written and an earlier output is left as it was. Success replaces the
 /// output atomically (temporary file, fsync, rename). Identical inputs give identical bytes.
 public struct SeedBuilder: Sendable {
+    /// The project's manifest: the schema, the fixtures and their rules.
     public var manifest: Manifest
     /// The migrations present at build time; the seed records them as already contained.
     public var migrations: [Migration]
     /// Called on the building thread after each batch: table, rows so far, bytes read, file size.
     public var progress: (@Sendable (_ table: String, _ rows: Int, _ bytesRead: Int, _ fileSize: Int) -> Void)?
-    /// Fill a Core Data template that tracks persistent history without history entries. By
-    /// default such a template gets one transaction (author `seedkit`) inserting every row.
+    /// Fill a Core Data template that tracks persistent history without history entries.
+    ///
+    /// By default such a template gets one transaction (author `seedkit`) inserting every row.
     public var allowsMissingHistory = false
     /// Write history into a template mirrored to CloudKit (`ANSCK…` tables); refused by default.
     public var allowsCloudKit = false
     /// The time of the history transaction a build into a template that tracks history writes:
-    /// fixed (2001-01-01, Core Data's reference date, unless given, e.g. from SOURCE_DATE_EPOCH)
+    /// fixed (2001-01-01, Core Data's reference date, unless given, as from SOURCE_DATE_EPOCH)
     /// so that a build stays byte-identical for identical inputs.
     public var historyTimestamp = Date(timeIntervalSinceReferenceDate: 0)
     /// Read every loaded table back through SQLite and fail the build (exit 4) when it differs
-    /// from the fixture's converted records (docs/reference.md, "What build checks"). On by default.
+    /// from the fixture's converted records (docs/reference.md, "What build checks").
+    ///
+    /// On by default.
     public var readsBack = true
     /// Counts each statement the build runs on the seed: its work, counted rather than clocked
     /// (a test doubles the rows and expects at most twice the count).
@@ -36,16 +40,23 @@ public struct SeedBuilder: Sendable {
 
     /// What a build did.
     public struct Summary: Sendable {
+        /// Each table with the rows loaded, in load order.
         public var tables: [(name: String, rows: Int)]
+        /// The seed's size in bytes.
         public var bytes: Int
+        /// How long the build took, in seconds.
         public var seconds: Double
+        /// The hash of the seed's content (`_seedkit_meta`), the same for the same rows whatever
+        /// the file's bytes.
         public var contentHash: String
+        /// How many migrations the seed records as applied.
         public var migrations: Int
     }
 
     /// The most diagnostics a build collects before it stops listing them.
     public static let diagnosticLimit = 1000
 
+    /// A builder of `manifest`'s fixtures, with `migrations` recorded in the seed as applied.
     public init(manifest: Manifest, migrations: [Migration]) {
         self.manifest = manifest
         self.migrations = migrations
@@ -480,7 +491,9 @@ public struct SeedBuilder: Sendable {
 
     /// The model's generated UUIDs (`let id = UUID()`) that fixture rows leave out or empty: each
     /// row's name-based UUID, from its natural key (CoreDataDialect.nameBasedUUID), as `migrate`
-    /// gives a row it inserts. A table without a key cannot have them: an error.
+    /// gives a row it inserts.
+    ///
+    /// A table without a key cannot have them: an error.
     private func fillGeneratedValues(
         _ plans: [TablePlan], coreData: CoreDataDialect, db: Database, diagnostics: inout [Diagnostic]
     ) throws {

@@ -24,10 +24,11 @@ final class TableLoader {
     private let rowsPerStatement: Int
     /// By slot: the statement that looks up a ref's parent id, or nil.
     private let lookups: [Statement?]
-    /// By slot: parent ids found, by the key's text or integer. A million books name a few
-    /// categories: the lookup (most of a ref's cost, on the inserting thread) runs once per
-    /// category. A build only inserts, so a parent found keeps its id; misses are not kept (the
-    /// parent may come later).
+    /// By slot: parent ids found, by the key's text or integer.
+    ///
+    /// A million books name a few categories: the lookup (most of a ref's cost, on the inserting
+    /// thread) runs once per category. A build only inserts, so a parent found keeps its id; misses
+    /// are not kept (the parent may come later).
     private var foundTexts: [FoundParentIDs] = []
     private static let foundLimit = 4096
     private var foundIntegers: [[Int64: Int64]] = []

@@ -43,9 +43,10 @@ extension CoreDataModel {
     }
 
     /// The facts of the model the store at `store` keeps in `Z_MODELCACHE`, or nil when it keeps
-    /// none (`migrate` with no manifest). A cache that does not decode is said to `notice` and left
-    /// out: what needs the model then says so. A store that does not open or read is left to the
-    /// migration to report.
+    /// none (`migrate` with no manifest).
+    ///
+    /// A cache that does not decode is said to `notice` and left out: what needs the model then
+    /// says so. A store that does not open or read is left to the migration to report.
     package static func cachedFacts(store: String, notice: (String) -> Void) -> CoreDataModelFacts? {
         guard FileManager.default.fileExists(atPath: store) else { return nil }
         do {
@@ -125,6 +126,7 @@ extension CoreDataModel {
 
     /// A problem decoding, in words, for the callers above to wrap with where it came from.
     public struct DecodeProblem: Error {
+        /// What is wrong, in words.
         public let message: String
     }
 
@@ -305,7 +307,9 @@ extension CoreDataModel {
     }
 
     /// Validation predicates as Xcode writes them for min/max and regular expressions: `SELF >= n`,
-    /// `SELF <= n`, `length >= n` for strings, `SELF MATCHES 'regex'`. Others are left alone.
+    /// `SELF <= n`, `length >= n` for strings, `SELF MATCHES 'regex'`.
+    ///
+    /// Others are left alone.
     private static func applyValidation(_ predicate: Any, to attribute: inout Attribute, in archive: KeyedArchive) {
         guard let object = predicate as? [String: Any], archive.className(object) == "NSComparisonPredicate",
             let operatorType = archive.object(object["NSPredicateOperator"]).flatMap({

@@ -99,7 +99,9 @@ extension CoreDataModel {
 
     /// `entity` with the attributes whose column the rule does not place (``CoreDataDialect/columnLayout(_:)``:
     /// a clash no real store shows) made unsupported: the composite they belong to, or the attribute itself.
-    /// The clashes the stores show (an attribute and a composite's element: `ZID`, `ZID1`) are kept.
+    ///
+    /// The clashes the stores show (an attribute and a composite's element: `ZID`, `ZID1`) are
+    /// kept.
     static func refusingClashes(_ entity: Entity) -> Entity {
         let unplaced = CoreDataDialect.columnLayout(
             entity.attributes.map { ($0.name, false) }

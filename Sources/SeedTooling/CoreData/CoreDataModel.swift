@@ -8,15 +8,23 @@ public import SeedRuntime
 /// A Core Data model read from its XML: an `.xcdatamodel` folder (its `contents` file) or an
 /// `.xcdatamodeld` bundle (the version `.xccurrentversion` names).
 public struct CoreDataModel: Sendable {
+    /// An entity's attribute, as the model declares it: a column of the entity's table.
     public struct Attribute: Sendable {
+        /// The attribute's name (the table's column is `Z` plus its name, upper-cased).
         public var name: String
         /// `Integer 16`, `String`, `Date`, … as the model writes it.
         public var type: String
+        /// Whether the attribute may be nil (`optional="YES"`).
         public var optional: Bool
+        /// The model's minimum value or length (`minValueString`), as written.
         public var minValue: String?
+        /// The model's maximum value or length (`maxValueString`), as written.
         public var maxValue: String?
+        /// The pattern a String must match (`regularExpressionString`), as written.
         public var regularExpression: String?
+        /// The value a new row gets (`defaultValueString`), as written.
         public var defaultValue: String?
+        /// The attribute's line in the model's XML, for messages.
         public var line: Int
         /// The name an earlier model version gave the attribute (`renamingIdentifier`, `elementID`).
         public var renamingIdentifier: String? = nil
@@ -47,37 +55,59 @@ public struct CoreDataModel: Sendable {
         public var storesJSON: Bool { composite && type == "Binary" }
     }
 
+    /// A relationship of an entity to another, as the model declares it.
     public struct Relationship: Sendable {
+        /// The relationship's name (a to-one's column is `Z` plus its name, upper-cased).
         public var name: String
+        /// The entity the relationship points to.
         public var destination: String
+        /// Whether it holds many rows (a to-many) rather than one.
         public var toMany: Bool
+        /// Whether a to-many keeps its rows in order (an ordered relationship: an order column).
         public var ordered: Bool
+        /// Whether it may be empty or nil.
         public var optional: Bool
+        /// The fewest related rows a to-many must have, when the model says.
         public var minCount: Int?
+        /// The most related rows a to-many may have, when the model says.
         public var maxCount: Int?
+        /// What deleting the row does to the related rows (`Nullify`, `Cascade`, `Deny`,
+        /// `No Action`).
         public var deletionRule: String?
+        /// The relationship on the destination that points back, when the model names one.
         public var inverseName: String?
+        /// The relationship's line in the model's XML, for messages.
         public var line: Int
         /// The name an earlier model version gave the relationship (`renamingIdentifier`, `elementID`).
         public var renamingIdentifier: String? = nil
         /// Not the entity's own: another entity's to-many without an inverse, which Core Data keeps
-        /// in this entity's table as a column holding the owner's `Z_PK`. Named `Owner.relationship`
-        /// (`Shelf.books` on `Book`), it is written as a to-one to the owner (``heldToManys(_:)``).
+        /// in this entity's table as a column holding the owner's `Z_PK`.
+        ///
+        /// Named `Owner.relationship` (`Shelf.books` on `Book`), it is written as a to-one to the
+        /// owner (``heldToManys(_:)``).
         public var ownersToMany = false
     }
 
+    /// An entity: a table of the store (or rows of its parent's table, for a sub-entity).
     public struct Entity: Sendable {
+        /// The entity's name (`Z_PRIMARYKEY`'s `Z_NAME`; its table is `Z` plus its name,
+        /// upper-cased).
         public var name: String
+        /// The entity it inherits from, whose table it shares.
         public var parent: String?
+        /// Whether the entity has no rows of its own (only its sub-entities do).
         public var isAbstract: Bool
         /// The name an earlier model version gave the entity (`elementID`, `renamingIdentifier`):
         /// the name `Z_PRIMARYKEY` keeps in stores created before the rename.
         public var renamingIdentifier: String?
+        /// The entity's own attributes (not its parent's).
         public var attributes: [Attribute]
+        /// The entity's own relationships (not its parent's).
         public var relationships: [Relationship]
         /// The model's uniqueness constraints (`<uniquenessConstraint>`), each a list of
         /// attribute or relationship names, in the model's order.
         public var uniquenessConstraints: [[String]] = []
+        /// The entity's line in the model's XML, for messages.
         public var line: Int
 
         /// An attribute or to-one relationship: what a fixture or migration column may name.
@@ -86,6 +116,7 @@ public struct CoreDataModel: Sendable {
         }
     }
 
+    /// Every entity of the model, in the model's order.
     public var entities: [Entity]
     /// The file the model was read from, for messages.
     public var file: String
@@ -102,10 +133,13 @@ public struct CoreDataModel: Sendable {
         "NSSecureUnarchiveFromDataTransformerName",
     ]
 
+    /// The entity named `name`, or nil when the model has none.
     public func entity(_ name: String) -> Entity? { entities.first { $0.name == name } }
 
     /// `entity`'s to-many relationship `name` when its inverse is to-many too: stored in a join
-    /// table, and written by listing the related rows' keys. Nil for anything else.
+    /// table, and written by listing the related rows' keys.
+    ///
+    /// Nil for anything else.
     public func manyToMany(_ entity: String, _ name: String) -> Relationship? {
         guard let relationship = flattened(entity)?.relationships.first(where: { $0.name == name && $0.toMany }),
             let inverse = relationship.inverseName,
@@ -215,9 +249,10 @@ public struct CoreDataModel: Sendable {
     /// The to-many relationships without an inverse whose destination is one of `lineage` (an
     /// entity and its ancestors): Core Data keeps each in the destination's table, a column
     /// `Z<owner's Z_ENT><NAME>` holding the owner's `Z_PK` (`ZBOOK.Z3BOOKS` for `Shelf.books`,
-    /// MetaCocktails' `ZINGREDIENT.Z1SPEC` for `Cocktail.spec`). Each as an optional to-one to the
-    /// owner named `Owner.relationship`, as `inspect` shows it and fixtures and migrations write it
-    /// (docs/core-data.md, "Deletes and pointers to a row").
+    /// MetaCocktails' `ZINGREDIENT.Z1SPEC` for `Cocktail.spec`).
+    ///
+    /// Each as an optional to-one to the owner named `Owner.relationship`, as `inspect` shows it
+    /// and fixtures and migrations write it (docs/core-data.md, "Deletes and pointers to a row").
     func heldToManys(_ lineage: Set<String>) -> [Relationship] {
         entities.flatMap { owner in
             owner.relationships.filter { $0.toMany && $0.inverseName == nil && lineage.contains($0.destination) }.map {
@@ -416,8 +451,9 @@ private final class ModelXMLReader: NSObject, XMLParserDelegate {
         if openElements.last?.name == element { openElements.removeLast() }
     }
 
-    /// The parser's error in words (Foundation's own text is only "error 76"). The codes are
-    /// libxml2's, which Foundation reports on Apple platforms and Linux alike.
+    /// The parser's error in words (Foundation's own text is only "error 76").
+    ///
+    /// The codes are libxml2's, which Foundation reports on Apple platforms and Linux alike.
     static func describe(_ error: (any Error)?) -> String {
         guard let error = error as NSError? else { return "XML error" }
         switch error.code {

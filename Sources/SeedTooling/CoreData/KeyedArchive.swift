@@ -3,9 +3,11 @@ import SeedRuntime
 
 /// A binary property list written by `NSKeyedArchiver` (`$archiver`, `$top`, `$objects`), read
 /// with Foundation's property-list reader and walked here: no `NSKeyedUnarchiver`, nothing
-/// Apple-only, so it reads the same on Linux. Objects are dictionaries whose values refer to
-/// other objects by UID (an index into `$objects`); `$null` (index 0) is nil; each object's
-/// `$class` names its class (`$classname`, `$classes` for its superclasses).
+/// Apple-only, so it reads the same on Linux.
+///
+/// Objects are dictionaries whose values refer to other objects by UID (an index into `$objects`);
+/// `$null` (index 0) is nil; each object's `$class` names its class (`$classname`, `$classes` for
+/// its superclasses).
 struct KeyedArchive {
     /// The archive's `$objects`, in order.
     let objects: [Any]
@@ -41,9 +43,10 @@ struct KeyedArchive {
         self.root = root
     }
 
-    /// The index a UID value refers to; nil for anything else. Foundation gives UIDs as an
-    /// opaque class: `_NSKeyedArchiverUID` with a `value` on Linux, `CFKeyedArchiverUID` on Apple
-    /// platforms, whose description ends `{value = N}`.
+    /// The index a UID value refers to; nil for anything else.
+    ///
+    /// Foundation gives UIDs as an opaque class: `_NSKeyedArchiverUID` with a `value` on Linux,
+    /// `CFKeyedArchiverUID` on Apple platforms, whose description ends `{value = N}`.
     static func uid(_ value: Any) -> Int? {
         let typeName = String(describing: type(of: value))
         if typeName.contains("KeyedArchiverUID") {

@@ -4,9 +4,11 @@ import SeedRuntime
 extension CoreDataModel {
     /// What a model file (`self`) and a store's cached model (`cache`) say differently, fact by
     /// fact, one readable line each (`entity Book: attribute price: type Double in the model
-    /// file, Float in the store's cache`). Empty when they agree. Entities and properties are
-    /// matched by name; a renaming identifier equal to the name counts as none; a to-many's
-    /// maxCount 0 and a minCount 0 count as none; numbers compare as numbers.
+    /// file, Float in the store's cache`).
+    ///
+    /// Empty when they agree. Entities and properties are matched by name; a renaming identifier
+    /// equal to the name counts as none; a to-many's maxCount 0 and a minCount 0 count as none;
+    /// numbers compare as numbers.
     public func differences(
         fromCache cache: CoreDataModel, model modelName: String = "the model file",
         cacheName: String = "the store's cache"

@@ -1,9 +1,10 @@
 import Foundation
 import SeedRuntime
 
-/// Reads RFC 4180 CSV: a header row of column names, then records. UTF-8 (a BOM is
-/// skipped), LF or CRLF line ends, quoted fields with commas, doubled quotes and line
-/// breaks. An empty unquoted field is NULL; `""` is the empty string. Blank lines are skipped.
+/// Reads RFC 4180 CSV: a header row of column names, then records.
+///
+/// UTF-8 (a BOM is skipped), LF or CRLF line ends, quoted fields with commas, doubled quotes and
+/// line breaks. An empty unquoted field is NULL; `""` is the empty string. Blank lines are skipped.
 ///
 /// The ``ReadingOptions`` say otherwise where the publisher does: another `delimiter`, tabs
 /// and no quoting (TSV), `comment` lines skipped, a `header` the file lacks, the unquoted
@@ -119,7 +120,9 @@ struct CSVRecordSource: RecordSource {
         }
     }
 
-    /// Parses one record at `position`. On `.needMore` nothing is consumed.
+    /// Parses one record at `position`.
+    ///
+    /// On `.needMore` nothing is consumed.
     private mutating func parseRecord(into record: inout RawRecord, newlines: inout Int) throws(SeedError) -> Step {
         let end = file.end
         let eof = file.isAtEOF

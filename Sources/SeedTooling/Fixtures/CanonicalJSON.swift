@@ -2,8 +2,10 @@ import SeedRuntime
 
 /// Nested JSON as seedkit stores it (docs/reference.md, "Published files as they are"): minified, members in
 /// document order, numbers as written, strings with the fewest escapes (`\"`, `\\`, control
-/// characters), which SQLite's `json()` leaves as they are. A publisher re-indenting or
-/// re-escaping a file changes none of it, so the seed is byte-identical and no update is made.
+/// characters), which SQLite's `json()` leaves as they are.
+///
+/// A publisher re-indenting or re-escaping a file changes none of it, so the seed is byte-identical
+/// and no update is made.
 enum CanonicalJSON {
     /// A value found in canonical JSON: its kind as a fixture field, and its bytes (a string decoded).
     struct Found {

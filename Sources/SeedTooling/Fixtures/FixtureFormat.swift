@@ -2,12 +2,13 @@ import Foundation
 import SeedRuntime
 
 extension ReadingOptions {
-    /// A fixture's format: `format:`, or its extension. This file is the registry of fixture
-    /// formats: a format is its case, its ``Capabilities`` and its reader in
-    /// ``ReadingOptions/open(_:displayPath:root:fields:unknownField:)``. Everything else asks the
-    /// format what it can do (`format.recordsNameTheirFields`), never which format it is, so a
-    /// new format is a ``RecordSource`` plus its case here, and the compiler finds the switches
-    /// below that must answer for it.
+    /// A fixture's format: `format:`, or its extension.
+    ///
+    /// This file is the registry of fixture formats: a format is its case, its ``Capabilities`` and
+    /// its reader in ``ReadingOptions/open(_:displayPath:root:fields:unknownField:)``. Everything
+    /// else asks the format what it can do (`format.recordsNameTheirFields`), never which format it
+    /// is, so a new format is a ``RecordSource`` plus its case here, and the compiler finds the
+    /// switches below that must answer for it.
     @dynamicMemberLookup
     public enum Format: String, Sendable, CaseIterable {
         /// RFC 4180, with `delimiter:` between fields.
@@ -94,11 +95,15 @@ extension ReadingOptions {
     /// read, for a table's fixture and a derived table's source alike (`build`, `new-migration`,
     /// `check-upgrade`, the build plugin): each format's reader.
     ///
-    /// - parameters:
+    /// - Parameters:
+    ///   - file: the fixture.
+    ///   - displayPath: the fixture's path as messages name it.
     ///   - root: where the records are in a JSON document (nil: the document is the array).
     ///   - fields: the names a record's keys may have, for a format whose records name their fields
     ///     (a delimited file's header names them).
     ///   - unknownField: the message for a key no field names.
+    /// - Returns: the format's reader, positioned at the first record.
+    /// - Throws: ``SeedError`` naming the file when it cannot be opened or does not start as the format says.
     func open(
         _ file: URL, displayPath: String, root: JSONPointer?, fields: [String],
         unknownField: @escaping (String) -> String

@@ -1,12 +1,15 @@
 import Foundation
 
 /// A JSON Pointer (RFC 6901): `/3166-1` names the value under the key `3166-1` of the
-/// document's top-level object. `~1` stands for `/` and `~0` for `~` inside a key; a token
-/// of digits indexes an array. The empty pointer names the whole document.
+/// document's top-level object.
+///
+/// `~1` stands for `/` and `~0` for `~` inside a key; a token of digits indexes an array. The empty
+/// pointer names the whole document.
 public struct JSONPointer: Sendable, Equatable, CustomStringConvertible {
     /// The reference tokens, unescaped.
     public var tokens: [String]
 
+    /// The pointer of `tokens`, unescaped (the empty list: the whole document).
     public init(tokens: [String]) { self.tokens = tokens }
 
     /// Parses `text`; nil when it is not a JSON Pointer (no leading `/`, or `~` not followed by 0 or 1).

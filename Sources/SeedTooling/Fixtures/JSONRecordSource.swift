@@ -2,8 +2,10 @@ import Foundation
 import SeedRuntime
 
 /// Reads JSON fixtures as a stream of objects: a JSON array of objects (`.json`), or one
-/// object per line (`.jsonl`, `.ndjson`). Keys are the fixture's field names; nested arrays
-/// and objects are kept as JSON text. Memory stays flat: only the current record is held.
+/// object per line (`.jsonl`, `.ndjson`).
+///
+/// Keys are the fixture's field names; nested arrays and objects are kept as JSON text. Memory
+/// stays flat: only the current record is held.
 ///
 /// With a ``JSONPointer`` root (`root: /3166-1`), the array is found inside the document by
 /// stepping over whatever comes before it, value by value, without holding it; the rest of
@@ -39,10 +41,16 @@ struct JSONRecordSource: RecordSource {
     private let recordHash = RecordHasher()
     var bytesRead: Int { file.totalRead }
 
-    /// - parameters:
+    /// Opens a JSON or JSON Lines fixture, positioned at its first record.
+    ///
+    /// - Parameters:
+    ///   - url: the fixture.
+    ///   - displayPath: the fixture's path as messages name it.
     ///   - fields: the names keys may have; any other key is reported with `unknownField(key)`'s message.
     ///   - root: where the array is in the document (`.json` only).
     ///   - lines: JSON Lines (one object per line) rather than one document holding an array.
+    ///   - unknownField: the message for a key no field names.
+    /// - Throws: ``SeedError`` naming the file when it cannot be read or `root` names no array.
     init(
         url: URL, displayPath: String, fields: [String], root: JSONPointer? = nil, lines: Bool,
         unknownField: @escaping (String) -> String
@@ -125,7 +133,9 @@ struct JSONRecordSource: RecordSource {
     }
 
     /// The 1-based column of a scanner's error: a scanner started at `start` counts columns
-    /// from there until it passes a newline. 0 when the line began before the bytes still held.
+    /// from there until it passes a newline.
+    ///
+    /// 0 when the line began before the bytes still held.
     fileprivate func column(_ column: Int, line: Int, scannerStart start: Int, startLine: Int) -> Int {
         guard line == startLine else { return column }
         var lineStart = start
@@ -516,9 +526,10 @@ extension JSONRecordSource {
         }
     }
 
-    /// Runs `body` on a scanner at the current position and keeps where it stopped. When the
-    /// bytes run out it refills (keeping the unread bytes) and runs `body` again from the same
-    /// place, so `body` must change nothing outside the scanner before it can run out. At the
+    /// Runs `body` on a scanner at the current position and keeps where it stopped.
+    ///
+    /// When the bytes run out it refills (keeping the unread bytes) and runs `body` again from the
+    /// same place, so `body` must change nothing outside the scanner before it can run out. At the
     /// end of the file, `atEnd` is the answer when given; otherwise the file ended too early.
     private mutating func step<T>(atEnd: T? = nil, _ body: (inout JSONScanner) throws(JSONScanError) -> T)
         throws(SeedError) -> T

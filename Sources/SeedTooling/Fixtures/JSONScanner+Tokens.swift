@@ -20,8 +20,10 @@ extension JSONScanner {
     }
 
     /// A string without escapes or control characters, at its opening quote: the range of its
-    /// bytes, and the scanner past its closing quote. Nil, with nothing consumed, for any other
-    /// string, or one not wholly in the bytes: ``scanString(into:)`` reads (or refuses) those.
+    /// bytes, and the scanner past its closing quote.
+    ///
+    /// Nil, with nothing consumed, for any other string, or one not wholly in the bytes:
+    /// ``scanString(into:)`` reads (or refuses) those.
     @inline(__always) mutating func plainString() -> Range<Int>? {
         guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { return nil }
         var index = position + 1

@@ -2,8 +2,9 @@ import Foundation
 import SeedRuntime
 
 /// How a fixture or a source file is read, decided once when the manifest is loaded: its format
-/// and the reading options of docs/reference.md ("Published files as they are"). `build`,
-/// `new-migration`, `check-upgrade` and the build plugin all read fixtures through it.
+/// and the reading options of docs/reference.md ("Published files as they are").
+///
+/// `build`, `new-migration`, `check-upgrade` and the build plugin all read fixtures through it.
 ///
 /// ```yaml
 /// zones:
@@ -26,14 +27,16 @@ public struct ReadingOptions: Sendable, Equatable {
     /// Whether a row with fewer fields than the header is read with NULL for the rest (`ragged: true`).
     public var ragged = false
 
+    /// The default options of `format`: a header row, the empty field as NULL, no comments.
     public init(format: Format) {
         self.format = format
         delimiter = format.delimiter ?? UInt8(ascii: ",")
         quoting = format.quotes
     }
 
-    /// Whether a `"` opens a quoted field (CSV); in TSV it is a character like any other. Stored:
-    /// the CSV reader asks for each record, and a capability is a lookup in the registry.
+    /// Whether a `"` opens a quoted field (CSV); in TSV it is a character like any other.
+    ///
+    /// Stored: the CSV reader asks for each record, and a capability is a lookup in the registry.
     private(set) var quoting: Bool
 
     /// Whether `bytes` (an unquoted field) is read as NULL.

@@ -17,7 +17,9 @@ private func stepToEnd(_ statement: OpaquePointer?, _ connection: OpaquePointer?
 }
 
 /// The manifest's `sources:` loaded into a scratch database (a temporary file), one table each, that
-/// `query:` tables read from (docs/reference.md, "Derived tables"). Never part of the seed.
+/// `query:` tables read from (docs/reference.md, "Derived tables").
+///
+/// Never part of the seed.
 ///
 /// A source's table has one TEXT column per field: a CSV or TSV file's header (or `header:`),
 /// a JSON file's top-level keys; NULL as `nulls:` says; nested JSON as canonical JSON text, so
@@ -181,9 +183,10 @@ final class ScratchSources: @unchecked Sendable {
 }
 
 /// The rows of a table's `query:` as fixture records: the result's columns name the fields, as
-/// a CSV header does; each row is a record whose "line" is its row number in the result. The
-/// query's statement is stepped a batch at a time as the build asks for rows: nothing is held but
-/// the batch (memory stays flat), and no row is written anywhere but the seed.
+/// a CSV header does; each row is a record whose "line" is its row number in the result.
+///
+/// The query's statement is stepped a batch at a time as the build asks for rows: nothing is held
+/// but the batch (memory stays flat), and no row is written anywhere but the seed.
 struct QueryRecordSource: RecordSource {
     let columnNames: [String]
     private let queue: DatabaseQueue
@@ -236,9 +239,10 @@ struct QueryRecordSource: RecordSource {
     }
 
     /// How each row of `numbers` (1-based) names its key: `code 'ALL'`, from the fields named
-    /// `fields`; rows with none of them are left out. The query is run again once, stepped to the
-    /// last row asked for: diagnostics name rows by their place in the result, which only the
-    /// query knows.
+    /// `fields`; rows with none of them are left out.
+    ///
+    /// The query is run again once, stepped to the last row asked for: diagnostics name rows by
+    /// their place in the result, which only the query knows.
     func describeKeys(rows numbers: Set<Int>, fields: [String]) -> [Int: String] {
         let indices = fields.map { field in (field, columnNames.firstIndex { $0.isSameName(as: field) }) }
         guard let last = numbers.max(), indices.contains(where: { $0.1 != nil }) else { return [:] }

@@ -3,8 +3,9 @@ import SeedRuntime
 /// A JSON fixture's records in the Swift type's shape: each record that gives a composite whole
 /// (`"size": {"width": 1.5}`, `"placement": "window"`) is handed to ``SwiftShape`` (the one place
 /// that expands it) and gets the stored elements' fields it stands for
-/// (docs/swiftdata.md, "Giving a composite in the Swift shape"). A CSV fixture's header names
-/// the elements (`size.width`).
+/// (docs/swiftdata.md, "Giving a composite in the Swift shape").
+///
+/// A CSV fixture's header names the elements (`size.width`).
 struct SwiftShapeFields: Sendable {
     let shape: SwiftShape
     let entity: String
@@ -48,8 +49,10 @@ struct SwiftShapeFields: Sendable {
     func namesComposite(_ index: Int) -> Bool { isComposite.indices.contains(index) && isComposite[index] }
 
     /// Gives `record` the elements' fields of each composite it gives whole (the whole field
-    /// stays; its column loads nothing). False, with its problems in `diagnostics`, when the record
-    /// cannot be expanded: it is then not loaded.
+    /// stays; its column loads nothing).
+    ///
+    /// False, with its problems in `diagnostics`, when the record cannot be expanded: it is then
+    /// not loaded.
     func expand(_ record: inout RawRecord, diagnostics: inout [Diagnostic]) -> Bool {
         var wanted = false
         for field in 0..<record.count where record.kinds[field] == .json || namesComposite(record.columns[field]) {

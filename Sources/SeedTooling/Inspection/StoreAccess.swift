@@ -17,8 +17,11 @@ public enum StoreAccess {
     /// unlinked at once: the caller sees the store as last committed, and the store and its
     /// journal are left for the next writer (`seedkit migrate`, or the app) to roll back in place.
     ///
-    /// - parameter notice: told, in a sentence, when the store was read from a rolled-back copy.
-    /// - throws: ``SeedError``: configuration when there is no file, refused when it is not a database.
+    /// - Parameters:
+    ///   - path: the store's path.
+    ///   - notice: told, in a sentence, when the store was read from a rolled-back copy.
+    /// - Returns: a read-only queue on the store (or on its rolled-back copy).
+    /// - Throws: ``SeedError``: configuration when there is no file, refused when it is not a database.
     public static func openReadOnly(_ path: String, notice: (String) -> Void = { _ in }) throws(SeedError)
         -> DatabaseQueue
     {
@@ -142,8 +145,10 @@ public enum StoreAccess {
 
     /// Closes a writable connection without the checkpoint SQLite runs when the last connection
     /// to a WAL store closes (which would move the `-wal`'s commits into the store file and
-    /// change its bytes). A read-only connection is opened first, so the writer is not the last;
-    /// a read-only connection cannot checkpoint, so closing it after leaves the files as they were.
+    /// change its bytes).
+    ///
+    /// A read-only connection is opened first, so the writer is not the last; a read-only
+    /// connection cannot checkpoint, so closing it after leaves the files as they were.
     ///
     /// When the store had no `-wal` before this run (`walExisted` false), the `-wal` holds no
     /// commit but this run's, rolled back, which a checkpoint does not copy: the connection
@@ -171,6 +176,7 @@ public enum StoreAccess {
 
     /// Why SQLite would open the store read-only whatever its permissions: its header's write
     /// version (byte 18) is above 2, a file format newer than SQLite's (or a damaged header).
+    ///
     /// nil when the header is one SQLite writes.
     public static func unwritableFormat(_ path: String) -> String? {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
@@ -205,8 +211,9 @@ public enum StoreAccess {
     }
 
     /// Refuses a store path that names a FIFO, `/dev/stdin` fed by a pipe, a terminal or a socket:
-    /// opening it would block, or SQLite would read what it can't seek. Nothing there, a folder or
-    /// a regular file pass (the open says what is wrong with those).
+    /// opening it would block, or SQLite would read what it can't seek.
+    ///
+    /// Nothing there, a folder or a regular file pass (the open says what is wrong with those).
     ///
     /// - throws: ``SeedError`` (configuration) naming what the path is.
     public static func refuseSpecialFile(_ path: String) throws(SeedError) {

@@ -11,9 +11,10 @@ public import SeedRuntime
 /// table and reported by entity and attribute.
 public enum StoreComparison {
     /// Compares `a` with `b` (named `pathA` and `pathB` in errors), all tables or only `table`
-    /// (as the user names it: a Core Data entity or a table). `migrations` is the project's
-    /// migrations folder, whose migrations B's ledger lists and A's does not make the renames
-    /// shown as one changed row; nil for none.
+    /// (as the user names it: a Core Data entity or a table).
+    ///
+    /// `migrations` is the project's migrations folder, whose migrations B's ledger lists and A's
+    /// does not make the renames shown as one changed row; nil for none.
     ///
     /// - throws: ``SeedError``: configuration for a table A lacks; a read that fails names the
     ///   store it failed on.

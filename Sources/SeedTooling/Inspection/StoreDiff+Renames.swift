@@ -4,10 +4,14 @@ extension StoreDiff {
     /// A row a release renamed (an update of its key columns, as `new-migration --rename` writes
     /// it): the key it had and the key it has, each part as its text.
     public struct Rename: Sendable, Hashable {
+        /// The table whose row was renamed.
         public var table: String
+        /// The key the row had, each part as its text.
         public var old: [String]
+        /// The key the row has, each part as its text.
         public var new: [String]
 
+        /// Describes the row of `table` whose key went from `old` to `new`.
         public init(table: String, old: [String], new: [String]) {
             self.table = table
             self.old = old
@@ -16,8 +20,9 @@ extension StoreDiff {
     }
 
     /// The renames `migrations` make: each update whose `to` sets a key column of its table
-    /// (`keys`: each table's key columns, in the diff's order). A key part that is not a plain
-    /// value (NULL, JSON) makes no rename.
+    /// (`keys`: each table's key columns, in the diff's order).
+    ///
+    /// A key part that is not a plain value (NULL, JSON) makes no rename.
     package static func renames(in migrations: [Migration], keys: [String: [String]]) -> [Rename] {
         var renames: [Rename] = []
         for migration in migrations {
@@ -68,9 +73,11 @@ extension StoreDiff {
     /// Shows each row a release renamed as one changed row instead of a removed and an added one:
     /// a removed row whose key, with `renames` applied to it and to the key parts that refer to
     /// a renamed row (`specs`' refs, compared by the parent's key), is the key of an added row is
-    /// that row. The change lists the key columns that differ (old → new) and every other column
-    /// that does; its key is the old one. Rows that refer to a renamed row without it being part
-    /// of their key already show as changed (the ref, by the parent's key). Nothing else moves.
+    /// that row.
+    ///
+    /// The change lists the key columns that differ (old → new) and every other column that does;
+    /// its key is the old one. Rows that refer to a renamed row without it being part of their key
+    /// already show as changed (the ref, by the parent's key). Nothing else moves.
     public mutating func pairingRenames(_ renames: [Rename], specs: [TableSpec]) {
         guard !renames.isEmpty else { return }
         // Key parts compare by their bytes, as SQLite compares text (not by Swift's String ==,

@@ -5,20 +5,28 @@ public import SeedRuntime
 
 /// The differences between two stores, table by table and row by row (`seedkit diff`, docs/reference.md).
 public struct StoreDiff: Sendable {
-    /// One table's differences. Rows are named by their key.
+    /// One table's differences.
+    ///
+    /// Rows are named by their key.
     public struct TableDiff: Sendable {
         /// A row only one side has: its key, and its other values in ``columns``' order (a ref as
         /// its parent's key, as ``changed`` shows it).
         public struct Row: Sendable, Equatable {
+            /// The row's key, a value per key column.
             public var key: [SQLValue]
+            /// The row's other values, in ``TableDiff/columns``' order.
             public var values: [SQLValue]
         }
 
+        /// The table, as the stores name it (the rows of a table only one store has are not compared).
         public var table: String
+        /// The key columns rows are matched by.
         public var key: [String]
         /// The columns compared besides the key, in the order of each ``Row``'s values.
         public var columns: [String] = []
+        /// The rows only store B has, in key order.
         public var added: [Row] = []
+        /// The rows only store A has, in key order.
         public var removed: [Row] = []
         /// For a column read through an expression (a ref, by its parent's key), `oldStored` and
         /// `newStored` are the values the stores hold (the parents' ids); nil for other columns.
@@ -28,125 +36,29 @@ public struct StoreDiff: Sendable {
                 columns: [(column: String, old: SQLValue, new: SQLValue, oldStored: SQLValue?, newStored: SQLValue?)]
             )] = []
 
+        /// Whether the table holds the same rows on both sides.
         public var isEmpty: Bool { added.isEmpty && removed.isEmpty && changed.isEmpty }
     }
 
+    /// Each table both stores have, with its differences (an identical table is there, empty).
     public var tables: [TableDiff]
+    /// The tables only store A has.
     public var tablesOnlyInA: [String]
+    /// The tables only store B has.
     public var tablesOnlyInB: [String]
     /// Table → columns that only one side has (rows are compared on the columns both have).
     public var columnsOnlyInA: [String: [String]]
+    /// Table → columns that only store B has.
     public var columnsOnlyInB: [String: [String]]
     /// Schema differences besides tables and columns only one side has (types, constraints,
     /// indexes, triggers, views), one line each; filled by callers from ``SchemaSnapshot``,
     /// kept apart from the row comparison.
     public var schema: [String] = []
 
+    /// Whether the stores hold the same tables, columns and rows (``schema`` aside).
     public var isEmpty: Bool {
         tables.allSatisfy(\.isEmpty) && tablesOnlyInA.isEmpty && tablesOnlyInB.isEmpty && columnsOnlyInA.isEmpty
             && columnsOnlyInB.isEmpty
-    }
-
-    /// Compares store `a` with store `b`, both opened read-only.
-    ///
-    /// Rows are matched by natural key: `keys[table]` when given (the manifest's), else the
-    /// keys either store recorded (`_seedkit_tables`), else the primary key, else rowid.
-    /// Each store is read in key order on its own thread into batches that a merge on this
-    /// thread compares from memory, so memory grows with the differences, not the rows.
-    /// Values of different storage classes differ (`10` and `10.0` are reported).
-    /// How to compare in the app's terms rather than the stored values: per table, columns to
-    /// read through a SQL expression (a ref read as the parent's natural key) and columns to
-    /// leave out (ids SQLite assigns, which differ between stores holding the same data).
-    public struct Semantics: Sendable {
-        public var expressions: [String: [String: String]] = [:]
-        public var ignored: [String: Set<String>] = [:]
-        /// Per table, the ref columns whose parent is found by its rowid: the readers resolve
-        /// their stored ids through a cache instead of running the expression's subquery per row.
-        package var lookups: [String: [String: ParentLookup]] = [:]
-        public init() {}
-
-        /// A ref column's expression (`expression`, the parent's key by a subquery) answered by
-        /// one lookup per distinct id: an integer id names the parent row whose rowid it is, so
-        /// `SELECT key FROM parent WHERE rowid = ?` gives what the subquery gives for it. Other
-        /// stored values (NULL, text, reals) are still read through the expression.
-        package struct ParentLookup: Sendable {
-            /// The expression this lookup stands for; used only while `expressions` still holds it.
-            let expression: String
-            let child: String
-            let childColumn: String
-            let parent: String
-            /// The parent's column the ref stores, or `rowid`.
-            let target: String
-            let keyColumn: String
-            /// SQL reading `keyColumn` as people write it (a UUID as its text); nil: as stored.
-            var keyExpression: String? = nil
-
-            /// The expression for values that are not integers; NULL for integers, which the reader resolves.
-            var guarded: String {
-                "CASE typeof(\(quoteIdentifier(child)).\(quoteIdentifier(childColumn))) WHEN 'integer' THEN NULL ELSE \(expression) END"
-            }
-
-            var lookupSQL: String {
-                "SELECT \(keyExpression ?? quoteIdentifier(keyColumn)) FROM \(quoteIdentifier(parent)) WHERE \(target == "rowid" ? "rowid" : quoteIdentifier(target)) = ?"
-            }
-
-            /// Whether, in this store, the target is the parent's rowid (an INTEGER PRIMARY KEY, or
-            /// `rowid` itself), so that an integer finds at most the one row the subquery finds.
-            func holds(in db: Database) throws -> Bool {
-                guard let info = try TableInfo.read(db, table: parent), !info.withoutRowID else { return false }
-                if target == "rowid" { return info.column("rowid") == nil }
-                let key = info.primaryKey
-                guard key.count == 1, key[0].lowercasedName == target.lowercasedName, let column = info.column(key[0])
-                else { return false }
-                return column.declaredType.uppercasedName == "INTEGER"
-            }
-        }
-
-        /// The semantics of a manifest: refs by the parent's key; INTEGER PRIMARY KEY ids that
-        /// are not the natural key ignored.
-        public static func of(_ specs: [TableSpec], in db: Database) throws -> Semantics {
-            try of(specs, in: db, facts: nil)
-        }
-
-        /// ``of(_:in:)`` with the model's `facts`, when the caller has the model (a build in
-        /// progress has not recorded them in the store yet): they tell which columns are UUID attributes.
-        package static func of(_ specs: [TableSpec], in db: Database, facts: CoreDataModelFacts?) throws -> Semantics {
-            var semantics = Semantics()
-            let coreData = try CoreDataDialect.read(db, facts: facts)
-            for spec in try storeSpecs(specs, in: db, facts: facts) {
-                guard let table = try TableInfo.read(db, table: spec.name) else { continue }
-                let primaryKey = table.primaryKey
-                if primaryKey.count == 1, let column = table.column(primaryKey[0]), column.type == .integer,
-                    !spec.key.contains(where: { $0.isSameName(as: column.name) })
-                {
-                    semantics.ignored[spec.name, default: []].insert(column.name)
-                }
-                if let coreData {
-                    // Core Data's bookkeeping differs between stores holding the same objects.
-                    for column in table.columns where CoreDataDialect.isBookkeeping(column.name) {
-                        semantics.ignored[spec.name, default: []].insert(column.name)
-                    }
-                    // A UUID attribute's 16 bytes as the text a migration gives (new-migration writes it, migrate reads it).
-                    for (column, expression) in coreData.uuidTextExpressions(table) {
-                        semantics.expressions[spec.name, default: [:]][column] = expression
-                    }
-                }
-                for (column, reference) in spec.refs {
-                    guard let read = try TableInfo.read(db, table: reference.table) else { continue }
-                    // A parent key that is a UUID attribute reads as its text (TableInfo.readableSQL).
-                    let parent = coreData?.adjusted(read) ?? read
-                    let name = table.column(column)?.name ?? column
-                    let expression = table.parentKeySQL(
-                        of: name, parent: parent, keyColumn: reference.column, row: quoteIdentifier(spec.name))
-                    semantics.expressions[spec.name, default: [:]][name] = expression
-                    semantics.lookups[spec.name, default: [:]][name] = ParentLookup(
-                        expression: expression, child: spec.name, childColumn: name, parent: parent.name,
-                        target: table.referencedColumn(of: name, in: parent) ?? "rowid", keyColumn: reference.column,
-                        keyExpression: parent.readableSQL(reference.column))
-                }
-            }
-            return semantics
-        }
     }
 
     /// Specs in the store's own names: for a Core Data store, entity and attribute names become
@@ -166,8 +78,11 @@ public struct StoreDiff: Sendable {
     /// A read of one of the two stores failed: which one, and SQLite's error, so that the
     /// caller names the store that failed (a damaged page in B is not A's fault).
     public struct ReadFailure: WrappedDatabaseError {
+        /// Which of the two stores: `a`, the first named, or `b`.
         public enum Side: Sendable { case a, b }
+        /// The store whose read failed.
         public var side: Side
+        /// SQLite's error.
         public var error: any Error
         package var databaseError: any Error { error }
 
@@ -179,6 +94,14 @@ public struct StoreDiff: Sendable {
         }
     }
 
+    /// Compares store `a` with store `b`, both opened read-only.
+    ///
+    /// Rows are matched by natural key: `keys[table]` when given (the manifest's), else the
+    /// keys either store recorded (`_seedkit_tables`), else the primary key, else rowid.
+    /// Each store is read in key order on its own thread into batches that a merge on this
+    /// thread compares from memory, so memory grows with the differences, not the rows.
+    /// Values of different storage classes differ (`10` and `10.0` are reported).
+    ///
     /// - throws: ``ReadFailure`` naming the store whose read failed.
     public static func compare(
         _ a: DatabaseQueue, _ b: DatabaseQueue, keys: [String: [String]] = [:], only: String? = nil,
@@ -316,8 +239,9 @@ public struct StoreDiff: Sendable {
 
     /// Matches rows by `key` reading both stores in rowid order: rows whose keys agree at the
     /// same step are compared at once; the others wait in a map by key for their match, so
-    /// memory grows with the misaligned rows only. Reports in key order, as the walk does; nil
-    /// when more than ``misalignedLimit`` rows wait.
+    /// memory grows with the misaligned rows only.
+    ///
+    /// Reports in key order, as the walk does; nil when more than ``misalignedLimit`` rows wait.
     private static func compareAligned(
         _ a: DatabaseQueue, _ b: DatabaseQueue, name: String, key: [String], columns: [String],
         queries: (a: RowQuery, b: RowQuery)

@@ -4,28 +4,43 @@ public import SeedRuntime
 
 /// What `seedkit inspect STORE` reports.
 public struct StoreSummary: Sendable {
+    /// What kind of store it is, by what it holds: seedkit's bookkeeping, Core Data's, or neither.
     public enum Kind: String, Sendable {
         case plain = "plain SQLite"
         case seed = "seedkit seed"
         case coreData = "Core Data"
     }
 
+    /// The result of the integrity check the summary ran.
     public struct Integrity: Sendable {
         /// `quick_check`, or `header` for large stores when a full check was not asked for.
         public var method: String
+        /// Whether the check found the store intact.
         public var ok: Bool
+        /// What the check said (`ok`, or SQLite's first finding).
         public var detail: String
     }
 
+    /// The store's path, as named on the command line.
     public var path: String
+    /// What kind of store it is.
     public var kind: Kind
+    /// The file's size in bytes.
     public var fileSize: Int
+    /// SQLite's page size in bytes.
     public var pageSize: Int
+    /// The pages the database holds.
     public var pageCount: Int
+    /// The journal mode (`delete`, `wal`, …).
     public var journalMode: String
+    /// Each table with its row count, in name order.
     public var tables: [(name: String, rows: Int)]
+    /// The seed's metadata (`_seedkit_meta`: seed hash, seedkit version, …); empty for another
+    /// store.
     public var meta: [String: String]
+    /// The migrations the store's ledger records, in number order.
     public var ledger: [LedgerEntry]
+    /// What the integrity check found.
     public var integrity: Integrity
     /// For a Core Data store: each entity of Z_PRIMARYKEY with its rows (by Z_ENT).
     public var entities: [(name: String, rows: Int)] = []
@@ -40,8 +55,13 @@ public enum StoreInspector {
 
     /// Summarises a store opened with ``StoreAccess/openReadOnly(_:)``.
     ///
-    /// - parameter fullCheck: run `quick_check` whatever the size (true), never (false), or
-    ///   only up to ``fullCheckLimit`` (nil), so that inspecting a big store stays fast.
+    /// - Parameters:
+    ///   - db: the store.
+    ///   - path: the store's path, for its size and the summary.
+    ///   - fullCheck: run `quick_check` whatever the size (true), never (false), or
+    ///     only up to ``fullCheckLimit`` (nil), so that inspecting a big store stays fast.
+    /// - Returns: the store's kind, size, tables, metadata, ledger and integrity.
+    /// - Throws: a database error when the store cannot be read.
     public static func summary(_ db: Database, path: String, fullCheck: Bool? = nil) throws -> StoreSummary {
         let fileSize = FileFacts.size(path) ?? 0
         let pageSize = try Int.fetchOne(db, sql: "PRAGMA page_size") ?? 0
@@ -104,10 +124,12 @@ public enum StoreInspector {
     /// its rows and its sub-entities' (with an `entity` column then), attribute names (the
     /// model's when given, else the column names without `Z`), to-one relationships as the
     /// target's key when a ref names it (else its `Z_PK`), dates as ISO 8601; bookkeeping
-    /// columns (`Z_OPT`, order keys, entity-type columns) left out. The row's `Z_PK` is `id`
-    /// (`Z_PK` when an attribute is called `id`). `filter` is SQL over the names shown (`price > 10`,
-    /// `uuid = '…'`, a ref by its target's key) or the store's columns (`ZPRICE > 10`); `columns`
-    /// picks names shown; `streamed` as for ``rows(_:table:filter:limit:columns:refs:streamed:)``.
+    /// columns (`Z_OPT`, order keys, entity-type columns) left out.
+    ///
+    /// The row's `Z_PK` is `id` (`Z_PK` when an attribute is called `id`). `filter` is SQL over the
+    /// names shown (`price > 10`, `uuid = '…'`, a ref by its target's key) or the store's columns
+    /// (`ZPRICE > 10`); `columns` picks names shown; `streamed` as for
+    /// ``rows(_:table:filter:limit:columns:refs:streamed:)``.
     public static func entityRows(
         _ db: Database, entity name: String, model given: CoreDataModel?, refs givenRefs: [String: TableSpec.Reference],
         raw: Bool = false, filter: String? = nil, limit: Int? = nil, columns picked: [String]? = nil,
@@ -223,8 +245,10 @@ public enum StoreInspector {
 
     /// Selects `expressions` (and each ref's parent key) and shows every ref by its parent's
     /// natural key, or by the value stored when no parent row has it; the stored values go to
-    /// ``Tabular/references`` too. `parentKeys`: column index → SQL of its parent's key.
-    /// `streamed`: the statement is prepared here and stepped while the rows are printed (``Tabular/stream``).
+    /// ``Tabular/references`` too.
+    ///
+    /// `parentKeys`: column index → SQL of its parent's key. `streamed`: the statement is prepared
+    /// here and stepped while the rows are printed (``Tabular/stream``).
     private static func fetch(
         _ db: Database, columns: [String], expressions: [String], parentKeys: [Int: String], from: String,
         order: String, limit: Int?, filter: String?, streamed: Bool
@@ -274,14 +298,17 @@ public enum StoreInspector {
     /// Rows of a table, in primary key (or rowid) order; a ref (in `refs`, by column name) shown by
     /// its parent's natural key (see ``Tabular/references``).
     ///
-    /// - parameters:
+    /// - Parameters:
+    ///   - db: the store.
+    ///   - table: the table whose rows to read.
     ///   - filter: a SQL expression for WHERE, as the user wrote it.
     ///   - limit: at most this many rows; ``Tabular/omitted`` says how many more matched.
     ///   - columns: the columns to show (default: all).
     ///   - refs: the table's refs (the manifest's or the seed's); empty shows values as stored.
     ///   - streamed: the rows are read while a format prints them (``Tabular/stream``), so the
     ///     result is printed inside this database read; otherwise they are read here.
-    /// - throws: ``SeedError`` (configuration) for an unknown table or column or a bad filter.
+    /// - Returns: the rows, held or streamed.
+    /// - Throws: ``SeedError`` (configuration) for an unknown table or column or a bad filter.
     public static func rows(
         _ db: Database, table: String, filter: String? = nil, limit: Int? = nil, columns: [String]? = nil,
         refs: [String: TableSpec.Reference] = [:], streamed: Bool = false
@@ -320,5 +347,55 @@ public enum StoreInspector {
             db, columns: selected, expressions: selected.map(quoteIdentifier), parentKeys: parentKeys,
             from: "FROM \(quoteIdentifier(info.name))\(whereClause)", order: order, limit: limit, filter: filter,
             streamed: streamed)
+    }
+}
+
+extension StoreInspector {
+    /// The rows `seedkit inspect STORE TABLE` shows: a table's, or a Core Data entity's in the
+    /// app's terms when `table` names an entity and no table.
+    ///
+    /// Refs are shown by the parent's natural key: the manifest's refs, else those the seed
+    /// recorded in itself; none with `raw` (the values as stored).
+    ///
+    /// - Parameters:
+    ///   - db: the store, opened with ``StoreAccess/openReadOnly(_:notice:)``.
+    ///   - table: a table or entity name.
+    ///   - manifest: the project's manifest, or nil (the store's own specs and model are used).
+    ///   - raw: whether refs show the values stored rather than the parent's key.
+    ///   - filter: an SQL expression the rows must match.
+    ///   - limit: at most this many rows, or nil for all.
+    ///   - columns: only these columns, or nil for all.
+    /// - Returns: the rows, streamed: read as they are printed (``Tabular/stream``).
+    /// - Throws: ``SeedError`` when the table or a column does not exist or the filter is not
+    ///   valid SQL; a database error when the store cannot be read.
+    public static func tableRows(
+        _ db: Database, table: String, manifest: Manifest?, raw: Bool, filter: String?, limit: Int?,
+        columns: [String]?
+    ) throws -> Tabular {
+        var refs: [String: TableSpec.Reference] = [:]
+        let specs = try manifest.map { $0.tables.map(\.spec) } ?? SeedCatalog.tableSpecs(db) ?? []
+        for spec in specs where spec.name.isSameName(as: table) && !raw { refs = spec.refs }
+        if try !db.tableExists(table),
+            let entityRows = try entityRows(
+                db, entity: table, model: manifest?.model, refs: refs, raw: raw, filter: filter, limit: limit,
+                columns: columns, streamed: true)
+        {
+            return entityRows
+        }
+        return try rows(db, table: table, filter: filter, limit: limit, columns: columns, refs: refs, streamed: true)
+    }
+}
+
+extension StoreSummary {
+    /// Refuses a store whose integrity check failed, after its summary has shown the finding,
+    /// so that the exit code says the store is damaged (3) and what to do about it.
+    ///
+    /// - Throws: ``SeedError`` (refused) naming the store, the check and what it found.
+    public func requireIntact() throws(SeedError) {
+        guard !integrity.ok else { return }
+        throw SeedError(
+            .refused, file: path,
+            "the store is damaged (\(integrity.method): \(integrity.detail)); recover its data first (sqlite3 STORE .recover)"
+        )
     }
 }

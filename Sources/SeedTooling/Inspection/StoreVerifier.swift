@@ -3,14 +3,21 @@ public import GRDB
 public import SeedRuntime
 
 /// Checks the rows a store holds now: SQLite's integrity and foreign keys, and the
-/// manifest's rules and checks (`seedkit verify`, docs/reference.md). Read-only.
+/// manifest's rules and checks (`seedkit verify`, docs/reference.md).
+///
+/// Read-only.
 public enum StoreVerifier {
     /// One problem in a store: which row (by key), which column, why.
     public struct Finding: Sendable, Equatable {
+        /// The table the problem is in, or nil for one about the whole store.
         public var table: String?
+        /// The key of the row the problem is in, as its text, or nil for a table-level problem.
         public var key: String?
+        /// The column the problem is in, or nil when it is about the row or table.
         public var column: String?
+        /// The problem's code, as docs/reference.md lists it.
         public var code: DiagnosticCode
+        /// What is wrong, in words.
         public var message: String
     }
 
@@ -210,6 +217,7 @@ public enum StoreVerifier {
     /// The one-to-one pairs of a Core Data store whose sides disagree (1550): what `build`
     /// refuses in the seed it wrote, where fixtures gave one target to two rows (each side
     /// holds one row; Core Data sets both).
+    ///
     /// `givenOnly`: only pairs whose other side is set and points elsewhere (what fixtures gave,
     /// before the build completes the sides they leave empty).
     package static func oneSidedFindings(

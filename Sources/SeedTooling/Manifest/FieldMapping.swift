@@ -20,11 +20,13 @@ public struct FieldMapping: Sendable {
     /// Fields read and dropped.
     public var ignored: [String] = []
 
+    /// A mapping of fields onto `columns`, with the fields `ignored`.
     public init(columns: [(column: String, field: String)] = [], ignored: [String] = []) {
         self.columns = columns
         self.ignored = ignored
     }
 
+    /// Whether the manifest maps nothing: every field fills the column of its own name.
     public var isEmpty: Bool { columns.isEmpty && ignored.isEmpty }
 
     /// What a fixture field is for.
@@ -56,6 +58,7 @@ public struct FieldMapping: Sendable {
     }
 
     /// Why `field` is refused: the table lacks it, or its column comes from another field.
+    ///
     /// `what` is how the fixture names fields ("column" for CSV, "key" for JSON).
     public func unknownFieldMessage(_ field: String, what: String, table: String, columns tableColumns: [String])
         -> String

@@ -8,10 +8,14 @@ public import SeedRuntime
 public struct Manifest: Sendable {
     /// The manifest's path as the user named it, for messages.
     public var path: String
+    /// The manifest's folder, which the paths it holds are relative to.
     public var directory: URL
+    /// Where the seed's schema comes from: DDL, a template store, or neither.
     public var source: SchemaSource
     /// The Core Data model, for a manifest with `model:` (tables are entities, columns attributes).
     public var model: CoreDataModel?
+    /// Where the seed is written (`output:`), or nil when the manifest does not say (`--output`
+    /// must).
     public var output: URL?
     /// Tables in load order.
     public var tables: [TableConfig]
@@ -20,32 +24,33 @@ public struct Manifest: Sendable {
 
     /// A raw file a `query:` reads as a table of its fields (`sources:`).
     public struct Source: Sendable {
+        /// The name a `query:` reads the source by, as a table.
         public var name: String
+        /// The source file.
         public var file: URL
+        /// The source path as written relative to the current directory, for messages.
         public var displayFile: String
+        /// How the file is read: its format and reading options.
         public var reading: ReadingOptions
+        /// Where the records are in a JSON document (`root:`); nil for the document itself.
         public var root: JSONPointer?
+        /// The line of the source's entry in the manifest.
         public var line: Int
+        /// The column of the source's entry in the manifest.
         public var column: Int
     }
 
     /// A table's rows as a SQLite SELECT over the sources gives them (`query:`).
     public struct Query: Sendable {
+        /// The SELECT, as written.
         public var sql: String
+        /// The line of `query:` in the manifest, for an error in the SQL.
         public var line: Int
+        /// The column of `query:` in the manifest.
         public var column: Int
     }
 
-    /// What migrations need to know of each table, in load order: keys, refs, and the
-    /// model's defaults for new rows (Core Data).
-    public var specs: [TableSpec] {
-        tables.map { table in
-            var spec = table.spec
-            spec.defaults = model?.defaults(for: table.name) ?? [:]
-            return spec
-        }
-    }
-
+    /// Where the seed's schema comes from (`schema:` or `template:`).
     public enum SchemaSource: Sendable {
         /// DDL run on an empty database.
         case schema(URL)
@@ -57,7 +62,9 @@ public struct Manifest: Sendable {
 
     /// One table's entry.
     public struct TableConfig: Sendable {
+        /// The table's name, as the manifest writes it.
         public var name: String
+        /// The fixture's file.
         public var file: URL
         /// Whether the entry names its fixture (`file:`); a manifest used only to migrate needs none.
         public var hasFile = true
@@ -67,12 +74,18 @@ public struct Manifest: Sendable {
         public var migrateOnly = false
         /// The fixture path as written relative to the current directory, for messages.
         public var displayFile: String
+        /// The natural key's columns (`key:`; the primary key by default): what migrations and refs
+        /// name rows by.
         public var key: [String]
+        /// Each ref column's target (`refs:`): the fixture holds the parent's key, the seed its id.
         public var refs: [String: TableSpec.Reference]
+        /// The column rules (`rules:`) every row must satisfy.
         public var rules: [ColumnRules]
+        /// The SQL checks (`checks:`) every row must satisfy.
         public var checks: [Check]
         /// Where the table's entry is in the manifest.
         public var line: Int
+        /// The column of the table's entry in the manifest.
         public var column: Int
         /// Where each named column is mentioned (key, refs, rules, columns), for unknown-column errors.
         public var columnMentions: [(column: String, line: Int, column2: Int)]
@@ -91,23 +104,25 @@ public struct Manifest: Sendable {
         /// Where each ref's target (`categories.name`) is written, by the ref's column, for messages about it.
         public var refPositions: [String: (line: Int, column: Int)] = [:]
 
+        /// What migrations need of the table: its name, key and refs.
         public var spec: TableSpec { TableSpec(name: name, key: key, refs: refs) }
     }
 
     /// A SQL boolean expression every row must satisfy.
     public struct Check: Sendable {
+        /// The SQL boolean expression, as written.
         public var sql: String
+        /// What an error says of a row that fails the check.
         public var message: String
+        /// The line of the check in the manifest.
         public var line: Int
     }
 
-    /// Loads and checks the shape of a manifest. Names of tables and columns are checked
-    /// against the schema later, by the builder.
+    /// Loads and checks the shape of a manifest.
+    ///
+    /// Names of tables and columns are checked against the schema later, by the builder.
     ///
     /// - throws: ``SeedError`` (configuration) naming the file, line and key.
-    /// The tables marked `migrate_only: true`, by ``lowercasedName``.
-    var migrateOnlyTables: Set<String> { Set(tables.filter(\.migrateOnly).map(\.name.lowercasedName)) }
-
     public static func load(path: String) throws(SeedError) -> Manifest {
         let url = URL(fileURLWithPath: path)
         try FileFacts.refuseSpecial(path, shown: path, what: "the manifest")

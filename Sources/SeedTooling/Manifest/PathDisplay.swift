@@ -6,6 +6,7 @@ public enum PathDisplay {
     /// Absolute paths instead of paths shortened under the current directory (`--absolute-paths`:
     /// SeedkitPlugin passes it, since Xcode and SwiftPM attribute a build command's
     /// `file:line:col: error:` lines by absolute path, whatever folder the command runs in).
+    ///
     /// Kept per run when the run is an ``Invocation`` (commands run in-process, by the tests).
     public static var absolute: Bool {
         get { Invocation.current?.absolutePaths ?? processAbsolute }

@@ -27,9 +27,10 @@ extension YAMLDocument {
 
     /// For a document refused for its syntax, an undefined alias or a duplicate key: whether its
     /// aliases would repeat more than ``aliasBudget`` values if each `*` were a letter (each alias
-    /// a plain scalar in its place, its anchor's size counted there). Such a document is refused
-    /// as an alias bomb first, as the reader that came before this one did (it measured aliases
-    /// on that neutral text before reading the real one).
+    /// a plain scalar in its place, its anchor's size counted there).
+    ///
+    /// Such a document is refused as an alias bomb first, as the reader that came before this one
+    /// did (it measured aliases on that neutral text before reading the real one).
     static func budgetProblem(_ text: String) -> Problem? {
         guard text.utf8.contains(UInt8(ascii: "*")) else { return nil }
         var neutral = Array(text.utf8)

@@ -3,7 +3,9 @@ import Foundation
 extension YAMLDocument {
     /// A hint for the syntax errors people meet most, where libyaml's words name its parser's
     /// state rather than the mistake (docs/reference.md, "Error codes", 2100): a tab in a line's
-    /// indentation, and a line indented unlike the keys around it. Nil for anything else.
+    /// indentation, and a line indented unlike the keys around it.
+    ///
+    /// Nil for anything else.
     static func hint(for problem: Problem, in text: String) -> String? {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         guard problem.line >= 1, problem.line <= lines.count else { return nil }

@@ -8,9 +8,11 @@ import SeedRuntime
 /// The text goes through libyaml's event parser (the C library Yams wraps) straight into
 /// ``DocNode``: no intermediate tree, aliases counted as they are met.
 public enum YAMLDocument {
-    /// How many values aliases (`*name`) may add to a document, all uses together. An alias
-    /// repeats what its anchor holds, so a few nested ones can stand for billions of values
-    /// (an "alias bomb"); past this budget the document is refused before it is expanded further.
+    /// How many values aliases (`*name`) may add to a document, all uses together.
+    ///
+    /// An alias repeats what its anchor holds, so a few nested ones can stand for billions of
+    /// values (an "alias bomb"); past this budget the document is refused before it is expanded
+    /// further.
     package static let aliasBudget = 10_000
 
     /// Parses `text`; scalars keep YAML's core types (null, bool, int, float), everything
@@ -102,8 +104,9 @@ public enum YAMLDocument {
         /// Not known (never for a key that was read).
         case unexpanded(String)
 
-        /// Bounded: an alias bomb used as a key would otherwise be hashed value by value. Equal
-        /// identities share their lists (an alias repeats its anchor's), so `==` stays quick.
+        /// Bounded: an alias bomb used as a key would otherwise be hashed value by value.
+        ///
+        /// Equal identities share their lists (an alias repeats its anchor's), so `==` stays quick.
         func hash(into hasher: inout Hasher) {
             switch self {
             case .scalar(let text, let tag):
@@ -250,6 +253,7 @@ public enum YAMLDocument {
         }
 
         /// Reads the node whose first event is the current one; leaves its last event current.
+        ///
         /// `isKey`: a mapping key (a scalar key keeps its text, not a value). Nesting is checked
         /// only in values (`checkDepth`): what a key holds is never a value of the document.
         private mutating func readNode(depth: Int, checkDepth: Bool, isKey: Bool, wantIdentity: Bool) throws(Failure)

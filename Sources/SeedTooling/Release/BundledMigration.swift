@@ -26,8 +26,10 @@ package enum BundledMigration {
 
     /// The SHA-256 (hex) of the bundled `.json` file's bytes, for a migration big enough that an
     /// app reads it while applying it (``DeferredJSONMigration/threshold``); nil for any other.
+    ///
     /// A seed records it for the migrations it comes with, so that an app's launch finds the
-    /// bundled bytes it knows and need not scan them (``MigrationLedger/recordFileDigest(number:sha256:in:)``).
+    /// bundled bytes it knows and need not scan them
+    /// (``MigrationLedger/recordFileDigest(number:sha256:in:)``).
     package static func digest(of migration: Migration) -> String? {
         guard case .changes = migration.body else { return nil }
         if let bundled = migration.bundledJSON {  // known from reading it (a YAML migration)

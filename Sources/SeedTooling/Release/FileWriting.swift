@@ -3,8 +3,10 @@ import SeedRuntime
 
 /// Small text files the CLI writes (migrations, exports), with write(2): a failure is the
 /// system's own error ("File too large", "No space left on device"), where Foundation says only
-/// "The operation could not be completed. (NSCocoaErrorDomain error 512.)", and a file that
-/// could not be written whole is removed, never left cut off.
+/// "The operation could not be completed.
+///
+/// (NSCocoaErrorDomain error 512.)", and a file that could not be written whole is removed, never
+/// left cut off.
 package enum FileWriting {
     /// Why a file could not be written: the system's error, and whether the file could be created at all.
     package struct Failure: Error {
@@ -15,7 +17,9 @@ package enum FileWriting {
         }
     }
 
-    /// Writes `text` into a new file (O_EXCL: never replaces one). Returns nil, or why not (a file it created, removed).
+    /// Writes `text` into a new file (O_EXCL: never replaces one).
+    ///
+    /// Returns nil, or why not (a file it created, removed).
     package static func create(_ path: String, _ text: String) -> Failure? {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
         guard descriptor >= 0 else { return Failure(number: errno, created: false) }
@@ -40,9 +44,10 @@ package enum FileWriting {
     }
 
     /// Replaces `target` with `text` atomically: a temporary file beside it, renamed into place.
+    ///
     /// Returns nil, or why not (nothing left behind, `target` as it was). `removingStale`: first
-    /// remove the temporary files killed runs left beside it (a caller writing many files into
-    /// one folder does that once, ``removeStale(in:)``, rather than list the folder per file).
+    /// remove the temporary files killed runs left beside it (a caller writing many files into one
+    /// folder does that once, ``removeStale(in:)``, rather than list the folder per file).
     package static func replace(_ target: URL, _ text: String, removingStale: Bool = true) -> Failure? {
         let temporary = ProcessTemporaryFile.url(beside: target)
         if removingStale { ProcessTemporaryFile.removeStale(beside: target) }

@@ -31,14 +31,16 @@ struct LikelyRename {
 
 extension MigrationGenerator {
     /// `likely` with the renames only the rows referring to a row can tell, and without those
-    /// they explain. A row whose other columns say nothing (a key-only table: `tags(name)`) was
-    /// never paired by its columns; a deleted one and an inserted one are likely one row renamed
-    /// when rows of another table that referred to the first refer to the second in the new seed
-    /// (a ref column changed from one to the other, or a row keyed by the ref deleted and the same
-    /// key under the other inserted). Each deleted row is paired with the inserted one most
-    /// such rows moved to, each inserted row once. A likely rename of a referring row that is
-    /// only its ref following such a parent (`items ('red', 'a') → ('crimson', 'a')`) is left
-    /// out: the parent's hint covers it.
+    /// they explain.
+    ///
+    /// A row whose other columns say nothing (a key-only table: `tags(name)`) was never paired by
+    /// its columns; a deleted one and an inserted one are likely one row renamed when rows of
+    /// another table that referred to the first refer to the second in the new seed (a ref column
+    /// changed from one to the other, or a row keyed by the ref deleted and the same key under the
+    /// other inserted). Each deleted row is paired with the inserted one most such rows moved to,
+    /// each inserted row once. A likely rename of a referring row that is only its ref following
+    /// such a parent (`items ('red', 'a') → ('crimson', 'a')`) is left out: the parent's hint
+    /// covers it.
     static func withParentRenames(
         _ likely: [LikelyRename], tables: [SemanticRows], changes: [String: StoreDiff.TableDiff]
     ) -> [LikelyRename] {

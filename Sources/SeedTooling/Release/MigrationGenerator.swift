@@ -10,8 +10,10 @@ import SeedRuntime
 /// removed keys `delete` with `from` (children first). Every update and delete carries `from`,
 /// so applying it never overwrites what a user changed.
 public struct MigrationGenerator: Sendable {
+    /// The project's manifest: each table's key and refs, which the migration names rows by.
     public var manifest: Manifest
 
+    /// A generator of migrations for `manifest`'s tables.
     public init(manifest: Manifest) { self.manifest = manifest }
 
     /// The next migration's file name: `0002-fix-prices.yml`.
@@ -138,6 +140,7 @@ public struct MigrationGenerator: Sendable {
 
     /// What ``generate(old:current:header:renames:)`` wrote.
     public struct Generated: Sendable {
+        /// The migration file's text, header included.
         public var yaml: String
         public var inserts = 0, updates = 0, deletes = 0
         /// Of the updates, how many change a key (renames).
@@ -165,11 +168,16 @@ public struct MigrationGenerator: Sendable {
     /// delete of the old key and an insert of the new one. Rows whose refs only follow a
     /// renamed parent are not updated.
     ///
-    /// - throws: ``SeedError`` (configuration) for a hint that names no table, or a key the
-    ///   old seed lacks, the fresh build lacks, or both have.
-    ///
-    /// - parameters:
+    /// - Parameters:
+    ///   - old: the old seed with the existing migrations applied (where existing users are).
+    ///   - current: the fresh build of the fixtures.
+    ///   - header: the comment the file starts with (what generated it, from which seed).
+    ///   - hints: the `--rename` hints: rows whose key changed that are these rows renamed.
     ///   - original: the old seed as shipped when `old` is it with `appliedMigrations` applied (for messages).
+    ///   - appliedMigrations: the migrations applied to `original` to make `old`, by id (for messages).
+    /// - Returns: the migration and what it holds; nil when the seeds hold the same data.
+    /// - Throws: ``SeedError`` (configuration) for a hint that names no table, or a key the
+    ///   old seed lacks, the fresh build lacks, or both have; a database error when a seed cannot be read.
     public func generate(
         old: DatabaseQueue, current: DatabaseQueue, header: String, renames hints: [RenameHint] = [],
         original: DatabaseQueue? = nil, appliedMigrations: [String] = []
@@ -377,7 +385,9 @@ public struct MigrationGenerator: Sendable {
 
     /// The deletes and inserts of `table` that are likely one row renamed: a deleted row and an
     /// inserted one whose other columns (not the key) are equal in all or most (more than half),
-    /// each inserted row paired once, best match first. Skipped for very many of both.
+    /// each inserted row paired once, best match first.
+    ///
+    /// Skipped for very many of both.
     private func likelyRenames(
         table: SemanticRows, change: StoreDiff.TableDiff, old: DatabaseQueue, current: DatabaseQueue
     ) throws -> [LikelyRename] {
@@ -489,7 +499,9 @@ public struct MigrationGenerator: Sendable {
 
     /// Rows of one table (refs as natural keys) reordered so that a row comes after the rows of
     /// the same table it refers to (a self-reference: a subdivision after its parent); otherwise
-    /// in the given order. Rows in a cycle keep their order (`migrate` links them).
+    /// in the given order.
+    ///
+    /// Rows in a cycle keep their order (`migrate` links them).
     static func selfReferencesFirst(_ rows: [[(column: String, value: SQLValue)]], table: SemanticRows) -> [[(
         column: String, value: SQLValue
     )]] {

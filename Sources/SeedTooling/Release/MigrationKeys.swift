@@ -3,9 +3,11 @@ import GRDB
 import SeedRuntime
 
 /// The release-time check of the keys updates and deletes name (docs/releases.md, "Shipping a data update"): a key that matches
-/// no row the release knows of is the author's typo. `migrate` cannot tell it from a row the
-/// user deleted (it reports the row missing and records the migration as applied), so
-/// `build` and `check-upgrade` report it, like an unknown ref (2030, at the migration's line).
+/// no row the release knows of is the author's typo.
+///
+/// `migrate` cannot tell it from a row the user deleted (it reports the row missing and records the
+/// migration as applied), so `build` and `check-upgrade` report it, like an unknown ref (2030, at
+/// the migration's line).
 ///
 /// A key is known when a migration inserts it or renames a row to it (any migration, in any
 /// order), when a table a `.sql` migration writes is involved (what SQL provides is known only
@@ -14,15 +16,19 @@ import SeedRuntime
 enum MigrationKeys {
     /// One diagnostic per unmatched key.
     ///
-    /// - parameters:
+    /// - Parameters:
+    ///   - migrations: the migrations whose keys are checked, in order.
+    ///   - tables: the manifest's tables, with their key columns and refs.
+    ///   - migrateOnly: the manifest's `migrate_only` tables, by ``lowercasedName``: their rows are
+    ///     the users' alone, so an update or delete names rows no release holds, and an insert is
+    ///     refused (the seed records the migration as applied without the row).
     ///   - everyKey: false for `build`, which has only the fixtures: it checks the keys of
     ///     updates that are not renames and whose row no later step deletes or renames (those
     ///     rows are in old seeds only). True for `check-upgrade`: every update's and delete's key.
     ///   - found: whether a store the check reads has a row of the table with this key (values
     ///     in ``SemanticRows/writtenKeyColumns`` order, refs by the parent's key).
-    ///   - migrateOnly: the manifest's `migrate_only` tables, by ``lowercasedName``: their rows are
-    ///     the users' alone, so an update or delete names rows no release holds, and an insert is
-    ///     refused (the seed records the migration as applied without the row).
+    /// - Returns: a diagnostic per key no store and no migration holds, at its migration.
+    /// - Throws: what `found` throws.
     static func unmatched(
         in migrations: [Migration], tables: [SemanticRows], migrateOnly: Set<String> = [], everyKey: Bool,
         found: (SemanticRows, [SQLValue]) throws -> Bool
@@ -153,6 +159,7 @@ enum MigrationKeys {
 extension UpgradeChecker {
     /// The keys the migrations' updates and deletes name that match no row of the fresh build,
     /// of any of `oldSeeds`, or of any migration's inserts or renames (see ``MigrationKeys``).
+    ///
     /// An old seed that cannot be read here is left to ``check(_:fresh:)``, which reports it.
     public func unmatchedKeys(_ oldSeeds: [String], fresh: URL) throws -> [Diagnostic] {
         let expected = try StoreAccess.openReadOnly(fresh.path)
@@ -217,9 +224,14 @@ extension UpgradeChecker {
 }
 
 extension Migration {
-    /// Whether the migration's declarative changes hold an update or a delete (rows found by key).
+    /// Whether the migration's declarative changes find rows by key (an update, a delete): its
+    /// grammar says so, each section of changes having a key (``MigrationGrammar/Items/changes(_:)``),
+    /// so that a new operation is counted by what its section is, not by its name.
     var findsRowsByKey: Bool {
         guard case .changes(let changes) = body else { return false }
-        return changes.operations.contains { if case .insert = $0 { return false } else { return true } }
+        return changes.operations.contains { operation in
+            if case .changes = MigrationGrammar.section(operation.kind).items { return true }
+            return false
+        }
     }
 }

@@ -3,8 +3,9 @@ import SeedRuntime
 
 /// The release-time check of the refs migrations write (docs/releases.md, "Refs resolve in any order"): every ref an insert or an
 /// update's `to` writes must name a key that the fresh build of the fixtures or some
-/// migration's own inserts (or renames) provide. A key found nowhere is a typo that would
-/// otherwise reach users as a row that never arrives.
+/// migration's own inserts (or renames) provide.
+///
+/// A key found nowhere is a typo that would otherwise reach users as a row that never arrives.
 ///
 /// ```swift
 /// let problems = try MigrationReferences.unresolved(in: migrations, tables: manifest.specs) { table, column, value in
@@ -25,6 +26,7 @@ public enum MigrationReferences {
     ///   - dialect: the store's dialect, for the tables SQL migrations name (a Core Data entity's `Z` table).
     ///   - exists: whether the fresh build has a row of `table` whose `column` is `value`
     ///     (converted as that column converts); nil when it cannot tell (then no error).
+    /// - Returns: a diagnostic per ref to a key neither the fresh build nor a migration holds.
     package static func unresolved(
         in migrations: [Migration], tables: [TableSpec], dialect: any StoreDialect = PlainSQLiteDialect(),
         exists: (_ table: String, _ column: String, _ value: InputValue) throws -> Bool?
@@ -138,7 +140,9 @@ public enum MigrationReferences {
 
 extension Migration {
     /// Calls `body` with every row a release's declarative migrations provide: each inserted row
-    /// and each update's `to` values (a rename gives its new key). SQL migrations are not read.
+    /// and each update's `to` values (a rename gives its new key).
+    ///
+    /// SQL migrations are not read.
     static func forEachProvidedRow(
         in migrations: [Migration], _ body: (_ table: String, _ row: DataChanges.RowValues) throws -> Void
     ) rethrows {
@@ -156,8 +160,9 @@ extension Migration {
     /// inserts into, replaces into or updates it (read from the text, comments and string
     /// literals left out), by the name migrations use or by the store's (`storeTable`: for Core
     /// Data, the dialect's table of the entity, a sub-entity's root's or a renamed entity's).
-    /// Which keys such a statement provides is known only by running it, so a key missing
-    /// elsewhere is not called a typo.
+    ///
+    /// Which keys such a statement provides is known only by running it, so a key missing elsewhere
+    /// is not called a typo.
     static func sqlMayWrite(_ migrations: [Migration], table: String, storeTable: String) -> Bool {
         let names = (storeTable == table ? [table] : [table, storeTable]).map {
             NSRegularExpression.escapedPattern(for: $0)

@@ -4,17 +4,21 @@ public import SeedRuntime
 
 /// The keys a release provides: every fixture row of the manifest, every row a migration
 /// inserts, and every value a migration's update sets (a rename); and, since what a SQL
-/// migration inserts is known only by running it, any key of a table a SQL migration writes. A ref to a key outside this
-/// set is the author's typo, an error at release time; `migrate` with a manifest asks it about
-/// each parent the store lacks (``SeedMigrator/Options/releaseKeys``), and release checks can
-/// ask ``values(table:column:type:)`` directly.
+/// migration inserts is known only by running it, any key of a table a SQL migration writes.
+///
+/// A ref to a key outside this set is the author's typo, an error at release time; `migrate` with a
+/// manifest asks it about each parent the store lacks (``SeedMigrator/Options/releaseKeys``), and
+/// release checks can ask ``values(table:column:type:)`` directly.
 ///
 /// Fixtures are read only for the tables asked about, and only when asked: a run whose refs
 /// all resolve in the store reads nothing.
 public struct ReleaseKeyIndex: ReleaseKeys {
+    /// The project's manifest: the tables whose fixtures hold the release's keys.
     public var manifest: Manifest
+    /// The release's migrations, whose inserts and renames add keys.
     public var migrations: [Migration]
 
+    /// An index of `manifest`'s fixtures and `migrations`' keys, read only when asked.
     public init(manifest: Manifest, migrations: [Migration]) {
         self.manifest = manifest
         self.migrations = migrations

@@ -10,6 +10,7 @@ public struct ReleaseWorkflow {
     public struct File: Sendable, Equatable {
         /// The file name (`0002-add-fifth-book.yml`).
         public var name: String
+        /// The file's contents.
         public var text: String
         /// What it does, for the line that reports it.
         public var summary: String
@@ -18,6 +19,7 @@ public struct ReleaseWorkflow {
         /// Deletes and inserts that are likely renames, with the `--rename` to pass (see ``MigrationGenerator/Generated/likelyRenames``).
         public var likelyRenames: [String] = []
 
+        /// A file named `name` holding `text`, reported with `summary` and the renames it holds.
         public init(name: String, text: String, summary: String, renamePairs: [String] = []) {
             self.name = name
             self.text = text
@@ -31,6 +33,7 @@ public struct ReleaseWorkflow {
     /// The migrations folder as the user gave it (messages name files under it).
     public var folder: String
 
+    /// A workflow over `migrations`, the migrations in `folder`.
     public init(migrations: [Migration], folder: String) {
         self.migrations = migrations
         self.folder = folder
@@ -68,11 +71,16 @@ public struct ReleaseWorkflow {
     /// where existing users are) to what the fixtures hold now: a `.sql` schema step first when
     /// the schema changed, then the data changes; none when nothing changed.
     ///
-    /// - parameters:
-    ///   - manifest: loads the project's manifest (asked once the old seed is known to be there).
+    /// - Parameters:
+    ///   - name: what the migration does, slugged into the file names.
+    ///   - seed: the seed a previous release shipped (only read).
+    ///   - loadManifest: loads the project's manifest (asked once the old seed is known to be there).
     ///   - renames: rows whose key changed that are these rows renamed.
     ///   - freshBuild: builds the fixtures of the manifest (with today's migrations) into a temporary
     ///     seed and returns where; asked after the old seed is read, kept by the caller until this returns.
+    /// - Returns: the files to write, in number order; none when nothing changed.
+    /// - Throws: ``SeedError`` naming the seed when it is not one, cannot be migrated or read, or
+    ///   a rename hint names no change; what `loadManifest` and `freshBuild` throw.
     public func changes(
         name: String, from seed: String, manifest loadManifest: () throws -> Manifest, renames: [RenameHint],
         freshBuild: (Manifest) throws -> URL
@@ -155,6 +163,50 @@ public struct ReleaseWorkflow {
         return files
     }
 
+    /// Writes the next migration for `name` and reports each file written (`seedkit new-migration`).
+    ///
+    /// Without `seed`, an empty scaffold whose examples are rows of the project's tables; with
+    /// it, the changes from that seed to the fixtures (``changes(name:from:manifest:renames:freshBuild:)``),
+    /// or nothing at all when there are none.
+    ///
+    /// - Parameters:
+    ///   - name: what the migration does, slugged into the file name.
+    ///   - seed: the seed a previous release shipped, or nil for a scaffold.
+    ///   - renames: `--rename` as given (`countries:Turkey=Türkiye`), parsed before anything is read.
+    ///   - manifest: loads the project's manifest (changes need one; a scaffold whose manifest
+    ///     does not load shows the BookStore's rows).
+    ///   - hasManifest: whether the project has a manifest for a scaffold to load.
+    ///   - freshBuild: builds the fixtures of the manifest into a temporary seed and returns where.
+    /// - Returns: the files written, or none and why none were needed.
+    /// - Throws: ``SeedError``: configuration when the file exists, a rename does not parse or
+    ///   name a change, or the seed is not one; I/O when a file cannot be written (none is left).
+    public func newMigration(
+        name: String, from seed: String?, renames: [String], manifest: () throws(SeedError) -> Manifest,
+        hasManifest: Bool, freshBuild: (Manifest) throws -> URL
+    ) throws(SeedError) -> NewMigrationReport {
+        try requireNewFile(name: name)
+        let hints = try renames.map { text throws(SeedError) in try RenameHint.parse(text) }
+        let files: [File]
+        if let seed {
+            do {
+                files = try changes(
+                    name: name, from: seed, manifest: { () throws(SeedError) in try manifest() }, renames: hints,
+                    freshBuild: freshBuild)
+            } catch let error as SeedError { throw error } catch { throw SeedError(databaseError: error, file: seed) }
+            guard !files.isEmpty else { return NewMigrationReport(written: [], note: nothingToMigrate(from: seed)) }
+        } else {
+            // Its examples are rows of the project's own tables (a manifest that does not load: the BookStore's).
+            files = scaffold(name: name, manifest: hasManifest ? try? manifest() : nil)
+        }
+        try write(files)
+        return NewMigrationReport(
+            written: files.map { file in
+                NewMigrationReport.Written(
+                    path: shown(file.name), summary: file.summary, renames: file.renamePairs,
+                    likelyRenames: file.likelyRenames)
+            })
+    }
+
     /// What to say when ``changes(name:from:manifest:renames:freshBuild:)`` finds nothing to migrate.
     public func nothingToMigrate(from seed: String) -> String {
         "\(seed)\(migrations.isEmpty ? "" : " with the existing migrations applied") holds what the fixtures hold: no migration needed, nothing written"
@@ -191,7 +243,9 @@ public struct ReleaseWorkflow {
         }
     }
 
-    /// Writes a new migration file, never replacing one (O_EXCL). A write that fails (a full
+    /// Writes a new migration file, never replacing one (O_EXCL).
+    ///
+    /// A write that fails (a full
     /// disk, the file-size limit) removes what it wrote: a truncated migration must never be
     /// left where the next `migrate` would read it.
     private static func write(_ text: String, to target: URL, shown: String, directory: URL) throws(SeedError) {

@@ -12,11 +12,14 @@ public import SeedRuntime
 public struct RenameHint: Sendable, Equatable {
     /// The table as the manifest names it.
     public var table: String
+    /// The key the row had, each part as its text.
     public var old: [String]
+    /// The key the row has, each part as its text.
     public var new: [String]
     /// The hint as given, for messages.
     public var text: String
 
+    /// A hint that `table`'s row keyed `old` is now keyed `new`, given as `text`.
     public init(table: String, old: [String], new: [String], text: String) {
         self.table = table
         self.old = old
@@ -116,9 +119,17 @@ public struct RenameHint: Sendable, Equatable {
 extension MigrationGenerator {
     /// The old and new key a hint names, found among the keys the fresh build lost and gained.
     ///
-    /// - parameters:
+    /// - Parameters:
+    ///   - hint: the `--rename` as given.
+    ///   - table: the table the hint names, with its key columns.
+    ///   - change: the table's differences from the old seed to the fresh build.
     ///   - old: the old seed with the existing migrations applied (where existing users are).
-    ///   - original: the old seed as shipped, and `appliedMigrations` the migrations applied to it, for messages.
+    ///   - current: the fresh build of the fixtures.
+    ///   - original: the old seed as shipped, for messages.
+    ///   - appliedMigrations: the migrations applied to `original` to make `old`, for messages.
+    /// - Returns: the old and new key, values in the key columns' order; or why the hint names no
+    ///   such rename, as a diagnostic naming the hint.
+    /// - Throws: a database error when a store cannot be read.
     static func resolve(
         _ hint: RenameHint, table: SemanticRows, change: StoreDiff.TableDiff, old: DatabaseQueue,
         current: DatabaseQueue,

@@ -90,8 +90,9 @@ struct SQLTokens {
     }
 
     /// The tokens as one line: one space where the source had whitespace or a comment, none
-    /// after `(` or `,` or before `)` or `,` (nor before `(` when `tight`, for comparing). Two texts that differ only in spacing and comments
-    /// render the same.
+    /// after `(` or `,` or before `)` or `,` (nor before `(` when `tight`, for comparing).
+    ///
+    /// Two texts that differ only in spacing and comments render the same.
     static func render<S: Sequence>(_ tokens: S, tight: Bool = false) -> String where S.Element == Token {
         var result = ""
         var previous: Token?

@@ -4,10 +4,13 @@ import SeedRuntime
 
 /// A store's schema, normalized for comparison: each table's columns in order with their
 /// definitions (type, NOT NULL, DEFAULT, constraints as written), its table constraints and
-/// options, and the indexes, triggers and views, whitespace collapsed. seedkit's own tables
-/// are left out. Used by `check-upgrade`, `diff` and `new-migration --from`.
+/// options, and the indexes, triggers and views, whitespace collapsed.
+///
+/// seedkit's own tables are left out. Used by `check-upgrade`, `diff` and `new-migration --from`.
 public struct SchemaSnapshot: Sendable, Equatable {
+    /// A column of a table, as written and as SQLite reads it.
     public struct Column: Sendable, Equatable {
+        /// The column's name, as written.
         public var name: String
         /// The column's definition as written, without its name: `TEXT NOT NULL DEFAULT 'x'`.
         public var definition: String
@@ -15,19 +18,25 @@ public struct SchemaSnapshot: Sendable, Equatable {
         public var text: String
         /// ``definition`` as compared (see ``SQLTokens/canonical(_:)``): quotes SQLite does not need dropped.
         public var canonical = ""
-        /// SQLite's own reading of the definition (`pragma_table_xinfo`): NOT NULL, the DEFAULT
-        /// expression as written, and whether the column is generated (VIRTUAL or STORED).
+        /// Whether SQLite reads the definition as NOT NULL (`pragma_table_xinfo`).
         public var notNull = false
+        /// The DEFAULT expression as written, or nil for none.
         public var defaultSQL: String?
+        /// Whether the column is generated (VIRTUAL or STORED).
         public var generated = false
-        /// The declared type as SQLite reads it, and the 1-based position in the primary key (0: not in it).
+        /// The declared type as SQLite reads it.
         public var declaredType = ""
+        /// The column's 1-based position in the primary key (0: not in it).
         public var primaryKeyIndex = 0
     }
 
+    /// A table: its SQL, its columns, its constraints and options, each as written and as compared.
     public struct Table: Sendable, Equatable {
+        /// The table's name, as written.
         public var name: String
+        /// The table's `CREATE TABLE` statement, as `sqlite_schema` holds it.
         public var sql: String
+        /// The table's columns, in order.
         public var columns: [Column]
         /// Table constraints (`UNIQUE (a, b)`, `CHECK (…)`, `FOREIGN KEY …`), normalized.
         public var constraints: [String]
@@ -35,6 +44,7 @@ public struct SchemaSnapshot: Sendable, Equatable {
         public var options: String
         /// ``constraints`` and ``options`` as compared (see ``SQLTokens/canonical(_:)``).
         public var canonicalConstraints: [String] = []
+        /// ``options`` as compared.
         public var canonicalOptions = ""
 
         /// Whether the constraints and options are the same as SQLite reads them (case aside).
@@ -43,6 +53,7 @@ public struct SchemaSnapshot: Sendable, Equatable {
                 && canonicalOptions.lowercasedName == other.canonicalOptions.lowercasedName
         }
 
+        /// The column named `name` (SQLite's comparison of names), or nil.
         public func column(_ name: String) -> Column? { columns.first { $0.name.isSameName(as: name) } }
 
         /// Whether rows have a rowid (not `WITHOUT ROWID`).
@@ -59,9 +70,13 @@ public struct SchemaSnapshot: Sendable, Equatable {
 
     /// An index, trigger or view: its table and its SQL, normalized.
     public struct Object: Sendable, Equatable {
+        /// `index`, `trigger` or `view`.
         public var type: String
+        /// The object's name, as `sqlite_schema` holds it: what a difference names.
         public var name: String
+        /// The table it belongs to (a view's own name).
         public var table: String
+        /// Its SQL, normalized.
         public var sql: String
         /// The SQL for comparing: as ``sql``, names SQLite reads the same unquoted without quotes.
         public var canonical = ""
@@ -70,9 +85,12 @@ public struct SchemaSnapshot: Sendable, Equatable {
         public func agrees(with other: Object) -> Bool { canonical.lowercasedName == other.canonical.lowercasedName }
     }
 
+    /// The tables, in name order.
     public var tables: [Table]
+    /// The indexes, triggers and views, in name order.
     public var objects: [Object]
 
+    /// The table named `name` (SQLite's comparison of names), or nil.
     public func table(_ name: String) -> Table? { tables.first { $0.name.isSameName(as: name) } }
 
     /// Reads the schema of `db`'s main database: the columns, their order, types, NOT NULL,
@@ -192,8 +210,13 @@ public struct SchemaSnapshot: Sendable, Equatable {
     /// The ways `self` (the upgraded or old store) differs from `expected` (a fresh build), one
     /// line each, in a stable order; empty when they agree.
     ///
-    /// - parameter presence: whether to list tables and columns that only one side has (`diff`
-    ///   reports those itself, in the app's names).
+    /// - Parameters:
+    ///   - expected: the schema `self` should have.
+    ///   - this: how the lines name `self`'s side.
+    ///   - that: how the lines name `expected`'s side.
+    ///   - presence: whether to list tables and columns that only one side has (`diff`
+    ///     reports those itself, in the app's names).
+    /// - Returns: a line per difference, empty when the schemas agree.
     public func differences(
         from expected: SchemaSnapshot, this: String = "the store", that: String = "the fresh build",
         presence: Bool = true

@@ -264,8 +264,10 @@ public struct SchemaStep: Sendable, Equatable {
     }
 
     /// The names an object's SQL mentions, lower-cased and unquoted (string literals and comments
-    /// skipped): what it may read. A word that only looks like a table's name errs on the safe
-    /// side (the object is dropped and re-created for nothing).
+    /// skipped): what it may read.
+    ///
+    /// A word that only looks like a table's name errs on the safe side (the object is dropped and
+    /// re-created for nothing).
     static func identifiers(in sql: String) -> Set<String> { Set(tokens(in: sql)) }
 
     /// The words and quoted names of `sql` in order, lower-cased, unquoted (see ``identifiers(in:)``).

@@ -3,7 +3,9 @@ import GRDB
 import SeedRuntime
 
 /// Reads rows of a manifest's tables in the app's terms: refs as the parent's natural key,
-/// without the ids SQLite assigns. Shared by `new-migration` and `check-upgrade`.
+/// without the ids SQLite assigns.
+///
+/// Shared by `new-migration` and `check-upgrade`.
 struct SemanticRows {
     /// The table's spec in the store's names (for Core Data: `ZBOOK`, `ZTITLE`).
     let spec: TableSpec
@@ -91,8 +93,10 @@ struct SemanticRows {
         semantics.expressions[spec.name]?[column] ?? quoteIdentifier(column)
     }
 
-    /// The row whose key equals `key`, store column → value, or nil. With `storedOnly`, only
-    /// the columns this store has are read (an old seed may lack the release's new ones).
+    /// The row whose key equals `key`, store column → value, or nil.
+    ///
+    /// With `storedOnly`, only the columns this store has are read (an old seed may lack the
+    /// release's new ones).
     func row(_ db: Database, key: [SQLValue], storedOnly: Bool = false) throws -> [(column: String, value: SQLValue)]? {
         let keyColumns = self.keyColumns
         let key = readable(key)
@@ -131,6 +135,7 @@ struct SemanticRows {
     }
 
     /// The table's first row (by rowid), store column → value, or nil when it is empty.
+    ///
     /// Only the columns this store has are read (an old seed may lack the release's new ones).
     func firstRow(_ db: Database) throws -> [(column: String, value: SQLValue)]? {
         guard let stored = try TableInfo.read(db, table: spec.name) else { return nil }
@@ -164,7 +169,9 @@ struct SemanticRows {
     }
 
     /// Whether a row has `key`: one statement per table, prepared once (a release names
-    /// thousands of keys). ``KeyFinder`` asks the same without building its SQL each time.
+    /// thousands of keys).
+    ///
+    /// ``KeyFinder`` asks the same without building its SQL each time.
     func contains(_ db: Database, key: [SQLValue]) throws -> Bool {
         try db.cachedStatement(sql: containsSQL).firstValue(binding: readable(key)) != nil
     }
@@ -245,8 +252,9 @@ extension SQLValue {
 /// Finds rows by key in one store, as ``SemanticRows/contains(_:key:)`` does, with each table's
 /// statement prepared once and its arguments bound through SQLite's C API: the release-time key
 /// check asks once per key a release names (150k at issue 45's size), so the cost per question
-/// is SQLite's index lookup, not building and hashing its SQL. Use it inside the `read` that
-/// gave `db` only.
+/// is SQLite's index lookup, not building and hashing its SQL.
+///
+/// Use it inside the `read` that gave `db` only.
 final class KeyFinder {
     private let db: Database
     private var statements: [String: Statement] = [:]

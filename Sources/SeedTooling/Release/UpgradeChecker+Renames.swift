@@ -2,8 +2,10 @@ import SeedRuntime
 
 extension UpgradeChecker {
     /// The release's renames, indexed by table and old key, for the key a row has after them
-    /// (``after(_:_:)``). `check-upgrade` asks once per row the release touches: looking through
-    /// every rename each time cost renames × rows (issue 45: cost follows the work).
+    /// (``after(_:_:)``).
+    ///
+    /// `check-upgrade` asks once per row the release touches: looking through every rename each
+    /// time cost renames × rows (issue 45: cost follows the work).
     struct RenameIndex {
         typealias Rename = (table: SemanticRows, old: [InputValue], new: [InputValue])
         private let renames: [Rename]

@@ -284,7 +284,9 @@ extension UpgradeChecker {
     }
 
     /// A JSON object or array (nil for any other text) with what a user might add: an object
-    /// gains a member, an array an element. Still valid JSON, for a column that must hold it.
+    /// gains a member, an array an element.
+    ///
+    /// Still valid JSON, for a column that must hold it.
     static func jsonEdited(_ text: String) -> String? {
         let body = text.drop { $0.isWhitespace }
         guard body.hasPrefix("{") || body.hasPrefix("["),

@@ -7,7 +7,9 @@ public import SeedRuntime
 /// each old seed, migrated, must hold the same rows as a fresh build of the fixtures, and a
 /// copy of it with simulated user edits must keep those edits.
 public struct UpgradeChecker: Sendable {
+    /// The project's manifest: keys, refs and rules, as `migrate` uses them.
     public var manifest: Manifest
+    /// The release's migrations, applied to each old seed as `migrate` applies them.
     public var migrations: [Migration]
     /// Migrate as `migrate --without-history` does: a Core Data store that tracks persistent
     /// history gets no history entries, so what seedkit cannot record there is written all the same.
@@ -21,6 +23,8 @@ public struct UpgradeChecker: Sendable {
     /// Called as the check goes: what it is doing, and how far it is (steps done of all steps).
     public var progress: (@Sendable (_ stage: String, _ done: Int, _ total: Int) -> Void)?
 
+    /// A checker of `migrations` against `manifest`'s fixtures, with the defaults `check-upgrade`
+    /// has.
     public init(manifest: Manifest, migrations: [Migration]) {
         self.manifest = manifest
         self.migrations = migrations
@@ -28,11 +32,15 @@ public struct UpgradeChecker: Sendable {
 
     /// A row where the upgraded old seed and the fresh build disagree.
     public struct Divergence: Sendable, Equatable {
+        /// The table the row is in.
         public var table: String
+        /// The row's key, as the report shows it (`'The first book'`).
         public var key: String
         /// nil when the whole row is missing or extra.
         public var column: String?
+        /// What the upgraded old seed holds (`missing` for no row).
         public var got: String
+        /// What the fresh build holds (`missing` for no row).
         public var expected: String
         /// What the migration run said of the row when it did not apply its change (the
         /// migration file and line, what happened, why); nil when it said nothing.
@@ -42,10 +50,15 @@ public struct UpgradeChecker: Sendable {
     /// One table's rows the release touched that are as in a fresh build, by what the release
     /// did to them (`inserted`, `updated`, `renamed`, `deleted`), and those that diverge.
     public struct TableSummary: Sendable, Equatable {
+        /// The table whose rows are counted.
         public var table: String
+        /// How many rows are as in a fresh build, by what the release did to them, in the order it
+        /// did.
         public var ok: [(kind: String, count: Int)]
+        /// How many rows the release touched diverge.
         public var diverging: Int
 
+        /// Summaries are equal when table, counts and kinds are (tuples are not Equatable).
         public static func == (a: Self, b: Self) -> Bool {
             a.table == b.table && a.diverging == b.diverging && a.ok.map(\.kind) == b.ok.map(\.kind)
                 && a.ok.map(\.count) == b.ok.map(\.count)
@@ -54,10 +67,13 @@ public struct UpgradeChecker: Sendable {
 
     /// What happened to one old seed.
     public struct Outcome: Sendable {
+        /// The old seed, as named on the command line.
         public var seed: String
+        /// The migrations applied to it, by id.
         public var applied: [String]
+        /// The rows where the upgraded seed and the fresh build disagree.
         public var divergences: [Divergence]
-        /// User edits simulated and kept (e.g. "books 'The first book'.price kept 11").
+        /// User edits simulated and kept (e.g., "books 'The first book'.price kept 11").
         public var keptEdits: [String]
         /// User edits the migrations overwrote or duplicated.
         public var lostEdits: [String]
@@ -80,6 +96,7 @@ public struct UpgradeChecker: Sendable {
         /// Whether the upgraded seed holds what a fresh build holds (the user's rows apart).
         public var converges: Bool { divergences.isEmpty && schema.isEmpty && failure == nil }
 
+        /// Whether the seed passed: it converges and the user kept every edit.
         public var passed: Bool { divergences.isEmpty && lostEdits.isEmpty && schema.isEmpty && failure == nil }
     }
 
@@ -118,15 +135,16 @@ public struct UpgradeChecker: Sendable {
         return outcomes
     }
 
-    /// Checks one old seed (see ``check(_:fresh:)``). A copy of it is migrated as `migrate`
-    /// migrates a user's store and compared by content with the fresh build (``StoreDiff``, as
-    /// `diff` compares): every difference diverges, every other row the release touched is ok.
-    /// Another copy is first edited by the simulated user, in one pass over a few rows of each
-    /// change, then migrated: the user's rows must be there after, once, as the user left them.
-    /// Two runs, because an edit hides the release's change of the row it edits; the user's run
-    /// goes on another thread while this one migrates and compares (each its own copy), and
-    /// applies only the release's changes of the rows the user touched when the others cannot
-    /// reach them (``userMigrations(_:tables:in:)``).
+    /// Checks one old seed (see ``check(_:fresh:)``).
+    ///
+    /// A copy of it is migrated as `migrate` migrates a user's store and compared by content with
+    /// the fresh build (``StoreDiff``, as `diff` compares): every difference diverges, every other
+    /// row the release touched is ok. Another copy is first edited by the simulated user, in one
+    /// pass over a few rows of each change, then migrated: the user's rows must be there after,
+    /// once, as the user left them. Two runs, because an edit hides the release's change of the row
+    /// it edits; the user's run goes on another thread while this one migrates and compares (each
+    /// its own copy), and applies only the release's changes of the rows the user touched when the
+    /// others cannot reach them (``userMigrations(_:tables:in:)``).
     private func check(
         _ seed: String, migrator: SeedMigrator, options: SeedMigrator.Options, expected: DatabaseQueue,
         expectedSchema: SchemaSnapshot,
@@ -258,7 +276,9 @@ public struct UpgradeChecker: Sendable {
     }
 
     /// An in-memory copy of `seed` with every migration applied, as an existing user's store
-    /// would be after upgrading. `new-migration --from` starts from it.
+    /// would be after upgrading.
+    ///
+    /// `new-migration --from` starts from it.
     public func migratedCopy(of seed: String) throws -> DatabaseQueue {
         let store = try copy(seed)
         var options = SeedMigrator.Options(tables: manifest.specs, validator: ManifestValidator(manifest: manifest))
@@ -298,10 +318,11 @@ public struct UpgradeChecker: Sendable {
     }
 
     /// A user who left a value empty: for each column this seed allows NULL in and the release
-    /// makes NOT NULL, a copy of the seed whose first row holds NULL there is migrated. The
-    /// release must take it (a table rebuild fills the NULL from the column's DEFAULT); a release
-    /// that cannot (NOT NULL without a DEFAULT) fails for every such user, and is reported here,
-    /// at release time, instead of on their devices.
+    /// makes NOT NULL, a copy of the seed whose first row holds NULL there is migrated.
+    ///
+    /// The release must take it (a table rebuild fills the NULL from the column's DEFAULT); a
+    /// release that cannot (NOT NULL without a DEFAULT) fails for every such user, and is reported
+    /// here, at release time, instead of on their devices.
     private func simulateNulls(
         _ seed: String, migrator: SeedMigrator, options: SeedMigrator.Options, expectedSchema: SchemaSnapshot
     ) throws -> (kept: [String], lost: [String]) {
@@ -426,7 +447,9 @@ package final class StatementCount: @unchecked Sendable {
     }
 
     /// Counts each statement `db` runs (not a trigger's) and its VM steps, through SQLite's trace
-    /// (which replaces any other trace of the connection). The connection keeps this count alive.
+    /// (which replaces any other trace of the connection).
+    ///
+    /// The connection keeps this count alive.
     func count(_ db: Database) {
         let context = Unmanaged.passRetained(self).toOpaque()
         sqlite3_trace_v2(

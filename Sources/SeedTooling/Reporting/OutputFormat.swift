@@ -37,15 +37,20 @@ public struct OutputFormat: Sendable, Hashable, CustomStringConvertible {
         self.write = write
     }
 
+    /// Formats are equal when their names are: a name means one format everywhere.
     public static func == (a: OutputFormat, b: OutputFormat) -> Bool { a.name == b.name }
+    /// Hashes the name, the format's identity.
     public func hash(into hasher: inout Hasher) { hasher.combine(name) }
+    /// The name `--format` takes (`json`).
     public var description: String { name }
 
     /// Whether reports of this type can be printed in this format.
     public func renders(_ report: any Report.Type) -> Bool { report.views.contains(view) }
 
-    /// Prints `report` to `output`. A report that does not offer ``view`` prints nothing: commands
-    /// refuse such a format before they run (``named(_:for:)``).
+    /// Prints `report` to `output`.
+    ///
+    /// A report that does not offer ``view`` prints nothing: commands refuse such a format before
+    /// they run (``named(_:for:)``).
     public func render(_ report: some Report, to output: ReportOutput) {
         guard renders(type(of: report)) else { return }
         write(report, output)
@@ -89,11 +94,14 @@ extension OutputFormat {
 
 /// A `--format` a command does not print: what was given, and what the command offers.
 public struct FormatRefusal: Error, Sendable, CustomStringConvertible {
+    /// The name given with `--format`, as typed.
     public var given: String
     /// Whether `given` names a format at all (another command may print it).
     public var known: Bool
+    /// The formats the command prints, in the registry's order, for the message that lists them.
     public var offered: [OutputFormat]
 
+    /// What the usage error says: the format refused and the ones the command prints.
     public var description: String {
         let list = offered.map(\.name).joined(separator: ", ")
         let given = self.given.isEmpty ? "''" : self.given
@@ -137,12 +145,17 @@ public protocol Report {
 }
 
 extension Report {
+    /// No JSON document unless the report gives one (``ReportView/document`` not in its views
+    /// then).
     public var document: JSONOutput? { nil }
+    /// No rows unless the report gives them (``ReportView/rows`` not in its views then).
     public var tabular: Tabular? { nil }
+    /// Writes ``document`` as one pretty-printed JSON text and a newline; nothing without one.
     public func writeDocument(to output: ReportOutput) {
         guard let document else { return }
         output.write(JSONOutput.render(document) + "\n")
     }
+    /// Writes the text for people: a report with nothing to annotate annotates nothing.
     public func writeAnnotated(to output: ReportOutput) { writeText(to: output) }
 }
 
@@ -159,6 +172,8 @@ public struct ReportOutput {
     /// Says a warning about what was printed (the CLI prefixes the file it is about).
     public var warning: (String) -> Void
 
+    /// Describes where a report goes: stdout, what the terminal allows, and stderr for notes and
+    /// warnings.
     public init(
         terminal: Bool = false, color: Bool = false, write: @escaping (String) -> Void,
         note: @escaping (String) -> Void = { _ in }, warning: @escaping (String) -> Void = { _ in }

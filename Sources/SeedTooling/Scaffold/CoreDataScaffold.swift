@@ -82,8 +82,10 @@ struct CoreDataScaffold {
     /// The entities a build from the store's rows cannot fill, each with why, in the model's
     /// order: one whose model requires an attribute seedkit does not write (a Transformable, a
     /// composite it refuses; no default fills it), and one whose to-one relationship points at
-    /// such an entity (its rows would name rows the seed does not hold). `init --coredata STORE`
-    /// marks them `migrate_only: true`: the seed leaves them empty, migrations change users' rows.
+    /// such an entity (its rows would name rows the seed does not hold).
+    ///
+    /// `init --coredata STORE` marks them `migrate_only: true`: the seed leaves them empty,
+    /// migrations change users' rows.
     static func findUnfillable(_ model: CoreDataModel) -> [(entity: String, why: String)] {
         let concreteEntities = model.entities.filter { !$0.isAbstract }
         var found: [(entity: String, why: String)] = []
@@ -127,9 +129,11 @@ struct CoreDataScaffold {
         return "seed" + (pathExtension.isEmpty ? "" : "." + pathExtension)
     }
 
-    /// The manifest. With `store` (the template's file name, made from a store by
-    /// `init --coredata STORE`): no `model:` line (the template's `Z_MODELCACHE` has it), and
-    /// what an entity without a key means for the rows exported from the store.
+    /// The manifest.
+    ///
+    /// With `store` (the template's file name, made from a store by `init --coredata STORE`): no
+    /// `model:` line (the template's `Z_MODELCACHE` has it), and what an entity without a key means
+    /// for the rows exported from the store.
     func manifest(modelPath: String, hasTemplate: Bool, store: (template: String, source: String)? = nil) -> String {
         var lines = [
             "# The seed's manifest for a Core Data store: seedkit build reads it (paths are relative to this file).",

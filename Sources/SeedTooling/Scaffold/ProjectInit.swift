@@ -13,10 +13,13 @@ public import SeedRuntime
 public enum ProjectInit {
     /// Writes the project's layout into `directory` (created if missing).
     ///
-    /// - parameter coredata: a Core Data model (`.xcdatamodeld`, `.xcdatamodel`), or a store that
-    ///   keeps its model (`Z_MODELCACHE`, every SwiftData store), or nil for the plain layout.
-    /// - parameter template: with a model, the empty store the app creates with it.
-    /// - throws: ``SeedError``: configuration when `directory` is a file, the model or store
+    /// - Parameters:
+    ///   - directory: the project folder, as the user named it (`.` for the current one).
+    ///   - coredata: a Core Data model (`.xcdatamodeld`, `.xcdatamodel`), or a store that
+    ///     keeps its model (`Z_MODELCACHE`, every SwiftData store), or nil for the plain layout.
+    ///   - template: with a model, the empty store the app creates with it.
+    /// - Returns: each file written with what it is for, and the next steps.
+    /// - Throws: ``SeedError``: configuration when `directory` is a file, the model or store
     ///   does not exist, has no entities or keeps no model, the template is not a whole Core
     ///   Data store, or a file it would write exists; nothing is written then.
     public static func run(directory: String, coredata: String?, template: String?) throws(SeedError) -> InitReport {

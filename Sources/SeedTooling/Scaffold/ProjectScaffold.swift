@@ -13,7 +13,9 @@ public import SeedRuntime
 public struct ProjectScaffold: Sendable {
     /// One file to write, its path relative to the project folder.
     public struct File: Sendable {
+        /// The path relative to the project folder (`seeds/seedkit.yml`).
         public var path: String
+        /// The bytes to write.
         public var contents: Data
         /// What the file is for, as `seedkit init` prints it.
         public var purpose: String
@@ -142,7 +144,9 @@ public struct ProjectScaffold: Sendable {
 
     /// What is in the way under `root`: a file to write that exists (of any kind, a dangling
     /// symbolic link included), a folder to create that is a file, a `migrations/` that holds
-    /// files. Each path as the scaffold names it, with why. Nothing may be written unless this is empty.
+    /// files.
+    ///
+    /// Each path as the scaffold names it, with why. Nothing may be written unless this is empty.
     public func obstacles(in root: URL) -> [(path: String, problem: String)] {
         var found: [(path: String, problem: String)] = []
         var folders: [String] = []
@@ -178,7 +182,9 @@ public struct ProjectScaffold: Sendable {
     /// Writes every file under `root` (created if missing), refusing first if anything is in
     /// the way; a file that cannot be written removes the ones written before it.
     ///
-    /// - parameter shown: how `root` is shown in messages (`""` for the current folder).
+    /// - Parameters:
+    ///   - root: the project folder.
+    ///   - shown: how `root` is shown in messages (`""` for the current folder).
     /// - throws: ``SeedError`` (configuration) listing every path in the way, nothing written;
     ///   (I/O) when a file cannot be written, nothing left behind.
     /// - returns: the files written: all of them, but an ``File/unlessPresent`` one that was there.

@@ -3,13 +3,16 @@ import Foundation
 extension ColumnRules {
     /// A `pattern` rule: a regular expression the whole value must match, with the meaning of
     /// ICU's `matches()` — what Core Data's regularExpressionString (an NSPredicate MATCHES)
-    /// checks. `^(a|ab)$`-style patterns match "ab": any way of matching the whole value counts,
-    /// not only the first match ICU would find.
+    /// checks.
+    ///
+    /// `^(a|ab)$`-style patterns match "ab": any way of matching the whole value counts, not only
+    /// the first match ICU would find.
     ///
     /// Patterns in the regular subset (``PatternSyntax``) run on ``PatternMatcher`` over the
     /// value's UTF-8 bytes; the rest run on NSRegularExpression. Both give the same answers on
     /// the subset (`PatternMatcherDifferentialTests`).
     public final class Pattern: @unchecked Sendable {
+        /// The pattern as the manifest or model writes it.
         public let source: String
         /// The pattern as NSRegularExpression compiled it: validates the source, and matches
         /// what ``matcher`` can't.
@@ -20,6 +23,9 @@ extension ColumnRules {
         private let matcher: PatternMatcher?
         private let lock = NSLock()
 
+        /// Compiles `source`, refusing one NSRegularExpression does not accept.
+        ///
+        /// - Throws: NSRegularExpression's error for a pattern it cannot compile.
         public init(_ source: String) throws {
             self.source = source
             let plain = try NSRegularExpression(pattern: source)
@@ -56,6 +62,7 @@ extension ColumnRules {
         /// Whether a compiled matcher runs this pattern (rather than NSRegularExpression).
         var isCompiled: Bool { matcher != nil }
 
+        /// Whether `text` matches the pattern as a whole (any way of matching all of it counts).
         public func matchesWhole(_ text: String) -> Bool {
             if let matcher {
                 var text = text

@@ -4,21 +4,31 @@ public import SeedRuntime
 
 /// The validation rules of one column (docs/reference.md, "The manifest (`seeds/seedkit.yml`)"), checked on converted values.
 public struct ColumnRules: Sendable {
+    /// The column the rules apply to.
     public var column: String
+    /// Whether the column must hold a value (not NULL, not empty text).
     public var required = false
+    /// The smallest number the column may hold (`min:`), inclusive.
     public var min: Double?
+    /// The largest number the column may hold (`max:`), inclusive.
     public var max: Double?
+    /// The fewest characters a text may have (`min_length:`).
     public var minLength: Int?
+    /// The most characters a text may have (`max_length:`).
     public var maxLength: Int?
+    /// The pattern a text must match as a whole (`pattern:`).
     public var pattern: Pattern?
+    /// The only values the column may hold (`one_of:`), compared as text.
     public var oneOf: [String]? { didSet { oneOfBytes = oneOf.map { $0.map { Array($0.utf8) } } } }
     /// Dates (or date-times) as ISO 8601 text, exclusive; compared as the moments they are
     /// (offsets and fractions of a second count; a date alone is midnight UTC), never as text.
     public var after: String? { didSet { afterInstant = after.flatMap { ISO8601Instant($0) } } }
+    /// The moment every date must be before (`before:`); see ``after``.
     public var before: String? { didSet { beforeInstant = before.flatMap { ISO8601Instant($0) } } }
     /// Core Data date limits (a Date attribute's minValueString/maxValueString): seconds since
     /// 2001-01-01 UTC, as the store holds dates; inclusive, as Core Data's are.
     public var earliest: Double?
+    /// The latest date a Core Data attribute allows, in seconds since 2001-01-01 UTC, inclusive.
     public var latest: Double?
     /// The value is an archive `NSKeyedArchiver` wrote (a Core Data Transformable attribute's bytes).
     public var keyedArchive = false
@@ -27,6 +37,7 @@ public struct ColumnRules: Sendable {
     // The same limits as UTF-8, for ``Prepared/quicklyPasses(text:)``.
     private var oneOfBytes: [[UInt8]]?
 
+    /// No rules yet for `column`: each is set as the manifest or model gives it.
     public init(column: String) { self.column = column }
 
     /// These rules with `other`'s set limits on top (a manifest's rules over a model's).
@@ -247,6 +258,7 @@ extension ColumnRules {
         /// Whether UTF-8 text certainly passes every rule, decided without allocating; nil when
         /// only ``check(_:)`` can tell (non-ASCII lengths, patterns outside the compiled subset,
         /// numeric limits on text).
+        ///
         /// Callers run ``check(_:)`` whenever this is not `true`, for the messages.
         func quicklyPasses(text bytes: UnsafeRawBufferPointer) -> Bool? {
             if hasNumericLimits { return nil }
@@ -289,7 +301,9 @@ extension ColumnRules {
         }
 
         /// Whether a number certainly passes every rule; nil when only ``check(_:)`` can tell
-        /// (rules on its text or Core Data date limits). NaN passes min/max, as in ``check(_:)``.
+        /// (rules on its text or Core Data date limits).
+        ///
+        /// NaN passes min/max, as in ``check(_:)``.
         func quicklyPasses(number: Double) -> Bool? {
             guard numbersNeedOnlyLimits else { return nil }
             if let min, number < min { return false }

@@ -10,6 +10,8 @@ public struct ManifestValidator: RowValidator {
     /// columns, and looking each one up by its lower-cased name cost more than checking it.
     private let shapes = ShapeMemo()
 
+    /// Prepares the rules of `manifest`'s tables (and its model's, for Core Data) for checking
+    /// rows.
     public init(manifest: Manifest) {
         var rules: [String: [String: [ColumnRules.Prepared]]] = [:]
         // Attributes seedkit cannot write (Transformable, composite) are the Core Data dialect's
@@ -31,6 +33,8 @@ public struct ManifestValidator: RowValidator {
         self.rules = rules
     }
 
+    /// Checks a row of `table` against the rules of its columns, naming `file` and `line` in what
+    /// it finds.
     public func validate(table: String, values: [(column: String, value: SQLValue)], file: String, line: Int)
         -> [Diagnostic]
     {
@@ -73,7 +77,9 @@ public struct ManifestValidator: RowValidator {
 }
 
 /// A ``ManifestValidator`` for rows of one table and column list: their rules looked up once, no
-/// lock or lookup per row. Rows of another shape go to the whole validator.
+/// lock or lookup per row.
+///
+/// Rows of another shape go to the whole validator.
 private struct RowsValidator: RowValidator {
     let whole: ManifestValidator
     let table: String

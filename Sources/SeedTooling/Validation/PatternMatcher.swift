@@ -251,8 +251,9 @@ final class PatternMatcher: Sendable {
     /// The automaton made deterministic over ASCII bytes, for values that are all ASCII and do
     /// not end in a line terminator: there `^` holds only before the first byte and `$` only
     /// after the last, so a state is the set of automaton states live after a prefix, with `$`
-    /// states kept pending until the end. Bytes that every scalar state treats alike share a
-    /// column of the transition table.
+    /// states kept pending until the end.
+    ///
+    /// Bytes that every scalar state treats alike share a column of the transition table.
     private struct ASCIIAutomaton: Sendable {
         /// Transitions, `classCount` per state; -1 is the dead state (no match possible).
         let table: [Int32]

@@ -53,6 +53,7 @@ struct ScalarSet: Equatable, Sendable {
     }
 
     /// Membership of the 128 ASCII scalars, as two 64-bit masks (bit n of `low`: scalar n).
+    ///
     /// The same answer as ``contains(_:)`` for each of them (never nil: ASCII scalars are settled),
     /// from the ranges' ASCII parts and one pass for the classes.
     var asciiMasks: (low: UInt64, high: UInt64) {
@@ -73,9 +74,10 @@ struct ScalarSet: Equatable, Sendable {
     // MARK: - ICU's class definitions
 
     /// Scalars assigned before Unicode 16, whose properties Swift's tables and ICU's agree on.
-    /// Swift's standard library may know a newer Unicode than the platform's ICU (here: Swift
-    /// has Unicode 17, ICU 16, and every disagreement is a scalar new in 17), so newer and
-    /// unassigned scalars are left to ICU. `unicodeClassesAgreeWithICUOnEveryScalar` checks the rest.
+    ///
+    /// Swift's standard library may know a newer Unicode than the platform's ICU (here: Swift has
+    /// Unicode 17, ICU 16, and every disagreement is a scalar new in 17), so newer and unassigned
+    /// scalars are left to ICU. `unicodeClassesAgreeWithICUOnEveryScalar` checks the rest.
     static func isSettled(_ value: UInt32) -> Bool {
         guard let scalar = Unicode.Scalar(value), let age = scalar.properties.age else { return false }
         return age.major < 16

@@ -56,48 +56,12 @@ extension SeedTool {
                 checker.listsEveryRow = verbose || format.format == .json
                 bar.update("the keys the release names", done: 1, total: steps)
                 checker.progress = { stage, done, total in bar.update(stage, done: done + 1, total: total + 1) }
-                let unmatched: [Diagnostic]
-                do { unmatched = try checker.unmatchedKeys(oldSeeds, fresh: fresh.url) } catch let error as SeedError {
-                    throw error
-                } catch { throw SeedError(databaseError: error) }
-                if !unmatched.isEmpty { throw SeedError(.invalidData, unmatched) }
-                do { return try checker.check(oldSeeds, fresh: fresh.url) } catch let error as SeedError {
-                    throw error
-                } catch { throw SeedError(databaseError: error) }
+                return try checker.run(oldSeeds, fresh: fresh.url)
             }
             Output.render(UpgradeReport(outcomes, verbose: verbose), format.format)
             // A refused seed is a store refused (3), as in `migrate`; otherwise a divergence is 1.
             if outcomes.contains(where: \.refused) { throw ExitCode(3) }
             if outcomes.contains(where: { !$0.passed }) { throw ExitCode(1) }
         }
-    }
-}
-
-/// check-upgrade's progress on stderr, drawn as `build`'s bar is: the seed and the step it is at,
-/// only once the check has taken half a second; a stage that reports often (the fresh build's
-/// rows) at most ten times a second.
-final class StepProgress: @unchecked Sendable {
-    private let enabled: Bool
-    private let start = Date()
-    private var last = Date.distantPast
-    private var drawn = false
-
-    init(enabled: Bool) { self.enabled = enabled }
-
-    func update(_ stage: String, done: Int, total: Int, throttled: Bool = false) {
-        let now = Date()
-        guard enabled, now.timeIntervalSince(start) > 0.5, !throttled || now.timeIntervalSince(last) > 0.1 else {
-            return
-        }
-        last = now
-        let fraction = total > 0 ? min(1, Double(done) / Double(total)) : 0
-        let filled = Int(fraction * 30)
-        let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: 30 - filled)
-        Output.standardError(raw: "\r\u{1B}[2K\(bar) \(Int(fraction * 100))% \(stage.escapingControls())")
-        drawn = true
-    }
-
-    func finish() {
-        if drawn { Output.standardError(raw: "\r\u{1B}[2K") }
     }
 }

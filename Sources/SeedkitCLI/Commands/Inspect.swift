@@ -46,72 +46,38 @@ extension SeedTool {
                 let opened = DispatchTime.now().uptimeNanoseconds
                 let queue = try StoreAccess.openReadOnly(store, notice: Output.notice(about: store))
                 defer { try? queue.close() }
-                do {
-                    if let table {
-                        let defaultLimit = Output.stdoutIsTerminal && output.format.isForPeople ? 50 : nil
-                        let loaded = try manifest.load()
-                        // The rows are printed as they are read, inside this read (docs/performance.md).
-                        try queue.read { db in
-                            // Refs by the parent's key: the manifest's, else those the seed recorded; --raw: none.
-                            var refs: [String: TableSpec.Reference] = [:]
-                            let specs = try loaded.map { $0.tables.map(\.spec) } ?? SeedCatalog.tableSpecs(db) ?? []
-                            for spec in specs where spec.name.isSameName(as: table) && !raw { refs = spec.refs }
-                            // A Core Data entity name shows the entity's rows in the app's terms.
-                            let picked = columns?.split(separator: ",").map {
-                                $0.trimmingCharacters(in: .whitespaces)
-                            }
-                            let rows: Tabular
-                            if try !db.tableExists(table),
-                                let entityRows = try StoreInspector.entityRows(
-                                    db, entity: table, model: loaded?.model, refs: refs, raw: raw, filter: filter,
-                                    limit: limit ?? defaultLimit, columns: picked, streamed: true)
-                            {
-                                rows = entityRows
-                            } else {
-                                rows = try StoreInspector.rows(
-                                    db, table: table, filter: filter, limit: limit ?? defaultLimit,
-                                    columns: picked, refs: refs, streamed: true)
-                            }
-                            // Time spent waiting for the output's reader (a pipe into `less`) is not reading:
-                            // the bound moves on by it.
-                            let deadline = opened &+ UInt64(StoreAccess.readBound(forFileAt: store) * 1e9)
-                            var waited: UInt64 = 0
-                            var printing = Output.reportOutput(about: store)
-                            printing.write = { text in
-                                let start = DispatchTime.now().uptimeNanoseconds
-                                Output.standardOutput(text)
-                                let spent = DispatchTime.now().uptimeNanoseconds &- start
-                                guard spent > 1_000_000 else { return }
-                                waited &+= spent
-                                StoreAccess.moveReadDeadline(db, to: deadline &+ waited)
-                            }
-                            output.format.render(rows, to: printing)
-                            // A row SQLite could not read stops the rows there: the error says why (exit 2 or 3).
-                            if let failure = rows.stream?.failure { throw failure }
-                        }
-                    } else {
-                        let summary = try queue.read { db in
-                            try StoreInspector.summary(db, path: store, fullCheck: check ? true : nil)
-                        }
-                        Output.render(summary, output.format, about: store)
-                        // The summary shows the finding; stderr says why the exit code is 3, naming the store.
-                        if !summary.integrity.ok {
-                            throw SeedError(
-                                .refused, file: store,
-                                "the store is damaged (\(summary.integrity.method): \(summary.integrity.detail)); recover its data first (sqlite3 STORE .recover)"
-                            )
-                        }
+                guard let table else {
+                    let summary = try queue.read { db in
+                        try StoreInspector.summary(db, path: store, fullCheck: check ? true : nil)
                     }
-                } catch let error as SeedError {
-                    throw SeedError(
-                        error.kind,
-                        error.diagnostics.map {
-                            var d = $0
-                            d.file = d.file ?? store
-                            return d
-                        })
-                } catch let error as DatabaseError {
-                    throw SeedError(databaseError: error, file: store)
+                    Output.render(summary, output.format, about: store)
+                    // The summary shows the finding; stderr says why the exit code is 3, naming the store.
+                    try summary.requireIntact()
+                    return
+                }
+                let defaultLimit = Output.stdoutIsTerminal && output.format.isForPeople ? 50 : nil
+                let loaded = try manifest.load()
+                // The rows are printed as they are read, inside this read (docs/performance.md).
+                try queue.read { db in
+                    let rows = try StoreInspector.tableRows(
+                        db, table: table, manifest: loaded, raw: raw, filter: filter, limit: limit ?? defaultLimit,
+                        columns: columns?.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+                    // Time spent waiting for the output's reader (a pipe into `less`) is not reading:
+                    // the bound moves on by it.
+                    let deadline = opened &+ UInt64(StoreAccess.readBound(forFileAt: store) * 1e9)
+                    var waited: UInt64 = 0
+                    var printing = Output.reportOutput(about: store)
+                    printing.write = { text in
+                        let start = DispatchTime.now().uptimeNanoseconds
+                        Output.standardOutput(text)
+                        let spent = DispatchTime.now().uptimeNanoseconds &- start
+                        guard spent > 1_000_000 else { return }
+                        waited &+= spent
+                        StoreAccess.moveReadDeadline(db, to: deadline &+ waited)
+                    }
+                    output.format.render(rows, to: printing)
+                    // A row SQLite could not read stops the rows there: the error says why (exit 2 or 3).
+                    if let failure = rows.stream?.failure { throw failure }
                 }
             }
         }

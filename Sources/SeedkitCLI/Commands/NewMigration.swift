@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import GRDB
 import SeedRuntime
 import SeedTooling
 
@@ -29,6 +28,7 @@ extension SeedTool {
                 valueName: "table:old=new"))
         var rename: [String] = []
         @OptionGroup var project: ProjectOptions
+        @OptionGroup var format: FormatOption<NewMigrationReport>
 
         func validate() throws {
             if MigrationGenerator.slug(name).isEmpty {
@@ -40,78 +40,21 @@ extension SeedTool {
         }
 
         func run() throws {
-            try reporting(.human) {
+            let report = try reporting(format.format) {
                 let workflow = ReleaseWorkflow(migrations: try project.loadMigrations(), folder: project.migrations)
-                try workflow.requireNewFile(name: name)
-                let hints = try rename.map { text throws(SeedError) in try RenameHint.parse(text) }
-                let files: [ReleaseWorkflow.File]
-                if let from {
-                    var fresh: FreshBuild?
-                    files = try workflow.changes(
-                        name: name, from: from, manifest: { try project.loadManifest() }, renames: hints
-                    ) { manifest in
-                        let build = try FreshBuild(manifest: manifest, migrations: workflow.migrations)
-                        fresh = build
-                        return build.url
-                    }
-                    withExtendedLifetime(fresh) {}  // the fresh build is removed once compared
-                    guard !files.isEmpty else {
-                        print(workflow.nothingToMigrate(from: from))
-                        return
-                    }
-                } else {
-                    // Its examples are rows of the project's own tables (a manifest that does not load: the BookStore's).
-                    files = workflow.scaffold(
-                        name: name, manifest: project.hasManifest ? try? project.loadManifest() : nil)
-                }
-                try workflow.write(files)
-                for file in files {
-                    print("wrote \(workflow.shown(file.name)): \(file.summary)")
-                    for pair in file.renamePairs { print("  rename \(pair)") }
-                    for pair in file.likelyRenames { print("  likely rename \(pair)") }
+                var fresh: FreshBuild?
+                defer { withExtendedLifetime(fresh) {} }  // the fresh build is removed once compared
+                return try workflow.newMigration(
+                    name: name, from: from, renames: rename,
+                    manifest: { () throws(SeedError) in try project.loadManifest() },
+                    hasManifest: project.hasManifest
+                ) { manifest in
+                    let build = try FreshBuild(manifest: manifest, migrations: workflow.migrations)
+                    fresh = build
+                    return build.url
                 }
             }
+            Output.render(report, format.format)
         }
-    }
-}
-
-/// A seed built from the current fixtures into a temporary file, removed when released.
-final class FreshBuild {
-    let url: URL
-    /// Ctrl-C or SIGTERM while the fresh build exists removes it.
-    private let interruption: Interruption
-
-    /// - parameter progress: the build's progress (``SeedBuilder/progress``), for a command's bar.
-    init(
-        manifest: Manifest, migrations: [Migration],
-        progress: (@Sendable (_ table: String, _ rows: Int, _ bytesRead: Int, _ fileSize: Int) -> Void)? = nil
-    ) throws(SeedError) {
-        url = ProcessTemporaryFile.url(temporary: "fresh")
-        ProcessTemporaryFile.removeStale(temporary: "fresh")
-        interruption = Interruption(cleaning: url, SeedBuilder.temporaryURL(for: url))
-        var builder = SeedBuilder(manifest: manifest, migrations: migrations)
-        builder.progress = progress
-        do { _ = try builder.build(to: url) } catch let error
-            where error.kind == .io
-        {
-            // SQLite's message names no file: say where the fresh build goes (a full or limited $TMPDIR).
-            let folder = url.deletingLastPathComponent().path
-            throw SeedError(
-                error.kind,
-                error.diagnostics.map { diagnostic in
-                    var diagnostic = diagnostic
-                    if diagnostic.file == nil {
-                        diagnostic.file = url.path
-                        diagnostic.message +=
-                            " (a fresh build of the fixtures, in the temporary folder \(folder): set TMPDIR to use another)"
-                    }
-                    return diagnostic
-                })
-        }
-    }
-
-    deinit {
-        interruption.stop()
-        for suffix in ["", "-journal"] { unlink(url.path + suffix) }
     }
 }

@@ -245,7 +245,7 @@ extension HelpTopic {
         ## Output formats
 
         `--format` takes the same names on every command that reports (`init`, `build`, `migrate`, `status`,
-        `check-upgrade`, `inspect`, `diff`, `verify`), and each name means the same thing everywhere:
+        `check-upgrade`, `inspect`, `diff`, `verify`, `new-migration`, `export-migrations`), and each name means the same thing everywhere:
 
         | format | what it prints |
         |---|---|
@@ -265,6 +265,8 @@ extension HelpTopic {
         | `migrate` | a line per migration, a sample of its rows | every row: `{"store", "dryRun", "backup", "migrations": [{…, "events"}]}` | row: migration, kind, table, key, detail (`csv` lists every row; `markdown`, for people, the sample `human` lists) | errors, conflicts and denied deletes as annotations |
         | `status` | a line per migration | `{"store", "migrations": [{"number", "state", …}]}` | migration: migration, state, detail | a changed or missing migration as an annotation |
         | `check-upgrade` | each old seed, what converged, kept, was lost | `[{"seed", "passed", "divergences", …}]` | refused | each divergence and lost edit as an annotation |
+        | `new-migration` | `wrote PATH: what it does` per file, its renames (`  rename …`) and likely renames (`  likely rename …`) under it; or the line saying no migration was needed | `{"written": [{"path", "summary", "renames", "likelyRenames"}], "note"}`: `note` is the line `human` prints when nothing was written, else `null` | refused | refused |
+        | `export-migrations` | `wrote PATH  CHECKSUM` per file; or the line saying the migrations folder has none | `{"folder", "written": [{"path", "checksum"}]}` | refused | refused |
         | `inspect STORE` | the store's facts, tables, entities, migrations | `{"path", "kind", "bytes", …, "integrity"}` | table: table, rows | refused |
         | `inspect STORE TABLE` | the rows | `{"columns", "rows": [{…}], "omitted"}` | row | refused |
         | `diff A B` | per table a count line, then `+`, `-`, `~` lines, an added or removed row with its values (`+ 'Pear': quantity 7`) | `{"identical", "schema", …, "tables": [{"table", "key", "added": [{"key", "values"}], "removed", "changed": [{"key", "columns"}]}]}` | difference: table, change, key, column, old, new (an added row gives a row per column with its value as `new`, a removed one as `old`) | refused |
@@ -274,7 +276,7 @@ extension HelpTopic {
         row, the key of a table-level difference) is empty; a NULL value is `NULL` in `human` and
         `markdown` and an empty field in `csv`.
 
-        Errors: `init`, `build`, `migrate`, `status` and `check-upgrade` report them in their format when it
+        Errors: `init`, `build`, `migrate`, `status`, `check-upgrade`, `new-migration` and `export-migrations` report them in their format when it
         has one for errors (`json`: `{"code", "errors": [{file, line, column, severity, code, message,
         table}]}` on stdout; `github`: annotations on stdout), otherwise as text on stderr (a list of ten or more ending with its totals: `12 errors, 1 warning`);
         `inspect`, `diff` and `verify`, whose stdout is data, always say them as text on stderr.

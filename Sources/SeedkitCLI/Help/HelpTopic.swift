@@ -2,9 +2,11 @@ import Foundation
 
 /// A section of the user documentation the installed binary can show, `seedkit help manifest`,
 /// where a message would otherwise point to a file of the repository that an installed user does
-/// not have. The text is the section as docs/ has it (HelpTopic+Reference.swift and its siblings
-/// are generated from docs/ by HelpTopicTests, which fails when they differ), shown with links
-/// reduced to their words.
+/// not have.
+///
+/// The text is the section as docs/ has it (HelpTopic+Reference.swift and its siblings are
+/// generated from docs/ by HelpTopicTests, which fails when they differ), shown with links reduced
+/// to their words.
 package struct HelpTopic: Sendable {
     /// What is typed after `seedkit help`.
     package var name: String

@@ -1,10 +1,11 @@
 import Foundation
 import SeedRuntime
 
-/// The number of files the process may have open at once (`ulimit -n`). Too few, and opening a
-/// store, its journal or the migrations folder fails halfway with messages that name the wrong
-/// cause, or crashes the runtime: seedkit raises its own soft limit when the hard one allows,
-/// and otherwise refuses to start, saying so (exit 4, docs/reference.md).
+/// The number of files the process may have open at once (`ulimit -n`).
+///
+/// Too few, and opening a store, its journal or the migrations folder fails halfway with messages
+/// that name the wrong cause, or crashes the runtime: seedkit raises its own soft limit when the
+/// hard one allows, and otherwise refuses to start, saying so (exit 4, docs/reference.md).
 enum DescriptorLimit {
     /// Enough for every command: standard streams, two stores with their journals, a backup,
     /// fixtures and migrations being read, the runtime's own.

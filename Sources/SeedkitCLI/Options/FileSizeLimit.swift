@@ -3,9 +3,11 @@ import SeedRuntime
 
 /// A write past the file-size limit (`ulimit -f`, RLIMIT_FSIZE) raises SIGXFSZ, whose default
 /// action kills the process: `build` died with exit 153 and left its temporary file, and
-/// `migrate --backup` died mid-copy. seedkit takes the signal itself (its handler only notes it),
-/// so the write fails with EFBIG instead: SQLite returns an I/O error, the command cleans up as on
-/// any failure, and the report names the limit (exit 4).
+/// `migrate --backup` died mid-copy.
+///
+/// seedkit takes the signal itself (its handler only notes it), so the write fails with EFBIG
+/// instead: SQLite returns an I/O error, the command cleans up as on any failure, and the report
+/// names the limit (exit 4).
 enum FileSizeLimit {
     /// Installs the handler; the first thing the CLI does, before any file is written.
     static func prepare() {

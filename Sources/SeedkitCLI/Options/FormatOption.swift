@@ -4,9 +4,10 @@ import SeedRuntime
 import SeedTooling
 
 /// `--format NAME` (docs/reference.md#output-formats): the one set of output formats, with one
-/// meaning, on every command. `R` is the report the command prints: a format it does not offer
-/// is refused before the command runs (exit 2, naming the formats it offers); an older
-/// spelling (`table`) selects its format.
+/// meaning, on every command.
+///
+/// `R` is the report the command prints: a format it does not offer is refused before the command
+/// runs (exit 2, naming the formats it offers); an older spelling (`table`) selects its format.
 struct FormatOption<R: Report>: ParsableArguments {
     @Option(
         name: .customLong("format"), help: ArgumentHelp(FormatOption<R>.help, valueName: "format"),

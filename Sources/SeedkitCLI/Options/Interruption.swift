@@ -5,12 +5,13 @@ import SeedRuntime
 /// The write end of ``SignalThread``'s pipe, for the C signal handler (which can capture nothing).
 nonisolated(unsafe) private var signalPipe: Int32 = -1
 
-/// The thread that runs seedkit's answers to SIGINT and SIGTERM, started first thing. The C
-/// handler only writes the signal's number into a pipe (async-signal-safe); this thread reads
-/// it and runs the handler. No other thread is needed: libdispatch's signal sources need a
-/// worker thread, and when none can start (under `ulimit -v`) libdispatch retries forever and
-/// the signal is never handled. Until an ``Interruption`` is in place the signals keep their
-/// default action (they end the process).
+/// The thread that runs seedkit's answers to SIGINT and SIGTERM, started first thing.
+///
+/// The C handler only writes the signal's number into a pipe (async-signal-safe); this thread reads
+/// it and runs the handler. No other thread is needed: libdispatch's signal sources need a worker
+/// thread, and when none can start (under `ulimit -v`) libdispatch retries forever and the signal
+/// is never handled. Until an ``Interruption`` is in place the signals keep their default action
+/// (they end the process).
 enum SignalThread {
     private static let lock = NSLock()
     nonisolated(unsafe) private static var handlers: [(id: Int, handle: @Sendable (Int32) -> Void)] = []
@@ -115,11 +116,12 @@ final class Interruption: @unchecked Sendable {
     }
 }
 
-/// A `migrate` run's answer to SIGINT/SIGTERM. Before the store is open, the command exits at
-/// once (nothing was written). Once it writes, the signal is noted and the running SQLite
-/// statement interrupted (`sqlite3_interrupt`); the migrator stops between migrations and
-/// before committing (``SeedMigrator/Options/shouldStop``), so the transaction is rolled back
-/// and the command exits 128 + the signal with the store as it was.
+/// A `migrate` run's answer to SIGINT/SIGTERM.
+///
+/// Before the store is open, the command exits at once (nothing was written). Once it writes, the
+/// signal is noted and the running SQLite statement interrupted (`sqlite3_interrupt`); the migrator
+/// stops between migrations and before committing (``SeedMigrator/Options/shouldStop``), so the
+/// transaction is rolled back and the command exits 128 + the signal with the store as it was.
 final class WriteInterruption: @unchecked Sendable {
     private let lock = NSLock()
     private var queue: DatabaseQueue?

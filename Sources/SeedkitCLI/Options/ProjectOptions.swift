@@ -35,11 +35,13 @@ struct ProjectOptions: ParsableArguments {
 
     func loadManifest() throws(SeedError) -> Manifest { try Manifest.load(path: manifest) }
 
-    /// The project's migrations. `--migrations none` is none. A folder named with `--migrations`
-    /// must exist; a missing default folder is no migrations where a project may not have any
-    /// yet (`build`, `new-migration`, `check-upgrade`), and an error where it would make a wrong
-    /// directory look like "nothing to do" (`migrate`, `status`, `export-migrations`).
-    /// `deferringLargeJSON`: large JSON files are read while applied (`migrate`; see ``DeferredJSONMigration``).
+    /// The project's migrations.
+    ///
+    /// `--migrations none` is none. A folder named with `--migrations` must exist; a missing
+    /// default folder is no migrations where a project may not have any yet (`build`,
+    /// `new-migration`, `check-upgrade`), and an error where it would make a wrong directory look
+    /// like "nothing to do" (`migrate`, `status`, `export-migrations`). `deferringLargeJSON`: large
+    /// JSON files are read while applied (`migrate`; see ``DeferredJSONMigration``).
     func loadMigrations(defaultMayBeMissing: Bool = true, deferringLargeJSON: Bool = false) throws(SeedError)
         -> [Migration]
     {
@@ -102,14 +104,16 @@ func reporting<T>(_ format: OutputFormat, store: String? = nil, _ body: () throw
 }
 
 enum Output {
-    /// Writes to stderr, ignoring failures (a full or closed stderr must not crash seedkit). What
-    /// is written is for people: a control character in it (from a store's name or value, a file
-    /// name) is escaped, so that nothing a store holds can act on the terminal.
+    /// Writes to stderr, ignoring failures (a full or closed stderr must not crash seedkit).
+    ///
+    /// What is written is for people: a control character in it (from a store's name or value, a
+    /// file name) is escaped, so that nothing a store holds can act on the terminal.
     static func standardError(_ text: String) {
         standardError(raw: text.escapingControls(keepingNewlines: true))
     }
 
     /// Writes `text` to stderr as is: only for seedkit's own terminal control (the build's progress line).
+    ///
     /// A run inside an ``Invocation`` (the tests') writes to it instead.
     static func standardError(raw text: String) {
         if let invocation = Invocation.current { return invocation.writeError(text) }
@@ -216,7 +220,9 @@ struct OptionalManifestOption: ParsableArguments {
     }
 
     /// The manifest, or nil when the default one is not there or `--manifest none` is given.
-    /// A file that is there must be valid; a file named that is not there was refused by ``validate()``.
+    ///
+    /// A file that is there must be valid; a file named that is not there was refused by
+    /// ``validate()``.
     func load() throws(SeedError) -> Manifest? {
         guard manifestOption != ManifestPath.none, FileManager.default.fileExists(atPath: manifest) else { return nil }
         return try Manifest.load(path: manifest)

@@ -152,9 +152,10 @@ private func rows(_ queue: DatabaseQueue, _ sql: String) throws -> [String] {
     }
 
     /// pegase (issue 42): EntityTransaction as its model lists it once the transient `solde` is
-    /// left out (the model's facts leave transients out of the mask). The store's own history,
-    /// framework 1522, records a SousOperation joining a transaction as Transaction `0010`: bit 11,
-    /// `sousOperations`, which it is only without `solde`.
+    /// left out (the model's facts leave transients out of the mask).
+    ///
+    /// The store's own history, framework 1522, records a SousOperation joining a transaction as
+    /// Transaction `0010`: bit 11, `sousOperations`, which it is only without `solde`.
     @Test func aTransientAttributeTakesNoBit() throws {
         let transaction: [Property] =
             [
@@ -204,9 +205,11 @@ private func rows(_ queue: DatabaseQueue, _ sql: String) throws -> [String] {
 
     /// ChefTime's `SDFolder` (jdeda/iOS-ChefTime@aac1b60, docs/swiftdata.md, "Composite attributes"):
     /// Apple's 81 update rows are `8000` (parentFolder, Tx 7 and 13) and `0080` (recipes: a recipe
-    /// deleted, Tx 14–21, …), 2 bytes. seedkit refused every update of the entity (exit 3). Bit 8
-    /// leaves 7 slots after parentFolder: the composite's 4 elements count, the composite not, and
-    /// `folders`, a one-to-many to SDFolder itself, counts after `recipes` or not at all.
+    /// deleted, Tx 14–21, …), 2 bytes.
+    ///
+    /// seedkit refused every update of the entity (exit 3). Bit 8 leaves 7 slots after
+    /// parentFolder: the composite's 4 elements count, the composite not, and `folders`, a
+    /// one-to-many to SDFolder itself, counts after `recipes` or not at all.
     @Test func anSDFolderMaskIsApplesMask() throws {
         let sdFolder: [Property] =
             [
@@ -254,6 +257,7 @@ private func rows(_ queue: DatabaseQueue, _ sql: String) throws -> [String] {
 
     /// A to-many to its own entity counts after the other to-manys or not at all (what ChefTime's
     /// `SDFolder` leaves open); a to-one to it counts, among the to-ones by name or after them.
+    ///
     /// An update is written only where every candidate gives the same bytes, width included.
     @Test func relationshipsToTheEntityItselfCountAsTheStoresShow() throws {
         let folder: [Property] = [

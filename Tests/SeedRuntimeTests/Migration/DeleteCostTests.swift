@@ -16,7 +16,9 @@ private final class StepCount: @unchecked Sendable {
 
 /// Issue 45: deleting rows of a hierarchy whose parent column has no index read the whole table
 /// for each deleted row (seedkit's check that nothing refers to it, and SQLite's foreign key):
-/// 20k of 100k rows took 212 s. The run indexes such a column for the migration (MigrationRun+Referrers.swift).
+/// 20k of 100k rows took 212 s.
+///
+/// The run indexes such a column for the migration (MigrationRun+Referrers.swift).
 @Suite struct DeleteCostTests {
     /// Deletes every fifth of `count` nodes (parent column all NULL); the steps SQLite ran, and
     /// the nodes left.

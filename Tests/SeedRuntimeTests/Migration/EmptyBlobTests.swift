@@ -6,9 +6,11 @@ import Testing
 @testable import SeedRuntime
 
 /// An empty blob (base64 `""`) is stored as an empty blob, `X''`, as `seedkit build` stores it:
-/// not as NULL, which a NOT NULL column refuses and an app reads as "no value". SQLite's
-/// `sqlite3_bind_blob` takes a NULL pointer for NULL, and an empty `Data`'s bytes have no address
-/// on Apple platforms (on Linux they do: these pass there with either binding; they pin it).
+/// not as NULL, which a NOT NULL column refuses and an app reads as "no value".
+///
+/// SQLite's `sqlite3_bind_blob` takes a NULL pointer for NULL, and an empty `Data`'s bytes have no
+/// address on Apple platforms (on Linux they do: these pass there with either binding; they pin
+/// it).
 @Suite struct EmptyBlobTests {
     private let schema = "CREATE TABLE files (name TEXT NOT NULL UNIQUE, data BLOB NOT NULL, note BLOB);"
     private let specs = [TableSpec(name: "files", key: ["name"])]

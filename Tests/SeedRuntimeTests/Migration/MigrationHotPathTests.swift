@@ -300,7 +300,9 @@ private func randomMigrationJSON(_ random: inout SeededRandom) -> String {
 }
 
 /// SQLValue compares text as SQLite's BINARY collation does: by bytes, not Unicode canonical
-/// equivalence (which Swift's `String ==` is). Hashing agrees, so sets and dictionary keys do too.
+/// equivalence (which Swift's `String ==` is).
+///
+/// Hashing agrees, so sets and dictionary keys do too.
 @Test func textValuesCompareAndHashByTheirBytes() {
     var random = SeededRandom(defaultSeed: 34)
     let pieces = ["a", "e", "\u{301}", "\u{E9}", "\u{0}", "", "Å", "A\u{30A}", "\u{212B}", "ﬁ", "fi", " "]

@@ -26,10 +26,13 @@ private let specs = [
 
 /// Issue 45: a delete or an update whose `from` names a parent looked the parent up again for
 /// each row (each one forgot the run's memo of parent ids), a statement more per row than an
-/// insert's. An update or delete of `books` now forgets only what it may have made wrong.
+/// insert's.
+///
+/// An update or delete of `books` now forgets only what it may have made wrong.
 @Suite struct UpdateDeleteCostTests {
-    /// A store of `count` books in five categories; `document(count)` applied to it. The
-    /// statements and steps SQLite ran, the books left, and the report.
+    /// A store of `count` books in five categories; `document(count)` applied to it.
+    ///
+    /// The statements and steps SQLite ran, the books left, and the report.
     private func run(_ count: Int, _ document: (Int) -> String) throws -> (
         statements: Int64, steps: Int64, books: Int, report: MigrationReport
     ) {

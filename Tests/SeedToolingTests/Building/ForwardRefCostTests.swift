@@ -7,10 +7,12 @@ import Testing
 @testable import SeedTooling
 
 /// Issue 45: a row whose ref names a row listed after it costs about what a ref to an earlier
-/// row costs. Counted, not clocked: the statements a build runs and SQLite's VM steps for them.
-/// Before, such rows waited in a temporary table and were tried again pass by pass: a tree listed
-/// children first stepped 5.2× the VM of the same tree listed parents first (2,000 nodes); now a
-/// nullable ref to a later row is set once every row is in (docs/reference.md, "The manifest (`seeds/seedkit.yml`)").
+/// row costs.
+///
+/// Counted, not clocked: the statements a build runs and SQLite's VM steps for them. Before, such
+/// rows waited in a temporary table and were tried again pass by pass: a tree listed children first
+/// stepped 5.2× the VM of the same tree listed parents first (2,000 nodes); now a nullable ref to a
+/// later row is set once every row is in (docs/reference.md, "The manifest (`seeds/seedkit.yml`)").
 @Suite struct ForwardRefCostTests {
     /// A tree of `count` nodes: node i's parent is a node of a higher number (node count-1 is
     /// the root), listed parents last (every ref names a later row) or parents first (every ref
@@ -57,8 +59,10 @@ import Testing
 
     /// Each row whose ref names a later row costs at most three statements more than the same
     /// row listed after its parent (the lookup that misses, its own INSERT instead of a share of
-    /// a multi-row one, its link), and the links are set by one UPDATE per ref column. Before:
-    /// 16,008 statements against 3,041 for 2,000 nodes (5.3×), 501,573 VM steps against 95,816.
+    /// a multi-row one, its link), and the links are set by one UPDATE per ref column.
+    ///
+    /// Before: 16,008 statements against 3,041 for 2,000 nodes (5.3×), 501,573 VM steps against
+    /// 95,816.
     @Test func refsToLaterRowsCostWhatRefsToEarlierRowsCost() throws {
         let forward = try build(project(2000, parentsFirst: false))
         let backward = try build(project(2000, parentsFirst: true))

@@ -7,8 +7,9 @@ import Testing
 @testable import SeedTooling
 
 /// The model a real store keeps in `Z_MODELCACHE`, decoded by seedkit, against the XML model the
-/// same repository commits: they must agree fact by fact. Fixtures/RealStores/README.md says
-/// where each store and model comes from.
+/// same repository commits: they must agree fact by fact.
+///
+/// Fixtures/RealStores/README.md says where each store and model comes from.
 private let realStores = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .appendingPathComponent("Fixtures/RealStores")
 
@@ -197,8 +198,9 @@ private let pairs: [(store: String, model: String)] = [
 }
 
 /// A compiled model as an app bundle ships it (`.mom`, or a `.momd` folder naming its current
-/// version): the same keyed archive a store's cache holds, not compressed. The `.mom` here is a
-/// real store's cache, inflated (wibosco's Revised store 3, MIT).
+/// version): the same keyed archive a store's cache holds, not compressed.
+///
+/// The `.mom` here is a real store's cache, inflated (wibosco's Revised store 3, MIT).
 @Suite struct CompiledModelFileTests {
     private let store = "wibosco-CoreDataMigrationRevised-Example/CoreDataMigration_Example_3.sqlite"
     private let xml =

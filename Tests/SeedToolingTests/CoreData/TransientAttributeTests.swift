@@ -4,8 +4,10 @@ import SeedTooling
 import Testing
 
 /// Issue 42 (pegase's `Rubric.total`, `Transaction.solde`): a transient attribute is kept in memory
-/// only. It is no fixture column and takes no bit in a changed-properties mask (pegase's own
-/// history records Transaction's `sousOperations` at bit 11, which it is only without `solde`).
+/// only.
+///
+/// It is no fixture column and takes no bit in a changed-properties mask (pegase's own history
+/// records Transaction's `sousOperations` at bit 11, which it is only without `solde`).
 @Suite struct TransientAttributeTests {
     @Test func aTransientAttributeIsNeitherAFixtureColumnNorAMaskProperty() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("seedkit-\(UUID().uuidString)")

@@ -7,7 +7,9 @@ import Testing
 
 /// The registry of fixture formats (FixtureFormat.swift): every format, as the registry lists
 /// them, answers every capability, and the manifest takes an option only for a format that can
-/// read it. Nothing here names a format: a new one is tested by being registered.
+/// read it.
+///
+/// Nothing here names a format: a new one is tested by being registered.
 @Suite struct FixtureFormatRegistryTests {
     typealias Format = ReadingOptions.Format
 

@@ -6,9 +6,10 @@ import SeedTooling
 import Testing
 
 /// `new-migration --from` at `diff`'s speed plus writing (docs/performance.md, "new-migration
-/// reads a release's rows in bulk"): counted, not clocked. A release of twice the rows reads them
-/// in as many transactions (one per store and pass, not one per deleted row) and runs at most
-/// twice the statements.
+/// reads a release's rows in bulk"): counted, not clocked.
+///
+/// A release of twice the rows reads them in as many transactions (one per store and pass, not one
+/// per deleted row) and runs at most twice the statements.
 @Suite struct MigrationGeneratorCostTests {
     private final class Count: @unchecked Sendable {
         var statements = 0

@@ -332,9 +332,10 @@ private func atBudget(aliases: Int, asKeys: Bool = false) -> String {
 }
 
 /// Found by theEventReaderRefusesBrokenYAMLAsYamsDid (SEEDKIT_TEST_SEED=1795662584): past the
-/// alias budget, in a text where aliases are keys of one map more than once. The event reader
-/// names the alias that crosses the budget (`*d` at 5:8), as everywhere else; the Yams reader's
-/// count skipped such texts and it named a value inside the anchor.
+/// alias budget, in a text where aliases are keys of one map more than once.
+///
+/// The event reader names the alias that crosses the budget (`*d` at 5:8), as everywhere else; the
+/// Yams reader's count skipped such texts and it named a value inside the anchor.
 @Test func theAliasThatCrossesTheBudgetIsNamedWhenAliasesRepeatAsKeys() {
     let bomb =
         "a: &a [x, x, x, x, x, x, x, x, x]\n"

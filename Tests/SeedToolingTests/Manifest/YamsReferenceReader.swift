@@ -5,8 +5,10 @@ import Yams
 @testable import SeedTooling
 
 /// The YAML reader seedkit shipped before ``YAMLDocument`` read libyaml's events itself: Yams
-/// composes its Node tree, then this converts it. Kept unchanged (but for its name), only in the
-/// tests, as the reference the new reader must agree with: same tree, positions, checksums, messages.
+/// composes its Node tree, then this converts it.
+///
+/// Kept unchanged (but for its name), only in the tests, as the reference the new reader must agree
+/// with: same tree, positions, checksums, messages.
 enum YamsReferenceReader {
     static let aliasBudget = YAMLDocument.aliasBudget
 
@@ -153,8 +155,10 @@ enum YamsReferenceReader {
 
     /// Whether the first parse of ``checkAliasExpansion`` fails on `text`, so that the old reader
     /// skipped its alias count: Yams refuses the neutral text when aliases used as keys of one map
-    /// become the same plain scalar there (`*a : 1` twice: "duplicated keys"). Yams' own count
-    /// while converting then names a value inside the anchor; seedkit names the alias.
+    /// become the same plain scalar there (`*a : 1` twice: "duplicated keys").
+    ///
+    /// Yams' own count while converting then names a value inside the anchor; seedkit names the
+    /// alias.
     static func skipsAliasCount(_ text: String) -> Bool {
         guard text.utf8.contains(UInt8(ascii: "*")) else { return false }
         guard let parser = try? Parser(yaml: neutralized(text).text, resolver: .basic),

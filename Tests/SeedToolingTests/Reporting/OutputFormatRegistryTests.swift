@@ -10,8 +10,10 @@ import Testing
 @Suite struct OutputFormatRegistryTests {
     /// docs/reference.md#output-formats, as its two tables say it: the formats (name, and older
     /// spellings after "also spelled"), and per command, each format's cell ("refused" when it
-    /// prints none). The tests below hold the registry to them, as sqlite-utils' test_docs.py
-    /// holds its CLI to its docs: a format or a report added in code and not in the reference fails.
+    /// prints none).
+    ///
+    /// The tests below hold the registry to them, as sqlite-utils' test_docs.py holds its CLI to
+    /// its docs: a format or a report added in code and not in the reference fails.
     static func reference() throws -> (formats: [[String]], commands: [(command: String, prints: Set<String>)]) {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent()
@@ -67,6 +69,7 @@ import Testing
             "check-upgrade": UpgradeReport.self, "inspect STORE": StoreSummary.self,
             "inspect STORE TABLE": Tabular.self,
             "diff A B": DiffReport.self, "verify STORE": VerifyReport.self,
+            "new-migration": NewMigrationReport.self, "export-migrations": ExportReport.self,
         ]
         let commands = try Self.reference().commands
         expectEqual(Set(commands.map(\.command)), Set(reports.keys), "the reference's table has a row per report")

@@ -6,9 +6,10 @@ import SeedTooling
 import Testing
 
 /// `inspect STORE TABLE` writes each row as it reads it, in every format (docs/performance.md,
-/// "inspect streams its rows"): its memory does not grow with the rows. Counted, not timed: a
-/// `--where` that counts the rows SQLite has stepped says how far the statement was when the first
-/// row was written.
+/// "inspect streams its rows"): its memory does not grow with the rows.
+///
+/// Counted, not timed: a `--where` that counts the rows SQLite has stepped says how far the
+/// statement was when the first row was written.
 @Suite struct StreamedRowsTests {
     /// A store of `count` rows (one a ref to a parent by its name) and a `seen(id)` function for `--where`
     /// that counts the rows the statement has read.

@@ -243,9 +243,10 @@ private func escaped(_ text: String) -> String {
 }
 
 /// `\d`, `\w`, `\s` and `.` (and the negations) on every Unicode scalar, against the runs of
-/// matches ICU finds in text made of all scalars (in chunks, so no match is huge). Scalars newer
-/// than ICU may know are left to ICU by the matcher (``ScalarSet/isSettled(_:)``), so they are
-/// not compared; the test fails if more than a few thousand are.
+/// matches ICU finds in text made of all scalars (in chunks, so no match is huge).
+///
+/// Scalars newer than ICU may know are left to ICU by the matcher (``ScalarSet/isSettled(_:)``), so
+/// they are not compared; the test fails if more than a few thousand are.
 @Test(.tags(.slow)) func unicodeClassesAgreeWithICUOnEveryScalar() throws {
     let scalars = (UInt32(0)...0x10FFFF).compactMap(Unicode.Scalar.init)
     let classes: [(String, ScalarSet.UnicodeClass)] = [

@@ -17,8 +17,10 @@ extension OutputFormat {
 /// RFC 4180 CSV that seedkit's own reader reads back: NULL is an empty unquoted field,
 /// the empty string is `""`, blobs are base64.
 public struct CSVFormat: Sendable {
+    /// A CSV writer; it has no settings (RFC 4180, CRLF line ends, always).
     public init() {}
 
+    /// Renders every row of `tabular` under its header, as seedkit reads a CSV fixture back.
     public func render(_ tabular: Tabular) -> String {
         var out = ""
         write(tabular) { out += $0 }

@@ -12,13 +12,20 @@ extension OutputFormat {
 /// One GitHub Actions workflow command (`::error file=…,line=…,title=…::message`), escaped as
 /// the runner reads it.
 public struct GitHubAnnotation: Sendable {
+    /// `error`, `warning` or `notice`: the workflow command's name.
     public var severity: Diagnostic.Severity
+    /// The file the annotation is shown on, or nil for one on the run as a whole.
     public var file: String?
+    /// The line in `file` (1-based), or 0 for none.
     public var line: Int
+    /// The column in `line` (1-based), or 0 for none.
     public var column: Int
+    /// The annotation's title, shown in bold above the message.
     public var title: String
+    /// What the annotation says.
     public var message: String
 
+    /// Describes one annotation; ``rendered`` escapes its fields.
     public init(
         _ severity: Diagnostic.Severity = .error, file: String?, line: Int = 0, column: Int = 0, title: String,
         _ message: String

@@ -16,10 +16,14 @@ public struct MarkdownFormat: Sendable {
     /// it left out and where they all are (docs/reference.md, "Output formats").
     public var byteLimit: Int
 
+    /// A Markdown writer that stops before `byteLimit` bytes (GitHub drops a job summary over
+    /// 1 MiB).
     public init(byteLimit: Int = 512 * 1024) {
         self.byteLimit = byteLimit
     }
 
+    /// Renders `tabular` as one table, saying how many rows it left out when it stopped at the
+    /// limit.
     public func render(_ tabular: Tabular) -> String {
         var out = ""
         write(tabular) { out += $0 }

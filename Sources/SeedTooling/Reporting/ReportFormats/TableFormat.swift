@@ -1,21 +1,29 @@
 import Foundation
 import SeedRuntime
 
-/// Aligned columns under a header, for people (what `--format human` prints of rows). On a terminal, text longer than 40
-/// characters is cut; csv and json never cut. The columns are as wide as their widest cell in the first
-/// ``widthSample`` rows; later rows are written as they are read, a wider cell widening its own line only.
+/// Aligned columns under a header, for people (what `--format human` prints of rows).
+///
+/// On a terminal, text longer than 40 characters is cut; csv and json never cut. The columns are as
+/// wide as their widest cell in the first ``widthSample`` rows; later rows are written as they are
+/// read, a wider cell widening its own line only.
 public struct TableFormat: Sendable {
+    /// Whether long cells are cut at ``cellWidth`` characters (on a terminal).
     public var truncate: Bool
+    /// Whether the header is bold (a terminal, `NO_COLOR` unset).
     public var color: Bool
+    /// The characters a cut cell keeps, its ellipsis included.
     public static let cellWidth = 40
     /// How many rows are held to measure the columns before any is written.
     public static let widthSample = 1_000
 
+    /// A table writer for people, cutting and colouring as a terminal wants.
     public init(truncate: Bool, color: Bool) {
         self.truncate = truncate
         self.color = color
     }
 
+    /// Renders `tabular` as aligned columns, each as wide as its widest cell in the first 1,000
+    /// rows.
     public func render(_ tabular: Tabular) -> String {
         var out = ""
         write(tabular) { out += $0 }

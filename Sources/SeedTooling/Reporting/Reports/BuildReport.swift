@@ -4,6 +4,7 @@ import SeedRuntime
 /// `build`: the seed written, its tables and row counts, the migrations it contains and its
 /// content hash; or, with `--check`, whether the output is up to date.
 public struct BuildReport: Report {
+    /// What the build did: wrote the seed, or (`--check`) compared it with what it would write.
     public enum Result: Sendable {
         /// The seed was written.
         case built(SeedBuilder.Summary, migrations: [String])
@@ -13,15 +14,20 @@ public struct BuildReport: Report {
 
     /// The output, as shown (as given with `--output`, else relative to the current folder).
     public var output: String
+    /// What the build did.
     public var result: Result
 
+    /// Reports `result` for the seed at `output`.
     public init(output: String, _ result: Result) {
         self.output = output
         self.result = result
     }
 
+    /// Text, one JSON document, and errors as annotations: a build's result is no table of rows.
     public static let views: Set<ReportView> = [.text, .document, .annotated]
 
+    /// Writes the seed's tables and row counts, its migrations and content hash; or whether it is
+    /// up to date.
     public func writeText(to out: ReportOutput) {
         let line = out.line
         switch result {
@@ -45,6 +51,8 @@ public struct BuildReport: Report {
         }
     }
 
+    /// `{"output", "bytes", "seconds", "contentHash", "tables", "migrations"}`; `--check`:
+    /// `{"output", "upToDate"}`.
     public var document: JSONOutput? {
         switch result {
         case .checked(let fresh):

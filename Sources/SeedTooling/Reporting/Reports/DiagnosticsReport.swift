@@ -3,13 +3,16 @@ public import SeedRuntime
 /// Errors and warnings, as a command reports them when it stops: gcc-style lines on stderr, a
 /// JSON document, or GitHub Actions annotations.
 public struct DiagnosticsReport: Report {
+    /// The errors and warnings, in the order found.
     public var diagnostics: [Diagnostic]
 
+    /// Reports `diagnostics`, as the command that failed found them.
     public init(_ diagnostics: [Diagnostic]) { self.diagnostics = diagnostics }
 
     /// How many lines a list has before it ends with its totals.
     static let totalsFrom = 10
 
+    /// Text on stderr, one JSON document, or annotations: errors are no table of data.
     public static let views: Set<ReportView> = [.text, .document, .annotated]
 
     /// For people, on stderr: `file:line:col: error: message [code]`, one a line; after a list

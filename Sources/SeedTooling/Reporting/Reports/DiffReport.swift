@@ -4,22 +4,28 @@ import SeedRuntime
 /// `diff A B`: what differs between two stores, for people (a summary per table, then `+`, `-`
 /// and `~` lines), as JSON, or as one flat row per difference.
 public struct DiffReport: Report {
+    /// What differs between the two stores, table by table.
     public var diff: StoreDiff
-    /// The stores as the command was given them.
+    /// The first store, as named on the command line (the `-` side).
     public var a: String
+    /// The second store, as named on the command line (the `+` side).
     public var b: String
 
+    /// Reports `diff`, the differences from store `a` to store `b`.
     public init(_ diff: StoreDiff, a: String, b: String) {
         self.diff = diff
         self.a = a
         self.b = b
     }
 
+    /// Text, one JSON document, and rows: `diff`'s output is data, with nothing to annotate.
     public static let views: Set<ReportView> = [.text, .document, .rows]
 
     /// Whether the stores differ at all (rows, tables, columns or schema).
     public var identical: Bool { diff.isEmpty && diff.schema.isEmpty }
 
+    /// Writes per table a count line, then a `+`, `-` or `~` line per row added, removed or
+    /// changed.
     public func writeText(to output: ReportOutput) {
         var out = ""
         for name in diff.tablesOnlyInA { out += "table \(name): only in \(a)\n" }
@@ -68,6 +74,7 @@ public struct DiffReport: Report {
         output.write(out.escapingControls(keepingNewlines: true))
     }
 
+    /// `{"identical", "schema", …, "tables": [{"table", "key", "added", "removed", "changed"}]}`.
     public var document: JSONOutput? {
         .object([
             ("identical", .bool(identical)),
@@ -134,9 +141,11 @@ public struct DiffReport: Report {
         ])
     }
 
-    /// Every difference as a flat row: table, change, key, column, old, new. A row only one side
-    /// has gives a line per column, its value as `new` (added) or `old` (removed); a cell with
-    /// nothing to say is empty in every format, where a NULL value is NULL (docs/reference.md).
+    /// Every difference as a flat row: table, change, key, column, old, new.
+    ///
+    /// A row only one side has gives a line per column, its value as `new` (added) or `old`
+    /// (removed); a cell with nothing to say is empty in every format, where a NULL value is NULL
+    /// (docs/reference.md).
     public var tabular: Tabular? {
         var rows: [[SQLValue?]] = []
         for name in diff.tablesOnlyInA { rows.append([.text(name), .text("table only in A"), nil, nil, nil, nil]) }

@@ -10,6 +10,7 @@ public struct InitReport: Report, Sendable {
         /// What the file is for, in a phrase.
         public var purpose: String
 
+        /// Describes a file written at `path`, and what it is for.
         public init(path: String, purpose: String) {
             self.path = path
             self.purpose = purpose
@@ -23,14 +24,17 @@ public struct InitReport: Report, Sendable {
     /// What to do next, one step a line (a command, with what it does after `#`).
     public var next: [String]
 
+    /// Reports the files written into `folder`, and the steps to take next.
     public init(folder: String, written: [Written], next: [String]) {
         self.folder = folder
         self.written = written
         self.next = next
     }
 
+    /// Text and one JSON document: the files written are no table of data.
     public static let views: Set<ReportView> = [.text, .document]
 
+    /// Writes `wrote PATH  purpose` per file, aligned, then `next:` and a step a line.
     public func writeText(to output: ReportOutput) {
         let width = written.map(\.path.count).max() ?? 0
         for file in written {
@@ -41,6 +45,7 @@ public struct InitReport: Report, Sendable {
         for step in next { output.line("  " + step) }
     }
 
+    /// `{"folder", "written": [{"path", "purpose"}], "next": [step]}`.
     public var document: JSONOutput? {
         .object([
             ("folder", .string(folder)),

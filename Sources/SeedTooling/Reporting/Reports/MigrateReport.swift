@@ -4,14 +4,18 @@ import SeedRuntime
 /// `migrate STORE`: a line per migration with its counts, then the rows the run kept (a sample
 /// of each kind it applied, unless `--verbose`; every row it did not apply) and how many more it
 /// only counted, then the conflicts and denied deletes as warnings (on stderr; as annotations,
-/// github). JSON lists every row (the run keeps them all); csv and markdown give one row per
-/// row listed.
+/// github).
+///
+/// JSON lists every row (the run keeps them all); csv and markdown give one row per row listed.
 public struct MigrateReport: Report {
+    /// The runtime's account of the run: each migration and the rows it changed.
     public var report: MigrationReport
+    /// The store migrated, as named on the command line.
     public var store: String
     /// Where the store was backed up first (`--backup`).
     public var backup: String?
 
+    /// Reports `report`, the run on `store`, backed up first to `backup` when given.
     public init(_ report: MigrationReport, store: String, backup: String?) {
         self.report = report
         self.store = store
@@ -22,10 +26,13 @@ public struct MigrateReport: Report {
     /// `--verbose` (a 100,000-row data update is a count and a sample, not 100,000 lines).
     public static let rowsPerKind = 20
 
+    /// Every view: text, one JSON document, a row per row listed, conflicts as annotations.
     public static let views: Set<ReportView> = [.text, .document, .rows, .annotated]
 
+    /// Writes a line per migration, a sample of its rows, and its warnings.
     public func writeText(to output: ReportOutput) { write(to: output, annotated: false) }
 
+    /// Writes the text, with errors, conflicts and denied deletes as GitHub annotations.
     public func writeAnnotated(to output: ReportOutput) { write(to: output, annotated: true) }
 
     private func write(to output: ReportOutput, annotated: Bool) {
@@ -84,6 +91,7 @@ public struct MigrateReport: Report {
                 : "\(store): \(report.migrations.count) migration\(report.migrations.count == 1 ? "" : "s") applied")
     }
 
+    /// `{"store", "dryRun", "backup", "migrations": [{…, "events"}]}`, every row the run touched.
     public var document: JSONOutput? {
         .object([
             ("store", .string(store)),

@@ -4,21 +4,28 @@ import SeedRuntime
 /// `status STORE`: each migration's state in the store, one a line; as JSON; as rows; with
 /// each migration that makes `migrate` refuse the store as an annotation (github).
 public struct StatusReport: Report {
+    /// The store, as named on the command line.
     public var store: String
     /// The migrations folder, as given (named when it holds nothing).
     public var folder: String
+    /// Each migration's state, in number order.
     public var states: [MigrationState]
 
+    /// Reports the `states` of the migrations in `folder` against `store`.
     public init(store: String, folder: String, states: [MigrationState]) {
         self.store = store
         self.folder = folder
         self.states = states
     }
 
+    /// Every view: text, one JSON document, a row per migration, a changed or missing one
+    /// annotated.
     public static let views: Set<ReportView> = [.text, .document, .rows, .annotated]
 
+    /// Writes a line per migration with its state.
     public func writeText(to output: ReportOutput) { write(to: output, annotated: false) }
 
+    /// Writes the text, with a changed or missing migration as a GitHub annotation.
     public func writeAnnotated(to output: ReportOutput) { write(to: output, annotated: true) }
 
     private func write(to output: ReportOutput, annotated: Bool) {
@@ -57,6 +64,7 @@ public struct StatusReport: Report {
         return (Migration.id(number: state.number, name: name), detail)
     }
 
+    /// `{"store", "migrations": [{"number", "state", …}]}`.
     public var document: JSONOutput? {
         .object([
             ("store", .string(store)),

@@ -4,6 +4,7 @@ import SeedRuntime
 /// `inspect STORE`: the store's facts and tables for people; every fact as JSON; its tables and
 /// row counts as rows.
 extension StoreSummary: Report {
+    /// Text, one JSON document, and a row per table: a summary is data, with nothing to annotate.
     public static let views: Set<ReportView> = [.text, .document, .rows]
 
     /// Each table with its rows.
@@ -11,6 +12,7 @@ extension StoreSummary: Report {
         Tabular(columns: ["table", "rows"], rows: tables.map { [.text($0.name), .integer(Int64($0.rows))] })
     }
 
+    /// Writes the store's facts, tables, entities and migrations for people.
     public func writeText(to output: ReportOutput) {
         let table = TableFormat(truncate: output.terminal, color: output.color)
         var out = "\(path)\n"
@@ -58,6 +60,7 @@ extension StoreSummary: Report {
         output.write(out)
     }
 
+    /// `{"path", "kind", "bytes", …, "integrity"}`.
     public var document: JSONOutput? {
         // Typed as it is built: one literal of this size took the type checker 0.8 s.
         let fields: [(String, JSONOutput)] = [

@@ -3,15 +3,19 @@ import SeedRuntime
 /// A table's rows (`inspect STORE TABLE`): an aligned table for people, the rows as JSON, CSV or
 /// Markdown; every format writes the rows as it reads them (``Tabular/forEachRow(_:)``).
 extension Tabular: Report {
+    /// Text, one JSON document, and the rows themselves: rows have nothing to annotate.
     public static let views: Set<ReportView> = [.text, .document, .rows]
 
+    /// Writes the rows as an aligned table, with a line saying how many were left out.
     public func writeText(to output: ReportOutput) {
         TableFormat(truncate: output.terminal, color: output.color).write(self, to: output.write)
     }
 
     /// `{"columns": [...], "rows": [{column: value}], "omitted": n}`: values keep their SQLite
     /// types (integers, reals, strings, null); blobs are base64 strings; a ref is
-    /// `{"key": parent's natural key, "id": value stored}`. Of held rows only (``writeDocument(to:)`` streams).
+    /// `{"key": parent's natural key, "id": value stored}`.
+    ///
+    /// Of held rows only (``writeDocument(to:)`` streams).
     public var document: JSONOutput? {
         var rows: [JSONOutput] = []
         let omitted = forEachRow { rows.append(object($0)) }
@@ -46,5 +50,6 @@ extension Tabular: Report {
             })
     }
 
+    /// The rows are the report's rows.
     public var tabular: Tabular? { self }
 }

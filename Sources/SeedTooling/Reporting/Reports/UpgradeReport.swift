@@ -4,19 +4,24 @@ import SeedRuntime
 /// what it kept, lost or could not check; as JSON; with each reason a seed fails as an
 /// annotation on that seed (github).
 public struct UpgradeReport: Report {
+    /// Each old seed's outcome, in the order given.
     public var outcomes: [UpgradeChecker.Outcome]
     /// Lists each row the release touched that is as in a fresh build (`--verbose`), not only their counts.
     public var verbose = false
 
+    /// Reports `outcomes`; `verbose` lists each row the release touched, not only counts.
     public init(_ outcomes: [UpgradeChecker.Outcome], verbose: Bool = false) {
         self.outcomes = outcomes
         self.verbose = verbose
     }
 
+    /// Text, one JSON document, and divergences as annotations: outcomes are no table of rows.
     public static let views: Set<ReportView> = [.text, .document, .annotated]
 
+    /// Writes each old seed, what converged, what the user kept and what was lost.
     public func writeText(to output: ReportOutput) { write(to: output, annotated: false) }
 
+    /// Writes the text, with each divergence and lost edit as a GitHub annotation.
     public func writeAnnotated(to output: ReportOutput) { write(to: output, annotated: true) }
 
     private func write(to output: ReportOutput, annotated: Bool) {
@@ -102,6 +107,7 @@ public struct UpgradeReport: Report {
         return text
     }
 
+    /// `[{"seed", "passed", "divergences", …}]`, one object per old seed.
     public var document: JSONOutput? {
         .array(
             outcomes.map { outcome in

@@ -3,13 +3,16 @@ import SeedRuntime
 /// `verify STORE`: each problem found with its table, key, column and code, then a line saying
 /// what was checked; as rows (csv, markdown, json); with each problem as an annotation (github).
 public struct VerifyReport: Report {
+    /// The store verified, as named on the command line.
     public var store: String
+    /// The problems found, in the order found.
     public var findings: [StoreVerifier.Finding]
     /// Which integrity check ran.
     public var integrity: StoreVerifier.Integrity
     /// Whether a manifest's rules and checks were checked too.
     public var checkedRules: Bool
 
+    /// Reports the `findings` on `store`, which integrity check ran and whether rules were checked.
     public init(
         store: String, findings: [StoreVerifier.Finding], integrity: StoreVerifier.Integrity, checkedRules: Bool
     ) {
@@ -19,10 +22,13 @@ public struct VerifyReport: Report {
         self.checkedRules = checkedRules
     }
 
+    /// Every view: text, one JSON document, a row per problem, each problem annotated.
     public static let views: Set<ReportView> = [.text, .document, .rows, .annotated]
 
+    /// Writes a line per problem, then what was checked.
     public func writeText(to output: ReportOutput) { write(to: output, annotated: false) }
 
+    /// Writes the text, with each problem as a GitHub annotation.
     public func writeAnnotated(to output: ReportOutput) { write(to: output, annotated: true) }
 
     private func write(to output: ReportOutput, annotated: Bool) {
