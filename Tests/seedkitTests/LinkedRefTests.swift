@@ -55,7 +55,7 @@ import Testing
         expectEqual(result.status, 1, "\(result)")
         expectEqual(
             result.stderr,
-            "seeds/data/nodes.csv:3:2: error: parent_id 'c': UNIQUE constraint failed: nodes.parent_id [2040]\n",
+            "seeds/data/nodes.csv:3:2: error: duplicate key parent_id 'c': an earlier row has the same [2040]\n",
             "\(result)")
         #expect(!project.exists("build/seed.sqlite"))
     }

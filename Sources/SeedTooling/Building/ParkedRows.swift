@@ -206,11 +206,13 @@ final class LinkedRefs {
                 try db.execute(
                     sql:
                         // The links by their own name: a table or parent named `l` would take an alias.
-                        "UPDATE \(table) SET \(column) = (\(reference.lookup(of: "\(name).key"))) FROM \(name) WHERE \(name).slot = \(slot) AND \(table).rowid = \(name).row"
+                        "UPDATE OR ABORT \(table) SET \(column) = (\(reference.lookup(of: "\(name).key"))) FROM \(name) WHERE \(name).slot = \(slot) AND \(table).rowid = \(name).row"
                 )
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
                 let lookup = try db.makeStatement(sql: reference.lookupSQL)
-                let update = try db.makeStatement(sql: "UPDATE \(table) SET \(column) = ? WHERE rowid = ?")
+                // OR ABORT: a schema's ON CONFLICT REPLACE or IGNORE never deletes or drops a row unseen.
+                let update = try db.makeStatement(sql: "UPDATE OR ABORT \(table) SET \(column) = ? WHERE rowid = ?")
+                let clause = try ConflictClauses.read(db, table: plan.table.name).uniqueClause(on: [bound.info.name])
                 try db.makeStatement(sql: "SELECT row, line, key FROM \(name) WHERE slot = ? ORDER BY seq").forEachRow(
                     binding: [.integer(Int64(slot))]
                 ) { row in
@@ -220,14 +222,24 @@ final class LinkedRefs {
                     do {
                         try update.execute(binding: [parent, row[0]])
                     } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+                        let duplicate =
+                            error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE
+                            || error.extendedResultCode == .SQLITE_CONSTRAINT_PRIMARYKEY
+                        let replaced =
+                            switch clause?.algorithm {
+                            case "REPLACE":
+                                " (the schema's ON CONFLICT REPLACE would have deleted that row; seedkit keeps every row or fails)"
+                            case "IGNORE":
+                                " (the schema's ON CONFLICT IGNORE would have left this ref empty; seedkit keeps every row or fails)"
+                            default: ""
+                            }
                         diagnostics.append(
                             Diagnostic(
                                 file: plan.config.displayFile, line: Int(row[1].integerValue ?? 0),
-                                column: bound.fieldNumber,
-                                code: error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE
-                                    || error.extendedResultCode == .SQLITE_CONSTRAINT_PRIMARYKEY
-                                    ? .duplicateKey : .otherRule,
-                                message: "\(key(row[2])): \(error.message ?? "constraint failed")",
+                                column: bound.fieldNumber, code: duplicate ? .duplicateKey : .otherRule,
+                                message: duplicate
+                                    ? "duplicate key \(key(row[2])): an earlier row has the same\(replaced)"
+                                    : "\(key(row[2])): \(error.message ?? "constraint failed")",
                                 table: plan.table.name))
                     }
                 }

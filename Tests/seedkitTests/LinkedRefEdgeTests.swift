@@ -3,9 +3,10 @@ import GRDB
 import SeedTestSupport
 import Testing
 
-/// Review of be8d104 (a nullable ref to a row not in yet is linked, not parked): a table's
-/// triggers see its rows as the fixtures give them, as they did when such rows waited.
-@Suite struct ReviewFindingsTests {
+/// Where linking a nullable ref to a row not in yet (be8d104) must not show: a table's triggers
+/// and manifest checks see its rows as the fixtures give them (such rows wait, as before); a
+/// table named `l`; a one-to-one whose schema says ON CONFLICT REPLACE.
+@Suite struct LinkedRefEdgeTests {
     private func project(schema: String, nodes: String) throws -> TemporaryProject {
         let project = try TemporaryProject(bookStore: false)
         try project.write("seeds/schema.sql", schema)
@@ -116,10 +117,10 @@ import Testing
             ["leaf → root", "root → -"])
     }
 
-    /// A one-to-one ref with ON CONFLICT REPLACE that two rows give one later parent: listed
-    /// parent first, the build names line 3 (2040); listed children first, the linking UPDATE
-    /// replaces line 2's row and the build only counts a row missing (1550), naming no row.
-    /// Not fixed yet: known issue.
+    /// A one-to-one ref with ON CONFLICT REPLACE that two rows give one later parent: the linking
+    /// UPDATE replaced line 2's row and the build only counted a row missing (1550), naming no
+    /// row; it runs OR ABORT now, and the second row is named as a duplicate, as when the parent
+    /// is listed first.
     @Test func aReplacingOneToOneSetToOneLaterParentNamesTheSecondRow() throws {
         let project = try project(
             schema:
@@ -127,8 +128,10 @@ import Testing
             nodes: "name,parent_id\na,c\nb,c\nc,\n")
         let result = try project.seedkit("build")
         expectEqual(result.status, 1, "\(result)")
-        withKnownIssue("the linking UPDATE's REPLACE deletes a row; the build names none") {
-            #expect(result.stderr.contains("seeds/data/nodes.csv:3:2: error: duplicate key parent_id 'c'"), "\(result)")
-        }
+        expectEqual(
+            result.stderr,
+            "seeds/data/nodes.csv:3:2: error: duplicate key parent_id 'c': an earlier row has the same (the schema's ON CONFLICT REPLACE would have deleted that row; seedkit keeps every row or fails) [2040]\n",
+            "\(result)")
+        #expect(!project.exists("build/seed.sqlite"))
     }
 }
