@@ -33,6 +33,8 @@ next to its peer in the same run (alternating, best of BENCH_REPEAT runs each, d
     release (BENCH_ONLY=checkupgrade);
   * inspect in every format, new-migration --from and export-migrations, each beside its floor
     (scripts/bench_tools.py: BENCH_ONLY=inspect, newmigration, export);
+  * the first launch: a ~150 MB seed copied into place by SeedInstaller, against cp + sync
+    (BENCH_ONLY=install);
   * the app-launch path on an up-to-date store, in-process.
 Set BENCH_ROWS_BIG=5000000 to add the 5M-row runs (peak RSS must stay flat).
 """
@@ -484,6 +486,37 @@ def seedkit_build(fixture):
     fresh(os.path.join(project, "out.sqlite"))
     result = timed([SEEDKIT, "build", "--migrations", "none"], cwd=project)
     return result, os.path.join(project, "out.sqlite")
+
+
+def install_case(table):
+    """The first launch: SeedInstaller copying a ~150 MB seed into place (seedkit-bench install,
+    in its own process), against `cp` and `sync` of the file (issue 45: ≤ 1.1×)."""
+    if not os.path.exists(BENCH):
+        return
+    n = 1_600_000
+    seed = os.path.join(WORK, "install-seed.sqlite")
+    if not os.path.exists(seed):
+        make_csv(os.path.join(WORK, f"items-{n}.csv"), n)
+        _, out = seedkit_build(f"items-{n}.csv")
+        shutil.copy(out, seed)
+    empty = os.path.join(WORK, "install-migrations")
+    os.makedirs(empty, exist_ok=True)
+    store = os.path.join(WORK, "install-store.sqlite")
+    os.sync()
+
+    def peer():
+        fresh(store)
+        return timed(["sh", "-c", f"cp '{seed}' '{store}' && sync '{store}'"])
+
+    def tool():
+        fresh(store)
+        return timed([BENCH, "install", store, seed, empty])
+
+    base, sk = pair(peer, tool)
+    fresh(store)
+    case = f"first launch: a {os.path.getsize(seed) / 1e6:.0f} MB seed copied into place"
+    table.append((case, "cp + sync of the file", n, *base, 1.0, ""))
+    table.append((case, "seedkit-bench install (SeedInstaller.prepareStore(), a process)", n, *sk, sk[0] / base[0], "≤ 1.1×"))
 
 
 def migration_case(store_rows, table):
@@ -965,6 +998,10 @@ def main():
         one_row_migration_case(table)
         print_table(table)
         return
+    if ONLY == "install":  # the first launch's copy, beside cp + sync
+        install_case(table)
+        print_table(table)
+        return
     if ONLY == "forwardref":  # a tree listed children first, beside the same tree parents first
         forward_ref_case(table)
         print_table(table)
@@ -1048,6 +1085,7 @@ def main():
     print("migrations…", file=sys.stderr)
     store_size_cases(table)
     one_row_migration_case(table)
+    install_case(table)
     big_migration_case(table)
     sql_step_case(table)
     check_upgrade_case(table, 1_000_000, 150_000)  # issue 45's shape

@@ -6,6 +6,9 @@
 //   seedkit-bench apply STORE SEED MIGRATIONS_DIR
 //     one prepareStore() that applies the pending migrations (a big data update at launch):
 //     wall seconds, including reading the bundled migrations, and the process's peak RSS.
+//   seedkit-bench install STORE SEED MIGRATIONS_DIR
+//     the first launch: prepareStore() with no store yet (the seed copied into place, flushed,
+//     renamed, and its ledger read): wall seconds.
 //   seedkit-bench migrate STORE MIGRATIONS_DIR on|off
 //     SeedMigrator.migrate on STORE with the change accounting (SQLite's preupdate hook) on or
 //     off: wall seconds, to show what the accounting costs.
@@ -14,10 +17,10 @@ import GRDB
 import SeedRuntime
 
 let arguments = CommandLine.arguments
-guard arguments.count >= 5, ["launch", "apply", "migrate"].contains(arguments[1]) else {
+guard arguments.count >= 5, ["launch", "apply", "install", "migrate"].contains(arguments[1]) else {
     FileHandle.standardError.write(
         Data(
-            "usage: seedkit-bench launch|apply STORE SEED MIGRATIONS_DIR [ITERATIONS] | migrate STORE MIGRATIONS_DIR on|off\n"
+            "usage: seedkit-bench launch|apply|install STORE SEED MIGRATIONS_DIR [ITERATIONS] | migrate STORE MIGRATIONS_DIR on|off\n"
                 .utf8))
     exit(2)
 }
@@ -55,6 +58,18 @@ func measure(_ body: () throws -> Void) rethrows -> [Double] {
 }
 
 do {
+    if arguments[1] == "install" {
+        guard !FileManager.default.fileExists(atPath: store.path) else {
+            throw SeedError(.io, file: store.path, "the store exists; a first launch has none")
+        }
+        let start = DispatchTime.now().uptimeNanoseconds
+        let outcome = try SeedInstaller(store: store, seed: seed, migrations: try MigrationDirectory.load(directory))
+            .prepareStore()
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        guard outcome != .upToDate else { throw SeedError(.io, "the seed was not installed") }
+        print(String(format: "{\"seconds\": %.4f}", seconds))
+        exit(0)
+    }
     if arguments[1] == "apply" {
         let start = DispatchTime.now().uptimeNanoseconds
         let outcome = try SeedInstaller(store: store, seed: seed, migrations: try MigrationDirectory.load(directory))
