@@ -33,7 +33,6 @@ enum MigrationKeys {
         in migrations: [Migration], tables: [SemanticRows], migrateOnly: Set<String> = [], everyKey: Bool,
         found: (SemanticRows, [SQLValue]) throws -> Bool
     ) throws -> [Diagnostic] {
-        func table(_ name: String) -> SemanticRows? { tables.first { $0.written.name.isSameName(as: name) } }
         func id(_ values: [InputValue]) -> String {
             values.map(MigrationReferences.canonical).joined(separator: "\u{0}")
         }
@@ -48,7 +47,7 @@ enum MigrationKeys {
         // the parent by its new key names, in the old seeds, the parent by its old one.
         var oldKeys: [String: [String: InputValue]] = [:]
         for (_, operation) in steps {
-            guard let table = table(operation.table) else { continue }
+            guard let table = tables.named(operation.table) else { continue }
             let name = table.written.name.lowercasedName
             switch operation {
             case .insert(_, let rows):
@@ -75,7 +74,7 @@ enum MigrationKeys {
         // updates × deletes.
         var lastLeaving: [String: [String: Int]] = [:]
         for (index, (_, operation)) in steps.enumerated() {
-            guard let table = table(operation.table) else { continue }
+            guard let table = tables.named(operation.table) else { continue }
             let leaving: [DataChanges.RowChange]
             switch operation {
             case .delete(_, let changes): leaving = changes
@@ -112,7 +111,7 @@ enum MigrationKeys {
             }
             // A Core Data entity without a key is found by Z_PK, a different object in every user's
             // store: `migrate` refuses such an update or delete, and so does the release (docs/core-data.md, "Keys and UUIDs").
-            if let table = table(step.operation.table), table.spec.key.isEmpty,
+            if let table = tables.named(step.operation.table), table.spec.key.isEmpty,
                 CoreDataDialect.isStoreAssignedKey(table.keyColumns),
                 let refusal = CoreDataDialect.keylessChangeRefusal(
                     entity: table.written.name, column: table.keyColumns[0])
@@ -128,7 +127,7 @@ enum MigrationKeys {
             // The rows of a migrate-only table are the users' own: no release holds them.
             if migrateOnly.contains(step.operation.table.lowercasedName) { continue }
             if verb == "delete", !everyKey { continue }  // the fixtures no longer hold a deleted row
-            guard let table = table(step.operation.table),
+            guard let table = tables.named(step.operation.table),
                 !Migration.sqlMayWrite(migrations, table: table.written.name, storeTable: table.spec.name)
             else { continue }
             for change in changes {

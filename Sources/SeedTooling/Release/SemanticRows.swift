@@ -272,3 +272,8 @@ final class KeyFinder {
         return try statement.firstValue(binding: table.readable(key)) != nil
     }
 }
+
+extension [SemanticRows] {
+    /// The table named `name` as a migration writes it, matched as SQLite matches names.
+    func named(_ name: String) -> SemanticRows? { first { $0.written.name.isSameName(as: name) } }
+}

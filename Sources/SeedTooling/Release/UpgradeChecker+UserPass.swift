@@ -60,7 +60,7 @@ extension UpgradeChecker {
             for migration in pending {
                 guard case .changes(let changes) = migration.body else { continue }
                 for written in changes.operations {
-                    guard let table = tables.first(where: { $0.written.name.isSameName(as: written.table) }) else {
+                    guard let table = tables.named(written.table) else {
                         continue
                     }
                     // Composites given in the Swift type's shape, as the stored elements the run writes (SwiftShape.swift).

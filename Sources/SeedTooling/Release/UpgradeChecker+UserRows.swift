@@ -20,7 +20,6 @@ extension UpgradeChecker {
             pending.append((index, changes))
         }
         guard !pending.isEmpty, try !Self.rowsReachOtherRows(db, tables: tables) else { return nil }
-        func table(_ name: String) -> SemanticRows? { tables.first { $0.written.name.isSameName(as: name) } }
         // Each table's one-column key, lowercased, for the refs that name it.
         var parentKey: [String: String] = [:]
         for table in tables where table.writtenKeyColumns.count == 1 {
@@ -37,7 +36,7 @@ extension UpgradeChecker {
                 guard let reference = table.written.refs.first(where: { $0.key.isSameName(as: column) })?.value else {
                     continue
                 }
-                guard let parent = self.tableNamed(reference.table, in: tables),
+                guard let parent = tables.named(reference.table),
                     parentKey[parent.written.name.lowercasedName] == reference.column.lowercasedName
                 else { return false }
                 touch(parent, [value])
@@ -64,7 +63,7 @@ extension UpgradeChecker {
             for (index, changes) in pending {
                 var keptRows: [[Int]] = []
                 for operation in changes.operations {
-                    guard let table = table(operation.table) else {
+                    guard let table = tables.named(operation.table) else {
                         keptRows.append(Array(0..<operation.rowCount))
                         continue
                     }
@@ -102,10 +101,6 @@ extension UpgradeChecker {
             cut[index].checksum = checksum
         }
         return cut
-    }
-
-    private func tableNamed(_ name: String, in tables: [SemanticRows]) -> SemanticRows? {
-        tables.first { $0.written.name.isSameName(as: name) }
     }
 
     /// Whether the store has a trigger, or a UNIQUE index on other columns than a table's key:

@@ -26,10 +26,9 @@ extension UpgradeChecker {
             renames: [(table: SemanticRows, old: [InputValue], new: [InputValue])]
         ) {
             self.tables = tables
-            func table(_ written: String) -> SemanticRows? { tables.first { $0.written.name.isSameName(as: written) } }
             for migration in report.migrations {
                 for event in migration.events where !event.kind.isApplied && event.kind != .sql {
-                    guard let table = table(event.table) else { continue }
+                    guard let table = tables.named(event.table) else { continue }
                     let key = event.key.map { $0.parent?.value ?? $0.value }
                     events[table.spec.name.lowercasedName, default: [:]][UpgradeChecker.keyID(key)] = (
                         event, migration.id
@@ -47,7 +46,7 @@ extension UpgradeChecker {
             for migration in migrations {
                 guard case .changes(let changes) = migration.body else { continue }
                 for operation in changes.operations {
-                    guard let table = table(operation.table) else { continue }
+                    guard let table = tables.named(operation.table) else { continue }
                     let name = table.spec.name.lowercasedName
                     var keys: [(kind: String, key: [InputValue])] = []
                     switch operation {
