@@ -1,4 +1,5 @@
 import GRDB
+import GRDBSQLite
 import SeedRuntime
 
 /// Records of one table whose ref names a row that is not in yet: a later row of the same
@@ -169,8 +170,21 @@ final class LinkedRefs {
         insert = try db.makeStatement(sql: "INSERT INTO \(name) (row, slot, line, key) VALUES (?, ?, ?, ?)")
     }
 
-    func add(rowid: Int64, slot: Int, key: SQLValue, line: Int) throws {
-        try insert.execute(binding: [.integer(rowid), .integer(Int64(slot)), .integer(Int64(line)), key])
+    /// Records that row `rowid`'s ref in `slot`, at `line`, names a key `bindKey` binds (the
+    /// statement and the parameter's index): straight from the batch's bytes, no value built.
+    func add(rowid: Int64, slot: Int, line: Int, bindKey: (OpaquePointer, Int32) -> Void) throws {
+        let handle = insert.sqliteStatement
+        sqlite3_bind_int64(handle, 1, rowid)
+        sqlite3_bind_int64(handle, 2, Int64(slot))
+        sqlite3_bind_int64(handle, 3, Int64(line))
+        bindKey(handle, 4)
+        let result = sqlite3_step(handle)
+        sqlite3_reset(handle)
+        guard result == SQLITE_DONE else {
+            throw DatabaseError(
+                resultCode: ResultCode(rawValue: result),
+                message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+        }
     }
 
     /// Sets every recorded ref to its parent's id: one UPDATE per ref column, SQLite joining the

@@ -293,9 +293,9 @@ final class TableLoader {
                     inserted?(batch, record)
                     if linkLater != 0, let links {
                         for slot in 0..<width where linkLater & (1 << UInt64(min(slot, 63))) != 0 {
-                            try links.add(
-                                rowid: rowid, slot: slot,
-                                key: batch.value(record: record, slot: slot), line: Int(batch.lines[record]))
+                            try links.add(rowid: rowid, slot: slot, line: Int(batch.lines[record])) {
+                                bind($0, $1, batch, first + slot, base)
+                            }
                         }
                     }
                     if !checks.isEmpty && suppressed == 0 {
