@@ -158,6 +158,9 @@ final class LinkedRefs {
     private let plan: TablePlan
     private let name: String
     private let insert: Statement
+    /// How many links each slot holds: the UPDATE's change count against it tells whether any
+    /// ref is left empty, without a second pass over the links.
+    private var counts: [Int: Int] = [:]
 
     init(db: Database, plan: TablePlan, number: Int) throws {
         self.db = db
@@ -185,6 +188,7 @@ final class LinkedRefs {
                 resultCode: ResultCode(rawValue: result),
                 message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
         }
+        counts[slot, default: 0] += 1
     }
 
     /// Sets every recorded ref to its parent's id: one UPDATE per ref column, SQLite joining the
@@ -195,10 +199,7 @@ final class LinkedRefs {
     /// it back whole); so is a ref left empty: its key matches no row.
     func apply(deferral: Deferral?, diagnostics: inout [Diagnostic]) throws {
         let table = quoteIdentifier(plan.table.name)
-        let slots = try db.sqlRows("SELECT DISTINCT slot FROM \(name) ORDER BY slot").compactMap {
-            $0.first?.integerValue.map(Int.init)
-        }
-        for slot in slots where plan.bound.indices.contains(slot) {
+        for (slot, links) in counts.sorted(by: { $0.key < $1.key }) where plan.bound.indices.contains(slot) {
             let bound = plan.bound[slot]
             guard let reference = bound.reference else { continue }
             let key = { (value: SQLValue) in "\(bound.name) '\(value.readable(as: reference.keyType).description)'" }
@@ -216,11 +217,14 @@ final class LinkedRefs {
                         code: .unresolvedReference, message: "\(key(value)) matches no \(reference.spec)",
                         table: plan.table.name))
             }
+            let found = "\(name)_found"
             do {
+                // Only the refs whose key a row has, each looked up once (MATERIALIZED: flattened,
+                // the lookup would run for the SET and again for the WHERE). The links go by names
+                // of their own: a table or parent named `l` would take a short alias.
                 try db.execute(
                     sql:
-                        // The links by their own name: a table or parent named `l` would take an alias.
-                        "UPDATE OR ABORT \(table) SET \(column) = (\(reference.lookup(of: "\(name).key"))) FROM \(name) WHERE \(name).slot = \(slot) AND \(table).rowid = \(name).row"
+                        "WITH \(found) AS MATERIALIZED (SELECT row, (\(reference.lookup(of: "\(name).key"))) AS parent FROM \(name) WHERE slot = \(slot)) UPDATE OR ABORT \(table) SET \(column) = \(found).parent FROM \(found) WHERE \(table).rowid = \(found).row AND \(found).parent IS NOT NULL"
                 )
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
                 let lookup = try db.makeStatement(sql: reference.lookupSQL)
@@ -260,6 +264,7 @@ final class LinkedRefs {
                 continue
             }
             // What is still empty matched no parent.
+            guard db.changesCount < links else { continue }
             try db.makeStatement(
                 sql:
                     "SELECT l.line, l.key FROM \(name) AS l JOIN \(table) AS t ON t.rowid = l.row WHERE l.slot = ? AND t.\(column) IS NULL ORDER BY l.seq"

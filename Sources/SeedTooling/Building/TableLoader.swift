@@ -10,20 +10,20 @@ import SeedRuntime
 /// by a prepared lookup of the parent's key, the manifest's checks evaluated on the row just
 /// inserted, and constraint failures reported at the fixture's line.
 final class TableLoader {
-    private let db: Database
+    let db: Database
     let plan: TablePlan
     private let file: String
     private var inserts: [UInt64: Statement] = [:]
     /// The INSERT of ``rowsPerStatement`` whole records at once, prepared on first use.
-    private var bulkInsert: Statement?
+    var bulkInsert: Statement?
     /// The parent ids of the refs of the records a multi-row INSERT takes, by record and slot
     /// (``rowsPerStatement`` × width), resolved before it binds them; nil: NULL.
-    private var bulkParentIDs: [Int64?] = []
+    var bulkParentIDs: [Int64?] = []
     /// How many records one multi-row INSERT takes (its parameters stay within SQLite's
     /// historic limit of 999); below 2, records go one by one.
-    private let rowsPerStatement: Int
+    let rowsPerStatement: Int
     /// By slot: the statement that looks up a ref's parent id, or nil.
-    private let lookups: [Statement?]
+    let lookups: [Statement?]
     /// By slot: parent ids found, by the key's text or integer.
     ///
     /// A million books name a few categories: the lookup (most of a ref's cost, on the inserting
@@ -33,7 +33,7 @@ final class TableLoader {
     private static let foundLimit = 4096
     private var foundIntegers: [[Int64: Int64]] = []
     private let checks: [(statement: Statement, check: Manifest.Check)]
-    private(set) var rowsInserted = 0
+    var rowsInserted = 0
     /// Each duplicate key reported: the row's line, the slots of the unique columns and its values
     /// there, so that the build can name the earlier row's line too (a second read, only then).
     private(set) var duplicateKeys: [(line: Int, slots: [Int], values: [SQLValue])] = []
@@ -52,6 +52,12 @@ final class TableLoader {
     /// When set, a parkable miss of a nullable ref is inserted as NULL and linked once every row
     /// is in (see ``LinkedRefs``); a NOT NULL one parks its row.
     var links: LinkedRefs?
+    /// The refs of the records a multi-row INSERT takes that wait for a later row (record, slot):
+    /// inserted as NULL with the others, linked once the INSERT has given their rowids.
+    var bulkLinks: [(record: Int, slot: Int)] = []
+    /// Whether a multi-row INSERT gives its rows consecutive rowids: neither the fixture nor a
+    /// constant fills the rowid, so SQLite numbers them in the order of the VALUES.
+    let numbersItsRows: Bool
     /// Called with each record inserted (a pass over parked rows: its key may wake rows waiting for it).
     var inserted: ((_ batch: RecordBatch, _ record: Int) -> Void)?
     /// A better message for a ref that stays unresolved (a cycle), by slot and key.
@@ -73,12 +79,32 @@ final class TableLoader {
         let hazards = try MultiRowInsert.hazards(db, table: plan.table.name)
         hasTriggers = hazards.hasTriggers
         conflictClauses = hazards.clauses
+        // A FOREIGN KEY to the table itself is no hazard here when every column it holds is a ref
+        // or left out: each id bound was looked up before its statement, so it names a row already
+        // in (a parent in the same statement is not found: the row waits or is linked, as alone).
+        let fillsSelfRefs = plan.table.foreignKeys.contains { key in
+            key.parent.lowercasedName == plan.table.name.lowercasedName
+                && key.columns.contains { column in
+                    plan.constants.contains { $0.column.lowercasedName == column.lowercasedName }
+                        || plan.bound.contains {
+                            $0.info.name.lowercasedName == column.lowercasedName && $0.reference == nil
+                        }
+                }
+        }
         rowsPerStatement =
-            hazards.allowsMultipleRows ? MultiRowInsert.rowsPerStatement(parameters: plan.bound.count) : 1
+            !hazards.hasTriggers && (!hazards.refersToItself || !fillsSelfRefs)
+            ? MultiRowInsert.rowsPerStatement(parameters: plan.bound.count) : 1
         lookups = try plan.bound.map { bound in try bound.reference.map { try db.makeStatement(sql: $0.lookupSQL) } }
         foundTexts = lookups.map { _ in FoundParentIDs(limit: Self.foundLimit) }
         foundIntegers = Array(repeating: [:], count: lookups.count)
         parkable = Array(repeating: false, count: plan.bound.count)
+        let primaryKey = plan.table.columns.filter { $0.primaryKeyIndex > 0 }
+        let alias = primaryKey.count == 1 && primaryKey[0].declaredType.uppercased() == "INTEGER" ? primaryKey[0] : nil
+        numbersItsRows =
+            !plan.table.withoutRowID
+            && !(plan.bound.map(\.info.name) + plan.constants.map(\.column)).contains { name in
+                alias.map { name.lowercasedName == $0.name.lowercasedName } ?? false
+            }
         checks =
             plan.table.withoutRowID
             ? []
@@ -336,74 +362,8 @@ final class TableLoader {
         return nil
     }
 
-    /// Resolves the refs of ``rowsPerStatement`` records from `record` into ``bulkParentIDs``;
-    /// returns the first record with a ref whose parent is not found (or not an integer id), nil when all are.
-    private func firstUnresolved(_ batch: RecordBatch, from record: Int, base: UnsafeRawPointer?) throws -> Int? {
-        let width = batch.width
-        if bulkParentIDs.count != rowsPerStatement * width {
-            bulkParentIDs = Array(repeating: nil, count: rowsPerStatement * width)
-        }
-        for slot in 0..<width {
-            guard let lookup = lookups[slot] else { continue }
-            for item in record..<(record + rowsPerStatement) {
-                let index = item * width + slot
-                let target = (item - record) * width + slot
-                let kind = batch.slots[index]
-                if kind == .null {
-                    bulkParentIDs[target] = nil
-                    continue
-                }
-                if let id = found(slot, batch, index, base) {
-                    bulkParentIDs[target] = id
-                    continue
-                }
-                let handle = lookup.sqliteStatement
-                bind(handle, 1, batch, index, base)
-                defer { sqlite3_reset(handle) }
-                guard sqlite3_step(handle) == SQLITE_ROW, sqlite3_column_type(handle, 0) == SQLITE_INTEGER else {
-                    return item
-                }
-                let id = sqlite3_column_int64(handle, 0)
-                remember(id, slot, batch, index, base)
-                bulkParentIDs[target] = id
-            }
-        }
-        return nil
-    }
-
-    /// Inserts ``rowsPerStatement`` plain records from `record` with one statement: true when
-    /// they are in; false, with none of them in, when one broke a constraint; other failures throw.
-    private func insertInBulk(_ batch: RecordBatch, from record: Int, base: UnsafeRawPointer?) throws -> Bool {
-        let statement: Statement
-        if let bulkInsert {
-            statement = bulkInsert
-        } else {
-            statement = try db.makeStatement(sql: bulkSQL())
-            bulkInsert = statement
-        }
-        let handle = statement.sqliteStatement
-        var parameter: Int32 = 1
-        let first = record * batch.width
-        for index in first..<((record + rowsPerStatement) * batch.width) {
-            if lookups[(index - first) % batch.width] != nil {
-                // A ref: its parent's id, resolved by firstUnresolved.
-                if let id = bulkParentIDs[index - first] {
-                    sqlite3_bind_int64(handle, parameter, id)
-                } else {
-                    sqlite3_bind_null(handle, parameter)
-                }
-            } else {
-                bind(handle, parameter, batch, index, base)
-            }
-            parameter += 1
-        }
-        guard try MultiRowInsert.step(handle) else { return false }
-        rowsInserted += rowsPerStatement
-        return true
-    }
-
     /// ``rowsPerStatement`` whole records (see ``MultiRowInsert/sql(into:columns:constants:rows:)``).
-    private func bulkSQL() -> String {
+    func bulkSQL() -> String {
         MultiRowInsert.sql(
             into: plan.table.name, columns: plan.bound.map(\.info.name), constants: plan.constants,
             rows: rowsPerStatement)
@@ -454,7 +414,7 @@ final class TableLoader {
 
     /// The parent id found before for the key in a ref's slot (see ``foundTexts``).
     @inline(__always)
-    private func found(_ slot: Int, _ batch: RecordBatch, _ index: Int, _ base: UnsafeRawPointer?) -> Int64? {
+    func found(_ slot: Int, _ batch: RecordBatch, _ index: Int, _ base: UnsafeRawPointer?) -> Int64? {
         switch batch.slots[index] {
         case .integer: return foundIntegers[slot][batch.payloads[index]]
         case .text: return foundTexts[slot].id(for: bytes(batch, index, base))
@@ -462,7 +422,7 @@ final class TableLoader {
         }
     }
 
-    private func remember(_ id: Int64, _ slot: Int, _ batch: RecordBatch, _ index: Int, _ base: UnsafeRawPointer?) {
+    func remember(_ id: Int64, _ slot: Int, _ batch: RecordBatch, _ index: Int, _ base: UnsafeRawPointer?) {
         // Refs to as many parents as rows gain nothing from it: memory stays flat.
         guard foundTexts[slot].count + foundIntegers[slot].count < Self.foundLimit else { return }
         switch batch.slots[index] {
@@ -480,7 +440,7 @@ final class TableLoader {
     }
 
     @inline(__always)
-    private func bind(
+    func bind(
         _ handle: OpaquePointer, _ parameter: Int32, _ batch: RecordBatch, _ index: Int, _ base: UnsafeRawPointer?
     ) {
         switch batch.slots[index] {
