@@ -41,6 +41,31 @@ import Testing
         expectEqual(try strings(project, "SELECT name || ' ' || children FROM counts ORDER BY name"), ["root 2"])
     }
 
+    /// A column named `rowid` hides the rowid behind that name: the links reach the rows by
+    /// `_rowid_` (the read-back failed the build, exit 4), and so does a manifest check.
+    @Test func aColumnNamedRowidDoesNotHideTheRowsTheLinksSet() throws {
+        let project = try project(
+            schema:
+                "CREATE TABLE nodes (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, rowid TEXT, parent_id INTEGER REFERENCES nodes(id));\n",
+            nodes: "name,rowid,parent_id\na,9,c\nb,8,a\nc,7,\n" + (0..<100).map { "n\($0),\($0),n\($0 + 1)\n" }.joined()
+                + "n100,x,\n")
+        let result = try project.seedkit("build")
+        expectEqual(result.status, 0, "\(result)")
+        expectEqual(
+            try strings(
+                project,
+                "SELECT n.name || ' ' || n.rowid || ' → ' || coalesce(p.name, '-') FROM nodes n LEFT JOIN nodes p ON p.id = n.parent_id WHERE n.name IN ('a', 'b', 'c', 'n0', 'n99', 'n100') ORDER BY n.id"
+            ), ["a 9 → c", "b 8 → a", "c 7 → -", "n0 0 → n1", "n99 99 → n100", "n100 x → -"])
+
+        try project.write(
+            "seeds/seedkit.yml",
+            "schema: schema.sql\noutput: ../build/seed.sqlite\ntables:\n  nodes:\n    file: data/nodes.csv\n    key: name\n    refs: { parent_id: nodes.name }\n    checks: [{ sql: \"rowid <> 'x'\", message: not x }]\n"
+        )
+        let checked = try project.seedkit("build")
+        expectEqual(checked.status, 1, "\(checked)")
+        #expect(checked.stderr.contains("data/nodes.csv:105"), "\(checked.stderr)")
+    }
+
     /// An AFTER UPDATE trigger (an audit log) fires for no row: the fixtures update nothing.
     @Test func anAfterUpdateTriggerDoesNotFireForARefSetAfterwards() throws {
         let project = try project(

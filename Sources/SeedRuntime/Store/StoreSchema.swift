@@ -50,6 +50,13 @@ package struct TableInfo: Sendable, Equatable {
         columns.filter { $0.primaryKeyIndex > 0 }.sorted { $0.primaryKeyIndex < $1.primaryKeyIndex }.map(\.name)
     }
 
+    /// A name that reaches the table's rowid from SQL: `rowid`, `_rowid_` or `oid`, the first no
+    /// column has (a column named `rowid` hides the rowid behind that name); nil for a WITHOUT
+    /// ROWID table, or one with columns of all three names.
+    package var rowIDName: String? {
+        withoutRowID ? nil : ["rowid", "_rowid_", "oid"].first { column($0) == nil }
+    }
+
     /// The column named `name`, matched case-insensitively as SQLite does.
     package func column(_ name: String) -> ColumnInfo? {
         positions[SQLName(name)].map { columns[$0] }

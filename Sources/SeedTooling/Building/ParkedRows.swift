@@ -199,6 +199,8 @@ final class LinkedRefs {
     /// it back whole); so is a ref left empty: its key matches no row.
     func apply(deferral: Deferral?, diagnostics: inout [Diagnostic]) throws {
         let table = quoteIdentifier(plan.table.name)
+        // Links are only made for a table whose rowid a name reaches (see SeedBuilder's loading).
+        let rowid = plan.table.rowIDName ?? "rowid"
         for (slot, links) in counts.sorted(by: { $0.key < $1.key }) where plan.bound.indices.contains(slot) {
             let bound = plan.bound[slot]
             guard let reference = bound.reference else { continue }
@@ -224,12 +226,12 @@ final class LinkedRefs {
                 // of their own: a table or parent named `l` would take a short alias.
                 try db.execute(
                     sql:
-                        "WITH \(found) AS MATERIALIZED (SELECT row, (\(reference.lookup(of: "\(name).key"))) AS parent FROM \(name) WHERE slot = \(slot)) UPDATE OR ABORT \(table) SET \(column) = \(found).parent FROM \(found) WHERE \(table).rowid = \(found).row AND \(found).parent IS NOT NULL"
+                        "WITH \(found) AS MATERIALIZED (SELECT row, (\(reference.lookup(of: "\(name).key"))) AS parent FROM \(name) WHERE slot = \(slot)) UPDATE OR ABORT \(table) SET \(column) = \(found).parent FROM \(found) WHERE \(table).\(rowid) = \(found).row AND \(found).parent IS NOT NULL"
                 )
             } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
                 let lookup = try db.makeStatement(sql: reference.lookupSQL)
                 // OR ABORT: a schema's ON CONFLICT REPLACE or IGNORE never deletes or drops a row unseen.
-                let update = try db.makeStatement(sql: "UPDATE OR ABORT \(table) SET \(column) = ? WHERE rowid = ?")
+                let update = try db.makeStatement(sql: "UPDATE OR ABORT \(table) SET \(column) = ? WHERE \(rowid) = ?")
                 let clause = try ConflictClauses.read(db, table: plan.table.name).uniqueClause(on: [bound.info.name])
                 try db.makeStatement(sql: "SELECT row, line, key FROM \(name) WHERE slot = ? ORDER BY seq").forEachRow(
                     binding: [.integer(Int64(slot))]
@@ -267,7 +269,7 @@ final class LinkedRefs {
             guard db.changesCount < links else { continue }
             try db.makeStatement(
                 sql:
-                    "SELECT l.line, l.key FROM \(name) AS l JOIN \(table) AS t ON t.rowid = l.row WHERE l.slot = ? AND t.\(column) IS NULL ORDER BY l.seq"
+                    "SELECT l.line, l.key FROM \(name) AS l JOIN \(table) AS t ON t.\(rowid) = l.row WHERE l.slot = ? AND t.\(column) IS NULL ORDER BY l.seq"
             ).forEachRow(binding: [.integer(Int64(slot))]) { row in miss(line: row[0], key: row[1]) }
         }
         try db.execute(sql: "DROP TABLE \(name)")

@@ -117,7 +117,7 @@ extension SeedBuilder {
                     loader.parkable = plan.bound.map { bound in
                         bound.reference.map { deferral.isWaiting($0.spec.table) } ?? false
                     }
-                    if !plan.table.withoutRowID && (linking || loader.linksUnseen) {
+                    if plan.table.rowIDName != nil && (linking || loader.linksUnseen) {
                         if links[index] == nil { links[index] = try LinkedRefs(db: db, plan: plan, number: index) }
                         loader.links = links[index]
                     }

@@ -117,7 +117,7 @@ extension SeedBuilder {
                 // ROWID table's rows wait instead, and so do those of a table with triggers or
                 // checks: they would see the ref empty, or fire again when it is set.
                 let coreDataOrder = plan.dialect is CoreDataDialect && config.key.isEmpty
-                if !plan.table.withoutRowID, coreDataOrder || loader.linksUnseen {
+                if plan.table.rowIDName != nil, coreDataOrder || loader.linksUnseen {
                     let links = try LinkedRefs(db: db, plan: plan, number: index)
                     deferral.links[index] = links
                     loader.links = links

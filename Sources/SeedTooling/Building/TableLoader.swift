@@ -101,17 +101,19 @@ final class TableLoader {
         let primaryKey = plan.table.columns.filter { $0.primaryKeyIndex > 0 }
         let alias = primaryKey.count == 1 && primaryKey[0].declaredType.uppercased() == "INTEGER" ? primaryKey[0] : nil
         numbersItsRows =
-            !plan.table.withoutRowID
+            plan.table.rowIDName != nil
             && !(plan.bound.map(\.info.name) + plan.constants.map(\.column)).contains { name in
                 alias.map { name.lowercasedName == $0.name.lowercasedName } ?? false
             }
         checks =
-            plan.table.withoutRowID
+            plan.table.rowIDName == nil
             ? []
             : try plan.config.checks.map { check in
                 (
                     try db.makeStatement(
-                        sql: "SELECT (\(check.sql)) FROM \(quoteIdentifier(plan.table.name)) WHERE rowid = ?"), check
+                        sql:
+                            "SELECT (\(check.sql)) FROM \(quoteIdentifier(plan.table.name)) WHERE \(plan.table.rowIDName ?? "rowid") = ?"
+                    ), check
                 )
             }
     }
