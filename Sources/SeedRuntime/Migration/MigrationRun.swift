@@ -54,6 +54,10 @@ struct MigrationRun {
     var queue = WaitQueue()
     /// Rows held for a multi-row INSERT (see MigrationRun+Bulk.swift).
     var held = HeldInserts()
+    /// Deletes held for a batch (see MigrationRun+BatchDelete.swift).
+    var heldDeletes = HeldDeletes()
+    /// Updates held for a batch (see MigrationRun+BatchUpdate.swift).
+    var heldUpdates = HeldUpdates()
     /// The array ``insertQuickly(_:into:named:slot:)`` makes each row's values in, kept for the next row.
     var quickValues: [(column: String, value: SQLValue)] = []
     /// Deletes of the migration being applied that a row still refers to, retried once its other changes are done.
@@ -160,9 +164,19 @@ struct MigrationRun {
             try flushInserts()
         case .update(let name, let changes):
             defer { laterUpdates = [] }
+            // Many rows: found, checked and written a batch at a time (MigrationRun+BatchUpdate.swift).
+            let batching =
+                changes.count > 1 && options.validator == nil
+                ? deleteBatching(table) : (batched: false, selfRefs: [])
             for (position, change) in changes.enumerated() {
                 laterUpdates = changes[(position + 1)...]
                 let slot = newSlot(index)
+                if batching.batched,
+                    try holdUpdate(
+                        change, in: table, name: name, file: migration.file, slot: slot, selfRefs: batching.selfRefs)
+                {
+                    continue
+                }
                 do {
                     try settle(
                         .update(change: change, table: name, file: migration.file), slot: slot,
@@ -171,21 +185,21 @@ struct MigrationRun {
                     keep(refusal: error, file: migration.file, line: change.line)
                 }
             }
+            try flushUpdates()
         case .delete(_, let changes):
+            // Many rows: found, checked and deleted a batch at a time (MigrationRun+BatchDelete.swift).
+            let batching = changes.count > 1 ? deleteBatching(table) : (batched: false, selfRefs: [])
             for change in changes {
                 let slot = newSlot(index)
-                switch try delete(change, from: table, file: migration.file) {
-                case .done(let event): fill(slot, event)
-                case .blocked(var blocked):
-                    blocked.slot = slot
-                    blockedDeletes.append(blocked)
-                case .waiting:
-                    deferredDeletes.append(
-                        DeferredDelete(
-                            change: change, table: table, file: migration.file, slot: slot,
-                            operationName: operationName))
+                if batching.batched {
+                    try holdDelete(change, from: table, file: migration.file, slot: slot, selfRefs: batching.selfRefs)
+                    continue
                 }
+                settleDelete(
+                    try delete(change, from: table, file: migration.file), change, table: table, file: migration.file,
+                    slot: slot)
             }
+            try flushDeletes()
         }
         return true
     }

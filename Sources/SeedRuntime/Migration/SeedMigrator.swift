@@ -116,6 +116,11 @@ public struct SeedMigrator: Sendable {
         ///
         /// On by default; tests turn it off to compare the two.
         package var multiRowInserts = true
+        /// With ``writesDirectly``, finds, checks and deletes a big delete's rows a batch at a
+        /// time where that gives what one by one would (see MigrationRun+BatchDelete.swift).
+        ///
+        /// On by default; tests turn it off to compare the two.
+        package var batchedChanges = true
         /// How much of the store is checked for damage before a run commits (see ``StoreCheck``).
         public var storeCheck: StoreCheck = .inProportion
         /// Seconds each statement of a `.sql` migration may run before SQLite stops it and the run

@@ -1,0 +1,303 @@
+import GRDB
+
+// A big delete migration finds, checks and deletes its rows a batch at a time (issue 45), as a big
+// insert writes them (MigrationRun+Bulk.swift): one statement reads a batch's rows by their keys
+// (the keys bound as a multi-row VALUES joined with the table), one per referring column asks
+// which of them a row still refers to, and one `DELETE … WHERE rowid IN (…)` removes the rows
+// that are there once, still hold their `from` and that nothing refers to. Every other row of the
+// batch (missing, under a duplicate key, changed in the store, still referenced, or all of them
+// when the DELETE failed) then goes the one-row way (``MigrationRun/delete(_:from:file:deferring:)``),
+// which reports, blocks or denies it exactly as before; the rows' events are filled in their order.
+//
+// What keeps the outcome the same as one row at a time:
+// - A row's key and `from` are resolved when it is held, as before; one that names a row of the
+//   table itself (a self-ref) has the held rows deleted first, so it sees what it would have seen.
+// - Nothing else reads or writes the table while rows are held: the batch is written when it is
+//   full, when the rows' key columns change, and at the operation's end.
+// - Only where a row's deletion changes nothing else: plain SQLite, no trigger in the store (the
+//   memo of parent ids is kept), no foreign key with an `ON DELETE`/`ON UPDATE` action, a table
+//   with rowids; not under `--on-conflict fail` (a conflict's error would go after the errors of
+//   the rows resolved after it); and only where nobody observes the connection
+//   (``SeedMigrator/Options/writesDirectly``).
+// - A referrer found for a row in the batch sends that row the one-row way after the DELETE: one
+//   the batch deleted no longer refers to it, and it goes at once instead of blocked and retried
+//   at the migration's end (``MigrationRun/settleBlockedDeletes(final:)``), with the same event.
+
+/// Deletes of one table held for a batch (see MigrationRun+BatchDelete.swift).
+struct HeldDeletes {
+    struct Row {
+        var change: DataChanges.RowChange
+        var slot: Slot
+        var key: [(column: String, value: SQLValue)]
+        var fields: [RowEvent.KeyValue]
+        /// Nil when it did not resolve: the row goes the one-row way.
+        var from: [(column: String, value: SQLValue)]?
+        /// Where in ``MigrationRun/errors`` an error of this row goes: their count when it was held.
+        var errorsAt: Int
+    }
+
+    /// Rows per batch of rows that bind `width` values each in a statement: at most 256, within
+    /// SQLite's smallest limit of bound parameters (``MultiRowInsert/parameterLimit``).
+    static func rowsPerBatch(width: Int) -> Int { max(1, min(256, MultiRowInsert.parameterLimit / max(1, width))) }
+
+    var table: TableInfo?
+    var file = ""
+    var keyColumns: [String] = []
+    var rows: [Row] = []
+    /// The held rows' keys: a key held twice has the first written before the second is held.
+    var keys = Set<[SQLValue]>()
+    /// By table and operation: whether its deletes may be batched, and the columns that refer to
+    /// the table itself through a manifest ref (a row naming one is resolved after the held rows go).
+    var tables: [String: (batched: Bool, selfRefs: Set<SQLName>)] = [:]
+}
+
+extension MigrationRun {
+    /// Whether the deletes of `table` go in batches (see MigrationRun+BatchDelete.swift), and its
+    /// columns that are refs to itself.
+    mutating func deleteBatching(_ table: TableInfo) -> (batched: Bool, selfRefs: Set<SQLName>) {
+        let id = table.name + "\u{0}" + operationName
+        if let known = heldDeletes.tables[id] { return known }
+        let ownName = table.name.lowercasedName
+        let selfRefs = Set(
+            references(of: table.name).filter { dialect.tableName($0.value.table).lowercasedName == ownName }.keys)
+        // A key that is a ref to the table itself is resolved by reading the table: not batched.
+        let key = (try? keyColumns(table, file: "", line: 0)) ?? []
+        let batched =
+            !key.isEmpty && !key.contains(where: { selfRefs.contains(SQLName($0)) })
+            && options.writesDirectly && options.batchedChanges && plainSQLite && !table.withoutRowID
+            && memo.parentIDs != nil && !memo.foreignKeyActions && options.onConflict != .fail
+        heldDeletes.tables[id] = (batched, selfRefs)
+        return (batched, selfRefs)
+    }
+
+    /// Resolves a delete's key and holds it for the batch.
+    ///
+    /// A key that does not resolve is settled here as ``delete(_:from:file:deferring:)`` settles it. A `from` that does not
+    /// resolve (a column the table lacks, a parent not there) makes the row go the one-row way at
+    /// its turn in the batch: it reads the row before its `from`.
+    mutating func holdDelete(
+        _ change: DataChanges.RowChange, from table: TableInfo, file: String, slot: Slot, selfRefs: Set<SQLName>
+    ) throws {
+        if !selfRefs.isEmpty && !heldDeletes.rows.isEmpty
+            && change.from.values.contains(where: { $0.value != .null && selfRefs.contains(SQLName($0.column)) })
+        {
+            try flushDeletes()
+        }
+        guard let (key, fields) = try resolveKey(change.key, in: table, file: file, line: change.line) else { return }
+        let errorCount = errors.count
+        let resolution = try resolve(change.from, in: table)
+        let resolved = errors.count == errorCount && resolution.missing.isEmpty
+        errors.removeSubrange(errorCount...)  // reported, if the row is there, by the one-row way
+        let keyValues = key.map(\.value)
+        if !heldDeletes.rows.isEmpty
+            && (heldDeletes.table?.name != table.name || heldDeletes.file != file
+                || !heldDeletes.keyColumns.elementsEqual(key.lazy.map(\.column))
+                || heldDeletes.keys.contains(keyValues))
+        {
+            try flushDeletes()
+        }
+        if heldDeletes.rows.isEmpty {
+            heldDeletes.table = table
+            heldDeletes.file = file
+            heldDeletes.keyColumns = key.map(\.column)
+        }
+        heldDeletes.keys.insert(keyValues)
+        heldDeletes.rows.append(
+            HeldDeletes.Row(
+                change: change, slot: slot, key: key, fields: fields, from: resolved ? resolution.values : nil,
+                errorsAt: errors.count))
+        // Bound per row: its position and key to find it; its position, rowid and the values a
+        // referring column holds to check it.
+        let targets = try referrerChecks(of: table).map(\.targets.count).max() ?? 0
+        if heldDeletes.rows.count >= HeldDeletes.rowsPerBatch(width: max(1 + key.count, 2 + targets)) {
+            try flushDeletes()
+        }
+    }
+
+    /// Settles what ``delete(_:from:file:deferring:)`` decided for the row in `slot`.
+    mutating func settleDelete(
+        _ outcome: DeleteOutcome, _ change: DataChanges.RowChange, table: TableInfo, file: String, slot: Slot
+    ) {
+        switch outcome {
+        case .done(let event): fill(slot, event)
+        case .blocked(var blocked):
+            blocked.slot = slot
+            blockedDeletes.append(blocked)
+        case .waiting:
+            deferredDeletes.append(
+                DeferredDelete(change: change, table: table, file: file, slot: slot, operationName: operationName))
+        }
+    }
+
+    /// Finds, checks and deletes the held rows (see MigrationRun+BatchDelete.swift): each run of
+    /// rows that may go by one DELETE, and each other row the one-row way, in the rows' order.
+    mutating func flushDeletes() throws {
+        guard !heldDeletes.rows.isEmpty, let table = heldDeletes.table else { return }
+        let batch = heldDeletes.rows
+        let file = heldDeletes.file
+        heldDeletes.rows.removeAll(keepingCapacity: true)
+        heldDeletes.keys.removeAll(keepingCapacity: true)
+        let found = try fetchBatch(table, batch)
+        var clean = [Bool](repeating: false, count: batch.count)
+        // Two keys that find one row (a NOCASE key): the second goes the one-row way, after the first.
+        var seen = Set<SQLValue>()
+        for (index, row) in batch.enumerated() {
+            guard let current = found[index], let from = row.from, let rowid = current[Self.rowidKey] else { continue }
+            clean[index] = try mismatches(current, from, in: table).isEmpty && seen.insert(rowid).inserted
+        }
+        for index in try referencedRows(of: table, found, among: clean) { clean[index] = false }
+        var moved = 0
+        var start = 0
+        while start < batch.count {
+            var end = start
+            var rowids: [(column: String, value: SQLValue)] = []
+            while end < batch.count, clean[end], let rowid = found[end]?[Self.rowidKey] {
+                rowids.append(("rowid", rowid))
+                end += 1
+            }
+            var deleted = false
+            if !rowids.isEmpty {
+                memo.wroteRows(table.name)
+                deleted = try deleteRowids(rowids, from: table)
+            }
+            var oneByOne = Array(start..<end).filter { _ in !deleted }
+            if end < batch.count { oneByOne.append(end) }
+            if deleted {
+                for row in batch[start..<end] {
+                    if lists(.deleted, in: row.slot) {
+                        fill(
+                            row.slot,
+                            event(.deleted, table, line: row.change.line, file: file, key: row.fields, "deleted"))
+                    } else {
+                        unlist(.deleted, in: row.slot)
+                    }
+                }
+            }
+            for index in oneByOne {
+                let row = batch[index]
+                let before = errors.count
+                settleDelete(
+                    try delete(row.change, from: table, file: file), row.change, table: table, file: file,
+                    slot: row.slot)
+                // Its errors go where the one-row way would have put them, before those of rows held after it.
+                guard errors.count > before else { continue }
+                let added = errors[before...]
+                errors.removeSubrange(before...)
+                errors.insert(contentsOf: added, at: row.errorsAt + moved)
+                moved += added.count
+            }
+            start = max(end + 1, start + 1)
+        }
+    }
+
+    /// The held rows as stored, by their position in `batch`: rowid, `from` columns and the
+    /// columns referring rows hold; nil for a row not there once (missing, or a duplicate key).
+    private mutating func fetchBatch(_ table: TableInfo, _ batch: [HeldDeletes.Row]) throws -> [StoredRow?] {
+        var wanted = batch.flatMap { $0.from?.map(\.column) ?? [] }
+        for check in try referrerChecks(of: table) {
+            for target in check.targets where target != Self.rowidKey {
+                if let column = table.column(target.lowered)?.name { wanted.append(column) }
+            }
+        }
+        return try fetchRows(table, keyColumns: heldDeletes.keyColumns, keys: batch.map(\.key), columns: wanted)
+    }
+
+    /// The rows of `table` with `keys` (each in `keyColumns`' order), by position: their rowid and
+    /// `columns` (each read once), by one statement that joins the keys, bound as a multi-row
+    /// VALUES, with the table; nil for a key no row has, or more than one.
+    mutating func fetchRows(
+        _ table: TableInfo, keyColumns: [String], keys: [[(column: String, value: SQLValue)]], columns: [String]
+    ) throws -> [StoredRow?] {
+        var wanted: [String] = []
+        var seen = Set<SQLName>()
+        for column in columns where seen.insert(SQLName(column)).inserted { wanted.append(column) }
+        let width = 1 + keyColumns.count
+        let tuple = "(" + Array(repeating: "?", count: width).joined(separator: ", ") + ")"
+        let join = keyColumns.enumerated().map { "t.\(quoteIdentifier($1)) = v.column\($0 + 2)" }
+            .joined(separator: " AND ")
+        let sql =
+            "SELECT v.column1, t.rowid\(wanted.map { ", t.\(quoteIdentifier($0))" }.joined()) FROM (VALUES "
+            + Array(repeating: tuple, count: keys.count).joined(separator: ", ")
+            + ") AS v JOIN \(quoteIdentifier(table.name)) AS t ON \(join)"
+        var values: [SQLValue] = []
+        values.reserveCapacity(keys.count * width)
+        for (index, key) in keys.enumerated() {
+            values.append(.integer(Int64(index)))
+            for (_, value) in key { values.append(value) }
+        }
+        var result = [StoredRow?](repeating: nil, count: keys.count)
+        var counts = [Int](repeating: 0, count: keys.count)
+        let names = wanted.map(SQLName.init)
+        for row in try db.cachedStatement(sql: sql).rows(binding: values) {
+            guard case .integer(let position)? = row.first, position >= 0, Int(position) < keys.count else { continue }
+            let index = Int(position)
+            counts[index] += 1
+            var stored = StoredRow(minimumCapacity: names.count + 1)
+            stored[Self.rowidKey] = row[1]
+            for (name, value) in zip(names, row.dropFirst(2)) { stored[name] = value }
+            result[index] = stored
+        }
+        for (index, count) in counts.enumerated() where count != 1 { result[index] = nil }
+        return result
+    }
+
+    /// The positions of the rows among `candidates` that a row (other than itself) still refers
+    /// to, by one statement per referring column; each column counted as read once per row, as
+    /// ``referrer(of:in:excluding:)`` counts it (``findReferrersByIndex(_:_:id:)``).
+    private mutating func referencedRows(of table: TableInfo, _ found: [StoredRow?], among candidates: [Bool]) throws
+        -> Set<Int>
+    {
+        var referenced = Set<Int>()
+        for check in try referrerChecks(of: table) {
+            var values: [SQLValue] = []
+            var rows = 0
+            for (index, row) in found.enumerated() where candidates[index] && !referenced.contains(index) {
+                guard let row else { continue }
+                let targets = check.targets.map { row[$0] ?? .null }
+                if targets.contains(.null) { continue }
+                try findReferrersByIndex(check.child, check.columns, id: check.id)
+                values.append(.integer(Int64(index)))
+                values.append(row[Self.rowidKey] ?? .null)
+                values += targets
+                rows += 1
+            }
+            guard rows > 0 else { continue }
+            let width = 2 + check.targets.count
+            let tuple = "(" + Array(repeating: "?", count: width).joined(separator: ", ") + ")"
+            var conditions = check.columns.enumerated().map { "c.\(quoteIdentifier($1)) = v.column\($0 + 3)" }
+            if check.child.name.isSameName(as: table.name) && !check.child.withoutRowID {
+                conditions.append("c.rowid IS NOT v.column2")
+            }
+            let sql =
+                "SELECT v.column1 FROM (VALUES " + Array(repeating: tuple, count: rows).joined(separator: ", ")
+                + ") AS v WHERE EXISTS (SELECT 1 FROM \(quoteIdentifier(check.child.name)) AS c WHERE "
+                + conditions.joined(separator: " AND ") + ")"
+            for row in try db.cachedStatement(sql: sql).rows(binding: values) {
+                if case .integer(let index)? = row.first { referenced.insert(Int(index)) }
+            }
+        }
+        return referenced
+    }
+
+    /// `DELETE … WHERE rowid IN (…)`: true when every row went, false (none went) when a
+    /// constraint failed; the rows then go one by one.
+    private mutating func deleteRowids(_ rowids: [(column: String, value: SQLValue)], from table: TableInfo) throws
+        -> Bool
+    {
+        let sql =
+            "DELETE FROM \(quoteIdentifier(table.name)) WHERE rowid IN ("
+            + Array(repeating: "?", count: rowids.count).joined(separator: ", ") + ")"
+        let changes: Int
+        do {
+            changes = try execute(db.cachedStatement(sql: sql), binding: rowids)
+        } catch let error as DatabaseError where db.isInsideTransaction && error.resultCode == .SQLITE_CONSTRAINT {
+            return false
+        }
+        guard changes == rowids.count else {
+            throw SeedError(
+                .io,
+                "internal: a DELETE of \(rowids.count) rows of \(table.name) deleted \(changes); nothing was written")
+        }
+        return true
+    }
+}

@@ -1,0 +1,188 @@
+import GRDB
+
+// A big update migration finds, checks and writes its rows a batch at a time (issue 45), as a big
+// delete does (MigrationRun+BatchDelete.swift): one statement reads a batch's rows by their keys,
+// and one `UPDATE OR ABORT … FROM (VALUES …)` sets the new values of the rows that are there once,
+// still hold their `from` and do not hold their `to` yet. Every other row of the batch (missing,
+// under a duplicate key, up to date, changed in the store, or all of them when the UPDATE failed
+// on a constraint) then goes the one-row way (``MigrationRun/update(_:in:file:slot:)``), which
+// reports or refuses it exactly as before, in the rows' order.
+//
+// Held only where the one-row way would write the row and only count it:
+// - the deletes' conditions (``MigrationRun/deleteBatching(_:)``), and no row validator;
+// - a row past the report's sample (``SeedMigrator/Options/eventsPerKind``: a listed update is
+//   described from the row as it was) and nothing in the run waiting for a parent (a write
+//   settles what waits);
+// - a row whose `to` sets no key column (a rename changes the rows that store the old key) and
+//   whose key, `from` and `to` resolve without a problem: any other row goes the one-row way after
+//   the held ones, its problems reported there once.
+
+/// Updates of one table held for a batch (see MigrationRun+BatchUpdate.swift).
+struct HeldUpdates {
+    struct Row {
+        var change: DataChanges.RowChange
+        var slot: Slot
+        var key: [(column: String, value: SQLValue)]
+        var from: [(column: String, value: SQLValue)]
+        var to: [(column: String, value: SQLValue)]
+        /// Where in ``MigrationRun/errors`` an error of this row goes: their count when it was held.
+        var errorsAt: Int
+    }
+
+    var table: TableInfo?
+    /// The operation's name for its table (``MigrationRun/operationName``).
+    var name = ""
+    var file = ""
+    var keyColumns: [String] = []
+    var toColumns: [String] = []
+    var rows: [Row] = []
+    /// The held rows' keys: a key held twice has the first written before the second is held.
+    var keys = Set<[SQLValue]>()
+}
+
+extension MigrationRun {
+    /// Resolves an update and holds it for the batch when it may be (see
+    /// MigrationRun+BatchUpdate.swift); false, with the held rows written and nothing reported,
+    /// when it must go the one-row way.
+    mutating func holdUpdate(
+        _ change: DataChanges.RowChange, in table: TableInfo, name: String, file: String, slot: Slot,
+        selfRefs: Set<SQLName>
+    ) throws -> Bool {
+        guard queue.open.isEmpty, !lists(.updated, in: slot) else {
+            try flushUpdates()
+            return false
+        }
+        if !selfRefs.isEmpty && !heldUpdates.rows.isEmpty
+            && (change.from.values + change.to.values).contains(where: {
+                $0.value != .null && selfRefs.contains(SQLName($0.column))
+            })
+        {
+            try flushUpdates()
+        }
+        let errorCount = errors.count
+        func oneByOne() throws -> Bool {
+            errors.removeSubrange(errorCount...)  // reported again, once, by the one-row way
+            try flushUpdates()
+            return false
+        }
+        guard let (key, _) = try resolveKey(change.key, in: table, file: file, line: change.line) else {
+            return try oneByOne()
+        }
+        for column in change.to.values.map(\.column) where change.from[column] == nil { return try oneByOne() }
+        let from = try resolve(change.from, in: table)
+        let to = try resolve(change.to, in: table)
+        guard errors.count == errorCount, from.missing.isEmpty, to.missing.isEmpty, !to.values.isEmpty,
+            !to.values.contains(where: { value in key.contains { $0.column.isSameName(as: value.column) } })
+        else { return try oneByOne() }
+        let keyValues = key.map(\.value)
+        if !heldUpdates.rows.isEmpty
+            && (heldUpdates.table?.name != table.name || heldUpdates.name != name || heldUpdates.file != file
+                || !heldUpdates.keyColumns.elementsEqual(key.lazy.map(\.column)) || heldUpdates.keys.contains(keyValues)
+                || !heldUpdates.toColumns.elementsEqual(to.values.lazy.map(\.column)))
+        {
+            try flushUpdates()
+        }
+        if heldUpdates.rows.isEmpty {
+            heldUpdates.table = table
+            heldUpdates.name = name
+            heldUpdates.file = file
+            heldUpdates.keyColumns = key.map(\.column)
+            heldUpdates.toColumns = to.values.map(\.column)
+        }
+        heldUpdates.keys.insert(keyValues)
+        heldUpdates.rows.append(
+            HeldUpdates.Row(
+                change: change, slot: slot, key: key, from: from.values, to: to.values, errorsAt: errors.count))
+        // Bound per row: its position and key to find it; its rowid and new values to write it.
+        if heldUpdates.rows.count >= HeldDeletes.rowsPerBatch(width: 1 + max(key.count, to.values.count)) {
+            try flushUpdates()
+        }
+        return true
+    }
+
+    /// Finds, checks and writes the held updates (see MigrationRun+BatchUpdate.swift): each run of
+    /// rows that may go by one UPDATE, and each other row the one-row way, in the rows' order.
+    mutating func flushUpdates() throws {
+        guard !heldUpdates.rows.isEmpty, let table = heldUpdates.table else { return }
+        let batch = heldUpdates.rows
+        let (name, file, columns) = (heldUpdates.name, heldUpdates.file, heldUpdates.toColumns)
+        heldUpdates.rows.removeAll(keepingCapacity: true)
+        heldUpdates.keys.removeAll(keepingCapacity: true)
+        let found = try fetchRows(
+            table, keyColumns: heldUpdates.keyColumns, keys: batch.map(\.key),
+            columns: batch.flatMap { $0.from.map(\.column) + $0.to.map(\.column) })
+        var clean = [Bool](repeating: false, count: batch.count)
+        // Two keys that find one row (a NOCASE key): the second goes the one-row way, after the first.
+        var seen = Set<SQLValue>()
+        for (index, row) in batch.enumerated() {
+            guard let current = found[index], let rowid = current[Self.rowidKey], !matches(current, row.to) else {
+                continue
+            }
+            clean[index] = try mismatches(current, row.from, in: table).isEmpty && seen.insert(rowid).inserted
+        }
+        var moved = 0
+        var start = 0
+        while start < batch.count {
+            var end = start
+            var values: [(column: String, value: SQLValue)] = []
+            while end < batch.count, clean[end], let rowid = found[end]?[Self.rowidKey] {
+                values.append(("rowid", rowid))
+                values += batch[end].to
+                end += 1
+            }
+            var updated = false
+            if !values.isEmpty {
+                memo.wroteRows(table.name)
+                updated = try updateRows(values, rows: end - start, columns: columns, in: table)
+            }
+            var oneByOne = Array(start..<end).filter { _ in !updated }
+            if end < batch.count { oneByOne.append(end) }
+            if updated {
+                // Past the report's sample (holdUpdate): counted.
+                for row in batch[start..<end] { unlist(.updated, in: row.slot) }
+            }
+            for index in oneByOne {
+                let row = batch[index]
+                let before = errors.count
+                do {
+                    try settle(
+                        .update(change: row.change, table: name, file: file), slot: row.slot,
+                        try update(row.change, in: table, file: file, slot: row.slot))
+                } catch let error as SeedError where error.kind == .refused {
+                    keep(refusal: error, file: file, line: row.change.line)
+                }
+                // Its errors go where the one-row way would have put them, before those of rows held after it.
+                guard errors.count > before else { continue }
+                let added = errors[before...]
+                errors.removeSubrange(before...)
+                errors.insert(contentsOf: added, at: row.errorsAt + moved)
+                moved += added.count
+            }
+            start = max(end + 1, start + 1)
+        }
+    }
+
+    /// `UPDATE OR ABORT … FROM (VALUES (rowid, …), …)`: true when every row changed, false
+    /// (none changed) when a constraint failed; the rows then go one by one.
+    private mutating func updateRows(
+        _ values: [(column: String, value: SQLValue)], rows: Int, columns: [String], in table: TableInfo
+    ) throws -> Bool {
+        let tuple = "(" + Array(repeating: "?", count: 1 + columns.count).joined(separator: ", ") + ")"
+        let sets = columns.enumerated().map { "\(quoteIdentifier($1)) = v.column\($0 + 2)" }.joined(separator: ", ")
+        let sql =
+            "UPDATE OR ABORT \(quoteIdentifier(table.name)) SET \(sets) FROM (VALUES "
+            + Array(repeating: tuple, count: rows).joined(separator: ", ")
+            + ") AS v WHERE \(quoteIdentifier(table.name)).rowid = v.column1"
+        let changes: Int
+        do {
+            changes = try execute(db.cachedStatement(sql: sql), binding: values)
+        } catch let error as DatabaseError where db.isInsideTransaction && error.resultCode == .SQLITE_CONSTRAINT {
+            return false
+        }
+        guard changes == rows else {
+            throw SeedError(
+                .io, "internal: an UPDATE of \(rows) rows of \(table.name) changed \(changes); nothing was written")
+        }
+        return true
+    }
+}

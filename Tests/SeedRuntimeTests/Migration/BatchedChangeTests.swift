@@ -1,0 +1,125 @@
+import Foundation
+import GRDB
+import SeedRuntime
+import SeedTestSupport
+import Testing
+
+// Issue 45: big deletes and updates find, check and write their rows a batch at a time
+// (MigrationRun+BatchDelete.swift, MigrationRun+BatchUpdate.swift). Each test applies the same
+// migrations to two copies of one store, batched and one row at a time, and requires the same
+// report (events, their order and details, the rows counted), the same errors and the same rows.
+
+private let schema = """
+    CREATE TABLE categories (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+    CREATE TABLE books (id INTEGER PRIMARY KEY, isbn TEXT NOT NULL UNIQUE, price REAL,
+                        category_id INTEGER REFERENCES categories(id), parent_id INTEGER REFERENCES books(id),
+                        code TEXT UNIQUE);
+    CREATE TABLE reviews (id INTEGER PRIMARY KEY, book_isbn TEXT);
+    """
+/// 700 books in five categories; B51 is a child of B50 and B61 of B60; reviews refer to B3 and
+/// B300 (a manifest ref holds the parent's id).
+private let seed = """
+    INSERT INTO categories (name) VALUES ('C0'), ('C1'), ('C2'), ('C3'), ('C4');
+    WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 699)
+    INSERT INTO books (id, isbn, price, category_id, code) SELECT i + 1, 'B' || i, 1.5, 1 + i % 5, 'K' || i FROM n;
+    UPDATE books SET parent_id = 51 WHERE isbn = 'B51';
+    UPDATE books SET parent_id = 61 WHERE isbn = 'B61';
+    INSERT INTO reviews (book_isbn) VALUES (4), (301);
+    """
+private let specs = [
+    TableSpec(name: "categories", key: ["name"]),
+    TableSpec(
+        name: "books", key: ["isbn"],
+        refs: [
+            "category_id": .init(table: "categories", column: "name"),
+            "parent_id": .init(table: "books", column: "isbn"),
+        ]),
+    TableSpec(name: "reviews", key: ["id"], refs: ["book_isbn": .init(table: "books", column: "isbn")]),
+]
+
+/// Runs `migrations` both ways on copies of the store; requires the same outcome and returns it.
+@discardableResult
+private func bothWays(_ migrations: [(String, String)], sourceLocation: SourceLocation = #_sourceLocation) throws
+    -> MultiRowOutcome
+{
+    let base = try multiRowStore(schema: schema, seed: seed, coreData: false)
+    defer { try? FileManager.default.removeItem(atPath: base) }
+    let loaded = try migrations.map { try loadMigration(json: $0.1, fileName: $0.0) }
+    let single = try multiRowRun(base, specs: specs, migrations: loaded, multiRow: true) { $0.batchedChanges = false }
+    let batched = try multiRowRun(base, specs: specs, migrations: loaded, multiRow: true)
+    #expect(batched.report == single.report, sourceLocation: sourceLocation)
+    #expect(batched.tables == single.tables, sourceLocation: sourceLocation)
+    return batched
+}
+
+private func deleteRow(_ i: Int, price: String = "1.5", category: String? = nil) -> String {
+    #"{"key": "B\#(i)", "from": {"price": \#(price), "category_id": "\#(category ?? "C\(i % 5)")"}}"#
+}
+
+private func moveRow(_ i: Int, from: String? = nil, to: String? = nil) -> String {
+    #"{"key": "B\#(i)", "from": {"category_id": "\#(from ?? "C\(i % 5)")"}, "to": {"category_id": "\#(to ?? "C\((i + 1) % 5)")"}}"#
+}
+
+@Suite struct BatchedChangeTests {
+    @Test func deletesInBatchesReportAndLeaveWhatOneByOneDoes() throws {
+        // 600 rows over three batches: a changed row, a missing one, one listed twice, a parent
+        // listed before its child (B50, B51) and after it (B61, B60), rows a review refers to (B3,
+        // B300: denied), a `from` naming no category.
+        var rows = (0..<600).filter { ![10, 60].contains($0) }.map { deleteRow($0) }
+        rows.insert(deleteRow(10, price: "2"), at: 10)
+        rows.insert(#"{"key": "NOPE", "from": {"price": 1.5}}"#, at: 40)
+        rows.insert(deleteRow(20), at: 200)
+        rows.insert(deleteRow(60), at: 62)
+        rows.insert(deleteRow(650, category: "CX"), at: 300)
+        let outcome = try bothWays([
+            ("0001-delete.json", #"{"delete": {"books": ["# + rows.joined(separator: ", ") + "]}}")
+        ])
+        let books = outcome.tables["books"] ?? []
+        // Left: B3 and B300 (referenced), B10 (changed), B600…B699 (B650's `from` names no category).
+        expectEqual(books.count, 103, "\(outcome.report)")
+        #expect(outcome.report.contains("deleteDenied books"), "\(outcome.report)")
+        #expect(outcome.report.contains("matches no categories.name"), "\(outcome.report)")
+    }
+
+    @Test func updatesInBatchesReportAndLeaveWhatOneByOneDoes() throws {
+        // 600 ref changes: a changed row, one already up to date, one listed twice (the second a
+        // conflict once the first is applied), a missing one; then codes changed (another column
+        // list: another batch).
+        var rows = (0..<600).filter { ![10, 11].contains($0) }.map { moveRow($0) }
+        rows.insert(moveRow(10, from: "C4"), at: 10)
+        rows.insert(moveRow(11, from: "C1", to: "C1"), at: 11)
+        rows.insert(moveRow(20), at: 300)
+        rows.insert(#"{"key": "NOPE", "from": {"category_id": "C0"}, "to": {"category_id": "C1"}}"#, at: 40)
+        let codes = (600..<650).map { #"{"key": "B\#($0)", "from": {"code": "K\#($0)"}, "to": {"code": "N\#($0)"}}"# }
+        let document =
+            #"{"update": {"books": ["# + (rows + codes).joined(separator: ", ") + "]}}"
+        let outcome = try bothWays([("0001-update.json", document)])
+        let books = outcome.tables["books"] ?? []
+        expectEqual(books.count, 700)
+        #expect(outcome.report.contains("already up to date"), "\(outcome.report)")
+        #expect(outcome.report.contains("changed in the store"), "\(outcome.report)")
+    }
+
+    @Test func aBatchWithAnErrorNamesTheSameRowsAsOneByOne() throws {
+        // A `from` with a column books lacks (of a row deleted before: not reported), a value of
+        // the wrong type, a ref to a category nobody inserts and a code another row holds, among
+        // 300 deletes and 350 updates: the run fails, naming each row where one by one names it.
+        var deletes = (0..<300).map { deleteRow($0) }
+        deletes.insert(#"{"key": "B5", "from": {"pages": 3}}"#, at: 100)
+        var updates = (300..<600).map { moveRow($0) }
+        updates.insert(#"{"key": "B305", "from": {"price": "cheap"}, "to": {"price": 2}}"#, at: 200)
+        updates.insert(moveRow(330, to: "CX"), at: 250)  // waits for a category nobody inserts
+        // A code another row holds: the batch's UPDATE fails, its rows go one by one.
+        let codes = (600..<650).map { #"{"key": "B\#($0)", "from": {"code": "K\#($0)"}, "to": {"code": "N\#($0)"}}"# }
+        updates += codes[..<25] + [#"{"key": "B690", "from": {"code": "K690"}, "to": {"code": "K691"}}"#] + codes[25...]
+        let outcome = try bothWays([
+            ("0001-delete.json", #"{"delete": {"books": ["# + deletes.joined(separator: ", ") + "]}}"),
+            ("0002-update.json", #"{"update": {"books": ["# + updates.joined(separator: ", ") + "]}}"),
+        ])
+        #expect(outcome.report.hasPrefix("error"), "\(outcome.report)")
+        #expect(!outcome.report.contains("pages"), "\(outcome.report)")
+        #expect(outcome.report.contains("cheap"), "\(outcome.report)")
+        #expect(outcome.report.contains("UNIQUE constraint failed: books.code"), "\(outcome.report)")
+        expectEqual(outcome.tables["books"]?.count, 700, "nothing was written")
+    }
+}
