@@ -209,6 +209,34 @@ extension SQLScript {
         private var sample: [(table: String, key: [RowEvent.KeyValue])] = []
         private static let sampled = 3
 
+        /// Whether `sqlite3_preupdate_old` numbers a rowid table's values as the row stores them
+        /// (VIRTUAL generated columns left out), as SQLite 3.40 does, rather than as the table
+        /// declares its columns: asked once, of a table in memory.
+        private static let oldSkipsVirtualColumns: Bool = {
+            final class Probe { var second: String? }
+            guard let functions = ChangeAccounting.functions else { return false }
+            var connection: OpaquePointer?
+            defer { sqlite3_close(connection) }
+            guard sqlite3_open_v2(":memory:", &connection, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nil) == SQLITE_OK
+            else { return false }
+            let probe = Probe()
+            _ = functions.setHook(
+                connection,
+                { context, db, operation, _, _, _, _ in
+                    var value: OpaquePointer?
+                    guard let context, operation == SQLITE_DELETE, let functions = ChangeAccounting.functions,
+                        functions.old(db, 1, &value) == SQLITE_OK, let value, let text = sqlite3_value_text(value)
+                    else { return }
+                    Unmanaged<Probe>.fromOpaque(context).takeUnretainedValue().second = String(cString: text)
+                }, Unmanaged.passUnretained(probe).toOpaque())
+            _ = sqlite3_exec(
+                connection,
+                "CREATE TABLE t (a INTEGER PRIMARY KEY, g AS (a * 2) VIRTUAL, k TEXT); INSERT INTO t (a, k) VALUES (5, 'key'); DELETE FROM t",
+                nil, nil, nil)
+            _ = functions.setHook(connection, nil, nil)
+            return probe.second == "key"
+        }()
+
         init(
             _ db: Database, functions: ChangeAccounting.Functions, keys: @escaping (String) -> [String]?,
             listing: Int?
@@ -241,10 +269,18 @@ extension SQLScript {
                 let withoutRowid =
                     (try? db.makeStatement(sql: "SELECT rowid FROM main.\(table.quotedDatabaseIdentifier)")) == nil
                 let info = try Row.fetchAll(
-                    db, sql: "SELECT name, pk FROM pragma_table_xinfo(?)", arguments: [table])
+                    db, sql: "SELECT name, pk, hidden FROM pragma_table_xinfo(?)", arguments: [table])
+                // A key is one of the columns `table_info` lists (as for the triggers): never a
+                // generated one. Its position is the value's index in the row SQLite reports.
                 var position: [String: Int32] = [:]
+                var virtualBefore: Int32 = 0
                 for (index, row) in info.enumerated() {
-                    if let name = row[0] as String? { position[name.lowercasedName] = Int32(index) }
+                    let hidden = row[2] as Int64? ?? 0
+                    if hidden == 0, let name = row[0] as String? {
+                        let skipped = !withoutRowid && Self.oldSkipsVirtualColumns ? virtualBefore : 0
+                        position[name.lowercasedName] = Int32(index) - skipped
+                    }
+                    if hidden == 2 { virtualBefore += 1 }
                 }
                 var key = (keys(table) ?? []).filter { position[$0.lowercasedName] != nil }
                 if key.isEmpty {
