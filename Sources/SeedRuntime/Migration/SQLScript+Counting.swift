@@ -361,6 +361,9 @@ extension SQLScript {
                 let name = String(cString: table)
                 if let found = slotByName[name] {
                     slot = found
+                } else if name.lowercased().hasPrefix("sqlite_") {
+                    // SQLite's own tables (ANALYZE's `sqlite_stat1`): not the store's rows, as for the triggers.
+                    slot = -1
                 } else {
                     // A table the schema did not list when the keys were read: counted by its rowid.
                     slot = slots.count
@@ -370,6 +373,7 @@ extension SQLScript {
                 lastTable = table
                 lastSlot = slot
             }
+            guard slot >= 0 else { return }
             if !pending.isEmpty { flush(below: depth) }
             switch operation {
             case SQLITE_INSERT: slots[slot].inserted += 1
