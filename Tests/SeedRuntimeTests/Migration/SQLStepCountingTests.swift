@@ -101,6 +101,32 @@ import Testing
         #expect(hook.hasPrefix("refused: ") || !hook.hasPrefix("0:"), "\(hook)")
     }
 
+    /// A full-text table's rows are written by FTS5 into its shadow tables: SQLite 3.40 crashes
+    /// (a bad pointer in libsqlite3) when those tables carry temporary triggers, which is what a
+    /// `.sql` step on such a store did before it was counted through the hook.
+    @Test func aStepOnAStoreWithAFullTextTableIsCounted() throws {
+        try #require(ChangeAccounting.isAvailable, "this platform's SQLite has no preupdate hook")
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "seedkit-fts-\(UUID().uuidString).sqlite"
+        )
+        .path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let queue = try DatabaseQueue(path: path)
+        try queue.writeWithoutTransaction { db in
+            try db.execute(
+                sql: "CREATE VIRTUAL TABLE search USING fts5(body); INSERT INTO search (body) VALUES ('first note');")
+        }
+        let changes = try queue.write { db in
+            try SQLScript("INSERT INTO search (body) VALUES ('second note');\n").run(in: db, file: "0002-step.sql")
+        }
+        #expect(changes.byTable["search_content"]?.inserted == 1, "\(changes.byTable)")
+        #expect(changes.deletedRows.isEmpty, "\(changes.deletedRows)")
+        let rows = try queue.read { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM search WHERE search MATCH 'note'")
+        }
+        expectEqual(rows, 2)
+    }
+
     /// The counts themselves, for the scripts whose result a reader can check by hand.
     @Test func theCountsAreSQLitesRows() throws {
         try #require(ChangeAccounting.isAvailable, "this platform's SQLite has no preupdate hook")
