@@ -377,10 +377,10 @@ struct SQLScript {
     /// that the transaction is still open and nothing is attached (the refusal above should
     /// have caught it: this is the backstop).
     ///
-    /// Rows are counted by temporary triggers on every table of the store (SQLite's update hook
-    /// misses the rows a REPLACE conflict deletes, and every row of a `WITHOUT ROWID` table), with
-    /// `recursive_triggers` on for the step so that SQLite fires delete triggers for REPLACE's
-    /// deletes. A statement other than a DELETE that deletes a row the store held — a REPLACE
+    /// Rows are counted by SQLite's preupdate hook, else by temporary triggers on every table of
+    /// the store (``SQLStepCounter``; SQLite's update hook misses the rows a REPLACE conflict
+    /// deletes, and every row of a `WITHOUT ROWID` table), with `recursive_triggers` on for the
+    /// step so that SQLite fires delete triggers for REPLACE's deletes. A statement other than a DELETE that deletes a row the store held — a REPLACE
     /// conflict (`INSERT OR REPLACE`, `REPLACE INTO`, a schema's `ON CONFLICT REPLACE`), what that
     /// cascades to, a trigger — fails the run, naming the row: a user's row is never deleted as a
     /// side effect (docs/conflicts-and-triggers.md).
@@ -391,20 +391,20 @@ struct SQLScript {
     ///   - keys: the key columns of each table (the run's specs), by SQL table name.
     ///   - listing: how many deleted rows to list by key (nil: all); the others are counted.
     ///   - timeLimit: how long one statement may run, in seconds, before it is interrupted.
+    ///   - counting: what counts the rows (the hook where SQLite has it; tests compare the two).
     /// - returns: the rows the statements wrote, by table and kind, and each row deleted by key.
     /// - throws: ``SeedError`` naming the file and statement: SQLite's error, a statement that
     ///   ends the transaction or attaches a database, one that runs past `timeLimit`, or a row it
     ///   deleted as a side effect.
     func run(
         in db: Database, file: String, keys: @escaping (String) -> [String]? = { _ in nil }, listing: Int? = nil,
-        timeLimit: Double = SQLStepBound.defaultSeconds
+        timeLimit: Double = SQLStepBound.defaultSeconds, counting: Counting = .best
     ) throws -> Changes {
         let recursive = try Bool.fetchOne(db, sql: "PRAGMA recursive_triggers") ?? false
         try db.execute(sql: "PRAGMA recursive_triggers = ON")
-        let counter = try RowCounter(db, keys: keys)
+        let counter = try Self.counter(counting, db, keys: keys, listing: listing)
         defer {
-            counter.remove()
-            counter.dropTables()
+            counter.finish()
             if !recursive { try? db.execute(sql: "PRAGMA recursive_triggers = OFF") }
         }
         let deadline = SQLStepBound.deadline(seconds: timeLimit)
@@ -414,7 +414,7 @@ struct SQLScript {
             // altered. They stay for DROP TABLE, whose implicit DELETE (foreign keys on) cascades to
             // the rows that refer to the table: those are deletes as a side effect too.
             if statement.keyword == "ALTER" { counter.remove() }
-            let deletedBefore = try counter.deletedCount()
+            let deletedBefore = try counter.beginStatement(statement.keyword)
             do {
                 try SQLStepBound.bounded(db, until: deadline, seconds: timeLimit) {
                     try db.execute(sql: statement.text)
@@ -463,120 +463,5 @@ struct SQLScript {
         changes.deletedRows = try counter.deletedRows(after: 0, limit: listing)
         changes.unlistedDeletes = try counter.deletedCount() - changes.deletedRows.count
         return changes
-    }
-
-    /// Temporary triggers on every table of the store that count the rows SQLite writes, and
-    /// record each deleted row's key; they live in the connection's temp schema, never in the store.
-    private final class RowCounter {
-        private let db: Database
-        private let keys: (String) -> [String]?
-        private static let prefix = "_seedkit_sql_"
-
-        init(_ db: Database, keys: @escaping (String) -> [String]?) throws {
-            self.db = db
-            self.keys = keys
-            try db.execute(
-                sql: """
-                    CREATE TEMP TABLE IF NOT EXISTS \(Self.prefix)counts (tbl TEXT PRIMARY KEY, inserted INTEGER NOT NULL DEFAULT 0, updated INTEGER NOT NULL DEFAULT 0, deleted INTEGER NOT NULL DEFAULT 0);
-                    CREATE TEMP TABLE IF NOT EXISTS \(Self.prefix)deleted (seq INTEGER PRIMARY KEY, tbl TEXT NOT NULL, columns TEXT NOT NULL, k0, k1, k2, k3);
-                    DELETE FROM temp.\(Self.prefix)counts; DELETE FROM temp.\(Self.prefix)deleted;
-                    """)
-            try install()
-        }
-
-        /// Creates the triggers on every table that has none (after a schema change: new tables).
-        func install() throws {
-            // Every table but SQLite's own and virtual tables (which take no triggers; their shadow tables are counted).
-            let tables = try String.fetchAll(
-                db,
-                sql: """
-                    SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'
-                    AND coalesce(sql, '') NOT LIKE 'CREATE VIRTUAL%' ORDER BY rowid
-                    """)
-            let counted = Set(
-                try String.fetchAll(
-                    db,
-                    sql:
-                        "SELECT tbl_name FROM sqlite_temp_master WHERE type = 'trigger' AND name LIKE '\\_seedkit\\_sql\\_%' ESCAPE '\\'"
-                ))
-            for (index, table) in tables.enumerated() where !counted.contains(table) {
-                let withoutRowid =
-                    (try? db.makeStatement(sql: "SELECT rowid FROM main.\(table.quotedDatabaseIdentifier)")) == nil
-                let info = try Row.fetchAll(
-                    db, sql: "SELECT name, pk FROM pragma_table_info(?) ORDER BY pk, cid", arguments: [table])
-                let columns = Set(info.compactMap { $0[0] as String? }.map { $0.lowercasedName })
-                var key = (keys(table) ?? []).filter { columns.contains($0.lowercasedName) }
-                if key.isEmpty { key = info.filter { ($0[1] as Int64? ?? 0) > 0 }.compactMap { $0[0] as String? } }
-                if key.isEmpty && !withoutRowid { key = ["rowid"] }
-                key = Array(key.prefix(4))
-                let label = table.replacingOccurrences(of: "'", with: "''")
-                let names = key.joined(separator: "\u{1F}").replacingOccurrences(of: "'", with: "''")
-                let values = (0..<4).map { $0 < key.count ? "OLD.\(key[$0].quotedDatabaseIdentifier)" : "NULL" }.joined(
-                    separator: ", ")
-                func count(_ kind: String) -> String {
-                    "INSERT INTO \(Self.prefix)counts (tbl, \(kind)) VALUES ('\(label)', 1) ON CONFLICT (tbl) DO UPDATE SET \(kind) = \(kind) + 1;"
-                }
-                let on = "main.\(table.quotedDatabaseIdentifier)"
-                try db.execute(
-                    sql: """
-                        CREATE TEMP TRIGGER \(Self.prefix)i\(index)_\(UInt32(truncatingIfNeeded: table.hashValue)) AFTER INSERT ON \(on) BEGIN \(count("inserted")) END;
-                        CREATE TEMP TRIGGER \(Self.prefix)u\(index)_\(UInt32(truncatingIfNeeded: table.hashValue)) AFTER UPDATE ON \(on) BEGIN \(count("updated")) END;
-                        CREATE TEMP TRIGGER \(Self.prefix)d\(index)_\(UInt32(truncatingIfNeeded: table.hashValue)) AFTER DELETE ON \(on) BEGIN \(count("deleted"))
-                          INSERT INTO \(Self.prefix)deleted (tbl, columns, k0, k1, k2, k3) VALUES ('\(label)', '\(names)', \(values)); END;
-                        """)
-            }
-        }
-
-        /// Drops every counting trigger (before a schema change, and at the end of the step).
-        func remove() {
-            let names =
-                (try? String.fetchAll(
-                    db,
-                    sql:
-                        "SELECT name FROM sqlite_temp_master WHERE type = 'trigger' AND name LIKE '\\_seedkit\\_sql\\_%' ESCAPE '\\'"
-                )) ?? []
-            for name in names { try? db.execute(sql: "DROP TRIGGER temp.\(name.quotedDatabaseIdentifier)") }
-        }
-
-        /// Drops the counting tables: an app's connection keeps nothing of the step.
-        func dropTables() {
-            try? db.execute(
-                sql: "DROP TABLE IF EXISTS temp.\(Self.prefix)counts; DROP TABLE IF EXISTS temp.\(Self.prefix)deleted")
-        }
-
-        func deletedCount() throws -> Int {
-            try Int.fetchOne(db, sql: "SELECT count(*) FROM temp.\(Self.prefix)deleted") ?? 0
-        }
-
-        /// The rows deleted after the first `skip` ones, at most `limit` (nil: all), with their keys.
-        func deletedRows(after skip: Int, limit: Int?) throws -> [(table: String, key: [RowEvent.KeyValue])] {
-            try Row.fetchAll(
-                db,
-                sql:
-                    "SELECT tbl, columns, k0, k1, k2, k3 FROM temp.\(Self.prefix)deleted ORDER BY seq LIMIT ? OFFSET ?",
-                arguments: [limit ?? -1, skip]
-            ).map { row in
-                let columns = (row[1] as String? ?? "").split(separator: "\u{1F}", omittingEmptySubsequences: false)
-                    .map(String.init)
-                let key = columns.enumerated().map { index, column in
-                    RowEvent.KeyValue(
-                        column: column, value: SQLValue.fromDatabaseValue(row[index + 2] as DatabaseValue) ?? .null)
-                }
-                return (row[0] as String? ?? "", key)
-            }
-        }
-
-        /// Rows inserted, updated and deleted, by table.
-        func counts() throws -> [String: (inserted: Int, updated: Int, deleted: Int)] {
-            var result: [String: (inserted: Int, updated: Int, deleted: Int)] = [:]
-            for row in try Row.fetchAll(
-                db, sql: "SELECT tbl, inserted, updated, deleted FROM temp.\(Self.prefix)counts")
-            {
-                result[row[0] as String? ?? ""] = (
-                    Int(row[1] as Int64? ?? 0), Int(row[2] as Int64? ?? 0), Int(row[3] as Int64? ?? 0)
-                )
-            }
-            return result
-        }
     }
 }

@@ -31,18 +31,18 @@ final class ChangeAccounting {
         var cause: String?
     }
 
-    private typealias Callback =
+    typealias Callback =
         @convention(c) (
             UnsafeMutableRawPointer?, OpaquePointer?, Int32, UnsafePointer<CChar>?, UnsafePointer<CChar>?, Int64, Int64
         ) -> Void
-    private typealias SetHook =
+    typealias SetHook =
         @convention(c) (OpaquePointer?, Callback?, UnsafeMutableRawPointer?) ->
         UnsafeMutableRawPointer?
-    private typealias Depth = @convention(c) (OpaquePointer?) -> Int32
-    private typealias Count = @convention(c) (OpaquePointer?) -> Int32
-    private typealias Value = @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Int32
+    typealias Depth = @convention(c) (OpaquePointer?) -> Int32
+    typealias Count = @convention(c) (OpaquePointer?) -> Int32
+    typealias Value = @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Int32
 
-    private struct Functions {
+    struct Functions {
         var setHook: SetHook
         var depth: Depth
         var count: Count
@@ -50,8 +50,9 @@ final class ChangeAccounting {
         var new: Value
     }
 
-    /// The hook's functions in the SQLite the process uses, when it has them.
-    private static let functions: Functions? = {
+    /// The hook's functions in the SQLite the process uses, when it has them (``SQLScript``'s
+    /// counting uses them too).
+    static let functions: Functions? = {
         guard let process = dlopen(nil, RTLD_NOW) else { return nil }
         func symbol<T>(_ name: String, as type: T.Type) -> T? {
             dlsym(process, name).map { unsafeBitCast($0, to: type) }
@@ -72,8 +73,12 @@ final class ChangeAccounting {
     private static let kept = 5
 
     private let connection: OpaquePointer?
-    /// Counting only while true: `.sql` steps run as written and are counted by ``SQLScript``.
-    var isCounting = true
+    private let enabled: Bool
+    /// Counting only while true: `.sql` steps run as written and are counted by ``SQLScript``,
+    /// whose own hook replaces this one for the step; set back to true, the hook is installed again.
+    var isCounting = true {
+        didSet { if isCounting && !oldValue { start() } }
+    }
     private(set) var sideEffects: [SideEffect] = []
     /// The migration whose writes are being accounted (an index into the run's pending migrations).
     var migration = 0
@@ -93,6 +98,12 @@ final class ChangeAccounting {
     /// or when not `enabled`).
     init(_ db: Database, enabled: Bool = true) {
         connection = db.sqliteConnection
+        self.enabled = enabled
+        start()
+    }
+
+    /// Installs the hook on the connection (again after a `.sql` step, whose counting replaced it).
+    private func start() {
         guard enabled, let functions = Self.functions else { return }
         _ = functions.setHook(
             connection,
@@ -153,7 +164,7 @@ final class ChangeAccounting {
                     ? nil : String(decoding: lastTable.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)))
     }
 
-    private static func sqlValue(_ value: OpaquePointer) -> SQLValue {
+    static func sqlValue(_ value: OpaquePointer) -> SQLValue {
         switch sqlite3_value_type(value) {
         case SQLITE_INTEGER: return .integer(sqlite3_value_int64(value))
         case SQLITE_FLOAT: return .real(sqlite3_value_double(value))
