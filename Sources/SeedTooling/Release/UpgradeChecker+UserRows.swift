@@ -71,9 +71,9 @@ extension UpgradeChecker {
                     var rows: [Int] = []
                     for position in 0..<operation.rowCount {
                         guard let (key, newKey, values) = operation.row(position, of: table) else { return nil }
-                        let named =
-                            touched[name]?.contains(id(key)) == true
-                            || newKey.map { touched[name]?.contains(id($0)) == true } == true
+                        let keyNamed: Bool = touched[name]?.contains(id(key)) ?? false
+                        let newKeyNamed: Bool = newKey.flatMap { touched[name]?.contains(id($0)) } ?? false
+                        let named = keyNamed || newKeyNamed
                         guard named else { continue }
                         rows.append(position)
                         if touch(table, key) { grew = true }
