@@ -142,10 +142,14 @@ extension HelpTopic {
           refused before anything runs (exit 2): `ignore_check_constraints`, `foreign_keys`,
           `recursive_triggers`, `query_only`, `synchronous`, `max_page_count`, `writable_schema`, the
           journal's, … change how the statements after it run, or the connection, for the whole run.
-        - **Counts come from SQLite.** Rows are counted by temporary triggers on every table, which
-          SQLite fires for each row written (tables `WITHOUT ROWID` and the deletes of a REPLACE conflict
-          included; `recursive_triggers` is on for the step so that SQLite fires delete triggers for
-          REPLACE's deletes). The report gives the counts by table, then each row deleted by its key
+        - **Counts come from SQLite.** Rows are counted by SQLite's preupdate hook, which SQLite calls
+          for each row any statement writes (tables `WITHOUT ROWID`, the deletes of a REPLACE conflict,
+          what a trigger or a foreign-key action writes, a `DELETE` without `WHERE` included); where the
+          platform's SQLite lacks the hook (Apple's system SQLite may), by temporary triggers on every
+          table, which count the same rows (`recursive_triggers` is on for the step so that SQLite fires
+          delete triggers for REPLACE's deletes; the tests run every case through both). The rows
+          `DROP TABLE` empties are the statement's own; what that cascades to is counted. A virtual
+          table's rows are counted where it stores them (an FTS5 table's `search_content`, …). The report gives the counts by table, then each row deleted by its key
           (`deleted books 'The third book'`, and the rows `ON DELETE CASCADE` took with it).
         - **No deletes as a side effect.** A statement other than `DELETE` that deletes a row the store
           holds — a REPLACE conflict (`INSERT OR REPLACE`, `REPLACE INTO`, `UPDATE OR REPLACE`, a schema's
