@@ -66,28 +66,6 @@ import Testing
         #expect(checked.stderr.contains("data/nodes.csv:105"), "\(checked.stderr)")
     }
 
-    /// A row that holds the largest rowid there is does not make links land on other rows.
-    ///
-    /// SQLite then numbers new rows at random: the rows of a multi-row INSERT are not
-    /// consecutive, and a link placed by counting from the statement's last rowid would miss.
-    /// Checked without the read-back, which would otherwise be the only thing to catch it.
-    @Test func aRowWithTheLargestRowidDoesNotMisplaceLinks() throws {
-        let project = try project(
-            schema: """
-                CREATE TABLE nodes (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, parent_id INTEGER REFERENCES nodes(id));
-                INSERT INTO nodes (id, name) VALUES (9223372036854775807, 'last');
-
-                """,
-            nodes: "name,parent_id\n" + (0..<200).map { "n\($0),n\($0 + 1)\n" }.joined() + "n200,last\n")
-        let result = try project.seedkit("build", "--without-read-back")
-        expectEqual(result.status, 0, "\(result)")
-        expectEqual(
-            try strings(
-                project,
-                "SELECT count(*) FROM nodes n JOIN nodes p ON p.id = n.parent_id WHERE p.name = 'n' || (substr(n.name, 2) + 1) OR (n.name = 'n200' AND p.name = 'last')"
-            ), ["201"])
-    }
-
     /// An AFTER UPDATE trigger (an audit log) fires for no row: the fixtures update nothing.
     @Test func anAfterUpdateTriggerDoesNotFireForARefSetAfterwards() throws {
         let project = try project(

@@ -81,22 +81,7 @@ extension TableLoader {
         if !bulkLinks.isEmpty, let links {
             // The statement numbered its rows one after another (numbersItsRows), ending at the
             // last rowid; read now, before a link's own insert moves it. The read-back checks it.
-            let lastRowID = sqlite3_last_insert_rowid(db.sqliteConnection)
-            let firstRowID = lastRowID - Int64(rowsPerStatement - 1)
-            // Checked, not assumed: the statement's rows fill that range (a trigger of another
-            // table that wrote the largest rowid there is would have SQLite pick them at random).
-            let rowid = plan.table.rowIDName ?? "rowid"
-            let filled = try Int.fetchOne(
-                db.cachedStatement(
-                    sql: "SELECT count(*) FROM \(quoteIdentifier(plan.table.name)) WHERE \(rowid) BETWEEN ? AND ?"),
-                arguments: [firstRowID, lastRowID])
-            guard filled == rowsPerStatement else {
-                throw DatabaseError(
-                    resultCode: .SQLITE_INTERNAL,
-                    message:
-                        "the rows of \(plan.table.name) inserted together did not get consecutive rowids; the refs to link cannot be placed"
-                )
-            }
+            let firstRowID = sqlite3_last_insert_rowid(db.sqliteConnection) - Int64(rowsPerStatement - 1)
             for (item, slot) in bulkLinks {
                 try links.add(rowid: firstRowID + Int64(item - record), slot: slot, line: Int(batch.lines[item])) {
                     bind($0, $1, batch, item * batch.width + slot, base)

@@ -100,13 +100,8 @@ final class TableLoader {
         parkable = Array(repeating: false, count: plan.bound.count)
         let primaryKey = plan.table.columns.filter { $0.primaryKeyIndex > 0 }
         let alias = primaryKey.count == 1 && primaryKey[0].declaredType.uppercased() == "INTEGER" ? primaryKey[0] : nil
-        // SQLite numbers new rows from the largest rowid up, unless a row already holds the largest
-        // rowid there is (then it picks them at random).
-        let largest = try plan.table.rowIDName.flatMap { rowid in
-            try Int64.fetchOne(db, sql: "SELECT max(\(rowid)) FROM \(quoteIdentifier(plan.table.name))")
-        }
         numbersItsRows =
-            plan.table.rowIDName != nil && largest != Int64.max
+            plan.table.rowIDName != nil
             && !(plan.bound.map(\.info.name) + plan.constants.map(\.column)).contains { name in
                 alias.map { name.lowercasedName == $0.name.lowercasedName } ?? false
             }
