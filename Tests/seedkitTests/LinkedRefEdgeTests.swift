@@ -159,4 +159,28 @@ import Testing
             "\(result)")
         #expect(!project.exists("build/seed.sqlite"))
     }
+
+    /// Links hold when a schema (or template) row has the largest rowid.
+    ///
+    /// SQLite then picks the rowids of new rows at random, so a multi-row INSERT's rows are not
+    /// numbered one after another. The links of children listed before their parents were set on
+    /// other rows (the read-back failed the build, exit 4 "please report it";
+    /// `--without-read-back` wrote wrong parents silently).
+    @Test func linksHoldWhenTheTableAlreadyHasTheLargestRowid() throws {
+        let project = try project(
+            schema: """
+                CREATE TABLE nodes (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, parent_id INTEGER REFERENCES nodes(id));
+                INSERT INTO nodes VALUES (9223372036854775807, 'max', NULL);
+
+                """,
+            nodes: "name,parent_id\n" + (0..<100).map { "n\($0),n\($0 + 1)\n" }.joined() + "n100,\n")
+        let query =
+            "SELECT count(*) FROM nodes n JOIN nodes p ON p.id = n.parent_id WHERE p.name = 'n' || (substr(n.name, 2) + 1)"
+        for arguments in [["build"], ["build", "--without-read-back"]] {
+            try? FileManager.default.removeItem(atPath: project.path("build/seed.sqlite"))
+            let result = try project.seedkit(arguments)
+            expectEqual(result.status, 0, "\(arguments) \(result)")
+            expectEqual(try strings(project, query), ["100"], "\(arguments)")
+        }
+    }
 }

@@ -55,6 +55,8 @@ final class TableLoader {
     /// The refs of the records a multi-row INSERT takes that wait for a later row (record, slot):
     /// inserted as NULL with the others, linked once the INSERT has given their rowids.
     var bulkLinks: [(record: Int, slot: Int)] = []
+    /// `SELECT max(rowid)` of the table, prepared on first use (``roomForNumberedRows()``).
+    var maxRowID: Statement?
     /// Whether a multi-row INSERT gives its rows consecutive rowids: neither the fixture nor a
     /// constant fills the rowid, so SQLite numbers them in the order of the VALUES.
     let numbersItsRows: Bool
