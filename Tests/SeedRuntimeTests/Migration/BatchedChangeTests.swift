@@ -122,4 +122,33 @@ private func moveRow(_ i: Int, from: String? = nil, to: String? = nil) -> String
         #expect(outcome.report.contains("UNIQUE constraint failed: books.code"), "\(outcome.report)")
         expectEqual(outcome.tables["books"]?.count, 700, "nothing was written")
     }
+
+    /// A column named `rowid` hides the rowid behind that name: the batch's statements read and
+    /// wrote that column as if it were the rowid (a DELETE of rows by it took every row holding
+    /// the same value, and the run failed on SQLite's count, where one by one deletes each row).
+    @Test func aColumnNamedRowidDoesNotHideTheRowsABatchWrites() throws {
+        let base = try multiRowStore(
+            schema:
+                "CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, rowid INTEGER, price REAL);",
+            seed: """
+                WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 299)
+                INSERT INTO items (name, rowid, price) SELECT 'I' || i, i % 3, 1.5 FROM n;
+                """, coreData: false)
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let updates = (0..<300).map { #"{"key": "I\#($0)", "from": {"price": 1.5}, "to": {"price": 2}}"# }
+        let deletes = (0..<150).map { #"{"key": "I\#($0)", "from": {"price": 2}}"# }
+        let loaded = try [
+            ("0001-update.json", #"{"update": {"items": ["# + updates.joined(separator: ", ") + "]}}"),
+            ("0002-delete.json", #"{"delete": {"items": ["# + deletes.joined(separator: ", ") + "]}}"),
+        ].map { try loadMigration(json: $0.1, fileName: $0.0) }
+        let specs = [TableSpec(name: "items", key: ["name"])]
+        let single = try multiRowRun(base, specs: specs, migrations: loaded, multiRow: true) {
+            $0.batchedChanges = false
+        }
+        let batched = try multiRowRun(base, specs: specs, migrations: loaded, multiRow: true)
+        #expect(!single.report.hasPrefix("error"), "\(single.report)")
+        expectEqual(batched.report, single.report)
+        expectEqual(batched.tables, single.tables)
+        expectEqual(batched.tables["items"]?.count, 150)
+    }
 }
