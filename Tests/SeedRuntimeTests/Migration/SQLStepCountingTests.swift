@@ -70,6 +70,11 @@ import Testing
         "WITH cheap AS (SELECT id FROM books WHERE price < 3) DELETE FROM books WHERE id IN cheap;\n",
         "INSERT INTO tags (name) VALUES ('old') ON CONFLICT (name) DO UPDATE SET uses = 5;\n",
         "CREATE TABLE scratch (x INTEGER PRIMARY KEY);\nINSERT INTO scratch VALUES (1), (2);\nDROP TABLE scratch;\n",
+        "UPDATE notes SET id = id + 10;\n", "UPDATE OR REPLACE books SET title = 'A' WHERE title = 'B';\n",
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000) INSERT INTO notes (text) SELECT 'n' || i FROM n;\n",
+        "ALTER TABLE notes RENAME TO jottings;\nDELETE FROM jottings WHERE id = 1;\n",
+        "REPLACE INTO shelf (id, label) VALUES (1, 'z');\n",
+        "INSERT INTO notes (text) VALUES ('q');\nINSERT INTO reviews (book_id, text) VALUES (99, 'x');\n",
     ]
 
     /// What a counting gives for `sql`: the changes, or the refusal's message.
