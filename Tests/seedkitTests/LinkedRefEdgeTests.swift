@@ -183,4 +183,21 @@ import Testing
             expectEqual(try strings(project, query), ["100"], "\(arguments)")
         }
     }
+
+    /// A FOREIGN KEY to the table itself on a column the fixture leaves to its DEFAULT: SQLite
+    /// checks a multi-row INSERT's keys at its end, so rows naming a row later in the same
+    /// statement passed (the build succeeded) where one by one each fails, as a table with a
+    /// trigger (always one by one) shows.
+    @Test func aSelfReferencingDefaultFailsAsOneByOne() throws {
+        let schema =
+            "CREATE TABLE nodes (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, parent_id INTEGER REFERENCES nodes(id), home_id INTEGER DEFAULT 3 REFERENCES nodes(id));\n"
+        let nodes = "name,parent_id\nn0,\n" + (1..<40).map { "n\($0),n\($0 - 1)\n" }.joined()
+        let bulk = try project(schema: schema, nodes: nodes)
+        let single = try project(
+            schema: schema + "CREATE TRIGGER noop AFTER INSERT ON nodes BEGIN SELECT 1; END;\n", nodes: nodes)
+        let (bulkResult, singleResult) = (try bulk.seedkit("build"), try single.seedkit("build"))
+        expectEqual(singleResult.status, 1, "\(singleResult)")
+        expectEqual(bulkResult.status, singleResult.status, "\(bulkResult)")
+        expectEqual(bulkResult.stderr, singleResult.stderr)
+    }
 }

@@ -82,15 +82,16 @@ final class TableLoader {
         hasTriggers = hazards.hasTriggers
         conflictClauses = hazards.clauses
         // A FOREIGN KEY to the table itself is no hazard here when every column it holds is a ref
-        // or left out: each id bound was looked up before its statement, so it names a row already
-        // in (a parent in the same statement is not found: the row waits or is linked, as alone).
+        // or left out without a DEFAULT: each id bound was looked up before its statement, so it
+        // names a row already in (a parent in the same statement is not found: the row waits or
+        // is linked, as alone). A DEFAULT's id is checked at the statement's end, as a raw one.
         let fillsSelfRefs = plan.table.foreignKeys.contains { key in
             key.parent.lowercasedName == plan.table.name.lowercasedName
                 && key.columns.contains { column in
-                    plan.constants.contains { $0.column.lowercasedName == column.lowercasedName }
-                        || plan.bound.contains {
-                            $0.info.name.lowercasedName == column.lowercasedName && $0.reference == nil
-                        }
+                    let bound = plan.bound.first { $0.info.name.lowercasedName == column.lowercasedName }
+                    let defaulted = plan.table.column(column)?.defaultSQL.map { $0.uppercased() != "NULL" } ?? false
+                    return plan.constants.contains { $0.column.lowercasedName == column.lowercasedName }
+                        || bound.map { $0.reference == nil } ?? defaulted
                 }
         }
         rowsPerStatement =
