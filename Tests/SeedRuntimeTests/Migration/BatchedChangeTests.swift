@@ -151,4 +151,35 @@ private func moveRow(_ i: Int, from: String? = nil, to: String? = nil) -> String
         expectEqual(batched.tables, single.tables)
         expectEqual(batched.tables["items"]?.count, 150)
     }
+
+    /// A `.sql` step that adds a trigger between two JSON steps: whether a table's rows may go in
+    /// batches was worked out once per run, so the later deletes and updates were batched past a
+    /// trigger that keeps one row (its RAISE(IGNORE) made the DELETE count one row short: the run
+    /// failed, exit 4, where one by one reports that row as not deleted).
+    @Test func aTriggerAddedByAnSQLStepSendsLaterChangesOneByOne() throws {
+        let outcome = try bothWays([
+            (
+                "0001-delete.json",
+                #"{"delete": {"books": ["# + (100..<110).map { deleteRow($0) }.joined(separator: ", ") + "]}}"
+            ),
+            (
+                "0002-keep.sql",
+                """
+                CREATE TRIGGER keep_delete BEFORE DELETE ON books WHEN OLD.isbn = 'B205' BEGIN SELECT RAISE(IGNORE); END;
+                CREATE TRIGGER keep_update BEFORE UPDATE ON books WHEN OLD.isbn = 'B305' BEGIN SELECT RAISE(IGNORE); END;
+
+                """
+            ),
+            (
+                "0003-delete.json",
+                #"{"delete": {"books": ["# + (200..<210).map { deleteRow($0) }.joined(separator: ", ") + "]}}"
+            ),
+            (
+                "0004-update.json",
+                #"{"update": {"books": ["# + (300..<310).map { moveRow($0) }.joined(separator: ", ") + "]}}"
+            ),
+        ])
+        #expect(!outcome.report.hasPrefix("error"), "\(outcome.report)")
+        expectEqual(outcome.tables["books"]?.count, 681, "\(outcome.report)")
+    }
 }
