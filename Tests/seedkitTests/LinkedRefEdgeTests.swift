@@ -159,4 +159,45 @@ import Testing
             "\(result)")
         #expect(!project.exists("build/seed.sqlite"))
     }
+
+    /// Links hold when a schema (or template) row has the largest rowid.
+    ///
+    /// SQLite then picks the rowids of new rows at random, so a multi-row INSERT's rows are not
+    /// numbered one after another. The links of children listed before their parents were set on
+    /// other rows (the read-back failed the build, exit 4 "please report it";
+    /// `--without-read-back` wrote wrong parents silently).
+    @Test func linksHoldWhenTheTableAlreadyHasTheLargestRowid() throws {
+        let project = try project(
+            schema: """
+                CREATE TABLE nodes (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, parent_id INTEGER REFERENCES nodes(id));
+                INSERT INTO nodes VALUES (9223372036854775807, 'max', NULL);
+
+                """,
+            nodes: "name,parent_id\n" + (0..<100).map { "n\($0),n\($0 + 1)\n" }.joined() + "n100,\n")
+        let query =
+            "SELECT count(*) FROM nodes n JOIN nodes p ON p.id = n.parent_id WHERE p.name = 'n' || (substr(n.name, 2) + 1)"
+        for arguments in [["build"], ["build", "--without-read-back"]] {
+            try? FileManager.default.removeItem(atPath: project.path("build/seed.sqlite"))
+            let result = try project.seedkit(arguments)
+            expectEqual(result.status, 0, "\(arguments) \(result)")
+            expectEqual(try strings(project, query), ["100"], "\(arguments)")
+        }
+    }
+
+    /// A FOREIGN KEY to the table itself on a column the fixture leaves to its DEFAULT: SQLite
+    /// checks a multi-row INSERT's keys at its end, so rows naming a row later in the same
+    /// statement passed (the build succeeded) where one by one each fails, as a table with a
+    /// trigger (always one by one) shows.
+    @Test func aSelfReferencingDefaultFailsAsOneByOne() throws {
+        let schema =
+            "CREATE TABLE nodes (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, parent_id INTEGER REFERENCES nodes(id), home_id INTEGER DEFAULT 3 REFERENCES nodes(id));\n"
+        let nodes = "name,parent_id\nn0,\n" + (1..<40).map { "n\($0),n\($0 - 1)\n" }.joined()
+        let bulk = try project(schema: schema, nodes: nodes)
+        let single = try project(
+            schema: schema + "CREATE TRIGGER noop AFTER INSERT ON nodes BEGIN SELECT 1; END;\n", nodes: nodes)
+        let (bulkResult, singleResult) = (try bulk.seedkit("build"), try single.seedkit("build"))
+        expectEqual(singleResult.status, 1, "\(singleResult)")
+        expectEqual(bulkResult.status, singleResult.status, "\(bulkResult)")
+        expectEqual(bulkResult.stderr, singleResult.stderr)
+    }
 }

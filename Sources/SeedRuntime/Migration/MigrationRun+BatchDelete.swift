@@ -16,7 +16,7 @@ import GRDB
 //   full, when the rows' key columns change, and at the operation's end.
 // - Only where a row's deletion changes nothing else: plain SQLite, no trigger in the store (the
 //   memo of parent ids is kept), no foreign key with an `ON DELETE`/`ON UPDATE` action, a table
-//   with rowids; not under `--on-conflict fail` (a conflict's error would go after the errors of
+//   with rowids, reached by a name no column hides (``TableInfo/rowIDName``); not under `--on-conflict fail` (a conflict's error would go after the errors of
 //   the rows resolved after it); and only where nobody observes the connection
 //   (``SeedMigrator/Options/writesDirectly``).
 // - A referrer found for a row in the batch sends that row the one-row way after the DELETE: one
@@ -64,7 +64,7 @@ extension MigrationRun {
         let key = (try? keyColumns(table, file: "", line: 0)) ?? []
         let batched =
             !key.isEmpty && !key.contains(where: { selfRefs.contains(SQLName($0)) })
-            && options.writesDirectly && options.batchedChanges && plainSQLite && !table.withoutRowID
+            && options.writesDirectly && options.batchedChanges && plainSQLite && table.rowIDName != nil
             && memo.parentIDs != nil && !memo.foreignKeyActions && options.onConflict != .fail
         heldDeletes.tables[id] = (batched, selfRefs)
         return (batched, selfRefs)
@@ -215,8 +215,10 @@ extension MigrationRun {
         let tuple = "(" + Array(repeating: "?", count: width).joined(separator: ", ") + ")"
         let join = keyColumns.enumerated().map { "t.\(quoteIdentifier($1)) = v.column\($0 + 2)" }
             .joined(separator: " AND ")
+        // The rowid by a name no column hides (a column named `rowid` is not the rowid).
+        let rowid = table.rowIDName ?? "rowid"
         let sql =
-            "SELECT v.column1, t.rowid\(wanted.map { ", t.\(quoteIdentifier($0))" }.joined()) FROM (VALUES "
+            "SELECT v.column1, t.\(rowid)\(wanted.map { ", t.\(quoteIdentifier($0))" }.joined()) FROM (VALUES "
             + Array(repeating: tuple, count: keys.count).joined(separator: ", ")
             + ") AS v JOIN \(quoteIdentifier(table.name)) AS t ON \(join)"
         var values: [SQLValue] = []
@@ -265,8 +267,8 @@ extension MigrationRun {
             let width = 2 + check.targets.count
             let tuple = "(" + Array(repeating: "?", count: width).joined(separator: ", ") + ")"
             var conditions = check.columns.enumerated().map { "c.\(quoteIdentifier($1)) = v.column\($0 + 3)" }
-            if check.child.name.isSameName(as: table.name) && !check.child.withoutRowID {
-                conditions.append("c.rowid IS NOT v.column2")
+            if check.child.name.isSameName(as: table.name), let rowid = check.child.rowIDName {
+                conditions.append("c.\(rowid) IS NOT v.column2")
             }
             let sql =
                 "SELECT v.column1 FROM (VALUES " + Array(repeating: tuple, count: rows).joined(separator: ", ")
@@ -285,7 +287,7 @@ extension MigrationRun {
         -> Bool
     {
         let sql =
-            "DELETE FROM \(quoteIdentifier(table.name)) WHERE rowid IN ("
+            "DELETE FROM \(quoteIdentifier(table.name)) WHERE \(table.rowIDName ?? "rowid") IN ("
             + Array(repeating: "?", count: rowids.count).joined(separator: ", ") + ")"
         let changes: Int
         do {

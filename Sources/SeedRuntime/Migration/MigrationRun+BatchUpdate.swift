@@ -172,7 +172,7 @@ extension MigrationRun {
         let sql =
             "UPDATE OR ABORT \(quoteIdentifier(table.name)) SET \(sets) FROM (VALUES "
             + Array(repeating: tuple, count: rows).joined(separator: ", ")
-            + ") AS v WHERE \(quoteIdentifier(table.name)).rowid = v.column1"
+            + ") AS v WHERE \(quoteIdentifier(table.name)).\(table.rowIDName ?? "rowid") = v.column1"
         let changes: Int
         do {
             changes = try execute(db.cachedStatement(sql: sql), binding: values)

@@ -109,6 +109,8 @@ struct MigrationRun {
             tables.removeAll()
             referenceCache.removeAll()
             joinTables.removeAll()
+            // Whether a table's changes may be batched (a trigger or a foreign-key action it added says no).
+            heldDeletes.tables.removeAll()
             memo = try RunMemo.reading(db)
             specs = try RunSpecs.read(db, options: options, dialect: dialect)
             let events = changes.events(file: migration.file)

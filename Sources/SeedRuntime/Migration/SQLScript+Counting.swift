@@ -269,16 +269,23 @@ extension SQLScript {
                 let withoutRowid =
                     (try? db.makeStatement(sql: "SELECT rowid FROM main.\(table.quotedDatabaseIdentifier)")) == nil
                 let info = try Row.fetchAll(
-                    db, sql: "SELECT name, pk, hidden FROM pragma_table_xinfo(?)", arguments: [table])
+                    db, sql: "SELECT name, pk, hidden, type FROM pragma_table_xinfo(?)", arguments: [table])
                 // A key is one of the columns `table_info` lists (as for the triggers): never a
                 // generated one. Its position is the value's index in the row SQLite reports.
                 var position: [String: Int32] = [:]
                 var virtualBefore: Int32 = 0
+                // The rowid's alias (INTEGER PRIMARY KEY) is read as the rowid: the row stores it
+                // as NULL, and SQLite gives the rowid only for its index as declared, which a
+                // VIRTUAL column before it moves.
+                let primaryKey = info.filter { ($0[1] as Int64? ?? 0) > 0 }
+                let alias =
+                    !withoutRowid && primaryKey.count == 1 && (primaryKey[0][3] as String?)?.uppercased() == "INTEGER"
+                    ? primaryKey[0][0] as String? : nil
                 for (index, row) in info.enumerated() {
                     let hidden = row[2] as Int64? ?? 0
                     if hidden == 0, let name = row[0] as String? {
                         let skipped = !withoutRowid && Self.oldSkipsVirtualColumns ? virtualBefore : 0
-                        position[name.lowercasedName] = Int32(index) - skipped
+                        position[name.lowercasedName] = name == alias ? -1 : Int32(index) - skipped
                     }
                     if hidden == 2 { virtualBefore += 1 }
                 }

@@ -16,6 +16,7 @@ extension TableLoader {
             bulkParentIDs = Array(repeating: nil, count: rowsPerStatement * width)
         }
         bulkLinks.removeAll(keepingCapacity: true)
+        var numbered: Bool?  // whether the statement's rowids follow one another, read at its first link
         for slot in 0..<width {
             guard let lookup = lookups[slot] else { continue }
             let linkable =
@@ -37,6 +38,8 @@ extension TableLoader {
                 defer { sqlite3_reset(handle) }
                 guard sqlite3_step(handle) == SQLITE_ROW else {
                     guard linkable else { return item }
+                    if numbered == nil { numbered = try roomForNumberedRows() }
+                    guard numbered == true else { return item }
                     bulkParentIDs[target] = nil
                     bulkLinks.append((item, slot))
                     continue
@@ -48,6 +51,23 @@ extension TableLoader {
             }
         }
         return nil
+    }
+
+    /// Whether SQLite gives the next ``rowsPerStatement`` rows the rowids after the largest one:
+    /// it does while that leaves them room, then picks unused rowids at random (a schema or
+    /// template row at 9223372036854775807), and the links (read from the statement's last rowid)
+    /// would land on other rows; the rows with a link then go one by one.
+    private func roomForNumberedRows() throws -> Bool {
+        let statement: Statement
+        if let maxRowID {
+            statement = maxRowID
+        } else {
+            let rowid = quoteIdentifier(plan.table.rowIDName ?? "_rowid_")
+            statement = try db.makeStatement(sql: "SELECT max(\(rowid)) FROM \(quoteIdentifier(plan.table.name))")
+            maxRowID = statement
+        }
+        guard let largest = try Int64.fetchOne(statement) else { return true }
+        return largest <= Int64.max - Int64(rowsPerStatement)
     }
 
     /// Inserts ``rowsPerStatement`` plain records from `record` with one statement: true when

@@ -55,6 +55,8 @@ final class TableLoader {
     /// The refs of the records a multi-row INSERT takes that wait for a later row (record, slot):
     /// inserted as NULL with the others, linked once the INSERT has given their rowids.
     var bulkLinks: [(record: Int, slot: Int)] = []
+    /// `SELECT max(rowid)` of the table, prepared on first use (``roomForNumberedRows()``).
+    var maxRowID: Statement?
     /// Whether a multi-row INSERT gives its rows consecutive rowids: neither the fixture nor a
     /// constant fills the rowid, so SQLite numbers them in the order of the VALUES.
     let numbersItsRows: Bool
@@ -80,15 +82,16 @@ final class TableLoader {
         hasTriggers = hazards.hasTriggers
         conflictClauses = hazards.clauses
         // A FOREIGN KEY to the table itself is no hazard here when every column it holds is a ref
-        // or left out: each id bound was looked up before its statement, so it names a row already
-        // in (a parent in the same statement is not found: the row waits or is linked, as alone).
+        // or left out without a DEFAULT: each id bound was looked up before its statement, so it
+        // names a row already in (a parent in the same statement is not found: the row waits or
+        // is linked, as alone). A DEFAULT's id is checked at the statement's end, as a raw one.
         let fillsSelfRefs = plan.table.foreignKeys.contains { key in
             key.parent.lowercasedName == plan.table.name.lowercasedName
                 && key.columns.contains { column in
-                    plan.constants.contains { $0.column.lowercasedName == column.lowercasedName }
-                        || plan.bound.contains {
-                            $0.info.name.lowercasedName == column.lowercasedName && $0.reference == nil
-                        }
+                    let bound = plan.bound.first { $0.info.name.lowercasedName == column.lowercasedName }
+                    let defaulted = plan.table.column(column)?.defaultSQL.map { $0.uppercased() != "NULL" } ?? false
+                    return plan.constants.contains { $0.column.lowercasedName == column.lowercasedName }
+                        || bound.map { $0.reference == nil } ?? defaulted
                 }
         }
         rowsPerStatement =

@@ -122,4 +122,102 @@ private func moveRow(_ i: Int, from: String? = nil, to: String? = nil) -> String
         #expect(outcome.report.contains("UNIQUE constraint failed: books.code"), "\(outcome.report)")
         expectEqual(outcome.tables["books"]?.count, 700, "nothing was written")
     }
+
+    /// A column named `rowid` hides the rowid behind that name: the batch's statements read and
+    /// wrote that column as if it were the rowid (a DELETE of rows by it took every row holding
+    /// the same value, and the run failed on SQLite's count, where one by one deletes each row).
+    @Test func aColumnNamedRowidDoesNotHideTheRowsABatchWrites() throws {
+        let base = try multiRowStore(
+            schema:
+                "CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, rowid INTEGER, price REAL);",
+            seed: """
+                WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 299)
+                INSERT INTO items (name, rowid, price) SELECT 'I' || i, i % 3, 1.5 FROM n;
+                """, coreData: false)
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let updates = (0..<300).map { #"{"key": "I\#($0)", "from": {"price": 1.5}, "to": {"price": 2}}"# }
+        let deletes = (0..<150).map { #"{"key": "I\#($0)", "from": {"price": 2}}"# }
+        let loaded = try [
+            ("0001-update.json", #"{"update": {"items": ["# + updates.joined(separator: ", ") + "]}}"),
+            ("0002-delete.json", #"{"delete": {"items": ["# + deletes.joined(separator: ", ") + "]}}"),
+        ].map { try loadMigration(json: $0.1, fileName: $0.0) }
+        let specs = [TableSpec(name: "items", key: ["name"])]
+        let single = try multiRowRun(base, specs: specs, migrations: loaded, multiRow: true) {
+            $0.batchedChanges = false
+        }
+        let batched = try multiRowRun(base, specs: specs, migrations: loaded, multiRow: true)
+        #expect(!single.report.hasPrefix("error"), "\(single.report)")
+        expectEqual(batched.report, single.report)
+        expectEqual(batched.tables, single.tables)
+        expectEqual(batched.tables["items"]?.count, 150)
+    }
+
+    /// A `.sql` step that adds a trigger between two JSON steps: whether a table's rows may go in
+    /// batches was worked out once per run, so the later deletes and updates were batched past a
+    /// trigger that keeps one row (its RAISE(IGNORE) made the DELETE count one row short: the run
+    /// failed, exit 4, where one by one reports that row as not deleted).
+    @Test func aTriggerAddedByAnSQLStepSendsLaterChangesOneByOne() throws {
+        let outcome = try bothWays([
+            (
+                "0001-delete.json",
+                #"{"delete": {"books": ["# + (100..<110).map { deleteRow($0) }.joined(separator: ", ") + "]}}"
+            ),
+            (
+                "0002-keep.sql",
+                """
+                CREATE TRIGGER keep_delete BEFORE DELETE ON books WHEN OLD.isbn = 'B205' BEGIN SELECT RAISE(IGNORE); END;
+                CREATE TRIGGER keep_update BEFORE UPDATE ON books WHEN OLD.isbn = 'B305' BEGIN SELECT RAISE(IGNORE); END;
+
+                """
+            ),
+            (
+                "0003-delete.json",
+                #"{"delete": {"books": ["# + (200..<210).map { deleteRow($0) }.joined(separator: ", ") + "]}}"
+            ),
+            (
+                "0004-update.json",
+                #"{"update": {"books": ["# + (300..<310).map { moveRow($0) }.joined(separator: ", ") + "]}}"
+            ),
+        ])
+        #expect(!outcome.report.hasPrefix("error"), "\(outcome.report)")
+        expectEqual(outcome.tables["books"]?.count, 681, "\(outcome.report)")
+    }
+
+    /// Keys SQLite matches where Swift's values differ: an INTEGER key given as text and as a
+    /// REAL, a NOCASE and an RTRIM key part, a key with a NUL, one row named twice, in a
+    /// composite key; deletes and updates, batched and one by one alike.
+    @Test func keysSQLiteMatchesAreJudgedAsOneByOne() throws {
+        let base = try multiRowStore(
+            schema: """
+                CREATE TABLE items (n INTEGER NOT NULL, code TEXT COLLATE NOCASE NOT NULL, tail TEXT COLLATE RTRIM NOT NULL,
+                                    price REAL, PRIMARY KEY (n, code, tail));
+                """,
+            seed: """
+                WITH RECURSIVE k(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM k WHERE i < 599)
+                INSERT INTO items SELECT i, 'c' || i, 't' || i || char(0) || 'z', 1.5 FROM k;
+                """, coreData: false)
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        func key(_ i: Int) -> String {
+            let n = i % 3 == 0 ? #""\#(i)""# : i % 3 == 1 ? "\(i).0" : "\(i)"
+            return #"{"n": \#(n), "code": "C\#(i)", "tail": "t\#(i)\u0000z  "}"#
+        }
+        let updates =
+            (0..<300).map { #"{"key": \#(key($0)), "from": {"price": 1.5}, "to": {"price": 2}}"# }
+            + [#"{"key": \#(key(7)), "from": {"price": 1.5}, "to": {"price": 3}}"#]
+        let deletes =
+            (0..<600).filter { $0 % 2 == 0 }.map { #"{"key": \#(key($0)), "from": {"price": \#($0 < 300 ? 2 : 1.5)}}"# }
+            + [#"{"key": \#(key(10)), "from": {"price": 2}}"#]
+        let loaded = try [
+            ("0001-update.json", #"{"update": {"items": ["# + updates.joined(separator: ", ") + "]}}"),
+            ("0002-delete.json", #"{"delete": {"items": ["# + deletes.joined(separator: ", ") + "]}}"),
+        ].map { try loadMigration(json: $0.1, fileName: $0.0) }
+        let specs = [TableSpec(name: "items", key: ["n", "code", "tail"])]
+        let single = try multiRowRun(base, specs: specs, migrations: loaded, multiRow: true) {
+            $0.batchedChanges = false
+        }
+        let batched = try multiRowRun(base, specs: specs, migrations: loaded, multiRow: true)
+        expectEqual(batched.report, single.report)
+        expectEqual(batched.tables, single.tables)
+        expectEqual(single.tables["items"]?.count, 300, "\(single.report)")
+    }
 }

@@ -20,6 +20,8 @@ import Testing
         CREATE TABLE log (id INTEGER PRIMARY KEY, note TEXT);
         CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT);
         CREATE TABLE codes (id INTEGER PRIMARY KEY, twice AS (id * 2) VIRTUAL, code TEXT NOT NULL UNIQUE, kept AS (id * 3) STORED);
+        CREATE TABLE shelf (g AS (1) VIRTUAL, id INTEGER PRIMARY KEY, label TEXT);
+        CREATE TABLE bins (a TEXT, g AS (a || 'x') VIRTUAL, k TEXT PRIMARY KEY, b TEXT) WITHOUT ROWID;
         CREATE TRIGGER trim AFTER INSERT ON log BEGIN DELETE FROM log WHERE id < NEW.id - 2; END;
         CREATE TRIGGER used AFTER INSERT ON reviews BEGIN UPDATE tags SET uses = uses + 1 WHERE name = 'reviewed'; END;
         INSERT INTO books (title, price) VALUES ('A', 1), ('B', 2), ('C', 3), ('D', 4), ('E', 5);
@@ -28,6 +30,8 @@ import Testing
         INSERT INTO log (note) VALUES ('a'), ('b');
         INSERT INTO notes (text) VALUES ('x'), ('y'), ('z');
         INSERT INTO codes (code) VALUES ('c1'), ('c2'), ('c3');
+        INSERT INTO shelf (label) VALUES ('s1'), ('s2');
+        INSERT INTO bins (a, k, b) VALUES ('a1', 'k1', 'b1'), ('a2', 'k2', 'b2');
         """
 
     static let scripts: [String] = [
@@ -59,6 +63,18 @@ import Testing
         "DELETE FROM codes WHERE id > 1;\n", "REPLACE INTO codes (id, code) VALUES (1, 'c9');\n",
         // SQLite's own tables (ANALYZE writes sqlite_stat1) are not the store's rows.
         "ANALYZE;\nINSERT INTO notes (text) VALUES ('w');\n",
+        // A rowid alias after a VIRTUAL generated column; a WITHOUT ROWID key after one.
+        "DELETE FROM shelf WHERE id = 2;\n",
+        "DELETE FROM bins WHERE k = 'k2';\nREPLACE INTO bins (a, k, b) VALUES ('a9', 'k1', 'b9');\n",
+        // A CTE's DELETE, an upsert of a WITHOUT ROWID table, a table created and dropped.
+        "WITH cheap AS (SELECT id FROM books WHERE price < 3) DELETE FROM books WHERE id IN cheap;\n",
+        "INSERT INTO tags (name) VALUES ('old') ON CONFLICT (name) DO UPDATE SET uses = 5;\n",
+        "CREATE TABLE scratch (x INTEGER PRIMARY KEY);\nINSERT INTO scratch VALUES (1), (2);\nDROP TABLE scratch;\n",
+        "UPDATE notes SET id = id + 10;\n", "UPDATE OR REPLACE books SET title = 'A' WHERE title = 'B';\n",
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000) INSERT INTO notes (text) SELECT 'n' || i FROM n;\n",
+        "ALTER TABLE notes RENAME TO jottings;\nDELETE FROM jottings WHERE id = 1;\n",
+        "REPLACE INTO shelf (id, label) VALUES (1, 'z');\n",
+        "INSERT INTO notes (text) VALUES ('q');\nINSERT INTO reviews (book_id, text) VALUES (99, 'x');\n",
     ]
 
     /// What a counting gives for `sql`: the changes, or the refusal's message.
