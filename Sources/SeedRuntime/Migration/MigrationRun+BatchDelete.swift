@@ -179,15 +179,21 @@ extension MigrationRun {
                 settleDelete(
                     try delete(row.change, from: table, file: file), row.change, table: table, file: file,
                     slot: row.slot)
-                // Its errors go where the one-row way would have put them, before those of rows held after it.
-                guard errors.count > before else { continue }
-                let added = errors[before...]
-                errors.removeSubrange(before...)
-                errors.insert(contentsOf: added, at: row.errorsAt + moved)
-                moved += added.count
+                placeErrors(since: before, at: row.errorsAt, moved: &moved)
             }
             start = max(end + 1, start + 1)
         }
+    }
+
+    /// Moves the errors a held row's one-row write added (from `before`) to where the one-row way
+    /// would have put them: at `errorsAt`, before those of rows held after it, shifted by the
+    /// `moved` errors of earlier held rows of the same flush.
+    mutating func placeErrors(since before: Int, at errorsAt: Int, moved: inout Int) {
+        guard errors.count > before else { return }
+        let added = errors[before...]
+        errors.removeSubrange(before...)
+        errors.insert(contentsOf: added, at: errorsAt + moved)
+        moved += added.count
     }
 
     /// The held rows as stored, by their position in `batch`: rowid, `from` columns and the

@@ -151,12 +151,7 @@ extension MigrationRun {
                 } catch let error as SeedError where error.kind == .refused {
                     keep(refusal: error, file: file, line: row.change.line)
                 }
-                // Its errors go where the one-row way would have put them, before those of rows held after it.
-                guard errors.count > before else { continue }
-                let added = errors[before...]
-                errors.removeSubrange(before...)
-                errors.insert(contentsOf: added, at: row.errorsAt + moved)
-                moved += added.count
+                placeErrors(since: before, at: row.errorsAt, moved: &moved)
             }
             start = max(end + 1, start + 1)
         }
