@@ -25,8 +25,8 @@ extension Migration {
 
     /// The reading behind ``streamed(fileName:file:json:)``, handing each operation to `emit` as
     /// soon as it is read, with its index among the file's operations (one per section and
-    /// table): an insert's rows in chunks of up to `chunkRows` (the file's first chunk of up to
-    /// `firstChunkRows`; an empty insert as one empty chunk), an update's or delete's items whole.
+    /// table): an insert's rows and an update's or delete's items in chunks of up to `chunkRows`
+    /// (the file's first chunk of up to `firstChunkRows`; an empty section as one empty chunk).
     ///
     /// Returns the checksum, or nil where `streamed` gives nil, after emitting what came before;
     /// `emit` returning false stops the read (nil).
@@ -79,16 +79,19 @@ extension Migration {
                         reader.hashIfFull()
                         guard let next = reader.next(UInt8(ascii: "]")) else { return nil }
                         moreItems = next
-                        if rows.count >= limit && moreItems {
-                            let chunk = DataChanges.Operation(section.kind, table: table, rows: rows, changes: [])
+                        // An insert's rows and an update's or delete's items alike: the run
+                        // applies one chunk while this thread reads the next (issue 45).
+                        if rows.count + changes.count >= limit && moreItems {
+                            let chunk = DataChanges.Operation(section.kind, table: table, rows: rows, changes: changes)
                             guard emit(index, chunk) else { return nil }
                             rows.removeAll(keepingCapacity: true)
+                            changes.removeAll(keepingCapacity: true)
                             emittedRows = true
                             limit = chunkRows
                         }
                     }
-                    // Rows come in chunks: none left after the last chunk, nothing more to hand over.
-                    if !(rows.isEmpty && emittedRows) {
+                    // Items come in chunks: none left after the last chunk, nothing more to hand over.
+                    if !(rows.isEmpty && changes.isEmpty && emittedRows) {
                         let operation = DataChanges.Operation(section.kind, table: table, rows: rows, changes: changes)
                         guard emit(index, operation) else { return nil }
                     }

@@ -289,6 +289,8 @@ extension MigrationRun {
 
     /// `DELETE … WHERE rowid IN (…)`: true when every row went, false (none went) when a
     /// constraint failed; the rows then go one by one.
+    ///
+    /// - Throws: ``batchMiscount(_:of:changed:)`` (refused) when SQLite deleted another number of rows.
     private mutating func deleteRowids(_ rowids: [(column: String, value: SQLValue)], from table: TableInfo) throws
         -> Bool
     {
@@ -302,10 +304,23 @@ extension MigrationRun {
             return false
         }
         guard changes == rowids.count else {
-            throw SeedError(
-                .io,
-                "internal: a DELETE of \(rowids.count) rows of \(table.name) deleted \(changes); nothing was written")
+            throw Self.batchMiscount("a DELETE of \(rowids.count) rows", of: table.name, changed: changes)
         }
         return true
+    }
+}
+
+extension MigrationRun {
+    /// The refusal (exit 3) of a batch statement that changed another number of rows than it names.
+    ///
+    /// SQLite says it changed `changed` rows of `table`: something the run did not see (a
+    /// trigger) changed what seedkit writes, so the report would name rows SQLite did not change
+    /// as written, as ``ChangeAccounting`` refuses a change the report cannot name
+    /// (docs/reference.md, "Exit codes"). The caller's transaction rolls back.
+    static func batchMiscount(_ statement: String, of table: String, changed: Int) -> SeedError {
+        SeedError(
+            .refused,
+            "SQLite changed \(changed) rows of \(table) for \(statement): something in the store or on its connection (a trigger) changed what seedkit writes, and seedkit reports every row a migration changes; nothing was written"
+        )
     }
 }

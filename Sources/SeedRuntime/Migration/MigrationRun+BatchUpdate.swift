@@ -175,8 +175,7 @@ extension MigrationRun {
             return false
         }
         guard changes == rows else {
-            throw SeedError(
-                .io, "internal: an UPDATE of \(rows) rows of \(table.name) changed \(changes); nothing was written")
+            throw Self.batchMiscount("an UPDATE of \(rows) rows", of: table.name, changed: changes)
         }
         return true
     }

@@ -210,9 +210,7 @@ extension MigrationRun {
         }
         let changes = Int(sqlite3_changes(db.sqliteConnection))
         guard changes == rows else {
-            throw SeedError(
-                .io,
-                "internal: a multi-row INSERT into \(table.name) made \(changes) rows of \(rows); nothing was written")
+            throw Self.batchMiscount("a multi-row INSERT of \(rows) rows", of: table.name, changed: changes)
         }
         return true
     }

@@ -120,12 +120,37 @@ struct MigrationRun {
             try retryAll()
         case .changes(let changes):
             if let deferred = changes.deferred {
-                // Read while applied: an insert arrives in chunks of rows, each with its operation's index.
+                // Read while applied: each operation arrives in chunks of items, each with its
+                // operation's index. An update that may rename a row asks the operation's later
+                // updates about its new key (``renamedAwayLater(_:in:file:)``): from such a chunk
+                // on, the operation's chunks are gathered and applied as one.
                 var failedOperation: Int?
-                try deferred.stream { operation, position in
-                    guard failedOperation != position else { return }
+                var gathered: (operation: DataChanges.Operation, position: Int)?
+                func applyGathered() throws {
+                    guard let (operation, position) = gathered else { return }
+                    gathered = nil
                     if !(try apply(operation, of: migration, slots: index)) { failedOperation = position }
                 }
+                try deferred.stream { operation, position in
+                    if let (held, heldPosition) = gathered {
+                        guard heldPosition != position else {
+                            gathered = (
+                                DataChanges.Operation(
+                                    held.kind, table: held.table, rows: [], changes: held.changes + operation.changes),
+                                position
+                            )
+                            return
+                        }
+                        try applyGathered()
+                    }
+                    guard failedOperation != position else { return }
+                    if mayRename(operation) {
+                        gathered = (operation, position)
+                        return
+                    }
+                    if !(try apply(operation, of: migration, slots: index)) { failedOperation = position }
+                }
+                try applyGathered()
             } else {
                 for operation in changes.operations { _ = try apply(operation, of: migration, slots: index) }
             }
@@ -134,7 +159,23 @@ struct MigrationRun {
         }
     }
 
-    /// Applies one operation (or a chunk of an insert's rows) of `migration`, whose events go to
+    /// Whether `operation` is an update whose `to` may set a key column (a rename; see
+    /// ``apply(_:)``); true when its table or key does not read (the operation reports that).
+    mutating func mayRename(_ operation: DataChanges.Operation) -> Bool {
+        guard case .update(let name, let changes) = operation else { return false }
+        guard let table = try? tableInfo(name, file: ""), let key = try? keyColumns(table, file: "", line: 0) else {
+            return true
+        }
+        let keyNames = Set(key.flatMap { [SQLName($0), SQLName(dialect.columnName($0, in: name))] })
+        return changes.contains { change in
+            change.to.values.contains {
+                keyNames.contains(SQLName($0.column))
+                    || keyNames.contains(SQLName(dialect.columnName($0.column, in: name)))
+            }
+        }
+    }
+
+    /// Applies one operation (or a chunk of its items) of `migration`, whose events go to
     /// `slots[index]`.
     ///
     /// False when its table is unknown (reported once; the caller skips the operation's other

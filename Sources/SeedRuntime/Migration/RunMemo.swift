@@ -69,8 +69,8 @@ struct RunMemo {
     /// An entry holds while nothing else writes the parent's table: an insert, update or delete of
     /// a table forgets its entries (``wroteRows(_:)``); one that may change other rows (a foreign
     /// key's `ON DELETE`/`ON UPDATE` action, a rename followed by the rows that store the old key,
-    /// Core Data's bookkeeping) forgets them all. Nil when the store has triggers, which may change
-    /// any table on any write.
+    /// Core Data's bookkeeping) forgets them all. Nil when the store or the connection (a temporary
+    /// trigger) has triggers, which may change any table on any write.
     var parentIDs: [ParentLookupSite: ParentIDs]?
     /// The last site a ref was looked up at, with the parent key's type and the ids found there
     /// (cleared in place with them): what the next row's same ref checks first.
@@ -155,9 +155,16 @@ struct RunMemo {
     /// (an insert that deletes rows), could change a table seedkit does not write itself.
     static func reading(_ db: Database) throws -> RunMemo {
         var memo = RunMemo()
+        // The connection's temporary triggers too (a `.sql` step or the app can make them), but
+        // not seedkit's own, which count a `.sql` step's rows in the temp schema.
         let hidden =
             try Bool.fetchOne(
-                db, sql: "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'trigger' OR sql LIKE '%replace%')")
+                db,
+                sql: """
+                    SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'trigger' OR sql LIKE '%replace%')
+                        OR EXISTS (SELECT 1 FROM sqlite_temp_master WHERE type = 'trigger'
+                                   AND name NOT LIKE '\\_seedkit\\_%' ESCAPE '\\')
+                    """)
             ?? true
         memo.parentIDs = hidden ? nil : [:]
         memo.foreignKeyActions =

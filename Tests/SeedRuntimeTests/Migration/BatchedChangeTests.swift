@@ -183,6 +183,58 @@ private func moveRow(_ i: Int, from: String? = nil, to: String? = nil) -> String
         expectEqual(outcome.tables["books"]?.count, 681, "\(outcome.report)")
     }
 
+    /// A temporary trigger a `.sql` step creates (on the connection, not in the store's schema)
+    /// that keeps one row: the later deletes and updates were batched past it (the store's
+    /// triggers were asked, the connection's were not), its RAISE(IGNORE) made the DELETE count
+    /// one row short and the run failed, exit 4, where one by one reports that row as not deleted.
+    @Test func aTemporaryTriggerSendsLaterChangesOneByOne() throws {
+        let outcome = try bothWays([
+            (
+                "0001-keep.sql",
+                """
+                CREATE TEMP TRIGGER keep_delete BEFORE DELETE ON main.books WHEN OLD.isbn = 'B205' BEGIN SELECT RAISE(IGNORE); END;
+                CREATE TEMP TRIGGER keep_update BEFORE UPDATE ON main.books WHEN OLD.isbn = 'B305' BEGIN SELECT RAISE(IGNORE); END;
+
+                """
+            ),
+            (
+                "0002-delete.json",
+                #"{"delete": {"books": ["# + (200..<210).map { deleteRow($0) }.joined(separator: ", ") + "]}}"
+            ),
+            (
+                "0003-update.json",
+                #"{"update": {"books": ["# + (300..<310).map { moveRow($0) }.joined(separator: ", ") + "]}}"
+            ),
+        ])
+        #expect(!outcome.report.hasPrefix("error"), "\(outcome.report)")
+        #expect(outcome.report.contains("not deleted: vetoed by trigger keep_delete"), "\(outcome.report)")
+        #expect(outcome.report.contains("not updated: vetoed by trigger keep_update"), "\(outcome.report)")
+        expectEqual(outcome.tables["books"]?.count, 691, "\(outcome.report)")
+    }
+
+    /// A temporary trigger that deletes a row the same batch deletes: the batch's DELETE counted
+    /// one row short and the run failed as an I/O error (exit 4); one by one, SQLite's change
+    /// accounting names the row the trigger deleted and the store is refused (exit 3,
+    /// docs/reference.md, "Exit codes").
+    @Test func aTriggerDeletingARowOfTheBatchIsRefusedAsOneByOneRefusesIt() throws {
+        let outcome = try bothWays([
+            (
+                "0001-sneaky.sql",
+                """
+                CREATE TEMP TRIGGER sneaky AFTER DELETE ON main.books WHEN OLD.isbn = 'B200' BEGIN DELETE FROM books WHERE isbn = 'B201'; END;
+
+                """
+            ),
+            (
+                "0002-delete.json",
+                #"{"delete": {"books": ["# + (200..<210).map { deleteRow($0) }.joined(separator: ", ") + "]}}"
+            ),
+        ])
+        #expect(outcome.report.hasPrefix("error refused"), "\(outcome.report)")
+        #expect(outcome.report.contains("temporary trigger sneaky"), "\(outcome.report)")
+        expectEqual(outcome.tables["books"]?.count, 700, "nothing was written")
+    }
+
     /// Keys SQLite matches where Swift's values differ: an INTEGER key given as text and as a
     /// REAL, a NOCASE and an RTRIM key part, a key with a NUL, one row named twice, in a
     /// composite key; deletes and updates, batched and one by one alike.
@@ -220,4 +272,64 @@ private func moveRow(_ i: Int, from: String? = nil, to: String? = nil) -> String
         expectEqual(batched.tables, single.tables)
         expectEqual(single.tables["items"]?.count, 300, "\(single.report)")
     }
+
+    /// An update's and a delete's items read in chunks leave what the file read whole leaves.
+    ///
+    /// A large JSON migration is applied while a second thread reads it: an update's and a
+    /// delete's items now come in chunks (128 items, then 1,024) as an insert's rows do, so the
+    /// run writes one chunk while the next is parsed. The outcome is the one of the file read
+    /// whole, here with rows on both sides of the first chunk's end that refer to each other.
+    @Test func changesReadInChunksLeaveWhatTheWholeFileLeaves() throws {
+        var deletes = (0..<300).filter { $0 != 10 && $0 != 60 }.map { deleteRow($0) }
+        deletes.insert(deleteRow(60), at: 200)  // B61, a child of B60, is deleted before it
+        deletes.insert(deleteRow(10, price: "2"), at: 127)  // changed in the store: a conflict
+        var updates = (300..<600).map { moveRow($0) }
+        updates.insert(moveRow(320), at: 129)  // listed twice, the second after the first chunk
+        let outcome = try wholeAndChunked(
+            #"{"delete": {"books": ["# + deletes.joined(separator: ", ") + #"]}, "update": {"books": ["#
+                + updates.joined(separator: ", ") + "]}}")
+        #expect(!outcome.report.hasPrefix("error"), "\(outcome.report)")
+        expectEqual(outcome.tables["books"]?.count, 402, "\(outcome.report)")
+    }
+
+    /// An update that renames a row to a key a later update renames away is refused (a swap); read
+    /// in chunks, the later update may be in a chunk not read yet: from an update that may rename
+    /// on, the operation's chunks are gathered and applied as one.
+    @Test func aSwapAcrossChunksIsRefusedAsInTheWholeFile() throws {
+        var updates = (300..<600).map { moveRow($0) }
+        updates.insert(#"{"key": "B650", "from": {"isbn": "B650"}, "to": {"isbn": "B651"}}"#, at: 5)
+        updates.insert(#"{"key": "B651", "from": {"isbn": "B651"}, "to": {"isbn": "B650"}}"#, at: 250)
+        let outcome = try wholeAndChunked(#"{"update": {"books": ["# + updates.joined(separator: ", ") + "]}}")
+        #expect(outcome.report.hasPrefix("error configuration"), "\(outcome.report)")
+        #expect(outcome.report.contains("renames it to"), "\(outcome.report)")
+        expectEqual(outcome.tables["books"]?.count, 700, "nothing was written")
+    }
+}
+
+/// Applies `json` (padded past ``DeferredJSONMigration/threshold``: read while applied, in chunks)
+/// and the same file read whole to copies of the store; requires the same outcome and returns it.
+private func wholeAndChunked(_ json: String, sourceLocation: SourceLocation = #_sourceLocation) throws
+    -> MultiRowOutcome
+{
+    let base = try multiRowStore(schema: schema, seed: seed, coreData: false)
+    defer { try? FileManager.default.removeItem(atPath: base) }
+    let padded = json.dropLast() + String(repeating: " ", count: DeferredJSONMigration.threshold) + "}"
+    let chunked = try loadMigration(json: String(padded), fileName: "0001-changes.json")
+    guard case .changes(let changes) = chunked.body, changes.deferred != nil else {
+        Issue.record("not read while applied", sourceLocation: sourceLocation)
+        return MultiRowOutcome(report: "", tables: [:], bytes: Data(), multiRowStatements: 0)
+    }
+    let whole = try #require(
+        Array(padded.utf8).withUnsafeBytes {
+            Migration.streamed(fileName: "0001-changes.json", file: chunked.file, json: $0)
+        }, sourceLocation: sourceLocation)
+    let one = try multiRowRun(base, specs: specs, migrations: [whole], multiRow: true)
+    let other = try multiRowRun(base, specs: specs, migrations: [chunked], multiRow: false)
+    #expect(other.report == one.report, sourceLocation: sourceLocation)
+    // The digest of the bytes read while applied is recorded (for the ledger's check); the
+    // rows are the same.
+    var tables = other.tables
+    tables["_seedkit_file_digests"] = one.tables["_seedkit_file_digests"]
+    #expect(tables == one.tables, sourceLocation: sourceLocation)
+    return other
 }
