@@ -231,8 +231,8 @@ package final class DeferredJSONMigration: @unchecked Sendable {
         return changes.operations
     }
 
-    /// Applies the file as it is read: `apply` gets each operation on the calling thread, an
-    /// insert's rows in chunks (each with its operation's index in the file), while a reading
+    /// Applies the file as it is read: `apply` gets each operation on the calling thread, its
+    /// rows or items in chunks (each with its operation's index in the file), while a reading
     /// thread parses ahead.
     ///
     /// Throws what `apply` throws, or the file's error after the rows before it were applied: the
