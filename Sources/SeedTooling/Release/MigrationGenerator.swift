@@ -113,16 +113,18 @@ public struct MigrationGenerator: Sendable {
         }
     }
 
-    /// The schema step from `old` to `current` (two seeds), nil when their schemas agree.
+    /// The schema step from `old` to `current` (two seeds), nil when their schemas agree;
+    /// messages name them `oldName` and `currentName`.
     ///
     /// - throws: ``SeedError`` for a change seedkit will not write (see ``SchemaStep``), and for
     ///   any schema change of a Core Data store (Core Data migrates its schema itself).
-    public static func schemaStep(old: DatabaseQueue, current: DatabaseQueue, oldName: String, coreData: Bool) throws
-        -> SchemaStep?
-    {
+    public static func schemaStep(
+        old: DatabaseQueue, current: DatabaseQueue, oldName: String, currentName: String = "the fresh build",
+        coreData: Bool
+    ) throws -> SchemaStep? {
         let before = try old.read { db in try SchemaSnapshot.read(db) }
         let after = try current.read { db in try SchemaSnapshot.read(db) }
-        let differences = before.differences(from: after, this: oldName, that: "the fresh build")
+        let differences = before.differences(from: after, this: oldName, that: currentName)
         guard !differences.isEmpty else { return nil }
         if coreData {
             throw SeedError(
