@@ -159,8 +159,7 @@ public struct ReleaseWorkflow {
         if let generated {
             let dataShown = shown(dataName)
             // What we write must read back as a valid migration.
-            _ = try Migration.make(
-                fileName: dataName, file: dataShown, document: try YAMLDocument.parse(generated.yaml, file: dataShown))
+            try WrittenMigrationCheck.require(generated.yaml, fileName: dataName, shown: dataShown)
             var file = File(
                 name: dataName, text: generated.yaml, summary: generated.summary, renamePairs: generated.renamePairs)
             file.likelyRenames = generated.likelyRenames
