@@ -62,4 +62,20 @@ import Testing
             }
         }
     }
+
+    /// A name written plain or quoted as the Character-by-Character rule wrote it (the oracle here).
+    @Test func namesAreQuotedAsTheCharacterRuleQuotedThem() {
+        func oracle(_ text: String) -> String {
+            let simple =
+                !text.isEmpty && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
+                && !(text.first?.isNumber ?? true)
+                && !["null", "true", "false", "yes", "no", "on", "off", "y", "n"].contains(text.lowercased())
+            return simple ? text : DocNode.quote(text)
+        }
+        let names = [
+            "", "title", "category_id", "_x", "1a", "a1", "a-b", "a b", "NULL", "Yes", "n", "nope", "café", "Ａ",
+            "Z", "z", "@", "[", "`", "{", "a\r\nb", "ÿ", "false1", "OFF", "\u{301}a",
+        ]
+        for name in names { expectEqual(MigrationGenerator.name(name), oracle(name), "\(name)") }
+    }
 }
