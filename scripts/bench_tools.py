@@ -90,19 +90,26 @@ def release_pair(root, count, changed, seedkit):
 
 
 def new_migration_cases(table, bench, count=500_000, sizes=(100_000, 200_000)):
-    """new-migration --from beside diff of the same two seeds (goal ≤ 1.5×) and beside build +
-    diff, the work it does (a fresh build of the fixtures, then the comparison)."""
+    """new-migration beside diff of the same two seeds and beside build + diff: `--from OLD`
+    (which builds the fixtures first) and `--from OLD --to NEW` (the seed a build just wrote;
+    goal ≤ 1.5× diff). Both must write the same file."""
     for changed in sizes:
         root = release_pair(bench.WORK, count, changed, bench.SEEDKIT)
         written = os.path.join(root, "migrations", "0001-release.yml")
+        texts = {}
 
-        def new_migration():
-            if os.path.exists(written):
+        def new_migration(*extra):
+            def run():
+                if os.path.exists(written):
+                    os.remove(written)
+                result = bench.timed([bench.SEEDKIT, "new-migration", "release", "--from", "releases/old.sqlite",
+                                      *extra], cwd=root)
+                assert os.path.exists(written), written
+                with open(written, "rb") as f:
+                    texts[extra] = f.read()
                 os.remove(written)
-            result = bench.timed([bench.SEEDKIT, "new-migration", "release", "--from", "releases/old.sqlite"],
-                                 cwd=root)
-            assert os.path.exists(written), written
-            return result
+                return result
+            return run
 
         def diff():
             return bench.timed([bench.SEEDKIT, "diff", "releases/old.sqlite", "new.sqlite"], cwd=root)
@@ -111,17 +118,19 @@ def new_migration_cases(table, bench, count=500_000, sizes=(100_000, 200_000)):
             bench.fresh(os.path.join(root, "new.sqlite"))
             return bench.timed([bench.SEEDKIT, "build", "--migrations", "none"], cwd=root)
 
-        floor, tool = bench.pair(diff, new_migration)
-        _, built = bench.pair(lambda: (0, 0, 0), build)
-        case = f"new-migration --from, a {count:,}-row table, {changed:,} rows changed"
+        floor, tool = bench.pair(diff, new_migration())
+        built, to_seed = bench.pair(build, new_migration("--to", "new.sqlite"))
+        assert texts[()] == texts[("--to", "new.sqlite")], "--to wrote another file than --from"
+        case = f"new-migration, a {count:,}-row table, {changed:,} rows changed"
         table.append((case, "seedkit diff of the same two seeds (floor)", changed, *floor, 1.0, ""))
         table.append((case, "seedkit build of the fixtures (new-migration's fresh build)", count, *built,
                       built[0] / floor[0], ""))
         plus = (floor[0] + built[0], max(floor[1], built[1]), floor[2] + built[2])
         table.append((case, "seedkit build + seedkit diff", changed, *plus, plus[0] / floor[0], ""))
-        table.append((case, "seedkit new-migration --from", changed, *tool, tool[0] / floor[0], "≤ 1.5×"))
-        if os.path.exists(written):
-            os.remove(written)
+        table.append((case, "seedkit new-migration --from (builds the fixtures)", changed, *tool,
+                      tool[0] / floor[0], ""))
+        table.append((case, "seedkit new-migration --from --to (the built seed)", changed, *to_seed,
+                      to_seed[0] / floor[0], "≤ 1.5×"))
 
 
 def export_project(root, count, seedkit):

@@ -383,9 +383,10 @@ public struct StoreDiff: Sendable {
         }
         try RowStream.rethrow(sideA, sideB)
         func rows(_ waiting: [[Cell]: [[Cell]]]) -> [TableDiff.Row] {
-            waiting.values.flatMap { $0 }.map {
+            // Sorted by the cells' bytes, before any is made a String.
+            waiting.values.flatMap { $0 }.sorted { Cell.precedes($0[0..<key.count], $1[0..<key.count]) }.map {
                 TableDiff.Row(key: $0[0..<key.count].map(\.value), values: $0[key.count..<width].map(\.value))
-            }.sorted { precedes($0.key, $1.key) }
+            }
         }
         diff.removed = rows(waitingA)
         diff.added = rows(waitingB)
@@ -427,6 +428,34 @@ public struct StoreDiff: Sendable {
             return self
         }
 
+        /// Whether key `x` sorts before `y` in SQLite's BINARY order, as ``StoreDiff/precedes(_:_:)``
+        /// orders their values: text and blobs by their bytes.
+        static func precedes(_ x: ArraySlice<Cell>, _ y: ArraySlice<Cell>) -> Bool {
+            func rank(_ cell: Cell) -> Int {
+                switch cell {
+                case .null: 0
+                case .integer, .real: 1
+                case .text: 2
+                case .blob: 3
+                }
+            }
+            for (p, q) in zip(x, y) {
+                let rankP = rank(p)
+                let rankQ = rank(q)
+                if rankP != rankQ { return rankP < rankQ }
+                switch (p, q) {
+                case (.integer(let m), .integer(let n)) where m != n: return m < n
+                case (.integer(let m), .real(let n)) where Double(m) != n: return Double(m) < n
+                case (.real(let m), .integer(let n)) where m != Double(n): return m < Double(n)
+                case (.real(let m), .real(let n)) where m != n: return m < n
+                case (.text(let m), .text(let n)) where m != n: return m.lexicographicallyPrecedes(n)
+                case (.blob(let m), .blob(let n)) where m != n: return m.lexicographicallyPrecedes(n)
+                default: break
+                }
+            }
+            return false
+        }
+
         var value: SQLValue {
             switch self {
             case .null: .null
@@ -464,9 +493,8 @@ public struct StoreDiff: Sendable {
             case (.integer, .real), (.real, .integer), (.real, .real):
                 if number(p) != number(q) { return number(p) < number(q) }
             case (.text(let m), .text(let n)):
-                let m = Array(m.utf8)
-                let n = Array(n.utf8)
-                if m != n { return m.lexicographicallyPrecedes(n) }
+                // By bytes, without copying them (an Array per comparison was the sort's cost).
+                if !m.utf8.elementsEqual(n.utf8) { return m.utf8.lexicographicallyPrecedes(n.utf8) }
             case (.blob(let m), .blob(let n)) where m != n: return m.lexicographicallyPrecedes(n)
             default: break
             }

@@ -74,19 +74,24 @@ public struct ReleaseWorkflow {
     /// - Parameters:
     ///   - name: what the migration does, slugged into the file names.
     ///   - seed: the seed a previous release shipped (only read).
+    ///   - newSeed: a seed `build` wrote from the manifest and today's migrations, compared instead
+    ///     of a fresh build (`--to`; ``BuiltSeed/require(_:manifest:migrations:)`` checks it first).
     ///   - loadManifest: loads the project's manifest (asked once the old seed is known to be there).
     ///   - renames: rows whose key changed that are these rows renamed.
     ///   - freshBuild: builds the fixtures of the manifest (with today's migrations) into a temporary
-    ///     seed and returns where; asked after the old seed is read, kept by the caller until this returns.
+    ///     seed and returns where; asked after the old seed is read, kept by the caller until this
+    ///     returns; not asked with `newSeed`.
     /// - Returns: the files to write, in number order; none when nothing changed.
     /// - Throws: ``SeedError`` naming the seed when it is not one, cannot be migrated or read, or
-    ///   a rename hint names no change; what `loadManifest` and `freshBuild` throw.
+    ///   a rename hint names no change; naming `newSeed` when it is not a seed built from this
+    ///   project; what `loadManifest` and `freshBuild` throw.
     public func changes(
-        name: String, from seed: String, manifest loadManifest: () throws -> Manifest, renames: [RenameHint],
-        freshBuild: (Manifest) throws -> URL
+        name: String, from seed: String, to newSeed: String? = nil, manifest loadManifest: () throws -> Manifest,
+        renames: [RenameHint], freshBuild: (Manifest) throws -> URL
     ) throws -> [File] {
         try UpgradeChecker.requireOldSeed(seed)
         let manifest = try loadManifest()
+        if let newSeed { try BuiltSeed.require(newSeed, manifest: manifest, migrations: migrations) }
         // Start where existing users are: the old seed with today's migrations applied.
         var old: DatabaseQueue
         let copied: Bool
@@ -94,7 +99,7 @@ public struct ReleaseWorkflow {
         do { (old, copied) = try checker.migratedStore(of: seed) } catch let error as SeedError {
             throw error.about(store: seed)
         } catch { throw SeedError(databaseError: error, file: seed) }
-        let current = try StoreAccess.openReadOnly(try freshBuild(manifest).path)
+        let current = try StoreAccess.openReadOnly(try newSeed ?? freshBuild(manifest).path)
         defer {
             try? old.close()
             try? current.close()
@@ -106,7 +111,8 @@ public struct ReleaseWorkflow {
         let step: SchemaStep?
         do {
             step = try MigrationGenerator.schemaStep(
-                old: old, current: current, oldName: seed, coreData: manifest.model != nil)
+                old: old, current: current, oldName: seed, currentName: newSeed ?? "the fresh build",
+                coreData: manifest.model != nil)
         } catch let error as SeedError { throw error.about(store: seed) } catch {
             throw SeedError(databaseError: error, file: seed)
         }
@@ -153,8 +159,7 @@ public struct ReleaseWorkflow {
         if let generated {
             let dataShown = shown(dataName)
             // What we write must read back as a valid migration.
-            _ = try Migration.make(
-                fileName: dataName, file: dataShown, document: try YAMLDocument.parse(generated.yaml, file: dataShown))
+            try WrittenMigrationCheck.require(generated.yaml, fileName: dataName, shown: dataShown)
             var file = File(
                 name: dataName, text: generated.yaml, summary: generated.summary, renamePairs: generated.renamePairs)
             file.likelyRenames = generated.likelyRenames
@@ -166,12 +171,13 @@ public struct ReleaseWorkflow {
     /// Writes the next migration for `name` and reports each file written (`seedkit new-migration`).
     ///
     /// Without `seed`, an empty scaffold whose examples are rows of the project's tables; with
-    /// it, the changes from that seed to the fixtures (``changes(name:from:manifest:renames:freshBuild:)``),
+    /// it, the changes from that seed to the fixtures (``changes(name:from:to:manifest:renames:freshBuild:)``),
     /// or nothing at all when there are none.
     ///
     /// - Parameters:
     ///   - name: what the migration does, slugged into the file name.
     ///   - seed: the seed a previous release shipped, or nil for a scaffold.
+    ///   - newSeed: with `seed`, a seed `build` wrote from the fixtures, compared instead of a fresh build.
     ///   - renames: `--rename` as given (`countries:Turkey=Türkiye`), parsed before anything is read.
     ///   - manifest: loads the project's manifest (changes need one; a scaffold whose manifest
     ///     does not load shows the BookStore's rows).
@@ -181,8 +187,8 @@ public struct ReleaseWorkflow {
     /// - Throws: ``SeedError``: configuration when the file exists, a rename does not parse or
     ///   name a change, or the seed is not one; I/O when a file cannot be written (none is left).
     public func newMigration(
-        name: String, from seed: String?, renames: [String], manifest: () throws(SeedError) -> Manifest,
-        hasManifest: Bool, freshBuild: (Manifest) throws -> URL
+        name: String, from seed: String?, to newSeed: String? = nil, renames: [String],
+        manifest: () throws(SeedError) -> Manifest, hasManifest: Bool, freshBuild: (Manifest) throws -> URL
     ) throws(SeedError) -> NewMigrationReport {
         try requireNewFile(name: name)
         let hints = try renames.map { text throws(SeedError) in try RenameHint.parse(text) }
@@ -190,8 +196,8 @@ public struct ReleaseWorkflow {
         if let seed {
             do {
                 files = try changes(
-                    name: name, from: seed, manifest: { () throws(SeedError) in try manifest() }, renames: hints,
-                    freshBuild: freshBuild)
+                    name: name, from: seed, to: newSeed, manifest: { () throws(SeedError) in try manifest() },
+                    renames: hints, freshBuild: freshBuild)
             } catch let error as SeedError { throw error } catch { throw SeedError(databaseError: error, file: seed) }
             guard !files.isEmpty else { return NewMigrationReport(written: [], note: nothingToMigrate(from: seed)) }
         } else {
@@ -207,7 +213,7 @@ public struct ReleaseWorkflow {
             })
     }
 
-    /// What to say when ``changes(name:from:manifest:renames:freshBuild:)`` finds nothing to migrate.
+    /// What to say when ``changes(name:from:to:manifest:renames:freshBuild:)`` finds nothing to migrate.
     public func nothingToMigrate(from seed: String) -> String {
         "\(seed)\(migrations.isEmpty ? "" : " with the existing migrations applied") holds what the fixtures hold: no migration needed, nothing written"
     }

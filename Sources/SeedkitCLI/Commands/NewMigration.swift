@@ -14,13 +14,21 @@ extension SeedTool {
                 key: new keys become inserts (parents first), changed values updates with from/to, removed keys deletes \
                 with from (children first); refs are written as natural keys. A row whose key changed is a rename (an \
                 update of its key) when --rename names it, or when the fixtures give the table's INTEGER PRIMARY KEY and \
-                both seeds agree on it; otherwise a delete plus an insert. Never overwrites a file.
+                both seeds agree on it; otherwise a delete plus an insert. With --to, compares with that seed, one \
+                `seedkit build` wrote from this manifest and these migrations, instead of building the fixtures again. \
+                Never overwrites a file.
                 """)
 
         @Argument(help: "What the migration does, e.g. \"add fourth book\" (slugged into the file name).")
         var name: String
         @Option(name: .long, help: ArgumentHelp("The seed a previous release shipped.", valueName: "old-seed"))
         var from: String?
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "With --from: the seed `seedkit build` wrote from the fixtures, compared instead of building them again.",
+                valueName: "new-seed"))
+        var to: String?
         @Option(
             name: .long,
             help: ArgumentHelp(
@@ -37,6 +45,9 @@ extension SeedTool {
             if !rename.isEmpty && from == nil {
                 throw ValidationError("--rename says how to read the changes since an old seed: use it with --from")
             }
+            if to != nil && from == nil {
+                throw ValidationError("--to names the new seed to compare an old seed with: use it with --from")
+            }
         }
 
         func run() throws {
@@ -45,7 +56,7 @@ extension SeedTool {
                 var fresh: FreshBuild?
                 defer { withExtendedLifetime(fresh) {} }  // the fresh build is removed once compared
                 return try workflow.newMigration(
-                    name: name, from: from, renames: rename,
+                    name: name, from: from, to: to, renames: rename,
                     manifest: { () throws(SeedError) in try project.loadManifest() },
                     hasManifest: project.hasManifest
                 ) { manifest in
