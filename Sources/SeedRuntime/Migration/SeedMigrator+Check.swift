@@ -54,7 +54,10 @@ extension SeedMigrator {
     ///
     /// Updates that change a key column are all kept: whether a rename is a swap depends on the
     /// keys (a table without a natural key keeps every update).
-    static func sampled(_ migration: Migration, tables: [TableSpec]) -> Migration {
+    ///
+    /// A sample's sample is itself: a caller may pass ``configurationProblems(of:tables:options:in:)``
+    /// migrations sampled ahead (`build` samples them on the thread that reads them).
+    package static func sampled(_ migration: Migration, tables: [TableSpec]) -> Migration {
         guard case .changes(let changes) = migration.body else { return migration }
         // A shape is the (column, kind) pairs of each part, sorted, each column by its lowercased
         // name: numbered as first met, so that a row costs a lookup per column, not strings.

@@ -8,30 +8,43 @@ import SeedRuntime
 /// began (docs/performance.md, "Migrations present in a build, deletes and ref changes"); read
 /// beside the fixtures, the build waits for it only if its fixtures are in first.
 final class MigrationReading: @unchecked Sendable {
+    /// The migrations, and each one's sample for the configuration check
+    /// (``SeedMigrator/sampled(_:tables:)``, pure work done on the reading thread too).
+    struct Read {
+        var migrations: [Migration]
+        var sampled: [Migration]
+    }
+
     private let done = DispatchSemaphore(value: 0)
     private let lock = NSLock()
-    private var result: Result<[Migration], SeedError>?
+    private var result: Result<Read, SeedError>?
 
-    /// Starts `read` on a new thread; where no thread can start, runs it here.
-    init(_ read: @escaping @Sendable () throws(SeedError) -> [Migration]) {
+    /// Starts `read` on a new thread, then samples what it read with `tables`; where no thread
+    /// can start, runs it here.
+    init(tables: [TableSpec], _ read: @escaping @Sendable () throws(SeedError) -> [Migration]) {
+        @Sendable func run() -> Result<Read, SeedError> {
+            do throws(SeedError) {
+                let migrations = try read()
+                return .success(
+                    Read(migrations: migrations, sampled: migrations.map { SeedMigrator.sampled($0, tables: tables) }))
+            } catch { return .failure(error) }
+        }
         do {
             // The YAML reader recurses once per level of nesting: the main thread's stack size.
             try DetachedThread.start("read the migrations", stackSize: 8 << 20) { [self] in
-                let outcome: Result<[Migration], SeedError>
-                do throws(SeedError) { outcome = .success(try read()) } catch { outcome = .failure(error) }
+                let outcome = run()
                 lock.withLock { result = outcome }
                 done.signal()
             }
         } catch {
-            let outcome: Result<[Migration], SeedError>
-            do throws(SeedError) { outcome = .success(try read()) } catch { outcome = .failure(error) }
-            result = outcome
+            result = run()
             done.signal()
         }
     }
 
-    /// The migrations, or what reading them threw; the first call waits for the read to end.
-    func migrations() throws(SeedError) -> [Migration] {
+    /// The migrations and their samples, or what reading them threw; the first call waits for
+    /// the read to end.
+    func read() throws(SeedError) -> Read {
         if let ended = lock.withLock({ result }) { return try ended.get() }
         done.wait()
         done.signal()  // a later call (another thread's) finds the result without waiting
@@ -51,7 +64,7 @@ extension SeedBuilder {
     /// read first); nothing is written.
     public init(manifest: Manifest, readingMigrations read: @escaping @Sendable () throws(SeedError) -> [Migration]) {
         self.init(manifest: manifest, migrations: [])
-        reading = MigrationReading(read)
+        reading = MigrationReading(tables: manifest.specs, read)
     }
 
     /// The migrations the build records: ``migrations``, or those read beside the build (waiting
@@ -60,7 +73,15 @@ extension SeedBuilder {
     /// - throws: what reading them threw.
     public func readMigrations() throws(SeedError) -> [Migration] {
         guard let reading else { return migrations }
-        return try reading.migrations()
+        return try reading.read().migrations
+    }
+
+    /// The migrations for the configuration check: sampled on the reading thread when read beside
+    /// the build (``SeedMigrator/configurationProblems(of:tables:options:in:)`` samples them again, a sample's
+    /// sample being itself).
+    func migrationsToCheck() throws(SeedError) -> [Migration] {
+        guard let reading else { return migrations }
+        return try reading.read().sampled
     }
 
     /// `body`'s result; when it throws and the migrations read beside it threw, their error: a

@@ -346,7 +346,7 @@ public struct SeedBuilder: Sendable {
             options.dialect = dialect
             options.coreDataFacts = manifest.model?.facts
             diagnostics += try SeedMigrator.configurationProblems(
-                of: migrations, tables: manifest.specs, options: options, in: db)
+                of: try migrationsToCheck(), tables: manifest.specs, options: options, in: db)
         }
         if diagnostics.isEmpty {
             for row in try Row.fetchAll(db, sql: "PRAGMA foreign_key_check") {

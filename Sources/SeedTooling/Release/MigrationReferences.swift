@@ -37,11 +37,22 @@ public enum MigrationReferences {
         var provided: [String: Set<String>] = [:]
         let named = Set(tables.flatMap(\.refs.values).map { "\($0.table.lowercasedName).\($0.column.lowercasedName)" })
         var lastTable: (name: String, lowercased: String) = ("", "")
+        var ids: [String: String?] = [:]  // of lastTable's columns as written: nil for one no ref names
         func offer(_ table: String, _ row: DataChanges.RowValues) {
-            if table != lastTable.name { lastTable = (table, table.lowercasedName) }
+            if table != lastTable.name {
+                lastTable = (table, table.lowercasedName)
+                ids = [:]
+            }
             for (column, value) in row.values {
-                let id = "\(lastTable.lowercased).\(column.lowercasedName)"
-                if named.contains(id) { provided[id, default: []].insert(canonical(value)) }
+                let id: String?
+                if let known = ids[column] {
+                    id = known
+                } else {
+                    let made = "\(lastTable.lowercased).\(column.lowercasedName)"
+                    id = named.contains(made) ? made : nil
+                    ids[column] = id
+                }
+                if let id { provided[id, default: []].insert(canonical(value)) }
             }
         }
         Migration.forEachProvidedRow(in: migrations, offer)
