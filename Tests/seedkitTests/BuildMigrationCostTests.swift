@@ -4,6 +4,7 @@ import SeedRuntime
 import SeedTestSupport
 import Testing
 
+@testable import SeedRuntime
 @testable import SeedTooling
 
 /// Issue 45: the checks `build` runs on the migrations present (refs, update keys, what `migrate`
@@ -89,5 +90,77 @@ import Testing
         #expect(result.stderr.contains("migrations/0001-release.yml:"), "\(result.stderr)")
         #expect(result.stderr.contains("sets 'price' without a 'from' value"), "\(result.stderr)")
         #expect(!project.exists("build/seed.sqlite"))
+    }
+
+    /// The migrations read on another thread while the fixtures are read (as `seedkit build`
+    /// reads them) give the seed a build given them read gives, byte for byte.
+    @Test func migrationsReadBesideTheFixturesGiveTheSameSeed() throws {
+        let project = try project(400)
+        let manifest = try Manifest.load(path: project.path("seeds/seedkit.yml"))
+        let folder = project.url("migrations")
+        let read: @Sendable () throws(SeedError) -> [Migration] = { () throws(SeedError) in
+            try MigrationDirectory.read(
+                folder, displayPath: "migrations", yamlParser: YAMLDocument.parser, missingIsEmpty: false)
+        }
+        let first = try SeedBuilder(manifest: manifest, migrations: read()).build(to: project.url("build/a.sqlite"))
+        let beside = SeedBuilder(manifest: manifest, readingMigrations: read)
+        let second = try beside.build(to: project.url("build/b.sqlite"))
+        expectEqual(second.migrations, 1)
+        expectEqual(second.contentHash, first.contentHash)
+        expectEqual(try beside.readMigrations().map(\.id), try read().map(\.id))
+        let bytes = try #require(project.read("build/a.sqlite"))
+        #expect(project.read("build/b.sqlite") == bytes, "the same bytes")
+    }
+
+    /// A migration that does not read fails the build with its own error, ahead of the
+    /// fixtures' (as when it was read before the build), and nothing is written.
+    @Test func aMigrationThatDoesNotReadFailsTheBuildAheadOfTheFixtures() throws {
+        let project = try project(40)
+        try project.write("seeds/data/books.csv", "isbn,price,category_id\nB1,cheap,Fiction\n")
+        try project.write("migrations/0002-broken.yml", "update:\n  books: [\n")
+        for arguments in [["build"], ["build", "--check"]] {
+            let result = try project.seedkit(arguments)
+            expectEqual(result.status, 2, "\(result)")
+            #expect(result.stderr.contains("migrations/0002-broken.yml:"), "\(result.stderr)")
+            #expect(result.stderr.contains("YAML:"), "\(result.stderr)")
+            #expect(!result.stderr.contains("books.csv"), "the fixtures' error is not reached: \(result.stderr)")
+            #expect(!project.exists("build/seed.sqlite"))
+        }
+    }
+
+    /// An output that is one of the migrations is refused, whichever check finds it: a text
+    /// migration (not a SQLite file) and an empty `.sql` one (a file a build may replace).
+    @Test(arguments: ["migrations/0001-release.yml", "migrations/0002-nothing.sql"])
+    func anOutputThatIsAMigrationIsRefusedAndKept(_ output: String) throws {
+        let project = try project(40)
+        try project.write("migrations/0002-nothing.sql", "")
+        let before = try #require(project.read(output))
+        let result = try project.seedkit("build", "--output", output)
+        expectEqual(result.status, 2, "\(result)")
+        #expect(result.stderr.contains("error: the output is one of the build's inputs ("), "\(result.stderr)")
+        #expect(project.read(output) == before)
+    }
+
+    /// The configuration check runs one row of each shape (the columns, by name as SQLite
+    /// matches them, and whether each value is null, a scalar, or which list or object): of
+    /// 303 inserted rows in 4 shapes it runs 4, whatever the columns' order or case.
+    @Test func theConfigurationCheckRunsOneRowOfEachShape() throws {
+        var rows = "insert:\n  books:\n"
+        for index in 0..<100 {
+            rows += "    - { isbn: \"A\(index)\", price: \(index), category_id: Fiction }\n"
+            rows += "    - { PRICE: \(index), Isbn: \"B\(index)\", category_id: Fiction }\n"
+            rows += "    - { isbn: \"C\(index)\", price: null, category_id: Fiction }\n"
+        }
+        rows += "    - { isbn: \"D\", price: 1, category_id: [Fiction] }\n"
+        rows += "    - { isbn: \"E\", price: 1, category_id: [Biography] }\n"
+        rows += "    - { isbn: \"F\", price: 2, category_id: [Fiction] }\n"
+        let migration = try Migration.make(
+            fileName: "0001-rows.yml", file: "0001-rows.yml", document: YAMLDocument.parse(rows, file: "0001-rows.yml"))
+        let sample = SeedMigrator.sampled(migration, tables: [])
+        guard case .changes(let changes) = sample.body, case .insert(_, let kept) = changes.operations.first else {
+            Issue.record("no inserts")
+            return
+        }
+        expectEqual(kept.map(\.line), [3, 5, 303, 304])
     }
 }

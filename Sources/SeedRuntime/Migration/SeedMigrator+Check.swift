@@ -54,48 +54,82 @@ extension SeedMigrator {
     ///
     /// Updates that change a key column are all kept: whether a rename is a swap depends on the
     /// keys (a table without a natural key keeps every update).
-    static func sampled(_ migration: Migration, tables: [TableSpec]) -> Migration {
+    ///
+    /// A sample's sample is itself: a caller may pass ``configurationProblems(of:tables:options:in:)``
+    /// migrations sampled ahead (`build` samples them on the thread that reads them).
+    package static func sampled(_ migration: Migration, tables: [TableSpec]) -> Migration {
         guard case .changes(let changes) = migration.body else { return migration }
-        func tag(_ value: InputValue) -> String {
+        // A shape is the (column, kind) pairs of each part, sorted, each column by its lowercased
+        // name: numbered as first met, so that a row costs a lookup per column, not strings.
+        var columnNumbers: [String: Int] = [:]
+        var lowercasedNumbers: [String: Int] = [:]
+        var texts: [String: Int] = [:]
+        func column(_ name: String) -> Int {
+            if let known = columnNumbers[name] { return known }
+            let lowercased = name.lowercasedName
+            let number = lowercasedNumbers[lowercased] ?? lowercasedNumbers.count
+            lowercasedNumbers[lowercased] = number
+            columnNumbers[name] = number
+            return number
+        }
+        func tag(_ value: InputValue) -> Int {
             switch value {
-            case .null: return "n"
+            case .null: return 0
             // A composite's members are names a row gives (an unknown one is refused): the whole text.
-            case .json(let text): return "j:" + text
-            default: return "v"
+            case .json(let text):
+                if let known = texts[text] { return 2 + known }
+                texts[text] = texts.count
+                return 1 + texts.count
+            default: return 1
             }
         }
-        func shape(_ row: DataChanges.RowValues) -> String {
-            row.values.map { "\($0.column.lowercasedName)=\(tag($0.value))" }.sorted().joined(separator: ",")
+        func add(_ row: DataChanges.RowValues, to shape: inout [Int]) {
+            let start = shape.count
+            for (name, value) in row.values { shape.append(column(name) << 32 | tag(value)) }
+            shape[start...].sort()
         }
-        func shape(_ change: DataChanges.RowChange) -> String {
-            let key: String
+        func shape(_ index: Int, _ row: DataChanges.RowValues) -> [Int] {
+            var shape = [index]
+            add(row, to: &shape)
+            return shape
+        }
+        func shape(_ index: Int, _ change: DataChanges.RowChange) -> [Int] {
+            var shape = [index]
             switch change.key {
-            case .single(let value): key = "1=" + tag(value)
-            case .columns(let row): key = shape(row)
+            case .single(let value): shape += [-3, tag(value)]
+            case .columns(let row): add(row, to: &shape)
             }
-            return [key, shape(change.from), shape(change.to)].joined(separator: "|")
+            shape.append(-1)
+            add(change.from, to: &shape)
+            shape.append(-2)
+            add(change.to, to: &shape)
+            return shape
         }
-        var seen: Set<String> = []
+        var seen: Set<[Int]> = []
         var operations: [DataChanges.Operation] = []
         for (index, operation) in changes.operations.enumerated() {
-            let prefix = "\(index)|"
             switch operation {
             case .insert(let table, let rows):
-                operations.append(.insert(table: table, rows: rows.filter { seen.insert(prefix + shape($0)).inserted }))
+                operations.append(.insert(table: table, rows: rows.filter { seen.insert(shape(index, $0)).inserted }))
             case .update(let table, let rows):
                 let key = tables.first { $0.name.isSameName(as: table) }?.key ?? []
+                var keyColumns: [String: Bool] = [:]  // by the name as written
+                func isKey(_ name: String) -> Bool {
+                    if let known = keyColumns[name] { return known }
+                    let answer = key.contains { $0.isSameName(as: name) }
+                    keyColumns[name] = answer
+                    return answer
+                }
                 operations.append(
                     .update(
                         table: table,
                         changes: rows.filter { change in
-                            key.isEmpty
-                                || change.to.values.contains { value in key.contains { $0.isSameName(as: value.column) }
-                                }
-                                || seen.insert(prefix + shape(change)).inserted
+                            key.isEmpty || change.to.values.contains { isKey($0.column) }
+                                || seen.insert(shape(index, change)).inserted
                         }))
             case .delete(let table, let rows):
                 operations.append(
-                    .delete(table: table, changes: rows.filter { seen.insert(prefix + shape($0)).inserted }))
+                    .delete(table: table, changes: rows.filter { seen.insert(shape(index, $0)).inserted }))
             }
         }
         var sample = migration

@@ -50,7 +50,9 @@ extension SeedBuilder {
     ///
     /// A release names the same parents again and again (a category per book): each value is asked
     /// of the seed once.
-    func unresolvedMigrationRefs(plans: [TablePlan], dialect: any StoreDialect, db: Database) throws -> [Diagnostic] {
+    func unresolvedMigrationRefs(_ migrations: [Migration], plans: [TablePlan], dialect: any StoreDialect, db: Database)
+        throws -> [Diagnostic]
+    {
         var known: [String: Bool?] = [:]
         return try MigrationReferences.unresolved(in: migrations, tables: manifest.specs, dialect: dialect) {
             table, column, value in

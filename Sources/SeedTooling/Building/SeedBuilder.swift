@@ -16,7 +16,12 @@ public struct SeedBuilder: Sendable {
     /// The project's manifest: the schema, the fixtures and their rules.
     public var manifest: Manifest
     /// The migrations present at build time; the seed records them as already contained.
+    ///
+    /// Empty while they are read beside the build (``init(manifest:readingMigrations:)``):
+    /// ``readMigrations()`` gives them.
     public var migrations: [Migration]
+    /// The migrations being read on another thread, or nil.
+    var reading: MigrationReading?
     /// Called on the building thread after each batch: table, rows so far, bytes read, file size.
     public var progress: (@Sendable (_ table: String, _ rows: Int, _ bytesRead: Int, _ fileSize: Int) -> Void)?
     /// Fill a Core Data template that tracks persistent history without history entries.
@@ -67,6 +72,10 @@ public struct SeedBuilder: Sendable {
     /// - throws: ``SeedError``: `.invalidData` with every fixture problem, `.configuration`
     ///   for manifest, schema and file problems, `.io` when the output can't be written.
     public func build(to output: URL) throws(SeedError) -> Summary {
+        try migrationsFirst { () throws(SeedError) in try buildNow(to: output) }
+    }
+
+    private func buildNow(to output: URL) throws(SeedError) -> Summary {
         let start = Date()
         try refuseUnfitOutput(output)
         let directory = output.deletingLastPathComponent()
@@ -85,6 +94,8 @@ public struct SeedBuilder: Sendable {
         removeDatabaseFiles(temporary)
         defer { removeDatabaseFiles(temporary) }
         let (tables, hash) = try buildDatabase(at: temporary)
+        // Migrations read beside the build: the output is not one of them (an empty .sql file).
+        if reading != nil { try refuseOutputAmong(try readMigrations().map(\.file), output) }
         try SeedInstaller.fsync(path: temporary.path)
         guard rename(temporary.path, output.path) == 0 else {
             throw SeedError(
@@ -94,7 +105,7 @@ public struct SeedBuilder: Sendable {
         let size = FileFacts.size(output.path) ?? 0
         return Summary(
             tables: tables, bytes: size, seconds: Date().timeIntervalSince(start), contentHash: hash,
-            migrations: migrations.count)
+            migrations: try readMigrations().count)
     }
 
     /// Where a build of `output` writes before the rename: a hidden file beside it, named
@@ -113,7 +124,7 @@ public struct SeedBuilder: Sendable {
         let temporary = Self.checkURL
         ProcessTemporaryFile.removeStale(temporary: "check")
         defer { removeDatabaseFiles(temporary) }
-        _ = try buildDatabase(at: temporary)
+        _ = try migrationsFirst { () throws(SeedError) in try buildDatabase(at: temporary) }
         guard let existing = FileManager.default.contents(atPath: output.path),
             let fresh = FileManager.default.contents(atPath: temporary.path)
         else { return false }
@@ -306,16 +317,19 @@ public struct SeedBuilder: Sendable {
             contentHash.update(hash)
         }
         try insertParked(deferral, db: db, counts: &counts, diagnostics: &diagnostics)
+        // Read beside the fixtures (init(manifest:readingMigrations:)): their error is the build's.
+        let migrations = try readMigrations()
         diagnostics = inFileOrder(diagnostics, plans: plans) + deferral.uncheckedRefs
-        diagnostics += try unresolvedMigrationRefs(plans: plans, dialect: dialect, db: db)
+        diagnostics += try unresolvedMigrationRefs(migrations, plans: plans, dialect: dialect, db: db)
         // An update's key that no fixture row and no migration provides is a typo (see MigrationKeys).
         if migrations.contains(where: \.findsRowsByKey) || !manifest.migrateOnlyTables.isEmpty,
             let tables = try? SemanticRows.make(manifest, in: db).rows
         {
+            let finder = KeyFinder(db)  // each table's statement prepared once
             let unmatched = try MigrationKeys.unmatched(
                 in: migrations, tables: tables, migrateOnly: manifest.migrateOnlyTables, everyKey: false
             ) { table, key in
-                try table.contains(db, key: key)
+                try finder.contains(table, key: key)
             }
             diagnostics += deferral.countingConsequences(of: unmatched)
         }
@@ -332,7 +346,7 @@ public struct SeedBuilder: Sendable {
             options.dialect = dialect
             options.coreDataFacts = manifest.model?.facts
             diagnostics += try SeedMigrator.configurationProblems(
-                of: migrations, tables: manifest.specs, options: options, in: db)
+                of: try migrationsToCheck(), tables: manifest.specs, options: options, in: db)
         }
         if diagnostics.isEmpty {
             for row in try Row.fetchAll(db, sql: "PRAGMA foreign_key_check") {
@@ -562,15 +576,7 @@ public struct SeedBuilder: Sendable {
         inputs += manifest.tables.filter(\.hasFile).map(\.file.path)
         inputs += manifest.sources.map(\.file.path)
         inputs += migrations.map(\.file)
-        for input in inputs {
-            var other = stat()
-            if stat(input, &other) == 0, other.st_dev == info.st_dev, other.st_ino == info.st_ino {
-                throw SeedError(
-                    .configuration, file: output.path,
-                    "the output is one of the build's inputs (\(input)); building would replace it with a SQLite file: choose another --output"
-                )
-            }
-        }
+        try refuseOutputAmong(inputs, output)
         // Only a SQLite store (or an empty file, which holds nothing) is replaced: `--output notes.txt`
         // would lose the notes (docs/reference.md, "What build checks").
         if info.st_size > 0 {
@@ -579,6 +585,8 @@ public struct SeedBuilder: Sendable {
                 return try? handle.read(upToCount: 16)
             }
             guard let header, header == Data("SQLite format 3\0".utf8) else {
+                // Migrations read beside the build: that the output is one of them is said first.
+                if reading != nil { try refuseOutputAmong(try readMigrations().map(\.file), output) }
                 throw SeedError(
                     .configuration, file: output.path,
                     "the output exists and is not a SQLite store (its first bytes are not \"SQLite format 3\"); a build replaces its output, so it would be lost: move it away or choose another --output; nothing was written"

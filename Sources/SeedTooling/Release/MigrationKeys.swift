@@ -34,7 +34,8 @@ enum MigrationKeys {
         found: (SemanticRows, [SQLValue]) throws -> Bool
     ) throws -> [Diagnostic] {
         func id(_ values: [InputValue]) -> String {
-            values.map(MigrationReferences.canonical).joined(separator: "\u{0}")
+            if values.count == 1 { return MigrationReferences.canonical(values[0]) }
+            return values.map(MigrationReferences.canonical).joined(separator: "\u{0}")
         }
         var steps: [(migration: Migration, operation: DataChanges.Operation)] = []
         for migration in migrations {
@@ -86,9 +87,9 @@ enum MigrationKeys {
                 lastLeaving[table.written.name.lowercasedName, default: [:]][id(key)] = index
             }
         }
-        // Whether a step after `index` deletes the row with `key` or renames it away.
-        func leavesLater(_ index: Int, _ table: SemanticRows, _ key: [InputValue]) -> Bool {
-            (lastLeaving[table.written.name.lowercasedName]?[id(key)] ?? -1) > index
+        // Whether a step after `index` deletes the row with key `keyID` or renames it away.
+        func leavesLater(_ index: Int, _ table: String, _ keyID: String) -> Bool {
+            (lastLeaving[table]?[keyID] ?? -1) > index
         }
         var problems: [Diagnostic] = []
         for (index, step) in steps.enumerated() {
@@ -130,18 +131,29 @@ enum MigrationKeys {
             guard let table = tables.named(step.operation.table),
                 !Migration.sqlMayWrite(migrations, table: table.written.name, storeTable: table.spec.name)
             else { continue }
+            // Asked once per step, not per row.
+            let tableName = table.written.name.lowercasedName
+            let providedKeys = provided[tableName]
+            let renamedParents = table.writtenKeyColumns.contains { column in
+                table.written.refs[column].map { oldKeys[$0.table.lowercasedName] != nil } ?? false
+            }
             for change in changes {
                 guard let key = UpgradeChecker.keyValues(change.key, table) else { continue }
-                if provided[table.written.name.lowercasedName]?.contains(id(key)) == true { continue }
-                if !everyKey && (UpgradeChecker.renamedKey(change, table) != nil || leavesLater(index, table, key)) {
+                let keyID = id(key)
+                if providedKeys?.contains(keyID) == true { continue }
+                if !everyKey
+                    && (UpgradeChecker.renamedKey(change, table) != nil || leavesLater(index, tableName, keyID))
+                {
                     continue
                 }
                 if try found(table, key.map(UpgradeChecker.sqlValue)) { continue }
                 // The same key with each renamed parent under its old key, as the old seeds hold it.
-                let before = zip(table.writtenKeyColumns, key).map { column, value in
-                    table.written.refs[column].flatMap { oldKeys[$0.table.lowercasedName]?[id([value])] } ?? value
+                if renamedParents {
+                    let before = zip(table.writtenKeyColumns, key).map { column, value in
+                        table.written.refs[column].flatMap { oldKeys[$0.table.lowercasedName]?[id([value])] } ?? value
+                    }
+                    if id(before) != keyID, try found(table, before.map(UpgradeChecker.sqlValue)) { continue }
                 }
-                if id(before) != id(key), try found(table, before.map(UpgradeChecker.sqlValue)) { continue }
                 let name = table.written.name
                 problems.append(
                     Diagnostic(

@@ -37,11 +37,22 @@ public enum MigrationReferences {
         var provided: [String: Set<String>] = [:]
         let named = Set(tables.flatMap(\.refs.values).map { "\($0.table.lowercasedName).\($0.column.lowercasedName)" })
         var lastTable: (name: String, lowercased: String) = ("", "")
+        var ids: [String: String?] = [:]  // of lastTable's columns as written: nil for one no ref names
         func offer(_ table: String, _ row: DataChanges.RowValues) {
-            if table != lastTable.name { lastTable = (table, table.lowercasedName) }
+            if table != lastTable.name {
+                lastTable = (table, table.lowercasedName)
+                ids = [:]
+            }
             for (column, value) in row.values {
-                let id = "\(lastTable.lowercased).\(column.lowercasedName)"
-                if named.contains(id) { provided[id, default: []].insert(canonical(value)) }
+                let id: String?
+                if let known = ids[column] {
+                    id = known
+                } else {
+                    let made = "\(lastTable.lowercased).\(column.lowercasedName)"
+                    id = named.contains(made) ? made : nil
+                    ids[column] = id
+                }
+                if let id { provided[id, default: []].insert(canonical(value)) }
             }
         }
         Migration.forEachProvidedRow(in: migrations, offer)
@@ -73,40 +84,49 @@ public enum MigrationReferences {
             sqlWrites[table.lowercasedName] = writes
             return writes
         }
-        func check(_ table: String, _ row: DataChanges.RowValues, line: Int, key: String) throws {
-            guard let spec = spec(table) else { return }
-            // A many-to-many's list (`garnish: [Mint, Lime]`) names each related row.
-            for (column, list) in row.values {
-                guard let reference = spec.refs.first(where: { $0.key.isSameName(as: column) })?.value else { continue }
-                for value in list.listItems where value != .null {
-                    if provided["\(reference.table.lowercasedName).\(reference.column.lowercasedName)"]?.contains(
-                        canonical(value)) == true
-                    {
-                        continue
-                    }
-                    if sqlMayWrite(reference.table) { continue }  // what SQL provides is not known without running it
-                    if try exists(reference.table, reference.column, value) != false { continue }
-                    problems.append(
-                        Diagnostic(
-                            file: row.file.isEmpty ? nil : row.file, line: line, code: .unresolvedReference,
-                            message:
-                                "\(spec.name)\(key.isEmpty ? "" : " \(key)"): \(column) \(shown(value)) matches no \(reference) in the fixtures or in any migration's inserts",
-                            table: spec.name))
-                }
-            }
-        }
+        // Each operation's table is looked up once, and each column a row names once per
+        // operation: the rows cost a lookup per ref value, and a row's key is shown only for a problem.
         for migration in migrations {
             guard case .changes(let changes) = migration.body else { continue }
             for operation in changes.operations {
-                let table = operation.table
+                guard let spec = spec(operation.table) else { continue }
+                var references: [String: (TableSpec.Reference, Set<String>?)?] = [:]  // by the column as written
+                func reference(_ column: String) -> (TableSpec.Reference, Set<String>?)? {
+                    if let known = references[column] { return known }
+                    let found = spec.refs.first(where: { $0.key.isSameName(as: column) }).map { entry in
+                        let reference = entry.value
+                        return (
+                            reference,
+                            provided["\(reference.table.lowercasedName).\(reference.column.lowercasedName)"]
+                        )
+                    }
+                    references[column] = found
+                    return found
+                }
                 try operation.forEachWrittenRow { row, key, line in
-                    // A row that carries its key (an inserted one) is shown by the key's values in it.
-                    let keyText =
-                        key.map(shownKey)
-                        ?? (spec(table)?.key ?? []).compactMap { column in
-                            row.values.first { $0.column.isSameName(as: column) }?.value
-                        }.map(shown).joined(separator: ", ")
-                    try check(table, row, line: line, key: keyText)
+                    // A many-to-many's list (`garnish: [Mint, Lime]`) names each related row.
+                    for (column, list) in row.values {
+                        guard let found = reference(column) else { continue }
+                        let (reference, providedValues) = found
+                        for value in list.listItems where value != .null {
+                            if providedValues?.contains(canonical(value)) == true { continue }
+                            // What SQL provides is not known without running it.
+                            if sqlMayWrite(reference.table) { continue }
+                            if try exists(reference.table, reference.column, value) != false { continue }
+                            // A row that carries its key (an inserted one) is shown by the key's values in it.
+                            let keyText =
+                                key.map(shownKey)
+                                ?? spec.key.compactMap { column in
+                                    row.values.first { $0.column.isSameName(as: column) }?.value
+                                }.map(shown).joined(separator: ", ")
+                            problems.append(
+                                Diagnostic(
+                                    file: row.file.isEmpty ? nil : row.file, line: line, code: .unresolvedReference,
+                                    message:
+                                        "\(spec.name)\(keyText.isEmpty ? "" : " \(keyText)"): \(column) \(shown(value)) matches no \(reference) in the fixtures or in any migration's inserts",
+                                    table: spec.name))
+                        }
+                    }
                 }
             }
         }

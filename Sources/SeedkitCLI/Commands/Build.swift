@@ -44,23 +44,32 @@ extension SeedTool {
             try reporting(format.format) {
                 let manifest = try project.loadManifest()
                 if let error = SeedBuilder.unsupported(manifest) { throw error }
-                let migrations = try project.loadMigrations()
-                let target = try SeedBuilder.target(output, manifest: manifest)
-                var builder = SeedBuilder(manifest: manifest, migrations: migrations)
+                // The migrations are read on another thread while the build reads the fixtures;
+                // what reading them throws comes first, as when they were read before.
+                let project = project
+                var builder = SeedBuilder(manifest: manifest) { () throws(SeedError) in try project.loadMigrations() }
+                let target: URL
+                do {
+                    target = try SeedBuilder.target(output, manifest: manifest)
+                    // The history transaction's time: SOURCE_DATE_EPOCH (reproducible builds) when set.
+                    let epoch = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"]
+                    if let time = try SeedBuilder.historyTimestamp(sourceDateEpoch: epoch) {
+                        builder.historyTimestamp = time
+                    }
+                } catch {
+                    _ = try builder.readMigrations()
+                    throw error
+                }
                 builder.allowsMissingHistory = withoutHistory
                 builder.allowsCloudKit = allowCloudkit
                 builder.readsBack = !withoutReadBack
-                // The history transaction's time: SOURCE_DATE_EPOCH (reproducible builds) when set.
-                let epoch = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"]
-                if let time = try SeedBuilder.historyTimestamp(sourceDateEpoch: epoch) {
-                    builder.historyTimestamp = time
-                }
                 let shownTarget = output ?? target.relativePathFromCurrentDirectory
                 if check {
                     let interruption = Interruption(cleaning: SeedBuilder.checkURL)
                     defer { interruption.stop() }
                     let fresh: Bool
                     do { fresh = try builder.isUpToDate(target) } catch {
+                        _ = try builder.readMigrations()  // their error as it is
                         throw SeedBuilder.unwritten(error, output: shownTarget, check: true)
                     }
                     Output.render(BuildReport(output: shownTarget, .checked(upToDate: fresh)), format.format)
@@ -75,8 +84,10 @@ extension SeedTool {
                 }
                 let summary: SeedBuilder.Summary
                 do { summary = try builder.build(to: target) } catch {
+                    _ = try builder.readMigrations()  // their error as it is
                     throw SeedBuilder.unwritten(error, output: shownTarget, check: false)
                 }
+                let migrations = try builder.readMigrations()
                 Output.completedWork = "built \(shownTarget)"
                 bar.finish()
                 Output.render(
