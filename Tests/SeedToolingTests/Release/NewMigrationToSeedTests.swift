@@ -83,7 +83,8 @@ import Testing
             "seeds/other.yml",
             BookStore.manifest.replacingOccurrences(of: "key: title", with: "key: [title, price]"))
         let other = try Manifest.load(path: project.path("seeds/other.yml"))
-        try SeedBuilder(manifest: other, migrations: try project.migrations()).build(to: project.url("other.sqlite"))
+        _ = try SeedBuilder(manifest: other, migrations: try project.migrations()).build(
+            to: project.url("other.sqlite"))
         let workflow = ReleaseWorkflow(migrations: try project.migrations(), folder: project.path("migrations"))
         let cases: [(seed: String, kind: SeedError.Kind, message: String)] = [
             ("build/with.sqlite", .refused, ""),
