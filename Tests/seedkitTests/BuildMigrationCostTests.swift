@@ -164,3 +164,61 @@ import Testing
         expectEqual(kept.map(\.line), [3, 5, 303, 304])
     }
 }
+
+/// The update-key check (``KeyFinder``) finds each entity's rows by its own key: Core Data stores
+/// a sub-entity in its parent's table, under the key the manifest gives it.
+@Suite struct BuildMigrationKeySharedTableTests {
+    @Test func aSubEntityInItsParentsTableIsLookedUpByItsOwnKey() throws {
+        let project = try TemporaryProject(bookStore: false)
+        try project.writeCoreDataProject(
+            model: "Shelf.xcdatamodel",
+            entities: """
+                <entity name="Book" representedClassName="Book" syncable="YES">
+                    <attribute name="title" attributeType="String"/>
+                    <attribute name="note" optional="YES" attributeType="String"/>
+                </entity>
+                <entity name="Ebook" representedClassName="Ebook" parentEntity="Book" syncable="YES">
+                    <attribute name="format" optional="YES" attributeType="String"/>
+                </entity>
+                """,
+            tables: """
+                    CREATE TABLE ZBOOK (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZFORMAT VARCHAR, ZNOTE VARCHAR, ZTITLE VARCHAR);
+                """,
+            primaryKeys: [(1, "Book", 0, 0), (2, "Ebook", 1, 0)])
+        try project.write(
+            "seeds/seedkit.yml",
+            """
+            model: Shelf.xcdatamodel
+            template: empty.sqlite
+            output: ../seed.sqlite
+            tables:
+              Book: { file: data/books.csv, key: title }
+              Ebook: { file: data/ebooks.csv, key: format }
+
+            """)
+        try project.write("seeds/data/books.csv", "title,note\nDune,old\n")
+        try project.write("seeds/data/ebooks.csv", "title,format,note\nEmma,epub,old\n")
+        try project.write(
+            "migrations/0001-changes.yml",
+            """
+            update:
+              Book:
+                - { key: Dune, from: { note: old }, to: { note: new } }
+              Ebook:
+                - { key: epub, from: { note: old }, to: { note: new } }
+
+            """)
+        // Looked up under Book's key (title) once Book's statement was prepared: 'epub' was no
+        // title, and the build failed (exit 1) on a key the fixtures have.
+        let build = try project.seedkit("build")
+        expectEqual(build.status, 0, "\(build)")
+        expectEqual(build.stderr, "")
+        // A key neither entity has is still a typo.
+        try project.write(
+            "migrations/0002-typo.yml", "update:\n  Ebook:\n    - { key: Dune, from: { note: new }, to: { note: x } }\n"
+        )
+        let typo = try project.seedkit("build")
+        expectEqual(typo.status, 1, "\(typo)")
+        #expect(typo.stderr.contains("update Ebook 'Dune': the key matches no row of Ebook"), "\(typo.stderr)")
+    }
+}

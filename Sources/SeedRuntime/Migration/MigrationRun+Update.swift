@@ -105,7 +105,8 @@ extension MigrationRun {
                     "changed in the store (\(changed)); the store's values are kept"))
             return .done
         }
-        if renames, try count(table, newKey) > 0 {
+        // The row itself is not "another row": a NOCASE key renamed to its own other case matches it.
+        if renames, try hasRow(table, newKey, excluding: Self.rowids(of: current)) {
             if let later = try renamedAwayLater(newKey, in: table, file: file) {
                 // A swap or rotation: SQLite holds one row per key at every step, so applying these
                 // one by one would leave each a conflict and record the migration as applied.
@@ -239,6 +240,12 @@ extension MigrationRun {
             queue.appeared(table.name, values)
         }
         return .done
+    }
+
+    /// The rowid ``fetch(_:_:)`` read with `row` (none for a WITHOUT ROWID table).
+    static func rowids(of row: StoredRow) -> Set<Int64> {
+        guard case .integer(let rowid)? = row[rowidKey] else { return [] }
+        return [rowid]
     }
 
     /// The later update of the operation being applied whose key is `key` and which changes it

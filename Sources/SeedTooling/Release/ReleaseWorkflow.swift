@@ -199,7 +199,9 @@ public struct ReleaseWorkflow {
                     name: name, from: seed, to: newSeed, manifest: { () throws(SeedError) in try manifest() },
                     renames: hints, freshBuild: freshBuild)
             } catch let error as SeedError { throw error } catch { throw SeedError(databaseError: error, file: seed) }
-            guard !files.isEmpty else { return NewMigrationReport(written: [], note: nothingToMigrate(from: seed)) }
+            guard !files.isEmpty else {
+                return NewMigrationReport(written: [], note: nothingToMigrate(from: seed, to: newSeed))
+            }
         } else {
             // Its examples are rows of the project's own tables (a manifest that does not load: the BookStore's).
             files = scaffold(name: name, manifest: hasManifest ? try? manifest() : nil)
@@ -213,9 +215,11 @@ public struct ReleaseWorkflow {
             })
     }
 
-    /// What to say when ``changes(name:from:to:manifest:renames:freshBuild:)`` finds nothing to migrate.
-    public func nothingToMigrate(from seed: String) -> String {
-        "\(seed)\(migrations.isEmpty ? "" : " with the existing migrations applied") holds what the fixtures hold: no migration needed, nothing written"
+    /// What to say when ``changes(name:from:to:manifest:renames:freshBuild:)`` finds nothing to
+    /// migrate: `seed` holds what the fixtures hold, or with `newSeed` (`--to`, whose fixtures are
+    /// not read) what that seed holds.
+    public func nothingToMigrate(from seed: String, to newSeed: String? = nil) -> String {
+        "\(seed)\(migrations.isEmpty ? "" : " with the existing migrations applied") holds what \(newSeed ?? "the fixtures") hold\(newSeed == nil ? "" : "s"): no migration needed, nothing written"
     }
 
     /// Writes `files` into the migrations folder, all or none (a schema step without its data

@@ -257,17 +257,19 @@ extension SQLValue {
 /// Use it inside the `read` that gave `db` only.
 final class KeyFinder {
     private let db: Database
+    /// By the table as the manifest names it: Core Data keeps a sub-entity in its parent's table
+    /// (`Ebook` in `ZBOOK`), under a key of its own, so the store's table name is not enough.
     private var statements: [String: Statement] = [:]
 
     init(_ db: Database) { self.db = db }
 
     func contains(_ table: SemanticRows, key: [SQLValue]) throws -> Bool {
         let statement: Statement
-        if let prepared = statements[table.spec.name] {
+        if let prepared = statements[table.written.name] {
             statement = prepared
         } else {
             statement = try db.makeStatement(sql: table.containsSQL)
-            statements[table.spec.name] = statement
+            statements[table.written.name] = statement
         }
         return try statement.firstValue(binding: table.readable(key)) != nil
     }

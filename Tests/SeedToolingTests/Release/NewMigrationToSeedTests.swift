@@ -66,6 +66,21 @@ import Testing
         expectEqual(diff.status, 0, "\(diff)")
     }
 
+    /// A NEW that holds what OLD holds (here OLD itself, a seed built from this manifest with no
+    /// migrations): nothing is written, and the note names NEW, which was compared, not the
+    /// fixtures, which were not read and here hold something else.
+    @Test func nothingToMigrateNamesTheNewSeedNotTheFixtures() throws {
+        let (project, workflow) = try release()
+        let old = project.path("seeds/releases/1.0.sqlite")
+        let report = try workflow.newMigration(
+            name: "release 1.1", from: old, to: old, renames: [],
+            manifest: { () throws(SeedError) in try Manifest.load(path: project.path("seeds/seedkit.yml")) },
+            hasManifest: true, freshBuild: { _ in throw CocoaError(.featureUnsupported) })
+        expectEqual(report.written.map(\.path), [])
+        expectEqual(report.note, "\(old) holds what \(old) holds: no migration needed, nothing written")
+        expectEqual(project.listing("migrations").filter { $0.hasSuffix(".yml") }, [])
+    }
+
     /// Each NEW that is not a seed `build` wrote from this project, refused (exit 3) with its
     /// reason, before the old seed is read and with nothing written.
     @Test func aNewSeedNotBuiltFromThisProjectIsRefused() throws {
