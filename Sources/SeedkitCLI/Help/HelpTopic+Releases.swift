@@ -123,6 +123,8 @@ extension HelpTopic {
         values is up to date (`already up to date (renamed to 'Türkiye')`); a row the user changed
         is a conflict, as for any update; a new key another row already has is a conflict
         (`the new key 'Türkiye' is already taken by another row; not renamed`), never a duplicate.
+        The renamed row itself is not another row: a key in a `COLLATE NOCASE` column renamed to its
+        own other case (`veg` → `VEG`, which SQLite's comparison finds equal) is renamed.
 
         ### Schema steps
 
