@@ -43,19 +43,26 @@ extension MigrationRun {
         var fromPosition: [SQLName: Int] = [:]
         var masks: [SQLValue] = []
         masks.reserveCapacity(keys.count)
+        // Where each row's `from` values go among the columns, worked out once per row shape.
+        var positions: [[Int]] = []
+        positions.reserveCapacity(keys.count)
         var lastNames: [String] = []
         var lastMask: SQLValue = .integer(0)  // a row naming no column holds its (empty) `from`
+        var lastPositions: [Int] = []
         for values in from {
             guard let values else {
                 masks.append(.null)
+                positions.append([])
                 continue
             }
             if values.elementsEqual(lastNames, by: { $0.column == $1 }) {
                 masks.append(lastMask)
+                positions.append(lastPositions)
                 continue
             }
             var mask: Int64 = 0
             var twice = false
+            lastPositions = []
             for (column, _) in values {
                 let name = SQLName(column)
                 let position: Int
@@ -69,10 +76,12 @@ extension MigrationRun {
                 // A column named twice, or past the mask's bits: the row goes the one-row way.
                 if position >= 62 || mask & (1 << position) != 0 { twice = true }
                 if position < 62 { mask |= 1 << position }
+                lastPositions.append(position)
             }
             lastNames = values.map(\.column)
             lastMask = twice ? .null : .integer(mask)
             masks.append(lastMask)
+            positions.append(lastPositions)
         }
         if fromColumns.count > 62 { fromColumns = Array(fromColumns.prefix(62)) }
         let toColumns = to?.first?.map(\.column) ?? []
@@ -114,16 +123,14 @@ extension MigrationRun {
             values.append(.integer(Int64(index)))
             values.append(masks[index])
             for (_, value) in key { values.append(value) }
-            var row = [SQLValue](repeating: .null, count: fromColumns.count)
+            let start = values.count
+            values.append(contentsOf: repeatElement(SQLValue.null, count: fromColumns.count))
             if case .integer = masks[index], let named = from[index] {
-                for (column, value) in named {
-                    if let position = fromPosition[SQLName(column)] { row[position] = value }
-                }
+                for (position, (_, value)) in zip(positions[index], named) { values[start + position] = value }
             }
-            values += row
             if let to {
                 // Every held row of an update names the same `to` columns (holdUpdate).
-                values += to[index].map(\.value)
+                for (_, value) in to[index] { values.append(value) }
             }
         }
         var result = [FoundRow?](repeating: nil, count: keys.count)
