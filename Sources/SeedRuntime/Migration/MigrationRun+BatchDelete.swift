@@ -2,7 +2,8 @@ import GRDB
 
 // A big delete migration finds, checks and deletes its rows a batch at a time (issue 45), as a big
 // insert writes them (MigrationRun+Bulk.swift): one statement reads a batch's rows by their keys
-// (the keys bound as a multi-row VALUES joined with the table), one per referring column asks
+// (the keys bound as a multi-row VALUES joined with the table) and says which still hold their
+// `from` (MigrationRun+BatchFetch.swift), one per referring column asks
 // which of them a row still refers to, and one `DELETE … WHERE rowid IN (…)` removes the rows
 // that are there once, still hold their `from` and that nothing refers to. Every other row of the
 // batch (missing, under a duplicate key, changed in the store, still referenced, or all of them
@@ -23,12 +24,18 @@ import GRDB
 //   the batch deleted no longer refers to it, and it goes at once instead of blocked and retried
 //   at the migration's end (``MigrationRun/settleBlockedDeletes(final:)``), with the same event.
 
+/// Whether a table's deletes and updates go in batches (``MigrationRun/deleteBatching(_:)``), its
+/// columns that are refs to itself, and its key columns as the operation names the table.
+typealias Batching = (batched: Bool, selfRefs: Set<SQLName>, key: [String])
+
 /// Deletes of one table held for a batch (see MigrationRun+BatchDelete.swift).
 struct HeldDeletes {
     struct Row {
         var change: DataChanges.RowChange
         var slot: Slot
         var key: [(column: String, value: SQLValue)]
+        /// The key as the report shows it; empty for a row past the report's sample when held
+        /// (``MigrationRun/lists(_:in:)`` only turns false as events are listed).
         var fields: [RowEvent.KeyValue]
         /// Nil when it did not resolve: the row goes the one-row way.
         var from: [(column: String, value: SQLValue)]?
@@ -40,21 +47,36 @@ struct HeldDeletes {
     /// SQLite's smallest limit of bound parameters (``MultiRowInsert/parameterLimit``).
     static func rowsPerBatch(width: Int) -> Int { max(1, min(256, MultiRowInsert.parameterLimit / max(1, width))) }
 
+    /// Values bound per row by the batch's SELECT (``MigrationRun/fetchRows(_:keyColumns:keys:from:to:columns:)``):
+    /// position, mask, key, and each `from` column any held row names, and `to` columns.
+    static func fetchWidth(key: Int, from: Int, to: Int = 0) -> Int { 2 + key + from + to }
+
+    /// How many of `values`' columns `held` lacks, each counted once.
+    static func newColumns(_ values: [(column: String, value: SQLValue)], beside held: Set<SQLName>) -> Int {
+        // Rows of one shape: every column held already, and no set is made.
+        guard values.contains(where: { !held.contains(SQLName($0.column)) }) else { return 0 }
+        var new: Set<SQLName> = []
+        for (column, _) in values where !held.contains(SQLName(column)) { new.insert(SQLName(column)) }
+        return new.count
+    }
+
     var table: TableInfo?
     var file = ""
     var keyColumns: [String] = []
     var rows: [Row] = []
     /// The held rows' keys: a key held twice has the first written before the second is held.
     var keys = Set<[SQLValue]>()
+    /// The `from` columns the held rows name (the batch's SELECT binds each for every row).
+    var fromColumns = Set<SQLName>()
     /// By table and operation: whether its deletes may be batched, and the columns that refer to
     /// the table itself through a manifest ref (a row naming one is resolved after the held rows go).
-    var tables: [String: (batched: Bool, selfRefs: Set<SQLName>)] = [:]
+    var tables: [String: Batching] = [:]
 }
 
 extension MigrationRun {
     /// Whether the deletes of `table` go in batches (see MigrationRun+BatchDelete.swift), and its
     /// columns that are refs to itself.
-    mutating func deleteBatching(_ table: TableInfo) -> (batched: Bool, selfRefs: Set<SQLName>) {
+    mutating func deleteBatching(_ table: TableInfo) -> Batching {
         let id = table.name + "\u{0}" + operationName
         if let known = heldDeletes.tables[id] { return known }
         let ownName = table.name.lowercasedName
@@ -66,8 +88,8 @@ extension MigrationRun {
             !key.isEmpty && !key.contains(where: { selfRefs.contains(SQLName($0)) })
             && options.writesDirectly && options.batchedChanges && plainSQLite && table.rowIDName != nil
             && memo.parentIDs != nil && !memo.foreignKeyActions && options.onConflict != .fail
-        heldDeletes.tables[id] = (batched, selfRefs)
-        return (batched, selfRefs)
+        heldDeletes.tables[id] = (batched, selfRefs, key)
+        return (batched, selfRefs, key)
     }
 
     /// Resolves a delete's key and holds it for the batch.
@@ -76,14 +98,19 @@ extension MigrationRun {
     /// resolve (a column the table lacks, a parent not there) makes the row go the one-row way at
     /// its turn in the batch: it reads the row before its `from`.
     mutating func holdDelete(
-        _ change: DataChanges.RowChange, from table: TableInfo, file: String, slot: Slot, selfRefs: Set<SQLName>
+        _ change: DataChanges.RowChange, from table: TableInfo, file: String, slot: Slot, batching: Batching
     ) throws {
+        let selfRefs = batching.selfRefs
         if !selfRefs.isEmpty && !heldDeletes.rows.isEmpty
             && change.from.values.contains(where: { $0.value != .null && selfRefs.contains(SQLName($0.column)) })
         {
             try flushDeletes()
         }
-        guard let (key, fields) = try resolveKey(change.key, in: table, file: file, line: change.line) else { return }
+        guard
+            let (key, fields) = try resolveKey(
+                change.key, in: table, file: file, line: change.line, keyColumns: batching.key,
+                describing: lists(.deleted, in: slot))
+        else { return }
         let errorCount = errors.count
         let resolution = try resolve(change.from, in: table)
         let resolved = errors.count == errorCount && resolution.missing.isEmpty
@@ -96,20 +123,29 @@ extension MigrationRun {
         {
             try flushDeletes()
         }
+        // Bound per row: its position, mask and key, and every held row's `from` columns, to find
+        // and check it; its position, rowid and the values a referring column holds to check its referrers.
+        let targets = try referrerChecks(of: table).map(\.targets.count).max() ?? 0
+        let newColumns = resolved ? HeldDeletes.newColumns(resolution.values, beside: heldDeletes.fromColumns) : 0
+        func width(_ from: Int) -> Int { max(HeldDeletes.fetchWidth(key: key.count, from: from), 2 + targets) }
+        if !heldDeletes.rows.isEmpty
+            && (heldDeletes.rows.count + 1) * width(heldDeletes.fromColumns.count + newColumns)
+                > MultiRowInsert.parameterLimit
+        {
+            try flushDeletes()
+        }
         if heldDeletes.rows.isEmpty {
             heldDeletes.table = table
             heldDeletes.file = file
             heldDeletes.keyColumns = key.map(\.column)
         }
+        if resolved { for (column, _) in resolution.values { heldDeletes.fromColumns.insert(SQLName(column)) } }
         heldDeletes.keys.insert(keyValues)
         heldDeletes.rows.append(
             HeldDeletes.Row(
                 change: change, slot: slot, key: key, fields: fields, from: resolved ? resolution.values : nil,
                 errorsAt: errors.count))
-        // Bound per row: its position and key to find it; its position, rowid and the values a
-        // referring column holds to check it.
-        let targets = try referrerChecks(of: table).map(\.targets.count).max() ?? 0
-        if heldDeletes.rows.count >= HeldDeletes.rowsPerBatch(width: max(1 + key.count, 2 + targets)) {
+        if heldDeletes.rows.count >= HeldDeletes.rowsPerBatch(width: width(heldDeletes.fromColumns.count)) {
             try flushDeletes()
         }
     }
@@ -137,13 +173,14 @@ extension MigrationRun {
         let file = heldDeletes.file
         heldDeletes.rows.removeAll(keepingCapacity: true)
         heldDeletes.keys.removeAll(keepingCapacity: true)
+        heldDeletes.fromColumns.removeAll(keepingCapacity: true)
         let found = try fetchBatch(table, batch)
         var clean = [Bool](repeating: false, count: batch.count)
         // Two keys that find one row (a NOCASE key): the second goes the one-row way, after the first.
         var seen = Set<SQLValue>()
-        for (index, row) in batch.enumerated() {
-            guard let current = found[index], let from = row.from, let rowid = current[Self.rowidKey] else { continue }
-            clean[index] = try mismatches(current, from, in: table).isEmpty && seen.insert(rowid).inserted
+        for index in batch.indices {
+            guard let current = found[index], current.holds else { continue }
+            clean[index] = seen.insert(current.rowid).inserted
         }
         for index in try referencedRows(of: table, found, among: clean) { clean[index] = false }
         var moved = 0
@@ -151,7 +188,7 @@ extension MigrationRun {
         while start < batch.count {
             var end = start
             var rowids: [(column: String, value: SQLValue)] = []
-            while end < batch.count, clean[end], let rowid = found[end]?[Self.rowidKey] {
+            while end < batch.count, clean[end], let rowid = found[end]?.rowid {
                 rowids.append(("rowid", rowid))
                 end += 1
             }
@@ -196,63 +233,24 @@ extension MigrationRun {
         moved += added.count
     }
 
-    /// The held rows as stored, by their position in `batch`: rowid, `from` columns and the
-    /// columns referring rows hold; nil for a row not there once (missing, or a duplicate key).
-    private mutating func fetchBatch(_ table: TableInfo, _ batch: [HeldDeletes.Row]) throws -> [StoredRow?] {
-        var wanted = batch.flatMap { $0.from?.map(\.column) ?? [] }
+    /// The held rows as stored, by their position in `batch`: rowid, whether they hold their
+    /// `from`, and the columns referring rows hold; nil for a row not there once (missing, or a
+    /// duplicate key).
+    private mutating func fetchBatch(_ table: TableInfo, _ batch: [HeldDeletes.Row]) throws -> [FoundRow?] {
+        var wanted: [String] = []
         for check in try referrerChecks(of: table) {
             for target in check.targets where target != Self.rowidKey {
                 if let column = table.column(target.lowered)?.name { wanted.append(column) }
             }
         }
-        return try fetchRows(table, keyColumns: heldDeletes.keyColumns, keys: batch.map(\.key), columns: wanted)
-    }
-
-    /// The rows of `table` with `keys` (each in `keyColumns`' order), by position: their rowid and
-    /// `columns` (each read once), by one statement that joins the keys, bound as a multi-row
-    /// VALUES, with the table; nil for a key no row has, or more than one.
-    mutating func fetchRows(
-        _ table: TableInfo, keyColumns: [String], keys: [[(column: String, value: SQLValue)]], columns: [String]
-    ) throws -> [StoredRow?] {
-        var wanted: [String] = []
-        var seen = Set<SQLName>()
-        for column in columns where seen.insert(SQLName(column)).inserted { wanted.append(column) }
-        let width = 1 + keyColumns.count
-        let tuple = "(" + Array(repeating: "?", count: width).joined(separator: ", ") + ")"
-        let join = keyColumns.enumerated().map { "t.\(quoteIdentifier($1)) = v.column\($0 + 2)" }
-            .joined(separator: " AND ")
-        // The rowid by a name no column hides (a column named `rowid` is not the rowid).
-        let rowid = table.rowIDName ?? "rowid"
-        let sql =
-            "SELECT v.column1, t.\(rowid)\(wanted.map { ", t.\(quoteIdentifier($0))" }.joined()) FROM (VALUES "
-            + Array(repeating: tuple, count: keys.count).joined(separator: ", ")
-            + ") AS v JOIN \(quoteIdentifier(table.name)) AS t ON \(join)"
-        var values: [SQLValue] = []
-        values.reserveCapacity(keys.count * width)
-        for (index, key) in keys.enumerated() {
-            values.append(.integer(Int64(index)))
-            for (_, value) in key { values.append(value) }
-        }
-        var result = [StoredRow?](repeating: nil, count: keys.count)
-        var counts = [Int](repeating: 0, count: keys.count)
-        let names = wanted.map(SQLName.init)
-        for row in try db.cachedStatement(sql: sql).rows(binding: values) {
-            guard case .integer(let position)? = row.first, position >= 0, Int(position) < keys.count else { continue }
-            let index = Int(position)
-            counts[index] += 1
-            var stored = StoredRow(minimumCapacity: names.count + 1)
-            stored[Self.rowidKey] = row[1]
-            for (name, value) in zip(names, row.dropFirst(2)) { stored[name] = value }
-            result[index] = stored
-        }
-        for (index, count) in counts.enumerated() where count != 1 { result[index] = nil }
-        return result
+        return try fetchRows(
+            table, keyColumns: heldDeletes.keyColumns, keys: batch.map(\.key), from: batch.map(\.from), columns: wanted)
     }
 
     /// The positions of the rows among `candidates` that a row (other than itself) still refers
     /// to, by one statement per referring column; each column counted as read once per row, as
     /// ``referrer(of:in:excluding:)`` counts it (``findReferrersByIndex(_:_:id:)``).
-    private mutating func referencedRows(of table: TableInfo, _ found: [StoredRow?], among candidates: [Bool]) throws
+    private mutating func referencedRows(of table: TableInfo, _ found: [FoundRow?], among candidates: [Bool]) throws
         -> Set<Int>
     {
         var referenced = Set<Int>()
@@ -261,11 +259,11 @@ extension MigrationRun {
             var rows = 0
             for (index, row) in found.enumerated() where candidates[index] && !referenced.contains(index) {
                 guard let row else { continue }
-                let targets = check.targets.map { row[$0] ?? .null }
+                let targets = check.targets.map { $0 == Self.rowidKey ? row.rowid : row.stored[$0] ?? .null }
                 if targets.contains(.null) { continue }
                 try findReferrersByIndex(check.child, check.columns, id: check.id)
                 values.append(.integer(Int64(index)))
-                values.append(row[Self.rowidKey] ?? .null)
+                values.append(row.rowid)
                 values += targets
                 rows += 1
             }

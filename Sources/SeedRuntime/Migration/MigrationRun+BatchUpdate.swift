@@ -1,7 +1,8 @@
 import GRDB
 
 // A big update migration finds, checks and writes its rows a batch at a time (issue 45), as a big
-// delete does (MigrationRun+BatchDelete.swift): one statement reads a batch's rows by their keys,
+// delete does (MigrationRun+BatchDelete.swift): one statement reads a batch's rows by their keys
+// and says which still hold their `from` and not yet their `to` (MigrationRun+BatchFetch.swift),
 // and one `UPDATE OR ABORT … FROM (VALUES …)` sets the new values of the rows that are there once,
 // still hold their `from` and do not hold their `to` yet. Every other row of the batch (missing,
 // under a duplicate key, up to date, changed in the store, or all of them when the UPDATE failed
@@ -38,6 +39,8 @@ struct HeldUpdates {
     var rows: [Row] = []
     /// The held rows' keys: a key held twice has the first written before the second is held.
     var keys = Set<[SQLValue]>()
+    /// The `from` columns the held rows name (the batch's SELECT binds each for every row).
+    var fromColumns = Set<SQLName>()
 }
 
 extension MigrationRun {
@@ -46,8 +49,9 @@ extension MigrationRun {
     /// when it must go the one-row way.
     mutating func holdUpdate(
         _ change: DataChanges.RowChange, in table: TableInfo, name: String, file: String, slot: Slot,
-        selfRefs: Set<SQLName>
+        batching: Batching
     ) throws -> Bool {
+        let selfRefs = batching.selfRefs
         guard queue.open.isEmpty, !lists(.updated, in: slot) else {
             try flushUpdates()
             return false
@@ -65,7 +69,10 @@ extension MigrationRun {
             try flushUpdates()
             return false
         }
-        guard let (key, _) = try resolveKey(change.key, in: table, file: file, line: change.line) else {
+        guard
+            let (key, _) = try resolveKey(
+                change.key, in: table, file: file, line: change.line, keyColumns: batching.key, describing: false)
+        else {
             return try oneByOne()
         }
         for column in change.to.values.map(\.column) where change.from[column] == nil { return try oneByOne() }
@@ -75,10 +82,18 @@ extension MigrationRun {
             !to.values.contains(where: { value in key.contains { $0.column.isSameName(as: value.column) } })
         else { return try oneByOne() }
         let keyValues = key.map(\.value)
+        // Bound per row: its position, mask and key, every held row's `from` columns and its `to`
+        // to find and check it; its rowid and new values to write it.
+        let newColumns = HeldDeletes.newColumns(from.values, beside: heldUpdates.fromColumns)
+        func width(_ from: Int) -> Int {
+            max(HeldDeletes.fetchWidth(key: key.count, from: from, to: to.values.count), 1 + to.values.count)
+        }
         if !heldUpdates.rows.isEmpty
             && (heldUpdates.table?.name != table.name || heldUpdates.name != name || heldUpdates.file != file
                 || !heldUpdates.keyColumns.elementsEqual(key.lazy.map(\.column)) || heldUpdates.keys.contains(keyValues)
-                || !heldUpdates.toColumns.elementsEqual(to.values.lazy.map(\.column)))
+                || !heldUpdates.toColumns.elementsEqual(to.values.lazy.map(\.column))
+                || (heldUpdates.rows.count + 1) * width(heldUpdates.fromColumns.count + newColumns)
+                    > MultiRowInsert.parameterLimit)
         {
             try flushUpdates()
         }
@@ -90,11 +105,11 @@ extension MigrationRun {
             heldUpdates.toColumns = to.values.map(\.column)
         }
         heldUpdates.keys.insert(keyValues)
+        for (column, _) in from.values { heldUpdates.fromColumns.insert(SQLName(column)) }
         heldUpdates.rows.append(
             HeldUpdates.Row(
                 change: change, slot: slot, key: key, from: from.values, to: to.values, errorsAt: errors.count))
-        // Bound per row: its position and key to find it; its rowid and new values to write it.
-        if heldUpdates.rows.count >= HeldDeletes.rowsPerBatch(width: 1 + max(key.count, to.values.count)) {
+        if heldUpdates.rows.count >= HeldDeletes.rowsPerBatch(width: width(heldUpdates.fromColumns.count)) {
             try flushUpdates()
         }
         return true
@@ -108,24 +123,23 @@ extension MigrationRun {
         let (name, file, columns) = (heldUpdates.name, heldUpdates.file, heldUpdates.toColumns)
         heldUpdates.rows.removeAll(keepingCapacity: true)
         heldUpdates.keys.removeAll(keepingCapacity: true)
+        heldUpdates.fromColumns.removeAll(keepingCapacity: true)
         let found = try fetchRows(
-            table, keyColumns: heldUpdates.keyColumns, keys: batch.map(\.key),
-            columns: batch.flatMap { $0.from.map(\.column) + $0.to.map(\.column) })
+            table, keyColumns: heldUpdates.keyColumns, keys: batch.map(\.key), from: batch.map(\.from),
+            to: batch.map(\.to), columns: [])
         var clean = [Bool](repeating: false, count: batch.count)
         // Two keys that find one row (a NOCASE key): the second goes the one-row way, after the first.
         var seen = Set<SQLValue>()
-        for (index, row) in batch.enumerated() {
-            guard let current = found[index], let rowid = current[Self.rowidKey], !matches(current, row.to) else {
-                continue
-            }
-            clean[index] = try mismatches(current, row.from, in: table).isEmpty && seen.insert(rowid).inserted
+        for index in batch.indices {
+            guard let current = found[index], current.holds else { continue }
+            clean[index] = seen.insert(current.rowid).inserted
         }
         var moved = 0
         var start = 0
         while start < batch.count {
             var end = start
             var values: [(column: String, value: SQLValue)] = []
-            while end < batch.count, clean[end], let rowid = found[end]?[Self.rowidKey] {
+            while end < batch.count, clean[end], let rowid = found[end]?.rowid {
                 values.append(("rowid", rowid))
                 values += batch[end].to
                 end += 1

@@ -46,10 +46,17 @@ extension MigrationRun {
     }
 
     /// A change's key, resolved (refs → parent ids) for finding the row, and as the report shows it.
-    mutating func resolveKey(_ key: DataChanges.Key, in table: TableInfo, file: String, line: Int) throws -> (
+    ///
+    /// The report's form is empty when not `describing` (a row the report does not list).
+    /// `keyColumns`, when given, are the table's key columns as ``keyColumns(_:file:line:)`` gives
+    /// them for the operation.
+    mutating func resolveKey(
+        _ key: DataChanges.Key, in table: TableInfo, file: String, line: Int, keyColumns known: [String]? = nil,
+        describing: Bool = true
+    ) throws -> (
         [(column: String, value: SQLValue)], [RowEvent.KeyValue]
     )? {
-        let columns = try keyColumns(table, file: file, line: line)
+        let columns = try known ?? keyColumns(table, file: file, line: line)
         // An entity with no key has only Z_PK, which each store numbers on its own: `key: 1` is a
         // different object in every user's store, so an update or delete by it is refused
         // (docs/core-data.md, "Keys and UUIDs").
@@ -104,7 +111,7 @@ extension MigrationRun {
                     table: table.name))
             return nil
         }
-        return (resolution.values, try keyFields(resolution.values, in: table, input: row))
+        return (resolution.values, describing ? try keyFields(resolution.values, in: table, input: row) : [])
     }
 
     /// A row's values converted to the columns' types, refs to the parents' ids.

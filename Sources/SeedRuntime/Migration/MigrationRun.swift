@@ -210,13 +210,13 @@ struct MigrationRun {
             // Many rows: found, checked and written a batch at a time (MigrationRun+BatchUpdate.swift).
             let batching =
                 changes.count > 1 && options.validator == nil
-                ? deleteBatching(table) : (batched: false, selfRefs: [])
+                ? deleteBatching(table) : (batched: false, selfRefs: [], key: [])
             for (position, change) in changes.enumerated() {
                 laterUpdates = changes[(position + 1)...]
                 let slot = newSlot(index)
                 if batching.batched,
                     try holdUpdate(
-                        change, in: table, name: name, file: migration.file, slot: slot, selfRefs: batching.selfRefs)
+                        change, in: table, name: name, file: migration.file, slot: slot, batching: batching)
                 {
                     continue
                 }
@@ -231,11 +231,11 @@ struct MigrationRun {
             try flushUpdates()
         case .delete(_, let changes):
             // Many rows: found, checked and deleted a batch at a time (MigrationRun+BatchDelete.swift).
-            let batching = changes.count > 1 ? deleteBatching(table) : (batched: false, selfRefs: [])
+            let batching = changes.count > 1 ? deleteBatching(table) : (batched: false, selfRefs: [], key: [])
             for change in changes {
                 let slot = newSlot(index)
                 if batching.batched {
-                    try holdDelete(change, from: table, file: migration.file, slot: slot, selfRefs: batching.selfRefs)
+                    try holdDelete(change, from: table, file: migration.file, slot: slot, batching: batching)
                     continue
                 }
                 settleDelete(
