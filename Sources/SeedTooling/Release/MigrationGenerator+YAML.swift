@@ -59,6 +59,6 @@ extension MigrationGenerator {
         {
             simple = false
         }
-        return simple ? text : DocNode.quote(text)
+        return simple ? text : SQLValue.yamlQuoted(text)
     }
 }
