@@ -262,8 +262,8 @@ public struct StoreDiff: Sendable {
             sideB.finish()
         }
         var diff = TableDiff(table: name, key: key, columns: columns)
-        var waitingA: [[Cell]: [[Cell]]] = [:]
-        var waitingB: [[Cell]: [[Cell]]] = [:]
+        var waitingA = Waiting()
+        var waitingB = Waiting()
         var waiting = 0
         func storedSlot(_ slot: Int) -> Int? { stored.firstIndex(of: slot - key.count).map { width + $0 } }
         func record(_ old: [Cell], _ new: [Cell]) {
@@ -280,17 +280,13 @@ public struct StoreDiff: Sendable {
             if !changes.isEmpty { diff.changed.append((old[0..<key.count].map(\.value), changes)) }
         }
         /// Matches a row with one waiting from the other side, or makes it wait.
-        func place(
-            _ row: [Cell], waitingHere: inout [[Cell]: [[Cell]]], waitingThere: inout [[Cell]: [[Cell]]], isA: Bool
-        ) {
+        func place(_ row: [Cell], waitingHere: inout Waiting, waitingThere: inout Waiting, isA: Bool) {
             let rowKey = row[0..<key.count].map(\.asKey)
-            if var matches = waitingThere[rowKey], !matches.isEmpty {
-                let other = matches.removeFirst()
-                waitingThere[rowKey] = matches.isEmpty ? nil : matches
+            if let other = waitingThere.take(rowKey) {
                 waiting -= 1
                 if isA { record(row, other) } else { record(other, row) }
             } else {
-                waitingHere[rowKey, default: []].append(row)
+                waitingHere.add(row, key: rowKey)
                 waiting += 1
             }
         }
@@ -331,8 +327,8 @@ public struct StoreDiff: Sendable {
                 }
                 // One side is behind: its head matches a row the other side passed. It alone
                 // moves on, and the heads are aligned again after a removed or an added row.
-                let behindA = !waitingB.isEmpty && waitingB[headKey(batchA, indexA)] != nil
-                let behindB = !behindA && !waitingA.isEmpty && waitingA[headKey(batchB, indexB)] != nil
+                let behindA = !waitingB.isEmpty && waitingB.holds(headKey(batchA, indexA))
+                let behindB = !behindA && !waitingA.isEmpty && waitingA.holds(headKey(batchB, indexB))
                 if behindA || behindB {
                     if behindA {
                         place(
@@ -382,9 +378,11 @@ public struct StoreDiff: Sendable {
             if waiting > misalignedLimit { return nil }
         }
         try RowStream.rethrow(sideA, sideB)
-        func rows(_ waiting: [[Cell]: [[Cell]]]) -> [TableDiff.Row] {
-            // Sorted by the cells' bytes, before any is made a String.
-            waiting.values.flatMap { $0 }.sorted { Cell.precedes($0[0..<key.count], $1[0..<key.count]) }.map {
+        func rows(_ waiting: Waiting) -> [TableDiff.Row] {
+            // Sorted by the cells' bytes, before any is made a String; they come in rowid order,
+            // which is key order for a seed built from fixtures in key order: the sort, which
+            // finds runs already in order, then only checks it.
+            waiting.remaining.sorted { Cell.precedes($0[0..<key.count], $1[0..<key.count]) }.map {
                 TableDiff.Row(key: $0[0..<key.count].map(\.value), values: $0[key.count..<width].map(\.value))
             }
         }
@@ -392,6 +390,53 @@ public struct StoreDiff: Sendable {
         diff.added = rows(waitingB)
         diff.changed.sort { precedes($0.key, $1.key) }
         return diff
+    }
+
+    /// Rows kept off the batches while they wait for their match: by key, to find a match, and
+    /// in the order they came, which the rows left at the end keep.
+    private struct Waiting {
+        /// In arrival order; nil once matched.
+        private var rows: [[Cell]?] = []
+        /// Key → the indices in ``rows`` of the rows waiting with it, first come first.
+        private var byKey: [[Cell]: [Int]] = [:]
+        private var matched = 0
+
+        var isEmpty: Bool { byKey.isEmpty }
+
+        func holds(_ key: [Cell]) -> Bool { byKey[key] != nil }
+
+        mutating func add(_ row: [Cell], key: [Cell]) {
+            byKey[key, default: []].append(rows.count)
+            rows.append(row)
+        }
+
+        /// The first row waiting with `key`, no longer waiting; nil when none is.
+        mutating func take(_ key: [Cell]) -> [Cell]? {
+            guard var indices = byKey[key], !indices.isEmpty else { return nil }
+            let index = indices.removeFirst()
+            byKey[key] = indices.isEmpty ? nil : indices
+            let row = rows[index]
+            rows[index] = nil
+            matched += 1
+            // Matched rows' places given back once they are most of the list.
+            if matched > 4_096 && matched * 2 > rows.count { compact() }
+            return row
+        }
+
+        /// The rows still waiting, in the order they came.
+        var remaining: [[Cell]] { rows.compactMap { $0 } }
+
+        private mutating func compact() {
+            var kept: [[Cell]?] = []
+            var moved: [Int: Int] = [:]
+            for (index, row) in rows.enumerated() where row != nil {
+                moved[index] = kept.count
+                kept.append(row)
+            }
+            for (key, indices) in byKey { byKey[key] = indices.compactMap { moved[$0] } }
+            rows = kept
+            matched = 0
+        }
     }
 
     /// One cell of a row kept off the batches, compared as the batch comparison does

@@ -59,7 +59,7 @@ public enum YAMLDocument {
     }
 
     /// ``resolvePlain(_:)`` over the scalar's bytes; `text` makes the string only when the scalar is text.
-    private static func resolvePlain(_ raw: UnsafeRawBufferPointer, text: () -> String) -> DocValue {
+    static func resolvePlain(_ raw: UnsafeRawBufferPointer, text: () -> String) -> DocValue {
         guard let first = raw.first else { return .null }
         let isNumberStart =
             first == UInt8(ascii: "-") || first == UInt8(ascii: "+") || first == UInt8(ascii: ".")

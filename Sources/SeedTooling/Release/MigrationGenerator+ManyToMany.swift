@@ -23,7 +23,7 @@ extension MigrationGenerator {
                 let members = try db.sqlRows(list.sql, binding: [.integer(primaryKey)]).compactMap(\.first)
                 guard !members.isEmpty else { continue }
                 let items = members.map { member -> String in
-                    if case .text(let text) = member { return DocNode.quote(text) }
+                    if case .text(let text) = member { return SQLValue.yamlQuoted(text) }
                     return member.yaml
                 }
                 found.append((list.name, "[" + items.joined(separator: ", ") + "]"))

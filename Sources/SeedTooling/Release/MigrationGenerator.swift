@@ -470,14 +470,6 @@ public struct MigrationGenerator: Sendable {
         var new: [(column: String, value: SQLValue)]
     }
 
-    /// One item of an update or delete: `key`, `from` and `to` (when given), named as the
-    /// migration format names them (``MigrationGrammar``).
-    private static func item(key: String, from: String, to: String? = nil) -> String {
-        typealias Field = MigrationGrammar.Field.Kind
-        let fields = "    - \(Field.key.name): \(key)\n      \(Field.expected.name): \(from)"
-        return to.map { fields + "\n      \(Field.wanted.name): \($0)" } ?? fields
-    }
-
     /// The tables in an order where each comes after the tables it refers to (the manifest's
     /// order where refs allow; tables that refer to each other keep it).
     static func parentsFirst(_ tables: [SemanticRows]) -> [SemanticRows] {
@@ -553,39 +545,5 @@ public struct MigrationGenerator: Sendable {
             }
         }
         return order.map { rows[$0] }
-    }
-
-    static func map(_ values: [(column: String, value: SQLValue)]) -> String {
-        map(yaml: values.map { ($0.column, $0.value.yaml) })
-    }
-
-    /// A flow map of values already written as YAML (a many-to-many's list among them).
-    static func map(yaml values: [(column: String, yaml: String)]) -> String {
-        "{ " + values.map { "\(name($0.column)): \($0.yaml)" }.joined(separator: ", ") + " }"
-    }
-
-    static func key(_ columns: [String], _ values: [SQLValue]) -> String {
-        columns.count == 1 ? values[0].yaml : map(Array(zip(columns, values)).map { (column: $0.0, value: $0.1) })
-    }
-
-    /// A column or table name as a YAML key: plain when it is a simple identifier.
-    static func name(_ text: String) -> String {
-        // By bytes (ASCII letters, digits, `_`, not a digit first): once per value written, where
-        // asking each Character whether it is a letter was a fourteenth of new-migration's samples.
-        var simple = !text.isEmpty
-        for (index, byte) in text.utf8.enumerated() {
-            let letter = (byte | 0x20) >= UInt8(ascii: "a") && (byte | 0x20) <= UInt8(ascii: "z")
-            let digit = byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")
-            if !(letter || digit || byte == UInt8(ascii: "_")) || (index == 0 && digit) {
-                simple = false
-                break
-            }
-        }
-        if simple, text.utf8.count <= 5,
-            ["null", "true", "false", "yes", "no", "on", "off", "y", "n"].contains(text.lowercasedName)
-        {
-            simple = false
-        }
-        return simple ? text : DocNode.quote(text)
     }
 }

@@ -243,9 +243,32 @@ extension SQLValue {
         case .null: return "null"
         case .integer(let value): return String(value)
         case .real(let value): return SQLValue.format(value)
-        case .text(let value): return DocNode.quote(value)
+        case .text(let value): return Self.yamlQuoted(value)
         case .blob(let bytes): return DocNode.quote(Data(bytes).base64EncodedString())
         }
+    }
+
+    /// `text` as a double-quoted YAML scalar: JSON's quoting (``DocNode/quote(_:)``), and NEL
+    /// (U+0085) escaped, which YAML reads raw as a line break folded to a space (`"b<NEL>c"` was
+    /// inserted as `b c`).
+    static func yamlQuoted(_ text: String) -> String {
+        let quoted = DocNode.quote(text)
+        guard quoted.utf8.contains(0x85) else { return quoted }
+        // By bytes (C2 85 is NEL, and only NEL): Foundation's replacement by Characters passed
+        // over a NEL followed by a combining mark.
+        let utf8 = Array(quoted.utf8)
+        var bytes: [UInt8] = []
+        var index = 0
+        while index < utf8.count {
+            if utf8[index] == 0xC2, index + 1 < utf8.count, utf8[index + 1] == 0x85 {
+                bytes += "\\u0085".utf8
+                index += 2
+            } else {
+                bytes.append(utf8[index])
+                index += 1
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
 

@@ -8,14 +8,17 @@ import SeedRuntime
 enum WrittenMigrationCheck {
     /// Refuses `text` unless it reads as the valid migration file `fileName`.
     ///
-    /// Its sections (`insert:`, `update:`, `delete:`, each at the start of a line) are parsed on
-    /// threads of their own and read by the grammar as one document; when any part fails, or the
-    /// text does not split so, the whole text is read as `migrate` reads it, so that an error names
-    /// its line. The checksum `migrate` records is not computed: nothing there can fail.
+    /// The text in the layout `new-migration` writes is read by ``WrittenMigrationReader`` (the
+    /// tree the YAML reader gives, without libyaml); any other is cut into its sections
+    /// (`insert:`, `update:`, `delete:`, each at the start of a line), parsed on threads of their
+    /// own. Either tree is read by the grammar as one document; when any part fails, the whole
+    /// text is read as `migrate` reads it, so that an error names its line. The checksum
+    /// `migrate` records is not computed: nothing there can fail.
     ///
     /// - Throws: ``SeedError`` as ``MigrationDirectory`` would throw it reading the file `shown`.
     static func require(_ text: String, fileName: String, shown: String) throws(SeedError) {
-        if Migration.parseFileName(fileName) != nil, let document = parsedBySection(text, shown: shown),
+        if Migration.parseFileName(fileName) != nil,
+            let document = WrittenMigrationReader.read(text) ?? parsedBySection(text, shown: shown),
             (try? DataChanges(document: document, file: shown)) != nil
         {
             return

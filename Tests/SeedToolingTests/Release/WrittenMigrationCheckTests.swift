@@ -63,6 +63,17 @@ import Testing
         }
     }
 
+    /// A text or a name holding NEL (U+0085), which YAML reads raw as a line break folded to a
+    /// space, reads back as itself (`"b<NEL>c"` was inserted as `b c`).
+    @Test func aTextWithNELReadsBackAsItself() throws {
+        for text in ["b\u{85}c", "\u{85}", "ą\u{85}\"x\u{85}", "ą plain", "\u{85}\u{301}"] {
+            let line = "{ \(MigrationGenerator.name("t\u{85}")): \(SQLValue.text(text).yaml) }"
+            let document = try YAMLDocument.parse(line, file: "m.yml")
+            expectEqual(document.entries?.first?.key, "t\u{85}")
+            expectEqual(document.entries?.first?.node.string, text, "\(line.debugDescription)")
+        }
+    }
+
     /// A name written plain or quoted as the Character-by-Character rule wrote it (the oracle here).
     @Test func namesAreQuotedAsTheCharacterRuleQuotedThem() {
         func oracle(_ text: String) -> String {
