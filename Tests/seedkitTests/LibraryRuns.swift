@@ -5,8 +5,11 @@ import SeedTestSupport
 import SeedTooling
 
 /// What `build`, `new-migration --from`, `check-upgrade` and `migrate` do in a project of plain
-/// SQLite tables, called through SeedTooling and SeedRuntime as the commands in
-/// Sources/SeedkitCLI/Commands configure them, without a command line parsed per step.
+/// SQLite tables, through the very functions the commands in Sources/SeedkitCLI/Commands call
+/// (``SeedBuilder/command(manifest:output:sourceDateEpoch:allowsMissingHistory:allowsCloudKit:readsBack:readingMigrations:)``,
+/// ``FreshSeed``, ``UpgradeChecker/check(_:manifest:migrations:allowsMissingHistory:listsEveryRow:progress:freshBuild:)``,
+/// ``SeedMigrator/Options``'s `init(migrating:…)`, ``MigrationDirectory``'s `project`), with
+/// their arguments as values, without a command line parsed per step.
 ///
 /// For the property tests, which run these hundreds of times (issue 43: logic is tested through
 /// the libraries, the CLI layer through its contract, in the commands' own tests). What the
@@ -18,14 +21,20 @@ struct LibraryRuns {
     /// `seeds/seedkit.yml`, as the commands load it by default.
     func manifest() throws(SeedError) -> Manifest { try Manifest.load(path: project.path("seeds/seedkit.yml")) }
 
-    /// The project's migrations, as `ProjectOptions.loadMigrations` reads the default folder:
-    /// `required` (`migrate`) refuses a missing folder, the others read it as none.
+    /// The project's migrations, as the commands read the default folder: `required` (`migrate`)
+    /// refuses a missing folder, the others read it as none.
     func migrations(required: Bool = false, deferringLargeJSON: Bool = false) throws(SeedError) -> [Migration] {
-        let folder = URL(fileURLWithPath: project.path("migrations"))
-        if !required && !FileManager.default.fileExists(atPath: folder.path) { return [] }
-        return try MigrationDirectory.read(
-            folder, displayPath: "migrations", yamlParser: YAMLDocument.parser, missingIsEmpty: false,
-            deferringLargeJSON: deferringLargeJSON)
+        try Self.migrations(in: folder, required: required, deferringLargeJSON: deferringLargeJSON)
+    }
+
+    /// The project's folder, which the default `migrations` folder is relative to.
+    private var folder: URL { URL(fileURLWithPath: project.path("migrations")).deletingLastPathComponent() }
+
+    private static func migrations(in folder: URL, required: Bool = false, deferringLargeJSON: Bool = false)
+        throws(SeedError) -> [Migration]
+    {
+        try MigrationDirectory.project(
+            nil, relativeTo: folder, defaultMayBeMissing: !required, deferringLargeJSON: deferringLargeJSON)
     }
 
     /// `seedkit build [--output OUTPUT] [--migrations none] [--without-read-back]`: the output
@@ -33,11 +42,12 @@ struct LibraryRuns {
     @discardableResult
     func build(output: String? = nil, withMigrations: Bool = true, readsBack: Bool = true) throws -> SeedBuilder.Summary
     {
-        let manifest = try manifest()
-        var builder = SeedBuilder(manifest: manifest, migrations: withMigrations ? try migrations() : [])
-        builder.readsBack = readsBack
-        let target = try SeedBuilder.target(output.map { project.path($0) }, manifest: manifest)
-        return try builder.build(to: target)
+        let folder = folder
+        let setup = try SeedBuilder.command(
+            manifest: try manifest(), output: output.map { project.path($0) },
+            sourceDateEpoch: ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"], readsBack: readsBack
+        ) { () throws(SeedError) in withMigrations ? try Self.migrations(in: folder) : [] }
+        return try setup.builder.build(to: setup.target)
     }
 
     /// `seedkit new-migration NAME --from OLD [--rename HINT]…`: writes the migration, and returns
@@ -49,7 +59,7 @@ struct LibraryRuns {
                 name: name, from: project.path(old), renames: renames,
                 manifest: { () throws(SeedError) in try manifest() }, hasManifest: true
             ) { manifest in
-                try FreshSeed.build(SeedBuilder(manifest: manifest, migrations: workflow.migrations), to: fresh)
+                try FreshSeed.build(manifest: manifest, migrations: workflow.migrations, to: fresh)
                 return fresh
             }
         }
@@ -58,13 +68,14 @@ struct LibraryRuns {
 
     /// `seedkit check-upgrade OLD`: its outcomes, and its report as `--format human` prints it.
     func checkUpgrade(_ old: String) throws -> (outcomes: [UpgradeChecker.Outcome], text: String) {
-        let path = project.path(old)
-        try UpgradeChecker.requireOldSeed(path)
-        let manifest = try manifest()
-        let migrations = try migrations()
         let outcomes = try withFreshFile("check-upgrade") { fresh in
-            try FreshSeed.build(SeedBuilder(manifest: manifest, migrations: migrations), to: fresh)
-            return try UpgradeChecker(manifest: manifest, migrations: migrations).run([path], fresh: fresh)
+            try UpgradeChecker.check(
+                [project.path(old)], manifest: { () throws(SeedError) in try manifest() },
+                migrations: { () throws(SeedError) in try migrations() }
+            ) { manifest, migrations throws(SeedError) in
+                try FreshSeed.build(manifest: manifest, migrations: migrations, to: fresh)
+                return fresh
+            }
         }
         return (outcomes, OutputFormat.human.rendered(UpgradeReport(outcomes)))
     }
@@ -78,14 +89,9 @@ struct LibraryRuns {
         let migrations = try migrations(required: true, deferringLargeJSON: true)
         let migrator = try SeedMigrator(migrations: migrations)
         migrator.readAhead()
-        var options = SeedMigrator.Options(onConflict: .keep)
-        options.eventsPerKind = verbose || !format.isForPeople ? nil : MigrateReport.rowsPerKind
-        options.writesDirectly = true
-        let manifest = try manifest()
-        options.tables = manifest.specs
-        options.validator = ManifestValidator(manifest: manifest)
-        options.coreDataFacts = manifest.model?.facts ?? CoreDataModel.cachedFacts(store: path, notice: { _ in })
-        options.releaseKeys = ReleaseKeyIndex(manifest: manifest, migrations: migrations)
+        let options = SeedMigrator.Options(
+            migrating: path, manifest: try manifest(), migrations: migrations, onConflict: .keep,
+            listsEveryRow: verbose || !format.isForPeople, notice: { _ in })
         let report = try migrator.migrate(try StoreAccess.openWritable(path, busyTimeout: 5), options: options)
         return format.rendered(MigrateReport(report, store: store, backup: nil))
     }
