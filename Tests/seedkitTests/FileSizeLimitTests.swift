@@ -21,8 +21,8 @@ private func seedkitLimited(
         os.execv(sys.argv[2], sys.argv[2:])
         """
     return try run(
-        URL(fileURLWithPath: "/usr/bin/env"),
-        ["python3", "-c", wrapper, "\(kilobytes)", seedkitBinary.path] + arguments, in: project.root,
+        Python3.executable,
+        Python3.arguments(["-c", wrapper, "\(kilobytes)", seedkitBinary.path]) + arguments, in: project.root,
         environment: environment)
 }
 

@@ -7,9 +7,9 @@ import Testing
 /// Leaves `store` as a killed writer does: a hot journal beside a file that holds half a transaction.
 private func crashMidTransaction(_ store: String) throws {
     let result = try run(
-        URL(fileURLWithPath: "/usr/bin/env"),
-        [
-            "python3", "-c",
+        Python3.executable,
+        Python3.arguments([
+            "-c",
             """
             import sqlite3, os, sys
             db = sqlite3.connect(sys.argv[1], isolation_level=None)
@@ -18,7 +18,7 @@ private func crashMidTransaction(_ store: String) throws {
             for i in range(3000): db.execute('INSERT INTO books (title, price, category_id) VALUES (?, 1, 1)', ('half written ' * 20 + str(i),))
             os._exit(0)
             """, store,
-        ], in: URL(fileURLWithPath: "/"))
+        ]), in: URL(fileURLWithPath: "/"))
     guard result.status == 0 else {
         throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "\(result)"])
     }

@@ -15,9 +15,9 @@ private final class Holder {
 
     init(store: String, script: String) throws {
         signal(SIGPIPE, SIG_IGN)
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "python3", "-c",
+        process.executableURL = Python3.executable
+        process.arguments = Python3.arguments([
+            "-c",
             """
             import sqlite3, sys
             db = sqlite3.connect(sys.argv[1], isolation_level=None)
@@ -25,7 +25,7 @@ private final class Holder {
             print("ready", flush=True)
             sys.stdin.readline()
             """, store,
-        ]
+        ])
         process.standardInput = input
         process.standardOutput = output
         try process.run()

@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import SeedTestSupport
+import SeedTooling
 import Testing
 
 /// Random release pairs with an oracle of their own (issue 41): BuildPropertyTests' random
@@ -16,6 +17,9 @@ import Testing
 ///
 /// A fresh build must read back as the release's fixtures, and a second `migrate` must change no
 /// byte.
+///
+/// Each step calls the libraries as its command configures them (``LibraryRuns``), not a command
+/// line parsed per step: the commands' contract has tests of its own (issue 43).
 ///
 /// Seeded: `SEEDKIT_PROPERTY_SEED=N SEEDKIT_PROPERTY_CASES=1` replays the case a failure names.
 @Suite struct ReleasePairPropertyTests {
@@ -106,31 +110,33 @@ import Testing
             "SEEDKIT_PROPERTY_SEED=\(seed &- (slow ? 3_000_000 : 2_000_000)) SEEDKIT_PROPERTY_CASES=1 swift test --filter '\(test)' (case seed \(seed))"
 
         let project = try TemporaryProject(bookStore: false)
+        let seedkit = LibraryRuns(project: project)
         try project.write("seeds/schema.sql", BuildPropertyTests.schema(tables))
         try project.write("seeds/seedkit.yml", BuildPropertyTests.manifest(tables))
         try writeFixtures(tables, old, project, &random)
-        let shipped = try tally.timed("build 1.0") {
-            try project.seedkit("build", "--output", "seeds/releases/1.0.sqlite")
+        _ = try tally.timed("build 1.0") {
+            try required(replay) { try seedkit.build(output: "seeds/releases/1.0.sqlite") }
         }
-        try #require(shipped.status == 0, "\(replay)\n\(shipped)")
         try writeFixtures(tables, release.rows, project, &random)
         let generated = try tally.timed("new-migration") {
-            try project.seedkit(
-                ["new-migration", "release", "--from", "seeds/releases/1.0.sqlite"]
-                    + release.hints.flatMap { ["--rename", $0] })
+            try required(replay) {
+                try seedkit.newMigration("release", from: "seeds/releases/1.0.sqlite", renames: release.hints)
+            }
         }
-        try #require(generated.status == 0, "\(replay)\n\(generated)")
-        let context = "\(replay)\n\(BuildPropertyTests.schema(tables))\(generated.stdout)\(migrationText(project))"
-        let check = try tally.timed("check-upgrade") {
-            try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite")
+        let context = "\(replay)\n\(BuildPropertyTests.schema(tables))\(generated)\(migrationText(project))"
+        tally.timed("check-upgrade") {
+            do {
+                let check = try seedkit.checkUpgrade("seeds/releases/1.0.sqlite")
+                // check-upgrade's exit 0: no seed refused (3), none diverging or losing an edit (1).
+                #expect(
+                    !check.outcomes.contains(where: \.refused) && check.outcomes.allSatisfy(\.passed)
+                        && !check.text.contains("LOST") && !check.text.contains("DIVERGES"),
+                    "\(context)\n\(check.text)")
+            } catch { Issue.record("\(context)\ncheck-upgrade: \(error)") }
         }
-        #expect(
-            check.status == 0 && !check.stdout.contains("LOST") && !check.stdout.contains("DIVERGES"),
-            "\(context)\n\(check)")
 
         // A fresh build reads back as the release's fixtures.
-        let fresh = try tally.timed("build") { try project.seedkit("build") }
-        try #require(fresh.status == 0, "\(context)\n\(fresh)")
+        _ = try tally.timed("build") { try required(context) { try seedkit.build() } }
         try expectStore(
             project.path("build/seed.sqlite"), holds: render(tables, release.rows), tables, "\(context)\nfresh build")
 
@@ -139,23 +145,23 @@ import Testing
             atPath: project.path("seeds/releases/1.0.sqlite"), toPath: project.path("user.sqlite"))
         try applyUserEdits(user, tables, old, to: project.path("user.sqlite"))
         let migrated = try tally.timed("migrate") {
-            try project.seedkit("migrate", "user.sqlite", "--format", "json", "--verbose")
+            try required(context) { try seedkit.migrate("user.sqlite", verbose: true, format: .json) }
         }
-        try #require(migrated.status == 0, "\(context)\n\(migrated)")
         let outcome = expectedOutcome(tables, old: old, release: release, user: user)
         try expectStore(
             project.path("user.sqlite"), holds: render(tables, outcome.rows), tables, "\(context)\nmigrated store")
-        let reported = try events(migrated.stdout)
+        let reported = try events(migrated)
         for kind in ["conflict", "delete-denied", "already-present"] {
             #expect(
                 reported[kind, default: []] == outcome.events[kind, default: []],
-                "\(context)\n\(kind) events: reported \(reported[kind, default: []].sorted()), expected \(outcome.events[kind, default: []].sorted())\n\(migrated.stdout)"
+                "\(context)\n\(kind) events: reported \(reported[kind, default: []].sorted()), expected \(outcome.events[kind, default: []].sorted())\n\(migrated)"
             )
         }
         // A second run finds nothing to do and writes nothing.
         let before = project.sha256("user.sqlite")
-        let again = try tally.timed("migrate again") { try project.seedkit("migrate", "user.sqlite") }
-        #expect(again.status == 0, "\(context)\n\(again)")
+        tally.timed("migrate again") {
+            do { _ = try seedkit.migrate("user.sqlite") } catch { Issue.record("\(context)\nmigrate again: \(error)") }
+        }
         #expect(project.sha256("user.sqlite") == before, "\(context)\na second migrate changed the store")
 
         tally.cases += 1
@@ -171,6 +177,14 @@ import Testing
         tally.inserted += newIDs.subtracting(oldIDs).count
         let oldRows = Dictionary(uniqueKeysWithValues: old.flatMap { $0 }.map { ($0.id, $0) })
         tally.updated += release.rows.flatMap { $0 }.filter { row in oldRows[row.id].map { $0 != row } ?? false }.count
+    }
+
+    /// `body`'s result; what it throws is recorded with `context` (the case's replay line) and ends the case.
+    static func required<T>(_ context: String, _ body: () throws -> T) throws -> T {
+        do { return try body() } catch {
+            Issue.record("\(context)\n\(error)")
+            throw error
+        }
     }
 
     static func migrationText(_ project: TemporaryProject) -> String {

@@ -75,8 +75,8 @@ import Testing
         for script in scripts {
             for name in ["--help", "-x.sqlite"] {
                 let result = try run(
-                    URL(fileURLWithPath: "/usr/bin/env"),
-                    ["python3", Self.root.appendingPathComponent(script).path, name],
+                    Python3.executable,
+                    Python3.arguments([Self.root.appendingPathComponent(script).path, name]),
                     in: project.root)
                 #expect(result.status != 0, "\(script) \(name): \(result)")
                 #expect(result.stderr.contains("usage:"), "\(script) \(name): \(result)")

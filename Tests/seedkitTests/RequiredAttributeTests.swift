@@ -16,10 +16,10 @@ private let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent(
 /// Upper-case hex, as `hex()` shows it.
 private func documentedUUID(_ entity: String, _ attribute: String, key: [String]) throws -> String {
     let python = Process()
-    python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    python.executableURL = Python3.executable
     python.arguments =
-        [
-            "python3", "-c",
+        Python3.arguments([
+            "-c",
             """
             import hashlib, sys
             data = sys.argv[1].encode() + b"".join(b"\\0" + part.encode() for part in sys.argv[2:])
@@ -28,7 +28,7 @@ private func documentedUUID(_ entity: String, _ attribute: String, key: [String]
             b[8] = (b[8] & 0x3F) | 0x80
             print(b.hex().upper())
             """, "\(entity).\(attribute)",
-        ] + key
+        ]) + key
     let pipe = Pipe()
     python.standardOutput = pipe
     try python.run()
@@ -41,8 +41,8 @@ private func documentedUUID(_ entity: String, _ attribute: String, key: [String]
 /// A SwiftData store as the app creates it (make-store.py), at `path` in `project`.
 private func makeStore(_ project: TemporaryProject, _ path: String) throws {
     let python = Process()
-    python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    python.arguments = ["python3", example.appendingPathComponent("make-store.py").path, project.path(path)]
+    python.executableURL = Python3.executable
+    python.arguments = Python3.arguments([example.appendingPathComponent("make-store.py").path, project.path(path)])
     try python.run()
     python.waitUntilExit()
     expectEqual(python.terminationStatus, 0)

@@ -24,16 +24,16 @@ import Testing
             .deletingLastPathComponent()
             .appendingPathComponent("Examples/SwiftDataStore/make-store.py")
         let python = Process()
-        python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        python.arguments = [
-            "python3", "-c",
+        python.executableURL = Python3.executable
+        python.arguments = Python3.arguments([
+            "-c",
             """
             import importlib.util, sys
             spec = importlib.util.spec_from_file_location("m", sys.argv[1]); m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)
             m.ENTITIES = \(entities.replacingOccurrences(of: "\n", with: " "))
             sys.argv = ["make-store.py", sys.argv[2]]; m.main()
             """, makeStore.path, project.path(path),
-        ]
+        ])
         try python.run()
         python.waitUntilExit()
         expectEqual(python.terminationStatus, 0)

@@ -76,11 +76,11 @@ import Testing
     @Test func theExamplesTemplateIsWhatMakeStoreWrites() throws {
         let project = try TemporaryProject(bookStore: false)
         let made = try run(
-            URL(fileURLWithPath: "/usr/bin/env"),
-            [
-                "python3", Self.example.appendingPathComponent("make-store.py").path, "--composites",
+            Python3.executable,
+            Python3.arguments([
+                Self.example.appendingPathComponent("make-store.py").path, "--composites",
                 project.path("made.store"),
-            ],
+            ]),
             in: project.root)
         expectEqual(made.status, 0, "\(made)")
         expectEqual(

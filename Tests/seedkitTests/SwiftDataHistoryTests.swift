@@ -18,16 +18,16 @@ private let makeStore = URL(fileURLWithPath: #filePath).deletingLastPathComponen
 /// Runs make-store.py into `path` with its model changed by `patch` (Python run on the module `m` first).
 private func makeVariantStore(_ project: TemporaryProject, _ path: String, patch: String) throws {
     let python = Process()
-    python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    python.arguments = [
-        "python3", "-c",
+    python.executableURL = Python3.executable
+    python.arguments = Python3.arguments([
+        "-c",
         """
         import importlib.util, sys
         spec = importlib.util.spec_from_file_location("m", sys.argv[1]); m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)
         \(patch)
         sys.argv = ["make-store.py", sys.argv[2]]; m.main()
         """, makeStore.path, project.path(path),
-    ]
+    ])
     try python.run()
     python.waitUntilExit()
     expectEqual(python.terminationStatus, 0)

@@ -24,10 +24,10 @@ func swiftDataProject() throws -> TemporaryProject {
     try project.write("seeds/data/Author.csv", swiftDataAuthors)
     try project.write("seeds/data/Book.csv", swiftDataBooks)
     let python = Process()
-    python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    python.arguments = [
-        "python3", example.appendingPathComponent("make-store.py").path, project.path("seeds/default.store"),
-    ]
+    python.executableURL = Python3.executable
+    python.arguments = Python3.arguments([
+        example.appendingPathComponent("make-store.py").path, project.path("seeds/default.store"),
+    ])
     try python.run()
     python.waitUntilExit()
     expectEqual(python.terminationStatus, 0)

@@ -20,7 +20,7 @@ import Testing
                 fmt=plistlib.FMT_BINARY, sort_keys=False).hex())
             """
         let made = try run(
-            URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", script, payload],
+            Python3.executable, Python3.arguments(["-c", script, payload]),
             in: URL(fileURLWithPath: NSTemporaryDirectory()))
         expectEqual(made.status, 0, "\(made)")
         var bytes: [UInt8] = []

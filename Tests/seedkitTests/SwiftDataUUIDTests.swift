@@ -292,7 +292,7 @@ func swiftDataStore(editing edits: [(String, String)]) throws -> TemporaryProjec
     let project = try TemporaryProject(bookStore: false)
     try project.write("make.py", script)
     let made = try run(
-        URL(fileURLWithPath: "/usr/bin/env"), ["python3", project.path("make.py"), project.path("app.store")],
+        Python3.executable, Python3.arguments([project.path("make.py"), project.path("app.store")]),
         in: project.root)
     expectEqual(made.status, 0, "\(made)")
     return project

@@ -29,4 +29,21 @@ public enum FreshSeed {
                 })
         }
     }
+
+    /// Builds `manifest`'s fixtures with `migrations` into `url`, as `build` builds them.
+    ///
+    /// - Parameters:
+    ///   - manifest: the project's manifest.
+    ///   - migrations: the project's migrations, applied as `build` applies them.
+    ///   - url: where the fresh seed goes (the caller removes it).
+    ///   - progress: the build's progress (``SeedBuilder/progress``), for a command's bar.
+    /// - Throws: ``SeedError`` as ``build(_:to:)`` throws it.
+    public static func build(
+        manifest: Manifest, migrations: [Migration], to url: URL,
+        progress: (@Sendable (_ table: String, _ rows: Int, _ bytesRead: Int, _ fileSize: Int) -> Void)? = nil
+    ) throws(SeedError) {
+        var builder = SeedBuilder(manifest: manifest, migrations: migrations)
+        builder.progress = progress
+        try build(builder, to: url)
+    }
 }

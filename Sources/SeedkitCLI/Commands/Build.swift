@@ -43,26 +43,17 @@ extension SeedTool {
         func run() throws {
             try reporting(format.format) {
                 let manifest = try project.loadManifest()
-                if let error = SeedBuilder.unsupported(manifest) { throw error }
                 // The migrations are read on another thread while the build reads the fixtures;
                 // what reading them throws comes first, as when they were read before.
                 let project = project
-                var builder = SeedBuilder(manifest: manifest) { () throws(SeedError) in try project.loadMigrations() }
-                let target: URL
-                do {
-                    target = try SeedBuilder.target(output, manifest: manifest)
+                let setup = try SeedBuilder.command(
+                    manifest: manifest, output: output,
                     // The history transaction's time: SOURCE_DATE_EPOCH (reproducible builds) when set.
-                    let epoch = ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"]
-                    if let time = try SeedBuilder.historyTimestamp(sourceDateEpoch: epoch) {
-                        builder.historyTimestamp = time
-                    }
-                } catch {
-                    _ = try builder.readMigrations()
-                    throw error
-                }
-                builder.allowsMissingHistory = withoutHistory
-                builder.allowsCloudKit = allowCloudkit
-                builder.readsBack = !withoutReadBack
+                    sourceDateEpoch: ProcessInfo.processInfo.environment["SOURCE_DATE_EPOCH"],
+                    allowsMissingHistory: withoutHistory, allowsCloudKit: allowCloudkit, readsBack: !withoutReadBack
+                ) { () throws(SeedError) in try project.loadMigrations() }
+                var builder = setup.builder
+                let target = setup.target
                 let shownTarget = output ?? target.relativePathFromCurrentDirectory
                 if check {
                     let interruption = Interruption(cleaning: SeedBuilder.checkURL)

@@ -39,24 +39,26 @@ extension SeedTool {
 
         func run() throws {
             let outcomes = try reporting(format.format) {
-                for seed in oldSeeds { try UpgradeChecker.requireOldSeed(seed) }
-                let manifest = try project.loadManifest()
-                let migrations = try project.loadMigrations()
                 // One bar from the start: the fresh build fills its first part, each seed's steps the rest.
                 let bar = StepProgress(enabled: Output.stderrIsTerminal && format.format == .human)
                 defer { bar.finish() }
                 let steps = 1 + 3 * oldSeeds.count
-                let fresh = try FreshBuild(manifest: manifest, migrations: migrations) { table, rows, read, size in
-                    bar.update(
-                        "a fresh build: \(table) \(rows.grouped) rows", done: read, total: max(1, size) * steps,
-                        throttled: true)
+                var fresh: FreshBuild?
+                defer { withExtendedLifetime(fresh) {} }  // the fresh build is removed once compared
+                return try UpgradeChecker.check(
+                    oldSeeds, manifest: { () throws(SeedError) in try project.loadManifest() },
+                    migrations: { () throws(SeedError) in try project.loadMigrations() },
+                    allowsMissingHistory: withoutHistory, listsEveryRow: verbose || format.format == .json,
+                    progress: { stage, done, total in bar.update(stage, done: done + 1, total: total + 1) }
+                ) { manifest, migrations throws(SeedError) in
+                    let build = try FreshBuild(manifest: manifest, migrations: migrations) { table, rows, read, size in
+                        bar.update(
+                            "a fresh build: \(table) \(rows.grouped) rows", done: read, total: max(1, size) * steps,
+                            throttled: true)
+                    }
+                    fresh = build
+                    return build.url
                 }
-                var checker = UpgradeChecker(manifest: manifest, migrations: migrations)
-                checker.allowsMissingHistory = withoutHistory
-                checker.listsEveryRow = verbose || format.format == .json
-                bar.update("the keys the release names", done: 1, total: steps)
-                checker.progress = { stage, done, total in bar.update(stage, done: done + 1, total: total + 1) }
-                return try checker.run(oldSeeds, fresh: fresh.url)
             }
             Output.render(UpgradeReport(outcomes, verbose: verbose), format.format)
             // A refused seed is a store refused (3), as in `migrate`; otherwise a divergence is 1.

@@ -76,28 +76,13 @@ extension SeedTool {
                 let migrator = try SeedMigrator(migrations: migrations)
                 // a big data update's file is read while the manifest is read and the store opened
                 migrator.readAhead()
-                var options = SeedMigrator.Options(onConflict: onConflict)
+                let manifest = project.hasManifest ? try project.loadManifest() : nil
                 // A report for people lists a sample of each kind: the run keeps no more (JSON and CSV list every row).
-                options.eventsPerKind = verbose || !format.format.isForPeople ? nil : MigrateReport.rowsPerKind
-                options.allowsMissingHistory = withoutHistory
-                options.allowsCloudKit = allowCloudkit
-                if checkWholeStore { options.storeCheck = .whole }
-                options.sqlTimeLimit = sqlTimeout.sqlTimeout
-                // The CLI's own connection: no GRDB transaction observer to keep informed.
-                options.writesDirectly = true
-                if project.hasManifest {
-                    let manifest = try project.loadManifest()
-                    options.tables = manifest.specs
-                    options.validator = ManifestValidator(manifest: manifest)
-                    options.coreDataFacts = manifest.model?.facts
-                    // A ref to a key the store lacks is a typo when the release provides it nowhere.
-                    options.releaseKeys = ReleaseKeyIndex(manifest: manifest, migrations: migrations)
-                }
-                // No model given: the one the store keeps (Z_MODELCACHE: every SwiftData store, every
-                // Core Data store since about iOS 5) gives its facts, its keys and its history's properties.
-                if options.coreDataFacts == nil {
-                    options.coreDataFacts = CoreDataModel.cachedFacts(store: store, notice: Output.notice(about: store))
-                }
+                var options = SeedMigrator.Options(
+                    migrating: store, manifest: manifest, migrations: migrations, onConflict: onConflict,
+                    listsEveryRow: verbose || !format.format.isForPeople, allowsMissingHistory: withoutHistory,
+                    allowsCloudKit: allowCloudkit, checksWholeStore: checkWholeStore,
+                    sqlTimeLimit: sqlTimeout.sqlTimeout, notice: Output.notice(about: store))
                 let report: MigrationReport
                 if dryRun {
                     report = try migrator.dryRun(

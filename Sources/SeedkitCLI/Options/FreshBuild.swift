@@ -22,9 +22,7 @@ final class FreshBuild {
         url = ProcessTemporaryFile.url(temporary: "fresh")
         ProcessTemporaryFile.removeStale(temporary: "fresh")
         interruption = Interruption(cleaning: url, SeedBuilder.temporaryURL(for: url))
-        var builder = SeedBuilder(manifest: manifest, migrations: migrations)
-        builder.progress = progress
-        try FreshSeed.build(builder, to: url)
+        try FreshSeed.build(manifest: manifest, migrations: migrations, to: url, progress: progress)
     }
 
     deinit {

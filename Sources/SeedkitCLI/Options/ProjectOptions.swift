@@ -35,31 +35,13 @@ struct ProjectOptions: ParsableArguments {
 
     func loadManifest() throws(SeedError) -> Manifest { try Manifest.load(path: manifest) }
 
-    /// The project's migrations.
-    ///
-    /// `--migrations none` is none. A folder named with `--migrations` must exist; a missing
-    /// default folder is no migrations where a project may not have any yet (`build`,
-    /// `new-migration`, `check-upgrade`), and an error where it would make a wrong directory look
-    /// like "nothing to do" (`migrate`, `status`, `export-migrations`). `deferringLargeJSON`: large
-    /// JSON files are read while applied (`migrate`; see ``DeferredJSONMigration``).
+    /// The project's migrations, as ``MigrationDirectory/project(_:relativeTo:defaultMayBeMissing:deferringLargeJSON:)``
+    /// reads `--migrations` (`defaultMayBeMissing`: `build`, `new-migration`, `check-upgrade`).
     func loadMigrations(defaultMayBeMissing: Bool = true, deferringLargeJSON: Bool = false) throws(SeedError)
         -> [Migration]
     {
-        if migrationsOption == "none" { return [] }
-        let directory = URL(fileURLWithPath: migrations)
-        let shown = PathDisplay.absolute ? directory.standardizedFileURL.path : migrations
-        var isFolder: ObjCBool = false
-        if !FileManager.default.fileExists(atPath: directory.path, isDirectory: &isFolder) {
-            if migrationsOption == nil && defaultMayBeMissing { return [] }
-            throw SeedError(
-                .configuration, file: shown,
-                migrationsOption == nil
-                    ? "no migrations folder here; run seedkit in the project's folder, or pass --migrations DIR (--migrations none for none)"
-                    : "no such migrations folder (--migrations none for none)")
-        }
-        return try MigrationDirectory.read(
-            directory, displayPath: shown, yamlParser: YAMLDocument.parser, missingIsEmpty: false,
-            deferringLargeJSON: deferringLargeJSON)
+        try MigrationDirectory.project(
+            migrationsOption, defaultMayBeMissing: defaultMayBeMissing, deferringLargeJSON: deferringLargeJSON)
     }
 
     /// Whether a manifest exists where --manifest points (commands that can work without one).

@@ -26,7 +26,7 @@ private func readWithPython(_ url: URL) throws -> [[String]] {
             print(json.dumps([row for row in csv.reader(f, strict=True) if row]))
         """
     let result = try run(
-        URL(fileURLWithPath: "/usr/bin/env"), ["python3", "-c", script, url.path], in: url.deletingLastPathComponent())
+        Python3.executable, Python3.arguments(["-c", script, url.path]), in: url.deletingLastPathComponent())
     expectEqual(result.status, 0, "\(result)")
     return try JSONDecoder().decode([[String]].self, from: Data(result.stdout.utf8))
 }
