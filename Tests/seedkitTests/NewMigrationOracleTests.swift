@@ -59,6 +59,25 @@ import Testing
         #expect(result.yaml.contains(#"to: { k: "VEG" }"#), "\(result.yaml)")
         #expect(!result.yaml.contains("  c:"), "\(result.yaml)")
         #expect(result.written.contains("rename t 'veg' → 'VEG' (one key under its collation)"), "\(result.written)")
+        let check = try project.seedkit("check-upgrade", "seeds/releases/1.0.sqlite")
+        expectEqual(check.status, 0, "\(check)")
+    }
+
+    /// `COLLATE RTRIM`: 'veg  ' → 'veg' is one key too; a BINARY key's 'veg' → 'VEG' is two rows.
+    @Test func anRtrimKeyLosingTrailingSpacesIsRenamedAndABinaryKeyIsNot() throws {
+        let project = try release(
+            schema: """
+                CREATE TABLE t (k TEXT PRIMARY KEY COLLATE RTRIM, n INTEGER);
+                CREATE TABLE b (k TEXT PRIMARY KEY, n INTEGER);
+
+                """,
+            tables: "  t: { file: data/t.json, key: k }\n  b: { file: data/b.csv, key: k }\n",
+            files: ["t.json": #"[{"k": "veg  ", "n": 1}, {"k": "fruit", "n": 2}]"#, "b.csv": "k,n\nveg,1\n"],
+            changed: ["t.json": #"[{"k": "veg", "n": 1}, {"k": "fruit", "n": 2}]"#, "b.csv": "k,n\nVEG,1\n"])
+        let result = try oracle(project)
+        expectEqual(result.diff.status, 0, "\(result.diff)\n\(result.yaml)\n\(result.migrate)")
+        #expect(result.yaml.contains(#"to: { k: "veg" }"#), "\(result.yaml)")
+        #expect(result.written.contains("1 insert, 1 update (1 rename), 1 delete"), "\(result.written)")
     }
 
     /// An untyped column's 9 → 9.0: the same number to SQLite (`9 IS 9.0`, and sqldiff reports no
