@@ -259,9 +259,14 @@ private func builtProject() throws -> TemporaryProject {
             """)
     }
 
-    @Test func nullEmptyStringAndIntegerVersusRealDiffer() throws {
+    /// NULL and '' differ, and so do a number and its text; 10 and 10.0 are one number, as
+    /// SQLite's `IS` and sqldiff find them (docs/reference.md, "What `check-upgrade` checks").
+    @Test func nullEmptyStringAndIntegerVersusTextDifferButNotIntegerVersusReal() throws {
         let project = try TemporaryProject()
-        for (name, values) in [("a.sqlite", "(1, NULL, 10), (2, 'x', 5)"), ("b.sqlite", "(1, '', 10.0), (2, 'x', 5)")] {
+        for (name, values) in [
+            ("a.sqlite", "(1, NULL, 10), (2, 'x', 5), (3, 'y', 10)"),
+            ("b.sqlite", "(1, '', '10'), (2, 'x', 5), (3, 'y', 10.0)"),
+        ] {
             try project.database(name).write { db in
                 try db.execute(
                     sql: "CREATE TABLE t (id INTEGER PRIMARY KEY, s TEXT, v); INSERT INTO t VALUES \(values)")
@@ -270,7 +275,7 @@ private func builtProject() throws -> TemporaryProject {
         let result = try project.seedkit("diff", "a.sqlite", "b.sqlite", "--manifest", "none")
         expectEqual(
             result.stdout,
-            "t: 0 added, 0 removed, 1 changed (by id)\n  ~ 1: s NULL → '', v 10 (integer) → 10.0 (real)\n")
+            "t: 0 added, 0 removed, 1 changed (by id)\n  ~ 1: s NULL → '', v 10 (integer) → '10' (text)\n")
     }
 
     @Test func reportsSchemaDifferencesAndComparesCommonColumns() throws {

@@ -100,7 +100,9 @@ public struct StoreDiff: Sendable {
     /// keys either store recorded (`_seedkit_tables`), else the primary key, else rowid.
     /// Each store is read in key order on its own thread into batches that a merge on this
     /// thread compares from memory, so memory grows with the differences, not the rows.
-    /// Values of different storage classes differ (`10` and `10.0` are reported).
+    /// Values compare as SQLite's `IS` compares them (``SQLValue/isSame(as:)``, the rule `migrate`
+    /// and new-migration use): `10` and `10.0` are equal, as sqldiff finds them; text, blobs and
+    /// NULL differ from each other and from numbers, text and blobs by their bytes.
     ///
     /// - throws: ``ReadFailure`` naming the store whose read failed.
     public static func compare(
@@ -202,9 +204,7 @@ public struct StoreDiff: Sendable {
                 var changes:
                     [(column: String, old: SQLValue, new: SQLValue, oldStored: SQLValue?, newStored: SQLValue?)] = []
                 for slot in key.count..<width {
-                    let kindA = batchA.slots[indexA * stride + slot]
-                    let kindB = batchB.slots[indexB * stride + slot]
-                    if kindA != kindB || compare(batchA, indexA, batchB, indexB, slot) != 0 {
+                    if differs(batchA, indexA, batchB, indexB, slot) {
                         let storedSlot = stored.firstIndex(of: slot - key.count).map { width + $0 }
                         changes.append(
                             (
@@ -269,7 +269,7 @@ public struct StoreDiff: Sendable {
         func record(_ old: [Cell], _ new: [Cell]) {
             var changes: [(column: String, old: SQLValue, new: SQLValue, oldStored: SQLValue?, newStored: SQLValue?)] =
                 []
-            for slot in key.count..<width where old[slot] != new[slot] {
+            for slot in key.count..<width where !old[slot].value.isSame(as: new[slot].value) {
                 let extra = storedSlot(slot)
                 changes.append(
                     (
@@ -305,9 +305,7 @@ public struct StoreDiff: Sendable {
                         [(column: String, old: SQLValue, new: SQLValue, oldStored: SQLValue?, newStored: SQLValue?)] =
                             []
                     for slot in key.count..<width {
-                        let kindA = batchA.slots[indexA * stride + slot]
-                        let kindB = batchB.slots[indexB * stride + slot]
-                        if kindA != kindB || compare(batchA, indexA, batchB, indexB, slot) != 0 {
+                        if differs(batchA, indexA, batchB, indexB, slot) {
                             let extra = storedSlot(slot)
                             changes.append(
                                 (
@@ -545,6 +543,18 @@ public struct StoreDiff: Sendable {
             }
         }
         return false
+    }
+
+    /// Whether slot `slot` of the two rows holds different values: ``SQLValue/isSame(as:)``'s
+    /// rule read from the batches (numbers by value whichever their class; NULL and a column one
+    /// side lacks apart).
+    private static func differs(_ a: RecordBatch, _ i: Int, _ b: RecordBatch, _ j: Int, _ slot: Int) -> Bool {
+        let kindA = a.slots[i * a.width + slot]
+        let kindB = b.slots[j * b.width + slot]
+        if kindA != kindB, !((kindA == .integer || kindA == .real) && (kindB == .integer || kindB == .real)) {
+            return true
+        }
+        return compare(a, i, b, j, slot) != 0
     }
 
     /// SQLite's ORDER BY … COLLATE BINARY order: NULL, then numbers, then text (bytes), then blobs.

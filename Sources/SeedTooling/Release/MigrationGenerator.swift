@@ -226,6 +226,8 @@ public struct MigrationGenerator: Sendable {
             if manifest.model == nil {
                 pairs += try identityRenames(table: table, change: change, excluding: pairs, old: old, current: current)
             }
+            let identified = pairs.count
+            pairs += collatedRenames(table: table, change: change, excluding: pairs)
             for (index, pair) in pairs.enumerated() {
                 func shown(_ key: [SQLValue]) -> String {
                     key.count == 1
@@ -239,7 +241,7 @@ public struct MigrationGenerator: Sendable {
                     (oldText, newText) = ("'" + a.escapingNonASCII + "'", "'" + b.escapingNonASCII + "'")
                 }
                 generated.renamePairs.append(
-                    "\(table.written.name) \(oldText) → \(newText) (\(index < hinted ? "--rename" : "same id in both seeds"))"
+                    "\(table.written.name) \(oldText) → \(newText) (\(index < hinted ? "--rename" : index < identified ? "same id in both seeds" : "one key under its collation"))"
                 )
             }
             if !pairs.isEmpty {

@@ -298,7 +298,12 @@ extension HelpTopic {
           (the collation is read with `sqlite3_table_column_metadata`; any other collation compares
           bytes). A key is looked up by SQLite, so under the key column's collation. An update whose
           `to` differs from the store only in what a collation ignores is still written, so that a
-          release's case fix reaches the store.
+          release's case fix reaches the store; `new-migration --from` writes a key changed only in
+          what its collation ignores as a rename of that row ([releases.md](releases.md#renames-in-a-release)).
+          A number equals the same number of the other storage class, as SQLite's `IS` and `sqldiff`
+          find them: `9` and `9.0` in a column with no declared type (where SQLite keeps each as it
+          was given) are one value, so `diff` shows no change, `new-migration` writes none and
+          `migrate` calls such an update up to date. A number and its text (`9` and `'9'`) are two values.
         - **Text is read whole.** Text is bound and read with its length, never as a C string: a NUL
           inside (`"abc\u0000def"` in a JSON fixture or migration) is stored, read, compared and
           written back as it is. A CSV fixture cannot hold one (a NUL byte in a file reads as UTF-16):

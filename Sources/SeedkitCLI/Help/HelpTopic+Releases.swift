@@ -227,6 +227,13 @@ extension HelpTopic {
           same id in both. Then a removed key and an added key with the same id are one row renamed.
           Ids that SQLite assigned (the fixture has no id) follow the file's order, so they say
           nothing about identity and are never used; nor are ids that disagree on a row both seeds share.
+        - **by the key column's collation**: a removed key and an added key that SQLite calls one
+          key under their column's collation (`COLLATE NOCASE`: `veg` and `VEG`, ASCII letters only;
+          `COLLATE RTRIM`: `veg` and `veg ` with trailing spaces) are one row whose key's text
+          changed. A delete plus an insert cannot turn one into the other: `migrate` finds the one
+          row under either key, so the insert is already present and the row keeps its old text.
+          Listed as `rename cats 'veg' → 'VEG' (one key under its collation)`. A key part that is
+          a ref, or a column of another collation, compares its bytes.
         - **by a hint**: `--rename TABLE:OLD=NEW` (repeatable), the keys read exactly as the fixtures
           read them: nothing is trimmed (a trailing space or no-break space U+00A0 is part of a text
           key, as in the CSV), a part of a number key is converted as the column converts a field,

@@ -27,7 +27,8 @@ import Testing
     rowsA.append(("dup", 2))
     var rowsB = rowsA
     rowsB.swapAt(3, 40)  // far apart: both wait for their match
-    rowsB[10] = ("k10", 10.0)  // 10 → 10.0: a change of storage class
+    rowsB[10] = ("k10", 10.0)  // 10 → 10.0: the same number to SQLite (`10 IS 10.0`), no change
+    rowsB[11] = ("k11", "11")  // 11 → '11': text is not a number, a change
     rowsB[20] = ("k20", "twenty")
     rowsB.remove(at: 30)  // k30 removed
     rowsB.insert(("k07b", 7), at: 0)  // added, first in rowid order
@@ -43,9 +44,9 @@ import Testing
     let table = try #require(diff.tables.first)
     expectEqual(table.added.map(\.key), [[.text("e\u{301}")], [.text("k07b")]])
     expectEqual(table.removed.map(\.key), [[.text("k30")], [.text("\u{E9}")]])
-    expectEqual(table.changed.map(\.key), [[.text("k10")], [.text("k20")]])
+    expectEqual(table.changed.map(\.key), [[.text("k11")], [.text("k20")]])
     expectEqual(table.changed.map { $0.columns.map(\.column) }, [["v"], ["v"]])
-    expectEqual(table.changed[0].columns[0].new, .real(10))
+    expectEqual(table.changed[0].columns[0].new, .text("11"))
     expectEqual(table.changed[1].columns[0].old, .integer(20))
 }
 

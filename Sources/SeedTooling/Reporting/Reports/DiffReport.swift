@@ -202,7 +202,7 @@ public struct DiffReport: Report {
         }.joined(separator: ", ")
     }
 
-    /// `10.0 → 11.0`; with storage classes when they differ: `10 (integer) → 10.0 (real)`.
+    /// `10.0 → 11.0`; with storage classes when they differ: `10 (integer) → '10' (text)`.
     static func change(_ old: SQLValue, _ new: SQLValue) -> String {
         func shown(_ value: SQLValue) -> String {
             if case .text(let text) = value { return "'\(text.escapingControls())'" } else { return value.display }
