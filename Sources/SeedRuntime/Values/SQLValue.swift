@@ -55,25 +55,29 @@ public enum SQLValue: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Whether two values are the same stored value as a column with `collation` compares them:
-    /// ``isSame(as:)``, but text under SQLite's built-in `NOCASE` (ASCII case folded) and `RTRIM`
-    /// (trailing spaces ignored) as SQLite defines them.
-    ///
-    /// Any other collation (BINARY, an app's own) compares bytes.
+    /// ``isSame(as:)`` of their ``folded(collation:)`` values.
     package func isSame(as other: SQLValue, collation: String) -> Bool {
         guard case .text(let a) = self, case .text(let b) = other, collation != "BINARY" else {
             return isSame(as: other)
         }
+        // NOCASE's folding, compared without making the folded texts.
+        if collation == "NOCASE" { return a.isSameName(as: b) }
+        return folded(collation: collation) == other.folded(collation: collation)
+    }
+
+    /// The value as a column with `collation` tells it apart from others: text under SQLite's
+    /// built-in `NOCASE` with its ASCII letters lower-cased, under `RTRIM` without its trailing
+    /// spaces, as SQLite defines them; any other value or collation (BINARY, an app's own) as it is.
+    package func folded(collation: String) -> SQLValue {
+        guard case .text(let text) = self else { return self }
         switch collation {
-        case "NOCASE": return a.isSameName(as: b)
+        case "NOCASE": return .text(text.lowercasedName)
         case "RTRIM":
-            func trimmed(_ text: String) -> ArraySlice<UInt8> {
-                let bytes = Array(text.utf8)
-                var end = bytes.count
-                while end > 0, bytes[end - 1] == 0x20 { end -= 1 }
-                return bytes[..<end]
-            }
-            return trimmed(a) == trimmed(b)
-        default: return isSame(as: other)
+            guard text.utf8.last == 0x20 else { return self }
+            var bytes = Array(text.utf8)
+            while bytes.last == 0x20 { bytes.removeLast() }
+            return .text(String(decoding: bytes, as: UTF8.self))
+        default: return self
         }
     }
 

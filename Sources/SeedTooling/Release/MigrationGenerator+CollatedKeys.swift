@@ -20,20 +20,9 @@ extension MigrationGenerator {
             return ["NOCASE", "RTRIM"].contains(info.collation) ? info.collation : nil
         }
         guard collations.contains(where: { $0 != nil }) else { return [] }
-        /// The key as the collations see it: NOCASE folds ASCII letters only (as SQLite's does),
-        /// RTRIM drops trailing spaces.
+        /// The key as the collations see it (``SQLValue/folded(collation:)``).
         func folded(_ key: [SQLValue]) -> String {
-            Follow.id(
-                zip(key, collations).map { value, collation in
-                    guard let collation, case .text(let text) = value else { return value }
-                    var bytes = Array(text.utf8)
-                    if collation == "RTRIM" {
-                        while bytes.last == 0x20 { bytes.removeLast() }
-                    } else {
-                        bytes = bytes.map { (0x41...0x5A).contains($0) ? $0 + 0x20 : $0 }
-                    }
-                    return .text(String(decoding: bytes, as: UTF8.self))
-                })
+            Follow.id(zip(key, collations).map { value, collation in collation.map(value.folded(collation:)) ?? value })
         }
         let excludedOld = Set(pairs.map { Follow.id($0.old) })
         let excludedNew = Set(pairs.map { Follow.id($0.new) })
