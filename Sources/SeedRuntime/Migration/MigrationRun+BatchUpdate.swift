@@ -41,6 +41,9 @@ struct HeldUpdates {
     var keys = Set<[SQLValue]>()
     /// The `from` columns the held rows name (the batch's SELECT binds each for every row).
     var fromColumns = Set<SQLName>()
+    /// By table, operation and written columns: whether a unique index may read one of them
+    /// (``MigrationRun/flushUpdates()`` then writes a run in rowid order only).
+    var ordered: [String: Bool] = [:]
 }
 
 extension MigrationRun {
@@ -134,12 +137,24 @@ extension MigrationRun {
             guard let current = found[index], current.holds else { continue }
             clean[index] = seen.insert(current.rowid).inserted
         }
+        // A unique index over a written column: the rows' order is seen (SQLite checks a unique
+        // index row by row), and one UPDATE … FROM writes its rows in rowid order, not the batch's:
+        // a row taking a value a later row gives up would be written where one row at a time it
+        // fails. A run is then rows in ascending rowid order, the orders the same.
+        let orderedID = ([table.name, operationName] + columns).joined(separator: "\u{0}")
+        let ordered = try heldUpdates.ordered[orderedID] ?? uniqueIndex(of: table, covering: columns)
+        heldUpdates.ordered[orderedID] = ordered
         var moved = 0
         var start = 0
         while start < batch.count {
             var end = start
             var values: [(column: String, value: SQLValue)] = []
+            var last: Int64?
             while end < batch.count, clean[end], let rowid = found[end]?.rowid {
+                if ordered {
+                    guard case .integer(let id) = rowid, last.map({ $0 < id }) ?? true else { break }
+                    last = id
+                }
                 values.append(("rowid", rowid))
                 values += batch[end].to
                 end += 1
@@ -169,6 +184,23 @@ extension MigrationRun {
             }
             start = max(end + 1, start + 1)
         }
+    }
+
+    /// Whether a unique index of `table` may read one of `columns` (any partial one may: its
+    /// condition may name them; one on an expression, as well).
+    private func uniqueIndex(of table: TableInfo, covering columns: [String]) throws -> Bool {
+        let names = Set(columns.map(\.lowercasedName))
+        for index in try db.sqlRows(
+            "SELECT name, partial FROM pragma_index_list(?) WHERE \"unique\" = 1", binding: [.text(table.name)])
+        {
+            guard case .text(let name)? = index.first else { continue }
+            if index.last != .integer(0) { return true }
+            for column in try db.sqlRows("SELECT name FROM pragma_index_info(?)", binding: [.text(name)]) {
+                guard case .text(let read)? = column.first else { return true }  // an expression
+                if names.contains(read.lowercasedName) { return true }
+            }
+        }
+        return false
     }
 
     /// `UPDATE OR ABORT … FROM (VALUES (rowid, …), …)`: true when every row changed, false
