@@ -42,8 +42,9 @@ struct HeldUpdates {
     /// The `from` columns the held rows name (the batch's SELECT binds each for every row).
     var fromColumns = Set<SQLName>()
     /// By table, operation and written columns: whether a unique index may read one of them
-    /// (``MigrationRun/flushUpdates()`` then writes a run in rowid order only).
-    var ordered: [String: Bool] = [:]
+    /// (``MigrationRun/flushUpdates()`` then writes a run in rowid order only), and whether a
+    /// foreign key refers to one of them, foreign keys on (the rows then go one by one).
+    var ordered: [String: (unique: Bool, referenced: Bool)] = [:]
 }
 
 extension MigrationRun {
@@ -141,9 +142,15 @@ extension MigrationRun {
         // index row by row), and one UPDATE … FROM writes its rows in rowid order, not the batch's:
         // a row taking a value a later row gives up would be written where one row at a time it
         // fails. A run is then rows in ascending rowid order, the orders the same.
+        // A foreign key whose parent columns are written: SQLite checks it at the statement's end,
+        // so one UPDATE could pass a row that one row at a time breaks it (a child left without
+        // its parent until a later row takes the parent's old value): all go the one-row way.
         let orderedID = ([table.name, operationName] + columns).joined(separator: "\u{0}")
-        let ordered = try heldUpdates.ordered[orderedID] ?? uniqueIndex(of: table, covering: columns)
-        heldUpdates.ordered[orderedID] = ordered
+        let (ordered, referenced) =
+            try heldUpdates.ordered[orderedID]
+            ?? (uniqueIndex(of: table, covering: columns), referencedByForeignKey(table, columns))
+        heldUpdates.ordered[orderedID] = (ordered, referenced)
+        if referenced { clean = clean.map { _ in false } }
         var moved = 0
         var start = 0
         while start < batch.count {
@@ -201,6 +208,22 @@ extension MigrationRun {
             }
         }
         return false
+    }
+
+    /// Whether foreign keys are on and one (of any table) refers to one of `columns` of `table`
+    /// (or to its primary key, unnamed).
+    private func referencedByForeignKey(_ table: TableInfo, _ columns: [String]) throws -> Bool {
+        guard try db.sqlRow("PRAGMA foreign_keys") == [.integer(1)] else { return false }
+        let names = Set(columns.map(\.lowercasedName))
+        let keys = try db.sqlRows(
+            "SELECT f.\"to\" FROM sqlite_master AS m, pragma_foreign_key_list(m.name) AS f WHERE m.type = 'table' AND f.\"table\" = ? COLLATE NOCASE",
+            binding: [.text(table.name)])
+        return keys.contains { row in
+            guard case .text(let column)? = row.first else {
+                return table.columns.contains { $0.primaryKeyIndex > 0 && names.contains($0.name.lowercasedName) }
+            }
+            return names.contains(column.lowercasedName)
+        }
     }
 
     /// `UPDATE OR ABORT … FROM (VALUES (rowid, …), …)`: true when every row changed, false

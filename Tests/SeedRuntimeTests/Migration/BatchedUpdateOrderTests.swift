@@ -67,3 +67,40 @@ private let plain = (0..<298).map { #"{"key": "T\#($0)", "from": {"u": "u\#($0)"
         #expect(things.contains { $0.contains(#""T299"|"w"|2299"#) })
     }
 }
+
+@Suite struct BatchedUpdateForeignKeyTests {
+    /// A foreign key of the table to itself: SQLite checks it at the end of each statement.
+    private let schema = """
+        CREATE TABLE nodes (id INTEGER PRIMARY KEY, k TEXT NOT NULL UNIQUE, code TEXT UNIQUE,
+                            parent TEXT REFERENCES nodes(code));
+        """
+    private let seed = """
+        WITH RECURSIVE i(v) AS (SELECT 0 UNION ALL SELECT v + 1 FROM i WHERE v < 399)
+        INSERT INTO nodes (k, code) SELECT 'T' || v, 'c' || v FROM i;
+        """
+
+    @Test func aRowLeftWithoutItsParentUntilALaterRowFailsAsOneByOne() throws {
+        // T298 names parent 'zz' before T299 takes the code 'zz': a foreign key failure one row at
+        // a time; one UPDATE, checked at its end, would pass.
+        var rows = (0..<298).map {
+            #"{"key": "T\#($0)", "from": {"code": "c\#($0)", "parent": null}, "to": {"code": "d\#($0)", "parent": null}}"#
+        }
+        rows.append(
+            #"{"key": "T298", "from": {"code": "c298", "parent": null}, "to": {"code": "c298x", "parent": "zz"}}"#)
+        rows.append(#"{"key": "T299", "from": {"code": "c299", "parent": null}, "to": {"code": "zz", "parent": null}}"#)
+        let base = try multiRowStore(schema: schema, seed: seed, coreData: false)
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let json = #"{"update": {"nodes": ["# + rows.joined(separator: ", ") + "]}}"
+        let loaded = [try loadMigration(json: json, fileName: "0001-change.json")]
+        let specs = [TableSpec(name: "nodes", key: ["k"])]
+        let single = try multiRowRun(base, specs: specs, migrations: loaded, multiRow: true) {
+            $0.batchedChanges = false
+        }
+        let batched = try multiRowRun(base, specs: specs, migrations: loaded, multiRow: true)
+        let sameReport = batched.report == single.report
+        #expect(sameReport, "batched: \(batched.report.prefix(300))\none by one: \(single.report.prefix(300))")
+        let sameRows = batched.tables == single.tables
+        #expect(sameRows)
+        #expect(single.report.hasPrefix("error"), "\(single.report.prefix(300))")
+    }
+}
