@@ -84,6 +84,10 @@ extension MigrationRun {
             positions.append(lastPositions)
         }
         if fromColumns.count > 62 { fromColumns = Array(fromColumns.prefix(62)) }
+        // SQLite's NOCASE stops at a NUL (`sqlite3StrNICmp`: `'a<NUL>x'` and `'a<NUL>y'` are the same
+        // to it) where `isSame` compares every byte: a row naming such a text goes the one-row way.
+        let nocase = fromColumns.map { table.column($0)?.collation == "NOCASE" }
+        let anyNocase = nocase.contains(true)
         let toColumns = to?.first?.map(\.column) ?? []
 
         let width = 2 + keyColumns.count + fromColumns.count + toColumns.count
@@ -121,12 +125,18 @@ extension MigrationRun {
         values.reserveCapacity(keys.count * width)
         for (index, key) in keys.enumerated() {
             values.append(.integer(Int64(index)))
+            let maskAt = values.count
             values.append(masks[index])
             for (_, value) in key { values.append(value) }
             let start = values.count
             values.append(contentsOf: repeatElement(SQLValue.null, count: fromColumns.count))
             if case .integer = masks[index], let named = from[index] {
-                for (position, (_, value)) in zip(positions[index], named) { values[start + position] = value }
+                for (position, (_, value)) in zip(positions[index], named) {
+                    values[start + position] = value
+                    if anyNocase, nocase[position], case .text(let text) = value, text.utf8.contains(0) {
+                        values[maskAt] = .null
+                    }
+                }
             }
             if let to {
                 // Every held row of an update names the same `to` columns (holdUpdate).

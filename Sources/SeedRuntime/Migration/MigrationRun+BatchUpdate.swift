@@ -41,6 +41,10 @@ struct HeldUpdates {
     var keys = Set<[SQLValue]>()
     /// The `from` columns the held rows name (the batch's SELECT binds each for every row).
     var fromColumns = Set<SQLName>()
+    /// By table, operation and written columns: whether a unique index may read one of them
+    /// (``MigrationRun/flushUpdates()`` then writes a run in rowid order only), and whether a
+    /// foreign key refers to one of them, foreign keys on (the rows then go one by one).
+    var ordered: [String: (unique: Bool, referenced: Bool)] = [:]
 }
 
 extension MigrationRun {
@@ -134,12 +138,30 @@ extension MigrationRun {
             guard let current = found[index], current.holds else { continue }
             clean[index] = seen.insert(current.rowid).inserted
         }
+        // A unique index over a written column: the rows' order is seen (SQLite checks a unique
+        // index row by row), and one UPDATE … FROM writes its rows in rowid order, not the batch's:
+        // a row taking a value a later row gives up would be written where one row at a time it
+        // fails. A run is then rows in ascending rowid order, the orders the same.
+        // A foreign key whose parent columns are written: SQLite checks it at the statement's end,
+        // so one UPDATE could pass a row that one row at a time breaks it (a child left without
+        // its parent until a later row takes the parent's old value): all go the one-row way.
+        let orderedID = ([table.name, operationName] + columns).joined(separator: "\u{0}")
+        let (ordered, referenced) =
+            try heldUpdates.ordered[orderedID]
+            ?? (uniqueIndex(of: table, covering: columns), referencedByForeignKey(table, columns))
+        heldUpdates.ordered[orderedID] = (ordered, referenced)
+        if referenced { clean = clean.map { _ in false } }
         var moved = 0
         var start = 0
         while start < batch.count {
             var end = start
             var values: [(column: String, value: SQLValue)] = []
+            var last: Int64?
             while end < batch.count, clean[end], let rowid = found[end]?.rowid {
+                if ordered {
+                    guard case .integer(let id) = rowid, last.map({ $0 < id }) ?? true else { break }
+                    last = id
+                }
                 values.append(("rowid", rowid))
                 values += batch[end].to
                 end += 1
@@ -168,6 +190,39 @@ extension MigrationRun {
                 placeErrors(since: before, at: row.errorsAt, moved: &moved)
             }
             start = max(end + 1, start + 1)
+        }
+    }
+
+    /// Whether a unique index of `table` may read one of `columns` (any partial one may: its
+    /// condition may name them; one on an expression, as well).
+    private func uniqueIndex(of table: TableInfo, covering columns: [String]) throws -> Bool {
+        let names = Set(columns.map(\.lowercasedName))
+        for index in try db.sqlRows(
+            "SELECT name, partial FROM pragma_index_list(?) WHERE \"unique\" = 1", binding: [.text(table.name)])
+        {
+            guard case .text(let name)? = index.first else { continue }
+            if index.last != .integer(0) { return true }
+            for column in try db.sqlRows("SELECT name FROM pragma_index_info(?)", binding: [.text(name)]) {
+                guard case .text(let read)? = column.first else { return true }  // an expression
+                if names.contains(read.lowercasedName) { return true }
+            }
+        }
+        return false
+    }
+
+    /// Whether foreign keys are on and one (of any table) refers to one of `columns` of `table`
+    /// (or to its primary key, unnamed).
+    private func referencedByForeignKey(_ table: TableInfo, _ columns: [String]) throws -> Bool {
+        guard try db.sqlRow("PRAGMA foreign_keys") == [.integer(1)] else { return false }
+        let names = Set(columns.map(\.lowercasedName))
+        let keys = try db.sqlRows(
+            "SELECT f.\"to\" FROM sqlite_master AS m, pragma_foreign_key_list(m.name) AS f WHERE m.type = 'table' AND f.\"table\" = ? COLLATE NOCASE",
+            binding: [.text(table.name)])
+        return keys.contains { row in
+            guard case .text(let column)? = row.first else {
+                return table.columns.contains { $0.primaryKeyIndex > 0 && names.contains($0.name.lowercasedName) }
+            }
+            return names.contains(column.lowercasedName)
         }
     }
 

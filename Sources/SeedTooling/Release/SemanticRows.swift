@@ -248,21 +248,40 @@ extension SQLValue {
         }
     }
 
-    /// `text` as a double-quoted YAML scalar: JSON's quoting (``DocNode/quote(_:)``), and NEL
-    /// (U+0085) escaped, which YAML reads raw as a line break folded to a space (`"b<NEL>c"` was
-    /// inserted as `b c`).
+    /// `text` as a double-quoted YAML scalar: JSON's quoting (``DocNode/quote(_:)``), and escaped
+    /// as `\uXXXX` each character YAML does not read raw as itself: NEL (U+0085), U+2028 and
+    /// U+2029, line breaks to it (`"b<NEL>c"` was inserted as `b c`, `"x <LS> y"` as `x<LS>y`);
+    /// DEL, U+0080–U+009F, U+FFFE and U+FFFF, which it refuses (the written file was refused).
     static func yamlQuoted(_ text: String) -> String {
         let quoted = DocNode.quote(text)
-        guard quoted.utf8.contains(0x85) else { return quoted }
-        // By bytes (C2 85 is NEL, and only NEL): Foundation's replacement by Characters passed
-        // over a NEL followed by a combining mark.
+        // By bytes, each such character's UTF-8 found whole (a combining mark after one is its own).
+        func escaped(_ utf8: [UInt8], _ index: Int) -> (width: Int, scalar: UInt32)? {
+            let rest = utf8.count - index
+            switch utf8[index] {
+            case 0x7F: return (1, 0x7F)
+            case 0xC2 where rest >= 2 && (0x80...0x9F).contains(utf8[index + 1]):
+                return (2, UInt32(utf8[index + 1]))
+            case 0xE2
+            where rest >= 3 && utf8[index + 1] == 0x80 && (utf8[index + 2] == 0xA8 || utf8[index + 2] == 0xA9):
+                return (3, 0x2000 | UInt32(utf8[index + 2] - 0x80))
+            case 0xEF where rest >= 3 && utf8[index + 1] == 0xBF && utf8[index + 2] >= 0xBE:
+                return (3, 0xFFC0 | UInt32(utf8[index + 2] - 0x80))
+            default: return nil
+            }
+        }
+        guard quoted.utf8.contains(where: { $0 == 0x7F || $0 == 0xC2 || $0 == 0xE2 || $0 == 0xEF }) else {
+            return quoted
+        }
         let utf8 = Array(quoted.utf8)
+        guard utf8.indices.contains(where: { escaped(utf8, $0) != nil }) else { return quoted }
         var bytes: [UInt8] = []
+        bytes.reserveCapacity(utf8.count + 12)
         var index = 0
         while index < utf8.count {
-            if utf8[index] == 0xC2, index + 1 < utf8.count, utf8[index + 1] == 0x85 {
-                bytes += "\\u0085".utf8
-                index += 2
+            if let (width, scalar) = escaped(utf8, index) {
+                let hex = String(scalar, radix: 16, uppercase: true)
+                bytes += ("\\u" + String(repeating: "0", count: 4 - hex.count) + hex).utf8
+                index += width
             } else {
                 bytes.append(utf8[index])
                 index += 1

@@ -110,3 +110,62 @@ private func bothWays(_ json: String, sourceLocation: SourceLocation = #_sourceL
         expectEqual(things.filter { $0.contains("\"abc\"") }.count, 4, "\(things.prefix(3))")
     }
 }
+
+@Suite struct BatchedFromCheckNULTests {
+    /// SQLite's NOCASE compares up to a NUL (`sqlite3StrNICmp`), so to it `'a<NUL>x'` and
+    /// `'a<NUL>y'` are the same text; ``SQLValue/isSame(as:collation:)`` compares every byte.
+    private let nulSeed = seed + "\nUPDATE things SET t = CAST(X'610078' AS TEXT) WHERE k IN ('T205', 'T206', 'T207');"
+
+    private func nulWays(_ json: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> MultiRowOutcome {
+        let base = try multiRowStore(schema: schema, seed: nulSeed, coreData: false)
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let loaded = [try loadMigration(json: json, fileName: "0001-change.json")]
+        let single = try multiRowRun(base, specs: specs, migrations: loaded, multiRow: true) {
+            $0.batchedChanges = false
+        }
+        let batched = try multiRowRun(base, specs: specs, migrations: loaded, multiRow: true)
+        // The rows and report lines that differ, not the whole of both.
+        let rows = (Set(batched.tables["things"] ?? []), Set(single.tables["things"] ?? []))
+        #expect(
+            rows.0 == rows.1,
+            "batched only \(rows.0.subtracting(rows.1)), one by one only \(rows.1.subtracting(rows.0))",
+            sourceLocation: sourceLocation)
+        let lines = (batched.report.split(separator: "\n"), single.report.split(separator: "\n"))
+        #expect(
+            lines.0 == lines.1,
+            "batched \(lines.0.filter { !lines.1.contains($0) }), one by one \(lines.1.filter { !lines.0.contains($0) })",
+            sourceLocation: sourceLocation)
+        #expect(batched.bytes == single.bytes, sourceLocation: sourceLocation)
+        return batched
+    }
+
+    /// T205 names `a<NUL>y` (another text), T206 `A<NUL>x` (the same under NOCASE), T207 `a<NUL>x`;
+    /// past the report's sample, so they are batched.
+    private func from(_ i: Int) -> String {
+        switch i {
+        case 205: return #""t": "a\u0000y""#
+        case 206: return #""t": "A\u0000x""#
+        case 207: return #""t": "a\u0000x""#
+        default: return #""t": "Abc""#
+        }
+    }
+
+    @Test func aBatchedDeleteComparesNOCASETextPastANUL() throws {
+        let rows = (0..<300).map { #"{"key": "T\#($0)", "from": {\#(from($0))}}"# }
+        let outcome = try nulWays(#"{"delete": {"things": ["# + rows.joined(separator: ", ") + "]}}")
+        let things = outcome.tables["things"] ?? []
+        // T205 is kept (its `from` is another text), and T300…T399, not named.
+        expectEqual(things.count, 101)
+        #expect(things.contains { $0.contains("\"T205\"") })
+    }
+
+    @Test func aBatchedUpdateComparesNOCASETextPastANUL() throws {
+        let rows = (0..<300).map { #"{"key": "T\#($0)", "from": {"n": 10, \#(from($0))}, "to": {"n": 11}}"# }
+        let outcome = try nulWays(#"{"update": {"things": ["# + rows.joined(separator: ", ") + "]}}")
+        let things = outcome.tables["things"] ?? []
+        // T205 is left as it was (its `from` is another text); T206 and T207 updated.
+        let kept = things.filter { $0.contains("\"T205\"") }
+        expectEqual(kept.count, 1)
+        #expect(kept.first?.contains("\"T205\"|1.5|10|") == true, "\(kept)")
+    }
+}

@@ -74,6 +74,30 @@ import Testing
         }
     }
 
+    /// A text or a name holding what YAML reads raw as a line break (U+2028, U+2029: `"x <LS> y"`
+    /// was inserted as `x<LS>y`) or refuses (DEL, U+0080–U+009F, U+FFFE, U+FFFF: the written file
+    /// was refused) reads back as itself, by the YAML reader and by the written-file check; a text
+    /// with none is written as JSON quotes it.
+    @Test func aTextWithCharactersYAMLReadsOtherwiseReadsBackAsItself() throws {
+        let odd = ["\u{2028}", "\u{2029}", "\u{7F}", "\u{80}", "\u{9F}", "\u{FFFE}", "\u{FFFF}"]
+        for character in odd {
+            for text in [character, "a \(character) b", "\(character)\u{301}x", "’\(character)“"] {
+                let name = MigrationGenerator.name("t" + text)
+                let line = "{ \(name): \(SQLValue.text(text).yaml) }"
+                let document = try YAMLDocument.parse(line, file: "m.yml")
+                expectEqual(document.entries?.first?.key, "t" + text, "\(line.debugDescription)")
+                expectEqual(document.entries?.first?.node.string, text, "\(line.debugDescription)")
+                let file = "insert:\n  books:\n    - \(line)\n"
+                expectEqual(
+                    WrittenMigrationReader.read(file) ?? (try? YAMLDocument.parse(file, file: "m.yml")),
+                    try YAMLDocument.parse(file, file: "m.yml"))
+            }
+        }
+        for text in ["’ plain “quoted” é 日本語", "\u{A0}\u{A1}", "\u{2027}\u{202A}", "\u{FEFE}\u{FFFD}", "a\u{FEFF}"] {
+            expectEqual(SQLValue.text(text).yaml, DocNode.quote(text))
+        }
+    }
+
     /// A name written plain or quoted as the Character-by-Character rule wrote it (the oracle here).
     @Test func namesAreQuotedAsTheCharacterRuleQuotedThem() {
         func oracle(_ text: String) -> String {
